@@ -1,0 +1,71 @@
+"""Corrections for Unicorn 2.1.4 behaviour that differs from the architecture (UNICORN_FACTS.md).
+
+Kept here, behind the Machine, so that the layers above see architectural behaviour.
+"""
+import ctypes
+
+from unicorn import UC_ARCH_X86, UC_HOOK_INTR, Uc
+from unicorn import x86_const as X
+
+from .arch import Arch
+
+# Vectors that QEMU's check_exception treats as contributory or page faults (Intel SDM Vol. 3A,
+# 6.15, Table 6-4: #DE, #TS, #NP, #SS, #GP are contributory; #PF is its own class). A fault of these
+# kinds handled by a hook leaves env->old_exception set, so the *next* one would become #DF (8) and
+# the one after that a silent triple-fault stop (UNICORN_FACTS.md item 6).
+CHAINING_VECTORS = frozenset({0, 10, 11, 12, 13, 14})
+
+
+class _UcContextHeader(ctypes.Structure):
+    # unicorn include/uc_priv.h: struct uc_context, followed by the CPU state bytes.
+    _fields_ = [("context_size", ctypes.c_size_t), ("mode", ctypes.c_int), ("arch", ctypes.c_int),
+                ("snapshot_level", ctypes.c_int), ("ramblock_freed", ctypes.c_bool),
+                ("last_block", ctypes.c_void_p), ("fv", ctypes.c_void_p)]
+
+
+_old_exception_offset: dict[int, int] = {}
+
+
+def _context_bytes(ctx) -> bytes:
+    base = ctypes.cast(ctx.context, ctypes.c_void_p).value
+    hdr = ctypes.sizeof(_UcContextHeader)
+    return ctypes.string_at(base + hdr, ctx.size - hdr)
+
+
+def _locate_old_exception(arch: Arch) -> int:
+    """Find env->old_exception in the saved CPU state by diffing contexts around one #DE.
+
+    Before any fault it holds -1; after a #DE caught by a hook it holds 0. Exactly one 4-byte
+    slot changes that way; its position is stable for a given Unicorn build.
+    """
+    uc = Uc(UC_ARCH_X86, arch.uc_mode)
+    uc.mem_map(0x1000, 0x1000)
+    code = b"\x31\xc9\xf7\xf1\x90"          # xor ecx,ecx ; div ecx ; nop
+    uc.mem_write(0x1000, code)
+    uc.reg_write(X.UC_X86_REG_ESP if arch.bits == 32 else X.UC_X86_REG_RSP, 0x1800)
+    before = uc.context_save()
+    pc_reg = X.UC_X86_REG_EIP if arch.bits == 32 else X.UC_X86_REG_RIP
+
+    def on_fault(uc_, intno, _):
+        uc_.reg_write(pc_reg, 0x1004)
+        uc_.emu_stop()
+    uc.hook_add(UC_HOOK_INTR, on_fault)
+    uc.emu_start(0x1000, 0x1005)
+    after = uc.context_save()
+    a, b = _context_bytes(before), _context_bytes(after)
+    hits = [i for i in range(0, len(a) - 3, 4)
+            if a[i:i + 4] == b"\xff\xff\xff\xff" and b[i:i + 4] == b"\x00\x00\x00\x00"]
+    if len(hits) != 1:
+        raise RuntimeError(f"cannot locate old_exception in the Unicorn context ({hits})")
+    return hits[0] + ctypes.sizeof(_UcContextHeader)
+
+
+def clear_pending_exception(uc: Uc, arch: Arch) -> None:
+    """Reset env->old_exception to -1, as QEMU's do_interrupt_all does after delivery."""
+    off = _old_exception_offset.get(arch.bits)
+    if off is None:
+        off = _old_exception_offset[arch.bits] = _locate_old_exception(arch)
+    ctx = uc.context_save()
+    base = ctypes.cast(ctx.context, ctypes.c_void_p).value
+    ctypes.c_int.from_address(base + off).value = -1
+    uc.context_restore(ctx)

@@ -1,0 +1,197 @@
+"""The machine: one Unicorn instance = one address space, plus the CPU that runs in it.
+
+Threads and vfork children share a Machine and are switched by saving/restoring register
+contexts; a forked child gets a new Machine with a copy of the memory (UNICORN_FACTS.md item 2).
+
+The Machine reports events through two callbacks that the kernel installs:
+  trap_handler(vector, pc) -> bool     interrupts and exceptions (int3, int 0x80, #DE, #GP, #UD...)
+  syscall_handler(pc) -> bool          the x86-64 `syscall` instruction
+`pc` is the architectural saved IP: after the instruction for traps (int3, int n, syscall),
+at the instruction for faults (Intel SDM Vol. 3A, 6.5). A handler returns True to let the
+guest continue inside the same run, False to end `run()` with an Exit describing the event.
+"""
+from unicorn import (UC_ARCH_X86, UC_ERR_FETCH_PROT, UC_ERR_FETCH_UNMAPPED, UC_HOOK_INSN,
+                     UC_HOOK_INSN_INVALID, UC_HOOK_INTR, UC_HOOK_MEM_FETCH_PROT,
+                     UC_HOOK_MEM_FETCH_UNMAPPED, UC_HOOK_MEM_READ_PROT, UC_HOOK_MEM_READ_UNMAPPED,
+                     UC_HOOK_MEM_WRITE_PROT, UC_HOOK_MEM_WRITE_UNMAPPED, UC_MEM_FETCH_PROT,
+                     UC_MEM_FETCH_UNMAPPED, UC_MEM_READ_PROT, UC_MEM_READ_UNMAPPED,
+                     UC_MEM_WRITE_PROT, UC_MEM_WRITE_UNMAPPED, Uc, UcError)
+from unicorn import x86_const as X
+
+from . import exits
+from .arch import Arch, arch_named
+from .errata import CHAINING_VECTORS, clear_pending_exception
+from .errors import MachineError
+from .memory import Memory
+from .registers import REGISTER_IDS, RawRegister, RegisterFile, gpr_names
+
+PAGE = 0x1000
+SYSCALL_INSN_LEN = 2     # 0f 05
+
+_ACCESS = {
+    UC_MEM_READ_UNMAPPED: (exits.READ, True), UC_MEM_WRITE_UNMAPPED: (exits.WRITE, True),
+    UC_MEM_FETCH_UNMAPPED: (exits.FETCH, True), UC_MEM_READ_PROT: (exits.READ, False),
+    UC_MEM_WRITE_PROT: (exits.WRITE, False), UC_MEM_FETCH_PROT: (exits.FETCH, False),
+}
+_MEM_FAULT_HOOKS = (UC_HOOK_MEM_READ_UNMAPPED | UC_HOOK_MEM_WRITE_UNMAPPED
+                    | UC_HOOK_MEM_FETCH_UNMAPPED | UC_HOOK_MEM_READ_PROT
+                    | UC_HOOK_MEM_WRITE_PROT | UC_HOOK_MEM_FETCH_PROT)
+
+# An address the guest can never execute: emu_start's `until` must not be reachable, and it
+# must not sit inside hot code (UNICORN_FACTS.md: the TB covering until-1 is re-translated).
+_NEVER_EXECUTED = {32: 0xFFFF_F000, 64: 0xFFFF_8000_0000_0000 - PAGE}
+
+
+class Machine:
+    def __init__(self, arch: str | Arch):
+        self.arch = arch if isinstance(arch, Arch) else arch_named(arch)
+        self.uc = Uc(UC_ARCH_X86, self.arch.uc_mode)
+        self.mem = Memory(self.uc)
+        self.trap_handler = None
+        self.syscall_handler = None
+        self._exit: exits.Exit | None = None
+        self._fault: tuple | None = None
+        self._in_syscall_hook = False
+        self._pc_id = REGISTER_IDS[self.arch.pc]
+        self.raw_pc = RawRegister(self.uc._uch, self.arch.pc)
+        self.uc.hook_add(UC_HOOK_INTR, self._on_interrupt)
+        self.uc.hook_add(UC_HOOK_INSN_INVALID, self._on_invalid_instruction)
+        self.uc.hook_add(_MEM_FAULT_HOOKS, self._on_memory_fault)
+        if self.arch.bits == 64:
+            self.uc.hook_add(UC_HOOK_INSN, self._on_syscall, None, 1, 0, X.UC_X86_INS_SYSCALL)
+
+    # ---- registers -------------------------------------------------------------------------
+    def reg(self, name: str) -> int:
+        if name == "pc":
+            return self.pc
+        value = self.uc.reg_read(REGISTER_IDS[name])
+        return value
+
+    def set_reg(self, name: str, value) -> None:
+        if name in ("pc", self.arch.pc):
+            self.pc = value
+            return
+        try:
+            self.uc.reg_write(REGISTER_IDS[name], value)
+        except (KeyError, UcError) as e:
+            raise MachineError(f"cannot write register {name}: {e}") from None
+
+    @property
+    def pc(self) -> int:
+        pc = self.raw_pc.read()
+        # Inside the syscall hook Unicorn still shows the syscall instruction itself and adds 2
+        # after the hook returns (UNICORN_FACTS.md item 4); show the architectural value.
+        return pc + SYSCALL_INSN_LEN if self._in_syscall_hook else pc
+
+    @pc.setter
+    def pc(self, value: int) -> None:
+        self.raw_pc.write(value - SYSCALL_INSN_LEN if self._in_syscall_hook else value)
+
+    @property
+    def sp(self) -> int:
+        return self.uc.reg_read(REGISTER_IDS[self.arch.sp])
+
+    @sp.setter
+    def sp(self, value: int) -> None:
+        self.uc.reg_write(REGISTER_IDS[self.arch.sp], value)
+
+    def registers(self) -> RegisterFile:
+        names = gpr_names(self.arch)
+        sel = {s: self.uc.reg_read(REGISTER_IDS[s]) for s in ("cs", "ss", "ds", "es", "fs", "gs")}
+        return RegisterFile(arch=self.arch.name,
+                            gpr={n: self.uc.reg_read(REGISTER_IDS[n]) for n in names},
+                            pc=self.pc, flags=self.uc.reg_read(REGISTER_IDS[self.arch.flags]),
+                            fs_base=self._base("fs_base"), gs_base=self._base("gs_base"),
+                            selectors=sel)
+
+    def set_registers(self, regs: RegisterFile) -> None:
+        """Write back the GPRs, PC and flags of a RegisterFile (not selectors or bases)."""
+        for name, value in regs.gpr.items():
+            self.uc.reg_write(REGISTER_IDS[name], value)
+        self.uc.reg_write(REGISTER_IDS[self.arch.flags], regs.flags)
+        self.pc = regs.pc
+
+    def _base(self, name: str) -> int:
+        # FS_BASE/GS_BASE are 64-bit-mode registers; in 32-bit mode the base comes from the GDT.
+        return self.uc.reg_read(REGISTER_IDS[name]) if self.arch.bits == 64 else 0
+
+    def raw_register(self, name: str) -> RawRegister:
+        return RawRegister(self.uc._uch, name)
+
+    # ---- contexts (thread switching) -------------------------------------------------------
+    def save_context(self):
+        return self.uc.context_save()
+
+    def restore_context(self, ctx) -> None:
+        self.uc.context_restore(ctx)
+        if self._in_syscall_hook:      # the restored PC is architectural; undo Unicorn's +2
+            self.raw_pc.write(self.raw_pc.read() - SYSCALL_INSN_LEN)
+
+    # ---- running ---------------------------------------------------------------------------
+    def run(self, begin: int, *, count: int = 0) -> exits.Exit:
+        """Run from `begin` until a handler declines an event, a fault, stop(), or `count` insns."""
+        self._exit = None
+        self._fault = None
+        try:
+            self.uc.emu_start(begin, _NEVER_EXECUTED[self.arch.bits], 0, count)
+        except UcError as e:
+            if self._fault is not None:
+                access, unmapped, address, pc = self._fault
+                return exits.Exit(exits.FAULT, pc, address=address, access=access,
+                                  unmapped=unmapped)
+            if self._exit is not None:
+                return self._exit
+            if e.errno in (UC_ERR_FETCH_UNMAPPED, UC_ERR_FETCH_PROT):
+                pc = self.pc
+                return exits.Exit(exits.FAULT, pc, address=pc, access=exits.FETCH, unmapped=True)
+            raise MachineError(f"emulator error at pc={self.pc:#x}: {e}") from None
+        if self._exit is not None:
+            return self._exit
+        pc = self.pc
+        if pc == _NEVER_EXECUTED[self.arch.bits]:
+            return exits.Exit(exits.FAULT, pc, address=pc, access=exits.FETCH, unmapped=True)
+        return exits.Exit(exits.BUDGET if count else exits.STOPPED, pc)
+
+    def stop(self) -> None:
+        """Ask the current run() to return (exit kind STOPPED unless an event was recorded)."""
+        self.uc.emu_stop()
+
+    def _finish(self, exit_: exits.Exit) -> None:
+        self._exit = exit_
+        self.uc.emu_stop()
+
+    # ---- hooks -----------------------------------------------------------------------------
+    def _on_interrupt(self, uc, vector, _user):
+        pc = self.raw_pc.read()
+        handled = self.trap_handler(vector, pc) if self.trap_handler else False
+        if vector in CHAINING_VECTORS:
+            clear_pending_exception(uc, self.arch)
+        if not handled:
+            self._finish(exits.Exit(exits.TRAP, self.raw_pc.read(), vector=vector))
+
+    def _on_invalid_instruction(self, uc, _user):
+        # #UD is a fault: the saved IP is the instruction itself (Intel SDM Vol. 3A, 6.15).
+        pc = self.raw_pc.read()
+        handled = self.trap_handler(6, pc) if self.trap_handler else False
+        if handled and self.raw_pc.read() != pc:
+            return True
+        if handled:       # the handler kept the PC on the bad instruction: deliver again later
+            self._finish(exits.Exit(exits.TRAP, pc, vector=6))
+            return True
+        self._finish(exits.Exit(exits.TRAP, pc, vector=6))
+        return True
+
+    def _on_syscall(self, uc, _user):
+        self._in_syscall_hook = True
+        try:
+            pc = self.pc
+            handled = self.syscall_handler(pc) if self.syscall_handler else False
+            if not handled:
+                self._finish(exits.Exit(exits.SYSCALL, self.pc))
+        finally:
+            self._in_syscall_hook = False
+
+    def _on_memory_fault(self, uc, access, address, size, value, _user):
+        kind, unmapped = _ACCESS.get(access, (exits.READ, True))
+        self._fault = (kind, unmapped, address, self.raw_pc.read())
+        return False
