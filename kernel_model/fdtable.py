@@ -1,0 +1,87 @@
+"""A process's file descriptor table: fd -> (open file description, close-on-exec)."""
+from dataclasses import dataclass
+
+from . import errno as E
+from .errno import GuestErrno
+
+FD_CLOEXEC = 1
+DEFAULT_NOFILE = 1024      # RLIMIT_NOFILE soft limit Linux gives by default
+
+
+@dataclass
+class FdEntry:
+    file: object               # an OpenFile (shared by dup'ed fds: the offset is shared)
+    cloexec: bool = False
+
+
+class FdTable:
+    def __init__(self, limit: int = DEFAULT_NOFILE):
+        self.entries: dict[int, FdEntry] = {}
+        self.limit = limit
+
+    def get(self, fd: int):
+        entry = self.entries.get(fd)
+        if entry is None:
+            raise GuestErrno(E.EBADF)
+        return entry.file
+
+    def entry(self, fd: int) -> FdEntry:
+        entry = self.entries.get(fd)
+        if entry is None:
+            raise GuestErrno(E.EBADF)
+        return entry
+
+    def lowest_free(self, start: int = 0) -> int:
+        fd = start
+        while fd in self.entries:
+            fd += 1
+        if fd >= self.limit:
+            raise GuestErrno(E.EMFILE)
+        return fd
+
+    def install(self, file, *, cloexec: bool = False, at: int | None = None, minimum: int = 0) -> int:
+        """Install `file` at `at` (closing what was there) or at the lowest free fd >= minimum."""
+        fd = self.lowest_free(minimum) if at is None else at
+        if fd < 0 or fd >= self.limit:
+            raise GuestErrno(E.EBADF)
+        if fd in self.entries:
+            self.close(fd)
+        self.entries[fd] = FdEntry(file, cloexec)
+        _retain(file)
+        return fd
+
+    def close(self, fd: int) -> None:
+        entry = self.entries.pop(fd, None)
+        if entry is None:
+            raise GuestErrno(E.EBADF)
+        _release(entry.file)
+
+    def close_all(self) -> None:
+        for fd in sorted(self.entries):
+            self.close(fd)
+
+    def close_on_exec(self) -> None:
+        for fd in sorted(self.entries):
+            if self.entries[fd].cloexec:
+                self.close(fd)
+
+    def copy(self) -> "FdTable":
+        new = FdTable(self.limit)
+        for fd, entry in sorted(self.entries.items()):
+            new.entries[fd] = FdEntry(entry.file, entry.cloexec)
+            _retain(entry.file)
+        return new
+
+    def targets(self) -> dict[int, object]:
+        return {fd: e.file for fd, e in sorted(self.entries.items())}
+
+
+def _retain(file) -> None:
+    """Count references to an open file description: it closes when the last fd goes."""
+    file.refs = getattr(file, "refs", 0) + 1
+
+
+def _release(file) -> None:
+    file.refs -= 1
+    if file.refs == 0:
+        file.close()

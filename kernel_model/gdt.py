@@ -1,0 +1,72 @@
+"""The Global Descriptor Table in guest memory, with Linux's selector layout.
+
+Descriptor format: Intel SDM Vol. 3A, 3.4.5 (Figure 3-8). Layouts follow Linux
+arch/x86/include/asm/segment.h so that guest code sees the selectors it expects:
+  i386:   TLS entries 6..8 (0x33, 0x3b, 0x43), kernel CS 0x60, kernel DS 0x68,
+          user CS 0x73, user DS 0x7b
+  x86-64: kernel CS 0x10, kernel DS 0x18, user32 CS 0x23, user DS 0x2b, user CS 0x33
+"""
+import struct
+from dataclasses import dataclass
+
+GDT_ENTRIES = 32
+
+# access byte: P | DPL | S | type
+CODE_RING0, DATA_RING0, CODE_RING3, DATA_RING3 = 0x9A, 0x92, 0xFA, 0xF2
+FLAGS_32 = 0xC      # G=1 (4 KiB granularity), D/B=1 (32-bit)
+FLAGS_64 = 0xA      # G=1, L=1 (64-bit code)
+
+I386_TLS_FIRST, I386_TLS_COUNT = 6, 3     # GDT_ENTRY_TLS_MIN, GDT_ENTRY_TLS_ENTRIES
+
+
+def descriptor(base: int, limit: int, access: int, flags: int) -> int:
+    lo = (limit & 0xFFFF) | ((base & 0xFFFF) << 16)
+    hi = (((base >> 16) & 0xFF) | (access << 8) | (((limit >> 16) & 0xF) << 16)
+          | ((flags & 0xF) << 20) | (((base >> 24) & 0xFF) << 24))
+    return lo | (hi << 32)
+
+
+def descriptor_base(desc: int) -> int:
+    return ((desc >> 16) & 0xFFFFFF) | (((desc >> 56) & 0xFF) << 24)
+
+
+@dataclass(frozen=True)
+class Selectors:
+    kernel_cs: int
+    kernel_ds: int
+    user_cs: int
+    user_ds: int
+
+
+I386_SELECTORS = Selectors(kernel_cs=0x60, kernel_ds=0x68, user_cs=0x73, user_ds=0x7B)
+X86_64_SELECTORS = Selectors(kernel_cs=0x10, kernel_ds=0x18, user_cs=0x33, user_ds=0x2B)
+SELECTORS = {"i386": I386_SELECTORS, "x86_64": X86_64_SELECTORS}
+
+
+def linux_entries(arch: str) -> dict[int, int]:
+    flat = 0xFFFFF
+    if arch == "i386":
+        return {12: descriptor(0, flat, CODE_RING0, FLAGS_32), 13: descriptor(0, flat, DATA_RING0, FLAGS_32),
+                14: descriptor(0, flat, CODE_RING3, FLAGS_32), 15: descriptor(0, flat, DATA_RING3, FLAGS_32)}
+    return {2: descriptor(0, flat, CODE_RING0, FLAGS_64), 3: descriptor(0, flat, DATA_RING0, FLAGS_32),
+            4: descriptor(0, flat, CODE_RING3, FLAGS_32), 5: descriptor(0, flat, DATA_RING3, FLAGS_32),
+            6: descriptor(0, flat, CODE_RING3, FLAGS_64)}
+
+
+class Gdt:
+    """The GDT of one address space: written into guest memory, GDTR pointed at it."""
+
+    def __init__(self, machine, base: int, arch: str):
+        self.machine, self.base, self.arch = machine, base, arch
+        self.entries = [0] * GDT_ENTRIES
+        for index, desc in linux_entries(arch).items():
+            self.entries[index] = desc
+        self._flush()
+        machine.set_reg("gdtr", (0, base, 8 * GDT_ENTRIES - 1, 0))
+
+    def set_entry(self, index: int, desc: int) -> None:
+        self.entries[index] = desc
+        self.machine.mem.write(self.base + 8 * index, struct.pack("<Q", desc))
+
+    def _flush(self) -> None:
+        self.machine.mem.write(self.base, struct.pack(f"<{GDT_ENTRIES}Q", *self.entries))

@@ -1,0 +1,63 @@
+"""One guest address space: its Machine, page mapper, GDT, IDT and trap dispatcher.
+
+Threads of a process and a vfork child share one Space (and so one Machine); fork makes a new
+Space with a copy of the memory.
+"""
+import struct
+
+from emu.machine import Machine
+
+from .gdt import SELECTORS, Gdt
+from .idt import Idt
+from .layout import LAYOUTS, PAGE
+from .traps import TrapDispatcher
+from .vm import PROT_EXEC, PROT_READ, AddressSpace
+
+IRET32 = b"\xcf"            # iretd
+IRET64 = b"\x48\xcf"        # iretq
+USER_EFLAGS = 0x202         # IF set, reserved bit 1 set: what a new Linux process starts with
+
+
+class Space:
+    def __init__(self, arch: str, *, memory_limit: int = 4 << 30):
+        self.machine = Machine(arch)
+        self.arch = arch
+        self.layout = LAYOUTS[arch]
+        self.selectors = SELECTORS[arch]
+        self.vm = AddressSpace(self.machine, self.layout, memory_limit=memory_limit)
+        lay = self.layout
+        kernel_size = (lay.kstacks - lay.kernel_base) + lay.kstack_pages * PAGE
+        self.machine.mem.map(lay.kernel_base, kernel_size, PROT_READ)
+        self.machine.mem.protect(lay.stubs, 4 * PAGE, PROT_READ | PROT_EXEC)   # ring-0 entry stubs
+        self.gdt = Gdt(self.machine, lay.gdt, arch)
+        self.idt = Idt(self.machine, lay.idt, lay.stubs, self.selectors.kernel_cs)
+        self._iret = IRET32 if self.machine.arch.bits == 32 else IRET64
+        self.machine.mem.write(lay.stubs, self._iret * (PAGE * 4 // len(self._iret)))
+        self.current_kstack_top = self.kstack_top(0)
+        self.traps = TrapDispatcher(self.machine, self.idt, lambda: self.current_kstack_top)
+        self.machine.trap_handler = self.traps.dispatch
+
+    def kstack_top(self, slot: int) -> int:
+        return self.layout.kstacks + (slot % self.layout.kstack_pages + 1) * PAGE
+
+    def enter_user_mode(self, pc: int, sp: int, *, kstack_top: int) -> None:
+        """Drop to ring 3 at pc/sp the way a kernel does: IRET from a ring-0 frame.
+
+        Unicorn starts at CPL 0 with no segments loaded; segment registers at CPL 3 can only be
+        reached through a privilege-changing IRET (UNICORN_FACTS.md item 7).
+        """
+        m, sel, word = self.machine, self.selectors, self.machine.arch.word
+        m.set_reg("cs", sel.kernel_cs)
+        m.set_reg("ss", sel.kernel_ds)
+        if m.arch.bits == 32:
+            m.set_reg("ds", sel.user_ds)
+            m.set_reg("es", sel.user_ds)
+            m.set_reg("fs", 0)
+            m.set_reg("gs", 0)
+        frame = [pc, sel.user_cs, USER_EFLAGS, sp, sel.user_ds]
+        fmt = "<I" if word == 4 else "<Q"
+        raw = b"".join(struct.pack(fmt, v) for v in frame)
+        base = kstack_top - len(raw)
+        m.mem.write(base, raw)
+        m.sp = base
+        m.run(self.layout.stubs, count=1)

@@ -1,0 +1,49 @@
+"""The hardware trap frame, in the order the CPU pushes it.
+
+Intel SDM Vol. 3A, 6.12.1 (Figure 6-4): on a privilege change the CPU switches to the kernel
+stack and pushes SS, ESP, EFLAGS, CS, EIP, then the error code when the vector has one. Without
+a privilege change (a trap in ring-0 code) SS and ESP are not pushed: the frame then sits on the
+very stack the interrupted code uses (seed 001, FIG. 4A-6B). In 64-bit mode SS:RSP are always
+pushed (SDM 6.14.2) and every slot is 8 bytes.
+
+`TrapFrame` lists the slots from the lowest address (where the stack pointer points after the
+trap) upwards; `pack()` gives the bytes that sit on the stack.
+"""
+import struct
+from dataclasses import dataclass
+
+
+@dataclass
+class TrapFrame:
+    vector: int
+    ip: int
+    cs: int
+    flags: int
+    sp: int | None          # None when not pushed (same-privilege trap in 32-bit mode)
+    ss: int | None
+    error_code: int | None  # None when the vector pushes no error code
+    word: int               # 4 or 8
+    address: int = 0        # where the frame's lowest slot sits in guest memory
+    fault_address: int | None = None   # CR2 for #PF
+
+    def slots(self) -> list[tuple[str, int]]:
+        out = []
+        if self.error_code is not None:
+            out.append(("error_code", self.error_code))
+        out += [("ip", self.ip), ("cs", self.cs), ("flags", self.flags)]
+        if self.sp is not None:
+            out += [("sp", self.sp), ("ss", self.ss)]
+        return out
+
+    def pack(self) -> bytes:
+        fmt = "<I" if self.word == 4 else "<Q"
+        mask = (1 << (8 * self.word)) - 1
+        return b"".join(struct.pack(fmt, v & mask) for _, v in self.slots())
+
+    @property
+    def size(self) -> int:
+        return self.word * len(self.slots())
+
+    @property
+    def from_user(self) -> bool:
+        return (self.cs & 3) == 3

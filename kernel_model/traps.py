@@ -1,0 +1,71 @@
+"""Trap dispatch through the IDT, with hardware trap frames and IRET semantics.
+
+What the CPU does on an interrupt or exception (Intel SDM Vol. 3A, 6.12.1), the dispatcher does
+on the Machine's behalf: look the vector up in the IDT, build the frame (on the thread's kernel
+stack when the trap comes from ring 3, on the current stack otherwise), call the gate's handler
+with it, then return as IRET does — from the frame, which the handler may have changed (seed 000
+rewrites the saved IP; seed 001 emulates an instruction on it).
+"""
+from . import idt as vectors
+from .errors import KernelPanic
+from .trapframe import TrapFrame
+
+
+class TrapDispatcher:
+    def __init__(self, machine, idt, kernel_stack_top):
+        """`kernel_stack_top()` gives the top of the current thread's kernel stack."""
+        self.machine = machine
+        self.idt = idt
+        self.kernel_stack_top = kernel_stack_top
+        self.word = machine.arch.word
+        self._cs = machine.raw_register("cs")
+        self._flags = machine.raw_register(machine.arch.flags)
+        self._sp = machine.raw_register(machine.arch.sp)
+        self._ss = machine.raw_register("ss")
+
+    def dispatch(self, vector: int, pc: int, *, error_code: int | None = None,
+                 fault_address: int | None = None):
+        """Deliver `vector` with saved IP `pc`; returns what the handler returns."""
+        cs = self._cs.read()
+        gate = self.idt.gate(vector)
+        if vector >= 32 and gate.dpl < (cs & 3):
+            # `int n` through a gate the caller may not use: #GP with the IDT error code
+            # (SDM 6.13: index << 3 | IDT bit (2)); the saved IP is the int instruction itself.
+            return self.dispatch(vectors.GP, pc - 2, error_code=(vector << 3) | 2)
+        handler = self.idt.handler_for(vector)
+        if handler is None:
+            raise KernelPanic(f"no IDT handler for vector {vector:#x} at pc={pc:#x}")
+        if error_code is None and vector in vectors.HAS_ERROR_CODE:
+            error_code = 0
+        frame = self._push_frame(vector, pc, cs, error_code)
+        frame.fault_address = fault_address
+        result = handler(frame)
+        self._iret(frame)
+        return result
+
+    def _push_frame(self, vector: int, pc: int, cs: int, error_code: int | None) -> TrapFrame:
+        user = (cs & 3) == 3
+        sp = self._sp.read()
+        push_stack = self.word == 8 or user
+        frame = TrapFrame(vector=vector, ip=pc, cs=cs, flags=self._flags.read(),
+                          sp=sp if push_stack else None, ss=self._ss.read() if push_stack else None,
+                          error_code=error_code, word=self.word)
+        top = self.kernel_stack_top() if user else sp
+        if self.word == 8:
+            top &= ~0xF                      # 64-bit mode aligns the new RSP (SDM 6.14.2)
+        frame.address = top - frame.size
+        self.machine.mem.write(frame.address, frame.pack())
+        if not user:
+            self._sp.write(frame.address)    # same privilege: the frame is on the live stack
+        return frame
+
+    def _iret(self, frame: TrapFrame) -> None:
+        """Return as IRET does: IP, flags (and SP) come from the frame."""
+        if frame.ip != self.machine.pc:
+            self.machine.pc = frame.ip
+        self._flags.write(frame.flags)
+        if frame.sp is not None:
+            if frame.sp != self._sp.read():
+                self._sp.write(frame.sp)
+        else:
+            self._sp.write(frame.address + frame.size)
