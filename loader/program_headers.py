@@ -1,0 +1,132 @@
+"""Validation of the program header table, and the layout decisions Linux's load_elf_binary makes.
+
+Works on plain `ProgramHeader` tuples (read by loader.elf through lief) so every rule is testable
+without a file. Each rule rejects what Linux would refuse or what the kernel model relies on.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from loader.arch import PAGE_SIZE, ElfArch
+from loader.errors import LoaderError
+from loader.image import PERM_R, PERM_W, PERM_X, Segment
+
+PT_LOAD, PT_INTERP, PT_PHDR = 1, 3, 6
+PF_X, PF_W, PF_R = 1, 2, 4
+
+MAX_SEGMENT_SIZE = 1 << 30
+# Linux refuses to map below vm.mmap_min_addr (65536 by default): the null page must stay unmapped.
+MMAP_MIN_ADDR = 0x10000
+
+
+class ProgramHeader(NamedTuple):
+    index: int
+    type: int
+    flags: int
+    offset: int
+    vaddr: int
+    filesz: int
+    memsz: int
+
+
+def page_start(addr: int) -> int:
+    return addr & ~(PAGE_SIZE - 1)
+
+
+def elf_perms(flags: int) -> int:
+    """PF_* bits to our PERM_* bits (PF_X is bit 0 and PF_R bit 2; ours are the other way round)."""
+    return ((PERM_R if flags & PF_R else 0) | (PERM_W if flags & PF_W else 0)
+            | (PERM_X if flags & PF_X else 0))
+
+
+def reject_interpreter(phdrs: list[ProgramHeader], data: bytes) -> None:
+    """A PT_INTERP means the executable needs ld.so, which trapline does not load (yet)."""
+    for ph in phdrs:
+        if ph.type != PT_INTERP:
+            continue
+        raw = data[ph.offset:ph.offset + ph.filesz] if ph.offset + ph.filesz <= len(data) else b""
+        name = raw.split(b"\0", 1)[0].decode("utf-8", "replace") or "<unreadable PT_INTERP>"
+        raise LoaderError(f"dynamic binary not yet supported: needs INTERP {name}")
+
+
+def check_load_header(ph: ProgramHeader, file_size: int) -> None:
+    """Per-segment sanity: bytes inside the file, bss not negative, sizes sane, mmap-able offsets."""
+    where = f"PT_LOAD #{ph.index}"
+    if ph.filesz > ph.memsz:
+        raise LoaderError(f"{where}: p_filesz {ph.filesz:#x} > p_memsz {ph.memsz:#x}")
+    if ph.offset + ph.filesz > file_size:
+        raise LoaderError(f"{where}: file bytes [{ph.offset:#x}, {ph.offset + ph.filesz:#x}) "
+                          f"extend beyond the end of the file ({file_size:#x} bytes)")
+    if ph.memsz > MAX_SEGMENT_SIZE:
+        raise LoaderError(f"{where}: p_memsz {ph.memsz:#x} is absurd (more than 1 GiB)")
+    # gABI: "loadable process segments must have congruent values for p_vaddr and p_offset,
+    # modulo the page size" -- otherwise mmap cannot map the file page at that address.
+    if ph.filesz and ph.offset % PAGE_SIZE != ph.vaddr % PAGE_SIZE:
+        raise LoaderError(f"{where}: p_offset {ph.offset:#x} and p_vaddr {ph.vaddr:#x} "
+                          "are not congruent modulo the page size")
+
+
+def load_headers(phdrs: list[ProgramHeader], file_size: int) -> list[ProgramHeader]:
+    """The PT_LOADs that map something, validated and sorted by address."""
+    loads = [ph for ph in phdrs if ph.type == PT_LOAD]
+    for ph in loads:
+        check_load_header(ph, file_size)
+    loads = sorted((ph for ph in loads if ph.memsz > 0), key=lambda ph: (ph.vaddr, ph.index))
+    if not loads:
+        raise LoaderError("no PT_LOAD segment: nothing to map")
+    return loads
+
+
+def compute_load_bias(loads: list[ProgramHeader], is_pie: bool, arch: ElfArch, pie_base: int | None) -> int:
+    """ET_EXEC loads where it says; a static-pie is moved so its first page lands at pie_base."""
+    if not is_pie:
+        return 0
+    base = arch.pie_base if pie_base is None else pie_base
+    if base % PAGE_SIZE or not 0 <= base < arch.user_top:
+        raise LoaderError(f"pie_base {base:#x} is not a page-aligned {arch.name} user address")
+    return base - page_start(loads[0].vaddr)
+
+
+def check_address_space(loads: list[ProgramHeader], bias: int, arch: ElfArch) -> None:
+    """Every byte must land in user space, and PT_LOADs may share a page but never a byte."""
+    highest_end = 0
+    previous = None
+    for ph in loads:
+        start, end = ph.vaddr + bias, ph.vaddr + bias + ph.memsz
+        if start < MMAP_MIN_ADDR:
+            raise LoaderError(f"PT_LOAD #{ph.index} at {start:#x} lies below mmap_min_addr ({MMAP_MIN_ADDR:#x})")
+        if end > arch.user_top:
+            raise LoaderError(f"PT_LOAD #{ph.index} [{start:#x}, {end:#x}) reaches kernel space "
+                              f"(user space ends at {arch.user_top:#x} on {arch.name})")
+        if previous is not None and start < highest_end:
+            raise LoaderError(f"PT_LOAD #{ph.index} at {start:#x} overlaps PT_LOAD #{previous.index} "
+                              f"(which ends at {highest_end:#x})")
+        if end > highest_end:
+            highest_end, previous = end, ph
+
+
+def check_entry(entry: int, loads: list[ProgramHeader], bias: int) -> None:
+    """Linux would happily jump anywhere; we refuse an entry that cannot be executed."""
+    for ph in loads:
+        if ph.flags & PF_X and ph.vaddr + bias <= entry < ph.vaddr + bias + ph.memsz:
+            return
+    raise LoaderError(f"entry point {entry:#x} is not inside an executable PT_LOAD segment")
+
+
+def program_header_address(phdrs: list[ProgramHeader], loads: list[ProgramHeader], phoff: int,
+                           table_size: int, bias: int) -> int:
+    """AT_PHDR: PT_PHDR's address if present, else where e_phoff lands inside a PT_LOAD's file
+    bytes (what load_elf_binary computes); 0 when the table is not mapped at all, as Linux."""
+    for ph in phdrs:
+        if ph.type == PT_PHDR:
+            return ph.vaddr + bias
+    for ph in loads:
+        if ph.offset <= phoff and phoff + table_size <= ph.offset + ph.filesz:
+            return ph.vaddr + (phoff - ph.offset) + bias
+    return 0
+
+
+def make_segments(loads: list[ProgramHeader], data: bytes, bias: int) -> tuple[Segment, ...]:
+    return tuple(Segment(vaddr=ph.vaddr + bias, memsz=ph.memsz, filesz=ph.filesz, offset=ph.offset,
+                         perms=elf_perms(ph.flags), data=bytes(data[ph.offset:ph.offset + ph.filesz]))
+                 for ph in loads)
