@@ -1,0 +1,98 @@
+"""/dev: the device files common programs open, modeled (never the host's devices).
+
+Mounted over the rootfs's /dev the way devtmpfs is. Device numbers are Linux's
+(Documentation/admin-guide/devices.txt): mem major 1 (null 3, zero 5, random 8, urandom 9),
+tty 5/0. /dev/stdin, stdout, stderr and fd are the symlinks udev/systemd create.
+"""
+from typing import Callable
+
+from .. import errno as E
+from ..errno import GuestErrno
+from .constants import DEVTMPFS_DEV, S_IFCHR, S_IFDIR, S_IFLNK, makedev
+from .inodes import InodeTable
+from .randomstream import DeterministicRandom
+from .synthetic import SyntheticDir, SyntheticNode, SyntheticSymlink, synthetic_meta
+
+
+class CharDevice(SyntheticNode):
+    """A character device; it is its own Handle (it has no per-open state).
+
+    lseek on these devices succeeds and leaves the position at 0 (drivers/char/mem.c gives
+    null/zero `null_lseek`, random.c `noop_llseek`), hence fixed_offset."""
+
+    fixed_offset = True
+
+    def __init__(self, meta, read: Callable[[int], bytes]):
+        super().__init__("dev", meta)
+        self._read = read
+
+    def open_handle(self, flags: int) -> "CharDevice":
+        return self
+
+    def read_at(self, offset: int, n: int) -> bytes:
+        return self._read(n)
+
+    def write_at(self, offset: int, data: bytes) -> int:
+        return len(data)          # null/zero discard; random "mixes into the pool"
+
+    def size(self) -> int:
+        return 0
+
+    def truncate(self, length: int) -> None:
+        raise GuestErrno(E.EINVAL)
+
+    def close(self) -> None:
+        """Nothing is held per open."""
+
+    def chmod(self, mode: int) -> None:
+        self.meta.mode = self.fmt | (mode & 0o7777)
+
+    def utimens(self, atime_ns: int | None, mtime_ns: int | None) -> None:
+        if atime_ns is not None:
+            self.meta.atime_ns = atime_ns
+        if mtime_ns is not None:
+            self.meta.mtime_ns = mtime_ns
+
+
+class NoDriverDevice(CharDevice):
+    """/dev/tty: the guest has no controlling terminal, so opening it fails with ENXIO
+    (drivers/tty/tty_io.c: tty_open_current_tty)."""
+
+    def open_handle(self, flags: int) -> "CharDevice":
+        raise GuestErrno(E.ENXIO)
+
+
+def _zeros(n: int) -> bytes:
+    return bytes(n)
+
+
+def _nothing(n: int) -> bytes:
+    return b""
+
+
+def build_dev(random: DeterministicRandom) -> SyntheticDir:
+    table = InodeTable(first=1)
+    root_meta = synthetic_meta(DEVTMPFS_DEV, table.fresh(), S_IFDIR, 0o755)
+
+    def device(major: int, minor: int, read, cls=CharDevice) -> CharDevice:
+        meta = synthetic_meta(DEVTMPFS_DEV, table.fresh(), S_IFCHR, 0o666)
+        meta.rdev = makedev(major, minor)
+        return cls(meta, read)
+
+    def link(target: bytes) -> SyntheticSymlink:
+        meta = synthetic_meta(DEVTMPFS_DEV, table.fresh(), S_IFLNK, 0o777)
+        return SyntheticSymlink("dev", meta, lambda: target)
+
+    children = {
+        b"null": device(1, 3, _nothing),
+        b"zero": device(1, 5, _zeros),
+        b"random": device(1, 8, random.read),
+        b"urandom": device(1, 9, random.read),
+        b"tty": device(5, 0, _nothing, NoDriverDevice),
+        b"fd": link(b"/proc/self/fd"),
+        b"stdin": link(b"/proc/self/fd/0"),
+        b"stdout": link(b"/proc/self/fd/1"),
+        b"stderr": link(b"/proc/self/fd/2"),
+    }
+    return SyntheticDir("dev", root_meta, children)
+

@@ -1,0 +1,258 @@
+"""The file system the guest sees: a rootfs (overlay or write-through) plus /dev and /proc.
+
+Every call takes the caller's cwd (a canonical guest path) and its ProcessView, because /proc
+shows the calling process and relative paths start at its cwd. Errors are GuestErrno with the
+errno Linux returns, in the order Linux checks (fs/namei.c, fs/open.c).
+
+Permissions: the guest runs as root, so read/write permission bits are never checked (root's
+CAP_DAC_OVERRIDE); only execute permission needs one x bit, as for root. The caller applies
+the process's umask to `mode` before calling.
+"""
+import os
+from typing import Callable
+
+from .. import errno as E
+from ..errno import GuestErrno
+from ..errors import KernelError
+from .constants import (DT_DIR, O_CREAT, O_DIRECTORY, O_EXCL, O_NOFOLLOW, O_PATH,
+                        O_TMPFILE_BIT, O_TRUNC, PATH_MAX, X_OK, dtype_of)
+from .devfs import build_dev
+from .hostfs import HostContext, HostDir
+from .inodes import InodeTable
+from .namei import LAST_DOT, LAST_DOTDOT, LAST_NORM, Resolved, Walker
+from .node import Node, wants_write
+from .openfile import OpenFile
+from .overlay import overlay_root
+from .procfs import ProcFs
+from .proctext import ProcessView
+from .randomstream import DeterministicRandom
+from .records import DirEntry, StatResult
+
+MOUNT_POINTS = (b"dev", b"proc")      # mounted over the rootfs's own /dev and /proc
+
+
+class FileSystem:
+    def __init__(self, root: str | None, *, writable: bool = False, seed: int = 0,
+                 clock: Callable[[], int] = lambda: 0):
+        if writable and root is None:
+            raise KernelError("write-through (writable) needs a rootfs folder, not the host /")
+        host_root = os.fsencode(os.path.realpath(root if root is not None else "/"))
+        if not os.path.isdir(host_root):
+            raise KernelError(f"rootfs is not a directory: {root}")
+        self.writable = writable
+        self._table = InodeTable()
+        if writable:
+            context = HostContext(self._table, clock, writable=True)
+            self._root: Node = HostDir(context, host_root, os.lstat(host_root))
+        else:
+            self._root = overlay_root(host_root, self._table, clock)
+        self.random = DeterministicRandom(seed)
+        self._dev = build_dev(self.random)
+        self._procfs = ProcFs()
+
+    # --- resolution ----------------------------------------------------------------------------
+    def _resolve(self, path: bytes, cwd: bytes, proc: ProcessView, *, follow: bool = True,
+                 parent_op: bool = False) -> Resolved:
+        walker = Walker(self._root, lambda name: self._mounted(name, proc))
+        return walker.resolve(bytes(path), bytes(cwd), follow=follow, parent_op=parent_op)
+
+    def _mounted(self, name: bytes, proc: ProcessView) -> Node | None:
+        if name == b"dev":
+            return self._dev
+        if name == b"proc":
+            return self._procfs.root(proc)
+        return None
+
+    def _existing(self, path: bytes, cwd: bytes, proc: ProcessView, follow: bool = True) -> Node:
+        node = self._resolve(path, cwd, proc, follow=follow).node
+        if node is None:
+            raise GuestErrno(E.ENOENT)
+        return node
+
+    @staticmethod
+    def _is_mount_point(r: Resolved) -> bool:
+        return r.last == LAST_NORM and len(r.chain) == 1 and r.name in MOUNT_POINTS
+
+    # --- open ----------------------------------------------------------------------------------
+    def open(self, path: bytes, flags: int, mode: int, cwd: bytes, proc: ProcessView) -> OpenFile:
+        if flags & O_TMPFILE_BIT:
+            raise GuestErrno(E.EOPNOTSUPP)
+        creating = bool(flags & O_CREAT)
+        # O_CREAT|O_EXCL never follows a final symlink: the name itself must not exist.
+        follow = not flags & O_NOFOLLOW and not (creating and flags & O_EXCL)
+        r = self._resolve(path, cwd, proc, follow=follow)
+        node = r.node
+        if node is None:
+            if not creating:
+                raise GuestErrno(E.ENOENT)
+            if r.trailing_slash:
+                raise GuestErrno(E.EISDIR)
+            node = r.parent.create(r.name, mode & 0o7777)
+        else:
+            self._check_open_existing(node, flags, creating)
+        if flags & O_PATH:
+            return OpenFile(r.path, flags, node, None)
+        if node.is_dir:
+            return OpenFile(r.path, flags, node, None, lambda: self._listing(r, proc))
+        handle = node.open_handle(flags)
+        if flags & O_TRUNC and wants_write(flags) and node.is_regular:
+            handle.truncate(0)
+        return OpenFile(r.path, flags, node, handle)
+
+    @staticmethod
+    def _check_open_existing(node: Node, flags: int, creating: bool) -> None:
+        if creating and flags & O_EXCL:
+            raise GuestErrno(E.EEXIST)
+        if node.is_symlink and not flags & O_PATH:
+            raise GuestErrno(E.ELOOP)           # O_NOFOLLOW on a symlink
+        if flags & O_DIRECTORY and not node.is_dir:
+            raise GuestErrno(E.ENOTDIR)
+        if node.is_dir and not flags & O_PATH and (creating or wants_write(flags)):
+            raise GuestErrno(E.EISDIR)
+
+    def _listing(self, r: Resolved, proc: ProcessView) -> list[DirEntry]:
+        chain = r.full_chain()
+        node = chain[-1][1]
+        parent = chain[-2][1] if len(chain) > 1 else node     # the root is its own parent
+        children = dict(node.entries())
+        if len(chain) == 1:                                   # the root: show the mounts
+            children.update((name, self._mounted(name, proc)) for name in MOUNT_POINTS)
+        listing = [DirEntry(node.ino, b".", DT_DIR), DirEntry(parent.ino, b"..", DT_DIR)]
+        listing += [DirEntry(child.ino, name, dtype_of(child.fmt))
+                    for name, child in sorted(children.items())]
+        return listing
+
+    # --- queries -------------------------------------------------------------------------------
+    def stat(self, path: bytes, cwd: bytes, proc: ProcessView, follow: bool = True) -> StatResult:
+        return self._existing(path, cwd, proc, follow).stat()
+
+    def access(self, path: bytes, cwd: bytes, proc: ProcessView, mode: int) -> None:
+        if mode & ~0o7:
+            raise GuestErrno(E.EINVAL)
+        node = self._existing(path, cwd, proc)
+        # Root may read and write anything; executing needs an x bit somewhere (or a directory).
+        if mode & X_OK and not node.is_dir and not node.stat().mode & 0o111:
+            raise GuestErrno(E.EACCES)
+
+    def readlink(self, path: bytes, cwd: bytes, proc: ProcessView) -> bytes:
+        return self._existing(path, cwd, proc, follow=False).readlink()
+
+    def realpath(self, path: bytes, cwd: bytes, proc: ProcessView) -> bytes:
+        r = self._resolve(path, cwd, proc)
+        if r.node is None:
+            raise GuestErrno(E.ENOENT)
+        return r.path
+
+    def is_dir(self, path: bytes, cwd: bytes, proc: ProcessView) -> bool:
+        try:
+            return self._existing(path, cwd, proc).is_dir
+        except GuestErrno:
+            return False
+
+    # --- changes to names ----------------------------------------------------------------------
+    def mkdir(self, path: bytes, mode: int, cwd: bytes, proc: ProcessView) -> None:
+        r = self._resolve(path, cwd, proc, follow=False, parent_op=True)
+        if r.last != LAST_NORM or r.node is not None:
+            raise GuestErrno(E.EEXIST)
+        r.parent.mkdir(r.name, mode & 0o1777)     # vfs_mkdir keeps S_IRWXUGO|S_ISVTX
+
+    def rmdir(self, path: bytes, cwd: bytes, proc: ProcessView) -> None:
+        r = self._resolve(path, cwd, proc, follow=False, parent_op=True)
+        if r.last != LAST_NORM:
+            raise GuestErrno({LAST_DOT: E.EINVAL, LAST_DOTDOT: E.ENOTEMPTY}.get(r.last, E.EBUSY))
+        if r.node is None:
+            raise GuestErrno(E.ENOENT)
+        if not r.node.is_dir:
+            raise GuestErrno(E.ENOTDIR)
+        if self._is_mount_point(r):
+            raise GuestErrno(E.EBUSY)
+        r.parent.rmdir(r.name)
+
+    def unlink(self, path: bytes, cwd: bytes, proc: ProcessView) -> None:
+        r = self._resolve(path, cwd, proc, follow=False, parent_op=True)
+        if r.last != LAST_NORM:
+            raise GuestErrno(E.EISDIR)
+        if r.node is None:
+            raise GuestErrno(E.ENOENT)
+        if r.node.is_dir:
+            raise GuestErrno(E.EISDIR)
+        if r.trailing_slash:
+            raise GuestErrno(E.ENOTDIR)
+        r.parent.unlink(r.name)
+
+    def rename(self, old: bytes, new: bytes, cwd: bytes, proc: ProcessView) -> None:
+        src = self._resolve(old, cwd, proc, follow=False, parent_op=True)
+        dst = self._resolve(new, cwd, proc, follow=False, parent_op=True)
+        _check_rename(src, dst)
+        if dst.node is not None and src.node.same_inode(dst.node):
+            return                      # vfs_rename: same inode, nothing to do
+        if self._is_mount_point(src) or self._is_mount_point(dst):
+            raise GuestErrno(E.EBUSY)
+        if dst.node is not None and src.node.is_dir != dst.node.is_dir:
+            raise GuestErrno(E.ENOTDIR if src.node.is_dir else E.EISDIR)
+        src.parent.rename(src.name, dst.parent, dst.name)
+
+    def symlink(self, target: bytes, linkpath: bytes, cwd: bytes, proc: ProcessView) -> None:
+        if not target:
+            raise GuestErrno(E.ENOENT)
+        if len(target) >= PATH_MAX:
+            raise GuestErrno(E.ENAMETOOLONG)
+        r = self._resolve(linkpath, cwd, proc, follow=False, parent_op=True)
+        self._check_new_name(r)
+        r.parent.symlink(r.name, bytes(target))
+
+    def link(self, old: bytes, new: bytes, cwd: bytes, proc: ProcessView,
+             follow: bool = False) -> None:
+        node = self._existing(old, cwd, proc, follow)
+        r = self._resolve(new, cwd, proc, follow=False, parent_op=True)
+        self._check_new_name(r)
+        if r.parent.mount != node.mount:
+            raise GuestErrno(E.EXDEV)
+        if node.is_dir:
+            raise GuestErrno(E.EPERM)
+        r.parent.link(r.name, node)
+
+    @staticmethod
+    def _check_new_name(r: Resolved) -> None:
+        """filename_create(): the name must be new and not end in a slash."""
+        if r.last != LAST_NORM or r.node is not None:
+            raise GuestErrno(E.EEXIST)
+        if r.trailing_slash:
+            raise GuestErrno(E.ENOENT)
+
+    # --- changes to inodes ---------------------------------------------------------------------
+    def chmod(self, path: bytes, mode: int, cwd: bytes, proc: ProcessView) -> None:
+        self._existing(path, cwd, proc).chmod(mode & 0o7777)
+
+    def utimens(self, path: bytes, atime_ns: int | None, mtime_ns: int | None, cwd: bytes,
+                proc: ProcessView, follow: bool = True) -> None:
+        """Set times; None leaves one unchanged (the caller resolves UTIME_NOW / UTIME_OMIT)."""
+        self._existing(path, cwd, proc, follow).utimens(atime_ns, mtime_ns)
+
+    def truncate(self, path: bytes, length: int, cwd: bytes, proc: ProcessView) -> None:
+        if length < 0:
+            raise GuestErrno(E.EINVAL)
+        node = self._existing(path, cwd, proc)
+        if node.is_dir:
+            raise GuestErrno(E.EISDIR)
+        if not node.is_regular:
+            raise GuestErrno(E.EINVAL)
+        node.truncate(length)
+
+
+def _check_rename(src: Resolved, dst: Resolved) -> None:
+    """The path checks of do_renameat2(), in Linux's order."""
+    if src.parent.mount != dst.parent.mount:
+        raise GuestErrno(E.EXDEV)
+    if src.last != LAST_NORM or dst.last != LAST_NORM:
+        raise GuestErrno(E.EBUSY)
+    if src.node is None:
+        raise GuestErrno(E.ENOENT)
+    if not src.node.is_dir and (src.trailing_slash or dst.trailing_slash):
+        raise GuestErrno(E.ENOTDIR)
+    old, new = src.components, dst.components
+    if len(new) > len(old) and new[:len(old)] == old:
+        raise GuestErrno(E.EINVAL)      # moving a directory into itself
+    if len(old) > len(new) and old[:len(new)] == new:
+        raise GuestErrno(E.ENOTEMPTY)   # the target is an ancestor of the source
+

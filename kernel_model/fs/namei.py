@@ -1,0 +1,142 @@
+"""Path resolution, chroot-style (Linux fs/namei.c, with the guest root as the process root).
+
+The walk keeps the chain of directories from the guest root to the current one, so `..` pops a
+directory and can never climb above the root (as for a chrooted process, `/..` is `/`). A
+symlink's text is spliced into the remaining path: an absolute target restarts from the guest
+root, a relative one continues from the symlink's directory. No host path is ever built from
+the text, so nothing can point outside the root. After MAXSYMLINKS followed links the walk fails
+with ELOOP.
+
+The result is either the node (lookups: stat, open, chdir) or the parent directory and the last
+name (operations that create or remove a name: mkdir, unlink, rename...), which is why the last
+component is returned unresolved when it does not exist.
+"""
+from collections import deque
+from dataclasses import dataclass
+from typing import Callable
+
+from .. import errno as E
+from ..errno import GuestErrno
+from .constants import MAXSYMLINKS, NAME_MAX, PATH_MAX
+from .node import Node
+
+# How the last component was spelled: Linux's LAST_NORM / LAST_DOT / LAST_DOTDOT / LAST_ROOT.
+LAST_NORM, LAST_DOT, LAST_DOTDOT, LAST_ROOT = "norm", "dot", "dotdot", "root"
+
+
+@dataclass
+class Resolved:
+    chain: list[tuple[bytes, Node]]   # (name, dir) from the root down to the parent of `name`
+    name: bytes                       # last component (b"" for the root)
+    node: Node | None                 # what the last component names, None if nothing
+    last: str                         # LAST_NORM ... LAST_ROOT
+    trailing_slash: bool
+
+    @property
+    def parent(self) -> Node:
+        return self.chain[-1][1]
+
+    @property
+    def components(self) -> list[bytes]:
+        """Canonical components of the resolved name (parent chain + last name)."""
+        names = [name for name, _ in self.chain[1:]]
+        return names + [self.name] if self.last == LAST_NORM else names
+
+    @property
+    def path(self) -> bytes:
+        return b"/" + b"/".join(self.components)
+
+    def full_chain(self) -> list[tuple[bytes, Node]]:
+        """The chain down to and including the resolved node (which must exist)."""
+        if self.node is None:
+            raise GuestErrno(E.ENOENT)
+        if self.last == LAST_NORM:
+            return self.chain + [(self.name, self.node)]
+        return list(self.chain)
+
+
+class Walker:
+    """Resolves guest paths against a root node. `mount_at_root(name)` gives the node mounted on
+    /name (/dev, /proc), if any: mounts hide the rootfs's own entry of that name."""
+
+    def __init__(self, root: Node, mount_at_root: Callable[[bytes], Node | None]):
+        self.root = root
+        self.mount_at_root = mount_at_root
+
+    def resolve(self, path: bytes, cwd: bytes, *, follow: bool, parent_op: bool = False,
+                ) -> Resolved:
+        """Walk `path` (relative ones from `cwd`, itself a canonical guest path).
+
+        follow: follow a symlink in the last component. A trailing slash also forces following,
+        except for operations on the parent (parent_op: mkdir, unlink, rename...) which, as in
+        Linux, act on the name itself."""
+        if not path:
+            raise GuestErrno(E.ENOENT)
+        if len(path) >= PATH_MAX:
+            raise GuestErrno(E.ENAMETOOLONG)
+        chain = [(b"", self.root)]
+        if not path.startswith(b"/"):
+            chain = self.resolve(cwd, b"/", follow=True).full_chain()
+        trailing = path.endswith(b"/")
+        follow = follow or (trailing and not parent_op)
+        return self._walk(chain, deque(path.split(b"/")), follow, trailing)
+
+    def _walk(self, chain, pending: deque, follow: bool, trailing: bool) -> Resolved:
+        links = 0
+        name, node, last = b"", chain[-1][1], LAST_ROOT
+        while pending:
+            part = pending.popleft()
+            if not part:
+                continue
+            if len(part) > NAME_MAX:
+                raise GuestErrno(E.ENAMETOOLONG)
+            directory = chain[-1][1]
+            if not directory.is_dir:
+                raise GuestErrno(E.ENOTDIR)
+            is_last = not any(pending)
+            if part in (b".", b".."):
+                if part == b".." and len(chain) > 1:
+                    chain.pop()
+                name, node, last = b"", chain[-1][1], LAST_DOT if part == b"." else LAST_DOTDOT
+                continue
+            child = self._lookup(chain, part)
+            if child is None:
+                if not is_last:
+                    raise GuestErrno(E.ENOENT)
+                return Resolved(chain, part, None, LAST_NORM, trailing)
+            if child.is_symlink and (follow or not is_last):
+                links += 1
+                if links > MAXSYMLINKS:
+                    raise GuestErrno(E.ELOOP)
+                self._splice_symlink(chain, child.readlink(), pending)
+                continue
+            if is_last:
+                return self._found(chain, part, child, trailing)
+            chain.append((part, child))
+        return self._found_dir(chain, last, trailing)
+
+    def _lookup(self, chain, name: bytes) -> Node | None:
+        if len(chain) == 1:
+            mounted = self.mount_at_root(name)
+            if mounted is not None:
+                return mounted
+        return chain[-1][1].lookup(name)
+
+    def _splice_symlink(self, chain, target: bytes, pending: deque) -> None:
+        if not target:
+            raise GuestErrno(E.ENOENT)       # an empty symlink resolves to nothing (Linux)
+        if target.startswith(b"/"):
+            del chain[1:]                    # absolute: from the guest root, never the host's
+        pending.extendleft(reversed(target.split(b"/")))
+
+    @staticmethod
+    def _found(chain, name: bytes, node: Node, trailing: bool) -> Resolved:
+        if trailing and not node.is_dir and not node.is_symlink:
+            raise GuestErrno(E.ENOTDIR)
+        return Resolved(chain, name, node, LAST_NORM, trailing)
+
+    @staticmethod
+    def _found_dir(chain, last: str, trailing: bool) -> Resolved:
+        """The walk ended on a directory through `.`, `..` or the root itself: the chain already
+        ends with that directory, and there is no last name."""
+        return Resolved(chain, b"", chain[-1][1], last, trailing)

@@ -1,0 +1,128 @@
+"""Open file descriptions: what an fd refers to.
+
+One OpenFile is shared by every fd dup'ed or inherited from the one open() (so the offset is
+shared, as in Linux's struct file). `close()` is called when the last fd referring to it goes.
+"""
+from typing import Callable
+
+from .. import errno as E
+from ..errno import GuestErrno
+from .constants import (O_ACCMODE, O_APPEND, O_PATH, O_RDONLY, O_RDWR, O_WRONLY, SEEK_CUR,
+                        SEEK_DATA, SEEK_END, SEEK_HOLE, SEEK_SET)
+from .node import Handle, Node
+from .records import DirEntry, StatResult
+
+
+class OpenFile:
+    is_tty = False
+
+    def __init__(self, path: bytes, flags: int, node: Node, handle: Handle | None,
+                 listing: Callable[[], list[DirEntry]] | None = None):
+        self.path = path
+        self.flags = flags
+        self.node = node
+        self._handle = handle
+        self._listing = listing          # directories: "." and ".." then the sorted entries
+        self._snapshot: list[DirEntry] | None = None
+        self.position = 0
+        self.closed = False
+
+    # --- access mode -------------------------------------------------------------------------
+    @property
+    def readable(self) -> bool:
+        return not self.flags & O_PATH and self.flags & O_ACCMODE in (O_RDONLY, O_RDWR)
+
+    @property
+    def writable(self) -> bool:
+        return not self.flags & O_PATH and self.flags & O_ACCMODE in (O_WRONLY, O_RDWR)
+
+    def _data(self, for_write: bool) -> Handle:
+        if not (self.writable if for_write else self.readable):
+            raise GuestErrno(E.EBADF)
+        if self._handle is None:
+            raise GuestErrno(E.EISDIR)
+        return self._handle
+
+    # --- data ----------------------------------------------------------------------------------
+    def read(self, n: int) -> bytes:
+        data = self.pread(n, self.position)
+        self.position += len(data)
+        return data
+
+    def write(self, data: bytes) -> int:
+        handle = self._data(for_write=True)
+        if self.flags & O_APPEND:
+            self.position = handle.size()
+        written = handle.write_at(self.position, bytes(data))
+        self.position += written
+        return written
+
+    def pread(self, n: int, off: int) -> bytes:
+        handle = self._data(for_write=False)
+        if n < 0 or off < 0:
+            raise GuestErrno(E.EINVAL)
+        return handle.read_at(off, n)
+
+    def pwrite(self, data: bytes, off: int) -> int:
+        handle = self._data(for_write=True)
+        if off < 0:
+            raise GuestErrno(E.EINVAL)
+        if self.flags & O_APPEND:
+            off = handle.size()      # Linux: pwrite on an O_APPEND file appends (man 2 pwrite)
+        return handle.write_at(off, bytes(data))
+
+    def seek(self, off: int, whence: int) -> int:
+        if self.flags & O_PATH:
+            raise GuestErrno(E.EBADF)
+        if whence not in (SEEK_SET, SEEK_CUR, SEEK_END, SEEK_DATA, SEEK_HOLE):
+            raise GuestErrno(E.EINVAL)
+        if self._handle is not None and self._handle.fixed_offset:
+            return 0
+        size = self._handle.size() if self._handle is not None else 0
+        new = _seek_target(self.position, size, off, whence)
+        if new < 0:
+            raise GuestErrno(E.EINVAL)
+        if self._listing is not None and new == 0:
+            self._snapshot = None            # rewinddir(): list the directory afresh
+        self.position = new
+        return new
+
+    def truncate(self, length: int) -> None:
+        if length < 0 or not self.writable or not self.node.is_regular or self._handle is None:
+            raise GuestErrno(E.EINVAL)       # do_sys_ftruncate()
+        self._handle.truncate(length)
+
+    # --- metadata and directories --------------------------------------------------------------
+    def stat(self) -> StatResult:
+        return self._handle.stat() if self._handle is not None else self.node.stat()
+
+    def getdents(self, limit: int | None = None) -> list[DirEntry]:
+        """Entries from the current position on (at most `limit`), advancing the position.
+
+        The position is an index into the listing, so a caller whose buffer holds fewer entries
+        can seek back to `position - unused`."""
+        if self._listing is None or self.flags & O_PATH:
+            raise GuestErrno(E.ENOTDIR if self._listing is None else E.EBADF)
+        if self._snapshot is None:
+            self._snapshot = self._listing()
+        end = len(self._snapshot) if limit is None else self.position + limit
+        entries = self._snapshot[self.position:end]
+        self.position += len(entries)
+        return entries
+
+    def close(self) -> None:
+        if not self.closed and self._handle is not None:
+            self._handle.close()
+        self.closed = True
+
+
+def _seek_target(position: int, size: int, off: int, whence: int) -> int:
+    if whence == SEEK_SET:
+        return off
+    if whence == SEEK_CUR:
+        return position + off
+    if whence == SEEK_END:
+        return size + off
+    if off >= size:                          # SEEK_DATA / SEEK_HOLE past the end
+        raise GuestErrno(E.ENXIO)
+    return off if whence == SEEK_DATA else size      # no holes are modeled

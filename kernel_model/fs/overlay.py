@@ -1,0 +1,284 @@
+"""The in-memory overlay: the rootfs as the guest sees it when the host must stay untouched.
+
+Modeled on Linux overlayfs with the host folder as the read-only lower layer and memory as the
+upper layer:
+- a directory merges its lower (host) entries with its upper entries; an upper entry hides a
+  lower one of the same name; a *whiteout* hides a deleted lower entry;
+- a host directory or file is wrapped in an overlay inode the first time the guest looks it up and
+  that inode is kept, so it has one identity (and one inode number) for the rest of the run;
+- a host file's bytes are copied into memory on its first change (copy-up); until then reads go to
+  the host. Host files that are hard links of each other share one overlay inode;
+- a directory created in the overlay has no lower layer (it is opaque: it never shows host
+  entries, even where a deleted host directory of the same name was);
+- renaming moves the inode object, so a renamed host directory keeps its (lower) contents.
+Times of overlay changes come from the virtual clock; atime is not updated by reads (as with the
+noatime mount option) so that reading never changes what stat says.
+"""
+import os
+from dataclasses import dataclass, field
+from typing import Callable
+
+from .. import errno as E
+from ..errno import GuestErrno
+from .constants import S_IFBLK, S_IFCHR, S_IFDIR, S_IFLNK, S_IFMT, S_IFREG, ROOTFS_DEV
+from .hostfs import HostContext, HostDir, HostFile, HostNode, HostSymlink
+from .inodes import InodeTable
+from .node import Node
+from .records import Meta, StatResult, new_meta
+
+
+@dataclass
+class OverlayContext:
+    table: InodeTable
+    clock: Callable[[], int]
+    shared_files: dict = field(default_factory=dict)    # host identity -> OverlayFile
+
+    def meta(self, mode: int, nlink: int = 1) -> Meta:
+        return new_meta(ROOTFS_DEV, self.table.fresh(), mode, self.clock(), nlink)
+
+
+def meta_from_lower(lower: HostNode) -> Meta:
+    st = lower.first_stat
+    has_rdev = (st.st_mode & S_IFMT) in (S_IFCHR, S_IFBLK)     # device nodes in the rootfs
+    return Meta(ROOTFS_DEV, lower.ino, st.st_mode, st.st_nlink, st.st_mtime_ns, st.st_mtime_ns,
+                st.st_mtime_ns, st.st_rdev if has_rdev else 0)
+
+
+class OverlayNode(Node):
+    mount = "rootfs"
+
+    def __init__(self, ctx: OverlayContext, meta: Meta):
+        self.ctx = ctx
+        self.meta = meta
+        self.fmt = meta.fmt
+        self.ino = meta.ino
+
+    def same_inode(self, other: Node) -> bool:
+        return self is other
+
+    def size(self) -> int:
+        return 0
+
+    def stat(self) -> StatResult:
+        return self.meta.to_stat(self.size())
+
+    def chmod(self, mode: int) -> None:
+        self.meta.mode = self.fmt | (mode & 0o7777)
+        self.meta.ctime_ns = self.ctx.clock()
+
+    def utimens(self, atime_ns: int | None, mtime_ns: int | None) -> None:
+        if atime_ns is not None:
+            self.meta.atime_ns = atime_ns
+        if mtime_ns is not None:
+            self.meta.mtime_ns = mtime_ns
+        self.meta.ctime_ns = self.ctx.clock()
+
+
+class OverlaySymlink(OverlayNode):
+    def __init__(self, ctx: OverlayContext, meta: Meta, target: bytes):
+        super().__init__(ctx, meta)
+        self.target = target
+
+    def readlink(self) -> bytes:
+        return self.target
+
+    def size(self) -> int:
+        return len(self.target)
+
+
+class OverlaySpecial(OverlayNode):
+    """A host fifo/socket/device node: visible, renamable, but with no driver to open."""
+
+
+class OverlayFile(OverlayNode):
+    fixed_offset = False
+
+    def __init__(self, ctx: OverlayContext, meta: Meta, lower: HostFile | None):
+        super().__init__(ctx, meta)
+        self.lower = lower
+        self.data: bytearray | None = None if lower is not None else bytearray()
+        self._lower_size = lower.first_stat.st_size if lower is not None else 0
+
+    # The file is its own Handle: every open file description shares the one inode's bytes.
+    def open_handle(self, flags: int) -> "OverlayFile":
+        return self
+
+    def size(self) -> int:
+        return len(self.data) if self.data is not None else self._lower_size
+
+    def read_at(self, offset: int, n: int) -> bytes:
+        if self.data is None:
+            return self.lower.read_at(offset, n)
+        return bytes(self.data[offset:offset + n])
+
+    def write_at(self, offset: int, data: bytes) -> int:
+        content = self._copy_up()
+        if offset > len(content):
+            content.extend(bytes(offset - len(content)))     # a hole reads as zeros
+        content[offset:offset + len(data)] = data
+        self.meta.touch_modified(self.ctx.clock())
+        return len(data)
+
+    def truncate(self, length: int) -> None:
+        content = bytearray() if length == 0 else self._copy_up()
+        del content[length:]
+        content.extend(bytes(length - len(content)))
+        self.data = content
+        self.meta.touch_modified(self.ctx.clock())
+
+    def close(self) -> None:
+        """Closing one description leaves the inode's data alone."""
+
+    def _copy_up(self) -> bytearray:
+        if self.data is None:
+            self.data = bytearray(self.lower.read_all())
+        return self.data
+
+
+class OverlayDir(OverlayNode):
+    def __init__(self, ctx: OverlayContext, meta: Meta, lower: HostDir | None):
+        super().__init__(ctx, meta)
+        self.lower = lower
+        self.upper: dict[bytes, OverlayNode] = {}     # looked-up lower inodes and new ones
+        self.whiteouts: set[bytes] = set()
+
+    def lookup(self, name: bytes) -> OverlayNode | None:
+        node = self.upper.get(name)
+        if node is not None or name in self.whiteouts or self.lower is None:
+            return node
+        lower = self.lower.lookup(name)
+        if lower is None:
+            return None
+        node = self.upper[name] = self._wrap(lower)
+        return node
+
+    def entries(self) -> list[tuple[bytes, Node]]:
+        names = set(self.upper)
+        if self.lower is not None:
+            names.update(name for name in self.lower.names() if name not in self.whiteouts)
+        found = ((name, self.lookup(name)) for name in sorted(names))
+        return [(name, node) for name, node in found if node is not None]
+
+    def is_empty(self) -> bool:
+        return not self.entries()
+
+    # --- changes -----------------------------------------------------------------------------
+    def create(self, name: bytes, mode: int) -> Node:
+        node = OverlayFile(self.ctx, self.ctx.meta(S_IFREG | (mode & 0o7777)), None)
+        self._attach(name, node)
+        return node
+
+    def mkdir(self, name: bytes, mode: int) -> None:
+        self._require_absent(name)
+        node = OverlayDir(self.ctx, self.ctx.meta(S_IFDIR | (mode & 0o7777), nlink=2), None)
+        self._attach(name, node)
+        self.meta.nlink += 1
+
+    def symlink(self, name: bytes, target: bytes) -> None:
+        self._require_absent(name)
+        self._attach(name, OverlaySymlink(self.ctx, self.ctx.meta(S_IFLNK | 0o777), target))
+
+    def link(self, name: bytes, node: Node) -> None:
+        self._require_absent(name)
+        if not isinstance(node, OverlayNode):
+            raise GuestErrno(E.EXDEV)
+        if node.is_dir:
+            raise GuestErrno(E.EPERM)          # no hard links to directories (vfs_link)
+        self._attach(name, node)
+        node.meta.nlink += 1
+        node.meta.ctime_ns = self.ctx.clock()
+
+    def unlink(self, name: bytes) -> None:
+        node = self._existing(name)
+        if node.is_dir:
+            raise GuestErrno(E.EISDIR)
+        self._detach(name)
+        node.meta.nlink -= 1
+        node.meta.ctime_ns = self.ctx.clock()
+
+    def rmdir(self, name: bytes) -> None:
+        node = self._existing(name)
+        if not node.is_dir:
+            raise GuestErrno(E.ENOTDIR)
+        if not node.is_empty():
+            raise GuestErrno(E.ENOTEMPTY)
+        self._detach(name)
+        self.meta.nlink -= 1
+
+    def rename(self, old_name: bytes, new_dir: Node, new_name: bytes) -> None:
+        """Linux rename(2) once namei has checked the paths (fs/namei.c: vfs_rename)."""
+        if not isinstance(new_dir, OverlayDir):
+            raise GuestErrno(E.EXDEV)
+        node = self._existing(old_name)
+        replaced = new_dir.lookup(new_name)
+        if replaced is node:
+            return                      # both names are links of one inode: nothing to do
+        if replaced is not None:
+            _check_replaceable(node, replaced)
+            new_dir._drop(new_name, replaced)
+        self._detach(old_name)
+        new_dir._attach(new_name, node)
+        if node.is_dir:
+            self.meta.nlink -= 1
+            new_dir.meta.nlink += 1
+        node.meta.ctime_ns = self.ctx.clock()
+
+    # --- helpers -----------------------------------------------------------------------------
+    def _existing(self, name: bytes) -> OverlayNode:
+        node = self.lookup(name)
+        if node is None:
+            raise GuestErrno(E.ENOENT)
+        return node
+
+    def _require_absent(self, name: bytes) -> None:
+        if self.lookup(name) is not None:
+            raise GuestErrno(E.EEXIST)
+
+    def _attach(self, name: bytes, node: OverlayNode) -> None:
+        self.whiteouts.discard(name)
+        self.upper[name] = node
+        self.meta.touch_modified(self.ctx.clock())
+
+    def _detach(self, name: bytes) -> None:
+        self.upper.pop(name, None)
+        if self.lower is not None:
+            self.whiteouts.add(name)
+        self.meta.touch_modified(self.ctx.clock())
+
+    def _drop(self, name: bytes, node: OverlayNode) -> None:
+        """Remove an inode that a rename replaces."""
+        self._detach(name)
+        if node.is_dir:
+            self.meta.nlink -= 1
+        else:
+            node.meta.nlink -= 1
+
+    def _wrap(self, lower: HostNode) -> OverlayNode:
+        meta = meta_from_lower(lower)
+        if isinstance(lower, HostDir):
+            return OverlayDir(self.ctx, meta, lower)
+        if isinstance(lower, HostSymlink):
+            return OverlaySymlink(self.ctx, meta, lower.readlink())
+        if isinstance(lower, HostFile):
+            key = (lower.first_stat.st_dev, lower.first_stat.st_ino)
+            shared = self.ctx.shared_files.get(key)
+            if shared is None:
+                shared = self.ctx.shared_files[key] = OverlayFile(self.ctx, meta, lower)
+            return shared
+        return OverlaySpecial(self.ctx, meta)
+
+
+def _check_replaceable(node: Node, replaced: "OverlayNode") -> None:
+    # may_delete(): a directory only replaces a directory, and only an empty one.
+    if node.is_dir and not replaced.is_dir:
+        raise GuestErrno(E.ENOTDIR)
+    if not node.is_dir and replaced.is_dir:
+        raise GuestErrno(E.EISDIR)
+    if replaced.is_dir and not replaced.is_empty():
+        raise GuestErrno(E.ENOTEMPTY)
+
+
+def overlay_root(host_root: bytes, table: InodeTable, clock: Callable[[], int]) -> OverlayDir:
+    lower = HostDir(HostContext(table, clock, writable=False), host_root, os.lstat(host_root))
+    ctx = OverlayContext(table, clock)
+    return OverlayDir(ctx, meta_from_lower(lower), lower)

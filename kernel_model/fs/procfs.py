@@ -1,0 +1,73 @@
+"""/proc: the entries common programs read, built from the calling process's ProcessView.
+
+Only the calling process is visible: /proc/self is a symlink to its pid (as in Linux), /proc/PID
+for that pid is its directory, any other pid does not exist. /proc/PID/exe, cwd and fd/N are
+symlinks whose targets are guest paths (or Linux's "pipe:[N]" style names, which resolve to
+nothing, as a path). Nodes are rebuilt on every lookup from the live process state, but inode
+numbers stay stable: they are allocated per proc path on first sight.
+"""
+from .constants import PROC_DEV, S_IFDIR, S_IFLNK, S_IFREG
+from .inodes import InodeTable
+from .node import Node
+from .proctext import CPUINFO, MEMINFO, ProcessView, stat_line, status_text
+from .synthetic import GeneratedFile, SyntheticDir, SyntheticSymlink, synthetic_meta
+
+
+class ProcFs:
+    def __init__(self):
+        self.table = InodeTable(first=1)
+        self.table.for_key(b"/")          # the mount root is inode 1, as PROC_ROOT_INO
+
+    def root(self, proc: ProcessView) -> SyntheticDir:
+        return _ProcRoot(self, proc)
+
+    def dir(self, path: bytes, children: dict[bytes, Node], ordered: bool = False) -> SyntheticDir:
+        return SyntheticDir("proc", self._meta(path, S_IFDIR, 0o555), children, ordered)
+
+    def link(self, path: bytes, target) -> SyntheticSymlink:
+        return SyntheticSymlink("proc", self._meta(path, S_IFLNK, 0o777), target)
+
+    def file(self, path: bytes, text, perm: int = 0o444) -> GeneratedFile:
+        return GeneratedFile("proc", self._meta(path, S_IFREG, perm), text)
+
+    def _meta(self, path: bytes, fmt: int, perm: int):
+        return synthetic_meta(PROC_DEV, self.table.for_key(path), fmt, perm)
+
+
+class _ProcRoot(SyntheticDir):
+    def __init__(self, procfs: ProcFs, proc: ProcessView):
+        super().__init__("proc", procfs._meta(b"/", S_IFDIR, 0o555))
+        self._procfs = procfs
+        self._proc = proc
+
+    def children(self) -> dict[bytes, Node]:
+        fs, proc = self._procfs, self._proc
+        pid = b"%d" % proc.pid
+        return {
+            b"cpuinfo": fs.file(b"/cpuinfo", lambda: CPUINFO),
+            b"meminfo": fs.file(b"/meminfo", lambda: MEMINFO),
+            b"self": fs.link(b"/self", lambda: pid),
+            pid: _process_dir(fs, proc),
+        }
+
+
+def _process_dir(fs: ProcFs, proc: ProcessView) -> SyntheticDir:
+    base = b"/%d" % proc.pid
+    fd_dir = fs.dir(base + b"/fd", _fd_links(fs, proc, base), ordered=True)
+    children = {
+        b"cwd": fs.link(base + b"/cwd", proc.cwd),
+        b"exe": fs.link(base + b"/exe", proc.exe_path),
+        b"fd": fd_dir,
+        b"maps": fs.file(base + b"/maps", proc.maps_text),
+        b"root": fs.link(base + b"/root", lambda: b"/"),
+        b"stat": fs.file(base + b"/stat", lambda: stat_line(proc)),
+        b"status": fs.file(base + b"/status", lambda: status_text(proc)),
+    }
+    return fs.dir(base, children)
+
+
+def _fd_links(fs: ProcFs, proc: ProcessView, base: bytes) -> dict[bytes, Node]:
+    links = {}
+    for fd, target in sorted(proc.fd_targets().items()):
+        links[b"%d" % fd] = fs.link(base + b"/fd/%d" % fd, lambda target=target: target)
+    return links

@@ -1,0 +1,112 @@
+"""Text of the /proc files: fixed machine description and per-process summaries.
+
+The machine files (cpuinfo, meminfo) describe one fixed virtual machine so that a guest reading
+them behaves the same on every host. Formats follow fs/proc/array.c, arch/x86/kernel/cpu/proc.c
+and fs/proc/meminfo.c.
+"""
+from typing import Protocol
+
+
+class ProcessView(Protocol):
+    """What /proc shows about the calling process; implemented by the kernel's process object.
+
+    Optional attributes read if present: `ppid` (int) and `comm` (bytes); without them PPid is 0
+    and the command name is the executable's base name."""
+
+    pid: int
+
+    def exe_path(self) -> bytes: ...
+    def maps_text(self) -> bytes: ...
+    def fd_targets(self) -> dict[int, bytes]: ...
+    def cwd(self) -> bytes: ...
+
+
+TASK_COMM_LEN = 16           # include/linux/sched.h: comm holds 15 bytes and a NUL
+
+CPU_FLAGS = (b"fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 clflush "
+             b"mmx fxsr sse sse2 syscall nx lm constant_tsc nopl pni ssse3 cx16 sse4_1 sse4_2 "
+             b"popcnt hypervisor lahf_lm")
+
+CPUINFO = b"".join(line + b"\n" for line in [
+    b"processor\t: 0",
+    b"vendor_id\t: GenuineIntel",
+    b"cpu family\t: 6",
+    b"model\t\t: 94",
+    b"model name\t: trapline virtual CPU",
+    b"stepping\t: 3",
+    b"cpu MHz\t\t: 1000.000",
+    b"cache size\t: 8192 KB",
+    b"physical id\t: 0",
+    b"siblings\t: 1",
+    b"core id\t\t: 0",
+    b"cpu cores\t: 1",
+    b"fpu\t\t: yes",
+    b"fpu_exception\t: yes",
+    b"cpuid level\t: 13",
+    b"wp\t\t: yes",
+    b"flags\t\t: " + CPU_FLAGS,
+    b"bogomips\t: 2000.00",
+    b"clflush size\t: 64",
+    b"cache_alignment\t: 64",
+    b"address sizes\t: 39 bits physical, 48 bits virtual",
+    b"",
+])
+
+MEMINFO = b"".join(b"%-16s%8d kB\n" % (name + b":", kib) for name, kib in [
+    (b"MemTotal", 1048576),
+    (b"MemFree", 917504),
+    (b"MemAvailable", 983040),
+    (b"Buffers", 0),
+    (b"Cached", 65536),
+    (b"SwapCached", 0),
+    (b"SwapTotal", 0),
+    (b"SwapFree", 0),
+])
+
+
+def comm_of(proc: ProcessView) -> bytes:
+    comm = getattr(proc, "comm", None)
+    if comm is None:
+        comm = proc.exe_path().rsplit(b"/", 1)[-1]
+    return comm[:TASK_COMM_LEN - 1]
+
+
+def ppid_of(proc: ProcessView) -> int:
+    return int(getattr(proc, "ppid", 0))
+
+
+def stat_line(proc: ProcessView) -> bytes:
+    """/proc/PID/stat: the 52 fields of fs/proc/array.c do_task_stat(); the ones the model has
+    no notion of (fault counts, cpu times, addresses) are 0."""
+    pid = proc.pid
+    fields = [pid, b"(" + comm_of(proc) + b")", b"R", ppid_of(proc), pid, pid,  # 1-6
+              0, -1, 0,                      # 7-9 tty_nr, tpgid (no terminal), flags
+              0, 0, 0, 0, 0, 0, 0, 0,        # 10-17 fault counts and cpu times
+              20, 0, 1, 0,                   # 18-21 priority, nice, num_threads, itrealvalue
+              0, 0, 0, 2**64 - 1,            # 22-25 starttime, vsize, rss, rsslim=RLIM_INFINITY
+              0, 0, 0, 0, 0,                 # 26-30 code and stack addresses
+              0, 0, 0, 0, 0, 0, 0,           # 31-37 signal masks, wchan, nswap, cnswap
+              17, 0, 0, 0, 0, 0, 0,          # 38-44 exit_signal=SIGCHLD, processor ..
+              0, 0, 0, 0, 0, 0, 0,           # 45-51 data, brk, arg and env addresses
+              0]                             # 52 exit_code
+    fields = [f if isinstance(f, bytes) else b"%d" % f for f in fields]
+    return b" ".join(fields) + b"\n"
+
+
+def status_text(proc: ProcessView) -> bytes:
+    lines = [
+        b"Name:\t" + comm_of(proc),
+        b"Umask:\t0022",
+        b"State:\tR (running)",
+        b"Tgid:\t%d" % proc.pid,
+        b"Ngid:\t0",
+        b"Pid:\t%d" % proc.pid,
+        b"PPid:\t%d" % ppid_of(proc),
+        b"TracerPid:\t0",
+        b"Uid:\t0\t0\t0\t0",
+        b"Gid:\t0\t0\t0\t0",
+        b"FDSize:\t64",
+        b"Groups:\t",
+        b"Threads:\t1",
+    ]
+    return b"".join(line + b"\n" for line in lines)

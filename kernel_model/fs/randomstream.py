@@ -1,0 +1,21 @@
+"""The seeded byte stream behind /dev/urandom and /dev/random.
+
+Never host randomness: the bytes are SHA-256 in counter mode over the run's seed, so a run with
+the same seed reads the same bytes in the same order.
+"""
+import hashlib
+
+
+class DeterministicRandom:
+    def __init__(self, seed: int, label: bytes = b"trapline/dev/urandom"):
+        self._key = label + b"\0" + str(seed).encode()
+        self._counter = 0
+        self._buffer = b""
+
+    def read(self, n: int) -> bytes:
+        while len(self._buffer) < n:
+            block = hashlib.sha256(self._key + self._counter.to_bytes(8, "little")).digest()
+            self._buffer += block
+            self._counter += 1
+        out, self._buffer = self._buffer[:n], self._buffer[n:]
+        return out

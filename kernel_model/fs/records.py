@@ -1,0 +1,62 @@
+"""The values the file system hands out: stat results, directory entries, mutable metadata."""
+from dataclasses import dataclass
+
+from .constants import S_IFDIR, S_IFMT, BLOCK_SIZE, DIR_SIZE, blocks_for
+
+
+@dataclass(frozen=True)
+class StatResult:
+    dev: int
+    ino: int
+    mode: int
+    nlink: int
+    uid: int
+    gid: int
+    rdev: int
+    size: int
+    blksize: int
+    blocks: int
+    atime_ns: int
+    mtime_ns: int
+    ctime_ns: int
+
+
+@dataclass(frozen=True)
+class DirEntry:
+    ino: int
+    name: bytes
+    dtype: int
+
+
+@dataclass
+class Meta:
+    """Mutable metadata of an in-memory inode (overlay files, devices).
+
+    uid/gid are 0: the guest runs as root and sees every file as root's.
+    """
+    dev: int
+    ino: int
+    mode: int
+    nlink: int
+    atime_ns: int
+    mtime_ns: int
+    ctime_ns: int
+    rdev: int = 0
+
+    @property
+    def fmt(self) -> int:
+        return self.mode & S_IFMT
+
+    def touch_modified(self, now: int) -> None:
+        """Content changed: Linux updates mtime and ctime together."""
+        self.mtime_ns = self.ctime_ns = now
+
+    def to_stat(self, size: int) -> StatResult:
+        if self.fmt == S_IFDIR:
+            size = DIR_SIZE
+        return StatResult(self.dev, self.ino, self.mode, self.nlink, 0, 0, self.rdev, size,
+                          BLOCK_SIZE, blocks_for(size), self.atime_ns, self.mtime_ns, self.ctime_ns)
+
+
+def new_meta(dev: int, ino: int, mode: int, now: int, nlink: int = 1, rdev: int = 0) -> Meta:
+    return Meta(dev, ino, mode, nlink, now, now, now, rdev)

@@ -1,0 +1,87 @@
+"""Open files for the first process's fds 0, 1 and 2: the host's stdio, or memory for tests.
+
+Both report a FIFO in fstat and is_tty False: the guest never gets a terminal, so its behaviour
+(buffering, prompts) does not depend on how the host was started.
+"""
+import os
+
+from .. import errno as E
+from ..errno import GuestErrno
+from .constants import BLOCK_SIZE, O_RDONLY, O_RDWR, S_IFIFO
+from .records import StatResult
+
+PIPE_DEV = 0x0c        # st_dev Linux gives pipefs inodes on a typical system
+
+
+def _fifo_stat(ino: int) -> StatResult:
+    return StatResult(PIPE_DEV, ino, S_IFIFO | 0o600, 1, 0, 0, 0, 0, BLOCK_SIZE, 0, 0, 0, 0)
+
+
+class _StreamFile:
+    """A stream: no offset (lseek/pread/pwrite fail with ESPIPE), no truncate, no listing."""
+
+    is_tty = False
+
+    def __init__(self, path: bytes, flags: int, ino: int):
+        self.path = path
+        self.flags = flags
+        self._ino = ino
+        self.closed = False
+
+    def pread(self, n: int, off: int) -> bytes:
+        raise GuestErrno(E.ESPIPE)
+
+    def pwrite(self, data: bytes, off: int) -> int:
+        raise GuestErrno(E.ESPIPE)
+
+    def seek(self, off: int, whence: int) -> int:
+        raise GuestErrno(E.ESPIPE)
+
+    def truncate(self, length: int) -> None:
+        raise GuestErrno(E.EINVAL)
+
+    def getdents(self, limit: int | None = None):
+        raise GuestErrno(E.ENOTDIR)
+
+    def stat(self) -> StatResult:
+        return _fifo_stat(self._ino)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class StdioFile(_StreamFile):
+    """Passes reads and writes straight to a host fd (the sandbox's own stdin/stdout/stderr).
+    Closing it does not close the host fd: the host process still owns it."""
+
+    def __init__(self, host_fd: int):
+        super().__init__(b"pipe:[%d]" % host_fd, O_RDONLY if host_fd == 0 else O_RDWR,
+                         ino=host_fd + 1)
+        self.host_fd = host_fd
+
+    def read(self, n: int) -> bytes:
+        return os.read(self.host_fd, n)
+
+    def write(self, data: bytes) -> int:
+        return os.write(self.host_fd, bytes(data))
+
+
+class CapturedOutput(_StreamFile):
+    """Collects what the guest writes in memory; reads come from `stdin` (then EOF)."""
+
+    def __init__(self, stdin: bytes = b"", name: bytes = b"pipe:[0]"):
+        super().__init__(name, O_RDWR, ino=1)
+        self._input = bytes(stdin)
+        self._chunks: list[bytes] = []
+
+    @property
+    def data(self) -> bytes:
+        return b"".join(self._chunks)
+
+    def read(self, n: int) -> bytes:
+        out, self._input = self._input[:n], self._input[n:]
+        return out
+
+    def write(self, data: bytes) -> int:
+        self._chunks.append(bytes(data))
+        return len(data)

@@ -1,0 +1,79 @@
+"""Building blocks of the synthetic mounts (/dev, /proc): in-memory directories, symlinks and
+read-only generated files whose contents come from the kernel, not from the rootfs."""
+from typing import Callable
+
+from .. import errno as E
+from ..errno import GuestErrno
+from .constants import S_IFDIR, S_IFLNK, S_IFREG
+from .node import BytesHandle, Node, wants_write
+from .records import Meta, StatResult, new_meta
+
+
+class SyntheticNode(Node):
+    def __init__(self, mount: str, meta: Meta):
+        self.mount = mount
+        self.meta = meta
+        self.fmt = meta.fmt
+        self.ino = meta.ino
+
+    def stat(self) -> StatResult:
+        return self.meta.to_stat(self.size())
+
+    def size(self) -> int:
+        return 0
+
+
+class SyntheticDir(SyntheticNode):
+    """A directory whose children are fixed (or computed on each lookup by a subclass).
+
+    `ordered=True` lists children in the order given instead of sorted by name (Linux lists
+    /proc/PID/fd in fd order)."""
+
+    def __init__(self, mount: str, meta: Meta, children: dict[bytes, Node] | None = None,
+                 ordered: bool = False):
+        super().__init__(mount, meta)
+        self._children = children or {}
+        self._ordered = ordered
+
+    def children(self) -> dict[bytes, Node]:
+        return self._children
+
+    def lookup(self, name: bytes) -> Node | None:
+        return self.children().get(name)
+
+    def entries(self) -> list[tuple[bytes, Node]]:
+        children = self.children()
+        names = list(children) if self._ordered else sorted(children)
+        return [(name, children[name]) for name in names]
+
+
+class SyntheticSymlink(SyntheticNode):
+    def __init__(self, mount: str, meta: Meta, target: Callable[[], bytes]):
+        super().__init__(mount, meta)
+        self._target = target
+
+    def readlink(self) -> bytes:
+        return self._target()
+
+    def size(self) -> int:
+        return len(self._target())
+
+
+class GeneratedFile(SyntheticNode):
+    """A read-only file whose text is generated when it is opened (like a seq_file in /proc:
+    st_size is 0, and the content is a snapshot taken at open)."""
+
+    def __init__(self, mount: str, meta: Meta, text: Callable[[], bytes]):
+        super().__init__(mount, meta)
+        self._text = text
+
+    def open_handle(self, flags: int) -> BytesHandle:
+        if wants_write(flags):
+            raise GuestErrno(E.EACCES)
+        return BytesHandle(self._text(), self.stat())
+
+
+def synthetic_meta(dev: int, ino: int, fmt: int, perm: int) -> Meta:
+    nlink = 2 if fmt == S_IFDIR else 1
+    return new_meta(dev, ino, fmt | perm, 0, nlink)
+
