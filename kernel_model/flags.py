@@ -233,6 +233,33 @@ FUTEX_COMMANDS = {0: "FUTEX_WAIT", 1: "FUTEX_WAKE", 2: "FUTEX_FD", 3: "FUTEX_REQ
                   12: "FUTEX_CMP_REQUEUE_PI", 13: "FUTEX_LOCK_PI2"}
 FUTEX_BITSET_MATCH_ANY = 0xffffffff
 
+# --- sigaction flags (x86 asm/signal.h), in strace's print order --------------------------------
+SA_NOCLDSTOP, SA_NOCLDWAIT, SA_SIGINFO = 0x1, 0x2, 0x4
+SA_RESTORER = 0x04000000     # x86: libc supplies the sigreturn trampoline (sa_restorer)
+SA_ONSTACK, SA_RESTART, SA_INTERRUPT = 0x08000000, 0x10000000, 0x20000000
+SA_NODEFER, SA_RESETHAND = 0x40000000, 0x80000000
+SA_FLAGS = ((SA_RESTORER, "SA_RESTORER"), (SA_ONSTACK, "SA_ONSTACK"),
+            (SA_RESTART, "SA_RESTART"), (SA_INTERRUPT, "SA_INTERRUPT"),
+            (SA_NODEFER, "SA_NODEFER"), (SA_RESETHAND, "SA_RESETHAND"),
+            (SA_SIGINFO, "SA_SIGINFO"), (SA_NOCLDSTOP, "SA_NOCLDSTOP"),
+            (SA_NOCLDWAIT, "SA_NOCLDWAIT"))
+SIG_DFL, SIG_IGN = 0, 1
+SIGNAL_HANDLERS = {SIG_DFL: "SIG_DFL", SIG_IGN: "SIG_IGN"}
+
+# --- clone flags (uapi/linux/sched.h); the low byte is the exit signal -------------------------
+CSIGNAL = 0xff
+CLONE_VM, CLONE_FS, CLONE_FILES, CLONE_SIGHAND = 0x100, 0x200, 0x400, 0x800
+CLONE_PIDFD, CLONE_PTRACE, CLONE_VFORK, CLONE_PARENT = 0x1000, 0x2000, 0x4000, 0x8000
+CLONE_THREAD, CLONE_NEWNS, CLONE_SYSVSEM, CLONE_SETTLS = 0x10000, 0x20000, 0x40000, 0x80000
+CLONE_PARENT_SETTID, CLONE_CHILD_CLEARTID = 0x100000, 0x200000
+CLONE_DETACHED, CLONE_UNTRACED, CLONE_CHILD_SETTID = 0x400000, 0x800000, 0x1000000
+CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC = 0x2000000, 0x4000000, 0x8000000
+CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET, CLONE_IO = 0x10000000, 0x20000000, 0x40000000, \
+    0x80000000
+CLONE_FLAGS = tuple((value, name) for name, value in sorted(
+    ((name, value) for name, value in globals().items() if name.startswith("CLONE_")),
+    key=lambda item: item[1]))
+
 # --- file types in st_mode (uapi/linux/stat.h) -------------------------------------------------
 S_IFMT = 0o170000
 FILE_TYPES = {0o140000: "S_IFSOCK", 0o120000: "S_IFLNK", 0o100000: "S_IFREG",

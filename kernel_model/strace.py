@@ -1,0 +1,350 @@
+"""One traced syscall as one line of strace 6.x text: `openat(AT_FDCWD, "f", O_RDONLY) = 3`.
+
+The formatter works after the syscall returned (strace's exit-time view): input arguments are
+decoded from the values they had on entry, output buffers and structures are read from memory
+only when the call succeeded, otherwise their address is shown. Argument kinds come from
+kernel_model/syscalls/signatures.py; the few syscalls whose argument list depends on another
+argument (open's mode, fcntl, ioctl, futex, clone, _llseek, i386 old mmap) are special-cased here.
+"""
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from kernel_model import flags
+from kernel_model import strace_structs as structs
+from kernel_model.signals_names import signal_name
+from kernel_model.strace_errnos import format_error_return
+from kernel_model.strace_strings import (MemReader, format_address, format_argv, format_buffer,
+                                         format_envp, format_path, read_words)
+from kernel_model.syscalls.signatures import Kind, Ret, return_kind, signature
+
+__all__ = ["MemReader", "format_syscall", "format_exit", "format_killed", "unknown_name"]
+
+MAX_ERRNO = 4095             # include/linux/err.h: -4095..-1 are errors
+PAGE_SHIFT = 12              # mmap2's offset unit is 4096 bytes on x86
+
+
+@dataclass(frozen=True)
+class _Call:
+    name: str
+    args: tuple[int, ...]    # masked to the ABI's word size
+    ret: int                 # signed
+    mem: MemReader
+    bits: int
+
+    @property
+    def word(self) -> int:
+        return self.bits // 8
+
+    @property
+    def failed(self) -> bool:
+        return -MAX_ERRNO <= self.ret < 0
+
+    def arg(self, index: int) -> int:
+        return self.args[index] if index < len(self.args) else 0
+
+
+def _signed(value: int, bits: int) -> int:
+    value &= (1 << bits) - 1
+    return value - (1 << bits) if value >> (bits - 1) else value
+
+
+def unknown_name(number: int) -> str:
+    """strace's name for a syscall number it does not know: syscall_0x1b3."""
+    return f"syscall_{number:#x}"
+
+
+def format_syscall(name: str, args: Sequence[int], ret: int, mem: MemReader, abi_bits: int,
+                   align: int = 0) -> str:
+    """The strace line for a finished syscall. `args` and `ret` are raw register values;
+    `align` pads to strace's `-a` column (strace's default is 40; 0 means no padding)."""
+    if abi_bits not in (32, 64):
+        raise ValueError(f"abi_bits must be 32 or 64, not {abi_bits}")
+    mask = (1 << abi_bits) - 1
+    call = _Call(name, tuple(a & mask for a in args), _signed(ret, abi_bits), mem, abi_bits)
+    head = f"{name}({', '.join(_format_args(call))})"
+    if align:
+        head = (head + " ").ljust(align)
+    else:
+        head += " "
+    return f"{head}= {_format_return(call)}"
+
+
+def format_exit(status: int) -> str:
+    return f"+++ exited with {status} +++"
+
+
+def format_killed(sig: int, core_dumped: bool = False) -> str:
+    return f"+++ killed by {signal_name(sig)}{' (core dumped)' if core_dumped else ''} +++"
+
+
+# --- arguments ---------------------------------------------------------------------------------
+
+def _format_args(call: _Call) -> list[str]:
+    special = _SPECIAL.get(call.name)
+    if special is not None and not (call.name == "mmap" and call.bits == 64):
+        return special(call)
+    params = signature(call.name)
+    if params is None:
+        return [flags.format_hex(value) for value in call.args]
+    return [_format_value(call, index, kind) for index, (_, kind) in enumerate(params)]
+
+
+def _format_value(call: _Call, index: int, kind: Kind) -> str:
+    value = call.arg(index)
+    simple = _SIMPLE.get(kind)
+    if simple is not None:
+        return simple(value, call)
+    return _format_memory(call, index, kind, value)
+
+
+_SIMPLE: dict[Kind, Callable[[int, _Call], str]] = {
+    Kind.INT: lambda v, c: str(_signed(v, 32)),
+    Kind.FD: lambda v, c: str(_signed(v, 32)),
+    Kind.PID: lambda v, c: str(_signed(v, 32)),
+    Kind.UINT: lambda v, c: str(v & 0xffffffff),
+    Kind.LONG: lambda v, c: str(_signed(v, c.bits)),
+    Kind.ULONG: lambda v, c: str(v),
+    Kind.HEX: lambda v, c: flags.format_hex(v),
+    Kind.OCTAL: lambda v, c: flags.format_octal(v),
+    Kind.MODE: lambda v, c: flags.format_octal(v),
+    Kind.PTR: lambda v, c: format_address(v),
+    Kind.STRUCT: lambda v, c: format_address(v),
+    Kind.DIRFD: lambda v, c: ("AT_FDCWD" if _signed(v, 32) == flags.AT_FDCWD
+                              else str(_signed(v, 32))),
+    Kind.OPEN_FLAGS: lambda v, c: flags.decode_open_flags(v),
+    Kind.PIPE_FLAGS: lambda v, c: flags.decode_flags(v, flags.OPEN_FLAGS),
+    Kind.PROT: lambda v, c: flags.decode_prot(v),
+    Kind.MAP_FLAGS: lambda v, c: flags.decode_map_flags(v),
+    Kind.MMAP_OFFSET: lambda v, c: flags.format_hex(v),
+    Kind.MMAP_PGOFF: lambda v, c: flags.format_hex(v << PAGE_SHIFT),
+    Kind.MREMAP_FLAGS: lambda v, c: flags.decode_flags(v, flags.MREMAP_FLAGS),
+    Kind.MADVISE: lambda v, c: flags.decode_enum(v, flags.MADV_ADVICE, "MADV_"),
+    Kind.SIGNAL: lambda v, c: signal_name(_signed(v, 32)),
+    Kind.SIGMASK_HOW: lambda v, c: flags.decode_enum(v, flags.SIGMASK_HOW, "SIG_"),
+    Kind.WHENCE: lambda v, c: flags.decode_enum(v, flags.WHENCE, "SEEK_"),
+    Kind.CLOCK: lambda v, c: flags.decode_enum(v, flags.CLOCKS, "CLOCK_"),
+    Kind.TIMER_FLAGS: lambda v, c: flags.decode_flags(v, flags.CLOCK_NANOSLEEP_FLAGS),
+    Kind.IOCTL_REQ: lambda v, c: flags.decode_ioctl_request(v & 0xffffffff),
+    Kind.FCNTL_CMD: lambda v, c: flags.decode_enum(v, flags.FCNTL_COMMANDS, "F_"),
+    Kind.AT_FLAGS: lambda v, c: flags.decode_at_flags(v),
+    Kind.ACCESS_MODE: lambda v, c: flags.decode_access_mode(v),
+    Kind.ACCESS_AT_FLAGS: lambda v, c: flags.decode_flags(v, flags.AT_ACCESS_FLAGS),
+    Kind.WAIT_OPTIONS: lambda v, c: flags.decode_flags(v, flags.WAIT_OPTIONS),
+    Kind.WAITID_TYPE: lambda v, c: flags.decode_enum(v, flags.WAITID_TYPES, "P_"),
+    Kind.RLIMIT_RESOURCE: lambda v, c: flags.decode_enum(v, flags.RLIMIT_RESOURCES, "RLIMIT_"),
+    Kind.ARCH_PRCTL_CODE: lambda v, c: flags.decode_enum(v, flags.ARCH_PRCTL_CODES, "ARCH_"),
+    Kind.FUTEX_OP: lambda v, c: flags.decode_futex_op(v),
+}
+
+
+def _format_memory(call: _Call, index: int, kind: Kind, value: int) -> str:
+    """Kinds that read guest memory. Output kinds show only an address unless the call worked."""
+    mem, word = call.mem, call.word
+    if kind is Kind.PATH:
+        return format_path(mem, value)
+    if kind is Kind.BUF_IN:
+        return format_buffer(mem, value, call.arg(index + 1))
+    if kind is Kind.IOVEC_IN:
+        return structs.format_iovec(mem, value, _signed(call.arg(index + 1), 32), word, None)
+    if kind is Kind.ARGV:
+        return format_argv(mem, value, word)
+    if kind is Kind.ENVP:
+        return format_envp(mem, value, word)
+    if kind is Kind.SIGSET_IN:
+        return structs.format_sigset(mem, value, call.arg(index + 2))
+    if kind is Kind.SIGACTION_IN:
+        return structs.format_sigaction(mem, value, word)
+    if kind is Kind.TIMESPEC_IN:
+        return structs.format_timespec(mem, value, word)
+    if kind is Kind.TIMESPEC64_IN:
+        return structs.format_timespec(mem, value, 8)
+    if kind is Kind.RLIMIT64_IN:
+        return structs.format_rlimit(mem, value, 8)
+    if kind is Kind.MODE_IF_CREAT:
+        raise AssertionError("open's mode is handled by _open_args")
+    if call.failed or not value:
+        return format_address(value)
+    return _format_output(call, index, kind, value)
+
+
+def _format_output(call: _Call, index: int, kind: Kind, value: int) -> str:
+    mem, word, ret = call.mem, call.word, call.ret
+    decoders: dict[Kind, Callable[[], str]] = {
+        Kind.BUF_OUT: lambda: format_buffer(mem, value, ret),
+        Kind.STR_OUT: lambda: format_path(mem, value),
+        Kind.IOVEC_OUT: lambda: structs.format_iovec(
+            mem, value, _signed(call.arg(index + 1), 32), word, ret),
+        Kind.SIGSET_OUT: lambda: structs.format_sigset(mem, value, call.arg(index + 1)),
+        Kind.SIGACTION_OUT: lambda: structs.format_sigaction(mem, value, word),
+        Kind.TIMESPEC_OUT: lambda: structs.format_timespec(mem, value, word),
+        Kind.TIMESPEC64_OUT: lambda: structs.format_timespec(mem, value, 8),
+        Kind.TIMEVAL_OUT: lambda: structs.format_timeval(mem, value, word),
+        Kind.RLIMIT_OUT: lambda: structs.format_rlimit(mem, value, word),
+        Kind.RLIMIT64_OUT: lambda: structs.format_rlimit(mem, value, 8),
+        Kind.UTSNAME_OUT: lambda: structs.format_utsname(mem, value),
+        Kind.PIPEFD_OUT: lambda: structs.format_int_array(mem, value, 2),
+        Kind.INT_OUT: lambda: structs.format_int_array(mem, value, 1),
+        Kind.LOFF_OUT: lambda: structs.format_loff(mem, value),
+        Kind.WSTATUS_OUT: lambda: (structs.format_wait_status(mem, value) if ret > 0
+                                   else format_address(value)),
+        Kind.STAT: lambda: structs.format_stat(mem, value,
+                                               "stat64" if call.bits == 64 else "stat32"),
+        Kind.STAT64: lambda: structs.format_stat(mem, value, "stat64_i386"),
+    }
+    decoder = decoders.get(kind)
+    return decoder() if decoder is not None else format_address(value)
+
+
+# --- syscalls whose arguments depend on each other ---------------------------------------------
+
+def _open_args(call: _Call) -> list[str]:
+    """open/openat show a mode only when O_CREAT or O_TMPFILE makes the kernel use it."""
+    params = signature(call.name) or ()
+    texts = [_format_value(call, i, kind) for i, (_, kind) in enumerate(params[:-1])]
+    open_flags = call.arg(len(params) - 2)
+    if open_flags & flags.O_CREAT or open_flags & flags.O_TMPFILE == flags.O_TMPFILE:
+        texts.append(flags.format_octal(call.arg(len(params) - 1)))
+    return texts
+
+
+_FCNTL_NO_ARG = {flags.F_GETFD, flags.F_GETFL, flags.F_GETOWN, flags.F_GETSIG,
+                 flags.F_GETLEASE, flags.F_GETPIPE_SZ, flags.F_GET_SEALS}
+_FCNTL_INT_ARG = {flags.F_DUPFD, flags.F_DUPFD_CLOEXEC, flags.F_SETOWN, flags.F_SETSIG,
+                  flags.F_SETPIPE_SZ, flags.F_SETLEASE, flags.F_NOTIFY, flags.F_ADD_SEALS}
+_FCNTL_STRUCT_ARG = {flags.F_GETLK, flags.F_SETLK, flags.F_SETLKW, flags.F_GETLK64,
+                     flags.F_SETLK64, flags.F_SETLKW64, flags.F_OFD_GETLK, flags.F_OFD_SETLK,
+                     flags.F_OFD_SETLKW, flags.F_SETOWN_EX, flags.F_GETOWN_EX}
+
+
+def _fcntl_args(call: _Call) -> list[str]:
+    cmd, arg = call.arg(1), call.arg(2)
+    texts = [str(_signed(call.arg(0), 32)), flags.decode_enum(cmd, flags.FCNTL_COMMANDS, "F_")]
+    if cmd in _FCNTL_NO_ARG:
+        return texts
+    if cmd == flags.F_SETFD:
+        texts.append(flags.decode_flags(arg, flags.FD_FLAGS))
+    elif cmd == flags.F_SETFL:
+        texts.append(flags.decode_open_flags(arg))
+    elif cmd in _FCNTL_INT_ARG:
+        texts.append(str(_signed(arg, 32)))
+    elif cmd in _FCNTL_STRUCT_ARG:
+        texts.append(format_address(arg))
+    else:
+        texts.append(flags.format_hex(arg))
+    return texts
+
+
+def _ioctl_args(call: _Call) -> list[str]:
+    request, arg = call.arg(1) & 0xffffffff, call.arg(2)
+    texts = [str(_signed(call.arg(0), 32)), flags.decode_ioctl_request(request)]
+    if request not in flags.IOCTL_REQUESTS:
+        texts.append(flags.format_hex(arg))
+    elif call.failed or not arg:
+        texts.append(format_address(arg))
+    elif request == flags.TIOCGWINSZ:
+        texts.append(structs.format_winsize(call.mem, arg))
+    elif request in (flags.FIONREAD, flags.TIOCGPGRP, flags.TIOCSPGRP, flags.TIOCGPTN):
+        texts.append(structs.format_int_array(call.mem, arg, 1))
+    else:
+        texts.append(format_address(arg))
+    return texts
+
+
+def _futex_args(call: _Call) -> list[str]:
+    """futex's argument count and meaning depend on the operation (futex(2))."""
+    op = call.arg(1)
+    command = op & flags.FUTEX_CMD_MASK
+    texts = [format_address(call.arg(0)), flags.decode_futex_op(op), str(_signed(call.arg(2), 32))]
+    timeout = lambda: structs.format_timespec(call.mem, call.arg(3), call.word)  # noqa: E731
+    bitset = call.arg(5) & 0xffffffff
+    bitset_text = ("FUTEX_BITSET_MATCH_ANY" if bitset == flags.FUTEX_BITSET_MATCH_ANY
+                   else flags.format_hex(bitset))
+    if command == flags.FUTEX_WAIT:
+        texts.append(timeout())
+    elif command == flags.FUTEX_WAIT_BITSET:
+        texts += [timeout(), bitset_text]
+    elif command == flags.FUTEX_WAKE_BITSET:
+        texts.append(bitset_text)
+    elif command == flags.FUTEX_REQUEUE:
+        texts += [str(_signed(call.arg(3), 32)), format_address(call.arg(4))]
+    elif command == flags.FUTEX_CMP_REQUEUE:
+        texts += [str(_signed(call.arg(3), 32)), format_address(call.arg(4)),
+                  str(_signed(call.arg(5), 32))]
+    elif command != flags.FUTEX_WAKE:
+        texts += [flags.format_hex(v) for v in call.args[3:6]]
+    return texts
+
+
+def _llseek_args(call: _Call) -> list[str]:
+    """i386 _llseek(fd, high, low, result, whence): strace joins the halves into one offset."""
+    offset = _signed((call.arg(1) << 32) | (call.arg(2) & 0xffffffff), 64)
+    result = call.arg(3)
+    result_text = (format_address(result) if call.failed or not result
+                   else structs.format_loff(call.mem, result))
+    return [str(_signed(call.arg(0), 32)), str(offset), result_text,
+            flags.decode_enum(call.arg(4), flags.WHENCE, "SEEK_")]
+
+
+def _old_mmap_args(call: _Call) -> list[str]:
+    """i386 syscall 90 (old_mmap) takes one pointer to the six mmap arguments."""
+    values = read_words(call.mem, call.arg(0), 4, 6)
+    if values is None:
+        return [format_address(call.arg(0))]
+    unpacked = _Call("mmap", tuple(values), call.ret, call.mem, call.bits)
+    params = signature("mmap") or ()
+    return [_format_value(unpacked, i, kind) for i, (_, kind) in enumerate(params)]
+
+
+def _clone_args(call: _Call) -> list[str]:
+    """strace's named form: clone(child_stack=..., flags=...|SIGCHLD, child_tidptr=...).
+    The last two registers are (child_tid, tls) on x86-64 but (tls, child_tid) on i386."""
+    clone_flags, stack, parent_tid = call.arg(0), call.arg(1), call.arg(2)
+    child_tid, tls = ((call.arg(3), call.arg(4)) if call.bits == 64
+                      else (call.arg(4), call.arg(3)))
+    names = flags.decode_flags(clone_flags & ~flags.CSIGNAL, flags.CLONE_FLAGS, zero="")
+    exit_signal = clone_flags & flags.CSIGNAL
+    flag_text = "|".join(t for t in (names, signal_name(exit_signal) if exit_signal else "") if t)
+    texts = [f"child_stack={format_address(stack)}", f"flags={flag_text or '0'}"]
+    if clone_flags & flags.CLONE_PARENT_SETTID:
+        shown = (format_address(parent_tid) if call.failed or not parent_tid
+                 else structs.format_int_array(call.mem, parent_tid, 1))
+        texts.append(f"parent_tid={shown}")
+    if clone_flags & flags.CLONE_SETTLS:
+        texts.append(f"tls={format_address(tls)}")
+    if clone_flags & (flags.CLONE_CHILD_SETTID | flags.CLONE_CHILD_CLEARTID):
+        texts.append(f"child_tidptr={format_address(child_tid)}")
+    return texts
+
+
+_SPECIAL: dict[str, Callable[[_Call], list[str]]] = {
+    "open": _open_args, "openat": _open_args, "fcntl": _fcntl_args, "fcntl64": _fcntl_args,
+    "ioctl": _ioctl_args, "futex": _futex_args, "_llseek": _llseek_args,
+    "mmap": _old_mmap_args, "clone": _clone_args,
+}
+
+
+# --- return value ------------------------------------------------------------------------------
+
+def _format_return(call: _Call) -> str:
+    kind = return_kind(call.name)
+    if kind is Ret.NONE:
+        return "?"
+    if call.failed:
+        return format_error_return(-call.ret)
+    unsigned = call.ret & ((1 << call.bits) - 1)
+    if kind is Ret.HEX:
+        return flags.format_hex(unsigned)
+    if kind is Ret.OCTAL:
+        return flags.format_octal(unsigned)
+    if call.name in ("fcntl", "fcntl64"):
+        return _fcntl_return(call.arg(1), unsigned)
+    return str(call.ret)
+
+
+def _fcntl_return(cmd: int, value: int) -> str:
+    """F_GETFL and F_GETFD results are flag sets; strace shows them in hex and decoded."""
+    if cmd == flags.F_GETFL:
+        return f"{flags.format_hex(value)} (flags {flags.decode_open_flags(value)})"
+    if cmd == flags.F_GETFD and value:
+        return f"{value:#x} (flags {flags.decode_flags(value, flags.FD_FLAGS)})"
+    return str(value)

@@ -1,0 +1,198 @@
+"""Structures in guest memory, summarised the way strace 6.x prints them by default (no -v).
+
+Layouts are the kernel's x86 ones (arch/x86/include/uapi/asm/stat.h, signal.h; uapi/linux/time.h,
+resource.h, utsname.h); `word` is the ABI's long size (4 on i386, 8 on x86-64). Every decoder
+returns the bare address when the memory cannot be read, as strace does.
+"""
+from kernel_model import flags
+from kernel_model.signals_names import NSIG, short_signal_name, signal_name
+from kernel_model.strace_strings import (MemReader, format_address, format_buffer, quote,
+                                         read_word, read_words)
+
+RLIM64_INFINITY = (1 << 64) - 1
+RLIM32_INFINITY = (1 << 32) - 1
+UTS_FIELD = 65               # __NEW_UTS_LEN + 1
+
+
+def _signed(value: int, bits: int) -> int:
+    return value - (1 << bits) if value >> (bits - 1) & 1 else value
+
+
+def format_int_array(mem: MemReader, addr: int, count: int) -> str:
+    """`[6, 7]` (pipe's descriptors) or `[4096]` (an int result)."""
+    values = read_words(mem, addr, 4, count)
+    if values is None:
+        return format_address(addr)
+    return "[" + ", ".join(str(_signed(v, 32)) for v in values) + "]"
+
+
+def format_loff(mem: MemReader, addr: int) -> str:
+    value = read_word(mem, addr, 8, signed=True)
+    return format_address(addr) if value is None else f"[{value}]"
+
+
+def format_sigset(mem: MemReader, addr: int, size: int) -> str:
+    """`[INT CHLD]`; more than half the signals set prints the complement: `~[RTMIN RT_1]`."""
+    if not addr:
+        return "NULL"
+    if not 0 < size <= NSIG // 8:
+        return format_address(addr)
+    mask = read_word(mem, addr, size)
+    return format_address(addr) if mask is None else sigset_text(mask, size * 8)
+
+
+def sigset_text(mask: int, nsig: int) -> str:
+    members = [number for number in range(1, nsig + 1) if mask >> (number - 1) & 1]
+    prefix = ""
+    if len(members) * 2 > nsig:
+        prefix = "~"
+        members = [number for number in range(1, nsig + 1) if not mask >> (number - 1) & 1]
+    return prefix + "[" + " ".join(short_signal_name(number) for number in members) + "]"
+
+
+def format_sigaction(mem: MemReader, addr: int, word: int) -> str:
+    """The kernel's struct sigaction: handler, flags, restorer (words), then the 8-byte mask."""
+    if not addr:
+        return "NULL"
+    fields = read_words(mem, addr, word, 3)
+    mask = read_word(mem, addr + 3 * word, 8)
+    if fields is None or mask is None:
+        return format_address(addr)
+    handler, sa_flags, restorer = fields
+    handler_text = flags.SIGNAL_HANDLERS.get(handler, f"{handler:#x}")
+    text = (f"{{sa_handler={handler_text}, sa_mask={sigset_text(mask, NSIG)}, "
+            f"sa_flags={flags.decode_flags(sa_flags, flags.SA_FLAGS)}")
+    if sa_flags & flags.SA_RESTORER:
+        text += f", sa_restorer={restorer:#x}"
+    return text + "}"
+
+
+def format_timespec(mem: MemReader, addr: int, field: int) -> str:
+    """`{tv_sec=1, tv_nsec=500}` with `field`-byte members (4 for i386's old timespec)."""
+    if not addr:
+        return "NULL"
+    values = read_words(mem, addr, field, 2)
+    if values is None:
+        return format_address(addr)
+    seconds, nanos = (_signed(v, field * 8) for v in values)
+    return f"{{tv_sec={seconds}, tv_nsec={nanos}}}"
+
+
+def format_timeval(mem: MemReader, addr: int, word: int) -> str:
+    if not addr:
+        return "NULL"
+    values = read_words(mem, addr, word, 2)
+    if values is None:
+        return format_address(addr)
+    seconds, micros = (_signed(v, word * 8) for v in values)
+    return f"{{tv_sec={seconds}, tv_usec={micros}}}"
+
+
+def _rlim_value(value: int, infinity: int, infinity_name: str) -> str:
+    if value == infinity:
+        return infinity_name
+    if value > 1024 and value % 1024 == 0:
+        return f"{value // 1024}*1024"
+    return str(value)
+
+
+def format_rlimit(mem: MemReader, addr: int, field: int) -> str:
+    """`{rlim_cur=8192*1024, rlim_max=RLIM64_INFINITY}`; `field` is 8 for rlimit64."""
+    if not addr:
+        return "NULL"
+    values = read_words(mem, addr, field, 2)
+    if values is None:
+        return format_address(addr)
+    infinity, name = ((RLIM64_INFINITY, "RLIM64_INFINITY") if field == 8
+                      else (RLIM32_INFINITY, "RLIM_INFINITY"))
+    current, maximum = (_rlim_value(v, infinity, name) for v in values)
+    return f"{{rlim_cur={current}, rlim_max={maximum}}}"
+
+
+def format_utsname(mem: MemReader, addr: int) -> str:
+    """strace abbreviates struct utsname to its first two fields."""
+    data = mem.read(addr, 2 * UTS_FIELD) if addr else None
+    if data is None or len(data) < 2 * UTS_FIELD:
+        return format_address(addr)
+    sysname, nodename = (data[i:i + UTS_FIELD].split(b"\0", 1)[0] for i in (0, UTS_FIELD))
+    return f"{{sysname={quote(sysname)}, nodename={quote(nodename)}, ...}}"
+
+
+def wait_status_text(status: int) -> str:
+    """The <sys/wait.h> macros that describe `status`, as strace writes them."""
+    low = status & 0x7f
+    if status & 0xffff == 0xffff:
+        return "{WIFCONTINUED(s)}"
+    if status & 0xff == 0x7f:
+        return f"{{WIFSTOPPED(s) && WSTOPSIG(s) == {signal_name((status >> 8) & 0xff)}}}"
+    if low:
+        core = " && WCOREDUMP(s)" if status & 0x80 else ""
+        return f"{{WIFSIGNALED(s) && WTERMSIG(s) == {signal_name(low)}{core}}}"
+    return f"{{WIFEXITED(s) && WEXITSTATUS(s) == {(status >> 8) & 0xff}}}"
+
+
+def format_wait_status(mem: MemReader, addr: int) -> str:
+    status = read_word(mem, addr, 4) if addr else None
+    return format_address(addr) if status is None else f"[{wait_status_text(status)}]"
+
+
+def _makedev(dev: int) -> str:
+    """Linux's dev_t split (new_decode_dev): 12-bit major and 20-bit minor, spread out."""
+    major = ((dev >> 8) & 0xfff) | ((dev >> 32) & ~0xfff)
+    minor = (dev & 0xff) | ((dev >> 12) & ~0xff)
+    return f"makedev({flags.format_hex(major)}, {flags.format_hex(minor)})"
+
+
+def _stat_summary(mode: int, size: int, rdev: int) -> str:
+    """`{st_mode=S_IFREG|0644, st_size=1221, ...}`; devices show st_rdev instead of st_size."""
+    kind = mode & flags.S_IFMT
+    detail = (f"st_rdev={_makedev(rdev)}" if kind in (0o020000, 0o060000)
+              else f"st_size={size}")
+    return f"{{st_mode={flags.decode_file_mode(mode)}, {detail}, ...}}"
+
+
+# (mode offset, mode size, rdev offset, rdev size, size offset, size size) per layout.
+_STAT_LAYOUTS = {
+    "stat64": (24, 4, 40, 8, 48, 8),     # x86-64 struct stat
+    "stat32": (8, 2, 16, 4, 20, 4),      # i386 old struct stat (16-bit st_mode)
+    "stat64_i386": (16, 4, 32, 8, 44, 8),  # i386 struct stat64 (packed: st_size at 44)
+}
+
+
+def format_stat(mem: MemReader, addr: int, layout: str) -> str:
+    mode_at, mode_len, rdev_at, rdev_len, size_at, size_len = _STAT_LAYOUTS[layout]
+    data = mem.read(addr, size_at + size_len) if addr else None
+    if data is None or len(data) < size_at + size_len:
+        return format_address(addr)
+
+    def field(offset: int, length: int) -> int:
+        return int.from_bytes(data[offset:offset + length], "little")
+
+    size = _signed(field(size_at, size_len), size_len * 8)
+    return _stat_summary(field(mode_at, mode_len), size, field(rdev_at, rdev_len))
+
+
+def format_winsize(mem: MemReader, addr: int) -> str:
+    values = read_words(mem, addr, 2, 4) if addr else None
+    if values is None:
+        return format_address(addr)
+    row, col, xpixel, ypixel = values
+    return f"{{ws_row={row}, ws_col={col}, ws_xpixel={xpixel}, ws_ypixel={ypixel}}}"
+
+
+def format_iovec(mem: MemReader, addr: int, count: int, word: int,
+                 data_size: int | None) -> str:
+    """`[{iov_base="hi", iov_len=2}, ...]`; for readv `data_size` (the return value) limits
+    how much of each buffer holds data; for writev it is None: each buffer is shown whole."""
+    if count <= 0:
+        return "[]" if count == 0 else format_address(addr)
+    entries = read_words(mem, addr, word, 2 * count) if addr else None
+    if entries is None:
+        return format_address(addr)
+    items, remaining = [], data_size
+    for base, length in zip(entries[0::2], entries[1::2]):
+        shown = length if remaining is None else min(length, remaining)
+        if remaining is not None:
+            remaining -= shown
+        items.append(f"{{iov_base={format_buffer(mem, base, shown)}, iov_len={length}}}")
+    return "[" + ", ".join(items) + "]"
