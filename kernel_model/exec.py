@@ -1,0 +1,81 @@
+"""Building a program image: ELF -> a fresh address space with segments, heap and stack.
+
+Like Linux's fs/binfmt_elf.c load_elf_binary, the new image is built completely in a new Space
+before anything of the caller changes; only `commit_exec` replaces the caller's image, so a
+failed exec leaves the caller intact.
+"""
+import hashlib
+
+from loader.elf import load_elf
+from loader.errors import LoaderError
+from loader.image import PERM_R, PERM_W, PERM_X
+from loader.stack import build_initial_stack
+
+from . import errno as E
+from .errno import GuestErrno
+from .layout import PAGE
+from .space import Space
+from .vm import PROT_EXEC, PROT_READ, PROT_WRITE, page_up
+
+PLATFORM = {"i386": b"i686", "x86_64": b"x86_64"}
+# CPUID.1:EDX as Linux reports it in AT_HWCAP: fpu vme de pse tsc msr pae mce cx8 apic sep mtrr
+# pge mca cmov pat pse36 clflush mmx fxsr sse sse2 (what Unicorn's default CPU model offers).
+HWCAP = 0x078BFBFF
+MAX_ARG_BYTES = 128 * 1024 * 32      # Linux MAX_ARG_STRLEN * 32 -> E2BIG beyond it
+
+
+class ProgramImage:
+    """A built, not yet committed image."""
+
+    def __init__(self, space, image, entry, sp, exe_path):
+        self.space, self.image, self.entry, self.sp, self.exe_path = space, image, entry, sp, exe_path
+
+
+def _perms(p: int) -> int:
+    return ((PROT_READ if p & PERM_R else 0) | (PROT_WRITE if p & PERM_W else 0)
+            | (PROT_EXEC if p & PERM_X else 0))
+
+
+def map_segments(space: Space, image, name: bytes) -> int:
+    """Map every PT_LOAD (pages shared by two segments get the union of their permissions);
+    return the end of the highest segment (where the heap starts)."""
+    page_perms: dict[int, int] = {}
+    for seg in image.segments:
+        for page in range(seg.vaddr & ~(PAGE - 1), page_up(seg.vaddr + seg.memsz), PAGE):
+            page_perms[page] = page_perms.get(page, 0) | _perms(seg.perms)
+    run_start = prev = None
+    run_perms = 0
+    for page in sorted(page_perms) + [None]:
+        if page is not None and prev is not None and page == prev + PAGE and page_perms[page] == run_perms:
+            prev = page
+            continue
+        if run_start is not None:
+            space.vm.map_area(run_start, prev + PAGE - run_start, run_perms, name=name)
+        if page is not None:
+            run_start = prev = page
+            run_perms = page_perms[page]
+    for seg in image.segments:
+        space.machine.mem.write(seg.vaddr, seg.data)   # bss stays zero: fresh pages are zeroed
+    return max(seg.vaddr + seg.memsz for seg in image.segments)
+
+
+def build_program(data: bytes, exe_path: bytes, argv: list[bytes], envp: list[bytes], *,
+                  seed: int, exec_count: int, memory_limit: int) -> ProgramImage:
+    """Raises GuestErrno(ENOEXEC/E2BIG/ENOMEM) for what execve would refuse."""
+    if sum(len(a) + 1 for a in argv + envp) > MAX_ARG_BYTES:
+        raise GuestErrno(E.E2BIG)
+    try:
+        image = load_elf(data, exe_path.decode(errors="replace"))
+    except LoaderError as e:
+        raise GuestErrno(E.ENOEXEC, str(e)) from None
+    space = Space(image.arch, memory_limit=memory_limit)
+    end = map_segments(space, image, exe_path)
+    space.vm.set_brk_start(end)
+    lay = space.layout
+    space.vm.map_area(lay.stack_top - lay.stack_size, lay.stack_size, PROT_READ | PROT_WRITE,
+                      name=b"[stack]")
+    random16 = hashlib.sha256(b"AT_RANDOM|%d|%d" % (seed, exec_count)).digest()[:16]
+    stack = build_initial_stack(image, argv, envp, stack_top=lay.stack_top, random16=random16,
+                                execfn=exe_path, platform=PLATFORM[image.arch], hwcap=HWCAP)
+    space.machine.mem.write(stack.base, stack.data)
+    return ProgramImage(space, image, image.entry, stack.sp, exe_path)

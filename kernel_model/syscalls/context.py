@@ -1,0 +1,97 @@
+"""What a syscall implementation sees: the calling thread, its process, and guest memory.
+
+Guest pointers are checked here: an address that is not mapped (or not writable, for output
+buffers) gives EFAULT, as Linux's copy_to_user/copy_from_user do.
+"""
+import struct
+
+from emu.memory import MemoryAccessError
+
+from .. import errno as E
+from ..errno import GuestErrno
+from ..vm import PROT_WRITE
+
+
+class SyscallContext:
+    def __init__(self, kernel, thread, abi: str):
+        self.kernel = kernel
+        self.thread = thread
+        self.proc = thread.process
+        self.abi = abi                                   # "i386" or "x86_64": struct layouts
+        self.word = 4 if abi == "i386" else 8
+        self.mask = (1 << (8 * self.word)) - 1
+        self.mem = self.proc.machine.mem
+        self.frame = None                                # the trap frame of this call
+
+    # ---- integers --------------------------------------------------------------------------
+    def signed(self, value: int) -> int:
+        """Reinterpret a register word as a signed C int of the ABI's long size."""
+        value &= self.mask
+        return value - (1 << (8 * self.word)) if value >> (8 * self.word - 1) else value
+
+    @staticmethod
+    def int32(value: int) -> int:
+        value &= 0xFFFFFFFF
+        return value - (1 << 32) if value & 0x80000000 else value
+
+    # ---- guest memory ----------------------------------------------------------------------
+    def read(self, addr: int, size: int) -> bytes:
+        if size == 0:
+            return b""
+        if addr == 0:
+            raise GuestErrno(E.EFAULT)
+        try:
+            return self.mem.read(addr, size)
+        except MemoryAccessError:
+            raise GuestErrno(E.EFAULT) from None
+
+    def write(self, addr: int, data: bytes) -> None:
+        if not data:
+            return
+        if not self._writable(addr, len(data)):
+            raise GuestErrno(E.EFAULT)
+        self.mem.write(addr, data)
+
+    def _writable(self, addr: int, size: int) -> bool:
+        end, vm = addr + size, self.proc.vm
+        while addr < end:
+            vma = vm.vma_at(addr)
+            if vma is None or not vma.perms & PROT_WRITE:
+                return False
+            addr = vma.end
+        return True
+
+    def read_cstr(self, addr: int, limit: int = 4096) -> bytes:
+        if addr == 0:
+            raise GuestErrno(E.EFAULT)
+        try:
+            s = self.mem.read_cstr(addr, limit + 1)
+        except MemoryAccessError:
+            raise GuestErrno(E.EFAULT) from None
+        if len(s) > limit:
+            raise GuestErrno(E.ENAMETOOLONG)
+        return s
+
+    def read_path(self, addr: int) -> bytes:
+        path = self.read_cstr(addr, 4095)
+        if not path:
+            raise GuestErrno(E.ENOENT)
+        return path
+
+    def read_word(self, addr: int) -> int:
+        return struct.unpack("<I" if self.word == 4 else "<Q", self.read(addr, self.word))[0]
+
+    def write_word(self, addr: int, value: int) -> None:
+        self.write(addr, struct.pack("<I" if self.word == 4 else "<Q", value & self.mask))
+
+    def read_pointer_array(self, addr: int, limit: int = 65536) -> list[int]:
+        """A NULL-terminated array of pointers (argv, envp)."""
+        out = []
+        while addr:
+            p = self.read_word(addr + self.word * len(out))
+            if p == 0:
+                return out
+            out.append(p)
+            if len(out) > limit:
+                raise GuestErrno(E.E2BIG)
+        return out

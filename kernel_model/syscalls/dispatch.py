@@ -1,0 +1,75 @@
+"""System-call dispatch: registers -> number and arguments -> implementation -> result.
+
+ABIs (Linux arch/x86/entry/): i386 `int 0x80` passes the number in eax and arguments in
+ebx, ecx, edx, esi, edi, ebp; x86-64 `syscall` uses rax and rdi, rsi, rdx, r10, r8, r9. The
+result goes back in eax/rax, negative errno on failure. `int 0x80` from 64-bit code still uses
+the i386 table and registers, as on Linux with IA32 emulation.
+"""
+from . import impls  # noqa: F401  (registers every implementation)
+from . import numbers_i386, numbers_x86_64
+from .. import errno as E
+from ..errno import GuestErrno
+from .context import SyscallContext
+from .registry import IMPLEMENTATIONS
+
+ARG_REGISTERS = {
+    "i386": ("eax", "ebx", "ecx", "edx", "esi", "edi", "ebp"),
+    "x86_64": ("rax", "rdi", "rsi", "rdx", "r10", "r8", "r9"),
+}
+NUMBERS = {"i386": numbers_i386.NUMBERS, "x86_64": numbers_x86_64.NUMBERS}
+RESULT_REGISTER = {"i386": "eax", "x86_64": "rax"}
+
+
+class NoReturn:
+    """Returned by calls after which the caller's registers must not be touched (exit, execve)."""
+
+
+NO_RETURN = NoReturn()
+
+
+class SyscallDispatcher:
+    def __init__(self, kernel):
+        self.kernel = kernel
+        self._readers = {}      # (id(machine), abi) -> RawRegisters
+
+    def _reader(self, machine, abi):
+        key = (id(machine), abi)
+        reader = self._readers.get(key)
+        if reader is None or reader[0] is not machine:
+            from emu.registers import RawRegisters   # emu is below us; raw access is a hot path
+            abi_regs = ARG_REGISTERS[abi]
+            if machine.arch.bits == 64 and abi == "i386":
+                abi_regs = ("rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp")
+            reader = self._readers[key] = (machine, RawRegisters(machine.uc._uch, abi_regs),
+                                           machine.raw_register("rax" if machine.arch.bits == 64 else "eax"))
+        return reader
+
+    def handle(self, thread, abi: str, frame, *, in_hook: bool) -> bool:
+        """Run the call in `thread`'s registers. False: the run loop must take over."""
+        machine = thread.process.machine
+        _, regs, result_reg = self._reader(machine, abi)
+        values = regs.read()
+        mask = 0xFFFFFFFF if abi == "i386" else (1 << 64) - 1
+        nr, args = values[0] & mask, [v & mask for v in values[1:]]
+        name = NUMBERS[abi].get(nr)
+        impl = IMPLEMENTATIONS.get(name)
+        if impl is not None and impl.outside_hook and in_hook:
+            return False
+        ctx = SyscallContext(self.kernel, thread, abi)
+        ctx.frame = frame
+        self.kernel.clock.tick_syscall()
+        tracer = self.kernel.tracer
+        pre = tracer.before(ctx, name or f"syscall_{nr:#x}", args) if tracer else None
+        if impl is None:
+            result = -E.ENOSYS
+            self.kernel.report_unimplemented(thread.process, name or f"syscall_{nr:#x}", nr)
+        else:
+            try:
+                result = impl.fn(ctx, *args[:impl.nargs])
+            except GuestErrno as e:
+                result = -e.errno
+        if result is not NO_RETURN:
+            result_reg.write(result & mask)
+        if tracer:
+            tracer.after(ctx, name or f"syscall_{nr:#x}", args, result, pre)
+        return self.kernel.may_continue(thread)

@@ -1,0 +1,259 @@
+"""Calls on open file descriptions: read/write and friends, seek, dup, fcntl, ioctl."""
+import struct
+
+from ... import errno as E
+from ...errno import GuestErrno
+from ..registry import syscall
+
+SEEK_SET, SEEK_CUR, SEEK_END = 0, 1, 2
+IOV_MAX = 1024
+MAX_RW = 0x7FFFF000          # Linux MAX_RW_COUNT: larger transfers are truncated, not refused
+
+F_DUPFD, F_GETFD, F_SETFD, F_GETFL, F_SETFL = 0, 1, 2, 3, 4
+F_GETLK, F_SETLK, F_SETLKW = 5, 6, 7
+F_GETLK64, F_SETLK64, F_SETLKW64 = 12, 13, 14          # i386 fcntl64
+F_SETOWN, F_GETOWN, F_DUPFD_CLOEXEC = 8, 9, 1030
+FD_CLOEXEC = 1
+O_ACCMODE, O_APPEND, O_NONBLOCK = 0o3, 0o2000, 0o4000
+SETFL_MASK = O_APPEND | O_NONBLOCK | 0o20000 | 0o40000 | 0o1000000    # + O_ASYNC, O_DIRECT, O_NOATIME
+O_WRONLY, O_RDWR = 1, 2
+
+FIONBIO, FIOCLEX, FIONCLEX, FIONREAD = 0x5421, 0x5451, 0x5450, 0x541B
+
+
+def _readable(f) -> None:
+    if (f.flags & O_ACCMODE) == O_WRONLY or getattr(f, "is_path_only", False):
+        raise GuestErrno(E.EBADF)
+
+
+def _writable(f) -> None:
+    if (f.flags & O_ACCMODE) not in (O_WRONLY, O_RDWR):
+        raise GuestErrno(E.EBADF)
+
+
+@syscall("read")
+def sys_read(ctx, fd, buf, count):
+    f = ctx.proc.fds.get(ctx.int32(fd))
+    _readable(f)
+    count = min(count, MAX_RW)
+    if count and not ctx._writable(buf, count):
+        raise GuestErrno(E.EFAULT)
+    data = f.read(count)
+    ctx.write(buf, data)
+    return len(data)
+
+
+@syscall("write")
+def sys_write(ctx, fd, buf, count):
+    f = ctx.proc.fds.get(ctx.int32(fd))
+    _writable(f)
+    return f.write(ctx.read(buf, min(count, MAX_RW)))
+
+
+@syscall("pread64")
+def sys_pread64(ctx, fd, buf, count, off_lo, off_hi):
+    f = ctx.proc.fds.get(ctx.int32(fd))
+    _readable(f)
+    offset = _offset64(ctx, off_lo, off_hi)
+    data = f.pread(min(count, MAX_RW), offset)
+    ctx.write(buf, data)
+    return len(data)
+
+
+@syscall("pwrite64")
+def sys_pwrite64(ctx, fd, buf, count, off_lo, off_hi):
+    f = ctx.proc.fds.get(ctx.int32(fd))
+    _writable(f)
+    return f.pwrite(ctx.read(buf, min(count, MAX_RW)), _offset64(ctx, off_lo, off_hi))
+
+
+def _offset64(ctx, lo: int, hi: int) -> int:
+    """i386 passes 64-bit offsets in two registers (low word first); x86-64 in one."""
+    offset = lo | (hi << 32) if ctx.abi == "i386" else lo
+    offset = offset - (1 << 64) if offset >> 63 else offset
+    if offset < 0:
+        raise GuestErrno(E.EINVAL)
+    return offset
+
+
+def _iovecs(ctx, iov, iovcnt):
+    if iovcnt > IOV_MAX:
+        raise GuestErrno(E.EINVAL)
+    fmt = "<II" if ctx.word == 4 else "<QQ"
+    raw = ctx.read(iov, 2 * ctx.word * iovcnt)
+    return [struct.unpack_from(fmt, raw, 2 * ctx.word * i) for i in range(iovcnt)]
+
+
+@syscall("readv")
+def sys_readv(ctx, fd, iov, iovcnt):
+    f = ctx.proc.fds.get(ctx.int32(fd))
+    _readable(f)
+    total = 0
+    for base, length in _iovecs(ctx, iov, ctx.int32(iovcnt)):
+        if not length:
+            continue
+        data = f.read(length)
+        ctx.write(base, data)
+        total += len(data)
+        if len(data) < length:
+            break
+    return total
+
+
+@syscall("writev")
+def sys_writev(ctx, fd, iov, iovcnt):
+    f = ctx.proc.fds.get(ctx.int32(fd))
+    _writable(f)
+    data = b"".join(ctx.read(base, length) for base, length in _iovecs(ctx, iov, ctx.int32(iovcnt)))
+    return f.write(data) if data else 0
+
+
+@syscall("lseek")
+def sys_lseek(ctx, fd, offset, whence):
+    f = ctx.proc.fds.get(ctx.int32(fd))
+    if whence not in (SEEK_SET, SEEK_CUR, SEEK_END):
+        raise GuestErrno(E.EINVAL)
+    result = f.seek(ctx.signed(offset), whence)
+    f.dent_buffer = None             # rewinddir/seekdir restart the directory listing
+    if result > ctx.mask >> 1:
+        raise GuestErrno(E.EOVERFLOW)
+    return result
+
+
+@syscall("_llseek")
+def sys_llseek(ctx, fd, offset_high, offset_low, result_ptr, whence):
+    f = ctx.proc.fds.get(ctx.int32(fd))
+    if whence not in (SEEK_SET, SEEK_CUR, SEEK_END):
+        raise GuestErrno(E.EINVAL)
+    offset = (offset_high << 32) | offset_low
+    offset = offset - (1 << 64) if offset >> 63 else offset
+    result = f.seek(offset, whence)
+    f.dent_buffer = None
+    ctx.write(result_ptr, struct.pack("<q", result))
+    return 0
+
+
+@syscall("close")
+def sys_close(ctx, fd):
+    ctx.proc.fds.close(ctx.int32(fd))
+    return 0
+
+
+@syscall("dup")
+def sys_dup(ctx, fd):
+    return ctx.proc.fds.install(ctx.proc.fds.get(ctx.int32(fd)))
+
+
+@syscall("dup2")
+def sys_dup2(ctx, oldfd, newfd):
+    oldfd, newfd = ctx.int32(oldfd), ctx.int32(newfd)
+    f = ctx.proc.fds.get(oldfd)
+    if oldfd == newfd:
+        return newfd
+    return ctx.proc.fds.install(f, at=newfd)
+
+
+@syscall("dup3")
+def sys_dup3(ctx, oldfd, newfd, flags):
+    oldfd, newfd = ctx.int32(oldfd), ctx.int32(newfd)
+    if oldfd == newfd or flags & ~0o2000000:
+        raise GuestErrno(E.EINVAL)
+    return ctx.proc.fds.install(ctx.proc.fds.get(oldfd), at=newfd, cloexec=bool(flags & 0o2000000))
+
+
+@syscall("fcntl", "fcntl64")
+def sys_fcntl(ctx, fd, cmd, arg):
+    fds = ctx.proc.fds
+    fd = ctx.int32(fd)
+    entry = fds.entry(fd)
+    if cmd in (F_DUPFD, F_DUPFD_CLOEXEC):
+        return fds.install(entry.file, minimum=ctx.int32(arg), cloexec=cmd == F_DUPFD_CLOEXEC)
+    if cmd == F_GETFD:
+        return FD_CLOEXEC if entry.cloexec else 0
+    if cmd == F_SETFD:
+        entry.cloexec = bool(arg & FD_CLOEXEC)
+        return 0
+    if cmd == F_GETFL:
+        return entry.file.flags
+    if cmd == F_SETFL:
+        entry.file.flags = (entry.file.flags & ~SETFL_MASK) | (arg & SETFL_MASK)
+        return 0
+    if cmd in (F_SETLK, F_SETLKW, F_SETLK64, F_SETLKW64):
+        return 0                      # one process at a time holds every lock it asks for
+    if cmd in (F_GETLK, F_GETLK64):
+        # struct flock: l_type is the first field; F_UNLCK (2) says "nobody holds a lock"
+        ctx.write(arg, struct.pack("<h", 2))
+        return 0
+    if cmd == F_GETOWN:
+        return 0
+    if cmd == F_SETOWN:
+        return 0
+    raise GuestErrno(E.EINVAL)
+
+
+@syscall("ioctl")
+def sys_ioctl(ctx, fd, request, arg):
+    entry = ctx.proc.fds.entry(ctx.int32(fd))
+    request &= 0xFFFFFFFF
+    if request == FIOCLEX:
+        entry.cloexec = True
+        return 0
+    if request == FIONCLEX:
+        entry.cloexec = False
+        return 0
+    if request == FIONBIO:
+        nonblock = ctx.read(arg, 4) != b"\0\0\0\0"
+        entry.file.flags = entry.file.flags | O_NONBLOCK if nonblock else entry.file.flags & ~O_NONBLOCK
+        return 0
+    if request == FIONREAD and hasattr(entry.file, "available"):
+        ctx.write(arg, struct.pack("<i", entry.file.available()))
+        return 0
+    # Terminal ioctls (TCGETS, TIOCGWINSZ, TIOCGPGRP...) on something that is not a terminal,
+    # and every other request a regular file does not know: ENOTTY, as Linux's vfs_ioctl.
+    raise GuestErrno(E.ENOTTY)
+
+
+@syscall("fsync", "fdatasync", "syncfs")
+def sys_fsync(ctx, fd):
+    ctx.proc.fds.get(ctx.int32(fd))
+    return 0
+
+
+@syscall("sync")
+def sys_sync(ctx):
+    return 0
+
+
+@syscall("ftruncate")
+def sys_ftruncate(ctx, fd, length):
+    f = ctx.proc.fds.get(ctx.int32(fd))
+    _writable(f)
+    length = ctx.signed(length)
+    if length < 0:
+        raise GuestErrno(E.EINVAL)
+    f.truncate(length)
+    return 0
+
+
+@syscall("ftruncate64")
+def sys_ftruncate64(ctx, fd, lo, hi):
+    f = ctx.proc.fds.get(ctx.int32(fd))
+    _writable(f)
+    f.truncate(_offset64(ctx, lo, hi))
+    return 0
+
+
+@syscall("sendfile", "sendfile64")
+def sys_sendfile(ctx, out_fd, in_fd, offset_ptr, count):
+    src, dst = ctx.proc.fds.get(ctx.int32(in_fd)), ctx.proc.fds.get(ctx.int32(out_fd))
+    _readable(src)
+    _writable(dst)
+    count = min(count, MAX_RW)
+    if offset_ptr:
+        fmt = "<q" if ctx.word == 8 else "<i"
+        off = struct.unpack(fmt, ctx.read(offset_ptr, struct.calcsize(fmt)))[0]
+        data = src.pread(count, off)
+        ctx.write(offset_ptr, struct.pack(fmt, off + len(data)))
+    else:
+        data = src.read(count)
+    return dst.write(data) if data else 0

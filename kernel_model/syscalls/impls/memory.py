@@ -1,0 +1,117 @@
+"""brk, mmap/mmap2, munmap, mprotect, madvise, mremap.
+
+munmap/mprotect/mremap change mappings that the running code may sit in, so they run outside
+Unicorn's hooks (UNICORN_FACTS.md item 8).
+"""
+import struct
+
+from ... import errno as E
+from ...errno import GuestErrno
+from ...layout import PAGE
+from ...vm import MAP_ANONYMOUS, MAP_PRIVATE, MAP_SHARED, PROT_MASK
+from ..registry import syscall
+
+MAP_TYPE = 0x0F
+MREMAP_MAYMOVE, MREMAP_FIXED = 1, 2
+
+
+@syscall("brk")
+def sys_brk(ctx, addr):
+    return ctx.proc.vm.brk(addr)
+
+
+def _mmap(ctx, addr, length, prot, flags, fd, offset):
+    if prot & ~PROT_MASK & ~0x03000000:          # PROT_GROWSDOWN/UP are accepted
+        raise GuestErrno(E.EINVAL)
+    if flags & MAP_TYPE not in (MAP_SHARED, MAP_PRIVATE, 0x03):
+        raise GuestErrno(E.EINVAL)
+    if offset % PAGE:
+        raise GuestErrno(E.EINVAL)
+    data, name = b"", b""
+    if not flags & MAP_ANONYMOUS:
+        f = ctx.proc.fds.get(ctx.int32(fd))
+        if not hasattr(f, "pread") or f.stat().mode & 0o170000 not in (0o100000, 0o020000):
+            raise GuestErrno(E.ENODEV)
+        if (f.flags & 3) == 1:                     # O_WRONLY: mapping needs read access
+            raise GuestErrno(E.EACCES)
+        data = f.pread(length, offset)
+        name = f.path
+    # MAP_SHARED file mappings are modeled as private copies: no static program we run writes
+    # through one, and the file system has no page cache to share.
+    return ctx.proc.vm.mmap(addr, length, prot & PROT_MASK, flags, data=data, name=name,
+                            offset=offset)
+
+
+@syscall("mmap")
+def sys_mmap(ctx, addr, length, prot, flags, fd, offset):
+    if ctx.abi == "i386":
+        # old_mmap (i386 nr 90): one pointer to struct mmap_arg_struct of six words
+        addr, length, prot, flags, fd, offset = struct.unpack("<6I", ctx.read(addr, 24))
+    return _mmap(ctx, addr, length, prot, flags, fd, offset)
+
+
+@syscall("mmap2")
+def sys_mmap2(ctx, addr, length, prot, flags, fd, pgoffset):
+    return _mmap(ctx, addr, length, prot, flags, fd, pgoffset * PAGE)
+
+
+@syscall("munmap", outside_hook=True)
+def sys_munmap(ctx, addr, length):
+    ctx.proc.vm.munmap(addr, length)
+    return 0
+
+
+@syscall("mprotect", outside_hook=True)
+def sys_mprotect(ctx, addr, length, prot):
+    if prot & ~PROT_MASK & ~0x03000000:
+        raise GuestErrno(E.EINVAL)
+    ctx.proc.vm.mprotect(addr, length, prot & PROT_MASK)
+    return 0
+
+
+@syscall("madvise")
+def sys_madvise(ctx, addr, length, advice):
+    if addr % PAGE:
+        raise GuestErrno(E.EINVAL)
+    MADV_DONTNEED = 4
+    if advice == MADV_DONTNEED:
+        # Private anonymous pages read back as zeros after MADV_DONTNEED (madvise(2)).
+        vm = ctx.proc.vm
+        end = addr + ((length + PAGE - 1) & ~(PAGE - 1))
+        page = addr
+        while page < end:
+            vma = vm.vma_at(page)
+            if vma is None:
+                raise GuestErrno(E.ENOMEM)
+            hi = min(vma.end, end)
+            if not vma.name or vma.name in (b"[heap]", b"[stack]"):
+                ctx.mem.write(page, bytes(hi - page))
+            page = hi
+    return 0
+
+
+@syscall("mremap", outside_hook=True)
+def sys_mremap(ctx, old_addr, old_size, new_size, flags, new_addr):
+    vm = ctx.proc.vm
+    vma = vm.vma_at(old_addr)
+    if vma is None or old_addr % PAGE or flags & ~(MREMAP_MAYMOVE | MREMAP_FIXED) or new_size == 0:
+        raise GuestErrno(E.EINVAL if vma is not None else E.EFAULT)
+    old_size = (old_size + PAGE - 1) & ~(PAGE - 1)
+    new_size = (new_size + PAGE - 1) & ~(PAGE - 1)
+    if new_size <= old_size:
+        if new_size < old_size:
+            vm.munmap(old_addr + new_size, old_size - new_size)
+        return old_addr
+    grow_end = old_addr + new_size
+    if not vm._overlapping(old_addr + old_size, grow_end) and grow_end <= vm.layout.user_top:
+        vm.map_area(old_addr + old_size, new_size - old_size, vma.perms, name=vma.name)
+        return old_addr
+    if not flags & MREMAP_MAYMOVE:
+        raise GuestErrno(E.ENOMEM)
+    data = ctx.mem.read(old_addr, old_size)
+    target = vm.mmap(0, new_size, vma.perms, MAP_PRIVATE | MAP_ANONYMOUS, name=vma.name)
+    ctx.mem.write(target, data)
+    vm.munmap(old_addr, old_size)
+    return target
+
+

@@ -1,0 +1,290 @@
+"""Calls that name files by path: open, access, readlink, mkdir, unlink, rename, links, cwd...
+
+`*at` variants resolve relative paths against a directory fd; AT_FDCWD (-100) means the cwd
+(fs/namei.c). Paths are read from guest memory with EFAULT/ENAMETOOLONG checks.
+"""
+import os
+
+from ... import errno as E
+from ...errno import GuestErrno
+from ..registry import syscall
+
+AT_FDCWD = -100
+AT_SYMLINK_NOFOLLOW, AT_REMOVEDIR, AT_SYMLINK_FOLLOW, AT_EMPTY_PATH = 0x100, 0x200, 0x400, 0x1000
+O_CREAT, O_WRONLY, O_TRUNC, O_CLOEXEC, O_DIRECTORY = 0o100, 0o1, 0o1000, 0o2000000, 0o200000
+O_LARGEFILE_I386 = 0o100000
+RENAME_NOREPLACE = 1
+
+
+def fs_view(ctx):
+    from ...kernel import fs_view as view   # the kernel module imports us: import late
+    return view(ctx.proc)
+
+
+def base_dir(ctx, dirfd: int, path: bytes) -> bytes:
+    """The directory a relative `path` starts from (the cwd, or the directory of `dirfd`)."""
+    dirfd = ctx.int32(dirfd)
+    if path.startswith(b"/") or dirfd == AT_FDCWD:
+        return ctx.proc.cwd
+    f = ctx.proc.fds.get(dirfd)
+    if not ctx.kernel.fs.is_dir(f.path, b"/", fs_view(ctx)):
+        raise GuestErrno(E.ENOTDIR)
+    return f.path
+
+
+def _open(ctx, dirfd, pathname, flags, mode):
+    path = ctx.read_path(pathname)
+    if ctx.abi == "x86_64":
+        flags |= O_LARGEFILE_I386        # implied on 64-bit (fcntl F_GETFL shows it)
+    f = ctx.kernel.fs.open(path, flags & ~O_CLOEXEC, mode & ~ctx.proc.umask & 0o7777,
+                           base_dir(ctx, dirfd, path), fs_view(ctx))
+    return ctx.proc.fds.install(f, cloexec=bool(flags & O_CLOEXEC))
+
+
+@syscall("open")
+def sys_open(ctx, pathname, flags, mode):
+    return _open(ctx, AT_FDCWD, pathname, flags, mode)
+
+
+@syscall("openat")
+def sys_openat(ctx, dirfd, pathname, flags, mode):
+    return _open(ctx, dirfd, pathname, flags, mode)
+
+
+@syscall("creat")
+def sys_creat(ctx, pathname, mode):
+    return _open(ctx, AT_FDCWD, pathname, O_CREAT | O_WRONLY | O_TRUNC, mode)
+
+
+def _access(ctx, dirfd, pathname, mode, flags=0):
+    if mode & ~7:
+        raise GuestErrno(E.EINVAL)
+    path = ctx.read_path(pathname)
+    ctx.kernel.fs.access(path, base_dir(ctx, dirfd, path), fs_view(ctx), mode)
+    return 0
+
+
+@syscall("access")
+def sys_access(ctx, pathname, mode):
+    return _access(ctx, AT_FDCWD, pathname, mode)
+
+
+@syscall("faccessat")
+def sys_faccessat(ctx, dirfd, pathname, mode):
+    return _access(ctx, dirfd, pathname, mode)
+
+
+@syscall("faccessat2")
+def sys_faccessat2(ctx, dirfd, pathname, mode, flags):
+    return _access(ctx, dirfd, pathname, mode, flags)
+
+
+def _readlink(ctx, dirfd, pathname, buf, size):
+    size = ctx.int32(size)
+    if size <= 0:
+        raise GuestErrno(E.EINVAL)
+    path = ctx.read_path(pathname)
+    target = ctx.kernel.fs.readlink(path, base_dir(ctx, dirfd, path), fs_view(ctx))[:size]
+    ctx.write(buf, target)
+    return len(target)
+
+
+@syscall("readlink")
+def sys_readlink(ctx, pathname, buf, size):
+    return _readlink(ctx, AT_FDCWD, pathname, buf, size)
+
+
+@syscall("readlinkat")
+def sys_readlinkat(ctx, dirfd, pathname, buf, size):
+    return _readlink(ctx, dirfd, pathname, buf, size)
+
+
+@syscall("getcwd")
+def sys_getcwd(ctx, buf, size):
+    cwd = ctx.proc.cwd + b"\0"
+    if size < len(cwd):
+        raise GuestErrno(E.ERANGE)
+    ctx.write(buf, cwd)
+    return len(cwd)
+
+
+def _chdir_to(ctx, path: bytes, base: bytes) -> int:
+    fs = ctx.kernel.fs
+    real = fs.realpath(path, base, fs_view(ctx))
+    if not fs.is_dir(real, b"/", fs_view(ctx)):
+        raise GuestErrno(E.ENOTDIR)
+    fs.access(real, b"/", fs_view(ctx), 1)        # search permission (X_OK)
+    ctx.proc.cwd = real
+    return 0
+
+
+@syscall("chdir")
+def sys_chdir(ctx, pathname):
+    return _chdir_to(ctx, ctx.read_path(pathname), ctx.proc.cwd)
+
+
+@syscall("fchdir")
+def sys_fchdir(ctx, fd):
+    return _chdir_to(ctx, ctx.proc.fds.get(ctx.int32(fd)).path, b"/")
+
+
+@syscall("umask")
+def sys_umask(ctx, mask):
+    old, ctx.proc.umask = ctx.proc.umask, mask & 0o777
+    return old
+
+
+def _path_at(ctx, dirfd, pathname):
+    path = ctx.read_path(pathname)
+    return path, base_dir(ctx, dirfd, path)
+
+
+@syscall("mkdir")
+def sys_mkdir(ctx, pathname, mode):
+    return sys_mkdirat(ctx, AT_FDCWD & ctx.mask, pathname, mode)
+
+
+@syscall("mkdirat")
+def sys_mkdirat(ctx, dirfd, pathname, mode):
+    path, base = _path_at(ctx, dirfd, pathname)
+    ctx.kernel.fs.mkdir(path, mode & ~ctx.proc.umask & 0o7777, base, fs_view(ctx))
+    return 0
+
+
+@syscall("rmdir")
+def sys_rmdir(ctx, pathname):
+    path, base = _path_at(ctx, AT_FDCWD & ctx.mask, pathname)
+    ctx.kernel.fs.rmdir(path, base, fs_view(ctx))
+    return 0
+
+
+@syscall("unlink")
+def sys_unlink(ctx, pathname):
+    return sys_unlinkat(ctx, AT_FDCWD & ctx.mask, pathname, 0)
+
+
+@syscall("unlinkat")
+def sys_unlinkat(ctx, dirfd, pathname, flags):
+    if flags & ~AT_REMOVEDIR:
+        raise GuestErrno(E.EINVAL)
+    path, base = _path_at(ctx, dirfd, pathname)
+    if flags & AT_REMOVEDIR:
+        ctx.kernel.fs.rmdir(path, base, fs_view(ctx))
+    else:
+        ctx.kernel.fs.unlink(path, base, fs_view(ctx))
+    return 0
+
+
+def _rename(ctx, olddirfd, oldpath, newdirfd, newpath, flags=0):
+    old, old_base = _path_at(ctx, olddirfd, oldpath)
+    new, new_base = _path_at(ctx, newdirfd, newpath)
+    fs, view = ctx.kernel.fs, fs_view(ctx)
+    if flags & ~RENAME_NOREPLACE:
+        raise GuestErrno(E.EINVAL)
+    if flags & RENAME_NOREPLACE:
+        try:
+            fs.stat(new, new_base, view, follow=False)
+            raise GuestErrno(E.EEXIST)
+        except GuestErrno as e:
+            if e.errno != E.ENOENT:
+                raise
+    old_abs = fs.realpath(os.path.dirname(old) or b".", old_base, view) + b"/" + os.path.basename(old)
+    new_abs = fs.realpath(os.path.dirname(new) or b".", new_base, view) + b"/" + os.path.basename(new)
+    fs.rename(old_abs, new_abs, b"/", view)
+    return 0
+
+
+@syscall("rename")
+def sys_rename(ctx, oldpath, newpath):
+    return _rename(ctx, AT_FDCWD & ctx.mask, oldpath, AT_FDCWD & ctx.mask, newpath)
+
+
+@syscall("renameat")
+def sys_renameat(ctx, olddirfd, oldpath, newdirfd, newpath):
+    return _rename(ctx, olddirfd, oldpath, newdirfd, newpath)
+
+
+@syscall("renameat2")
+def sys_renameat2(ctx, olddirfd, oldpath, newdirfd, newpath, flags):
+    return _rename(ctx, olddirfd, oldpath, newdirfd, newpath, flags)
+
+
+@syscall("symlink")
+def sys_symlink(ctx, target, linkpath):
+    return sys_symlinkat(ctx, target, AT_FDCWD & ctx.mask, linkpath)
+
+
+@syscall("symlinkat")
+def sys_symlinkat(ctx, target, newdirfd, linkpath):
+    target = ctx.read_path(target)
+    path, base = _path_at(ctx, newdirfd, linkpath)
+    ctx.kernel.fs.symlink(target, path, base, fs_view(ctx))
+    return 0
+
+
+@syscall("link")
+def sys_link(ctx, oldpath, newpath):
+    return sys_linkat(ctx, AT_FDCWD & ctx.mask, oldpath, AT_FDCWD & ctx.mask, newpath, 0)
+
+
+@syscall("linkat")
+def sys_linkat(ctx, olddirfd, oldpath, newdirfd, newpath, flags):
+    old, old_base = _path_at(ctx, olddirfd, oldpath)
+    new, new_base = _path_at(ctx, newdirfd, newpath)
+    fs, view = ctx.kernel.fs, fs_view(ctx)
+    old_abs = fs.realpath(old, old_base, view) if flags & AT_SYMLINK_FOLLOW else \
+        fs.realpath(os.path.dirname(old) or b".", old_base, view) + b"/" + os.path.basename(old)
+    new_abs = fs.realpath(os.path.dirname(new) or b".", new_base, view) + b"/" + os.path.basename(new)
+    fs.link(old_abs, new_abs, b"/", view)
+    return 0
+
+
+@syscall("chmod")
+def sys_chmod(ctx, pathname, mode):
+    path, base = _path_at(ctx, AT_FDCWD & ctx.mask, pathname)
+    ctx.kernel.fs.chmod(path, mode & 0o7777, base, fs_view(ctx))
+    return 0
+
+
+@syscall("fchmodat")
+def sys_fchmodat(ctx, dirfd, pathname, mode):
+    path, base = _path_at(ctx, dirfd, pathname)
+    ctx.kernel.fs.chmod(path, mode & 0o7777, base, fs_view(ctx))
+    return 0
+
+
+@syscall("fchmod")
+def sys_fchmod(ctx, fd, mode):
+    f = ctx.proc.fds.get(ctx.int32(fd))
+    ctx.kernel.fs.chmod(f.path, mode & 0o7777, b"/", fs_view(ctx))
+    return 0
+
+
+@syscall("chown", "lchown", "chown32", "lchown32")
+def sys_chown(ctx, pathname, owner, group):
+    path, base = _path_at(ctx, AT_FDCWD & ctx.mask, pathname)
+    ctx.kernel.fs.stat(path, base, fs_view(ctx))       # the guest is root: ownership is accepted
+    return 0
+
+
+@syscall("fchown", "fchown32")
+def sys_fchown(ctx, fd, owner, group):
+    ctx.proc.fds.get(ctx.int32(fd))
+    return 0
+
+
+@syscall("fchownat")
+def sys_fchownat(ctx, dirfd, pathname, owner, group, flags):
+    path, base = _path_at(ctx, dirfd, pathname)
+    ctx.kernel.fs.stat(path, base, fs_view(ctx), follow=not flags & AT_SYMLINK_NOFOLLOW)
+    return 0
+
+
+@syscall("truncate")
+def sys_truncate(ctx, pathname, length):
+    path, base = _path_at(ctx, AT_FDCWD & ctx.mask, pathname)
+    length = ctx.signed(length)
+    if length < 0:
+        raise GuestErrno(E.EINVAL)
+    ctx.kernel.fs.truncate(path, length, base, fs_view(ctx))
+    return 0

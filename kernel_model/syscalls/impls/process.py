@@ -1,0 +1,251 @@
+"""Process-level calls: exit, ids, execve, TLS setup, limits, uname, sysinfo."""
+import struct
+
+from ... import errno as E
+from ...errno import GuestErrno
+from ...gdt import DATA_RING3, I386_TLS_COUNT, I386_TLS_FIRST, descriptor
+from ..registry import syscall
+
+ARCH_SET_GS, ARCH_SET_FS, ARCH_GET_FS, ARCH_GET_GS = 0x1001, 0x1002, 0x1003, 0x1004
+RLIM_INFINITY = (1 << 64) - 1
+RLIMIT_STACK, RLIMIT_NOFILE, RLIMIT_NPROC = 3, 7, 6
+DEFAULT_RLIMITS = {RLIMIT_STACK: (8 << 20, RLIM_INFINITY), RLIMIT_NOFILE: (1024, 1048576),
+                   RLIMIT_NPROC: (4096, 4096), 4: (0, RLIM_INFINITY)}      # 4 = RLIMIT_CORE
+RLIM_NLIMITS = 16
+UTS_RELEASE = b"6.1.0-trapline"
+UTS_MACHINE = {"i386": b"i686", "x86_64": b"x86_64"}
+
+
+def _no_return():
+    from ..dispatch import NO_RETURN
+    return NO_RETURN
+
+
+@syscall("exit", outside_hook=True)
+def sys_exit(ctx, status):
+    # Single-threaded processes: exit ends the process (threads come with issue 3).
+    ctx.kernel.exit_process(ctx.proc, status & 0xFF)
+    return _no_return()
+
+
+@syscall("exit_group", outside_hook=True)
+def sys_exit_group(ctx, status):
+    ctx.kernel.exit_process(ctx.proc, status & 0xFF)
+    return _no_return()
+
+
+@syscall("getpid")
+def sys_getpid(ctx):
+    return ctx.proc.pid
+
+
+@syscall("gettid")
+def sys_gettid(ctx):
+    return ctx.thread.tid
+
+
+@syscall("getppid")
+def sys_getppid(ctx):
+    return ctx.proc.ppid
+
+
+@syscall("getuid", "geteuid", "getgid", "getegid", "getuid32", "geteuid32", "getgid32", "getegid32")
+def sys_getid(ctx):
+    return 0            # the guest runs as root in its own sandbox
+
+
+@syscall("getresuid", "getresgid", "getresuid32", "getresgid32")
+def sys_getresid(ctx, r, e, s):
+    for p in (r, e, s):
+        ctx.write(p, struct.pack("<I", 0))
+    return 0
+
+
+@syscall("setuid", "setgid", "setuid32", "setgid32", "setfsuid", "setfsgid")
+def sys_setid(ctx, uid):
+    return 0
+
+
+@syscall("getgroups", "getgroups32")
+def sys_getgroups(ctx, size, lst):
+    return 0
+
+
+@syscall("getpgid")
+def sys_getpgid(ctx, pid):
+    proc = ctx.kernel.processes.get(pid) if pid else ctx.proc
+    if proc is None:
+        raise GuestErrno(E.ESRCH)
+    return proc.pgid
+
+
+@syscall("getpgrp")
+def sys_getpgrp(ctx):
+    return ctx.proc.pgid
+
+
+@syscall("setpgid")
+def sys_setpgid(ctx, pid, pgid):
+    proc = ctx.kernel.processes.get(pid) if pid else ctx.proc
+    if proc is None:
+        raise GuestErrno(E.ESRCH)
+    proc.pgid = pgid or proc.pid
+    return 0
+
+
+@syscall("getsid")
+def sys_getsid(ctx, pid):
+    proc = ctx.kernel.processes.get(pid) if pid else ctx.proc
+    if proc is None:
+        raise GuestErrno(E.ESRCH)
+    return proc.sid
+
+
+@syscall("setsid")
+def sys_setsid(ctx):
+    if ctx.proc.pgid == ctx.proc.pid:
+        raise GuestErrno(E.EPERM)
+    ctx.proc.sid = ctx.proc.pgid = ctx.proc.pid
+    return ctx.proc.pid
+
+
+@syscall("set_tid_address")
+def sys_set_tid_address(ctx, tidptr):
+    ctx.thread.clear_child_tid = tidptr
+    return ctx.thread.tid
+
+
+@syscall("set_robust_list")
+def sys_set_robust_list(ctx, head, length):
+    if length != 3 * ctx.word:          # sizeof(struct robust_list_head)
+        raise GuestErrno(E.EINVAL)
+    ctx.thread.robust_list = head
+    return 0
+
+
+@syscall("rseq")
+def sys_rseq(ctx, rseq, rseq_len, flags, sig):
+    # Registration accepted; the only CPU is 0, so cpu_id_start and cpu_id are written once.
+    if rseq_len < 32 or rseq % 32:
+        raise GuestErrno(E.EINVAL)
+    ctx.write(rseq, struct.pack("<II", 0, 0))
+    return 0
+
+
+@syscall("arch_prctl")
+def sys_arch_prctl(ctx, code, addr):
+    m = ctx.proc.machine
+    if ctx.abi != "x86_64":
+        raise GuestErrno(E.EINVAL)
+    if code == ARCH_SET_FS:
+        m.set_reg("fs_base", addr)
+        return 0
+    if code == ARCH_SET_GS:
+        m.set_reg("gs_base", addr)
+        return 0
+    if code in (ARCH_GET_FS, ARCH_GET_GS):
+        ctx.write_word(addr, m.reg("fs_base" if code == ARCH_GET_FS else "gs_base"))
+        return 0
+    raise GuestErrno(E.EINVAL)
+
+
+@syscall("set_thread_area")
+def sys_set_thread_area(ctx, u_info):
+    """i386 TLS: install a `struct user_desc` in one of the GDT's TLS slots (6..8)."""
+    entry, base, limit, bits = struct.unpack("<iIII", ctx.read(u_info, 16))
+    gdt = ctx.proc.space.gdt
+    if entry == -1:
+        free = [i for i in range(I386_TLS_FIRST, I386_TLS_FIRST + I386_TLS_COUNT) if gdt.entries[i] == 0]
+        if not free:
+            raise GuestErrno(E.ESRCH)
+        entry = free[0]
+        ctx.write(u_info, struct.pack("<i", entry))
+    if not I386_TLS_FIRST <= entry < I386_TLS_FIRST + I386_TLS_COUNT:
+        raise GuestErrno(E.EINVAL)
+    seg_32bit, read_exec_only, limit_in_pages = bits & 1, bits >> 3 & 1, bits >> 4 & 1
+    not_present = bits >> 5 & 1
+    access = (DATA_RING3 & ~0x02 if read_exec_only else DATA_RING3) & (0x7F if not_present else 0xFF)
+    flags = (0x8 if limit_in_pages else 0) | (0x4 if seg_32bit else 0)
+    gdt.set_entry(entry, descriptor(base, limit, access, flags))
+    selector = (entry << 3) | 3
+    if ctx.proc.machine.reg("gs") == selector:       # reload the cached descriptor (SDM 3.4.3)
+        ctx.proc.machine.set_reg("gs", selector)
+    return 0
+
+
+def _rlimit(ctx, resource):
+    if resource >= RLIM_NLIMITS:
+        raise GuestErrno(E.EINVAL)
+    return ctx.proc.rlimits.get(resource, DEFAULT_RLIMITS.get(resource, (RLIM_INFINITY, RLIM_INFINITY)))
+
+
+def _clamp(value: int, word: int) -> int:
+    return min(value, (1 << (8 * word)) - 1)
+
+
+@syscall("prlimit64")
+def sys_prlimit64(ctx, pid, resource, new_limit, old_limit):
+    if pid and pid != ctx.proc.pid:
+        if pid not in ctx.kernel.processes:
+            raise GuestErrno(E.ESRCH)
+    cur = _rlimit(ctx, resource)
+    if old_limit:
+        ctx.write(old_limit, struct.pack("<QQ", *cur))
+    if new_limit:
+        soft, hard = struct.unpack("<QQ", ctx.read(new_limit, 16))
+        if soft > hard:
+            raise GuestErrno(E.EINVAL)
+        ctx.proc.rlimits[resource] = (soft, hard)
+    return 0
+
+
+@syscall("getrlimit", "ugetrlimit")
+def sys_getrlimit(ctx, resource, rlim):
+    soft, hard = _rlimit(ctx, resource)
+    fmt = "<II" if ctx.word == 4 else "<QQ"
+    ctx.write(rlim, struct.pack(fmt, _clamp(soft, ctx.word), _clamp(hard, ctx.word)))
+    return 0
+
+
+@syscall("setrlimit")
+def sys_setrlimit(ctx, resource, rlim):
+    _rlimit(ctx, resource)
+    fmt = "<II" if ctx.word == 4 else "<QQ"
+    soft, hard = struct.unpack(fmt, ctx.read(rlim, struct.calcsize(fmt)))
+    ctx.proc.rlimits[resource] = (soft, hard)
+    return 0
+
+
+@syscall("uname")
+def sys_uname(ctx, buf):
+    fields = (b"Linux", b"trapline", UTS_RELEASE, b"#1 SMP PREEMPT_DYNAMIC trapline",
+              UTS_MACHINE[ctx.proc.arch if ctx.abi == "x86_64" else "i386"], b"(none)")
+    ctx.write(buf, b"".join(f.ljust(65, b"\0") for f in fields))
+    return 0
+
+
+@syscall("sysinfo")
+def sys_sysinfo(ctx, info):
+    w = "I" if ctx.word == 4 else "Q"
+    uptime = ctx.kernel.clock.monotonic_ns() // 10**9
+    total = ctx.proc.vm.memory_limit
+    free = max(0, total - ctx.proc.vm.mapped_bytes())
+    body = struct.pack(f"<{w}3{w}6{w}HH{w}{w}I", uptime, 0, 0, 0, total, free, 0, 0, 0, 0,
+                       len(ctx.kernel.processes), 0, 0, 0, 1)
+    ctx.write(info, body.ljust(64 if ctx.word == 4 else 112, b"\0"))
+    return 0
+
+
+@syscall("execve", outside_hook=True)
+def sys_execve(ctx, pathname, argv_ptr, envp_ptr):
+    path = ctx.read_path(pathname)
+    argv = [ctx.read_cstr(p, 131072) for p in ctx.read_pointer_array(argv_ptr)]
+    envp = [ctx.read_cstr(p, 131072) for p in ctx.read_pointer_array(envp_ptr)]
+    kernel = ctx.kernel
+    program = kernel.load_program(ctx.proc, path, argv, envp)    # may fail: caller intact
+    if kernel.tracer:
+        kernel.tracer.exec_committed(ctx, path, argv, envp)
+    ctx.proc.fds.close_on_exec()
+    ctx.proc.sigactions = {sig: act for sig, act in ctx.proc.sigactions.items() if act[0] == 1}
+    kernel.commit_program(ctx.proc, program, argv)
+    return _no_return()

@@ -1,0 +1,156 @@
+"""The stat family and utimensat, with each ABI's structure layout.
+
+Layouts (Linux arch/x86/include/uapi/asm/stat.h, include/uapi/linux/stat.h):
+  x86-64 struct stat (144 bytes); i386 struct stat64 (96 bytes); i386 old struct stat (64
+  bytes); struct statx (256 bytes, same on both ABIs).
+"""
+import struct
+
+from ... import errno as E
+from ...errno import GuestErrno
+from ..registry import syscall
+from .paths import AT_EMPTY_PATH, AT_FDCWD, AT_SYMLINK_NOFOLLOW, base_dir, fs_view
+
+STAT_X86_64 = struct.Struct("<QQQIIIIQqqqqQqQqQ24x")
+STAT64_I386 = struct.Struct("<Q4xIIIIIQ4xqIQIIIIIIQ")
+STAT_I386 = struct.Struct("<IIHHHHIIIIIIIIII8x")
+STATX = struct.Struct("<IIQIIIHHQQQQ" + "qIi" * 4 + "IIII" + "112x")
+STATX_BASIC_STATS = 0x7FF
+UTIME_NOW, UTIME_OMIT = (1 << 30) - 1, (1 << 30) - 2
+
+
+def _major(dev: int) -> int:
+    return ((dev >> 8) & 0xFFF) | ((dev >> 32) & ~0xFFF)
+
+
+def _minor(dev: int) -> int:
+    return (dev & 0xFF) | ((dev >> 12) & ~0xFF)
+
+
+def _split(ns: int) -> tuple[int, int]:
+    return ns // 10**9, ns % 10**9
+
+
+def pack_stat(abi: str, st) -> bytes:
+    a, m, c = _split(st.atime_ns), _split(st.mtime_ns), _split(st.ctime_ns)
+    if abi == "x86_64":
+        return STAT_X86_64.pack(st.dev, st.ino, st.nlink, st.mode, st.uid, st.gid, 0, st.rdev,
+                                st.size, st.blksize, st.blocks, *a, *m, *c)
+    return STAT64_I386.pack(st.dev, st.ino & 0xFFFFFFFF, st.mode, st.nlink, st.uid, st.gid, st.rdev,
+                            st.size, st.blksize, st.blocks, a[0] & 0xFFFFFFFF, a[1], m[0] & 0xFFFFFFFF,
+                            m[1], c[0] & 0xFFFFFFFF, c[1], st.ino)
+
+
+def pack_old_stat_i386(st) -> bytes:
+    if st.ino > 0xFFFFFFFF or st.size > 0x7FFFFFFF:
+        raise GuestErrno(E.EOVERFLOW)
+    a, m, c = _split(st.atime_ns), _split(st.mtime_ns), _split(st.ctime_ns)
+    return STAT_I386.pack(st.dev & 0xFFFF, st.ino, st.mode, min(st.nlink, 0xFFFF), st.uid & 0xFFFF,
+                          st.gid & 0xFFFF, st.rdev & 0xFFFF, st.size, st.blksize, st.blocks,
+                          a[0], a[1], m[0], m[1], c[0], c[1])
+
+
+def pack_statx(st) -> bytes:
+    a, m, c = _split(st.atime_ns), _split(st.mtime_ns), _split(st.ctime_ns)
+    return STATX.pack(STATX_BASIC_STATS, st.blksize, 0, st.nlink, st.uid, st.gid, st.mode, 0,
+                      st.ino, st.size, st.blocks, 0,
+                      a[0], a[1], 0, 0, 0, 0, c[0], c[1], 0, m[0], m[1], 0,
+                      _major(st.rdev), _minor(st.rdev), _major(st.dev), _minor(st.dev))
+
+
+def stat_path(ctx, dirfd: int, pathname: int, flags: int):
+    if flags & AT_EMPTY_PATH and pathname and ctx.read_cstr(pathname, 4095) == b"":
+        return ctx.proc.fds.get(ctx.int32(dirfd)).stat()
+    path = ctx.read_path(pathname)
+    return ctx.kernel.fs.stat(path, base_dir(ctx, dirfd, path), fs_view(ctx),
+                              follow=not flags & AT_SYMLINK_NOFOLLOW)
+
+
+CWD = AT_FDCWD & 0xFFFFFFFF
+
+
+@syscall("stat")
+def sys_stat(ctx, pathname, buf):
+    st = stat_path(ctx, CWD, pathname, 0)
+    ctx.write(buf, pack_stat(ctx.abi, st) if ctx.abi == "x86_64" else pack_old_stat_i386(st))
+    return 0
+
+
+@syscall("lstat")
+def sys_lstat(ctx, pathname, buf):
+    st = stat_path(ctx, CWD, pathname, AT_SYMLINK_NOFOLLOW)
+    ctx.write(buf, pack_stat(ctx.abi, st) if ctx.abi == "x86_64" else pack_old_stat_i386(st))
+    return 0
+
+
+@syscall("fstat")
+def sys_fstat(ctx, fd, buf):
+    st = ctx.proc.fds.get(ctx.int32(fd)).stat()
+    ctx.write(buf, pack_stat(ctx.abi, st) if ctx.abi == "x86_64" else pack_old_stat_i386(st))
+    return 0
+
+
+@syscall("stat64")
+def sys_stat64(ctx, pathname, buf):
+    ctx.write(buf, pack_stat("i386", stat_path(ctx, CWD, pathname, 0)))
+    return 0
+
+
+@syscall("lstat64")
+def sys_lstat64(ctx, pathname, buf):
+    ctx.write(buf, pack_stat("i386", stat_path(ctx, CWD, pathname, AT_SYMLINK_NOFOLLOW)))
+    return 0
+
+
+@syscall("fstat64")
+def sys_fstat64(ctx, fd, buf):
+    ctx.write(buf, pack_stat("i386", ctx.proc.fds.get(ctx.int32(fd)).stat()))
+    return 0
+
+
+@syscall("newfstatat", "fstatat64")
+def sys_newfstatat(ctx, dirfd, pathname, buf, flags):
+    ctx.write(buf, pack_stat(ctx.abi, stat_path(ctx, dirfd, pathname, flags)))
+    return 0
+
+
+@syscall("statx")
+def sys_statx(ctx, dirfd, pathname, flags, mask, buf):
+    ctx.write(buf, pack_statx(stat_path(ctx, dirfd, pathname, flags)))
+    return 0
+
+
+def _utimens(ctx, dirfd, pathname, times, flags, time_words):
+    fs = ctx.kernel.fs
+    now = ctx.kernel.clock.realtime_ns()
+    stamps = [now, now]
+    if times:
+        fmt = "<ii" if time_words == 4 else "<qq"
+        raw = ctx.read(times, 2 * struct.calcsize(fmt))
+        for i in range(2):
+            sec, nsec = struct.unpack_from(fmt, raw, i * struct.calcsize(fmt))
+            if nsec == UTIME_OMIT:
+                stamps[i] = None
+            elif nsec != UTIME_NOW:
+                if not 0 <= nsec < 10**9:
+                    raise GuestErrno(E.EINVAL)
+                stamps[i] = sec * 10**9 + nsec
+    if pathname == 0:               # futimens(fd): utimensat(fd, NULL, ...)
+        f = ctx.proc.fds.get(ctx.int32(dirfd))
+        fs.utimens(f.path, stamps[0], stamps[1], b"/", fs_view(ctx))
+        return 0
+    path = ctx.read_path(pathname)
+    fs.utimens(path, stamps[0], stamps[1], base_dir(ctx, dirfd, path), fs_view(ctx),
+               follow=not flags & AT_SYMLINK_NOFOLLOW)
+    return 0
+
+
+@syscall("utimensat")
+def sys_utimensat(ctx, dirfd, pathname, times, flags):
+    # i386's utimensat takes the old 32-bit struct timespec; utimensat_time64 the 64-bit one.
+    return _utimens(ctx, dirfd, pathname, times, flags, ctx.word)
+
+
+@syscall("utimensat_time64")
+def sys_utimensat_time64(ctx, dirfd, pathname, times, flags):
+    return _utimens(ctx, dirfd, pathname, times, flags, 8)

@@ -1,0 +1,118 @@
+"""Clocks, sleeps and randomness: all virtual (kernel_model/clock.py) or from the run's seed."""
+import hashlib
+import struct
+
+from ... import errno as E
+from ...errno import GuestErrno
+from ..registry import syscall
+
+CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID = 0, 1, 2, 3
+CLOCK_MONOTONIC_RAW, CLOCK_REALTIME_COARSE, CLOCK_MONOTONIC_COARSE, CLOCK_BOOTTIME = 4, 5, 6, 7
+TIMER_ABSTIME = 1
+GRND_NONBLOCK, GRND_RANDOM, GRND_INSECURE = 1, 2, 4
+
+
+def clock_ns(ctx, clock_id: int) -> int:
+    clock = ctx.kernel.clock
+    if clock_id in (CLOCK_REALTIME, CLOCK_REALTIME_COARSE, 8, 11):      # + _ALARM, TAI
+        return clock.realtime_ns()
+    if clock_id in (CLOCK_MONOTONIC, CLOCK_MONOTONIC_RAW, CLOCK_MONOTONIC_COARSE, CLOCK_BOOTTIME, 9):
+        return clock.monotonic_ns()
+    if clock_id in (CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID):
+        return clock.elapsed_ns
+    raise GuestErrno(E.EINVAL)
+
+
+def _timespec(ns: int, fmt: str) -> bytes:
+    return struct.pack(fmt, ns // 10**9, ns % 10**9)
+
+
+def _read_timespec(ctx, addr: int, fmt: str) -> int:
+    sec, nsec = struct.unpack(fmt, ctx.read(addr, struct.calcsize(fmt)))
+    if sec < 0 or not 0 <= nsec < 10**9:
+        raise GuestErrno(E.EINVAL)
+    return sec * 10**9 + nsec
+
+
+def _native_timespec(ctx) -> str:
+    return "<ii" if ctx.word == 4 else "<qq"
+
+
+@syscall("clock_gettime")
+def sys_clock_gettime(ctx, clock_id, tp):
+    ctx.write(tp, _timespec(clock_ns(ctx, ctx.int32(clock_id)), _native_timespec(ctx)))
+    return 0
+
+
+@syscall("clock_gettime64")
+def sys_clock_gettime64(ctx, clock_id, tp):
+    ctx.write(tp, _timespec(clock_ns(ctx, ctx.int32(clock_id)), "<qq"))
+    return 0
+
+
+@syscall("clock_getres", "clock_getres_time64")
+def sys_clock_getres(ctx, clock_id, res):
+    clock_ns(ctx, ctx.int32(clock_id))
+    if res:
+        ctx.write(res, _timespec(1, _native_timespec(ctx) if ctx.word == 8 else "<ii"))
+    return 0
+
+
+@syscall("gettimeofday")
+def sys_gettimeofday(ctx, tv, tz):
+    ns = ctx.kernel.clock.realtime_ns()
+    fmt = _native_timespec(ctx)
+    if tv:
+        ctx.write(tv, struct.pack(fmt, ns // 10**9, ns % 10**9 // 1000))
+    if tz:
+        ctx.write(tz, struct.pack("<ii", 0, 0))       # UTC, no DST
+    return 0
+
+
+@syscall("time")
+def sys_time(ctx, tloc):
+    sec = ctx.kernel.clock.realtime_ns() // 10**9
+    if tloc:
+        ctx.write_word(tloc, sec)
+    return sec
+
+
+def _sleep(ctx, ns: int, rem: int, fmt: str) -> int:
+    ctx.kernel.clock.advance(ns)       # a sleeping process lets virtual time pass, nothing else
+    return 0
+
+
+@syscall("nanosleep")
+def sys_nanosleep(ctx, req, rem):
+    return _sleep(ctx, _read_timespec(ctx, req, _native_timespec(ctx)), rem, _native_timespec(ctx))
+
+
+@syscall("clock_nanosleep")
+def sys_clock_nanosleep(ctx, clock_id, flags, req, rem):
+    return _clock_nanosleep(ctx, clock_id, flags, req, _native_timespec(ctx))
+
+
+@syscall("clock_nanosleep_time64")
+def sys_clock_nanosleep_time64(ctx, clock_id, flags, req, rem):
+    return _clock_nanosleep(ctx, clock_id, flags, req, "<qq")
+
+
+def _clock_nanosleep(ctx, clock_id, flags, req, fmt):
+    target = _read_timespec(ctx, req, fmt)
+    now = clock_ns(ctx, ctx.int32(clock_id))
+    ctx.kernel.clock.advance(target - now if flags & TIMER_ABSTIME else target)
+    return 0
+
+
+@syscall("getrandom")
+def sys_getrandom(ctx, buf, count, flags):
+    if flags & ~(GRND_NONBLOCK | GRND_RANDOM | GRND_INSECURE):
+        raise GuestErrno(E.EINVAL)
+    count = min(count, 0x1FFFFFF)
+    ctx.write(buf, ctx.kernel.random_bytes(count))
+    return count
+
+
+def seeded_stream(seed: int, label: bytes, offset: int, count: int) -> bytes:
+    """`count` bytes at `offset` of a deterministic stream for (seed, label) (SHAKE-256)."""
+    return hashlib.shake_256(b"%d|" % seed + label).digest(offset + count)[offset:]

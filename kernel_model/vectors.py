@@ -1,0 +1,27 @@
+"""The kernel's IDT: which handler each vector's gate leads to (Linux arch/x86/kernel/idt.c).
+
+Exceptions raised by user code become signals (Linux arch/x86/kernel/traps.c): #DE -> SIGFPE,
+#UD -> SIGILL, #GP -> SIGSEGV, #PF -> SIGSEGV (or SIGBUS), #BP/#DB -> SIGTRAP. `int 0x80`
+is the i386 system-call gate.
+"""
+from . import idt as V
+from .signals import SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGTRAP
+
+EXCEPTION_SIGNALS = {
+    V.DE: SIGFPE, V.DB: SIGTRAP, V.BP: SIGTRAP, V.OF: SIGSEGV, V.BR: SIGSEGV, V.UD: SIGILL,
+    V.NM: SIGSEGV, V.DF: SIGSEGV, V.TS: SIGSEGV, V.NP: SIGBUS, V.SS: SIGBUS, V.GP: SIGSEGV,
+    V.PF: SIGSEGV, V.MF: SIGFPE, V.AC: SIGBUS, V.MC: SIGBUS, V.XM: SIGFPE,
+}
+
+
+def install_vectors(kernel, space) -> None:
+    for vector, signal in EXCEPTION_SIGNALS.items():
+        dpl = 3 if vector in V.USER_CALLABLE else 0
+        space.idt.set_gate(vector, _exception_handler(kernel, signal), dpl=dpl)
+    space.idt.set_gate(V.SYSCALL_VECTOR, kernel.int80_handler, dpl=3)
+
+
+def _exception_handler(kernel, signal):
+    def handle(frame):
+        return kernel.deliver_exception(frame, signal)
+    return handle

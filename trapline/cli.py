@@ -1,0 +1,64 @@
+"""The `trapline` command line (strace/bpftrace conventions)."""
+import sys
+
+import click
+
+from emu.errors import TraplineError
+
+from .sandbox import Sandbox
+
+
+def _parse_env(pairs: tuple[str, ...]) -> dict[str, str]:
+    env = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--env")
+        env[key] = value
+    return env
+
+
+def run_options(f):
+    """Options shared by every command that runs a guest."""
+    options = [
+        click.option("--rootfs", type=click.Path(file_okay=False), default=None,
+                     help="Folder that is the guest's /. Default: the host / read-only."),
+        click.option("--cwd", default="/", show_default=True, help="Guest working directory."),
+        click.option("-E", "--env", "env", multiple=True, metavar="K=V", help="Set a guest variable."),
+        click.option("--clear-env", is_flag=True, help="Start from an empty environment."),
+        click.option("--seed", type=int, default=0, show_default=True,
+                     help="Seed of AT_RANDOM, getrandom and /dev/urandom."),
+        click.option("--writable", is_flag=True,
+                     help="Write through to the rootfs folder (default: in-memory overlay)."),
+        click.option("--strace", is_flag=True, help="Print system calls on stderr, strace-style."),
+        click.option("-v", "--verbose", is_flag=True, help="Report unimplemented syscalls and more."),
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def main():
+    """trapline: run and instrument x86/x86-64 Linux binaries in an emulated, modeled kernel."""
+
+
+@main.command(context_settings={"ignore_unknown_options": True})
+@run_options
+@click.argument("program")
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def run(rootfs, cwd, env, clear_env, seed, writable, strace, verbose, program, args):
+    """Run PROGRAM [ARGS...] in the sandbox; exit with its status (128+N after signal N)."""
+    sandbox = Sandbox(rootfs=rootfs, cwd=cwd, env=_parse_env(env), clear_env=clear_env, seed=seed,
+                      writable=writable, strace=strace, verbose=verbose, capture=False)
+    try:
+        result = sandbox.run([program, *args])
+    except TraplineError as e:
+        click.echo(f"trapline: {e}", err=True)
+        sys.exit(127)
+    sys.stdout.flush()
+    sys.exit(result.exit_code)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,79 @@
+"""`Sandbox`: run a guest program in the modeled kernel, for library users and the CLI."""
+import os
+import sys
+from dataclasses import dataclass, field
+
+from kernel_model.errors import KernelError
+from kernel_model.fs import CapturedOutput, StdioFile
+from kernel_model.kernel import Kernel, KernelConfig, wait_status_exit_code
+from kernel_model.tracer import StraceTracer
+
+from .errors import UsageError
+
+# What a guest gets without --clear-env: small, fixed, never the host's environment.
+DEFAULT_ENV = (("PATH", "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"), ("HOME", "/root"),
+               ("TERM", "dumb"), ("LANG", "C"), ("USER", "root"), ("LOGNAME", "root"),
+               ("SHELL", "/bin/sh"), ("PWD", "/"))
+
+
+@dataclass
+class RunResult:
+    exit_code: int            # shell convention: 128+N after death by signal N
+    wait_status: int          # the raw wait status word
+    stdout: bytes | None      # captured output (None when passed through)
+    stderr: bytes | None
+    messages: list[str] = field(default_factory=list)
+    unimplemented: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class Sandbox:
+    rootfs: str | None = None
+    cwd: str = "/"
+    env: dict[str, str] | None = None      # None: the default environment
+    clear_env: bool = False
+    seed: int = 0
+    writable: bool = False
+    strace: bool = False
+    verbose: bool = False
+    capture: bool = True                   # capture stdout/stderr instead of passing through
+    stdin: bytes | None = None
+
+    def environment(self) -> list[bytes]:
+        base = {} if self.clear_env else dict(DEFAULT_ENV)
+        if not self.clear_env:
+            base["PWD"] = self.cwd
+        base.update(self.env or {})
+        return [f"{k}={v}".encode() for k, v in base.items()]
+
+    def _program_path(self, program: str) -> bytes:
+        """With a rootfs the program is a guest path; without one, a host path (host / is the root)."""
+        if self.rootfs is None:
+            return os.path.abspath(program).encode()
+        return program.encode()
+
+    def run(self, argv: list[str]) -> RunResult:
+        if not argv:
+            raise UsageError("no program given")
+        if self.rootfs is not None and not os.path.isdir(self.rootfs):
+            raise UsageError(f"--rootfs {self.rootfs}: not a directory")
+        if self.capture:
+            stdin = CapturedOutput(self.stdin or b"", name=b"pipe:[0]")
+            stdout, stderr = CapturedOutput(name=b"pipe:[1]"), CapturedOutput(name=b"pipe:[2]")
+        else:
+            stdin, stdout, stderr = StdioFile(0), StdioFile(1), StdioFile(2)
+        report = sys.stderr
+        tracer = StraceTracer(report) if self.strace else None
+        config = KernelConfig(rootfs=self.rootfs, writable=self.writable, seed=self.seed,
+                              cwd=self.cwd.encode(), stdin=stdin, stdout=stdout, stderr=stderr,
+                              strace=tracer, verbose=self.verbose, report=report)
+        kernel = Kernel(config)
+        proc = kernel.spawn(self._program_path(argv[0]), [a.encode() for a in argv], self.environment())
+        status = kernel.run(proc)
+        return RunResult(exit_code=wait_status_exit_code(status), wait_status=status,
+                         stdout=stdout.data if self.capture else None,
+                         stderr=stderr.data if self.capture else None,
+                         messages=kernel.messages, unimplemented=dict(kernel.unimplemented))
+
+
+__all__ = ["Sandbox", "RunResult", "KernelError"]
