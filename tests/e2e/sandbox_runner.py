@@ -41,7 +41,13 @@ class Result:
     stdout: bytes
     stderr: bytes
     returncode: int
-    command: tuple[str, ...] = field(default=(), compare=False)
+    command: tuple[str, ...] = field(default=(), compare=False, repr=False)
+
+    def describe(self) -> str:
+        return (
+            f"{self.side} run of {list(self.argv)}: exit status {self.returncode}\n"
+            f"  stdout: {_excerpt(self.stdout, 1500)}\n  stderr: {_excerpt(self.stderr, 1500)}"
+        )
 
 
 class RunTimeout(AssertionError):
@@ -145,6 +151,15 @@ def _run(side, argv, command, stdin, timeout, *, cwd, env=None) -> Result:
             f"stderr so far: {_excerpt(expired.stderr or b'')}"
         ) from None
     return Result(side, tuple(argv), done.stdout, done.stderr, done.returncode, tuple(command))
+
+
+def check_native_oracle(native: Result, expected_status: int) -> None:
+    """The reference run must itself do what the test expects, or the comparison is moot."""
+    if native.returncode != expected_status:
+        raise AssertionError(
+            f"native reference broke (expected exit status {expected_status}); "
+            f"the test or the host setup is wrong, not trapline:\n{native.describe()}"
+        )
 
 
 def compare_results(
