@@ -1,0 +1,189 @@
+"""Every malformed or unsupported file gets a one-line LoaderError saying why."""
+from __future__ import annotations
+
+import pytest
+
+from loader.elf import load_elf
+from loader.errors import LoaderError
+from tests.unit.loader.elf_builder import (CODE, CODE_OFFSET, DATA_OFFSET, ET_DYN, PT_NOTE, BuiltElf, build_elf)
+
+
+def _rejects(data: bytes, pattern: str) -> str:
+    with pytest.raises(LoaderError, match=pattern) as info:
+        load_elf(data)
+    message = str(info.value)
+    assert "\n" not in message and message
+    return message
+
+
+def _mutated(bits: int, mutate) -> bytes:
+    built = build_elf(bits)
+    mutate(built)
+    return built.bytes()
+
+
+def _set_ident(index: int, value: int):
+    def mutate(built: BuiltElf) -> None:
+        built.data[index] = value
+    return mutate
+
+
+BOTH = pytest.mark.parametrize("bits", [32, 64])
+
+
+def test_empty_file():
+    _rejects(b"", "empty file")
+
+
+@pytest.mark.parametrize("data", [b"MZ\x90\x00" + bytes(100), b"\x7fELG" + bytes(100), b"\x7f", b"hello world"])
+def test_not_elf(data):
+    _rejects(data, "not an ELF file")
+
+
+@BOTH
+@pytest.mark.parametrize("length", [4, 16, 51])
+def test_truncated_before_the_header_ends(bits, length):
+    _rejects(build_elf(bits).bytes()[:length], "truncated")
+
+
+def test_truncated_elf64_header():
+    _rejects(build_elf(64).bytes()[:60], "truncated ELF file: 60 bytes, shorter than the ELF64 header")
+
+
+@BOTH
+def test_truncated_program_header_table(bits):
+    built = build_elf(bits)
+    _rejects(built.bytes()[:built.phoff + built.phentsize + 4], "program header table .* beyond the end")
+
+
+@BOTH
+def test_truncated_segment_bytes(bits):
+    _rejects(build_elf(bits).bytes()[:DATA_OFFSET + 4], r"PT_LOAD #\d: file bytes .* beyond the end of the file")
+
+
+@pytest.mark.parametrize("bits, wrong_class", [(64, 1), (32, 2), (64, 0), (32, 3)])
+def test_class_does_not_match_machine(bits, wrong_class):
+    _rejects(_mutated(bits, _set_ident(4, wrong_class)), f"wrong ELF class {wrong_class}")
+
+
+@BOTH
+@pytest.mark.parametrize("machine", [40, 183, 8, 0])  # ARM, AArch64, MIPS, none
+def test_wrong_machine(bits, machine):
+    _rejects(_mutated(bits, lambda b: b.set_ehdr("machine", machine)), f"unsupported machine e_machine={machine}")
+
+
+@BOTH
+@pytest.mark.parametrize("encoding", [2, 0])  # ELFDATA2MSB, ELFDATANONE
+def test_not_little_endian(bits, encoding):
+    _rejects(_mutated(bits, _set_ident(5, encoding)), "not little-endian")
+
+
+@BOTH
+@pytest.mark.parametrize("etype", [0, 1, 4, 0xFE00])  # NONE, REL, CORE, OS-specific
+def test_not_an_executable_type(bits, etype):
+    _rejects(_mutated(bits, lambda b: b.set_ehdr("type", etype)), f"unsupported ELF type e_type={etype}")
+
+
+@BOTH
+def test_wrong_phentsize(bits):
+    _rejects(_mutated(bits, lambda b: b.set_ehdr("phentsize", b.phentsize - 4)), "bad e_phentsize")
+
+
+@BOTH
+def test_no_program_headers(bits):
+    _rejects(_mutated(bits, lambda b: b.set_ehdr("phnum", 0)), "no program headers")
+
+
+@BOTH
+def test_program_header_table_beyond_file(bits):
+    _rejects(_mutated(bits, lambda b: b.set_ehdr("phoff", 0x100000)), "program header table .* beyond the end")
+    _rejects(_mutated(bits, lambda b: b.set_ehdr("phnum", 0xFFFF)), "too many program headers")
+    _rejects(_mutated(bits, lambda b: b.set_ehdr("phnum", 1000)), "program header table .* beyond the end")
+
+
+@BOTH
+def test_segment_file_bytes_beyond_the_file(bits):
+    def grow(built: BuiltElf) -> None:
+        data = built.load_indexes[1]
+        built.set_phdr(data, "filesz", 0x100000)
+        built.set_phdr(data, "memsz", 0x100000)
+    _rejects(_mutated(bits, grow), "beyond the end of the file")
+    _rejects(_mutated(bits, lambda b: b.set_phdr(b.load_indexes[1], "offset", 0x100000)),
+             "beyond the end of the file")
+
+
+@BOTH
+def test_filesz_larger_than_memsz(bits):
+    _rejects(_mutated(bits, lambda b: b.set_phdr(b.load_indexes[1], "filesz", 0x300)), "p_filesz 0x300 > p_memsz")
+
+
+@BOTH
+def test_no_pt_load(bits):
+    def no_loads(built: BuiltElf) -> None:
+        for index in built.load_indexes:
+            built.set_phdr(index, "type", PT_NOTE)
+    _rejects(_mutated(bits, no_loads), "no PT_LOAD segment")
+
+
+@BOTH
+def test_absurd_memsz(bits):
+    _rejects(_mutated(bits, lambda b: b.set_phdr(b.load_indexes[1], "memsz", (1 << 30) + 1)), "absurd")
+
+
+@BOTH
+def test_offset_and_vaddr_not_congruent(bits):
+    _rejects(_mutated(bits, lambda b: b.set_phdr(b.load_indexes[1], "offset", DATA_OFFSET + 8)), "not congruent")
+
+
+@BOTH
+@pytest.mark.parametrize("delta", [0x0, 0x100, CODE_OFFSET + len(CODE) - 1])
+def test_overlapping_segments(bits, delta):
+    def overlap(built: BuiltElf) -> None:
+        data = built.load_indexes[1]
+        built.set_phdr(data, "vaddr", built.base + delta)
+        built.set_phdr(data, "offset", delta)  # keep offset and vaddr congruent
+        built.set_phdr(data, "filesz", 8)
+    _rejects(_mutated(bits, overlap), r"PT_LOAD #\d at 0x[0-9a-f]+ overlaps PT_LOAD #\d")
+
+
+@BOTH
+def test_entry_in_a_non_executable_segment(bits):
+    _rejects(_mutated(bits, lambda b: b.set_ehdr("entry", b.data_vaddr)), "entry point .* not inside an executable")
+
+
+@BOTH
+def test_entry_outside_every_segment(bits):
+    _rejects(_mutated(bits, lambda b: b.set_ehdr("entry", b.base + 0x100000)), "not inside an executable")
+
+
+@BOTH
+@pytest.mark.parametrize("etype", [2, ET_DYN])
+def test_dynamic_binary_needs_interp(bits, etype):
+    built = build_elf(bits, etype=etype, interp=b"/lib/ld-musl-x86_64.so.1")
+    message = _rejects(built.bytes(), "dynamic binary not yet supported: needs INTERP")
+    assert message.endswith("/lib/ld-musl-x86_64.so.1")
+
+
+def test_i386_segment_in_kernel_space():
+    _rejects(build_elf(32, base=0xBFFFE000).bytes(), "reaches kernel space .* 0xc0000000")
+
+
+def test_x86_64_segment_above_user_space():
+    _rejects(build_elf(64, base=0x7FFFFFFFE000).bytes(), "reaches kernel space .* 0x800000000000")
+    _rejects(build_elf(64, base=0xFFFFFFFF80000000).bytes(), "kernel space")
+
+
+def test_i386_static_pie_cannot_be_placed_in_kernel_space():
+    with pytest.raises(LoaderError, match="pie_base"):
+        load_elf(build_elf(32, etype=ET_DYN).bytes(), pie_base=0xC0000000)
+
+
+@BOTH
+def test_segment_at_the_null_page(bits):
+    _rejects(build_elf(bits, base=0).bytes(), "below mmap_min_addr")
+
+
+def test_i386_static_pie_whose_segments_cross_into_kernel_space():
+    data = build_elf(32, etype=ET_DYN).bytes()
+    with pytest.raises(LoaderError, match="reaches kernel space"):
+        load_elf(data, pie_base=0xBFFFE000)
