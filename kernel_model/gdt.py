@@ -11,8 +11,10 @@ from dataclasses import dataclass
 
 GDT_ENTRIES = 32
 
-# access byte: P | DPL | S | type
-CODE_RING0, DATA_RING0, CODE_RING3, DATA_RING3 = 0x9A, 0x92, 0xFA, 0xF2
+# access byte: P | DPL | S | type. The type's Accessed bit is preset: the CPU writes it into the
+# descriptor the first time a selector is loaded (SDM Vol. 3A, 3.4.5.1), and the GDT page is
+# read-only to the guest, as a kernel's GDT is.
+CODE_RING0, DATA_RING0, CODE_RING3, DATA_RING3 = 0x9B, 0x93, 0xFB, 0xF3
 FLAGS_32 = 0xC      # G=1 (4 KiB granularity), D/B=1 (32-bit)
 FLAGS_64 = 0xA      # G=1, L=1 (64-bit code)
 

@@ -41,7 +41,7 @@ class StraceTracer:
     def before(self, ctx, name, args):
         """Capture what must be formatted from the caller's memory before the call runs."""
         if name in NO_RETURN_CALLS:
-            self._emit(ctx.proc, strace.format_syscall(name, args, None, _MemReader(ctx.mem),
+            self._emit(ctx.proc, strace.format_syscall(name, args, 0, _MemReader(ctx.mem),
                                                        8 * ctx.word))
             return "printed"
         if name == "execve":
