@@ -1,0 +1,68 @@
+"""/proc: the calling process's view, and fixed machine files."""
+from kernel_model import errno as E
+from kernel_model.fs import O_DIRECTORY, O_RDONLY, O_WRONLY, S_IFLNK, S_IFMT
+
+from .helpers import FakeProcess, PROC, errno_of, names, read_file
+
+
+def test_self_is_a_symlink_to_the_pid(fs):
+    assert fs.readlink(b"/proc/self", b"/", PROC) == b"42"
+    assert fs.realpath(b"/proc/self/maps", b"/", PROC) == b"/proc/42/maps"
+
+
+def test_exe_is_the_executable_in_the_guest(fs):
+    assert fs.readlink(b"/proc/self/exe", b"/", PROC) == b"/bin/prog"
+    assert read_file(fs, b"/proc/self/exe") == b"\x7fELF-prog"
+    assert fs.realpath(b"/proc/42/exe", b"/", PROC) == b"/bin/prog"
+
+
+def test_fd_directory_lists_links_in_fd_order(fs):
+    proc = FakeProcess(fds={10: b"/etc/passwd", 2: b"pipe:[3]", 0: b"/dev/null"})
+    f = fs.open(b"/proc/self/fd", O_RDONLY | O_DIRECTORY, 0, b"/", proc)
+    assert [e.name for e in f.getdents()] == [b".", b"..", b"0", b"2", b"10"]
+    assert fs.stat(b"/proc/self/fd/10", b"/", proc, follow=False).mode & S_IFMT == S_IFLNK
+    assert fs.readlink(b"/proc/self/fd/2", b"/", proc) == b"pipe:[3]"
+    assert read_file_as(fs, b"/proc/self/fd/10", proc).startswith(b"root:")
+    assert errno_of(fs.stat, b"/proc/self/fd/2", b"/", proc) == E.ENOENT   # a pipe is no path
+    assert errno_of(fs.stat, b"/proc/self/fd/3", b"/", proc) == E.ENOENT
+
+
+def read_file_as(fs, path, proc):
+    return fs.open(path, O_RDONLY, 0, b"/", proc).read(1000)
+
+
+def test_cwd_maps_stat_status(fs):
+    proc = FakeProcess(pid=7, directory=b"/etc")
+    assert fs.readlink(b"/proc/self/cwd", b"/", proc) == b"/etc"
+    assert fs.realpath(b"/proc/self/cwd/passwd", b"/", proc) == b"/etc/passwd"
+    assert read_file_as(fs, b"/proc/self/maps", proc) == proc.maps
+    stat = read_file_as(fs, b"/proc/7/stat", proc)
+    assert stat.startswith(b"7 (prog) R ") and len(stat.split()) == 52
+    status = read_file_as(fs, b"/proc/self/status", proc)
+    assert b"Name:\tprog\n" in status and b"Pid:\t7\n" in status
+
+
+def test_other_pids_do_not_exist(fs):
+    assert errno_of(fs.stat, b"/proc/1", b"/", PROC) == E.ENOENT
+    assert names(fs, b"/proc") == [b".", b"..", b"42", b"cpuinfo", b"meminfo", b"self"]
+
+
+def test_cpuinfo_and_meminfo_are_fixed(fs):
+    cpuinfo = read_file(fs, b"/proc/cpuinfo")
+    assert b"processor\t: 0\n" in cpuinfo and b"flags\t\t: fpu" in cpuinfo
+    meminfo = read_file(fs, b"/proc/meminfo")
+    assert meminfo.startswith(b"MemTotal:") and meminfo == read_file(fs, b"/proc/meminfo")
+    assert fs.stat(b"/proc/cpuinfo", b"/", PROC).size == 0     # like any seq_file
+
+
+def test_proc_is_read_only(fs):
+    assert errno_of(fs.open, b"/proc/cpuinfo", O_WRONLY, 0, b"/", PROC) == E.EACCES
+    assert errno_of(fs.open, b"/proc/new", O_WRONLY | 0o100, 0o644, b"/", PROC) == E.EACCES
+    assert errno_of(fs.mkdir, b"/proc/x", 0o755, b"/", PROC) == E.EPERM
+    assert errno_of(fs.chmod, b"/proc/cpuinfo", 0o777, b"/", PROC) == E.EPERM
+
+
+def test_proc_inodes_are_stable(fs):
+    first = fs.stat(b"/proc/self/maps", b"/", PROC).ino
+    assert fs.stat(b"/proc/42/maps", b"/", PROC).ino == first
+    assert fs.stat(b"/proc", b"/", PROC).ino == 1
