@@ -59,8 +59,12 @@ class Memory:
         for start, end, _ in self.regions():
             lo, hi = max(start, addr), min(end, addr + size)
             if lo < hi:
+                # Drop translations first so code re-checks the new permissions. The order
+                # matters: removing the cache looks the page up for a fetch, which leaves a TLB
+                # entry that lets guest loads skip Unicorn's read check; mem_protect flushes
+                # the TLB afterwards, so a PROT_NONE guard page still faults on a read.
+                self._uc.ctl_remove_cache(lo, hi)
                 self._uc.mem_protect(lo, hi - lo, perms)
-                self._uc.ctl_remove_cache(lo, hi)    # translated code must re-check permissions
         self._refresh_exec_ranges()
 
     def regions(self) -> list[tuple[int, int, int]]:
