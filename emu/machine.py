@@ -135,6 +135,12 @@ class Machine:
         try:
             self.uc.emu_start(begin, _NEVER_EXECUTED[self.arch.bits], 0, count)
         except UcError as e:
+            # A hook that raised *and* made Unicorn fail (the #UD hook, a memory-fault hook)
+            # ends emu_start with the UcError, and the binding drops the hook's exception
+            # (it checks the status first): surface the real error with its traceback.
+            pending = getattr(self.uc, "_hook_exception", None)
+            if pending is not None:
+                raise pending from None
             if self._fault is not None:
                 access, unmapped, address, pc = self._fault
                 return exits.Exit(exits.FAULT, pc, address=address, access=access,
