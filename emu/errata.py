@@ -69,3 +69,43 @@ def clear_pending_exception(uc: Uc, arch: Arch) -> None:
     base = ctypes.cast(ctx.context, ctypes.c_void_p).value
     ctypes.c_int.from_address(base + off).value = -1
     uc.context_restore(ctx)
+
+
+# env->exception_is_int: 1 after `int n` / int3 / into, 0 after a CPU exception (QEMU's
+# raise_interrupt2 sets it on every delivery). Unicorn reports both through the same INTR hook
+# with nothing else to tell them apart, yet the architecture treats them differently: only a
+# software interrupt is checked against the gate's DPL (Intel SDM Vol. 3A, 6.12.1.1).
+_is_int_offset: dict[int, int] = {}
+
+
+def _locate_exception_is_int(arch: Arch) -> int:
+    """Find env->exception_is_int by diffing contexts: fresh (0), after `int 0x10` (1),
+    after a #DE (0), after `int 0x11` (1). Exactly one 4-byte slot follows that pattern."""
+    uc = Uc(UC_ARCH_X86, arch.uc_mode)
+    uc.mem_map(0x1000, 0x1000)
+    uc.mem_write(0x1000, b"\xcd\x10\x90\x31\xc9\xf7\xf1\x90\xcd\x11\x90")
+    uc.reg_write(X.UC_X86_REG_ESP if arch.bits == 32 else X.UC_X86_REG_RSP, 0x1800)
+    states = [_context_bytes(uc.context_save())]
+
+    def on_interrupt(uc_, intno, _):
+        states.append(_context_bytes(uc_.context_save()))
+        uc_.emu_stop()
+    uc.hook_add(UC_HOOK_INTR, on_interrupt)
+    for begin in (0x1000, 0x1003, 0x1008):          # int 0x10 ; xor+div (#DE) ; int 0x11
+        uc.emu_start(begin, 0x1FFF)
+    pattern = (0, 1, 0, 1)
+    hits = [i for i in range(0, len(states[0]) - 3, 4)
+            if tuple(int.from_bytes(s[i:i + 4], "little") for s in states) == pattern]
+    if len(hits) != 1:
+        raise RuntimeError(f"cannot locate exception_is_int in the Unicorn context ({hits})")
+    return hits[0] + ctypes.sizeof(_UcContextHeader)
+
+
+def interrupt_is_software(uc: Uc, arch: Arch) -> bool:
+    """True when the interrupt being delivered came from an INT n/INT3/INTO instruction."""
+    off = _is_int_offset.get(arch.bits)
+    if off is None:
+        off = _is_int_offset[arch.bits] = _locate_exception_is_int(arch)
+    ctx = uc.context_save()
+    base = ctypes.cast(ctx.context, ctypes.c_void_p).value
+    return ctypes.c_int.from_address(base + off).value == 1

@@ -20,13 +20,16 @@ from unicorn import x86_const as X
 
 from . import exits
 from .arch import Arch, arch_named
-from .errata import CHAINING_VECTORS, clear_pending_exception
+from .errata import CHAINING_VECTORS, clear_pending_exception, interrupt_is_software
 from .errors import MachineError
 from .memory import Memory
 from .registers import REGISTER_IDS, RawRegister, RegisterFile, gpr_names
 
 PAGE = 0x1000
 SYSCALL_INSN_LEN = 2     # 0f 05
+# Vectors only an instruction can raise: int3 (#BP) and into (#OF); every vector >= 32 too, as
+# Unicorn delivers no external interrupts. Others need a look at the CPU state (errata.py).
+_ALWAYS_SOFTWARE = frozenset({3, 4})
 
 _ACCESS = {
     UC_MEM_READ_UNMAPPED: (exits.READ, True), UC_MEM_WRITE_UNMAPPED: (exits.WRITE, True),
@@ -52,6 +55,10 @@ class Machine:
         self._exit: exits.Exit | None = None
         self._fault: tuple | None = None
         self._in_syscall_hook = False
+        # Whether the last event reported to a handler (or ending run()) came from an
+        # INT n/INT3/INTO instruction rather than a CPU exception or a memory fault: the
+        # kernel checks gate DPLs only for those (Intel SDM Vol. 3A, 6.12.1.1).
+        self.software_interrupt = False
         self._pc_id = REGISTER_IDS[self.arch.pc]
         self.raw_pc = RawRegister(self.uc._uch, self.arch.pc)
         self.uc.hook_add(UC_HOOK_INTR, self._on_interrupt)
@@ -169,6 +176,8 @@ class Machine:
     # ---- hooks -----------------------------------------------------------------------------
     def _on_interrupt(self, uc, vector, _user):
         pc = self.raw_pc.read()
+        self.software_interrupt = (vector >= 32 or vector in _ALWAYS_SOFTWARE
+                                   or interrupt_is_software(uc, self.arch))
         handled = self.trap_handler(vector, pc) if self.trap_handler else False
         if vector in CHAINING_VECTORS:
             clear_pending_exception(uc, self.arch)
@@ -178,6 +187,7 @@ class Machine:
     def _on_invalid_instruction(self, uc, _user):
         # #UD is a fault: the saved IP is the instruction itself (Intel SDM Vol. 3A, 6.15).
         pc = self.raw_pc.read()
+        self.software_interrupt = False
         handled = self.trap_handler(6, pc) if self.trap_handler else False
         if handled and self.raw_pc.read() != pc:
             return True
@@ -199,5 +209,6 @@ class Machine:
 
     def _on_memory_fault(self, uc, access, address, size, value, _user):
         kind, unmapped = _ACCESS.get(access, (exits.READ, True))
+        self.software_interrupt = False
         self._fault = (kind, unmapped, address, self.raw_pc.read())
         return False

@@ -24,14 +24,22 @@ class TrapDispatcher:
         self._ss = machine.raw_register("ss")
 
     def dispatch(self, vector: int, pc: int, *, error_code: int | None = None,
-                 fault_address: int | None = None):
-        """Deliver `vector` with saved IP `pc`; returns what the handler returns."""
+                 fault_address: int | None = None, software: bool | None = None):
+        """Deliver `vector` with saved IP `pc`; returns what the handler returns.
+
+        `software`: whether an INT n/INT3/INTO instruction raised it; None asks the Machine
+        about the event it last reported (a CPU exception and `int $0` share a vector).
+        """
         cs = self._cs.read()
         gate = self.idt.gate(vector)
-        if vector >= 32 and gate.dpl < (cs & 3):
-            # `int n` through a gate the caller may not use: #GP with the IDT error code
-            # (SDM 6.13: index << 3 | IDT bit (2)); the saved IP is the int instruction itself.
-            return self.dispatch(vectors.GP, pc - 2, error_code=(vector << 3) | 2)
+        if software is None:
+            software = self.machine.software_interrupt
+        if software and gate.dpl < (cs & 3):
+            # `int n` through a gate the caller may not use (only software interrupts are
+            # checked, SDM 6.12.1.1): #GP with the IDT error code (SDM 6.13: index << 3 |
+            # IDT bit (2)); the saved IP is the int instruction itself.
+            return self.dispatch(vectors.GP, pc - self._int_length(vector, pc),
+                                 error_code=(vector << 3) | 2, software=False)
         handler = self.idt.handler_for(vector)
         if handler is None:
             raise KernelPanic(f"no IDT handler for vector {vector:#x} at pc={pc:#x}")
@@ -42,6 +50,14 @@ class TrapDispatcher:
         result = handler(frame)
         self._iret(frame)
         return result
+
+    def _int_length(self, vector: int, pc: int) -> int:
+        """Length of the instruction that raised software interrupt `vector`, ending at pc:
+        int3 (cc) and into (ce) are one byte, `int n` (cd ib) two."""
+        if vector in (vectors.BP, vectors.OF):
+            if self.machine.mem.read(pc - 1, 1) in (b"\xcc", b"\xce"):
+                return 1
+        return 2
 
     def _push_frame(self, vector: int, pc: int, cs: int, error_code: int | None) -> TrapFrame:
         user = (cs & 3) == 3
