@@ -114,12 +114,13 @@ class FileSystem:
         chain = r.full_chain()
         node = chain[-1][1]
         parent = chain[-2][1] if len(chain) > 1 else node     # the root is its own parent
-        children = dict(node.entries())
+        children = node.entries()                             # in the order the mount lists
         if len(chain) == 1:                                   # the root: show the mounts
-            children.update((name, self._mounted(name, proc)) for name in MOUNT_POINTS)
+            merged = dict(children)
+            merged.update((name, self._mounted(name, proc)) for name in MOUNT_POINTS)
+            children = sorted(merged.items())
         listing = [DirEntry(node.ino, b".", DT_DIR), DirEntry(parent.ino, b"..", DT_DIR)]
-        listing += [DirEntry(child.ino, name, dtype_of(child.fmt))
-                    for name, child in sorted(children.items())]
+        listing += [DirEntry(child.ino, name, dtype_of(child.fmt)) for name, child in children]
         return listing
 
     # --- queries -------------------------------------------------------------------------------

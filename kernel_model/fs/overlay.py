@@ -112,6 +112,8 @@ class OverlayFile(OverlayNode):
         return bytes(self.data[offset:offset + n])
 
     def write_at(self, offset: int, data: bytes) -> int:
+        if not data:
+            return 0                 # an empty write changes nothing, not even past the end
         content = self._copy_up()
         if offset > len(content):
             content.extend(bytes(offset - len(content)))     # a hole reads as zeros

@@ -4,7 +4,7 @@ from typing import Callable
 
 from .. import errno as E
 from ..errno import GuestErrno
-from .constants import S_IFDIR, S_IFLNK, S_IFREG
+from .constants import S_IFDIR
 from .node import BytesHandle, Node, wants_write
 from .records import Meta, StatResult, new_meta
 

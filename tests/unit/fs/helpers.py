@@ -2,10 +2,8 @@
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pytest
-
 from kernel_model.errno import GuestErrno
-from kernel_model.fs import FileSystem, O_CREAT, O_RDONLY, O_RDWR, O_TRUNC, O_WRONLY
+from kernel_model.fs import FileSystem, O_CREAT, O_DIRECTORY, O_RDONLY, O_TRUNC, O_WRONLY
 
 
 @dataclass
@@ -75,10 +73,6 @@ def write_file(fs: FileSystem, path: bytes, data: bytes, cwd: bytes = b"/") -> N
 
 
 def names(fs: FileSystem, path: bytes) -> list[bytes]:
-    from kernel_model.fs import O_DIRECTORY
     f = fs.open(path, O_RDONLY | O_DIRECTORY, 0, b"/", PROC)
     return [e.name for e in f.getdents()]
 
-
-__all__ = ["FakeProcess", "PROC", "make_rootfs", "errno_of", "read_file", "write_file", "names",
-           "O_RDWR", "pytest"]

@@ -105,3 +105,9 @@ def test_stdio_file_passes_through_to_the_host_fd():
     finally:
         os.close(read_end)
         os.close(write_end)
+
+
+def test_empty_write_past_the_end_does_not_extend(fs):
+    f = _open(fs, b"/f", O_RDWR | O_CREAT)
+    assert f.pwrite(b"", 5) == 0
+    assert f.stat().size == 0
