@@ -148,6 +148,7 @@ class Machine:
             pending = getattr(self.uc, "_hook_exception", None)
             if pending is not None:
                 raise pending from None
+            self.software_interrupt = False      # a fault, not an instruction's int n
             if self._fault is not None:
                 access, unmapped, address, pc = self._fault
                 return exits.Exit(exits.FAULT, pc, address=address, access=access,
@@ -156,12 +157,14 @@ class Machine:
                 return self._exit
             if e.errno in (UC_ERR_FETCH_UNMAPPED, UC_ERR_FETCH_PROT):
                 pc = self.pc
-                return exits.Exit(exits.FAULT, pc, address=pc, access=exits.FETCH, unmapped=True)
+                return exits.Exit(exits.FAULT, pc, address=pc, access=exits.FETCH,
+                                  unmapped=e.errno == UC_ERR_FETCH_UNMAPPED)
             raise MachineError(f"emulator error at pc={self.pc:#x}: {e}") from None
         if self._exit is not None:
             return self._exit
         pc = self.pc
         if pc == _NEVER_EXECUTED[self.arch.bits]:
+            self.software_interrupt = False
             return exits.Exit(exits.FAULT, pc, address=pc, access=exits.FETCH, unmapped=True)
         return exits.Exit(exits.BUDGET if count else exits.STOPPED, pc)
 
