@@ -321,3 +321,39 @@ def test_code_made_non_executable_after_it_ran_faults_on_fetch(arch):
     exit_ = m.run(CODE)
     assert (exit_.kind, exit_.address, exit_.access, exit_.unmapped) == \
         (exits.FAULT, CODE, exits.FETCH, False)
+
+
+def test_exception_in_ud_handler_propagates_with_its_traceback(arch):
+    """The #UD hook makes Unicorn fail when it raises; the handler's error must still win."""
+    m = machine_with(arch, "nop; ud2")
+
+    def broken_ud_handler(vector, pc):
+        raise _HandlerBug(f"vector {vector} at {pc:#x}")
+    m.trap_handler = broken_ud_handler
+    with pytest.raises(_HandlerBug, match=f"vector 6 at {CODE + 1:#x}") as info:
+        m.run(CODE)
+    assert any(entry.name == "broken_ud_handler" for entry in info.traceback)
+
+
+def test_software_interrupt_flag_tells_int_n_from_cpu_exceptions(arch):
+    """`int 0` and a real #DE both arrive as vector 0; the kernel must tell them apart."""
+    m = machine_with(arch, "int 0; xor ecx, ecx; div ecx; ud2; int3")
+    flags = []
+
+    def record(vector, pc):
+        flags.append((vector, m.software_interrupt))
+        if vector in (0, 6) and len(flags) < 4:
+            # int 0 saved the next IP already; the faults (div ecx, ud2: 2 bytes) get skipped
+            m.pc = pc if m.software_interrupt else pc + 2
+            return True
+        return False
+    m.trap_handler = record
+    m.run(CODE)
+    assert flags == [(0, True), (0, False), (6, False), (3, True)]
+
+
+def test_fault_after_a_handled_int_n_is_not_reported_as_software(arch):
+    m = machine_with(arch, f"int 0x80; mov eax, dword ptr [{0x50000:#x}]")
+    m.trap_handler = lambda vector, pc: True
+    exit_ = m.run(CODE)
+    assert exit_.kind == exits.FAULT and m.software_interrupt is False
