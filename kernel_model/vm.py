@@ -35,9 +35,12 @@ class Vma:
         rwx = "".join(c if self.perms & bit else "-" for c, bit in
                       (("r", PROT_READ), ("w", PROT_WRITE), ("x", PROT_EXEC)))
         kind = "s" if self.shared else "p"
-        width = 8 if self.end <= 1 << 32 else 12
-        head = f"{self.start:0{width}x}-{self.end:0{width}x} {rwx}{kind} {self.offset:08x} 00:00 0"
-        return (head.encode() + (b" " * max(1, 73 - len(head)) + self.name if self.name else b"")) + b"\n"
+        # fs/proc/task_mmu.c: "%08lx-%08lx %c%c%c%c %08llx %02x:%02x %lu " (note the trailing
+        # space, kept on anonymous lines), then a name padded to column 73 on 64-bit kernels.
+        head = f"{self.start:08x}-{self.end:08x} {rwx}{kind} {self.offset:08x} 00:00 0 "
+        if self.name:
+            head = head.ljust(73)
+        return head.encode() + self.name + b"\n"
 
 
 class AddressSpace:
