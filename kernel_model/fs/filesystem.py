@@ -52,9 +52,18 @@ class FileSystem:
 
     # --- resolution ----------------------------------------------------------------------------
     def _resolve(self, path: bytes, cwd: bytes, proc: ProcessView, *, follow: bool = True,
-                 parent_op: bool = False) -> Resolved:
+                 parent_op: bool = False, stop_at_fd_links: bool = False) -> Resolved:
         walker = Walker(self._root, lambda name: self._mounted(name, proc))
-        return walker.resolve(bytes(path), bytes(cwd), follow=follow, parent_op=parent_op)
+        return walker.resolve(bytes(path), bytes(cwd), follow=follow, parent_op=parent_op,
+                              stop_at_fd_links=stop_at_fd_links)
+
+    @staticmethod
+    def _fd_file(r: Resolved, proc: ProcessView):
+        """The open file behind a /proc/PID/fd/N link to a pipe (or other pathless file)."""
+        fd_file = getattr(proc, "fd_file", None)
+        if fd_file is None:
+            raise GuestErrno(E.ENOENT)
+        return fd_file(r.node.fd)
 
     def _mounted(self, name: bytes, proc: ProcessView) -> Node | None:
         if name == b"dev":
@@ -80,7 +89,9 @@ class FileSystem:
         creating = bool(flags & O_CREAT)
         # O_CREAT|O_EXCL never follows a final symlink: the name itself must not exist.
         follow = not flags & O_NOFOLLOW and not (creating and flags & O_EXCL)
-        r = self._resolve(path, cwd, proc, follow=follow)
+        r = self._resolve(path, cwd, proc, follow=follow, stop_at_fd_links=True)
+        if r.fd_link:
+            return self._fd_file(r, proc)
         node = r.node
         if node is None:
             if not creating:
@@ -125,7 +136,12 @@ class FileSystem:
 
     # --- queries -------------------------------------------------------------------------------
     def stat(self, path: bytes, cwd: bytes, proc: ProcessView, follow: bool = True) -> StatResult:
-        return self._existing(path, cwd, proc, follow).stat()
+        r = self._resolve(path, cwd, proc, follow=follow, stop_at_fd_links=True)
+        if r.fd_link:
+            return self._fd_file(r, proc).stat()
+        if r.node is None:
+            raise GuestErrno(E.ENOENT)
+        return r.node.stat()
 
     def access(self, path: bytes, cwd: bytes, proc: ProcessView, mode: int) -> None:
         if mode & ~0o7:

@@ -31,6 +31,7 @@ class Resolved:
     node: Node | None                 # what the last component names, None if nothing
     last: str                         # LAST_NORM ... LAST_ROOT
     trailing_slash: bool
+    fd_link: bool = False             # node is a /proc/PID/fd/N link to an fd with no path
 
     @property
     def parent(self) -> Node:
@@ -64,12 +65,15 @@ class Walker:
         self.mount_at_root = mount_at_root
 
     def resolve(self, path: bytes, cwd: bytes, *, follow: bool, parent_op: bool = False,
-                ) -> Resolved:
+                stop_at_fd_links: bool = False) -> Resolved:
         """Walk `path` (relative ones from `cwd`, itself a canonical guest path).
 
         follow: follow a symlink in the last component. A trailing slash also forces following,
         except for operations on the parent (parent_op: mkdir, unlink, rename...) which, as in
-        Linux, act on the name itself."""
+        Linux, act on the name itself.
+        stop_at_fd_links: a followed last component that is a /proc/PID/fd/N link to a pipe or
+        other pathless file ends the walk there (fd_link=True), so that the caller can reach the
+        open file itself, as Linux's magic links do."""
         if not path:
             raise GuestErrno(E.ENOENT)
         if len(path) >= PATH_MAX:
@@ -79,9 +83,10 @@ class Walker:
             chain = self.resolve(cwd, b"/", follow=True).full_chain()
         trailing = path.endswith(b"/")
         follow = follow or (trailing and not parent_op)
-        return self._walk(chain, deque(path.split(b"/")), follow, trailing)
+        return self._walk(chain, deque(path.split(b"/")), follow, trailing, stop_at_fd_links)
 
-    def _walk(self, chain, pending: deque, follow: bool, trailing: bool) -> Resolved:
+    def _walk(self, chain, pending: deque, follow: bool, trailing: bool,
+              stop_at_fd_links: bool) -> Resolved:
         links = 0
         name, node, last = b"", chain[-1][1], LAST_ROOT
         while pending:
@@ -105,6 +110,8 @@ class Walker:
                     raise GuestErrno(E.ENOENT)
                 return Resolved(chain, part, None, LAST_NORM, trailing)
             if child.is_symlink and (follow or not is_last):
+                if is_last and stop_at_fd_links and _is_pathless_fd_link(child):
+                    return Resolved(chain, part, child, LAST_NORM, trailing, fd_link=True)
                 links += 1
                 if links > MAXSYMLINKS:
                     raise GuestErrno(E.ELOOP)
@@ -140,3 +147,7 @@ class Walker:
         """The walk ended on a directory through `.`, `..` or the root itself: the chain already
         ends with that directory, and there is no last name."""
         return Resolved(chain, b"", chain[-1][1], last, trailing)
+
+
+def _is_pathless_fd_link(node: Node) -> bool:
+    return node.fd is not None and not node.readlink().startswith(b"/")

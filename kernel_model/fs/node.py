@@ -34,6 +34,7 @@ class Node:
     fmt: int = 0
     ino: int = 0
     mount: str = ""
+    fd: int | None = None       # set on /proc/PID/fd/N links: the fd they name (magic links)
 
     @property
     def is_dir(self) -> bool:

@@ -2,8 +2,9 @@
 
 Only the calling process is visible: /proc/self is a symlink to its pid (as in Linux), /proc/PID
 for that pid is its directory, any other pid does not exist. /proc/PID/exe, cwd and fd/N are
-symlinks whose targets are guest paths (or Linux's "pipe:[N]" style names, which resolve to
-nothing, as a path). Nodes are rebuilt on every lookup from the live process state, but inode
+symlinks whose targets are guest paths or Linux's "pipe:[N]" style names. Like Linux's magic
+links, opening or stat'ing /proc/PID/fd/N (so also /dev/stdout...) for an fd without a path
+reaches the open file itself, through the optional `ProcessView.fd_file(fd)`. Nodes are rebuilt on every lookup from the live process state, but inode
 numbers stay stable: they are allocated per proc path on first sight.
 """
 from .constants import PROC_DEV, S_IFDIR, S_IFLNK, S_IFREG
@@ -69,5 +70,7 @@ def _process_dir(fs: ProcFs, proc: ProcessView) -> SyntheticDir:
 def _fd_links(fs: ProcFs, proc: ProcessView, base: bytes) -> dict[bytes, Node]:
     links = {}
     for fd, target in sorted(proc.fd_targets().items()):
-        links[b"%d" % fd] = fs.link(base + b"/fd/%d" % fd, lambda target=target: target)
+        link = fs.link(base + b"/fd/%d" % fd, lambda target=target: target)
+        link.fd = fd        # a magic link: opening it reaches the open file (namei.py)
+        links[b"%d" % fd] = link
     return links

@@ -11,7 +11,9 @@ class ProcessView(Protocol):
     """What /proc shows about the calling process; implemented by the kernel's process object.
 
     Optional attributes read if present: `ppid` (int) and `comm` (bytes); without them PPid is 0
-    and the command name is the executable's base name."""
+    and the command name is the executable's base name. Optional method `fd_file(fd)` returns
+    the open file an fd refers to: with it, opening /proc/self/fd/N or /dev/stdout when that fd
+    is a pipe gives that open file (Linux reopens the pipe); without it that fails with ENOENT."""
 
     pid: int
 

@@ -1,6 +1,6 @@
 """/proc: the calling process's view, and fixed machine files."""
 from kernel_model import errno as E
-from kernel_model.fs import O_DIRECTORY, O_RDONLY, O_WRONLY, S_IFLNK, S_IFMT
+from kernel_model.fs import CapturedOutput, O_DIRECTORY, O_RDONLY, O_WRONLY, S_IFLNK, S_IFMT
 
 from .helpers import FakeProcess, PROC, errno_of, names, read_file
 
@@ -66,3 +66,25 @@ def test_proc_inodes_are_stable(fs):
     first = fs.stat(b"/proc/self/maps", b"/", PROC).ino
     assert fs.stat(b"/proc/42/maps", b"/", PROC).ino == first
     assert fs.stat(b"/proc", b"/", PROC).ino == 1
+
+
+class ProcessWithFiles(FakeProcess):
+    """A ProcessView that also offers the optional fd_file(fd)."""
+
+    def __init__(self, files: dict):
+        super().__init__(fds={fd: f.path for fd, f in files.items()})
+        self.files = files
+
+    def fd_file(self, fd: int):
+        return self.files[fd]
+
+
+def test_dev_stdout_on_a_pipe_reaches_the_open_file(fs):
+    out = CapturedOutput(name=b"pipe:[9]")
+    proc = ProcessWithFiles({1: out})
+    assert fs.open(b"/dev/stdout", O_WRONLY, 0, b"/", proc) is out
+    assert fs.open(b"/proc/self/fd/1", O_WRONLY, 0, b"/", proc).write(b"hi") == 2
+    assert out.data == b"hi"
+    assert fs.stat(b"/dev/stdout", b"/", proc) == out.stat()
+    assert fs.readlink(b"/proc/self/fd/1", b"/", proc) == b"pipe:[9]"
+    assert errno_of(fs.open, b"/dev/stdout", O_WRONLY, 0, b"/", PROC) == E.ENOENT  # no fd_file
