@@ -177,8 +177,18 @@ class AddressSpace:
         return new
 
     def _merge_heap(self) -> None:
+        """Join touching [heap] areas that have the same permissions. Like Linux's brk, which
+        extends the last area only when its flags match: a part that mprotect changed stays an
+        area of its own (and keeps those permissions in the Machine too)."""
         heap = sorted((v for v in self.vmas if v.name == b"[heap]"), key=lambda v: v.start)
-        if len(heap) > 1 and all(a.end == b.start for a, b in zip(heap, heap[1:])):
-            for v in heap:
-                self.vmas.remove(v)
-            self._insert(replace(heap[0], end=heap[-1].end))
+        runs: list[list[Vma]] = []
+        for vma in heap:
+            if runs and runs[-1][-1].end == vma.start and runs[-1][-1].perms == vma.perms:
+                runs[-1].append(vma)
+            else:
+                runs.append([vma])
+        for run in runs:
+            if len(run) > 1:
+                for vma in run:
+                    self.vmas.remove(vma)
+                self._insert(replace(run[0], end=run[-1].end))
