@@ -233,3 +233,14 @@ def test_maps_text_prints_addresses_with_at_least_eight_digits(vm):
     lines = vm.maps_text().split(b"\n")
     assert lines[0].startswith(b"100000000-100001000 r--p ")
     assert lines[1].startswith(b"7ffff7ff0000-7ffff7ff1000 r--p ")
+
+
+def test_brk_growth_keeps_an_mprotected_heap_part_separate(vm):
+    vm.set_brk_start(HEAP)
+    vm.brk(HEAP + 2 * PAGE)
+    vm.mprotect(HEAP + PAGE, PAGE, R)
+    vm.brk(HEAP + 4 * PAGE)
+    assert spans(vm) == [(HEAP, HEAP + PAGE, RW), (HEAP + PAGE, HEAP + 2 * PAGE, R),
+                         (HEAP + 2 * PAGE, HEAP + 4 * PAGE, RW)]
+    assert all(v.name == b"[heap]" for v in vm.vmas)
+    assert_matches_machine(vm)
