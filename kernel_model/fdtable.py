@@ -44,10 +44,10 @@ class FdTable:
         fd = self.lowest_free(minimum) if at is None else at
         if fd < 0 or fd >= self.limit:
             raise GuestErrno(E.EBADF)
+        _retain(file)            # first: reinstalling a file over its only fd must not close it
         if fd in self.entries:
             self.close(fd)
         self.entries[fd] = FdEntry(file, cloexec)
-        _retain(file)
         return fd
 
     def close(self, fd: int) -> None:
