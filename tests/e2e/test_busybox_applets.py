@@ -8,9 +8,10 @@ compare the resulting trees.
 
 Things native and sandboxed runs legitimately disagree on are normalised on BOTH sides,
 never on one: owner/group columns (the native reference runs as root, the sandbox may
-present another guest identity), member order inside a tar stream (busybox archives in
-readdir order, which the sandbox may define differently from the host file system), and
-dd's transfer-rate line (host wall-clock time).
+present another guest identity), block counts and directory sizes (host file system
+details), member order inside a tar archive (busybox archives in readdir order, which
+the sandbox defines deterministically while the host does not), and dd's transfer-rate
+line (host wall-clock time).
 """
 
 from __future__ import annotations
@@ -42,10 +43,27 @@ pytestmark = pytest.mark.e2e
 BB = "/bin/busybox"
 
 
-def drop_owner_columns(output: bytes) -> bytes:
-    """``ls -l`` lines without the owner and group columns (fields 3 and 4)."""
-    long_line = re.compile(rb"^([-dlcbps][-rwxsStT]{9}\s+\d+)\s+\S+\s+\S+(\s.*)$")
-    return b"\n".join(long_line.sub(rb"\1\2", line) for line in output.split(b"\n"))
+def normalize_long_listing(output: bytes) -> bytes:
+    """``ls -l`` output without what belongs to the host rather than to the rootfs content.
+
+    Dropped on both sides: the owner and group columns; the "total" line (allocated
+    blocks) and, for directories, size and link count: these depend on the host file
+    system (ext4, tmpfs and btrfs all differ), which the sandbox may replace by values of
+    its own to keep results identical on any machine.
+    """
+    long_line = re.compile(rb"^([-dlcbps][-rwxsStT]{9})\s+(\d+)\s+\S+\s+\S+\s+(\d+)(\s.*)$")
+
+    def clean(line: bytes) -> bytes:
+        match = long_line.match(line)
+        if not match:
+            return line
+        mode, links, size, rest = match.groups()
+        if mode.startswith(b"d"):
+            links = size = b"-"
+        return b"%s %s %s%s" % (mode, links, size, rest)
+
+    lines = output.split(b"\n")
+    return b"\n".join(clean(line) for line in lines if not line.startswith(b"total "))
 
 
 def canonical_tar_listing(output: bytes) -> bytes:
@@ -129,11 +147,13 @@ CASES = (
     Case("env", (BB, "env")),
     Case("date", (BB, "date", "-d", "2021-03-04 05:06:07", "+%Y-%m-%d %H:%M:%S %j %a %b %s %Z")),
     Case("date-epoch", (BB, "date", "-u", "-d", "@1234567890", "+%F %T %u %V")),
-    Case("stat", (BB, "stat", "-c", "%s %n %F %a", "/work/lines.txt", "/work/tree",
-                  "/work/tree/link", "/work/tree/run.sh")),
+    Case("stat", (BB, "stat", "-c", "%s %n %F %a", "/work/lines.txt", "/work/tree/link",
+                  "/work/tree/run.sh")),
+    # A directory's size is a property of the host file system: not printed.
+    Case("stat-dir", (BB, "stat", "-c", "%n %F %a %Y", "/work/tree")),
     Case("ls", (BB, "ls", "-1", "/work/tree")),
     Case("ls-recursive-classify", (BB, "ls", "-1RF", "/work/tree")),
-    Case("ls-long", (BB, "ls", "-la", "--full-time", "/work/tree"), normalize=drop_owner_columns),
+    Case("ls-long", (BB, "ls", "-la", "--full-time", "/work/tree"), normalize=normalize_long_listing),
     Case("ls-cwd", (BB, "ls", "-1a"), cwd="/work/tree/sub"),
     Case("ls-missing", (BB, "ls", "/work/nope"), status=1),
     Case("test-file", (BB, "test", "-f", "/work/lines.txt")),
@@ -232,7 +252,8 @@ TREE_CASES = (
 
 
 def snapshot_tree(top: Path, *, file_mtimes: bool) -> dict[str, tuple]:
-    """Everything observable about the files under ``top`` except ownership and times."""
+    """What the guest can observe of the files under ``top``: kind, mode, links, content
+    (or link target) and, if asked, file mtimes. Never ownership."""
     state = {}
     for folder, dirs, files in os.walk(top):
         dirs.sort()
@@ -243,7 +264,10 @@ def snapshot_tree(top: Path, *, file_mtimes: bool) -> dict[str, tuple]:
             if stat.S_ISLNK(info.st_mode):
                 entry += (os.readlink(path),)
             elif stat.S_ISREG(info.st_mode):
-                entry += (hashlib.sha256(path.read_bytes()).hexdigest(),)
+                content = path.read_bytes()
+                if name.endswith(".tar"):  # member order is readdir order: see the top
+                    content = canonical_tar_listing(content)
+                entry += (hashlib.sha256(content).hexdigest(),)
                 entry += (info.st_mtime_ns,) if file_mtimes else ()
             state[str(path.relative_to(top))] = entry
     return state
@@ -257,9 +281,19 @@ def _tree_difference(sandbox_root: Path, native_root: Path, case: TreeCase) -> l
         for name in sorted(set(ours) | set(theirs)):
             if ours.get(name) != theirs.get(name):
                 problems.append(
-                    f"/{folder}/{name}: sandbox {ours.get(name)}, native {theirs.get(name)}"
+                    f"/{folder}/{name}: sandbox {_describe_entry(ours.get(name))}, "
+                    f"native {_describe_entry(theirs.get(name))}"
                 )
     return problems
+
+
+def _describe_entry(entry: tuple | None) -> str:
+    if entry is None:
+        return "absent"
+    kind, mode, links, *rest = entry
+    kinds = {stat.S_IFREG: "file", stat.S_IFDIR: "dir", stat.S_IFLNK: "symlink"}
+    details = " ".join(f"{value[:16]}" if isinstance(value, str) else str(value) for value in rest)
+    return f"[{kinds.get(kind, oct(kind))} {mode:04o} nlink={links} {details}]".replace(" ]", "]")
 
 
 @pytest.mark.parametrize("case", _params(TREE_CASES))
