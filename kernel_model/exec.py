@@ -18,9 +18,6 @@ from .space import Space
 from .vm import PROT_EXEC, PROT_READ, PROT_WRITE, page_up
 
 PLATFORM = {"i386": b"i686", "x86_64": b"x86_64"}
-# CPUID.1:EDX as Linux reports it in AT_HWCAP: fpu vme de pse tsc msr pae mce cx8 apic sep mtrr
-# pge mca cmov pat pse36 clflush mmx fxsr sse sse2 (what Unicorn's default CPU model offers).
-HWCAP = 0x078BFBFF
 MAX_ARG_BYTES = 128 * 1024 * 32      # Linux MAX_ARG_STRLEN * 32 -> E2BIG beyond it
 
 
@@ -76,6 +73,6 @@ def build_program(data: bytes, exe_path: bytes, argv: list[bytes], envp: list[by
                       name=b"[stack]")
     random16 = hashlib.sha256(b"AT_RANDOM|%d|%d" % (seed, exec_count)).digest()[:16]
     stack = build_initial_stack(image, argv, envp, stack_top=lay.stack_top, random16=random16,
-                                execfn=exe_path, platform=PLATFORM[image.arch], hwcap=HWCAP)
+                                execfn=exe_path, platform=PLATFORM[image.arch])
     space.machine.mem.write(stack.base, stack.data)
     return ProgramImage(space, image, image.entry, stack.sp, exe_path)

@@ -246,6 +246,15 @@ class _FsView:
     def fd_targets(self) -> dict[int, bytes]:
         return self._proc.fd_targets()
 
+    def fd_file(self, fd: int):
+        """The open file behind /proc/self/fd/N (what /dev/stdout reopens)."""
+        entry = self._proc.fds.entries.get(fd)
+        return entry.file if entry else None
+
+    @property
+    def ppid(self) -> int:
+        return self._proc.ppid
+
     def cwd(self) -> bytes:
         return self._proc.cwd
 

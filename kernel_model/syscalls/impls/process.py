@@ -228,10 +228,13 @@ def sys_uname(ctx, buf):
 def sys_sysinfo(ctx, info):
     w = "I" if ctx.word == 4 else "Q"
     uptime = ctx.kernel.clock.monotonic_ns() // 10**9
-    total = ctx.proc.vm.memory_limit
-    free = max(0, total - ctx.proc.vm.mapped_bytes())
+    # 32-bit fields cannot hold byte counts of several GiB: count in pages there, as Linux's
+    # si_meminfo does with mem_unit = PAGE_SIZE.
+    unit = 4096 if ctx.word == 4 else 1
+    total = ctx.proc.vm.memory_limit // unit
+    free = max(0, ctx.proc.vm.memory_limit - ctx.proc.vm.mapped_bytes()) // unit
     body = struct.pack(f"<{w}3{w}6{w}HH{w}{w}I", uptime, 0, 0, 0, total, free, 0, 0, 0, 0,
-                       len(ctx.kernel.processes), 0, 0, 0, 1)
+                       len(ctx.kernel.processes), 0, 0, 0, unit)
     ctx.write(info, body.ljust(64 if ctx.word == 4 else 112, b"\0"))
     return 0
 
