@@ -65,7 +65,7 @@ def ensure_debian_bins(cache_dir: Path = CACHE_DIR) -> dict[str, dict[str, Path]
         fcntl.flock(lock, fcntl.LOCK_EX)
         missing = [arch for arch in ARCHES if not _is_complete(cache_dir / arch)]
         if missing:
-            _require_tools()
+            _require_tools(cache_dir)
             if "i386" in missing:
                 _enable_i386_architecture()
             for arch in missing:
@@ -84,13 +84,13 @@ def _is_complete(arch_dir: Path) -> bool:
     return all((arch_dir / "root" / b.path_in_package).is_file() for b in BINARIES)
 
 
-def _require_tools() -> None:
+def _require_tools(cache_dir: Path) -> None:
     absent = [tool for tool in ("apt-get", "dpkg", "dpkg-deb") if shutil.which(tool) is None]
     if absent:
         raise DebianBinsError(
             f"cannot fetch Debian busybox-static/bash-static: {', '.join(absent)} not found. "
             "The e2e tests need a Debian/Ubuntu host with apt (CI installs it), or a cache "
-            f"already filled by 'python tests/e2e/fetch_debian_bins.py' at {CACHE_DIR}."
+            f"already filled by 'python tests/e2e/fetch_debian_bins.py' at {cache_dir}."
         )
 
 
