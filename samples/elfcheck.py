@@ -121,13 +121,17 @@ def check_prologue(elf: ELFFile, arch: str, func: FunctionSymbol) -> list[str]:
 
 
 def check_fib_recursion(elf: ELFFile, arch: str, fib: FunctionSymbol) -> list[str]:
+    return fib_recursion_problems(disassemble(elf, arch, fib), fib.address)
+
+
+def fib_recursion_problems(insns: list[capstone.CsInsn], fib_address: int) -> list[str]:
     """Two direct self-calls and no self-jump: no tail call, no accumulator loop."""
     self_calls, self_jumps = 0, 0
-    for insn in disassemble(elf, arch, fib):
+    for insn in insns:
         target = _direct_target(insn)
-        if insn.mnemonic == "call" and target == fib.address:
+        if insn.mnemonic == "call" and target == fib_address:
             self_calls += 1
-        elif insn.mnemonic.startswith("j") and target == fib.address:
+        elif insn.mnemonic.startswith("j") and target == fib_address:
             self_jumps += 1
     problems = []
     if self_calls != 2:
