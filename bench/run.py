@@ -1,0 +1,18 @@
+"""Run every benchmark side by side and print the figures (python3 bench/run.py)."""
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench import fib_speed, syscall_overhead  # noqa: E402
+
+
+def main() -> None:
+    for module in (fib_speed, syscall_overhead):
+        print(f"== {module.__name__.split('.')[-1]}: {module.__doc__.strip().splitlines()[0]}")
+        for line in module.run():
+            print("  " + line, flush=True)
+
+
+if __name__ == "__main__":
+    main()
