@@ -17,7 +17,7 @@ from .exec import build_program
 from .fdtable import FdTable
 from .fs import FileSystem
 from .proc import RUNNABLE, ZOMBIE, Process, Thread
-from .signals import SIGBUS, SIGSEGV, name as signal_name
+from .signals import name as signal_name
 from .syscalls.dispatch import SyscallDispatcher
 from .vectors import install_vectors
 
@@ -76,8 +76,7 @@ class Kernel:
     def report_unimplemented(self, proc: Process, name: str, nr: int) -> None:
         if name not in self.unimplemented:
             self.unimplemented[name] = nr
-            if self.config.verbose:
-                self.report(f"unimplemented syscall {name} (nr {nr}) returns -ENOSYS")
+            self.report(f"unimplemented syscall {name} (nr {nr}) returns -ENOSYS")
 
     # ---- process creation ------------------------------------------------------------------
     def spawn(self, path: bytes, argv: list[bytes], envp: list[bytes]) -> Process:
@@ -198,11 +197,9 @@ class Kernel:
         proc = thread.process
         detail = V.NAMES.get(frame.vector, f"vector {frame.vector}")
         if frame.vector == V.PF:
-            exit_ = getattr(thread, "pending_fault", None)
-            what = "not mapped" if exit_ and exit_.unmapped else "not permitted"
-            access = exit_.access if exit_ else "access"
-            if signal == SIGSEGV and exit_ is not None and not exit_.unmapped and exit_.access != "fetch":
-                signal = SIGSEGV
+            fault = getattr(thread, "pending_fault", None)
+            what = "not mapped" if fault is None or fault.unmapped else "not permitted"
+            access = fault.access if fault is not None else "access"
             detail = f"{access} at {frame.fault_address:#x} ({what})"
         self.kill(proc, signal, f"{detail}, pc={frame.ip:#x} ({self.symbolize(proc, frame.ip)})")
         return False

@@ -31,7 +31,7 @@ def run_options(f):
         click.option("--writable", is_flag=True,
                      help="Write through to the rootfs folder (default: in-memory overlay)."),
         click.option("--strace", is_flag=True, help="Print system calls on stderr, strace-style."),
-        click.option("-v", "--verbose", is_flag=True, help="Report unimplemented syscalls and more."),
+        click.option("-v", "--verbose", is_flag=True, help="More diagnostics from trapline."),
     ]
     for option in reversed(options):
         f = option(f)
