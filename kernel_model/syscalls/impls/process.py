@@ -302,3 +302,11 @@ def sys_getcpu(ctx, cpu, node, cache):
         if p:
             ctx.write(p, b"\0\0\0\0")
     return 0
+
+
+@syscall("wait4", "waitpid", "waitid")
+def sys_wait4(ctx, pid, status, options, rusage):
+    # Until fork exists (issue 3) no process has children: Linux answers ECHILD.
+    if not ctx.proc.children:
+        raise GuestErrno(E.ECHILD)
+    raise GuestErrno(E.ENOSYS)
