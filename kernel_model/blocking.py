@@ -1,0 +1,23 @@
+"""Sleeping and waking, after xv6's sleep(chan)/wakeup(chan).
+
+A syscall (or a file operation under it) that cannot complete now raises `WouldBlock` naming
+the channel it waits on and a human-readable reason. The dispatcher then leaves the call
+unfinished, rewinds the thread to the system-call instruction and puts it to sleep on the
+channel; `Kernel.wakeup(channel)` makes every sleeper on it runnable again, and the call is
+simply executed once more (Linux's -ERESTARTSYS path, without a signal in between). Retrying
+from scratch keeps every blocking call correct by construction: it re-checks its condition.
+
+A channel is any hashable object: a pipe, a process (for wait4), a futex address.
+"""
+
+
+class WouldBlock(Exception):
+    def __init__(self, channel, reason: str, *, deadline_ns: int | None = None):
+        super().__init__(reason)
+        self.channel = channel
+        self.reason = reason
+        self.deadline_ns = deadline_ns     # virtual time at which the sleep times out, if any
+
+
+class Interrupted(Exception):
+    """A sleeping call was interrupted by a signal: it fails with EINTR (or restarts, SA_RESTART)."""
