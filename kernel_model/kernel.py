@@ -1,7 +1,8 @@
 """The modeled kernel: processes, the run loop, and how events from the Machine are handled.
 
-Single-threaded for now: one runnable thread runs until it makes a call that must happen
-outside Unicorn's hooks, faults, or exits. (The scheduler of issue 3 plugs in at `_pick`.)
+The run loop (xv6's scheduler()) picks a thread, loads its registers into its address space's
+Machine, and runs it until it blocks, exits, makes a call that must run outside Unicorn's hooks,
+faults, or — while another thread is runnable — uses up its quantum.
 """
 import sys
 from dataclasses import dataclass, field
@@ -10,19 +11,31 @@ from emu import exits
 
 from . import errno as E
 from . import idt as V
+from .blocking import WouldBlock
 from .clock import VirtualClock
+from .debug import DebugInterface
 from .errno import GuestErrno
 from .errors import KernelError
 from .exec import build_program
+from .exit import exit_process, exit_thread, release_vfork_parent
 from .fdtable import FdTable
 from .fs import FileSystem
-from .proc import RUNNABLE, ZOMBIE, Process, Thread
+from .proc import INIT_PID, RUNNABLE, ZOMBIE, Process, Thread
+from .sched import DEFAULT_QUANTUM, Scheduler
 from .signals import name as signal_name
 from .syscalls.dispatch import SyscallDispatcher
 from .vectors import install_vectors
 
 FIRST_PID = 100          # pids start at a fixed number: no host pid leaks into a run
 O_RDONLY = 0
+
+
+class Deadlock(KernelError):
+    """Nothing can run and something waits: the run stops with the kernel's report."""
+
+
+class InstructionBudgetExceeded(KernelError):
+    """--max-insns ran out."""
 
 
 @dataclass
@@ -38,6 +51,9 @@ class KernelConfig:
     verbose: bool = False
     report: object = None         # where trapline's own messages go (default: host stderr)
     memory_limit: int = 4 << 30
+    quantum: int = DEFAULT_QUANTUM
+    max_tasks: int = 512          # processes + threads alive at once (fork bombs get EAGAIN)
+    max_insns: int = 0            # 0: no instruction budget
     extra: dict = field(default_factory=dict)
 
 
@@ -48,8 +64,13 @@ class Kernel:
         self.fs = FileSystem(config.rootfs, writable=config.writable, seed=config.seed,
                              clock=self.clock.realtime_ns)
         self.syscalls = SyscallDispatcher(self)
+        self.scheduler = Scheduler(self.clock, config.quantum)
+        self.debug = DebugInterface()
         self.tracer = config.strace
+        if self.tracer is not None:
+            self.debug.subscribe(self.tracer)
         self.processes: dict[int, Process] = {}
+        self.reaped: list[Process] = []
         self.next_pid = FIRST_PID
         self.exec_count = 0
         self.current: Thread | None = None
@@ -57,6 +78,8 @@ class Kernel:
         self.messages: list[str] = []
         self.unimplemented: dict[str, int] = {}
         self._random_offset = 0
+        self._pipe_ino = 0
+        self.insns_used = 0
 
     # ---- messages --------------------------------------------------------------------------
     def report(self, text: str) -> None:
@@ -66,6 +89,11 @@ class Kernel:
         out.write(f"trapline: {text}\n")
         out.flush()
 
+    def report_unimplemented(self, proc: Process, name: str, nr: int) -> None:
+        if name not in self.unimplemented:
+            self.unimplemented[name] = nr
+            self.report(f"unimplemented syscall {name} (nr {nr}) returns -ENOSYS")
+
     def random_bytes(self, count: int) -> bytes:
         """The next `count` bytes of the run's getrandom stream (from --seed, never the host)."""
         from .syscalls.impls.timecalls import seeded_stream
@@ -73,100 +101,192 @@ class Kernel:
         self._random_offset += count
         return data
 
-    def report_unimplemented(self, proc: Process, name: str, nr: int) -> None:
-        if name not in self.unimplemented:
-            self.unimplemented[name] = nr
-            self.report(f"unimplemented syscall {name} (nr {nr}) returns -ENOSYS")
+    def next_pipe_ino(self) -> int:
+        self._pipe_ino += 1
+        return 0x1000 + self._pipe_ino
 
-    # ---- process creation ------------------------------------------------------------------
+    # ---- processes -------------------------------------------------------------------------
+    def allocate_pid(self) -> int:
+        pid = self.next_pid
+        self.next_pid += 1
+        return pid
+
+    def peek_next_pid(self) -> int:
+        return self.next_pid
+
+    def check_task_limit(self) -> None:
+        if len(self.scheduler.threads) >= self.config.max_tasks:
+            raise GuestErrno(E.EAGAIN, "task limit")
+
+    def install_space(self, space) -> None:
+        install_vectors(self, space)
+        space.machine.syscall_handler = self._on_syscall_instruction
+
+    def add_process(self, proc: Process, thread: Thread) -> None:
+        self.processes[proc.pid] = proc
+        self.scheduler.add(thread)
+
+    def add_thread(self, thread: Thread) -> None:
+        self.scheduler.add(thread)
+
     def spawn(self, path: bytes, argv: list[bytes], envp: list[bytes]) -> Process:
         """Create the first process running `path` (a guest path) with fds 0-2 from the config."""
         fds = FdTable()
         for fd, f in enumerate((self.config.stdin, self.config.stdout, self.config.stderr)):
             if f is not None:
                 fds.install(f, at=fd)
-        pid = self._allocate_pid()
-        proc = Process(pid=pid, ppid=pid - 1, space=None, fds=fds, cwd=self.config.cwd,
+        pid = self.allocate_pid()
+        proc = Process(pid=pid, ppid=INIT_PID, space=None, fds=fds, cwd=self.config.cwd,
                        pgid=pid, sid=pid)
         try:
             program = self.load_program(proc, path, argv, envp)
         except GuestErrno as e:
-            raise KernelError(f"cannot run {path.decode(errors='replace')}: "
-                              f"{E.NAMES.get(e.errno, e.errno)}{': ' + e.args[0].split(': ', 1)[-1] if ': ' in e.args[0] else ''}") from None
+            reason = E.NAMES.get(e.errno, str(e.errno))
+            detail = str(e).split(": ", 1)[1] if ": " in str(e) else ""
+            raise KernelError(f"cannot run {path.decode(errors='replace')}: {reason}"
+                              + (f" ({detail})" if detail else "")) from None
         self.processes[pid] = proc
-        self.commit_program(proc, program, argv)
+        thread = self.commit_program(proc, program, argv)
+        self.scheduler.add(thread)
         return proc
-
-    def _allocate_pid(self) -> int:
-        pid = self.next_pid
-        self.next_pid += 1
-        return pid
 
     def load_program(self, proc: Process, path: bytes, argv, envp):
         """Read and build the program at guest `path` for `proc` (nothing of proc changes)."""
-        f = self.fs.open(path, O_RDONLY, 0, proc.cwd, _FsView(proc))
+        view = fs_view(proc)
+        f = self.fs.open(path, O_RDONLY, 0, proc.cwd, view)
         try:
-            st = f.stat()
-            if (st.mode & 0o170000) != 0o100000:
+            if (f.stat().mode & 0o170000) != 0o100000:
                 raise GuestErrno(E.EACCES)
-            data = b""
-            while True:
-                chunk = f.read(1 << 20)
-                if not chunk:
-                    break
-                data += chunk
+            self.fs.access(path, proc.cwd, view, 1)          # X_OK
+            chunks = []
+            while chunk := f.read(1 << 20):
+                chunks.append(chunk)
         finally:
             f.close()
         self.exec_count += 1
-        return build_program(data, self.fs.realpath(path, proc.cwd, _FsView(proc)), argv, envp,
+        return build_program(b"".join(chunks), self.fs.realpath(path, proc.cwd, view), argv, envp,
                              seed=self.config.seed, exec_count=self.exec_count,
                              memory_limit=self.config.memory_limit)
 
     def commit_program(self, proc: Process, program, argv) -> Thread:
-        """Replace proc's image by `program` (the point of no return of execve)."""
+        """Replace proc's image by `program` (execve's point of no return). Other threads die."""
         space = program.space
-        install_vectors(self, space)
-        space.machine.syscall_handler = self._on_syscall_instruction
-        proc.space = space
-        proc.image = program.image
-        proc.exe = program.exe_path
-        proc.argv = list(argv)
-        tid = proc.threads[0].tid if proc.threads else proc.pid
-        thread = Thread(tid=tid, process=proc, kstack_top=space.kstack_top(0))
+        self.install_space(space)
+        old_threads = [t for t in proc.threads if t is not self.current]
+        for t in old_threads:
+            exit_thread(self, t)
+        proc.space, proc.image, proc.exe, proc.argv = space, program.image, program.exe_path, list(argv)
+        thread = self.current if self.current in proc.threads else None
+        if thread is None:
+            thread = Thread(tid=proc.pid, process=proc, kstack_top=space.kstack_top(0))
+        thread.kstack_top, thread.tls, thread.context = space.kstack_top(0), {}, None
+        thread.clear_child_tid = 0
         proc.threads = [thread]
+        space.current_kstack_top = thread.kstack_top
         space.enter_user_mode(program.entry, program.sp, kstack_top=thread.kstack_top)
-        self.current = thread
+        thread.context = space.machine.save_context()
+        release_vfork_parent(self, proc)
         return thread
 
     # ---- the run loop ----------------------------------------------------------------------
     def run(self, proc: Process) -> int:
-        """Run until `proc` exits; return its wait status."""
-        while proc.state != ZOMBIE:
-            thread = self._pick(proc)
+        """Run until every process has exited; return the first process's wait status."""
+        preempted = False
+        while True:
+            if preempted:
+                thread = self.scheduler.rotate(self.current)
+            else:
+                thread = self.scheduler.pick(self.current)
+            if thread is None:
+                if self.scheduler.threads:
+                    raise Deadlock(self.scheduler.deadlock_report())
+                break
+            self._switch_to(thread)
             machine = thread.process.machine
+            count = self.scheduler.slice_for(thread)
+            if self.config.max_insns:
+                left = self.config.max_insns - self.insns_used
+                if left <= 0:
+                    raise InstructionBudgetExceeded(
+                        f"instruction budget of {self.config.max_insns} used up")
+                count = min(count or left, left)
             self.in_hook = True
             try:
-                exit_ = machine.run(machine.pc)
+                exit_ = machine.run(machine.pc, count=count)
             finally:
                 self.in_hook = False
+            if count:
+                self.insns_used += count            # a slice is charged whole: deterministic
+            preempted = exit_.kind == exits.BUDGET
+            if preempted:
+                self.clock.advance(count)           # virtual time: 1 ns per guest instruction
             self._handle_exit(thread, exit_)
         return proc.exit_status
 
-    def _pick(self, proc: Process) -> Thread:
-        return self.current
+    def _switch_to(self, thread: Thread) -> None:
+        """Load `thread`'s registers. Invariant: a thread whose registers are live in its
+        Machine has context None; every other thread has a saved context."""
+        previous = self.current
+        if previous is not None and previous is not thread and previous.context is None \
+                and previous.state != ZOMBIE:
+            previous.context = previous.process.machine.save_context()
+        if thread.context is not None:
+            thread.process.machine.restore_context(thread.context)
+            thread.context = None
+            space = thread.process.space
+            space.current_kstack_top = thread.kstack_top
+            for index, desc in thread.tls.items():      # this thread's TLS descriptors
+                space.gdt.set_entry(index, desc)
+        self.current = thread
 
     def _handle_exit(self, thread: Thread, exit_: exits.Exit) -> None:
-        space = thread.process.space
-        if exit_.kind == exits.SYSCALL:
+        deferred = getattr(thread, "deferred", False)
+        thread.deferred = False
+        if exit_.kind == exits.SYSCALL and deferred:
             self._syscall_instruction(thread, exit_.pc, in_hook=False)
-        elif exit_.kind == exits.TRAP:
-            if thread.process.state == RUNNABLE:
-                space.traps.dispatch(exit_.vector, exit_.pc)
+        elif exit_.kind == exits.TRAP and deferred:
+            thread.process.space.traps.dispatch(exit_.vector, exit_.pc)
         elif exit_.kind == exits.FAULT:
             self._page_fault(thread, exit_)
 
     def may_continue(self, thread: Thread) -> bool:
-        return thread.process.state == RUNNABLE and self.current is thread
+        return thread.state == RUNNABLE and self.current is thread
+
+    # ---- sleeping --------------------------------------------------------------------------
+    def wakeup(self, channel) -> None:
+        self.scheduler.wakeup(channel)
+
+    def block(self, thread: Thread, blocked: WouldBlock) -> None:
+        channels = blocked.channel if isinstance(blocked.channel, list) else [blocked.channel]
+        self.scheduler.sleep(thread, channels, blocked.reason, blocked.deadline_ns)
+        if self.in_hook:
+            thread.process.machine.stop()
+
+    def sleep_after_return(self, thread: Thread, channel, reason: str) -> None:
+        """Sleep once the current call has returned its value (the vfork parent)."""
+        self.scheduler.sleep(thread, [channel], reason, None)
+
+    def futex_wake(self, proc: Process, uaddr: int, count: int) -> int:
+        key = ("futex", id(proc.space), uaddr)
+        woken = 0
+        for t in self.scheduler.threads:
+            if woken >= count:
+                break
+            if t.state != RUNNABLE and key in t.wait_channels:
+                t.restart["futex_woken"] = True
+                self.scheduler.make_runnable(t)
+                woken += 1
+        return woken
+
+    def notify_parent(self, parent: Process, child: Process) -> None:
+        self.wakeup(("children", parent.pid))
+        if child.exit_signal:
+            self.post_signal(parent, child.exit_signal)
+
+    def post_signal(self, proc: Process, signal: int) -> None:
+        """Mark `signal` pending for `proc` (delivery to handlers: kernel_model/signal.py)."""
+        proc.pending_signals |= 1 << (signal - 1)
+        self.wakeup(("signal", proc.pid))
 
     # ---- system calls ----------------------------------------------------------------------
     def int80_handler(self, frame) -> bool:
@@ -192,12 +312,12 @@ class Kernel:
                                             fault_address=exit_.address)
 
     def deliver_exception(self, frame, signal: int) -> bool:
-        """A CPU exception in user code: the signal's default action (handlers come with issue 3)."""
+        """A CPU exception in user code: the signal's default action (handlers: signal.py)."""
         thread = self.current
         proc = thread.process
         detail = V.NAMES.get(frame.vector, f"vector {frame.vector}")
         if frame.vector == V.PF:
-            fault = getattr(thread, "pending_fault", None)
+            fault = thread.pending_fault
             what = "not mapped" if fault is None or fault.unmapped else "not permitted"
             access = fault.access if fault is not None else "access"
             detail = f"{access} at {frame.fault_address:#x} ({what})"
@@ -205,11 +325,12 @@ class Kernel:
         return False
 
     def symbolize(self, proc: Process, addr: int) -> str:
-        image = getattr(proc, "image", None)
-        return image.symbols.symbolize(addr) if image is not None else f"{addr:#x}"
+        return proc.image.symbols.symbolize(addr) if proc.image is not None else f"{addr:#x}"
 
     def kill(self, proc: Process, signal: int, detail: str = "") -> None:
+        """Terminate `proc` by `signal` (its default action)."""
         self.report(f"pid {proc.pid} killed by {signal_name(signal)}" + (f": {detail}" if detail else ""))
+        self.debug.signal(proc, None, signal)
         if self.tracer:
             self.tracer.killed(proc, signal)
         self.terminate(proc, signal)
@@ -219,12 +340,22 @@ class Kernel:
             self.tracer.exited(proc, code)
         self.terminate(proc, (code & 0xFF) << 8)
 
-    def terminate(self, proc: Process, status: int) -> None:
-        proc.exit_status = status
-        proc.state = ZOMBIE
-        proc.fds.close_all()
+    def exit_thread(self, thread: Thread, code: int) -> None:
+        if len(thread.process.live_threads()) <= 1:
+            self.exit_process(thread.process, code)
+            return
+        exit_thread(self, thread)
         if self.in_hook:
-            proc.machine.stop()
+            thread.process.machine.stop()
+
+    def terminate(self, proc: Process, status: int) -> None:
+        machine = proc.machine if proc.space is not None else None
+        exit_process(self, proc, status)
+        if self.in_hook and machine is not None:
+            machine.stop()
+
+    def exit_status_of(self, proc: Process) -> int | None:
+        return proc.exit_status
 
 
 class _FsView:
@@ -248,12 +379,12 @@ class _FsView:
         entry = self._proc.fds.entries.get(fd)
         return entry.file if entry else None
 
+    def cwd(self) -> bytes:
+        return self._proc.cwd
+
     @property
     def ppid(self) -> int:
         return self._proc.ppid
-
-    def cwd(self) -> bytes:
-        return self._proc.cwd
 
 
 def fs_view(proc: Process) -> _FsView:

@@ -1,8 +1,9 @@
 """Processes and threads (the kernel's `struct proc`, after xv6's proc.h).
 
-A Process owns an address space (its Machine and AddressSpace), an fd table, a cwd, signal
-dispositions and its children. A Thread is a register context plus a kernel stack inside a
-process. States are explicit so that a deadlock report can name what everybody waits for.
+A Process owns an address space (a Space: Machine + page mapper + GDT/IDT), an fd table, a cwd,
+signal dispositions and its children. A Thread is a register context plus a kernel stack inside
+a process. Threads of one process, and a vfork child until it execs or exits, share one Space.
+States are explicit so that a deadlock report can name what everybody waits for.
 """
 from dataclasses import dataclass, field
 
@@ -10,12 +11,13 @@ from .fdtable import FdTable
 
 # Process / thread states
 RUNNABLE = "runnable"
-SLEEPING = "sleeping"      # with `wait_reason`
+SLEEPING = "sleeping"      # on `wait_channels`, for `wait_reason`
 STOPPED = "stopped"
-ZOMBIE = "zombie"
+ZOMBIE = "zombie"          # process: exited, not yet reaped; thread: exited
+INIT_PID = 1               # the virtual init that adopts orphans and reaps them
 
 
-@dataclass
+@dataclass(eq=False)
 class Thread:
     tid: int
     process: "Process"
@@ -23,17 +25,27 @@ class Thread:
     context: object = None               # saved Machine context while not running
     state: str = RUNNABLE
     wait_reason: str = ""
+    wait_channels: tuple = ()            # what wakeup() must name to make it runnable again
+    deadline_ns: int | None = None       # virtual time at which a timed sleep ends
+    restart: dict = field(default_factory=dict)   # state kept across re-executions of a blocked call
     clear_child_tid: int = 0             # set_tid_address / CLONE_CHILD_CLEARTID
     robust_list: int = 0
     sigmask: int = 0
+    pending_signals: int = 0             # thread-directed (tgkill, faults)
     sigaltstack: tuple[int, int, int] = (0, 2, 0)     # (sp, flags=SS_DISABLE, size)
+    tls: dict = field(default_factory=dict)   # i386: GDT index -> descriptor of this thread's TLS
+    comm: bytes = b""
+    pending_fault: object = None
+
+    def describe(self) -> str:
+        return f"pid {self.process.pid} tid {self.tid}"
 
 
-@dataclass
+@dataclass(eq=False)
 class Process:
     pid: int
     ppid: int
-    space: object                          # kernel_model.address_space.ProcessImage
+    space: object                          # kernel_model.space.Space
     fds: FdTable
     cwd: bytes = b"/"
     umask: int = 0o022
@@ -41,13 +53,16 @@ class Process:
     sid: int = 0
     exe: bytes = b""                       # guest path of the running executable
     argv: list[bytes] = field(default_factory=list)
+    image: object = None                   # the LoadedImage running (for symbolization)
     threads: list[Thread] = field(default_factory=list)
     children: list["Process"] = field(default_factory=list)
     state: str = RUNNABLE
     exit_status: int | None = None         # wait status word (exit code << 8, or signal number)
     sigactions: dict[int, tuple[int, int, int, int]] = field(default_factory=dict)  # sig -> (handler, flags, restorer, mask)
+    pending_signals: int = 0               # process-directed (kill)
     rlimits: dict[int, tuple[int, int]] = field(default_factory=dict)
-    unimplemented: set[str] = field(default_factory=set)
+    vfork_parent: Thread | None = None     # the parent thread sleeping until we exec or exit
+    exit_signal: int = 17                  # SIGCHLD unless clone said otherwise
 
     @property
     def machine(self):
@@ -61,16 +76,13 @@ class Process:
     def arch(self) -> str:
         return self.space.machine.arch.name
 
-    # ---- the view the file system needs for /proc/self -------------------------------------
-    def exe_path(self) -> bytes:
-        return self.exe
+    def live_threads(self) -> list[Thread]:
+        return [t for t in self.threads if t.state != ZOMBIE]
 
+    # ---- the view the file system needs for /proc/self -------------------------------------
     def maps_text(self) -> bytes:
         return self.space.vm.maps_text()
 
     def fd_targets(self) -> dict[int, bytes]:
         return {fd: getattr(f, "proc_link", None) or getattr(f, "path", b"") or b"anon_inode:[unknown]"
                 for fd, f in self.fds.targets().items()}
-
-    def cwd_path(self) -> bytes:
-        return self.cwd

@@ -8,6 +8,7 @@ the i386 table and registers, as on Linux with IA32 emulation.
 from . import impls  # noqa: F401  (registers every implementation)
 from . import numbers_i386, numbers_x86_64
 from .. import errno as E
+from ..blocking import WouldBlock
 from ..errno import GuestErrno
 from .context import SyscallContext
 from .registry import IMPLEMENTATIONS
@@ -54,6 +55,7 @@ class SyscallDispatcher:
         name = NUMBERS[abi].get(nr)
         impl = IMPLEMENTATIONS.get(name)
         if impl is not None and impl.outside_hook and in_hook:
+            thread.deferred = True
             return False
         ctx = SyscallContext(self.kernel, thread, abi)
         ctx.frame = frame
@@ -68,8 +70,22 @@ class SyscallDispatcher:
                 result = impl.fn(ctx, *args[:impl.nargs])
             except GuestErrno as e:
                 result = -e.errno
+            except WouldBlock as blocked:
+                self._restart_later(thread, frame, blocked)
+                return False
+        thread.restart.clear()
         if result is not NO_RETURN:
             result_reg.write(result & mask)
         if tracer:
             tracer.after(ctx, name or f"syscall_{nr:#x}", args, result, pre)
         return self.kernel.may_continue(thread)
+
+    def _restart_later(self, thread, frame, blocked: WouldBlock) -> None:
+        """Sleep, then execute the same call again: rewind to the `int 0x80`/`syscall`
+        instruction (both 2 bytes) with the call number still in eax/rax."""
+        if frame is not None:
+            frame.ip -= 2
+        else:
+            machine = thread.process.machine
+            machine.pc = machine.pc - 2
+        self.kernel.block(thread, blocked)

@@ -23,8 +23,8 @@ def _no_return():
 
 @syscall("exit", outside_hook=True)
 def sys_exit(ctx, status):
-    # Single-threaded processes: exit ends the process (threads come with issue 3).
-    ctx.kernel.exit_process(ctx.proc, status & 0xFF)
+    """Ends the calling thread; the process ends with its last thread."""
+    ctx.kernel.exit_thread(ctx.thread, status & 0xFF)
     return _no_return()
 
 
@@ -166,7 +166,8 @@ def sys_set_thread_area(ctx, u_info):
     not_present = bits >> 5 & 1
     access = (DATA_RING3 & ~0x02 if read_exec_only else DATA_RING3) & (0x7F if not_present else 0xFF)
     flags = (0x8 if limit_in_pages else 0) | (0x4 if seg_32bit else 0)
-    gdt.set_entry(entry, descriptor(base, limit, access, flags))
+    ctx.thread.tls[entry] = descriptor(base, limit, access, flags)
+    gdt.set_entry(entry, ctx.thread.tls[entry])
     selector = (entry << 3) | 3
     if ctx.proc.machine.reg("gs") == selector:       # reload the cached descriptor (SDM 3.4.3)
         ctx.proc.machine.set_reg("gs", selector)
@@ -246,11 +247,14 @@ def sys_execve(ctx, pathname, argv_ptr, envp_ptr):
     envp = [ctx.read_cstr(p, 131072) for p in ctx.read_pointer_array(envp_ptr)]
     kernel = ctx.kernel
     program = kernel.load_program(ctx.proc, path, argv, envp)    # may fail: caller intact
-    if kernel.tracer:
-        kernel.tracer.exec_committed(ctx, path, argv, envp)
-    ctx.proc.fds.close_on_exec()
-    ctx.proc.sigactions = {sig: act for sig, act in ctx.proc.sigactions.items() if act[0] == 1}
-    kernel.commit_program(ctx.proc, program, argv)
+    proc = ctx.proc
+    if proc.fds is not None and any(p is not proc and p.fds is proc.fds for p in kernel.processes.values()):
+        proc.fds = proc.fds.copy()              # CLONE_FILES sharers keep the old table
+    proc.fds.close_on_exec()
+    # Caught signals revert to SIG_DFL; ignored ones stay ignored (execve(2)).
+    proc.sigactions = {sig: act for sig, act in proc.sigactions.items() if act[0] == 1}
+    kernel.commit_program(proc, program, argv)
+    kernel.debug.exec(proc, path, argv)
     return _no_return()
 
 
@@ -302,11 +306,3 @@ def sys_getcpu(ctx, cpu, node, cache):
         if p:
             ctx.write(p, b"\0\0\0\0")
     return 0
-
-
-@syscall("wait4", "waitpid", "waitid")
-def sys_wait4(ctx, pid, status, options, rusage):
-    # Until fork exists (issue 3) no process has children: Linux answers ECHILD.
-    if not ctx.proc.children:
-        raise GuestErrno(E.ECHILD)
-    raise GuestErrno(E.ENOSYS)

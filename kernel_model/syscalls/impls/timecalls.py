@@ -3,6 +3,7 @@ import hashlib
 import struct
 
 from ... import errno as E
+from ...blocking import WouldBlock
 from ...errno import GuestErrno
 from ..registry import syscall
 
@@ -77,9 +78,18 @@ def sys_time(ctx, tloc):
     return sec
 
 
+def _sleep_until(ctx, deadline: int) -> int:
+    """Sleep on the virtual clock: other threads run meanwhile; when nothing else can run,
+    the scheduler moves time forward to the earliest deadline."""
+    restart = ctx.thread.restart
+    restart.setdefault("deadline", deadline)
+    if ctx.kernel.clock.monotonic_ns() >= restart["deadline"]:
+        return 0
+    raise WouldBlock(("sleep", ctx.thread.tid), "sleep", deadline_ns=restart["deadline"])
+
+
 def _sleep(ctx, ns: int, rem: int, fmt: str) -> int:
-    ctx.kernel.clock.advance(ns)       # a sleeping process lets virtual time pass, nothing else
-    return 0
+    return _sleep_until(ctx, ctx.kernel.clock.monotonic_ns() + ns)
 
 
 @syscall("nanosleep")
@@ -100,8 +110,8 @@ def sys_clock_nanosleep_time64(ctx, clock_id, flags, req, rem):
 def _clock_nanosleep(ctx, clock_id, flags, req, fmt):
     target = _read_timespec(ctx, req, fmt)
     now = clock_ns(ctx, ctx.int32(clock_id))
-    ctx.kernel.clock.advance(target - now if flags & TIMER_ABSTIME else target)
-    return 0
+    delta = target - now if flags & TIMER_ABSTIME else target
+    return _sleep_until(ctx, ctx.kernel.clock.monotonic_ns() + delta)
 
 
 @syscall("getrandom")

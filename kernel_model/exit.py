@@ -1,0 +1,75 @@
+"""Exit and reaping (xv6 proc.c exit/wait; Linux kernel/exit.c).
+
+A thread that exits clears its CLONE_CHILD_CLEARTID word and wakes futex waiters on it. When
+the last thread of a process exits, the process becomes a zombie: its fds close, its children
+are adopted by init (pid 1's role: the kernel reaps them), a vfork parent resumes, and its own
+parent is woken (wait4) and sent its exit signal (SIGCHLD). Init's children are reaped at once.
+"""
+import struct
+
+from .proc import INIT_PID, ZOMBIE
+
+
+def exit_thread(kernel, thread) -> None:
+    """One thread ends (exit, or part of exit_group); the process ends with its last thread."""
+    if thread.state == ZOMBIE:
+        return
+    proc = thread.process
+    if thread.clear_child_tid and proc.state != ZOMBIE:
+        try:
+            proc.machine.mem.write(thread.clear_child_tid, struct.pack("<i", 0))
+        except Exception:       # an unmapped address: Linux ignores the failure too
+            pass
+        kernel.futex_wake(proc, thread.clear_child_tid, 1)
+    thread.state = ZOMBIE
+    kernel.scheduler.remove(thread)
+
+
+def exit_process(kernel, proc, status: int) -> None:
+    """All threads end; `status` is the wait status word."""
+    if proc.state == ZOMBIE:
+        return
+    for thread in list(proc.threads):
+        exit_thread(kernel, thread)
+    proc.exit_status = status
+    proc.state = ZOMBIE
+    proc.fds.close_all()
+    _release_vfork_parent(kernel, proc)
+    _reparent_children(kernel, proc)
+    kernel.debug.exit(proc, status)
+    parent = kernel.processes.get(proc.ppid)
+    if parent is None or proc.ppid == INIT_PID or parent.state == ZOMBIE:
+        reap(kernel, proc)
+        return
+    kernel.notify_parent(parent, proc)
+
+
+def release_vfork_parent(kernel, proc) -> None:
+    """exec or exit of a vfork child: its parent may run again (the vfork-done event)."""
+    _release_vfork_parent(kernel, proc)
+
+
+def _release_vfork_parent(kernel, proc) -> None:
+    parent_thread = proc.vfork_parent
+    if parent_thread is None:
+        return
+    proc.vfork_parent = None
+    kernel.debug.vfork_done(parent_thread.process, proc)
+    kernel.wakeup(("vfork", proc.pid))
+
+
+def _reparent_children(kernel, proc) -> None:
+    for child in list(proc.children):
+        child.ppid = INIT_PID
+        if child.state == ZOMBIE:
+            reap(kernel, child)
+    proc.children = []
+
+
+def reap(kernel, proc) -> None:
+    """Remove a zombie for good (after wait4, or at once for init's children)."""
+    kernel.processes.pop(proc.pid, None)
+    parent = kernel.processes.get(proc.ppid)
+    if parent is not None and proc in parent.children:
+        parent.children.remove(proc)
+    kernel.reaped.append(proc)

@@ -1,0 +1,102 @@
+"""The scheduler: deterministic choice of the next thread, sleep/wakeup, timeouts, deadlock.
+
+Policy (DESIGN.md): a thread runs until it blocks, exits, or — only while another thread is
+runnable — uses up its instruction quantum. Runnable threads are served round-robin in the
+order they were created, so a run's interleaving depends only on its inputs and the quantum.
+When nothing is runnable but threads sleep with a deadline, virtual time jumps to the earliest
+deadline. When nothing can ever run again, `deadlock_report()` names every sleeper.
+"""
+from .proc import RUNNABLE, SLEEPING, ZOMBIE, Thread
+
+DEFAULT_QUANTUM = 200_000       # guest instructions per slice while several threads are runnable
+
+
+class Scheduler:
+    def __init__(self, clock, quantum: int = DEFAULT_QUANTUM):
+        self.clock = clock
+        self.quantum = quantum
+        self.threads: list[Thread] = []       # every live thread, in creation order
+        self._next = 0                        # round-robin position
+
+    def add(self, thread: Thread) -> None:
+        self.threads.append(thread)
+
+    def remove(self, thread: Thread) -> None:
+        if thread in self.threads:
+            i = self.threads.index(thread)
+            self.threads.remove(thread)
+            if i < self._next:
+                self._next -= 1
+
+    def runnable(self) -> list[Thread]:
+        return [t for t in self.threads if t.state == RUNNABLE]
+
+    def pick(self, current: Thread | None) -> Thread | None:
+        """Keep `current` while it can run; otherwise the next runnable thread after it."""
+        self._expire_deadlines()
+        if current is not None and current.state == RUNNABLE and current in self.threads:
+            return current
+        return self.rotate(current)
+
+    def rotate(self, current: Thread | None) -> Thread | None:
+        """The next runnable thread after `current` in creation order (or current itself)."""
+        self._expire_deadlines()
+        if not self.threads:
+            return None
+        start = self.threads.index(current) + 1 if current in self.threads else self._next
+        n = len(self.threads)
+        for k in range(n):
+            t = self.threads[(start + k) % n]
+            if t.state == RUNNABLE:
+                self._next = (start + k) % n
+                return t
+        return self._wake_earliest_deadline()
+
+    def _expire_deadlines(self) -> None:
+        now = self.clock.monotonic_ns()
+        for t in self.threads:
+            if t.state == SLEEPING and t.deadline_ns is not None and t.deadline_ns <= now:
+                self.make_runnable(t)
+
+    def _wake_earliest_deadline(self) -> Thread | None:
+        timed = [t for t in self.threads if t.state == SLEEPING and t.deadline_ns is not None]
+        if not timed:
+            return None
+        first = min(timed, key=lambda t: (t.deadline_ns, self.threads.index(t)))
+        self.clock.advance(first.deadline_ns - self.clock.monotonic_ns())
+        for t in timed:
+            if t.deadline_ns <= self.clock.monotonic_ns():
+                self.make_runnable(t)
+        return first
+
+    # ---- sleep / wakeup (xv6 proc.c) --------------------------------------------------------
+    def sleep(self, thread: Thread, channels, reason: str, deadline_ns: int | None) -> None:
+        thread.state = SLEEPING
+        thread.wait_channels = tuple(channels)
+        thread.wait_reason = reason
+        thread.deadline_ns = deadline_ns
+
+    def wakeup(self, channel) -> None:
+        for t in self.threads:
+            if t.state == SLEEPING and any(c is channel or c == channel for c in t.wait_channels):
+                self.make_runnable(t)
+
+    @staticmethod
+    def make_runnable(thread: Thread) -> None:
+        if thread.state != ZOMBIE:
+            thread.state = RUNNABLE
+            thread.wait_channels = ()
+            thread.wait_reason = ""
+            thread.deadline_ns = None
+
+    def slice_for(self, thread: Thread) -> int:
+        """Instruction count for the next run: 0 (unlimited) when no other thread can run."""
+        others = any(t is not thread and t.state == RUNNABLE for t in self.threads)
+        timed = any(t.state == SLEEPING and t.deadline_ns is not None for t in self.threads)
+        return self.quantum if others or timed else 0
+
+    def deadlock_report(self) -> str:
+        sleepers = [t for t in self.threads if t.state != ZOMBIE]
+        lines = [f"{t.describe()} ({t.process.exe.decode(errors='replace')}) {t.state}"
+                 + (f" waiting for {t.wait_reason}" if t.wait_reason else "") for t in sleepers]
+        return "deadlock: nothing can run; " + "; ".join(lines)

@@ -1,0 +1,109 @@
+"""futex(2): wait and wake on a word of guest memory (the basis of every mutex and join).
+
+A waiter sleeps on the channel ("futex", address space, address). A blocked FUTEX_WAIT is
+re-executed after it is woken; `thread.restart["futex_woken"]` makes that re-execution return 0
+even when the word still holds the expected value (a plain FUTEX_WAKE), so no wake-up is lost.
+"""
+import struct
+
+from ... import errno as E
+from ...blocking import WouldBlock
+from ...errno import GuestErrno
+from ..registry import syscall
+
+FUTEX_WAIT, FUTEX_WAKE, FUTEX_REQUEUE, FUTEX_CMP_REQUEUE, FUTEX_WAKE_OP = 0, 1, 3, 4, 5
+FUTEX_LOCK_PI, FUTEX_UNLOCK_PI, FUTEX_TRYLOCK_PI = 6, 7, 8
+FUTEX_WAIT_BITSET, FUTEX_WAKE_BITSET = 9, 10
+FUTEX_PRIVATE_FLAG, FUTEX_CLOCK_REALTIME = 128, 256
+NS = 10**9
+
+
+def _key(ctx, uaddr: int):
+    return ("futex", id(ctx.proc.space), uaddr)
+
+
+def _deadline(ctx, timeout: int, absolute: bool, realtime: bool, time64: bool) -> int | None:
+    """The wait's end on the monotonic clock, computed once and kept across re-executions."""
+    if not timeout:
+        return None
+    restart = ctx.thread.restart
+    if "deadline" not in restart:
+        fmt = "<qq" if time64 or ctx.word == 8 else "<ii"
+        sec, nsec = struct.unpack(fmt, ctx.read(timeout, struct.calcsize(fmt)))
+        if sec < 0 or not 0 <= nsec < NS:
+            raise GuestErrno(E.EINVAL)
+        clock = ctx.kernel.clock
+        value = sec * NS + nsec
+        if not absolute:            # FUTEX_WAIT: a relative timeout
+            restart["deadline"] = clock.monotonic_ns() + value
+        elif realtime:              # FUTEX_WAIT_BITSET|FUTEX_CLOCK_REALTIME
+            restart["deadline"] = clock.monotonic_ns() + (value - clock.realtime_ns())
+        else:
+            restart["deadline"] = value
+    return restart["deadline"]
+
+
+def _futex(ctx, uaddr, op, val, timeout, uaddr2, val3, time64=False):
+    cmd = op & ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME)
+    kernel = ctx.kernel
+    if cmd in (FUTEX_WAIT, FUTEX_WAIT_BITSET):
+        if ctx.thread.restart.pop("futex_woken", False):
+            return 0
+        deadline = _deadline(ctx, timeout, cmd == FUTEX_WAIT_BITSET, bool(op & FUTEX_CLOCK_REALTIME), time64)
+        if deadline is not None and kernel.clock.monotonic_ns() >= deadline:
+            raise GuestErrno(E.ETIMEDOUT)
+        if uaddr % 4:
+            raise GuestErrno(E.EINVAL)
+        current = struct.unpack("<I", ctx.read(uaddr, 4))[0]
+        if current != val & 0xFFFFFFFF:
+            raise GuestErrno(E.EAGAIN)
+        raise WouldBlock(_key(ctx, uaddr), f"futex {uaddr:#x}", deadline_ns=deadline)
+    if cmd in (FUTEX_WAKE, FUTEX_WAKE_BITSET):
+        return kernel.futex_wake(ctx.proc, uaddr, ctx.int32(val))
+    if cmd in (FUTEX_REQUEUE, FUTEX_CMP_REQUEUE):
+        if cmd == FUTEX_CMP_REQUEUE and struct.unpack("<I", ctx.read(uaddr, 4))[0] != val3 & 0xFFFFFFFF:
+            raise GuestErrno(E.EAGAIN)
+        woken = kernel.futex_wake(ctx.proc, uaddr, ctx.int32(val))
+        limit = timeout if ctx.word == 4 else timeout & 0xFFFFFFFF       # val2 shares the slot
+        moved = 0
+        old, new = _key(ctx, uaddr), _key(ctx, uaddr2)
+        for t in kernel.scheduler.threads:
+            if moved >= limit:
+                break
+            if old in t.wait_channels:
+                t.wait_channels = tuple(new if c == old else c for c in t.wait_channels)
+                moved += 1
+        return woken + moved
+    if cmd == FUTEX_WAKE_OP:
+        return _wake_op(ctx, uaddr, val, timeout, uaddr2, val3)
+    raise GuestErrno(E.ENOSYS)
+
+
+def _wake_op(ctx, uaddr, val, val2, uaddr2, val3):
+    """FUTEX_WAKE_OP (futex(2)): *uaddr2 = op(*uaddr2, oparg); wake uaddr; maybe wake uaddr2."""
+    op, cmp = (val3 >> 28) & 0xF, (val3 >> 24) & 0xF
+    oparg, cmparg = (val3 >> 12) & 0xFFF, val3 & 0xFFF
+    if op & 8:
+        oparg = 1 << oparg
+    old = struct.unpack("<I", ctx.read(uaddr2, 4))[0]
+    new = {0: oparg, 1: old + oparg, 2: old | oparg, 3: old & ~oparg, 4: old ^ oparg}.get(op & 7)
+    if new is None:
+        raise GuestErrno(E.ENOSYS)
+    ctx.write(uaddr2, struct.pack("<I", new & 0xFFFFFFFF))
+    woken = ctx.kernel.futex_wake(ctx.proc, uaddr, ctx.int32(val))
+    signed_old = old - (1 << 32) if old & 0x80000000 else old
+    hit = {0: signed_old == cmparg, 1: signed_old != cmparg, 2: signed_old < cmparg,
+           3: signed_old <= cmparg, 4: signed_old > cmparg, 5: signed_old >= cmparg}.get(cmp, False)
+    if hit:
+        woken += ctx.kernel.futex_wake(ctx.proc, uaddr2, ctx.int32(val2))
+    return woken
+
+
+@syscall("futex")
+def sys_futex(ctx, uaddr, op, val, timeout, uaddr2, val3):
+    return _futex(ctx, uaddr, op, val, timeout, uaddr2, val3)
+
+
+@syscall("futex_time64")
+def sys_futex_time64(ctx, uaddr, op, val, timeout, uaddr2, val3):
+    return _futex(ctx, uaddr, op, val, timeout, uaddr2, val3, time64=True)

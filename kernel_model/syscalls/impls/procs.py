@@ -1,0 +1,124 @@
+"""fork, vfork, clone, clone3, wait4, waitpid, waitid (kernel_model/fork.py, exit.py do the work)."""
+import struct
+
+from ... import errno as E
+from ...blocking import WouldBlock
+from ...errno import GuestErrno
+from ...exit import reap
+from ...fork import CLONE_VFORK, CLONE_VM, do_clone
+from ...proc import ZOMBIE
+from ...signals import SIGCHLD
+from ..registry import syscall
+
+WNOHANG, WUNTRACED, WEXITED, WCONTINUED, WNOWAIT = 1, 2, 4, 8, 0x01000000
+P_ALL, P_PID, P_PGID = 0, 1, 2
+CLD_EXITED, CLD_KILLED, CLD_DUMPED = 1, 2, 3
+
+
+@syscall("fork", outside_hook=True)
+def sys_fork(ctx):
+    return do_clone(ctx.kernel, ctx, SIGCHLD, 0, 0, 0, 0)
+
+
+@syscall("vfork", outside_hook=True)
+def sys_vfork(ctx):
+    return do_clone(ctx.kernel, ctx, CLONE_VM | CLONE_VFORK | SIGCHLD, 0, 0, 0, 0)
+
+
+@syscall("clone", outside_hook=True)
+def sys_clone(ctx, flags, stack, parent_tid, arg4, arg5):
+    # x86-64: clone(flags, stack, parent_tid, child_tid, tls); i386: (flags, stack, parent_tid, tls, child_tid)
+    child_tid, tls = (arg4, arg5) if ctx.abi == "x86_64" else (arg5, arg4)
+    return do_clone(ctx.kernel, ctx, flags & 0xFFFFFFFF, stack, parent_tid, child_tid, tls)
+
+
+@syscall("clone3", outside_hook=True)
+def sys_clone3(ctx, args, size):
+    # struct clone_args: flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size,
+    # tls, set_tid, set_tid_size, cgroup (u64 each; size >= 64 = CLONE_ARGS_SIZE_VER0)
+    if size < 64 or size > 4096:
+        raise GuestErrno(E.EINVAL)
+    fields = struct.unpack("<8Q", ctx.read(args, 64))
+    flags, _pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls = fields
+    if exit_signal & ~0xFF or flags >> 32:
+        raise GuestErrno(E.EINVAL)
+    top = stack + stack_size if stack else 0       # clone3 gives the lowest address and size
+    return do_clone(ctx.kernel, ctx, flags | exit_signal, top, parent_tid, child_tid, tls)
+
+
+def _matches(ctx, child, pid: int) -> bool:
+    if pid > 0:
+        return child.pid == pid
+    if pid == -1:
+        return True
+    if pid == 0:
+        return child.pgid == ctx.proc.pgid
+    return child.pgid == -pid
+
+
+def _find_zombie(ctx, selector):
+    candidates = [c for c in ctx.proc.children if selector(c)]
+    if not candidates:
+        raise GuestErrno(E.ECHILD)
+    zombies = [c for c in candidates if c.state == ZOMBIE]
+    return zombies[0] if zombies else None
+
+
+def _wait_block(ctx, what: str):
+    return WouldBlock(("children", ctx.proc.pid), what)
+
+
+def _wait4(ctx, pid, status_ptr, options, rusage):
+    pid = ctx.int32(pid)
+    if options & ~(WNOHANG | WUNTRACED | WCONTINUED | 0x20000000 | 0x40000000 | 0x80000000):
+        raise GuestErrno(E.EINVAL)
+    child = _find_zombie(ctx, lambda c: _matches(ctx, c, pid))
+    if child is None:
+        if options & WNOHANG:
+            return 0
+        raise _wait_block(ctx, f"wait4({pid})")
+    if status_ptr:
+        ctx.write(status_ptr, struct.pack("<i", child.exit_status))
+    if rusage:
+        ctx.write(rusage, bytes(18 * ctx.word))      # struct rusage: 2 timevals + 14 longs
+    reap(ctx.kernel, child)
+    return child.pid
+
+
+@syscall("wait4")
+def sys_wait4(ctx, pid, status, options, rusage):
+    return _wait4(ctx, pid, status, options, rusage)
+
+
+@syscall("waitpid")
+def sys_waitpid(ctx, pid, status, options):
+    return _wait4(ctx, pid, status, options, 0)
+
+
+@syscall("waitid")
+def sys_waitid(ctx, idtype, ident, infop, options, rusage):
+    if not options & WEXITED or idtype not in (P_ALL, P_PID, P_PGID):
+        raise GuestErrno(E.EINVAL)
+    ident = ctx.int32(ident)
+    selector = {P_ALL: lambda c: True, P_PID: lambda c: c.pid == ident,
+                P_PGID: lambda c: c.pgid == (ident or ctx.proc.pgid)}[idtype]
+    child = _find_zombie(ctx, selector)
+    if child is None:
+        if options & WNOHANG:
+            if infop:
+                ctx.write(infop, bytes(128))     # si_pid = 0: nothing to report
+            return 0
+        raise _wait_block(ctx, "waitid")
+    status = child.exit_status
+    if status & 0x7F:
+        code, value = (CLD_DUMPED if status & 0x80 else CLD_KILLED), status & 0x7F
+    else:
+        code, value = CLD_EXITED, (status >> 8) & 0xFF
+    if infop:
+        # siginfo_t: si_signo, si_errno, si_code, then the union (8-byte aligned on x86-64)
+        head = struct.pack("<iii", SIGCHLD, 0, code) + (b"\0" * 4 if ctx.word == 8 else b"")
+        body = struct.pack("<iIi", child.pid, 0, value)
+        ctx.write(infop, (head + body).ljust(128, b"\0"))
+    if not options & WNOWAIT:
+        reap(ctx.kernel, child)
+    return 0
