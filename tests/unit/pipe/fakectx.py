@@ -1,0 +1,62 @@
+"""A SyscallContext over fake guest memory, a fake kernel (virtual clock, wakeup log, pipe
+inode counter) and a real FdTable: the syscall code under test runs unchanged."""
+from types import SimpleNamespace
+
+from emu.memory import MemoryAccessError
+from kernel_model.clock import VirtualClock
+from kernel_model.fdtable import FdTable
+from kernel_model.syscalls.context import SyscallContext
+from kernel_model.vm import PROT_READ, PROT_WRITE
+
+BASE = 0x10000          # the one writable area
+SIZE = 0x4000
+READ_ONLY = 0x20000     # a read-only page
+
+
+class FakeMemory:
+    def __init__(self):
+        self.areas = {BASE: bytearray(SIZE), READ_ONLY: bytearray(0x1000)}
+
+    def _find(self, addr: int, size: int):
+        for base, data in self.areas.items():
+            if base <= addr and addr + size <= base + len(data):
+                return base, data
+        raise MemoryAccessError(addr, size)
+
+    def read(self, addr: int, size: int) -> bytes:
+        base, data = self._find(addr, size)
+        return bytes(data[addr - base:addr - base + size])
+
+    def write(self, addr: int, data: bytes) -> None:
+        base, area = self._find(addr, len(data))
+        area[addr - base:addr - base + len(data)] = data
+
+
+class FakeVm:
+    def vma_at(self, addr: int):
+        if BASE <= addr < BASE + SIZE:
+            return SimpleNamespace(end=BASE + SIZE, perms=PROT_READ | PROT_WRITE)
+        if READ_ONLY <= addr < READ_ONLY + 0x1000:
+            return SimpleNamespace(end=READ_ONLY + 0x1000, perms=PROT_READ)
+        return None
+
+
+class FakeKernel:
+    def __init__(self):
+        self.clock = VirtualClock()
+        self.woken: list = []
+        self._ino = 1000
+
+    def wakeup(self, channel) -> None:
+        self.woken.append(channel)
+
+    def next_pipe_ino(self) -> int:
+        self._ino += 1
+        return self._ino
+
+
+def fake_ctx(abi: str = "x86_64") -> SyscallContext:
+    mem = FakeMemory()
+    proc = SimpleNamespace(machine=SimpleNamespace(mem=mem), vm=FakeVm(), fds=FdTable())
+    thread = SimpleNamespace(process=proc, sigmask=0, restart={})
+    return SyscallContext(FakeKernel(), thread, abi)
