@@ -2,14 +2,17 @@
 
 The fast tests check what every other test relies on (the files listed in
 SHA256SUMS are the committed ones, each is a static ELF of its directory's
-architecture with the symbols and prologues probes need).  The slow e2e test
-rebuilds everything with samples/build.py --check and demands identical bytes.
+architecture with the symbols and prologues probes need; on an x86-64 Linux
+host, the process-model samples print exactly samples/expected/NAME.out).  The
+slow e2e test rebuilds everything with samples/build.py --check and demands
+identical bytes.
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib.util
+import platform
 import subprocess
 import sys
 from pathlib import Path
@@ -47,7 +50,8 @@ def _sums() -> dict[str, str]:
 
 
 def test_every_source_has_a_committed_binary_per_arch():
-    assert SAMPLES == ["alloc", "args_env", "compute", "fib", "fileio", "hello"]
+    assert SAMPLES == ["alloc", "args_env", "compute", "exec_chain", "fib", "fileio", "fork_pipe",
+                       "hello", "signals", "spawn_tree", "threads", "vfork_status"]
     committed = sorted(f"{p.parent.name}/{p.name}" for p in BIN_DIR.glob("*/*"))
     assert committed == sorted(f"{arch}/{name}" for arch in ARCHES for name in SAMPLES)
 
@@ -80,6 +84,30 @@ def test_fib_and_main_symbols_have_sizes(arch, ei_class, machine):
         funcs = elfcheck.function_symbols(elf)
     assert funcs["fib"].size > 0 and funcs["main"].size > 0
     assert funcs["fib"].address != funcs["main"].address
+
+
+# Samples whose exact output is recorded in samples/expected/NAME.out.
+EXPECTED = sorted(p.stem for p in (SAMPLES_DIR / "expected").glob("*.out"))
+RUNS_NATIVELY = sys.platform == "linux" and platform.machine() == "x86_64"
+
+
+def test_process_model_samples_have_expected_output():
+    assert EXPECTED == ["exec_chain", "fork_pipe", "signals", "spawn_tree", "threads",
+                        "vfork_status"]
+
+
+@pytest.mark.skipif(not RUNS_NATIVELY, reason="needs a Linux x86-64 host to run i386 and x86-64")
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("name", EXPECTED)
+def test_sample_output_natively_matches_expected(arch, name):
+    # The recorded output is what the sandbox must reproduce; running the
+    # binaries on the host keeps the record honest (and shows the programs'
+    # own synchronization makes it deterministic).  The full path matters:
+    # vfork_status and exec_chain exec argv[0].
+    proc = subprocess.run([str(BIN_DIR / arch / name)], capture_output=True, text=True,
+                          timeout=60, cwd=SAMPLES_DIR)
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert proc.stdout == (SAMPLES_DIR / "expected" / f"{name}.out").read_text()
 
 
 def test_fib_check_rejects_a_tail_call():
@@ -139,4 +167,4 @@ def test_rebuild_matches_committed_binaries():
     proc = subprocess.run([sys.executable, str(SAMPLES_DIR / "build.py"), "--check"],
                           capture_output=True, text=True, timeout=1800)
     assert proc.returncode == 0, proc.stderr + proc.stdout
-    assert "check ok: 12 binaries match" in proc.stdout
+    assert "check ok: 24 binaries match" in proc.stdout
