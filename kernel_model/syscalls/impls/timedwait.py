@@ -7,11 +7,12 @@ they survive in Linux's restart_block and current->saved_sigmask:
 * the deadline, fixed by the first execution (a re-execution must not restart the timeout);
 * for ppoll/pselect6, the caller's own signal mask while the call's temporary mask is in force.
 
-Both live in `thread.restart["timed_wait"]` (a RestartWait) while the thread sleeps, keyed by
-the call's name and raw arguments, and are removed when the call completes (a result or an
-errno). A sleep ended by a signal never completes here: the kernel must then drop the entry,
-delivering the signal with the temporary mask in force and saving `saved_sigmask` as the
-mask sigreturn restores (Linux's restore_saved_sigmask_unless()).
+The deadline lives in `thread.restart["timed_wait"]` (a RestartWait keyed by the call's name
+and raw arguments), which the dispatcher clears when a call completes and the signal code
+clears when a signal ends the sleep. The caller's own mask lives in `thread.restart_mask`,
+the attribute rt_sigsuspend uses for the same purpose: when a handler interrupts the sleep,
+its frame saves that mask for sigreturn to restore (Linux's restore_saved_sigmask_unless());
+when the call completes here, the mask is put back and the attribute removed.
 
 Waiting on several files: WouldBlock's channel is then a *list* of channels (a list is never
 a channel itself, being unhashable), and a wakeup of any one of them wakes the sleeper.
@@ -29,7 +30,6 @@ RESTART_KEY = "timed_wait"
 class RestartWait:
     key: tuple                        # (syscall name, raw arguments): the call being restarted
     deadline_ns: int | None           # CLOCK_MONOTONIC virtual time; None waits for ever
-    saved_sigmask: int | None         # the caller's mask under a ppoll/pselect6 mask, else None
 
 
 class TimedWait:
@@ -41,12 +41,13 @@ class TimedWait:
         self.timeout_ns = timeout_ns
         self.now = ctx.kernel.clock.monotonic_ns()
         previous = self.thread.restart.pop(RESTART_KEY, None)
-        if previous is not None and previous.saved_sigmask is not None:
-            self.thread.sigmask = previous.saved_sigmask       # the caller's real mask
         if previous is not None and previous.key == key:
             self.deadline = previous.deadline_ns
         else:
             self.deadline = None if timeout_ns is None else self.now + timeout_ns
+        if hasattr(self.thread, "restart_mask"):         # re-executed under a temporary mask
+            self.thread.sigmask = self.thread.restart_mask
+            del self.thread.restart_mask
         self.caller_mask = self.thread.sigmask
         self.temporary_mask = sigmask
         if sigmask is not None:
@@ -74,8 +75,9 @@ class TimedWait:
         return result
 
     def sleep(self, channels: list, reason: str):
-        saved = self.caller_mask if self.temporary_mask is not None else None
-        self.thread.restart[RESTART_KEY] = RestartWait(self.key, self.deadline, saved)
+        self.thread.restart[RESTART_KEY] = RestartWait(self.key, self.deadline)
+        if self.temporary_mask is not None:
+            self.thread.restart_mask = self.caller_mask
         raise WouldBlock(list(channels), reason, deadline_ns=self.deadline)
 
     def _complete(self, on_finish) -> None:
