@@ -22,6 +22,7 @@ from .fdtable import FdTable
 from .fs import FileSystem
 from .proc import INIT_PID, RUNNABLE, ZOMBIE, Process, Thread
 from .sched import DEFAULT_QUANTUM, Scheduler
+from .signal import Signals, status_for_sigchld
 from .signals import name as signal_name
 from .syscalls.dispatch import SyscallDispatcher
 from .vectors import install_vectors
@@ -64,7 +65,9 @@ class Kernel:
         self.fs = FileSystem(config.rootfs, writable=config.writable, seed=config.seed,
                              clock=self.clock.realtime_ns)
         self.syscalls = SyscallDispatcher(self)
+        self.signals = Signals(self)
         self.scheduler = Scheduler(self.clock, config.quantum)
+        self.scheduler.timers = _IntervalTimers(self)
         self.debug = DebugInterface()
         self.tracer = config.strace
         if self.tracer is not None:
@@ -202,6 +205,10 @@ class Kernel:
                     raise Deadlock(self.scheduler.deadlock_report())
                 break
             self._switch_to(thread)
+            if self.signals.deliverable(thread):
+                self.signals.deliver(thread)        # on the way back to user mode
+                if thread.state != RUNNABLE:
+                    continue
             machine = thread.process.machine
             count = self.scheduler.slice_for(thread)
             if self.config.max_insns:
@@ -250,15 +257,21 @@ class Kernel:
             self._page_fault(thread, exit_)
 
     def may_continue(self, thread: Thread) -> bool:
-        return thread.state == RUNNABLE and self.current is thread
+        """After a call inside the hook: keep running unless the thread must stop here
+        (it sleeps, died, another thread is current, or a signal awaits delivery)."""
+        return thread.state == RUNNABLE and self.current is thread \
+            and not self.signals.deliverable(thread)
 
     # ---- sleeping --------------------------------------------------------------------------
     def wakeup(self, channel) -> None:
         self.scheduler.wakeup(channel)
 
-    def block(self, thread: Thread, blocked: WouldBlock) -> None:
+    def block(self, thread: Thread, blocked: WouldBlock, call: str) -> None:
         channels = blocked.channel if isinstance(blocked.channel, list) else [blocked.channel]
+        thread.blocked_call = call
         self.scheduler.sleep(thread, channels, blocked.reason, blocked.deadline_ns)
+        if self.signals.deliverable(thread):          # a signal already waits: do not sleep
+            self.scheduler.make_runnable(thread)
         if self.in_hook:
             thread.process.machine.stop()
 
@@ -278,15 +291,14 @@ class Kernel:
                 woken += 1
         return woken
 
+    def arm_itimer(self, proc: Process, value_ns: int, interval_ns: int) -> None:
+        """ITIMER_REAL / alarm: SIGALRM when the virtual clock reaches the deadline."""
+        proc.itimer_real = (self.clock.monotonic_ns() + value_ns, interval_ns) if value_ns else None
+
     def notify_parent(self, parent: Process, child: Process) -> None:
         self.wakeup(("children", parent.pid))
         if child.exit_signal:
-            self.post_signal(parent, child.exit_signal)
-
-    def post_signal(self, proc: Process, signal: int) -> None:
-        """Mark `signal` pending for `proc` (delivery to handlers: kernel_model/signal.py)."""
-        proc.pending_signals |= 1 << (signal - 1)
-        self.wakeup(("signal", proc.pid))
+            self.signals.post(parent, child.exit_signal, info=status_for_sigchld(child))
 
     # ---- system calls ----------------------------------------------------------------------
     def int80_handler(self, frame) -> bool:
@@ -312,9 +324,18 @@ class Kernel:
                                             fault_address=exit_.address)
 
     def deliver_exception(self, frame, signal: int) -> bool:
-        """A CPU exception in user code: the signal's default action (handlers: signal.py)."""
+        """A CPU exception in user code becomes a signal for the faulting thread: its handler
+        runs when it has one that is neither blocked nor ignored; otherwise the process dies
+        (Linux force_sig_fault)."""
         thread = self.current
         proc = thread.process
+        fault_address = frame.fault_address if frame.fault_address is not None else frame.ip
+        handler = proc.sigactions.get(signal, (0,))[0]
+        if handler not in (0, 1) and not thread.sigmask & (1 << (signal - 1)):
+            fault = thread.pending_fault
+            code = 1 if fault is None or fault.unmapped else 2      # SEGV_MAPERR / SEGV_ACCERR
+            self.signals.post(proc, signal, thread=thread, info={"code": code, "addr": fault_address})
+            return False
         detail = V.NAMES.get(frame.vector, f"vector {frame.vector}")
         if frame.vector == V.PF:
             fault = thread.pending_fault
@@ -327,13 +348,14 @@ class Kernel:
     def symbolize(self, proc: Process, addr: int) -> str:
         return proc.image.symbols.symbolize(addr) if proc.image is not None else f"{addr:#x}"
 
-    def kill(self, proc: Process, signal: int, detail: str = "") -> None:
+    def kill(self, proc: Process, signal: int, detail: str = "", *, core: bool = False) -> None:
         """Terminate `proc` by `signal` (its default action)."""
-        self.report(f"pid {proc.pid} killed by {signal_name(signal)}" + (f": {detail}" if detail else ""))
+        if detail:
+            self.report(f"pid {proc.pid} killed by {signal_name(signal)}" + (f": {detail}" if detail else ""))
         self.debug.signal(proc, None, signal)
         if self.tracer:
             self.tracer.killed(proc, signal)
-        self.terminate(proc, signal)
+        self.terminate(proc, signal | (0x80 if core else 0))
 
     def exit_process(self, proc: Process, code: int) -> None:
         if self.tracer:
@@ -356,6 +378,30 @@ class Kernel:
 
     def exit_status_of(self, proc: Process) -> int | None:
         return proc.exit_status
+
+
+class _IntervalTimers:
+    """The processes' ITIMER_REAL timers, as the scheduler sees them."""
+
+    def __init__(self, kernel: Kernel):
+        self.kernel = kernel
+
+    def _armed(self):
+        return [p for p in sorted(self.kernel.processes.values(), key=lambda p: p.pid)
+                if p.itimer_real is not None and p.state != ZOMBIE]
+
+    def next_deadline(self) -> int | None:
+        armed = self._armed()
+        return min(p.itimer_real[0] for p in armed) if armed else None
+
+    def fire(self, now: int) -> None:
+        from .signals import SIGALRM
+        for proc in self._armed():
+            deadline, interval = proc.itimer_real
+            if deadline <= now:
+                proc.itimer_real = (deadline + interval * (1 + (now - deadline) // interval), interval) \
+                    if interval else None
+                self.kernel.signals.post(proc, SIGALRM, info={"code": 0x80})
 
 
 class _FsView:

@@ -36,6 +36,11 @@ class Thread:
     tls: dict = field(default_factory=dict)   # i386: GDT index -> descriptor of this thread's TLS
     comm: bytes = b""
     pending_fault: object = None
+    deferred: bool = False               # a syscall waits to run outside Unicorn's hooks
+    blocked_call: str | None = None      # the syscall this thread sleeps in (for EINTR/restart)
+    saved_sigmask: int | None = None     # the caller's mask while sigsuspend & co. run with another
+    saved_contexts: list = field(default_factory=list)   # (frame address, full context) per handler
+    interrupted: bool = False
 
     def describe(self) -> str:
         return f"pid {self.process.pid} tid {self.tid}"
@@ -60,6 +65,8 @@ class Process:
     exit_status: int | None = None         # wait status word (exit code << 8, or signal number)
     sigactions: dict[int, tuple[int, int, int, int]] = field(default_factory=dict)  # sig -> (handler, flags, restorer, mask)
     pending_signals: int = 0               # process-directed (kill)
+    siginfo: dict = field(default_factory=dict)   # signal -> what its siginfo_t will say
+    itimer_real: tuple[int, int] | None = None    # (deadline ns, interval ns) of ITIMER_REAL
     rlimits: dict[int, tuple[int, int]] = field(default_factory=dict)
     vfork_parent: Thread | None = None     # the parent thread sleeping until we exec or exit
     exit_signal: int = 17                  # SIGCHLD unless clone said otherwise

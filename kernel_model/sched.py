@@ -17,6 +17,7 @@ class Scheduler:
         self.quantum = quantum
         self.threads: list[Thread] = []       # every live thread, in creation order
         self._next = 0                        # round-robin position
+        self.timers = None                    # has next_deadline() and fire(now): interval timers
 
     def add(self, thread: Thread) -> None:
         self.threads.append(thread)
@@ -54,20 +55,24 @@ class Scheduler:
 
     def _expire_deadlines(self) -> None:
         now = self.clock.monotonic_ns()
+        if self.timers is not None:
+            self.timers.fire(now)
         for t in self.threads:
             if t.state == SLEEPING and t.deadline_ns is not None and t.deadline_ns <= now:
                 self.make_runnable(t)
 
     def _wake_earliest_deadline(self) -> Thread | None:
-        timed = [t for t in self.threads if t.state == SLEEPING and t.deadline_ns is not None]
-        if not timed:
+        """Nothing can run: jump virtual time to the next deadline (a sleep or a timer)."""
+        deadlines = [t.deadline_ns for t in self.threads if t.state == SLEEPING and t.deadline_ns is not None]
+        timer = self.timers.next_deadline() if self.timers is not None else None
+        if timer is not None:
+            deadlines.append(timer)
+        if not deadlines:
             return None
-        first = min(timed, key=lambda t: (t.deadline_ns, self.threads.index(t)))
-        self.clock.advance(first.deadline_ns - self.clock.monotonic_ns())
-        for t in timed:
-            if t.deadline_ns <= self.clock.monotonic_ns():
-                self.make_runnable(t)
-        return first
+        self.clock.advance(min(deadlines) - self.clock.monotonic_ns())
+        self._expire_deadlines()
+        runnable = self.runnable()
+        return runnable[0] if runnable else self._wake_earliest_deadline()
 
     # ---- sleep / wakeup (xv6 proc.c) --------------------------------------------------------
     def sleep(self, thread: Thread, channels, reason: str, deadline_ns: int | None) -> None:
@@ -93,7 +98,8 @@ class Scheduler:
         """Instruction count for the next run: 0 (unlimited) when no other thread can run."""
         others = any(t is not thread and t.state == RUNNABLE for t in self.threads)
         timed = any(t.state == SLEEPING and t.deadline_ns is not None for t in self.threads)
-        return self.quantum if others or timed else 0
+        timer = self.timers is not None and self.timers.next_deadline() is not None
+        return self.quantum if others or timed or timer else 0
 
     def deadlock_report(self) -> str:
         sleepers = [t for t in self.threads if t.state != ZOMBIE]

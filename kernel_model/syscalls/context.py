@@ -34,6 +34,17 @@ class SyscallContext:
         value &= 0xFFFFFFFF
         return value - (1 << 32) if value & 0x80000000 else value
 
+    # ---- the user state the call returns to -----------------------------------------------
+    def set_user_state(self, *, pc: int, sp: int, flags: int) -> None:
+        """Change where the caller resumes. Through the trap frame when the call came through
+        a gate (IRET reloads from it), else in the Machine (the `syscall` path)."""
+        machine = self.proc.machine
+        if self.frame is not None:
+            self.frame.ip, self.frame.sp, self.frame.flags = pc, sp, flags
+        machine.pc = pc
+        machine.sp = sp
+        machine.set_reg("eflags" if machine.arch.bits == 32 else "rflags", flags)
+
     # ---- guest memory ----------------------------------------------------------------------
     def read(self, addr: int, size: int) -> bytes:
         if size == 0:

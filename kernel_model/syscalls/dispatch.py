@@ -21,6 +21,10 @@ NUMBERS = {"i386": numbers_i386.NUMBERS, "x86_64": numbers_x86_64.NUMBERS}
 RESULT_REGISTER = {"i386": "eax", "x86_64": "rax"}
 
 
+# Calls that install a temporary signal mask and keep it until a handler runs.
+KEEPS_SAVED_MASK = frozenset({"rt_sigsuspend", "sigsuspend"})
+
+
 class NoReturn:
     """Returned by calls after which the caller's registers must not be touched (exit, execve)."""
 
@@ -71,16 +75,19 @@ class SyscallDispatcher:
             except GuestErrno as e:
                 result = -e.errno
             except WouldBlock as blocked:
-                self._restart_later(thread, frame, blocked)
+                self._restart_later(thread, frame, blocked, name)
                 return False
         thread.restart.clear()
+        thread.blocked_call = None
+        if thread.saved_sigmask is not None and name not in KEEPS_SAVED_MASK:
+            thread.sigmask, thread.saved_sigmask = thread.saved_sigmask, None
         if result is not NO_RETURN:
             result_reg.write(result & mask)
         if tracer:
             tracer.after(ctx, name or f"syscall_{nr:#x}", args, result, pre)
         return self.kernel.may_continue(thread)
 
-    def _restart_later(self, thread, frame, blocked: WouldBlock) -> None:
+    def _restart_later(self, thread, frame, blocked: WouldBlock, name: str) -> None:
         """Sleep, then execute the same call again: rewind to the `int 0x80`/`syscall`
         instruction (both 2 bytes) with the call number still in eax/rax."""
         if frame is not None:
@@ -88,4 +95,4 @@ class SyscallDispatcher:
         else:
             machine = thread.process.machine
             machine.pc = machine.pc - 2
-        self.kernel.block(thread, blocked)
+        self.kernel.block(thread, blocked, name)

@@ -1,53 +1,66 @@
-"""kill/tgkill/tkill for the calling process itself (other processes come with issue 3).
-
-Signal 0 only checks that the target exists (kill(2)). A signal sent to oneself takes its
-default action unless it is ignored; caught signals are recorded as pending until delivery
-exists, so a handler-installing program is not killed by its own signal.
-"""
+"""Sending signals: kill, tgkill, tkill (kill(2): pid > 0, 0 = own group, -1 = all, < -1 = group)."""
 from ... import errno as E
 from ...errno import GuestErrno
-from ...signals import IGNORED_BY_DEFAULT, NSIG
+from ...proc import ZOMBIE
+from ...signals import NSIG
 from ..registry import syscall
 
-SIG_DFL, SIG_IGN = 0, 1
+SI_USER, SI_TKILL = 0, -6
 
 
-def _send_to_self(ctx, sig: int) -> int:
+def _check_signal(sig: int) -> None:
     if not 0 <= sig <= NSIG:
         raise GuestErrno(E.EINVAL)
-    if sig == 0:
-        return 0
-    handler = ctx.proc.sigactions.get(sig, (SIG_DFL,))[0]
-    if handler == SIG_IGN or (handler == SIG_DFL and sig in IGNORED_BY_DEFAULT):
-        return 0
-    if handler == SIG_DFL:
-        ctx.kernel.kill(ctx.proc, sig)
-        return 0
-    ctx.proc.pending_signals = getattr(ctx.proc, "pending_signals", 0) | (1 << (sig - 1))
+
+
+def _targets(ctx, pid: int):
+    procs = [p for p in sorted(ctx.kernel.processes.values(), key=lambda p: p.pid) if p.state != ZOMBIE]
+    if pid > 0:
+        return [p for p in procs if p.pid == pid]
+    if pid == 0:
+        return [p for p in procs if p.pgid == ctx.proc.pgid]
+    if pid == -1:
+        return [p for p in procs if p is not ctx.proc] or [ctx.proc]
+    return [p for p in procs if p.pgid == -pid]
+
+
+@syscall("kill")
+def sys_kill(ctx, pid, sig):
+    sig = ctx.int32(sig)
+    _check_signal(sig)
+    targets = _targets(ctx, ctx.int32(pid))
+    if not targets:
+        raise GuestErrno(E.ESRCH)
+    for proc in targets:
+        ctx.kernel.signals.post(proc, sig, info={"code": SI_USER, "pid": ctx.proc.pid})
     return 0
 
 
-def _target_is_self(ctx, pid: int) -> bool:
-    pid = ctx.int32(pid)
-    return pid in (0, -1, ctx.proc.pid, -ctx.proc.pgid)
+def _thread(ctx, tid: int, tgid: int | None):
+    for proc in ctx.kernel.processes.values():
+        if tgid is not None and proc.pid != tgid:
+            continue
+        for t in proc.threads:
+            if t.tid == tid and t.state != ZOMBIE:
+                return t
+    raise GuestErrno(E.ESRCH)
 
 
-@syscall("kill", outside_hook=True)
-def sys_kill(ctx, pid, sig):
-    if not _target_is_self(ctx, pid):
-        raise GuestErrno(E.ESRCH)
-    return _send_to_self(ctx, ctx.int32(sig))
-
-
-@syscall("tgkill", outside_hook=True)
+@syscall("tgkill")
 def sys_tgkill(ctx, tgid, tid, sig):
-    if ctx.int32(tgid) != ctx.proc.pid or ctx.int32(tid) != ctx.thread.tid:
-        raise GuestErrno(E.ESRCH)
-    return _send_to_self(ctx, ctx.int32(sig))
+    sig = ctx.int32(sig)
+    _check_signal(sig)
+    thread = _thread(ctx, ctx.int32(tid), ctx.int32(tgid))
+    ctx.kernel.signals.post(thread.process, sig, thread=thread,
+                            info={"code": SI_TKILL, "pid": ctx.proc.pid})
+    return 0
 
 
-@syscall("tkill", outside_hook=True)
+@syscall("tkill")
 def sys_tkill(ctx, tid, sig):
-    if ctx.int32(tid) != ctx.thread.tid:
-        raise GuestErrno(E.ESRCH)
-    return _send_to_self(ctx, ctx.int32(sig))
+    sig = ctx.int32(sig)
+    _check_signal(sig)
+    thread = _thread(ctx, ctx.int32(tid), None)
+    ctx.kernel.signals.post(thread.process, sig, thread=thread,
+                            info={"code": SI_TKILL, "pid": ctx.proc.pid})
+    return 0

@@ -1,7 +1,9 @@
-"""Signal dispositions and masks: recorded per process and thread (delivery comes with issue 3)."""
+"""Signal dispositions, masks, sigreturn, pause/sigsuspend and the ITIMER_REAL/alarm timer
+(delivery itself: kernel_model/signal.py)."""
 import struct
 
 from ... import errno as E
+from ...blocking import WouldBlock
 from ...errno import GuestErrno
 from ...signals import NSIG, SIGKILL, SIGSTOP
 from ..registry import syscall
@@ -67,3 +69,97 @@ def sys_sigaltstack(ctx, ss, old_ss):
             sp, flags, size = struct.unpack("<Qi4xQ", ctx.read(ss, 24))
         ctx.thread.sigaltstack = (sp, flags, size)
     return 0
+
+
+@syscall("rt_sigreturn", outside_hook=True)
+def sys_rt_sigreturn(ctx):
+    from ..dispatch import NO_RETURN
+    ctx.kernel.signals.sigreturn(ctx, rt=True)
+    return NO_RETURN
+
+
+@syscall("sigreturn", outside_hook=True)
+def sys_sigreturn(ctx):
+    from ..dispatch import NO_RETURN
+    ctx.kernel.signals.sigreturn(ctx, rt=False)
+    return NO_RETURN
+
+
+@syscall("rt_sigpending")
+def sys_rt_sigpending(ctx, set_ptr, sigsetsize):
+    if sigsetsize > 8:
+        raise GuestErrno(E.EINVAL)
+    pending = (ctx.thread.pending_signals | ctx.proc.pending_signals) & ctx.thread.sigmask
+    ctx.write(set_ptr, struct.pack("<Q", pending)[:sigsetsize])
+    return 0
+
+
+@syscall("pause")
+def sys_pause(ctx):
+    # Sleeps until a signal is delivered; the delivery makes it return -EINTR (signal.py).
+    raise WouldBlock(("signal", ctx.thread.tid), "pause")
+
+
+@syscall("rt_sigsuspend")
+def sys_rt_sigsuspend(ctx, mask_ptr, sigsetsize):
+    if sigsetsize != 8:
+        raise GuestErrno(E.EINVAL)
+    if ctx.thread.saved_sigmask is None:
+        ctx.thread.saved_sigmask = ctx.thread.sigmask
+        ctx.thread.sigmask = struct.unpack("<Q", ctx.read(mask_ptr, 8))[0] & ~UNBLOCKABLE
+    raise WouldBlock(("signal", ctx.thread.tid), "sigsuspend")
+
+
+ITIMER_REAL = 0
+NS, US = 10**9, 1000
+
+
+def _timeval(ctx, addr: int) -> int:
+    fmt = "<ii" if ctx.word == 4 else "<qq"
+    sec, usec = struct.unpack(fmt, ctx.read(addr, struct.calcsize(fmt)))
+    if sec < 0 or not 0 <= usec < 10**6:
+        raise GuestErrno(E.EINVAL)
+    return sec * NS + usec * US
+
+
+def _pack_timeval(ctx, ns: int) -> bytes:
+    fmt = "<ii" if ctx.word == 4 else "<qq"
+    return struct.pack(fmt, ns // NS, (ns % NS) // US)
+
+
+def _itimer_now(ctx) -> tuple[int, int]:
+    timer = ctx.proc.itimer_real
+    if timer is None:
+        return 0, 0
+    deadline, interval = timer
+    return max(0, deadline - ctx.kernel.clock.monotonic_ns()), interval
+
+
+@syscall("setitimer")
+def sys_setitimer(ctx, which, new, old):
+    if which != ITIMER_REAL:
+        raise GuestErrno(E.EINVAL)       # ITIMER_VIRTUAL/PROF need CPU-time accounting
+    if old:
+        value, interval = _itimer_now(ctx)
+        ctx.write(old, _pack_timeval(ctx, interval) + _pack_timeval(ctx, value))
+    if new:
+        word = 2 * (4 if ctx.word == 4 else 8)
+        interval, value = _timeval(ctx, new), _timeval(ctx, new + word)
+        ctx.kernel.arm_itimer(ctx.proc, value, interval)
+    return 0
+
+
+@syscall("getitimer")
+def sys_getitimer(ctx, which, cur):
+    if which != ITIMER_REAL:
+        raise GuestErrno(E.EINVAL)
+    value, interval = _itimer_now(ctx)
+    ctx.write(cur, _pack_timeval(ctx, interval) + _pack_timeval(ctx, value))
+    return 0
+
+
+@syscall("alarm")
+def sys_alarm(ctx, seconds):
+    value, _ = _itimer_now(ctx)
+    ctx.kernel.arm_itimer(ctx.proc, seconds * NS, 0)
+    return (value + NS - 1) // NS if value else 0

@@ -1,0 +1,221 @@
+"""Signal generation and delivery (Linux kernel/signal.c, arch/x86/kernel/signal.c).
+
+Signals are posted as pending bits on a process (kill) or a thread (tgkill, faults). Before a
+thread returns to user mode the kernel delivers the lowest-numbered deliverable one: ignored,
+default action (terminate, core, stop, continue), or a handler — a frame on the user stack (or
+the alternate stack for SA_ONSTACK), the handler's arguments in registers, the mask widened,
+and the handler returns through sa_restorer into rt_sigreturn/sigreturn.
+
+A thread sleeping in a blocking call is woken by a deliverable signal. Its call was rewound to
+the syscall instruction (kernel_model/blocking.py); with SA_RESTART it runs again after the
+handler, otherwise it returns -EINTR — as do pause, sigsuspend and the sleeps in any case.
+"""
+from . import errno as E
+from .proc import RUNNABLE, SLEEPING, STOPPED
+from .sigframe import (RT32_SIZE, RT64_SIZE, SF32_SIZE, SavedRegisters, build_frame32,
+                       build_rt_frame32, build_rt_frame64, pack_siginfo, parse_frame32,
+                       parse_rt_frame32, parse_rt_frame64)
+from .signals import (CORE_BY_DEFAULT, IGNORED_BY_DEFAULT, SIGCONT, SIGKILL, SIGSTOP,
+                      STOP_BY_DEFAULT)
+
+SIG_DFL, SIG_IGN = 0, 1
+SA_SIGINFO, SA_ONSTACK, SA_RESTART = 0x4, 0x08000000, 0x10000000
+SA_NODEFER, SA_RESETHAND = 0x40000000, 0x80000000
+SS_ONSTACK, SS_DISABLE = 1, 2
+SI_USER, SI_KERNEL = 0, 0x80
+NEVER_RESTARTED = frozenset({"pause", "rt_sigsuspend", "sigsuspend", "nanosleep", "clock_nanosleep",
+                             "clock_nanosleep_time64", "poll", "ppoll", "select", "_newselect",
+                             "pselect6", "ppoll_time64", "pselect6_time64"})
+
+
+def bit(sig: int) -> int:
+    return 1 << (sig - 1)
+
+
+UNBLOCKABLE = bit(SIGKILL) | bit(SIGSTOP)
+
+
+class Signals:
+    def __init__(self, kernel):
+        self.kernel = kernel
+
+    # ---- generation ------------------------------------------------------------------------
+    def post(self, proc, sig: int, *, thread=None, info: dict | None = None) -> None:
+        """Make `sig` pending for `proc` (or one of its threads) and wake whoever can take it."""
+        if sig == 0 or proc.state == "zombie":
+            return
+        if sig == SIGCONT or sig == SIGKILL:
+            for t in proc.threads:
+                if t.state == STOPPED:
+                    t.state = RUNNABLE
+        if sig in STOP_BY_DEFAULT or sig == SIGCONT:
+            proc.pending_signals &= ~(bit(SIGCONT) if sig != SIGCONT else
+                                      sum(bit(s) for s in STOP_BY_DEFAULT))
+        target = thread
+        if target is None:
+            proc.pending_signals |= bit(sig)
+        else:
+            target.pending_signals |= bit(sig)
+        proc.siginfo[sig] = info or {"code": SI_USER, "pid": 0}
+        for t in ([target] if target is not None else proc.threads):
+            if t.state == SLEEPING and not (t.sigmask & bit(sig)) or sig == SIGKILL and t.state == SLEEPING:
+                t.interrupted = True
+                self.kernel.scheduler.make_runnable(t)
+
+    def deliverable(self, thread) -> int:
+        return (thread.pending_signals | thread.process.pending_signals) & ~(thread.sigmask & ~UNBLOCKABLE)
+
+    # ---- delivery --------------------------------------------------------------------------
+    def deliver(self, thread) -> None:
+        """Deliver pending signals to `thread`, whose registers are live in its Machine."""
+        proc = thread.process
+        while thread.state == RUNNABLE and proc.state != "zombie":
+            pending = self.deliverable(thread)
+            if not pending:
+                break
+            sig = (pending & -pending).bit_length()
+            if thread.pending_signals & bit(sig):
+                thread.pending_signals &= ~bit(sig)
+            else:
+                proc.pending_signals &= ~bit(sig)
+            info = proc.siginfo.pop(sig, {"code": SI_USER, "pid": 0})
+            self._act(thread, sig, info)
+        thread.interrupted = False
+
+    def _act(self, thread, sig: int, info: dict) -> None:
+        proc = thread.process
+        handler, flags, restorer, mask = proc.sigactions.get(sig, (SIG_DFL, 0, 0, 0))
+        if sig in (SIGKILL, SIGSTOP):
+            handler = SIG_DFL
+        if handler == SIG_IGN or (handler == SIG_DFL and sig in IGNORED_BY_DEFAULT):
+            self._finish_interrupted_call(thread, restart=True)
+            return
+        if handler == SIG_DFL:
+            if sig in STOP_BY_DEFAULT:
+                for t in proc.threads:
+                    if t.state == RUNNABLE:
+                        t.state = STOPPED
+                return
+            self.kernel.kill(proc, sig, "", core=sig in CORE_BY_DEFAULT)
+            return
+        self._finish_interrupted_call(thread, restart=bool(flags & SA_RESTART))
+        self._setup_frame(thread, sig, handler, flags, restorer, mask, info)
+        if flags & SA_RESETHAND:
+            proc.sigactions[sig] = (SIG_DFL, 0, 0, 0)
+        self.kernel.debug.signal(proc, thread, sig)
+
+    def _finish_interrupted_call(self, thread, *, restart: bool) -> None:
+        """A call that slept and was rewound: re-run it (restart) or make it return -EINTR."""
+        call = thread.blocked_call
+        if call is None:
+            return
+        thread.blocked_call = None
+        thread.restart.clear()
+        if restart and call not in NEVER_RESTARTED:
+            return
+        machine = thread.process.machine
+        machine.set_reg("eax" if machine.arch.bits == 32 else "rax", -E.EINTR & machine.arch.mask)
+        machine.pc = machine.pc + 2                      # past int 0x80 / syscall
+
+    def _setup_frame(self, thread, sig, handler, flags, restorer, mask, info) -> None:
+        machine = thread.process.machine
+        bits = machine.arch.bits
+        # sigsuspend/ppoll/pselect run with a temporary mask: the frame keeps the caller's own.
+        frame_mask = thread.saved_sigmask if thread.saved_sigmask is not None else thread.sigmask
+        thread.saved_sigmask = None
+        regs = self._capture(machine, frame_mask)
+        sp = regs.gpr["rsp" if bits == 64 else "esp"]
+        ss_sp, ss_flags, ss_size = thread.sigaltstack
+        on_alt = ss_sp <= sp < ss_sp + ss_size
+        stack = (ss_sp, (SS_ONSTACK if on_alt else 0) if not ss_flags & SS_DISABLE else SS_DISABLE, ss_size)
+        if flags & SA_ONSTACK and not ss_flags & SS_DISABLE and not on_alt:
+            sp = ss_sp + ss_size
+        word = 8 if bits == 64 else 4
+        siginfo = pack_siginfo(word, sig, info.get("code", SI_USER), pid=info.get("pid", 0),
+                               status=info.get("status", 0), addr=info.get("addr"))
+        if bits == 64:
+            sp -= 128                                     # the psABI red zone
+            frame = ((sp - RT64_SIZE) & ~0xF) - 8         # (rsp + 8) % 16 == 0 at entry
+            raw = build_rt_frame64(regs, siginfo, restorer, stack)
+            args = {"rdi": sig, "rsi": frame + 8 + 304, "rdx": frame + 8, "rax": 0}
+        elif flags & SA_SIGINFO:
+            frame = ((sp - RT32_SIZE + 4) & ~0xF) - 4
+            raw = build_rt_frame32(frame, sig, regs, siginfo, restorer, stack)
+            args = {"eax": sig, "edx": frame + 16, "ecx": frame + 16 + 128}
+        else:
+            frame = ((sp - SF32_SIZE + 4) & ~0xF) - 4
+            raw = build_frame32(frame, sig, regs, restorer)
+            args = {"eax": sig, "edx": 0, "ecx": 0}
+        if not self._writable(thread, frame, len(raw)):
+            self.kernel.kill(thread.process, 11, f"cannot build the frame for signal {sig}")
+            return
+        machine.mem.write(frame, raw)
+        thread.saved_contexts = [c for c in thread.saved_contexts if c[0] > frame]
+        thread.saved_contexts.append((frame, machine.save_context()))
+        for name, value in args.items():
+            machine.set_reg(name, value)
+        machine.sp = frame
+        machine.pc = handler
+        machine.set_reg("eflags" if bits == 32 else "rflags", regs.flags & ~0x40100)   # clear TF, DF
+        thread.sigmask = frame_mask | mask | (0 if flags & SA_NODEFER else bit(sig))
+        thread.sigmask &= ~UNBLOCKABLE
+
+    @staticmethod
+    def _writable(thread, addr: int, size: int) -> bool:
+        vm = thread.process.vm
+        end = addr + size
+        while addr < end:
+            vma = vm.vma_at(addr)
+            if vma is None or not vma.perms & 2:
+                return False
+            addr = vma.end
+        return True
+
+    @staticmethod
+    def _capture(machine, mask: int) -> SavedRegisters:
+        regs = machine.registers()
+        segs = dict(regs.selectors)
+        return SavedRegisters(gpr=dict(regs.gpr), pc=regs.pc, flags=regs.flags, segs=segs, mask=mask)
+
+    # ---- return from a handler -------------------------------------------------------------
+    def sigreturn(self, ctx, rt: bool) -> None:
+        """rt_sigreturn/sigreturn: registers and mask from the frame the handler returns over."""
+        thread, machine = ctx.thread, ctx.proc.machine
+        sp = machine.sp
+        try:
+            if machine.arch.bits == 64:
+                frame = sp - 8                      # the handler's `ret` popped pretcode
+                saved = parse_rt_frame64(ctx.read(frame, RT64_SIZE))
+            elif rt:
+                frame = sp - 4
+                saved = parse_rt_frame32(ctx.read(frame, RT32_SIZE))
+            else:
+                frame = sp - 8                      # pretcode and sig were popped
+                saved = parse_frame32(ctx.read(frame, SF32_SIZE))
+        except Exception:
+            self.kernel.kill(ctx.proc, 11, "bad signal frame at sigreturn")
+            return
+        contexts = thread.saved_contexts
+        match = [c for c in contexts if c[0] == frame]
+        if match:
+            machine.restore_context(match[-1][1])   # FPU/SSE and segment state of the interrupted code
+            thread.saved_contexts = [c for c in contexts if c[0] > frame]
+        sp_name = "esp" if machine.arch.bits == 32 else "rsp"
+        for name, value in saved.gpr.items():
+            if name != sp_name:
+                machine.set_reg(name, value)
+        # Only the arithmetic/control flags the user may change (Linux FIX_EFLAGS).
+        fix = 0x40DD5
+        flags_name = "eflags" if machine.arch.bits == 32 else "rflags"
+        flags = (machine.reg(flags_name) & ~fix) | (saved.flags & fix)
+        ctx.set_user_state(pc=saved.pc, sp=saved.gpr[sp_name], flags=flags)
+        thread.sigmask = saved.mask & ~UNBLOCKABLE
+
+
+def status_for_sigchld(child) -> dict:
+    status = child.exit_status or 0
+    if status & 0x7F:
+        return {"code": 2 if not status & 0x80 else 3, "pid": child.pid, "status": status & 0x7F}
+    return {"code": 1, "pid": child.pid, "status": (status >> 8) & 0xFF}
+
+
