@@ -10,6 +10,8 @@ from . import numbers_i386, numbers_x86_64
 from .. import errno as E
 from ..blocking import WouldBlock
 from ..errno import GuestErrno
+from ..pipe import BrokenPipe
+from ..signals import SIGPIPE
 from .context import SyscallContext
 from .registry import IMPLEMENTATIONS
 
@@ -72,6 +74,10 @@ class SyscallDispatcher:
         else:
             try:
                 result = impl.fn(ctx, *args[:impl.nargs])
+            except BrokenPipe as e:
+                # Linux pipe_write: EPIPE, and SIGPIPE to the writer (send_sig(SIGPIPE, current)).
+                self.kernel.signals.post(thread.process, SIGPIPE, thread=thread)
+                result = -e.errno
             except GuestErrno as e:
                 result = -e.errno
             except WouldBlock as blocked:

@@ -9,7 +9,7 @@ they survive in Linux's restart_block and current->saved_sigmask:
 
 The deadline lives in `thread.restart["timed_wait"]` (a RestartWait keyed by the call's name
 and raw arguments), which the dispatcher clears when a call completes and the signal code
-clears when a signal ends the sleep. The caller's own mask lives in `thread.restart_mask`,
+clears when a signal ends the sleep. The caller's own mask lives in `thread.saved_sigmask`,
 the attribute rt_sigsuspend uses for the same purpose: when a handler interrupts the sleep,
 its frame saves that mask for sigreturn to restore (Linux's restore_saved_sigmask_unless());
 when the call completes here, the mask is put back and the attribute removed.
@@ -45,9 +45,9 @@ class TimedWait:
             self.deadline = previous.deadline_ns
         else:
             self.deadline = None if timeout_ns is None else self.now + timeout_ns
-        if hasattr(self.thread, "restart_mask"):         # re-executed under a temporary mask
-            self.thread.sigmask = self.thread.restart_mask
-            del self.thread.restart_mask
+        if self.thread.saved_sigmask is not None:        # re-executed under a temporary mask
+            self.thread.sigmask = self.thread.saved_sigmask
+            self.thread.saved_sigmask = None
         self.caller_mask = self.thread.sigmask
         self.temporary_mask = sigmask
         if sigmask is not None:
@@ -77,7 +77,7 @@ class TimedWait:
     def sleep(self, channels: list, reason: str):
         self.thread.restart[RESTART_KEY] = RestartWait(self.key, self.deadline)
         if self.temporary_mask is not None:
-            self.thread.restart_mask = self.caller_mask
+            self.thread.saved_sigmask = self.caller_mask
         raise WouldBlock(list(channels), reason, deadline_ns=self.deadline)
 
     def _complete(self, on_finish) -> None:

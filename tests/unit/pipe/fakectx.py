@@ -58,5 +58,5 @@ class FakeKernel:
 def fake_ctx(abi: str = "x86_64") -> SyscallContext:
     mem = FakeMemory()
     proc = SimpleNamespace(machine=SimpleNamespace(mem=mem), vm=FakeVm(), fds=FdTable())
-    thread = SimpleNamespace(process=proc, sigmask=0, restart={})
+    thread = SimpleNamespace(process=proc, sigmask=0, restart={}, saved_sigmask=None)
     return SyscallContext(FakeKernel(), thread, abi)

@@ -173,14 +173,14 @@ def test_ppoll_mask_is_in_force_while_sleeping_and_restored_after():
     with pytest.raises(WouldBlock):
         sys_ppoll(ctx, FDS, n, 0, MASK, 8)
     assert ctx.thread.sigmask == 0b0101                      # SIGKILL cannot be blocked
-    assert ctx.thread.restart_mask == 0b1010
+    assert ctx.thread.saved_sigmask == 0b1010
     with pytest.raises(WouldBlock):                          # re-executed, still nothing
         sys_ppoll(ctx, FDS, n, 0, MASK, 8)
-    assert ctx.thread.restart_mask == 0b1010
+    assert ctx.thread.saved_sigmask == 0b1010
     ctx.proc.fds.get(w).write(b"x")
     assert sys_ppoll(ctx, FDS, n, 0, MASK, 8) == 1
     assert ctx.thread.sigmask == 0b1010 and not ctx.thread.restart
-    assert not hasattr(ctx.thread, "restart_mask")
+    assert ctx.thread.saved_sigmask is None
 
 
 def test_ppoll_bad_sigsetsize_is_einval():
@@ -205,11 +205,11 @@ def test_errors_end_the_wait_and_restore_the_mask():
         sys_ppoll(ctx, elsewhere, 1, 0, MASK, 8)
     assert info.value.errno == E.EFAULT
     assert ctx.thread.sigmask == 1 and not ctx.thread.restart
-    assert not hasattr(ctx.thread, "restart_mask")
+    assert ctx.thread.saved_sigmask is None
 
 
 def test_sleep_interrupted_by_an_ignored_signal_keeps_the_callers_mask():
-    """The signal code clears thread.restart but leaves restart_mask when the call is re-run."""
+    """The signal code clears thread.restart but leaves saved_sigmask when the call is re-run."""
     ctx = fake_ctx()
     _, r, w = add_pipe(ctx)
     n = put_pollfds(ctx, (r, POLLIN))
