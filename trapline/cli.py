@@ -23,7 +23,8 @@ def run_options(f):
     options = [
         click.option("--rootfs", type=click.Path(file_okay=False), default=None,
                      help="Folder that is the guest's /. Default: the host / read-only."),
-        click.option("--cwd", default="/", show_default=True, help="Guest working directory."),
+        click.option("--cwd", default=None,
+                     help="Guest working directory. Default: / with --rootfs, else the current one."),
         click.option("-E", "--env", "env", multiple=True, metavar="K=V", help="Set a guest variable."),
         click.option("--clear-env", is_flag=True, help="Start from an empty environment."),
         click.option("--seed", type=int, default=0, show_default=True,

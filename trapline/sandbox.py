@@ -29,7 +29,7 @@ class RunResult:
 @dataclass
 class Sandbox:
     rootfs: str | None = None
-    cwd: str = "/"
+    cwd: str | None = None                 # None: "/" with a rootfs, the host's cwd without one
     env: dict[str, str] | None = None      # None: the default environment
     clear_env: bool = False
     seed: int = 0
@@ -39,10 +39,17 @@ class Sandbox:
     capture: bool = True                   # capture stdout/stderr instead of passing through
     stdin: bytes | None = None
 
+    def guest_cwd(self) -> str:
+        """Without a rootfs the guest sees the host's tree, so it starts where the user is
+        (as under strace or gdb); with a rootfs it starts at its root unless told otherwise."""
+        if self.cwd is not None:
+            return self.cwd
+        return "/" if self.rootfs is not None else os.getcwd()
+
     def environment(self) -> list[bytes]:
         base = {} if self.clear_env else dict(DEFAULT_ENV)
         if not self.clear_env:
-            base["PWD"] = self.cwd
+            base["PWD"] = self.guest_cwd()
         base.update(self.env or {})
         return [f"{k}={v}".encode() for k, v in base.items()]
 
@@ -65,7 +72,7 @@ class Sandbox:
         report = sys.stderr
         tracer = StraceTracer(report) if self.strace else None
         config = KernelConfig(rootfs=self.rootfs, writable=self.writable, seed=self.seed,
-                              cwd=self.cwd.encode(), stdin=stdin, stdout=stdout, stderr=stderr,
+                              cwd=self.guest_cwd().encode(), stdin=stdin, stdout=stdout, stderr=stderr,
                               strace=tracer, verbose=self.verbose, report=report)
         kernel = Kernel(config)
         proc = kernel.spawn(self._program_path(argv[0]), [a.encode() for a in argv], self.environment())
