@@ -6,7 +6,7 @@ Events are delivered synchronously, in the order they happen, to every subscribe
   vfork_done(parent, child)            the vfork parent is about to resume
   exec(process, path, argv)            after a successful execve committed the new image
   exit(process, status)                a process became a zombie (wait status word)
-  signal(process, thread, signal)      a signal is delivered (or takes its default action)
+  signal(process, thread, signal, info) a signal is delivered (or takes its default action)
 A subscriber is any object with methods of those names (missing ones are skipped).
 """
 
@@ -44,5 +44,5 @@ class DebugInterface:
     def exit(self, process, status: int) -> None:
         self._emit("exit", process, status)
 
-    def signal(self, process, thread, signal: int) -> None:
-        self._emit("signal", process, thread, signal)
+    def signal(self, process, thread, signal: int, info: dict | None = None) -> None:
+        self._emit("signal", process, thread, signal, info)

@@ -28,6 +28,17 @@ from .syscalls.dispatch import SyscallDispatcher
 from .vectors import install_vectors
 
 FIRST_PID = 100          # pids start at a fixed number: no host pid leaks into a run
+MAX_INTERPRETER_DEPTH = 4     # Linux BINPRM_MAX_RECURSION: #! scripts running #! scripts
+BINPRM_BUF_SIZE = 256         # the #! line must fit in the first 256 bytes
+
+
+def parse_shebang(data: bytes) -> tuple[bytes, bytes]:
+    """`#!interpreter [one argument]` as Linux reads it: the rest of the line is one argument."""
+    line = data[2:BINPRM_BUF_SIZE].split(b"\n", 1)[0].strip(b" \t")
+    if not line:
+        raise GuestErrno(E.ENOEXEC)
+    interpreter, _, arg = line.replace(b"\t", b" ").partition(b" ")
+    return interpreter, arg.strip(b" ")
 O_RDONLY = 0
 
 
@@ -149,12 +160,14 @@ class Kernel:
             raise KernelError(f"cannot run {path.decode(errors='replace')}: {reason}"
                               + (f" ({detail})" if detail else "")) from None
         self.processes[pid] = proc
-        thread = self.commit_program(proc, program, argv)
+        thread = self.commit_program(proc, program, program.argv)
         self.scheduler.add(thread)
         return proc
 
-    def load_program(self, proc: Process, path: bytes, argv, envp):
-        """Read and build the program at guest `path` for `proc` (nothing of proc changes)."""
+    def load_program(self, proc: Process, path: bytes, argv, envp, *, depth: int = 0):
+        """Read and build the program at guest `path` for `proc` (nothing of proc changes).
+        A `#!` script runs its interpreter with the script's path as an argument (Linux
+        fs/binfmt_script.c); the returned program carries the argv it was built with."""
         view = fs_view(proc)
         f = self.fs.open(path, O_RDONLY, 0, proc.cwd, view)
         try:
@@ -166,10 +179,19 @@ class Kernel:
                 chunks.append(chunk)
         finally:
             f.close()
+        data = b"".join(chunks)
+        if data.startswith(b"#!"):
+            if depth >= MAX_INTERPRETER_DEPTH:
+                raise GuestErrno(E.ELOOP)
+            interpreter, arg = parse_shebang(data)
+            new_argv = [interpreter] + ([arg] if arg else []) + [path] + list(argv[1:])
+            return self.load_program(proc, interpreter, new_argv, envp, depth=depth + 1)
         self.exec_count += 1
-        return build_program(b"".join(chunks), self.fs.realpath(path, proc.cwd, view), argv, envp,
-                             seed=self.config.seed, exec_count=self.exec_count,
-                             memory_limit=self.config.memory_limit)
+        program = build_program(data, self.fs.realpath(path, proc.cwd, view), argv, envp,
+                                seed=self.config.seed, exec_count=self.exec_count,
+                                memory_limit=self.config.memory_limit)
+        program.argv = list(argv)
+        return program
 
     def commit_program(self, proc: Process, program, argv) -> Thread:
         """Replace proc's image by `program` (execve's point of no return). Other threads die."""

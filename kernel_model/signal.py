@@ -102,7 +102,7 @@ class Signals:
         self._setup_frame(thread, sig, handler, flags, restorer, mask, info)
         if flags & SA_RESETHAND:
             proc.sigactions[sig] = (SIG_DFL, 0, 0, 0)
-        self.kernel.debug.signal(proc, thread, sig)
+        self.kernel.debug.signal(proc, thread, sig, info)
 
     def _finish_interrupted_call(self, thread, *, restart: bool) -> None:
         """A call that slept and was rewound: re-run it (restart) or make it return -EINTR."""

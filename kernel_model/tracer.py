@@ -28,15 +28,56 @@ class _MemReader:
             return None
 
 
+SI_CODES = {0: "SI_USER", -6: "SI_TKILL", 0x80: "SI_KERNEL", 1: "CLD_EXITED", 2: "CLD_KILLED",
+            3: "CLD_DUMPED"}
+
+
 class StraceTracer:
+    """Like strace: only the first process unless `follow_forks` (-f); then lines carry a
+    `[pid N]` prefix while more than one traced process is alive."""
+
     def __init__(self, out, *, follow_forks: bool = False):
         self.out = out
         self.follow_forks = follow_forks
+        self.root_pid: int | None = None
+        self.live: set[int] = set()
+
+    def _traced(self, proc) -> bool:
+        if self.root_pid is None:
+            self.root_pid = proc.pid
+            self.live.add(proc.pid)
+        return proc.pid == self.root_pid or self.follow_forks
 
     def _emit(self, proc, line: str) -> None:
-        prefix = f"[pid {proc.pid}] " if self.follow_forks else ""
+        if not self._traced(proc):
+            return
+        prefix = f"[pid {proc.pid}] " if self.follow_forks and len(self.live) > 1 else ""
         self.out.write(prefix + line + "\n")
         self.out.flush()
+
+    # ---- debug-interface events -------------------------------------------------------------
+    def fork(self, parent, child) -> None:
+        if self.follow_forks:
+            self.live.add(child.pid)
+
+    def vfork(self, parent, child) -> None:
+        self.fork(parent, child)
+
+    def exit(self, proc, status: int) -> None:
+        self.live.discard(proc.pid)
+
+    def signal(self, proc, thread, sig: int, info: dict | None = None) -> None:
+        if info is None or thread is None:
+            return
+        name = strace.signal_name(sig)
+        fields = [f"si_signo={name}", f"si_code={SI_CODES.get(info.get('code', 0), info.get('code', 0))}"]
+        if "addr" in info:
+            fields.append(f"si_addr={info['addr']:#x}")
+        else:
+            fields += [f"si_pid={info.get('pid', 0)}", "si_uid=0"]
+            if "status" in info:
+                fields.append(f"si_status={info['status']}")
+        self._emit(proc, f"--- {name} {{{', '.join(fields)}}} ---")
 
     def before(self, ctx, name, args):
         """Capture what must be formatted from the caller's memory before the call runs."""
@@ -54,8 +95,10 @@ class StraceTracer:
         if name == "execve" and not isinstance(result, int):
             self._emit(ctx.proc, pre)          # success: the caller's memory is gone
             return
-        mem = _MemReader(ctx.proc.machine.mem)
-        self._emit(ctx.proc, strace.format_syscall(name, args, result, mem, 8 * ctx.word))
+        machine = ctx.proc.machine
+        if not isinstance(result, int):        # rt_sigreturn: strace shows the restored eax/rax
+            result = machine.reg("eax" if machine.arch.bits == 32 else "rax")
+        self._emit(ctx.proc, strace.format_syscall(name, args, result, _MemReader(machine.mem), 8 * ctx.word))
 
     def exec_committed(self, ctx, path, argv, envp):
         pass

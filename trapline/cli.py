@@ -5,6 +5,8 @@ import click
 
 from emu.errors import TraplineError
 
+from kernel_model.sched import DEFAULT_QUANTUM
+
 from .sandbox import Sandbox
 
 
@@ -32,6 +34,12 @@ def run_options(f):
         click.option("--writable", is_flag=True,
                      help="Write through to the rootfs folder (default: in-memory overlay)."),
         click.option("--strace", is_flag=True, help="Print system calls on stderr, strace-style."),
+        click.option("-f", "--follow-forks", is_flag=True,
+                     help="With --strace: trace child processes too ([pid N] prefixes)."),
+        click.option("--quantum", type=click.IntRange(min=1), default=DEFAULT_QUANTUM, show_default=True,
+                     help="Guest instructions per time slice while several threads can run."),
+        click.option("--max-insns", type=click.IntRange(min=0), default=0,
+                     help="Stop the run after about this many guest instructions (0: no limit)."),
         click.option("-v", "--verbose", is_flag=True, help="More diagnostics from trapline."),
     ]
     for option in reversed(options):
@@ -48,10 +56,12 @@ def main():
 @run_options
 @click.argument("program")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def run(rootfs, cwd, env, clear_env, seed, writable, strace, verbose, program, args):
+def run(rootfs, cwd, env, clear_env, seed, writable, strace, follow_forks, quantum, max_insns,
+        verbose, program, args):
     """Run PROGRAM [ARGS...] in the sandbox; exit with its status (128+N after signal N)."""
     sandbox = Sandbox(rootfs=rootfs, cwd=cwd, env=_parse_env(env), clear_env=clear_env, seed=seed,
-                      writable=writable, strace=strace, verbose=verbose, capture=False)
+                      writable=writable, strace=strace, verbose=verbose, capture=False,
+                      follow_forks=follow_forks, quantum=quantum, max_insns=max_insns)
     try:
         result = sandbox.run([program, *args])
     except TraplineError as e:

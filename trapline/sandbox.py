@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from kernel_model.errors import KernelError
 from kernel_model.fs import CapturedOutput, StdioFile
 from kernel_model.kernel import Kernel, KernelConfig, wait_status_exit_code
+from kernel_model.sched import DEFAULT_QUANTUM
 from kernel_model.tracer import StraceTracer
 
 from .errors import UsageError
@@ -38,6 +39,9 @@ class Sandbox:
     verbose: bool = False
     capture: bool = True                   # capture stdout/stderr instead of passing through
     stdin: bytes | None = None
+    follow_forks: bool = False             # strace -f: trace every process, [pid N] prefixes
+    quantum: int = DEFAULT_QUANTUM         # instructions per slice while several threads can run
+    max_insns: int = 0                     # instruction budget; 0: none
 
     def guest_cwd(self) -> str:
         """Without a rootfs the guest sees the host's tree, so it starts where the user is
@@ -70,10 +74,13 @@ class Sandbox:
         else:
             stdin, stdout, stderr = StdioFile(0), StdioFile(1), StdioFile(2)
         report = sys.stderr
-        tracer = StraceTracer(report) if self.strace else None
+        tracer = StraceTracer(report, follow_forks=self.follow_forks) if self.strace else None
+        if self.quantum <= 0:
+            raise UsageError("--quantum must be a positive number of instructions")
         config = KernelConfig(rootfs=self.rootfs, writable=self.writable, seed=self.seed,
                               cwd=self.guest_cwd().encode(), stdin=stdin, stdout=stdout, stderr=stderr,
-                              strace=tracer, verbose=self.verbose, report=report)
+                              strace=tracer, verbose=self.verbose, report=report,
+                              quantum=self.quantum, max_insns=self.max_insns)
         kernel = Kernel(config)
         proc = kernel.spawn(self._program_path(argv[0]), [a.encode() for a in argv], self.environment())
         status = kernel.run(proc)

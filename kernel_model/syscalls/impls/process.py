@@ -253,8 +253,8 @@ def sys_execve(ctx, pathname, argv_ptr, envp_ptr):
     proc.fds.close_on_exec()
     # Caught signals revert to SIG_DFL; ignored ones stay ignored (execve(2)).
     proc.sigactions = {sig: act for sig, act in proc.sigactions.items() if act[0] == 1}
-    kernel.commit_program(proc, program, argv)
-    kernel.debug.exec(proc, path, argv)
+    kernel.commit_program(proc, program, program.argv)
+    kernel.debug.exec(proc, path, program.argv)
     return _no_return()
 
 
