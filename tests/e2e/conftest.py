@@ -26,10 +26,10 @@ FIXED_MTIME = 1609556645
 # Applets reachable through /bin/NAME -> busybox symlinks (busybox dispatches on the
 # basename of argv[0]). Kept explicit so the tree, and thus `ls /bin`, is reproducible.
 APPLET_LINKS = (
-    "[", "awk", "basename", "cat", "cp", "cut", "date", "dd", "dirname", "echo", "env",
-    "expr", "false", "grep", "head", "ln", "ls", "md5sum", "mkdir", "mv", "od", "printf",
-    "rm", "sed", "seq", "sh", "sha256sum", "sort", "stat", "tail", "tar", "test", "tr",
-    "true", "uniq", "wc",
+    "[", "awk", "basename", "cat", "cp", "cut", "date", "dd", "dirname", "echo", "env", "expr",
+    "false", "grep", "gzip", "head", "ln", "ls", "md5sum", "mkdir", "mv", "od",
+    "printf", "rm", "sed", "seq", "sh", "sha256sum", "sleep", "sort", "stat", "tail", "tar",
+    "test", "tr", "true", "uniq", "wc", "xargs", "yes",
 )
 
 LINES = (
