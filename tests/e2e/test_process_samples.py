@@ -1,0 +1,62 @@
+"""The process-model samples print their recorded output in the sandbox, as natively.
+
+Each sample (samples/README.md, "Process-model samples") runs on both arches from
+``/bin/NAME`` inside a small rootfs: vfork_status and exec_chain re-exec ``argv[0]``, so
+that path must exist in the guest's file system as it does in the native chroot. The
+sandbox output must equal samples/expected/NAME.out byte for byte, and so must the
+native run's (otherwise the expectation, not trapline, is stale).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.sandbox_runner import assert_same_behaviour, run_native, run_sandbox
+
+pytestmark = pytest.mark.e2e
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
+ARCHES = ("i386", "x86_64")
+PROCESS_SAMPLES = ("exec_chain", "fork_pipe", "signals", "spawn_tree", "threads", "vfork_status")
+ENV = {"PATH": "/bin", "HOME": "/", "LANG": "C"}
+
+
+def sample_rootfs(root: Path, arch: str, name: str) -> Path:
+    """A rootfs with the sample at /bin/NAME and the /dev, /proc mount points."""
+    for folder in ("bin", "dev", "proc", "work"):
+        (root / folder).mkdir(parents=True)
+    shutil.copy2(SAMPLES / "bin" / arch / name, root / "bin" / name)
+    return root
+
+
+@pytest.mark.parametrize("name", PROCESS_SAMPLES)
+@pytest.mark.parametrize("arch", ARCHES)
+def test_process_sample_prints_expected_output(tmp_path, arch, name):
+    root = sample_rootfs(tmp_path / "root", arch, name)
+    argv = [f"/bin/{name}"]
+    expected = (SAMPLES / "expected" / f"{name}.out").read_bytes()
+    native = run_native(argv, rootfs_dir=root, cwd="/work", env=ENV)
+    assert (native.returncode, native.stdout, native.stderr) == (0, expected, b""), (
+        f"the native reference no longer prints samples/expected/{name}.out:\n"
+        f"{native.describe()}"
+    )
+    sandbox = run_sandbox(argv, rootfs=root, cwd="/work", env=ENV, clear_env=True)
+    assert_same_behaviour(sandbox, native)
+    # Nothing the samples do (pipes, forks, execs) may leave a file behind in the host folder.
+    assert sorted(p.name for p in (root / "work").iterdir()) == []
+
+
+@pytest.mark.parametrize("links", [1, 5])
+@pytest.mark.parametrize("arch", ARCHES)
+def test_exec_chain_length(tmp_path, arch, links):
+    """exec_chain N execs itself N times; the pipe token survives every image."""
+    root = sample_rootfs(tmp_path / "root", arch, "exec_chain")
+    argv = ["/bin/exec_chain", str(links)]
+    native = run_native(argv, rootfs_dir=root, cwd="/work", env=ENV)
+    assert native.returncode == 0, native.describe()
+    assert native.stdout.count(b"after execve: normal pipe open") == links
+    sandbox = run_sandbox(argv, rootfs=root, cwd="/work", env=ENV, clear_env=True)
+    assert_same_behaviour(sandbox, native)
