@@ -23,7 +23,7 @@ from .arch import Arch, arch_named
 from .errata import CHAINING_VECTORS, clear_pending_exception, interrupt_is_software
 from .errors import MachineError
 from .memory import Memory
-from .registers import REGISTER_IDS, RawRegister, RegisterFile, gpr_names
+from .registers import REGISTER_IDS, RawRegister, RawRegisters, RegisterFile, gpr_names
 
 PAGE = 0x1000
 SYSCALL_INSN_LEN = 2     # 0f 05
@@ -124,6 +124,10 @@ class Machine:
 
     def raw_register(self, name: str) -> RawRegister:
         return RawRegister(self.uc._uch, name)
+
+    def raw_registers(self, names: tuple[str, ...]) -> RawRegisters:
+        """A batched reader of several registers (one uclib call)."""
+        return RawRegisters(self.uc._uch, names)
 
     # ---- contexts (thread switching) -------------------------------------------------------
     def save_context(self):

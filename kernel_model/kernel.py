@@ -331,9 +331,9 @@ class Kernel:
 
     def _syscall_instruction(self, thread: Thread, pc: int, *, in_hook: bool) -> bool:
         """x86-64 `syscall`: rcx <- return RIP, r11 <- RFLAGS (Intel SDM Vol. 2B, SYSCALL)."""
-        m = thread.process.machine
-        m.set_reg("rcx", pc)
-        m.set_reg("r11", m.reg("rflags"))
+        rcx, r11, rflags = thread.process.space.syscall_registers
+        rcx.write(pc)
+        r11.write(rflags.read())
         return self.syscalls.handle(thread, "x86_64", None, in_hook=in_hook)
 
     # ---- faults and death ------------------------------------------------------------------

@@ -11,11 +11,16 @@ from .gdt import SELECTORS, Gdt
 from .idt import Idt
 from .layout import LAYOUTS, PAGE
 from .traps import TrapDispatcher
-from .vm import PROT_EXEC, PROT_READ, AddressSpace
+from .vm import PROT_EXEC, PROT_READ, PROT_WRITE, AddressSpace
 
 IRET32 = b"\xcf"            # iretd
 IRET64 = b"\x48\xcf"        # iretq
-USER_EFLAGS = 0x202         # IF set, reserved bit 1 set: what a new Linux process starts with
+USER_EFLAGS = 0x202
+# Linux arch/x86/entry: the call number, then the six argument registers of each ABI.
+SYSCALL_ARGUMENT_REGISTERS = {
+    "i386": ("eax", "ebx", "ecx", "edx", "esi", "edi", "ebp"),
+    "x86_64": ("rax", "rdi", "rsi", "rdx", "r10", "r8", "r9"),
+}         # IF set, reserved bit 1 set: what a new Linux process starts with
 
 
 class Space:
@@ -29,6 +34,10 @@ class Space:
         kernel_size = (lay.kstacks - lay.kernel_base) + lay.kstack_pages * PAGE
         self.machine.mem.map(lay.kernel_base, kernel_size, PROT_READ)
         self.machine.mem.protect(lay.stubs, 4 * PAGE, PROT_READ | PROT_EXEC)   # ring-0 entry stubs
+        # Kernel stacks are writable: every trap writes its frame there, and Unicorn makes a
+        # host write into a read-only page ~15 µs slower (it flips the page writable and back,
+        # flushing its TLB). Unicorn has no U/S page bit, so ring 3 could reach them anyway.
+        self.machine.mem.protect(lay.kstacks, lay.kstack_pages * PAGE, PROT_READ | PROT_WRITE)
         self.gdt = Gdt(self.machine, lay.gdt, arch)
         self.idt = Idt(self.machine, lay.idt, lay.stubs, self.selectors.kernel_cs)
         self._iret = IRET32 if self.machine.arch.bits == 32 else IRET64
@@ -36,6 +45,22 @@ class Space:
         self.current_kstack_top = self.kstack_top(0)
         self.traps = TrapDispatcher(self.machine, self.idt, lambda: self.current_kstack_top)
         self.machine.trap_handler = self.traps.dispatch
+        # rcx/r11/rflags for the x86-64 `syscall` entry: raw access, it is the hottest path
+        self._abi_registers: dict = {}
+        self.syscall_registers = tuple(self.machine.raw_register(r) for r in ("rcx", "r11", "rflags")) \
+            if self.machine.arch.bits == 64 else ()
+
+    def syscall_abi_registers(self, abi: str):
+        """(batched reader of the call number and six arguments, the result register) for
+        `abi` — i386 is also reachable from 64-bit code through int 0x80."""
+        cached = self._abi_registers.get(abi)
+        if cached is None:
+            names = SYSCALL_ARGUMENT_REGISTERS[abi]
+            if abi == "i386" and self.machine.arch.bits == 64:
+                names = tuple("r" + n[1:] for n in names)       # eax -> rax: whole registers
+            cached = self._abi_registers[abi] = (self.machine.raw_registers(names),
+                                                 self.machine.raw_register(names[0]))
+        return cached
 
     def kstack_top(self, slot: int) -> int:
         return self.layout.kstacks + (slot % self.layout.kstack_pages + 1) * PAGE

@@ -9,8 +9,14 @@ pushed (SDM 6.14.2) and every slot is 8 bytes.
 `TrapFrame` lists the slots from the lowest address (where the stack pointer points after the
 trap) upwards; `pack()` gives the bytes that sit on the stack.
 """
+import functools
 import struct
 from dataclasses import dataclass
+
+
+@functools.cache
+def _layout(word: int, slots: int) -> struct.Struct:
+    return struct.Struct(f"<{slots}{'I' if word == 4 else 'Q'}")
 
 
 @dataclass
@@ -36,9 +42,9 @@ class TrapFrame:
         return out
 
     def pack(self) -> bytes:
-        fmt = "<I" if self.word == 4 else "<Q"
+        values = [v for _, v in self.slots()]
         mask = (1 << (8 * self.word)) - 1
-        return b"".join(struct.pack(fmt, v & mask) for _, v in self.slots())
+        return _layout(self.word, len(values)).pack(*(v & mask for v in values))
 
     @property
     def size(self) -> int:

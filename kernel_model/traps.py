@@ -18,10 +18,12 @@ class TrapDispatcher:
         self.idt = idt
         self.kernel_stack_top = kernel_stack_top
         self.word = machine.arch.word
-        self._cs = machine.raw_register("cs")
         self._flags = machine.raw_register(machine.arch.flags)
         self._sp = machine.raw_register(machine.arch.sp)
-        self._ss = machine.raw_register("ss")
+        # One batched read on entry and one on return: this is the path of every int 0x80
+        # and int3, where each separate register access costs ~0.5 µs.
+        self._entry_state = machine.raw_registers(("cs", machine.arch.flags, machine.arch.sp, "ss"))
+        self._return_state = machine.raw_registers((machine.arch.pc, machine.arch.flags, machine.arch.sp))
 
     def dispatch(self, vector: int, pc: int, *, error_code: int | None = None,
                  fault_address: int | None = None, software: bool | None = None):
@@ -30,7 +32,7 @@ class TrapDispatcher:
         `software`: whether an INT n/INT3/INTO instruction raised it; None asks the Machine
         about the event it last reported (a CPU exception and `int $0` share a vector).
         """
-        cs = self._cs.read()
+        cs, flags, sp, ss = self._entry_state.read()
         gate = self.idt.gate(vector)
         if software is None:
             software = self.machine.software_interrupt
@@ -45,7 +47,7 @@ class TrapDispatcher:
             raise KernelPanic(f"no IDT handler for vector {vector:#x} at pc={pc:#x}")
         if error_code is None and vector in vectors.HAS_ERROR_CODE:
             error_code = 0
-        frame = self._push_frame(vector, pc, cs, error_code)
+        frame = self._push_frame(vector, pc, cs, flags, sp, ss, error_code)
         frame.fault_address = fault_address
         result = handler(frame)
         self._iret(frame)
@@ -59,12 +61,12 @@ class TrapDispatcher:
                 return 1
         return 2
 
-    def _push_frame(self, vector: int, pc: int, cs: int, error_code: int | None) -> TrapFrame:
+    def _push_frame(self, vector: int, pc: int, cs: int, flags: int, sp: int, ss: int,
+                    error_code: int | None) -> TrapFrame:
         user = (cs & 3) == 3
-        sp = self._sp.read()
         push_stack = self.word == 8 or user
-        frame = TrapFrame(vector=vector, ip=pc, cs=cs, flags=self._flags.read(),
-                          sp=sp if push_stack else None, ss=self._ss.read() if push_stack else None,
+        frame = TrapFrame(vector=vector, ip=pc, cs=cs, flags=flags,
+                          sp=sp if push_stack else None, ss=ss if push_stack else None,
                           error_code=error_code, word=self.word)
         top = self.kernel_stack_top() if user else sp
         if self.word == 8:
@@ -76,12 +78,13 @@ class TrapDispatcher:
         return frame
 
     def _iret(self, frame: TrapFrame) -> None:
-        """Return as IRET does: IP, flags (and SP) come from the frame."""
-        if frame.ip != self.machine.pc:
+        """Return as IRET does: IP, flags (and SP) come from the frame (written only where
+        they differ from the live registers)."""
+        pc, flags, sp = self._return_state.read()
+        if frame.ip != pc:
             self.machine.pc = frame.ip
-        self._flags.write(frame.flags)
-        if frame.sp is not None:
-            if frame.sp != self._sp.read():
-                self._sp.write(frame.sp)
-        else:
-            self._sp.write(frame.address + frame.size)
+        if frame.flags != flags:
+            self._flags.write(frame.flags)
+        new_sp = frame.sp if frame.sp is not None else frame.address + frame.size
+        if new_sp != sp:
+            self._sp.write(new_sp)

@@ -15,12 +15,7 @@ from ..signals import SIGPIPE
 from .context import SyscallContext
 from .registry import IMPLEMENTATIONS
 
-ARG_REGISTERS = {
-    "i386": ("eax", "ebx", "ecx", "edx", "esi", "edi", "ebp"),
-    "x86_64": ("rax", "rdi", "rsi", "rdx", "r10", "r8", "r9"),
-}
 NUMBERS = {"i386": numbers_i386.NUMBERS, "x86_64": numbers_x86_64.NUMBERS}
-RESULT_REGISTER = {"i386": "eax", "x86_64": "rax"}
 
 
 # Calls that install a temporary signal mask and keep it until a handler runs.
@@ -37,29 +32,21 @@ NO_RETURN = NoReturn()
 class SyscallDispatcher:
     def __init__(self, kernel):
         self.kernel = kernel
-        self._readers = {}      # (id(machine), abi) -> RawRegisters
-
-    def _reader(self, machine, abi):
-        key = (id(machine), abi)
-        reader = self._readers.get(key)
-        if reader is None or reader[0] is not machine:
-            from emu.registers import RawRegisters   # emu is below us; raw access is a hot path
-            abi_regs = ARG_REGISTERS[abi]
-            if machine.arch.bits == 64 and abi == "i386":
-                abi_regs = ("rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp")
-            reader = self._readers[key] = (machine, RawRegisters(machine.uc._uch, abi_regs),
-                                           machine.raw_register("rax" if machine.arch.bits == 64 else "eax"))
-        return reader
+        # Per ABI: number -> (name, implementation or None), resolved once.
+        self.tables = {abi: {nr: (name, IMPLEMENTATIONS.get(name)) for nr, name in numbers.items()}
+                       for abi, numbers in NUMBERS.items()}
 
     def handle(self, thread, abi: str, frame, *, in_hook: bool) -> bool:
         """Run the call in `thread`'s registers. False: the run loop must take over."""
-        machine = thread.process.machine
-        _, regs, result_reg = self._reader(machine, abi)
+        regs, result_reg = thread.process.space.syscall_abi_registers(abi)
         values = regs.read()
-        mask = 0xFFFFFFFF if abi == "i386" else (1 << 64) - 1
-        nr, args = values[0] & mask, [v & mask for v in values[1:]]
-        name = NUMBERS[abi].get(nr)
-        impl = IMPLEMENTATIONS.get(name)
+        if abi == "i386":
+            mask = 0xFFFFFFFF
+            nr, args = values[0] & mask, [v & mask for v in values[1:]]
+        else:
+            mask = (1 << 64) - 1
+            nr, args = values[0], values[1:]
+        name, impl = self.tables[abi].get(nr, (None, None))
         if impl is not None and impl.outside_hook and in_hook:
             thread.deferred = True
             return False
@@ -83,7 +70,8 @@ class SyscallDispatcher:
             except WouldBlock as blocked:
                 self._restart_later(thread, frame, blocked, name)
                 return False
-        thread.restart.clear()
+        if thread.restart:
+            thread.restart.clear()
         thread.blocked_call = None
         if thread.saved_sigmask is not None and name not in KEEPS_SAVED_MASK:
             thread.sigmask, thread.saved_sigmask = thread.saved_sigmask, None
