@@ -64,7 +64,7 @@ class KernelConfig:
     report: object = None         # where trapline's own messages go (default: host stderr)
     memory_limit: int = 4 << 30
     quantum: int = DEFAULT_QUANTUM
-    max_tasks: int = 512          # processes + threads alive at once (fork bombs get EAGAIN)
+    max_tasks: int = 256          # processes + threads alive at once (fork bombs get EAGAIN)
     max_insns: int = 0            # 0: no instruction budget
     extra: dict = field(default_factory=dict)
 
@@ -135,6 +135,14 @@ class Kernel:
     def install_space(self, space) -> None:
         install_vectors(self, space)
         space.machine.syscall_handler = self._on_syscall_instruction
+        space.vm.budget_allows = self._memory_budget_allows
+
+    def _memory_budget_allows(self, extra: int) -> bool:
+        """--memory limit over all live address spaces together (fork bombs get ENOMEM)."""
+        spaces = {id(p.space): p.space for p in self.processes.values()
+                  if p.state != ZOMBIE and p.space is not None}
+        used = sum(space.vm.mapped_bytes() for space in spaces.values())
+        return used + extra <= self.config.memory_limit
 
     def add_process(self, proc: Process, thread: Thread) -> None:
         self.processes[proc.pid] = proc

@@ -50,6 +50,8 @@ class AddressSpace:
         self.vmas: list[Vma] = []
         self.brk_start = self.brk_end = 0
         self.memory_limit = memory_limit
+        # Set by the kernel: may `extra` more bytes be mapped, counting every live process?
+        self.budget_allows = None
 
     # ---- queries ---------------------------------------------------------------------------
     def vma_at(self, addr: int) -> Vma | None:
@@ -70,7 +72,8 @@ class AddressSpace:
                  data: bytes = b"", offset: int = 0, shared: bool = False) -> int:
         """Map [start, start+size) (page aligned), replacing whatever was there."""
         end = start + page_up(size)
-        if self.mapped_bytes() + (end - start) > self.memory_limit:
+        if self.mapped_bytes() + (end - start) > self.memory_limit or \
+                (self.budget_allows is not None and not self.budget_allows(end - start)):
             raise GuestErrno(E.ENOMEM, "guest memory limit")
         self._remove(start, end)
         self.machine.mem.map(start, end - start, perms & PROT_MASK)
