@@ -20,6 +20,8 @@ from .exec import build_program
 from .exit import exit_process, exit_thread, release_vfork_parent
 from .fdtable import FdTable
 from .fs import FileSystem
+from .fsview import fs_view
+from .itimer import IntervalTimers
 from .proc import INIT_PID, RUNNABLE, ZOMBIE, Process, Thread
 from .sched import DEFAULT_QUANTUM, Scheduler
 from .signal import Signals, status_for_sigchld
@@ -78,7 +80,7 @@ class Kernel:
         self.syscalls = SyscallDispatcher(self)
         self.signals = Signals(self)
         self.scheduler = Scheduler(self.clock, config.quantum)
-        self.scheduler.timers = _IntervalTimers(self)
+        self.scheduler.timers = IntervalTimers(self)
         self.debug = DebugInterface()
         self.tracer = config.strace
         if self.tracer is not None:
@@ -408,63 +410,6 @@ class Kernel:
 
     def exit_status_of(self, proc: Process) -> int | None:
         return proc.exit_status
-
-
-class _IntervalTimers:
-    """The processes' ITIMER_REAL timers, as the scheduler sees them."""
-
-    def __init__(self, kernel: Kernel):
-        self.kernel = kernel
-
-    def _armed(self):
-        return [p for p in sorted(self.kernel.processes.values(), key=lambda p: p.pid)
-                if p.itimer_real is not None and p.state != ZOMBIE]
-
-    def next_deadline(self) -> int | None:
-        armed = self._armed()
-        return min(p.itimer_real[0] for p in armed) if armed else None
-
-    def fire(self, now: int) -> None:
-        from .signals import SIGALRM
-        for proc in self._armed():
-            deadline, interval = proc.itimer_real
-            if deadline <= now:
-                proc.itimer_real = (deadline + interval * (1 + (now - deadline) // interval), interval) \
-                    if interval else None
-                self.kernel.signals.post(proc, SIGALRM, info={"code": 0x80})
-
-
-class _FsView:
-    """The file system's view of a process (for /proc/self)."""
-
-    def __init__(self, proc: Process):
-        self._proc = proc
-        self.pid = proc.pid
-
-    def exe_path(self) -> bytes:
-        return self._proc.exe
-
-    def maps_text(self) -> bytes:
-        return self._proc.maps_text() if self._proc.space else b""
-
-    def fd_targets(self) -> dict[int, bytes]:
-        return self._proc.fd_targets()
-
-    def fd_file(self, fd: int):
-        """The open file behind /proc/self/fd/N (what /dev/stdout reopens)."""
-        entry = self._proc.fds.entries.get(fd)
-        return entry.file if entry else None
-
-    def cwd(self) -> bytes:
-        return self._proc.cwd
-
-    @property
-    def ppid(self) -> int:
-        return self._proc.ppid
-
-
-def fs_view(proc: Process) -> _FsView:
-    return _FsView(proc)
 
 
 def wait_status_exit_code(status: int) -> int:

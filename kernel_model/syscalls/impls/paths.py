@@ -7,6 +7,7 @@ import os
 
 from ... import errno as E
 from ...errno import GuestErrno
+from ...fsview import fs_view as process_view
 from ..registry import syscall
 
 AT_FDCWD = -100
@@ -17,8 +18,7 @@ RENAME_NOREPLACE = 1
 
 
 def fs_view(ctx):
-    from ...kernel import fs_view as view   # the kernel module imports us: import late
-    return view(ctx.proc)
+    return process_view(ctx.proc)
 
 
 def base_dir(ctx, dirfd: int, path: bytes) -> bytes:
