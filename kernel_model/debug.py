@@ -12,10 +12,62 @@ A subscriber is any object with methods of those names (missing ones are skipped
 
 
 class DebugInterface:
-    EVENTS = ("pre_fork", "fork", "vfork", "vfork_done", "exec", "exit", "signal")
+    EVENTS = ("pre_fork", "fork", "vfork", "vfork_done", "exec", "exit", "signal",
+              "syscall_entry", "syscall_exit")
 
     def __init__(self):
         self.subscribers: list = []
+        self._breakpoints: dict[tuple[int, int], object] = {}   # (id(space), address) -> handler
+        self.syscall_watchers: list = []                        # objects with syscall_entry/exit
+
+    # ---- kernel breakpoint handlers (seed 000: the kernel's #BP handler calls the tool's) ----
+    def register_breakpoint(self, space, address: int, handler) -> None:
+        """`handler(frame, thread) -> bool` runs when the int3 at `address` in `space` traps;
+        it may rewrite frame.ip (IRET then resumes there). True: the guest goes on at once."""
+        self._breakpoints[(id(space), address)] = handler
+
+    def unregister_breakpoint(self, space, address: int) -> None:
+        self._breakpoints.pop((id(space), address), None)
+
+    def breakpoint_at(self, space, address: int):
+        return self._breakpoints.get((id(space), address))
+
+    def copy_breakpoints(self, parent_space, child_space) -> None:
+        """fork: the child's copy of the memory holds the same int3s; give them the same handlers."""
+        for (space_id, address), handler in list(self._breakpoints.items()):
+            if space_id == id(parent_space):
+                self._breakpoints[(id(child_space), address)] = handler
+
+    # ---- operations a tool may perform ------------------------------------------------------
+    @staticmethod
+    def read_memory(process, address: int, size: int) -> bytes:
+        return process.machine.mem.read(address, size)
+
+    @staticmethod
+    def write_memory(process, address: int, data: bytes) -> None:
+        """Through the Machine's one write path: translations of patched code are dropped."""
+        process.machine.mem.write(address, data)
+
+    @staticmethod
+    def map_pages(process, size: int, perms: int, *, near: int | None = None, name: bytes = b"[xol]") -> int:
+        """Map pages into `process` on a tool's behalf (XOL pages), within ±2 GiB of `near`
+        when given, so that rel32 jumps reach (x86-64)."""
+        from .vm import MAP_ANONYMOUS, MAP_PRIVATE
+        vm = process.vm
+        hint = 0
+        if near is not None:
+            hint = vm.find_free(size, below=(near & ~0xFFF) if near > size else None)
+            if abs(hint - near) >= (1 << 31) - size:
+                hint = 0
+        return vm.mmap(hint, size, perms, MAP_PRIVATE | MAP_ANONYMOUS, name=name)
+
+    def syscall_entry(self, thread, name: str, args) -> None:
+        for watcher in self.syscall_watchers:
+            watcher.syscall_entry(thread, name, args)
+
+    def syscall_exit(self, thread, name: str, args, result: int) -> None:
+        for watcher in self.syscall_watchers:
+            watcher.syscall_exit(thread, name, args, result)
 
     def subscribe(self, subscriber) -> None:
         self.subscribers.append(subscriber)

@@ -99,6 +99,7 @@ def do_clone(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid: in
                     exit_signal=flags & CSIGNAL)
     if space is not parent.space:
         kernel.install_space(space)
+        kernel.debug.copy_breakpoints(parent.space, space)
     thread = Thread(tid=pid, process=child, kstack_top=space.kstack_top(pid),
                     sigmask=ctx.thread.sigmask, tls=dict(ctx.thread.tls))
     tweak = tls_setter(ctx, thread, tls) if flags & CLONE_SETTLS else None

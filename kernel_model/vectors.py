@@ -18,7 +18,19 @@ def install_vectors(kernel, space) -> None:
     for vector, signal in EXCEPTION_SIGNALS.items():
         dpl = 3 if vector in V.USER_CALLABLE else 0
         space.idt.set_gate(vector, _exception_handler(kernel, signal), dpl=dpl)
+    space.idt.set_gate(V.BP, _breakpoint_handler(kernel, space), dpl=3)
     space.idt.set_gate(V.SYSCALL_VECTOR, kernel.int80_handler, dpl=3)
+
+
+def _breakpoint_handler(kernel, space):
+    """#BP: a breakpoint a tool registered (kernel_model/debug.py) gets the trap frame first;
+    an int3 nobody owns is the program's own: SIGTRAP."""
+    def handle(frame):
+        handler = kernel.debug.breakpoint_at(space, frame.ip - 1)
+        if handler is not None:
+            return handler(frame, kernel.current)
+        return kernel.deliver_exception(frame, SIGTRAP)
+    return handle
 
 
 def _exception_handler(kernel, signal):

@@ -55,6 +55,9 @@ class SyscallDispatcher:
         self.kernel.clock.tick_syscall()
         tracer = self.kernel.tracer
         pre = tracer.before(ctx, name or f"syscall_{nr:#x}", args) if tracer else None
+        watchers = self.kernel.debug.syscall_watchers
+        if watchers and not thread.restart:
+            self.kernel.debug.syscall_entry(thread, name or f"syscall_{nr:#x}", args)
         if impl is None:
             result = -E.ENOSYS
             self.kernel.report_unimplemented(thread.process, name or f"syscall_{nr:#x}", nr)
@@ -79,6 +82,9 @@ class SyscallDispatcher:
             result_reg.write(result & mask)
         if tracer:
             tracer.after(ctx, name or f"syscall_{nr:#x}", args, result, pre)
+        if watchers:
+            self.kernel.debug.syscall_exit(thread, name or f"syscall_{nr:#x}", args,
+                                           result if isinstance(result, int) else 0)
         return self.kernel.may_continue(thread)
 
     def _restart_later(self, thread, frame, blocked: WouldBlock, name: str) -> None:

@@ -2,6 +2,8 @@
 Figure 6-2 for 32-bit gates, 6.14.1 Figure 6-8 for 64-bit gates) with Linux's DPLs."""
 import struct
 
+from kernel_model.debug import DebugInterface
+
 import pytest
 
 from kernel_model import idt as V
@@ -10,10 +12,12 @@ from kernel_model.vectors import EXCEPTION_SIGNALS, install_vectors
 
 
 class RecordingKernel:
-    """What install_vectors needs from a kernel: the int 0x80 entry and exception delivery."""
+    """What install_vectors needs from a kernel: the int 0x80 entry, exception delivery, and
+    the debug interface's breakpoint table (empty here: every int3 is the program's own)."""
 
     def __init__(self):
         self.calls = []
+        self.debug = DebugInterface()
 
     def int80_handler(self, frame):
         self.calls.append(("int80", frame.vector))
