@@ -14,7 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.sandbox_runner import assert_same_behaviour, run_native, run_sandbox
+from tests.e2e.sandbox_options import run_sandbox_with_options
+from tests.e2e.sandbox_runner import (
+    assert_same_behaviour,
+    compare_results,
+    failure_report,
+    run_native,
+    run_sandbox,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -60,3 +67,41 @@ def test_exec_chain_length(tmp_path, arch, links):
     assert native.stdout.count(b"after execve: normal pipe open") == links
     sandbox = run_sandbox(argv, rootfs=root, cwd="/work", env=ENV, clear_env=True)
     assert_same_behaviour(sandbox, native)
+
+
+# Slices from 100 guest instructions (a thread switch inside almost every critical
+# section: the mutex and the barrier see real contention and futex waits) to the default.
+# Smaller quanta are correct too but take minutes per run (bench/ territory).
+QUANTA = (100, 1000, 7919)
+
+
+@pytest.mark.parametrize("quantum", QUANTA)
+@pytest.mark.parametrize("arch", ARCHES)
+def test_threads_output_does_not_depend_on_the_quantum(tmp_path, arch, quantum):
+    root = sample_rootfs(tmp_path / "root", arch, "threads")
+    result = run_sandbox_with_options(["/bin/threads"], ["--quantum", str(quantum)],
+                                      rootfs=root, env=ENV, cwd="/work")
+    expected = (SAMPLES / "expected" / "threads.out").read_bytes()
+    assert (result.returncode, result.stdout, result.stderr) == (0, expected, b""), (
+        result.describe()
+    )
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_threads_trace_is_identical_across_runs(tmp_path, arch):
+    """Same quantum, same run: every thread switch lands at the same instruction."""
+    root = sample_rootfs(tmp_path / "root", arch, "threads")
+    options = ["--quantum", "1000", "--strace", "-f"]
+    first, second = (
+        run_sandbox_with_options(["/bin/threads"], options, rootfs=root, env=ENV, cwd="/work")
+        for _ in range(2)
+    )
+    assert first.returncode == 0, first.describe()
+    # The four workers were cloned and contended (futex waits) in the traced run.
+    assert first.stderr.count(b"\nclone(") == 4 and b"\nfutex(" in first.stderr, (
+        first.describe()
+    )
+    problems = compare_results(second, first)
+    assert not problems, "two identical runs differ (first run shown as 'native'):\n" + (
+        failure_report(second, first, problems)
+    )
