@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import pytest
 
 from tests.e2e.debian_bins import ARCHES
+from tests.e2e.sandbox_options import run_sandbox_with_options
 from tests.e2e.sandbox_runner import (
     FIXED_ENV,
     assert_same_behaviour,
@@ -153,13 +154,15 @@ DETERMINISM_SCRIPT = (
 )
 
 
+@pytest.mark.parametrize("follow_forks", [False, True], ids=["strace", "strace-f"])
 @pytest.mark.parametrize("shell", sorted(SHELLS))
 @pytest.mark.parametrize("arch", ARCHES)
-def test_pipeline_runs_are_byte_identical_with_strace(arch, shell, rootfs_for):
+def test_pipeline_runs_are_byte_identical_with_strace(arch, shell, follow_forks, rootfs_for):
     """DESIGN.md's determinism contract across fork, exec, pipes and the scheduler."""
     argv = [SHELLS[shell], "-c", DETERMINISM_SCRIPT]
+    options = ["--strace", "-f"] if follow_forks else ["--strace"]
     first, second = (
-        run_sandbox(argv, rootfs=rootfs_for(arch), env=FIXED_ENV, clear_env=True, strace=True)
+        run_sandbox_with_options(argv, options, rootfs=rootfs_for(arch), env=FIXED_ENV)
         for _ in range(2)
     )
     assert first.returncode == 0, f"the run itself failed:\n{first.describe()}"
@@ -168,9 +171,14 @@ def test_pipeline_runs_are_byte_identical_with_strace(arch, shell, rootfs_for):
     assert not problems, "two identical runs differ (first run shown as 'native'):\n" + (
         failure_report(second, first, problems)
     )
-    # --strace follows the initial process (strace without -f): its forks and reaps show.
-    for call in (rb"\nclone\(", rb"\nwait4\(", rb"\n--- SIGCHLD "):
-        assert re.search(call, first.stderr), (
+    assert STRACE_LINE.search(first.stderr), first.describe()
+    # The shell's own forks and reaps show in either mode; with -f, so do its children
+    # (pipeline members, subshells, sleep), each line tagged [pid N].
+    for call in (rb"clone\(", rb"wait4\(", rb"--- SIGCHLD "):
+        assert re.search(rb"^(\[pid +\d+\] )?" + call, first.stderr, re.MULTILINE), (
             f"--strace shows no {call!r} of the shell:\n{first.describe()}"
         )
-    assert STRACE_LINE.search(first.stderr), first.describe()
+    tagged_pids = set(re.findall(rb"^\[pid +(\d+)\]", first.stderr, re.MULTILINE))
+    assert (len(tagged_pids) >= 5) == follow_forks, (
+        f"processes tagged in the trace: {sorted(tagged_pids)}\n{first.describe()}"
+    )
