@@ -52,14 +52,22 @@ class DebugInterface:
     def map_pages(process, size: int, perms: int, *, near: int | None = None, name: bytes = b"[xol]") -> int:
         """Map pages into `process` on a tool's behalf (XOL pages), within ±2 GiB of `near`
         when given, so that rel32 jumps reach (x86-64)."""
+        from .errno import GuestErrno
+        from .errors import KernelError
         from .vm import MAP_ANONYMOUS, MAP_PRIVATE
         vm = process.vm
         hint = 0
-        if near is not None:
-            hint = vm.find_free(size, below=(near & ~0xFFF) if near > size else None)
-            if abs(hint - near) >= (1 << 31) - size:
+        if near is not None and process.machine.arch.bits == 64:   # i386: rel32 reaches everything
+            try:
+                hint = vm.find_free(size, below=near & ~0xFFF)
+            except GuestErrno:
                 hint = 0
-        return vm.mmap(hint, size, perms, MAP_PRIVATE | MAP_ANONYMOUS, name=name)
+            if hint and abs(hint - near) >= (1 << 31) - size:
+                hint = 0
+        try:
+            return vm.mmap(hint, size, perms, MAP_PRIVATE | MAP_ANONYMOUS, name=name)
+        except GuestErrno as e:
+            raise KernelError(f"cannot map {size} bytes into pid {process.pid}: {e}") from None
 
     def syscall_entry(self, thread, name: str, args) -> None:
         for watcher in self.syscall_watchers:

@@ -1,4 +1,5 @@
 """The `trapline` command line (strace/bpftrace conventions)."""
+import functools
 import sys
 
 import click
@@ -7,7 +8,11 @@ from emu.errors import TraplineError
 
 from kernel_model.sched import DEFAULT_QUANTUM
 
+from instrumenter.probes import Probe
+
+from .probespec import parse_probe_spec
 from .sandbox import Sandbox
+from .tracing import StreamSink, hit_table
 
 
 def _parse_env(pairs: tuple[str, ...]) -> dict[str, str]:
@@ -20,8 +25,8 @@ def _parse_env(pairs: tuple[str, ...]) -> dict[str, str]:
     return env
 
 
-def run_options(f):
-    """Options shared by every command that runs a guest."""
+def run_options(f, *, follow_short: bool = True):
+    """Options shared by every command that runs a guest (`trace` keeps -f for --format)."""
     options = [
         click.option("--rootfs", type=click.Path(file_okay=False), default=None,
                      help="Folder that is the guest's /. Default: the host / read-only."),
@@ -34,7 +39,7 @@ def run_options(f):
         click.option("--writable", is_flag=True,
                      help="Write through to the rootfs folder (default: in-memory overlay)."),
         click.option("--strace", is_flag=True, help="Print system calls on stderr, strace-style."),
-        click.option("-f", "--follow-forks", is_flag=True,
+        click.option(*(("-f", "--follow-forks") if follow_short else ("--follow-forks",)), is_flag=True,
                      help="With --strace: trace child processes too ([pid N] prefixes)."),
         click.option("--quantum", type=click.IntRange(min=1), default=DEFAULT_QUANTUM, show_default=True,
                      help="Guest instructions per time slice while several threads can run."),
@@ -67,6 +72,39 @@ def run(rootfs, cwd, env, clear_env, seed, writable, strace, follow_forks, quant
     except TraplineError as e:
         click.echo(f"trapline: {e}", err=True)
         sys.exit(127)
+    sys.stdout.flush()
+    sys.exit(result.exit_code)
+
+
+@main.command(context_settings={"ignore_unknown_options": True})
+@click.option("-p", "--probe", "probes", multiple=True, required=True, metavar="SPEC",
+              help="uprobe:BIN:FUNC[+OFF] | uprobe:BIN:0xADDR | uretprobe:BIN:FUNC | syscall:NAME")
+@click.option("--strategy", type=click.Choice(["auto", "trampoline"]), default="auto", show_default=True)
+@click.option("-f", "--format", "fmt", type=click.Choice(["text", "jsonl"]), default="text", show_default=True)
+@click.option("-o", "--output", type=click.File("w"), default=None, help="Write events here (default: stdout).")
+@click.option("-c", "--count", is_flag=True, help="Print a table of hits per probe at the end (stderr).")
+@functools.partial(run_options, follow_short=False)
+@click.argument("program")
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def trace(probes, strategy, fmt, output, count, rootfs, cwd, env, clear_env, seed, writable, strace,
+          follow_forks, quantum, max_insns, verbose, program, args):
+    """Run PROGRAM with probes; one event per hit (text or JSON Lines)."""
+    out = output or sys.stdout          # bpftrace prints events on stdout, between the guest's lines
+    try:
+        specs = [parse_probe_spec(p) for p in probes]
+        sandbox = Sandbox(rootfs=rootfs, cwd=cwd, env=_parse_env(env), clear_env=clear_env, seed=seed,
+                          writable=writable, strace=strace, verbose=verbose, capture=False,
+                          follow_forks=follow_forks, quantum=quantum, max_insns=max_insns,
+                          probes=[Probe(s) for s in specs], strategy=strategy,
+                          sink=StreamSink(out, fmt))
+        result = sandbox.run([program, *args])
+    except TraplineError as e:
+        click.echo(f"trapline: {e}", err=True)
+        sys.exit(127)
+    if count:
+        click.echo(hit_table(sandbox.probes, result.dropped), err=True)
+    elif result.dropped:
+        click.echo(f"trapline: records dropped: {result.dropped}", err=True)
     sys.stdout.flush()
     sys.exit(result.exit_code)
 

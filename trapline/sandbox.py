@@ -9,7 +9,12 @@ from kernel_model.kernel import Kernel, KernelConfig, wait_status_exit_code
 from kernel_model.sched import DEFAULT_QUANTUM
 from kernel_model.tracer import StraceTracer
 
+from instrumenter.probes import Probe
+from instrumenter.records import Buffers
+from instrumenter.session import Session
+
 from .errors import UsageError
+from .probespec import parse_probe_spec
 
 # What a guest gets without --clear-env: small, fixed, never the host's environment.
 DEFAULT_ENV = (("PATH", "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"), ("HOME", "/root"),
@@ -25,6 +30,9 @@ class RunResult:
     stderr: bytes | None
     messages: list[str] = field(default_factory=list)
     unimplemented: dict[str, int] = field(default_factory=dict)
+    records: list = field(default_factory=list)       # probe records (when not streamed)
+    hits: dict[str, int] = field(default_factory=dict)
+    dropped: dict[int, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -42,6 +50,9 @@ class Sandbox:
     follow_forks: bool = False             # strace -f: trace every process, [pid N] prefixes
     quantum: int = DEFAULT_QUANTUM         # instructions per slice while several threads can run
     max_insns: int = 0                     # instruction budget; 0: none
+    probes: list = field(default_factory=list)   # trace(): specs (str) or instrumenter Probes
+    strategy: str = "auto"                 # trampoline | auto
+    sink: object = None                    # callable(list[Record]) to stream records; None: collect
 
     def guest_cwd(self) -> str:
         """Without a rootfs the guest sees the host's tree, so it starts where the user is
@@ -83,11 +94,23 @@ class Sandbox:
                               quantum=self.quantum, max_insns=self.max_insns)
         kernel = Kernel(config)
         proc = kernel.spawn(self._program_path(argv[0]), [a.encode() for a in argv], self.environment())
+        collected: list = []
+        session = None
+        if self.probes:
+            probes = [p if isinstance(p, Probe) else Probe(parse_probe_spec(p)) for p in self.probes]
+            buffers = Buffers(capacity=1 if self.sink else 1 << 20, drain=self.sink or collected.extend)
+            session = Session(kernel, probes, buffers=buffers, strategy=self.strategy)
+            session.attach(proc)
         status = kernel.run(proc)
+        if session is not None:
+            session.buffers.flush()
         return RunResult(exit_code=wait_status_exit_code(status), wait_status=status,
                          stdout=stdout.data if self.capture else None,
                          stderr=stderr.data if self.capture else None,
-                         messages=kernel.messages, unimplemented=dict(kernel.unimplemented))
+                         messages=kernel.messages, unimplemented=dict(kernel.unimplemented),
+                         records=collected,
+                         hits={p.spec.text: p.hits for p in session.probes} if session else {},
+                         dropped=session.buffers.dropped() if session else {})
 
 
 __all__ = ["Sandbox", "RunResult", "KernelError"]

@@ -1,0 +1,60 @@
+"""The breakpoint store and process-image store (seed 002): every patched site of an address
+space, with its original bytes and its owners.
+
+Several probes (and later a debugger) may share one site: the site is patched when its first
+owner arrives and restored when its last owner leaves. Reads through `original_bytes` show
+what the program's image holds without the patches.
+"""
+from dataclasses import dataclass, field
+
+from .errors import InstrumenterError
+
+
+@dataclass
+class Site:
+    address: int
+    original: bytes              # the bytes the patch replaced
+    patch: bytes                 # what is written there
+    owners: list = field(default_factory=list)
+
+
+class BreakpointStore:
+    """Sites of one address space (one Space, shared by its threads and vfork children)."""
+
+    def __init__(self, debug, process):
+        self.debug = debug
+        self.process = process           # any process of the address space (for memory access)
+        self.sites: dict[int, Site] = {}
+
+    def insert(self, address: int, patch: bytes, owner) -> Site:
+        site = self.sites.get(address)
+        if site is not None:
+            if site.patch != patch:
+                raise InstrumenterError(f"{address:#x} is already patched differently by {site.owners[0]}")
+            site.owners.append(owner)
+            return site
+        for other in self.sites.values():
+            if other.address < address + len(patch) and address < other.address + len(other.patch):
+                raise InstrumenterError(f"{address:#x} overlaps the patch at {other.address:#x}")
+        original = self.debug.read_memory(self.process, address, len(patch))
+        site = self.sites[address] = Site(address, original, patch, [owner])
+        self.debug.write_memory(self.process, address, patch)
+        return site
+
+    def remove(self, address: int, owner) -> None:
+        site = self.sites.get(address)
+        if site is None or owner not in site.owners:
+            raise InstrumenterError(f"no patch of {owner} at {address:#x}")
+        site.owners.remove(owner)
+        if not site.owners:
+            self.debug.write_memory(self.process, address, site.original)
+            del self.sites[address]
+
+    def original_bytes(self, address: int, size: int) -> bytes:
+        """Memory as the unpatched program has it."""
+        data = bytearray(self.debug.read_memory(self.process, address, size))
+        for site in self.sites.values():
+            for i, byte in enumerate(site.original):
+                if address <= site.address + i < address + size:
+                    data[site.address + i - address] = byte
+        return bytes(data)

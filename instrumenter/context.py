@@ -1,0 +1,60 @@
+"""What a Python probe action receives: who hit the probe, registers, arguments, memory.
+
+Arguments follow the psABIs: x86-64 passes the first six integer arguments in rdi, rsi, rdx,
+rcx, r8, r9 (System V AMD64 psABI 3.2.3); i386 cdecl passes them on the stack, the first at
+[esp+4] at function entry (System V i386 psABI 2.2). At an offset inside a function the same
+rules are applied to the current registers, which only hold at the entry.
+"""
+import struct
+
+X86_64_ARGUMENT_REGISTERS = ("rdi", "rsi", "rdx", "rcx", "r8", "r9")
+
+
+class ProbeContext:
+    def __init__(self, kernel, thread, probe, address: int, *, retval: int | None = None):
+        self.kernel = kernel
+        self.thread = thread
+        self.process = thread.process
+        self.probe = probe
+        self.address = address
+        self.retval = retval
+        self._machine = thread.process.machine
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    @property
+    def tid(self) -> int:
+        return self.thread.tid
+
+    @property
+    def timestamp(self) -> int:
+        return self.kernel.clock.monotonic_ns()
+
+    def register(self, name: str) -> int:
+        return self._machine.reg(name)
+
+    def registers(self) -> dict[str, int]:
+        return self._machine.registers().as_dict()
+
+    def read(self, address: int, size: int) -> bytes:
+        return self._machine.mem.read(address, size)
+
+    def read_string(self, address: int, limit: int = 256) -> bytes:
+        return self._machine.mem.read_cstr(address, limit)
+
+    def arg(self, index: int) -> int:
+        if self._machine.arch.bits == 64:
+            if index < 6:
+                return self._machine.reg(X86_64_ARGUMENT_REGISTERS[index])
+            sp = self._machine.sp
+            return struct.unpack("<Q", self.read(sp + 8 * (index - 6 + 1), 8))[0]
+        sp = self._machine.sp
+        return struct.unpack("<I", self.read(sp + 4 * (index + 1), 4))[0]
+
+    def args(self, count: int) -> tuple[int, ...]:
+        return tuple(self.arg(i) for i in range(count))
+
+    def symbolize(self, address: int) -> str:
+        return self.kernel.symbolize(self.process, address)

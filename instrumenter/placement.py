@@ -1,0 +1,29 @@
+"""Placement validation (seed 000, FIG. 3/4): a probe address must be mapped, executable and
+on an instruction boundary; otherwise a clear error and nothing is patched.
+
+Boundaries come from the function symbols and a linear disassembly of the function that
+contains the address (instrumenter/decode.py).
+"""
+from .decode import boundaries
+from .errors import InstrumenterError
+
+PROT_EXEC = 4
+
+
+def validate_site(process, address: int, read_original) -> None:
+    """`read_original(address, size)` reads the program's bytes without any probe patches."""
+    vma = process.vm.vma_at(address)
+    if vma is None:
+        raise InstrumenterError(f"{address:#x} is not mapped in pid {process.pid}")
+    if not vma.perms & PROT_EXEC:
+        raise InstrumenterError(f"{address:#x} is not executable (in {vma.name.decode(errors='replace') or 'anonymous memory'})")
+    symbols = process.image.symbols if process.image is not None else None
+    function = symbols.function_at(address) if symbols is not None else None
+    if function is None:
+        return               # no symbol covers it: the decoder alone vouches for the address
+    code = read_original(function.addr, function.size)
+    starts = boundaries(code, function.addr, process.machine.arch.name)
+    if address not in starts:
+        before = max((s for s in starts if s < address), default=function.addr)
+        raise InstrumenterError(f"{address:#x} is not an instruction boundary in {function.name} "
+                                f"(the instruction there starts at {before:#x})")

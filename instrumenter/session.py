@@ -1,0 +1,110 @@
+"""The consumer side of the tracing framework (seed 001 FIG. 1): probes are enabled on the
+processes of a kernel, hits produce records into per-process buffers.
+
+It talks to the kernel only through its debug interface (kernel_model/debug.py), as a real
+tool talks to ptrace/uprobes: breakpoint handlers, memory reads/writes, XOL pages, process
+events (fork copies the patches with the memory; exec brings a new image to instrument).
+"""
+from .context import ProbeContext
+from .errors import InstrumenterError
+from .probes import SYSCALL, UPROBE, URETPROBE, Probe
+from .records import Buffers, Record
+from .returns import ReturnProbes
+from .trampoline import TrampolineProbes
+
+
+class Session:
+    def __init__(self, kernel, probes: list[Probe], *, buffers: Buffers | None = None,
+                 strategy: str = "auto", on_choice=None):
+        self.kernel = kernel
+        self.debug = kernel.debug
+        self.probes = probes
+        self.buffers = buffers or Buffers()
+        self.strategy = strategy
+        self.on_choice = on_choice                 # called with (probe, address, strategy chosen)
+        self.trampolines = TrampolineProbes(self)
+        self.returns = ReturnProbes(self)
+        self.debug.subscribe(self)
+        if any(p.spec.kind == SYSCALL for p in probes):
+            self.debug.syscall_watchers.append(self)
+
+    # ---- enabling --------------------------------------------------------------------------
+    def attach(self, process) -> None:
+        """Place every uprobe/uretprobe whose binary this process runs."""
+        for probe in self.probes:
+            if probe.spec.kind in (UPROBE, URETPROBE) and probe.spec.matches_binary(process.exe):
+                address = self.resolve(process, probe)
+                if probe.spec.kind == UPROBE:
+                    self.trampolines.place(process, address, _EntryHit(self, probe), probe.spec.text)
+                else:
+                    self.returns.place(process, probe, address)
+
+    def resolve(self, process, probe: Probe) -> int:
+        spec = probe.spec
+        if spec.address is not None:
+            return spec.address
+        symbol = process.image.symbols.lookup(spec.function) if process.image else None
+        if symbol is None:
+            raise InstrumenterError(f"{spec.text}: no function {spec.function!r} in "
+                                    f"{process.exe.decode(errors='replace')}")
+        if spec.offset >= max(symbol.size, 1):
+            raise InstrumenterError(f"{spec.text}: offset {spec.offset:#x} is past the end of "
+                                    f"{spec.function} ({symbol.size} bytes)")
+        return symbol.addr + spec.offset
+
+    # ---- records ---------------------------------------------------------------------------
+    def hit(self, probe: Probe, thread, address: int, *, kind: str = "entry",
+            retval: int | None = None, args: tuple | None = None) -> None:
+        probe.hits += 1
+        ctx = ProbeContext(self.kernel, thread, probe, address, retval=retval)
+        if args is None:
+            args = ctx.args(probe.nargs) if kind == "entry" and probe.nargs else ()
+        self.buffers.put(Record(ts=ctx.timestamp, pid=ctx.pid, tid=ctx.tid, probe=probe.spec.text,
+                                addr=address, args=args, retval=retval, kind=kind,
+                                name=ctx.symbolize(address)))
+        if probe.action is not None:
+            probe.action(ctx)
+
+    # ---- process events (kernel_model/debug.py) -------------------------------------------
+    def exec(self, process, path, argv) -> None:
+        self.returns.forget_process(process)
+        self.attach(process)
+
+    def fork(self, parent, child) -> None:
+        self.trampolines.fork(parent, child)
+
+    def vfork(self, parent, child) -> None:
+        pass                          # the child shares the parent's patched space (follow)
+
+    def exit(self, process, status) -> None:
+        self.returns.forget_process(process)
+
+    # ---- syscall probes --------------------------------------------------------------------
+    def syscall_entry(self, thread, name: str, args) -> None:
+        for probe in self.probes:
+            if probe.spec.kind == SYSCALL and probe.spec.syscall == name:
+                self.hit(probe, thread, 0, kind="syscall_entry", args=tuple(args))
+
+    def syscall_exit(self, thread, name: str, args, result: int) -> None:
+        for probe in self.probes:
+            if probe.spec.kind == SYSCALL and probe.spec.syscall == name:
+                ctx = ProbeContext(self.kernel, thread, probe, 0, retval=result)
+                self.buffers.put(Record(ts=ctx.timestamp, pid=ctx.pid, tid=ctx.tid,
+                                        probe=probe.spec.text, addr=0, args=tuple(args),
+                                        retval=_signed(result, thread.process.machine.arch.bits),
+                                        kind="syscall_exit", name=name))
+
+
+class _EntryHit:
+    """A uprobe's part of a site: record the hit (and run the probe's action)."""
+
+    def __init__(self, session, probe):
+        self.session, self.probe = session, probe
+
+    def __call__(self, thread, address: int) -> None:
+        self.session.hit(self.probe, thread, address)
+
+
+def _signed(value: int, bits: int) -> int:
+    value &= (1 << bits) - 1
+    return value - (1 << bits) if value >> (bits - 1) else value

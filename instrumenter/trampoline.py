@@ -1,0 +1,98 @@
+"""The trampoline strategy (seed 000, FIG. 2-6).
+
+Setup: validate the address (instrumenter/placement.py), decode the instruction there once,
+relocate a copy of it into an XOL slot followed by a jump back to the next original
+instruction, register the kernel breakpoint handler for the address, then write the int3.
+Execution: int3 -> the kernel's #BP gate -> our handler records the hit (and runs Python
+actions), rewrites the saved IP in the trap frame to the trampoline -> IRET -> the relocated
+original instruction runs -> jump back. The original instruction stays replaced the whole
+time, so no thread can slip past the probe (unlike restore-and-single-step).
+"""
+from dataclasses import dataclass, field
+
+from .breakpoints import BreakpointStore
+from .decode import decode
+from .errors import InstrumenterError
+from .placement import validate_site
+from .relocate import relocate
+from .xol import XolArea
+
+INT3 = b"\xcc"
+MAX_INSN = 15
+
+
+@dataclass
+class Site:
+    address: int
+    trampoline: int
+    hooks: list = field(default_factory=list)     # callables(thread, address), in placement order
+
+
+class TrampolineProbes:
+    def __init__(self, session):
+        self.session = session
+        self.debug = session.debug
+        self.sites: dict[tuple[int, int], Site] = {}     # (id(space), address) -> Site
+        self.stores: dict[int, BreakpointStore] = {}
+        self.xols: dict[int, XolArea] = {}
+
+    def store_for(self, process) -> BreakpointStore:
+        store = self.stores.get(id(process.space))
+        if store is None:
+            store = self.stores[id(process.space)] = BreakpointStore(self.debug, process)
+        return store
+
+    def xol_for(self, process, *, near: int) -> XolArea:
+        xol = self.xols.get(id(process.space))
+        if xol is None:
+            xol = self.xols[id(process.space)] = XolArea(self.debug, process, near)
+        return xol
+
+    def place(self, process, address: int, hook, owner: str) -> Site:
+        key = (id(process.space), address)
+        site = self.sites.get(key)
+        if site is not None:
+            site.hooks.append(hook)
+            self.store_for(process).insert(address, INT3, owner)
+            return site
+        arch = process.machine.arch.name
+        store = self.store_for(process)
+        validate_site(process, address, store.original_bytes)
+        code = store.original_bytes(address, MAX_INSN)
+        insn = decode(code, address, arch)
+        xol = self.xol_for(process, near=address)
+        if not xol.reaches(address):
+            raise InstrumenterError(f"{address:#x}: no XOL page within ±2 GiB")
+        trampoline = xol.allocate(64)
+        xol.write(trampoline, relocate(insn, trampoline, arch).code)
+        site = self.sites[key] = Site(address, trampoline, [hook])
+        self.debug.register_breakpoint(process.space, address, self._on_hit)
+        store.insert(address, INT3, owner)
+        return site
+
+    def _on_hit(self, frame, thread) -> bool:
+        """The kernel breakpoint handler: report, then send the thread to the trampoline."""
+        address = frame.ip - 1
+        site = self.sites[(id(thread.process.space), address)]
+        for hook in site.hooks:
+            hook(thread, address)
+        frame.ip = site.trampoline
+        return True
+
+    def fork(self, parent, child) -> None:
+        """The child's memory is a copy, patches and XOL pages included: share the bookkeeping."""
+        if parent.space is child.space:
+            return
+        pid, cid = id(parent.space), id(child.space)
+        for (space_id, address), site in list(self.sites.items()):
+            if space_id == pid:
+                self.sites[(cid, address)] = site
+        if pid in self.stores:
+            store = self.stores[cid] = BreakpointStore(self.debug, child)
+            store.sites = {a: type(s)(s.address, s.original, s.patch, list(s.owners))
+                           for a, s in self.stores[pid].sites.items()}
+        if pid in self.xols:
+            xol = self.xols[pid]
+            clone = XolArea.__new__(XolArea)
+            clone.debug, clone.process, clone.base, clone.next = self.debug, child, xol.base, xol.next
+            self.xols[cid] = clone

@@ -1,0 +1,43 @@
+"""Output of `trapline trace`: one event per probe hit, as text or JSON Lines, and the
+per-probe hit table of `-c`."""
+import json
+
+
+def format_text(record) -> str:
+    parts = [f"{record.ts:>14}", f"{record.pid:>6}", f"{record.tid:>6}", record.probe]
+    if record.kind in ("entry", "return"):
+        parts.append(record.name)
+    if record.args:
+        parts.append("args=" + ",".join(f"{a:#x}" for a in record.args))
+    if record.retval is not None:
+        parts.append(f"retval={record.retval}")
+    return " ".join(parts)
+
+
+def format_jsonl(record) -> str:
+    return json.dumps(record.as_json(), separators=(",", ":"))
+
+
+FORMATTERS = {"text": format_text, "jsonl": format_jsonl}
+
+
+class StreamSink:
+    """Writes records as they are drained, so events interleave with the guest's output."""
+
+    def __init__(self, out, fmt: str):
+        self.out = out
+        self.format = FORMATTERS[fmt]
+
+    def __call__(self, records) -> None:
+        for record in records:
+            self.out.write(self.format(record) + "\n")
+        self.out.flush()
+
+
+def hit_table(probes, dropped: dict[int, int]) -> str:
+    width = max([len(p.spec.text) for p in probes] + [5])
+    lines = [f"{'probe':<{width}}  {'hits':>10}"]
+    lines += [f"{p.spec.text:<{width}}  {p.hits:>10}" for p in probes]
+    for pid, count in dropped.items():
+        lines.append(f"pid {pid}: {count} records dropped (buffer full)")
+    return "\n".join(lines)
