@@ -10,7 +10,7 @@ exact encoding — rel8 vs rel32, prefixes — is the point of the test). Placeh
   {p}    a full-width GPR the test points into a data page before running
   {sp}   esp/rsp            {w}   dword/qword (the native word)
   {d8}   signed 8-bit displacement   {imm8} 0..31   {imm32} signed 32-bit   {imm16} 0..64, even
-  {nest} 0..3 (enter's nesting level)
+  {nest} 0..3 (enter's nesting level)   {abs} an absolute address inside a data page
   {rip}  "[rip + DISP]" (x86-64): the test rewrites DISP so the operand hits a data page
   {cc}   a condition code 0..f       {rel8} {rel32}  raw little-endian branch displacements
 Registers in `pointers`, `frames` and `counts` are named as on i386 (the test widens them):
@@ -50,7 +50,7 @@ PLAIN_FORMS = (
     Form("rep movsb", pointers=("esi", "edi"), counts=("ecx",)),
     Form("rep stosd", pointers=("edi",), counts=("ecx",)),
     Form("cmpsb", pointers=("esi", "edi")), Form("lodsb", pointers=("esi",)),
-    Form("mov eax, dword ptr [{imm32}]", ("i386",)),     # absolute: position-independent
+    Form("mov eax, dword ptr [{abs}]", ("i386",)),     # absolute: position-independent
 )
 
 RIP_RELATIVE_FORMS = tuple(Form(t, X64) for t in (
