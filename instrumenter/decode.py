@@ -83,7 +83,7 @@ class Insn:
     rex: int                      # the REX byte, 0 when absent (always 0 on i386)
     vex: int                      # 0, or 2/3 for a VEX prefix (c5/c4), 4 for EVEX (62)
     opcode_offset: int            # first byte after legacy prefixes and REX (VEX included)
-    opcode: bytes                 # opcode bytes (0f/0f38/0f3a escapes included; VEX: the map byte's successor)
+    opcode: bytes                 # opcode bytes, 0f/0f38/0f3a escapes included (VEX: 1 byte)
     modrm_offset: int | None
     disp_offset: int | None       # where the displacement sits, if the encoding has one
     disp_size: int
@@ -103,7 +103,7 @@ class Insn:
 
     @property
     def base_mnemonic(self) -> str:
-        """The mnemonic without capstone's prefix words ("lock inc" -> "inc", "repz ret" -> "ret")."""
+        """The mnemonic without capstone's prefix words: "lock inc" -> "inc"."""
         return self.mnemonic.rsplit(" ", 1)[-1]
 
     @property

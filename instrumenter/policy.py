@@ -289,7 +289,8 @@ def patched_range_conflict(insn: Insn, start: int, end: int) -> str | None:
     between (a RIP-relative read of code, a branch into them, a call whose ORIGINAL return
     address — which relocation pushes — lies inside them) would see the patch.
     """
-    inside = lambda a: a is not None and start < a < end      # noqa: E731 (start is fine)
+    # Landing on `start` itself is fine: that is where the patch jumps to the trampoline.
+    inside = lambda a: a is not None and start < a < end      # noqa: E731
     if insn.rip_relative and start <= insn.rip_target < end:
         return f"{insn} reads the patched bytes through [rip]"
     if inside(insn.branch_target):
@@ -300,5 +301,5 @@ def patched_range_conflict(insn: Insn, start: int, end: int) -> str | None:
 
 
 __all__ = ["ARCHES", "Classification", "EMULATE_RULES", "InsnClass", "RELOCATABLE", "RULES",
-           "Rule", "STRATEGIES", "classify", "emulate_rule_for", "forms_of", "patched_range_conflict",
-           "rules_of", "strategies_for"]
+           "Rule", "STRATEGIES", "classify", "emulate_rule_for", "forms_of",
+           "patched_range_conflict", "rules_of", "strategies_for"]
