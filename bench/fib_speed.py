@@ -47,6 +47,7 @@ def bare_fib(arch: str, n: int):
         uc.context_restore(start)
         uc.emu_start(fib, STOP)
         return uc.reg_read(X.UC_X86_REG_EAX)
+    run.uc, run.fib = uc, fib
     return run
 
 

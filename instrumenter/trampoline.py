@@ -94,5 +94,6 @@ class TrampolineProbes:
         if pid in self.xols:
             xol = self.xols[pid]
             clone = XolArea.__new__(XolArea)
-            clone.debug, clone.process, clone.base, clone.next = self.debug, child, xol.base, xol.next
+            clone.__dict__.update(xol.__dict__)
+            clone.process = child
             self.xols[cid] = clone

@@ -14,15 +14,23 @@ class XolArea:
     def __init__(self, debug, process, near: int):
         self.debug = debug
         self.process = process
+        self.near = near
         self.base = debug.map_pages(process, XOL_SIZE, PROT_RWX, near=near, name=b"[uprobes]")
         self.next = self.base
+        self.limit = self.base + XOL_SIZE
 
     def allocate(self, size: int) -> int:
+        size = (size + 15) & ~15
+        if size > XOL_SIZE:
+            raise InstrumenterError(f"an out-of-line slot of {size} bytes does not fit a chunk")
+        if self.next + size > self.limit:             # full: map another chunk near the code
+            self.next = self.debug.map_pages(self.process, XOL_SIZE, PROT_RWX, near=self.near,
+                                             name=b"[uprobes]")
+            self.limit = self.next + XOL_SIZE
+            if not self.reaches(self.next):
+                raise InstrumenterError("no room for more out-of-line code within ±2 GiB")
         address = self.next
-        end = address + ((size + 15) & ~15)
-        if end > self.base + XOL_SIZE:
-            raise InstrumenterError("the out-of-line area is full (too many probes)")
-        self.next = end
+        self.next += size
         return address
 
     def write(self, address: int, code: bytes) -> None:
@@ -33,4 +41,4 @@ class XolArea:
         displacement wraps around the whole address space.)"""
         if self.process.machine.arch.bits == 32:
             return True
-        return abs(address - self.base) < (1 << 31) - XOL_SIZE
+        return abs(address - self.near) < (1 << 31) - XOL_SIZE

@@ -42,16 +42,19 @@ class StraceTracer:
         self.root_pid: int | None = None
         self.live: set[int] = set()
 
-    def _traced(self, proc) -> bool:
+    def _traced(self, proc, tid: int | None) -> bool:
+        """Without -f strace follows only the first task (not its threads or children)."""
         if self.root_pid is None:
             self.root_pid = proc.pid
             self.live.add(proc.pid)
-        return proc.pid == self.root_pid or self.follow_forks
+        return self.follow_forks or (proc.pid == self.root_pid and tid in (None, self.root_pid))
 
-    def _emit(self, proc, line: str) -> None:
-        if not self._traced(proc):
+    def _emit(self, proc, line: str, tid: int | None = None) -> None:
+        """strace -f tags lines with the thread id while several tasks are traced."""
+        if not self._traced(proc, tid):
             return
-        prefix = f"[pid {proc.pid}] " if self.follow_forks and len(self.live) > 1 else ""
+        several = len(self.live) > 1 or len(proc.threads) > 1
+        prefix = f"[pid {tid or proc.pid}] " if self.follow_forks and several else ""
         self.out.write(prefix + line + "\n")
         self.out.flush()
 
@@ -83,7 +86,7 @@ class StraceTracer:
         """Capture what must be formatted from the caller's memory before the call runs."""
         if name in NO_RETURN_CALLS:
             self._emit(ctx.proc, strace.format_syscall(name, args, 0, _MemReader(ctx.mem),
-                                                       8 * ctx.word))
+                                                       8 * ctx.word), ctx.thread.tid)
             return "printed"
         if name == "execve":
             return strace.format_syscall(name, args, 0, _MemReader(ctx.mem), 8 * ctx.word)
@@ -93,12 +96,13 @@ class StraceTracer:
         if pre == "printed":
             return
         if name == "execve" and not isinstance(result, int):
-            self._emit(ctx.proc, pre)          # success: the caller's memory is gone
+            self._emit(ctx.proc, pre, ctx.thread.tid)     # success: the caller's memory is gone
             return
         machine = ctx.proc.machine
         if not isinstance(result, int):        # rt_sigreturn: strace shows the restored eax/rax
             result = machine.reg("eax" if machine.arch.bits == 32 else "rax")
-        self._emit(ctx.proc, strace.format_syscall(name, args, result, _MemReader(machine.mem), 8 * ctx.word))
+        self._emit(ctx.proc, strace.format_syscall(name, args, result, _MemReader(machine.mem),
+                                                   8 * ctx.word), ctx.thread.tid)
 
     def exec_committed(self, ctx, path, argv, envp):
         pass

@@ -89,7 +89,7 @@ def run_sandbox(
 
 
 _NATIVE_LAUNCHER = r"""
-import ctypes, json, os, sys
+import ctypes, json, os, signal, sys
 root, cwd, env_json, *argv = sys.argv[1:]
 libc = ctypes.CDLL(None, use_errno=True)
 CLONE_NEWNS, CLONE_NEWUSER = 0x00020000, 0x10000000
@@ -113,6 +113,9 @@ for entry in ("dev", "proc"):
 os.chroot(root)
 os.chdir(cwd)
 os.umask(0o022)
+# Python starts with SIGPIPE ignored and exec keeps ignored signals: give the reference run
+# the default disposition a shell-started program has (pipelines like `yes | head` need it).
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)
 os.execve(argv[0], argv, json.loads(env_json))
 """
 

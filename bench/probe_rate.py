@@ -1,0 +1,87 @@
+"""Probe hits per second on a hot function (fib), trampoline strategy with a Python action,
+with 1 probe and with many probes installed elsewhere; and, for comparison in the same run, a
+plain Unicorn code hook on the same address calling the same Python function, alone and with
+1000 other code hooks installed.
+
+Rate = hits / (probed wall time − unprobed wall time): the cost of the probes alone.
+Goals (issue 4): ≥ 500 k hits/s through int3, flat within 10 % from 1 to 10 000 probes.
+"""
+from unicorn import UC_HOOK_CODE
+
+from instrumenter.decode import boundaries, decode
+from instrumenter.errors import InstrumenterError
+from instrumenter.policy import InsnClass, classify
+from loader.elf import load_elf_file
+from trapline import Sandbox
+
+from .common import SAMPLES, best_of
+from .fib_speed import bare_fib
+
+N = 20
+CALLS = 2 * 10946 - 1          # fib(20) calls fib 2·F(21)−1 times
+
+
+def _noop(ctx):
+    pass
+
+
+def _other_sites(arch: str, count: int) -> list[str]:
+    """Probe specs on instruction boundaries of every function except fib (never hit much)."""
+    image = load_elf_file(str(SAMPLES / arch / "fib"))
+    specs = []
+    for fn in image.symbols.functions():
+        if fn.name in ("fib", "main", "_start", "_start_c") or fn.size < 2:
+            continue
+        seg = next((s for s in image.segments if s.vaddr <= fn.addr < s.vaddr + len(s.data)), None)
+        if seg is None:
+            continue
+        code = seg.data[fn.addr - seg.vaddr: fn.addr - seg.vaddr + fn.size]
+        try:
+            starts = boundaries(code, fn.addr, arch)
+        except InstrumenterError:
+            continue
+        for a in starts:
+            insn = decode(code[a - fn.addr:], a, arch)
+            if classify(insn).cls is not InsnClass.REFUSED:
+                specs.append(f"uprobe:fib:{a:#x}")
+        if len(specs) >= count:
+            break
+    return specs[:count]
+
+
+def _trapline(arch: str, specs) -> float:
+    from instrumenter.probes import Probe
+    from trapline.probespec import parse_probe_spec
+    probes = [Probe(parse_probe_spec(s), action=_noop, nargs=0) for s in specs]
+    t, result = best_of(lambda: Sandbox(probes=probes).run([str(SAMPLES / arch / "fib"), str(N)]))
+    return t
+
+
+def _unicorn_hook(arch: str, others: int) -> float:
+    """Seconds for fib(N) in a bare Uc with a code hook on fib's entry calling _noop, plus
+    `others` hooks on other addresses that are never executed."""
+    run = bare_fib(arch, N)
+    uc, fib = run.uc, run.fib
+    base, _ = best_of(run)
+    uc.hook_add(UC_HOOK_CODE, lambda u, a, s, d: _noop(None), None, fib, fib)
+    for i in range(others):
+        target = 0x7000_0000 + 16 * i          # the stack mapping: never executed
+        uc.hook_add(UC_HOOK_CODE, lambda u, a, s, d: None, None, target, target)
+    t, _ = best_of(run)
+    return t - base
+
+
+def run() -> list[str]:
+    lines = []
+    for arch in ("i386", "x86_64"):
+        base = _trapline(arch, [])
+        for extra in (0, 1000, 10000):
+            specs = ["uprobe:fib:fib"] + _other_sites(arch, extra)
+            t = _trapline(arch, specs) - base
+            lines.append(f"{arch:6} uprobe+Python action, {len(specs):5d} probes installed: "
+                         f"{CALLS / t / 1e3:7.1f} k hits/s (goal >= 500)")
+        for others in (0, 1000):
+            t = _unicorn_hook(arch, others)
+            lines.append(f"{arch:6} plain Unicorn code hook, {others:4d} other hooks:      "
+                         f"{CALLS / t / 1e3:7.1f} k hits/s")
+    return lines
