@@ -23,6 +23,10 @@ class Session:
         self.strategy = strategy
         self.on_choice = on_choice                 # called with (probe, address, strategy chosen)
         self.trampolines = TrampolineProbes(self)
+        # Strategy name -> object with place(process, address, hook, owner) -> site, which raises
+        # InstrumenterError (RelocationRefused...) when it cannot take the instruction there.
+        self.strategies = {"trampoline": self.trampolines}
+        self.auto_order = ["trampoline"]          # what `auto` tries, cheapest per hit first
         self.returns = ReturnProbes(self)
         self.debug.subscribe(self)
         if any(p.spec.kind == SYSCALL for p in probes):
@@ -35,9 +39,30 @@ class Session:
             if probe.spec.kind in (UPROBE, URETPROBE) and probe.spec.matches_binary(process.exe):
                 address = self.resolve(process, probe)
                 if probe.spec.kind == UPROBE:
-                    self.trampolines.place(process, address, _EntryHit(self, probe), probe.spec.text)
+                    self.place(process, address, _EntryHit(self, probe), probe)
                 else:
                     self.returns.place(process, probe, address)
+
+    def place(self, process, address: int, hook, probe: Probe):
+        """Place `hook` at `address` with the session's strategy; `auto` takes the first
+        strategy in `auto_order` that accepts the site and says which it chose."""
+        if self.strategy != "auto":
+            strategy = self.strategies.get(self.strategy)
+            if strategy is None:
+                raise InstrumenterError(f"unknown strategy {self.strategy!r} "
+                                        f"(have: {', '.join(sorted(self.strategies))})")
+            return strategy.place(process, address, hook, probe.spec.text)
+        reasons = []
+        for name in self.auto_order:
+            try:
+                site = self.strategies[name].place(process, address, hook, probe.spec.text)
+            except InstrumenterError as refused:
+                reasons.append(f"{name}: {refused}")
+                continue
+            if self.on_choice is not None:
+                self.on_choice(probe, address, name)
+            return site
+        raise InstrumenterError(f"{probe.spec.text}: no strategy can take {address:#x} ({'; '.join(reasons)})")
 
     def resolve(self, process, probe: Probe) -> int:
         spec = probe.spec
