@@ -5,6 +5,7 @@ Several probes (and later a debugger) may share one site: the site is patched wh
 owner arrives and restored when its last owner leaves. Reads through `original_bytes` show
 what the program's image holds without the patches.
 """
+import bisect
 from dataclasses import dataclass, field
 
 from .errors import InstrumenterError
@@ -25,6 +26,7 @@ class BreakpointStore:
         self.debug = debug
         self.process = process           # any process of the address space (for memory access)
         self.sites: dict[int, Site] = {}
+        self._addresses: list[int] = []      # sorted site addresses (range queries)
 
     def insert(self, address: int, patch: bytes, owner) -> Site:
         site = self.sites.get(address)
@@ -33,11 +35,12 @@ class BreakpointStore:
                 raise InstrumenterError(f"{address:#x} is already patched differently by {site.owners[0]}")
             site.owners.append(owner)
             return site
-        for other in self.sites.values():
+        for other in self._near(address, len(patch)):
             if other.address < address + len(patch) and address < other.address + len(other.patch):
                 raise InstrumenterError(f"{address:#x} overlaps the patch at {other.address:#x}")
         original = self.debug.read_memory(self.process, address, len(patch))
         site = self.sites[address] = Site(address, original, patch, [owner])
+        bisect.insort(self._addresses, address)
         self.debug.write_memory(self.process, address, patch)
         return site
 
@@ -49,11 +52,20 @@ class BreakpointStore:
         if not site.owners:
             self.debug.write_memory(self.process, address, site.original)
             del self.sites[address]
+            self._addresses.remove(address)
+
+    MAX_PATCH = 32          # a jump patch covers at most 4 + 15 bytes of whole instructions
+
+    def _near(self, address: int, size: int):
+        """Sites that may overlap [address, address+size) (no patch is longer than MAX_PATCH)."""
+        lo = bisect.bisect_left(self._addresses, address - self.MAX_PATCH)
+        hi = bisect.bisect_left(self._addresses, address + size)
+        return [self.sites[a] for a in self._addresses[lo:hi]]
 
     def original_bytes(self, address: int, size: int) -> bytes:
         """Memory as the unpatched program has it."""
         data = bytearray(self.debug.read_memory(self.process, address, size))
-        for site in self.sites.values():
+        for site in self._near(address, size):
             for i, byte in enumerate(site.original):
                 if address <= site.address + i < address + size:
                     data[site.address + i - address] = byte

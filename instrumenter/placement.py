@@ -10,8 +10,9 @@ from .errors import InstrumenterError
 PROT_EXEC = 4
 
 
-def validate_site(process, address: int, read_original) -> None:
-    """`read_original(address, size)` reads the program's bytes without any probe patches."""
+def validate_site(process, address: int, read_original, cache: dict | None = None) -> None:
+    """`read_original(address, size)` reads the program's bytes without any probe patches;
+    `cache` keeps each function's instruction starts across placements."""
     vma = process.vm.vma_at(address)
     if vma is None:
         raise InstrumenterError(f"{address:#x} is not mapped in pid {process.pid}")
@@ -21,8 +22,13 @@ def validate_site(process, address: int, read_original) -> None:
     function = symbols.function_at(address) if symbols is not None else None
     if function is None:
         return               # no symbol covers it: the decoder alone vouches for the address
-    code = read_original(function.addr, function.size)
-    starts = boundaries(code, function.addr, process.machine.arch.name)
+    key = (id(process.space), function.addr, function.size)
+    starts = cache.get(key) if cache is not None else None
+    if starts is None:
+        code = read_original(function.addr, function.size)
+        starts = set(boundaries(code, function.addr, process.machine.arch.name))
+        if cache is not None:
+            cache[key] = starts
     if address not in starts:
         before = max((s for s in starts if s < address), default=function.addr)
         raise InstrumenterError(f"{address:#x} is not an instruction boundary in {function.name} "

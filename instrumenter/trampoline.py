@@ -35,6 +35,7 @@ class TrampolineProbes:
         self.sites: dict[tuple[int, int], Site] = {}     # (id(space), address) -> Site
         self.stores: dict[int, BreakpointStore] = {}
         self.xols: dict[int, XolArea] = {}
+        self.boundary_cache: dict = {}
 
     def store_for(self, process) -> BreakpointStore:
         store = self.stores.get(id(process.space))
@@ -57,7 +58,7 @@ class TrampolineProbes:
             return site
         arch = process.machine.arch.name
         store = self.store_for(process)
-        validate_site(process, address, store.original_bytes)
+        validate_site(process, address, store.original_bytes, self.boundary_cache)
         code = store.original_bytes(address, MAX_INSN)
         insn = decode(code, address, arch)
         xol = self.xol_for(process, near=address)
