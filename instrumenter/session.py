@@ -28,6 +28,7 @@ class Session:
         self.strategies = {"trampoline": self.trampolines}
         self.auto_order = ["trampoline"]          # what `auto` tries, cheapest per hit first
         self.returns = ReturnProbes(self)
+        self._names: dict = {}                    # (image, address) -> "func+0x12"
         self.debug.subscribe(self)
         if any(p.spec.kind == SYSCALL for p in probes):
             self.debug.syscall_watchers.append(self)
@@ -84,9 +85,11 @@ class Session:
         ctx = ProbeContext(self.kernel, thread, probe, address, retval=retval)
         if args is None:
             args = ctx.args(probe.nargs) if kind == "entry" and probe.nargs else ()
+        name = self._names.get((id(thread.process.image), address))
+        if name is None:
+            name = self._names[(id(thread.process.image), address)] = ctx.symbolize(address)
         self.buffers.put(Record(ts=ctx.timestamp, pid=ctx.pid, tid=ctx.tid, probe=probe.spec.text,
-                                addr=address, args=args, retval=retval, kind=kind,
-                                name=ctx.symbolize(address)))
+                                addr=address, args=args, retval=retval, kind=kind, name=name))
         if probe.action is not None:
             probe.action(ctx)
 
