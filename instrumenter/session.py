@@ -7,6 +7,8 @@ events (fork copies the patches with the memory; exec brings a new image to inst
 """
 from .context import ProbeContext
 from .errors import InstrumenterError
+from .jump import JumpProbes
+from .native import NativeHit
 from .probes import SYSCALL, UPROBE, URETPROBE, Probe
 from .records import Buffers, Record
 from .returns import ReturnProbes
@@ -27,6 +29,9 @@ class Session:
         # InstrumenterError (RelocationRefused...) when it cannot take the instruction there.
         self.strategies = {"trampoline": self.trampolines}
         self.auto_order = ["trampoline"]          # what `auto` tries, cheapest per hit first
+        self.jumps = JumpProbes(self)                 # no trap per hit (optimized kprobes)
+        self.strategies["jump"] = self.jumps
+        self.auto_order.insert(0, "jump")
         self.returns = ReturnProbes(self)
         self._names: dict = {}                    # (image, address) -> "func+0x12"
         self.debug.subscribe(self)
@@ -36,11 +41,16 @@ class Session:
     # ---- enabling --------------------------------------------------------------------------
     def attach(self, process) -> None:
         """Place every uprobe/uretprobe whose binary this process runs."""
+        # The jump strategy must know every address about to be probed (a jump may not cover one).
+        self.jumps.expect(process, [(p.spec.kind, self.resolve(process, p)) for p in self.probes
+                                    if p.spec.kind in (UPROBE, URETPROBE)
+                                    and p.spec.matches_binary(process.exe)])
         for probe in self.probes:
             if probe.spec.kind in (UPROBE, URETPROBE) and probe.spec.matches_binary(process.exe):
                 address = self.resolve(process, probe)
                 if probe.spec.kind == UPROBE:
-                    self.place(process, address, _EntryHit(self, probe), probe)
+                    hook = NativeHit(self, probe) if probe.native else _EntryHit(self, probe)
+                    self.place(process, address, hook, probe)
                 else:
                     self.returns.place(process, probe, address)
 
@@ -93,19 +103,27 @@ class Session:
         if probe.action is not None:
             probe.action(ctx)
 
+    def flush(self) -> None:
+        """Collect what native actions counted in the guests, then flush the buffers."""
+        self.jumps.natives.collect()
+        self.buffers.flush()
+
     # ---- process events (kernel_model/debug.py) -------------------------------------------
     def exec(self, process, path, argv) -> None:
         self.returns.forget_process(process)
+        self.jumps.forget(process, exited=False)
         self.attach(process)
 
     def fork(self, parent, child) -> None:
         self.trampolines.fork(parent, child)
+        self.jumps.fork(parent, child)
 
     def vfork(self, parent, child) -> None:
         pass                          # the child shares the parent's patched space (follow)
 
     def exit(self, process, status) -> None:
         self.returns.forget_process(process)
+        self.jumps.forget(process, exited=True)
 
     # ---- syscall probes --------------------------------------------------------------------
     def syscall_entry(self, thread, name: str, args) -> None:

@@ -51,7 +51,8 @@ class Sandbox:
     quantum: int = DEFAULT_QUANTUM         # instructions per slice while several threads can run
     max_insns: int = 0                     # instruction budget; 0: none
     probes: list = field(default_factory=list)   # trace(): specs (str) or instrumenter Probes
-    strategy: str = "auto"                 # trampoline | auto
+    strategy: str = "auto"                 # jump | trampoline | auto
+    on_choice: object = None               # callable(probe, address, strategy) for auto's choices
     sink: object = None                    # callable(list[Record]) to stream records; None: collect
 
     def guest_cwd(self) -> str:
@@ -99,11 +100,12 @@ class Sandbox:
         if self.probes:
             probes = [p if isinstance(p, Probe) else Probe(parse_probe_spec(p)) for p in self.probes]
             buffers = Buffers(capacity=1 if self.sink else 1 << 20, drain=self.sink or collected.extend)
-            session = Session(kernel, probes, buffers=buffers, strategy=self.strategy)
+            session = Session(kernel, probes, buffers=buffers, strategy=self.strategy,
+                              on_choice=self.on_choice)
             session.attach(proc)
         status = kernel.run(proc)
         if session is not None:
-            session.buffers.flush()
+            session.flush()
         return RunResult(exit_code=wait_status_exit_code(status), wait_status=status,
                          stdout=stdout.data if self.capture else None,
                          stderr=stderr.data if self.capture else None,

@@ -1,0 +1,296 @@
+"""The jump strategy: a `jmp rel32` to the trampoline instead of an int3 — no trap per hit.
+
+As Linux's optimized kprobes (arch/x86/kernel/kprobes/opt.c), Dyninst and E9Patch do it: the
+5-byte jump overwrites every instruction that starts in those 5 bytes, so all of them are
+relocated into the trampoline, and the site qualifies only when nothing can ever reach the
+bytes after the first one (`qualify`):
+  * each covered instruction is relocatable (policy.classify) and, except the last, falls
+    through — code after a jmp/ret is reached only by jumps, which would land in the patch;
+  * the covered bytes lie inside the function that contains the site (its symbol says where
+    it ends; beyond it another function's entry may follow);
+  * no instruction of the function refers into the patched bytes (policy.
+    patched_range_conflict: a branch into them, a RIP-relative read of them, a call whose
+    return address lies in them), and the function has no indirect jump, whose targets
+    (a jump table) cannot be known — kprobes' can_optimize() refuses those too;
+  * no other probe lies under the patch, and no thread's PC lies inside it right now.
+Trampoline: [parts] then the relocated covered instructions, each at its own XOL address and
+falling through to the next, then the jump back to site + covered length. A part is either
+one int3 at a registered kernel breakpoint (Python actions: the handler calls the hooks and
+the thread goes on at the next byte — one trap per hit, as the int3 strategy, but the site
+itself is no longer a trap) or a native action (instrumenter/native.py: no trap at all).
+A probe added later to the same site gets a new part in front, and the site's jump is
+re-pointed at it. The tail of the covered bytes after the jump is int3: nothing executes it.
+"""
+import struct
+from dataclasses import dataclass, field
+
+from emu.registers import REGISTER_IDS
+from kernel_model.proc import ZOMBIE
+
+from .decode import Insn, decode
+from .emit import REL_JUMP_LEN, rel32
+from .errors import InstrumenterError
+from .native import NativeCollector, NativeData, emit_part, new_slot
+from .placement import validate_site
+from .policy import InsnClass, classify, patched_range_conflict
+from .relocate import relocate
+
+INT3 = b"\xcc"
+BODY_SLOT = 256           # relocated covered instructions (at most 5) and the jump back
+PART_SLOT = 160           # one hook part and its jump onward
+
+
+def qualify(code: bytes, function_start: int, function_name: str, address: int,
+            arch: str) -> list[Insn]:
+    """The instructions a 5-byte jump at `address` would cover, or InstrumenterError saying
+    why the site does not qualify. `code` is the whole function, unpatched."""
+    insns, offset = [], 0
+    while offset < len(code):
+        insn = decode(code[offset:], function_start + offset, arch)
+        insns.append(insn)
+        offset += insn.length
+    covered, size = [], 0
+    for insn in insns:
+        if insn.address < address:
+            continue
+        if size >= REL_JUMP_LEN:
+            break
+        covered.append(insn)
+        size += insn.length
+    if size < REL_JUMP_LEN:
+        raise InstrumenterError(f"{address:#x}: {function_name} ends {size} bytes after it; "
+                                f"a {REL_JUMP_LEN}-byte jump does not fit")
+    end = address + size
+    for insn in covered:
+        c = classify(insn)
+        if c.cls is InsnClass.REFUSED:
+            raise InstrumenterError(f"{insn} under the jump cannot be relocated: {c.reason}")
+        if insn is not covered[-1] and insn.base_mnemonic in ("jmp", "ret"):
+            raise InstrumenterError(f"{insn} under the jump does not fall through: the bytes "
+                                    "after it are reached only by jumps")
+    for insn in insns:
+        if classify(insn).cls is InsnClass.JMP_INDIRECT:
+            raise InstrumenterError(f"{insn} in {function_name}: an indirect jump (jump "
+                                    "table?) might land inside the patched bytes")
+        conflict = patched_range_conflict(insn, address, end)
+        if conflict is not None:
+            raise InstrumenterError(f"{conflict} ({address:#x}..{end:#x})")
+    return covered
+
+
+def relocate_covered(covered: list[Insn], at: int, arch: str) -> bytes:
+    """The covered instructions relocated one after another from `at`: each piece falls
+    through into the next (its jump back to the ORIGINAL next instruction, which is now
+    patched, is dropped or re-aimed), the last one jumps back to the original code."""
+    code = bytearray()
+    for i, insn in enumerate(covered):
+        piece = relocate(insn, at + len(code), arch)
+        raw = bytearray(piece.code)
+        last = i == len(covered) - 1
+        if not last:
+            tail = [e for e in piece.exits if e.kind == "fallthrough"]
+            final = piece.address + len(raw) - REL_JUMP_LEN
+            if any(e.address == final for e in tail) and raw[-REL_JUMP_LEN] == 0xE9:
+                del raw[-REL_JUMP_LEN:]             # the next piece starts right here
+            next_piece = piece.address + len(raw)
+            for exit_ in tail:
+                if exit_.address != final:
+                    _aim_jump(raw, exit_.address - piece.address, next_piece, exit_.address, arch)
+        code += raw
+    return bytes(code)
+
+
+def _aim_jump(raw: bytearray, offset: int, target: int, at: int, arch: str) -> None:
+    if raw[offset] != 0xE9:
+        raise InstrumenterError(f"relocated fall-through at {at:#x} is not a rel32 jump")
+    raw[offset:offset + REL_JUMP_LEN] = jump_rel32(at, target, arch)
+
+
+def jump_rel32(at: int, target: int, arch: str) -> bytes:
+    """jmp rel32 at `at` to `target` (the XOL area is within reach: XolArea.reaches)."""
+    rel = rel32(at + REL_JUMP_LEN, target, arch)
+    if rel is None:
+        raise InstrumenterError(f"{target:#x} is out of rel32 reach of {at:#x}")
+    return b"\xe9" + struct.pack("<i", rel)
+
+
+@dataclass
+class JumpSite:
+    address: int
+    end: int
+    body: int                                   # relocated covered instructions
+    entry: int                                  # where the site's jump goes (first part)
+    hooks: list = field(default_factory=list)   # Python hooks(thread, address)
+    python_part: int | None = None              # the int3 part's address, once there is one
+
+
+class JumpProbes:
+    def __init__(self, session):
+        self.session = session
+        self.debug = session.debug
+        self.trampolines = session.trampolines     # shares its breakpoint store and XOL pages
+        self.sites: dict[tuple[int, int], JumpSite] = {}       # (id(space), address)
+        self.parts: dict[tuple[int, int], JumpSite] = {}       # (id(space), int3 part address)
+        self.data: dict[int, NativeData] = {}
+        self.expected: dict[int, dict[int, set]] = {}          # id(space) -> address -> kinds
+        self.natives = NativeCollector(session)
+        # id(space) -> (space, the process it belongs to): holding the space keeps its id from
+        # being reused by a new space while tables are keyed by it; forget() lets it go.
+        self.owners: dict[int, tuple[object, object]] = {}
+
+    def expect(self, process, placements) -> None:
+        """Addresses (with probe kinds) about to be probed in this space: a jump must not
+        cover another probe's address, nor a uretprobe's entry (it needs its int3 there)."""
+        planned = self.expected.setdefault(id(process.space), {})
+        for kind, address in placements:
+            planned.setdefault(address, set()).add(kind)
+
+    # ---- placing -------------------------------------------------------------------------
+    def place(self, process, address: int, hook, owner: str) -> JumpSite:
+        key = (id(process.space), address)
+        site = self.sites.get(key) or self._new_site(process, address, owner)
+        self._add_hook(process, site, hook, owner)
+        return site
+
+    def _new_site(self, process, address: int, owner: str) -> JumpSite:
+        arch = process.machine.arch.name
+        store = self.trampolines.store_for(process)
+        validate_site(process, address, store.original_bytes)
+        function = process.image.symbols.function_at(address) if process.image else None
+        if function is None:
+            raise InstrumenterError(f"{address:#x}: no function symbol, so no way to prove that "
+                                    "no branch lands inside the patched bytes")
+        code = store.original_bytes(function.addr, function.size)
+        covered = qualify(code, function.addr, function.name, address, arch)
+        end = covered[-1].next_address
+        self._check_no_other_probe(process, store, address, end)
+        self._check_threads(process, address, end)
+        xol = self.trampolines.xol_for(process, near=address)
+        if not xol.reaches(address):
+            raise InstrumenterError(f"{address:#x}: no XOL page within ±2 GiB for the jump")
+        body = xol.allocate(BODY_SLOT)
+        code = relocate_covered(covered, body, arch)
+        if len(code) > BODY_SLOT:
+            raise InstrumenterError(f"{address:#x}: relocated code of {len(code)} bytes")
+        xol.write(body, code)
+        site = self.sites[(id(process.space), address)] = JumpSite(address, end, body, body)
+        store.insert(address, self._patch(site, arch), owner)
+        self.owners.setdefault(id(process.space), (process.space, process))
+        return site
+
+    def _check_no_other_probe(self, process, store, start: int, end: int) -> None:
+        for other in store.sites.values():
+            if other.address < end and start < other.address + len(other.patch):
+                raise InstrumenterError(f"{start:#x}: the patch at {other.address:#x} "
+                                        f"({other.owners[0]}) lies under the jump's bytes")
+        for address, kinds in self.expected.get(id(process.space), {}).items():
+            if start < address < end:
+                raise InstrumenterError(f"{start:#x}: another probe at {address:#x} lies under "
+                                        "the jump's bytes")
+            if address == start and "uretprobe" in kinds:
+                raise InstrumenterError(f"{start:#x}: a uretprobe needs its int3 here")
+
+    def _check_threads(self, process, start: int, end: int) -> None:
+        """A thread stopped strictly inside the covered bytes would resume in the middle of
+        the jump. Threads of this process only: another process sharing the space through
+        clone(CLONE_VM) without CLONE_THREAD is not visible here (documented limitation);
+        saved IPs in signal frames on guest stacks are not inspected either."""
+        pc_name = process.machine.arch.pc
+        for thread in process.threads:
+            if thread.state == ZOMBIE:
+                continue
+            pc = process.machine.pc if thread.context is None \
+                else thread.context.reg_read(REGISTER_IDS[pc_name])
+            if start < pc < end:
+                raise InstrumenterError(f"{start:#x}: tid {thread.tid} is stopped at {pc:#x}, "
+                                        "inside the bytes the jump would replace")
+
+    def _add_hook(self, process, site: JumpSite, hook, owner: str) -> None:
+        native = getattr(hook, "native", None)
+        if native is None and site.python_part is not None:
+            site.hooks.append(hook)
+            self._add_owner(process, site, owner)
+            return
+        xol = self.trampolines.xol_for(process, near=site.address)
+        arch = process.machine.arch.name
+        part = xol.allocate(PART_SLOT)
+        if native is None:
+            code = INT3 + jump_rel32(part + 1, site.entry, arch)
+            site.hooks.append(hook)
+            site.python_part = part
+            self.parts[(id(process.space), part)] = site
+            self.debug.register_breakpoint(process.space, part, self._on_hit)
+        else:
+            slot = new_slot(self._data_for(process, site.address), hook, site.address,
+                            process.machine.arch.word,
+                            self.session.kernel.symbolize(process, site.address))
+            code = emit_part(slot, part, site.entry, arch)
+            self.natives.add(process, slot)
+        xol.write(part, code)
+        site.entry = part
+        self._add_owner(process, site, owner)
+
+    def _add_owner(self, process, site: JumpSite, owner: str) -> None:
+        """Another owner of the site: the jump now goes to the newest part."""
+        store = self.trampolines.store_for(process)
+        patched = store.sites[site.address]
+        if owner not in patched.owners:
+            patched.owners.append(owner)
+        patch = self._patch(site, process.machine.arch.name)
+        if patch != patched.patch:
+            patched.patch = patch
+            self.debug.write_memory(process, site.address, patch)
+
+    @staticmethod
+    def _patch(site: JumpSite, arch: str) -> bytes:
+        jump = jump_rel32(site.address, site.entry, arch)
+        return jump + INT3 * (site.end - site.address - REL_JUMP_LEN)
+
+    def _data_for(self, process, near: int) -> NativeData:
+        data = self.data.get(id(process.space))
+        if data is None:
+            data = self.data[id(process.space)] = NativeData(self.debug, process, near)
+        return data
+
+    # ---- hits ----------------------------------------------------------------------------
+    def _on_hit(self, frame, thread) -> bool:
+        """The int3 part trapped: run the Python hooks; the thread goes on at the next byte
+        of the trampoline, where frame.ip already points (#BP is a trap: SDM Vol. 3A, 6.5)."""
+        site = self.parts[(id(thread.process.space), frame.ip - 1)]
+        for hook in site.hooks:
+            hook(thread, site.address)
+        return True
+
+    # ---- process events ------------------------------------------------------------------
+    def fork(self, parent, child) -> None:
+        """The child's memory is a copy (patches, trampolines, native data): same sites."""
+        if parent.space is child.space:
+            return
+        pid, cid = id(parent.space), id(child.space)
+        for table in (self.sites, self.parts):
+            for (space_id, address), site in list(table.items()):
+                if space_id == pid:
+                    table[(cid, address)] = site
+        if pid in self.data:
+            data = self.data[pid]
+            clone = self.data[cid] = NativeData(self.debug, child, data.near)
+            clone.next, clone.limit = data.next, data.limit
+        if pid in self.expected:
+            self.expected[cid] = {a: set(k) for a, k in self.expected[pid].items()}
+        self.owners[cid] = (child.space, child)
+        self.natives.fork(parent, child)
+
+    def forget(self, process, *, exited: bool) -> None:
+        """exec (the old space is gone) or exit: collect what the old spaces counted, then
+        drop every table entry keyed by them."""
+        for space_id, (space, owner) in list(self.owners.items()):
+            if owner is not process or (space is process.space and not exited):
+                continue
+            self.natives.forget_space(space)
+            for table in (self.sites, self.parts):
+                for key in [k for k in table if k[0] == space_id]:
+                    del table[key]
+            self.data.pop(space_id, None)
+            self.expected.pop(space_id, None)
+            del self.owners[space_id]
+
