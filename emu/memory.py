@@ -5,6 +5,7 @@ write that touches an executable page also removes the translations of that rang
 other write path, so no code patch can be left stale.
 """
 import bisect
+import ctypes
 
 from unicorn import UcError
 
@@ -37,6 +38,9 @@ class Memory:
         # checks them to know when translations must be dropped.
         self._exec_starts: list[int] = []
         self._exec_ends: list[int] = []
+        # Host-backed data ranges (start, end, ctypes buffer): written by memmove, without a
+        # call into Unicorn. Never executable, never unmapped in part (kernel stacks).
+        self._host_backed: list[tuple[int, int, object]] = []
 
     # ---- mapping ---------------------------------------------------------------------------
     def map(self, addr: int, size: int, perms: int) -> None:
@@ -45,6 +49,25 @@ class Memory:
         except UcError as e:
             raise MachineError(f"cannot map {addr:#x}+{size:#x}: {e}") from None
         self._refresh_exec_ranges()
+
+    def map_host_backed(self, addr: int, size: int, perms: int) -> None:
+        """Map data memory that lives in a host buffer (uc_mem_map_ptr). Writes to it are a
+        memmove: a uc_mem_write issued from inside a hook costs ~5 µs while the emulator runs,
+        and every trap frame is such a write. Not for code (no translation would see it)."""
+        if perms & PROT_EXEC:
+            raise MachineError("host-backed memory cannot be executable")
+        buffer = ctypes.create_string_buffer(size)
+        try:
+            self._uc.mem_map_ptr(addr, size, perms, ctypes.addressof(buffer))
+        except UcError as e:
+            raise MachineError(f"cannot map {addr:#x}+{size:#x}: {e}") from None
+        self._host_backed.append((addr, addr + size, buffer))
+
+    def _host_buffer(self, addr: int, size: int):
+        for start, end, buffer in self._host_backed:
+            if start <= addr and addr + size <= end:
+                return ctypes.addressof(buffer) + (addr - start)
+        return None
 
     def unmap(self, addr: int, size: int) -> None:
         """Unmap whatever is mapped in [addr, addr+size); holes are fine (munmap semantics)."""
@@ -106,6 +129,11 @@ class Memory:
 
     def write(self, addr: int, data: bytes) -> None:
         """Write guest memory; drops stale translations when the range holds code."""
+        if self._host_backed:
+            host = self._host_buffer(addr, len(data))
+            if host is not None:
+                ctypes.memmove(host, data, len(data))
+                return
         try:
             self._uc.mem_write(addr, data)
         except UcError:

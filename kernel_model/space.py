@@ -31,13 +31,12 @@ class Space:
         self.selectors = SELECTORS[arch]
         self.vm = AddressSpace(self.machine, self.layout, memory_limit=memory_limit)
         lay = self.layout
-        kernel_size = (lay.kstacks - lay.kernel_base) + lay.kstack_pages * PAGE
-        self.machine.mem.map(lay.kernel_base, kernel_size, PROT_READ)
+        self.machine.mem.map(lay.kernel_base, lay.kstacks - lay.kernel_base, PROT_READ)
         self.machine.mem.protect(lay.stubs, 4 * PAGE, PROT_READ | PROT_EXEC)   # ring-0 entry stubs
-        # Kernel stacks are writable: every trap writes its frame there, and Unicorn makes a
-        # host write into a read-only page ~15 µs slower (it flips the page writable and back,
-        # flushing its TLB). Unicorn has no U/S page bit, so ring 3 could reach them anyway.
-        self.machine.mem.protect(lay.kstacks, lay.kstack_pages * PAGE, PROT_READ | PROT_WRITE)
+        # Kernel stacks: host-backed and writable. Every trap writes its frame there, and a
+        # uc_mem_write from inside a hook is slow (emu/memory.py). Unicorn has no U/S page bit,
+        # so ring 3 could reach them in any case.
+        self.machine.mem.map_host_backed(lay.kstacks, lay.kstack_pages * PAGE, PROT_READ | PROT_WRITE)
         self.gdt = Gdt(self.machine, lay.gdt, arch)
         self.idt = Idt(self.machine, lay.idt, lay.stubs, self.selectors.kernel_cs)
         self._iret = IRET32 if self.machine.arch.bits == 32 else IRET64
