@@ -8,7 +8,8 @@ from emu.errors import TraplineError
 
 from kernel_model.sched import DEFAULT_QUANTUM
 
-from instrumenter.probes import Probe
+from instrumenter.native import parse_native
+from instrumenter.probes import UPROBE, Probe
 
 from .probespec import parse_probe_spec
 from .sandbox import Sandbox
@@ -23,6 +24,10 @@ def _parse_env(pairs: tuple[str, ...]) -> dict[str, str]:
             raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--env")
         env[key] = value
     return env
+
+
+def _say_choice(probe, address: int, strategy: str) -> None:
+    click.echo(f"trapline: {probe.spec.text} at {address:#x}: {strategy}", err=True)
 
 
 def run_options(f, *, follow_short: bool = True):
@@ -79,23 +84,28 @@ def run(rootfs, cwd, env, clear_env, seed, writable, strace, follow_forks, quant
 @main.command(context_settings={"ignore_unknown_options": True})
 @click.option("-p", "--probe", "probes", multiple=True, required=True, metavar="SPEC",
               help="uprobe:BIN:FUNC[+OFF] | uprobe:BIN:0xADDR | uretprobe:BIN:FUNC | syscall:NAME")
-@click.option("--strategy", type=click.Choice(["auto", "trampoline"]), default="auto", show_default=True)
+@click.option("--strategy", type=click.Choice(["auto", "trampoline", "jump"]), default="auto", show_default=True)
+@click.option("--native", default=None, metavar="count|args:N",
+              help="Run the uprobes' action inside the guest (jump-placed probes; no trap per hit).")
 @click.option("-f", "--format", "fmt", type=click.Choice(["text", "jsonl"]), default="text", show_default=True)
 @click.option("-o", "--output", type=click.File("w"), default=None, help="Write events here (default: stdout).")
 @click.option("-c", "--count", is_flag=True, help="Print a table of hits per probe at the end (stderr).")
 @functools.partial(run_options, follow_short=False)
 @click.argument("program")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def trace(probes, strategy, fmt, output, count, rootfs, cwd, env, clear_env, seed, writable, strace,
+def trace(probes, strategy, native, fmt, output, count, rootfs, cwd, env, clear_env, seed, writable, strace,
           follow_forks, quantum, max_insns, verbose, program, args):
     """Run PROGRAM with probes; one event per hit (text or JSON Lines)."""
     out = output or sys.stdout          # bpftrace prints events on stdout, between the guest's lines
     try:
         specs = [parse_probe_spec(p) for p in probes]
+        if native is not None:
+            parse_native(native)                       # a bad action: one line, before the run
         sandbox = Sandbox(rootfs=rootfs, cwd=cwd, env=_parse_env(env), clear_env=clear_env, seed=seed,
                           writable=writable, strace=strace, verbose=verbose, capture=False,
                           follow_forks=follow_forks, quantum=quantum, max_insns=max_insns,
-                          probes=[Probe(s) for s in specs], strategy=strategy,
+                          probes=[Probe(s, native=native if s.kind == UPROBE else None)
+                                  for s in specs], strategy=strategy, on_choice=_say_choice if verbose else None,
                           sink=StreamSink(out, fmt))
         result = sandbox.run([program, *args])
     except TraplineError as e:
