@@ -10,8 +10,8 @@ The Machine reports events through two callbacks that the kernel installs:
 at the instruction for faults (Intel SDM Vol. 3A, 6.5). A handler returns True to let the
 guest continue inside the same run, False to end `run()` with an Exit describing the event.
 """
-from unicorn import (UC_ARCH_X86, UC_ERR_FETCH_PROT, UC_ERR_FETCH_UNMAPPED, UC_HOOK_INSN,
-                     UC_HOOK_INSN_INVALID, UC_HOOK_INTR, UC_HOOK_MEM_FETCH_PROT,
+from unicorn import (UC_ARCH_X86, UC_ERR_FETCH_PROT, UC_ERR_FETCH_UNMAPPED, UC_HOOK_CODE,
+                     UC_HOOK_INSN, UC_HOOK_INSN_INVALID, UC_HOOK_INTR, UC_HOOK_MEM_FETCH_PROT,
                      UC_HOOK_MEM_FETCH_UNMAPPED, UC_HOOK_MEM_READ_PROT, UC_HOOK_MEM_READ_UNMAPPED,
                      UC_HOOK_MEM_WRITE_PROT, UC_HOOK_MEM_WRITE_UNMAPPED, UC_MEM_FETCH_PROT,
                      UC_MEM_FETCH_UNMAPPED, UC_MEM_READ_PROT, UC_MEM_READ_UNMAPPED,
@@ -61,6 +61,7 @@ class Machine:
         self.software_interrupt = False
         self._pc_id = REGISTER_IDS[self.arch.pc]
         self.raw_pc = RawRegister(self.uc._uch, self.arch.pc)
+        self._lock_sites: dict[int, int] = {}     # address -> code hook (LOCK-prefix #UD sites)
         self.uc.hook_add(UC_HOOK_INTR, self._on_interrupt)
         self.uc.hook_add(UC_HOOK_INSN_INVALID, self._on_invalid_instruction)
         self.uc.hook_add(_MEM_FAULT_HOOKS, self._on_memory_fault)
@@ -179,6 +180,49 @@ class Machine:
     def _finish(self, exit_: exits.Exit) -> None:
         self._exit = exit_
         self.uc.emu_stop()
+
+    # ---- LOCK-prefix probe sites (erratum: UNICORN_FACTS.md item 5) -------------------------
+    def trap_lock_prefix(self, address: int) -> None:
+        """Make a 0xf0 byte at `address` raise #UD as a real CPU does.
+
+        A tool patches a LOCK prefix over a probed instruction so that the bytes there form an
+        invalid LOCK use (seed 001, DTrace's FBT `f0 89 e5`), but Unicorn runs a LOCK-prefixed
+        mov as a plain mov. So each such site gets a code hook ranged to exactly its address
+        (free until hit; one per site, as there are few). Arm it BEFORE writing the patch: the
+        write drops the translations of the site, and the re-translation picks the hook up.
+        """
+        if address not in self._lock_sites:
+            self._lock_sites[address] = self.uc.hook_add(UC_HOOK_CODE, self._on_lock_site,
+                                                         None, address, address)
+
+    def untrap_lock_prefix(self, address: int) -> None:
+        hook = self._lock_sites.pop(address, None)
+        if hook is not None:
+            self.uc.hook_del(hook)       # effective at the end of the current block at worst
+
+    def _on_lock_site(self, uc, address, _size, _user):
+        """The code hook runs before the instruction at `address`. While the byte there is
+        still the LOCK patch, deliver #UD: a fault, so the saved IP is `address` itself (Intel
+        SDM Vol. 3A, 6.15 "Interrupt 6"). Then:
+          - the handler moved the IP (it emulated the instruction): writing PC inside a code
+            hook makes Unicorn resume there; the patched instruction itself never runs;
+          - the handler took the patch out and left the IP here: write the PC again, which
+            restarts translation at `address`, so the ORIGINAL bytes run (never the stale
+            block translated with 0xf0);
+          - unhandled, or the patch is still there with the IP unmoved: end the run with a
+            TRAP exit. `emu_stop` in a code hook skips the hooked instruction
+            (UNICORN_FACTS.md item 8), which is what a fault needs: PC stays at `address`.
+        """
+        if address not in self._lock_sites or self.mem.read(address, 1) != b"\xf0":
+            return                       # the patch is gone: run whatever is there
+        self.software_interrupt = False
+        handled = self.trap_handler(6, address) if self.trap_handler else False
+        if handled and self.raw_pc.read() != address:
+            return
+        if handled and self.mem.read(address, 1) != b"\xf0":
+            self.raw_pc.write(address)
+            return
+        self._finish(exits.Exit(exits.TRAP, address, vector=6))
 
     # ---- hooks -----------------------------------------------------------------------------
     def _on_interrupt(self, uc, vector, _user):

@@ -6,12 +6,14 @@ tool talks to ptrace/uprobes: breakpoint handlers, memory reads/writes, XOL page
 events (fork copies the patches with the memory; exec brings a new image to instrument).
 """
 from .context import ProbeContext
+from .emulate import EmulateProbes
 from .errors import InstrumenterError
 from .jump import JumpProbes
 from .native import NativeHit
 from .probes import SYSCALL, UPROBE, URETPROBE, Probe
 from .records import Buffers, Record
 from .returns import ReturnProbes
+from .singlestep import SingleStepProbes
 from .trampoline import TrampolineProbes
 
 
@@ -28,6 +30,9 @@ class Session:
         # Strategy name -> object with place(process, address, hook, owner) -> site, which raises
         # InstrumenterError (RelocationRefused...) when it cannot take the instruction there.
         self.strategies = {"trampoline": self.trampolines}
+        self.strategies["emulate"] = EmulateProbes(self)                 # seed 001, int3 form
+        self.strategies["emulate-lock"] = EmulateProbes(self, form="lock")   # seed 001, #UD form
+        self.strategies["singlestep"] = SingleStepProbes(self)           # the lossy baseline
         self.auto_order = ["trampoline"]          # what `auto` tries, cheapest per hit first
         self.jumps = JumpProbes(self)                 # no trap per hit (optimized kprobes)
         self.strategies["jump"] = self.jumps
@@ -51,6 +56,8 @@ class Session:
                 if probe.spec.kind == UPROBE:
                     hook = NativeHit(self, probe) if probe.native else _EntryHit(self, probe)
                     self.place(process, address, hook, probe)
+                elif hasattr(self.strategies.get(self.strategy), "place_returns"):
+                    self.strategies[self.strategy].place_returns(process, probe, address)
                 else:
                     self.returns.place(process, probe, address)
 

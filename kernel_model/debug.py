@@ -18,6 +18,8 @@ class DebugInterface:
     def __init__(self):
         self.subscribers: list = []
         self._breakpoints: dict[tuple[int, int], object] = {}   # (id(space), address) -> handler
+        self._invalid_opcodes: dict[tuple[int, int], object] = {}  # LOCK-prefix #UD sites
+        self._debug_traps: dict[int, object] = {}                 # id(space) -> #DB handler
         self.syscall_watchers: list = []                        # objects with syscall_entry/exit
 
     # ---- kernel breakpoint handlers (seed 000: the kernel's #BP handler calls the tool's) ----
@@ -33,10 +35,40 @@ class DebugInterface:
         return self._breakpoints.get((id(space), address))
 
     def copy_breakpoints(self, parent_space, child_space) -> None:
-        """fork: the child's copy of the memory holds the same int3s; give them the same handlers."""
+        """fork: the child's copy of the memory holds the same int3s (and LOCK patches); give
+        them the same handlers (and the child's Machine the same #UD sites)."""
         for (space_id, address), handler in list(self._breakpoints.items()):
             if space_id == id(parent_space):
                 self._breakpoints[(id(child_space), address)] = handler
+        for (space_id, address), handler in list(self._invalid_opcodes.items()):
+            if space_id == id(parent_space):
+                self.register_invalid_opcode_site(child_space, address, handler)
+        if id(parent_space) in self._debug_traps:
+            self._debug_traps[id(child_space)] = self._debug_traps[id(parent_space)]
+
+    # ---- #UD sites (seed 001: a LOCK prefix patched over a probed instruction) ----------------
+    def register_invalid_opcode_site(self, space, address: int, handler) -> None:
+        """`handler(frame, thread) -> bool` runs when the LOCK patch at `address` raises #UD
+        (a fault: frame.ip == address); like a breakpoint handler it may rewrite the frame.
+        Unicorn needs to be told where such patches sit (emu/machine.py trap_lock_prefix)."""
+        self._invalid_opcodes[(id(space), address)] = handler
+        space.machine.trap_lock_prefix(address)
+
+    def unregister_invalid_opcode_site(self, space, address: int) -> None:
+        if self._invalid_opcodes.pop((id(space), address), None) is not None:
+            space.machine.untrap_lock_prefix(address)
+
+    def invalid_opcode_site(self, space, address: int):
+        return self._invalid_opcodes.get((id(space), address))
+
+    # ---- #DB (single-step traps, TF in the saved flags) ---------------------------------------
+    def register_debug_trap(self, space, handler) -> None:
+        """`handler(frame, thread) -> bool | None` sees every #DB of `space` first; None means
+        "not mine" and the trap takes its usual course (SIGTRAP)."""
+        self._debug_traps[id(space)] = handler
+
+    def debug_trap_handler(self, space):
+        return self._debug_traps.get(id(space))
 
     # ---- operations a tool may perform ------------------------------------------------------
     @staticmethod

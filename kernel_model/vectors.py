@@ -19,6 +19,8 @@ def install_vectors(kernel, space) -> None:
         dpl = 3 if vector in V.USER_CALLABLE else 0
         space.idt.set_gate(vector, _exception_handler(kernel, signal), dpl=dpl)
     space.idt.set_gate(V.BP, _breakpoint_handler(kernel, space), dpl=3)
+    space.idt.set_gate(V.UD, _invalid_opcode_handler(kernel, space))
+    space.idt.set_gate(V.DB, _debug_handler(kernel, space))
     space.idt.set_gate(V.SYSCALL_VECTOR, kernel.int80_handler, dpl=3)
 
 
@@ -29,6 +31,30 @@ def _breakpoint_handler(kernel, space):
         handler = kernel.debug.breakpoint_at(space, frame.ip - 1)
         if handler is not None:
             return handler(frame, kernel.current)
+        return kernel.deliver_exception(frame, SIGTRAP)
+    return handle
+
+
+def _invalid_opcode_handler(kernel, space):
+    """#UD: a LOCK-prefix probe site a tool registered (seed 001) gets the frame first (a
+    fault, so frame.ip is the patched address); any other #UD is the program's: SIGILL."""
+    def handle(frame):
+        handler = kernel.debug.invalid_opcode_site(space, frame.ip)
+        if handler is not None:
+            return handler(frame, kernel.current)
+        return kernel.deliver_exception(frame, SIGILL)
+    return handle
+
+
+def _debug_handler(kernel, space):
+    """#DB: a tool single-stepping a thread (TF set in the saved flags) sees the trap first;
+    one it does not claim (None) is the program's: SIGTRAP."""
+    def handle(frame):
+        handler = kernel.debug.debug_trap_handler(space)
+        if handler is not None:
+            claimed = handler(frame, kernel.current)
+            if claimed is not None:
+                return claimed
         return kernel.deliver_exception(frame, SIGTRAP)
     return handle
 
