@@ -11,6 +11,7 @@ from kernel_model.sched import DEFAULT_QUANTUM
 from instrumenter.native import parse_native
 from instrumenter.probes import UPROBE, Probe
 
+from .experiment import experiment
 from .probespec import parse_probe_spec
 from .sandbox import Sandbox
 from .tracing import StreamSink, hit_table
@@ -84,7 +85,8 @@ def run(rootfs, cwd, env, clear_env, seed, writable, strace, follow_forks, quant
 @main.command(context_settings={"ignore_unknown_options": True})
 @click.option("-p", "--probe", "probes", multiple=True, required=True, metavar="SPEC",
               help="uprobe:BIN:FUNC[+OFF] | uprobe:BIN:0xADDR | uretprobe:BIN:FUNC | syscall:NAME")
-@click.option("--strategy", type=click.Choice(["auto", "trampoline", "jump"]), default="auto", show_default=True)
+@click.option("--strategy", type=click.Choice(["auto", "trampoline", "jump", "emulate", "emulate-lock",
+                                                 "singlestep"]), default="auto", show_default=True)
 @click.option("--native", default=None, metavar="count|args:N",
               help="Run the uprobes' action inside the guest (jump-placed probes; no trap per hit).")
 @click.option("-f", "--format", "fmt", type=click.Choice(["text", "jsonl"]), default="text", show_default=True)
@@ -117,6 +119,9 @@ def trace(probes, strategy, native, fmt, output, count, rootfs, cwd, env, clear_
         click.echo(f"trapline: records dropped: {result.dropped}", err=True)
     sys.stdout.flush()
     sys.exit(result.exit_code)
+
+
+main.add_command(experiment)           # trapline/experiment.py: `trapline experiment loss`
 
 
 if __name__ == "__main__":

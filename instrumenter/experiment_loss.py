@@ -1,0 +1,125 @@
+"""The probe-loss experiment (seed 001, [0004]-[0006] and [0046]): does a strategy see every hit
+when several threads run through the probed instruction?
+
+The guest is samples/loss_threads: THREADS threads each call `probed()` CALLS times without
+locks, so all of them stay runnable and the scheduler's instruction quantum interleaves them as
+finely as it is set. A uprobe on `probed` must count THREADS * CALLS hits. Strategies that never
+take the patch out (emulate, trampoline, jump) lose nothing; singlestep restores the original
+instruction while it steps, and whenever a quantum ends inside that window another thread runs
+the original unobserved.
+
+Every column but the wall time is a function of the inputs (binary, arguments, quantum, seed,
+strategy): the kernel's scheduler is deterministic. Guest instructions are counted the way
+--max-insns charges them: whole quantum slices while several threads are runnable.
+"""
+import os
+import time
+from dataclasses import dataclass
+
+from kernel_model.fs import CapturedOutput
+from kernel_model.kernel import Kernel, KernelConfig, wait_status_exit_code
+
+from .errors import InstrumenterError
+from .probes import UPROBE, Probe, ProbeSpec
+from .records import Buffers
+from .session import Session
+
+TARGET = "probed"
+STRATEGY_ORDER = ("emulate", "emulate-lock", "trampoline", "jump", "singlestep")
+
+
+@dataclass(frozen=True)
+class LossRow:
+    arch: str
+    strategy: str
+    threads: int
+    quantum: int
+    expected: int
+    recorded: int
+    insns: int              # instructions charged to quantum slices (--max-insns accounting)
+    exit_code: int
+    wall: float             # seconds on the host: NOT deterministic, never compared
+
+    @property
+    def lost(self) -> int:
+        return self.expected - self.recorded
+
+    def deterministic(self) -> tuple:
+        return (self.arch, self.strategy, self.threads, self.quantum, self.expected,
+                self.recorded, self.insns, self.exit_code)
+
+
+def run_once(binary: str, arch: str, strategy: str, threads: int, quantum: int, calls: int,
+             *, seed: int = 0) -> LossRow:
+    """One run of loss_threads THREADS CALLS with a uprobe on probed() placed by `strategy`."""
+    stdout, stderr = CapturedOutput(name=b"pipe:[1]"), CapturedOutput(name=b"pipe:[2]")
+    config = KernelConfig(seed=seed, cwd=b"/", stdin=CapturedOutput(b""), stdout=stdout,
+                          stderr=stderr, quantum=quantum, report=_Discard())
+    kernel = Kernel(config)
+    binary = os.path.abspath(binary)          # no rootfs: the guest sees the host's tree
+    name = os.path.basename(binary)
+    argv = [binary.encode(), str(threads).encode(), str(calls).encode()]
+    proc = kernel.spawn(binary.encode(), argv, [b"PATH=/bin", b"LANG=C"])
+    probe = Probe(ProbeSpec(f"uprobe:{name}:{TARGET}", UPROBE, binary=name, function=TARGET),
+                  nargs=0)
+    # Only the count matters here: records are drained as they come and not kept.
+    session = Session(kernel, [probe], buffers=Buffers(capacity=1024, drain=_ignore),
+                      strategy=strategy)
+    session.attach(proc)
+    started = time.perf_counter()
+    status = kernel.run(proc)
+    wall = time.perf_counter() - started
+    expected = threads * calls
+    if stdout.data != f"threads={threads} calls={expected}\n".encode():
+        raise InstrumenterError(f"{strategy}: the guest's output changed under the probe: "
+                                f"{stdout.data!r} {stderr.data!r}")
+    return LossRow(arch, strategy, threads, quantum, expected, probe.hits, kernel.insns_used,
+                   wait_status_exit_code(status), wall)
+
+
+def run_experiment(binaries: dict[str, str], strategies, threads_list, quanta, calls: int,
+                   *, seed: int = 0) -> list[LossRow]:
+    """Every (arch, strategy, threads, quantum) combination, in that nesting order."""
+    return [run_once(binaries[arch], arch, strategy, threads, quantum, calls, seed=seed)
+            for arch in binaries for strategy in strategies
+            for threads in threads_list for quantum in quanta]
+
+
+def available_strategies(wanted=None) -> list[str]:
+    """The experiment's strategies that this build's Session registers (jump may be absent)."""
+    registered = set(_registered())
+    names = wanted or STRATEGY_ORDER
+    return [s for s in names if s in registered]
+
+
+def _registered() -> list[str]:
+    return list(Session(Kernel(KernelConfig(report=_Discard())), []).strategies)
+
+
+def _ignore(records) -> None:
+    pass
+
+
+HEADER = ("arch", "strategy", "threads", "quantum", "expected", "recorded", "lost",
+          "guest insns", "wall s")
+
+
+def format_table(rows: list[LossRow]) -> str:
+    """A fixed-width table; the wall-time column is last and the only host-dependent one."""
+    cells = [HEADER] + [(r.arch, r.strategy, str(r.threads), str(r.quantum), str(r.expected),
+                         str(r.recorded), str(r.lost), str(r.insns) if r.insns else "n/a",
+                         f"{r.wall:.2f}") for r in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(HEADER))]
+    lines = ["  ".join(c.rjust(w) if i >= 2 else c.ljust(w) for i, (c, w) in
+                       enumerate(zip(row, widths))).rstrip() for row in cells]
+    return "\n".join(lines[:1] + ["-" * len(lines[0])] + lines[1:])
+
+
+class _Discard:
+    """Where the kernel's own messages go during the experiment (none are expected)."""
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def flush(self) -> None:
+        pass
