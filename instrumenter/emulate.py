@@ -29,7 +29,7 @@ from kernel_model.signals import SIGSEGV
 
 from .decode import boundaries, decode
 from .errors import DecodeError, InstrumenterError
-from .emulate_insn import FrameCpu, StackFault, emulate, emulation_refusal
+from .emulate_insn import FrameCpu, StackFault, compile_emulation, emulation_refusal
 from .placement import validate_site
 
 INT3, LOCK = b"\xcc", b"\xf0"
@@ -47,6 +47,7 @@ class EmulatedSite:
     address: int
     insn: object                                   # the decoded original (instrumenter.decode.Insn)
     form: str
+    run: object = None                             # compile_emulation(insn): callable(cpu)
     hooks: list = field(default_factory=list)      # callables(thread, address), placement order
 
 
@@ -109,7 +110,8 @@ class EmulateProbes:
             refusal = f"{address:#x} is already probed with another strategy"
         if refusal is not None:
             raise InstrumenterError(refusal)
-        site = self.sites[(id(space), address)] = EmulatedSite(address, insn, self.form)
+        site = self.sites[(id(space), address)] = EmulatedSite(address, insn, self.form,
+                                                                compile_emulation(insn))
         handler = functools.partial(self._on_trap, site)
         if self.form == "int3":
             self.debug.register_breakpoint(space, address, handler)
@@ -143,7 +145,7 @@ class EmulateProbes:
             hook(thread, site.address)
         process = thread.process
         try:
-            emulate(site.insn, FrameCpu(frame, process, self.debug))
+            site.run(FrameCpu(frame, process, self.debug))
         except StackFault as fault:
             return self._stack_fault(site, frame, thread, fault)
         return True

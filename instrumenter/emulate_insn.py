@@ -11,6 +11,7 @@ For a user-mode trap the frame holds SP (the CPU switched stacks, SDM Vol. 3A, 6
 moving the user SP is a change of `frame.sp`; the seed's kernel-mode figures 4A-6B, where the
 frame itself must be shifted on the live stack, are not modelled here.
 """
+import functools
 import struct
 
 from .decode import Insn, canonical_register
@@ -98,10 +99,20 @@ def emulation_refusal(insn: Insn) -> str | None:
     return None
 
 
+def compile_emulation(insn: Insn):
+    """The emulation of `insn` as a callable(cpu), decided once when the probe is placed (the
+    classification costs more than the emulation itself)."""
+    rule = emulate_rule_for(insn)
+    return functools.partial(_run, _HANDLERS[rule.name], insn, rule)
+
+
+def _run(handler, insn, rule, cpu) -> None:
+    handler(insn, cpu, rule)
+
+
 def emulate(insn: Insn, cpu: FrameCpu) -> None:
     """Do what `insn` (at its ORIGINAL address) does to `cpu`; raises StackFault."""
-    rule = emulate_rule_for(insn)
-    _HANDLERS[rule.name](insn, cpu, rule)
+    compile_emulation(insn)(cpu)
 
 
 def _push(cpu, insn, value: int, size: int) -> None:
