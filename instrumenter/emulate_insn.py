@@ -80,7 +80,8 @@ class FrameCpu:
 
     def store(self, address: int, size: int, value: int) -> None:
         self._check(address, size, True)
-        self.debug.write_memory(self.process, address, struct.pack(_FMT[size], value & ((1 << 8 * size) - 1)))
+        data = struct.pack(_FMT[size], value & ((1 << 8 * size) - 1))
+        self.debug.write_memory(self.process, address, data)
 
 
 def emulation_refusal(insn: Insn) -> str | None:
@@ -91,7 +92,8 @@ def emulation_refusal(insn: Insn) -> str | None:
                "(push/pop of the frame pointer, push reg, enter, leave, ret, jmp/jcc/call rel, nop)"
     if 0x66 in insn.prefixes and rule.name != "nop":
         return f"{insn}: operand-size prefix (16-bit stack operation) is not emulated"
-    if rule.name == "push_reg" and canonical_register(insn.operands[0].reg, insn.arch) not in _GPRS[insn.arch]:
+    reg = insn.operands[0].reg if rule.name == "push_reg" else None
+    if reg is not None and canonical_register(reg, insn.arch) not in _GPRS[insn.arch]:
         return f"{insn}: push of segment register {insn.operands[0].reg} is not emulated (its " \
                "store width is model-specific, SDM Vol. 2B PUSH)"
     if rule.name == "enter" and insn.operands[1].imm & 0x1F:

@@ -16,7 +16,8 @@ from .test_samples_run import SAMPLES
 @pytest.mark.parametrize("n", [0, 1, 5, 12])
 def test_fib_entry_and_return_counts_with_emulation(arch, strategy, n):
     binary = str(SAMPLES / arch / "fib")
-    probed = Sandbox(probes=["uprobe:fib:fib", "uretprobe:fib:fib"], strategy=strategy).run([binary, str(n)])
+    probed = Sandbox(probes=["uprobe:fib:fib", "uretprobe:fib:fib"],
+                     strategy=strategy).run([binary, str(n)])
     calls = 2 * fibonacci(n + 1) - 1
     assert probed.hits == {"uprobe:fib:fib": calls, "uretprobe:fib:fib": calls}
     assert probed.stdout == f"fib({n}) = {fibonacci(n)}\n".encode() and probed.exit_code == 0
@@ -31,7 +32,8 @@ def test_emulate_refuses_an_instruction_it_does_not_emulate(arch):
     # fib+8 (i386: mov 0x8(%ebp),%eax) and fib+7 (x86_64: cmp $0x1,%edi) are plain instructions.
     offset = 8 if arch == "i386" else 7
     with pytest.raises(InstrumenterError, match="not an instruction the emulate strategy takes"):
-        Sandbox(probes=[f"uprobe:fib:fib+{offset}"], strategy="emulate").run([str(SAMPLES / arch / "fib"), "3"])
+        Sandbox(probes=[f"uprobe:fib:fib+{offset}"],
+                strategy="emulate").run([str(SAMPLES / arch / "fib"), "3"])
 
 
 @pytest.mark.e2e

@@ -49,8 +49,8 @@ def shapes(arch: str):
 def states(draw, arch: str):
     bits = arch_named(arch).bits
     word = bits // 8
-    regs = {name: draw(st.integers(0, (1 << bits) - 1), label=name) for name in gpr_names(arch_named(arch))
-            if name not in ("esp", "rsp")}
+    regs = {name: draw(st.integers(0, (1 << bits) - 1), label=name)
+            for name in gpr_names(arch_named(arch)) if name not in ("esp", "rsp")}
     # SP and BP inside the stack page, word aligned, with room for ret imm16 and enter.
     sp = USER_STACK + 0x100 + word * draw(st.integers(0, (0x800 - 0x100) // word))
     regs["esp" if arch == "i386" else "rsp"] = sp
