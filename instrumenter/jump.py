@@ -36,23 +36,53 @@ from .policy import InsnClass, classify, patched_range_conflict
 from .relocate import relocate
 
 INT3 = b"\xcc"
+PROT_EXEC = 4
+MAX_PATCH = 4 + 15        # the longest jump patch: 4 one-byte instructions and a 15-byte one
 BODY_SLOT = 256           # relocated covered instructions (at most 5) and the jump back
 PART_SLOT = 160           # one hook part and its jump onward
+
+
+@dataclass
+class FunctionCode:
+    """A function's instructions decoded once (unpatched bytes), and every address its
+    instructions refer to — what the per-site checks look up instead of re-decoding."""
+    insns: list[Insn]
+    index: dict[int, int]                   # instruction address -> position in insns
+    refs: dict[int, list[Insn]]             # branch/RIP/return-address target -> who refers
+    indirect_jump: Insn | None
+
+
+def analyse(code: bytes, function_start: int, arch: str) -> FunctionCode:
+    insns, offset = [], 0
+    while offset < len(code):
+        insn = decode(code[offset:], function_start + offset, arch)
+        insns.append(insn)
+        offset += insn.length
+    refs: dict[int, list[Insn]] = {}
+    indirect = None
+    for insn in insns:
+        targets = (insn.rip_target, insn.branch_target,
+                   insn.next_address if "call" in insn.groups else None)
+        for target in targets:
+            if target is not None:
+                refs.setdefault(target, []).append(insn)
+        if indirect is None and classify(insn).cls is InsnClass.JMP_INDIRECT:
+            indirect = insn
+    return FunctionCode(insns, {i.address: n for n, i in enumerate(insns)}, refs, indirect)
 
 
 def qualify(code: bytes, function_start: int, function_name: str, address: int,
             arch: str) -> list[Insn]:
     """The instructions a 5-byte jump at `address` would cover, or InstrumenterError saying
     why the site does not qualify. `code` is the whole function, unpatched."""
-    insns, offset = [], 0
-    while offset < len(code):
-        insn = decode(code[offset:], function_start + offset, arch)
-        insns.append(insn)
-        offset += insn.length
+    return qualify_in(analyse(code, function_start, arch), function_name, address)
+
+
+def qualify_in(fc: FunctionCode, function_name: str, address: int) -> list[Insn]:
+    if address not in fc.index:
+        raise InstrumenterError(f"{address:#x} is not an instruction boundary in {function_name}")
     covered, size = [], 0
-    for insn in insns:
-        if insn.address < address:
-            continue
+    for insn in fc.insns[fc.index[address]:]:
         if size >= REL_JUMP_LEN:
             break
         covered.append(insn)
@@ -68,13 +98,14 @@ def qualify(code: bytes, function_start: int, function_name: str, address: int,
         if insn is not covered[-1] and insn.base_mnemonic in ("jmp", "ret"):
             raise InstrumenterError(f"{insn} under the jump does not fall through: the bytes "
                                     "after it are reached only by jumps")
-    for insn in insns:
-        if classify(insn).cls is InsnClass.JMP_INDIRECT:
-            raise InstrumenterError(f"{insn} in {function_name}: an indirect jump (jump "
-                                    "table?) might land inside the patched bytes")
-        conflict = patched_range_conflict(insn, address, end)
-        if conflict is not None:
-            raise InstrumenterError(f"{conflict} ({address:#x}..{end:#x})")
+    if fc.indirect_jump is not None:
+        raise InstrumenterError(f"{fc.indirect_jump} in {function_name}: an indirect jump (jump "
+                                "table?) might land inside the patched bytes")
+    for target in range(address, end):
+        for insn in fc.refs.get(target, ()):
+            conflict = patched_range_conflict(insn, address, end)
+            if conflict is not None:
+                raise InstrumenterError(f"{conflict} ({address:#x}..{end:#x})")
     return covered
 
 
@@ -120,6 +151,7 @@ class JumpSite:
     end: int
     body: int                                   # relocated covered instructions
     entry: int                                  # where the site's jump goes (first part)
+    at_entry: bool = False                      # a function's first instruction (flags dead)
     hooks: list = field(default_factory=list)   # Python hooks(thread, address)
     python_part: int | None = None              # the int3 part's address, once there is one
 
@@ -134,6 +166,7 @@ class JumpProbes:
         self.data: dict[int, NativeData] = {}
         self.expected: dict[int, dict[int, set]] = {}          # id(space) -> address -> kinds
         self.natives = NativeCollector(session)
+        self.functions: dict[tuple[int, int], tuple[object, FunctionCode]] = {}
         # id(space) -> (space, the process it belongs to): holding the space keeps its id from
         # being reused by a new space while tables are keyed by it; forget() lets it go.
         self.owners: dict[int, tuple[object, object]] = {}
@@ -155,13 +188,17 @@ class JumpProbes:
     def _new_site(self, process, address: int, owner: str) -> JumpSite:
         arch = process.machine.arch.name
         store = self.trampolines.store_for(process)
-        validate_site(process, address, store.original_bytes)
         function = process.image.symbols.function_at(address) if process.image else None
+        vma = process.vm.vma_at(address)
+        if function is None or vma is None or not vma.perms & PROT_EXEC:
+            validate_site(process, address, store.original_bytes)   # its one-line errors
         if function is None:
             raise InstrumenterError(f"{address:#x}: no function symbol, so no way to prove that "
                                     "no branch lands inside the patched bytes")
-        code = store.original_bytes(function.addr, function.size)
-        covered = qualify(code, function.addr, function.name, address, arch)
+        fc = self._function_code(process, function, store)
+        if address not in fc.index:
+            validate_site(process, address, store.original_bytes)   # "not an instruction boundary"
+        covered = qualify_in(fc, function.name, address)
         end = covered[-1].next_address
         self._check_no_other_probe(process, store, address, end)
         self._check_threads(process, address, end)
@@ -173,22 +210,36 @@ class JumpProbes:
         if len(code) > BODY_SLOT:
             raise InstrumenterError(f"{address:#x}: relocated code of {len(code)} bytes")
         xol.write(body, code)
-        site = self.sites[(id(process.space), address)] = JumpSite(address, end, body, body)
+        site = self.sites[(id(process.space), address)] = JumpSite(address, end, body, body,
+                                                                 at_entry=address == function.addr)
         store.insert(address, self._patch(site, arch), owner)
         self.owners.setdefault(id(process.space), (process.space, process))
         return site
 
     def _check_no_other_probe(self, process, store, start: int, end: int) -> None:
-        for other in store.sites.values():
-            if other.address < end and start < other.address + len(other.patch):
+        # A patch that overlaps [start, end) starts at most MAX_PATCH bytes before it.
+        for address in range(start - MAX_PATCH, end):
+            other = store.sites.get(address)
+            if other is not None and start < address + len(other.patch):
                 raise InstrumenterError(f"{start:#x}: the patch at {other.address:#x} "
                                         f"({other.owners[0]}) lies under the jump's bytes")
-        for address, kinds in self.expected.get(id(process.space), {}).items():
-            if start < address < end:
+        planned = self.expected.get(id(process.space), {})
+        for address in range(start + 1, end):
+            if address in planned:
                 raise InstrumenterError(f"{start:#x}: another probe at {address:#x} lies under "
                                         "the jump's bytes")
-            if address == start and "uretprobe" in kinds:
-                raise InstrumenterError(f"{start:#x}: a uretprobe needs its int3 here")
+        if "uretprobe" in planned.get(start, ()):
+            raise InstrumenterError(f"{start:#x}: a uretprobe needs its int3 here")
+
+    def _function_code(self, process, function, store) -> FunctionCode:
+        """Decoded once per function of an image (its unpatched bytes never change)."""
+        key = (id(process.image), function.addr)
+        cached = self.functions.get(key)
+        if cached is None or cached[0] is not process.image:
+            code = store.original_bytes(function.addr, function.size)
+            cached = self.functions[key] = (process.image, analyse(code, function.addr,
+                                                                   process.machine.arch.name))
+        return cached[1]
 
     def _check_threads(self, process, start: int, end: int) -> None:
         """A thread stopped strictly inside the covered bytes would resume in the middle of
@@ -224,7 +275,7 @@ class JumpProbes:
             slot = new_slot(self._data_for(process, site.address), hook, site.address,
                             process.machine.arch.word,
                             self.session.kernel.symbolize(process, site.address))
-            code = emit_part(slot, part, site.entry, arch)
+            code = emit_part(slot, part, site.entry, arch, flags_live=not site.at_entry)
             self.natives.add(process, slot)
         xol.write(part, code)
         site.entry = part

@@ -15,10 +15,11 @@ detection, as on real CPUs where it flushes the pipeline), so every hit would re
 trampoline. They live in a separate read/write data mapping near the code instead
 (x86-64: within ±2 GiB, so the trampoline addresses them RIP-relative).
 
-Stack use: every part first moves the stack pointer 128 bytes down with `lea` (flags
-untouched) — the x86-64 red zone (psABI 3.2.2) that a leaf function may be using — then saves
-EFLAGS with pushf (inc/add/cmp change them) and its scratch registers. i386 has no red zone;
-the same shape is kept so that both architectures' parts read alike.
+Stack use: a part first moves the stack pointer 128 bytes down with `lea` (flags untouched) —
+the x86-64 red zone (psABI 3.2.2) that a leaf function may be using — then saves the status
+flags (SAVE_FLAGS: inc/add/cmp change them) and its scratch registers. i386 has no red zone;
+the same shape is kept so that both architectures' parts read alike. A count at a function's
+entry needs none of it (emit_part, flags_live).
 
 Per process: fork copies the data pages with the rest of the memory, so a child starts with the
 parent's counts and undrained records; `NativeCollector.fork` zeroes the child's copies (the
@@ -124,21 +125,49 @@ def new_slot(data: NativeData, hook: NativeHit, site: int, word: int, name: str)
 
 
 # ---- the guest's code (Intel SDM Vol. 2 encodings) ---------------------------------------
-def emit_part(slot: NativeSlot, address: int, next_address: int, arch: str) -> bytes:
-    """The trampoline part for `slot` placed at `address`, ending with a jump to next_address."""
+def emit_part(slot: NativeSlot, address: int, next_address: int, arch: str, *,
+              flags_live: bool = True) -> bytes:
+    """The trampoline part for `slot` placed at `address`, ending with a jump to next_address.
+
+    flags_live=False (a probe at a function's entry): the psABIs give the status flags no role
+    in the calling sequence and do not preserve them across calls (System V AMD64 psABI 3.2.1,
+    i386 psABI 2.2), so no code may expect them to survive into a callee: a count is then one
+    locked instruction (two on i386) and nothing needs saving — not even the stack is touched.
+    """
     e = Emitter(address, arch)
+    if slot.spec.kind == "count" and not flags_live:
+        _increment64(e, slot.counter, arch)
+        e.jump(next_address, "fallthrough")
+        return bytes(e.code)
     e.lea_sp(-RED_ZONE)
-    e.raw(b"\x9c")                                            # pushf
+    e.raw(SAVE_FLAGS)
     if slot.spec.kind == "count":
         _increment64(e, slot.counter, arch)
     elif arch == "x86_64":
         _append_args_x86_64(e, slot)
     else:
         _append_args_i386(e, slot)
-    e.raw(b"\x9d")                                            # popf
+    e.raw(RESTORE_FLAGS)
     e.lea_sp(RED_ZONE)
     e.jump(next_address, "fallthrough")
     return bytes(e.code)
+
+
+# The status flags (the only ones inc/add/xadd/cmp change) saved without pushf/popf: popf may
+# change TF and IF, so the emulator ends its translation block after every popf and leaves the
+# generated code — about as costly as the rest of the hit. lahf copies SF ZF AF PF CF into AH
+# and seto keeps OF in AL (SDM Vol. 2A, LAHF; Vol. 2B, SETcc); restoring, `add al, 0x7f`
+# overflows exactly when AL was 1, which sets OF back, and sahf restores the other five. The
+# same technique as DynamoRIO's and Pin's inlined instrumentation. The flag image is kept on the
+# stack (push/pop change no flag), so the action may use (e/r)ax freely.
+SAVE_FLAGS = (b"\x50"              # push (e/r)ax
+              b"\x9f"              # lahf
+              b"\x0f\x90\xc0"      # seto al
+              b"\x50")             # push (e/r)ax: the flag image
+RESTORE_FLAGS = (b"\x58"           # pop (e/r)ax: the flag image
+                 b"\x04\x7f"       # add al, 0x7f: OF = (al == 1)
+                 b"\x9e"           # sahf
+                 b"\x58")          # pop (e/r)ax
 
 
 def _increment64(e: Emitter, counter: int, arch: str) -> None:
@@ -166,7 +195,7 @@ def _append_args_x86_64(e: Emitter, slot: NativeSlot) -> None:
     """rax = lock xadd [index], 1; if rax < capacity: store the argument registers at
     array + rax*N*8 (through r11, which passes no argument); else lock inc [dropped]."""
     spec = slot.spec
-    e.raw(b"\x50\x41\x53")                                    # push rax; push r11
+    e.raw(b"\x41\x53")                                        # push r11
     e.raw(b"\xb8\x01\x00\x00\x00")                            # mov eax, 1
     _rip(e, b"\xf0\x48\x0f\xc1\x05", slot.counter)            # lock xadd [rip+d], rax
     e.raw(b"\x48\x3d" + struct.pack("<i", spec.capacity))     # cmp rax, capacity
@@ -183,18 +212,18 @@ def _append_args_x86_64(e: Emitter, slot: NativeSlot) -> None:
     e.raw(b"\x73" + bytes((body_and_jump,)))                  # jae full
     e.raw(body + b"\xeb" + bytes((len(full) + 4,)))           # jmp done
     _rip(e, full, slot.dropped)
-    e.raw(b"\x41\x5b\x58")                                    # done: pop r11; pop rax
+    e.raw(b"\x41\x5b")                                        # done: pop r11
 
 
 def _append_args_i386(e: Emitter, slot: NativeSlot) -> None:
     """The same with eax/ecx; arguments are copied from the caller's stack with push/pop
     (a push through [esp+d] computes its address before esp moves: SDM Vol. 2B, PUSH)."""
     spec = slot.spec
-    e.raw(b"\x50\x51")                                        # push eax; push ecx
+    e.raw(b"\x51")                                            # push ecx
     e.raw(b"\xb8\x01\x00\x00\x00")                            # mov eax, 1
     e.raw(b"\xf0\x0f\xc1\x05" + struct.pack("<I", slot.counter))   # lock xadd [index], eax
     e.raw(b"\x3d" + struct.pack("<I", spec.capacity))         # cmp eax, capacity
-    # At this point esp = entry esp - 128 - 12 (flags, eax, ecx); [entry esp] is the return
+    # At this point esp = entry esp - 128 - 12 (eax, flag image, ecx); [entry esp] is the return
     # address, so argument i is at [esp + 140 + 4 + 4i].
     body = b"\x6b\xc0" + bytes((4 * spec.nargs,))             # imul eax, eax, N*4
     body += b"\x8d\x88" + struct.pack("<I", slot.array)       # lea ecx, [eax + array]
@@ -206,7 +235,7 @@ def _append_args_i386(e: Emitter, slot: NativeSlot) -> None:
     e.raw(b"\x73" + bytes((len(body) + 2,)))                  # jae full
     e.raw(body + b"\xeb" + bytes((len(full),)))               # jmp done
     e.raw(full)
-    e.raw(b"\x59\x58")                                        # done: pop ecx; pop eax
+    e.raw(b"\x59")                                            # done: pop ecx
 
 
 # ---- reading it back ---------------------------------------------------------------------

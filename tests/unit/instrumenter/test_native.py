@@ -102,3 +102,18 @@ def test_args_appends_records_and_counts_drops_when_full(arch):
     stored = struct.unpack(f"<6{fmt[1]}", m.mem.read(DATA + 16, 6 * word))
     assert (min(index, spec.capacity), dropped) == (2, 1)
     assert [stored[0:3], stored[3:6]] == records[:2]
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_count_at_a_function_entry_is_one_locked_instruction_and_touches_no_stack(arch):
+    slot = _slot(NativeSpec("count"))
+    code = emit_part(slot, CODE, AFTER, arch, flags_live=False)
+    first = decode(code, CODE, arch)
+    assert first.mnemonic.startswith("lock")
+    m = _machine(arch, slot)
+    m.mem.write(CODE, code)
+    gpr, _, stack = _state(m, arch)
+    _run(m)
+    assert struct.unpack("<Q", m.mem.read(DATA, 8))[0] == 1
+    after_gpr, _, after_stack = _state(m, arch)
+    assert (after_gpr, after_stack) == (gpr, stack)     # only the (dead) status flags may change
