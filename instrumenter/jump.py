@@ -30,7 +30,7 @@ from kernel_model.proc import ZOMBIE
 from .decode import Insn, decode
 from .emit import REL_JUMP_LEN, rel32
 from .errors import InstrumenterError
-from .native import NativeCollector, NativeData, emit_part, new_slot
+from .native import NativeCollector, NativeData, emit_part, new_slot, status_flags_dead
 from .placement import validate_site
 from .policy import InsnClass, classify, patched_range_conflict
 from .relocate import relocate
@@ -151,7 +151,7 @@ class JumpSite:
     end: int
     body: int                                   # relocated covered instructions
     entry: int                                  # where the site's jump goes (first part)
-    at_entry: bool = False                      # a function's first instruction (flags dead)
+    flags_dead: bool = False                    # status flags overwritten before any read
     hooks: list = field(default_factory=list)   # Python hooks(thread, address)
     python_part: int | None = None              # the int3 part's address, once there is one
 
@@ -210,8 +210,8 @@ class JumpProbes:
         if len(code) > BODY_SLOT:
             raise InstrumenterError(f"{address:#x}: relocated code of {len(code)} bytes")
         xol.write(body, code)
-        site = self.sites[(id(process.space), address)] = JumpSite(address, end, body, body,
-                                                                 at_entry=address == function.addr)
+        site = self.sites[(id(process.space), address)] = JumpSite(
+            address, end, body, body, flags_dead=status_flags_dead(fc.insns[fc.index[address]:]))
         store.insert(address, self._patch(site, arch), owner)
         self.owners.setdefault(id(process.space), (process.space, process))
         return site
@@ -275,7 +275,7 @@ class JumpProbes:
             slot = new_slot(self._data_for(process, site.address), hook, site.address,
                             process.machine.arch.word,
                             self.session.kernel.symbolize(process, site.address))
-            code = emit_part(slot, part, site.entry, arch, flags_live=not site.at_entry)
+            code = emit_part(slot, part, site.entry, arch, flags_live=not site.flags_dead)
             self.natives.add(process, slot)
         xol.write(part, code)
         site.entry = part

@@ -28,6 +28,10 @@ that produced it. A vfork child shares the parent's memory, so its hits count fo
 """
 import struct
 from dataclasses import dataclass, field
+from functools import lru_cache
+
+import capstone
+from capstone import x86_const as X
 
 from .context import X86_64_ARGUMENT_REGISTERS, ProbeContext
 from .emit import RED_ZONE, REG_NUMBERS, Emitter
@@ -129,10 +133,9 @@ def emit_part(slot: NativeSlot, address: int, next_address: int, arch: str, *,
               flags_live: bool = True) -> bytes:
     """The trampoline part for `slot` placed at `address`, ending with a jump to next_address.
 
-    flags_live=False (a probe at a function's entry): the psABIs give the status flags no role
-    in the calling sequence and do not preserve them across calls (System V AMD64 psABI 3.2.1,
-    i386 psABI 2.2), so no code may expect them to survive into a callee: a count is then one
-    locked instruction (two on i386) and nothing needs saving — not even the stack is touched.
+    flags_live=False (status_flags_dead proved that the code after the site overwrites the
+    status flags before anything reads them): a count is then one locked instruction (two on
+    i386) and nothing needs saving — not even the stack is touched.
     """
     e = Emitter(address, arch)
     if slot.spec.kind == "count" and not flags_live:
@@ -151,6 +154,43 @@ def emit_part(slot: NativeSlot, address: int, next_address: int, arch: str, *,
     e.lea_sp(RED_ZONE)
     e.jump(next_address, "fallthrough")
     return bytes(e.code)
+
+
+# ---- status-flag liveness ---------------------------------------------------------------
+_FLAG_NAMES = ("OF", "SF", "ZF", "AF", "PF", "CF")
+_READS = sum(getattr(X, f"X86_EFLAGS_{kind}_{f}") for kind in ("TEST", "PRIOR") for f in _FLAG_NAMES)
+_WRITES = {f: sum(getattr(X, f"X86_EFLAGS_{kind}_{f}") for kind in ("MODIFY", "RESET", "SET",
+                                                                     "UNDEFINED")
+                  if hasattr(X, f"X86_EFLAGS_{kind}_{f}")) for f in _FLAG_NAMES}
+# Read the flags without capstone saying so (it lists no TEST bits for them).
+_IMPLICIT_READERS = frozenset({"pushf", "pushfd", "pushfq", "lahf"})
+_LEAVES = frozenset({"jump", "call", "ret", "int", "iret", "branch_relative"})   # loop/jecxz too
+
+
+@lru_cache(maxsize=None)
+def _flag_effects(raw: bytes, arch: str) -> int:
+    cs = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_32 if arch == "i386" else capstone.CS_MODE_64)
+    cs.detail = True
+    return next(cs.disasm(raw, 0)).eflags
+
+
+def status_flags_dead(insns) -> bool:
+    """Whether the straight-line code `insns` (from the probe site on) writes all six status
+    flags before any instruction reads one — a liveness scan as DynamoRIO's and Pin's inline
+    instrumentation does, so an action may clobber them without saving. Anything that leaves
+    the straight line (branch, call, return, interrupt) or the end of the code: live."""
+    written = set()
+    for insn in insns:
+        if insn.base_mnemonic in _IMPLICIT_READERS or insn.groups & _LEAVES \
+                or insn.branch_target is not None:
+            return False
+        effects = _flag_effects(insn.raw, insn.arch)
+        if effects & _READS:
+            return False
+        written |= {f for f, bits in _WRITES.items() if effects & bits}
+        if len(written) == len(_FLAG_NAMES):
+            return True
+    return False
 
 
 # The status flags (the only ones inc/add/xadd/cmp change) saved without pushf/popf: popf may

@@ -105,7 +105,7 @@ def test_args_appends_records_and_counts_drops_when_full(arch):
 
 
 @pytest.mark.parametrize("arch", ARCHES)
-def test_count_at_a_function_entry_is_one_locked_instruction_and_touches_no_stack(arch):
+def test_count_where_the_flags_are_dead_is_one_locked_instruction_and_touches_no_stack(arch):
     slot = _slot(NativeSpec("count"))
     code = emit_part(slot, CODE, AFTER, arch, flags_live=False)
     first = decode(code, CODE, arch)
@@ -117,3 +117,27 @@ def test_count_at_a_function_entry_is_one_locked_instruction_and_touches_no_stac
     assert struct.unpack("<Q", m.mem.read(DATA, 8))[0] == 1
     after_gpr, _, after_stack = _state(m, arch)
     assert (after_gpr, after_stack) == (gpr, stack)     # only the (dead) status flags may change
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("source,dead", [
+    ("push {bp}; mov {bp}, {sp}; sub {sp}, 16", True),         # sub writes all six first
+    ("push {bp}; cmp eax, 1; ja out; out: ret", True),
+    ("push {bp}; inc eax; cmp eax, 1", True),                 # inc leaves CF, cmp writes it
+    ("inc eax; jc out; cmp eax, 1; out: ret", False),         # CF read before written
+    ("push {bp}; adc eax, 1", False),                         # adc reads CF
+    ("pushf; cmp eax, 1", False),                             # pushf reads them all
+    ("push {bp}; call out; out: cmp eax, 1", False),          # leaves the straight line
+    ("push {bp}; mov {bp}, {sp}", False),                     # the end: assume live
+    ("loop out; add eax, 0; out: ret", False),                # loop may skip the add
+])
+def test_status_flags_are_dead_only_when_overwritten_before_any_read(arch, source, dead):
+    from instrumenter.native import status_flags_dead
+    from tests.unit.emu.guest import asm
+    bp, sp = ("ebp", "esp") if arch == "i386" else ("rbp", "rsp")
+    code = asm(source.format(bp=bp, sp=sp), arch, CODE)
+    insns, offset = [], 0
+    while offset < len(code):
+        insns.append(decode(code[offset:], CODE + offset, arch))
+        offset += insns[-1].length
+    assert status_flags_dead(insns) is dead
