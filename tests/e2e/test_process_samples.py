@@ -10,7 +10,6 @@ native run's (otherwise the expectation, not trapline, is stale).
 from __future__ import annotations
 
 import re
-
 import shutil
 from pathlib import Path
 
