@@ -4,11 +4,11 @@ A random straight-line sequence of instructions, generated from the policy forms
 templates as the relocation property), sits at the start of a function; a probe goes on its
 first instruction with each strategy — int3 trampoline, jump with a Python action, jump with
 the native count (with the site at the function's entry and one instruction in; the count
-skips saving the flags where the code after the site overwrites them first) — and the probed run is compared with the unprobed one from the
-same registers, flags and memory: same exit (trap or fault, at the same ORIGINAL address), same
-registers, same defined flags, same memory apart from the probe's own (the patched bytes, the
-XOL and native-data pages, stack below the red zone for the flag-saving part). The probe must
-also have seen exactly one hit.
+skips saving the flags where the code after the site overwrites them first) — and the
+probed run is compared with the unprobed one from the same registers, flags and memory:
+same exit (trap or fault, at the same ORIGINAL address), same registers, same defined flags,
+same memory apart from the probe's own (the patched bytes, the XOL and native-data pages,
+stack below the red zone for the flag-saving part). The probe must have seen exactly one hit.
 
 The process and kernel are minimal stand-ins: a Machine, a debug interface that maps pages
 and keeps breakpoint handlers, and a loop that hands int3 traps to those handlers as the
