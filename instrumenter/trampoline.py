@@ -71,6 +71,19 @@ class TrampolineProbes:
         store.insert(address, INT3, owner)
         return site
 
+    def remove(self, process, address: int, hook, owner: str) -> None:
+        """Take one hook off a site; the last one restores the original bytes exactly. The
+        trampoline stays in its XOL slot: a thread may still be running through it."""
+        key = (id(process.space), address)
+        site = self.sites.get(key)
+        if site is None or hook not in site.hooks:
+            raise InstrumenterError(f"no probe {owner} at {address:#x}")
+        site.hooks.remove(hook)
+        self.store_for(process).remove(address, owner)
+        if not site.hooks:
+            del self.sites[key]
+            self.debug.unregister_breakpoint(process.space, address)
+
     def _on_hit(self, frame, thread) -> bool:
         """The kernel breakpoint handler: report, then send the thread to the trampoline."""
         address = frame.ip - 1
@@ -92,6 +105,7 @@ class TrampolineProbes:
             store = self.stores[cid] = BreakpointStore(self.debug, child)
             store.sites = {a: type(s)(s.address, s.original, s.patch, list(s.owners))
                            for a, s in self.stores[pid].sites.items()}
+            store._addresses = list(self.stores[pid]._addresses)
         if pid in self.xols:
             xol = self.xols[pid]
             clone = XolArea.__new__(XolArea)
