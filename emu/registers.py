@@ -4,7 +4,7 @@ UNICORN_FACTS.md: the binding's reg_read/reg_write cost ~1.9 µs each, raw `ucli
 and a raw batch of 7 registers ~1.5 µs. Trap dispatch and syscalls use `RawRegisters`.
 """
 import ctypes
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 
 from unicorn import x86_const as X
 from unicorn.unicorn_py3.unicorn import uclib
@@ -94,11 +94,3 @@ class RawRegister:
     def write(self, value: int) -> None:
         self._v.value = value
         uclib.uc_reg_write(self._h, self._id, self._p)
-
-
-def register_file_names(arch: Arch) -> tuple[str, ...]:
-    return gpr_names(arch) + (arch.pc, arch.flags)
-
-
-def regfile_fields() -> tuple[str, ...]:
-    return tuple(f.name for f in fields(RegisterFile))

@@ -5,7 +5,7 @@ Machine, and runs it until it blocks, exits, makes a call that must run outside 
 faults, or — while another thread is runnable — uses up its quantum.
 """
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from emu import exits
 
@@ -68,7 +68,6 @@ class KernelConfig:
     quantum: int = DEFAULT_QUANTUM
     max_tasks: int = 256          # processes + threads alive at once (fork bombs get EAGAIN)
     max_insns: int = 0            # 0: no instruction budget
-    extra: dict = field(default_factory=dict)
 
 
 class Kernel:
@@ -407,9 +406,6 @@ class Kernel:
         exit_process(self, proc, status)
         if self.in_hook and machine is not None:
             machine.stop()
-
-    def exit_status_of(self, proc: Process) -> int | None:
-        return proc.exit_status
 
 
 def wait_status_exit_code(status: int) -> int:

@@ -4,22 +4,12 @@ Values are Linux's (include/uapi/asm-generic/fcntl.h, uapi/linux/stat.h, dirent.
 i386 and x86-64, spelled out so that the host's `os` module never decides what the guest sees.
 """
 
-# open(2) flags (asm-generic/fcntl.h; x86 uses the generic values).
-O_ACCMODE = 0o3
-O_RDONLY = 0o0
-O_WRONLY = 0o1
-O_RDWR = 0o2
-O_CREAT = 0o100
-O_EXCL = 0o200
-O_NOCTTY = 0o400
-O_TRUNC = 0o1000
-O_APPEND = 0o2000
-O_NONBLOCK = 0o4000
-O_DIRECTORY = 0o200000
-O_NOFOLLOW = 0o400000
-O_CLOEXEC = 0o2000000
-O_PATH = 0o10000000
-O_TMPFILE_BIT = 0o20000000      # __O_TMPFILE; O_TMPFILE = __O_TMPFILE | O_DIRECTORY
+# open(2) flags: one table for the whole kernel (kernel_model/flags.py).
+from ..flags import (O_ACCMODE, O_APPEND, O_CLOEXEC, O_CREAT, O_DIRECTORY, O_EXCL,  # noqa: F401
+                     O_NOCTTY, O_NOFOLLOW, O_NONBLOCK, O_PATH, O_RDONLY, O_RDWR, O_TMPFILE,
+                     O_TRUNC, O_WRONLY)
+
+O_TMPFILE_BIT = O_TMPFILE & ~O_DIRECTORY      # __O_TMPFILE; O_TMPFILE = __O_TMPFILE | O_DIRECTORY
 
 SEEK_SET, SEEK_CUR, SEEK_END, SEEK_DATA, SEEK_HOLE = 0, 1, 2, 3, 4
 

@@ -3,22 +3,16 @@ import struct
 
 from ... import errno as E
 from ...errno import GuestErrno
+from ...flags import (F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_GETFL, F_GETLK, F_GETLK64, F_GETOWN,
+                      F_SETFD, F_SETFL, F_SETLK, F_SETLK64, F_SETLKW, F_SETLKW64, F_SETOWN, FASYNC,
+                      FD_CLOEXEC, FIOCLEX, FIONBIO, FIONCLEX, FIONREAD, O_ACCMODE, O_APPEND,
+                      O_DIRECT, O_NOATIME, O_NONBLOCK, O_RDWR, O_WRONLY, SEEK_CUR, SEEK_END,
+                      SEEK_SET)
 from ..registry import syscall
 
-SEEK_SET, SEEK_CUR, SEEK_END = 0, 1, 2
 IOV_MAX = 1024
 MAX_RW = 0x7FFFF000          # Linux MAX_RW_COUNT: larger transfers are truncated, not refused
-
-F_DUPFD, F_GETFD, F_SETFD, F_GETFL, F_SETFL = 0, 1, 2, 3, 4
-F_GETLK, F_SETLK, F_SETLKW = 5, 6, 7
-F_GETLK64, F_SETLK64, F_SETLKW64 = 12, 13, 14          # i386 fcntl64
-F_SETOWN, F_GETOWN, F_DUPFD_CLOEXEC = 8, 9, 1030
-FD_CLOEXEC = 1
-O_ACCMODE, O_APPEND, O_NONBLOCK = 0o3, 0o2000, 0o4000
-SETFL_MASK = O_APPEND | O_NONBLOCK | 0o20000 | 0o40000 | 0o1000000    # + O_ASYNC, O_DIRECT, O_NOATIME
-O_WRONLY, O_RDWR = 1, 2
-
-FIONBIO, FIOCLEX, FIONCLEX, FIONREAD = 0x5421, 0x5451, 0x5450, 0x541B
+SETFL_MASK = O_APPEND | O_NONBLOCK | FASYNC | O_DIRECT | O_NOATIME     # what F_SETFL may change
 
 
 def _readable(f) -> None:

@@ -10,10 +10,8 @@ from ...errno import GuestErrno
 from ...fsview import fs_view as process_view
 from ..registry import syscall
 
-AT_FDCWD = -100
-AT_SYMLINK_NOFOLLOW, AT_REMOVEDIR, AT_SYMLINK_FOLLOW, AT_EMPTY_PATH = 0x100, 0x200, 0x400, 0x1000
-O_CREAT, O_WRONLY, O_TRUNC, O_CLOEXEC, O_DIRECTORY = 0o100, 0o1, 0o1000, 0o2000000, 0o200000
-O_LARGEFILE_I386 = 0o100000
+from ...flags import (AT_FDCWD, AT_REMOVEDIR, AT_SYMLINK_FOLLOW, AT_SYMLINK_NOFOLLOW, O_CLOEXEC,
+                      O_CREAT, O_LARGEFILE, O_TRUNC, O_WRONLY)
 RENAME_NOREPLACE = 1
 
 
@@ -35,7 +33,7 @@ def base_dir(ctx, dirfd: int, path: bytes) -> bytes:
 def _open(ctx, dirfd, pathname, flags, mode):
     path = ctx.read_path(pathname)
     if ctx.abi == "x86_64":
-        flags |= O_LARGEFILE_I386        # implied on 64-bit (fcntl F_GETFL shows it)
+        flags |= O_LARGEFILE        # implied on 64-bit (fcntl F_GETFL shows it)
     f = ctx.kernel.fs.open(path, flags & ~O_CLOEXEC, mode & ~ctx.proc.umask & 0o7777,
                            base_dir(ctx, dirfd, path), fs_view(ctx))
     return ctx.proc.fds.install(f, cloexec=bool(flags & O_CLOEXEC))

@@ -9,7 +9,8 @@ import struct
 from ... import errno as E
 from ...errno import GuestErrno
 from ..registry import syscall
-from .paths import AT_EMPTY_PATH, AT_FDCWD, AT_SYMLINK_NOFOLLOW, base_dir, fs_view
+from ...flags import AT_EMPTY_PATH, AT_FDCWD, AT_SYMLINK_NOFOLLOW
+from .paths import base_dir, fs_view
 
 STAT_X86_64 = struct.Struct("<QQQIIIIQqqqqQqQqQ24x")
 STAT64_I386 = struct.Struct("<Q4xIIIIIQ4xqIQIIIIIIQ")

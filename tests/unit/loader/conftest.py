@@ -1,7 +1,6 @@
 """Fixtures: the sample binaries (or stand-ins built with zig when they are not built yet)."""
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +15,6 @@ FALLBACK_SOURCE = {
     "fib": ("__attribute__((noinline)) unsigned long fib(unsigned n)"
             "{return n<2?n:fib(n-1)+fib(n-2);}\nint main(void){return (int)(fib(20)&1);}\n"),
 }
-BUSYBOX_CANDIDATES = (Path("/tmp/deb/x/bin/busybox"),)  # where a developer unpacked the .deb
 
 
 def _zig_build(source: Path, target: str, out: Path) -> None:
@@ -47,27 +45,12 @@ def sample_binary(tmp_path_factory):
     return get
 
 
-def _download_busybox(dest: Path) -> Path | None:
-    """Debian's busybox-static through apt, the way the e2e setup gets it."""
-    if not shutil.which("apt-get") or not shutil.which("dpkg-deb"):
-        return None
-    try:
-        subprocess.run(["apt-get", "download", "busybox-static"], cwd=dest, check=True, capture_output=True,
-                       timeout=300)
-        deb = next(dest.glob("busybox-static_*.deb"))
-        subprocess.run(["dpkg-deb", "-x", str(deb), str(dest / "x")], check=True, capture_output=True, timeout=120)
-    except (subprocess.SubprocessError, OSError, StopIteration):
-        return None
-    found = dest / "x" / "bin" / "busybox"
-    return found if found.is_file() else None
-
-
 @pytest.fixture(scope="session")
-def busybox_static(tmp_path_factory) -> Path:
-    for candidate in BUSYBOX_CANDIDATES:
-        if candidate.is_file() and candidate.read_bytes()[:4] == b"\x7fELF":
-            return candidate
-    found = _download_busybox(tmp_path_factory.mktemp("busybox"))
-    if found is None:
-        pytest.skip("Debian busybox-static is not available (no apt access)")
-    return found
+def busybox_static() -> Path:
+    """Debian's static busybox (amd64), fetched and cached by the e2e setup; a failure to get
+    it fails the test with apt's reason instead of skipping it."""
+    from tests.e2e.debian_bins import DebianBinsError, ensure_debian_bins
+    try:
+        return ensure_debian_bins()["amd64"]["busybox"]
+    except DebianBinsError as e:
+        pytest.fail(f"Debian busybox-static is not available: {e}")
