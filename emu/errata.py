@@ -32,18 +32,42 @@ def _context_bytes(ctx) -> bytes:
     return ctypes.string_at(base + hdr, ctx.size - hdr)
 
 
+def _scratch_uc(arch: Arch, code: bytes) -> Uc:
+    """A throw-away Uc with `code` at 0x1000 and a stack, for locating context fields."""
+    uc = Uc(UC_ARCH_X86, arch.uc_mode)
+    uc.mem_map(0x1000, 0x1000)
+    uc.mem_write(0x1000, code)
+    uc.reg_write(X.UC_X86_REG_ESP if arch.bits == 32 else X.UC_X86_REG_RSP, 0x1800)
+    return uc
+
+
+def _unique_slot(states: list[bytes], pattern: tuple[int, ...], what: str) -> int:
+    """The offset of the one 4-byte slot whose values across `states` are `pattern`."""
+    hits = [i for i in range(0, len(states[0]) - 3, 4)
+            if tuple(int.from_bytes(st[i:i + 4], "little", signed=True) for st in states) == pattern]
+    if len(hits) != 1:
+        raise RuntimeError(f"cannot locate {what} in the Unicorn context ({hits})")
+    return hits[0] + ctypes.sizeof(_UcContextHeader)
+
+
+def _context_int(uc: Uc, offset: int, value: int | None = None) -> int:
+    """Read (and with `value`, write) one int of the CPU state through a saved context."""
+    ctx = uc.context_save()
+    field = ctypes.c_int.from_address(ctypes.cast(ctx.context, ctypes.c_void_p).value + offset)
+    if value is not None:
+        field.value = value
+        uc.context_restore(ctx)
+    return field.value
+
+
 def _locate_old_exception(arch: Arch) -> int:
     """Find env->old_exception in the saved CPU state by diffing contexts around one #DE.
 
     Before any fault it holds -1; after a #DE caught by a hook it holds 0. Exactly one 4-byte
     slot changes that way; its position is stable for a given Unicorn build.
     """
-    uc = Uc(UC_ARCH_X86, arch.uc_mode)
-    uc.mem_map(0x1000, 0x1000)
-    code = b"\x31\xc9\xf7\xf1\x90"          # xor ecx,ecx ; div ecx ; nop
-    uc.mem_write(0x1000, code)
-    uc.reg_write(X.UC_X86_REG_ESP if arch.bits == 32 else X.UC_X86_REG_RSP, 0x1800)
-    before = uc.context_save()
+    uc = _scratch_uc(arch, b"\x31\xc9\xf7\xf1\x90")      # xor ecx,ecx ; div ecx ; nop
+    before = _context_bytes(uc.context_save())
     pc_reg = X.UC_X86_REG_EIP if arch.bits == 32 else X.UC_X86_REG_RIP
 
     def on_fault(uc_, intno, _):
@@ -51,13 +75,7 @@ def _locate_old_exception(arch: Arch) -> int:
         uc_.emu_stop()
     uc.hook_add(UC_HOOK_INTR, on_fault)
     uc.emu_start(0x1000, 0x1005)
-    after = uc.context_save()
-    a, b = _context_bytes(before), _context_bytes(after)
-    hits = [i for i in range(0, len(a) - 3, 4)
-            if a[i:i + 4] == b"\xff\xff\xff\xff" and b[i:i + 4] == b"\x00\x00\x00\x00"]
-    if len(hits) != 1:
-        raise RuntimeError(f"cannot locate old_exception in the Unicorn context ({hits})")
-    return hits[0] + ctypes.sizeof(_UcContextHeader)
+    return _unique_slot([before, _context_bytes(uc.context_save())], (-1, 0), "old_exception")
 
 
 def clear_pending_exception(uc: Uc, arch: Arch) -> None:
@@ -65,10 +83,7 @@ def clear_pending_exception(uc: Uc, arch: Arch) -> None:
     off = _old_exception_offset.get(arch.bits)
     if off is None:
         off = _old_exception_offset[arch.bits] = _locate_old_exception(arch)
-    ctx = uc.context_save()
-    base = ctypes.cast(ctx.context, ctypes.c_void_p).value
-    ctypes.c_int.from_address(base + off).value = -1
-    uc.context_restore(ctx)
+    _context_int(uc, off, -1)
 
 
 # env->exception_is_int: 1 after `int n` / int3 / into, 0 after a CPU exception (QEMU's
@@ -81,10 +96,7 @@ _is_int_offset: dict[int, int] = {}
 def _locate_exception_is_int(arch: Arch) -> int:
     """Find env->exception_is_int by diffing contexts: fresh (0), after `int 0x10` (1),
     after a #DE (0), after `int 0x11` (1). Exactly one 4-byte slot follows that pattern."""
-    uc = Uc(UC_ARCH_X86, arch.uc_mode)
-    uc.mem_map(0x1000, 0x1000)
-    uc.mem_write(0x1000, b"\xcd\x10\x90\x31\xc9\xf7\xf1\x90\xcd\x11\x90")
-    uc.reg_write(X.UC_X86_REG_ESP if arch.bits == 32 else X.UC_X86_REG_RSP, 0x1800)
+    uc = _scratch_uc(arch, b"\xcd\x10\x90\x31\xc9\xf7\xf1\x90\xcd\x11\x90")
     states = [_context_bytes(uc.context_save())]
 
     def on_interrupt(uc_, intno, _):
@@ -93,12 +105,7 @@ def _locate_exception_is_int(arch: Arch) -> int:
     uc.hook_add(UC_HOOK_INTR, on_interrupt)
     for begin in (0x1000, 0x1003, 0x1008):          # int 0x10 ; xor+div (#DE) ; int 0x11
         uc.emu_start(begin, 0x1FFF)
-    pattern = (0, 1, 0, 1)
-    hits = [i for i in range(0, len(states[0]) - 3, 4)
-            if tuple(int.from_bytes(s[i:i + 4], "little") for s in states) == pattern]
-    if len(hits) != 1:
-        raise RuntimeError(f"cannot locate exception_is_int in the Unicorn context ({hits})")
-    return hits[0] + ctypes.sizeof(_UcContextHeader)
+    return _unique_slot(states, (0, 1, 0, 1), "exception_is_int")
 
 
 def interrupt_is_software(uc: Uc, arch: Arch) -> bool:
@@ -106,6 +113,4 @@ def interrupt_is_software(uc: Uc, arch: Arch) -> bool:
     off = _is_int_offset.get(arch.bits)
     if off is None:
         off = _is_int_offset[arch.bits] = _locate_exception_is_int(arch)
-    ctx = uc.context_save()
-    base = ctypes.cast(ctx.context, ctypes.c_void_p).value
-    return ctypes.c_int.from_address(base + off).value == 1
+    return _context_int(uc, off) == 1
