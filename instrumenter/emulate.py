@@ -16,10 +16,14 @@ Two patch forms ([0028]):
     BTC, BTR, BTS, CMPXCHG*, DEC, INC, NEG, NOT, OR, SBB, SUB, XOR, XADD, XCHG with a memory
     destination may be locked).
 
-Return probes (`uretprobe:` with this strategy) patch every `ret`/`ret imm16` of the function,
-found by disassembling it, and report eax/rax there. A function that leaves by a tail jump
-returns through another function's `ret` and is not reported (the trampoline strategy's
-return-address replacement sees those).
+Return probes (`uretprobe:` with this strategy) patch one site per `ret`/`ret imm16` of the
+function, found by disassembling it, and report eax/rax there. Which site is the `returns`
+mode's choice (instrumenter/return_sites.py): "frame" (the default) takes the seed's
+frame-dismantling `pop %ebp`/`pop %rbp`/`leave` right before a `ret` that nothing branches to,
+and the `ret` itself otherwise; "ret" takes every `ret`, as DTrace's fbt does on amd64. Either
+way each return is seen exactly once. A function that leaves by a tail jump returns through
+another function's `ret` and is not reported (the trampoline strategy's return-address
+replacement sees those).
 """
 import functools
 from dataclasses import dataclass, field
@@ -27,10 +31,11 @@ from dataclasses import dataclass, field
 from emu.exits import FAULT, READ, WRITE, Exit
 from kernel_model.signals import SIGSEGV
 
-from .decode import boundaries, decode
+from .decode import decode
 from .errors import DecodeError, InstrumenterError
 from .emulate_insn import FrameCpu, StackFault, compile_emulation, emulation_refusal
 from .placement import validate_site
+from .return_sites import RETURN_MODES, return_sites
 
 INT3, LOCK = b"\xcc", b"\xf0"
 PATCHES = {"int3": INT3, "lock": LOCK}
@@ -68,10 +73,12 @@ def lock_patch_refusal(code: bytes, address: int, arch: str) -> str | None:
 class EmulateProbes:
     """A placer (instrumenter/session.py `strategies`) for one patch form."""
 
-    def __init__(self, session, form: str = "int3"):
+    def __init__(self, session, form: str = "int3", returns: str = "frame"):
         if form not in PATCHES:
             raise InstrumenterError(f"unknown patch form {form!r} (have: int3, lock)")
-        self.session, self.debug, self.form = session, session.debug, form
+        if returns not in RETURN_MODES:
+            raise InstrumenterError(f"unknown return-probe mode {returns!r} (have: frame, ret)")
+        self.session, self.debug, self.form, self.returns = session, session.debug, form, returns
         self.sites: dict[tuple[int, int], EmulatedSite] = {}     # (id(space), address)
         self.debug.subscribe(self)
 
@@ -119,9 +126,10 @@ class EmulateProbes:
             self.debug.register_invalid_opcode_site(space, address, handler)
         return site
 
-    # ---- return (every ret of the function) -------------------------------------------------
+    # ---- return (one site per ret of the function) --------------------------------------------
     def place_returns(self, process, probe, function: int) -> list[EmulatedSite]:
-        """Patch each `ret` of the function that starts at `function`; hits report eax/rax."""
+        """Patch one site per `ret` of the function that starts at `function` (the `returns`
+        mode picks `pop %ebp`/`leave` or the `ret`); hits report eax/rax."""
         symbols = process.image.symbols if process.image is not None else None
         symbol = symbols.function_at(function) if symbols is not None else None
         if symbol is None or symbol.addr != function:
@@ -129,13 +137,12 @@ class EmulateProbes:
                                     "sized function symbol, so its returns cannot be found")
         arch = process.machine.arch.name
         code = self.session.trampolines.store_for(process).original_bytes(symbol.addr, symbol.size)
-        rets = [a for a in boundaries(code, symbol.addr, arch)
-                if decode(code[a - symbol.addr:], a, arch).base_mnemonic == "ret"]
-        if not rets:
+        sites = return_sites(code, symbol.addr, arch, self.returns)
+        if not sites:
             raise InstrumenterError(f"{probe.spec.text}: {symbol.name} has no ret instruction "
                                     "(it leaves by tail jumps): use --strategy trampoline")
         hook = _ReturnHit(self.session, probe, function)
-        return [self.place(process, a, hook, probe.spec.text) for a in rets]
+        return [self.place(process, s.address, hook, probe.spec.text) for s in sites]
 
     # ---- the trap handler (seed 001 FIG. 3) --------------------------------------------------
     def _on_trap(self, site: EmulatedSite, frame, thread) -> bool:
