@@ -8,8 +8,9 @@ shapes come from `policy.EMULATE_RULES`, and `emulation_refusal` rejects the few
 shapes this module does not emulate, with the reason.
 
 For a user-mode trap the frame holds SP (the CPU switched stacks, SDM Vol. 3A, 6.12.1), so
-moving the user SP is a change of `frame.sp`; the seed's kernel-mode figures 4A-6B, where the
-frame itself must be shifted on the live stack, are not modelled here.
+moving the user SP is a change of `frame.sp`. The seed's kernel-mode figures 4A-6B, where the
+frame itself must be shifted on the live stack, run these same handlers against
+instrumenter/emulate_kernel.py's LiveStackCpu, which moves the frame when it commits.
 """
 import functools
 import struct
