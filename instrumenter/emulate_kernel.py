@@ -137,7 +137,9 @@ def emulate_on_frame(run, frame, machine, *, bp: str, record=None) -> Emulation 
     if record is None:
         commit(cpu, frame, machine)
         return None
-    low, high = _window(before_frame, frame_destination(frame, cpu), cpu, bp_before)
+    reads_bp = record[1].base_mnemonic == "leave"
+    low, high = _window(before_frame, frame_destination(frame, cpu), cpu,
+                        bp_before if reads_bp else None)
     before = machine.mem.read(low, high - low)
     commit(cpu, frame, machine)
     site, insn, form = record
@@ -149,16 +151,16 @@ def _sp_before(frame) -> int:
     return frame.address + frame.size if frame.sp is None else frame.sp
 
 
-def _window(old, new_address: int, cpu: LiveStackCpu, bp_before: int) -> tuple[int, int]:
+def _window(old, new_address: int, cpu: LiveStackCpu, bp_before: int | None) -> tuple[int, int]:
     """The stack range the emulation reads or writes: the SP slots before and after, the
-    stores, the frame-pointer slot (`leave` and `pop` read it) and — when the frame sits on
+    stores, the frame-pointer slot when given (`leave` reads it) and — when the frame sits on
     the same stack (a same-privilege trap) — both places of the frame. A ring-3 frame is on
     the kernel stack, far away: the TrapFrame copies show it."""
     word, sp_before = old.word, _sp_before(old)
     near = 64 * word
     points = [sp_before, sp_before + word, cpu.frame.sp, cpu.frame.sp + word]
     points += [at for at, _ in cpu.stores] + [at + len(d) for at, d in cpu.stores]
-    if abs(bp_before - sp_before) <= near:
+    if bp_before is not None and abs(bp_before - sp_before) <= near:
         points += [bp_before, bp_before + word]
     if abs(old.address - sp_before) <= near:
         points += [old.address, old.address + old.size, new_address, new_address + old.size]

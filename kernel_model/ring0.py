@@ -169,6 +169,8 @@ class BareGuest:
         words = [self.return_address, *stack_args]
         data = b"".join(struct.pack(fmt, w & self.machine.arch.mask) for w in words)
         self.machine.mem.write(sp, data)
+        # The caller's frame pointer: a frame above the call, as a caller with a frame has.
+        self.machine.set_reg("ebp" if self.arch == "i386" else "rbp", self.stack_top - 2 * self.word)
         return sp
 
 

@@ -12,6 +12,7 @@ from instrumenter.native import parse_native
 from instrumenter.probes import UPROBE, Probe
 
 from .experiment import experiment
+from .explain import explain
 from .probespec import parse_probe_spec
 from .sandbox import Sandbox
 from .tracing import StreamSink, hit_table
@@ -122,6 +123,7 @@ def trace(probes, strategy, native, fmt, output, count, rootfs, cwd, env, clear_
 
 
 main.add_command(experiment)           # trapline/experiment.py: `trapline experiment loss`
+main.add_command(explain)              # trapline/explain.py: seed 001's figures, run
 
 
 if __name__ == "__main__":

@@ -1,0 +1,226 @@
+"""`trapline explain`: seed 001's figures 4A-6B, reproduced by running code.
+
+It runs small functions under emulate probes and prints, for each emulation, the stack words
+the trap handler found (the trap frame the CPU pushed, the words the instruction reads) and
+the words it leaves for IRET, labeled as the seed labels them: positions relative to "ESP
+after trap" (ESP before/after trap, EBP before trap marked where they fall) and contents by
+the figures' reference numerals — EFLAGS (402), CS (404), EIP (406), EIP+1 (408), EBP (410).
+
+The examples:
+  kernel  fib(1) of samples/bin/ARCH/fib loaded as kernel code (CPL 0): push %ebp (FIG. 4A/4B),
+          pop %ebp (FIG. 5A/5B) and ret; then a small function assembled here that builds its
+          frame with `enter` ([0042]) and dismantles it with `leave` (FIG. 6A/6B).
+  user    fib(1) at CPL 3: the trap switches to the kernel stack and pushes SS:ESP too, so the
+          frame stays where it is and only the saved ESP changes.
+Everything comes from a fixed layout and fixed inputs: the output is the same on every run.
+"""
+from pathlib import Path
+
+import click
+from keystone import KS_ARCH_X86, KS_MODE_32, KS_MODE_64, Ks
+
+from emu.errors import TraplineError
+from instrumenter.emulate_kernel_probes import KernelEmulateProbes
+from instrumenter.errors import InstrumenterError
+from instrumenter.return_sites import return_sites
+from kernel_model.ring0 import BareGuest
+from loader.elf import load_elf_file
+
+SAMPLE_BIN = Path(__file__).resolve().parents[1] / "samples" / "bin"
+DEMO_ADDRESS = 0x0040_0000
+DEMO_ARGUMENT = 21
+# A function that builds its frame with ENTER and dismantles it with LEAVE (seed [0029]).
+DEMO_SOURCE = {
+    "i386": "enter 8, 0; mov eax, [ebp+8]; add eax, eax; mov [ebp-4], eax; leave; ret",
+    "x86_64": "enter 16, 0; lea eax, [rdi+rdi]; mov [rbp-4], eax; leave; ret",
+}
+PADDING = b"\xcc" * 16          # int3 between functions, as linkers pad: `f0 cc` is #UD too
+SEED_TEXT = {"push": "FIG. 4A -> 4B, [0036]-[0038]", "pop": "FIG. 5A -> 5B, [0039]-[0041]",
+             "leave": "FIG. 6A -> 6B, [0043]-[0045]", "enter": "[0042], as push + mov",
+             "ret": "the return: DTrace fbt's site on amd64"}
+
+
+def assemble(source: str, arch: str, address: int) -> bytes:
+    ks = Ks(KS_ARCH_X86, KS_MODE_32 if arch == "i386" else KS_MODE_64)
+    encoding, _ = ks.asm(source, address)
+    return bytes(encoding)
+
+
+# ---- running the examples ---------------------------------------------------------------------
+def _fib_emulations(arch: str, ring: int, form: str) -> list:
+    guest = BareGuest(arch, ring=ring)
+    guest.load_image(load_elf_file(str(SAMPLE_BIN / arch / "fib")))
+    fib = guest.function("fib")
+    probes = KernelEmulateProbes(guest, form=form, record=True)
+    probes.place_entry(fib, _fires)
+    probes.place_returns(fib, _fires)                     # pop %ebp (seed 001)
+    symbol = guest.symbols.function_at(fib)
+    for site in return_sites(probes.original_bytes(fib, symbol.size), fib, arch, "ret"):
+        probes.place(site.address, _fires)                # and the ret after it
+    if guest.call(fib, 1) != 1:
+        raise TraplineError("fib(1) under emulate probes did not return 1")
+    return probes.emulations, []
+
+
+def _demo_emulations(arch: str, form: str) -> tuple[list, list[str]]:
+    guest = BareGuest(arch, ring=0)
+    code = assemble(DEMO_SOURCE[arch], arch, DEMO_ADDRESS)
+    guest.load_code(DEMO_ADDRESS, code + PADDING)
+    probes = KernelEmulateProbes(guest, form=form, record=True)
+    notes = []
+    try:
+        probes.place_entry(DEMO_ADDRESS, _fires)
+    except InstrumenterError as refused:     # the LOCK form cannot take `enter` (c8 -> f0 ..)
+        notes.append(f"`enter` is not probed with the {form} form: {refused}")
+    for site in return_sites(code, DEMO_ADDRESS, arch, "frame"):
+        probes.place(site.address, _fires)               # leave
+        if site.ret != site.address:
+            probes.place(site.ret, _fires)               # and ret
+    if guest.call(DEMO_ADDRESS, DEMO_ARGUMENT) != 2 * DEMO_ARGUMENT:
+        raise TraplineError("the enter/leave example did not return its doubled argument")
+    return probes.emulations, notes
+
+
+def _fires(_address, _frame) -> None:
+    """The probe's action: nothing to record here, the emulations are what is shown."""
+
+
+# ---- labels -----------------------------------------------------------------------------------
+def _regs(arch: str) -> tuple[str, str, str]:
+    return ("ESP", "EBP", "EIP") if arch == "i386" else ("RSP", "RBP", "RIP")
+
+
+def _offset_label(base_name: str, base: int, address: int) -> str:
+    delta = address - base
+    return base_name if delta == 0 else f"{base_name} {'+' if delta > 0 else '-'} {abs(delta)}"
+
+
+def _position(e, address: int) -> str:
+    sp, bp, _ = _regs(e.insn.arch)
+    same_stack = e.frame_before.sp is None or abs(e.frame_before.address - e.sp_before_trap) < 256
+    label = _offset_label(f"{sp} after trap", e.frame_before.address, address) if same_stack \
+        else _offset_label(f"{sp} before trap", e.sp_before_trap, address)
+    marks = []
+    if same_stack and address == e.sp_before_trap:
+        marks.append(f"{sp} before trap")
+    if address == e.bp_before_trap:
+        marks.append(f"{bp} before trap")
+    return label + (f" = {', '.join(marks)}" if marks else "")
+
+
+def _frame_names(frame, insn, after: bool) -> dict[int, str]:
+    _, _, ip = _regs(insn.arch)
+    flags, names = ("EFLAGS" if insn.arch == "i386" else "RFLAGS"), {}
+    ip_name = f"{ip} (406)"
+    if after:
+        ip_name = f"{ip}+1 (408)" if frame.ip == insn.next_address else f"{ip} = return address"
+    for i, (slot, _) in enumerate(frame.slots()):
+        name = {"ip": ip_name, "cs": "CS (404)", "flags": f"{flags} (402)", "sp": "saved RSP",
+                "ss": "saved SS", "error_code": "error code"}[slot]
+        if slot == "sp" and insn.arch == "i386":
+            name = "saved ESP"
+        names[frame.address + i * frame.word] = name
+    return names
+
+
+def _content_names(e, after: bool) -> dict[int, str]:
+    _, bp, _ = _regs(e.insn.arch)
+    names, op = {}, e.insn.base_mnemonic
+    if not after and op in ("pop", "leave"):
+        names[e.sp_before_trap if op == "pop" else e.bp_before_trap] = f"{bp} (410), popped"
+    if not after and op == "ret":
+        names[e.sp_before_trap] = "return address"
+    if after and op in ("push", "enter"):
+        names[e.bp_after if op == "enter" else e.sp_before_trap - e.frame_before.word] = \
+            f"{bp} (410), pushed"
+    same_stack = abs(e.frame_before.address - e.sp_before_trap) < 256
+    if same_stack:
+        frame = e.frame_after if after else e.frame_before
+        names.update(_frame_names(frame, e.insn, after))
+    return names
+
+
+def _sp_after(e) -> int:
+    f = e.frame_after
+    return f.address + f.size if f.sp is None else f.sp
+
+
+def describe(e) -> list[str]:
+    """The lines for one emulation: header, then one row per stack word."""
+    sp, bp, _ = _regs(e.insn.arch)
+    word, f0, f1 = e.frame_before.word, e.frame_before, e.frame_after
+    op = e.insn.base_mnemonic
+    vector = "#BP (int3)" if e.form == "int3" else "#UD (LOCK prefix)"
+    lines = [f"{vector} at {e.site:#x}: `{e.insn.mnemonic} {e.insn.op_str}`".rstrip("` ") + "`"
+             + f"   ({SEED_TEXT.get(op, 'emulated')})"]
+    cpl = f0.cs & 3
+    pushed = "EFLAGS, CS, EIP" if f0.sp is None else (
+        "SS, ESP, EFLAGS, CS, EIP" if e.insn.arch == "i386" else "SS, RSP, RFLAGS, CS, RIP")
+    where = "on the interrupted stack" if f0.sp is None or cpl == 0 else "on the kernel stack"
+    lines.append(f"  CPL {cpl}; the CPU pushed {pushed} {where}; {sp} before trap = "
+                 f"{e.sp_before_trap:#x}, {bp} before trap = {e.bp_before_trap:#x}")
+    if f0.sp is not None and cpl == 3:
+        lines += _frame_rows(e)
+    width = 2 * word
+    rows = [f"  {'position':<52}  {'address':<{width + 4}}{'before emulation':<{width + 26}}"
+            "before IRET"]
+    names_before, names_after = _content_names(e, False), _content_names(e, True)
+    new_sp = _sp_after(e)
+    for address in range(e.window, e.window + len(e.before), word):
+        old, new = e.word_at(address, after=False), e.word_at(address, after=True)
+        left = f"{old:#0{width + 2}x} {names_before.get(address, '')}"
+        right = f"{new:#0{width + 2}x} {names_after.get(address, '')}"
+        if address not in names_after and old == new:
+            right += f"(left behind, below the new {sp})" if address < new_sp else "(unchanged)"
+        rows.append(f"  {_position(e, address):<52}  {address:#0{width + 2}x}  "
+                    f"{left:<{width + 26}}{right}".rstrip())
+    lines += rows
+    lines.append(f"  handler: {bp} {e.bp_before_trap:#x} -> {e.bp_after:#x}; IRET pops from "
+                 f"{f1.address:#x}: resumes at {f1.ip:#x} with {sp} = {new_sp:#x}")
+    return lines
+
+
+def _frame_rows(e) -> list[str]:
+    """A ring-3 trap's frame on the kernel stack: slot by slot, before and after."""
+    out = [f"  trap frame at {e.frame_before.address:#x} (kernel stack):"]
+    for (slot, old), (_, new) in zip(e.frame_before.slots(), e.frame_after.slots()):
+        note = "  (changed by the emulation)" if old != new else ""
+        out.append(f"    {slot:<10} {old:#0{2 * e.frame_before.word + 2}x} -> "
+                   f"{new:#0{2 * e.frame_before.word + 2}x}{note}")
+    out.append("  the user stack:")
+    return out
+
+
+def explain_text(arch: str = "i386", form: str = "int3", modes=("kernel", "user")) -> str:
+    sections = []
+    if "kernel" in modes:
+        sections.append((f"fib(1) from samples/bin/{arch}/fib as kernel code (CPL 0, same-privilege "
+                         "traps)", *_fib_emulations(arch, 0, form)))
+        sections.append((f"`{DEMO_SOURCE[arch]}` at {DEMO_ADDRESS:#x} as kernel code, "
+                         f"called with {DEMO_ARGUMENT}", *_demo_emulations(arch, form)))
+    if "user" in modes:
+        sections.append((f"fib(1) from samples/bin/{arch}/fib as user code (CPL 3)",
+                         *_fib_emulations(arch, 3, form)))
+    out = []
+    for title, emulations, notes in sections:
+        out.append(f"=== {arch}, {form} probes: {title} ===")
+        out += [f"note: {n}" for n in notes]
+        for e in emulations:
+            out += describe(e) + [""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+@click.command()
+@click.option("--arch", type=click.Choice(["i386", "x86_64"]), default="i386", show_default=True)
+@click.option("--form", type=click.Choice(["int3", "lock"]), default="int3", show_default=True,
+              help="Patch with int3 (#BP, a trap) or a LOCK prefix (#UD, a fault).")
+@click.option("--mode", type=click.Choice(["kernel", "user", "both"]), default="both",
+              show_default=True, help="Run the examples as kernel code (CPL 0), user code, or both.")
+def explain(arch, form, mode):
+    """Show seed 001's in-trap emulation: the trap frame and stack words before and after each
+    emulated push %ebp, pop %ebp, enter, leave and ret."""
+    modes = ("kernel", "user") if mode == "both" else (mode,)
+    try:
+        click.echo(explain_text(arch, form, modes), nl=False)
+    except TraplineError as e:
+        raise click.ClickException(str(e)) from None
