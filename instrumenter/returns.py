@@ -68,6 +68,25 @@ class ReturnProbes:
         frame.ip = pending.return_address
         return True
 
+    def fork(self, parent_thread, child_thread) -> None:
+        """A fork or vfork child starts with its parent's stack, landing addresses included:
+        it inherits the forking thread's pending returns (its own copy to pop)."""
+        pending = self.shadow.get(parent_thread.tid)
+        if pending:
+            self.shadow[child_thread.tid] = list(pending)
+
+    def restore_stack(self, thread, process) -> None:
+        """Put the original return addresses back where `thread` has landings pending, in
+        `process`'s memory (a detached fork child's copy of the stack): nothing then returns
+        into the tool's landing there."""
+        machine = process.machine
+        fmt = "<I" if machine.arch.word == 4 else "<Q"
+        landing = self.landings.get(id(thread.process.space))
+        for pending in self.shadow.get(thread.tid, ()):
+            word = struct.unpack(fmt, machine.mem.read(pending.sp, machine.arch.word))[0]
+            if word == landing:
+                self.session.debug.write_memory(process, pending.sp, struct.pack(fmt, pending.return_address))
+
     def forget_process(self, process) -> None:
         for thread in process.threads:
             self.shadow.pop(thread.tid, None)
