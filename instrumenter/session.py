@@ -5,10 +5,12 @@ It talks to the kernel only through its debug interface (kernel_model/debug.py),
 tool talks to ptrace/uprobes: breakpoint handlers, memory reads/writes, XOL pages, process
 events (fork copies the patches with the memory; exec brings a new image to instrument).
 """
+from .children import make_policy
 from .context import ProbeContext
 from .emulate import EmulateProbes
 from .errors import InstrumenterError
 from .jump import JumpProbes
+from .monitor import ProcessMonitor
 from .native import NativeHit
 from .probes import SYSCALL, UPROBE, URETPROBE, Probe
 from .records import Buffers, Record
@@ -19,7 +21,8 @@ from .trampoline import TrampolineProbes
 
 class Session:
     def __init__(self, kernel, probes: list[Probe], *, buffers: Buffers | None = None,
-                 strategy: str = "auto", on_choice=None):
+                 strategy: str = "auto", on_choice=None, children: str = "follow",
+                 backpatch: str = "lazy"):
         self.kernel = kernel
         self.debug = kernel.debug
         self.probes = probes
@@ -42,10 +45,14 @@ class Session:
         self.debug.subscribe(self)
         if any(p.spec.kind == SYSCALL for p in probes):
             self.debug.syscall_watchers.append(self)
+        # Subscribed last: at a fork event every strategy has copied its bookkeeping to the
+        # child before the children policy decides what the child keeps (seed 002).
+        self.monitor = ProcessMonitor(self, make_policy(self, children, backpatch))
 
     # ---- enabling --------------------------------------------------------------------------
     def attach(self, process) -> None:
-        """Place every uprobe/uretprobe whose binary this process runs."""
+        """Trace `process` and place every uprobe/uretprobe whose binary it runs."""
+        self.monitor.trace(process)
         # The jump strategy must know every address about to be probed (a jump may not cover one).
         self.jumps.expect(process, [(p.spec.kind, self.resolve(process, p)) for p in self.probes
                                     if p.spec.kind in (UPROBE, URETPROBE)
@@ -119,14 +126,18 @@ class Session:
     def exec(self, process, path, argv) -> None:
         self.returns.forget_process(process)
         self.jumps.forget(process, exited=False)
-        self.attach(process)
+        if self.monitor.is_traced(process):          # a detached child's new image stays bare
+            self.attach(process)
 
     def fork(self, parent, child) -> None:
         self.trampolines.fork(parent, child)
         self.jumps.fork(parent, child)
+        self.returns.fork(self.kernel.current, child.threads[0])
 
     def vfork(self, parent, child) -> None:
-        pass                          # the child shares the parent's patched space (follow)
+        """The child shares the parent's patched space; the children policy (monitor) decides
+        whether it runs the patches (follow) or the original code (detach)."""
+        self.returns.fork(child.vfork_parent, child.threads[0])
 
     def exit(self, process, status) -> None:
         self.returns.forget_process(process)

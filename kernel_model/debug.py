@@ -3,19 +3,34 @@
 Events are delivered synchronously, in the order they happen, to every subscriber:
   pre_fork(parent, child_pid, vfork)   before the child exists, with the pid it will get
   fork(parent, child), vfork(parent, child)
+  fork_failed(parent, child_pid, errno) the fork/vfork announced by pre_fork did not happen
   vfork_done(parent, child)            the vfork parent is about to resume
   exec(process, path, argv)            after a successful execve committed the new image
   exit(process, status)                a process became a zombie (wait status word)
   signal(process, thread, signal, info) a signal is delivered (or takes its default action)
 A subscriber is any object with methods of those names (missing ones are skipped).
+
+Gates (seed 002): a tool may put a gate on an address space that several processes share (a
+vfork child runs in its parent's Space). While it is there, every tool trap of that space (#BP
+at a registered address, #UD at a registered LOCK site) goes to `gate(handler, address, frame,
+thread)` instead of the handler, so that the tool can tell which process trapped — the traced
+parent's trap goes on to the handler, an untraced child's is the tool's to deal with.
+
+Tracer stops: a tool may leave a thread stopped "waiting for its tracer" (ptrace's
+breakpoint stop), and registers itself as a tracer so that a deadlock report can say what the
+tool itself waits for (seed 002 FIG. 1).
 """
+import functools
 
 
 class DebugInterface:
-    EVENTS = ("pre_fork", "fork", "vfork", "vfork_done", "exec", "exit", "signal",
+    EVENTS = ("pre_fork", "fork", "fork_failed", "vfork", "vfork_done", "exec", "exit", "signal",
               "syscall_entry", "syscall_exit")
 
-    def __init__(self):
+    def __init__(self, kernel=None):
+        self._kernel = kernel                                   # for tracer stops
+        self._gates: dict[int, object] = {}                     # id(space) -> gate
+        self.tracers: list = []                                 # tools: objects with waits_for()
         self.subscribers: list = []
         self._breakpoints: dict[tuple[int, int], object] = {}   # (id(space), address) -> handler
         self._invalid_opcodes: dict[tuple[int, int], object] = {}  # LOCK-prefix #UD sites
@@ -32,7 +47,48 @@ class DebugInterface:
         self._breakpoints.pop((id(space), address), None)
 
     def breakpoint_at(self, space, address: int):
-        return self._breakpoints.get((id(space), address))
+        handler = self._breakpoints.get((id(space), address))
+        if self._gates and handler is not None:
+            return self._gated(space, handler, address)
+        return handler
+
+    def _gated(self, space, handler, address: int):
+        gate = self._gates.get(id(space))
+        return handler if gate is None else functools.partial(gate, handler, address)
+
+    # ---- gates on shared address spaces -----------------------------------------------------
+    def set_gate(self, space, gate) -> None:
+        """`gate(handler, address, frame, thread) -> bool` sees every tool trap of `space`."""
+        self._gates[id(space)] = gate
+
+    def clear_gate(self, space) -> None:
+        self._gates.pop(id(space), None)
+
+    def clear_space(self, space) -> None:
+        """Forget every handler of `space` (a detached fork child's copy): its traps, if any
+        were left, would be the program's own."""
+        key = id(space)
+        for site in [k for k in self._breakpoints if k[0] == key]:
+            del self._breakpoints[site]
+        for site in [k for k in self._invalid_opcodes if k[0] == key]:
+            self.unregister_invalid_opcode_site(space, site[1])
+        self._debug_traps.pop(key, None)
+        self._gates.pop(key, None)
+
+    # ---- tracer stops (ptrace's breakpoint stop) ----------------------------------------------
+    def register_tracer(self, tracer) -> None:
+        """`tracer.waits_for() -> str | None`: what the tool waits for, for deadlock reports."""
+        self.tracers.append(tracer)
+
+    def tool_waits(self) -> list[str]:
+        return [line for line in (t.waits_for() for t in self.tracers) if line]
+
+    def stop_for_tracer(self, thread, reason: str) -> None:
+        """Leave `thread` stopped until its tracer resumes it (resume_from_tracer)."""
+        self._kernel.stop_for_tracer(thread, reason)
+
+    def resume_from_tracer(self, thread) -> None:
+        self._kernel.resume_from_tracer(thread)
 
     def copy_breakpoints(self, parent_space, child_space) -> None:
         """fork: the child's copy of the memory holds the same int3s (and LOCK patches); give
@@ -59,7 +115,10 @@ class DebugInterface:
             space.machine.untrap_lock_prefix(address)
 
     def invalid_opcode_site(self, space, address: int):
-        return self._invalid_opcodes.get((id(space), address))
+        handler = self._invalid_opcodes.get((id(space), address))
+        if self._gates and handler is not None:
+            return self._gated(space, handler, address)
+        return handler
 
     # ---- #DB (single-step traps, TF in the saved flags) ---------------------------------------
     def register_debug_trap(self, space, handler) -> None:
@@ -123,6 +182,9 @@ class DebugInterface:
 
     def fork(self, parent, child) -> None:
         self._emit("fork", parent, child)
+
+    def fork_failed(self, parent, child_pid: int, errno: int) -> None:
+        self._emit("fork_failed", parent, child_pid, errno)
 
     def vfork(self, parent, child) -> None:
         self._emit("vfork", parent, child)

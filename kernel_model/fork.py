@@ -85,10 +85,23 @@ def do_clone(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid: in
         raise GuestErrno(E.EPERM)                 # namespaces need privileges the sandbox lacks
     if flags & CLONE_THREAD and not flags & CLONE_SIGHAND or flags & CLONE_SIGHAND and not flags & CLONE_VM:
         raise GuestErrno(E.EINVAL)
-    kernel.check_task_limit()
     if flags & CLONE_THREAD:
+        kernel.check_task_limit()
         return _new_thread(kernel, ctx, flags, stack, parent_tid, child_tid, tls)
-    kernel.debug.pre_fork(parent, kernel.peek_next_pid(), vfork=bool(flags & CLONE_VFORK))
+    # The pre-fork event (seed 002 FIG. 4) comes before anything that can still fail: the tool
+    # learns of the attempt and the pid the child will get; a failure is reported after it.
+    child_pid = kernel.peek_next_pid()
+    kernel.debug.pre_fork(parent, child_pid, vfork=bool(flags & CLONE_VFORK))
+    try:
+        kernel.check_task_limit()
+        return _new_process(kernel, ctx, flags, stack, parent_tid, child_tid, tls)
+    except GuestErrno as failure:
+        kernel.debug.fork_failed(parent, child_pid, failure.errno)
+        raise
+
+
+def _new_process(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid: int, tls: int) -> int:
+    parent = ctx.proc
     space = parent.space if flags & CLONE_VM else copy_space(parent.space, kernel.config.memory_limit)
     pid = kernel.allocate_pid()
     child = Process(pid=pid, ppid=parent.pid, space=space,

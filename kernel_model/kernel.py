@@ -23,7 +23,7 @@ from .fs import FileSystem
 from .fsview import fs_view
 from .itimer import IntervalTimers
 from .proc import INIT_PID, RUNNABLE, ZOMBIE, Process, Thread
-from .sched import DEFAULT_QUANTUM, Scheduler
+from .sched import DEFAULT_QUANTUM, TRACER_STOP, Scheduler
 from .signal import Signals, status_for_sigchld
 from .signals import name as signal_name
 from .syscalls.dispatch import SyscallDispatcher
@@ -80,7 +80,7 @@ class Kernel:
         self.signals = Signals(self)
         self.scheduler = Scheduler(self.clock, config.quantum)
         self.scheduler.timers = IntervalTimers(self)
-        self.debug = DebugInterface()
+        self.debug = DebugInterface(self)
         self.tracer = config.strace
         if self.tracer is not None:
             self.debug.subscribe(self.tracer)
@@ -233,7 +233,7 @@ class Kernel:
                 thread = self.scheduler.pick(self.current)
             if thread is None:
                 if self.scheduler.threads:
-                    raise Deadlock(self.scheduler.deadlock_report())
+                    raise Deadlock(self.scheduler.deadlock_report(self.debug.tool_waits()))
                 break
             self._switch_to(thread)
             if self.signals.deliverable(thread):
@@ -309,6 +309,19 @@ class Kernel:
     def sleep_after_return(self, thread: Thread, channel, reason: str) -> None:
         """Sleep once the current call has returned its value (the vfork parent)."""
         self.scheduler.sleep(thread, [channel], reason, None)
+
+    def stop_for_tracer(self, thread: Thread, reason: str) -> None:
+        """A traced thread's stop (ptrace-stop at a breakpoint): it sleeps on its tracer's
+        channel until the tracer resumes it; signals other than SIGKILL do not end such a
+        stop on Linux, but here a woken thread simply re-executes its trapping instruction
+        and stops again, which is the same thing seen from the guest."""
+        self.scheduler.sleep(thread, [tracer_channel(thread)], reason, None)
+        if self.in_hook:
+            thread.process.machine.stop()
+
+    def resume_from_tracer(self, thread: Thread) -> None:
+        if tracer_channel(thread) in thread.wait_channels:
+            self.scheduler.make_runnable(thread)
 
     def futex_wake(self, proc: Process, uaddr: int, count: int) -> int:
         key = ("futex", id(proc.space), uaddr)
@@ -406,6 +419,11 @@ class Kernel:
         exit_process(self, proc, status)
         if self.in_hook and machine is not None:
             machine.stop()
+
+
+def tracer_channel(thread: Thread) -> tuple:
+    """What a thread in a tracer stop sleeps on (sched.deadlock_report recognises it)."""
+    return (TRACER_STOP, thread.tid)
 
 
 def wait_status_exit_code(status: int) -> int:

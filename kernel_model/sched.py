@@ -9,6 +9,7 @@ deadline. When nothing can ever run again, `deadlock_report()` names every sleep
 from .proc import RUNNABLE, SLEEPING, ZOMBIE, Thread
 
 DEFAULT_QUANTUM = 200_000       # guest instructions per slice while several threads are runnable
+TRACER_STOP = "tracer"          # channel tag of a thread stopped until its tracer resumes it
 
 
 class Scheduler:
@@ -101,8 +102,16 @@ class Scheduler:
         timer = self.timers is not None and self.timers.next_deadline() is not None
         return self.quantum if others or timed or timer else 0
 
-    def deadlock_report(self) -> str:
-        sleepers = [t for t in self.threads if t.state != ZOMBIE]
-        lines = [f"{t.describe()} ({t.process.exe.decode(errors='replace')}) {t.state}"
-                 + (f" waiting for {t.wait_reason}" if t.wait_reason else "") for t in sleepers]
-        return "deadlock: nothing can run; " + "; ".join(lines)
+    def deadlock_report(self, tools=()) -> str:
+        """One line per live thread (what it waits for), then one per tool that waits too
+        (`tools`: the debug interface's tracers, seed 002 FIG. 1's third party)."""
+        lines = [_waiter_line(t) for t in self.threads if t.state != ZOMBIE]
+        lines += [f"tool: {line}" for line in tools]
+        return "deadlock: nothing can run\n" + "\n".join(f"  {line}" for line in lines)
+
+
+def _waiter_line(t: Thread) -> str:
+    head = f"{t.describe()} ({t.process.exe.decode(errors='replace')})"
+    if any(isinstance(c, tuple) and c[:1] == (TRACER_STOP,) for c in t.wait_channels):
+        return f"{head} stopped {t.wait_reason}"
+    return f"{head} {t.state}" + (f", waiting for {t.wait_reason}" if t.wait_reason else "")

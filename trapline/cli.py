@@ -90,13 +90,19 @@ def run(rootfs, cwd, env, clear_env, seed, writable, strace, follow_forks, quant
                                                  "singlestep"]), default="auto", show_default=True)
 @click.option("--native", default=None, metavar="count|args:N",
               help="Run the uprobes' action inside the guest (jump-placed probes; no trap per hit).")
+@click.option("--children", type=click.Choice(["follow", "detach", "naive"]), default="follow",
+              show_default=True, help="Children of a traced process: traced too (follow), run the "
+              "original code (detach), or the naive tool of seed 002 FIG. 1 (vfork deadlock).")
+@click.option("--backpatch", type=click.Choice(["lazy", "eager"]), default="lazy", show_default=True,
+              help="--children detach, vfork child: backpatch at its first hit (lazy) or at the "
+              "pre-fork event (eager).")
 @click.option("-f", "--format", "fmt", type=click.Choice(["text", "jsonl"]), default="text", show_default=True)
 @click.option("-o", "--output", type=click.File("w"), default=None, help="Write events here (default: stdout).")
 @click.option("-c", "--count", is_flag=True, help="Print a table of hits per probe at the end (stderr).")
 @functools.partial(run_options, follow_short=False)
 @click.argument("program")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def trace(probes, strategy, native, fmt, output, count, rootfs, cwd, env, clear_env, seed, writable, strace,
+def trace(probes, strategy, native, children, backpatch, fmt, output, count, rootfs, cwd, env, clear_env, seed, writable, strace,
           follow_forks, quantum, max_insns, verbose, program, args):
     """Run PROGRAM with probes; one event per hit (text or JSON Lines)."""
     out = output or sys.stdout          # bpftrace prints events on stdout, between the guest's lines
@@ -109,11 +115,14 @@ def trace(probes, strategy, native, fmt, output, count, rootfs, cwd, env, clear_
                           follow_forks=follow_forks, quantum=quantum, max_insns=max_insns,
                           probes=[Probe(s, native=native if s.kind == UPROBE else None)
                                   for s in specs], strategy=strategy, on_choice=_say_choice if verbose else None,
-                          sink=StreamSink(out, fmt))
+                          sink=StreamSink(out, fmt), children=children, backpatch=backpatch)
         result = sandbox.run([program, *args])
     except TraplineError as e:
         click.echo(f"trapline: {e}", err=True)
         sys.exit(127)
+    if verbose:
+        for line in result.monitor:
+            click.echo(f"trapline: monitor: {line}", err=True)
     if count:
         click.echo(hit_table(sandbox.probes, result.dropped), err=True)
     elif result.dropped:

@@ -9,6 +9,7 @@ from kernel_model.kernel import Kernel, KernelConfig, wait_status_exit_code
 from kernel_model.sched import DEFAULT_QUANTUM
 from kernel_model.tracer import StraceTracer
 
+from instrumenter.children import BACKPATCH_MODES, POLICIES
 from instrumenter.probes import Probe
 from instrumenter.records import Buffers
 from instrumenter.session import Session
@@ -33,6 +34,7 @@ class RunResult:
     records: list = field(default_factory=list)       # probe records (when not streamed)
     hits: dict[str, int] = field(default_factory=dict)
     dropped: dict[int, int] = field(default_factory=dict)
+    monitor: list[str] = field(default_factory=list)  # the process monitor's reports, in order
 
 
 @dataclass
@@ -54,6 +56,8 @@ class Sandbox:
     strategy: str = "auto"                 # jump | trampoline | auto
     on_choice: object = None               # callable(probe, address, strategy) for auto's choices
     sink: object = None                    # callable(list[Record]) to stream records; None: collect
+    children: str = "follow"               # follow | detach | naive (instrumenter/children.py)
+    backpatch: str = "lazy"                # detach's vfork children: lazy | eager
 
     def guest_cwd(self) -> str:
         """Without a rootfs the guest sees the host's tree, so it starts where the user is
@@ -89,6 +93,10 @@ class Sandbox:
         tracer = StraceTracer(report, follow_forks=self.follow_forks) if self.strace else None
         if self.quantum <= 0:
             raise UsageError("--quantum must be a positive number of instructions")
+        if self.children not in POLICIES:
+            raise UsageError(f"--children {self.children}: expected one of {', '.join(POLICIES)}")
+        if self.backpatch not in BACKPATCH_MODES:
+            raise UsageError(f"--backpatch {self.backpatch}: expected one of {', '.join(BACKPATCH_MODES)}")
         config = KernelConfig(rootfs=self.rootfs, writable=self.writable, seed=self.seed,
                               cwd=self.guest_cwd().encode(), stdin=stdin, stdout=stdout, stderr=stderr,
                               strace=tracer, verbose=self.verbose, report=report,
@@ -101,7 +109,8 @@ class Sandbox:
             probes = [p if isinstance(p, Probe) else Probe(parse_probe_spec(p)) for p in self.probes]
             buffers = Buffers(capacity=1 if self.sink else 1 << 20, drain=self.sink or collected.extend)
             session = Session(kernel, probes, buffers=buffers, strategy=self.strategy,
-                              on_choice=self.on_choice)
+                              on_choice=self.on_choice, children=self.children,
+                              backpatch=self.backpatch)
             session.attach(proc)
         status = kernel.run(proc)
         if session is not None:
@@ -112,7 +121,8 @@ class Sandbox:
                          messages=kernel.messages, unimplemented=dict(kernel.unimplemented),
                          records=collected,
                          hits={p.spec.text: p.hits for p in session.probes} if session else {},
-                         dropped=session.buffers.dropped() if session else {})
+                         dropped=session.buffers.dropped() if session else {},
+                         monitor=list(session.monitor.reports) if session else [])
 
 
 __all__ = ["Sandbox", "RunResult", "KernelError"]

@@ -1,0 +1,213 @@
+"""What the tool does with the children of a traced process (`--children`).
+
+  follow   (gdb's follow-fork-mode child + detach-on-fork off, bpftrace's default): every child
+           is traced. A fork child has its own copy of the patches and XOL pages (the session
+           copied the bookkeeping at the fork event); a vfork child runs in the parent's patched
+           space, and its hits carry its own pid.
+  detach   children run the original program, untraced:
+           - fork: the child's copy of the memory is cleaned of every patch before it runs;
+           - vfork (seed 002 FIG. 6-8): lazy — the child's first trap suspends it, every site of
+             the shared space is backpatched with the original bytes and the child resumes at
+             the original instruction (that hit is not recorded); eager — the space is
+             backpatched at the pre-fork event already. Either way every site is re-inserted
+             at vfork-done, before the parent runs again; a failed vfork re-inserts at once.
+  naive    seed 002 FIG. 1 on purpose: the tool waits only for its traced process's events, so
+           a vfork child that reaches a breakpoint stops for a tracer that never comes, while
+           the parent sleeps until the child is done. The kernel reports the deadlock. (Fork
+           children are cleaned, as under detach: FIG. 1 is about vfork.)
+
+Linux vfork suspends only the calling thread: other threads of the parent keep running while
+the space is backpatched, and their hits in that window are lost. The seed assumes a
+single-threaded parent; the monitor reports the case when it happens.
+"""
+from .backpatch import BackpatchEngine
+from .errors import InstrumenterError
+from .native import SpaceNatives
+
+POLICIES = ("follow", "detach", "naive")
+BACKPATCH_MODES = ("lazy", "eager")
+
+
+class ChildPolicy:
+    """Base: the hooks the process monitor calls; the defaults do nothing."""
+    traces_children = False
+
+    def __init__(self, session):
+        self.session = session
+        self.debug = session.debug
+        self.engine = BackpatchEngine(session)
+        self.monitor = None
+
+    def bind(self, monitor) -> None:
+        self.monitor = monitor
+
+    def report(self, text: str) -> None:
+        self.monitor.report(text)
+
+    def pre_fork(self, parent, prediction) -> None:
+        pass
+
+    def on_fork(self, parent, child) -> None:
+        pass
+
+    def on_vfork(self, parent, child) -> None:
+        pass
+
+    def on_vfork_done(self, parent, child) -> None:
+        pass
+
+    def on_failed(self, parent, prediction) -> None:
+        pass
+
+    def untraced_trap(self, handler, address: int, frame, thread) -> bool:
+        return handler(frame, thread)
+
+    def waits_for(self) -> str | None:
+        return None
+
+    # ---- shared by the untracing policies ---------------------------------------------------
+    def clean_fork_child(self, parent, child) -> None:
+        cleaned = self.engine.clean_fork_child(parent, child, self.session.kernel.current)
+        self.report(f"fork pid {child.pid}: cleaned {len(cleaned)} sites ({self.name})")
+
+    def symbolize(self, process, address: int) -> str:
+        return self.session.kernel.symbolize(process, address)
+
+
+class Follow(ChildPolicy):
+    name = "follow"
+    traces_children = True
+
+    def on_vfork(self, parent, child) -> None:
+        """Native counters live in the shared memory: what they hold now is the parent's."""
+        entry = self.session.jumps.natives.spaces.get(id(parent.space))
+        if entry is not None:
+            self.session.jumps.natives.collect_space(entry)
+
+    def on_vfork_done(self, parent, child) -> None:
+        """What the shared counters gained while the parent slept is the child's."""
+        entry = self.session.jumps.natives.spaces.get(id(parent.space))
+        if entry is not None:
+            self.session.jumps.natives.collect_space(SpaceNatives(entry.space, child, entry.slots))
+
+
+class Detach(ChildPolicy):
+    name = "detach"
+
+    def __init__(self, session, mode: str = "lazy"):
+        super().__init__(session)
+        if mode not in BACKPATCH_MODES:
+            raise InstrumenterError(f"unknown backpatch mode {mode!r} (have: lazy, eager)")
+        self.mode = mode
+
+    def on_fork(self, parent, child) -> None:
+        self.clean_fork_child(parent, child)
+
+    def pre_fork(self, parent, prediction) -> None:
+        if prediction.vfork and self.mode == "eager":
+            restored = self.engine.backpatch(parent)
+            self.report(f"pre-fork pid {parent.pid}: backpatched {len(restored)} sites (eager)")
+            self._warn_other_threads(parent, self.session.kernel.current)
+
+    def on_vfork(self, parent, child) -> None:
+        self.debug.set_gate(parent.space, self.monitor.gate)
+        if self.mode == "lazy" and not self.engine.is_backpatched(parent):
+            silent = self.engine.silent_sites(parent)
+            if silent:
+                # A native jump part never traps: the child would run it unseen (and count
+                # for the parent). Such a space cannot wait for the first hit.
+                restored = self.engine.backpatch(parent)
+                self.report(f"vfork pid {child.pid}: backpatched {len(restored)} sites (lazy, at "
+                            f"the vfork: {len(silent)} native jump sites never trap)")
+                self._warn_other_threads(parent, child.vfork_parent)
+
+    def untraced_trap(self, handler, address: int, frame, thread) -> bool:
+        """FIG. 7: the untraced child's first breakpoint. Suspended here (it is inside the trap),
+        the space is backpatched, and the child resumes at the original instruction."""
+        process = thread.process
+        resume = self.engine.resume_address(process, address)
+        store = self.engine.store(process)
+        if store is None or resume not in store.sites:
+            self.report(f"pid {process.pid} (untraced) trapped at {address:#x}, which is no "
+                        "patched site: handled as traced")
+            return handler(frame, thread)
+        if not store.suspended:
+            restored = self.engine.backpatch(process)
+            self.report(f"vfork pid {process.pid}: backpatched {len(restored)} sites "
+                        f"(lazy, first hit at {address:#x})")
+            parent_thread = getattr(process, "vfork_parent", None)
+            if parent_thread is not None:
+                self._warn_other_threads(parent_thread.process, parent_thread)
+        frame.ip = resume
+        return True
+
+    def on_vfork_done(self, parent, child) -> None:
+        """FIG. 8: the parent is about to resume (it has not run yet): instrument it again."""
+        self.debug.clear_gate(parent.space)
+        if not self.engine.is_backpatched(parent):
+            self.report(f"vfork-done pid {parent.pid}: child {child.pid} hit no probe site, "
+                        "nothing to re-insert")
+            return
+        restored = self.engine.reinsert(parent)
+        self.report(f"vfork-done pid {parent.pid}: re-inserted {len(restored)} sites")
+
+    def on_failed(self, parent, prediction) -> None:
+        if prediction.vfork and self.engine.is_backpatched(parent):
+            restored = self.engine.reinsert(parent)
+            self.report(f"pid {parent.pid}: re-inserted {len(restored)} sites after the failed vfork")
+
+    def _warn_other_threads(self, parent, vforking_thread) -> None:
+        others = [t for t in parent.live_threads() if t is not vforking_thread]
+        if others:
+            tids = ", ".join(str(t.tid) for t in others)
+            self.report(f"pid {parent.pid}: threads {tids} keep running while the space is "
+                        "backpatched; their probe hits until vfork-done are not recorded")
+
+
+class Naive(ChildPolicy):
+    """FIG. 1: a tool that waits for its process's events only."""
+    name = "naive"
+
+    def __init__(self, session):
+        super().__init__(session)
+        self.waiting_parent: int | None = None      # the vfork parent whose events it awaits
+
+    def on_fork(self, parent, child) -> None:
+        self.clean_fork_child(parent, child)
+
+    def on_vfork(self, parent, child) -> None:
+        self.debug.set_gate(parent.space, self.monitor.gate)
+        self.waiting_parent = parent.pid
+
+    def untraced_trap(self, handler, address: int, frame, thread) -> bool:
+        """The child's trap goes to a tracer that never looks: it stays stopped (FIG. 1, 40)."""
+        process = thread.process
+        site = self.engine.resume_address(process, address)
+        where = f"{address:#x} ({self.symbolize(process, address)})" if site == address else \
+            f"{address:#x} (the trampoline of {self.symbolize(process, site)} at {site:#x})"
+        self.debug.stop_for_tracer(thread, f"at breakpoint {where}, waiting for its tracer")
+        self.report(f"vfork pid {process.pid}: stopped at breakpoint {where}; the naive "
+                    "monitor never services it")
+        frame.ip = address          # stays at the patched instruction, as a ptrace stop does
+        return False
+
+    def on_vfork_done(self, parent, child) -> None:
+        self.debug.clear_gate(parent.space)
+
+    def waits_for(self) -> str | None:
+        if self.waiting_parent is None:
+            return None
+        return ("trapline (naive monitor) waiting for trace events from the parent pid "
+                f"{self.waiting_parent} only")
+
+
+def make_policy(session, children: str = "follow", backpatch: str = "lazy") -> ChildPolicy:
+    if backpatch not in BACKPATCH_MODES:
+        raise InstrumenterError(f"unknown backpatch mode {backpatch!r} (have: lazy, eager)")
+    if children == "follow":
+        return Follow(session)
+    if children == "detach":
+        return Detach(session, backpatch)
+    if children == "naive":
+        return Naive(session)
+    raise InstrumenterError(f"unknown children policy {children!r} (have: {', '.join(POLICIES)})")
