@@ -131,19 +131,22 @@ class BareGuest:
             raise KernelError(f"no function named {name!r} in the loaded image")
         return symbol.addr
 
-    def call(self, function: int, *args: int, max_insns: int = DEFAULT_MAX_INSNS) -> int:
-        """Call `function(*args)` at this guest's ring; returns eax/rax."""
+    def enter(self, pc: int, sp: int) -> None:
+        """Be at CPL `ring` with the ring's selectors, about to run `pc` on stack `sp`."""
         m = self.machine
-        sp = self._push_call_frame(args)
         if self.ring == 0:
             sel = self.space.selectors
             m.set_reg("cs", sel.kernel_cs)
             m.set_reg("ss", sel.kernel_ds)
-            m.sp = sp
-        elif m.reg("cs") & 3 != 3:      # the first call: drop to ring 3 by IRET
-            self.space.enter_user_mode(function, sp, kstack_top=self.space.kstack_top(0))
-        else:                            # already at CPL 3 (a ring-3 CS cannot be reloaded to 0)
-            m.sp = sp
+        elif m.reg("cs") & 3 != 3:      # the first time: drop to ring 3 by IRET
+            self.space.enter_user_mode(pc, sp, kstack_top=self.space.kstack_top(0))
+        m.sp = sp                        # (a ring-3 CS cannot be reloaded to 0: stay there)
+        m.pc = pc
+
+    def call(self, function: int, *args: int, max_insns: int = DEFAULT_MAX_INSNS) -> int:
+        """Call `function(*args)` at this guest's ring; returns eax/rax."""
+        m = self.machine
+        self.enter(function, self._push_call_frame(args))
         self.unexpected.clear()
         exit_ = m.run(function, count=max_insns)
         if exit_.kind == exits.TRAP and exit_.vector == V.BP and exit_.pc == self.return_address + 1:
