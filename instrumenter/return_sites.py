@@ -20,6 +20,7 @@ value is computed.
 from dataclasses import dataclass
 
 from .decode import Insn, boundaries, decode
+from .errors import InstrumenterError
 
 RETURN_MODES = ("frame", "ret")
 _DISMANTLE = {"i386": ("pop ebp", "leave"), "x86_64": ("pop rbp", "leave")}
@@ -39,7 +40,7 @@ def function_insns(code: bytes, start: int, arch: str) -> list[Insn]:
 def return_sites(code: bytes, start: int, arch: str, mode: str = "frame") -> list[ReturnSite]:
     """One probe site per `ret` of the function whose bytes are `code` at `start`."""
     if mode not in RETURN_MODES:
-        raise ValueError(f"unknown return-probe mode {mode!r} (have: {', '.join(RETURN_MODES)})")
+        raise InstrumenterError(f"unknown return-probe mode {mode!r} (have: {', '.join(RETURN_MODES)})")
     insns = function_insns(code, start, arch)
     targets = {i.branch_target for i in insns if i.branch_target is not None}
     indirect = any(i.groups & {"jump"} and i.branch_target is None for i in insns)
