@@ -59,6 +59,15 @@ class ChildPolicy:
     def on_failed(self, parent, prediction) -> None:
         pass
 
+    def on_untraced_fork(self, parent, child) -> None:
+        """A fork of an untraced process whose memory still holds patches (a vfork child
+        before its first hit shares the parent's): its copy is cleaned as well."""
+        store = self.engine.store(parent)
+        if store is not None and store.sites:
+            cleaned = self.engine.clean_fork_child(parent, child, self.session.kernel.current)
+            self.report(f"fork pid {child.pid} of untraced pid {parent.pid}: cleaned "
+                        f"{len(cleaned)} sites")
+
     def untraced_trap(self, handler, address: int, frame, thread) -> bool:
         return handler(frame, thread)
 

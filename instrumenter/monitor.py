@@ -75,6 +75,8 @@ class ProcessMonitor:
 
     def _created(self, parent, child, *, vfork: bool) -> None:
         if parent.pid not in self.traced:
+            if not vfork:           # e.g. a lazily detached vfork child, still patched, forks
+                self.policy.on_untraced_fork(parent, child)
             return
         self._check(self.predictions.pop(parent.pid, None), parent, child, vfork)
         if self.policy.traces_children:

@@ -177,3 +177,17 @@ def test_a_failed_eager_vfork_is_reported_and_the_parent_is_instrumented_again(a
     proc = r["proc"]
     assert not r["session"].trampolines.stores[id(proc.space)].suspended
     assert r["counts"] == {(100, "child_work"): 1}
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("children", ["follow", "detach"])
+def test_grandchildren_follow_the_policy_too(arch, children):
+    """spawn_tree: the middle child forks two children of its own through fork_flushed()."""
+    r = run_sample(arch, "spawn_tree", ["uprobe:spawn_tree:fork_flushed", "uprobe:spawn_tree:reap"],
+                   "fork_flushed", strategy="trampoline", children=children)
+    assert r["status"] == 0
+    expected = {(100, "fork_flushed"): 3, (100, "reap"): 3}
+    if children == "follow":
+        expected.update({(102, "fork_flushed"): 2, (102, "reap"): 1})
+    assert r["counts"] == expected
+    assert sum("cleaned" in line for line in r["monitor"]) == (3 if children == "detach" else 0)

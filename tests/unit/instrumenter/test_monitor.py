@@ -33,6 +33,9 @@ class Recorder(ChildPolicy):
     def on_vfork_done(self, parent, child):
         self.calls.append(("vfork_done", parent.pid, child.pid))
 
+    def on_untraced_fork(self, parent, child):
+        self.calls.append(("untraced_fork", parent.pid, child.pid))
+
     def on_failed(self, parent, prediction):
         self.calls.append(("failed", parent.pid, prediction.child_pid))
 
@@ -106,7 +109,10 @@ def test_untraced_parents_are_not_monitored_and_detached_children_are_untraced()
     assert not monitor.is_traced(child)
     debug.pre_fork(child, 3, vfork=False)
     debug.fork(child, grandchild)
-    assert policy.calls == [("pre_fork", 1, 2, False), ("fork", 1, 2)]
+    debug.pre_fork(child, 4, vfork=True)
+    debug.vfork(child, _proc(4))
+    # The untraced child's own fork goes to the policy (its memory may still hold patches).
+    assert policy.calls == [("pre_fork", 1, 2, False), ("fork", 1, 2), ("untraced_fork", 2, 3)]
     assert monitor.reports == ["pre-fork pid 1 -> 2 (fork)"]
 
 
