@@ -64,3 +64,11 @@ def test_the_seeds_tool_runs_the_same_program_to_completion(arch, backpatch):
     assert result.stdout.endswith(b"vfork_status: ok\n")
     assert [r.pid for r in result.records] == [100, 100]
     assert any("re-inserted" in line for line in result.monitor)
+
+
+def test_bad_children_and_backpatch_values_are_one_line_usage_errors():
+    from trapline.errors import UsageError
+    with pytest.raises(UsageError, match=r"^--children adopt: expected one of follow, detach, naive$"):
+        Sandbox(probes=[PROBE], children="adopt").run([_sample("x86_64")])
+    with pytest.raises(UsageError, match=r"^--backpatch later: expected one of lazy, eager$"):
+        Sandbox(probes=[PROBE], backpatch="later").run([_sample("x86_64")])
