@@ -11,6 +11,9 @@ X86_64_ARGUMENT_REGISTERS = ("rdi", "rsi", "rdx", "rcx", "r8", "r9")
 
 
 class ProbeContext:
+    # One is built per hit, on the probe hot path: slots make building it cheaper.
+    __slots__ = ("kernel", "thread", "process", "probe", "address", "retval", "_machine")
+
     def __init__(self, kernel, thread, probe, address: int, *, retval: int | None = None):
         self.kernel = kernel
         self.thread = thread
@@ -30,7 +33,9 @@ class ProbeContext:
 
     @property
     def timestamp(self) -> int:
-        return self.kernel.clock.monotonic_ns()
+        """Virtual time: guest instructions executed in the run so far, counted exactly up to
+        and including the instruction that raised this hit (emu/icount.py)."""
+        return self._machine.instructions_retired
 
     def register(self, name: str) -> int:
         return self._machine.reg(name)

@@ -24,6 +24,7 @@ re-pointed at it. The tail of the covered bytes after the jump is int3: nothing 
 import struct
 from dataclasses import dataclass, field
 
+from emu.icount import InstructionClock
 from emu.registers import REGISTER_IDS
 from kernel_model.proc import ZOMBIE
 
@@ -170,10 +171,16 @@ class JumpProbes:
         # id(space) -> (space, the process it belongs to): holding the space keeps its id from
         # being reused by a new space while tables are keyed by it; forget() lets it go.
         self.owners: dict[int, tuple[object, object]] = {}
+        # Virtual time of the session's records: instructions executed (emu/icount.py), one
+        # clock for every process of the run. The session attaches every process it follows
+        # through expect() (at start and exec) and forks come through fork(): both start the
+        # process's Machine counting before it runs another instruction.
+        self.clock = InstructionClock()
 
     def expect(self, process, placements) -> None:
         """Addresses (with probe kinds) about to be probed in this space: a jump must not
         cover another probe's address, nor a uretprobe's entry (it needs its int3 there)."""
+        process.machine.count_instructions(self.clock)
         planned = self.expected.setdefault(id(process.space), {})
         for kind, address in placements:
             planned.setdefault(address, set()).add(kind)
@@ -271,6 +278,7 @@ class JumpProbes:
             site.python_part = part
             self.parts[(id(process.space), part)] = site
             self.debug.register_breakpoint(process.space, part, self._on_hit)
+            self._set_redirect(process.space, site, part)
         else:
             slot = new_slot(self._data_for(process, site.address), hook, site.address,
                             process.machine.arch.word,
@@ -312,16 +320,36 @@ class JumpProbes:
             hook(thread, site.address)
         return True
 
+    def _set_redirect(self, space, site: JumpSite, part: int) -> None:
+        """_on_hit leaves the saved IP as it is (the byte after the part's int3): the kernel
+        may take these int3s by its breakpoint redirect (kernel_model/traps.py), unless the
+        kernel's handler for the part is no longer ours."""
+        debug, kernel, on_hit = self.debug, self.session.kernel, self._on_hit
+
+        def redirect():
+            if debug.breakpoint_at(space, part) != on_hit:
+                return None
+            thread = kernel.current
+            for hook in site.hooks:
+                hook(thread, site.address)
+            return part + 1
+        traps = getattr(space, "traps", None)     # None: a bare space, full path only
+        if traps is not None:
+            traps.set_breakpoint_redirect(part, redirect)
+
     # ---- process events ------------------------------------------------------------------
     def fork(self, parent, child) -> None:
         """The child's memory is a copy (patches, trampolines, native data): same sites."""
         if parent.space is child.space:
             return
+        child.machine.count_instructions(self.clock)
         pid, cid = id(parent.space), id(child.space)
         for table in (self.sites, self.parts):
             for (space_id, address), site in list(table.items()):
                 if space_id == pid:
                     table[(cid, address)] = site
+                    if table is self.parts:
+                        self._set_redirect(child.space, site, address)
         if pid in self.data:
             data = self.data[pid]
             clone = self.data[cid] = NativeData(self.debug, child, data.near)

@@ -350,7 +350,8 @@ class NativeCollector:
         values = struct.unpack(f"<{stored * n}{fmt[1]}", raw)
         self.debug.write_memory(view, slot.counter, b"\0" * 16)       # index and drops
         session = self.session
-        ts = session.kernel.clock.monotonic_ns()      # collection time: the guest has no clock
+        # Collection time in instructions (emu/icount.py): the guest code has no clock.
+        ts = view.machine.instructions_retired
         for i in range(stored):
             # Native records carry no thread id (the guest code does not know it): tid 0.
             session.buffers.put(Record(ts=ts, pid=pid, tid=0, probe=slot.hook.probe.spec.text,

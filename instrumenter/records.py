@@ -6,9 +6,9 @@ nothing drains it are records dropped — and every drop is counted and reported
 from dataclasses import dataclass, field
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)    # one per hit: a frozen dataclass's __init__ costs ~1.5 µs more
 class Record:
-    ts: int                  # virtual time (ns of the run's virtual clock)
+    ts: int                  # virtual time: guest instructions executed so far (emu/icount.py)
     pid: int
     tid: int
     probe: str               # the probe spec exactly as the user wrote it
@@ -58,7 +58,10 @@ class Buffers:
         buffer = self.by_pid.get(record.pid)
         if buffer is None:
             buffer = self.by_pid[record.pid] = Buffer(record.pid, self.capacity, self.drain)
-        buffer.put(record)
+        if len(buffer.records) < buffer.capacity:
+            buffer.records.append(record)          # the common case, inline (once per hit)
+        else:
+            buffer.put(record)
 
     def flush(self) -> None:
         for pid in sorted(self.by_pid):

@@ -68,8 +68,28 @@ class TrampolineProbes:
         xol.write(trampoline, relocate(insn, trampoline, arch).code)
         site = self.sites[key] = Site(address, trampoline, [hook])
         self.debug.register_breakpoint(process.space, address, self._on_hit)
+        self._set_redirect(process.space, site)
         store.insert(address, INT3, owner)
         return site
+
+    def _set_redirect(self, space, site: Site) -> None:
+        """_on_hit only rewrites the saved IP: let the kernel take the int3 by its breakpoint
+        redirect (kernel_model/traps.py explains why that is exact). The redirect checks that
+        the kernel's breakpoint handler for the address is still ours (another tool may have
+        taken the site over); if not, the hit takes the full path."""
+        debug, address, kernel = self.debug, site.address, self.session.kernel
+        on_hit = self._on_hit
+
+        def redirect():
+            if debug.breakpoint_at(space, address) != on_hit:
+                return None
+            thread = kernel.current
+            for hook in site.hooks:
+                hook(thread, address)
+            return site.trampoline
+        traps = getattr(space, "traps", None)     # None: a bare space, full path only
+        if traps is not None:
+            traps.set_breakpoint_redirect(address, redirect)
 
     def remove(self, process, address: int, hook, owner: str) -> None:
         """Take one hook off a site; the last one restores the original bytes exactly. The
@@ -82,6 +102,8 @@ class TrampolineProbes:
         self.store_for(process).remove(address, owner)
         if not site.hooks:
             del self.sites[key]
+            if getattr(process.space, "traps", None) is not None:
+                process.space.traps.clear_breakpoint_redirect(address)
             self.debug.unregister_breakpoint(process.space, address)
 
     def _on_hit(self, frame, thread) -> bool:
@@ -101,6 +123,7 @@ class TrampolineProbes:
         for (space_id, address), site in list(self.sites.items()):
             if space_id == pid:
                 self.sites[(cid, address)] = site
+                self._set_redirect(child.space, site)
         if pid in self.stores:
             store = self.stores[cid] = BreakpointStore(self.debug, child)
             store.sites = {a: type(s)(s.address, s.original, s.patch, list(s.owners))

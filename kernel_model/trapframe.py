@@ -19,7 +19,7 @@ def _layout(word: int, slots: int) -> struct.Struct:
     return struct.Struct(f"<{slots}{'I' if word == 4 else 'Q'}")
 
 
-@dataclass
+@dataclass(slots=True)     # one is built per trap: slots make that (and every access) cheaper
 class TrapFrame:
     vector: int
     ip: int
@@ -41,14 +41,23 @@ class TrapFrame:
             out += [("sp", self.sp), ("ss", self.ss)]
         return out
 
-    def pack(self) -> bytes:
-        values = [v for _, v in self.slots()]
+    def values(self) -> tuple[int, ...]:
+        """The slot values from the lowest address up, truncated to the word size."""
         mask = (1 << (8 * self.word)) - 1
-        return _layout(self.word, len(values)).pack(*(v & mask for v in values))
+        head = (self.ip & mask, self.cs & mask, self.flags & mask)
+        if self.error_code is not None:
+            head = (self.error_code & mask,) + head
+        if self.sp is not None:
+            head += (self.sp & mask, self.ss & mask)
+        return head
+
+    def pack(self) -> bytes:
+        values = self.values()
+        return _layout(self.word, len(values)).pack(*values)
 
     @property
     def size(self) -> int:
-        return self.word * len(self.slots())
+        return self.word * (3 + (self.error_code is not None) + 2 * (self.sp is not None))
 
     @property
     def from_user(self) -> bool:

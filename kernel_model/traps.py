@@ -5,6 +5,25 @@ on the Machine's behalf: look the vector up in the IDT, build the frame (on the 
 stack when the trap comes from ring 3, on the current stack otherwise), call the gate's handler
 with it, then return as IRET does — from the frame, which the handler may have changed (seed 000
 rewrites the saved IP; seed 001 emulates an instruction on it).
+
+Breakpoint redirects (the fast path of seed 000's probes). A tool whose #BP handler for an
+address does nothing to the trap frame but rewrite its saved IP may register that as a
+*redirect* (`set_breakpoint_redirect`). For an int3 at such an address, raised in ring 3 while
+the #BP gate still leads to the handler the redirect was registered under, the dispatcher
+calls the redirect and sets the IP without materialising the frame. This is exact, because
+the frame round trip is the identity on everything but the IP:
+  - the gate is present with DPL 3 (checked when registered and on every use), so int3 from
+    ring 3 is delivered, not turned into #GP (SDM 6.12.1.1);
+  - in ring 3 the CPU pushes SS, ESP, EFLAGS, CS, EIP on the kernel stack (SDM 6.12.1), and
+    IRET pops the same five words back (SDM Vol. 2A, IRET: return to outer privilege level):
+    with only EIP changed, CS, EFLAGS, ESP and SS end as they were, and the user stack and
+    every user register are untouched both ways;
+  - the only difference is the frame's five words not being written below the top of the
+    thread's kernel stack: memory that is dead between traps (every trap writes its frame
+    before anything reads it, and nothing reads it after IRET).
+The handler runs with the same live registers either way (the full path does not change them
+before calling it). tests/unit/instrumenter/test_trampoline_fastpath.py checks the two paths
+end in the same state.
 """
 from . import idt as vectors
 from .errors import KernelPanic
@@ -12,6 +31,8 @@ from .trapframe import TrapFrame
 
 
 class TrapDispatcher:
+    fast_breakpoints = True     # False: every int3 takes the full path (the equivalence tests)
+
     def __init__(self, machine, idt, kernel_stack_top):
         """`kernel_stack_top()` gives the top of the current thread's kernel stack."""
         self.machine = machine
@@ -24,6 +45,38 @@ class TrapDispatcher:
         # and int3, where each separate register access costs ~0.5 µs.
         self._entry_state = machine.raw_registers(("cs", machine.arch.flags, machine.arch.sp, "ss"))
         self._return_state = machine.raw_registers((machine.arch.pc, machine.arch.flags, machine.arch.sp))
+        self._cs = machine.raw_register("cs")
+        # address of an int3 -> (redirect() -> new IP, the #BP gate handler it stands in for)
+        self._redirects: dict[int, tuple] = {}
+
+    # ---- breakpoint redirects (see the module docstring) -----------------------------------
+    def set_breakpoint_redirect(self, address: int, redirect) -> None:
+        """`redirect()` returns the IP the #BP handler would write into the frame of the int3
+        at `address` (it may record the hit on the way), or None, before doing anything, to
+        send this hit through the full path; the handler must do nothing else."""
+        gate = self.idt.gate(vectors.BP)
+        handler = self.idt.handler_for(vectors.BP)
+        if handler is None or gate.dpl != 3:
+            raise KernelPanic("breakpoint redirect without a user-callable #BP gate")
+        self._redirects[address] = (redirect, handler)
+
+    def clear_breakpoint_redirect(self, address: int) -> None:
+        self._redirects.pop(address, None)
+
+    def _redirect(self, pc: int) -> bool:
+        """The fast path of an int3 that ended at `pc`: True when it was taken."""
+        entry = self._redirects.get(pc - 1)
+        if entry is None or self._cs.read() & 3 != 3:
+            return False
+        redirect, handler = entry
+        gate = self.idt.gate(vectors.BP)
+        if gate.dpl != 3 or not gate.present or self.idt.handler_for(vectors.BP) is not handler:
+            return False
+        ip = redirect()
+        if ip is None:
+            return False
+        self.machine.pc = ip
+        return True
 
     def dispatch(self, vector: int, pc: int, *, error_code: int | None = None,
                  fault_address: int | None = None, software: bool | None = None):
@@ -32,6 +85,9 @@ class TrapDispatcher:
         `software`: whether an INT n/INT3/INTO instruction raised it; None asks the Machine
         about the event it last reported (a CPU exception and `int $0` share a vector).
         """
+        if vector == vectors.BP and self._redirects and self.fast_breakpoints \
+                and self._redirect(pc):
+            return True
         cs, flags, sp, ss = self._entry_state.read()
         gate = self.idt.gate(vector)
         if software is None:
