@@ -46,7 +46,7 @@ class TrapDispatcher:
         self._entry_state = machine.raw_registers(("cs", machine.arch.flags, machine.arch.sp, "ss"))
         self._return_state = machine.raw_registers((machine.arch.pc, machine.arch.flags, machine.arch.sp))
         self._cs = machine.raw_register("cs")
-        # address of an int3 -> (redirect() -> new IP, the #BP gate handler it stands in for)
+        # address of an int3 -> (redirect() -> new IP, the #BP gate it stands in for)
         self._redirects: dict[int, tuple] = {}
 
     # ---- breakpoint redirects (see the module docstring) -----------------------------------
@@ -55,10 +55,11 @@ class TrapDispatcher:
         at `address` (it may record the hit on the way), or None, before doing anything, to
         send this hit through the full path; the handler must do nothing else."""
         gate = self.idt.gate(vectors.BP)
-        handler = self.idt.handler_for(vectors.BP)
-        if handler is None or gate.dpl != 3:
+        if self.idt.handler_for(vectors.BP) is None or gate.dpl != 3:
             raise KernelPanic("breakpoint redirect without a user-callable #BP gate")
-        self._redirects[address] = (redirect, handler)
+        # The Idt decodes a new Gate on every set_gate: while gate(BP) is this very object,
+        # the #BP gate (present, DPL 3, its handler) is the one checked here.
+        self._redirects[address] = (redirect, gate)
 
     def clear_breakpoint_redirect(self, address: int) -> None:
         self._redirects.pop(address, None)
@@ -68,9 +69,8 @@ class TrapDispatcher:
         entry = self._redirects.get(pc - 1)
         if entry is None or self._cs.read() & 3 != 3:
             return False
-        redirect, handler = entry
-        gate = self.idt.gate(vectors.BP)
-        if gate.dpl != 3 or not gate.present or self.idt.handler_for(vectors.BP) is not handler:
+        redirect, gate = entry
+        if self.idt.gate(vectors.BP) is not gate:
             return False
         ip = redirect()
         if ip is None:
