@@ -6,6 +6,11 @@ int3s, LOCK prefixes, 5-byte jumps alike), whose sites hold the original bytes â
 process-image store. Backpatching writes those bytes back and records the list; re-inserting
 writes the patches of the list again. XOL pages (trampolines, return landings, native counters)
 are left alone: without the patches nothing enters them.
+
+Return addresses that uretprobes replaced by their landing (instrumenter/returns.py) are patches
+too, in the stack and in registers rather than in code: an untraced child gets the real ones
+before it runs (`detach_returns`), and a vfork parent gets its landings back at vfork-done
+(`reinsert_returns`), as it gets its code sites back.
 """
 
 
@@ -44,6 +49,15 @@ class BackpatchEngine:
         return sorted(site.address for (sid, _), site in self.session.jumps.sites.items()
                       if sid == space_id and site.entry != site.python_part)
 
+    def detach_returns(self, parent_thread, child) -> tuple[list[str], list[tuple[int, int]]]:
+        """The untraced child `child` of `parent_thread` (not run yet) returns to the real
+        addresses, never into the landing: (registers rewritten, stack slots restored)."""
+        return self.session.returns.detach_child(parent_thread, child.threads[0])
+
+    def reinsert_returns(self, parent, slots: list[tuple[int, int]]) -> list[int]:
+        """The landings back into the parent's stack slots that `detach_returns` restored."""
+        return self.session.returns.reinsert_slots(parent, slots)
+
     def clean_fork_child(self, parent, child, forking_thread) -> list[int]:
         """A detached fork child: its copy of the memory gets every original byte back, its
         pending uretprobe return addresses are the real ones again, and the tool forgets its
@@ -51,7 +65,7 @@ class BackpatchEngine:
         store = self.store(parent)
         cleaned = store.clean_copy(child) if store is not None else []
         if forking_thread is not None:
-            self.session.returns.restore_stack(forking_thread, child)
+            self.session.returns.detach_child(forking_thread, child.threads[0])
         self.debug.clear_space(child.space)
         self.session.jumps.forget(child, exited=True)
         _forget_space_tables(self.session, child.space)

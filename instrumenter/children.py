@@ -11,10 +11,19 @@
              the original instruction (that hit is not recorded); eager — the space is
              backpatched at the pre-fork event already. Either way every site is re-inserted
              at vfork-done, before the parent runs again; a failed vfork re-inserts at once.
+             Pending uretprobe returns (the landing replaced a return address at a function
+             active across the vfork, vfork itself included): in both modes the child gets
+             the real return addresses at the vfork event, before it runs — in its own
+             registers (libc's vfork holds its return address in one across the syscall) and
+             in the live slots of the shared stack, which get the landing back at vfork-done.
+             So the child never enters the landing and its returns are not recorded, while
+             the parent returns through it once, with the child's pid.
   naive    seed 002 FIG. 1 on purpose: the tool waits only for its traced process's events, so
            a vfork child that reaches a breakpoint stops for a tracer that never comes, while
            the parent sleeps until the child is done. The kernel reports the deadlock. (Fork
-           children are cleaned, as under detach: FIG. 1 is about vfork.)
+           children are cleaned, as under detach: FIG. 1 is about vfork.) A uretprobe's landing
+           is such a breakpoint too: a vfork child returning from a probed vfork (or from any
+           probed function it shares with the parent) stops there, and the run deadlocks.
 
 Linux vfork suspends only the calling thread: other threads of the parent keep running while
 the space is backpatched, and their hits in that window are lost. The seed assumes a
@@ -108,6 +117,7 @@ class Detach(ChildPolicy):
         if mode not in BACKPATCH_MODES:
             raise InstrumenterError(f"unknown backpatch mode {mode!r} (have: lazy, eager)")
         self.mode = mode
+        self.return_slots: dict[int, list[tuple[int, int]]] = {}   # vfork parent pid -> slots
 
     def on_fork(self, parent, child) -> None:
         self.clean_fork_child(parent, child)
@@ -120,6 +130,7 @@ class Detach(ChildPolicy):
 
     def on_vfork(self, parent, child) -> None:
         self.debug.set_gate(parent.space, self.monitor.gate)
+        self._detach_returns(parent, child)
         if self.mode == "lazy" and not self.engine.is_backpatched(parent):
             silent = self.engine.silent_sites(parent)
             if silent:
@@ -130,10 +141,22 @@ class Detach(ChildPolicy):
                             f"the vfork: {len(silent)} native jump sites never trap)")
                 self._warn_other_threads(parent, child.vfork_parent)
 
+    def _detach_returns(self, parent, child) -> None:
+        """Return addresses are not code sites: the child would use a landing before any trap
+        could tell the tool, so both modes put the real ones back before it runs."""
+        registers, slots = self.engine.detach_returns(child.vfork_parent, child)
+        if slots:
+            self.return_slots[parent.pid] = slots
+        if registers or slots:
+            self.report(f"vfork pid {child.pid}: real return addresses instead of the uretprobe "
+                        f"landing in registers [{', '.join(registers)}] and {len(slots)} stack slots")
+
     def untraced_trap(self, handler, address: int, frame, thread) -> bool:
         """FIG. 7: the untraced child's first breakpoint. Suspended here (it is inside the trap),
         the space is backpatched, and the child resumes at the original instruction."""
         process = thread.process
+        if self.session.returns.is_landing(process, address):
+            return self._untraced_return(frame, thread)
         resume = self.engine.resume_address(process, address)
         store = self.engine.store(process)
         if store is None or resume not in store.sites:
@@ -150,9 +173,24 @@ class Detach(ChildPolicy):
         frame.ip = resume
         return True
 
+    def _untraced_return(self, frame, thread) -> bool:
+        """The child reached the landing all the same (its landing address was somewhere
+        `_detach_returns` does not look, e.g. spilled to memory): its own copy of the pending
+        returns says where it goes; nothing is recorded."""
+        pending = self.session.returns.unwind(frame, thread)
+        self.report(f"pid {thread.process.pid} (untraced) returned into the uretprobe landing "
+                    f"from {pending.function_name}: resumed at "
+                    f"{pending.return_address:#x}, not recorded")
+        return True
+
     def on_vfork_done(self, parent, child) -> None:
         """FIG. 8: the parent is about to resume (it has not run yet): instrument it again."""
         self.debug.clear_gate(parent.space)
+        slots = self.return_slots.pop(parent.pid, None)
+        if slots:
+            rearmed = self.engine.reinsert_returns(parent, slots)
+            self.report(f"vfork-done pid {parent.pid}: landing back in {len(rearmed)} of "
+                        f"{len(slots)} stack slots")
         if not self.engine.is_backpatched(parent):
             self.report(f"vfork-done pid {parent.pid}: child {child.pid} hit no probe site, "
                         "nothing to re-insert")
@@ -191,14 +229,24 @@ class Naive(ChildPolicy):
     def untraced_trap(self, handler, address: int, frame, thread) -> bool:
         """The child's trap goes to a tracer that never looks: it stays stopped (FIG. 1, 40)."""
         process = thread.process
-        site = self.engine.resume_address(process, address)
-        where = f"{address:#x} ({self.symbolize(process, address)})" if site == address else \
-            f"{address:#x} (the trampoline of {self.symbolize(process, site)} at {site:#x})"
+        where = f"{address:#x} ({self._describe_trap(process, address, frame, thread)})"
         self.debug.stop_for_tracer(thread, f"at breakpoint {where}, waiting for its tracer")
         self.report(f"vfork pid {process.pid}: stopped at breakpoint {where}; the naive "
                     "monitor never services it")
         frame.ip = address          # stays at the patched instruction, as a ptrace stop does
         return False
+
+    def _describe_trap(self, process, address: int, frame, thread) -> str:
+        returns = self.session.returns
+        if returns.is_landing(process, address):
+            sp = frame.sp if frame.sp is not None else process.machine.sp
+            pending = returns.returning(thread, sp)
+            owner = f" of {pending.function_name}" if pending is not None else ""
+            return f"the uretprobe return landing{owner}"
+        site = self.engine.resume_address(process, address)
+        if site == address:
+            return self.symbolize(process, address)
+        return f"the trampoline of {self.symbolize(process, site)} at {site:#x}"
 
     def on_vfork_done(self, parent, child) -> None:
         self.debug.clear_gate(parent.space)

@@ -6,9 +6,21 @@ together with sp, and replaced by a "landing" address: an int3 in the XOL area. 
 function returns there, the landing's breakpoint handler reports the return value (eax/rax),
 pops the shadow stack and resumes at the original return address. Frames abandoned by longjmp
 are recognised because their saved sp lies below the returning frame's (the stack grows down).
+
+Children (seed 002 with uretprobes): a fork or vfork child starts with its parent's stack and
+registers, landing addresses included, so it inherits the forking thread's pending returns as
+its own copy — what Linux does in uprobe_copy_process()/dup_utask() for CLONE_VFORK. A child the
+tool does not trace gets the real return addresses instead (`detach_child`): in its registers,
+because every libc's vfork pops its return address into a register before the syscall (the
+child would otherwise overwrite the slot the parent returns through: musl and glibc
+`pop %rdx`/`pop %edx`, push it back after), and in the live slots of its stack. A vfork child's
+stack is the parent's, so those slots get the landing back before the parent resumes
+(`reinsert_slots`), as the code sites do.
 """
 import struct
 from dataclasses import dataclass
+
+from emu.registers import REGISTER_IDS, gpr_names
 
 from .errors import InstrumenterError
 
@@ -19,6 +31,11 @@ class Pending:
     return_address: int
     probe: object
     function: int
+
+    @property
+    def function_name(self) -> str:
+        """As the probe names it: symbol tables may not size libc's assembly (musl's vfork)."""
+        return self.probe.spec.function or f"{self.function:#x}"
 
 
 class ReturnProbes:
@@ -52,21 +69,34 @@ class ReturnProbes:
         self.shadow.setdefault(thread.tid, []).append(Pending(sp, original, probe, function))
         self.session.debug.write_memory(thread.process, sp, struct.pack(fmt, self._landing(thread.process)))
 
+    def is_landing(self, process, address: int) -> bool:
+        return self.landings.get(id(process.space)) == address
+
     def _on_return(self, frame, thread) -> bool:
-        stack = self.shadow.get(thread.tid) or []
-        sp_now = frame.sp if frame.sp is not None else thread.process.machine.sp
-        # The returning frame is the innermost one whose entry sp lies below sp now; deeper
-        # entries above it on the shadow stack were abandoned (longjmp) and are dropped.
-        while len(stack) > 1 and stack[-2].sp < sp_now:
-            stack.pop()
-        if not stack or stack[-1].sp >= sp_now:
-            raise InstrumenterError(f"return landing hit by tid {thread.tid} with no pending return")
-        pending = stack.pop()
+        pending = self.unwind(frame, thread)
         machine = thread.process.machine
         retval = machine.reg("eax" if machine.arch.bits == 32 else "rax")
         self.session.hit(pending.probe, thread, pending.function, kind="return", retval=retval)
-        frame.ip = pending.return_address
         return True
+
+    def unwind(self, frame, thread) -> Pending:
+        """`thread` came back through the landing: pop the frame that returned (and frames it
+        abandoned) from its shadow stack and resume at the real return address."""
+        stack = self.shadow.get(thread.tid) or []
+        sp_now = frame.sp if frame.sp is not None else thread.process.machine.sp
+        index = _returning(stack, sp_now)
+        if index is None:
+            raise InstrumenterError(f"return landing hit by tid {thread.tid} with no pending return")
+        pending = stack[index]
+        del stack[index:]
+        frame.ip = pending.return_address
+        return pending
+
+    def returning(self, thread, sp_now: int) -> Pending | None:
+        """The pending return that `thread` takes when it reaches the landing with `sp_now`."""
+        stack = self.shadow.get(thread.tid) or []
+        index = _returning(stack, sp_now)
+        return None if index is None else stack[index]
 
     def fork(self, parent_thread, child_thread) -> None:
         """A fork or vfork child starts with its parent's stack, landing addresses included:
@@ -75,21 +105,90 @@ class ReturnProbes:
         if pending:
             self.shadow[child_thread.tid] = list(pending)
 
-    def restore_stack(self, thread, process) -> None:
-        """Put the original return addresses back where `thread` has landings pending, in
-        `process`'s memory (a detached fork child's copy of the stack): nothing then returns
-        into the tool's landing there."""
+    def detach_child(self, parent_thread, child_thread) -> tuple[list[str], list[tuple[int, int]]]:
+        """A child the tool does not trace, not run yet: every reference to the landing it
+        inherited from `parent_thread` becomes the real return address, so it runs the original
+        program only. Registers holding the landing get the return address of the frame that is
+        mid-return (entry sp below the child's sp: vfork popped it); live stack slots (entry
+        sp at or above it) get theirs. Returns (registers rewritten, [(slot, return address)]):
+        the slots are shared with a vfork parent, which needs its landings back afterwards."""
+        landing = self.landings.get(id(parent_thread.process.space))
+        pending = self.shadow.get(parent_thread.tid)
+        if landing is None or not pending:
+            return [], []
+        regs = _SavedRegisters(child_thread)
+        sp = regs.read(regs.arch.sp)
+        registers = []
+        returning = _returning(pending, sp)
+        if returning is not None:
+            for name in gpr_names(regs.arch):
+                if name != regs.arch.sp and regs.read(name) == landing:
+                    regs.write(name, pending[returning].return_address)
+                    registers.append(name)
+        slots = [(p.sp, p.return_address) for p in pending if p.sp >= sp]
+        return registers, self._write_slots(child_thread.process, slots, expect=landing)
+
+    def reinsert_slots(self, process, slots: list[tuple[int, int]]) -> list[int]:
+        """The landing back into the slots `detach_child` restored, where a slot still holds
+        the return address written there (the vfork child left that frame alone, as it must);
+        returns the slots re-armed."""
+        landing = self.landings.get(id(process.space))
+        if landing is None:
+            return []
+        done = self._write_slots(process, [(slot, landing) for slot, _ in slots],
+                                 expect=dict(slots))
+        return [slot for slot, _ in done]
+
+    def _write_slots(self, process, slots, *, expect) -> list[tuple[int, int]]:
+        """Write each (slot, word) whose current word is `expect` (one value, or per slot)."""
         machine = process.machine
         fmt = "<I" if machine.arch.word == 4 else "<Q"
-        landing = self.landings.get(id(thread.process.space))
-        for pending in self.shadow.get(thread.tid, ()):
-            word = struct.unpack(fmt, machine.mem.read(pending.sp, machine.arch.word))[0]
-            if word == landing:
-                self.session.debug.write_memory(process, pending.sp, struct.pack(fmt, pending.return_address))
+        written = []
+        for slot, word in slots:
+            wanted = expect[slot] if isinstance(expect, dict) else expect
+            current = self.session.debug.read_memory(process, slot, machine.arch.word)
+            if struct.unpack(fmt, current)[0] == wanted:
+                self.session.debug.write_memory(process, slot, struct.pack(fmt, word))
+                written.append((slot, word))
+        return written
 
     def forget_process(self, process) -> None:
         for thread in process.threads:
             self.shadow.pop(thread.tid, None)
+
+
+def _returning(stack: list[Pending], sp_now: int) -> int | None:
+    """Index of the frame a return to the landing with `sp_now` comes from: the outermost
+    entry whose entry sp lies below sp now (the ret popped its slot); entries deeper than it
+    on the shadow stack were abandoned (longjmp)."""
+    found = None
+    for index in range(len(stack) - 1, -1, -1):
+        if stack[index].sp >= sp_now:
+            break
+        found = index
+    return found
+
+
+class _SavedRegisters:
+    """The registers of a thread that is not running: its saved Machine context (a new
+    child's before its first run), or the Machine itself while it runs. The debug interface
+    has no register access for a non-running thread yet; jump.py reads saved contexts alike."""
+
+    def __init__(self, thread):
+        self.machine = thread.process.machine
+        self.arch = self.machine.arch
+        self.context = thread.context
+
+    def read(self, name: str) -> int:
+        if self.context is None:
+            return self.machine.reg(name)
+        return self.context.reg_read(REGISTER_IDS[name])
+
+    def write(self, name: str, value: int) -> None:
+        if self.context is None:
+            self.machine.set_reg(name, value)
+        else:
+            self.context.reg_write(REGISTER_IDS[name], value)
 
 
 class _ReturnEntry:
