@@ -53,6 +53,7 @@ def run_fork_pipe(arch: str, toggles: set[int]):
     proc = kernel.spawn(str(SAMPLES / arch / "fork_pipe").encode(), [b"fork_pipe"], [])
     probe = Probe(parse_probe_spec("uprobe:fork_pipe:produce"))
     session = Session(kernel, [], buffers=Buffers(), strategy="trampoline")
+    session.attach(proc)         # the tool traces the process (its fork children follow)
     toggler = Toggler(session, probe, toggles)
     kernel.debug.syscall_watchers.append(toggler)
     status = kernel.run(proc)
