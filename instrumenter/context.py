@@ -14,14 +14,14 @@ class ProbeContext:
     # One is built per hit, on the probe hot path: slots make building it cheaper.
     __slots__ = ("kernel", "thread", "process", "probe", "address", "retval", "_machine")
 
-    def __init__(self, kernel, thread, probe, address: int, *, retval: int | None = None):
+    def __init__(self, kernel, thread, probe, address: int, retval: int | None = None):
         self.kernel = kernel
         self.thread = thread
-        self.process = thread.process
+        self.process = process = thread.process
         self.probe = probe
         self.address = address
         self.retval = retval
-        self._machine = thread.process.machine
+        self._machine = process.space.machine
 
     @property
     def pid(self) -> int:
@@ -50,27 +50,34 @@ class ProbeContext:
         return self._machine.mem.read_cstr(address, limit)
 
     def arg(self, index: int) -> int:
-        if self._machine.arch.bits == 64:
-            if index < 6:
-                return self._machine.reg(X86_64_ARGUMENT_REGISTERS[index])
-            sp = self._machine.sp
-            return struct.unpack("<Q", self.read(sp + 8 * (index - 6 + 1), 8))[0]
-        sp = self._machine.sp
-        return struct.unpack("<I", self.read(sp + 4 * (index + 1), 4))[0]
+        return _stack_or_register_argument(self._machine, index)
 
     def args(self, count: int) -> tuple[int, ...]:
         """The first `count` argument words, read in one batch (a probe hit's hot path)."""
-        machine = self._machine
-        if machine.arch.bits == 64 and count <= 6:
-            space = self.process.space
-            reader = getattr(space, "_probe_arg_reader", None)
-            if reader is None:
-                reader = space._probe_arg_reader = machine.raw_registers(X86_64_ARGUMENT_REGISTERS)
-            return tuple(reader.read()[:count])
-        if machine.arch.bits == 32:
-            raw = self.read(machine.sp + 4, 4 * count)
-            return struct.unpack(f"<{count}I", raw)
-        return tuple(self.arg(i) for i in range(count))
+        return argument_words(self.process, self._machine, count)
 
     def symbolize(self, address: int) -> str:
         return self.kernel.symbolize(self.process, address)
+
+
+def argument_words(process, machine, count: int) -> tuple[int, ...]:
+    """The first `count` argument words of `process` stopped on `machine`, read in one batch:
+    the record path of a probe hit calls this without building a ProbeContext."""
+    bits = machine.arch.bits
+    if bits == 64 and count <= 6:
+        space = process.space
+        reader = getattr(space, "_probe_arg_reader", None)
+        if reader is None:
+            reader = space._probe_arg_reader = machine.raw_registers(X86_64_ARGUMENT_REGISTERS)
+        return tuple(reader.read()[:count])
+    if bits == 32:
+        return struct.unpack(f"<{count}I", machine.mem.read(machine.sp + 4, 4 * count))
+    return tuple(_stack_or_register_argument(machine, i) for i in range(count))
+
+
+def _stack_or_register_argument(machine, index: int) -> int:
+    if machine.arch.bits == 64:
+        if index < 6:
+            return machine.reg(X86_64_ARGUMENT_REGISTERS[index])
+        return struct.unpack("<Q", machine.mem.read(machine.sp + 8 * (index - 6 + 1), 8))[0]
+    return struct.unpack("<I", machine.mem.read(machine.sp + 4 * (index + 1), 4))[0]

@@ -24,10 +24,6 @@ re-pointed at it. The tail of the covered bytes after the jump is int3: nothing 
 import struct
 from dataclasses import dataclass, field
 
-from emu.icount import InstructionClock
-from emu.registers import REGISTER_IDS
-from kernel_model.proc import ZOMBIE
-
 from .decode import Insn, decode
 from .emit import REL_JUMP_LEN, rel32
 from .errors import InstrumenterError
@@ -171,16 +167,10 @@ class JumpProbes:
         # id(space) -> (space, the process it belongs to): holding the space keeps its id from
         # being reused by a new space while tables are keyed by it; forget() lets it go.
         self.owners: dict[int, tuple[object, object]] = {}
-        # Virtual time of the session's records: instructions executed (emu/icount.py), one
-        # clock for every process of the run. The session attaches every process it follows
-        # through expect() (at start and exec) and forks come through fork(): both start the
-        # process's Machine counting before it runs another instruction.
-        self.clock = InstructionClock()
 
     def expect(self, process, placements) -> None:
         """Addresses (with probe kinds) about to be probed in this space: a jump must not
         cover another probe's address, nor a uretprobe's entry (it needs its int3 there)."""
-        process.machine.count_instructions(self.clock)
         planned = self.expected.setdefault(id(process.space), {})
         for kind, address in placements:
             planned.setdefault(address, set()).add(kind)
@@ -254,11 +244,8 @@ class JumpProbes:
         clone(CLONE_VM) without CLONE_THREAD is not visible here (documented limitation);
         saved IPs in signal frames on guest stacks are not inspected either."""
         pc_name = process.machine.arch.pc
-        for thread in process.threads:
-            if thread.state == ZOMBIE:
-                continue
-            pc = process.machine.pc if thread.context is None \
-                else thread.context.reg_read(REGISTER_IDS[pc_name])
+        for thread in self.debug.live_threads(process):
+            pc = self.debug.read_register(thread, pc_name)
             if start < pc < end:
                 raise InstrumenterError(f"{start:#x}: tid {thread.tid} is stopped at {pc:#x}, "
                                         "inside the bytes the jump would replace")
@@ -282,7 +269,7 @@ class JumpProbes:
         else:
             slot = new_slot(self._data_for(process, site.address), hook, site.address,
                             process.machine.arch.word,
-                            self.session.kernel.symbolize(process, site.address))
+                            self.debug.symbolize(process, site.address))
             code = emit_part(slot, part, site.entry, arch, flags_live=not site.flags_dead)
             self.natives.add(process, slot)
         xol.write(part, code)
@@ -322,27 +309,19 @@ class JumpProbes:
 
     def _set_redirect(self, space, site: JumpSite, part: int) -> None:
         """_on_hit leaves the saved IP as it is (the byte after the part's int3): the kernel
-        may take these int3s by its breakpoint redirect (kernel_model/traps.py), unless the
-        kernel's handler for the part is no longer ours."""
-        debug, kernel, on_hit = self.debug, self.session.kernel, self._on_hit
-
-        def redirect():
-            if debug.breakpoint_at(space, part) != on_hit:
-                return None
-            thread = kernel.current
+        may take these int3s by a breakpoint redirect (kernel_model/debug.py
+        register_breakpoint_redirect), while _on_hit is still its handler for the part."""
+        def redirect(thread):
             for hook in site.hooks:
                 hook(thread, site.address)
             return part + 1
-        traps = getattr(space, "traps", None)     # None: a bare space, full path only
-        if traps is not None:
-            traps.set_breakpoint_redirect(part, redirect)
+        self.debug.register_breakpoint_redirect(space, part, redirect)
 
     # ---- process events ------------------------------------------------------------------
     def fork(self, parent, child) -> None:
         """The child's memory is a copy (patches, trampolines, native data): same sites."""
         if parent.space is child.space:
             return
-        child.machine.count_instructions(self.clock)
         pid, cid = id(parent.space), id(child.space)
         for table in (self.sites, self.parts):
             for (space_id, address), site in list(table.items()):

@@ -351,7 +351,7 @@ class NativeCollector:
         self.debug.write_memory(view, slot.counter, b"\0" * 16)       # index and drops
         session = self.session
         # Collection time in instructions (emu/icount.py): the guest code has no clock.
-        ts = view.machine.instructions_retired
+        ts = self.debug.instructions_retired(view)
         for i in range(stored):
             # Native records carry no thread id (the guest code does not know it): tid 0.
             session.buffers.put(Record(ts=ts, pid=pid, tid=0, probe=slot.hook.probe.spec.text,

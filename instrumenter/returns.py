@@ -20,7 +20,7 @@ stack is the parent's, so those slots get the landing back before the parent res
 import struct
 from dataclasses import dataclass
 
-from emu.registers import REGISTER_IDS, gpr_names
+from emu.registers import gpr_names
 
 from .errors import InstrumenterError
 
@@ -116,14 +116,16 @@ class ReturnProbes:
         pending = self.shadow.get(parent_thread.tid)
         if landing is None or not pending:
             return [], []
-        regs = _SavedRegisters(child_thread)
-        sp = regs.read(regs.arch.sp)
+        # The child has not run yet: its registers are in its saved context, which the debug
+        # interface reads and writes as ptrace's GETREGS/SETREGS would.
+        debug, arch = self.session.debug, child_thread.process.machine.arch
+        sp = debug.read_register(child_thread, arch.sp)
         registers = []
         returning = _returning(pending, sp)
         if returning is not None:
-            for name in gpr_names(regs.arch):
-                if name != regs.arch.sp and regs.read(name) == landing:
-                    regs.write(name, pending[returning].return_address)
+            for name in gpr_names(arch):
+                if name != arch.sp and debug.read_register(child_thread, name) == landing:
+                    debug.write_register(child_thread, name, pending[returning].return_address)
                     registers.append(name)
         slots = [(p.sp, p.return_address) for p in pending if p.sp >= sp]
         return registers, self._write_slots(child_thread.process, slots, expect=landing)
@@ -167,28 +169,6 @@ def _returning(stack: list[Pending], sp_now: int) -> int | None:
             break
         found = index
     return found
-
-
-class _SavedRegisters:
-    """The registers of a thread that is not running: its saved Machine context (a new
-    child's before its first run), or the Machine itself while it runs. The debug interface
-    has no register access for a non-running thread yet; jump.py reads saved contexts alike."""
-
-    def __init__(self, thread):
-        self.machine = thread.process.machine
-        self.arch = self.machine.arch
-        self.context = thread.context
-
-    def read(self, name: str) -> int:
-        if self.context is None:
-            return self.machine.reg(name)
-        return self.context.reg_read(REGISTER_IDS[name])
-
-    def write(self, name: str, value: int) -> None:
-        if self.context is None:
-            self.machine.set_reg(name, value)
-        else:
-            self.context.reg_write(REGISTER_IDS[name], value)
 
 
 class _ReturnEntry:

@@ -6,7 +6,7 @@ tool talks to ptrace/uprobes: breakpoint handlers, memory reads/writes, XOL page
 events (fork copies the patches with the memory; exec brings a new image to instrument).
 """
 from .children import make_policy
-from .context import ProbeContext
+from .context import ProbeContext, argument_words
 from .emulate import EmulateProbes
 from .errors import InstrumenterError
 from .jump import JumpProbes
@@ -53,6 +53,9 @@ class Session:
     def attach(self, process) -> None:
         """Trace `process` and place every uprobe/uretprobe whose binary it runs."""
         self.monitor.trace(process)
+        # Records carry virtual time: the process counts its instructions exactly from here
+        # on (at start, and for the new image after exec: exec() comes back here).
+        self.debug.count_instructions(process)
         # The jump strategy must know every address about to be probed (a jump may not cover one).
         self.jumps.expect(process, [(p.spec.kind, self.resolve(process, p)) for p in self.probes
                                     if p.spec.kind in (UPROBE, URETPROBE)
@@ -105,17 +108,28 @@ class Session:
     # ---- records ---------------------------------------------------------------------------
     def hit(self, probe: Probe, thread, address: int, *, kind: str = "entry",
             retval: int | None = None, args: tuple | None = None) -> None:
+        """Record one hit of `probe` (then run its action). A uprobe's entry hits take
+        _EntryHit's copy of this path, which keeps the site's name at hand."""
         probe.hits += 1
-        ctx = ProbeContext(self.kernel, thread, probe, address, retval=retval)
+        process = thread.process
+        machine = process.space.machine
         if args is None:
-            args = ctx.args(probe.nargs) if kind == "entry" and probe.nargs else ()
-        name = self._names.get((id(thread.process.image), address))
+            args = argument_words(process, machine, probe.nargs) \
+                if kind == "entry" and probe.nargs else ()
+        self.buffers.put(Record(machine.instructions_retired, process.pid, thread.tid,
+                                probe.spec.text, address, args, retval, kind,
+                                self.name_of(process, address)))
+        action = probe.action
+        if action is not None:
+            action(ProbeContext(self.kernel, thread, probe, address, retval))
+
+    def name_of(self, process, address: int) -> str:
+        """`address` symbolized in the image `process` runs, computed once per image."""
+        key = (id(process.image), address)
+        name = self._names.get(key)
         if name is None:
-            name = self._names[(id(thread.process.image), address)] = ctx.symbolize(address)
-        self.buffers.put(Record(ts=ctx.timestamp, pid=ctx.pid, tid=ctx.tid, probe=probe.spec.text,
-                                addr=address, args=args, retval=retval, kind=kind, name=name))
-        if probe.action is not None:
-            probe.action(ctx)
+            name = self._names[key] = self.kernel.symbolize(process, address)
+        return name
 
     def flush(self) -> None:
         """Collect what native actions counted in the guests, then flush the buffers."""
@@ -130,9 +144,14 @@ class Session:
             self.attach(process)
 
     def fork(self, parent, child) -> None:
+        # A fork child's new Machine counts on the same clock before it runs, so that
+        # timestamps go on continuously across the fork (a child sharing the parent's space,
+        # as a vfork child does, shares its Machine and whatever it counts).
+        if child.space is not parent.space:
+            self.debug.count_instructions(child)
         self.trampolines.fork(parent, child)
         self.jumps.fork(parent, child)
-        self.returns.fork(self.kernel.current, child.threads[0])
+        self.returns.fork(self.debug.current_thread(), child.threads[0])
 
     def vfork(self, parent, child) -> None:
         """The child shares the parent's patched space; the children policy (monitor) decides
@@ -152,21 +171,41 @@ class Session:
     def syscall_exit(self, thread, name: str, args, result: int) -> None:
         for probe in self.probes:
             if probe.spec.kind == SYSCALL and probe.spec.syscall == name:
-                ctx = ProbeContext(self.kernel, thread, probe, 0, retval=result)
-                self.buffers.put(Record(ts=ctx.timestamp, pid=ctx.pid, tid=ctx.tid,
-                                        probe=probe.spec.text, addr=0, args=tuple(args),
-                                        retval=_signed(result, thread.process.machine.arch.bits),
-                                        kind="syscall_exit", name=name))
+                machine = thread.process.space.machine
+                self.buffers.put(Record(machine.instructions_retired, thread.process.pid,
+                                        thread.tid, probe.spec.text, 0, tuple(args),
+                                        _signed(result, machine.arch.bits), "syscall_exit", name))
 
 
 class _EntryHit:
-    """A uprobe's part of a site: record the hit (and run the probe's action)."""
+    """A uprobe's part of a site: record the hit (and run the probe's action).
+
+    This is Session.hit for kind "entry", inlined: it runs on every hit of every int3 and jump
+    probe, where each call and lookup counts (bench/probe_rate.py). The site's symbolized
+    name is kept with the image it was computed for (a fork child runs the same image, an
+    exec'd one gets new hooks)."""
+    __slots__ = ("session", "probe", "_image", "_address", "_name")
 
     def __init__(self, session, probe):
         self.session, self.probe = session, probe
+        self._image = self._address = self._name = None
 
     def __call__(self, thread, address: int) -> None:
-        self.session.hit(self.probe, thread, address)
+        probe, session = self.probe, self.session
+        probe.hits += 1
+        process = thread.process
+        machine = process.space.machine
+        nargs = probe.nargs
+        args = argument_words(process, machine, nargs) if nargs else ()
+        image = process.image
+        if address != self._address or image is not self._image:
+            self._name = session.name_of(process, address)
+            self._image, self._address = image, address
+        session.buffers.put(Record(machine.instructions_retired, process.pid, thread.tid,
+                                   probe.spec.text, address, args, None, "entry", self._name))
+        action = probe.action
+        if action is not None:
+            action(ProbeContext(session.kernel, thread, probe, address))
 
 
 def _signed(value: int, bits: int) -> int:

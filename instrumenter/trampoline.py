@@ -73,23 +73,16 @@ class TrampolineProbes:
         return site
 
     def _set_redirect(self, space, site: Site) -> None:
-        """_on_hit only rewrites the saved IP: let the kernel take the int3 by its breakpoint
-        redirect (kernel_model/traps.py explains why that is exact). The redirect checks that
-        the kernel's breakpoint handler for the address is still ours (another tool may have
-        taken the site over); if not, the hit takes the full path."""
-        debug, address, kernel = self.debug, site.address, self.session.kernel
-        on_hit = self._on_hit
+        """_on_hit only rewrites the saved IP: let the kernel take the int3 by a breakpoint
+        redirect (kernel_model/debug.py register_breakpoint_redirect says why that is exact;
+        the kernel takes it only while _on_hit is still its handler for the address)."""
+        address = site.address
 
-        def redirect():
-            if debug.breakpoint_at(space, address) != on_hit:
-                return None
-            thread = kernel.current
+        def redirect(thread):
             for hook in site.hooks:
                 hook(thread, address)
             return site.trampoline
-        traps = getattr(space, "traps", None)     # None: a bare space, full path only
-        if traps is not None:
-            traps.set_breakpoint_redirect(address, redirect)
+        self.debug.register_breakpoint_redirect(space, address, redirect)
 
     def remove(self, process, address: int, hook, owner: str) -> None:
         """Take one hook off a site; the last one restores the original bytes exactly. The
@@ -102,8 +95,7 @@ class TrampolineProbes:
         self.store_for(process).remove(address, owner)
         if not site.hooks:
             del self.sites[key]
-            if getattr(process.space, "traps", None) is not None:
-                process.space.traps.clear_breakpoint_redirect(address)
+            self.debug.unregister_breakpoint_redirect(process.space, address)
             self.debug.unregister_breakpoint(process.space, address)
 
     def _on_hit(self, frame, thread) -> bool:

@@ -19,8 +19,23 @@ parent's trap goes on to the handler, an untraced child's is the tool's to deal 
 Tracer stops: a tool may leave a thread stopped "waiting for its tracer" (ptrace's
 breakpoint stop), and registers itself as a tracer so that a deadlock report can say what the
 tool itself waits for (seed 002 FIG. 1).
+
+Registers (PTRACE_GETREGS/SETREGS): a thread's registers are live in its Machine while it is
+the one running there, and in its saved context otherwise (sleeping, stopped, runnable but
+switched out, a new child before its first run) — kernel.py `_switch_to` keeps that invariant:
+context None <=> registers live. `read_register`/`write_register` go to whichever holds them.
+
+Instruction counts: `count_instructions(process)` makes the process's Machine count every
+instruction exactly on the run's one InstructionClock (emu/icount.py), the virtual time of a
+tool's records; a tool asks for it per process it follows (attach, fork child, exec'd image).
 """
 import functools
+
+from emu.icount import InstructionClock
+from emu.registers import REGISTER_IDS
+
+from .errors import KernelError
+from .proc import ZOMBIE
 
 
 class DebugInterface:
@@ -36,6 +51,9 @@ class DebugInterface:
         self._invalid_opcodes: dict[tuple[int, int], object] = {}  # LOCK-prefix #UD sites
         self._debug_traps: dict[int, object] = {}                 # id(space) -> #DB handler
         self.syscall_watchers: list = []                        # objects with syscall_entry/exit
+        # One clock for every process of the run, so that timestamps of parents, fork
+        # children and exec'd images are one continuous order.
+        self.instruction_clock = InstructionClock()
 
     # ---- kernel breakpoint handlers (seed 000: the kernel's #BP handler calls the tool's) ----
     def register_breakpoint(self, space, address: int, handler) -> None:
@@ -45,6 +63,7 @@ class DebugInterface:
 
     def unregister_breakpoint(self, space, address: int) -> None:
         self._breakpoints.pop((id(space), address), None)
+        self.unregister_breakpoint_redirect(space, address)
 
     def breakpoint_at(self, space, address: int):
         handler = self._breakpoints.get((id(space), address))
@@ -55,6 +74,45 @@ class DebugInterface:
     def _gated(self, space, handler, address: int):
         gate = self._gates.get(id(space))
         return handler if gate is None else functools.partial(gate, handler, address)
+
+    # ---- breakpoint redirects (the int3 fast path, kernel_model/traps.py) --------------------
+    def register_breakpoint_redirect(self, space, address: int, redirect) -> None:
+        """For a breakpoint handler (registered first, `register_breakpoint`) that does nothing
+        to the trap frame but rewrite its saved IP: `redirect(thread) -> int | None` gives the
+        IP the handler would write (running the tool's hooks on the way), or None, before doing
+        anything, to send this hit through the full path. The kernel may then take the int3
+        without materialising the frame.
+
+        Why that is exact: the frame round trip of a ring-3 int3 through a present DPL-3 gate is
+        the identity on everything but the IP (SDM Vol. 3A 6.12.1, IRET's return to the outer
+        level); the only difference is the five frame words not written below the thread's
+        kernel stack top, memory dead between traps. kernel_model/traps.py states the argument
+        and checks the gate on every use; this interface adds the other precondition: the
+        redirect is taken only while the handler it stands in for is still the one the kernel
+        would call for the address (breakpoint_at: not replaced by another tool, not behind a
+        gate), otherwise the hit goes the full path to whatever is registered now.
+        A space without a trap dispatcher (a tool's stand-in), or an interface without a kernel
+        to name the trapping thread, keeps the full path only: equivalent, just slower."""
+        handler = self._breakpoints.get((id(space), address))
+        if handler is None:
+            raise KernelError(f"breakpoint redirect at {address:#x} without a breakpoint handler")
+        traps = getattr(space, "traps", None)
+        kernel = self._kernel
+        if traps is None or kernel is None:
+            return
+        breakpoint_at = self.breakpoint_at
+
+        def stand_in():
+            if breakpoint_at(space, address) != handler:
+                return None
+            return redirect(kernel.current)
+        traps.set_breakpoint_redirect(address, stand_in)
+
+    @staticmethod
+    def unregister_breakpoint_redirect(space, address: int) -> None:
+        traps = getattr(space, "traps", None)
+        if traps is not None:
+            traps.clear_breakpoint_redirect(address)
 
     # ---- gates on shared address spaces -----------------------------------------------------
     def set_gate(self, space, gate) -> None:
@@ -70,6 +128,7 @@ class DebugInterface:
         key = id(space)
         for site in [k for k in self._breakpoints if k[0] == key]:
             del self._breakpoints[site]
+            self.unregister_breakpoint_redirect(space, site[1])
         for site in [k for k in self._invalid_opcodes if k[0] == key]:
             self.unregister_invalid_opcode_site(space, site[1])
         self._debug_traps.pop(key, None)
@@ -130,6 +189,54 @@ class DebugInterface:
         return self._debug_traps.get(id(space))
 
     # ---- operations a tool may perform ------------------------------------------------------
+    def current_thread(self):
+        """The thread the kernel runs (whose registers are live): inside an event or a trap
+        handler, the one that raised it (the forking thread at fork/vfork)."""
+        return self._kernel.current
+
+    @staticmethod
+    def live_threads(process) -> list:
+        """The threads of `process` that have not exited (/proc/PID/task)."""
+        return [thread for thread in process.threads if thread.state != ZOMBIE]
+
+    @staticmethod
+    def read_register(thread, name: str) -> int:
+        """`thread`'s register `name` (emu/registers.py names), wherever it lives now: the
+        Machine for the running thread, its saved context for any other (module docstring)."""
+        context = _register_context(thread)
+        if context is None:
+            return thread.process.machine.reg(name)
+        return context.reg_read(REGISTER_IDS[name])
+
+    @staticmethod
+    def write_register(thread, name: str, value: int) -> None:
+        """Set `thread`'s register `name`; a thread that is not running resumes with it (its
+        saved context is what the kernel restores when it switches the thread in)."""
+        context = _register_context(thread)
+        if context is None:
+            thread.process.machine.set_reg(name, value)
+        else:
+            context.reg_write(REGISTER_IDS[name], value)
+
+    def count_instructions(self, process) -> None:
+        """Count every instruction `process` runs from now on, exactly, on the run's one clock
+        (emu/icount.py): `instructions_retired` is then the virtual time of its records.
+        Idempotent; threads and a vfork child share their Machine, hence its counting. Costs
+        ~1.7x on translated code, so only the processes a tool follows are counted."""
+        process.machine.count_instructions(self.instruction_clock)
+
+    @staticmethod
+    def instructions_retired(process) -> int:
+        """Instructions run so far on the clock `process` counts on — exact inside a trap or
+        event handler too (the raising instruction included); 0 if it is not counted."""
+        return process.machine.instructions_retired
+
+    @staticmethod
+    def symbolize(process, address: int) -> str:
+        """`address` as "function+0xoff" from the symbols of `process`'s image."""
+        image = process.image
+        return image.symbols.symbolize(address) if image is not None else f"{address:#x}"
+
     @staticmethod
     def read_memory(process, address: int, size: int) -> bytes:
         return process.machine.mem.read(address, size)
@@ -200,3 +307,11 @@ class DebugInterface:
 
     def signal(self, process, thread, signal: int, info: dict | None = None) -> None:
         self._emit("signal", process, thread, signal, info)
+
+
+def _register_context(thread):
+    """The saved context holding `thread`'s registers, or None when they are live in its
+    Machine. An exited thread has neither (its context is not saved when it dies)."""
+    if thread.state == ZOMBIE:
+        raise KernelError(f"tid {thread.tid} has exited: it has no registers")
+    return thread.context

@@ -45,7 +45,7 @@ class TrapDispatcher:
         # and int3, where each separate register access costs ~0.5 µs.
         self._entry_state = machine.raw_registers(("cs", machine.arch.flags, machine.arch.sp, "ss"))
         self._return_state = machine.raw_registers((machine.arch.pc, machine.arch.flags, machine.arch.sp))
-        self._cs = machine.raw_register("cs")
+        self._cs = machine.bare_register("cs")     # the redirect's ring check, once per hit
         # address of an int3 -> (redirect() -> new IP, the #BP gate it stands in for)
         self._redirects: dict[int, tuple] = {}
 
@@ -67,15 +67,15 @@ class TrapDispatcher:
     def _redirect(self, pc: int) -> bool:
         """The fast path of an int3 that ended at `pc`: True when it was taken."""
         entry = self._redirects.get(pc - 1)
-        if entry is None or self._cs.read() & 3 != 3:
+        if entry is None:
             return False
         redirect, gate = entry
-        if self.idt.gate(vectors.BP) is not gate:
+        if self._cs.read() & 3 != 3 or self.idt.gate(vectors.BP) is not gate:
             return False
         ip = redirect()
         if ip is None:
             return False
-        self.machine.pc = ip
+        self.machine.resume_at(ip)
         return True
 
     def dispatch(self, vector: int, pc: int, *, error_code: int | None = None,
@@ -85,9 +85,8 @@ class TrapDispatcher:
         `software`: whether an INT n/INT3/INTO instruction raised it; None asks the Machine
         about the event it last reported (a CPU exception and `int $0` share a vector).
         """
-        if vector == vectors.BP and self._redirects and self.fast_breakpoints \
-                and self._redirect(pc):
-            return True
+        if vector == 3 and self._redirects and self.fast_breakpoints and self._redirect(pc):
+            return True          # 3: vectors.BP, spelled out on the path of every probe hit
         cs, flags, sp, ss = self._entry_state.read()
         gate = self.idt.gate(vector)
         if software is None:

@@ -65,6 +65,17 @@ class _Debug:
     def register_breakpoint(self, space, address, handler):
         self.breakpoints[address] = handler
 
+    def register_breakpoint_redirect(self, space, address, redirect):
+        """_run hands every int3 to its handler (the full path): no fast path to set up."""
+
+    @staticmethod
+    def symbolize(process, address):
+        return f"{address:#x}"
+
+    @staticmethod
+    def live_threads(process):
+        return process.threads          # none: only the Machine's own registers run
+
 
 class _Symbols:
     def __init__(self, function):

@@ -9,6 +9,7 @@ from emu.registers import REGISTER_IDS
 from instrumenter.decode import decode
 from instrumenter.errors import InstrumenterError
 from instrumenter.jump import JumpProbes, qualify, relocate_covered
+from kernel_model.debug import DebugInterface
 from tests.unit.emu.guest import ARCHES, asm
 
 FUNC = 0x40_1000
@@ -151,11 +152,16 @@ class _Context:
 @pytest.mark.parametrize("arch", ARCHES)
 def test_a_thread_stopped_inside_the_covered_bytes_refuses_the_jump(arch):
     pc_name = "eip" if arch == "i386" else "rip"
-    machine = SimpleNamespace(arch=SimpleNamespace(pc=pc_name), pc=FUNC)
-    running = SimpleNamespace(tid=1, state="runnable", context=None)
-    preempted = SimpleNamespace(tid=2, state="runnable", context=_Context(pc_name, FUNC + 3))
-    process = SimpleNamespace(machine=machine, threads=[running])
+    machine = SimpleNamespace(arch=SimpleNamespace(pc=pc_name), reg={pc_name: FUNC}.__getitem__)
+    process = SimpleNamespace(machine=machine, threads=[])
+    # the running thread's registers are live in the Machine; the preempted one's are saved
+    running = SimpleNamespace(tid=1, state="runnable", context=None, process=process)
+    preempted = SimpleNamespace(tid=2, state="runnable", context=_Context(pc_name, FUNC + 3),
+                                process=process)
+    exited = SimpleNamespace(tid=3, state="zombie", context=None, process=process)
+    process.threads += [running, exited]
     probes = JumpProbes.__new__(JumpProbes)
+    probes.debug = DebugInterface()
     probes._check_threads(process, FUNC, FUNC + 5)           # at the site itself: fine
     process.threads.append(preempted)
     with pytest.raises(InstrumenterError, match="tid 2 is stopped at"):
