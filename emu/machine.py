@@ -3,9 +3,12 @@
 Threads and vfork children share a Machine and are switched by saving/restoring register
 contexts; a forked child gets a new Machine with a copy of the memory (UNICORN_FACTS.md item 2).
 
-The Machine reports events through two callbacks that the kernel installs:
+The Machine reports events through callbacks that the kernel installs:
   trap_handler(vector, pc) -> bool     interrupts and exceptions (int3, int 0x80, #DE, #GP, #UD...)
   syscall_handler(pc) -> bool          the x86-64 `syscall` instruction
+  breakpoint_redirect(pc) -> int|None  asked first about every int3: an IP means the trap is
+                                       taken care of and the guest resumes there (the int3
+                                       probe fast path, kernel_model/traps.py)
 `pc` is the architectural saved IP: after the instruction for traps (int3, int n, syscall),
 at the instruction for faults (Intel SDM Vol. 3A, 6.5). A handler returns True to let the
 guest continue inside the same run, False to end `run()` with an Exit describing the event.
@@ -23,6 +26,7 @@ from unicorn.unicorn_py3.unicorn import HOOK_INTR_CFUNC, uc_hook_h, uclib
 
 from . import exits
 from .arch import Arch, arch_named
+from .cpu_state import CpuStateViews, ViewedRegisters, cpu_state_views, viewable
 from .errata import CHAINING_VECTORS, clear_pending_exception, interrupt_is_software
 from .errors import MachineError
 from .icount import UNLIMITED, counter_of
@@ -56,6 +60,7 @@ class Machine:
         self.mem = Memory(self.uc)
         self.trap_handler = None
         self.syscall_handler = None
+        self.breakpoint_redirect = None
         self._exit: exits.Exit | None = None
         self._fault: tuple | None = None
         self._in_syscall_hook = False
@@ -69,7 +74,15 @@ class Machine:
         self.icount = None                # InstructionClock once a tool asked for counts (icount.py)
         self._counter = None              # live view of Unicorn's counter for the current run
         self._running = False
-        self._bare_pc = BareRegister(self.uc._uch, self.arch.pc)
+        # `eip` and `cs` of the live CPU state (cpu_state.py): plain loads where the layout is
+        # confirmed. Writes to `eip` only count right after an interrupt hook.
+        self.cpu_state = cpu_state_views(self.uc)
+        self._direct = isinstance(self.cpu_state, CpuStateViews)
+        # In 32-bit mode env->eip may hold bits above 31: QEMU's jcc does not wrap its target
+        # (translate.c do_jcc masks only 16-bit targets), the fetch wraps it, and
+        # uc_reg_read(EIP) drops the bits; so does every read of the view here. A PC written
+        # in full clears them.
+        self._pc_mask = (1 << self.arch.bits) - 1
         self._raw_hooks = [self._add_raw_interrupt_hook()]
         self.uc.hook_add(UC_HOOK_INSN_INVALID, self._on_invalid_instruction)
         self.uc.hook_add(_MEM_FAULT_HOOKS, self._on_memory_fault)
@@ -80,8 +93,9 @@ class Machine:
     def reg(self, name: str) -> int:
         if name == "pc":
             return self.pc
-        value = self.uc.reg_read(REGISTER_IDS[name])
-        return value
+        if self._direct and viewable(name):
+            return self.cpu_state.register(name).value
+        return self.uc.reg_read(REGISTER_IDS[name])
 
     def set_reg(self, name: str, value) -> None:
         if name in ("pc", self.arch.pc):
@@ -94,7 +108,7 @@ class Machine:
 
     @property
     def pc(self) -> int:
-        pc = self.raw_pc.read()
+        pc = self.cpu_state.eip.value & self._pc_mask
         # Inside the syscall hook Unicorn still shows the syscall instruction itself and adds 2
         # after the hook returns (UNICORN_FACTS.md item 4); show the architectural value.
         return pc + SYSCALL_INSN_LEN if self._in_syscall_hook else pc
@@ -105,7 +119,7 @@ class Machine:
 
     @property
     def sp(self) -> int:
-        return self.uc.reg_read(REGISTER_IDS[self.arch.sp])
+        return self.reg(self.arch.sp)
 
     @sp.setter
     def sp(self, value: int) -> None:
@@ -134,8 +148,11 @@ class Machine:
     def raw_register(self, name: str) -> RawRegister:
         return RawRegister(self.uc._uch, name)
 
-    def raw_registers(self, names: tuple[str, ...]) -> RawRegisters:
-        """A batched reader of several registers (one uclib call)."""
+    def raw_registers(self, names: tuple[str, ...]) -> RawRegisters | ViewedRegisters:
+        """A batched reader of several registers: views where all are general registers and
+        the CPU state is viewed directly (cpu_state.py), else one uclib call."""
+        if self._direct and all(viewable(name) for name in names):
+            return ViewedRegisters(self.cpu_state, names)
         return RawRegisters(self.uc._uch, names)
 
     # ---- contexts (thread switching) -------------------------------------------------------
@@ -273,18 +290,29 @@ class Machine:
         """The interrupt hook, registered through uclib with a bare ctypes callback: every
         int3 probe hit and int 0x80 passes here, and the binding's wrapper costs ~1.6 µs of
         the ~2.7 µs a hooked int3 takes (UNICORN_FACTS.md). Exceptions are handled as the
-        binding does: kept on the Uc (emu_start re-raises them) and the run stopped."""
+        binding does: kept on the Uc (emu_start re-raises them) and the run stopped.
+
+        An int3 is offered to `breakpoint_redirect` first. The IP it gives is stored straight
+        into the CPU state: cpu_exec looks for the next block there as soon as this hook
+        returns (cpu_state.py), with no exit from the CPU loop as uc_reg_write would ask."""
         uc = self.uc
-        read_pc = self._bare_pc.read
+        eip, pc_mask = self.cpu_state.eip, self._pc_mask
 
         def on_interrupt(_handle, vector, _user):
             try:
-                if vector == 3 and self.trap_handler is not None:
-                    # int3, the path of every trampoline probe hit: _on_interrupt's steps for
-                    # #BP, which an instruction always raises and which never chains.
+                if vector == 3:
+                    # #BP: an instruction always raises it and it never chains, so none of
+                    # _on_interrupt's questions need asking (the path of every probe hit)
+                    pc = eip.value & pc_mask
+                    redirect = self.breakpoint_redirect
+                    if redirect is not None:
+                        ip = redirect(pc)
+                        if ip is not None:
+                            eip.value = ip
+                            return
                     self.software_interrupt = True
-                    if not self.trap_handler(3, read_pc()):
-                        self._finish(exits.Exit(exits.TRAP, read_pc(), vector=3))
+                    if self.trap_handler is None or not self.trap_handler(3, pc):
+                        self._finish(exits.Exit(exits.TRAP, eip.value & pc_mask, vector=3))
                 else:
                     self._on_interrupt(uc, vector, None)
             except BaseException as error:        # noqa: B036 - re-raised by emu_start
@@ -299,14 +327,6 @@ class Machine:
         if status != UC_ERR_OK:
             raise MachineError(f"cannot add the interrupt hook: {UcError(status)}")
         return callback                  # kept referenced: Unicorn holds only the pointer
-
-    def resume_at(self, ip: int) -> None:
-        """The pc setter, for trap handlers on the int3 path (one bare uclib call)."""
-        self._bare_pc.write(ip - SYSCALL_INSN_LEN if self._in_syscall_hook else ip)
-
-    def bare_register(self, name: str) -> "BareRegister":
-        """A register read on the int3 path (see BareRegister)."""
-        return BareRegister(self.uc._uch, name)
 
     def _on_interrupt(self, uc, vector, _user):
         pc = self.raw_pc.read()
@@ -347,30 +367,3 @@ class Machine:
         self._fault = (kind, unmapped, address, self.raw_pc.read())
         return False
 
-
-# The binding declares uclib's prototypes with argtypes, so every call converts each argument
-# through from_param: ~0.25 µs of a ~0.65 µs register access. A second handle on the same
-# library without prototypes takes ready ctypes objects as they are. Only ctypes objects
-# (c_void_p handle, byref pointer) and small ints may be passed: a bare Python int in a
-# pointer's place would be truncated to a C int.
-_BARE_UCLIB = ctypes.CDLL(uclib._name, handle=uclib._handle)
-
-
-class BareRegister:
-    """One register read/written through the prototype-less uclib handle: the int3 probe path
-    (the interrupt hook, kernel_model/traps.py's breakpoint redirect) does three accesses a hit."""
-    __slots__ = ("read", "write")
-
-    def __init__(self, uc_handle: ctypes.c_void_p, name: str):
-        reg_read, reg_write = _BARE_UCLIB.uc_reg_read, _BARE_UCLIB.uc_reg_write
-        reg_id, value = REGISTER_IDS[name], ctypes.c_uint64()
-        pointer = ctypes.byref(value)
-
-        def read() -> int:
-            reg_read(uc_handle, reg_id, pointer)
-            return value.value
-
-        def write(new: int) -> None:
-            value.value = new
-            reg_write(uc_handle, reg_id, pointer)
-        self.read, self.write = read, write

@@ -94,3 +94,31 @@ class RawRegister:
     def write(self, value: int) -> None:
         self._v.value = value
         uclib.uc_reg_write(self._h, self._id, self._p)
+
+
+# The binding declares uclib's prototypes with argtypes, so every call converts each argument
+# through from_param: ~0.25 µs of a ~0.65 µs register access. A second handle on the same
+# library without prototypes takes ready ctypes objects as they are. Only ctypes objects
+# (c_void_p handle, byref pointer) and small ints may be passed: a bare Python int in a
+# pointer's place would be truncated to a C int.
+_BARE_UCLIB = ctypes.CDLL(uclib._name, handle=uclib._handle)
+
+
+class BareRegister:
+    """One register read/written through the prototype-less uclib handle (the fallback of the
+    int3 path where cpu_state.py cannot view the CPU state)."""
+    __slots__ = ("read", "write")
+
+    def __init__(self, uc_handle: ctypes.c_void_p, name: str):
+        reg_read, reg_write = _BARE_UCLIB.uc_reg_read, _BARE_UCLIB.uc_reg_write
+        reg_id, value = REGISTER_IDS[name], ctypes.c_uint64()
+        pointer = ctypes.byref(value)
+
+        def read() -> int:
+            reg_read(uc_handle, reg_id, pointer)
+            return value.value
+
+        def write(new: int) -> None:
+            value.value = new
+            reg_write(uc_handle, reg_id, pointer)
+        self.read, self.write = read, write

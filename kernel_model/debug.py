@@ -100,10 +100,12 @@ class DebugInterface:
         kernel = self._kernel
         if traps is None or kernel is None:
             return
-        breakpoint_at = self.breakpoint_at
+        # breakpoint_at's question, asked on every hit without a call: is `handler` (this very
+        # object) still registered, and no gate on the space?
+        breakpoints, gates, key, space_id = self._breakpoints, self._gates, (id(space), address), id(space)
 
         def stand_in():
-            if breakpoint_at(space, address) != handler:
+            if breakpoints.get(key) is not handler or (gates and space_id in gates):
                 return None
             return redirect(kernel.current)
         traps.set_breakpoint_redirect(address, stand_in)

@@ -44,6 +44,7 @@ class Space:
         self.current_kstack_top = self.kstack_top(0)
         self.traps = TrapDispatcher(self.machine, self.idt, lambda: self.current_kstack_top)
         self.machine.trap_handler = self.traps.dispatch
+        self.machine.breakpoint_redirect = self.traps.redirect_breakpoint
         # rcx/r11/rflags for the x86-64 `syscall` entry: raw access, it is the hottest path
         self._abi_registers: dict = {}
         self.syscall_registers = tuple(self.machine.raw_register(r) for r in ("rcx", "r11", "rflags")) \

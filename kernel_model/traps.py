@@ -8,9 +8,10 @@ rewrites the saved IP; seed 001 emulates an instruction on it).
 
 Breakpoint redirects (the fast path of seed 000's probes). A tool whose #BP handler for an
 address does nothing to the trap frame but rewrite its saved IP may register that as a
-*redirect* (`set_breakpoint_redirect`). For an int3 at such an address, raised in ring 3 while
-the #BP gate still leads to the handler the redirect was registered under, the dispatcher
-calls the redirect and sets the IP without materialising the frame. This is exact, because
+*redirect* (`set_breakpoint_redirect`). The Machine asks `redirect_breakpoint` about every
+int3 before it reports the trap; for an int3 at such an address, raised in ring 3 while the #BP
+gate still leads to the handler the redirect was registered under, the redirect runs and the
+Machine resumes at the IP it gives, without a frame being materialised. This is exact, because
 the frame round trip is the identity on everything but the IP:
   - the gate is present with DPL 3 (checked when registered and on every use), so int3 from
     ring 3 is delivered, not turned into #GP (SDM 6.12.1.1);
@@ -45,7 +46,7 @@ class TrapDispatcher:
         # and int3, where each separate register access costs ~0.5 µs.
         self._entry_state = machine.raw_registers(("cs", machine.arch.flags, machine.arch.sp, "ss"))
         self._return_state = machine.raw_registers((machine.arch.pc, machine.arch.flags, machine.arch.sp))
-        self._cs = machine.bare_register("cs")     # the redirect's ring check, once per hit
+        self._cs = machine.cpu_state.cs           # the redirect's ring check, once per hit
         # address of an int3 -> (redirect() -> new IP, the #BP gate it stands in for)
         self._redirects: dict[int, tuple] = {}
 
@@ -64,19 +65,16 @@ class TrapDispatcher:
     def clear_breakpoint_redirect(self, address: int) -> None:
         self._redirects.pop(address, None)
 
-    def _redirect(self, pc: int) -> bool:
-        """The fast path of an int3 that ended at `pc`: True when it was taken."""
+    def redirect_breakpoint(self, pc: int) -> int | None:
+        """The fast path of an int3 that ended at `pc` (the Machine asks before it reports the
+        trap): the IP to resume at, or None to deliver #BP through the IDT."""
         entry = self._redirects.get(pc - 1)
-        if entry is None:
-            return False
+        if entry is None or not self.fast_breakpoints:
+            return None
         redirect, gate = entry
-        if self._cs.read() & 3 != 3 or self.idt.gate(vectors.BP) is not gate:
-            return False
-        ip = redirect()
-        if ip is None:
-            return False
-        self.machine.resume_at(ip)
-        return True
+        if self._cs.value & 3 != 3 or self.idt.gate(vectors.BP) is not gate:
+            return None
+        return redirect()
 
     def dispatch(self, vector: int, pc: int, *, error_code: int | None = None,
                  fault_address: int | None = None, software: bool | None = None):
@@ -85,8 +83,6 @@ class TrapDispatcher:
         `software`: whether an INT n/INT3/INTO instruction raised it; None asks the Machine
         about the event it last reported (a CPU exception and `int $0` share a vector).
         """
-        if vector == 3 and self._redirects and self.fast_breakpoints and self._redirect(pc):
-            return True          # 3: vectors.BP, spelled out on the path of every probe hit
         cs, flags, sp, ss = self._entry_state.read()
         gate = self.idt.gate(vector)
         if software is None:
