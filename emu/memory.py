@@ -7,12 +7,14 @@ other write path, so no code patch can be left stale.
 import bisect
 import ctypes
 
-from unicorn import UcError
+from unicorn import UC_ERR_OK, UcError
+from unicorn.unicorn_py3.unicorn import uclib
 
 from .errors import MachineError
 
 PAGE = 0x1000
 PROT_READ, PROT_WRITE, PROT_EXEC = 1, 2, 4     # same bits as Unicorn's UC_PROT_* and Linux PROT_*
+_SMALL_READ = 256
 
 
 class MemoryAccessError(MachineError):
@@ -41,6 +43,7 @@ class Memory:
         # Host-backed data ranges (start, end, ctypes buffer): written by memmove, without a
         # call into Unicorn. Never executable, never unmapped in part (kernel stacks).
         self._host_backed: list[tuple[int, int, object]] = []
+        self._small = ctypes.create_string_buffer(_SMALL_READ)
 
     # ---- mapping ---------------------------------------------------------------------------
     def map(self, addr: int, size: int, perms: int) -> None:
@@ -122,10 +125,12 @@ class Memory:
 
     # ---- access ----------------------------------------------------------------------------
     def read(self, addr: int, size: int) -> bytes:
-        try:
-            return bytes(self._uc.mem_read(addr, size))
-        except UcError:
-            raise MemoryAccessError(addr, size) from None
+        # uclib directly: the binding's mem_read builds a buffer, then a bytearray of it (and
+        # bytes() copied that again); small reads (arguments, syscall structs) share one buffer.
+        buffer = self._small if size <= _SMALL_READ else ctypes.create_string_buffer(size)
+        if uclib.uc_mem_read(self._uc._uch, addr, buffer, size) != UC_ERR_OK:
+            raise MemoryAccessError(addr, size)
+        return buffer.raw[:size]
 
     def write(self, addr: int, data: bytes) -> None:
         """Write guest memory; drops stale translations when the range holds code."""

@@ -36,7 +36,7 @@ from capstone import x86_const as X
 from .context import X86_64_ARGUMENT_REGISTERS, ProbeContext
 from .emit import RED_ZONE, REG_NUMBERS, Emitter
 from .errors import InstrumenterError
-from .records import Buffer, Record
+from .records import Buffer
 
 PAGE = 0x1000
 DATA_CHUNK = 64 * PAGE
@@ -354,9 +354,8 @@ class NativeCollector:
         ts = self.debug.instructions_retired(view)
         for i in range(stored):
             # Native records carry no thread id (the guest code does not know it): tid 0.
-            session.buffers.put(Record(ts=ts, pid=pid, tid=0, probe=slot.hook.probe.spec.text,
-                                       addr=slot.site, args=values[i * n:(i + 1) * n],
-                                       kind="entry", name=slot.name))
+            session.buffers.put((ts, pid, 0, slot.hook.probe.spec.text, slot.site,
+                                 values[i * n:(i + 1) * n], None, "entry", slot.name))
         self._credit(slot, pid, stored + dropped)
         if dropped:
             self._count_drops(pid, dropped)

@@ -13,7 +13,7 @@ from .jump import JumpProbes
 from .monitor import ProcessMonitor
 from .native import NativeHit
 from .probes import SYSCALL, UPROBE, URETPROBE, Probe
-from .records import Buffers, Record
+from .records import Buffers
 from .returns import ReturnProbes
 from .singlestep import SingleStepProbes
 from .trampoline import TrampolineProbes
@@ -116,9 +116,9 @@ class Session:
         if args is None:
             args = argument_words(process, machine, probe.nargs) \
                 if kind == "entry" and probe.nargs else ()
-        self.buffers.put(Record(machine.instructions_retired, process.pid, thread.tid,
-                                probe.spec.text, address, args, retval, kind,
-                                self.name_of(process, address)))
+        self.buffers.put((machine.instructions_retired, process.pid, thread.tid,
+                          probe.spec.text, address, args, retval, kind,
+                          self.name_of(process, address)))
         action = probe.action
         if action is not None:
             action(ProbeContext(self.kernel, thread, probe, address, retval))
@@ -172,9 +172,9 @@ class Session:
         for probe in self.probes:
             if probe.spec.kind == SYSCALL and probe.spec.syscall == name:
                 machine = thread.process.space.machine
-                self.buffers.put(Record(machine.instructions_retired, thread.process.pid,
-                                        thread.tid, probe.spec.text, 0, tuple(args),
-                                        _signed(result, machine.arch.bits), "syscall_exit", name))
+                self.buffers.put((machine.instructions_retired, thread.process.pid,
+                                  thread.tid, probe.spec.text, 0, tuple(args),
+                                  _signed(result, machine.arch.bits), "syscall_exit", name))
 
 
 class _EntryHit:
@@ -201,8 +201,8 @@ class _EntryHit:
         if address != self._address or image is not self._image:
             self._name = session.name_of(process, address)
             self._image, self._address = image, address
-        session.buffers.put(Record(machine.instructions_retired, process.pid, thread.tid,
-                                   probe.spec.text, address, args, None, "entry", self._name))
+        session.buffers.put((machine.instructions_retired, process.pid, thread.tid,
+                             probe.spec.text, address, args, None, "entry", self._name))
         action = probe.action
         if action is not None:
             action(ProbeContext(session.kernel, thread, probe, address))
