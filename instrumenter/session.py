@@ -36,10 +36,15 @@ class Session:
         self.strategies["emulate"] = EmulateProbes(self)                 # seed 001, int3 form
         self.strategies["emulate-lock"] = EmulateProbes(self, form="lock")   # seed 001, #UD form
         self.strategies["singlestep"] = SingleStepProbes(self)           # the lossy baseline
-        self.auto_order = ["trampoline"]          # what `auto` tries, cheapest per hit first
         self.jumps = JumpProbes(self)                 # no trap per hit (optimized kprobes)
         self.strategies["jump"] = self.jumps
-        self.auto_order.insert(0, "jump")
+        # What `auto` tries, cheapest per hit first (bench/probe_rate.py, fib's entry on this
+        # emulator): a jump costs a few guest instructions, a trampoline hit ~1.5 µs, an
+        # emulated one ~10 µs (its trap frame is built and its stores go through the
+        # emulator's API, where a trampoline runs the instruction as guest code). emulate
+        # takes what the others refuse, e.g. a site with no XOL page within reach. Never
+        # singlestep: it loses hits in threaded programs, so only a user asks for it.
+        self.auto_order = ["jump", "trampoline", "emulate"]
         self.returns = ReturnProbes(self)
         self._names: dict = {}                    # (image, address) -> "func+0x12"
         self.debug.subscribe(self)

@@ -138,3 +138,29 @@ def test_trace_cli_with_jump_and_native_count(arch, capfd):
     bad = runner.invoke(main, ["trace", "-p", "uprobe:fib:fib", "--native", "sum",
                                str(SAMPLES / arch / "fib"), "1"])
     assert bad.exit_code == 127 and "expected count or args:N" in bad.output
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("arch", ["i386", "x86_64"])
+def test_auto_emulates_what_has_no_xol_page_in_reach(arch, monkeypatch):
+    """Without an XOL page within reach neither a jump nor a trampoline can be built; the
+    frame-building `push ebp`/`push rbp` at fib's entry is emulated instead, every call seen."""
+    from instrumenter.xol import XolArea
+    monkeypatch.setattr(XolArea, "reaches", lambda self, address: False)
+    choices = []
+    result = Sandbox(probes=["uprobe:fib:fib"], on_choice=lambda p, a, s: choices.append(s)
+                     ).run([str(SAMPLES / arch / "fib"), "10"])
+    assert choices == ["emulate"]
+    assert result.hits == {"uprobe:fib:fib": 177} and result.stdout == b"fib(10) = 55\n"
+
+
+@pytest.mark.e2e
+def test_auto_names_every_refusal_when_nothing_takes_a_site(monkeypatch):
+    """fib+1 (mov ebp, esp) is no emulated form: with no XOL page either, auto gives up in
+    one line that says why each strategy refused."""
+    from instrumenter.errors import InstrumenterError
+    from instrumenter.xol import XolArea
+    monkeypatch.setattr(XolArea, "reaches", lambda self, address: False)
+    with pytest.raises(InstrumenterError, match=r"no strategy can take .*jump: .*; trampoline: "
+                                                r".*; emulate: "):
+        Sandbox(probes=["uprobe:fib:fib+1"]).run([str(SAMPLES / "i386" / "fib"), "3"])
