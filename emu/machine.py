@@ -74,8 +74,9 @@ class Machine:
         self.icount = None                # InstructionClock once a tool asked for counts (icount.py)
         self._counter = None              # live view of Unicorn's counter for the current run
         self._running = False
-        # `eip` and `cs` of the live CPU state (cpu_state.py): plain loads where the layout is
-        # confirmed. Writes to `eip` only count right after an interrupt hook.
+        # EIP/RIP, CS and the general registers of the live CPU state (cpu_state.py): plain
+        # loads where the layout is confirmed. A store to `eip` only counts right after an
+        # interrupt hook; every other register write goes through uc_reg_write.
         self.cpu_state = cpu_state_views(self.uc)
         self._direct = isinstance(self.cpu_state, CpuStateViews)
         # In 32-bit mode env->eip may hold bits above 31: QEMU's jcc does not wrap its target
@@ -83,6 +84,7 @@ class Machine:
         # uc_reg_read(EIP) drops the bits; so does every read of the view here. A PC written
         # in full clears them.
         self._pc_mask = (1 << self.arch.bits) - 1
+        self._readers: dict[tuple[str, ...], object] = {}        # raw_registers()
         self._raw_hooks = [self._add_raw_interrupt_hook()]
         self.uc.hook_add(UC_HOOK_INSN_INVALID, self._on_invalid_instruction)
         self.uc.hook_add(_MEM_FAULT_HOOKS, self._on_memory_fault)
@@ -150,10 +152,16 @@ class Machine:
 
     def raw_registers(self, names: tuple[str, ...]) -> RawRegisters | ViewedRegisters:
         """A batched reader of several registers: views where all are general registers and
-        the CPU state is viewed directly (cpu_state.py), else one uclib call."""
-        if self._direct and all(viewable(name) for name in names):
-            return ViewedRegisters(self.cpu_state, names)
-        return RawRegisters(self.uc._uch, names)
+        the CPU state is viewed directly (cpu_state.py), else one uclib call. One reader per
+        tuple of names, so a hot path may ask for it on every event."""
+        reader = self._readers.get(names)
+        if reader is None:
+            if self._direct and all(viewable(name) for name in names):
+                reader = ViewedRegisters(self.cpu_state, names)
+            else:
+                reader = RawRegisters(self.uc._uch, names)
+            self._readers[names] = reader
+        return reader
 
     # ---- contexts (thread switching) -------------------------------------------------------
     def save_context(self):
@@ -366,4 +374,3 @@ class Machine:
         self.software_interrupt = False
         self._fault = (kind, unmapped, address, self.raw_pc.read())
         return False
-

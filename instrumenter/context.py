@@ -54,22 +54,18 @@ class ProbeContext:
 
     def args(self, count: int) -> tuple[int, ...]:
         """The first `count` argument words, read in one batch (a probe hit's hot path)."""
-        return argument_words(self.process, self._machine, count)
+        return argument_words(self._machine, count)
 
     def symbolize(self, address: int) -> str:
         return self.kernel.symbolize(self.process, address)
 
 
-def argument_words(process, machine, count: int) -> tuple[int, ...]:
-    """The first `count` argument words of `process` stopped on `machine`, read in one batch:
+def argument_words(machine, count: int) -> tuple[int, ...]:
+    """The first `count` argument words of the thread stopped on `machine`, read in one batch:
     the record path of a probe hit calls this without building a ProbeContext."""
     bits = machine.arch.bits
     if bits == 64 and count <= 6:
-        space = process.space
-        reader = getattr(space, "_probe_arg_reader", None)
-        if reader is None:
-            reader = space._probe_arg_reader = machine.raw_registers(X86_64_ARGUMENT_REGISTERS)
-        return tuple(reader.read()[:count])
+        return tuple(machine.raw_registers(X86_64_ARGUMENT_REGISTERS).read()[:count])
     if bits == 32:
         return struct.unpack(f"<{count}I", machine.mem.read(machine.sp + 4, 4 * count))
     return tuple(_stack_or_register_argument(machine, i) for i in range(count))

@@ -119,7 +119,7 @@ class Session:
         process = thread.process
         machine = process.space.machine
         if args is None:
-            args = argument_words(process, machine, probe.nargs) \
+            args = argument_words(machine, probe.nargs) \
                 if kind == "entry" and probe.nargs else ()
         self.buffers.put((machine.instructions_retired, process.pid, thread.tid,
                           probe.spec.text, address, args, retval, kind,
@@ -201,7 +201,7 @@ class _EntryHit:
         process = thread.process
         machine = process.space.machine
         nargs = probe.nargs
-        args = argument_words(process, machine, nargs) if nargs else ()
+        args = argument_words(machine, nargs) if nargs else ()
         image = process.image
         if address != self._address or image is not self._image:
             self._name = session.name_of(process, address)
