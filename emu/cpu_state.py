@@ -11,13 +11,17 @@ Where the state lives (Unicorn 2.1.4, include/uc_priv.h and qemu/target/i386/cpu
 follows its CPUState at a fixed distance; in `env`, `regs[16]` come first (QEMU's order: R_EAX,
 R_ECX, R_EDX, R_EBX, R_ESP, R_EBP, R_ESI, R_EDI, then r8-r15), then `eip`, and later the
 segment caches (`segs[R_CS].selector`). The flags have no view: QEMU keeps them in pieces
-(cc_src, cc_op...) that only its helpers put together. uc_context_save copies `env` from its start, so the
-offsets of eip and of the CS selector are found in a saved context, as errata.py finds other
-fields; the pointer to `env` is found once per host process by scanning uc_struct for a pointer
-near which a scratch CPU's known register values sit, and confirmed live by changing them
-through the API. Memory is only ever probed through /proc/self/mem, where a wrong guess reads
-EIO instead of crashing. Anything unexpected (another Unicorn build, no /proc) makes
-`cpu_state_views` fall back to views of the same names made of uclib calls.
+(cc_src, cc_op...) that only its helpers put together.
+
+How it is found: uc_context_save copies `env` from its start, so the offsets of eip and of the
+CS selector show in a saved context (as errata.py finds other fields). The pointer to `env` is
+found once per host process: every word of uc_struct that reads as an address is followed to
+see whether a scratch CPU's known register values sit near it, and a candidate is kept only if
+it follows changes made through the API and holds for fresh Ucs of both modes. Each new Uc is
+confirmed again with a mark put into RAX. Memory is only ever probed through /proc/self/mem,
+where a wrong guess reads nothing instead of crashing. Anything unexpected (another Unicorn
+build, no /proc) makes `cpu_state_views` fall back to views of the same names made of uclib
+calls.
 
 The one rule for writers: a PC stored into the view takes effect where cpu_exec looks for the
 next block, which is right after an interrupt hook returns (qemu/accel/tcg/cpu-exec.c:
@@ -51,8 +55,9 @@ _layout_failed = False
 
 
 class CpuStateViews:
-    """`eip` (c_uint64: EIP or RIP, whole: see Machine._pc_mask for 32-bit mode), `cs` (c_uint32: the CS selector) and `register(name)` (a
-    general register by its uc name) of one Uc's CPU, each an integer with a `value`."""
+    """One Uc's CPU state, each field an integer with a `value`: `eip` (c_uint64: EIP or RIP,
+    whole: in 32-bit mode the Machine masks what it reads), `cs` (c_uint32: the CS selector)
+    and `register(name)` (a general register by its uc name)."""
     __slots__ = ("eip", "cs", "_env", "_registers")
 
     def __init__(self, env: int, eip_offset: int, cs_offset: int):
@@ -174,17 +179,18 @@ def _unique(state: bytes, pattern: bytes, align: int) -> int | None:
 def _env_candidates(mem, uc: Uc, eip_offset: int) -> list[tuple[int, int]]:
     """(offset of a pointer in uc_struct, distance from its target to an `env` holding the
     scratch values): every word of uc_struct that reads as an address is tried."""
-    head = ctypes.string_at(uc._uch.value, _UC_STRUCT_SCAN)
+    head = _read(mem, uc._uch.value, _UC_STRUCT_SCAN)
     rax = struct.pack("<Q", _RAX)
     found = []
-    for offset in range(0, _UC_STRUCT_SCAN, 8):
+    for offset in range(0, len(head) - 7, 8):
         target = struct.unpack_from("<Q", head, offset)[0]
         if target < 0x10000 or target >= 1 << 47 or target % 8:
             continue
         block = _read(mem, target, _CPU_SCAN)
         at = block.find(rax)
         while at >= 0:
-            if at % 8 == 0 and block[at + eip_offset:at + eip_offset + 8] == struct.pack("<Q", _RIP):
+            rip_there = block[at + eip_offset:at + eip_offset + 8]
+            if at % 8 == 0 and rip_there == struct.pack("<Q", _RIP):
                 found.append((offset, at))
             at = block.find(rax, at + 1)
     return found
@@ -192,7 +198,7 @@ def _env_candidates(mem, uc: Uc, eip_offset: int) -> list[tuple[int, int]]:
 
 def _holds(mem, uc: Uc, candidate: tuple[int, int], eip_offset: int, ax: int, ip: int) -> bool:
     cpu_pointer, env_distance = candidate
-    cpu = ctypes.c_uint64.from_address(uc._uch.value + cpu_pointer).value
+    cpu = int.from_bytes(_read(mem, uc._uch.value + cpu_pointer, 8) or bytes(8), "little")
     env = _read(mem, cpu + env_distance, eip_offset + 8)
     return len(env) == eip_offset + 8 and env[:8] == struct.pack("<Q", ax) \
         and env[eip_offset:] == struct.pack("<Q", ip)

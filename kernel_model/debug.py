@@ -102,7 +102,9 @@ class DebugInterface:
             return
         # breakpoint_at's question, asked on every hit without a call: is `handler` (this very
         # object) still registered, and no gate on the space?
-        breakpoints, gates, key, space_id = self._breakpoints, self._gates, (id(space), address), id(space)
+        breakpoints, gates = self._breakpoints, self._gates
+        space_id = id(space)
+        key = (space_id, address)
 
         def stand_in():
             if breakpoints.get(key) is not handler or (gates and space_id in gates):
