@@ -165,6 +165,11 @@ _WRITES = {f: sum(getattr(X, f"X86_EFLAGS_{kind}_{f}") for kind in ("MODIFY", "R
 # Read the flags without capstone saying so (it lists no TEST bits for them).
 _IMPLICIT_READERS = frozenset({"pushf", "pushfd", "pushfq", "lahf"})
 _LEAVES = frozenset({"jump", "call", "ret", "int", "iret", "branch_relative"})   # loop/jecxz too
+# Shifts and rotates leave every flag alone when their masked count is 0 (SDM Vol. 2B, SAL/SAR/
+# SHL/SHR, RCL/RCR/ROL/ROR, SHLD, SHRD: "If the count is 0, the flags are not affected"), yet
+# capstone lists their flags as modified: they write only when the count is an immediate that
+# is not 0 after masking (CL is known at run time only).
+_COUNTED = frozenset({"shl", "sal", "shr", "sar", "rol", "ror", "rcl", "rcr", "shld", "shrd"})
 
 
 @lru_cache(maxsize=None)
@@ -187,10 +192,21 @@ def status_flags_dead(insns) -> bool:
         effects = _flag_effects(insn.raw, insn.arch)
         if effects & _READS:
             return False
+        if insn.base_mnemonic in _COUNTED and _count_may_be_zero(insn):
+            continue
         written |= {f for f, bits in _WRITES.items() if effects & bits}
         if len(written) == len(_FLAG_NAMES):
             return True
     return False
+
+
+def _count_may_be_zero(insn) -> bool:
+    """Whether a shift or rotate may run with a masked count of 0: a count in CL, or an
+    immediate that masks to 0 (5 bits, 6 with a 64-bit destination)."""
+    count = insn.operands[-1]
+    if count.kind != "imm":
+        return True
+    return count.imm & (0x3F if insn.operands[0].size == 8 else 0x1F) == 0
 
 
 # The status flags (the only ones inc/add/xadd/cmp change) saved without pushf/popf: popf may

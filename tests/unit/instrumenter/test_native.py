@@ -130,6 +130,12 @@ def test_count_where_the_flags_are_dead_is_one_locked_instruction_and_touches_no
     ("push {bp}; call out; out: cmp eax, 1", False),          # leaves the straight line
     ("push {bp}; mov {bp}, {sp}", False),                     # the end: assume live
     ("loop out; add eax, 0; out: ret", False),                # loop may skip the add
+    ("shl eax, cl; cmp eax, 1", True),                        # cmp writes them all anyway
+    ("shl eax, cl; push {bp}", False),                        # CL may be 0: nothing written
+    ("shl eax, 3; push {bp}", True),                          # a count of 3 writes all six
+    ("shr eax, 32; push {bp}", False),                        # 32 masks to 0 (5 bits)
+    ("rol eax, 1; push {bp}", False),                         # rotates write only CF and OF
+    ("shld eax, ebx, cl; push {bp}", False),
 ])
 def test_status_flags_are_dead_only_when_overwritten_before_any_read(arch, source, dead):
     from instrumenter.native import status_flags_dead
