@@ -5,7 +5,9 @@
            copied the bookkeeping at the fork event); a vfork child runs in the parent's patched
            space, and its hits carry its own pid.
   detach   children run the original program, untraced:
-           - fork: the child's copy of the memory is cleaned of every patch before it runs;
+           - fork: the child's copy of the memory is cleaned of every patch before it runs
+             (a clone(CLONE_VM) child has no copy: it shares the parent's probes and stays
+             traced, as under follow, because taking them out would lose the parent's hits);
            - vfork (seed 002 FIG. 6-8): lazy — the child's first trap suspends it, every site of
              the shared space is backpatched with the original bytes and the child resumes at
              the original instruction (that hit is not recorded); eager — the space is
@@ -71,6 +73,8 @@ class ChildPolicy:
     def on_untraced_fork(self, parent, child) -> None:
         """A fork of an untraced process whose memory still holds patches (a vfork child
         before its first hit shares the parent's): its copy is cleaned as well."""
+        if child.space is parent.space:
+            return                   # no copy: nothing of the child's own to clean
         store = self.engine.store(parent)
         if store is not None and store.sites:
             cleaned = self.engine.clean_fork_child(parent, child, self.session.kernel.current)
@@ -85,8 +89,20 @@ class ChildPolicy:
 
     # ---- shared by the untracing policies ---------------------------------------------------
     def clean_fork_child(self, parent, child) -> None:
+        if child.space is parent.space:
+            self._keep_shared_child(parent, child)
+            return
         cleaned = self.engine.clean_fork_child(parent, child, self.session.kernel.current)
         self.report(f"fork pid {child.pid}: cleaned {len(cleaned)} sites ({self.name})")
+
+    def _keep_shared_child(self, parent, child) -> None:
+        """clone(CLONE_VM) without CLONE_VFORK: the child runs in the parent's memory while
+        the parent runs too. Its patches are the parent's own; taking them out (or
+        backpatching, which the seed does only while a vfork parent sleeps) would lose the
+        parent's hits. So the child keeps the probes and is traced as under follow."""
+        self.monitor.traced.add(child.pid)
+        self.report(f"fork pid {child.pid} shares the memory of pid {parent.pid} (clone with "
+                    f"CLONE_VM): its probes are the parent's, so it stays traced ({self.name})")
 
     def symbolize(self, process, address: int) -> str:
         return self.session.kernel.symbolize(process, address)

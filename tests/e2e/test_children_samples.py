@@ -182,3 +182,21 @@ def test_native_run_prints_the_expected_output(name, arch):
     done = subprocess.run([str(SAMPLES / arch / name), *args], capture_output=True, timeout=60)
     assert (done.returncode, done.stderr) == (0, b"")
     assert done.stdout == (EXPECTED / f"{name}.out").read_bytes()
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("children", ("follow", "detach", "naive"))
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_clone_vm_workers_keep_the_parents_probes_under_every_policy(arch, children, strategy):
+    """loss_procs' workers (clone with CLONE_VM, neither fork nor vfork) run in the parent's
+    memory while it runs: there is no copy to clean, and taking the shared patches out would
+    lose the parent's hits. Every policy keeps them; each worker's hits carry its own pid."""
+    workers, calls = 3, 20
+    result = Sandbox(probes=["uprobe:loss_procs:probed"], strategy=strategy, children=children
+                     ).run([str(SAMPLES / arch / "loss_procs"), str(workers), str(calls)])
+    assert result.stdout == f"processes={workers} calls={workers * calls}\n".encode()
+    assert result.hits == {"uprobe:loss_procs:probed": workers * calls}
+    per_pid = Counter(r.pid for r in result.records)
+    assert sorted(per_pid.values()) == [calls] * workers and 100 not in per_pid
+    shared = [line for line in result.monitor if "shares the memory of pid 100" in line]
+    assert len(shared) == (workers if children != "follow" else 0)
