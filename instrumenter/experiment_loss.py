@@ -1,12 +1,14 @@
 """The probe-loss experiment (seed 001, [0004]-[0006] and [0046]): does a strategy see every hit
-when several threads run through the probed instruction?
+when several threads, or several processes sharing the code, run through the probed instruction?
 
-The guest is samples/loss_threads: THREADS threads each call `probed()` CALLS times without
-locks, so all of them stay runnable and the scheduler's instruction quantum interleaves them as
-finely as it is set. A uprobe on `probed` must count THREADS * CALLS hits. Strategies that never
-take the patch out (emulate, trampoline, jump) lose nothing; singlestep restores the original
-instruction while it steps, and whenever a quantum ends inside that window another thread runs
-the original unobserved.
+Two guests, WORKERS workers each calling `probed()` CALLS times without locks, so all of them
+stay runnable and the scheduler's instruction quantum interleaves them as finely as it is set:
+samples/loss_threads (pthreads) and samples/loss_procs (processes made with clone(CLONE_VM),
+neither fork nor vfork: each has its own pid and shares the parent's memory, probes included).
+A uprobe on `probed` must count WORKERS * CALLS hits. Strategies that never take the patch out
+(emulate, trampoline, jump) lose nothing; singlestep restores the original instruction while it
+steps, and whenever a quantum ends inside that window another worker runs the original
+unobserved.
 
 Every column but the wall time is a function of the inputs (binary, arguments, quantum, seed,
 strategy): the kernel's scheduler is deterministic. Guest instructions are counted the way
@@ -26,13 +28,16 @@ from .session import Session
 
 TARGET = "probed"
 STRATEGY_ORDER = ("emulate", "emulate-lock", "trampoline", "jump", "singlestep")
+# guest kind -> (sample binary, the word its output line starts with)
+GUESTS = {"threads": ("loss_threads", "threads"), "processes": ("loss_procs", "processes")}
 
 
 @dataclass(frozen=True)
 class LossRow:
     arch: str
+    guest: str              # "threads" or "processes" (GUESTS)
     strategy: str
-    threads: int
+    workers: int
     quantum: int
     expected: int
     recorded: int
@@ -45,20 +50,27 @@ class LossRow:
         return self.expected - self.recorded
 
     def deterministic(self) -> tuple:
-        return (self.arch, self.strategy, self.threads, self.quantum, self.expected,
+        return (self.arch, self.guest, self.strategy, self.workers, self.quantum, self.expected,
                 self.recorded, self.insns, self.exit_code)
 
 
-def run_once(binary: str, arch: str, strategy: str, threads: int, quantum: int, calls: int,
-             *, seed: int = 0) -> LossRow:
-    """One run of loss_threads THREADS CALLS with a uprobe on probed() placed by `strategy`."""
+def guest_binary(binary_dir: str, arch: str, guest: str) -> str:
+    if guest not in GUESTS:
+        raise InstrumenterError(f"unknown guest {guest!r} (have: {', '.join(GUESTS)})")
+    return os.path.join(binary_dir, arch, GUESTS[guest][0])
+
+
+def run_once(binary: str, arch: str, strategy: str, workers: int, quantum: int, calls: int,
+             *, guest: str = "threads", seed: int = 0) -> LossRow:
+    """One run of the guest (loss_threads or loss_procs) WORKERS CALLS with a uprobe on
+    probed() placed by `strategy`."""
     stdout, stderr = CapturedOutput(name=b"pipe:[1]"), CapturedOutput(name=b"pipe:[2]")
     config = KernelConfig(seed=seed, cwd=b"/", stdin=CapturedOutput(b""), stdout=stdout,
                           stderr=stderr, quantum=quantum, report=_Discard())
     kernel = Kernel(config)
     binary = os.path.abspath(binary)          # no rootfs: the guest sees the host's tree
     name = os.path.basename(binary)
-    argv = [binary.encode(), str(threads).encode(), str(calls).encode()]
+    argv = [binary.encode(), str(workers).encode(), str(calls).encode()]
     proc = kernel.spawn(binary.encode(), argv, [b"PATH=/bin", b"LANG=C"])
     probe = Probe(ProbeSpec(f"uprobe:{name}:{TARGET}", UPROBE, binary=name, function=TARGET),
                   nargs=0)
@@ -69,20 +81,21 @@ def run_once(binary: str, arch: str, strategy: str, threads: int, quantum: int, 
     started = time.perf_counter()
     status = kernel.run(proc)
     wall = time.perf_counter() - started
-    expected = threads * calls
-    if stdout.data != f"threads={threads} calls={expected}\n".encode():
+    expected = workers * calls
+    if stdout.data != f"{GUESTS[guest][1]}={workers} calls={expected}\n".encode():
         raise InstrumenterError(f"{strategy}: the guest's output changed under the probe: "
                                 f"{stdout.data!r} {stderr.data!r}")
-    return LossRow(arch, strategy, threads, quantum, expected, probe.hits, kernel.insns_used,
-                   wait_status_exit_code(status), wall)
+    return LossRow(arch, guest, strategy, workers, quantum, expected, probe.hits,
+                   kernel.insns_used, wait_status_exit_code(status), wall)
 
 
-def run_experiment(binaries: dict[str, str], strategies, threads_list, quanta, calls: int,
-                   *, seed: int = 0) -> list[LossRow]:
-    """Every (arch, strategy, threads, quantum) combination, in that nesting order."""
-    return [run_once(binaries[arch], arch, strategy, threads, quantum, calls, seed=seed)
-            for arch in binaries for strategy in strategies
-            for threads in threads_list for quantum in quanta]
+def run_experiment(binary_dir: str, arches, guests, strategies, workers_list, quanta,
+                   calls: int, *, seed: int = 0) -> list[LossRow]:
+    """Every (arch, guest, strategy, workers, quantum) combination, in that nesting order."""
+    return [run_once(guest_binary(binary_dir, arch, guest), arch, strategy, workers, quantum,
+                     calls, guest=guest, seed=seed)
+            for arch in arches for guest in guests for strategy in strategies
+            for workers in workers_list for quantum in quanta]
 
 
 def available_strategies(wanted=None) -> list[str]:
@@ -100,17 +113,17 @@ def _ignore(records) -> None:
     pass
 
 
-HEADER = ("arch", "strategy", "threads", "quantum", "expected", "recorded", "lost",
+HEADER = ("arch", "guest", "strategy", "workers", "quantum", "expected", "recorded", "lost",
           "guest insns", "wall s")
 
 
 def format_table(rows: list[LossRow]) -> str:
     """A fixed-width table; the wall-time column is last and the only host-dependent one."""
-    cells = [HEADER] + [(r.arch, r.strategy, str(r.threads), str(r.quantum), str(r.expected),
-                         str(r.recorded), str(r.lost), str(r.insns) if r.insns else "n/a",
-                         f"{r.wall:.2f}") for r in rows]
+    cells = [HEADER] + [(r.arch, r.guest, r.strategy, str(r.workers), str(r.quantum),
+                         str(r.expected), str(r.recorded), str(r.lost),
+                         str(r.insns) if r.insns else "n/a", f"{r.wall:.2f}") for r in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(HEADER))]
-    lines = ["  ".join(c.rjust(w) if i >= 2 else c.ljust(w) for i, (c, w) in
+    lines = ["  ".join(c.rjust(w) if i >= 3 else c.ljust(w) for i, (c, w) in
                        enumerate(zip(row, widths))).rstrip() for row in cells]
     return "\n".join(lines[:1] + ["-" * len(lines[0])] + lines[1:])
 

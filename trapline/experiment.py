@@ -1,8 +1,9 @@
 """`trapline experiment ...`: reproducible instrumentation experiments.
 
-`loss` runs samples/loss_threads under each probe strategy, thread count and scheduler quantum
-and prints how many of the expected hits each strategy recorded (instrumenter/
-experiment_loss.py). Everything but the wall-time column is deterministic for a given seed.
+`loss` runs samples/loss_threads (threads) and samples/loss_procs (processes sharing the code)
+under each probe strategy, worker count and scheduler quantum and prints how many of the
+expected hits each strategy recorded (instrumenter/experiment_loss.py). Everything but the
+wall-time column is deterministic for a given seed.
 """
 import sys
 from pathlib import Path
@@ -11,8 +12,8 @@ import click
 
 from emu.errors import TraplineError
 
-from instrumenter.experiment_loss import (STRATEGY_ORDER, available_strategies, format_table,
-                                          run_experiment)
+from instrumenter.experiment_loss import (GUESTS, STRATEGY_ORDER, available_strategies,
+                                          format_table, run_experiment)
 
 SAMPLE_BIN = Path(__file__).resolve().parents[1] / "samples" / "bin"
 
@@ -35,22 +36,26 @@ def experiment():
 @experiment.command()
 @click.option("--arch", "arches", multiple=True, type=click.Choice(["i386", "x86_64"]),
               help="Architectures (default: both).")
+@click.option("--guest", "guests", multiple=True, type=click.Choice(list(GUESTS)),
+              help="Workers as threads (loss_threads) or as processes sharing the code "
+                   "(loss_procs, clone with CLONE_VM); default: both.")
 @click.option("--strategy", "strategies", multiple=True, type=click.Choice(STRATEGY_ORDER),
               help="Strategies (default: every registered one).")
-@click.option("--threads", default="2,4", show_default=True, help="Thread counts, comma-separated.")
+@click.option("--workers", "--threads", "workers", default="2,4", show_default=True,
+              help="Worker counts (threads or processes), comma-separated.")
 @click.option("--quanta", default="1,3,7,50", show_default=True,
               help="Scheduler quanta (instructions), comma-separated.")
 @click.option("--calls", type=click.IntRange(min=1), default=200, show_default=True,
-              help="Calls of probed() per thread.")
+              help="Calls of probed() per worker.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--binary-dir", type=click.Path(file_okay=False, exists=True), default=str(SAMPLE_BIN),
-              show_default=True, help="Folder with ARCH/loss_threads.")
-def loss(arches, strategies, threads, quanta, calls, seed, binary_dir):
-    """Hits lost per strategy with several threads in the probed function (seed 001)."""
-    binaries = {a: str(Path(binary_dir) / a / "loss_threads") for a in (arches or ("i386", "x86_64"))}
+              show_default=True, help="Folder with ARCH/loss_threads and ARCH/loss_procs.")
+def loss(arches, guests, strategies, workers, quanta, calls, seed, binary_dir):
+    """Hits lost per strategy with several workers in the probed function (seed 001)."""
     try:
-        rows = run_experiment(binaries, available_strategies(list(strategies) or None),
-                              _ints(threads), _ints(quanta), calls, seed=seed)
+        rows = run_experiment(binary_dir, arches or ("i386", "x86_64"), guests or tuple(GUESTS),
+                              available_strategies(list(strategies) or None), _ints(workers),
+                              _ints(quanta), calls, seed=seed)
     except TraplineError as e:
         click.echo(f"trapline: {e}", err=True)
         sys.exit(127)

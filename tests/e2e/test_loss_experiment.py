@@ -1,68 +1,79 @@
-"""The loss experiment (seed 001 [0006] vs [0046]): with several threads running through the
-probed function, the strategies that never take their patch out record every hit; the
-restore-and-single-step baseline loses hits whenever a quantum ends inside its window. The
-documented configuration (README.md, "Probe loss"): 4 threads x 100 calls, quanta 7 and 50."""
+"""The loss experiment (seed 001 [0006] vs [0046]): with several workers — threads, or processes
+sharing the code — running through the probed function, the strategies that never take their
+patch out record every hit; the restore-and-single-step baseline loses hits whenever a quantum
+ends inside its window. The documented configuration (README.md, "Probe loss"): 4 workers x 100
+calls, quanta 7 and 50."""
 import pytest
 from click.testing import CliRunner
 
-from instrumenter.experiment_loss import available_strategies, run_experiment, run_once
+from instrumenter.experiment_loss import (GUESTS, available_strategies, guest_binary,
+                                          run_experiment, run_once)
 from trapline.cli import main
 
 from .test_samples_run import SAMPLES
 
 ARCHES = ("i386", "x86_64")
 LOSSLESS = [s for s in available_strategies() if s != "singlestep"]
-THREADS, CALLS, QUANTA = 4, 100, (7, 50)
+WORKERS, CALLS, QUANTA = 4, 100, (7, 50)
 
 
-def _binary(arch: str) -> str:
-    return str(SAMPLES / arch / "loss_threads")
+def _binary(arch: str, guest: str = "threads") -> str:
+    return guest_binary(str(SAMPLES), arch, guest)
 
 
 @pytest.mark.e2e
 @pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("guest", GUESTS)
 @pytest.mark.parametrize("strategy", LOSSLESS)
-def test_strategies_that_keep_the_patch_lose_nothing(arch, strategy):
-    assert {"emulate", "emulate-lock", "trampoline"} <= set(LOSSLESS)
+def test_strategies_that_keep_the_patch_lose_nothing(arch, guest, strategy):
+    assert {"emulate", "emulate-lock", "trampoline", "jump"} <= set(LOSSLESS)
     for quantum in QUANTA:
-        row = run_once(_binary(arch), arch, strategy, THREADS, quantum, CALLS)
+        row = run_once(_binary(arch, guest), arch, strategy, WORKERS, quantum, CALLS, guest=guest)
         assert (row.expected, row.recorded, row.lost, row.exit_code) == (400, 400, 0, 0), row
 
 
 @pytest.mark.e2e
 @pytest.mark.parametrize("arch", ARCHES)
-def test_singlestep_loses_hits_with_several_threads(arch):
-    rows = [run_once(_binary(arch), arch, "singlestep", THREADS, q, CALLS) for q in QUANTA]
+@pytest.mark.parametrize("guest", GUESTS)
+def test_singlestep_loses_hits_with_several_workers(arch, guest):
+    """Every quantum of the documented configuration loses hits with threads; with processes
+    quantum 7 does on both arches (at 50, x86-64's workers happen never to be switched inside
+    the window: 0 lost, see the README table)."""
+    rows = [run_once(_binary(arch, guest), arch, "singlestep", WORKERS, q, CALLS, guest=guest)
+            for q in QUANTA]
+    must_lose = QUANTA if guest == "threads" else (7,)
     for row in rows:
-        assert row.exit_code == 0 and 0 < row.lost < row.expected, row     # lost, not broken
+        assert row.exit_code == 0 and row.lost < row.expected, row          # lost, not broken
+        assert row.lost > 0 or row.quantum not in must_lose, row
 
 
 @pytest.mark.e2e
-def test_singlestep_loses_nothing_with_one_thread():
-    """The loss comes from other threads in the window, not from the stepping itself."""
-    row = run_once(_binary("x86_64"), "x86_64", "singlestep", 1, 7, CALLS)
+@pytest.mark.parametrize("guest", GUESTS)
+def test_singlestep_loses_nothing_with_one_worker(guest):
+    """The loss comes from other workers in the window, not from the stepping itself."""
+    row = run_once(_binary("x86_64", guest), "x86_64", "singlestep", 1, 7, CALLS, guest=guest)
     assert row.lost == 0 and row.recorded == CALLS
 
 
 @pytest.mark.e2e
 def test_the_experiment_is_deterministic_apart_from_wall_time():
-    binaries = {"x86_64": _binary("x86_64")}
-    runs = [run_experiment(binaries, ["emulate", "singlestep"], [2, 3], [5], 60)
-            for _ in range(2)]
+    runs = [run_experiment(str(SAMPLES), ["x86_64"], list(GUESTS), ["emulate", "singlestep"],
+                           [2, 3], [5], 60) for _ in range(2)]
     assert [r.deterministic() for r in runs[0]] == [r.deterministic() for r in runs[1]]
-    assert len(runs[0]) == 4 and any(r.lost for r in runs[0])
+    assert len(runs[0]) == 8 and any(r.lost for r in runs[0])
 
 
 @pytest.mark.e2e
 def test_cli_prints_the_table():
     result = CliRunner().invoke(main, ["experiment", "loss", "--arch", "i386", "--strategy",
-                                       "emulate-lock", "--threads", "2", "--quanta", "7",
+                                       "emulate-lock", "--workers", "2", "--quanta", "7",
                                        "--calls", "20"])
     assert result.exit_code == 0, result.output
-    header, rule, row = result.output.splitlines()
-    assert header.split()[:7] == ["arch", "strategy", "threads", "quantum", "expected",
+    header, rule, *rows = result.output.splitlines()
+    assert header.split()[:8] == ["arch", "guest", "strategy", "workers", "quantum", "expected",
                                   "recorded", "lost"]
-    assert row.split()[:7] == ["i386", "emulate-lock", "2", "7", "40", "40", "0"]
+    assert [row.split()[:8] for row in rows] == [
+        ["i386", guest, "emulate-lock", "2", "7", "40", "40", "0"] for guest in GUESTS]
 
 
 @pytest.mark.e2e
