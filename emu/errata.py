@@ -1,6 +1,17 @@
 """Corrections for Unicorn 2.1.4 behaviour that differs from the architecture (UNICORN_FACTS.md).
 
 Kept here, behind the Machine, so that the layers above see architectural behaviour.
+
+Known and NOT corrected (it needs a change to Unicorn's translator, not a hook):
+  cmpxchg8b/cmpxchg16b change only ZF (SDM Vol. 2A, CMPXCHG8B/CMPXCHG16B) and must keep the
+  other status flags. QEMU's helpers compute those from env->cc_op, which translate.c does not
+  bring up to date first (no gen_update_cc_op before gen_helper_cmpxchg*). When a code hook
+  covers the instruction (Unicorn's instruction counter is one: trapline counts while probes
+  are attached) and a flag-setting instruction precedes it in the same block, the helper reads
+  the stale cc_op against the eflags image the hook path stored, and CF/OF/SF/AF/PF come out
+  wrong (`imul rax, rax, 0; cmpxchg16b [m]` leaves CF=OF=1). ZF is always right, and code
+  reads ZF after these instructions; tests/unit/emu/test_unicorn_errata.py shows the erratum
+  so that an upgrade that fixes it is noticed.
 """
 import ctypes
 

@@ -41,6 +41,7 @@ _STATUS = 0x8D5
 SEQUENCE_CLASSES = (InsnClass.PLAIN, InsnClass.RIP_RELATIVE, InsnClass.JCC_REL,
                     InsnClass.JMP_REL, InsnClass.CALL_REL, InsnClass.LOOP_JECXZ, InsnClass.RET)
 STRATEGIES = ("trampoline", "jump", "jump+count", "jump+count-inside")
+_CMPXCHG8B_16B = frozenset({"cmpxchg8b", "cmpxchg16b"})
 
 
 # ---- stand-ins for the kernel ------------------------------------------------------------
@@ -226,6 +227,12 @@ def test_a_probed_sequence_ends_like_the_unprobed_one(data, arch, strategy):
     undefined = 0
     for insn in insns:
         undefined |= insn.flags_undefined
+    if any(i.base_mnemonic in _CMPXCHG8B_16B for i in insns[1:]):
+        # Unicorn's erratum (emu/errata.py): after another flag-setting instruction in the
+        # same block, and under the budget's code hook, cmpxchg8b/16b compute the flags they
+        # must keep from a stale cc_op; the unprobed run is the wrong one. ZF stays compared.
+        event("flags but ZF not compared: cmpxchg8b/16b erratum")
+        undefined |= _STATUS & ~0x40
     # The flag-saving count part pushes below the red zone, which the ABI does not preserve.
     dead_below = layout.regs[SP[arch]] - RED_ZONE if "count" in strategy else STACK
     patched = (start, end if strategy != "trampoline" else start + 1)
