@@ -7,12 +7,16 @@ Bad specs give one line saying what was expected.
 import re
 
 from instrumenter.probes import SYSCALL, UPROBE, URETPROBE, ProbeSpec
+from kernel_model.syscalls.numbers_i386 import NUMBERS as I386_SYSCALLS
+from kernel_model.syscalls.numbers_x86_64 import NUMBERS as X86_64_SYSCALLS
 
 from .errors import UsageError
 
 EXPECTED = ("expected uprobe:BIN:FUNC, uprobe:BIN:FUNC+OFF, uprobe:BIN:0xADDR, "
             "uretprobe:BIN:FUNC or syscall:NAME")
 _SYMBOL = re.compile(r"^[A-Za-z_.$][\w.$@]*$")
+# A syscall probe fires on a name from either ABI's table (a typo would never fire).
+SYSCALL_NAMES = frozenset(I386_SYSCALLS.values()) | frozenset(X86_64_SYSCALLS.values())
 
 
 def parse_probe_spec(text: str) -> ProbeSpec:
@@ -22,6 +26,9 @@ def parse_probe_spec(text: str) -> ProbeSpec:
     if kind == SYSCALL:
         if not re.fullmatch(r"[a-z_0-9]+", rest):
             raise UsageError(f"bad probe spec {text!r}: syscall:NAME needs a syscall name")
+        if rest not in SYSCALL_NAMES:
+            raise UsageError(f"bad probe spec {text!r}: no Linux syscall is named {rest!r} "
+                             "(i386 or x86-64 tables)")
         return ProbeSpec(text, SYSCALL, syscall=rest)
     if kind not in (UPROBE, URETPROBE):
         raise UsageError(f"bad probe spec {text!r}: unknown probe type {kind!r}; {EXPECTED}")

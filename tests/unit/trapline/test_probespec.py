@@ -33,6 +33,7 @@ def test_valid_specs(text, kind, binary, function, offset, address, syscall):
     ("uretprobe:fib:0x1000", "uretprobe needs a function name"),
     ("syscall:", "needs a syscall name"),
     ("syscall:Open At", "needs a syscall name"),
+    ("syscall:wrte", "no Linux syscall is named 'wrte'"),
 ])
 def test_bad_specs_give_one_line_errors(text, fragment):
     with pytest.raises(UsageError) as info:
@@ -46,3 +47,8 @@ def test_binary_matching_by_path_or_file_name():
     assert spec.matches_binary(b"/bin/fib")
     assert spec.matches_binary(b"/opt/other/fib")
     assert not spec.matches_binary(b"/bin/fibber")
+
+
+@pytest.mark.parametrize("name", ["socketcall", "arch_prctl", "openat", "mmap2"])
+def test_syscall_names_of_either_abi_are_accepted(name):
+    assert parse_probe_spec(f"syscall:{name}").syscall == name
