@@ -112,7 +112,8 @@ class Session:
 
     # ---- records ---------------------------------------------------------------------------
     def hit(self, probe: Probe, thread, address: int, *, kind: str = "entry",
-            retval: int | None = None, args: tuple | None = None) -> None:
+            retval: int | None = None, args: tuple | None = None,
+            name: str | None = None) -> None:
         """Record one hit of `probe` (then run its action). A uprobe's entry hits take
         _EntryHit's copy of this path, which keeps the site's name at hand."""
         probe.hits += 1
@@ -123,7 +124,7 @@ class Session:
                 if kind == "entry" and probe.nargs else ()
         self.buffers.put((machine.instructions_retired, process.pid, thread.tid,
                           probe.spec.text, address, args, retval, kind,
-                          self.name_of(process, address)))
+                          name or self.name_of(process, address)))
         action = probe.action
         if action is not None:
             action(ProbeContext(self.kernel, thread, probe, address, retval))
@@ -171,7 +172,7 @@ class Session:
     def syscall_entry(self, thread, name: str, args) -> None:
         for probe in self.probes:
             if probe.spec.kind == SYSCALL and probe.spec.syscall == name:
-                self.hit(probe, thread, 0, kind="syscall_entry", args=tuple(args))
+                self.hit(probe, thread, 0, kind="syscall_entry", args=tuple(args), name=name)
 
     def syscall_exit(self, thread, name: str, args, result: int) -> None:
         for probe in self.probes:

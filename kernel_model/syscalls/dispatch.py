@@ -27,6 +27,9 @@ class NoReturn:
 
 
 NO_RETURN = NoReturn()
+# Calls after which the thread is gone: no syscall exit to report (Linux's sys_exit tracepoint
+# does not fire for them either; strace prints `= ?`).
+ENDS_THE_THREAD = frozenset({"exit", "exit_group"})
 
 
 class SyscallDispatcher:
@@ -82,9 +85,12 @@ class SyscallDispatcher:
             result_reg.write(result & mask)
         if tracer:
             tracer.after(ctx, name or f"syscall_{nr:#x}", args, result, pre)
-        if watchers:
-            self.kernel.debug.syscall_exit(thread, name or f"syscall_{nr:#x}", args,
-                                           result if isinstance(result, int) else 0)
+        if watchers and name not in ENDS_THE_THREAD:
+            if result is NO_RETURN:
+                # sigreturn's result is the restored eax/rax, execve's the new image's (0),
+                # as Linux's sys_exit reports them: what the thread's register holds now.
+                result = thread.process.space.syscall_abi_registers(abi)[1].read() & mask
+            self.kernel.debug.syscall_exit(thread, name or f"syscall_{nr:#x}", args, result)
         return self.kernel.may_continue(thread)
 
     def _restart_later(self, thread, frame, blocked: WouldBlock, name: str) -> None:

@@ -50,3 +50,9 @@ def test_a_context_shows_the_hit_the_record_shows(arch):
     result, seen = _trace(arch, ["uprobe:fib:fib"], n=3)
     assert seen == [(r.ts, r.args[0], r.pid, r.tid) for r in result.records]
     assert [r.args[0] for r in result.records] == [3, 2, 1, 0, 1]
+
+
+def test_syscall_records_are_named_after_the_syscall_on_entry_and_exit(arch):
+    result, _ = _trace(arch, ["syscall:exit_group"])
+    assert [(r.kind, r.name, r.addr) for r in result.records] == [
+        ("syscall_entry", "exit_group", 0)]
