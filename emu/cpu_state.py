@@ -30,6 +30,7 @@ env->eip). Anywhere else, a block already running would not notice: write the PC
 uc_reg_write there.
 """
 import ctypes
+import functools
 import os
 import struct
 
@@ -50,8 +51,6 @@ _GPR32_ORDER = ("eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi")
 _FRESH = ((UC_MODE_64, 0x4D0D_E640_0000_0001, 0x0000_6464_0000_1000),
           (UC_MODE_32, 0x3232_0001, 0x3232_1000))
 
-_layout: tuple[int, int, int, int] | None = None     # (cpu pointer, env distance, eip, cs)
-_layout_failed = False
 
 
 class CpuStateViews:
@@ -120,15 +119,14 @@ def _is_64(uc: Uc) -> bool:
     return uc._mode == UC_MODE_64
 
 
-def _located_layout():
-    global _layout, _layout_failed
-    if _layout is None and not _layout_failed:
-        try:
-            _layout = _locate()
-        except OSError:
-            _layout = None
-        _layout_failed = _layout is None
-    return _layout
+@functools.cache
+def _located_layout() -> tuple[int, int, int, int] | None:
+    """(offset of `cpu` in uc_struct, distance from it to `env`, eip and CS offsets in `env`),
+    found once per host process; None where it cannot be confirmed."""
+    try:
+        return _locate()
+    except OSError:                          # no /proc/self/mem
+        return None
 
 
 def _locate() -> tuple[int, int, int, int] | None:
