@@ -90,12 +90,18 @@ def run_once(binary: str, arch: str, strategy: str, workers: int, quantum: int, 
 
 
 def run_experiment(binary_dir: str, arches, guests, strategies, workers_list, quanta,
-                   calls: int, *, seed: int = 0) -> list[LossRow]:
-    """Every (arch, guest, strategy, workers, quantum) combination, in that nesting order."""
-    return [run_once(guest_binary(binary_dir, arch, guest), arch, strategy, workers, quantum,
-                     calls, guest=guest, seed=seed)
-            for arch in arches for guest in guests for strategy in strategies
-            for workers in workers_list for quantum in quanta]
+                   calls: int, *, seed: int = 0, progress=None) -> list[LossRow]:
+    """Every (arch, guest, strategy, workers, quantum) combination, in that nesting order;
+    `progress(done, total, row)` is called after each run."""
+    grid = [(arch, guest, strategy, workers, quantum) for arch in arches for guest in guests
+            for strategy in strategies for workers in workers_list for quantum in quanta]
+    rows = []
+    for arch, guest, strategy, workers, quantum in grid:
+        rows.append(run_once(guest_binary(binary_dir, arch, guest), arch, strategy, workers,
+                             quantum, calls, guest=guest, seed=seed))
+        if progress is not None:
+            progress(len(rows), len(grid), rows[-1])
+    return rows
 
 
 def available_strategies(wanted=None) -> list[str]:

@@ -55,8 +55,16 @@ def loss(arches, guests, strategies, workers, quanta, calls, seed, binary_dir):
     try:
         rows = run_experiment(binary_dir, arches or ("i386", "x86_64"), guests or tuple(GUESTS),
                               available_strategies(list(strategies) or None), _ints(workers),
-                              _ints(quanta), calls, seed=seed)
+                              _ints(quanta), calls, seed=seed,
+                              progress=_progress if sys.stderr.isatty() else None)
     except TraplineError as e:
         click.echo(f"trapline: {e}", err=True)
         sys.exit(127)
     click.echo(format_table(rows))
+
+
+def _progress(done: int, total: int, row) -> None:
+    """One overwritten status line on a terminal (the table needs every row before it prints)."""
+    line = f"run {done}/{total}: {row.arch} {row.guest} {row.strategy} x{row.workers} q{row.quantum}"
+    click.echo(f"\r{line:<70}" + ("\r" + " " * 70 + "\r" if done == total else ""), err=True,
+               nl=False)

@@ -57,9 +57,12 @@ def test_singlestep_loses_nothing_with_one_worker(guest):
 
 @pytest.mark.e2e
 def test_the_experiment_is_deterministic_apart_from_wall_time():
+    seen = []
     runs = [run_experiment(str(SAMPLES), ["x86_64"], list(GUESTS), ["emulate", "singlestep"],
-                           [2, 3], [5], 60) for _ in range(2)]
+                           [2, 3], [5], 60, progress=lambda *a: seen.append(a[:2]))
+            for _ in range(2)]
     assert [r.deterministic() for r in runs[0]] == [r.deterministic() for r in runs[1]]
+    assert seen == [(i, 8) for i in range(1, 9)] * 2          # one progress call per run
     assert len(runs[0]) == 8 and any(r.lost for r in runs[0])
 
 
