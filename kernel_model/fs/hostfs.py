@@ -114,7 +114,8 @@ class HostSymlink(HostNode):
 
 class HostFile(HostNode):
     def read_at(self, offset: int, n: int) -> bytes:
-        """Read without keeping a host fd open (the overlay's lower layer reads this way)."""
+        """Read through the path, without keeping a host fd: for the kernel's own one-off
+        reads. An open file description reads through `open_reader()` instead."""
         fd = _host_call(os.open, self.path, os.O_RDONLY | os.O_NOFOLLOW)
         try:
             return os.pread(fd, n, offset)
@@ -123,6 +124,12 @@ class HostFile(HostNode):
 
     def read_all(self) -> bytes:
         return self.read_at(0, self.host_stat().st_size)
+
+    def open_reader(self) -> "HostFdHandle":
+        """The host file opened once for reading (the overlay's lower layer while the guest
+        has it open): every read is one pread on the file that was opened — no open/close per
+        read, and a path that later names another host file does not change what is read."""
+        return HostFdHandle(self.ctx, _host_call(os.open, self.path, os.O_RDONLY | os.O_NOFOLLOW))
 
     def open_handle(self, flags: int) -> "HostFdHandle":
         access = flags & O_ACCMODE
@@ -138,8 +145,9 @@ class HostFile(HostNode):
 
 
 class HostFdHandle:
-    """An open host file in write-through mode: a real host fd, so that an unlinked or renamed
-    file stays readable through it, as on Linux."""
+    """An open host file: a real host fd, so that an unlinked or renamed file stays readable
+    through it, as on Linux. The handle of a write-through open, and the overlay's reader of
+    its lower layer (HostFile.open_reader)."""
 
     fixed_offset = False
 
@@ -149,6 +157,9 @@ class HostFdHandle:
 
     def read_at(self, offset: int, n: int) -> bytes:
         return _host_call(os.pread, self.fd, n, offset)
+
+    def read_all(self) -> bytes:
+        return self.read_at(0, os.fstat(self.fd).st_size)
 
     def write_at(self, offset: int, data: bytes) -> int:
         written = _host_call(os.pwrite, self.fd, data, offset)
@@ -169,6 +180,14 @@ class HostFdHandle:
         if self.fd >= 0:
             os.close(self.fd)
             self.fd = -1
+
+    def __del__(self) -> None:
+        # A backstop: a run that ends with processes still holding the file (a deadlock, an
+        # instruction budget) never closes its descriptions; the host fd must not leak.
+        try:
+            self.close()
+        except (OSError, TypeError):      # TypeError: `os` already torn down at exit
+            pass
 
     def _stamp(self) -> None:
         now = self.ctx.clock()

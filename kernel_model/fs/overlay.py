@@ -21,7 +21,7 @@ from typing import Callable
 from .. import errno as E
 from ..errno import GuestErrno
 from .constants import S_IFBLK, S_IFCHR, S_IFDIR, S_IFLNK, S_IFMT, S_IFREG, ROOTFS_DEV
-from .hostfs import HostContext, HostDir, HostFile, HostNode, HostSymlink
+from .hostfs import HostContext, HostDir, HostFdHandle, HostFile, HostNode, HostSymlink
 from .inodes import InodeTable
 from .node import Node
 from .records import Meta, StatResult, new_meta
@@ -91,6 +91,9 @@ class OverlaySpecial(OverlayNode):
 
 
 class OverlayFile(OverlayNode):
+    """A regular file. Until its copy-up, its bytes are the host file's: while the guest has
+    it open they are read through one host fd, opened by the first open file description and
+    closed with the last (HostFile.open_reader), so a read is one pread."""
     fixed_offset = False
 
     def __init__(self, ctx: OverlayContext, meta: Meta, lower: HostFile | None):
@@ -98,17 +101,30 @@ class OverlayFile(OverlayNode):
         self.lower = lower
         self.data: bytearray | None = None if lower is not None else bytearray()
         self._lower_size = lower.first_stat.st_size if lower is not None else 0
+        self._opens = 0                           # open file descriptions of this inode
+        self._reader: HostFdHandle | None = None  # the lower file, open while _opens > 0
 
     # The file is its own Handle: every open file description shares the one inode's bytes.
     def open_handle(self, flags: int) -> "OverlayFile":
+        if self.data is None and self._reader is None:
+            self._reader = self._open_lower()
+        self._opens += 1
         return self
+
+    def _open_lower(self) -> HostFdHandle | None:
+        try:
+            return self.lower.open_reader()
+        except GuestErrno as e:
+            if e.errno in (E.EMFILE, E.ENFILE):
+                return None          # the host is out of fds: read through the path instead
+            raise
 
     def size(self) -> int:
         return len(self.data) if self.data is not None else self._lower_size
 
     def read_at(self, offset: int, n: int) -> bytes:
         if self.data is None:
-            return self.lower.read_at(offset, n)
+            return (self._reader or self.lower).read_at(offset, n)
         return bytes(self.data[offset:offset + n])
 
     def write_at(self, offset: int, data: bytes) -> int:
@@ -126,14 +142,25 @@ class OverlayFile(OverlayNode):
         del content[length:]
         content.extend(bytes(length - len(content)))
         self.data = content
+        self._close_lower()
         self.meta.touch_modified(self.ctx.clock())
 
     def close(self) -> None:
-        """Closing one description leaves the inode's data alone."""
+        """Closing one description leaves the inode's data alone; the last one closes the
+        host file."""
+        self._opens = max(0, self._opens - 1)
+        if self._opens == 0:
+            self._close_lower()
+
+    def _close_lower(self) -> None:
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
 
     def _copy_up(self) -> bytearray:
         if self.data is None:
-            self.data = bytearray(self.lower.read_all())
+            self.data = bytearray((self._reader or self.lower).read_all())
+            self._close_lower()                   # the bytes are in memory from now on
         return self.data
 
 

@@ -1,4 +1,6 @@
 """The in-memory overlay: the host folder never changes, the guest sees its own changes."""
+import os
+
 from kernel_model import errno as E
 from kernel_model.fs import (FileSystem, O_APPEND, O_CREAT, O_EXCL, O_RDONLY, O_RDWR, O_WRONLY,
                              S_IFDIR, S_IFMT, S_IFREG)
@@ -169,3 +171,35 @@ def test_file_opened_before_unlink_stays_readable(fs):
     f = fs.open(b"/tmpf", O_RDONLY, 0, b"/", PROC)
     fs.unlink(b"/tmpf", b"/", PROC)
     assert f.read(100) == b"still here"
+
+
+def _open_host_fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+def test_an_open_host_file_is_read_through_one_host_fd_bound_to_what_was_opened(fs, rootfs):
+    before = _open_host_fds()
+    f = fs.open(b"/etc/passwd", O_RDONLY, 0, b"/", PROC)
+    assert _open_host_fds() == before + 1
+    assert f.read(5) == b"root:"
+    # The host path now names another file: the open description still reads the one it
+    # opened (a path re-resolved on every read would show the new bytes).
+    os.rename(rootfs / "etc" / "passwd", rootfs / "etc" / "passwd.old")
+    (rootfs / "etc" / "passwd").write_bytes(b"XXXXXXXXXXXXXXXX")
+    assert f.read(4) == b"x:0:"
+    assert _open_host_fds() == before + 1          # no fd per read
+    g = fs.open(b"/etc/passwd", O_RDONLY, 0, b"/", PROC)        # the same overlay inode
+    assert _open_host_fds() == before + 1
+    f.close()
+    assert g.read(5) == b"root:"
+    g.close()
+    assert _open_host_fds() == before               # the last close closes the host file
+
+
+def test_copy_up_reads_the_opened_host_file_and_releases_it(fs, rootfs):
+    before = _open_host_fds()
+    f = fs.open(b"/etc/passwd", O_RDWR, 0, b"/", PROC)
+    f.write(b"ROOT")
+    assert _open_host_fds() == before
+    assert f.pread(100, 0) == b"ROOT:x:0:0:root:/root:/bin/sh\n"
+    f.close()
