@@ -43,6 +43,13 @@ class Vma:
         return head.encode() + self.name + b"\n"
 
 
+_NO_VMA = Vma(0, 0, 0)        # holds no address
+
+
+def _start(vma: Vma) -> int:
+    return vma.start
+
+
 class AddressSpace:
     def __init__(self, machine, layout: Layout, *, memory_limit: int = 4 << 30):
         self.machine = machine
@@ -52,11 +59,23 @@ class AddressSpace:
         self.memory_limit = memory_limit
         # Set by the kernel: may `extra` more bytes be mapped, counting every live process?
         self.budget_allows = None
+        self._last_hit = (0, _NO_VMA)         # vma_at's last answer: (index, area)
 
     # ---- queries ---------------------------------------------------------------------------
     def vma_at(self, addr: int) -> Vma | None:
-        i = bisect.bisect_right([v.start for v in self.vmas], addr) - 1
-        return self.vmas[i] if i >= 0 and self.vmas[i].end > addr else None
+        """The area holding `addr`. Every syscall that takes a buffer asks (EFAULT checks),
+        mostly about the area it asked about last time, so the last answer is tried first.
+        It is still right if that very Vma object is still in the list: areas are immutable
+        and never overlap, so the one holding `addr` can only be that one."""
+        vmas = self.vmas
+        i, vma = self._last_hit
+        if vma.start <= addr < vma.end and i < len(vmas) and vmas[i] is vma:
+            return vma
+        i = bisect.bisect_right(vmas, addr, key=_start) - 1
+        if i >= 0 and vmas[i].end > addr:
+            self._last_hit = (i, vmas[i])
+            return vmas[i]
+        return None
 
     def maps_text(self) -> bytes:
         return b"".join(v.maps_line() for v in self.vmas)

@@ -82,3 +82,17 @@ def test_vma_list_matches_the_machine(arch, ops):
     for op in ops:
         apply(vm, op)
         check_invariants(vm)
+
+
+@pytest.mark.parametrize("arch", ["i386", "x86_64"])
+@given(ops=operations, probes=st.lists(st.integers(-1, WINDOW_PAGES * PAGE), max_size=12))
+def test_vma_at_answers_as_a_scan_of_the_list(arch, ops, probes):
+    """vma_at keeps its last answer; after any change it still names the area a linear scan
+    finds (or None in a hole)."""
+    vm = AddressSpace(Machine(arch), LAYOUTS[arch])
+    vm.set_brk_start(HEAP_START)
+    for op in ops:
+        for addr in [WINDOW + p for p in probes]:
+            expected = next((v for v in vm.vmas if v.start <= addr < v.end), None)
+            assert vm.vma_at(addr) is expected
+        apply(vm, op)
