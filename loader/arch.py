@@ -1,15 +1,14 @@
 """The two ELF flavours trapline runs, and the per-architecture limits the loader enforces."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 ELFCLASS32, ELFCLASS64 = 1, 2
 EM_386, EM_X86_64 = 3, 62
 PAGE_SIZE = 4096
 
 
-@dataclass(frozen=True)
-class ElfArch:
+class ElfArch(NamedTuple):
     name: str
     bits: int
     elf_class: int

@@ -1,7 +1,12 @@
-"""Reads function and object symbols out of a lief ELF binary into a SymbolTable."""
+"""Function and object symbols of an ELF file, read with pyelftools the first time someone asks.
+
+A run does not need symbols: probes, the debugger and fault reports do. So load_elf keeps a
+`SymbolReader` on the image and the section headers and symbol tables are parsed only when the
+image's `symbols` are first used (and once per distinct file: load_elf shares images).
+"""
 from __future__ import annotations
 
-import warnings
+import io
 
 from loader.image import Segment, Symbol
 from loader.symbols import SymbolTable
@@ -18,23 +23,33 @@ def _inside_segments(addr: int, segments: tuple[Segment, ...]) -> bool:
     return any(seg.vaddr <= addr < seg.vaddr + seg.memsz for seg in segments)
 
 
-def _symbol_rows(binary) -> list[tuple[str, int, int, int, int]]:
+def _symbol_rows(data: bytes) -> list[tuple[str, int, int, int, int]]:
     """(name, value, size, type, binding) of .symtab, then .dynsym (a stripped static-pie keeps some)."""
+    from elftools.elf.elffile import ELFFile
+    from elftools.elf.enums import ENUM_ST_INFO_BIND, ENUM_ST_INFO_TYPE
+    from elftools.elf.sections import SymbolTableSection
+
+    elf = ELFFile(io.BytesIO(data))
+    tables = {section.name: section for section in elf.iter_sections() if isinstance(section, SymbolTableSection)}
     rows = []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # lief warns on enum values it does not know
-        for group in (binary.symtab_symbols, binary.dynamic_symbols):
-            for sym in group:
-                if sym.shndx == SHN_UNDEF or not sym.name:
-                    continue
-                rows.append((sym.name, int(sym.value), int(sym.size), int(sym.type), int(sym.binding)))
+    for name in (".symtab", ".dynsym"):
+        if name not in tables:
+            continue
+        for sym in tables[name].iter_symbols():
+            if sym["st_shndx"] in (SHN_UNDEF, "SHN_UNDEF") or not sym.name:
+                continue
+            info = sym["st_info"]
+            stype, bind = info["type"], info["bind"]
+            rows.append((sym.name, sym["st_value"], sym["st_size"],
+                         stype if isinstance(stype, int) else ENUM_ST_INFO_TYPE[stype],
+                         bind if isinstance(bind, int) else ENUM_ST_INFO_BIND[bind]))
     return rows
 
 
-def symbols_from_lief(binary, bias: int, segments: tuple[Segment, ...]) -> SymbolTable:
+def symbols_from_rows(rows, bias: int, segments: tuple[Segment, ...]) -> SymbolTable:
     """Defined FUNC/OBJECT symbols that point into the loaded image, relocated by `bias`."""
     picked: dict[tuple[str, int], tuple] = {}
-    for name, value, size, stype, binding in _symbol_rows(binary):
+    for name, value, size, stype, binding in rows:
         if stype not in (STT_FUNC, STT_OBJECT):
             continue
         addr = value + bias
@@ -47,3 +62,28 @@ def symbols_from_lief(binary, bias: int, segments: tuple[Segment, ...]) -> Symbo
             picked[key] = (rank, Symbol(name=name, addr=addr, size=size, kind=kind))
     ordered = sorted(picked.values(), key=lambda item: (item[1].addr, item[0], item[1].name))
     return SymbolTable(sym for _, sym in ordered)
+
+
+class SymbolReader:
+    """Builds an image's SymbolTable on first call and keeps it. A file whose section headers or
+    symbol tables are malformed still runs, as under Linux, which never reads them: its table is
+    empty and `problem` says why in one line."""
+
+    __slots__ = ("_data", "_bias", "_segments", "_table", "problem")
+
+    def __init__(self, data: bytes, bias: int, segments: tuple[Segment, ...]):
+        self._data, self._bias, self._segments = data, bias, segments
+        self._table: SymbolTable | None = None
+        self.problem: str | None = None
+
+    def __call__(self) -> SymbolTable:
+        if self._table is None:
+            try:
+                rows = _symbol_rows(self._data)
+            except Exception as exc:  # noqa: BLE001 -- pyelftools raises ELFError, construct
+                # errors, and plain IndexError/KeyError/UnicodeDecodeError on corrupt tables
+                self.problem = f"unreadable symbol table: {type(exc).__name__}: {exc}".splitlines()[0]
+                rows = []
+            self._table = symbols_from_rows(rows, self._bias, self._segments)
+            self._data = None  # the file's bytes are no longer needed
+        return self._table

@@ -1,6 +1,6 @@
 """Validation of the program header table, and the layout decisions Linux's load_elf_binary makes.
 
-Works on plain `ProgramHeader` tuples (read by loader.elf through lief) so every rule is testable
+Works on plain `ProgramHeader` tuples (read by loader.elf_structs through pyelftools) so every rule is testable
 without a file. Each rule rejects what Linux would refuse or what the kernel model relies on.
 """
 from __future__ import annotations
@@ -46,6 +46,8 @@ def reject_interpreter(phdrs: list[ProgramHeader], data: bytes) -> None:
             continue
         raw = data[ph.offset:ph.offset + ph.filesz] if ph.offset + ph.filesz <= len(data) else b""
         name = raw.split(b"\0", 1)[0].decode("utf-8", "replace") or "<unreadable PT_INTERP>"
+        if not name.isprintable():
+            name = ascii(name)  # the reason stays one line whatever bytes the file holds
         raise LoaderError(f"dynamic binary not yet supported: needs INTERP {name}")
 
 

@@ -14,7 +14,7 @@ Two kernel steps build it (no ASLR, so no random offsets):
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from loader import auxv as at
 from loader.errors import LoaderError
@@ -27,8 +27,7 @@ STACK_ALIGN = 16
 DEFAULT_HWCAP = 0x078B_FBFD
 
 
-@dataclass(frozen=True)
-class InitialStack:
+class InitialStack(NamedTuple):
     base: int          # lowest address of the block, == sp
     data: bytes        # bytes to write at `base`, up to stack_top
     sp: int            # initial stack pointer: points at argc

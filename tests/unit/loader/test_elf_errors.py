@@ -187,3 +187,9 @@ def test_i386_static_pie_whose_segments_cross_into_kernel_space():
     data = build_elf(32, etype=ET_DYN).bytes()
     with pytest.raises(LoaderError, match="reaches kernel space"):
         load_elf(data, pie_base=0xBFFFE000)
+
+
+def test_interpreter_name_with_control_bytes_stays_one_line():
+    built = build_elf(64, interp=b"/lib/ld\nx\x1b.so")
+    message = _rejects(built.bytes(), "dynamic binary not yet supported")
+    assert "\\n" in message and "\\x1b" in message
