@@ -1,5 +1,11 @@
-"""The `trapline` command line (strace/bpftrace conventions)."""
+"""The `trapline` command line (strace/bpftrace conventions).
+
+`trapline run` must start at once, so each command imports what it needs when it runs: `run`
+never imports the instrumenter (capstone, keystone), and `experiment`/`explain` live in their own
+modules, imported only when named (LazyGroup).
+"""
 import functools
+import importlib
 import sys
 
 import click
@@ -8,14 +14,22 @@ from emu.errors import TraplineError
 
 from kernel_model.sched import DEFAULT_QUANTUM
 
-from instrumenter.native import parse_native
-from instrumenter.probes import UPROBE, Probe
 
-from .experiment import experiment
-from .explain import explain
-from .probespec import parse_probe_spec
-from .sandbox import Sandbox
-from .tracing import StreamSink, hit_table
+class LazyGroup(click.Group):
+    """A click group whose other commands are imported when used ("name": "module:attribute")."""
+
+    def __init__(self, *args, lazy_commands: dict[str, str] | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.lazy_commands = dict(lazy_commands or {})
+
+    def list_commands(self, ctx):
+        return sorted([*super().list_commands(ctx), *self.lazy_commands])
+
+    def get_command(self, ctx, name):
+        if name in self.lazy_commands and name not in self.commands:
+            module, attribute = self.lazy_commands[name].split(":")
+            self.add_command(getattr(importlib.import_module(module), attribute), name)
+        return super().get_command(ctx, name)
 
 
 def _parse_env(pairs: tuple[str, ...]) -> dict[str, str]:
@@ -59,7 +73,9 @@ def run_options(f, *, follow_short: bool = True):
     return f
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]},
+             lazy_commands={"experiment": "trapline.experiment:experiment",   # `trapline experiment loss`
+                            "explain": "trapline.explain:explain"})           # seed 001's figures, run
 def main():
     """trapline: run and instrument x86/x86-64 Linux binaries in an emulated, modeled kernel."""
 
@@ -71,6 +87,8 @@ def main():
 def run(rootfs, cwd, env, clear_env, seed, writable, strace, follow_forks, quantum, max_insns,
         verbose, program, args):
     """Run PROGRAM [ARGS...] in the sandbox; exit with its status (128+N after signal N)."""
+    from .sandbox import Sandbox
+
     sandbox = Sandbox(rootfs=rootfs, cwd=cwd, env=_parse_env(env), clear_env=clear_env, seed=seed,
                       writable=writable, strace=strace, verbose=verbose, capture=False,
                       follow_forks=follow_forks, quantum=quantum, max_insns=max_insns)
@@ -105,6 +123,13 @@ def run(rootfs, cwd, env, clear_env, seed, writable, strace, follow_forks, quant
 def trace(probes, strategy, native, children, backpatch, fmt, output, count, rootfs, cwd, env, clear_env, seed, writable, strace,
           follow_forks, quantum, max_insns, verbose, program, args):
     """Run PROGRAM with probes; one event per hit (text or JSON Lines)."""
+    from instrumenter.native import parse_native
+    from instrumenter.probes import UPROBE, Probe
+
+    from .probespec import parse_probe_spec
+    from .sandbox import Sandbox
+    from .tracing import StreamSink, hit_table
+
     out = output or sys.stdout          # bpftrace prints events on stdout, between the guest's lines
     try:
         specs = [parse_probe_spec(p) for p in probes]
@@ -129,10 +154,6 @@ def trace(probes, strategy, native, children, backpatch, fmt, output, count, roo
         click.echo(f"trapline: records dropped: {result.dropped}", err=True)
     sys.stdout.flush()
     sys.exit(result.exit_code)
-
-
-main.add_command(experiment)           # trapline/experiment.py: `trapline experiment loss`
-main.add_command(explain)              # trapline/explain.py: seed 001's figures, run
 
 
 if __name__ == "__main__":

@@ -1,4 +1,8 @@
-"""`Sandbox`: run a guest program in the modeled kernel, for library users and the CLI."""
+"""`Sandbox`: run a guest program in the modeled kernel, for library users and the CLI.
+
+A run without probes never imports the instrumenter (capstone, keystone and the strategies),
+nor the strace printer without --strace: those imports happen in run() when they are needed.
+"""
 import os
 import sys
 from dataclasses import dataclass, field
@@ -7,15 +11,8 @@ from kernel_model.errors import KernelError
 from kernel_model.fs import CapturedOutput, StdioFile
 from kernel_model.kernel import Kernel, KernelConfig, wait_status_exit_code
 from kernel_model.sched import DEFAULT_QUANTUM
-from kernel_model.tracer import StraceTracer
-
-from instrumenter.children import BACKPATCH_MODES, POLICIES
-from instrumenter.probes import Probe
-from instrumenter.records import Buffers
-from instrumenter.session import Session
 
 from .errors import UsageError
-from .probespec import parse_probe_spec
 
 # What a guest gets without --clear-env: small, fixed, never the host's environment.
 DEFAULT_ENV = (("PATH", "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"), ("HOME", "/root"),
@@ -79,6 +76,17 @@ class Sandbox:
             return os.path.abspath(program).encode()
         return program.encode()
 
+    def _check_children_options(self) -> None:
+        """--children/--backpatch name policies of the instrumenter; without probes and with the
+        defaults there is nothing to check, and nothing of the instrumenter to import."""
+        if not self.probes and (self.children, self.backpatch) == (Sandbox.children, Sandbox.backpatch):
+            return
+        from instrumenter.children import BACKPATCH_MODES, POLICIES
+        if self.children not in POLICIES:
+            raise UsageError(f"--children {self.children}: expected one of {', '.join(POLICIES)}")
+        if self.backpatch not in BACKPATCH_MODES:
+            raise UsageError(f"--backpatch {self.backpatch}: expected one of {', '.join(BACKPATCH_MODES)}")
+
     def run(self, argv: list[str]) -> RunResult:
         if not argv:
             raise UsageError("no program given")
@@ -90,13 +98,13 @@ class Sandbox:
         else:
             stdin, stdout, stderr = StdioFile(0), StdioFile(1), StdioFile(2)
         report = sys.stderr
-        tracer = StraceTracer(report, follow_forks=self.follow_forks) if self.strace else None
+        tracer = None
+        if self.strace:
+            from kernel_model.tracer import StraceTracer
+            tracer = StraceTracer(report, follow_forks=self.follow_forks)
         if self.quantum <= 0:
             raise UsageError("--quantum must be a positive number of instructions")
-        if self.children not in POLICIES:
-            raise UsageError(f"--children {self.children}: expected one of {', '.join(POLICIES)}")
-        if self.backpatch not in BACKPATCH_MODES:
-            raise UsageError(f"--backpatch {self.backpatch}: expected one of {', '.join(BACKPATCH_MODES)}")
+        self._check_children_options()
         config = KernelConfig(rootfs=self.rootfs, writable=self.writable, seed=self.seed,
                               cwd=self.guest_cwd().encode(), stdin=stdin, stdout=stdout, stderr=stderr,
                               strace=tracer, verbose=self.verbose, report=report,
@@ -106,6 +114,12 @@ class Sandbox:
         collected: list = []
         session = None
         if self.probes:
+            from instrumenter.probes import Probe
+            from instrumenter.records import Buffers
+            from instrumenter.session import Session
+
+            from .probespec import parse_probe_spec
+
             probes = [p if isinstance(p, Probe) else Probe(parse_probe_spec(p)) for p in self.probes]
             buffers = Buffers(capacity=1 if self.sink else 1 << 20, drain=self.sink or collected.extend)
             session = Session(kernel, probes, buffers=buffers, strategy=self.strategy,
