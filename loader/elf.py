@@ -31,7 +31,7 @@ MAX_PHDR_TABLE = 65536      # load_elf_phdrs refuses a larger program header tab
 # Images built in this process, most recently used last; bounded so a long session that execs
 # many different files (or a fuzzer) does not keep them all.
 CACHE_ENTRIES = 16
-CACHE_BYTES = 64 << 20
+CACHE_BYTES = 32 << 20
 CACHE_PROBE = 4096
 _cache: OrderedDict[tuple, tuple[bytes, LoadedImage]] = OrderedDict()
 
