@@ -1,5 +1,10 @@
 """Guest memory of one address space: map/unmap/protect, reads, and the ONE way to write.
 
+All guest RAM lives in host pages (emu/host_pages.py) handed to Unicorn with uc_mem_map_ptr:
+a read is one ctypes.string_at and a write one memmove, with no call into Unicorn; a copy of
+an address space (fork) copies only the pages the guest touched; and the pages go back to the
+host as soon as the guest unmaps them or the Machine is closed.
+
 Host writes do not invalidate Unicorn's translated code (UNICORN_FACTS.md item 1), so every
 write that touches an executable page also removes the translations of that range. There is no
 other write path, so no code patch can be left stale.
@@ -10,6 +15,7 @@ import ctypes
 from unicorn import UC_ERR_OK, UcError
 from unicorn.unicorn_py3.unicorn import uclib
 
+from . import host_pages
 from .errors import MachineError
 
 PAGE = 0x1000
@@ -40,46 +46,69 @@ class Memory:
         # checks them to know when translations must be dropped.
         self._exec_starts: list[int] = []
         self._exec_ends: list[int] = []
-        # Host-backed data ranges (start, end, ctypes buffer): written by memmove, without a
-        # call into Unicorn. Never executable, never unmapped in part (kernel stacks).
-        self._host_backed: list[tuple[int, int, object]] = []
+        # Mapped guest ranges and the host pages behind them: _starts[i] .. _ends[i] is at
+        # host address _hosts[i]. A range is split when part of it is unmapped (the host
+        # pages of that part are freed at once); mprotect leaves the pieces as they are.
+        self._starts: list[int] = []
+        self._ends: list[int] = []
+        self._hosts: list[int] = []
         self._small = ctypes.create_string_buffer(_SMALL_READ)
 
     # ---- mapping ---------------------------------------------------------------------------
     def map(self, addr: int, size: int, perms: int) -> None:
+        """Map zero-filled pages at [addr, addr+size) (nothing may be mapped there)."""
         try:
-            self._uc.mem_map(addr, size, perms)
-        except UcError as e:
+            host = host_pages.allocate(size)
+        except host_pages.HostMemoryError as e:
             raise MachineError(f"cannot map {addr:#x}+{size:#x}: {e}") from None
-        self._refresh_exec_ranges()
-
-    def map_host_backed(self, addr: int, size: int, perms: int) -> None:
-        """Map data memory that lives in a host buffer (uc_mem_map_ptr). Writes to it are a
-        memmove: a uc_mem_write issued from inside a hook costs ~5 µs while the emulator runs,
-        and every trap frame is such a write. Not for code (no translation would see it)."""
+        try:
+            self._uc.mem_map_ptr(addr, size, perms, host)
+        except UcError as e:
+            host_pages.free(host, size)
+            raise MachineError(f"cannot map {addr:#x}+{size:#x}: {e}") from None
+        i = bisect.bisect_left(self._starts, addr)
+        self._starts.insert(i, addr)
+        self._ends.insert(i, addr + size)
+        self._hosts.insert(i, host)
         if perms & PROT_EXEC:
-            raise MachineError("host-backed memory cannot be executable")
-        buffer = ctypes.create_string_buffer(size)
-        try:
-            self._uc.mem_map_ptr(addr, size, perms, ctypes.addressof(buffer))
-        except UcError as e:
-            raise MachineError(f"cannot map {addr:#x}+{size:#x}: {e}") from None
-        self._host_backed.append((addr, addr + size, buffer))
-
-    def _host_buffer(self, addr: int, size: int):
-        for start, end, buffer in self._host_backed:
-            if start <= addr and addr + size <= end:
-                return ctypes.addressof(buffer) + (addr - start)
-        return None
+            self._refresh_exec_ranges()
 
     def unmap(self, addr: int, size: int) -> None:
         """Unmap whatever is mapped in [addr, addr+size); holes are fine (munmap semantics)."""
-        for start, end, _ in self.regions():
-            lo, hi = max(start, addr), min(end, addr + size)
-            if lo < hi:
-                self._uc.ctl_remove_cache(lo, hi)
-                self._uc.mem_unmap(lo, hi - lo)
-        self._refresh_exec_ranges()
+        end = addr + size
+        changed = False
+        for start, stop in self._pieces_within(addr, end):
+            lo, hi = max(start, addr), min(stop, end)
+            self._uc.ctl_remove_cache(lo, hi)
+            self._uc.mem_unmap(lo, hi - lo)
+            self._cut(start, lo, hi)
+            changed = True
+        if changed:
+            self._refresh_exec_ranges()
+
+    def _pieces_within(self, lo: int, hi: int) -> list[tuple[int, int]]:
+        i = max(bisect.bisect_right(self._starts, lo) - 1, 0)
+        out = []
+        while i < len(self._starts) and self._starts[i] < hi:
+            if self._ends[i] > lo:
+                out.append((self._starts[i], self._ends[i]))
+            i += 1
+        return out
+
+    def _cut(self, start: int, lo: int, hi: int) -> None:
+        """Take [lo, hi) out of the piece that starts at `start`; free its host pages."""
+        i = bisect.bisect_left(self._starts, start)
+        stop, host = self._ends[i], self._hosts[i]
+        del self._starts[i], self._ends[i], self._hosts[i]
+        host_pages.free(host + (lo - start), hi - lo)
+        if hi < stop:
+            self._starts.insert(i, hi)
+            self._ends.insert(i, stop)
+            self._hosts.insert(i, host + (hi - start))
+        if start < lo:
+            self._starts.insert(i, start)
+            self._ends.insert(i, lo)
+            self._hosts.insert(i, host)
 
     def protect(self, addr: int, size: int, perms: int) -> None:
         for start, end, _ in self.regions():
@@ -123,10 +152,45 @@ class Memory:
         self._exec_starts = [s for s, _ in ranges]
         self._exec_ends = [e for _, e in ranges]
 
+    def _host_address(self, addr: int, size: int) -> int | None:
+        """The host address of guest [addr, addr+size) when one piece holds all of it."""
+        i = bisect.bisect_right(self._starts, addr) - 1
+        if i >= 0 and addr + size <= self._ends[i]:
+            return self._hosts[i] + (addr - self._starts[i])
+        return None
+
+    # ---- copying and releasing -------------------------------------------------------------
+    def copy_from(self, other: "Memory", addr: int, size: int) -> None:
+        """Copy guest [addr, addr+size) of `other` into the same range here, both mapped and
+        this side still zero (a fork's new pages): only the pages the source touched."""
+        for start, end in other._pieces_within(addr, addr + size):
+            lo, hi = max(start, addr), min(end, addr + size)
+            source = other._host_address(lo, hi - lo)
+            for piece_lo, piece_hi in self._pieces_within(lo, hi):
+                a, b = max(piece_lo, lo), min(piece_hi, hi)
+                host_pages.copy(self._host_address(a, b - a), source + (a - lo), b - a)
+        if self._touches_exec(addr, addr + size):
+            self._uc.ctl_remove_cache(addr, addr + size)
+
+    def release(self) -> None:
+        """Give every host page back (after the Uc that used them was closed)."""
+        for start, end, host in zip(self._starts, self._ends, self._hosts):
+            host_pages.free(host, end - start)
+        self._starts, self._ends, self._hosts = [], [], []
+        self._uc = None
+
+    def resident_bytes(self) -> int:
+        """Bytes of guest memory the host holds now (touched pages)."""
+        return sum(length for start, end, host in zip(self._starts, self._ends, self._hosts)
+                   for _, length in host_pages.touched_runs(host, end - start))
+
     # ---- access ----------------------------------------------------------------------------
     def read(self, addr: int, size: int) -> bytes:
-        # uclib directly: the binding's mem_read builds a buffer, then a bytearray of it (and
-        # bytes() copied that again); small reads (arguments, syscall structs) share one buffer.
+        host = self._host_address(addr, size)
+        if host is not None:
+            return ctypes.string_at(host, size)
+        # Across pieces, or not mapped: Unicorn says which. uclib directly: the binding's
+        # mem_read builds a buffer, then a bytearray of it.
         buffer = self._small if size <= _SMALL_READ else ctypes.create_string_buffer(size)
         if uclib.uc_mem_read(self._uc._uch, addr, buffer, size) != UC_ERR_OK:
             raise MemoryAccessError(addr, size)
@@ -134,15 +198,14 @@ class Memory:
 
     def write(self, addr: int, data: bytes) -> None:
         """Write guest memory; drops stale translations when the range holds code."""
-        if self._host_backed:
-            host = self._host_buffer(addr, len(data))
-            if host is not None:
-                ctypes.memmove(host, data, len(data))
-                return
-        try:
-            self._uc.mem_write(addr, data)
-        except UcError:
-            raise MemoryAccessError(addr, len(data)) from None
+        host = self._host_address(addr, len(data))
+        if host is not None:
+            ctypes.memmove(host, data, len(data))
+        else:
+            try:
+                self._uc.mem_write(addr, data)
+            except UcError:
+                raise MemoryAccessError(addr, len(data)) from None
         if self._touches_exec(addr, addr + len(data)):
             self._uc.ctl_remove_cache(addr, addr + len(data))
 

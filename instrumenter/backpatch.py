@@ -21,7 +21,7 @@ class BackpatchEngine:
 
     def store(self, process):
         """The breakpoint store of `process`'s space, or None when nothing was patched there."""
-        return self.session.trampolines.stores.get(id(process.space))
+        return self.session.trampolines.stores.get(process.space.serial)
 
     def backpatch(self, process) -> list[int]:
         """Original bytes at every site of the space; returns the sites restored now."""
@@ -39,13 +39,13 @@ class BackpatchEngine:
     def resume_address(self, process, trap_address: int) -> int:
         """Where a thread that trapped at `trap_address` resumes in the original code: the
         site itself, or for a jump site's int3 part (in the XOL page) the site it belongs to."""
-        site = self.session.jumps.parts.get((id(process.space), trap_address))
+        site = self.session.jumps.parts.get((process.space.serial, trap_address))
         return site.address if site is not None else trap_address
 
     def silent_sites(self, process) -> list[int]:
         """Jump sites whose jump leads to native code before any trap: a process running
         through them is never seen, so they cannot wait for a first hit to be backpatched."""
-        space_id = id(process.space)
+        space_id = process.space.serial
         return sorted(site.address for (sid, _), site in self.session.jumps.sites.items()
                       if sid == space_id and site.entry != site.python_part)
 
@@ -68,14 +68,14 @@ class BackpatchEngine:
             self.session.returns.detach_child(forking_thread, child.threads[0])
         self.debug.clear_space(child.space)
         self.session.jumps.forget(child, exited=True)
-        _forget_space_tables(self.session, child.space)
+        forget_space_tables(self.session, child.space)
         return cleaned
 
 
-def _forget_space_tables(session, space) -> None:
-    """Drop every strategy's entries keyed by this space (all are keyed by id(space) first),
+def forget_space_tables(session, space) -> None:
+    """Drop every strategy's entries keyed by this space (all are keyed by space.serial first),
     so that nothing of the tool refers to a space it no longer instruments."""
-    space_id = id(space)
+    space_id = space.serial
     tables = [session.trampolines.stores, session.trampolines.xols]
     for strategy in session.strategies.values():
         sites = getattr(strategy, "sites", None)

@@ -114,13 +114,13 @@ class Follow(ChildPolicy):
 
     def on_vfork(self, parent, child) -> None:
         """Native counters live in the shared memory: what they hold now is the parent's."""
-        entry = self.session.jumps.natives.spaces.get(id(parent.space))
+        entry = self.session.jumps.natives.spaces.get(parent.space.serial)
         if entry is not None:
             self.session.jumps.natives.collect_space(entry)
 
     def on_vfork_done(self, parent, child) -> None:
         """What the shared counters gained while the parent slept is the child's."""
-        entry = self.session.jumps.natives.spaces.get(id(parent.space))
+        entry = self.session.jumps.natives.spaces.get(parent.space.serial)
         if entry is not None:
             self.session.jumps.natives.collect_space(SpaceNatives(entry.space, child, entry.slots))
 

@@ -79,12 +79,12 @@ class EmulateProbes:
         if returns not in RETURN_MODES:
             raise InstrumenterError(f"unknown return-probe mode {returns!r} (have: frame, ret)")
         self.session, self.debug, self.form, self.returns = session, session.debug, form, returns
-        self.sites: dict[tuple[int, int], EmulatedSite] = {}     # (id(space), address)
+        self.sites: dict[tuple[int, int], EmulatedSite] = {}     # (space.serial, address)
         self.debug.subscribe(self)
 
     # ---- entry (any emulatable instruction) --------------------------------------------------
     def place(self, process, address: int, hook, owner: str) -> EmulatedSite:
-        key = (id(process.space), address)
+        key = (process.space.serial, address)
         store = self.session.trampolines.store_for(process)     # one store per space, shared
         site = self.sites.get(key)
         if site is None:
@@ -100,7 +100,7 @@ class EmulateProbes:
         return site
 
     def _forget(self, space, address: int) -> None:
-        del self.sites[(id(space), address)]
+        del self.sites[(space.serial, address)]
         self.debug.unregister_breakpoint(space, address)
         self.debug.unregister_invalid_opcode_site(space, address)
 
@@ -117,7 +117,7 @@ class EmulateProbes:
             refusal = f"{address:#x} is already probed with another strategy"
         if refusal is not None:
             raise InstrumenterError(refusal)
-        site = self.sites[(id(space), address)] = EmulatedSite(address, insn, self.form,
+        site = self.sites[(space.serial, address)] = EmulatedSite(address, insn, self.form,
                                                                 compile_emulation(insn))
         handler = functools.partial(self._on_trap, site)
         if self.form == "int3":
@@ -171,8 +171,8 @@ class EmulateProbes:
         if parent.space is child.space:
             return
         for (space_id, address), site in list(self.sites.items()):
-            if space_id == id(parent.space):
-                self.sites[(id(child.space), address)] = site
+            if space_id == parent.space.serial:
+                self.sites[(child.space.serial, address)] = site
 
 
 class _ReturnHit:

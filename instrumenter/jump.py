@@ -158,26 +158,25 @@ class JumpProbes:
         self.session = session
         self.debug = session.debug
         self.trampolines = session.trampolines     # shares its breakpoint store and XOL pages
-        self.sites: dict[tuple[int, int], JumpSite] = {}       # (id(space), address)
-        self.parts: dict[tuple[int, int], JumpSite] = {}       # (id(space), int3 part address)
+        self.sites: dict[tuple[int, int], JumpSite] = {}       # (space.serial, address)
+        self.parts: dict[tuple[int, int], JumpSite] = {}       # (space.serial, int3 part address)
         self.data: dict[int, NativeData] = {}
-        self.expected: dict[int, dict[int, set]] = {}          # id(space) -> address -> kinds
+        self.expected: dict[int, dict[int, set]] = {}          # space.serial -> address -> kinds
         self.natives = NativeCollector(session)
         self.functions: dict[tuple[int, int], tuple[object, FunctionCode]] = {}
-        # id(space) -> (space, the process it belongs to): holding the space keeps its id from
-        # being reused by a new space while tables are keyed by it; forget() lets it go.
+        # space.serial -> (space, the process it belongs to): whose counts the space holds.
         self.owners: dict[int, tuple[object, object]] = {}
 
     def expect(self, process, placements) -> None:
         """Addresses (with probe kinds) about to be probed in this space: a jump must not
         cover another probe's address, nor a uretprobe's entry (it needs its int3 there)."""
-        planned = self.expected.setdefault(id(process.space), {})
+        planned = self.expected.setdefault(process.space.serial, {})
         for kind, address in placements:
             planned.setdefault(address, set()).add(kind)
 
     # ---- placing -------------------------------------------------------------------------
     def place(self, process, address: int, hook, owner: str) -> JumpSite:
-        key = (id(process.space), address)
+        key = (process.space.serial, address)
         site = self.sites.get(key) or self._new_site(process, address, owner)
         self._add_hook(process, site, hook, owner)
         return site
@@ -207,10 +206,10 @@ class JumpProbes:
         if len(code) > BODY_SLOT:
             raise InstrumenterError(f"{address:#x}: relocated code of {len(code)} bytes")
         xol.write(body, code)
-        site = self.sites[(id(process.space), address)] = JumpSite(
+        site = self.sites[(process.space.serial, address)] = JumpSite(
             address, end, body, body, flags_dead=status_flags_dead(fc.insns[fc.index[address]:]))
         store.insert(address, self._patch(site, arch), owner)
-        self.owners.setdefault(id(process.space), (process.space, process))
+        self.owners.setdefault(process.space.serial, (process.space, process))
         return site
 
     def _check_no_other_probe(self, process, store, start: int, end: int) -> None:
@@ -220,7 +219,7 @@ class JumpProbes:
             if other is not None and start < address + len(other.patch):
                 raise InstrumenterError(f"{start:#x}: the patch at {other.address:#x} "
                                         f"({other.owners[0]}) lies under the jump's bytes")
-        planned = self.expected.get(id(process.space), {})
+        planned = self.expected.get(process.space.serial, {})
         for address in range(start + 1, end):
             if address in planned:
                 raise InstrumenterError(f"{start:#x}: another probe at {address:#x} lies under "
@@ -263,7 +262,7 @@ class JumpProbes:
             code = INT3 + jump_rel32(part + 1, site.entry, arch)
             site.hooks.append(hook)
             site.python_part = part
-            self.parts[(id(process.space), part)] = site
+            self.parts[(process.space.serial, part)] = site
             self.debug.register_breakpoint(process.space, part, self._on_hit)
             self._set_redirect(process.space, site, part)
         else:
@@ -293,16 +292,16 @@ class JumpProbes:
         return jump + INT3 * (site.end - site.address - REL_JUMP_LEN)
 
     def _data_for(self, process, near: int) -> NativeData:
-        data = self.data.get(id(process.space))
+        data = self.data.get(process.space.serial)
         if data is None:
-            data = self.data[id(process.space)] = NativeData(self.debug, process, near)
+            data = self.data[process.space.serial] = NativeData(self.debug, process, near)
         return data
 
     # ---- hits ----------------------------------------------------------------------------
     def _on_hit(self, frame, thread) -> bool:
         """The int3 part trapped: run the Python hooks; the thread goes on at the next byte
         of the trampoline, where frame.ip already points (#BP is a trap: SDM Vol. 3A, 6.5)."""
-        site = self.parts[(id(thread.process.space), frame.ip - 1)]
+        site = self.parts[(thread.process.space.serial, frame.ip - 1)]
         for hook in site.hooks:
             hook(thread, site.address)
         return True
@@ -322,7 +321,7 @@ class JumpProbes:
         """The child's memory is a copy (patches, trampolines, native data): same sites."""
         if parent.space is child.space:
             return
-        pid, cid = id(parent.space), id(child.space)
+        pid, cid = parent.space.serial, child.space.serial
         for table in (self.sites, self.parts):
             for (space_id, address), site in list(table.items()):
                 if space_id == pid:
@@ -338,11 +337,19 @@ class JumpProbes:
         self.owners[cid] = (child.space, child)
         self.natives.fork(parent, child)
 
-    def forget(self, process, *, exited: bool) -> None:
+    def forget_space(self, space) -> None:
+        """The space is released (kernel_model/debug.py space_released): drop its entries."""
+        owner = self.owners.get(space.serial)
+        if owner is not None:
+            self.forget(owner[1], exited=True, only=space)
+
+    def forget(self, process, *, exited: bool, only=None) -> None:
         """exec (the old space is gone) or exit: collect what the old spaces counted, then
         drop every table entry keyed by them."""
         for space_id, (space, owner) in list(self.owners.items()):
             if owner is not process or (space is process.space and not exited):
+                continue
+            if only is not None and space is not only:
                 continue
             self.natives.forget_space(space)
             for table in (self.sites, self.parts):

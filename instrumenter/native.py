@@ -307,11 +307,11 @@ class NativeCollector:
     def __init__(self, session):
         self.session = session
         self.debug = session.debug
-        self.spaces: dict[int, SpaceNatives] = {}        # id(space) -> (kept alive: no id reuse)
+        self.spaces: dict[int, SpaceNatives] = {}        # space.serial -> its slots
         self.per_pid: dict[tuple[str, int], int] = {}    # (probe spec, pid) -> native hits
 
     def add(self, process, slot: NativeSlot) -> None:
-        key = id(process.space)
+        key = process.space.serial
         entry = self.spaces.get(key)
         if entry is None:
             entry = self.spaces[key] = SpaceNatives(process.space, process)
@@ -320,7 +320,7 @@ class NativeCollector:
     def fork(self, parent, child) -> None:
         """The child's memory holds copies of the parent's counters and records: zero them
         there (the parent's own are collected from the parent), then track them."""
-        entry = self.spaces.get(id(parent.space))
+        entry = self.spaces.get(parent.space.serial)
         if entry is None or parent.space is child.space:
             return
         self.collect_space(entry)
@@ -335,7 +335,7 @@ class NativeCollector:
 
     def forget_space(self, space) -> None:
         """The last collection of a space nobody runs in any more."""
-        entry = self.spaces.pop(id(space), None)
+        entry = self.spaces.pop(space.serial, None)
         if entry is not None:
             self.collect_space(entry)
 

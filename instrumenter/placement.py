@@ -22,7 +22,7 @@ def validate_site(process, address: int, read_original, cache: dict | None = Non
     function = symbols.function_at(address) if symbols is not None else None
     if function is None:
         return               # no symbol covers it: the decoder alone vouches for the address
-    key = (id(process.space), function.addr, function.size)
+    key = (process.space.serial, function.addr, function.size)
     starts = cache.get(key) if cache is not None else None
     if starts is None:
         code = read_original(function.addr, function.size)

@@ -41,7 +41,7 @@ class Pending:
 class ReturnProbes:
     def __init__(self, session):
         self.session = session
-        self.landings: dict[int, int] = {}            # id(space) -> landing address
+        self.landings: dict[int, int] = {}            # space.serial -> landing address
         self.shadow: dict[int, list[Pending]] = {}    # tid -> pending returns, innermost last
 
     def place(self, process, probe, function: int) -> None:
@@ -51,13 +51,13 @@ class ReturnProbes:
 
     def _landing(self, process) -> int:
         space = process.space
-        landing = self.landings.get(id(space))
+        landing = self.landings.get(space.serial)
         if landing is None:
             xol = self.session.trampolines.xol_for(process, near=process.image.entry)
             landing = xol.allocate(16)
             xol.write(landing, b"\xcc")
             self.session.debug.register_breakpoint(space, landing, self._on_return)
-            self.landings[id(space)] = landing
+            self.landings[space.serial] = landing
         return landing
 
     def on_entry(self, thread, probe, function: int) -> None:
@@ -70,7 +70,7 @@ class ReturnProbes:
         self.session.debug.write_memory(thread.process, sp, struct.pack(fmt, self._landing(thread.process)))
 
     def is_landing(self, process, address: int) -> bool:
-        return self.landings.get(id(process.space)) == address
+        return self.landings.get(process.space.serial) == address
 
     def _on_return(self, frame, thread) -> bool:
         pending = self.unwind(frame, thread)
@@ -112,7 +112,7 @@ class ReturnProbes:
         mid-return (entry sp below the child's sp: vfork popped it); live stack slots (entry
         sp at or above it) get theirs. Returns (registers rewritten, [(slot, return address)]):
         the slots are shared with a vfork parent, which needs its landings back afterwards."""
-        landing = self.landings.get(id(parent_thread.process.space))
+        landing = self.landings.get(parent_thread.process.space.serial)
         pending = self.shadow.get(parent_thread.tid)
         if landing is None or not pending:
             return [], []
@@ -134,7 +134,7 @@ class ReturnProbes:
         """The landing back into the slots `detach_child` restored, where a slot still holds
         the return address written there (the vfork child left that frame alone, as it must);
         returns the slots re-armed."""
-        landing = self.landings.get(id(process.space))
+        landing = self.landings.get(process.space.serial)
         if landing is None:
             return []
         done = self._write_slots(process, [(slot, landing) for slot, _ in slots],

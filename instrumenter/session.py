@@ -5,6 +5,7 @@ It talks to the kernel only through its debug interface (kernel_model/debug.py),
 tool talks to ptrace/uprobes: breakpoint handlers, memory reads/writes, XOL pages, process
 events (fork copies the patches with the memory; exec brings a new image to instrument).
 """
+from .backpatch import forget_space_tables
 from .children import make_policy
 from .context import ProbeContext, argument_words
 from .emulate import EmulateProbes
@@ -167,6 +168,17 @@ class Session:
     def exit(self, process, status) -> None:
         self.returns.forget_process(process)
         self.jumps.forget(process, exited=True)
+
+    def space_released(self, space) -> None:
+        """The kernel frees `space` next: collect what native actions counted there, then
+        forget it in every table (all are keyed by space.serial, never id(): issue 12)."""
+        self.jumps.natives.forget_space(space)
+        self.jumps.forget_space(space)
+        self.returns.landings.pop(space.serial, None)
+        forget_space_tables(self, space)
+        serial = space.serial
+        for key in [k for k in self.trampolines.boundary_cache if k[0] == serial]:
+            del self.trampolines.boundary_cache[key]
 
     # ---- syscall probes --------------------------------------------------------------------
     def syscall_entry(self, thread, name: str, args) -> None:

@@ -42,7 +42,7 @@ class SingleStepProbes:
         self.debug.subscribe(self)
 
     def place(self, process, address: int, hook, owner: str) -> SteppedSite:
-        key = (id(process.space), address)
+        key = (process.space.serial, address)
         store = self.session.trampolines.store_for(process)
         site = self.sites.get(key)
         if site is None:
@@ -95,8 +95,8 @@ class SingleStepProbes:
         if parent.space is child.space:
             return
         for (space_id, address), site in list(self.sites.items()):
-            if space_id == id(parent.space):
-                self.sites[(id(child.space), address)] = site
+            if space_id == parent.space.serial:
+                self.sites[(child.space.serial, address)] = site
 
     def exit(self, process, status) -> None:
         for thread in process.threads:

@@ -32,25 +32,25 @@ class TrampolineProbes:
     def __init__(self, session):
         self.session = session
         self.debug = session.debug
-        self.sites: dict[tuple[int, int], Site] = {}     # (id(space), address) -> Site
+        self.sites: dict[tuple[int, int], Site] = {}     # (space.serial, address) -> Site
         self.stores: dict[int, BreakpointStore] = {}
         self.xols: dict[int, XolArea] = {}
         self.boundary_cache: dict = {}
 
     def store_for(self, process) -> BreakpointStore:
-        store = self.stores.get(id(process.space))
+        store = self.stores.get(process.space.serial)
         if store is None:
-            store = self.stores[id(process.space)] = BreakpointStore(self.debug, process)
+            store = self.stores[process.space.serial] = BreakpointStore(self.debug, process)
         return store
 
     def xol_for(self, process, *, near: int) -> XolArea:
-        xol = self.xols.get(id(process.space))
+        xol = self.xols.get(process.space.serial)
         if xol is None:
-            xol = self.xols[id(process.space)] = XolArea(self.debug, process, near)
+            xol = self.xols[process.space.serial] = XolArea(self.debug, process, near)
         return xol
 
     def place(self, process, address: int, hook, owner: str) -> Site:
-        key = (id(process.space), address)
+        key = (process.space.serial, address)
         site = self.sites.get(key)
         if site is not None:
             site.hooks.append(hook)
@@ -87,7 +87,7 @@ class TrampolineProbes:
     def remove(self, process, address: int, hook, owner: str) -> None:
         """Take one hook off a site; the last one restores the original bytes exactly. The
         trampoline stays in its XOL slot: a thread may still be running through it."""
-        key = (id(process.space), address)
+        key = (process.space.serial, address)
         site = self.sites.get(key)
         if site is None or hook not in site.hooks:
             raise InstrumenterError(f"no probe {owner} at {address:#x}")
@@ -101,7 +101,7 @@ class TrampolineProbes:
     def _on_hit(self, frame, thread) -> bool:
         """The kernel breakpoint handler: report, then send the thread to the trampoline."""
         address = frame.ip - 1
-        site = self.sites[(id(thread.process.space), address)]
+        site = self.sites[(thread.process.space.serial, address)]
         for hook in site.hooks:
             hook(thread, address)
         frame.ip = site.trampoline
@@ -111,7 +111,7 @@ class TrampolineProbes:
         """The child's memory is a copy, patches and XOL pages included: share the bookkeeping."""
         if parent.space is child.space:
             return
-        pid, cid = id(parent.space), id(child.space)
+        pid, cid = parent.space.serial, child.space.serial
         for (space_id, address), site in list(self.sites.items()):
             if space_id == pid:
                 self.sites[(cid, address)] = site

@@ -8,6 +8,10 @@ Events are delivered synchronously, in the order they happen, to every subscribe
   exec(process, path, argv)            after a successful execve committed the new image
   exit(process, status)                a process became a zombie (wait status word)
   signal(process, thread, signal, info) a signal is delivered (or takes its default action)
+  space_released(space)                no process uses `space` any more (its last user exited,
+                                       or exec replaced its image): the last moment its memory
+                                       can be read; then it is freed and its serial is never
+                                       seen again. Every table keyed on the space forgets it.
 A subscriber is any object with methods of those names (missing ones are skipped).
 
 Gates (seed 002): a tool may put a gate on an address space that several processes share (a
@@ -40,16 +44,16 @@ from .proc import ZOMBIE
 
 class DebugInterface:
     EVENTS = ("pre_fork", "fork", "fork_failed", "vfork", "vfork_done", "exec", "exit", "signal",
-              "syscall_entry", "syscall_exit")
+              "space_released", "syscall_entry", "syscall_exit")
 
     def __init__(self, kernel=None):
         self._kernel = kernel                                   # for tracer stops
-        self._gates: dict[int, object] = {}                     # id(space) -> gate
+        self._gates: dict[int, object] = {}                     # space.serial -> gate
         self.tracers: list = []                                 # tools: objects with waits_for()
         self.subscribers: list = []
-        self._breakpoints: dict[tuple[int, int], object] = {}   # (id(space), address) -> handler
+        self._breakpoints: dict[tuple[int, int], object] = {}   # (space.serial, address) -> handler
         self._invalid_opcodes: dict[tuple[int, int], object] = {}  # LOCK-prefix #UD sites
-        self._debug_traps: dict[int, object] = {}                 # id(space) -> #DB handler
+        self._debug_traps: dict[int, object] = {}                 # space.serial -> #DB handler
         self.syscall_watchers: list = []                        # objects with syscall_entry/exit
         # One clock for every process of the run, so that timestamps of parents, fork
         # children and exec'd images are one continuous order.
@@ -59,20 +63,20 @@ class DebugInterface:
     def register_breakpoint(self, space, address: int, handler) -> None:
         """`handler(frame, thread) -> bool` runs when the int3 at `address` in `space` traps;
         it may rewrite frame.ip (IRET then resumes there). True: the guest goes on at once."""
-        self._breakpoints[(id(space), address)] = handler
+        self._breakpoints[(space.serial, address)] = handler
 
     def unregister_breakpoint(self, space, address: int) -> None:
-        self._breakpoints.pop((id(space), address), None)
+        self._breakpoints.pop((space.serial, address), None)
         self.unregister_breakpoint_redirect(space, address)
 
     def breakpoint_at(self, space, address: int):
-        handler = self._breakpoints.get((id(space), address))
+        handler = self._breakpoints.get((space.serial, address))
         if self._gates and handler is not None:
             return self._gated(space, handler, address)
         return handler
 
     def _gated(self, space, handler, address: int):
-        gate = self._gates.get(id(space))
+        gate = self._gates.get(space.serial)
         return handler if gate is None else functools.partial(gate, handler, address)
 
     # ---- breakpoint redirects (the int3 fast path, kernel_model/traps.py) --------------------
@@ -93,7 +97,7 @@ class DebugInterface:
         gate), otherwise the hit goes the full path to whatever is registered now.
         A space without a trap dispatcher (a tool's stand-in), or an interface without a kernel
         to name the trapping thread, keeps the full path only: equivalent, just slower."""
-        handler = self._breakpoints.get((id(space), address))
+        handler = self._breakpoints.get((space.serial, address))
         if handler is None:
             raise KernelError(f"breakpoint redirect at {address:#x} without a breakpoint handler")
         traps = getattr(space, "traps", None)
@@ -103,7 +107,7 @@ class DebugInterface:
         # breakpoint_at's question, asked on every hit without a call: is `handler` (this very
         # object) still registered, and no gate on the space?
         breakpoints, gates = self._breakpoints, self._gates
-        space_id = id(space)
+        space_id = space.serial
         key = (space_id, address)
 
         def stand_in():
@@ -121,15 +125,15 @@ class DebugInterface:
     # ---- gates on shared address spaces -----------------------------------------------------
     def set_gate(self, space, gate) -> None:
         """`gate(handler, address, frame, thread) -> bool` sees every tool trap of `space`."""
-        self._gates[id(space)] = gate
+        self._gates[space.serial] = gate
 
     def clear_gate(self, space) -> None:
-        self._gates.pop(id(space), None)
+        self._gates.pop(space.serial, None)
 
     def clear_space(self, space) -> None:
         """Forget every handler of `space` (a detached fork child's copy): its traps, if any
         were left, would be the program's own."""
-        key = id(space)
+        key = space.serial
         for site in [k for k in self._breakpoints if k[0] == key]:
             del self._breakpoints[site]
             self.unregister_breakpoint_redirect(space, site[1])
@@ -157,28 +161,28 @@ class DebugInterface:
         """fork: the child's copy of the memory holds the same int3s (and LOCK patches); give
         them the same handlers (and the child's Machine the same #UD sites)."""
         for (space_id, address), handler in list(self._breakpoints.items()):
-            if space_id == id(parent_space):
-                self._breakpoints[(id(child_space), address)] = handler
+            if space_id == parent_space.serial:
+                self._breakpoints[(child_space.serial, address)] = handler
         for (space_id, address), handler in list(self._invalid_opcodes.items()):
-            if space_id == id(parent_space):
+            if space_id == parent_space.serial:
                 self.register_invalid_opcode_site(child_space, address, handler)
-        if id(parent_space) in self._debug_traps:
-            self._debug_traps[id(child_space)] = self._debug_traps[id(parent_space)]
+        if parent_space.serial in self._debug_traps:
+            self._debug_traps[child_space.serial] = self._debug_traps[parent_space.serial]
 
     # ---- #UD sites (seed 001: a LOCK prefix patched over a probed instruction) ----------------
     def register_invalid_opcode_site(self, space, address: int, handler) -> None:
         """`handler(frame, thread) -> bool` runs when the LOCK patch at `address` raises #UD
         (a fault: frame.ip == address); like a breakpoint handler it may rewrite the frame.
         Unicorn needs to be told where such patches sit (emu/machine.py trap_lock_prefix)."""
-        self._invalid_opcodes[(id(space), address)] = handler
+        self._invalid_opcodes[(space.serial, address)] = handler
         space.machine.trap_lock_prefix(address)
 
     def unregister_invalid_opcode_site(self, space, address: int) -> None:
-        if self._invalid_opcodes.pop((id(space), address), None) is not None:
+        if self._invalid_opcodes.pop((space.serial, address), None) is not None:
             space.machine.untrap_lock_prefix(address)
 
     def invalid_opcode_site(self, space, address: int):
-        handler = self._invalid_opcodes.get((id(space), address))
+        handler = self._invalid_opcodes.get((space.serial, address))
         if self._gates and handler is not None:
             return self._gated(space, handler, address)
         return handler
@@ -187,10 +191,10 @@ class DebugInterface:
     def register_debug_trap(self, space, handler) -> None:
         """`handler(frame, thread) -> bool | None` sees every #DB of `space` first; None means
         "not mine" and the trap takes its usual course (SIGTRAP)."""
-        self._debug_traps[id(space)] = handler
+        self._debug_traps[space.serial] = handler
 
     def debug_trap_handler(self, space):
-        return self._debug_traps.get(id(space))
+        return self._debug_traps.get(space.serial)
 
     # ---- operations a tool may perform ------------------------------------------------------
     def current_thread(self):
@@ -311,6 +315,12 @@ class DebugInterface:
 
     def signal(self, process, thread, signal: int, info: dict | None = None) -> None:
         self._emit("signal", process, thread, signal, info)
+
+    def space_released(self, space) -> None:
+        """Tools forget `space` (their tables are keyed on `space.serial`), then so do the
+        kernel's handler tables; the kernel frees the space right after."""
+        self._emit("space_released", space)
+        self.clear_space(space)
 
 
 def _register_context(thread):

@@ -37,6 +37,7 @@ def exit_process(kernel, proc, status: int) -> None:
     _release_vfork_parent(kernel, proc)
     _reparent_children(kernel, proc)
     kernel.debug.exit(proc, status)
+    kernel.release_space(proc.space)
     parent = kernel.processes.get(proc.ppid)
     if parent is None or proc.ppid == INIT_PID or parent.state == ZOMBIE:
         reap(kernel, proc)
@@ -72,4 +73,4 @@ def reap(kernel, proc) -> None:
     parent = kernel.processes.get(proc.ppid)
     if parent is not None and proc in parent.children:
         parent.children.remove(proc)
-    kernel.reaped.append(proc)
+    kernel.reaped_count += 1

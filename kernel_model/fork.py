@@ -1,6 +1,6 @@
 """fork, vfork and clone: new processes and threads (Linux kernel/fork.c, copy_process).
 
-- fork: the child gets a copy of the address space (a new Space, memory copied page by page
+- fork: the child gets a copy of the address space (a new Space, the touched pages copied
   with the same protections and names), of the fd table (descriptions shared), of the signal
   dispositions, cwd and umask. It returns 0 in the child and the child's pid in the parent.
 - vfork (CLONE_VM|CLONE_VFORK): the child runs in the parent's Space; the parent thread sleeps
@@ -29,9 +29,11 @@ def copy_space(parent: Space, memory_limit: int) -> Space:
     """A new address space with a copy of every user mapping and the TLS descriptors."""
     child = Space(parent.arch, memory_limit=memory_limit)
     for vma in parent.vm.vmas:
-        data = parent.machine.mem.read(vma.start, vma.end - vma.start)
-        child.vm.map_area(vma.start, vma.end - vma.start, vma.perms, name=vma.name, data=data,
+        child.vm.map_area(vma.start, vma.end - vma.start, vma.perms, name=vma.name,
                           offset=vma.offset, shared=vma.shared)
+        # Only the pages the parent touched are copied (emu/host_pages.py): a fork of a shell
+        # with an 8 MiB stack copies the few pages of it in use.
+        child.machine.mem.copy_from(parent.machine.mem, vma.start, vma.end - vma.start)
     child.vm.brk_start, child.vm.brk_end = parent.vm.brk_start, parent.vm.brk_end
     for index, desc in enumerate(parent.gdt.entries):
         if desc != child.gdt.entries[index]:

@@ -85,7 +85,8 @@ class Kernel:
         if self.tracer is not None:
             self.debug.subscribe(self.tracer)
         self.processes: dict[int, Process] = {}
-        self.reaped: list[Process] = []
+        self.reaped_count = 0
+        self._releasing: list = []        # spaces nobody uses, freed once no Machine runs
         self.next_pid = FIRST_PID
         self.exec_count = 0
         self.current: Thread | None = None
@@ -140,10 +141,28 @@ class Kernel:
 
     def _memory_budget_allows(self, extra: int) -> bool:
         """--memory limit over all live address spaces together (fork bombs get ENOMEM)."""
-        spaces = {id(p.space): p.space for p in self.processes.values()
+        spaces = {p.space.serial: p.space for p in self.processes.values()
                   if p.state != ZOMBIE and p.space is not None}
         used = sum(space.vm.mapped_bytes() for space in spaces.values())
         return used + extra <= self.config.memory_limit
+
+    # ---- address-space lifetime -------------------------------------------------------------
+    def release_space(self, space) -> None:
+        """Free `space` once no live process uses it (a zombie keeps its status, not its memory;
+        exec drops the old image once the new one is committed). Deferred to the run loop: the
+        space's Machine may be the one running this very syscall."""
+        if space is None or space.released or any(s is space for s in self._releasing):
+            return
+        if any(p.space is space and p.state != ZOMBIE for p in self.processes.values()):
+            return                        # a thread group, or a vfork parent and its child
+        self._releasing.append(space)
+
+    def _release_pending(self) -> None:
+        while self._releasing:
+            space = self._releasing.pop(0)
+            self.debug.space_released(space)
+            space.release()
+            space.vm.vmas = []            # a zombie's /proc/PID/maps is empty, as on Linux
 
     def add_process(self, proc: Process, thread: Thread) -> None:
         self.processes[proc.pid] = proc
@@ -209,7 +228,9 @@ class Kernel:
         old_threads = [t for t in proc.threads if t is not self.current]
         for t in old_threads:
             exit_thread(self, t)
+        old_space = proc.space
         proc.space, proc.image, proc.exe, proc.argv = space, program.image, program.exe_path, list(argv)
+        self.release_space(old_space)
         thread = self.current if self.current in proc.threads else None
         if thread is None:
             thread = Thread(tid=proc.pid, process=proc, kstack_top=space.kstack_top(0))
@@ -253,12 +274,14 @@ class Kernel:
                 exit_ = machine.run(machine.pc, count=count)
             finally:
                 self.in_hook = False
+            self._release_pending()
             if count:
                 self.insns_used += count            # a slice is charged whole: deterministic
             preempted = exit_.kind == exits.BUDGET
             if preempted:
                 self.clock.advance(count)           # virtual time: 1 ns per guest instruction
             self._handle_exit(thread, exit_)
+            self._release_pending()
         return proc.exit_status
 
     def _switch_to(self, thread: Thread) -> None:
@@ -324,7 +347,7 @@ class Kernel:
             self.scheduler.make_runnable(thread)
 
     def futex_wake(self, proc: Process, uaddr: int, count: int) -> int:
-        key = ("futex", id(proc.space), uaddr)
+        key = ("futex", proc.space.serial, uaddr)
         woken = 0
         for t in self.scheduler.threads:
             if woken >= count:

@@ -3,6 +3,7 @@
 Threads of a process and a vfork child share one Space (and so one Machine); fork makes a new
 Space with a copy of the memory.
 """
+import itertools
 import struct
 
 from emu.machine import Machine
@@ -23,8 +24,16 @@ SYSCALL_ARGUMENT_REGISTERS = {
 }         # IF set, reserved bit 1 set: what a new Linux process starts with
 
 
+# Serial numbers of address spaces: a space's identity for every table that is keyed on one.
+# id() would not do: once a space is released its id is reused, and a stale entry under the
+# reused id would make a tool believe the new space is already patched (issue 12).
+_SERIALS = itertools.count(1)
+
+
 class Space:
     def __init__(self, arch: str, *, memory_limit: int = 4 << 30):
+        self.serial = next(_SERIALS)
+        self.released = False
         self.machine = Machine(arch)
         self.arch = arch
         self.layout = LAYOUTS[arch]
@@ -33,10 +42,9 @@ class Space:
         lay = self.layout
         self.machine.mem.map(lay.kernel_base, lay.kstacks - lay.kernel_base, PROT_READ)
         self.machine.mem.protect(lay.stubs, 4 * PAGE, PROT_READ | PROT_EXEC)   # ring-0 entry stubs
-        # Kernel stacks: host-backed and writable. Every trap writes its frame there, and a
-        # uc_mem_write from inside a hook is slow (emu/memory.py). Unicorn has no U/S page bit,
-        # so ring 3 could reach them in any case.
-        self.machine.mem.map_host_backed(lay.kstacks, lay.kstack_pages * PAGE, PROT_READ | PROT_WRITE)
+        # Kernel stacks: writable. Unicorn has no U/S page bit, so ring 3 could reach them in
+        # any case.
+        self.machine.mem.map(lay.kstacks, lay.kstack_pages * PAGE, PROT_READ | PROT_WRITE)
         self.gdt = Gdt(self.machine, lay.gdt, arch)
         self.idt = Idt(self.machine, lay.idt, lay.stubs, self.selectors.kernel_cs)
         self._iret = IRET32 if self.machine.arch.bits == 32 else IRET64
@@ -49,6 +57,15 @@ class Space:
         self._abi_registers: dict = {}
         self.syscall_registers = tuple(self.machine.raw_register(r) for r in ("rcx", "r11", "rflags")) \
             if self.machine.arch.bits == 64 else ()
+
+    def release(self) -> None:
+        """Give the memory and the emulator back (a zombie's space, an image replaced by exec).
+        The Space object stays as a record (its serial, its last VMAs); its Machine is closed."""
+        if not self.released:
+            self.released = True
+            self._abi_registers = {}
+            self.syscall_registers = ()
+            self.machine.close()
 
     def syscall_abi_registers(self, abi: str):
         """(batched reader of the call number and six arguments, the result register) for

@@ -25,14 +25,14 @@ class Toggler:
     def __init__(self, session, probe, toggles: set[int]):
         self.session, self.probe, self.toggles = session, probe, toggles
         self.count = 0
-        self.placed: dict = {}          # id(space) -> (process, address, hook)
+        self.placed: dict = {}          # space.serial -> (process, address, hook)
 
     def syscall_entry(self, thread, name, args):
         self.count += 1
         if self.count not in self.toggles or thread.process.image is None:
             return
         process = thread.process
-        key = id(process.space)
+        key = process.space.serial
         if key in self.placed:
             proc, address, hook = self.placed.pop(key)
             self.session.trampolines.remove(proc, address, hook, self.probe.spec.text)

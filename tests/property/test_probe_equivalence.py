@@ -91,7 +91,7 @@ class _Symbols:
 def _process(machine, function):
     vma = SimpleNamespace(perms=PROT_READ | PROT_EXEC, name=b"code")
     return SimpleNamespace(
-        pid=1, space=SimpleNamespace(), machine=machine, threads=[],
+        pid=1, space=SimpleNamespace(serial=1), machine=machine, threads=[],
         vm=SimpleNamespace(vma_at=lambda a: vma if CODE <= a < CODE + PAGE else None),
         image=SimpleNamespace(symbols=_Symbols(function)))
 
@@ -176,7 +176,7 @@ def _probed(layout, insns, code, strategy, hits):
     placer.place(process, start, hook, "p")
     outcome = _run(m, start, debug, process)
     if "count" in strategy:
-        slot = placer.natives.spaces[id(process.space)].slots[0]
+        slot = placer.natives.spaces[process.space.serial].slots[0]
         hits.extend([start] * int.from_bytes(m.mem.read(slot.counter, 8), "little"))
     return outcome
 

@@ -19,7 +19,7 @@ NS = 10**9
 
 
 def _key(ctx, uaddr: int):
-    return ("futex", id(ctx.proc.space), uaddr)
+    return ("futex", ctx.proc.space.serial, uaddr)
 
 
 def _deadline(ctx, timeout: int, absolute: bool, realtime: bool, time64: bool) -> int | None:

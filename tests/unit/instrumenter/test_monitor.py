@@ -53,7 +53,7 @@ def _monitor(traces_children: bool = True):
 
 
 def _proc(pid: int):
-    return SimpleNamespace(pid=pid, space=object())
+    return SimpleNamespace(pid=pid, space=SimpleNamespace(serial=pid))
 
 
 def test_a_confirmed_vfork_prediction_is_silent_and_the_child_is_traced_under_follow():

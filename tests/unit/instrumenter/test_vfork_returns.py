@@ -60,6 +60,8 @@ class Run:
             return gate(handler, address, frame, thread)
         monitor.gate = logging_gate      # set_gate() takes the attribute at each vfork
         self.session.attach(self.proc)
+        # The landing of the parent's space (the space, and its entry, are gone after the run)
+        self.landing = self.session.returns.landings.get(self.proc.space.serial)
 
     def run(self):
         self.status = self.kernel.run(self.proc)
@@ -72,9 +74,6 @@ class Run:
             return [(r.pid, r.probe.rsplit(":", 1)[-1], r.retval) for r in self.records]
         return [(r.probe.rsplit(":", 1)[-1], r.retval) for r in self.records if r.pid == pid]
 
-    @property
-    def landing(self):
-        return self.session.returns.landings[id(self.proc.space)]
 
 
 @pytest.mark.parametrize("arch", ARCHES)

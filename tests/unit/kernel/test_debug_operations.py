@@ -112,7 +112,7 @@ def test_a_redirect_needs_a_handler_to_stand_in_for():
 
 def test_a_space_without_a_dispatcher_keeps_the_full_path_only():
     debug = DebugInterface()
-    space = SimpleNamespace()
+    space = SimpleNamespace(serial=1)
     debug.register_breakpoint(space, 0x1000, lambda frame, thread: True)
     debug.register_breakpoint_redirect(space, 0x1000, lambda thread: 0x2000)
     debug.unregister_breakpoint_redirect(space, 0x1000)

@@ -110,7 +110,7 @@ def test_resume_from_tracer_makes_the_thread_runnable_again():
 def test_clear_space_forgets_every_handler_and_gate_of_that_space_only():
     debug = DebugInterface()
     machine = SimpleNamespace(trap_lock_prefix=lambda a: None, untrap_lock_prefix=lambda a: None)
-    kept, dropped = SimpleNamespace(machine=machine), SimpleNamespace(machine=machine)
+    kept, dropped = SimpleNamespace(machine=machine, serial=1), SimpleNamespace(machine=machine, serial=2)
     for space in (kept, dropped):
         debug.register_breakpoint(space, 0x10, lambda f, t: True)
         debug.register_invalid_opcode_site(space, 0x20, lambda f, t: True)
