@@ -13,15 +13,25 @@ from ..vm import PROT_WRITE
 
 
 class SyscallContext:
+    """One per ABI in the dispatcher, pointed at each call in turn (`bind`): building a new
+    object per syscall cost as much as a one-byte read itself."""
+    __slots__ = ("kernel", "abi", "word", "mask", "thread", "proc", "mem", "frame")
+
     def __init__(self, kernel, thread, abi: str):
         self.kernel = kernel
-        self.thread = thread
-        self.proc = thread.process
         self.abi = abi                                   # "i386" or "x86_64": struct layouts
         self.word = 4 if abi == "i386" else 8
         self.mask = (1 << (8 * self.word)) - 1
-        self.mem = self.proc.machine.mem
-        self.frame = None                                # the trap frame of this call
+        self.bind(thread, None)
+
+    def bind(self, thread, frame) -> "SyscallContext":
+        """Make this the context of a call by `thread`; `frame` is its trap frame (None for
+        the `syscall` instruction, which builds none)."""
+        self.thread = thread
+        self.proc = proc = thread.process
+        self.mem = proc.machine.mem
+        self.frame = frame
+        return self
 
     # ---- integers --------------------------------------------------------------------------
     def signed(self, value: int) -> int:
@@ -59,11 +69,16 @@ class SyscallContext:
     def write(self, addr: int, data: bytes) -> None:
         if not data:
             return
-        if not self._writable(addr, len(data)):
+        if not self.writable(addr, len(data)):
             raise GuestErrno(E.EFAULT)
         self.mem.write(addr, data)
 
-    def _writable(self, addr: int, size: int) -> bool:
+    def store(self, addr: int, data: bytes) -> None:
+        """`write` into a range that `writable` has just accepted (read's buffer is checked
+        before the file is read, so that a bad pointer consumes no data)."""
+        self.mem.write(addr, data)
+
+    def writable(self, addr: int, size: int) -> bool:
         end, vm = addr + size, self.proc.vm
         while addr < end:
             vma = vm.vma_at(addr)

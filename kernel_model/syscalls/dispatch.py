@@ -4,6 +4,13 @@ ABIs (Linux arch/x86/entry/): i386 `int 0x80` passes the number in eax and argum
 ebx, ecx, edx, esi, edi, ebp; x86-64 `syscall` uses rax and rdi, rsi, rdx, r10, r8, r9. The
 result goes back in eax/rax, negative errno on failure. `int 0x80` from 64-bit code still uses
 the i386 table and registers, as on Linux with IA32 emulation.
+
+Every guest syscall passes through `handle`, so its own work is kept to what a call needs
+(issue 12: <= 2 µs of kernel-model time for a simple call, bench/syscall_overhead.py): each
+number is resolved once into a `Call` that also answers the bookkeeping questions, one
+SyscallContext per ABI is pointed at each call in turn instead of a new one per call, the
+registers are read through the Machine's raw readers, and the tracer (strace) and the debug
+interface's entry/exit events cost nothing while nobody watches.
 """
 from . import impls  # noqa: F401  (registers every implementation)
 from . import numbers_i386, numbers_x86_64
@@ -16,10 +23,13 @@ from .context import SyscallContext
 from .registry import IMPLEMENTATIONS
 
 NUMBERS = {"i386": numbers_i386.NUMBERS, "x86_64": numbers_x86_64.NUMBERS}
-
+WORD_BITS = {"i386": 32, "x86_64": 64}
 
 # Calls that install a temporary signal mask and keep it until a handler runs.
 KEEPS_SAVED_MASK = frozenset({"rt_sigsuspend", "sigsuspend"})
+# Calls after which the thread is gone: no syscall exit to report (Linux's sys_exit tracepoint
+# does not fire for them either; strace prints `= ?`).
+ENDS_THE_THREAD = frozenset({"exit", "exit_group"})
 
 
 class NoReturn:
@@ -27,71 +37,147 @@ class NoReturn:
 
 
 NO_RETURN = NoReturn()
-# Calls after which the thread is gone: no syscall exit to report (Linux's sys_exit tracepoint
-# does not fire for them either; strace prints `= ?`).
-ENDS_THE_THREAD = frozenset({"exit", "exit_group"})
+
+
+class Call:
+    """What one syscall number means in one ABI, resolved once: its name, its implementation
+    (None: unimplemented, -ENOSYS) and the properties the dispatcher asks about on every call."""
+    __slots__ = ("nr", "name", "fn", "nargs", "outside_hook", "keeps_saved_mask", "ends_thread")
+
+    def __init__(self, nr: int, name: str | None):
+        impl = IMPLEMENTATIONS.get(name) if name else None
+        self.nr = nr
+        self.name = name or f"syscall_{nr:#x}"
+        self.fn = impl.fn if impl else None
+        self.nargs = impl.nargs if impl else 6
+        self.outside_hook = bool(impl and impl.outside_hook)
+        self.keeps_saved_mask = name in KEEPS_SAVED_MASK
+        self.ends_thread = name in ENDS_THE_THREAD
+
+
+class Convention:
+    """One ABI: its calls by number, its register width, the context its calls reuse, and the
+    registers of the address space that called last (a run of calls mostly comes from one)."""
+    __slots__ = ("abi", "calls", "bits", "mask", "context", "space", "registers")
+
+    def __init__(self, abi: str, kernel):
+        self.abi = abi
+        self.calls = {nr: Call(nr, name) for nr, name in NUMBERS[abi].items()}
+        self.bits = WORD_BITS[abi]
+        self.mask = (1 << self.bits) - 1
+        self.context: SyscallContext | None = None      # made on the first call
+        self.space = None
+        self.registers = None
+
+    def call(self, nr: int) -> Call:
+        return self.calls.get(nr) or Call(nr, None)     # unknown numbers are rare: not kept
+
+    def registers_of(self, space) -> tuple:
+        """(reader of the number and the six arguments, the result register as a settable
+        `value`, whether the words must be cut to this ABI's width) for `space`'s Machine.
+
+        The result is stored into the CPU state's view of eax/rax (cpu_state.py): for a
+        general register that is exactly what uc_reg_write does, at the cost of a store
+        instead of a uclib call."""
+        if space is not self.space:
+            machine = space.machine
+            regs = space.syscall_abi_registers(self.abi)[0]
+            result = machine.cpu_state.register(regs.names[0])
+            # int 0x80 from 64-bit code: the i386 ABI sees the low halves of the registers
+            narrow = machine.arch.bits != self.bits
+            self.space, self.registers = space, (regs, result, narrow)
+        return self.registers
 
 
 class SyscallDispatcher:
     def __init__(self, kernel):
         self.kernel = kernel
-        # Per ABI: number -> (name, implementation or None), resolved once.
-        self.tables = {abi: {nr: (name, IMPLEMENTATIONS.get(name)) for nr, name in numbers.items()}
-                       for abi, numbers in NUMBERS.items()}
+        self.conventions = {abi: Convention(abi, kernel) for abi in NUMBERS}
+        self._busy = False          # a call is being handled (its convention's context in use)
 
     def handle(self, thread, abi: str, frame, *, in_hook: bool) -> bool:
         """Run the call in `thread`'s registers. False: the run loop must take over."""
-        regs, result_reg = thread.process.space.syscall_abi_registers(abi)
-        values = regs.read()
-        if abi == "i386":
-            mask = 0xFFFFFFFF
-            nr, args = values[0] & mask, [v & mask for v in values[1:]]
-        else:
-            mask = (1 << 64) - 1
-            nr, args = values[0], values[1:]
-        name, impl = self.tables[abi].get(nr, (None, None))
-        if impl is not None and impl.outside_hook and in_hook:
+        convention = self.conventions[abi]
+        regs, result_reg, narrow = convention.registers_of(thread.process.space)
+        nr, *args = regs.read()
+        mask = convention.mask
+        if narrow:
+            nr, args = nr & mask, [a & mask for a in args]
+        call = convention.calls.get(nr) or Call(nr, None)
+        if in_hook and call.outside_hook:
             thread.deferred = True
             return False
-        ctx = SyscallContext(self.kernel, thread, abi)
-        ctx.frame = frame
-        self.kernel.clock.tick_syscall()
-        tracer = self.kernel.tracer
-        pre = tracer.before(ctx, name or f"syscall_{nr:#x}", args) if tracer else None
-        watchers = self.kernel.debug.syscall_watchers
-        if watchers and not thread.restart:
-            self.kernel.debug.syscall_entry(thread, name or f"syscall_{nr:#x}", args)
-        if impl is None:
-            result = -E.ENOSYS
-            self.kernel.report_unimplemented(thread.process, name or f"syscall_{nr:#x}", nr)
-        else:
-            try:
-                result = impl.fn(ctx, *args[:impl.nargs])
-            except BrokenPipe as e:
-                # Linux pipe_write: EPIPE, and SIGPIPE to the writer (send_sig(SIGPIPE, current)).
-                self.kernel.signals.post(thread.process, SIGPIPE, thread=thread)
-                result = -e.errno
-            except GuestErrno as e:
-                result = -e.errno
-            except WouldBlock as blocked:
-                self._restart_later(thread, frame, blocked, name)
-                return False
+        kernel = self.kernel
+        kernel.clock.tick_syscall()
+        ctx = convention.context
+        if ctx is None or self._busy:
+            ctx = self._new_context(convention, thread)
+        ctx.bind(thread, frame)
+        tracer, watchers = kernel.tracer, kernel.debug.syscall_watchers
+        pre = None
+        if tracer is not None or watchers:
+            pre = self._report_entry(tracer, watchers, ctx, call, args)
+        self._busy = True
+        try:
+            result = self._invoke(ctx, call, args)
+        except WouldBlock as blocked:
+            self._restart_later(thread, frame, blocked, call.name)
+            return False
+        finally:
+            self._busy = False
+        # The call completed: forget its restart state and a mask it no longer needs.
         if thread.restart:
             thread.restart.clear()
         thread.blocked_call = None
-        if thread.saved_sigmask is not None and name not in KEEPS_SAVED_MASK:
+        if thread.saved_sigmask is not None and not call.keeps_saved_mask:
             thread.sigmask, thread.saved_sigmask = thread.saved_sigmask, None
         if result is not NO_RETURN:
-            result_reg.write(result & mask)
-        if tracer:
-            tracer.after(ctx, name or f"syscall_{nr:#x}", args, result, pre)
-        if watchers and name not in ENDS_THE_THREAD:
+            result_reg.value = result & mask
+        if tracer is not None or watchers:
+            self._report_exit(tracer, watchers, ctx, call, args, result, pre)
+        return kernel.may_continue(thread)
+
+    def _new_context(self, convention: Convention, thread) -> SyscallContext:
+        """The convention's reusable context on its first call; a fresh one should a call ever
+        be handled while another is still running."""
+        ctx = SyscallContext(self.kernel, thread, convention.abi)
+        if not self._busy:
+            convention.context = ctx
+        return ctx
+
+    def _invoke(self, ctx: SyscallContext, call: Call, args: list[int]):
+        """The implementation's result: >= 0, -errno, or NO_RETURN. WouldBlock passes."""
+        if call.fn is None:
+            self.kernel.report_unimplemented(ctx.proc, call.name, call.nr)
+            return -E.ENOSYS
+        try:
+            return call.fn(ctx, *args[:call.nargs])
+        except BrokenPipe as e:
+            # Linux pipe_write: EPIPE, and SIGPIPE to the writer (send_sig(SIGPIPE, current)).
+            self.kernel.signals.post(ctx.proc, SIGPIPE, thread=ctx.thread)
+            return -e.errno
+        except GuestErrno as e:
+            return -e.errno
+
+    # ---- observers: the tracer (strace) and the debug interface ----------------------------
+    def _report_entry(self, tracer, watchers, ctx: SyscallContext, call: Call, args):
+        """Tell the observers a call starts; what the tracer keeps for the exit."""
+        pre = tracer.before(ctx, call.name, args) if tracer is not None else None
+        if watchers and not ctx.thread.restart:     # a restarted call entered once already
+            self.kernel.debug.syscall_entry(ctx.thread, call.name, args)
+        return pre
+
+    def _report_exit(self, tracer, watchers, ctx: SyscallContext, call: Call, args, result,
+                     pre) -> None:
+        if tracer is not None:
+            tracer.after(ctx, call.name, args, result, pre)
+        if watchers and not call.ends_thread:
             if result is NO_RETURN:
                 # sigreturn's result is the restored eax/rax, execve's the new image's (0),
                 # as Linux's sys_exit reports them: what the thread's register holds now.
-                result = thread.process.space.syscall_abi_registers(abi)[1].read() & mask
-            self.kernel.debug.syscall_exit(thread, name or f"syscall_{nr:#x}", args, result)
-        return self.kernel.may_continue(thread)
+                result_reg = ctx.thread.process.space.syscall_abi_registers(ctx.abi)[1]
+                result = result_reg.read() & ctx.mask
+            self.kernel.debug.syscall_exit(ctx.thread, call.name, args, result)
 
     def _restart_later(self, thread, frame, blocked: WouldBlock, name: str) -> None:
         """Sleep, then execute the same call again: rewind to the `int 0x80`/`syscall`

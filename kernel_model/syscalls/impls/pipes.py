@@ -26,7 +26,7 @@ def sys_pipe2(ctx, pipefd, flags):
 def _make_pipe(ctx, pipefd: int, flags: int) -> int:
     # Check the output array before creating anything, as do_pipe2() copies out before it
     # installs the fds: a bad pointer must not leave two fds behind.
-    if not ctx._writable(pipefd, 8):
+    if not ctx.writable(pipefd, 8):
         raise GuestErrno(E.EFAULT)
     fds = ctx.proc.fds
     rfd = fds.lowest_free()              # both fds or neither: EMFILE before anything exists
