@@ -156,7 +156,10 @@ class HostFdHandle:
         self.fd = fd
 
     def read_at(self, offset: int, n: int) -> bytes:
-        return _host_call(os.pread, self.fd, n, offset)
+        try:
+            return os.pread(self.fd, n, offset)
+        except OSError as exc:
+            raise guest_error(exc) from None
 
     def read_all(self) -> bytes:
         return self.read_at(0, os.fstat(self.fd).st_size)

@@ -45,7 +45,9 @@ class OpenFile:
 
     # --- data ----------------------------------------------------------------------------------
     def read(self, n: int) -> bytes:
-        data = self.pread(n, self.position)
+        """Read at the file position (n >= 0, and the position never is negative: pread's
+        checks are not needed here, on the path of every read(2))."""
+        data = self._data(for_write=False).read_at(self.position, n)
         self.position += len(data)
         return data
 

@@ -6,8 +6,8 @@ from ...errno import GuestErrno
 from ...flags import (F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_GETFL, F_GETLK, F_GETLK64, F_GETOWN,
                       F_SETFD, F_SETFL, F_SETLK, F_SETLK64, F_SETLKW, F_SETLKW64, F_SETOWN, FASYNC,
                       FD_CLOEXEC, FIOCLEX, FIONBIO, FIONCLEX, FIONREAD, O_ACCMODE, O_APPEND,
-                      O_DIRECT, O_NOATIME, O_NONBLOCK, O_RDWR, O_WRONLY, SEEK_CUR, SEEK_END,
-                      SEEK_SET)
+                      O_DIRECT, O_NOATIME, O_NONBLOCK, O_PATH, O_RDWR, O_WRONLY, SEEK_CUR,
+                      SEEK_END, SEEK_SET)
 from ..registry import syscall
 
 IOV_MAX = 1024
@@ -15,13 +15,15 @@ MAX_RW = 0x7FFFF000          # Linux MAX_RW_COUNT: larger transfers are truncate
 SETFL_MASK = O_APPEND | O_NONBLOCK | FASYNC | O_DIRECT | O_NOATIME     # what F_SETFL may change
 
 
+# An O_PATH description serves *at() calls and fstat only: Linux's fdget() does not even
+# return it to read/write, so EBADF comes before any other check (a bad buffer's EFAULT).
 def _readable(f) -> None:
-    if (f.flags & O_ACCMODE) == O_WRONLY or getattr(f, "is_path_only", False):
+    if (f.flags & O_ACCMODE) == O_WRONLY or f.flags & O_PATH:
         raise GuestErrno(E.EBADF)
 
 
 def _writable(f) -> None:
-    if (f.flags & O_ACCMODE) not in (O_WRONLY, O_RDWR):
+    if (f.flags & O_ACCMODE) not in (O_WRONLY, O_RDWR) or f.flags & O_PATH:
         raise GuestErrno(E.EBADF)
 
 
@@ -30,10 +32,11 @@ def sys_read(ctx, fd, buf, count):
     f = ctx.proc.fds.get(ctx.int32(fd))
     _readable(f)
     count = min(count, MAX_RW)
-    if count and not ctx._writable(buf, count):
-        raise GuestErrno(E.EFAULT)
+    if count and not ctx.writable(buf, count):
+        raise GuestErrno(E.EFAULT)         # checked first: a bad buffer consumes no data
     data = f.read(count)
-    ctx.write(buf, data)
+    if data:
+        ctx.store(buf, data)
     return len(data)
 
 
