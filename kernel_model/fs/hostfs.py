@@ -125,11 +125,11 @@ class HostFile(HostNode):
     def read_all(self) -> bytes:
         return self.read_at(0, self.host_stat().st_size)
 
-    def open_reader(self) -> "HostFdHandle":
+    def open_reader(self) -> "HostFileReader":
         """The host file opened once for reading (the overlay's lower layer while the guest
-        has it open): every read is one pread on the file that was opened — no open/close per
-        read, and a path that later names another host file does not change what is read."""
-        return HostFdHandle(self.ctx, _host_call(os.open, self.path, os.O_RDONLY | os.O_NOFOLLOW))
+        has it open): no open/close per read, and a path that later names another host file
+        does not change what is read."""
+        return HostFileReader(self.ctx, _host_call(os.open, self.path, os.O_RDONLY | os.O_NOFOLLOW))
 
     def open_handle(self, flags: int) -> "HostFdHandle":
         access = flags & O_ACCMODE
@@ -195,6 +195,35 @@ class HostFdHandle:
     def _stamp(self) -> None:
         now = self.ctx.clock()
         os.utime(self.fd, ns=(now, now))
+
+
+class HostFileReader(HostFdHandle):
+    """The overlay's read-only view of a host file, with a read-ahead window as a page cache
+    would keep: a program reading one byte at a time (dd bs=1) makes one host pread per
+    window instead of one per byte. The lower layer does not change under a mounted overlay
+    (overlayfs calls that undefined), so a window read once stays right."""
+
+    WINDOW = 64 << 10
+
+    def __init__(self, ctx: HostContext, fd: int):
+        super().__init__(ctx, fd)
+        self._start = 0                # the window: the file's bytes [_start, _start+len)
+        self._window = b""
+
+    def read_at(self, offset: int, n: int) -> bytes:
+        at = offset - self._start
+        if 0 <= at and at + n <= len(self._window):
+            return self._window[at:at + n]
+        if n >= self.WINDOW:
+            return super().read_at(offset, n)       # large reads pass straight through
+        self._start, self._window = offset, super().read_at(offset, self.WINDOW)
+        return self._window[:n]
+
+    def write_at(self, offset: int, data: bytes) -> int:
+        raise GuestErrno(E.EBADF)                  # a reader never writes (the overlay copies up)
+
+    def truncate(self, length: int) -> None:
+        raise GuestErrno(E.EBADF)
 
 
 class HostDir(HostNode):

@@ -21,7 +21,7 @@ from typing import Callable
 from .. import errno as E
 from ..errno import GuestErrno
 from .constants import S_IFBLK, S_IFCHR, S_IFDIR, S_IFLNK, S_IFMT, S_IFREG, ROOTFS_DEV
-from .hostfs import HostContext, HostDir, HostFdHandle, HostFile, HostNode, HostSymlink
+from .hostfs import HostContext, HostDir, HostFile, HostFileReader, HostNode, HostSymlink
 from .inodes import InodeTable
 from .node import Node
 from .records import Meta, StatResult, new_meta
@@ -102,7 +102,7 @@ class OverlayFile(OverlayNode):
         self.data: bytearray | None = None if lower is not None else bytearray()
         self._lower_size = lower.first_stat.st_size if lower is not None else 0
         self._opens = 0                           # open file descriptions of this inode
-        self._reader: HostFdHandle | None = None  # the lower file, open while _opens > 0
+        self._reader: HostFileReader | None = None  # the lower file, open while _opens > 0
 
     # The file is its own Handle: every open file description shares the one inode's bytes.
     def open_handle(self, flags: int) -> "OverlayFile":
@@ -111,7 +111,7 @@ class OverlayFile(OverlayNode):
         self._opens += 1
         return self
 
-    def _open_lower(self) -> HostFdHandle | None:
+    def _open_lower(self) -> HostFileReader | None:
         try:
             return self.lower.open_reader()
         except GuestErrno as e:
