@@ -39,16 +39,24 @@ class NoReturn:
 NO_RETURN = NoReturn()
 
 
+def _unimplemented(name: str, nr: int):
+    """The implementation of a call the kernel model lacks: -ENOSYS, reported once."""
+    def enosys(ctx, *_args) -> int:
+        ctx.kernel.report_unimplemented(ctx.proc, name, nr)
+        return -E.ENOSYS
+    return enosys
+
+
 class Call:
     """What one syscall number means in one ABI, resolved once: its name, its implementation
-    (None: unimplemented, -ENOSYS) and the properties the dispatcher asks about on every call."""
+    and the properties the dispatcher asks about on every call."""
     __slots__ = ("nr", "name", "fn", "nargs", "outside_hook", "keeps_saved_mask", "ends_thread")
 
     def __init__(self, nr: int, name: str | None):
         impl = IMPLEMENTATIONS.get(name) if name else None
         self.nr = nr
         self.name = name or f"syscall_{nr:#x}"
-        self.fn = impl.fn if impl else None
+        self.fn = impl.fn if impl else _unimplemented(self.name, nr)
         self.nargs = impl.nargs if impl else 6
         self.outside_hook = bool(impl and impl.outside_hook)
         self.keeps_saved_mask = name in KEEPS_SAVED_MASK
@@ -74,7 +82,8 @@ class Convention:
 
     def registers_of(self, space) -> tuple:
         """(reader of the number and the six arguments, the result register as a settable
-        `value`, whether the words must be cut to this ABI's width) for `space`'s Machine.
+        `value`, whether the words must be cut to this ABI's width) for `space`'s Machine;
+        kept in `registers` while `space` is the last one that called.
 
         The result is stored into the CPU state's view of eax/rax (cpu_state.py): for a
         general register that is exactly what uc_reg_write does, at the cost of a store
@@ -98,7 +107,9 @@ class SyscallDispatcher:
     def handle(self, thread, abi: str, frame, *, in_hook: bool) -> bool:
         """Run the call in `thread`'s registers. False: the run loop must take over."""
         convention = self.conventions[abi]
-        regs, result_reg, narrow = convention.registers_of(thread.process.space)
+        space = thread.process.space
+        regs, result_reg, narrow = convention.registers if space is convention.space \
+            else convention.registers_of(space)
         nr, *args = regs.read()
         mask = convention.mask
         if narrow:
@@ -119,7 +130,13 @@ class SyscallDispatcher:
             pre = self._report_entry(tracer, watchers, ctx, call, args)
         self._busy = True
         try:
-            result = self._invoke(ctx, call, args)
+            result = call.fn(ctx, *args[:call.nargs])      # >= 0, or NO_RETURN
+        except BrokenPipe as e:
+            # Linux pipe_write: EPIPE, and SIGPIPE to the writer (send_sig(SIGPIPE, current)).
+            kernel.signals.post(thread.process, SIGPIPE, thread=thread)
+            result = -e.errno
+        except GuestErrno as e:
+            result = -e.errno
         except WouldBlock as blocked:
             self._restart_later(thread, frame, blocked, call.name)
             return False
@@ -144,20 +161,6 @@ class SyscallDispatcher:
         if not self._busy:
             convention.context = ctx
         return ctx
-
-    def _invoke(self, ctx: SyscallContext, call: Call, args: list[int]):
-        """The implementation's result: >= 0, -errno, or NO_RETURN. WouldBlock passes."""
-        if call.fn is None:
-            self.kernel.report_unimplemented(ctx.proc, call.name, call.nr)
-            return -E.ENOSYS
-        try:
-            return call.fn(ctx, *args[:call.nargs])
-        except BrokenPipe as e:
-            # Linux pipe_write: EPIPE, and SIGPIPE to the writer (send_sig(SIGPIPE, current)).
-            self.kernel.signals.post(ctx.proc, SIGPIPE, thread=ctx.thread)
-            return -e.errno
-        except GuestErrno as e:
-            return -e.errno
 
     # ---- observers: the tracer (strace) and the debug interface ----------------------------
     def _report_entry(self, tracer, watchers, ctx: SyscallContext, call: Call, args):
