@@ -203,3 +203,15 @@ def test_copy_up_reads_the_opened_host_file_and_releases_it(fs, rootfs):
     assert _open_host_fds() == before
     assert f.pread(100, 0) == b"ROOT:x:0:0:root:/root:/bin/sh\n"
     f.close()
+
+
+def test_reads_through_the_read_ahead_window_give_the_host_bytes(fs, rootfs):
+    blob = bytes((i * 7 + i // 251) & 0xFF for i in range(200_000))      # > 3 windows
+    (rootfs / "blob").write_bytes(blob)
+    f = fs.open(b"/blob", O_RDONLY, 0, b"/", PROC)
+    got = b"".join(f.read(size) for size in [1] * 1000 + [4096, 70_000, 3, 65_536, 200_000])
+    assert got == blob
+    for offset, size in [(0, 1), (65_535, 2), (65_536, 1), (131_000, 70_000), (199_999, 5),
+                         (250_000, 1), (10, 0)]:
+        assert f.pread(size, offset) == blob[offset:offset + size]
+    f.close()
