@@ -375,10 +375,13 @@ class Kernel:
         return self._syscall_instruction(self.current, pc, in_hook=True)
 
     def _syscall_instruction(self, thread: Thread, pc: int, *, in_hook: bool) -> bool:
-        """x86-64 `syscall`: rcx <- return RIP, r11 <- RFLAGS (Intel SDM Vol. 2B, SYSCALL)."""
-        rcx, r11, rflags = thread.process.space.syscall_registers
-        rcx.write(pc)
-        r11.write(rflags.read())
+        """x86-64 `syscall`: rcx <- return RIP, r11 <- RFLAGS (Intel SDM Vol. 2B, SYSCALL).
+        rcx and r11 are stored into the CPU state's views (what uc_reg_write does for a
+        general register, without a uclib call each: this runs on every syscall)."""
+        space = thread.process.space
+        views = space.machine.cpu_state
+        views.register("rcx").value = pc
+        views.register("r11").value = space.syscall_registers[2].read()
         return self.syscalls.handle(thread, "x86_64", None, in_hook=in_hook)
 
     # ---- faults and death ------------------------------------------------------------------
