@@ -1,6 +1,8 @@
 """Corrections for Unicorn 2.1.4 behaviour that differs from the architecture (UNICORN_FACTS.md).
 
-Kept here, behind the Machine, so that the layers above see architectural behaviour.
+Kept here, behind the Machine, so that the layers above see architectural behaviour. One
+erratum has a module of its own: without paging every page looks executable to Unicorn, which
+sent every guest store down its slow path; tlb.py fills the TLB with each page's permissions.
 
 Known and NOT corrected (it needs a change to Unicorn's translator, not a hook):
   cmpxchg8b/cmpxchg16b change only ZF (SDM Vol. 2A, CMPXCHG8B/CMPXCHG16B) and must keep the

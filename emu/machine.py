@@ -16,11 +16,7 @@ guest continue inside the same run, False to end `run()` with an Exit describing
 import ctypes
 
 from unicorn import (UC_ARCH_X86, UC_ERR_OK, UC_ERR_FETCH_PROT, UC_ERR_FETCH_UNMAPPED, UC_HOOK_CODE,
-                     UC_HOOK_INSN, UC_HOOK_INSN_INVALID, UC_HOOK_INTR, UC_HOOK_MEM_FETCH_PROT,
-                     UC_HOOK_MEM_FETCH_UNMAPPED, UC_HOOK_MEM_READ_PROT, UC_HOOK_MEM_READ_UNMAPPED,
-                     UC_HOOK_MEM_WRITE_PROT, UC_HOOK_MEM_WRITE_UNMAPPED, UC_MEM_FETCH_PROT,
-                     UC_MEM_FETCH_UNMAPPED, UC_MEM_READ_PROT, UC_MEM_READ_UNMAPPED,
-                     UC_MEM_WRITE_PROT, UC_MEM_WRITE_UNMAPPED, Uc, UcError)
+                     UC_HOOK_INSN, UC_HOOK_INSN_INVALID, UC_HOOK_INTR, Uc, UcError)
 from unicorn import x86_const as X
 from unicorn.unicorn_py3.unicorn import HOOK_INTR_CFUNC, uc_hook_h, uclib
 
@@ -32,21 +28,13 @@ from .errors import MachineError
 from .icount import UNLIMITED, counter_of
 from .memory import Memory
 from .registers import REGISTER_IDS, RawRegister, RawRegisters, RegisterFile, gpr_names
+from .tlb import PageWalker
 
 PAGE = 0x1000
 SYSCALL_INSN_LEN = 2     # 0f 05
 # Vectors only an instruction can raise: int3 (#BP) and into (#OF); every vector >= 32 too, as
 # Unicorn delivers no external interrupts. Others need a look at the CPU state (errata.py).
 _ALWAYS_SOFTWARE = frozenset({3, 4})
-
-_ACCESS = {
-    UC_MEM_READ_UNMAPPED: (exits.READ, True), UC_MEM_WRITE_UNMAPPED: (exits.WRITE, True),
-    UC_MEM_FETCH_UNMAPPED: (exits.FETCH, True), UC_MEM_READ_PROT: (exits.READ, False),
-    UC_MEM_WRITE_PROT: (exits.WRITE, False), UC_MEM_FETCH_PROT: (exits.FETCH, False),
-}
-_MEM_FAULT_HOOKS = (UC_HOOK_MEM_READ_UNMAPPED | UC_HOOK_MEM_WRITE_UNMAPPED
-                    | UC_HOOK_MEM_FETCH_UNMAPPED | UC_HOOK_MEM_READ_PROT
-                    | UC_HOOK_MEM_WRITE_PROT | UC_HOOK_MEM_FETCH_PROT)
 
 # An address the guest can never execute: emu_start's `until` must not be reachable, and it
 # must not sit inside hot code (UNICORN_FACTS.md: the TB covering until-1 is re-translated).
@@ -87,7 +75,10 @@ class Machine:
         self._readers: dict[tuple[str, ...], object] = {}        # raw_registers()
         self._raw_hooks = [self._add_raw_interrupt_hook()]
         self.uc.hook_add(UC_HOOK_INSN_INVALID, self._on_invalid_instruction)
-        self.uc.hook_add(_MEM_FAULT_HOOKS, self._on_memory_fault)
+        # Memory faults come from the page walker, not from UC_HOOK_MEM_* hooks: such a hook
+        # would send every guest store down Unicorn's slow path (tlb.py).
+        self._walker = PageWalker(self.uc, self.mem.perms_at, self._on_page_fault,
+                                  bits=self.arch.bits)
         if self.arch.bits == 64:
             self.uc.hook_add(UC_HOOK_INSN, self._on_syscall, None, 1, 0, X.UC_X86_INS_SYSCALL)
 
@@ -239,15 +230,16 @@ class Machine:
                 raise pending from None
             self.software_interrupt = False      # a fault, not an instruction's int n
             if self._fault is not None:
-                access, unmapped, address, pc = self._fault
-                return exits.Exit(exits.FAULT, pc, address=address, access=access,
-                                  unmapped=unmapped)
+                access, unmapped, pc = self._fault
+                return exits.Exit(exits.FAULT, pc, address=self._walker.fault_address(),
+                                  access=access, unmapped=unmapped)
             if self._exit is not None:
                 return self._exit
             if e.errno in (UC_ERR_FETCH_UNMAPPED, UC_ERR_FETCH_PROT):
-                pc = self.pc
-                return exits.Exit(exits.FAULT, pc, address=pc, access=exits.FETCH,
-                                  unmapped=e.errno == UC_ERR_FETCH_UNMAPPED)
+                # Unicorn checks fetches itself, at translation (tlb.py): the address is the
+                # byte it could not fetch, in the next page for an instruction across a page end.
+                return exits.Exit(exits.FAULT, self.pc, address=self._walker.fault_address(),
+                                  access=exits.FETCH, unmapped=e.errno == UC_ERR_FETCH_UNMAPPED)
             raise MachineError(f"emulator error at pc={self.pc:#x}: {e}") from None
         if self._exit is not None:
             return self._exit
@@ -391,8 +383,8 @@ class Machine:
         finally:
             self._in_syscall_hook = False
 
-    def _on_memory_fault(self, uc, access, address, size, value, _user):
-        kind, unmapped = _ACCESS.get(access, (exits.READ, True))
+    def _on_page_fault(self, kind: str, unmapped: bool) -> None:
+        """The page walker refused a read or write (tlb.py); Unicorn synced the PC to the
+        faulting instruction before asking it, and the run ends with UC_ERR_EXCEPTION."""
         self.software_interrupt = False
-        self._fault = (kind, unmapped, address, self.raw_pc.read())
-        return False
+        self._fault = (kind, unmapped, self.raw_pc.read())

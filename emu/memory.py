@@ -46,6 +46,11 @@ class Memory:
         # checks them to know when translations must be dropped.
         self._exec_starts: list[int] = []
         self._exec_ends: list[int] = []
+        # Every mapped range with its perms, as Unicorn holds them (regions()), sorted: the
+        # page walker (tlb.py) asks perms_at() on every TLB miss.
+        self._region_starts: list[int] = []
+        self._region_ends: list[int] = []
+        self._region_perms: list[int] = []
         # Mapped guest ranges and the host pages behind them: _starts[i] .. _ends[i] is at
         # host address _hosts[i]. A range is split when part of it is unmapped (the host
         # pages of that part are freed at once); mprotect leaves the pieces as they are.
@@ -70,8 +75,7 @@ class Memory:
         self._starts.insert(i, addr)
         self._ends.insert(i, addr + size)
         self._hosts.insert(i, host)
-        if perms & PROT_EXEC:
-            self._refresh_exec_ranges()
+        self._refresh_ranges()
 
     def unmap(self, addr: int, size: int) -> None:
         """Unmap whatever is mapped in [addr, addr+size); holes are fine (munmap semantics)."""
@@ -84,7 +88,7 @@ class Memory:
             self._cut(start, lo, hi)
             changed = True
         if changed:
-            self._refresh_exec_ranges()
+            self._refresh_ranges()
 
     def _pieces_within(self, lo: int, hi: int) -> list[tuple[int, int]]:
         i = max(bisect.bisect_right(self._starts, lo) - 1, 0)
@@ -120,7 +124,7 @@ class Memory:
                 # the TLB afterwards, so a PROT_NONE guard page still faults on a read.
                 self._uc.ctl_remove_cache(lo, hi)
                 self._uc.mem_protect(lo, hi - lo, perms)
-        self._refresh_exec_ranges()
+        self._refresh_ranges()
 
     def regions(self) -> list[tuple[int, int, int]]:
         """Mapped ranges as (start, end_exclusive, perms), sorted, adjacent equal ones merged."""
@@ -142,13 +146,16 @@ class Memory:
         return False
 
     def perms_at(self, addr: int) -> int | None:
-        for start, end, perms in self.regions():
-            if start <= addr < end:
-                return perms
-        return None
+        i = bisect.bisect_right(self._region_starts, addr) - 1
+        return self._region_perms[i] if i >= 0 and addr < self._region_ends[i] else None
 
-    def _refresh_exec_ranges(self) -> None:
-        ranges = [(s, e) for s, e, p in self.regions() if p & PROT_EXEC]
+    def _refresh_ranges(self) -> None:
+        """After every map/unmap/protect: the tables that perms_at() and the write path read."""
+        regions = self.regions()
+        self._region_starts = [s for s, _, _ in regions]
+        self._region_ends = [e for _, e, _ in regions]
+        self._region_perms = [p for _, _, p in regions]
+        ranges = [(s, e) for s, e, p in regions if p & PROT_EXEC]
         self._exec_starts = [s for s, _ in ranges]
         self._exec_ends = [e for _, e in ranges]
 
