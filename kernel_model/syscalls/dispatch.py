@@ -77,24 +77,19 @@ class Convention:
         self.space = None
         self.registers = None
 
-    def call(self, nr: int) -> Call:
-        return self.calls.get(nr) or Call(nr, None)     # unknown numbers are rare: not kept
-
     def registers_of(self, space) -> tuple:
-        """(reader of the number and the six arguments, the result register as a settable
-        `value`, whether the words must be cut to this ABI's width) for `space`'s Machine;
-        kept in `registers` while `space` is the last one that called.
-
-        The result is stored into the CPU state's view of eax/rax (cpu_state.py): for a
-        general register that is exactly what uc_reg_write does, at the cost of a store
-        instead of a uclib call."""
+        """(eax/rax: the number, then the result; the six argument registers; whether the
+        words must be cut to this ABI's width) for `space`'s Machine, each a view of the CPU
+        state with a settable `value` (cpu_state.py): a load or a store instead of a uclib
+        call, and for a general register a store is exactly what uc_reg_write does. Kept in
+        `registers` while `space` is the last one that called."""
         if space is not self.space:
             machine = space.machine
-            regs = space.syscall_abi_registers(self.abi)[0]
-            result = machine.cpu_state.register(regs.names[0])
+            names = space.syscall_abi_registers(self.abi)[0].names
+            views = tuple(machine.cpu_state.register(name) for name in names)
             # int 0x80 from 64-bit code: the i386 ABI sees the low halves of the registers
             narrow = machine.arch.bits != self.bits
-            self.space, self.registers = space, (regs, result, narrow)
+            self.space, self.registers = space, (views[0], views[1:], narrow)
         return self.registers
 
 
@@ -108,26 +103,28 @@ class SyscallDispatcher:
         """Run the call in `thread`'s registers. False: the run loop must take over."""
         convention = self.conventions[abi]
         space = thread.process.space
-        regs, result_reg, narrow = convention.registers if space is convention.space \
+        eax, arg_registers, narrow = convention.registers if space is convention.space \
             else convention.registers_of(space)
-        nr, *args = regs.read()
         mask = convention.mask
-        if narrow:
-            nr, args = nr & mask, [a & mask for a in args]
-        call = convention.calls.get(nr) or Call(nr, None)
+        nr = eax.value & mask
+        call = convention.calls.get(nr) or Call(nr, None)     # unknown numbers: not kept
         if in_hook and call.outside_hook:
             thread.deferred = True
             return False
         kernel = self.kernel
+        tracer, watchers = kernel.tracer, kernel.debug.syscall_watchers
+        observed = tracer is not None or watchers
+        # The arguments the implementation takes; all six when someone watches (strace and
+        # the debug interface's events show them).
+        args = [r.value for r in (arg_registers if observed else arg_registers[:call.nargs])]
+        if narrow:
+            args = [a & mask for a in args]
         kernel.clock.tick_syscall()
         ctx = convention.context
         if ctx is None or self._busy:
             ctx = self._new_context(convention, thread)
         ctx.bind(thread, frame)
-        tracer, watchers = kernel.tracer, kernel.debug.syscall_watchers
-        pre = None
-        if tracer is not None or watchers:
-            pre = self._report_entry(tracer, watchers, ctx, call, args)
+        pre = self._report_entry(tracer, watchers, ctx, call, args) if observed else None
         self._busy = True
         try:
             result = call.fn(ctx, *args[:call.nargs])      # >= 0, or NO_RETURN
@@ -149,8 +146,8 @@ class SyscallDispatcher:
         if thread.saved_sigmask is not None and not call.keeps_saved_mask:
             thread.sigmask, thread.saved_sigmask = thread.saved_sigmask, None
         if result is not NO_RETURN:
-            result_reg.value = result & mask
-        if tracer is not None or watchers:
+            eax.value = result & mask
+        if observed:
             self._report_exit(tracer, watchers, ctx, call, args, result, pre)
         return kernel.may_continue(thread)
 
