@@ -9,8 +9,9 @@ Every guest syscall passes through `handle`, so its own work is kept to what a c
 (issue 12: <= 2 µs of kernel-model time for a simple call, bench/syscall_overhead.py): each
 number is resolved once into a `Call` that also answers the bookkeeping questions, one
 SyscallContext per ABI is pointed at each call in turn instead of a new one per call, the
-registers are read through the Machine's raw readers, and the tracer (strace) and the debug
-interface's entry/exit events cost nothing while nobody watches.
+number, the arguments the call takes and the result go through views of the CPU state (a load
+or a store each), and the tracer (strace) and the debug interface's entry/exit events cost
+nothing while nobody watches.
 """
 from . import impls  # noqa: F401  (registers every implementation)
 from . import numbers_i386, numbers_x86_64
@@ -68,7 +69,7 @@ class Convention:
     registers of the address space that called last (a run of calls mostly comes from one)."""
     __slots__ = ("abi", "calls", "bits", "mask", "context", "space", "registers")
 
-    def __init__(self, abi: str, kernel):
+    def __init__(self, abi: str):
         self.abi = abi
         self.calls = {nr: Call(nr, name) for nr, name in NUMBERS[abi].items()}
         self.bits = WORD_BITS[abi]
@@ -96,7 +97,7 @@ class Convention:
 class SyscallDispatcher:
     def __init__(self, kernel):
         self.kernel = kernel
-        self.conventions = {abi: Convention(abi, kernel) for abi in NUMBERS}
+        self.conventions = {abi: Convention(abi) for abi in NUMBERS}
         self._busy = False          # a call is being handled (its convention's context in use)
 
     def handle(self, thread, abi: str, frame, *, in_hook: bool) -> bool:
