@@ -73,6 +73,7 @@ class Machine:
         # in full clears them.
         self._pc_mask = (1 << self.arch.bits) - 1
         self._readers: dict[tuple[str, ...], object] = {}        # raw_registers()
+        self._pristine = self.uc.context_save()          # reset()
         self._raw_hooks = [self._add_raw_interrupt_hook()]
         self.uc.hook_add(UC_HOOK_INSN_INVALID, self._on_invalid_instruction)
         # Memory faults come from the page walker, not from UC_HOOK_MEM_* hooks: such a hook
@@ -83,6 +84,19 @@ class Machine:
             self.uc.hook_add(UC_HOOK_INSN, self._on_syscall, None, 1, 0, X.UC_X86_INS_SYSCALL)
 
     # ---- lifetime ----------------------------------------------------------------------------
+    def reset(self) -> None:
+        """Back to the state of a new Machine, except memory and translated code: the CPU as
+        Unicorn creates it, no handlers, no LOCK sites, no instruction counting (a later
+        count_instructions flushes the code translated without the counting hook). For a
+        Machine taken from the kernel's pool of released ones (kernel_model/space_pool.py)."""
+        if self._running:
+            raise MachineError("cannot reset a Machine while it runs")
+        for address in list(self._lock_sites):
+            self.untrap_lock_prefix(address)
+        self.uc.context_restore(self._pristine)
+        self.icount = self._counter = None
+        self.trap_handler = self.syscall_handler = self.breakpoint_redirect = None
+
     def close(self) -> None:
         """Free the emulator instance and every page of guest memory now, not when the garbage
         collector finds the Uc (its hooks' closures make a cycle, so that can take long: every
@@ -206,21 +220,33 @@ class Machine:
         return self.icount.total + (self._counter.value if self._running else 0)
 
     # ---- running ---------------------------------------------------------------------------
-    def run(self, begin: int, *, count: int = 0) -> exits.Exit:
-        """Run from `begin` until a handler declines an event, a fault, stop(), or `count` insns."""
+    def run(self, begin: int, *, count: int = 0, until: int | None = None) -> exits.Exit:
+        """Run from `begin` until a handler declines an event, a fault, stop(), or `count` insns,
+        or the PC reaches `until` (STOPPED). `until` stops without a count: a count installs
+        Unicorn's counting hook, and the next run without one flushes every translation
+        (uc.c uc_emu_start), which a Machine recycled for its translations cannot afford."""
         self._exit = None
         self._fault = None
         # A counting Machine always runs with a budget: Unicorn counts only then (icount.py).
         budget = count or (UNLIMITED if self.icount is not None else 0)
+        if until is not None:
+            # Unicorn checks the end address only when it translates a block: a block already
+            # translated at `until` (a recycled Machine ran this program) would run on.
+            self.uc.ctl_remove_cache(until, until + 1)
         self._running = True
         try:
-            return self._run(begin, count, budget)
+            return self._run(begin, count, budget, until)
         finally:
             self._account(budget)
+            if until is not None:
+                # The block at `until` was translated as "stop here" (Unicorn checks the run's
+                # end address when it translates a block); drop it before a run that passes.
+                self.uc.ctl_remove_cache(until, until + 1)
 
-    def _run(self, begin: int, count: int, budget: int) -> exits.Exit:
+    def _run(self, begin: int, count: int, budget: int, until: int | None = None) -> exits.Exit:
         try:
-            self.uc.emu_start(begin, _NEVER_EXECUTED[self.arch.bits], 0, budget)
+            self.uc.emu_start(begin, _NEVER_EXECUTED[self.arch.bits] if until is None else until,
+                              0, budget)
         except UcError as e:
             # A hook that raised *and* made Unicorn fail (the #UD hook, a memory-fault hook)
             # ends emu_start with the UcError, and the binding drops the hook's exception

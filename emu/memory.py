@@ -11,6 +11,7 @@ other write path, so no code patch can be left stale.
 """
 import bisect
 import ctypes
+import weakref
 
 from unicorn import UC_ERR_OK, UcError
 from unicorn.unicorn_py3.unicorn import uclib
@@ -21,6 +22,14 @@ from .errors import MachineError
 PAGE = 0x1000
 PROT_READ, PROT_WRITE, PROT_EXEC = 1, 2, 4     # same bits as Unicorn's UC_PROT_* and Linux PROT_*
 _SMALL_READ = 256
+
+
+def _free_pieces(starts: list, ends: list, hosts: list) -> None:
+    for start, end, host in zip(starts, ends, hosts):
+        host_pages.free(host, end - start)
+    starts.clear()
+    ends.clear()
+    hosts.clear()
 
 
 class MemoryAccessError(MachineError):
@@ -58,6 +67,9 @@ class Memory:
         self._ends: list[int] = []
         self._hosts: list[int] = []
         self._small = ctypes.create_string_buffer(_SMALL_READ)
+        # A Memory dropped without release() (a run that ended in an error, a test's Machine)
+        # still gives its host pages back when it is collected.
+        weakref.finalize(self, _free_pieces, self._starts, self._ends, self._hosts)
 
     # ---- mapping ---------------------------------------------------------------------------
     def map(self, addr: int, size: int, perms: int) -> None:
@@ -179,11 +191,38 @@ class Memory:
         if self._touches_exec(addr, addr + size):
             self._uc.ctl_remove_cache(addr, addr + size)
 
+    def sync(self, addr: int, data: bytes) -> int:
+        """Make guest [addr, addr+len(data)) (mapped, one piece) hold `data`, writing only the
+        pages that differ, so that the translated code of the others stays valid (a recycled
+        Machine's text: kernel_model/space_pool.py). Returns the number of pages written."""
+        host = self._host_address(addr, len(data))
+        if host is None:
+            raise MemoryAccessError(addr, len(data))
+        if ctypes.string_at(host, len(data)) == data:
+            return 0
+        written = 0
+        for offset in range(0, len(data), PAGE):
+            chunk = data[offset:offset + PAGE]
+            if ctypes.string_at(host + offset, len(chunk)) != chunk:
+                ctypes.memmove(host + offset, chunk, len(chunk))
+                self._uc.ctl_remove_cache(addr + offset, addr + offset + len(chunk))
+                written += 1
+        return written
+
+    def pieces(self) -> list[tuple[int, int]]:
+        """The mapped ranges as they were mapped (map() calls less what unmap() cut away)."""
+        return list(zip(self._starts, self._ends))
+
+    def unmap_all_but(self, below: int, keep: set[tuple[int, int]]) -> None:
+        """Unmap every piece under `below` except the ranges (start, end) in `keep`."""
+        doomed = [(s, e) for s, e in zip(self._starts, self._ends)
+                  if e <= below and (s, e) not in keep]
+        for start, end in doomed:
+            self.unmap(start, end - start)
+
     def release(self) -> None:
         """Give every host page back (after the Uc that used them was closed)."""
-        for start, end, host in zip(self._starts, self._ends, self._hosts):
-            host_pages.free(host, end - start)
-        self._starts, self._ends, self._hosts = [], [], []
+        _free_pieces(self._starts, self._ends, self._hosts)
         self._uc = None
 
     def resident_bytes(self) -> int:

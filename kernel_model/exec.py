@@ -33,31 +33,50 @@ def _perms(p: int) -> int:
             | (PROT_EXEC if p & PERM_X else 0))
 
 
-def map_segments(space: Space, image, name: bytes) -> int:
-    """Map every PT_LOAD (pages shared by two segments get the union of their permissions);
-    return the end of the highest segment (where the heap starts)."""
+def segment_areas(image) -> list[tuple[int, int, int]]:
+    """(start, end, perms) of the page runs the PT_LOADs cover, in address order: pages shared
+    by two segments get the union of their permissions, adjacent pages of equal permissions
+    form one area (as Linux's VMAs after binfmt_elf)."""
     page_perms: dict[int, int] = {}
     for seg in image.segments:
         for page in range(seg.vaddr & ~(PAGE - 1), page_up(seg.vaddr + seg.memsz), PAGE):
             page_perms[page] = page_perms.get(page, 0) | _perms(seg.perms)
-    run_start = prev = None
-    run_perms = 0
-    for page in sorted(page_perms) + [None]:
-        if page is not None and prev is not None and page == prev + PAGE and page_perms[page] == run_perms:
-            prev = page
-            continue
-        if run_start is not None:
-            space.vm.map_area(run_start, prev + PAGE - run_start, run_perms, name=name)
-        if page is not None:
-            run_start = prev = page
-            run_perms = page_perms[page]
+    areas: list[list[int]] = []
+    for page in sorted(page_perms):
+        if areas and areas[-1][1] == page and areas[-1][2] == page_perms[page]:
+            areas[-1][1] = page + PAGE
+        else:
+            areas.append([page, page + PAGE, page_perms[page]])
+    return [tuple(area) for area in areas]
+
+
+def area_bytes(image, start: int, end: int) -> bytes:
+    """What the pages [start, end) hold after loading: file bytes, zeros elsewhere (bss)."""
+    out = bytearray(end - start)
     for seg in image.segments:
-        space.machine.mem.write(seg.vaddr, seg.data)   # bss stays zero: fresh pages are zeroed
+        lo, hi = max(seg.vaddr, start), min(seg.vaddr + len(seg.data), end)
+        if lo < hi:
+            out[lo - start:hi - start] = seg.data[lo - seg.vaddr:hi - seg.vaddr]
+    return bytes(out)
+
+
+def map_segments(space: Space, image, name: bytes) -> int:
+    """Map every PT_LOAD; return the end of the highest segment (where the heap starts). An
+    area a recycled Machine kept (kernel_model/space_pool.py: same range and permissions) is
+    synced instead of mapped, so that the code translated from it stays valid."""
+    for start, end, perms in segment_areas(image):
+        data = area_bytes(image, start, end)
+        kept = space.vm.vma_at(start)
+        if kept is not None and (kept.start, kept.end, kept.perms) == (start, end, perms):
+            space.machine.mem.sync(start, data)
+            space.vm.rename_area(kept, name=name)
+        else:
+            space.vm.map_area(start, end - start, perms, name=name, data=data)
     return max(seg.vaddr + seg.memsz for seg in image.segments)
 
 
 def build_program(data: bytes, exe_path: bytes, argv: list[bytes], envp: list[bytes], *,
-                  seed: int, exec_count: int, memory_limit: int) -> ProgramImage:
+                  seed: int, exec_count: int, memory_limit: int, pool=None) -> ProgramImage:
     """Raises GuestErrno(ENOEXEC/E2BIG/ENOMEM) for what execve would refuse."""
     if sum(len(a) + 1 for a in argv + envp) > MAX_ARG_BYTES:
         raise GuestErrno(E.E2BIG)
@@ -65,7 +84,22 @@ def build_program(data: bytes, exe_path: bytes, argv: list[bytes], envp: list[by
         image = load_elf(data, exe_path.decode(errors="replace"))
     except LoaderError as e:
         raise GuestErrno(E.ENOEXEC, str(e)) from None
-    space = Space(image.arch, memory_limit=memory_limit)
+    recycled = None
+    if pool is not None:
+        recycled = pool.take(image.arch, code_areas_of(segment_areas(image)))
+    space = Space(image.arch, memory_limit=memory_limit, recycled=recycled)
+    try:
+        return _build_in(space, image, exe_path, argv, envp, seed, exec_count)
+    except BaseException:
+        space.release()             # the new image is dropped whole: a failed exec changes nothing
+        raise
+
+
+def code_areas_of(areas) -> tuple:
+    return tuple(area for area in areas if area[2] & PROT_EXEC)
+
+
+def _build_in(space, image, exe_path, argv, envp, seed, exec_count) -> ProgramImage:
     end = map_segments(space, image, exe_path)
     space.vm.set_brk_start(end)
     lay = space.layout

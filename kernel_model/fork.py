@@ -15,6 +15,7 @@ from .errno import GuestErrno
 from .gdt import descriptor
 from .proc import Process, Thread
 from .space import Space
+from .space_pool import code_areas
 
 CSIGNAL = 0x000000FF
 CLONE_VM, CLONE_FS, CLONE_FILES, CLONE_SIGHAND = 0x100, 0x200, 0x400, 0x800
@@ -25,20 +26,37 @@ CLONE_UNTRACED, CLONE_CHILD_SETTID, CLONE_IO = 0x800000, 0x1000000, 0x80000000
 NAMESPACE_FLAGS = 0x7E020000 & ~CLONE_NEWNS | CLONE_NEWNS     # CLONE_NEW*: not supported
 
 
-def copy_space(parent: Space, memory_limit: int) -> Space:
-    """A new address space with a copy of every user mapping and the TLS descriptors."""
-    child = Space(parent.arch, memory_limit=memory_limit)
-    for vma in parent.vm.vmas:
-        child.vm.map_area(vma.start, vma.end - vma.start, vma.perms, name=vma.name,
-                          offset=vma.offset, shared=vma.shared)
-        # Only the pages the parent touched are copied (emu/host_pages.py): a fork of a shell
-        # with an 8 MiB stack copies the few pages of it in use.
-        child.machine.mem.copy_from(parent.machine.mem, vma.start, vma.end - vma.start)
+def copy_space(parent: Space, memory_limit: int, pool=None) -> Space:
+    """A new address space with a copy of every user mapping and the TLS descriptors. A
+    Machine from the pool (space_pool.py) with the parent's text areas keeps its translations
+    of the pages that are the same in the parent."""
+    recycled = pool.take(parent.arch, code_areas(parent.vm.vmas)) if pool is not None else None
+    child = Space(parent.arch, memory_limit=memory_limit, recycled=recycled)
+    try:
+        _copy_areas(parent, child)
+    except BaseException:
+        child.release()
+        raise
     child.vm.brk_start, child.vm.brk_end = parent.vm.brk_start, parent.vm.brk_end
     for index, desc in enumerate(parent.gdt.entries):
         if desc != child.gdt.entries[index]:
             child.gdt.set_entry(index, desc)
     return child
+
+
+def _copy_areas(parent: Space, child: Space) -> None:
+    for vma in parent.vm.vmas:
+        size = vma.end - vma.start
+        kept = child.vm.vma_at(vma.start)
+        if kept is not None and (kept.start, kept.end, kept.perms) == (vma.start, vma.end, vma.perms):
+            child.machine.mem.sync(vma.start, parent.machine.mem.read(vma.start, size))
+            child.vm.rename_area(kept, name=vma.name, offset=vma.offset, shared=vma.shared)
+            continue
+        child.vm.map_area(vma.start, size, vma.perms, name=vma.name, offset=vma.offset,
+                          shared=vma.shared)
+        # Only the pages the parent touched are copied (emu/host_pages.py): a fork of a shell
+        # with an 8 MiB stack copies the few pages of it in use.
+        child.machine.mem.copy_from(parent.machine.mem, vma.start, size)
 
 
 def clone_registers(parent_thread: Thread, child_space: Space, *, stack: int = 0, tweak=None):
@@ -104,7 +122,8 @@ def do_clone(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid: in
 
 def _new_process(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid: int, tls: int) -> int:
     parent = ctx.proc
-    space = parent.space if flags & CLONE_VM else copy_space(parent.space, kernel.config.memory_limit)
+    space = parent.space if flags & CLONE_VM else copy_space(parent.space, kernel.config.memory_limit,
+                                                                 kernel.space_pool)
     pid = kernel.allocate_pid()
     child = Process(pid=pid, ppid=parent.pid, space=space,
                     fds=parent.fds if flags & CLONE_FILES else parent.fds.copy(),

@@ -25,6 +25,7 @@ from .itimer import IntervalTimers
 from .proc import INIT_PID, RUNNABLE, ZOMBIE, Process, Thread
 from .sched import DEFAULT_QUANTUM, TRACER_STOP, Scheduler
 from .signal import Signals, status_for_sigchld
+from .space_pool import POOL_SIZE, SpacePool
 from .signals import name as signal_name
 from .syscalls.dispatch import SyscallDispatcher
 from .vectors import install_vectors
@@ -68,6 +69,7 @@ class KernelConfig:
     quantum: int = DEFAULT_QUANTUM
     max_tasks: int = 256          # processes + threads alive at once (fork bombs get EAGAIN)
     max_insns: int = 0            # 0: no instruction budget
+    space_pool: int = POOL_SIZE   # released Machines kept for their translated code (0: none)
 
 
 class Kernel:
@@ -87,6 +89,7 @@ class Kernel:
         self.processes: dict[int, Process] = {}
         self.reaped_count = 0
         self._releasing: list = []        # spaces nobody uses, freed once no Machine runs
+        self.space_pool = SpacePool(config.space_pool)    # released Machines kept for their code
         self.next_pid = FIRST_PID
         self.exec_count = 0
         self.current: Thread | None = None
@@ -161,7 +164,8 @@ class Kernel:
         while self._releasing:
             space = self._releasing.pop(0)
             self.debug.space_released(space)
-            space.release()
+            if not self.space_pool.keep(space):
+                space.release()
             space.vm.vmas = []            # a zombie's /proc/PID/maps is empty, as on Linux
 
     def add_process(self, proc: Process, thread: Thread) -> None:
@@ -217,7 +221,7 @@ class Kernel:
         self.exec_count += 1
         program = build_program(data, self.fs.realpath(path, proc.cwd, view), argv, envp,
                                 seed=self.config.seed, exec_count=self.exec_count,
-                                memory_limit=self.config.memory_limit)
+                                memory_limit=self.config.memory_limit, pool=self.space_pool)
         program.argv = list(argv)
         return program
 
@@ -246,6 +250,12 @@ class Kernel:
     # ---- the run loop ----------------------------------------------------------------------
     def run(self, proc: Process) -> int:
         """Run until every process has exited; return the first process's wait status."""
+        try:
+            return self._run(proc)
+        finally:
+            self.space_pool.close()
+
+    def _run(self, proc: Process) -> int:
         preempted = False
         while True:
             if preempted:

@@ -31,24 +31,25 @@ _SERIALS = itertools.count(1)
 
 
 class Space:
-    def __init__(self, arch: str, *, memory_limit: int = 4 << 30):
+    def __init__(self, arch: str, *, memory_limit: int = 4 << 30, recycled=None):
+        """A new address space: a new Machine, or `recycled`, a RecycledMachine of the pool
+        (kernel_model/space_pool.py) whose kernel region and kept code areas are in place."""
         self.serial = next(_SERIALS)
         self.released = False
-        self.machine = Machine(arch)
+        self.machine = recycled.machine if recycled is not None else Machine(arch)
         self.arch = arch
         self.layout = LAYOUTS[arch]
         self.selectors = SELECTORS[arch]
         self.vm = AddressSpace(self.machine, self.layout, memory_limit=memory_limit)
         lay = self.layout
-        self.machine.mem.map(lay.kernel_base, lay.kstacks - lay.kernel_base, PROT_READ)
-        self.machine.mem.protect(lay.stubs, 4 * PAGE, PROT_READ | PROT_EXEC)   # ring-0 entry stubs
-        # Kernel stacks: writable. Unicorn has no U/S page bit, so ring 3 could reach them in
-        # any case.
-        self.machine.mem.map(lay.kstacks, lay.kstack_pages * PAGE, PROT_READ | PROT_WRITE)
+        self._iret = IRET32 if self.machine.arch.bits == 32 else IRET64
+        if recycled is None:
+            self._map_kernel_region()
+        else:
+            for vma in recycled.kept:
+                self.vm.adopt_area(vma)
         self.gdt = Gdt(self.machine, lay.gdt, arch)
         self.idt = Idt(self.machine, lay.idt, lay.stubs, self.selectors.kernel_cs)
-        self._iret = IRET32 if self.machine.arch.bits == 32 else IRET64
-        self.machine.mem.write(lay.stubs, self._iret * (PAGE * 4 // len(self._iret)))
         self.current_kstack_top = self.kstack_top(0)
         self.traps = TrapDispatcher(self.machine, self.idt, lambda: self.current_kstack_top)
         self.machine.trap_handler = self.traps.dispatch
@@ -57,6 +58,24 @@ class Space:
         self._abi_registers: dict = {}
         self.syscall_registers = tuple(self.machine.raw_register(r) for r in ("rcx", "r11", "rflags")) \
             if self.machine.arch.bits == 64 else ()
+
+    def _map_kernel_region(self) -> None:
+        lay = self.layout
+        self.machine.mem.map(lay.kernel_base, lay.kstacks - lay.kernel_base, PROT_READ)
+        self.machine.mem.protect(lay.stubs, 4 * PAGE, PROT_READ | PROT_EXEC)   # ring-0 entry stubs
+        # Kernel stacks: writable. Unicorn has no U/S page bit, so ring 3 could reach them in
+        # any case.
+        self.machine.mem.map(lay.kstacks, lay.kstack_pages * PAGE, PROT_READ | PROT_WRITE)
+        self.machine.mem.write(lay.stubs, self._iret * (PAGE * 4 // len(self._iret)))
+
+    def give_up_machine(self):
+        """Released, its Machine handed to the pool instead of closed (space_pool.py)."""
+        machine = self.machine
+        self.released = True
+        self._abi_registers = {}
+        self.syscall_registers = ()
+        self.machine = None
+        return machine
 
     def release(self) -> None:
         """Give the memory and the emulator back (a zombie's space, an image replaced by exec).
@@ -102,4 +121,4 @@ class Space:
         base = kstack_top - len(raw)
         m.mem.write(base, raw)
         m.sp = base
-        m.run(self.layout.stubs, count=1)
+        m.run(self.layout.stubs, until=pc)      # the iret, and nothing of the program

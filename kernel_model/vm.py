@@ -101,6 +101,15 @@ class AddressSpace:
         self._insert(Vma(start, end, perms & PROT_MASK, name, offset, shared))
         return start
 
+    def adopt_area(self, vma: Vma) -> None:
+        """Record an area whose pages are already mapped in the Machine (a recycled Machine's
+        kept code: kernel_model/space_pool.py)."""
+        self._insert(vma)
+
+    def rename_area(self, vma: Vma, **changes) -> None:
+        self.vmas.remove(vma)
+        self._insert(replace(vma, **changes))
+
     def _insert(self, vma: Vma) -> None:
         bisect.insort(self.vmas, vma, key=lambda v: v.start)
 
