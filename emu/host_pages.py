@@ -34,6 +34,10 @@ _libc.mincore.restype = ctypes.c_int
 _libc.mincore.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p)
 
 
+_libc.memcmp.restype = ctypes.c_int
+_libc.memcmp.argtypes = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t)
+
+
 class HostMemoryError(OSError):
     """The host refused a mapping (address space or memory exhausted)."""
 
@@ -72,3 +76,11 @@ def copy(destination: int, source: int, size: int) -> None:
     """Copy the touched pages of [source, source+size) to destination (a fresh, zero range)."""
     for offset, length in touched_runs(source, size):
         ctypes.memmove(destination + offset, source + offset, length)
+
+
+def equal(address: int, other, size: int) -> bool:
+    """Whether host [address, address+size) holds the same bytes as `other` (a host address,
+    or a bytes object): memcmp, without copying either side into a Python object."""
+    if isinstance(other, bytes):
+        other = ctypes.cast(ctypes.c_char_p(other), ctypes.c_void_p).value
+    return _libc.memcmp(address, other, size) == 0

@@ -38,6 +38,8 @@ _ALWAYS_SOFTWARE = frozenset({3, 4})
 
 # An address the guest can never execute: emu_start's `until` must not be reachable, and it
 # must not sit inside hot code (UNICORN_FACTS.md: the TB covering until-1 is re-translated).
+# Runs without a count that keep Unicorn's counting hook after a run with one (run()).
+STICKY_RUNS = 64
 _NEVER_EXECUTED = {32: 0xFFFF_F000, 64: 0xFFFF_8000_0000_0000 - PAGE}
 
 
@@ -62,6 +64,8 @@ class Machine:
         self.icount = None                # InstructionClock once a tool asked for counts (icount.py)
         self._counter = None              # live view of Unicorn's counter for the current run
         self._running = False
+        self._count_hook = False          # Unicorn's counting hook is installed (run())
+        self._sticky_runs = 0             # runs without a count that keep it (run())
         # EIP/RIP, CS and the general registers of the live CPU state (cpu_state.py): plain
         # loads where the layout is confirmed. A store to `eip` only counts right after an
         # interrupt hook; every other register write goes through uc_reg_write.
@@ -228,7 +232,10 @@ class Machine:
         self._exit = None
         self._fault = None
         # A counting Machine always runs with a budget: Unicorn counts only then (icount.py).
-        budget = count or (UNLIMITED if self.icount is not None else 0)
+        budget = count or self._unlimited_budget()
+        self._count_hook = budget > 0     # Unicorn adds its counting hook, or drops it
+        if count:
+            self._sticky_runs = STICKY_RUNS
         if until is not None:
             # Unicorn checks the end address only when it translates a block: a block already
             # translated at `until` (a recycled Machine ran this program) would run on.
@@ -242,6 +249,25 @@ class Machine:
                 # The block at `until` was translated as "stop here" (Unicorn checks the run's
                 # end address when it translates a block); drop it before a run that passes.
                 self.uc.ctl_remove_cache(until, until + 1)
+
+    def _unlimited_budget(self) -> int:
+        """The budget of a run without a count: 0 (no counting hook) or UNLIMITED (keep it).
+
+        A counting Machine always runs with a budget: Unicorn counts only then (icount.py).
+        Otherwise: Unicorn installs its counting hook for a run with a budget and, when a
+        later run has none, removes it and flushes every translated block (uc.c uc_emu_start:
+        "we have to drop all translated blocks"). The scheduler gives a thread a quantum while
+        another is runnable and lets it run free when it is alone: a shell that forks a command
+        ran with a quantum until it waited, then without, and re-translated its code for every
+        command (~1000 blocks, ~5 ms). So once the hook is there it stays for the next
+        STICKY_RUNS runs without a count (each instruction pays the hook: ~1.6x on hot code),
+        and is dropped, with the one flush, only when the Machine has run alone that long."""
+        if self.icount is not None:
+            return UNLIMITED
+        if self._count_hook and self._sticky_runs > 0:
+            self._sticky_runs -= 1
+            return UNLIMITED
+        return 0
 
     def _run(self, begin: int, count: int, budget: int, until: int | None = None) -> exits.Exit:
         try:

@@ -195,17 +195,28 @@ class Memory:
         """Make guest [addr, addr+len(data)) (mapped, one piece) hold `data`, writing only the
         pages that differ, so that the translated code of the others stays valid (a recycled
         Machine's text: kernel_model/space_pool.py). Returns the number of pages written."""
-        host = self._host_address(addr, len(data))
+        source = ctypes.cast(ctypes.c_char_p(data), ctypes.c_void_p).value
+        return self._sync(addr, source, len(data))
+
+    def sync_from(self, other: "Memory", addr: int, size: int) -> int:
+        """sync() with the bytes `other` holds at the same range (a fork's recycled text)."""
+        source = other._host_address(addr, size)
+        if source is None:
+            raise MemoryAccessError(addr, size)
+        return self._sync(addr, source, size)
+
+    def _sync(self, addr: int, source: int, size: int) -> int:
+        host = self._host_address(addr, size)
         if host is None:
-            raise MemoryAccessError(addr, len(data))
-        if ctypes.string_at(host, len(data)) == data:
+            raise MemoryAccessError(addr, size)
+        if host_pages.equal(host, source, size):
             return 0
         written = 0
-        for offset in range(0, len(data), PAGE):
-            chunk = data[offset:offset + PAGE]
-            if ctypes.string_at(host + offset, len(chunk)) != chunk:
-                ctypes.memmove(host + offset, chunk, len(chunk))
-                self._uc.ctl_remove_cache(addr + offset, addr + offset + len(chunk))
+        for offset in range(0, size, PAGE):
+            length = min(PAGE, size - offset)
+            if not host_pages.equal(host + offset, source + offset, length):
+                ctypes.memmove(host + offset, source + offset, length)
+                self._uc.ctl_remove_cache(addr + offset, addr + offset + length)
                 written += 1
         return written
 

@@ -4,6 +4,7 @@ Like Linux's fs/binfmt_elf.c load_elf_binary, the new image is built completely 
 before anything of the caller changes; only `commit_exec` replaces the caller's image, so a
 failed exec leaves the caller intact.
 """
+import functools
 import hashlib
 
 from loader.elf import load_elf
@@ -60,12 +61,26 @@ def area_bytes(image, start: int, end: int) -> bytes:
     return bytes(out)
 
 
+@functools.lru_cache(maxsize=8)
+def load_plan(segments) -> tuple[tuple[int, int, int, bytes], ...]:
+    """(start, end, perms, bytes) of each area of an image's segments. The loader hands out
+    the same segments for the same file (loader/elf.py), so a shell loop execing one binary
+    plans it once; the bytes' hashes are cached by Python, so the lookup is cheap."""
+    image = _Segments(segments)
+    return tuple((start, end, perms, area_bytes(image, start, end))
+                 for start, end, perms in segment_areas(image))
+
+
+class _Segments:
+    def __init__(self, segments):
+        self.segments = segments
+
+
 def map_segments(space: Space, image, name: bytes) -> int:
     """Map every PT_LOAD; return the end of the highest segment (where the heap starts). An
     area a recycled Machine kept (kernel_model/space_pool.py: same range and permissions) is
     synced instead of mapped, so that the code translated from it stays valid."""
-    for start, end, perms in segment_areas(image):
-        data = area_bytes(image, start, end)
+    for start, end, perms, data in load_plan(tuple(image.segments)):
         kept = space.vm.vma_at(start)
         if kept is not None and (kept.start, kept.end, kept.perms) == (start, end, perms):
             space.machine.mem.sync(start, data)
@@ -86,7 +101,7 @@ def build_program(data: bytes, exe_path: bytes, argv: list[bytes], envp: list[by
         raise GuestErrno(E.ENOEXEC, str(e)) from None
     recycled = None
     if pool is not None:
-        recycled = pool.take(image.arch, code_areas_of(segment_areas(image)))
+        recycled = pool.take(image.arch, code_areas_of(load_plan(tuple(image.segments))))
     space = Space(image.arch, memory_limit=memory_limit, recycled=recycled)
     try:
         return _build_in(space, image, exe_path, argv, envp, seed, exec_count)
@@ -96,7 +111,7 @@ def build_program(data: bytes, exe_path: bytes, argv: list[bytes], envp: list[by
 
 
 def code_areas_of(areas) -> tuple:
-    return tuple(area for area in areas if area[2] & PROT_EXEC)
+    return tuple(area[:3] for area in areas if area[2] & PROT_EXEC)
 
 
 def _build_in(space, image, exe_path, argv, envp, seed, exec_count) -> ProgramImage:

@@ -49,7 +49,7 @@ def _copy_areas(parent: Space, child: Space) -> None:
         size = vma.end - vma.start
         kept = child.vm.vma_at(vma.start)
         if kept is not None and (kept.start, kept.end, kept.perms) == (vma.start, vma.end, vma.perms):
-            child.machine.mem.sync(vma.start, parent.machine.mem.read(vma.start, size))
+            child.machine.mem.sync_from(parent.machine.mem, vma.start, size)
             child.vm.rename_area(kept, name=vma.name, offset=vma.offset, shared=vma.shared)
             continue
         child.vm.map_area(vma.start, size, vma.perms, name=vma.name, offset=vma.offset,

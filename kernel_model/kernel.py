@@ -203,15 +203,18 @@ class Kernel:
         view = fs_view(proc)
         f = self.fs.open(path, O_RDONLY, 0, proc.cwd, view)
         try:
-            if (f.stat().mode & 0o170000) != 0o100000:
+            st = f.stat()
+            if (st.mode & 0o170000) != 0o100000:
                 raise GuestErrno(E.EACCES)
             self.fs.access(path, proc.cwd, view, 1)          # X_OK
-            chunks = []
-            while chunk := f.read(1 << 20):
+            # One read of the whole file (2 MB of busybox in 1 MB chunks joined cost ~1 ms
+            # an exec), then chunks only if the file grew meanwhile.
+            chunks = [f.read(st.size + 1)]
+            while chunks[-1] and (chunk := f.read(1 << 20)):
                 chunks.append(chunk)
         finally:
             f.close()
-        data = b"".join(chunks)
+        data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
         if data.startswith(b"#!"):
             if depth >= MAX_INTERPRETER_DEPTH:
                 raise GuestErrno(E.ELOOP)
