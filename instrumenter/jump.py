@@ -342,6 +342,8 @@ class JumpProbes:
         owner = self.owners.get(space.serial)
         if owner is not None:
             self.forget(owner[1], exited=True, only=space)
+        self.expected.pop(space.serial, None)       # planned for a space no jump was put in
+        self.data.pop(space.serial, None)
 
     def forget(self, process, *, exited: bool, only=None) -> None:
         """exec (the old space is gone) or exit: collect what the old spaces counted, then
