@@ -4,11 +4,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench import dd_bs1, fib_speed, i386_arith, probe_rate, startup, syscall_overhead  # noqa: E402
+from bench import (dd_bs1, fib_speed, fork_exec, i386_arith, probe_rate, startup,  # noqa: E402
+                   syscall_overhead)
 
 
 def main() -> None:
-    for module in (startup, fib_speed, syscall_overhead, dd_bs1, i386_arith, probe_rate):
+    for module in (startup, fib_speed, syscall_overhead, dd_bs1, fork_exec, i386_arith,
+                   probe_rate):
         print(f"== {module.__name__.split('.')[-1]}: {module.__doc__.strip().splitlines()[0]}")
         for line in module.run():
             print("  " + line, flush=True)
