@@ -9,6 +9,9 @@ The Machine reports events through callbacks that the kernel installs:
   breakpoint_redirect(pc) -> int|None  asked first about every int3: an IP means the trap is
                                        taken care of and the guest resumes there (the int3
                                        probe fast path, kernel_model/traps.py)
+  set_fast_interrupt(vector, fn)       fn(vector) -> bool|None is asked first about every
+                                       `int vector` (the frameless system call,
+                                       kernel_model/traps.py): None sends it to trap_handler
 `pc` is the architectural saved IP: after the instruction for traps (int3, int n, syscall),
 at the instruction for faults (Intel SDM Vol. 3A, 6.5). A handler returns True to let the
 guest continue inside the same run, False to end `run()` with an Exit describing the event.
@@ -51,6 +54,7 @@ class Machine:
         self.trap_handler = None
         self.syscall_handler = None
         self.breakpoint_redirect = None
+        self._fast_vector, self._fast_interrupt = -1, None    # set_fast_interrupt
         self._exit: exits.Exit | None = None
         self._fault: tuple | None = None
         self._in_syscall_hook = False
@@ -100,6 +104,7 @@ class Machine:
         self.uc.context_restore(self._pristine)
         self.icount = self._counter = None
         self.trap_handler = self.syscall_handler = self.breakpoint_redirect = None
+        self._fast_vector, self._fast_interrupt = -1, None
 
     def close(self) -> None:
         """Free the emulator instance and every page of guest memory now, not when the garbage
@@ -117,6 +122,7 @@ class Machine:
         self._readers = {}
         self._raw_hooks = []
         self.trap_handler = self.syscall_handler = self.breakpoint_redirect = None
+        self._fast_vector, self._fast_interrupt = -1, None
 
     @property
     def closed(self) -> bool:
@@ -360,6 +366,15 @@ class Machine:
         self._finish(exits.Exit(exits.TRAP, address, vector=6))
 
     # ---- hooks -----------------------------------------------------------------------------
+    def set_fast_interrupt(self, vector: int, handler) -> None:
+        """Offer every `int vector` to `handler(vector)` before trap_handler: True, the guest
+        goes on; False, the run ends with a TRAP exit for `vector`; None, trap_handler gets
+        it as any other interrupt. Only software interrupts use vectors >= 32 (Unicorn
+        delivers no external ones), so no CPU state needs reading to tell."""
+        if vector < 32:
+            raise MachineError(f"no fast path for exception vector {vector}")
+        self._fast_vector, self._fast_interrupt = vector, handler
+
     def _add_raw_interrupt_hook(self):
         """The interrupt hook, registered through uclib with a bare ctypes callback: every
         int3 probe hit and int 0x80 passes here, and the binding's wrapper costs ~1.6 µs of
@@ -387,6 +402,8 @@ class Machine:
                     self.software_interrupt = True
                     if self.trap_handler is None or not self.trap_handler(3, pc):
                         self._finish(exits.Exit(exits.TRAP, eip.value & pc_mask, vector=3))
+                elif vector == self._fast_vector and self._on_fast_interrupt(vector):
+                    return
                 else:
                     self._on_interrupt(uc, vector, None)
             except BaseException as error:        # noqa: B036 - re-raised by emu_start
@@ -401,6 +418,16 @@ class Machine:
         if status != UC_ERR_OK:
             raise MachineError(f"cannot add the interrupt hook: {UcError(status)}")
         return callback                  # kept referenced: Unicorn holds only the pointer
+
+    def _on_fast_interrupt(self, vector: int) -> bool:
+        """The fast path of `int vector` (set_fast_interrupt); False: not taken."""
+        self.software_interrupt = True
+        handled = self._fast_interrupt(vector)
+        if handled is None:
+            return False
+        if not handled:
+            self._finish(exits.Exit(exits.TRAP, self.raw_pc.read(), vector=vector))
+        return True
 
     def _on_interrupt(self, uc, vector, _user):
         pc = self.raw_pc.read()

@@ -25,6 +25,23 @@ the frame round trip is the identity on everything but the IP:
 The handler runs with the same live registers either way (the full path does not change them
 before calling it). tests/unit/instrumenter/test_trampoline_fastpath.py checks the two paths
 end in the same state.
+
+Frameless system calls (the fast path of every `int 0x80`). The same argument holds for the
+syscall vector: `int 0x80` from ring 3 through a present DPL-3 gate pushes SS, ESP, EFLAGS,
+CS, EIP (SS:RSP always in 64-bit mode, after aligning RSP: SDM 6.14.2) on the kernel stack, and
+IRET pops them back; the system-call handler reads its number and arguments from the live
+registers and writes its result into eax, none of which the frame holds. So for a call that
+does nothing to the frame, the round trip is the identity on everything but memory dead
+between traps, and the handler may run with no frame at all (`set_frameless_handler`):
+`handler(None)` gives True (done, the guest goes on), False (done, the run loop takes over) or
+None, before doing anything, to send this call through the full path. The calls that do touch
+the frame say so by being taken outside the hook (execve, fork/vfork/clone, exit, sigreturn:
+`outside_hook` in syscalls/registry.py, dispatched later through `dispatch` with a frame);
+a call that must be restarted rewinds the live EIP instead of the frame's (the same value
+once IRET would have run); signals are delivered by the run loop after the call, from the live
+registers either way. The frameless path is taken only from ring 3 and while the gate is the
+one registered (a tool that puts its own handler on the vector gets every call with a frame).
+tests/unit/kernel/test_frameless_syscalls.py checks that both paths end in the same state.
 """
 from . import idt as vectors
 from .errors import KernelPanic
@@ -33,6 +50,7 @@ from .trapframe import TrapFrame
 
 class TrapDispatcher:
     fast_breakpoints = True     # False: every int3 takes the full path (the equivalence tests)
+    frameless_calls = True      # False: every int 0x80 takes the full path (the same tests)
 
     def __init__(self, machine, idt, kernel_stack_top):
         """`kernel_stack_top()` gives the top of the current thread's kernel stack."""
@@ -49,6 +67,8 @@ class TrapDispatcher:
         self._cs = machine.cpu_state.cs           # the redirect's ring check, once per hit
         # address of an int3 -> (redirect() -> new IP, the #BP gate it stands in for)
         self._redirects: dict[int, tuple] = {}
+        # the syscall vector's handler without a frame, and the gate it stands in for
+        self._frameless = self._frameless_gate = None
 
     # ---- breakpoint redirects (see the module docstring) -----------------------------------
     def set_breakpoint_redirect(self, address: int, redirect) -> None:
@@ -75,6 +95,25 @@ class TrapDispatcher:
         if self._cs.value & 3 != 3 or self.idt.gate(vectors.BP) is not gate:
             return None
         return redirect()
+
+    # ---- frameless system calls (see the module docstring) --------------------------------
+    def set_frameless_handler(self, vector: int, handler) -> None:
+        """Let the Machine hand every `int vector` from ring 3 to `handler(None)` while the
+        gate of `vector` is the present DPL-3 one it is now (the Idt decodes a new Gate on
+        every set_gate, so identity is the check)."""
+        gate = self.idt.gate(vector)
+        if self.idt.handler_for(vector) is None or gate.dpl != 3:
+            raise KernelPanic(f"frameless handler without a user-callable gate for {vector:#x}")
+        self._frameless, self._frameless_gate = handler, gate
+        self.machine.set_fast_interrupt(vector, self._frameless_call)
+
+    def _frameless_call(self, vector: int):
+        """True/False: the call was handled without a frame (False ends the run); None:
+        deliver it through the IDT."""
+        if not self.frameless_calls or self._cs.value & 3 != 3 \
+                or self.idt.gate(vector) is not self._frameless_gate:
+            return None
+        return self._frameless(None)
 
     def dispatch(self, vector: int, pc: int, *, error_code: int | None = None,
                  fault_address: int | None = None, software: bool | None = None):
