@@ -154,3 +154,28 @@ def test_write_to_non_code_page_keeps_code_translations(arch):
     m.mem.write(CODE, asm("mov eax, 7", arch))     # read-only to the guest, not to the host
     m.run(CODE)
     assert m.reg(ax(arch)) == 7
+
+
+def test_reads_and_writes_follow_pieces_that_unmap_cut(m):
+    """Each piece of host pages has its own memoryview (emu/memory.py): an unmap that cuts a
+    piece must leave views of exactly the parts that stay, at the right host pages."""
+    m.mem.map(0x40000, 4 * PAGE, RW)
+    for page in range(4):
+        m.mem.write(0x40000 + page * PAGE, bytes([page + 1]) * PAGE)
+    m.mem.unmap(0x41000, 2 * PAGE)
+    assert m.mem.read(0x40FFF, 1) == b"\x01" and m.mem.read(0x43000, 2) == b"\x04\x04"
+    m.mem.write(0x40FFE, bytearray(b"ab"))
+    m.mem.write(0x43000, memoryview(b"cd"))
+    assert bytes(m.uc.mem_read(0x40FFE, 2)) == b"ab"          # Unicorn sees the same pages
+    assert bytes(m.uc.mem_read(0x43000, 2)) == b"cd"
+    with pytest.raises(MemoryAccessError):
+        m.mem.read(0x40FFF, 2)                                  # runs into the hole
+    with pytest.raises(MemoryAccessError):
+        m.mem.write(0x42FFF, b"xy")
+
+
+def test_no_view_outlives_the_host_pages(m):
+    m.mem.map(0x40000, 2 * PAGE, RW)
+    mem = m.mem
+    m.close()
+    assert mem._views == [] and mem._starts == []
