@@ -21,6 +21,7 @@ import ctypes
 from unicorn import (UC_ARCH_X86, UC_ERR_OK, UC_ERR_FETCH_PROT, UC_ERR_FETCH_UNMAPPED, UC_HOOK_CODE,
                      UC_HOOK_INSN, UC_HOOK_INSN_INVALID, UC_HOOK_INTR, Uc, UcError)
 from unicorn import x86_const as X
+from unicorn.unicorn_py3.arch.intel import HOOK_INSN_SYSCALL_CFUNC
 from unicorn.unicorn_py3.unicorn import HOOK_INTR_CFUNC, uc_hook_h, uclib
 
 from . import exits
@@ -89,7 +90,9 @@ class Machine:
         self._walker = PageWalker(self.uc, self.mem.perms_at, self._on_page_fault,
                                   bits=self.arch.bits)
         if self.arch.bits == 64:
-            self.uc.hook_add(UC_HOOK_INSN, self._on_syscall, None, 1, 0, X.UC_X86_INS_SYSCALL)
+            self._raw_hooks.append(self._add_raw_hook(
+                UC_HOOK_INSN, HOOK_INSN_SYSCALL_CFUNC, self._on_syscall,
+                ctypes.c_int(X.UC_X86_INS_SYSCALL)))
 
     # ---- lifetime ----------------------------------------------------------------------------
     def reset(self) -> None:
@@ -375,11 +378,24 @@ class Machine:
             raise MachineError(f"no fast path for exception vector {vector}")
         self._fast_vector, self._fast_interrupt = vector, handler
 
+    def _add_raw_hook(self, kind: int, prototype, callback, *extra):
+        """Register `callback` for hook `kind` through uclib with a bare ctypes function of
+        `prototype` (`extra`: the instruction of a UC_HOOK_INSN): on the paths of every probe
+        hit and system call, the binding's wrapper around a hook costs ~1.5 µs a call
+        (UNICORN_FACTS.md). The callback catches its own exceptions (_hook_failed): a
+        wrapper that did it would cost a call more on every event."""
+        uc = self.uc
+        function = prototype(callback)
+        handle = uc_hook_h()
+        status = uclib.uc_hook_add(uc._uch, ctypes.byref(handle), kind, function, None,
+                                   ctypes.c_uint64(1), ctypes.c_uint64(0), *extra)
+        if status != UC_ERR_OK:
+            raise MachineError(f"cannot add hook {kind}: {UcError(status)}")
+        return function                  # kept referenced: Unicorn holds only the pointer
+
     def _add_raw_interrupt_hook(self):
-        """The interrupt hook, registered through uclib with a bare ctypes callback: every
-        int3 probe hit and int 0x80 passes here, and the binding's wrapper costs ~1.6 µs of
-        the ~2.7 µs a hooked int3 takes (UNICORN_FACTS.md). Exceptions are handled as the
-        binding does: kept on the Uc (emu_start re-raises them) and the run stopped.
+        """The interrupt hook (a raw one: _add_raw_hook): every int3 probe hit and int 0x80
+        passes here.
 
         An int3 is offered to `breakpoint_redirect` first. The IP it gives is stored straight
         into the CPU state: cpu_exec looks for the next block there as soon as this hook
@@ -407,17 +423,9 @@ class Machine:
                 else:
                     self._on_interrupt(uc, vector, None)
             except BaseException as error:        # noqa: B036 - re-raised by emu_start
-                if uc._hook_exception is None:
-                    uc._hook_exception = error
-                uclib.uc_emu_stop(uc._uch)
+                self._hook_failed(error)
 
-        callback = HOOK_INTR_CFUNC(on_interrupt)
-        handle = uc_hook_h()
-        status = uclib.uc_hook_add(uc._uch, ctypes.byref(handle), UC_HOOK_INTR, callback, None,
-                                   ctypes.c_uint64(1), ctypes.c_uint64(0))
-        if status != UC_ERR_OK:
-            raise MachineError(f"cannot add the interrupt hook: {UcError(status)}")
-        return callback                  # kept referenced: Unicorn holds only the pointer
+        return self._add_raw_hook(UC_HOOK_INTR, HOOK_INTR_CFUNC, on_interrupt)
 
     def _on_fast_interrupt(self, vector: int) -> bool:
         """The fast path of `int vector` (set_fast_interrupt); False: not taken."""
@@ -452,15 +460,25 @@ class Machine:
         self._finish(exits.Exit(exits.TRAP, pc, vector=6))
         return True
 
-    def _on_syscall(self, uc, _user):
+    def _on_syscall(self, _handle, _user):
+        """The `syscall` instruction (a raw hook: _add_raw_hook)."""
         self._in_syscall_hook = True
         try:
             pc = self.pc
             handled = self.syscall_handler(pc) if self.syscall_handler else False
             if not handled:
                 self._finish(exits.Exit(exits.SYSCALL, self.pc))
+        except BaseException as error:            # noqa: B036 - re-raised by emu_start
+            self._hook_failed(error)
         finally:
             self._in_syscall_hook = False
+
+    def _hook_failed(self, error: BaseException) -> None:
+        """What the binding does with an exception raised in a hook: keep it on the Uc
+        (emu_start re-raises it, _run too) and stop the run."""
+        if self.uc._hook_exception is None:
+            self.uc._hook_exception = error
+        uclib.uc_emu_stop(self.uc._uch)
 
     def _on_page_fault(self, kind: str, unmapped: bool) -> None:
         """The page walker refused a read or write (tlb.py); Unicorn synced the PC to the
