@@ -94,6 +94,7 @@ class Kernel:
         self.exec_count = 0
         self.current: Thread | None = None
         self.in_hook = False
+        self._syscall_space = self._syscall_views = None     # _syscall_instruction
         self.messages: list[str] = []
         self.unimplemented: dict[str, int] = {}
         self._random_offset = 0
@@ -401,9 +402,15 @@ class Kernel:
         rcx and r11 are stored into the CPU state's views (what uc_reg_write does for a
         general register, without a uclib call each: this runs on every syscall)."""
         space = thread.process.space
-        views = space.machine.cpu_state
-        views.register("rcx").value = pc
-        views.register("r11").value = space.syscall_registers[2].read()
+        if space is not self._syscall_space:
+            views = space.machine.cpu_state
+            self._syscall_space = space
+            self._syscall_views = (views.register("rcx"), views.register("r11"),
+                                   space.syscall_registers[2])
+        rcx, r11, rflags = self._syscall_views
+        rcx.value = pc
+        # RFLAGS has no view: QEMU keeps the flags in pieces only its helpers assemble
+        r11.value = rflags.read()
         return self.syscalls.handle(thread, "x86_64", None, in_hook=in_hook)
 
     # ---- faults and death ------------------------------------------------------------------

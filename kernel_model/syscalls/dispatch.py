@@ -79,18 +79,20 @@ class Convention:
         self.registers = None
 
     def registers_of(self, space) -> tuple:
-        """(eax/rax: the number, then the result; the six argument registers; whether the
-        words must be cut to this ABI's width) for `space`'s Machine, each a view of the CPU
-        state with a settable `value` (cpu_state.py): a load or a store instead of a uclib
-        call, and for a general register a store is exactly what uc_reg_write does. Kept in
-        `registers` while `space` is the last one that called."""
+        """(eax/rax: the number, then the result; the argument registers by how many a call
+        takes, [n] being the first n; whether the words must be cut to this ABI's width) for
+        `space`'s Machine, each a view of the CPU state with a settable `value`
+        (cpu_state.py): a load or a store instead of a uclib call, and for a general register
+        a store is exactly what uc_reg_write does. Kept in `registers` while `space` is the
+        last one that called."""
         if space is not self.space:
             machine = space.machine
             names = space.syscall_abi_registers(self.abi)[0].names
             views = tuple(machine.cpu_state.register(name) for name in names)
             # int 0x80 from 64-bit code: the i386 ABI sees the low halves of the registers
             narrow = machine.arch.bits != self.bits
-            self.space, self.registers = space, (views[0], views[1:], narrow)
+            by_count = tuple(views[1:1 + n] for n in range(7))
+            self.space, self.registers = space, (views[0], by_count, narrow)
         return self.registers
 
 
@@ -117,7 +119,8 @@ class SyscallDispatcher:
         observed = tracer is not None or watchers
         # The arguments the implementation takes; all six when someone watches (strace and
         # the debug interface's events show them).
-        args = [r.value for r in (arg_registers if observed else arg_registers[:call.nargs])]
+        nargs = call.nargs
+        args = [r.value for r in arg_registers[6 if observed else nargs]]
         if narrow:
             args = [a & mask for a in args]
         kernel.clock.tick_syscall()
@@ -128,7 +131,7 @@ class SyscallDispatcher:
         pre = self._report_entry(tracer, watchers, ctx, call, args) if observed else None
         self._busy = True
         try:
-            result = call.fn(ctx, *args[:call.nargs])      # >= 0, or NO_RETURN
+            result = call.fn(ctx, *(args[:nargs] if observed else args))   # >= 0, or NO_RETURN
         except BrokenPipe as e:
             # Linux pipe_write: EPIPE, and SIGPIPE to the writer (send_sig(SIGPIPE, current)).
             kernel.signals.post(thread.process, SIGPIPE, thread=thread)
