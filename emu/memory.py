@@ -64,6 +64,7 @@ class Memory:
         # Sorted, non-overlapping (start, end) ranges that are executable: the write path
         # checks them to know when translations must be dropped.
         self._exec_starts: list[int] = []
+        self._stale = False               # the range tables need a rebuild (_refresh_ranges)
         self._exec_ends: list[int] = []
         # Every mapped range with its perms, as Unicorn holds them (regions()), sorted: the
         # page walker (tlb.py) asks perms_at() on every TLB miss.
@@ -99,7 +100,7 @@ class Memory:
         self._ends.insert(i, addr + size)
         self._hosts.insert(i, host)
         self._views.insert(i, _view(host, size))
-        self._refresh_ranges()
+        self._stale = True
 
     def unmap(self, addr: int, size: int) -> None:
         """Unmap whatever is mapped in [addr, addr+size); holes are fine (munmap semantics)."""
@@ -112,7 +113,7 @@ class Memory:
             self._cut(start, lo, hi)
             changed = True
         if changed:
-            self._refresh_ranges()
+            self._stale = True
 
     def _pieces_within(self, lo: int, hi: int) -> list[tuple[int, int]]:
         i = max(bisect.bisect_right(self._starts, lo) - 1, 0)
@@ -150,7 +151,7 @@ class Memory:
                 # the TLB afterwards, so a PROT_NONE guard page still faults on a read.
                 self._uc.ctl_remove_cache(lo, hi)
                 self._uc.mem_protect(lo, hi - lo, perms)
-        self._refresh_ranges()
+        self._stale = True
 
     def regions(self) -> list[tuple[int, int, int]]:
         """Mapped ranges as (start, end_exclusive, perms), sorted, adjacent equal ones merged."""
@@ -172,11 +173,16 @@ class Memory:
         return False
 
     def perms_at(self, addr: int) -> int | None:
+        if self._stale:
+            self._refresh_ranges()
         i = bisect.bisect_right(self._region_starts, addr) - 1
         return self._region_perms[i] if i >= 0 and addr < self._region_ends[i] else None
 
     def _refresh_ranges(self) -> None:
-        """After every map/unmap/protect: the tables that perms_at() and the write path read."""
+        """The tables that perms_at() and the write path read, rebuilt on first use after a
+        map/unmap/protect (`_stale`): a fork or an exec maps and unmaps a dozen areas in a
+        row, and each rebuild asks Unicorn for every region (~40 µs)."""
+        self._stale = False
         regions = self.regions()
         self._region_starts = [s for s, _, _ in regions]
         self._region_ends = [e for _, e, _ in regions]
@@ -284,6 +290,8 @@ class Memory:
             self._uc.ctl_remove_cache(addr, addr + size)
 
     def _touches_exec(self, lo: int, hi: int) -> bool:
+        if self._stale:
+            self._refresh_ranges()
         i = bisect.bisect_right(self._exec_starts, hi - 1) - 1
         return i >= 0 and self._exec_ends[i] > lo
 
