@@ -27,6 +27,12 @@ for _n in _GPR32 + ("eip", "eflags"):
     REGISTER_IDS[_n] = getattr(X, f"UC_X86_REG_{_n.upper()}")
 for _n in _GPR64 + ("rip", "rflags"):
     REGISTER_IDS[_n] = getattr(X, f"UC_X86_REG_{_n.upper()}")
+# The x87 and SSE state (emu/fpu.py): control/status/tag words, MXCSR, the stack and XMM registers.
+FPU_CONTROL = ("fpcw", "fpsw", "fptag", "mxcsr")
+X87_STACK = tuple(f"st{i}" for i in range(8))
+XMM = tuple(f"xmm{i}" for i in range(16))
+for _n in FPU_CONTROL + X87_STACK + XMM:
+    REGISTER_IDS[_n] = getattr(X, f"UC_X86_REG_{_n.upper()}")
 
 
 def gpr_names(arch: Arch) -> tuple[str, ...]:

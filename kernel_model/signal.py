@@ -10,6 +10,8 @@ A thread sleeping in a blocking call is woken by a deliverable signal. Its call 
 the syscall instruction (kernel_model/blocking.py); with SA_RESTART it runs again after the
 handler, otherwise it returns -EINTR — as do pause, sigsuspend and the sleeps in any case.
 """
+from emu.fpu import reset_fpu
+
 from . import errno as E
 from .proc import RUNNABLE, SLEEPING, STOPPED
 from .sigframe import (RT32_SIZE, RT64_SIZE, SF32_SIZE, SavedRegisters, build_frame32,
@@ -151,7 +153,11 @@ class Signals:
             return
         machine.mem.write(frame, raw)
         thread.saved_contexts = [c for c in thread.saved_contexts if c[0] > frame]
+        # The interrupted code's x87/SSE state (and its segments) stay with the kernel: Unicorn's
+        # context save copies the whole CPU state exactly, which is what Linux's fxsave/xsave area
+        # in the frame is for (copy_fpstate_to_sigframe); sigreturn restores it from here.
         thread.saved_contexts.append((frame, machine.save_context()))
+        reset_fpu(machine)          # the handler starts clean: fpu__clear_user_states (signal.c)
         for name, value in args.items():
             machine.set_reg(name, value)
         machine.sp = frame

@@ -6,6 +6,7 @@ Space with a copy of the memory.
 import itertools
 import struct
 
+from emu.fpu import reset_fpu
 from emu.machine import Machine
 
 from .gdt import SELECTORS, Gdt
@@ -122,3 +123,4 @@ class Space:
         m.mem.write(base, raw)
         m.sp = base
         m.run(self.layout.stubs, until=pc)      # the iret, and nothing of the program
+        reset_fpu(m)                            # execve's fpu_flush_thread (emu/fpu.py)
