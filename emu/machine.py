@@ -71,6 +71,7 @@ class Machine:
         self._running = False
         self._count_hook = False          # Unicorn's counting hook is installed (run())
         self._sticky_runs = 0             # runs without a count that keep it (run())
+        self.last_run_insns = 0           # instructions the last run() with a budget executed
         # EIP/RIP, CS and the general registers of the live CPU state (cpu_state.py): plain
         # loads where the layout is confirmed. A store to `eip` only counts right after an
         # interrupt hook; every other register write goes through uc_reg_write.
@@ -314,8 +315,15 @@ class Machine:
         """Add the finished run's instructions to the clock. A run ended by its budget shows
         budget + 1: the counting hook counted the next instruction, then stopped before it."""
         self._running = False
+        self.last_run_insns = min(self._run_counter().value, budget) if budget else 0
         if self.icount is not None and budget:
-            self.icount.total += min(self._counter.value, budget)
+            self.icount.total += self.last_run_insns
+
+    def _run_counter(self):
+        """Unicorn's counter of the current/last run (icount.py), whoever asked for counting."""
+        if self._counter is None:
+            return counter_of(self.uc)
+        return self._counter
 
     def stop(self) -> None:
         """Ask the current run() to return (exit kind STOPPED unless an event was recorded)."""

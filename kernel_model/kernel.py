@@ -291,7 +291,9 @@ class Kernel:
                 self.in_hook = False
             self._release_pending()
             if count:
-                self.insns_used += count            # a slice is charged whole: deterministic
+                # Charge what ran: a slice that a syscall, fork or fault ended early used only
+                # part of its count (Unicorn's exact, deterministic counter: emu/icount.py).
+                self.insns_used += machine.last_run_insns
             preempted = exit_.kind == exits.BUDGET
             if preempted:
                 self.clock.advance(count)           # virtual time: 1 ns per guest instruction

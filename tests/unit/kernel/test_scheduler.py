@@ -57,3 +57,26 @@ def test_sleep_passes_virtual_time_only(tmp_path, arch):
     status = kernel.run(proc)
     assert status == 0
     assert kernel.clock.monotonic_ns() - before >= 5 * 10**9
+
+
+# 100 sched_yield calls, then exit(0): each call ends the thread's slice.
+YIELDS = {
+    "i386": "mov esi, 100; again: mov eax, 158; int 0x80; dec esi; jnz again; "
+            "xor ebx, ebx; mov eax, 1; int 0x80",
+    "x86_64": "mov r12d, 100; again: mov eax, 24; syscall; dec r12d; jnz again; "
+              "xor edi, edi; mov eax, 60; syscall",
+}
+
+
+def test_instruction_budget_charges_what_ran(tmp_path, arch):
+    """A slice ended early (here by sched_yield) is charged the instructions it ran, not its
+    whole count: exactly, the same on every run."""
+    used = []
+    for _ in range(2):
+        kernel, proc = kernel_for(tmp_path, arch, YIELDS[arch], max_insns=1_000_000)
+        assert kernel.run(proc) == 0
+        used.append(kernel.insns_used)
+    assert used == [404, 404]       # 1 + 100 * (mov, syscall, dec, jnz) + xor, mov, syscall
+    kernel, proc = kernel_for(tmp_path, arch, YIELDS[arch], max_insns=200)
+    with pytest.raises(InstructionBudgetExceeded, match="200"):
+        kernel.run(proc)
