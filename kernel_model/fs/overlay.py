@@ -25,6 +25,7 @@ from .hostfs import HostContext, HostDir, HostFile, HostFileReader, HostNode, Ho
 from .inodes import InodeTable
 from .node import Node
 from .records import Meta, StatResult, new_meta
+from .sparse import SparseData
 
 
 @dataclass
@@ -99,7 +100,7 @@ class OverlayFile(OverlayNode):
     def __init__(self, ctx: OverlayContext, meta: Meta, lower: HostFile | None):
         super().__init__(ctx, meta)
         self.lower = lower
-        self.data: bytearray | None = None if lower is not None else bytearray()
+        self.data: SparseData | None = None if lower is not None else SparseData()
         self._lower_size = lower.first_stat.st_size if lower is not None else 0
         self._opens = 0                           # open file descriptions of this inode
         self._reader: HostFileReader | None = None  # the lower file, open while _opens > 0
@@ -125,22 +126,18 @@ class OverlayFile(OverlayNode):
     def read_at(self, offset: int, n: int) -> bytes:
         if self.data is None:
             return (self._reader or self.lower).read_at(offset, n)
-        return bytes(self.data[offset:offset + n])
+        return self.data.read(offset, n)
 
     def write_at(self, offset: int, data: bytes) -> int:
         if not data:
             return 0                 # an empty write changes nothing, not even past the end
-        content = self._copy_up()
-        if offset > len(content):
-            content.extend(bytes(offset - len(content)))     # a hole reads as zeros
-        content[offset:offset + len(data)] = data
+        self._copy_up().write(offset, data)                # a hole before it reads as zeros
         self.meta.touch_modified(self.ctx.clock())
         return len(data)
 
     def truncate(self, length: int) -> None:
-        content = bytearray() if length == 0 else self._copy_up()
-        del content[length:]
-        content.extend(bytes(length - len(content)))
+        content = SparseData() if length == 0 else self._copy_up()
+        content.truncate(length)                            # growing costs nothing (sparse.py)
         self.data = content
         self._close_lower()
         self.meta.touch_modified(self.ctx.clock())
@@ -157,9 +154,9 @@ class OverlayFile(OverlayNode):
             self._reader.close()
             self._reader = None
 
-    def _copy_up(self) -> bytearray:
+    def _copy_up(self) -> SparseData:
         if self.data is None:
-            self.data = bytearray((self._reader or self.lower).read_all())
+            self.data = SparseData((self._reader or self.lower).read_all())
             self._close_lower()                   # the bytes are in memory from now on
         return self.data
 

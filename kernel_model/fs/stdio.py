@@ -60,10 +60,19 @@ class StdioFile(_StreamFile):
         self.host_fd = host_fd
 
     def read(self, n: int) -> bytes:
-        return os.read(self.host_fd, n)
+        try:
+            return os.read(self.host_fd, n)
+        except OSError as e:        # e.g. stdout redirected to a write-only file: EBADF
+            raise GuestErrno(e.errno or E.EIO, "host stdio") from None
 
     def write(self, data: bytes) -> int:
-        return os.write(self.host_fd, bytes(data))
+        try:
+            return os.write(self.host_fd, bytes(data))
+        except BrokenPipeError:     # the host reader went away: EPIPE and SIGPIPE (pipe(7))
+            from ..pipe import BrokenPipe      # pipe.py imports this module
+            raise BrokenPipe(self.path) from None
+        except OSError as e:        # stdin opened read-only, a full disk: the host's errno
+            raise GuestErrno(e.errno or E.EIO, "host stdio") from None
 
 
 class CapturedOutput(_StreamFile):

@@ -122,9 +122,17 @@ def _timeval(ctx, addr: int) -> int:
     return sec * NS + usec * US
 
 
+KTIME_MAX = (1 << 63) - 1      # Linux keeps timers as ktime_t: longer ones saturate (ktime.h)
+
+
 def _pack_timeval(ctx, ns: int) -> bytes:
-    fmt = "<ii" if ctx.word == 4 else "<qq"
-    return struct.pack(fmt, ns // NS, (ns % NS) // US)
+    """A struct timeval of `ns`. On i386 tv_sec is a compat_long_t: Linux truncates the 64-bit
+    seconds to 32 bits when it copies them out (put_old_itimerval32, kernel/time/itimer.c), so
+    alarm(0xffffffff) reads back as -1 seconds, as it does natively."""
+    sec, usec = divmod(min(ns, KTIME_MAX) // US, 10**6)
+    if ctx.word == 4:
+        return struct.pack("<Ii", sec & 0xFFFFFFFF, usec)
+    return struct.pack("<qq", sec, usec)
 
 
 def _itimer_now(ctx) -> tuple[int, int]:
@@ -160,6 +168,11 @@ def sys_getitimer(ctx, which, cur):
 
 @syscall("alarm")
 def sys_alarm(ctx, seconds):
+    """alarm_setitimer (kernel/time/itimer.c): `seconds` is an unsigned int; the old value is
+    rounded up only from half a second (or when under one), and returned as an unsigned int."""
     value, _ = _itimer_now(ctx)
-    ctx.kernel.arm_itimer(ctx.proc, seconds * NS, 0)
-    return (value + NS - 1) // NS if value else 0
+    ctx.kernel.arm_itimer(ctx.proc, (seconds & 0xFFFFFFFF) * NS, 0)
+    sec, nsec = divmod(min(value, KTIME_MAX), NS)
+    if (not sec and nsec) or nsec >= NS // 2:
+        sec += 1
+    return sec & 0xFFFFFFFF
