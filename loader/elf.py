@@ -15,17 +15,16 @@ from __future__ import annotations
 from collections import OrderedDict
 
 from loader import program_headers as ph_rules
-from loader.arch import BY_MACHINE, ElfArch
-from loader.elf_structs import EI_CLASS, EI_DATA, ELF_MAGIC, ElfHeader, read_header, read_program_headers
+from loader.arch import BY_MACHINE, ELFCLASS32, ElfArch
+from loader.elf_structs import ELF_MAGIC, ElfHeader, read_header, read_program_headers
 from loader.elf_symbols import SymbolReader
 from loader.errors import LoaderError
 from loader.image import LoadedImage
 from loader.program_headers import ProgramHeader
 
 ET_EXEC, ET_DYN = 2, 3
-ELFCLASS32, ELFCLASS64 = 1, 2
-ELFDATA2LSB = 1
-MIN_EHDR_SIZE = 52          # sizeof(Elf32_Ehdr): below this not even the class can be trusted
+MIN_EHDR_SIZE = 52          # sizeof(Elf32_Ehdr): e_machine is read from that much
+BINPRM_BUF_SIZE = 256       # include/linux/binfmts.h: what exec reads of the file's start
 MAX_PHDR_TABLE = 65536      # load_elf_phdrs refuses a larger program header table
 
 # Images built in this process, most recently used last; bounded so a long session that execs
@@ -36,28 +35,26 @@ CACHE_PROBE = 4096
 _cache: OrderedDict[tuple, tuple[bytes, LoadedImage]] = OrderedDict()
 
 
+def header_buffer(data: bytes) -> bytes:
+    """The file's first bytes as exec sees them: read into a zero-filled BINPRM_BUF_SIZE buffer
+    (fs/exec.c prepare_binprm), so a file shorter than an ELF header has zeros for the rest."""
+    return data[:BINPRM_BUF_SIZE].ljust(BINPRM_BUF_SIZE, b"\0")
+
+
 def _identify(data: bytes) -> ElfArch:
-    """Magic, byte order, machine and class must agree with one of the two supported ABIs."""
+    """Magic and machine pick the ABI, as they pick the binfmt handler in Linux: the native
+    binfmt_elf takes EM_X86_64 as ELF64, the compat one EM_386 as ELF32 (arch/x86/include/asm/
+    elf.h elf_check_arch, compat_elf_check_arch). Neither looks at e_ident's class, byte order
+    or version bytes (the 45-byte "teensy" ELF keeps a program header there)."""
     if not data:
         raise LoaderError("empty file")
     if not data.startswith(ELF_MAGIC):
         raise LoaderError("not an ELF file (bad magic)")
-    if len(data) < MIN_EHDR_SIZE:
-        raise LoaderError(f"truncated ELF file: {len(data)} bytes, shorter than an ELF header")
-    data_encoding, elf_class = data[EI_DATA], data[EI_CLASS]
-    if data_encoding != ELFDATA2LSB:
-        raise LoaderError(f"not little-endian (EI_DATA={data_encoding}): x86 ELF files are ELFDATA2LSB")
-    if elf_class not in (ELFCLASS32, ELFCLASS64):
-        raise LoaderError(f"wrong ELF class {elf_class}: neither ELFCLASS32 nor ELFCLASS64")
-    machine = read_header(data[:MIN_EHDR_SIZE], 32).machine  # same offset in both classes
+    header = header_buffer(data)[:MIN_EHDR_SIZE]
+    machine = read_header(_ident_ignored(header, ELFCLASS32), 32).machine   # same offset in both
     arch = BY_MACHINE.get(machine)
     if arch is None:
         raise LoaderError(f"unsupported machine e_machine={machine}: only EM_386 and EM_X86_64 run")
-    if elf_class != arch.elf_class:
-        raise LoaderError(f"wrong ELF class {elf_class} for {arch.name} (expected ELFCLASS{arch.bits}; "
-                          "x32 and other mixes are not supported)")
-    if len(data) < arch.ehsize:
-        raise LoaderError(f"truncated ELF file: {len(data)} bytes, shorter than the ELF{arch.bits} header")
     return arch
 
 
@@ -92,8 +89,27 @@ def detect_arch(data: bytes) -> str | None:
 
 
 def _build(data: bytes, path: str, pie_base: int | None) -> LoadedImage:
-    arch = _identify(data)
-    header = read_header(data[:arch.ehsize], arch.bits)
+    arch = None
+    try:
+        arch = _identify(data)
+        return _build_for(arch, data, path, pie_base)
+    except LoaderError as exc:
+        header_size = arch.ehsize if arch is not None else MIN_EHDR_SIZE
+        if len(data) >= header_size or not data.startswith(ELF_MAGIC):
+            raise
+        # The header's missing bytes read as zeros (header_buffer); say so with the reason.
+        what = f"the ELF{arch.bits} header" if arch is not None else "an ELF header"
+        raise LoaderError(f"truncated ELF file: {len(data)} bytes, shorter than {what}: {exc}") from None
+
+
+def _ident_ignored(header: bytes, elf_class: int) -> bytes:
+    """The header with e_ident's class, byte order, version and OS ABI bytes set to what
+    pyelftools can decode: Linux ignores them (see _identify), pyelftools would refuse."""
+    return header[:4] + bytes([elf_class, 1, 1, 0]) + header[8:]
+
+
+def _build_for(arch: ElfArch, data: bytes, path: str, pie_base: int | None) -> LoadedImage:
+    header = read_header(_ident_ignored(header_buffer(data)[:arch.ehsize], arch.elf_class), arch.bits)
     is_pie = _file_type(header) == ET_DYN
     phdrs = _program_headers(data, header, arch)
     ph_rules.reject_interpreter(phdrs, data)
@@ -101,9 +117,10 @@ def _build(data: bytes, path: str, pie_base: int | None) -> LoadedImage:
     bias = ph_rules.compute_load_bias(loads, is_pie, arch, pie_base)
     ph_rules.check_address_space(loads, bias, arch)
     entry = header.entry + bias
-    ph_rules.check_entry(entry, loads, bias)
+    implies_exec = ph_rules.read_implies_exec(phdrs, arch)
+    ph_rules.check_entry(entry, loads, bias, implies_exec)
     phdr_addr = ph_rules.program_header_address(phdrs, loads, header.phoff, header.phnum * arch.phent, bias)
-    segments = ph_rules.make_segments(loads, data, bias)
+    segments = ph_rules.make_segments(loads, data, bias, implies_exec)
     return LoadedImage(path=path, arch=arch.name, bits=arch.bits, entry=entry, segments=segments,
                        phdr_addr=phdr_addr, phent=arch.phent, phnum=len(phdrs), interp=None,
                        is_pie=is_pie, load_bias=bias, symbol_reader=SymbolReader(data, bias, segments))

@@ -12,6 +12,7 @@ from loader.errors import LoaderError
 from loader.image import PERM_R, PERM_W, PERM_X, Segment
 
 PT_LOAD, PT_INTERP, PT_PHDR = 1, 3, 6
+PT_GNU_STACK = 0x6474E551
 PF_X, PF_W, PF_R = 1, 2, 4
 
 MAX_SEGMENT_SIZE = 1 << 30
@@ -52,13 +53,11 @@ def reject_interpreter(phdrs: list[ProgramHeader], data: bytes) -> None:
 
 
 def check_load_header(ph: ProgramHeader, file_size: int) -> None:
-    """Per-segment sanity: bytes inside the file, bss not negative, sizes sane, mmap-able offsets."""
+    """Per-segment sanity: bss not negative, sizes sane, mmap-able offsets. (File bytes past the
+    end of the file are not refused: see make_segments.)"""
     where = f"PT_LOAD #{ph.index}"
     if ph.filesz > ph.memsz:
         raise LoaderError(f"{where}: p_filesz {ph.filesz:#x} > p_memsz {ph.memsz:#x}")
-    if ph.offset + ph.filesz > file_size:
-        raise LoaderError(f"{where}: file bytes [{ph.offset:#x}, {ph.offset + ph.filesz:#x}) "
-                          f"extend beyond the end of the file ({file_size:#x} bytes)")
     if ph.memsz > MAX_SEGMENT_SIZE:
         raise LoaderError(f"{where}: p_memsz {ph.memsz:#x} is absurd (more than 1 GiB)")
     # gABI: "loadable process segments must have congruent values for p_vaddr and p_offset,
@@ -107,10 +106,11 @@ def check_address_space(loads: list[ProgramHeader], bias: int, arch: ElfArch) ->
             highest_end, previous = end, ph
 
 
-def check_entry(entry: int, loads: list[ProgramHeader], bias: int) -> None:
+def check_entry(entry: int, loads: list[ProgramHeader], bias: int, implies_exec: bool = False) -> None:
     """Linux would happily jump anywhere; we refuse an entry that cannot be executed."""
     for ph in loads:
-        if ph.flags & PF_X and ph.vaddr + bias <= entry < ph.vaddr + bias + ph.memsz:
+        executable = ph.flags & PF_X or (implies_exec and ph.flags & PF_R)
+        if executable and ph.vaddr + bias <= entry < ph.vaddr + bias + ph.memsz:
             return
     raise LoaderError(f"entry point {entry:#x} is not inside an executable PT_LOAD segment")
 
@@ -128,7 +128,26 @@ def program_header_address(phdrs: list[ProgramHeader], loads: list[ProgramHeader
     return 0
 
 
-def make_segments(loads: list[ProgramHeader], data: bytes, bias: int) -> tuple[Segment, ...]:
-    return tuple(Segment(vaddr=ph.vaddr + bias, memsz=ph.memsz, filesz=ph.filesz, offset=ph.offset,
-                         perms=elf_perms(ph.flags), data=bytes(data[ph.offset:ph.offset + ph.filesz]))
-                 for ph in loads)
+def make_segments(loads: list[ProgramHeader], data: bytes, bias: int,
+                  implies_exec: bool = False) -> tuple[Segment, ...]:
+    """The segments to map. p_filesz may reach past the end of the file: Linux mmaps the file
+    anyway (binfmt_elf's elf_map never compares it with the file size) and the bytes past the
+    end read as zeros in the file's last page. Here every byte past the end reads as zero (Linux
+    would raise SIGBUS on a page wholly past it): the segment's file part is what the file has."""
+    segments = []
+    for ph in loads:
+        filesz = max(0, min(ph.filesz, len(data) - ph.offset))
+        perms = elf_perms(ph.flags)
+        if implies_exec and perms & PERM_R:
+            perms |= PERM_X
+        segments.append(Segment(vaddr=ph.vaddr + bias, memsz=ph.memsz, filesz=filesz, offset=ph.offset,
+                                perms=perms, data=bytes(data[ph.offset:ph.offset + filesz])))
+    return tuple(segments)
+
+
+def read_implies_exec(phdrs: list[ProgramHeader], arch: ElfArch) -> bool:
+    """An i386 program without PT_GNU_STACK runs with READ_IMPLIES_EXEC: its readable mappings
+    are executable (arch/x86/include/asm/elf.h elf_read_implies_exec: mmap_is_ia32() and
+    EXSTACK_DEFAULT; mm/mmap.c do_mmap adds PROT_EXEC to PROT_READ). Old and hand-made
+    binaries rely on it: the 45-byte "teensy" ELF runs from a segment marked only PF_R."""
+    return arch.bits == 32 and not any(ph.type == PT_GNU_STACK for ph in phdrs)

@@ -24,8 +24,10 @@ def test_static_executable_segments_entry_and_headers(bits, arch, base):
     assert text.perms == PERM_R | PERM_X
     assert text.data == built.bytes()[:text.filesz]
     assert text.data[CODE_OFFSET:] == CODE
+    # An i386 file without PT_GNU_STACK runs with READ_IMPLIES_EXEC (program_headers.read_implies_exec).
+    data_perms = PERM_R | PERM_W | (PERM_X if bits == 32 else 0)
     assert (data.vaddr, data.filesz, data.memsz, data.perms) == (base + 0x2000, DATA_FILESZ, DATA_MEMSZ,
-                                                                  PERM_R | PERM_W)
+                                                                  data_perms)
     assert data.data == bytes(range(1, DATA_FILESZ + 1))
 
 
