@@ -65,6 +65,7 @@ class Memory:
         # checks them to know when translations must be dropped.
         self._exec_starts: list[int] = []
         self._stale = False               # the range tables need a rebuild (_refresh_ranges)
+        self._perm_map: list[tuple[int, int, int]] = []    # (start, end, perms): _paint()
         self._exec_ends: list[int] = []
         # Every mapped range with its perms, as Unicorn holds them (regions()), sorted: the
         # page walker (tlb.py) asks perms_at() on every TLB miss.
@@ -100,20 +101,17 @@ class Memory:
         self._ends.insert(i, addr + size)
         self._hosts.insert(i, host)
         self._views.insert(i, _view(host, size))
-        self._stale = True
+        self._paint(addr, addr + size, perms)
 
     def unmap(self, addr: int, size: int) -> None:
         """Unmap whatever is mapped in [addr, addr+size); holes are fine (munmap semantics)."""
         end = addr + size
-        changed = False
         for start, stop in self._pieces_within(addr, end):
             lo, hi = max(start, addr), min(stop, end)
             self._uc.ctl_remove_cache(lo, hi)
             self._uc.mem_unmap(lo, hi - lo)
             self._cut(start, lo, hi)
-            changed = True
-        if changed:
-            self._stale = True
+            self._paint(lo, hi, None)
 
     def _pieces_within(self, lo: int, hi: int) -> list[tuple[int, int]]:
         i = max(bisect.bisect_right(self._starts, lo) - 1, 0)
@@ -142,7 +140,7 @@ class Memory:
             self._views.insert(i, _view(host, lo - start))
 
     def protect(self, addr: int, size: int, perms: int) -> None:
-        for start, end, _ in self.regions():
+        for start, end in self._pieces_within(addr, addr + size):
             lo, hi = max(start, addr), min(end, addr + size)
             if lo < hi:
                 # Drop translations first so code re-checks the new permissions. The order
@@ -151,16 +149,35 @@ class Memory:
                 # the TLB afterwards, so a PROT_NONE guard page still faults on a read.
                 self._uc.ctl_remove_cache(lo, hi)
                 self._uc.mem_protect(lo, hi - lo, perms)
+                self._paint(lo, hi, perms)
+
+    def _paint(self, lo: int, hi: int, perms: int | None) -> None:
+        """Record [lo, hi) as mapped with `perms` (None: unmapped) in the permission map, the
+        mirror of Unicorn's regions that perms_at(), regions() and the write path read: asking
+        Unicorn (uc_mem_regions) costs ~40 µs, and the TLB walker asks on every fill."""
+        kept = []
+        for start, end, old in self._perm_map:
+            if end <= lo or start >= hi:
+                kept.append((start, end, old))
+                continue
+            if start < lo:
+                kept.append((start, lo, old))
+            if end > hi:
+                kept.append((hi, end, old))
+        if perms is not None:
+            kept.append((lo, hi, perms))
+        kept.sort()
+        self._perm_map = kept
         self._stale = True
 
     def regions(self) -> list[tuple[int, int, int]]:
         """Mapped ranges as (start, end_exclusive, perms), sorted, adjacent equal ones merged."""
         out: list[list[int]] = []
-        for begin, last, perms in sorted(self._uc.mem_regions()):
+        for begin, end, perms in self._perm_map:
             if out and out[-1][1] == begin and out[-1][2] == perms:
-                out[-1][1] = last + 1
+                out[-1][1] = end
             else:
-                out.append([begin, last + 1, perms])
+                out.append([begin, end, perms])
         return [tuple(r) for r in out]
 
     def is_mapped(self, addr: int, size: int = 1) -> bool:

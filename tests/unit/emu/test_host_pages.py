@@ -4,6 +4,7 @@ Machine cannot be used by mistake."""
 import ctypes
 
 import pytest
+from hypothesis import given, strategies as st
 
 from emu import host_pages
 from emu.errors import MachineError
@@ -96,3 +97,40 @@ def test_reset_restores_a_new_cpu_and_keeps_memory(arch):
     m.reset()
     assert m.reg(ax(arch)) == 0 and m.trap_handler is None
     assert m.mem.read(CODE, 1) == asm("mov eax, 7", arch)[:1]
+
+
+def _unicorn_regions(m):
+    out = []
+    for begin, last, perms in sorted(m.uc.mem_regions()):
+        if out and out[-1][1] == begin and out[-1][2] == perms:
+            out[-1][1] = last + 1
+        else:
+            out.append([begin, last + 1, perms])
+    return [tuple(r) for r in out]
+
+
+_OPS = st.lists(st.tuples(st.sampled_from(["map", "unmap", "protect"]), st.integers(0, 15),
+                          st.integers(1, 6), st.sampled_from([1, 3, 5, 7])), max_size=25)
+
+
+@given(ops=_OPS)
+def test_the_permission_map_mirrors_unicorns_regions(ops):
+    """regions()/perms_at() read a mirror kept by map/unmap/protect (no uc_mem_regions call):
+    after any sequence it equals what Unicorn has."""
+    m = Machine("x86_64")
+    base = 0x100000
+    for op, page, count, perms in ops:
+        lo, size = base + page * PAGE, count * PAGE
+        if op == "map":
+            if any(m.mem.perms_at(lo + i * PAGE) is not None for i in range(count)):
+                continue
+            m.mem.map(lo, size, perms)
+        elif op == "unmap":
+            m.mem.unmap(lo, size)
+        elif m.mem.is_mapped(lo, size):
+            m.mem.protect(lo, size, perms)
+        assert m.mem.regions() == _unicorn_regions(m)
+    for page in range(24):
+        address = base + page * PAGE
+        expected = next((p for s, e, p in _unicorn_regions(m) if s <= address < e), None)
+        assert m.mem.perms_at(address) == expected
