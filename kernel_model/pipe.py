@@ -102,6 +102,19 @@ class Pipe:
         self._wakeup(self)               # data for blocked readers
         return count
 
+    def splice_room(self, nonblocking: bool) -> int:
+        """How many bytes a sendfile/splice into this pipe may take now; sleeps while it is full.
+
+        fs/splice.c, splice_file_to_pipe(): wait_for_space() fails with EPIPE (and SIGPIPE) when
+        no reader is left, sleeps (or EAGAIN under O_NONBLOCK) while the pipe is full, and only
+        then does the file read happen, for at most what fits. Asking first keeps a re-executed
+        call from consuming source bytes that the pipe could not take."""
+        if self.readers == 0:
+            raise BrokenPipe(self.name)
+        if self.free == 0:
+            return self._wait_for_room(nonblocking)
+        return self.free
+
     def _wait_for_room(self, nonblocking: bool) -> int:
         if nonblocking:
             raise GuestErrno(E.EAGAIN)
@@ -166,6 +179,12 @@ class PipeEnd:
         if self._mode != O_WRONLY or self.closed:
             raise GuestErrno(E.EBADF)
         return self.pipe.write(bytes(data), self._nonblocking)
+
+    def splice_room(self) -> int:
+        """sendfile(2) into this end: the bytes it may take now (see Pipe.splice_room)."""
+        if self._mode != O_WRONLY or self.closed:
+            raise GuestErrno(E.EBADF)
+        return self.pipe.splice_room(self._nonblocking)
 
     def available(self) -> int:
         """FIONREAD: bytes a read could take now."""

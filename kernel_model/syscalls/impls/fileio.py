@@ -246,11 +246,23 @@ def sys_sendfile(ctx, out_fd, in_fd, offset_ptr, count):
     _readable(src)
     _writable(dst)
     count = min(count, MAX_RW)
-    if offset_ptr:
-        fmt = "<q" if ctx.word == 8 else "<i"
-        off = struct.unpack(fmt, ctx.read(offset_ptr, struct.calcsize(fmt)))[0]
-        data = src.pread(count, off)
-        ctx.write(offset_ptr, struct.pack(fmt, off + len(data)))
-    else:
-        data = src.read(count)
-    return dst.write(data) if data else 0
+    if hasattr(dst, "splice_room"):
+        # fs/read_write.c do_sendfile() -> fs/splice.c splice_file_to_pipe(): into a pipe, wait
+        # for room first and read only what fits, so no source byte is read and then dropped.
+        count = min(count, dst.splice_room())
+    if not offset_ptr:
+        return _send(src, dst, src.read(count), rewind=True)
+    fmt = "<q" if ctx.word == 8 else "<i"
+    off = struct.unpack(fmt, ctx.read(offset_ptr, struct.calcsize(fmt)))[0]
+    sent = _send(src, dst, src.pread(count, off), rewind=False)
+    ctx.write(offset_ptr, struct.pack(fmt, off + sent))     # *offset advances by what was sent
+    return sent
+
+
+def _send(src, dst, data: bytes, rewind: bool) -> int:
+    """Write what sendfile read; the source's file offset ends after the bytes the destination
+    took (do_sendfile() advances it by the splice's result, never by what was read ahead)."""
+    sent = dst.write(data) if data else 0
+    if rewind and sent < len(data):
+        src.seek(sent - len(data), SEEK_CUR)
+    return sent

@@ -191,3 +191,31 @@ def test_ends_close_when_their_last_fd_goes_in_any_fd_table():
     assert r.read(1) == b""                   # EOF now
     parent.close(rfd)
     assert pipe.readers == 1                  # the child still holds the read end
+
+
+def test_splice_room_is_what_fits_and_waits_while_full():
+    """sendfile into a pipe asks first (fs/splice.c wait_for_space), then reads what fits."""
+    pipe, r, w, _ = make(capacity=PIPE_BUF)
+    assert w.splice_room() == PIPE_BUF
+    w.write(b"x" * 100)
+    assert w.splice_room() == PIPE_BUF - 100
+    w.write(b"x" * (PIPE_BUF - 100))
+    with pytest.raises(WouldBlock) as info:
+        w.splice_room()
+    assert info.value.channel is pipe
+    w.flags |= O_NONBLOCK
+    with pytest.raises(GuestErrno) as eagain:
+        w.splice_room()
+    assert eagain.value.errno == E.EAGAIN
+    r.read(1)
+    assert w.splice_room() == 1
+
+
+def test_splice_room_without_reader_is_broken_pipe_and_read_end_is_ebadf():
+    _, r, w, _ = make()
+    with pytest.raises(GuestErrno) as info:
+        r.splice_room()
+    assert info.value.errno == E.EBADF
+    r.close()
+    with pytest.raises(BrokenPipe):
+        w.splice_room()
