@@ -112,8 +112,12 @@ class Signals:
         if call is None:
             return
         thread.blocked_call = None
+        # A sleeper whose condition came true before the signal (restart["condition_met"],
+        # set by the waker) completes its call: Linux's wait_event_interruptible checks the
+        # condition before signal_pending (include/linux/wait.h, ___wait_event).
+        condition_met = thread.restart.get("condition_met", False)
         thread.restart.clear()
-        if restart and call not in NEVER_RESTARTED:
+        if condition_met or (restart and call not in NEVER_RESTARTED):
             return
         machine = thread.process.machine
         machine.set_reg("eax" if machine.arch.bits == 32 else "rax", -E.EINTR & machine.arch.mask)

@@ -15,7 +15,8 @@ from .. import errno as E
 from ..errno import GuestErrno
 from ..errors import KernelError
 from .constants import (DT_DIR, O_CREAT, O_DIRECTORY, O_EXCL, O_NOFOLLOW, O_PATH,
-                        O_TMPFILE_BIT, O_TRUNC, PATH_MAX, X_OK, dtype_of)
+                        O_TMPFILE_BIT, O_TRUNC, PATH_MAX, S_IFBLK, S_IFCHR, S_IFIFO, S_IFMT,
+                        S_IFSOCK, X_OK, dtype_of)
 from .devfs import build_dev
 from .hostfs import HostContext, HostDir
 from .inodes import InodeTable
@@ -101,7 +102,9 @@ class FileSystem:
             node = r.parent.create(r.name, mode & 0o7777)
         else:
             self._check_open_existing(node, flags, creating)
-        if flags & O_PATH:
+        if flags & O_PATH or node.is_fifo:
+            # A fifo has no data in the file system: the caller opens its pipe
+            # (kernel_model/fifo.py, Linux's fifo_open in fs/pipe.c).
             return OpenFile(r.path, flags, node, None)
         if node.is_dir:
             return OpenFile(r.path, flags, node, None, lambda: self._listing(r, proc))
@@ -172,6 +175,19 @@ class FileSystem:
         if r.last != LAST_NORM or r.node is not None:
             raise GuestErrno(E.EEXIST)
         r.parent.mkdir(r.name, mode & 0o1777)     # vfs_mkdir keeps S_IRWXUGO|S_ISVTX
+
+    def mknod(self, path: bytes, mode: int, cwd: bytes, proc: ProcessView) -> None:
+        """mknodat(2) once may_mknod() has accepted the type (fs/namei.c: do_mknodat): `mode`
+        carries the S_IFMT type (0 = regular) and the permission bits after the umask."""
+        r = self._resolve(path, cwd, proc, follow=False, parent_op=True)
+        self._check_new_name(r)
+        kind = mode & S_IFMT
+        if kind in (S_IFCHR, S_IFBLK):
+            raise GuestErrno(E.EPERM)       # vfs_mknod(): devices need CAP_MKNOD in the host
+        if kind in (S_IFIFO, S_IFSOCK):
+            r.parent.mknod(r.name, mode)
+        else:
+            r.parent.create(r.name, mode & 0o7777)
 
     def rmdir(self, path: bytes, cwd: bytes, proc: ProcessView) -> None:
         r = self._resolve(path, cwd, proc, follow=False, parent_op=True)

@@ -10,7 +10,7 @@ from typing import Protocol
 
 from .. import errno as E
 from ..errno import GuestErrno
-from .constants import S_IFDIR, S_IFLNK, S_IFREG, O_ACCMODE, O_RDONLY
+from .constants import S_IFDIR, S_IFIFO, S_IFLNK, S_IFREG, O_ACCMODE, O_RDONLY
 from .records import StatResult
 
 
@@ -48,6 +48,10 @@ class Node:
     def is_regular(self) -> bool:
         return self.fmt == S_IFREG
 
+    @property
+    def is_fifo(self) -> bool:
+        return self.fmt == S_IFIFO
+
     def same_inode(self, other: "Node") -> bool:
         return self.mount == other.mount and self.ino == other.ino
 
@@ -67,6 +71,9 @@ class Node:
 
     def mkdir(self, name: bytes, mode: int) -> None:
         raise GuestErrno(E.EPERM)
+
+    def mknod(self, name: bytes, mode: int) -> None:
+        raise GuestErrno(E.EPERM)           # vfs_mknod(): no i_op->mknod
 
     def unlink(self, name: bytes) -> None:
         raise GuestErrno(E.EPERM)

@@ -88,7 +88,10 @@ class OverlaySymlink(OverlayNode):
 
 
 class OverlaySpecial(OverlayNode):
-    """A host fifo/socket/device node: visible, renamable, but with no driver to open."""
+    """A fifo, socket or device node: visible, renamable, but with no driver to open here. A
+    fifo is opened by the kernel above the file system (kernel_model/fifo.py), which keeps the
+    pipe of the inode in `pipe` while an end of it is open (fs/pipe.c: inode->i_pipe)."""
+    pipe = None
 
 
 class OverlayFile(OverlayNode):
@@ -193,6 +196,12 @@ class OverlayDir(OverlayNode):
         node = OverlayFile(self.ctx, self.ctx.meta(S_IFREG | (mode & 0o7777)), None)
         self._attach(name, node)
         return node
+
+    def mknod(self, name: bytes, mode: int) -> None:
+        """A new fifo (the only special file an unprivileged sandbox may make: the caller has
+        refused device nodes with EPERM, as vfs_mknod does without CAP_MKNOD)."""
+        self._require_absent(name)
+        self._attach(name, OverlaySpecial(self.ctx, self.ctx.meta(mode)))
 
     def mkdir(self, name: bytes, mode: int) -> None:
         self._require_absent(name)

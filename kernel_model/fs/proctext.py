@@ -29,6 +29,7 @@ CPU_FLAGS = (b"fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat
              b"mmx fxsr sse sse2 syscall nx lm constant_tsc nopl pni ssse3 cx16 sse4_1 sse4_2 "
              b"popcnt hypervisor lahf_lm")
 
+# One "processor" block: the modeled CPU count is kernel_model/cpus.py NR_CPUS.
 CPUINFO = b"".join(line + b"\n" for line in [
     b"processor\t: 0",
     b"vendor_id\t: GenuineIntel",

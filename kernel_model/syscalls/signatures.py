@@ -250,6 +250,10 @@ SIGNATURES: dict[str, tuple[tuple[str, Kind], ...]] = {
     "futex": (("uaddr", K.PTR), ("futex_op", K.FUTEX_OP), ("val", K.INT),
               ("timeout", K.TIMESPEC_IN), ("uaddr2", K.PTR), ("val3", K.HEX)),
     "sched_getaffinity": (("pid", K.PID), ("cpusetsize", K.ULONG), ("mask", K.STRUCT)),
+    "sched_setaffinity": (("pid", K.PID), ("cpusetsize", K.ULONG), ("mask", K.PTR)),
+    "mknod": (_PATH, ("mode", K.MODE), ("dev", K.HEX)),
+    "mknodat": (_DIRFD, _PATH, ("mode", K.MODE), ("dev", K.HEX)),
+    "chroot": (_PATH,),
 }
 
 # Return kinds that are not plain decimal numbers.

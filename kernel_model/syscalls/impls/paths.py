@@ -7,11 +7,13 @@ import os
 
 from ... import errno as E
 from ...errno import GuestErrno
+from ...fifo import open_fifo
+from ...fs.constants import S_IFBLK, S_IFCHR, S_IFIFO, S_IFMT, S_IFREG, S_IFSOCK
 from ...fsview import fs_view as process_view
 from ..registry import syscall
 
 from ...flags import (AT_FDCWD, AT_REMOVEDIR, AT_SYMLINK_FOLLOW, AT_SYMLINK_NOFOLLOW, O_CLOEXEC,
-                      O_CREAT, O_LARGEFILE, O_TRUNC, O_WRONLY)
+                      O_CREAT, O_LARGEFILE, O_PATH, O_TRUNC, O_WRONLY)
 RENAME_NOREPLACE = 1
 
 
@@ -36,6 +38,9 @@ def _open(ctx, dirfd, pathname, flags, mode):
         flags |= O_LARGEFILE        # implied on 64-bit (fcntl F_GETFL shows it)
     f = ctx.kernel.fs.open(path, flags & ~O_CLOEXEC, mode & ~ctx.proc.umask & 0o7777,
                            base_dir(ctx, dirfd, path), fs_view(ctx))
+    node = getattr(f, "node", None)          # /proc/self/fd/N may reopen a pipe or stdio
+    if node is not None and node.is_fifo and not flags & O_PATH:
+        f = open_fifo(ctx.kernel, ctx.thread, node, f.path, flags & ~O_CLOEXEC)
     return ctx.proc.fds.install(f, cloexec=bool(flags & O_CLOEXEC))
 
 
@@ -146,6 +151,28 @@ def sys_mkdir(ctx, pathname, mode):
 def sys_mkdirat(ctx, dirfd, pathname, mode):
     path, base = _path_at(ctx, dirfd, pathname)
     ctx.kernel.fs.mkdir(path, mode & ~ctx.proc.umask & 0o7777, base, fs_view(ctx))
+    return 0
+
+
+MKNOD_TYPES = (0, S_IFREG, S_IFCHR, S_IFBLK, S_IFIFO, S_IFSOCK)
+
+
+@syscall("mknod")
+def sys_mknod(ctx, pathname, mode, dev):
+    return sys_mknodat(ctx, AT_FDCWD & ctx.mask, pathname, mode, dev)
+
+
+@syscall("mknodat")
+def sys_mknodat(ctx, dirfd, pathname, mode, dev):
+    # fs/namei.c do_mknodat(): may_mknod() refuses a directory or an unknown type (EINVAL)
+    # before the path is looked up; the umask applies to the permission bits; type 0 is a
+    # regular file. Device numbers matter only to device nodes, which the file system refuses.
+    mode &= 0xFFFFFFFF
+    if mode & S_IFMT not in MKNOD_TYPES:
+        raise GuestErrno(E.EINVAL)
+    path, base = _path_at(ctx, dirfd, pathname)
+    perms = mode & ~ctx.proc.umask & 0o7777
+    ctx.kernel.fs.mknod(path, (mode & S_IFMT) | perms, base, fs_view(ctx))
     return 0
 
 

@@ -284,17 +284,6 @@ def sys_prctl(ctx, option, arg2, arg3, arg4, arg5):
     raise GuestErrno(E.EINVAL)
 
 
-@syscall("sched_getaffinity")
-def sys_sched_getaffinity(ctx, pid, size, mask):
-    # One CPU (CPU 0): the sandbox is deterministic and runs one thread at a time.
-    if size < ctx.word or size % ctx.word:
-        raise GuestErrno(E.EINVAL)
-    if pid and pid not in ctx.kernel.processes:
-        raise GuestErrno(E.ESRCH)
-    ctx.write(mask, b"\x01" + bytes(ctx.word - 1))
-    return ctx.word
-
-
 @syscall("sched_yield")
 def sys_sched_yield(ctx):
     return 0
