@@ -47,7 +47,7 @@ class Session:
         # singlestep: it loses hits in threaded programs, so only a user asks for it.
         self.auto_order = ["jump", "trampoline", "emulate"]
         self.returns = ReturnProbes(self)
-        self._names: dict = {}                    # (image, address) -> "func+0x12"
+        self._names: dict = {}                    # (id(image), address) -> (image, "func+0x12")
         self.debug.subscribe(self)
         if any(p.spec.kind == SYSCALL for p in probes):
             self.debug.syscall_watchers.append(self)
@@ -132,11 +132,14 @@ class Session:
 
     def name_of(self, process, address: int) -> str:
         """`address` symbolized in the image `process` runs, computed once per image."""
-        key = (id(process.image), address)
-        name = self._names.get(key)
-        if name is None:
-            name = self._names[key] = self.kernel.symbolize(process, address)
-        return name
+        image = process.image
+        cached = self._names.get((id(image), address))
+        # The image is kept with the name: an id is only an identity while its object lives,
+        # and an exec'd image freed with its space could hand its id to a new one.
+        if cached is None or cached[0] is not image:
+            name = self.kernel.symbolize(process, address)
+            cached = self._names[(id(image), address)] = (image, name)
+        return cached[1]
 
     def flush(self) -> None:
         """Collect what native actions counted in the guests, then flush the buffers."""
