@@ -18,11 +18,11 @@ guest continue inside the same run, False to end `run()` with an Exit describing
 """
 import ctypes
 
-from unicorn import (UC_ARCH_X86, UC_ERR_OK, UC_ERR_FETCH_PROT, UC_ERR_FETCH_UNMAPPED, UC_HOOK_CODE,
-                     UC_HOOK_INSN, UC_HOOK_INSN_INVALID, UC_HOOK_INTR, Uc, UcError)
+from unicorn import (UC_ARCH_X86, UC_ERR_FETCH_PROT, UC_ERR_FETCH_UNMAPPED, UC_HOOK_INSN,
+                     UC_HOOK_INSN_INVALID, UC_HOOK_INTR, Uc, UcError)
 from unicorn import x86_const as X
 from unicorn.unicorn_py3.arch.intel import HOOK_INSN_SYSCALL_CFUNC
-from unicorn.unicorn_py3.unicorn import HOOK_INTR_CFUNC, uc_hook_h, uclib
+from unicorn.unicorn_py3.unicorn import HOOK_INTR_CFUNC
 
 from . import exits
 from .arch import Arch, arch_named
@@ -30,7 +30,9 @@ from .cpu_state import CpuStateViews, ViewedRegisters, cpu_state_views, viewable
 from .errata import CHAINING_VECTORS, clear_pending_exception, interrupt_is_software
 from .errors import MachineError
 from .icount import UNLIMITED, counter_of
+from .lock_sites import LockSites
 from .memory import Memory
+from .raw_hooks import add_raw_hook, hook_failed
 from .registers import REGISTER_IDS, RawRegister, RawRegisters, RegisterFile, gpr_names
 from .tlb import PageWalker
 
@@ -65,7 +67,7 @@ class Machine:
         self.software_interrupt = False
         self._pc_id = REGISTER_IDS[self.arch.pc]
         self.raw_pc = RawRegister(self.uc._uch, self.arch.pc)
-        self._lock_sites: dict[int, int] = {}     # address -> code hook (LOCK-prefix #UD sites)
+        self.lock_sites = LockSites(self)         # LOCK-prefix #UD sites (lock_sites.py)
         self.icount = None                # InstructionClock once a tool asked for counts (icount.py)
         self._counter = None              # live view of Unicorn's counter for the current run
         self._running = False
@@ -91,7 +93,7 @@ class Machine:
         self._walker = PageWalker(self.uc, self.mem.perms_at, self._on_page_fault,
                                   bits=self.arch.bits)
         if self.arch.bits == 64:
-            self._raw_hooks.append(self._add_raw_hook(
+            self._raw_hooks.append(add_raw_hook(self.uc, 
                 UC_HOOK_INSN, HOOK_INSN_SYSCALL_CFUNC, self._on_syscall,
                 ctypes.c_int(X.UC_X86_INS_SYSCALL)))
 
@@ -103,8 +105,7 @@ class Machine:
         Machine taken from the kernel's pool of released ones (kernel_model/space_pool.py)."""
         if self._running:
             raise MachineError("cannot reset a Machine while it runs")
-        for address in list(self._lock_sites):
-            self.untrap_lock_prefix(address)
+        self.lock_sites.clear()
         self.uc.context_restore(self._pristine)
         self.icount = self._counter = None
         self.trap_handler = self.syscall_handler = self.breakpoint_redirect = None
@@ -333,48 +334,13 @@ class Machine:
         self._exit = exit_
         self.uc.emu_stop()
 
-    # ---- LOCK-prefix probe sites (erratum: UNICORN_FACTS.md item 5) -------------------------
+    # ---- LOCK-prefix probe sites (lock_sites.py) -------------------------------------------
     def trap_lock_prefix(self, address: int) -> None:
-        """Make a 0xf0 byte at `address` raise #UD as a real CPU does.
-
-        A tool patches a LOCK prefix over a probed instruction so that the bytes there form an
-        invalid LOCK use (seed 001, DTrace's FBT `f0 89 e5`), but Unicorn runs a LOCK-prefixed
-        mov as a plain mov. So each such site gets a code hook ranged to exactly its address
-        (free until hit; one per site, as there are few). Arm it BEFORE writing the patch: the
-        write drops the translations of the site, and the re-translation picks the hook up.
-        """
-        if address not in self._lock_sites:
-            self._lock_sites[address] = self.uc.hook_add(UC_HOOK_CODE, self._on_lock_site,
-                                                         None, address, address)
+        """Make a 0xf0 byte at `address` raise #UD as a real CPU does (lock_sites.py)."""
+        self.lock_sites.trap(address)
 
     def untrap_lock_prefix(self, address: int) -> None:
-        hook = self._lock_sites.pop(address, None)
-        if hook is not None:
-            self.uc.hook_del(hook)       # effective at the end of the current block at worst
-
-    def _on_lock_site(self, uc, address, _size, _user):
-        """The code hook runs before the instruction at `address`. While the byte there is
-        still the LOCK patch, deliver #UD: a fault, so the saved IP is `address` itself (Intel
-        SDM Vol. 3A, 6.15 "Interrupt 6"). Then:
-          - the handler moved the IP (it emulated the instruction): writing PC inside a code
-            hook makes Unicorn resume there; the patched instruction itself never runs;
-          - the handler took the patch out and left the IP here: write the PC again, which
-            restarts translation at `address`, so the ORIGINAL bytes run (never the stale
-            block translated with 0xf0);
-          - unhandled, or the patch is still there with the IP unmoved: end the run with a
-            TRAP exit. `emu_stop` in a code hook skips the hooked instruction
-            (UNICORN_FACTS.md item 8), which is what a fault needs: PC stays at `address`.
-        """
-        if address not in self._lock_sites or self.mem.read(address, 1) != b"\xf0":
-            return                       # the patch is gone: run whatever is there
-        self.software_interrupt = False
-        handled = self.trap_handler(6, address) if self.trap_handler else False
-        if handled and self.raw_pc.read() != address:
-            return
-        if handled and self.mem.read(address, 1) != b"\xf0":
-            self.raw_pc.write(address)
-            return
-        self._finish(exits.Exit(exits.TRAP, address, vector=6))
+        self.lock_sites.untrap(address)
 
     # ---- hooks -----------------------------------------------------------------------------
     def set_fast_interrupt(self, vector: int, handler) -> None:
@@ -386,23 +352,8 @@ class Machine:
             raise MachineError(f"no fast path for exception vector {vector}")
         self._fast_vector, self._fast_interrupt = vector, handler
 
-    def _add_raw_hook(self, kind: int, prototype, callback, *extra):
-        """Register `callback` for hook `kind` through uclib with a bare ctypes function of
-        `prototype` (`extra`: the instruction of a UC_HOOK_INSN): on the paths of every probe
-        hit and system call, the binding's wrapper around a hook costs ~1.5 µs a call
-        (UNICORN_FACTS.md). The callback catches its own exceptions (_hook_failed): a
-        wrapper that did it would cost a call more on every event."""
-        uc = self.uc
-        function = prototype(callback)
-        handle = uc_hook_h()
-        status = uclib.uc_hook_add(uc._uch, ctypes.byref(handle), kind, function, None,
-                                   ctypes.c_uint64(1), ctypes.c_uint64(0), *extra)
-        if status != UC_ERR_OK:
-            raise MachineError(f"cannot add hook {kind}: {UcError(status)}")
-        return function                  # kept referenced: Unicorn holds only the pointer
-
     def _add_raw_interrupt_hook(self):
-        """The interrupt hook (a raw one: _add_raw_hook): every int3 probe hit and int 0x80
+        """The interrupt hook (a raw one: raw_hooks.py): every int3 probe hit and int 0x80
         passes here.
 
         An int3 is offered to `breakpoint_redirect` first. The IP it gives is stored straight
@@ -431,9 +382,9 @@ class Machine:
                 else:
                     self._on_interrupt(uc, vector, None)
             except BaseException as error:        # noqa: B036 - re-raised by emu_start
-                self._hook_failed(error)
+                hook_failed(self.uc, error)
 
-        return self._add_raw_hook(UC_HOOK_INTR, HOOK_INTR_CFUNC, on_interrupt)
+        return add_raw_hook(self.uc, UC_HOOK_INTR, HOOK_INTR_CFUNC, on_interrupt)
 
     def _on_fast_interrupt(self, vector: int) -> bool:
         """The fast path of `int vector` (set_fast_interrupt); False: not taken."""
@@ -469,7 +420,7 @@ class Machine:
         return True
 
     def _on_syscall(self, _handle, _user):
-        """The `syscall` instruction (a raw hook: _add_raw_hook)."""
+        """The `syscall` instruction (a raw hook: raw_hooks.py)."""
         self._in_syscall_hook = True
         try:
             pc = self.pc
@@ -477,16 +428,9 @@ class Machine:
             if not handled:
                 self._finish(exits.Exit(exits.SYSCALL, self.pc))
         except BaseException as error:            # noqa: B036 - re-raised by emu_start
-            self._hook_failed(error)
+            hook_failed(self.uc, error)
         finally:
             self._in_syscall_hook = False
-
-    def _hook_failed(self, error: BaseException) -> None:
-        """What the binding does with an exception raised in a hook: keep it on the Uc
-        (emu_start re-raises it, _run too) and stop the run."""
-        if self.uc._hook_exception is None:
-            self.uc._hook_exception = error
-        uclib.uc_emu_stop(self.uc._uch)
 
     def _on_page_fault(self, kind: str, unmapped: bool) -> None:
         """The page walker refused a read or write (tlb.py); Unicorn synced the PC to the

@@ -16,11 +16,10 @@ from .clock import VirtualClock
 from .debug import DebugInterface
 from .errno import GuestErrno
 from .errors import KernelError
-from .exec import build_program
+from .binprm import load_program
 from .exit import exit_process, exit_thread, release_vfork_parent
 from .fdtable import FdTable
 from .fs import FileSystem
-from .fsview import fs_view
 from .itimer import IntervalTimers
 from .proc import INIT_PID, RUNNABLE, ZOMBIE, Process, Thread
 from .sched import DEFAULT_QUANTUM, TRACER_STOP, Scheduler
@@ -31,18 +30,6 @@ from .syscalls.dispatch import SyscallDispatcher
 from .vectors import install_vectors
 
 FIRST_PID = 100          # pids start at a fixed number: no host pid leaks into a run
-MAX_INTERPRETER_DEPTH = 4     # Linux BINPRM_MAX_RECURSION: #! scripts running #! scripts
-BINPRM_BUF_SIZE = 256         # the #! line must fit in the first 256 bytes
-
-
-def parse_shebang(data: bytes) -> tuple[bytes, bytes]:
-    """`#!interpreter [one argument]` as Linux reads it: the rest of the line is one argument."""
-    line = data[2:BINPRM_BUF_SIZE].split(b"\n", 1)[0].strip(b" \t")
-    if not line:
-        raise GuestErrno(E.ENOEXEC)
-    interpreter, _, arg = line.replace(b"\t", b" ").partition(b" ")
-    return interpreter, arg.strip(b" ")
-O_RDONLY = 0
 
 
 class Deadlock(KernelError):
@@ -198,37 +185,10 @@ class Kernel:
         self.scheduler.add(thread)
         return proc
 
-    def load_program(self, proc: Process, path: bytes, argv, envp, *, depth: int = 0):
-        """Read and build the program at guest `path` for `proc` (nothing of proc changes).
-        A `#!` script runs its interpreter with the script's path as an argument (Linux
-        fs/binfmt_script.c); the returned program carries the argv it was built with."""
-        view = fs_view(proc)
-        f = self.fs.open(path, O_RDONLY, 0, proc.cwd, view)
-        try:
-            st = f.stat()
-            if (st.mode & 0o170000) != 0o100000:
-                raise GuestErrno(E.EACCES)
-            self.fs.access(path, proc.cwd, view, 1)          # X_OK
-            # One read of the whole file (2 MB of busybox in 1 MB chunks joined cost ~1 ms
-            # an exec), then chunks only if the file grew meanwhile.
-            chunks = [f.read(st.size + 1)]
-            while chunks[-1] and (chunk := f.read(1 << 20)):
-                chunks.append(chunk)
-        finally:
-            f.close()
-        data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
-        if data.startswith(b"#!"):
-            if depth >= MAX_INTERPRETER_DEPTH:
-                raise GuestErrno(E.ELOOP)
-            interpreter, arg = parse_shebang(data)
-            new_argv = [interpreter] + ([arg] if arg else []) + [path] + list(argv[1:])
-            return self.load_program(proc, interpreter, new_argv, envp, depth=depth + 1)
-        self.exec_count += 1
-        program = build_program(data, self.fs.realpath(path, proc.cwd, view), argv, envp,
-                                seed=self.config.seed, exec_count=self.exec_count,
-                                memory_limit=self.config.memory_limit, pool=self.space_pool)
-        program.argv = list(argv)
-        return program
+    def load_program(self, proc: Process, path: bytes, argv, envp):
+        """Read and build the program at guest `path` for `proc` (nothing of proc changes):
+        kernel_model/binprm.py, `#!` scripts included."""
+        return load_program(self, proc, path, argv, envp)
 
     def commit_program(self, proc: Process, program, argv) -> Thread:
         """Replace proc's image by `program` (execve's point of no return). Other threads die."""
