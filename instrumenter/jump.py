@@ -163,7 +163,7 @@ class JumpProbes:
         self.data: dict[int, NativeData] = {}
         self.expected: dict[int, dict[int, set]] = {}          # space.serial -> address -> kinds
         self.natives = NativeCollector(session)
-        self.functions: dict[tuple[int, int], tuple[object, FunctionCode]] = {}
+        self.functions: dict[tuple[str, int], tuple[object, FunctionCode]] = {}
         # space.serial -> (space, the process it belongs to): whose counts the space holds.
         self.owners: dict[int, tuple[object, object]] = {}
 
@@ -229,7 +229,9 @@ class JumpProbes:
 
     def _function_code(self, process, function, store) -> FunctionCode:
         """Decoded once per function of an image (its unpatched bytes never change)."""
-        key = (id(process.image), function.addr)
+        # Keyed by path; the image kept in the entry is what makes it valid (another file at
+        # the same path, or a new image of it, decodes again).
+        key = (process.image.path, function.addr)
         cached = self.functions.get(key)
         if cached is None or cached[0] is not process.image:
             code = store.original_bytes(function.addr, function.size)

@@ -93,7 +93,7 @@ def _process(machine, function):
     return SimpleNamespace(
         pid=1, space=SimpleNamespace(serial=1), machine=machine, threads=[],
         vm=SimpleNamespace(vma_at=lambda a: vma if CODE <= a < CODE + PAGE else None),
-        image=SimpleNamespace(symbols=_Symbols(function)))
+        image=SimpleNamespace(path="code", symbols=_Symbols(function)))
 
 
 def _session(debug):
