@@ -45,6 +45,12 @@ def read_executable(kernel, proc, path: bytes) -> bytes:
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
+def read_interpreter(kernel, proc, path: bytes) -> tuple[bytes, bytes]:
+    """The bytes and resolved path of a dynamic program's interpreter (PT_INTERP), looked up in
+    the caller's root as Linux's open_exec does: it must be an executable regular file too."""
+    return read_executable(kernel, proc, path), kernel.fs.realpath(path, proc.cwd, fs_view(proc))
+
+
 def load_program(kernel, proc, path: bytes, argv, envp, *, depth: int = 0):
     """Read and build the program at guest `path` for `proc`."""
     data = read_executable(kernel, proc, path)
@@ -58,6 +64,7 @@ def load_program(kernel, proc, path: bytes, argv, envp, *, depth: int = 0):
     config = kernel.config
     program = build_program(data, kernel.fs.realpath(path, proc.cwd, fs_view(proc)), argv, envp,
                             seed=config.seed, exec_count=kernel.exec_count,
-                            memory_limit=config.memory_limit, pool=kernel.space_pool)
+                            memory_limit=config.memory_limit, pool=kernel.space_pool,
+                            read_interpreter=lambda name: read_interpreter(kernel, proc, name))
     program.argv = list(argv)
     return program

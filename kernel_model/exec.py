@@ -37,23 +37,34 @@ def _perms(p: int) -> int:
 def segment_areas(image) -> list[tuple[int, int, int]]:
     """(start, end, perms) of the page runs the PT_LOADs cover, in address order: pages shared
     by two segments get the union of their permissions, adjacent pages of equal permissions
-    form one area (as Linux's VMAs after binfmt_elf)."""
-    page_perms: dict[int, int] = {}
-    for seg in image.segments:
-        for page in range(seg.vaddr & ~(PAGE - 1), page_up(seg.vaddr + seg.memsz), PAGE):
-            page_perms[page] = page_perms.get(page, 0) | _perms(seg.perms)
+    form one area (as Linux's VMAs after binfmt_elf). Worked out on the segments' edges, not
+    page by page: a 2 GiB .bss is half a million pages."""
+    runs = [(seg.vaddr & ~(PAGE - 1), page_up(seg.vaddr + seg.memsz), _perms(seg.perms))
+            for seg in image.segments]
+    edges = sorted({edge for start, end, _ in runs for edge in (start, end)})
     areas: list[list[int]] = []
-    for page in sorted(page_perms):
-        if areas and areas[-1][1] == page and areas[-1][2] == page_perms[page]:
-            areas[-1][1] = page + PAGE
+    for lo, hi in zip(edges, edges[1:]):
+        covering = [perms for start, end, perms in runs if start <= lo and hi <= end]
+        if not covering:
+            continue                                    # a hole between segments
+        perms = functools.reduce(lambda a, b: a | b, covering)
+        if areas and areas[-1][1] == lo and areas[-1][2] == perms:
+            areas[-1][1] = hi
         else:
-            areas.append([page, page + PAGE, page_perms[page]])
+            areas.append([lo, hi, perms])
     return [tuple(area) for area in areas]
 
 
 def area_bytes(image, start: int, end: int) -> bytes:
-    """What the pages [start, end) hold after loading: file bytes, zeros elsewhere (bss)."""
-    out = bytearray(end - start)
+    """What the pages [start, end) hold after loading: file bytes, zeros elsewhere (bss), cut
+    after the page that holds the last file byte. The pages past it are bss only: fresh zero
+    pages the host materialises on first touch (emu/host_pages.py), so a 2 GiB .bss costs
+    neither a 2 GiB buffer here nor host memory until the guest writes it, as with Linux's
+    anonymous bss mapping (binfmt_elf set_brk / vm_brk_flags)."""
+    file_end = max((seg.vaddr + len(seg.data) for seg in image.segments
+                    if seg.data and seg.vaddr < end and seg.vaddr + len(seg.data) > start), default=start)
+    end = min(end, page_up(file_end))
+    out = bytearray(max(0, end - start))
     for seg in image.segments:
         lo, hi = max(seg.vaddr, start), min(seg.vaddr + len(seg.data), end)
         if lo < hi:
@@ -63,9 +74,10 @@ def area_bytes(image, start: int, end: int) -> bytes:
 
 @functools.lru_cache(maxsize=8)
 def load_plan(segments) -> tuple[tuple[int, int, int, bytes], ...]:
-    """(start, end, perms, bytes) of each area of an image's segments. The loader hands out
-    the same segments for the same file (loader/elf.py), so a shell loop execing one binary
-    plans it once; the bytes' hashes are cached by Python, so the lookup is cheap."""
+    """(start, end, perms, bytes) of each area of an image's segments; the bytes cover the
+    area's first pages up to its last file byte (area_bytes), the rest is zero. The loader
+    hands out the same segments for the same file (loader/elf.py), so a shell loop execing one
+    binary plans it once; the bytes' hashes are cached by Python, so the lookup is cheap."""
     image = _Segments(segments)
     return tuple((start, end, perms, area_bytes(image, start, end))
                  for start, end, perms in segment_areas(image))
@@ -76,13 +88,34 @@ class _Segments:
         self.segments = segments
 
 
+def check_segment_fits(space: Space, start: int, end: int) -> None:
+    """Refuse, with the reason, an area the address space cannot hold. It must leave the
+    stack's place free: Linux maps the stack first (setup_arg_pages) and each PT_LOAD with
+    MAP_FIXED_NOREPLACE (binfmt_elf elf_map), so one reaching into the stack fails the exec
+    with EEXIST. And it must fit the guest memory limit, which counts mapped bytes (a strict
+    commit limit, like vm.overcommit_memory=2 with CommitLimit = the limit): a 2 GiB .bss
+    fits the default 4 GiB, and costs the host only the pages the guest touches."""
+    lay, vm = space.layout, space.vm
+    where = f"segment [{start:#x}, {end:#x})"
+    if vm.mapped_bytes() + (end - start) > vm.memory_limit:
+        raise GuestErrno(E.ENOMEM, f"{where} of {(end - start) >> 20} MiB does not fit the guest "
+                                   f"memory limit ({vm.memory_limit >> 20} MiB)")
+    stack_bottom = lay.stack_top - lay.stack_size
+    if end > stack_bottom:
+        raise GuestErrno(E.EEXIST, f"{where} overlaps the stack [{stack_bottom:#x}, {lay.stack_top:#x})")
+
+
 def map_segments(space: Space, image, name: bytes) -> int:
     """Map every PT_LOAD; return the end of the highest segment (where the heap starts). An
     area a recycled Machine kept (kernel_model/space_pool.py: same range and permissions) is
     synced instead of mapped, so that the code translated from it stays valid."""
     for start, end, perms, data in load_plan(tuple(image.segments)):
+        check_segment_fits(space, start, end)
         kept = space.vm.vma_at(start)
-        if kept is not None and (kept.start, kept.end, kept.perms) == (start, end, perms):
+        # A kept area is synced only when the file bytes cover it: its bss tail may hold what
+        # the process before wrote, and zeroing a large tail would touch every page of it.
+        if kept is not None and (kept.start, kept.end, kept.perms) == (start, end, perms) \
+                and len(data) == end - start:
             space.machine.mem.sync(start, data)
             space.vm.rename_area(kept, name=name)
         else:

@@ -112,7 +112,7 @@ def _build_for(arch: ElfArch, data: bytes, path: str, pie_base: int | None) -> L
     header = read_header(_ident_ignored(header_buffer(data)[:arch.ehsize], arch.elf_class), arch.bits)
     is_pie = _file_type(header) == ET_DYN
     phdrs = _program_headers(data, header, arch)
-    ph_rules.reject_interpreter(phdrs, data)
+    interp = ph_rules.interpreter_path(phdrs, data)
     loads = ph_rules.load_headers(phdrs, len(data))
     bias = ph_rules.compute_load_bias(loads, is_pie, arch, pie_base)
     ph_rules.check_address_space(loads, bias, arch)
@@ -122,12 +122,13 @@ def _build_for(arch: ElfArch, data: bytes, path: str, pie_base: int | None) -> L
     phdr_addr = ph_rules.program_header_address(phdrs, loads, header.phoff, header.phnum * arch.phent, bias)
     segments = ph_rules.make_segments(loads, data, bias, implies_exec)
     return LoadedImage(path=path, arch=arch.name, bits=arch.bits, entry=entry, segments=segments,
-                       phdr_addr=phdr_addr, phent=arch.phent, phnum=len(phdrs), interp=None,
+                       phdr_addr=phdr_addr, phent=arch.phent, phnum=len(phdrs), interp=interp,
                        is_pie=is_pie, load_bias=bias, symbol_reader=SymbolReader(data, bias, segments))
 
 
 def load_elf(data: bytes, path: str = "<memory>", pie_base: int | None = None) -> LoadedImage:
-    """Validate `data` as a static x86/x86-64 executable and describe how to map it."""
+    """Validate `data` as an x86/x86-64 executable (or a shared object such as ld.so) and describe
+    how to map it; `interp` names the program interpreter a dynamic program needs."""
     data = bytes(data)
     # The length and the first and last page pick the candidate in a few microseconds; only a
     # full comparison of the bytes (a memcmp: ~0.05 ms for 2 MB, against ~0.4 ms to hash them)

@@ -44,7 +44,7 @@ class LoadedImage(NamedTuple):
     phdr_addr: int  # guest address of the program header table (AT_PHDR); 0 when not mapped, as Linux
     phent: int
     phnum: int
-    interp: str | None
+    interp: bytes | None   # PT_INTERP's path (ld.so) for a dynamic program, None when static
     is_pie: bool
     load_bias: int
     # Reads the symbol table on first use and keeps it (loader.elf_symbols.SymbolReader): a run

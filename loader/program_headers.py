@@ -15,7 +15,6 @@ PT_LOAD, PT_INTERP, PT_PHDR = 1, 3, 6
 PT_GNU_STACK = 0x6474E551
 PF_X, PF_W, PF_R = 1, 2, 4
 
-MAX_SEGMENT_SIZE = 1 << 30
 # Linux refuses to map below vm.mmap_min_addr (65536 by default): the null page must stay unmapped.
 MMAP_MIN_ADDR = 0x10000
 
@@ -40,26 +39,42 @@ def elf_perms(flags: int) -> int:
             | (PERM_X if flags & PF_X else 0))
 
 
-def reject_interpreter(phdrs: list[ProgramHeader], data: bytes) -> None:
-    """A PT_INTERP means the executable needs ld.so, which trapline does not load (yet)."""
+PATH_MAX = 4096
+
+
+def interpreter_path(phdrs: list[ProgramHeader], data: bytes) -> bytes | None:
+    """The program interpreter PT_INTERP names (ld.so), or None for a static program. Checked
+    as load_elf_binary checks it: 2..PATH_MAX bytes, inside the file, NUL-terminated."""
     for ph in phdrs:
         if ph.type != PT_INTERP:
             continue
-        raw = data[ph.offset:ph.offset + ph.filesz] if ph.offset + ph.filesz <= len(data) else b""
-        name = raw.split(b"\0", 1)[0].decode("utf-8", "replace") or "<unreadable PT_INTERP>"
-        if not name.isprintable():
-            name = ascii(name)  # the reason stays one line whatever bytes the file holds
-        raise LoaderError(f"dynamic binary not yet supported: needs INTERP {name}")
+        if not 2 <= ph.filesz <= PATH_MAX:
+            raise LoaderError(f"PT_INTERP #{ph.index}: size {ph.filesz} is not a path (2..{PATH_MAX} bytes)")
+        raw = data[ph.offset:ph.offset + ph.filesz]
+        if len(raw) < ph.filesz:
+            raise LoaderError(f"PT_INTERP #{ph.index} [{ph.offset:#x}, {ph.offset + ph.filesz:#x}) "
+                              f"extends beyond the end of the file ({len(data):#x} bytes)")
+        if not raw.endswith(b"\0"):
+            raise LoaderError(f"PT_INTERP #{ph.index}: the interpreter path {_printable(raw)} "
+                              "is not NUL-terminated")
+        return raw[:-1].split(b"\0", 1)[0]      # Linux opens the string up to its first NUL
+    return None
+
+
+def _printable(raw: bytes) -> str:
+    """A path for a one-line reason, whatever bytes the file holds."""
+    name = raw.decode("utf-8", "replace")
+    return name if name.isprintable() else ascii(name)
 
 
 def check_load_header(ph: ProgramHeader, file_size: int) -> None:
-    """Per-segment sanity: bss not negative, sizes sane, mmap-able offsets. (File bytes past the
-    end of the file are not refused: see make_segments.)"""
+    """Per-segment sanity: bss not negative, mmap-able offsets. (File bytes past the end of the
+    file are not refused: see make_segments.) A large p_memsz is not refused here: Linux maps a
+    bss of any size lazily (a 2 GiB .bss is a normal Fortran/HPC layout); check_address_space
+    refuses what user space cannot hold, the kernel model what its memory limit cannot."""
     where = f"PT_LOAD #{ph.index}"
     if ph.filesz > ph.memsz:
         raise LoaderError(f"{where}: p_filesz {ph.filesz:#x} > p_memsz {ph.memsz:#x}")
-    if ph.memsz > MAX_SEGMENT_SIZE:
-        raise LoaderError(f"{where}: p_memsz {ph.memsz:#x} is absurd (more than 1 GiB)")
     # gABI: "loadable process segments must have congruent values for p_vaddr and p_offset,
     # modulo the page size" -- otherwise mmap cannot map the file page at that address.
     if ph.filesz and ph.offset % PAGE_SIZE != ph.vaddr % PAGE_SIZE:
