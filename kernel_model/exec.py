@@ -14,6 +14,7 @@ from loader.stack import build_initial_stack
 
 from . import errno as E
 from .errno import GuestErrno
+from .interp import LOADER_BRK, place_interpreter, place_loader
 from .layout import PAGE
 from .space import Space
 from .vm import PROT_EXEC, PROT_READ, PROT_WRITE, page_up
@@ -25,8 +26,9 @@ MAX_ARG_BYTES = 128 * 1024 * 32      # Linux MAX_ARG_STRLEN * 32 -> E2BIG beyond
 class ProgramImage:
     """A built, not yet committed image."""
 
-    def __init__(self, space, image, entry, sp, exe_path):
+    def __init__(self, space, image, entry, sp, exe_path, interp=None):
         self.space, self.image, self.entry, self.sp, self.exe_path = space, image, entry, sp, exe_path
+        self.interp = interp        # kernel_model.interp.Interpreter of a dynamic program, else None
 
 
 def _perms(p: int) -> int:
@@ -124,20 +126,31 @@ def map_segments(space: Space, image, name: bytes) -> int:
 
 
 def build_program(data: bytes, exe_path: bytes, argv: list[bytes], envp: list[bytes], *,
-                  seed: int, exec_count: int, memory_limit: int, pool=None) -> ProgramImage:
-    """Raises GuestErrno(ENOEXEC/E2BIG/ENOMEM) for what execve would refuse."""
+                  seed: int, exec_count: int, memory_limit: int, pool=None,
+                  read_interpreter=None) -> ProgramImage:
+    """Raises GuestErrno(ENOEXEC/E2BIG/ENOMEM/ELIBBAD...) for what execve would refuse.
+    `read_interpreter(path)` gives (bytes, resolved path) of the file a PT_INTERP names."""
     if sum(len(a) + 1 for a in argv + envp) > MAX_ARG_BYTES:
         raise GuestErrno(E.E2BIG)
     try:
         image = load_elf(data, exe_path.decode(errors="replace"))
     except LoaderError as e:
         raise GuestErrno(E.ENOEXEC, str(e)) from None
+    brk_start = None
+    if image.is_pie and image.interp is None:
+        image, brk_start = place_loader(image, data), LOADER_BRK[image.arch]
+    interp_file = None
+    if image.interp is not None:
+        if read_interpreter is None:
+            raise GuestErrno(E.ENOEXEC, "dynamic program without a file system to find its interpreter")
+        interp_file = read_interpreter(image.interp)       # ENOENT etc. are execve's answer
     recycled = None
     if pool is not None:
         recycled = pool.take(image.arch, code_areas_of(load_plan(tuple(image.segments))))
     space = Space(image.arch, memory_limit=memory_limit, recycled=recycled)
     try:
-        return _build_in(space, image, exe_path, argv, envp, seed, exec_count)
+        return _build_in(space, image, exe_path, argv, envp, seed, exec_count, interp_file,
+                         brk_start)
     except BaseException:
         space.release()             # the new image is dropped whole: a failed exec changes nothing
         raise
@@ -147,14 +160,21 @@ def code_areas_of(areas) -> tuple:
     return tuple(area[:3] for area in areas if area[2] & PROT_EXEC)
 
 
-def _build_in(space, image, exe_path, argv, envp, seed, exec_count) -> ProgramImage:
+def _build_in(space, image, exe_path, argv, envp, seed, exec_count, interp_file,
+              brk_start) -> ProgramImage:
     end = map_segments(space, image, exe_path)
-    space.vm.set_brk_start(end)
+    space.vm.set_brk_start(end if brk_start is None else brk_start)
+    interp = None
+    if interp_file is not None:
+        interp = place_interpreter(space, image, *interp_file)
+        map_segments(space, interp.image, interp.path)
     lay = space.layout
     space.vm.map_area(lay.stack_top - lay.stack_size, lay.stack_size, PROT_READ | PROT_WRITE,
                       name=b"[stack]")
     random16 = hashlib.sha256(b"AT_RANDOM|%d|%d" % (seed, exec_count)).digest()[:16]
     stack = build_initial_stack(image, argv, envp, stack_top=lay.stack_top, random16=random16,
-                                execfn=exe_path, platform=PLATFORM[image.arch])
+                                execfn=exe_path, platform=PLATFORM[image.arch],
+                                interp_base=interp.base if interp else 0)
     space.machine.mem.write(stack.base, stack.data)
-    return ProgramImage(space, image, image.entry, stack.sp, exe_path)
+    entry = interp.image.entry if interp else image.entry
+    return ProgramImage(space, image, entry, stack.sp, exe_path, interp)

@@ -89,9 +89,12 @@ class Kernel:
         self.insns_used = 0
 
     # ---- messages --------------------------------------------------------------------------
-    def report(self, text: str) -> None:
-        """trapline's own diagnostics: kept in `messages`, and printed on the report stream."""
+    def report(self, text: str, *, always: bool = True) -> None:
+        """trapline's own diagnostics: kept in `messages`, and printed on the report stream
+        unless it is a remark only -v asks for (a program's stderr is the program's)."""
         self.messages.append(text)
+        if not (always or self.config.verbose):
+            return
         out = self.config.report or sys.stderr
         out.write(f"trapline: {text}\n")
         out.flush()
@@ -99,7 +102,7 @@ class Kernel:
     def report_unimplemented(self, proc: Process, name: str, nr: int) -> None:
         if name not in self.unimplemented:
             self.unimplemented[name] = nr
-            self.report(f"unimplemented syscall {name} (nr {nr}) returns -ENOSYS")
+            self.report(f"unimplemented syscall {name} (nr {nr}) returns -ENOSYS", always=False)
 
     def random_bytes(self, count: int) -> bytes:
         """The next `count` bytes of the run's getrandom stream (from --seed, never the host)."""
