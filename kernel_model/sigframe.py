@@ -3,9 +3,10 @@
 Layouts: Linux arch/x86/include/asm/sigframe.h, uapi/asm/sigcontext.h, uapi/asm/ucontext.h.
   x86-64  rt_sigframe: pretcode, ucontext (flags, link, stack_t, sigcontext[256], sigmask), siginfo
   i386    rt_sigframe: pretcode, sig, pinfo, puc, siginfo, ucontext (sigcontext[88]), retcode[8]
-  i386    sigframe:    pretcode, sig, sigcontext[88], fpstate (unused here), extramask, retcode
-The FPU/SSE state is not written into the frame (fpstate = NULL); the kernel keeps the full
-register context on the side and restores it at sigreturn (kernel_model/signal.py).
+  i386    sigframe:    pretcode, sig, sigcontext[88], fpstate_unused[624], extramask, retcode
+The FPU/SSE state follows each frame, 64-byte aligned (kernel_model/fpframe.py), and
+sigcontext.fpstate points at it; uc_flags says it is in the XSAVE format (UC_FP_XSTATE), with,
+on x86-64, UC_SIGCONTEXT_SS | UC_STRICT_RESTORE_SS (arch/x86/kernel/signal_64.c frame_uc_flags).
 """
 import struct
 from dataclasses import dataclass
@@ -24,6 +25,10 @@ UC64_HEAD = struct.Struct("<QQQi4xQ")       # uc_flags, uc_link, ss_sp, ss_flags
 UC32_HEAD = struct.Struct("<IIIiI")
 RETCODE_RT32 = b"\xb8\xad\x00\x00\x00\xcd\x80\x00"   # mov $173 (rt_sigreturn), %eax; int $0x80
 RETCODE32 = b"\x58\xb8\x77\x00\x00\x00\xcd\x80"      # pop %eax; mov $119 (sigreturn), %eax; int $0x80
+UC_FP_XSTATE, UC_SIGCONTEXT_SS, UC_STRICT_RESTORE_SS = 0x1, 0x2, 0x4
+UC_FLAGS64 = UC_FP_XSTATE | UC_SIGCONTEXT_SS | UC_STRICT_RESTORE_SS
+UC_FLAGS32 = UC_FP_XSTATE
+FPSTATE32_SIZE = 624        # struct _fpstate_32: the FSAVE header and the 512-byte FXSAVE area
 
 
 @dataclass
@@ -33,6 +38,7 @@ class SavedRegisters:
     flags: int
     segs: dict          # cs, ss (+ ds, es, fs, gs on i386)
     mask: int           # the signal mask to restore
+    fpstate: int = 0    # sigcontext.fpstate: where the FPU state is (0: none, start clean)
 
 
 def pack_siginfo(word: int, signo: int, code: int, *, pid: int = 0, uid: int = 0,
@@ -48,8 +54,8 @@ def pack_siginfo(word: int, signo: int, code: int, *, pid: int = 0, uid: int = 0
 
 def build_rt_frame64(regs: SavedRegisters, info: bytes, restorer: int, stack: tuple) -> bytes:
     sc = SC64.pack(*(regs.gpr[r] for r in SC64_GPRS), regs.pc, regs.flags, regs.segs.get("cs", 0x33),
-                   0, 0, regs.segs.get("ss", 0x2B), 0, 0, regs.mask & 0xFFFFFFFF, 0, 0)
-    uc = UC64_HEAD.pack(0, 0, *stack) + sc + struct.pack("<Q", regs.mask)
+                   0, 0, regs.segs.get("ss", 0x2B), 0, 0, regs.mask & 0xFFFFFFFF, 0, regs.fpstate)
+    uc = UC64_HEAD.pack(UC_FLAGS64, 0, *stack) + sc + struct.pack("<Q", regs.mask)
     return struct.pack("<Q", restorer) + uc + info
 
 
@@ -61,7 +67,7 @@ def parse_rt_frame64(raw: bytes) -> SavedRegisters:
     sc = SC64.unpack_from(raw, RT64_UC_OFFSET + UC64_HEAD.size)
     mask = struct.unpack_from("<Q", raw, RT64_UC_OFFSET + UC64_HEAD.size + SC64.size)[0]
     return SavedRegisters(gpr=dict(zip(SC64_GPRS, sc[:16])), pc=sc[16], flags=sc[17],
-                          segs={"cs": sc[18], "ss": sc[21]}, mask=mask)
+                          segs={"cs": sc[18], "ss": sc[21]}, mask=mask, fpstate=sc[26])
 
 
 RT64_SIZE = RT64_INFO_OFFSET + SIGINFO_SIZE
@@ -71,15 +77,15 @@ def _sc32(regs: SavedRegisters, trapno: int = 0, err: int = 0) -> bytes:
     s = regs.segs
     return SC32.pack(s.get("gs", 0), s.get("fs", 0), s.get("es", 0x7B), s.get("ds", 0x7B),
                      *(regs.gpr[r] for r in SC32_GPRS), trapno, err, regs.pc, s.get("cs", 0x73),
-                     regs.flags, regs.gpr["esp"], s.get("ss", 0x7B), 0, regs.mask & 0xFFFFFFFF, 0)
+                     regs.flags, regs.gpr["esp"], s.get("ss", 0x7B), regs.fpstate, regs.mask & 0xFFFFFFFF, 0)
 
 
-def _unsc32(raw: bytes, offset: int) -> tuple[dict, int, int, dict]:
+def _unsc32(raw: bytes, offset: int) -> tuple[dict, int, int, dict, int]:
     v = SC32.unpack_from(raw, offset)
     gpr = dict(zip(SC32_GPRS, v[4:12]))
     segs = {"gs": v[0] & 0xFFFF, "fs": v[1] & 0xFFFF, "es": v[2] & 0xFFFF, "ds": v[3] & 0xFFFF,
             "cs": v[15] & 0xFFFF, "ss": v[18] & 0xFFFF}
-    return gpr, v[14], v[16], segs
+    return gpr, v[14], v[16], segs, v[19]
 
 
 RT32_INFO_OFFSET = 16
@@ -91,32 +97,36 @@ def build_rt_frame32(frame_addr: int, sig: int, regs: SavedRegisters, info: byte
                      restorer: int, stack: tuple) -> bytes:
     head = struct.pack("<IiII", restorer or frame_addr + RT32_SIZE - 8, sig,
                        frame_addr + RT32_INFO_OFFSET, frame_addr + RT32_UC_OFFSET)
-    uc = UC32_HEAD.pack(0, 0, *stack) + _sc32(regs) + struct.pack("<Q", regs.mask)
+    uc = UC32_HEAD.pack(UC_FLAGS32, 0, *stack) + _sc32(regs) + struct.pack("<Q", regs.mask)
     return head + info + uc + RETCODE_RT32
 
 
 def parse_rt_frame32(raw: bytes, base_offset: int = 0) -> SavedRegisters:
     """`raw` starts at the frame's pretcode (rt_sigreturn finds it at esp - 4)."""
     sc_off = base_offset + RT32_UC_OFFSET + UC32_HEAD.size
-    gpr, pc, flags, segs = _unsc32(raw, sc_off)
+    gpr, pc, flags, segs, fpstate = _unsc32(raw, sc_off)
     mask = struct.unpack_from("<Q", raw, sc_off + SC32.size)[0]
-    return SavedRegisters(gpr, pc, flags, segs, mask)
+    return SavedRegisters(gpr, pc, flags, segs, mask, fpstate)
 
 
 SF32_SC_OFFSET = 8
-SF32_EXTRAMASK_OFFSET = SF32_SC_OFFSET + SC32.size
+SF32_UNUSED_OFFSET = SF32_SC_OFFSET + SC32.size
+SF32_EXTRAMASK_OFFSET = SF32_UNUSED_OFFSET + FPSTATE32_SIZE
 SF32_SIZE = SF32_EXTRAMASK_OFFSET + 4 + 8
 
 
-def build_frame32(frame_addr: int, sig: int, regs: SavedRegisters, restorer: int) -> bytes:
+def build_frame32(frame_addr: int, sig: int, regs: SavedRegisters, restorer: int) -> list[tuple[int, bytes]]:
+    """(offset, bytes) pieces: Linux never writes fpstate_unused (kept so that extramask stays
+    where old programs look for it), so those bytes keep what the stack held."""
     head = struct.pack("<Ii", restorer or frame_addr + SF32_SIZE - 8, sig)
-    return head + _sc32(regs) + struct.pack("<I", regs.mask >> 32) + RETCODE32
+    return [(0, head + _sc32(regs)),
+            (SF32_EXTRAMASK_OFFSET, struct.pack("<I", regs.mask >> 32) + RETCODE32)]
 
 
 def parse_frame32(raw: bytes) -> SavedRegisters:
     """`raw` starts at the frame's pretcode (sigreturn finds it at esp - 8: the handler
     returned, popping pretcode, and the restorer popped sig)."""
-    gpr, pc, flags, segs = _unsc32(raw, SF32_SC_OFFSET)
+    gpr, pc, flags, segs, fpstate = _unsc32(raw, SF32_SC_OFFSET)
     low = SC32.unpack_from(raw, SF32_SC_OFFSET)[20]
     high = struct.unpack_from("<I", raw, SF32_EXTRAMASK_OFFSET)[0]
-    return SavedRegisters(gpr, pc, flags, segs, low | (high << 32))
+    return SavedRegisters(gpr, pc, flags, segs, low | (high << 32), fpstate)

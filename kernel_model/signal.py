@@ -10,9 +10,11 @@ A thread sleeping in a blocking call is woken by a deliverable signal. Its call 
 the syscall instruction (kernel_model/blocking.py); with SA_RESTART it runs again after the
 handler, otherwise it returns -EINTR — as do pause, sigsuspend and the sleeps in any case.
 """
-from emu.fpu import reset_fpu
+from emu.fpu import read_fpu, reset_fpu, write_fpu
 
 from . import errno as E
+from .errno import GuestErrno
+from .fpframe import RestoreError, fpstate_pieces, math_frame, restore_fpstate
 from .proc import RUNNABLE, SLEEPING, STOPPED
 from .sigframe import (RT32_SIZE, RT64_SIZE, SF32_SIZE, SavedRegisters, build_frame32,
                        build_rt_frame32, build_rt_frame64, pack_siginfo, parse_frame32,
@@ -141,25 +143,32 @@ class Signals:
                                status=info.get("status", 0), addr=info.get("addr"))
         if bits == 64:
             sp -= 128                                     # the psABI red zone
+        # get_sigframe: the FPU state right below, then the frame (fpu__alloc_mathframe).
+        regs.fpstate, buf_fx = math_frame(sp, ia32=bits == 32)
+        sp = regs.fpstate
+        if bits == 64:
             frame = ((sp - RT64_SIZE) & ~0xF) - 8         # (rsp + 8) % 16 == 0 at entry
-            raw = build_rt_frame64(regs, siginfo, restorer, stack)
+            pieces = [(0, build_rt_frame64(regs, siginfo, restorer, stack))]
             args = {"rdi": sig, "rsi": frame + 8 + 304, "rdx": frame + 8, "rax": 0}
         elif flags & SA_SIGINFO:
             frame = ((sp - RT32_SIZE + 4) & ~0xF) - 4
-            raw = build_rt_frame32(frame, sig, regs, siginfo, restorer, stack)
+            pieces = [(0, build_rt_frame32(frame, sig, regs, siginfo, restorer, stack))]
             args = {"eax": sig, "edx": frame + 16, "ecx": frame + 16 + 128}
         else:
             frame = ((sp - SF32_SIZE + 4) & ~0xF) - 4
-            raw = build_frame32(frame, sig, regs, restorer)
+            pieces = build_frame32(frame, sig, regs, restorer)
             args = {"eax": sig, "edx": 0, "ecx": 0}
-        if not self._writable(thread, frame, len(raw)):
+        writes = [(frame + offset, data) for offset, data in pieces]
+        writes += fpstate_pieces(read_fpu(machine), regs.fpstate, buf_fx, bits)
+        if not all(self._writable(thread, addr, len(data)) for addr, data in writes):
             self.kernel.kill(thread.process, 11, f"cannot build the frame for signal {sig}")
             return
-        machine.mem.write(frame, raw)
+        for addr, data in writes:
+            machine.mem.write(addr, data)
         thread.saved_contexts = [c for c in thread.saved_contexts if c[0] > frame]
-        # The interrupted code's x87/SSE state (and its segments) stay with the kernel: Unicorn's
-        # context save copies the whole CPU state exactly, which is what Linux's fxsave/xsave area
-        # in the frame is for (copy_fpstate_to_sigframe); sigreturn restores it from here.
+        # The interrupted code's segment state stays with the kernel (Unicorn's context save
+        # copies the whole CPU state); its x87/SSE state is in the frame, where the handler
+        # may read or change it, and sigreturn loads it from there.
         thread.saved_contexts.append((frame, machine.save_context()))
         reset_fpu(machine)          # the handler starts clean: fpu__clear_user_states (signal.c)
         for name, value in args.items():
@@ -208,7 +217,7 @@ class Signals:
         contexts = thread.saved_contexts
         match = [c for c in contexts if c[0] == frame]
         if match:
-            machine.restore_context(match[-1][1])   # FPU/SSE and segment state of the interrupted code
+            machine.restore_context(match[-1][1])   # segment state of the interrupted code
             thread.saved_contexts = [c for c in contexts if c[0] > frame]
         sp_name = "esp" if machine.arch.bits == 32 else "rsp"
         for name, value in saved.gpr.items():
@@ -220,6 +229,20 @@ class Signals:
         flags = (machine.reg(flags_name) & ~fix) | (saved.flags & fix)
         ctx.set_user_state(pc=saved.pc, sp=saved.gpr[sp_name], flags=flags)
         thread.sigmask = saved.mask & ~UNBLOCKABLE
+        self._restore_fpu(ctx, saved.fpstate, ia32=machine.arch.bits == 32)
+
+    def _restore_fpu(self, ctx, fpstate: int, *, ia32: bool) -> None:
+        """fpu__restore_sig, last in restore_sigcontext as in Linux: a state Linux refuses
+        leaves the FPU clean and makes the frame bad (signal_fault: SIGSEGV)."""
+        machine = ctx.proc.machine
+        try:
+            state = restore_fpstate(ctx.read, fpstate, machine.arch.bits, ia32)
+        except (RestoreError, GuestErrno) as e:
+            reset_fpu(machine)
+            self.kernel.kill(ctx.proc, 11, f"bad signal frame at sigreturn: FPU state at {fpstate:#x}: "
+                                           f"{e if isinstance(e, RestoreError) else 'not readable'}")
+            return
+        write_fpu(machine, state)
 
 
 def status_for_sigchld(child) -> dict:
