@@ -127,7 +127,8 @@ def _new_process(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid
     pid = kernel.allocate_pid()
     child = Process(pid=pid, ppid=parent.pid, space=space,
                     fds=parent.fds if flags & CLONE_FILES else parent.fds.copy(),
-                    cwd=parent.cwd, umask=parent.umask, pgid=parent.pgid, sid=parent.sid,
+                    cwd=parent.cwd, root=parent.root, umask=parent.umask, pgid=parent.pgid,
+                    sid=parent.sid,
                     exe=parent.exe, argv=list(parent.argv), image=parent.image,
                     sigactions=dict(parent.sigactions), rlimits=dict(parent.rlimits),
                     exit_signal=flags & CSIGNAL)

@@ -1,4 +1,8 @@
-"""The file system's view of a process (what /proc/self shows), kept apart from the kernel."""
+"""The file system's view of a process (what /proc/self shows), kept apart from the kernel.
+
+The model keeps paths global; the view shows them from the process's root (fs/rootpath.py).
+"""
+from .fs.rootpath import link_text
 
 
 class FsView:
@@ -9,13 +13,14 @@ class FsView:
         self.pid = proc.pid
 
     def exe_path(self) -> bytes:
-        return self._proc.exe
+        return link_text(self._proc.exe, self._proc.root)
 
     def maps_text(self) -> bytes:
         return self._proc.maps_text() if self._proc.space else b""
 
     def fd_targets(self) -> dict[int, bytes]:
-        return self._proc.fd_targets()
+        root = self._proc.root
+        return {fd: link_text(target, root) for fd, target in self._proc.fd_targets().items()}
 
     def fd_file(self, fd: int):
         """The open file behind /proc/self/fd/N (what /dev/stdout reopens)."""
@@ -23,12 +28,28 @@ class FsView:
         return entry.file if entry else None
 
     def cwd(self) -> bytes:
-        return self._proc.cwd
+        return link_text(self._proc.cwd, self._proc.root)
+
+    def root(self) -> bytes:
+        """The process root's global path (namei.py resolves under it)."""
+        return self._proc.root
 
     @property
     def ppid(self) -> int:
         return self._proc.ppid
 
 
+class GlobalFsView(FsView):
+    """The same process resolving a global path (an open file's, a canonical one the model
+    computed): from the guest root whatever the process root is."""
+
+    def root(self) -> bytes:
+        return b"/"
+
+
 def fs_view(proc) -> FsView:
     return FsView(proc)
+
+
+def global_view(proc) -> FsView:
+    return GlobalFsView(proc)

@@ -52,7 +52,8 @@ class Process:
     ppid: int
     space: object                          # kernel_model.space.Space
     fds: FdTable
-    cwd: bytes = b"/"
+    cwd: bytes = b"/"                      # global guest path (may lie outside `root`)
+    root: bytes = b"/"                     # global guest path of the root chroot(2) gave
     umask: int = 0o022
     pgid: int = 0
     sid: int = 0

@@ -25,7 +25,7 @@ from .node import Node, wants_write
 from .openfile import OpenFile
 from .overlay import overlay_root
 from .procfs import ProcFs
-from .proctext import ProcessView
+from .proctext import ProcessView, process_root
 from .randomstream import DeterministicRandom
 from .records import DirEntry, StatResult
 
@@ -54,7 +54,7 @@ class FileSystem:
     # --- resolution ----------------------------------------------------------------------------
     def _resolve(self, path: bytes, cwd: bytes, proc: ProcessView, *, follow: bool = True,
                  parent_op: bool = False, stop_at_fd_links: bool = False) -> Resolved:
-        walker = Walker(self._root, lambda name: self._mounted(name, proc))
+        walker = Walker(self._root, lambda name: self._mounted(name, proc), process_root(proc))
         return walker.resolve(bytes(path), bytes(cwd), follow=follow, parent_op=parent_op,
                               stop_at_fd_links=stop_at_fd_links)
 
@@ -161,6 +161,17 @@ class FileSystem:
         r = self._resolve(path, cwd, proc)
         if r.node is None:
             raise GuestErrno(E.ENOENT)
+        return r.path
+
+    def directory(self, path: bytes, cwd: bytes, proc: ProcessView) -> bytes:
+        """The global path of the directory `path` names, for chdir and chroot (fs/open.c:
+        user_path_at with LOOKUP_DIRECTORY, then MAY_EXEC, which root always has on a
+        directory: CAP_DAC_READ_SEARCH)."""
+        r = self._resolve(path, cwd, proc)
+        if r.node is None:
+            raise GuestErrno(E.ENOENT)
+        if not r.node.is_dir:
+            raise GuestErrno(E.ENOTDIR)
         return r.path
 
     def is_dir(self, path: bytes, cwd: bytes, proc: ProcessView) -> bool:

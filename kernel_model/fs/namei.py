@@ -7,6 +7,12 @@ root, a relative one continues from the symlink's directory. No host path is eve
 the text, so nothing can point outside the root. After MAXSYMLINKS followed links the walk fails
 with ELOOP.
 
+A process that called chroot(2) has its own root, a directory of the guest root named by its
+global (canonical) path. Absolute paths and absolute symlink targets start there, and `..` at it
+stays there (follow_dotdot(): path_equal(&nd->path, &nd->root)). A cwd is a global path too and
+may lie outside the process root (chroot does not change the cwd): `..` from there climbs
+until the guest root, as on Linux. Nothing ever climbs above the guest root.
+
 The result is either the node (lookups: stat, open, chdir) or the parent directory and the last
 name (operations that create or remove a name: mkdir, unlink, rename...), which is why the last
 component is returned unresolved when it does not exist.
@@ -60,9 +66,19 @@ class Walker:
     """Resolves guest paths against a root node. `mount_at_root(name)` gives the node mounted on
     /name (/dev, /proc), if any: mounts hide the rootfs's own entry of that name."""
 
-    def __init__(self, root: Node, mount_at_root: Callable[[bytes], Node | None]):
+    def __init__(self, root: Node, mount_at_root: Callable[[bytes], Node | None],
+                 process_root: bytes = b"/"):
         self.root = root
         self.mount_at_root = mount_at_root
+        self._top = [(b"", root)]                  # the process root's chain
+        self._top_names: tuple[bytes, ...] = ()
+        if process_root != b"/":
+            self._top = self._global_chain(process_root)
+            self._top_names = tuple(name for name, _ in self._top[1:])
+
+    def _global_chain(self, path: bytes) -> list[tuple[bytes, Node]]:
+        """The chain of the directory at a global canonical path (a cwd, a process root)."""
+        return Walker(self.root, self.mount_at_root).resolve(path, b"/", follow=True).full_chain()
 
     def resolve(self, path: bytes, cwd: bytes, *, follow: bool, parent_op: bool = False,
                 stop_at_fd_links: bool = False) -> Resolved:
@@ -78,9 +94,9 @@ class Walker:
             raise GuestErrno(E.ENOENT)
         if len(path) >= PATH_MAX:
             raise GuestErrno(E.ENAMETOOLONG)
-        chain = [(b"", self.root)]
+        chain = list(self._top)
         if not path.startswith(b"/"):
-            chain = self.resolve(cwd, b"/", follow=True).full_chain()
+            chain = self._global_chain(cwd)
         trailing = path.endswith(b"/")
         follow = follow or (trailing and not parent_op)
         return self._walk(chain, deque(path.split(b"/")), follow, trailing, stop_at_fd_links)
@@ -100,7 +116,7 @@ class Walker:
                 raise GuestErrno(E.ENOTDIR)
             is_last = not any(pending)
             if part in (b".", b".."):
-                if part == b".." and len(chain) > 1:
+                if part == b".." and len(chain) > 1 and not self._at_process_root(chain):
                     chain.pop()
                 name, node, last = b"", chain[-1][1], LAST_DOT if part == b"." else LAST_DOTDOT
                 continue
@@ -122,6 +138,10 @@ class Walker:
             chain.append((part, child))
         return self._found_dir(chain, last, trailing)
 
+    def _at_process_root(self, chain) -> bool:
+        return len(chain) == len(self._top) and \
+            tuple(name for name, _ in chain[1:]) == self._top_names
+
     def _lookup(self, chain, name: bytes) -> Node | None:
         if len(chain) == 1:
             mounted = self.mount_at_root(name)
@@ -132,8 +152,8 @@ class Walker:
     def _splice_symlink(self, chain, target: bytes, pending: deque) -> None:
         if not target:
             raise GuestErrno(E.ENOENT)       # an empty symlink resolves to nothing (Linux)
-        if target.startswith(b"/"):
-            del chain[1:]                    # absolute: from the guest root, never the host's
+        if target.startswith(b"/"):          # absolute: from the process root, never the host's
+            chain[:] = self._top
         pending.extendleft(reversed(target.split(b"/")))
 
     @staticmethod

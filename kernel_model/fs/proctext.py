@@ -13,7 +13,9 @@ class ProcessView(Protocol):
     Optional attributes read if present: `ppid` (int) and `comm` (bytes); without them PPid is 0
     and the command name is the executable's base name. Optional method `fd_file(fd)` returns
     the open file an fd refers to: with it, opening /proc/self/fd/N or /dev/stdout when that fd
-    is a pipe gives that open file (Linux reopens the pipe); without it that fails with ENOENT."""
+    is a pipe gives that open file (Linux reopens the pipe); without it that fails with ENOENT.
+    Optional method `root()` gives the process root's global path after a chroot (b"/" without
+    it): paths resolve under it (namei.py)."""
 
     pid: int
 
@@ -21,6 +23,11 @@ class ProcessView(Protocol):
     def maps_text(self) -> bytes: ...
     def fd_targets(self) -> dict[int, bytes]: ...
     def cwd(self) -> bytes: ...
+
+
+def process_root(proc: ProcessView) -> bytes:
+    root = getattr(proc, "root", None)
+    return root() if root is not None else b"/"
 
 
 TASK_COMM_LEN = 16           # include/linux/sched.h: comm holds 15 bytes and a NUL

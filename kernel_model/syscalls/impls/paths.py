@@ -9,7 +9,8 @@ from ... import errno as E
 from ...errno import GuestErrno
 from ...fifo import open_fifo
 from ...fs.constants import S_IFBLK, S_IFCHR, S_IFIFO, S_IFMT, S_IFREG, S_IFSOCK
-from ...fsview import fs_view as process_view
+from ...fs.rootpath import getcwd_text
+from ...fsview import fs_view as process_view, global_view as process_global_view
 from ..registry import syscall
 
 from ...flags import (AT_FDCWD, AT_REMOVEDIR, AT_SYMLINK_FOLLOW, AT_SYMLINK_NOFOLLOW, O_CLOEXEC,
@@ -21,13 +22,19 @@ def fs_view(ctx):
     return process_view(ctx.proc)
 
 
+def global_view(ctx):
+    """For global paths (an open file's path, one realpath gave): resolved from the guest
+    root even when the process has chroot'ed elsewhere."""
+    return process_global_view(ctx.proc)
+
+
 def base_dir(ctx, dirfd: int, path: bytes) -> bytes:
     """The directory a relative `path` starts from (the cwd, or the directory of `dirfd`)."""
     dirfd = ctx.int32(dirfd)
     if path.startswith(b"/") or dirfd == AT_FDCWD:
         return ctx.proc.cwd
     f = ctx.proc.fds.get(dirfd)
-    if not ctx.kernel.fs.is_dir(f.path, b"/", fs_view(ctx)):
+    if not ctx.kernel.fs.is_dir(f.path, b"/", global_view(ctx)):
         raise GuestErrno(E.ENOTDIR)
     return f.path
 
@@ -104,31 +111,36 @@ def sys_readlinkat(ctx, dirfd, pathname, buf, size):
 
 @syscall("getcwd")
 def sys_getcwd(ctx, buf, size):
-    cwd = ctx.proc.cwd + b"\0"
+    cwd = getcwd_text(ctx.proc.cwd, ctx.proc.root) + b"\0"
     if size < len(cwd):
         raise GuestErrno(E.ERANGE)
     ctx.write(buf, cwd)
     return len(cwd)
 
 
-def _chdir_to(ctx, path: bytes, base: bytes) -> int:
-    fs = ctx.kernel.fs
-    real = fs.realpath(path, base, fs_view(ctx))
-    if not fs.is_dir(real, b"/", fs_view(ctx)):
-        raise GuestErrno(E.ENOTDIR)
-    fs.access(real, b"/", fs_view(ctx), 1)        # search permission (X_OK)
-    ctx.proc.cwd = real
-    return 0
-
-
 @syscall("chdir")
 def sys_chdir(ctx, pathname):
-    return _chdir_to(ctx, ctx.read_path(pathname), ctx.proc.cwd)
+    path = ctx.read_path(pathname)
+    ctx.proc.cwd = ctx.kernel.fs.directory(path, ctx.proc.cwd, fs_view(ctx))
+    return 0
 
 
 @syscall("fchdir")
 def sys_fchdir(ctx, fd):
-    return _chdir_to(ctx, ctx.proc.fds.get(ctx.int32(fd)).path, b"/")
+    f = ctx.proc.fds.get(ctx.int32(fd))
+    ctx.proc.cwd = ctx.kernel.fs.directory(f.path, b"/", global_view(ctx))
+    return 0
+
+
+@syscall("chroot")
+def sys_chroot(ctx, pathname):
+    """fs/open.c: the directory is looked up from the cwd under the current root (ENOENT,
+    ENOTDIR, EACCES as for chdir), then CAP_SYS_CHROOT is needed (the guest is root: it has
+    it). Only the root changes, not the cwd. The new root is a directory of the guest root,
+    so no chroot ever widens what the sandbox shows."""
+    path = ctx.read_path(pathname)
+    ctx.proc.root = ctx.kernel.fs.directory(path, ctx.proc.cwd, fs_view(ctx))
+    return 0
 
 
 @syscall("umask")
@@ -215,7 +227,7 @@ def _rename(ctx, olddirfd, oldpath, newdirfd, newpath, flags=0):
                 raise
     old_abs = fs.realpath(os.path.dirname(old) or b".", old_base, view) + b"/" + os.path.basename(old)
     new_abs = fs.realpath(os.path.dirname(new) or b".", new_base, view) + b"/" + os.path.basename(new)
-    fs.rename(old_abs, new_abs, b"/", view)
+    fs.rename(old_abs, new_abs, b"/", global_view(ctx))
     return 0
 
 
@@ -260,7 +272,7 @@ def sys_linkat(ctx, olddirfd, oldpath, newdirfd, newpath, flags):
     old_abs = fs.realpath(old, old_base, view) if flags & AT_SYMLINK_FOLLOW else \
         fs.realpath(os.path.dirname(old) or b".", old_base, view) + b"/" + os.path.basename(old)
     new_abs = fs.realpath(os.path.dirname(new) or b".", new_base, view) + b"/" + os.path.basename(new)
-    fs.link(old_abs, new_abs, b"/", view)
+    fs.link(old_abs, new_abs, b"/", global_view(ctx))
     return 0
 
 
@@ -281,7 +293,7 @@ def sys_fchmodat(ctx, dirfd, pathname, mode):
 @syscall("fchmod")
 def sys_fchmod(ctx, fd, mode):
     f = ctx.proc.fds.get(ctx.int32(fd))
-    ctx.kernel.fs.chmod(f.path, mode & 0o7777, b"/", fs_view(ctx))
+    ctx.kernel.fs.chmod(f.path, mode & 0o7777, b"/", global_view(ctx))
     return 0
 
 

@@ -10,7 +10,7 @@ from ... import errno as E
 from ...errno import GuestErrno
 from ..registry import syscall
 from ...flags import AT_EMPTY_PATH, AT_FDCWD, AT_SYMLINK_NOFOLLOW
-from .paths import base_dir, fs_view
+from .paths import base_dir, fs_view, global_view
 
 STAT_X86_64 = struct.Struct("<QQQIIIIQqqqqQqQqQ24x")
 STAT64_I386 = struct.Struct("<Q4xIIIIIQ4xqIQIIIIIIQ")
@@ -138,7 +138,7 @@ def _utimens(ctx, dirfd, pathname, times, flags, time_words):
                 stamps[i] = sec * 10**9 + nsec
     if pathname == 0:               # futimens(fd): utimensat(fd, NULL, ...)
         f = ctx.proc.fds.get(ctx.int32(dirfd))
-        fs.utimens(f.path, stamps[0], stamps[1], b"/", fs_view(ctx))
+        fs.utimens(f.path, stamps[0], stamps[1], b"/", global_view(ctx))
         return 0
     path = ctx.read_path(pathname)
     fs.utimens(path, stamps[0], stamps[1], base_dir(ctx, dirfd, path), fs_view(ctx),
