@@ -18,7 +18,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.deb_extract import DebExtractError
 from tests.e2e.debian_bins import ARCHES, DebianBinsError, ensure_debian_bins
+from tests.e2e.debian_rootfs import ensure_debian_rootfs
+from tests.e2e.rootfs_etc import RootfsEtcError
 
 # 2021-01-02 03:04:05 UTC: every file under /work and /etc carries this mtime.
 FIXED_MTIME = 1609556645
@@ -61,6 +64,17 @@ def debian_bins() -> dict[str, dict[str, Path]]:
         return ensure_debian_bins()
     except DebianBinsError as error:
         pytest.fail(f"Debian static binaries unavailable: {error}", pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def debian_rootfs() -> dict[str, Path]:
+    """{arch: Debian 12 userland rootfs} (tests/e2e/debian_rootfs.py), shared and cached:
+    give it to trapline without --writable and run natively with native_oracle.py, which
+    mounts it read-only. Fails (never skips) if it cannot be assembled."""
+    try:
+        return ensure_debian_rootfs()
+    except (DebianBinsError, DebExtractError, RootfsEtcError) as error:
+        pytest.fail(f"Debian rootfs unavailable: {error}", pytrace=False)
 
 
 @pytest.fixture(scope="session")

@@ -65,9 +65,9 @@ def ensure_debian_bins(cache_dir: Path = CACHE_DIR) -> dict[str, dict[str, Path]
         fcntl.flock(lock, fcntl.LOCK_EX)
         missing = [arch for arch in ARCHES if not _is_complete(cache_dir / arch)]
         if missing:
-            _require_tools(cache_dir)
+            require_tools(cache_dir)
             if "i386" in missing:
-                _enable_i386_architecture()
+                enable_i386_architecture([f"{b.package}:i386" for b in BINARIES])
             for arch in missing:
                 _fetch_arch(cache_dir / arch, arch)
     return binary_paths(cache_dir)
@@ -84,40 +84,41 @@ def _is_complete(arch_dir: Path) -> bool:
     return all((arch_dir / "root" / b.path_in_package).is_file() for b in BINARIES)
 
 
-def _require_tools(cache_dir: Path) -> None:
+def require_tools(cache_dir: Path, what: str = "Debian busybox-static/bash-static") -> None:
     absent = [tool for tool in ("apt-get", "dpkg", "dpkg-deb") if shutil.which(tool) is None]
     if absent:
         raise DebianBinsError(
-            f"cannot fetch Debian busybox-static/bash-static: {', '.join(absent)} not found. "
+            f"cannot fetch {what}: {', '.join(absent)} not found. "
             "The e2e tests need a Debian/Ubuntu host with apt (CI installs it), or a cache "
             f"already filled by 'python tests/e2e/fetch_debian_bins.py' at {cache_dir}."
         )
 
 
-def _enable_i386_architecture() -> None:
-    """Make ``pkg:i386`` downloadable: add the foreign arch and refresh the lists.
+def enable_i386_architecture(wanted: list[str]) -> None:
+    """Make the ``pkg:i386`` packages in ``wanted`` downloadable: add the foreign arch
+    and refresh the lists (tests/e2e/debian_rootfs.py uses this too).
 
-    Done only when missing, because it changes the host's apt configuration and needs
-    root (we are root in the dev container and in CI).
+    Done only when one is missing, because it changes the host's apt configuration and
+    needs root (we are root in the dev container and in CI).
     """
-    native = _run(["dpkg", "--print-architecture"]).strip()
-    foreign = _run(["dpkg", "--print-foreign-architectures"]).split()
+    native = run(["dpkg", "--print-architecture"]).strip()
+    foreign = run(["dpkg", "--print-foreign-architectures"]).split()
     if native == "i386" or "i386" in foreign:
-        if _has_candidate("busybox-static:i386"):
+        if all(_has_candidate(package) for package in wanted):
             return
     else:
-        _run_as_root(["dpkg", "--add-architecture", "i386"])
+        run_as_root(["dpkg", "--add-architecture", "i386"])
     try:
-        _run_as_root(["apt-get", "update"])
+        run_as_root(["apt-get", "update"])
     except DebianBinsError:
         # apt-get update fails as a whole when any one list fails (a security mirror
-        # mid-sync, say); what matters is whether our two packages became available.
-        if not all(_has_candidate(f"{b.package}:i386") for b in BINARIES):
+        # mid-sync, say); what matters is whether our packages became available.
+        if not all(_has_candidate(package) for package in wanted):
             raise
 
 
 def _has_candidate(package: str) -> bool:
-    policy = _run(["apt-cache", "policy", package])
+    policy = run(["apt-cache", "policy", package])
     return "Candidate:" in policy and "Candidate: (none)" not in policy
 
 
@@ -131,11 +132,11 @@ def _fetch_arch(arch_dir: Path, arch: str) -> None:
         # write the target folder; otherwise it warns and downloads as root.
         os.chmod(tmp, 0o777)
         packages = [f"{b.package}:{arch}" for b in BINARIES]
-        _run(["apt-get", "download", "-q", *packages], cwd=tmp)
+        run(["apt-get", "download", "-q", *packages], cwd=tmp)
         for binary in BINARIES:
             deb = _single_deb(Path(tmp), binary.package, arch)
-            _run(["dpkg-deb", "-x", str(deb), str(root)])
-            version = _run(["dpkg-deb", "-f", str(deb), "Version"]).strip()
+            run(["dpkg-deb", "-x", str(deb), str(root)])
+            version = run(["dpkg-deb", "-f", str(deb), "Version"]).strip()
             (arch_dir / f"{binary.name}.version").write_text(version + "\n")
     for binary in BINARIES:
         if not (root / binary.path_in_package).is_file():
@@ -152,16 +153,16 @@ def _single_deb(folder: Path, package: str, arch: str) -> Path:
     return debs[0]
 
 
-def _run_as_root(argv: list[str]) -> str:
+def run_as_root(argv: list[str]) -> str:
     if os.geteuid() != 0:
         raise DebianBinsError(
             f"'{' '.join(argv)}' is needed to fetch the i386 packages and requires root; "
             "run 'sudo python tests/e2e/fetch_debian_bins.py' once."
         )
-    return _run(argv)
+    return run(argv)
 
 
-def _run(argv: list[str], cwd: str | None = None) -> str:
+def run(argv: list[str], cwd: str | None = None) -> str:
     try:
         done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, check=False)
     except OSError as error:
