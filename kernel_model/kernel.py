@@ -21,6 +21,7 @@ from .exit import exit_process, exit_thread, release_vfork_parent
 from .fdtable import FdTable
 from .fs import FileSystem
 from .itimer import IntervalTimers
+from .personality import apply_exec_personality
 from .proc import INIT_PID, RUNNABLE, ZOMBIE, Process, Thread
 from .sched import DEFAULT_QUANTUM, TRACER_STOP, Scheduler
 from .signal import Signals, status_for_sigchld
@@ -202,6 +203,7 @@ class Kernel:
             exit_thread(self, t)
         old_space = proc.space
         proc.space, proc.image, proc.exe, proc.argv = space, program.image, program.exe_path, list(argv)
+        apply_exec_personality(proc, program)
         self.release_space(old_space)
         thread = self.current if self.current in proc.threads else None
         if thread is None:

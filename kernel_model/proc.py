@@ -71,6 +71,7 @@ class Process:
     rlimits: dict[int, tuple[int, int]] = field(default_factory=dict)
     vfork_parent: Thread | None = None     # the parent thread sleeping until we exec or exit
     exit_signal: int = 17                  # SIGCHLD unless clone said otherwise
+    personality: int = 0                   # personality(2); fork copies it (kernel_model/personality.py)
 
     @property
     def machine(self):

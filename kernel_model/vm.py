@@ -189,8 +189,10 @@ class AddressSpace:
     def set_brk_start(self, addr: int) -> None:
         self.brk_start = self.brk_end = page_up(addr)
 
-    def brk(self, new: int) -> int:
-        """Linux sys_brk: move the break if possible; always return the (possibly old) break."""
+    def brk(self, new: int, *, prot: int = PROT_READ | PROT_WRITE) -> int:
+        """Linux sys_brk: move the break if possible; always return the (possibly old) break.
+        New heap pages get `prot` (VM_DATA_DEFAULT_FLAGS: executable too under
+        READ_IMPLIES_EXEC, kernel_model/personality.py)."""
         if new < self.brk_start:
             return self.brk_end
         old_top, new_top = page_up(self.brk_end), page_up(new)
@@ -198,7 +200,7 @@ class AddressSpace:
             if new_top > old_top:
                 if self._overlapping(old_top, new_top + PAGE):    # keep a guard gap, as Linux does
                     return self.brk_end
-                self.map_area(old_top, new_top - old_top, PROT_READ | PROT_WRITE, name=b"[heap]")
+                self.map_area(old_top, new_top - old_top, prot, name=b"[heap]")
                 self._merge_heap()
             elif new_top < old_top:
                 self._remove(new_top, old_top)

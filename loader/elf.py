@@ -123,7 +123,8 @@ def _build_for(arch: ElfArch, data: bytes, path: str, pie_base: int | None) -> L
     segments = ph_rules.make_segments(loads, data, bias, implies_exec)
     return LoadedImage(path=path, arch=arch.name, bits=arch.bits, entry=entry, segments=segments,
                        phdr_addr=phdr_addr, phent=arch.phent, phnum=len(phdrs), interp=interp,
-                       is_pie=is_pie, load_bias=bias, symbol_reader=SymbolReader(data, bias, segments))
+                       is_pie=is_pie, load_bias=bias, symbol_reader=SymbolReader(data, bias, segments),
+                       executable_stack=ph_rules.executable_stack(phdrs), read_implies_exec=implies_exec)
 
 
 def load_elf(data: bytes, path: str = "<memory>", pie_base: int | None = None) -> LoadedImage:

@@ -50,6 +50,10 @@ class LoadedImage(NamedTuple):
     # Reads the symbol table on first use and keeps it (loader.elf_symbols.SymbolReader): a run
     # never needs symbols, a probe or a fault report does. Shared by images of the same file.
     symbol_reader: "Callable[[], SymbolTable]"
+    # PT_GNU_STACK's word (program_headers.EXSTACK_*) and whether the program runs with
+    # READ_IMPLIES_EXEC: the kernel sets the personality and the stack from them at exec.
+    executable_stack: int = 0
+    read_implies_exec: bool = False
 
     @property
     def symbols(self) -> "SymbolTable":

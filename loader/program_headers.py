@@ -160,9 +160,23 @@ def make_segments(loads: list[ProgramHeader], data: bytes, bias: int,
     return tuple(segments)
 
 
+# What the program says about its stack (binfmt_elf's executable_stack).
+EXSTACK_DEFAULT, EXSTACK_DISABLE_X, EXSTACK_ENABLE_X = 0, 1, 2
+
+
+def executable_stack(phdrs: list[ProgramHeader]) -> int:
+    """The first PT_GNU_STACK's PF_X decides; without one the architecture's default holds
+    (load_elf_binary's loop over the program headers)."""
+    for ph in phdrs:
+        if ph.type == PT_GNU_STACK:
+            return EXSTACK_ENABLE_X if ph.flags & PF_X else EXSTACK_DISABLE_X
+    return EXSTACK_DEFAULT
+
+
 def read_implies_exec(phdrs: list[ProgramHeader], arch: ElfArch) -> bool:
     """An i386 program without PT_GNU_STACK runs with READ_IMPLIES_EXEC: its readable mappings
     are executable (arch/x86/include/asm/elf.h elf_read_implies_exec: mmap_is_ia32() and
     EXSTACK_DEFAULT; mm/mmap.c do_mmap adds PROT_EXEC to PROT_READ). Old and hand-made
-    binaries rely on it: the 45-byte "teensy" ELF runs from a segment marked only PF_R."""
-    return arch.bits == 32 and not any(ph.type == PT_GNU_STACK for ph in phdrs)
+    binaries rely on it: the 45-byte "teensy" ELF runs from a segment marked only PF_R. The
+    kernel model makes the personality effective (kernel_model/personality.py)."""
+    return arch.bits == 32 and executable_stack(phdrs) == EXSTACK_DEFAULT

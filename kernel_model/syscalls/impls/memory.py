@@ -9,6 +9,7 @@ from ... import errno as E
 from ...errno import GuestErrno
 from ...layout import PAGE
 from ...vm import MAP_ANONYMOUS, MAP_PRIVATE, MAP_SHARED, PROT_MASK
+from ...personality import heap_prot, implied_prot
 from ..registry import syscall
 
 MAP_TYPE = 0x0F
@@ -17,12 +18,13 @@ MREMAP_MAYMOVE, MREMAP_FIXED = 1, 2
 
 @syscall("brk")
 def sys_brk(ctx, addr):
-    return ctx.proc.vm.brk(addr)
+    return ctx.proc.vm.brk(addr, prot=heap_prot(ctx.proc.personality))
 
 
 def _mmap(ctx, addr, length, prot, flags, fd, offset):
     if prot & ~PROT_MASK & ~0x03000000:          # PROT_GROWSDOWN/UP are accepted
         raise GuestErrno(E.EINVAL)
+    prot = implied_prot(ctx.proc.personality, prot)
     if flags & MAP_TYPE not in (MAP_SHARED, MAP_PRIVATE, 0x03):
         raise GuestErrno(E.EINVAL)
     if offset % PAGE:
@@ -65,7 +67,7 @@ def sys_munmap(ctx, addr, length):
 def sys_mprotect(ctx, addr, length, prot):
     if prot & ~PROT_MASK & ~0x03000000:
         raise GuestErrno(E.EINVAL)
-    ctx.proc.vm.mprotect(addr, length, prot & PROT_MASK)
+    ctx.proc.vm.mprotect(addr, length, implied_prot(ctx.proc.personality, prot & PROT_MASK))
     return 0
 
 
