@@ -21,6 +21,7 @@ from .exit import exit_process, exit_thread, release_vfork_parent
 from .fdtable import FdTable
 from .fs import FileSystem
 from .itimer import IntervalTimers
+from .panic import is_kernel_bug, raise_if_kernel_bug, run_loop_panic
 from .personality import apply_exec_personality
 from .proc import INIT_PID, RUNNABLE, ZOMBIE, Process, Thread
 from .sched import DEFAULT_QUANTUM, TRACER_STOP, Scheduler
@@ -28,6 +29,8 @@ from .signal import Signals, status_for_sigchld
 from .space_pool import POOL_SIZE, SpacePool
 from .signals import name as signal_name
 from .syscalls.dispatch import SyscallDispatcher
+from .syscalls.impls.utsname import UtsName
+from .user_faults import deliver_exception, page_fault
 from .vectors import install_vectors
 
 FIRST_PID = 100          # pids start at a fixed number: no host pid leaks into a run
@@ -67,6 +70,7 @@ class Kernel:
         self.fs = FileSystem(config.rootfs, writable=config.writable, seed=config.seed,
                              clock=self.clock.realtime_ns)
         self.syscalls = SyscallDispatcher(self)
+        self.uts = UtsName()              # the run's UTS namespace (sethostname, uname)
         self.signals = Signals(self)
         self.scheduler = Scheduler(self.clock, config.quantum)
         self.scheduler.timers = IntervalTimers(self)
@@ -222,6 +226,10 @@ class Kernel:
         """Run until every process has exited; return the first process's wait status."""
         try:
             return self._run(proc)
+        except Exception as e:          # a kernel bug: KernelPanic with a report (panic.py)
+            if is_kernel_bug(e):
+                raise run_loop_panic(self.current, e, "running the guests") from e
+            raise
         finally:
             self.space_pool.close()
 
@@ -351,7 +359,11 @@ class Kernel:
 
     # ---- system calls ----------------------------------------------------------------------
     def int80_handler(self, frame) -> bool:
-        return self.syscalls.handle(self.current, "i386", frame, in_hook=self.in_hook)
+        try:
+            return self.syscalls.handle(self.current, "i386", frame, in_hook=self.in_hook)
+        except Exception as e:           # a kernel bug: KernelPanic with a report (panic.py)
+            raise_if_kernel_bug(self.current, "i386", e)
+            raise
 
     def _int80_frameless(self, _frame) -> bool | None:
         """int 0x80 without a trap frame (traps.py says why that is exact), unless a debug
@@ -359,7 +371,11 @@ class Kernel:
         would then restore from the frame."""
         if self.debug.syscall_watchers:
             return None
-        return self.syscalls.handle(self.current, "i386", None, in_hook=True)
+        try:
+            return self.syscalls.handle(self.current, "i386", None, in_hook=True)
+        except Exception as e:
+            raise_if_kernel_bug(self.current, "i386", e)
+            raise
 
     def _on_syscall_instruction(self, pc: int) -> bool:
         return self._syscall_instruction(self.current, pc, in_hook=True)
@@ -378,38 +394,18 @@ class Kernel:
         rcx.value = pc
         # RFLAGS has no view: QEMU keeps the flags in pieces only its helpers assemble
         r11.value = rflags.read()
-        return self.syscalls.handle(thread, "x86_64", None, in_hook=in_hook)
+        try:
+            return self.syscalls.handle(thread, "x86_64", None, in_hook=in_hook)
+        except Exception as e:
+            raise_if_kernel_bug(thread, "x86_64", e)
+            raise
 
     # ---- faults and death ------------------------------------------------------------------
     def _page_fault(self, thread: Thread, exit_: exits.Exit) -> None:
-        # #PF error code (Intel SDM Vol. 3A, 4.7): P=1 protection, W/R=2 write, U/S=4 user, I/D=16 fetch
-        code = (0 if exit_.unmapped else 1) | (2 if exit_.access == exits.WRITE else 0) | 4 \
-            | (16 if exit_.access == exits.FETCH else 0)
-        thread.pending_fault = exit_
-        thread.process.space.traps.dispatch(V.PF, exit_.pc, error_code=code,
-                                            fault_address=exit_.address)
+        page_fault(self, thread, exit_)
 
     def deliver_exception(self, frame, signal: int) -> bool:
-        """A CPU exception in user code becomes a signal for the faulting thread: its handler
-        runs when it has one that is neither blocked nor ignored; otherwise the process dies
-        (Linux force_sig_fault)."""
-        thread = self.current
-        proc = thread.process
-        fault_address = frame.fault_address if frame.fault_address is not None else frame.ip
-        handler = proc.sigactions.get(signal, (0,))[0]
-        if handler not in (0, 1) and not thread.sigmask & (1 << (signal - 1)):
-            fault = thread.pending_fault
-            code = 1 if fault is None or fault.unmapped else 2      # SEGV_MAPERR / SEGV_ACCERR
-            self.signals.post(proc, signal, thread=thread, info={"code": code, "addr": fault_address})
-            return False
-        detail = V.NAMES.get(frame.vector, f"vector {frame.vector}")
-        if frame.vector == V.PF:
-            fault = thread.pending_fault
-            what = "not mapped" if fault is None or fault.unmapped else "not permitted"
-            access = fault.access if fault is not None else "access"
-            detail = f"{access} at {frame.fault_address:#x} ({what})"
-        self.kill(proc, signal, f"{detail}, pc={frame.ip:#x} ({self.symbolize(proc, frame.ip)})")
-        return False
+        return deliver_exception(self, frame, signal)
 
     def symbolize(self, proc: Process, addr: int) -> str:
         return proc.image.symbols.symbolize(addr) if proc.image is not None else f"{addr:#x}"

@@ -41,6 +41,8 @@ class Thread:
     saved_sigmask: int | None = None     # the caller's mask while sigsuspend & co. run with another
     saved_contexts: list = field(default_factory=list)   # (frame address, full context) per handler
     interrupted: bool = False
+    nice: int = 0                        # -20..19 (setpriority); fork copies it, as sched_fork
+    ioprio: int = 0                      # ioprio_set's value; 0 = IOPRIO_CLASS_NONE (never set)
 
     def describe(self) -> str:
         return f"pid {self.process.pid} tid {self.tid}"

@@ -1,4 +1,4 @@
-"""Process-level calls: exit, ids, execve, TLS setup, limits, uname, sysinfo."""
+"""Process-level calls: exit, ids, execve, TLS setup, limits, sysinfo (uname: utsname.py)."""
 import struct
 
 from ... import errno as E
@@ -9,11 +9,13 @@ from ..registry import syscall
 ARCH_SET_GS, ARCH_SET_FS, ARCH_GET_FS, ARCH_GET_GS = 0x1001, 0x1002, 0x1003, 0x1004
 RLIM_INFINITY = (1 << 64) - 1
 RLIMIT_STACK, RLIMIT_NOFILE, RLIMIT_NPROC = 3, 7, 6
+RLIMIT_NICE, RLIMIT_RTPRIO = 13, 14
+# Linux's INIT_RLIMITS for what they do not leave unlimited (RLIMIT_NICE and RLIMIT_RTPRIO are
+# 0: raising a priority needs them raised, or CAP_SYS_NICE, which the sandbox's root lacks)
 DEFAULT_RLIMITS = {RLIMIT_STACK: (8 << 20, RLIM_INFINITY), RLIMIT_NOFILE: (1024, 1048576),
-                   RLIMIT_NPROC: (4096, 4096), 4: (0, RLIM_INFINITY)}      # 4 = RLIMIT_CORE
+                   RLIMIT_NPROC: (4096, 4096), 4: (0, RLIM_INFINITY),      # 4 = RLIMIT_CORE
+                   RLIMIT_NICE: (0, 0), RLIMIT_RTPRIO: (0, 0)}
 RLIM_NLIMITS = 16
-UTS_RELEASE = b"6.1.0-trapline"
-UTS_MACHINE = {"i386": b"i686", "x86_64": b"x86_64"}
 
 
 def _no_return():
@@ -214,14 +216,6 @@ def sys_setrlimit(ctx, resource, rlim):
     fmt = "<II" if ctx.word == 4 else "<QQ"
     soft, hard = struct.unpack(fmt, ctx.read(rlim, struct.calcsize(fmt)))
     ctx.proc.rlimits[resource] = (soft, hard)
-    return 0
-
-
-@syscall("uname")
-def sys_uname(ctx, buf):
-    fields = (b"Linux", b"trapline", UTS_RELEASE, b"#1 SMP PREEMPT_DYNAMIC trapline",
-              UTS_MACHINE[ctx.proc.arch if ctx.abi == "x86_64" else "i386"], b"(none)")
-    ctx.write(buf, b"".join(f.ljust(65, b"\0") for f in fields))
     return 0
 
 

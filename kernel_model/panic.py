@@ -1,0 +1,89 @@
+"""A Python exception escaping the kernel model becomes a KernelPanic with a report.
+
+A guest never gets a Python traceback for its own misbehaviour: bad pointers, flags or numbers
+are an errno or a signal (DESIGN.md, rules). An exception that still escapes a syscall or the
+run loop is a bug in trapline, and the report says where to look: the call (name, number, the
+six argument words as the calling ABI saw them), the exception, and the innermost frames of
+the kernel model where it was raised — as Linux's oops names the task, the syscall and RIP.
+
+Errors that are already trapline's own pass through unchanged (a KernelPanic, a tool's error
+from a debug callback, Deadlock...): only a MachineError (the emulator refused what the kernel
+model asked of it, e.g. a MemoryAccessError from a raw memory access an implementation did not
+check) and plain Python exceptions are a kernel bug.
+"""
+import traceback
+
+from emu.errors import MachineError, TraplineError
+
+from .errors import KernelPanic
+from .syscalls.dispatch import NUMBERS
+
+FRAMES_SHOWN = 3        # innermost frames of the traceback in the report
+
+
+def is_kernel_bug(exc: BaseException) -> bool:
+    """True for an exception that must become a KernelPanic (module docstring)."""
+    if isinstance(exc, KernelPanic) or not isinstance(exc, Exception):
+        return False            # KeyboardInterrupt, SystemExit... are not the guest's doing
+    return isinstance(exc, MachineError) or not isinstance(exc, TraplineError)
+
+
+def where(exc: BaseException) -> str:
+    """`file:line in function` for the innermost FRAMES_SHOWN frames, innermost last."""
+    frames = traceback.extract_tb(exc.__traceback__)[-FRAMES_SHOWN:]
+    return " <- ".join(f"{_short(f.filename)}:{f.lineno} in {f.name}" for f in reversed(frames))
+
+
+def _short(filename: str) -> str:
+    for root in ("kernel_model/", "emu/", "loader/", "instrumenter/"):
+        if root in filename:
+            return root + filename.rsplit(root, 1)[1]
+    return filename
+
+
+def syscall_panic(thread, abi: str, exc: Exception) -> KernelPanic:
+    """The KernelPanic for `exc` escaping the syscall `thread` is making in `abi`. The number
+    and arguments are read back from the registers: nothing has written the result yet."""
+    words = _registers(thread, abi)
+    mask = (1 << (32 if abi == "i386" else 64)) - 1
+    nr, args = words[0] & mask, [w & mask for w in words[1:7]]
+    name = NUMBERS[abi].get(nr, f"syscall_{nr:#x}")
+    tid = getattr(thread, "tid", "?")
+    text = (f"kernel bug in {name} (nr {nr}, {abi} ABI) called by tid {tid}: "
+            f"args ({', '.join(hex(a) for a in args)}): "
+            f"{type(exc).__name__}: {exc} at {where(exc)}")
+    return KernelPanic(text)
+
+
+ABI_REGISTERS = {"i386": ("eax", "ebx", "ecx", "edx", "esi", "edi", "ebp"),
+                 "x86_64": ("rax", "rdi", "rsi", "rdx", "r10", "r8", "r9")}
+
+
+def _registers(thread, abi: str) -> list[int]:
+    """The call's number and arguments from the Machine (0 for what cannot be read)."""
+    try:
+        machine = thread.process.machine
+    except Exception:
+        return [0] * 7
+    words = []
+    for name in ABI_REGISTERS[abi]:
+        try:
+            words.append(machine.reg(name))
+        except Exception:
+            words.append(0)
+    return words
+
+
+def run_loop_panic(thread, exc: Exception, doing: str) -> KernelPanic:
+    """The KernelPanic for `exc` escaping the run loop while `doing` (a page fault, signal
+    delivery...) for `thread`."""
+    tid = getattr(thread, "tid", "?")
+    return KernelPanic(f"kernel bug while {doing} for tid {tid}: "
+                       f"{type(exc).__name__}: {exc} at {where(exc)}")
+
+
+def raise_if_kernel_bug(thread, abi: str, exc: Exception) -> None:
+    """Raise the KernelPanic for `exc` escaping a syscall, when it is a kernel bug; return
+    otherwise (the caller re-raises trapline's own errors unchanged)."""
+    if is_kernel_bug(exc):
+        raise syscall_panic(thread, abi, exc) from exc

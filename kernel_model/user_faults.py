@@ -1,0 +1,38 @@
+"""CPU exceptions in user code: a page fault's error code, and the signal an exception becomes
+(Linux arch/x86/mm/fault.c and arch/x86/kernel/traps.c)."""
+from emu import exits
+
+from . import idt as V
+
+
+def page_fault(kernel, thread, exit_: exits.Exit) -> None:
+    """Raise #PF for the fault Unicorn reported, through the thread's IDT."""
+    # #PF error code (Intel SDM Vol. 3A, 4.7): P=1 protection, W/R=2 write, U/S=4 user, I/D=16 fetch
+    code = (0 if exit_.unmapped else 1) | (2 if exit_.access == exits.WRITE else 0) | 4 \
+        | (16 if exit_.access == exits.FETCH else 0)
+    thread.pending_fault = exit_
+    thread.process.space.traps.dispatch(V.PF, exit_.pc, error_code=code,
+                                        fault_address=exit_.address)
+
+
+def deliver_exception(kernel, frame, signal: int) -> bool:
+    """A CPU exception in user code becomes a signal for the faulting thread: its handler
+    runs when it has one that is neither blocked nor ignored; otherwise the process dies
+    (Linux force_sig_fault)."""
+    thread = kernel.current
+    proc = thread.process
+    fault_address = frame.fault_address if frame.fault_address is not None else frame.ip
+    handler = proc.sigactions.get(signal, (0,))[0]
+    if handler not in (0, 1) and not thread.sigmask & (1 << (signal - 1)):
+        fault = thread.pending_fault
+        code = 1 if fault is None or fault.unmapped else 2      # SEGV_MAPERR / SEGV_ACCERR
+        kernel.signals.post(proc, signal, thread=thread, info={"code": code, "addr": fault_address})
+        return False
+    detail = V.NAMES.get(frame.vector, f"vector {frame.vector}")
+    if frame.vector == V.PF:
+        fault = thread.pending_fault
+        what = "not mapped" if fault is None or fault.unmapped else "not permitted"
+        access = fault.access if fault is not None else "access"
+        detail = f"{access} at {frame.fault_address:#x} ({what})"
+    kernel.kill(proc, signal, f"{detail}, pc={frame.ip:#x} ({kernel.symbolize(proc, frame.ip)})")
+    return False
