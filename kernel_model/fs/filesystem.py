@@ -18,7 +18,7 @@ from .constants import (DT_DIR, O_CREAT, O_DIRECTORY, O_EXCL, O_NOFOLLOW, O_PATH
                         O_TMPFILE_BIT, O_TRUNC, PATH_MAX, S_IFBLK, S_IFCHR, S_IFIFO, S_IFMT,
                         S_IFSOCK, X_OK, dtype_of)
 from .devfs import build_dev
-from .hostfs import HostContext, HostDir
+from .hostfs import HostContext, host_root_dir
 from .inodes import InodeTable
 from .namei import LAST_DOT, LAST_DOTDOT, LAST_NORM, Resolved, Walker
 from .node import Node, wants_write
@@ -44,7 +44,7 @@ class FileSystem:
         self._table = InodeTable()
         if writable:
             context = HostContext(self._table, clock, writable=True)
-            self._root: Node = HostDir(context, host_root, os.lstat(host_root))
+            self._root: Node = host_root_dir(context, host_root)
         else:
             self._root = overlay_root(host_root, self._table, clock)
         self.random = DeterministicRandom(seed)
@@ -102,6 +102,7 @@ class FileSystem:
             node = r.parent.create(r.name, mode & 0o7777)
         else:
             self._check_open_existing(node, flags, creating)
+        node = node.pin()         # the description shows what it opened, whatever is renamed
         if flags & O_PATH or node.is_fifo:
             # A fifo has no data in the file system: the caller opens its pipe
             # (kernel_model/fifo.py, Linux's fifo_open in fs/pipe.c).

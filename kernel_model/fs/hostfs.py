@@ -2,9 +2,11 @@
 
 Used two ways: read-only, as the lower layer under the in-memory overlay, and, when the user asks
 for write-through (`writable=True`), as the rootfs itself. Path resolution never lets a host path
-escape the root: every host path here is the root joined with components that namei.py has
-already checked one by one (none of them a symlink except possibly the last, which is never
-followed by the host: O_NOFOLLOW, lstat, follow_symlinks=False).
+escape the root: every host inode here is reached from the root through components that
+namei.py has checked one by one, and the host never follows a symlink for the model
+(O_NOFOLLOW, lstat, follow_symlinks=False). How a host inode is named (a name in a directory
+held by a descriptor in write-through mode, so that a handle stays bound to what it opened even
+when the guest renames things and plants symlinks around it) is hostref.py's concern.
 
 What is shown of a host file (determinism): mode, size, nlink, symlink target and mtime are
 rootfs content and pass through; atime and ctime are reported equal to mtime (the host's atime
@@ -23,6 +25,7 @@ from ..errno import GuestErrno
 from .constants import (S_IFDIR, S_IFLNK, S_IFMT, S_IFREG, ROOTFS_DEV, BLOCK_SIZE, DIR_SIZE,
                         O_ACCMODE, O_WRONLY, O_RDWR, blocks_for)
 from .hosterrno import guest_error
+from .hostref import O_PATH, HostRef, close_quietly, host_call
 from .inodes import InodeTable
 from .node import Node
 from .records import StatResult
@@ -35,10 +38,6 @@ class HostContext:
     writable: bool
 
 
-def join(dir_path: bytes, name: bytes) -> bytes:
-    return dir_path.rstrip(b"/") + b"/" + name
-
-
 def stat_from_host(ctx: HostContext, st: os.stat_result) -> StatResult:
     mode = st.st_mode
     size = DIR_SIZE if (mode & S_IFMT) == S_IFDIR else st.st_size
@@ -48,40 +47,50 @@ def stat_from_host(ctx: HostContext, st: os.stat_result) -> StatResult:
                       blocks_for(size), st.st_mtime_ns, st.st_mtime_ns, st.st_mtime_ns)
 
 
-def host_lstat(path: bytes) -> os.stat_result | None:
-    try:
-        return os.lstat(path)
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    except OSError as exc:
-        raise guest_error(exc) from None
-
-
-def host_node(ctx: HostContext, path: bytes) -> "HostNode | None":
-    st = host_lstat(path)
+def host_node(ctx: HostContext, ref: HostRef) -> "HostNode | None":
+    st = ref.lstat()
     if st is None:
         return None
     kind = {S_IFDIR: HostDir, S_IFREG: HostFile, S_IFLNK: HostSymlink}.get(st.st_mode & S_IFMT,
                                                                            HostNode)
-    return kind(ctx, path, st)
+    return kind(ctx, ref, st)
+
+
+def host_root_dir(ctx: HostContext, host_root: bytes) -> "HostDir":
+    return HostDir(ctx, HostRef(None, host_root), os.lstat(host_root))
 
 
 class HostNode(Node):
     """A host inode with no modeled driver (fifo, socket, device node in the rootfs)."""
     mount = "rootfs"
 
-    def __init__(self, ctx: HostContext, path: bytes, st: os.stat_result):
+    host_fd: int | None = None       # the inode's own O_PATH descriptor, once it has one
+
+    def __init__(self, ctx: HostContext, ref: HostRef, st: os.stat_result):
         self.ctx = ctx
-        self.path = path
+        self.ref = ref
         self.fmt = st.st_mode & S_IFMT
         self.ino = ctx.table.for_key((st.st_dev, st.st_ino))
         self.first_stat = st
 
+    def pin(self) -> "HostNode":
+        """Bind this inode to itself (an open file description keeps it): from now on its
+        metadata comes from its own descriptor, whatever its name comes to mean. Only in
+        write-through mode: the overlay's lower layer never changes under the guest."""
+        if self.host_fd is None and self.ctx.writable:
+            self.host_fd = _open_same(self.ref, O_PATH, self.first_stat)
+        return self
+
     def host_stat(self) -> os.stat_result:
-        st = host_lstat(self.path)
+        if self.host_fd is not None:
+            return host_call(os.stat, self.host_fd)
+        st = self.ref.lstat()
         if st is None:
             raise GuestErrno(E.ENOENT, "host file vanished")
         return st
+
+    def __del__(self) -> None:
+        close_quietly(self.host_fd)
 
     def stat(self) -> StatResult:
         return stat_from_host(self.ctx, self.host_stat())
@@ -90,33 +99,35 @@ class HostNode(Node):
         if not self.ctx.writable:
             raise GuestErrno(E.EROFS)
 
-    def stamp(self, path: bytes | None = None) -> None:
+    def stamp(self) -> None:
         """Give a changed host inode the virtual time, so host time never shows."""
         now = self.ctx.clock()
-        _host_call(os.utime, path or self.path, ns=(now, now), follow_symlinks=False)
+        self.ref.utime((now, now))
 
     def chmod(self, mode: int) -> None:
         self._require_writable()
-        _host_call(os.chmod, self.path, mode & 0o7777)
+        self.ref.chmod(mode & 0o7777)
 
     def utimens(self, atime_ns: int | None, mtime_ns: int | None) -> None:
         self._require_writable()
         st = self.host_stat()
         times = (st.st_atime_ns if atime_ns is None else atime_ns,
                  st.st_mtime_ns if mtime_ns is None else mtime_ns)
-        _host_call(os.utime, self.path, ns=times, follow_symlinks=False)
+        self.ref.utime(times)
 
 
 class HostSymlink(HostNode):
     def readlink(self) -> bytes:
-        return _host_call(os.readlink, self.path)
+        if self.host_fd is not None:
+            return host_call(os.readlink, b"", dir_fd=self.host_fd)    # readlinkat(fd, "")
+        return self.ref.readlink()
 
 
 class HostFile(HostNode):
     def read_at(self, offset: int, n: int) -> bytes:
         """Read through the path, without keeping a host fd: for the kernel's own one-off
         reads. An open file description reads through `open_reader()` instead."""
-        fd = _host_call(os.open, self.path, os.O_RDONLY | os.O_NOFOLLOW)
+        fd = self.ref.open(os.O_RDONLY)
         try:
             return os.pread(fd, n, offset)
         finally:
@@ -129,18 +140,22 @@ class HostFile(HostNode):
         """The host file opened once for reading (the overlay's lower layer while the guest
         has it open): no open/close per read, and a path that later names another host file
         does not change what is read."""
-        return HostFileReader(self.ctx, _host_call(os.open, self.path, os.O_RDONLY | os.O_NOFOLLOW))
+        return HostFileReader(self.ctx, self.ref.open(os.O_RDONLY))
 
     def open_handle(self, flags: int) -> "HostFdHandle":
         access = flags & O_ACCMODE
         if access != 0:
             self._require_writable()
         host_flags = {O_WRONLY: os.O_WRONLY, O_RDWR: os.O_RDWR}.get(access, os.O_RDONLY)
-        return HostFdHandle(self.ctx, _host_call(os.open, self.path, host_flags | os.O_NOFOLLOW))
+        return HostFdHandle(self.ctx, self.ref.open(host_flags))
 
     def truncate(self, length: int) -> None:
         self._require_writable()
-        _host_call(os.truncate, self.path, length)
+        fd = self.ref.open(os.O_WRONLY)
+        try:
+            host_call(os.ftruncate, fd, length)
+        finally:
+            os.close(fd)
         self.stamp()
 
 
@@ -165,7 +180,7 @@ class HostFdHandle:
         return self.read_at(0, os.fstat(self.fd).st_size)
 
     def write_at(self, offset: int, data: bytes) -> int:
-        written = _host_call(os.pwrite, self.fd, data, offset)
+        written = host_call(os.pwrite, self.fd, data, offset)
         self._stamp()
         return written
 
@@ -173,7 +188,7 @@ class HostFdHandle:
         return os.fstat(self.fd).st_size
 
     def truncate(self, length: int) -> None:
-        _host_call(os.ftruncate, self.fd, length)
+        host_call(os.ftruncate, self.fd, length)
         self._stamp()
 
     def stat(self) -> StatResult:
@@ -227,11 +242,30 @@ class HostFileReader(HostFdHandle):
 
 
 class HostDir(HostNode):
+    """A host directory. In write-through mode it holds its own O_PATH descriptor from the
+    moment it is looked up, and its entries are names relative to it (hostref.py)."""
+
+    def __init__(self, ctx: HostContext, ref: HostRef, st: os.stat_result):
+        super().__init__(ctx, ref, st)
+        if ctx.writable:
+            self.host_fd = _open_same(ref, O_PATH | os.O_DIRECTORY, st)
+
+    def entry(self, name: bytes) -> HostRef:
+        if self.host_fd is None:
+            return HostRef(None, self.ref.name.rstrip(b"/") + b"/" + name)
+        return HostRef(self, name)
+
     def names(self) -> list[bytes]:
-        return sorted(_host_call(os.listdir, self.path))
+        if self.host_fd is None:
+            return sorted(host_call(os.listdir, self.ref.name))
+        fd = host_call(os.open, b".", os.O_RDONLY | os.O_DIRECTORY, dir_fd=self.host_fd)
+        try:      # names listed through a descriptor come as str (surrogateescape'd bytes)
+            return sorted(os.fsencode(name) for name in host_call(os.listdir, fd))
+        finally:
+            os.close(fd)
 
     def lookup(self, name: bytes) -> HostNode | None:
-        return host_node(self.ctx, join(self.path, name))
+        return host_node(self.ctx, self.entry(name))
 
     def entries(self) -> list[tuple[bytes, Node]]:
         found = ((name, self.lookup(name)) for name in self.names())
@@ -239,46 +273,48 @@ class HostDir(HostNode):
 
     def create(self, name: bytes, mode: int) -> Node:
         self._require_writable()
-        path = join(self.path, name)
-        fd = _host_call(os.open, path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW, 0o600)
+        entry = self.entry(name)
+        fd = entry.open(os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
         try:
             os.fchmod(fd, mode & 0o7777)     # explicit: the host process's umask must not apply
         finally:
             os.close(fd)
-        return self._created(path)
+        return self._created(entry)
 
     def mkdir(self, name: bytes, mode: int) -> None:
         self._require_writable()
-        path = join(self.path, name)
-        _host_call(os.mkdir, path, 0o700)
-        _host_call(os.chmod, path, mode & 0o7777)
-        self._created(path)
+        entry = self.entry(name)
+        host_call(os.mkdir, entry.name, 0o700, dir_fd=entry.dir_fd)
+        entry.chmod(mode & 0o7777)
+        self._created(entry)
 
     def symlink(self, name: bytes, target: bytes) -> None:
         self._require_writable()
-        path = join(self.path, name)
-        _host_call(os.symlink, target, path)
-        self._created(path)
+        entry = self.entry(name)
+        host_call(os.symlink, target, entry.name, dir_fd=entry.dir_fd)
+        self._created(entry)
 
     def link(self, name: bytes, node: Node) -> None:
         self._require_writable()
         if not isinstance(node, HostNode):
             raise GuestErrno(E.EXDEV)
-        _host_call(os.link, node.path, join(self.path, name), follow_symlinks=False)
+        entry = self.entry(name)
+        host_call(os.link, node.ref.name, entry.name, src_dir_fd=node.ref.dir_fd,
+                  dst_dir_fd=entry.dir_fd, follow_symlinks=False)
         self.stamp()
 
     def unlink(self, name: bytes) -> None:
         self._require_writable()
-        path = join(self.path, name)
-        self._forget(path)
-        _host_call(os.unlink, path)
+        entry = self.entry(name)
+        self._forget(entry)
+        host_call(os.unlink, entry.name, dir_fd=entry.dir_fd)
         self.stamp()
 
     def rmdir(self, name: bytes) -> None:
         self._require_writable()
-        path = join(self.path, name)
-        st = host_lstat(path)
-        _host_call(os.rmdir, path)
+        entry = self.entry(name)
+        st = entry.lstat()
+        host_call(os.rmdir, entry.name, dir_fd=entry.dir_fd)
         if st is not None:
             self.ctx.table.forget((st.st_dev, st.st_ino))
         self.stamp()
@@ -287,30 +323,35 @@ class HostDir(HostNode):
         self._require_writable()
         if not isinstance(new_dir, HostDir):
             raise GuestErrno(E.EXDEV)
-        source, target = join(self.path, old_name), join(new_dir.path, new_name)
-        replaced = host_lstat(target)
-        _host_call(os.rename, source, target)
+        source, target = self.entry(old_name), new_dir.entry(new_name)
+        replaced = target.lstat()
+        host_call(os.rename, source.name, target.name, src_dir_fd=source.dir_fd,
+                  dst_dir_fd=target.dir_fd)
         if replaced is not None and replaced.st_nlink <= 1:
             self.ctx.table.forget((replaced.st_dev, replaced.st_ino))
         self.stamp()
         new_dir.stamp()
 
-    def _created(self, path: bytes) -> Node:
-        self.stamp(path)
+    def _created(self, entry: HostRef) -> Node:
+        now = self.ctx.clock()
+        entry.utime((now, now))
         self.stamp()
-        node = host_node(self.ctx, path)
+        node = host_node(self.ctx, entry)
         if node is None:
             raise GuestErrno(E.ENOENT, "host file vanished")
         return node
 
-    def _forget(self, path: bytes) -> None:
-        st = host_lstat(path)
+    def _forget(self, entry: HostRef) -> None:
+        st = entry.lstat()
         if st is not None and st.st_nlink <= 1:
             self.ctx.table.forget((st.st_dev, st.st_ino))
 
 
-def _host_call(function, *args, **kwargs):
-    try:
-        return function(*args, **kwargs)
-    except OSError as exc:
-        raise guest_error(exc) from None
+def _open_same(ref: HostRef, flags: int, seen: os.stat_result) -> int:
+    """Open `ref` (never following it) and check it is still the inode looked up as `seen`."""
+    fd = ref.open(flags)
+    st = os.fstat(fd)
+    if (st.st_dev, st.st_ino) != (seen.st_dev, seen.st_ino):
+        os.close(fd)
+        raise GuestErrno(E.ENOENT, "host file replaced while looked up")
+    return fd

@@ -52,6 +52,12 @@ class Node:
     def is_fifo(self) -> bool:
         return self.fmt == S_IFIFO
 
+    def pin(self) -> "Node":
+        """The inode an open file description keeps: one that stays what was opened even if
+        its name comes to mean something else (hostfs.py binds host inodes; others already
+        are the inode itself)."""
+        return self
+
     def same_inode(self, other: "Node") -> bool:
         return self.mount == other.mount and self.ino == other.ino
 

@@ -14,14 +14,14 @@ upper layer:
 Times of overlay changes come from the virtual clock; atime is not updated by reads (as with the
 noatime mount option) so that reading never changes what stat says.
 """
-import os
 from dataclasses import dataclass, field
 from typing import Callable
 
 from .. import errno as E
 from ..errno import GuestErrno
 from .constants import S_IFBLK, S_IFCHR, S_IFDIR, S_IFLNK, S_IFMT, S_IFREG, ROOTFS_DEV
-from .hostfs import HostContext, HostDir, HostFile, HostFileReader, HostNode, HostSymlink
+from .hostfs import (HostContext, HostDir, HostFile, HostFileReader, HostNode, HostSymlink,
+                     host_root_dir)
 from .inodes import InodeTable
 from .node import Node
 from .records import Meta, StatResult, new_meta
@@ -314,6 +314,6 @@ def _check_replaceable(node: Node, replaced: "OverlayNode") -> None:
 
 
 def overlay_root(host_root: bytes, table: InodeTable, clock: Callable[[], int]) -> OverlayDir:
-    lower = HostDir(HostContext(table, clock, writable=False), host_root, os.lstat(host_root))
+    lower = host_root_dir(HostContext(table, clock, writable=False), host_root)
     ctx = OverlayContext(table, clock)
     return OverlayDir(ctx, meta_from_lower(lower), lower)

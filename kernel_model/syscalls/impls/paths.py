@@ -9,6 +9,7 @@ from ... import errno as E
 from ...errno import GuestErrno
 from ...fifo import open_fifo
 from ...fs.constants import S_IFBLK, S_IFCHR, S_IFIFO, S_IFMT, S_IFREG, S_IFSOCK
+from ...fs.renamed import follow_rename
 from ...fs.rootpath import getcwd_text
 from ...fsview import fs_view as process_view, global_view as process_global_view
 from ..registry import syscall
@@ -228,7 +229,13 @@ def _rename(ctx, olddirfd, oldpath, newdirfd, newpath, flags=0):
     old_abs = fs.realpath(os.path.dirname(old) or b".", old_base, view) + b"/" + os.path.basename(old)
     new_abs = fs.realpath(os.path.dirname(new) or b".", new_base, view) + b"/" + os.path.basename(new)
     fs.rename(old_abs, new_abs, b"/", global_view(ctx))
+    follow_rename(ctx.kernel.processes.values(), _canonical(old_abs), _canonical(new_abs))
     return 0
+
+
+def _canonical(path: bytes) -> bytes:
+    """realpath(dirname) + "/" + basename without the doubled or trailing slashes."""
+    return b"/" + b"/".join(part for part in path.split(b"/") if part)
 
 
 @syscall("rename")
