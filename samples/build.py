@@ -5,6 +5,8 @@
     python samples/build.py --only fib      build one sample (repeatable)
     python samples/build.py --check         rebuild into a temporary folder and
                                             compare bytes with samples/bin/
+    python samples/build.py --only dyn/tls  one dynamically linked sample (build_dyn.py:
+                                            samples/dyn/ against glibc, PIE and non-PIE)
 
 Each samples/NAME.c becomes samples/bin/i386/NAME (zig target x86-linux-musl)
 and samples/bin/x86_64/NAME (x86_64-linux-musl): static, non-PIE, frame
@@ -181,30 +183,49 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    names = sample_names()
-    unknown = sorted(set(args.only or []) - set(names))
+    import build_dyn  # here, not at the top: build_dyn imports this module
+
+    names, dyn_names = sample_names(), build_dyn.program_names()
+    known = names + [f"dyn/{n}" for n in dyn_names]
+    unknown = sorted(set(args.only or []) - set(known))
     if unknown:
-        print(f"build.py: unknown sample(s): {', '.join(unknown)} (have: {', '.join(names)})",
+        print(f"build.py: unknown sample(s): {', '.join(unknown)} (have: {', '.join(known)})",
               file=sys.stderr)
         return 2
-    names = sorted(args.only) if args.only else names
+    if args.only:
+        names = sorted(n for n in args.only if not n.startswith("dyn/"))
+        dyn_names = sorted(n[len("dyn/"):] for n in args.only if n.startswith("dyn/"))
     with tempfile.TemporaryDirectory(prefix="trapline-samples-") as tmp:
         work = Path(tmp)
         try:
+            mismatches = []
             if args.check:
-                build_all(names, work / "bin", work)
-                mismatches = compare_with_committed(names, work / "bin")
+                if names:
+                    build_all(names, work / "bin", work)
+                    mismatches += compare_with_committed(names, work / "bin")
+                if dyn_names:
+                    build_dyn.build_all(dyn_names, work / "dyn-bin", work)
+                    mismatches += build_dyn.compare_with_committed(dyn_names, work / "dyn-bin")
             else:
-                build_all(names, BIN_DIR, work)
-                (BIN_DIR / SUMS_NAME).write_text(sums_text(BIN_DIR))
-                mismatches = []
-        except BuildError as exc:
+                if names:
+                    build_all(names, BIN_DIR, work)
+                    (BIN_DIR / SUMS_NAME).write_text(sums_text(BIN_DIR))
+                if dyn_names:
+                    build_dyn.build_all(dyn_names, build_dyn.DYN_BIN, work)
+                    (build_dyn.DYN_BIN / SUMS_NAME).write_text(build_dyn.sums_text(build_dyn.DYN_BIN))
+        # build_dyn raises the BuildError of `build` imported as a module, which is
+        # another class than this script's own when build.py runs as __main__.
+        except (BuildError, build_dyn.BuildError) as exc:
             print(f"\nbuild.py: {exc}", file=sys.stderr)
             return 1
     for line in mismatches:
         print(f"MISMATCH {line}", file=sys.stderr)
     if args.check and not mismatches:
-        print(f"check ok: {len(names) * len(TARGETS)} binaries match {BIN_DIR}")
+        if names:
+            print(f"check ok: {len(names) * len(TARGETS)} binaries match {BIN_DIR}")
+        if dyn_names:
+            count = len(build_dyn.output_names(dyn_names)) * len(build_dyn.TARGETS)
+            print(f"check ok: {count} dynamic binaries match {build_dyn.DYN_BIN}")
     return 1 if mismatches else 0
 
 

@@ -22,6 +22,7 @@ from tests.e2e.deb_extract import DebExtractError
 from tests.e2e.debian_bins import ARCHES, DebianBinsError, ensure_debian_bins
 from tests.e2e.debian_rootfs import ensure_debian_rootfs
 from tests.e2e.rootfs_etc import RootfsEtcError
+from tests.e2e.rootfs_variants import SAMPLE_ARCH, add_programs, linked_copy
 
 # 2021-01-02 03:04:05 UTC: every file under /work and /etc carries this mtime.
 FIXED_MTIME = 1609556645
@@ -75,6 +76,23 @@ def debian_rootfs() -> dict[str, Path]:
         return ensure_debian_rootfs()
     except (DebianBinsError, DebExtractError, RootfsEtcError) as error:
         pytest.fail(f"Debian rootfs unavailable: {error}", pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def dyn_samples_rootfs(debian_rootfs, tmp_path_factory):
+    """dyn_samples_rootfs(arch) -> a hard-linked copy of the Debian rootfs with the
+    dynamically linked samples (samples/dyn/bin/ARCH/*) in /opt/trapline (made once)."""
+    built: dict[str, Path] = {}
+    samples = Path(__file__).resolve().parents[2] / "samples" / "dyn" / "bin"
+
+    def get(arch: str) -> Path:
+        if arch not in built:
+            root = linked_copy(debian_rootfs[arch], tmp_path_factory.mktemp(f"dyn-{arch}") / "root")
+            add_programs(root, sorted((samples / SAMPLE_ARCH[arch]).glob("*")))
+            built[arch] = root
+        return built[arch]
+
+    return get
 
 
 @pytest.fixture(scope="session")

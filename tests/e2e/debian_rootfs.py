@@ -170,4 +170,3 @@ def _deb_file(folder: Path, package: Package) -> Path:
         present = sorted(p.name for p in folder.glob(f"{package.name}_*.deb"))
         raise DebianBinsError(f"apt-get download did not leave {name} (found {present})")
     return path
-
