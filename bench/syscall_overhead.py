@@ -47,10 +47,12 @@ class _Timed:
         timed = self
         orig, clock = self._orig, time.perf_counter
 
-        def handle(dispatcher, *args, **kwargs):
+        # handle's own signature: a wrapper of (*args, **kwargs) packs and unpacks them on every
+        # call, which it timed as the kernel's (~0.5 µs of a ~1.5 µs getpid)
+        def handle(dispatcher, thread, abi, frame, *, in_hook):
             t0 = clock()
             try:
-                return orig(dispatcher, *args, **kwargs)
+                return orig(dispatcher, thread, abi, frame, in_hook=in_hook)
             finally:
                 timed.seconds += clock() - t0
                 timed.calls += 1

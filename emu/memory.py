@@ -28,6 +28,9 @@ PROT_READ, PROT_WRITE, PROT_EXEC = 1, 2, 4     # same bits as Unicorn's UC_PROT_
 _SMALL_READ = 256
 
 
+_NO_HIT = (0, -1, None, False)
+
+
 def _free_pieces(starts: list, ends: list, hosts: list, views: list) -> None:
     views.clear()                 # first: no view may outlive the pages under it
     for start, end, host in zip(starts, ends, hosts):
@@ -79,6 +82,11 @@ class Memory:
         self._ends: list[int] = []
         self._hosts: list[int] = []
         self._views: list[memoryview] = []        # _views[i]: the host pages of piece i
+        # The piece the last read or write found, as (start, end, view, holds no code): a run
+        # of small accesses (read(2)/write(2) of one byte) mostly lands in the same piece, and
+        # neither its search nor the look for code in it needs doing again. Forgotten on every
+        # map/unmap/protect (_paint) and at release, so it never outlives its view.
+        self._hit = _NO_HIT
         self._small = ctypes.create_string_buffer(_SMALL_READ)
         # A Memory dropped without release() (a run that ended in an error, a test's Machine)
         # still gives its host pages back when it is collected.
@@ -169,6 +177,7 @@ class Memory:
         kept.sort()
         self._perm_map = kept
         self._stale = True
+        self._hit = _NO_HIT
 
     def regions(self) -> list[tuple[int, int, int]]:
         """Mapped ranges as (start, end_exclusive, perms), sorted, adjacent equal ones merged."""
@@ -270,6 +279,7 @@ class Memory:
 
     def release(self) -> None:
         """Give every host page back (after the Uc that used them was closed)."""
+        self._hit = _NO_HIT
         _free_pieces(self._starts, self._ends, self._hosts, self._views)
         self._uc = None
 
@@ -280,10 +290,10 @@ class Memory:
 
     # ---- access ----------------------------------------------------------------------------
     def read(self, addr: int, size: int) -> bytes:
-        i = bisect.bisect_right(self._starts, addr) - 1
-        if i >= 0 and addr + size <= self._ends[i]:          # one piece holds it all
-            offset = addr - self._starts[i]
-            return self._views[i][offset:offset + size].tobytes()
+        start, end, view, _ = self._hit
+        if start <= addr and addr + size <= end or self._find(addr, size):
+            start, _, view, _ = self._hit
+            return view[addr - start:addr - start + size].tobytes()
         # Across pieces, or not mapped: Unicorn says which. uclib directly: the binding's
         # mem_read builds a buffer, then a bytearray of it.
         buffer = self._small if size <= _SMALL_READ else ctypes.create_string_buffer(size)
@@ -294,10 +304,12 @@ class Memory:
     def write(self, addr: int, data: bytes) -> None:
         """Write guest memory; drops stale translations when the range holds code."""
         size = len(data)
-        i = bisect.bisect_right(self._starts, addr) - 1
-        if i >= 0 and addr + size <= self._ends[i]:          # one piece holds it all
-            offset = addr - self._starts[i]
-            self._views[i][offset:offset + size] = data
+        start, end, view, no_code = self._hit
+        if start <= addr and addr + size <= end or self._find(addr, size):
+            start, _, view, no_code = self._hit
+            view[addr - start:addr - start + size] = data
+            if no_code:
+                return
         else:
             try:
                 self._uc.mem_write(addr, data)
@@ -305,6 +317,16 @@ class Memory:
                 raise MemoryAccessError(addr, len(data)) from None
         if self._touches_exec(addr, addr + size):
             self._uc.ctl_remove_cache(addr, addr + size)
+
+    def _find(self, addr: int, size: int) -> bool:
+        """Make the piece holding all of [addr, addr+size) the last hit; False if no one piece
+        holds it (across pieces, or not mapped)."""
+        i = bisect.bisect_right(self._starts, addr) - 1
+        if i < 0 or addr + size > self._ends[i]:
+            return False
+        start, end = self._starts[i], self._ends[i]
+        self._hit = (start, end, self._views[i], not self._touches_exec(start, end))
+        return True
 
     def _touches_exec(self, lo: int, hi: int) -> bool:
         if self._stale:

@@ -46,14 +46,20 @@ class OpenFile:
     # --- data ----------------------------------------------------------------------------------
     def read(self, n: int) -> bytes:
         """Read at the file position (n >= 0, and the position never is negative: pread's
-        checks are not needed here, on the path of every read(2))."""
-        data = self._data(for_write=False).read_at(self.position, n)
+        checks are not needed here, on the path of every read(2)). `readable` and _data's
+        checks are spelled out: this runs for every read(2), dd bs=1's included."""
+        handle, flags = self._handle, self.flags
+        if handle is None or flags & O_PATH or flags & O_ACCMODE not in (O_RDONLY, O_RDWR):
+            handle = self._data(for_write=False)         # raises the right errno
+        data = handle.read_at(self.position, n)
         self.position += len(data)
         return data
 
     def write(self, data: bytes) -> int:
-        handle = self._data(for_write=True)
-        if self.flags & O_APPEND:
+        handle, flags = self._handle, self.flags
+        if handle is None or flags & O_PATH or flags & O_ACCMODE not in (O_WRONLY, O_RDWR):
+            handle = self._data(for_write=True)          # raises the right errno (as read)
+        if flags & O_APPEND:
             self.position = handle.size()
         written = handle.write_at(self.position, bytes(data))
         self.position += written

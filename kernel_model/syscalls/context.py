@@ -15,7 +15,7 @@ from ..vm import PROT_WRITE
 class SyscallContext:
     """One per ABI in the dispatcher, pointed at each call in turn (`bind`): building a new
     object per syscall cost as much as a one-byte read itself."""
-    __slots__ = ("kernel", "abi", "word", "mask", "thread", "proc", "mem", "frame")
+    __slots__ = ("kernel", "abi", "word", "mask", "thread", "proc", "space", "mem", "vm", "frame")
 
     def __init__(self, kernel, thread, abi: str):
         self.kernel = kernel
@@ -26,10 +26,15 @@ class SyscallContext:
 
     def bind(self, thread, frame) -> "SyscallContext":
         """Make this the context of a call by `thread`; `frame` is its trap frame (None for
-        the `syscall` instruction, which builds none)."""
+        the `syscall` instruction, which builds none). What it keeps of the thread's process
+        stays right while the thread and its address space are the same (the dispatcher then
+        only sets `frame`): a thread never changes process, and a Space keeps its Machine,
+        Memory and mapper for its whole life (exec and fork make a new Space)."""
         self.thread = thread
         self.proc = proc = thread.process
-        self.mem = proc.machine.mem
+        self.space = space = proc.space
+        self.mem = space.machine.mem
+        self.vm = space.vm
         self.frame = frame
         return self
 
@@ -79,7 +84,7 @@ class SyscallContext:
         self.mem.write(addr, data)
 
     def writable(self, addr: int, size: int) -> bool:
-        end, vm = addr + size, self.proc.vm
+        end, vm = addr + size, self.vm
         while addr < end:
             vma = vm.vma_at(addr)
             if vma is None or not vma.perms & PROT_WRITE:

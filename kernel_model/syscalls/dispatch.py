@@ -13,12 +13,15 @@ number, the arguments the call takes and the result go through views of the CPU 
 or a store each), and the tracer (strace) and the debug interface's entry/exit events cost
 nothing while nobody watches.
 """
+from emu.cpu_state import register_fetcher
+
 from . import impls  # noqa: F401  (registers every implementation)
 from . import numbers_i386, numbers_x86_64
 from .. import errno as E
 from ..blocking import WouldBlock
 from ..errno import GuestErrno
 from ..pipe import BrokenPipe
+from ..proc import RUNNABLE
 from ..signals import SIGPIPE
 from .context import SyscallContext
 from .registry import IMPLEMENTATIONS
@@ -79,20 +82,21 @@ class Convention:
         self.registers = None
 
     def registers_of(self, space) -> tuple:
-        """(eax/rax: the number, then the result; the argument registers by how many a call
-        takes, [n] being the first n; whether the words must be cut to this ABI's width) for
-        `space`'s Machine, each a view of the CPU state with a settable `value`
-        (cpu_state.py): a load or a store instead of a uclib call, and for a general register
-        a store is exactly what uc_reg_write does. Kept in `registers` while `space` is the
-        last one that called."""
+        """(eax/rax: the number, then the result; `fetch`, where fetch[n]() gives the first n
+        argument registers' values; whether the words must be cut to this ABI's width) for
+        `space`'s Machine. The result register is a view of the CPU state with a settable
+        `value` and the fetchers read the register slots with one itemgetter call
+        (emu/cpu_state.py): a load or a store instead of a uclib call, and for a general
+        register a store is exactly what uc_reg_write does. Kept in `registers` while `space`
+        is the last one that called."""
         if space is not self.space:
             machine = space.machine
             names = space.syscall_abi_registers(self.abi)[0].names
-            views = tuple(machine.cpu_state.register(name) for name in names)
+            fetch = tuple(register_fetcher(machine.cpu_state, names[1:1 + n]) for n in range(7))
             # int 0x80 from 64-bit code: the i386 ABI sees the low halves of the registers
             narrow = machine.arch.bits != self.bits
-            by_count = tuple(views[1:1 + n] for n in range(7))
-            self.space, self.registers = space, (views[0], by_count, narrow)
+            self.space = space
+            self.registers = (machine.cpu_state.register(names[0]), fetch, narrow)
         return self.registers
 
 
@@ -106,7 +110,7 @@ class SyscallDispatcher:
         """Run the call in `thread`'s registers. False: the run loop must take over."""
         convention = self.conventions[abi]
         space = thread.process.space
-        eax, arg_registers, narrow = convention.registers if space is convention.space \
+        eax, fetch, narrow = convention.registers if space is convention.space \
             else convention.registers_of(space)
         mask = convention.mask
         nr = eax.value & mask
@@ -120,15 +124,21 @@ class SyscallDispatcher:
         # The arguments the implementation takes; all six when someone watches (strace and
         # the debug interface's events show them).
         nargs = call.nargs
-        args = [r.value for r in arg_registers[6 if observed else nargs]]
+        args = fetch[6 if observed else nargs]()
         if narrow:
-            args = [a & mask for a in args]
+            args = tuple(a & mask for a in args)
         kernel.clock.tick_syscall()
         ctx = convention.context
         if ctx is None or self._busy:
             ctx = self._new_context(convention, thread)
-        ctx.bind(thread, frame)
-        pre = self._report_entry(tracer, watchers, ctx, call, args) if observed else None
+        if ctx.thread is not thread or ctx.space is not space:
+            ctx.bind(thread, frame)
+        else:
+            ctx.frame = frame
+        pre = None
+        if observed:
+            args = list(args)
+            pre = self._report_entry(tracer, watchers, ctx, call, args)
         self._busy = True
         try:
             result = call.fn(ctx, *(args[:nargs] if observed else args))   # >= 0, or NO_RETURN
@@ -153,7 +163,11 @@ class SyscallDispatcher:
             eax.value = result & mask
         if observed:
             self._report_exit(tracer, watchers, ctx, call, args, result, pre)
-        return kernel.may_continue(thread)
+        if thread.pending_signals or thread.process.pending_signals:
+            return kernel.may_continue(thread)
+        # Nothing pending, so nothing is deliverable: kernel.may_continue's other two
+        # questions, without its two calls (this is the path of nearly every call).
+        return thread.state == RUNNABLE and kernel.current is thread
 
     def _new_context(self, convention: Convention, thread) -> SyscallContext:
         """The convention's reusable context on its first call; a fresh one should a call ever

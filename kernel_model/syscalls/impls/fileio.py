@@ -27,24 +27,32 @@ def _writable(f) -> None:
         raise GuestErrno(E.EBADF)
 
 
+# read and write are most of what a syscall-bound program calls (dd bs=1: nothing else), so
+# they take the fd as `fd & FD_BITS` instead of ctx.int32(fd): the int's low 32 bits, as int32
+# takes them, and a negative int becomes a number >= 2**31 that no table holds, so the lookup
+# fails with EBADF exactly as it does for the negative fd.
+FD_BITS = 0xFFFFFFFF
+
+
 @syscall("read")
 def sys_read(ctx, fd, buf, count):
-    f = ctx.proc.fds.get(ctx.int32(fd))
+    f = ctx.proc.fds.get(fd & FD_BITS)
     _readable(f)
-    count = min(count, MAX_RW)
+    if count > MAX_RW:
+        count = MAX_RW
     if count and not ctx.writable(buf, count):
         raise GuestErrno(E.EFAULT)         # checked first: a bad buffer consumes no data
     data = f.read(count)
     if data:
-        ctx.store(buf, data)
+        ctx.mem.write(buf, data)           # ctx.store: writable() has just accepted it
     return len(data)
 
 
 @syscall("write")
 def sys_write(ctx, fd, buf, count):
-    f = ctx.proc.fds.get(ctx.int32(fd))
+    f = ctx.proc.fds.get(fd & FD_BITS)
     _writable(f)
-    return f.write(ctx.read(buf, min(count, MAX_RW)))
+    return f.write(ctx.read(buf, count if count < MAX_RW else MAX_RW))
 
 
 @syscall("pread64")

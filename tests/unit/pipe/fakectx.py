@@ -57,6 +57,7 @@ class FakeKernel:
 
 def fake_ctx(abi: str = "x86_64") -> SyscallContext:
     mem = FakeMemory()
-    proc = SimpleNamespace(machine=SimpleNamespace(mem=mem), vm=FakeVm(), fds=FdTable())
+    space = SimpleNamespace(machine=SimpleNamespace(mem=mem), vm=FakeVm())
+    proc = SimpleNamespace(space=space, machine=space.machine, vm=space.vm, fds=FdTable())
     thread = SimpleNamespace(process=proc, sigmask=0, restart={}, saved_sigmask=None)
     return SyscallContext(FakeKernel(), thread, abi)
