@@ -1,4 +1,5 @@
-"""The x87/SSE state a program starts with, as Linux gives it.
+"""The x87/SSE state: what a program starts with, as Linux gives it, and the whole user state
+read and loaded at once (a signal frame holds it: kernel_model/fpframe.py).
 
 Linux resets the FPU of a new image (execve: fpu_flush_thread -> fpstate_reset, arch/x86/kernel/
 fpu/core.c) and of a signal handler (handle_signal -> fpu__clear_user_states, arch/x86/kernel/
@@ -8,11 +9,16 @@ plus MXCSR 0x1F80 (SDM Vol. 1 10.2.3.1: all SIMD exceptions masked, round to nea
 data registers. A bare Unicorn CPU starts with FCW 0 (24-bit precision, exceptions unmasked) and
 MXCSR 0, which rounds every x87 result to float once the control word is reloaded.
 """
+import ctypes
+import struct
 from dataclasses import dataclass
 
+from unicorn import UC_ERR_OK, UcError
 from unicorn import x86_const as X
+from unicorn.unicorn_py3.unicorn import uclib
 
-from .registers import X87_STACK, XMM
+from .errors import MachineError
+
 
 FCW_INIT = 0x037F
 MXCSR_INIT = 0x1F80
@@ -21,14 +27,7 @@ FTW_ALL_EMPTY = 0xFFFF      # the full tag word: 11b (empty) for each of the 8 r
 
 def reset_fpu(machine) -> None:
     """Put `machine`'s x87/SSE state where Linux's init_fpstate puts it."""
-    machine.set_reg("fpcw", FCW_INIT)
-    machine.set_reg("fpsw", 0)
-    machine.set_reg("mxcsr", MXCSR_INIT)
-    for name in X87_STACK:
-        machine.set_reg(name, 0)
-    machine.set_reg("fptag", FTW_ALL_EMPTY)     # after the stack: writing a register may tag it
-    for name in XMM[:16 if machine.arch.bits == 64 else 8]:
-        machine.set_reg(name, 0)
+    write_fpu(machine, init_state(machine.arch.bits))
 
 
 @dataclass(frozen=True)
@@ -66,30 +65,74 @@ def init_state(bits: int) -> FpuState:
                     (0,) * (16 if bits == 64 else 8))
 
 
-_FPU_CONTROL_IDS = (X.UC_X86_REG_FPCW, X.UC_X86_REG_FPSW, X.UC_X86_REG_FPTAG, X.UC_X86_REG_FOP,
-                    X.UC_X86_REG_FIP, X.UC_X86_REG_FCS, X.UC_X86_REG_FDP, X.UC_X86_REG_FDS,
-                    X.UC_X86_REG_MXCSR)
+# The registers of an FpuState in one uc_reg_read_batch/uc_reg_write_batch call (a signal
+# delivery and its sigreturn move all of them: ~100 binding calls cost ~0.4 ms). Each value gets
+# a 16-byte slot: FCW/FSW/FTW/FOP/FCS/FDS are 16-bit, MXCSR 32-bit, FIP/FDP 64-bit, FP0-7 an
+# uc_x86_float80 (64-bit significand, 16-bit sign and exponent), XMM 128-bit.
+_CONTROL = (X.UC_X86_REG_FPCW, X.UC_X86_REG_FPSW, X.UC_X86_REG_FPTAG, X.UC_X86_REG_FOP,
+            X.UC_X86_REG_FIP, X.UC_X86_REG_FCS, X.UC_X86_REG_FDP, X.UC_X86_REG_FDS,
+            X.UC_X86_REG_MXCSR)
+_WIDTHS = (2, 2, 2, 2, 8, 2, 8, 2, 4)
+_SLOT = 16
+
+
+class _FpuRegisters:
+    """The batch for one register width (8 XMM registers in 32-bit mode, 16 in 64-bit)."""
+
+    def __init__(self, bits: int):
+        self.xmm_count = 16 if bits == 64 else 8
+        ids = _CONTROL + tuple(X.UC_X86_REG_FP0 + i for i in range(8)) + \
+            tuple(getattr(X, f"UC_X86_REG_XMM{i}") for i in range(self.xmm_count))
+        self.count = len(ids)
+        self.ids = (ctypes.c_int * self.count)(*ids)
+        self.buffer = ctypes.create_string_buffer(_SLOT * self.count)
+        base = ctypes.addressof(self.buffer)
+        self.pointers = (ctypes.c_void_p * self.count)(*(base + _SLOT * i for i in range(self.count)))
+
+    def read(self, handle) -> FpuState:
+        ctypes.memset(self.buffer, 0, len(self.buffer))
+        _check(uclib.uc_reg_read_batch(handle, self.ids, self.pointers, self.count))
+        raw = self.buffer.raw
+        control = [int.from_bytes(raw[_SLOT * i:_SLOT * i + w], "little") for i, w in enumerate(_WIDTHS)]
+        at = _SLOT * len(_CONTROL)
+        regs = tuple(struct.unpack_from("<QH", raw, at + _SLOT * i) for i in range(8))
+        at += _SLOT * 8
+        xmm = tuple(int.from_bytes(raw[at + _SLOT * i:at + _SLOT * (i + 1)], "little")
+                    for i in range(self.xmm_count))
+        return FpuState(*control, regs, xmm)
+
+    def write(self, handle, state: FpuState) -> None:
+        raw = bytearray(_SLOT * self.count)
+        control = (state.fcw, state.fsw, state.ftw, state.fop, state.fip, state.fcs, state.fdp,
+                   state.fds, state.mxcsr)
+        for i, value in enumerate(control):
+            raw[_SLOT * i:_SLOT * i + 8] = value.to_bytes(8, "little")
+        at = _SLOT * len(_CONTROL)
+        for i, reg in enumerate(state.regs):
+            struct.pack_into("<QH", raw, at + _SLOT * i, *reg)
+        at += _SLOT * 8
+        for i, value in enumerate(state.xmm):
+            raw[at + _SLOT * i:at + _SLOT * (i + 1)] = value.to_bytes(16, "little")
+        ctypes.memmove(self.buffer, bytes(raw), len(raw))
+        # Unicorn writes in order: FPTAG (3rd) lands after FPSW but before FP0-7, and writing
+        # a data register leaves the tags alone, so the tag word stays what `state` says.
+        _check(uclib.uc_reg_write_batch(handle, self.ids, self.pointers, self.count))
+
+
+def _check(error: int) -> None:
+    if error != UC_ERR_OK:
+        raise MachineError(f"FPU register batch: {UcError(error)}")
+
+
+_BATCHES = {32: _FpuRegisters(32), 64: _FpuRegisters(64)}
 
 
 def read_fpu(machine) -> FpuState:
     """The thread's x87/SSE state from the CPU. The physical registers are Unicorn's FP0-7
     (its ST0-7 give only significands)."""
-    uc = machine.uc
-    control = [uc.reg_read(r) for r in _FPU_CONTROL_IDS]
-    regs = tuple(tuple(uc.reg_read(X.UC_X86_REG_FP0 + i)) for i in range(8))
-    xmm = tuple(uc.reg_read(getattr(X, f"UC_X86_REG_XMM{i}"))
-                for i in range(16 if machine.arch.bits == 64 else 8))
-    return FpuState(*control, regs, xmm)
+    return _BATCHES[machine.arch.bits].read(machine.uc._uch)
 
 
 def write_fpu(machine, state: FpuState) -> None:
     """Load `state` into the CPU, as FXRSTOR/XRSTOR would."""
-    uc = machine.uc
-    for i, reg in enumerate(state.regs):
-        uc.reg_write(X.UC_X86_REG_FP0 + i, reg)
-    for reg_id, value in zip(_FPU_CONTROL_IDS, (state.fcw, state.fsw, state.ftw, state.fop,
-                                                 state.fip, state.fcs, state.fdp, state.fds,
-                                                 state.mxcsr)):
-        uc.reg_write(reg_id, value)     # the tag word after the registers: a write may tag one
-    for i, value in enumerate(state.xmm):
-        uc.reg_write(getattr(X, f"UC_X86_REG_XMM{i}"), value)
+    _BATCHES[machine.arch.bits].write(machine.uc._uch, state)
