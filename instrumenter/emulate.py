@@ -34,7 +34,7 @@ from kernel_model.signals import SIGSEGV
 from .decode import decode
 from .errors import DecodeError, InstrumenterError
 from .emulate_insn import FrameCpu, StackFault, compile_emulation, emulation_refusal
-from .placement import validate_site
+from .placement import image_at, validate_site
 from .return_sites import RETURN_MODES, return_sites
 
 INT3, LOCK = b"\xcc", b"\xf0"
@@ -130,8 +130,8 @@ class EmulateProbes:
     def place_returns(self, process, probe, function: int) -> list[EmulatedSite]:
         """Patch one site per `ret` of the function that starts at `function` (the `returns`
         mode picks `pop %ebp`/`leave` or the `ret`); hits report eax/rax."""
-        symbols = process.image.symbols if process.image is not None else None
-        symbol = symbols.function_at(function) if symbols is not None else None
+        image = image_at(process, function)
+        symbol = image.symbols.function_at(function) if image is not None else None
         if symbol is None or symbol.addr != function:
             raise InstrumenterError(f"{probe.spec.text}: {function:#x} is not the start of a "
                                     "sized function symbol, so its returns cannot be found")

@@ -28,7 +28,7 @@ from .decode import Insn, decode
 from .emit import REL_JUMP_LEN, rel32
 from .errors import InstrumenterError
 from .native import NativeCollector, NativeData, emit_part, new_slot, status_flags_dead
-from .placement import validate_site
+from .placement import image_at, validate_site
 from .policy import InsnClass, classify, patched_range_conflict
 from .relocate import relocate
 
@@ -184,14 +184,15 @@ class JumpProbes:
     def _new_site(self, process, address: int, owner: str) -> JumpSite:
         arch = process.machine.arch.name
         store = self.trampolines.store_for(process)
-        function = process.image.symbols.function_at(address) if process.image else None
+        image = image_at(process, address)
+        function = image.symbols.function_at(address) if image is not None else None
         vma = process.vm.vma_at(address)
         if function is None or vma is None or not vma.perms & PROT_EXEC:
             validate_site(process, address, store.original_bytes)   # its one-line errors
         if function is None:
             raise InstrumenterError(f"{address:#x}: no function symbol, so no way to prove that "
                                     "no branch lands inside the patched bytes")
-        fc = self._function_code(process, function, store)
+        fc = self._function_code(process, image, function, store)
         if address not in fc.index:
             validate_site(process, address, store.original_bytes)   # "not an instruction boundary"
         covered = qualify_in(fc, function.name, address)
@@ -227,15 +228,15 @@ class JumpProbes:
         if "uretprobe" in planned.get(start, ()):
             raise InstrumenterError(f"{start:#x}: a uretprobe needs its int3 here")
 
-    def _function_code(self, process, function, store) -> FunctionCode:
+    def _function_code(self, process, image, function, store) -> FunctionCode:
         """Decoded once per function of an image (its unpatched bytes never change)."""
         # Keyed by path; the image kept in the entry is what makes it valid (another file at
         # the same path, or a new image of it, decodes again).
-        key = (process.image.path, function.addr)
+        key = (image.path, function.addr)
         cached = self.functions.get(key)
-        if cached is None or cached[0] is not process.image:
+        if cached is None or cached[0] is not image:
             code = store.original_bytes(function.addr, function.size)
-            cached = self.functions[key] = (process.image, analyse(code, function.addr,
+            cached = self.functions[key] = (image, analyse(code, function.addr,
                                                                    process.machine.arch.name))
         return cached[1]
 

@@ -4,10 +4,14 @@ on an instruction boundary; otherwise a clear error and nothing is patched.
 Boundaries come from the function symbols and a linear disassembly of the function that
 contains the address (instrumenter/decode.py).
 """
+from kernel_model.debug import DebugInterface
+
 from .decode import boundaries
 from .errors import InstrumenterError
 
 PROT_EXEC = 4
+# The object (program, ld.so, library) holding an address, relocated: through the debug door.
+image_at = DebugInterface.image_at
 
 
 def validate_site(process, address: int, read_original, cache: dict | None = None) -> None:
@@ -18,8 +22,8 @@ def validate_site(process, address: int, read_original, cache: dict | None = Non
         raise InstrumenterError(f"{address:#x} is not mapped in pid {process.pid}")
     if not vma.perms & PROT_EXEC:
         raise InstrumenterError(f"{address:#x} is not executable (in {vma.name.decode(errors='replace') or 'anonymous memory'})")
-    symbols = process.image.symbols if process.image is not None else None
-    function = symbols.function_at(address) if symbols is not None else None
+    image = image_at(process, address)
+    function = image.symbols.function_at(address) if image is not None else None
     if function is None:
         return               # no symbol covers it: the decoder alone vouches for the address
     key = (process.space.serial, function.addr, function.size)

@@ -53,7 +53,8 @@ class ReturnProbes:
         space = process.space
         landing = self.landings.get(space.serial)
         if landing is None:
-            xol = self.session.trampolines.xol_for(process, near=process.image.entry)
+            near = process.image.entry if process.image is not None else 0
+            xol = self.session.trampolines.xol_for(process, near=near)
             landing = xol.allocate(16)
             xol.write(landing, b"\xcc")
             self.session.debug.register_breakpoint(space, landing, self._on_return)

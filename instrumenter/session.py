@@ -57,25 +57,40 @@ class Session:
 
     # ---- enabling --------------------------------------------------------------------------
     def attach(self, process) -> None:
-        """Trace `process` and place every uprobe/uretprobe whose binary it runs."""
+        """Trace `process` and place every uprobe/uretprobe on an object it has mapped: the
+        program, ld.so, libraries loaded so far (the others when they are mapped)."""
         self.monitor.trace(process)
         # Records carry virtual time: the process counts its instructions exactly from here
         # on (at start, and for the new image after exec: exec() comes back here).
         self.debug.count_instructions(process)
+        objects = self.debug.images(process)
+        if not objects and process.image is not None:       # a space without an image map
+            objects = [_Program(process)]
+        for mapped in objects:
+            self._instrument_object(process, mapped)
+
+    def image_mapped(self, process, mapped) -> None:
+        """A library's code was mapped (ld.so, dlopen): place the probes pending on it."""
+        if self.monitor.is_traced(process):
+            self._instrument_object(process, mapped)
+
+    def _instrument_object(self, process, mapped) -> None:
+        probes = [p for p in self.probes
+                  if p.spec.kind in (UPROBE, URETPROBE) and p.spec.matches_binary(mapped.path)]
+        if not probes:
+            return
+        image = mapped.image
         # The jump strategy must know every address about to be probed (a jump may not cover one).
-        self.jumps.expect(process, [(p.spec.kind, self.resolve(process, p)) for p in self.probes
-                                    if p.spec.kind in (UPROBE, URETPROBE)
-                                    and p.spec.matches_binary(process.exe)])
-        for probe in self.probes:
-            if probe.spec.kind in (UPROBE, URETPROBE) and probe.spec.matches_binary(process.exe):
-                address = self.resolve(process, probe)
-                if probe.spec.kind == UPROBE:
-                    hook = NativeHit(self, probe) if probe.native else _EntryHit(self, probe)
-                    self.place(process, address, hook, probe)
-                elif hasattr(self.strategies.get(self.strategy), "place_returns"):
-                    self.strategies[self.strategy].place_returns(process, probe, address)
-                else:
-                    self.returns.place(process, probe, address)
+        sites = [(probe, self.resolve_in(image, mapped, probe)) for probe in probes]
+        self.jumps.expect(process, [(probe.spec.kind, address) for probe, address in sites])
+        for probe, address in sites:
+            if probe.spec.kind == UPROBE:
+                hook = NativeHit(self, probe) if probe.native else _EntryHit(self, probe)
+                self.place(process, address, hook, probe)
+            elif hasattr(self.strategies.get(self.strategy), "place_returns"):
+                self.strategies[self.strategy].place_returns(process, probe, address)
+            else:
+                self.returns.place(process, probe, address)
 
     def place(self, process, address: int, hook, probe: Probe):
         """Place `hook` at `address` with the session's strategy; `auto` takes the first
@@ -99,13 +114,20 @@ class Session:
         raise InstrumenterError(f"{probe.spec.text}: no strategy can take {address:#x} ({'; '.join(reasons)})")
 
     def resolve(self, process, probe: Probe) -> int:
+        """The address of `probe` in the program `process` runs."""
+        return self.resolve_in(process.image, _Program(process), probe)
+
+    @staticmethod
+    def resolve_in(image, mapped, probe: Probe) -> int:
+        """The address of `probe` in the object `mapped` (`image`: its LoadedImage). A 0xADDR
+        is the object's own virtual address (as in its ELF file), moved by its load bias."""
         spec = probe.spec
         if spec.address is not None:
-            return spec.address
-        symbol = process.image.symbols.lookup(spec.function) if process.image else None
+            return spec.address + (image.load_bias if image is not None else 0)
+        symbol = image.symbols.lookup(spec.function) if image is not None else None
         if symbol is None:
             raise InstrumenterError(f"{spec.text}: no function {spec.function!r} in "
-                                    f"{process.exe.decode(errors='replace')}")
+                                    f"{mapped.path.decode(errors='replace')}")
         if spec.offset >= max(symbol.size, 1):
             raise InstrumenterError(f"{spec.text}: offset {spec.offset:#x} is past the end of "
                                     f"{spec.function} ({symbol.size} bytes)")
@@ -232,3 +254,11 @@ class _EntryHit:
 def _signed(value: int, bits: int) -> int:
     value &= (1 << bits) - 1
     return value - (1 << bits) if value >> (bits - 1) else value
+
+
+class _Program:
+    """The program of a process, as a mapped object (for a space that records none)."""
+    __slots__ = ("path", "image")
+
+    def __init__(self, process):
+        self.path, self.image = process.exe, process.image

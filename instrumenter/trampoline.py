@@ -34,7 +34,7 @@ class TrampolineProbes:
         self.debug = session.debug
         self.sites: dict[tuple[int, int], Site] = {}     # (space.serial, address) -> Site
         self.stores: dict[int, BreakpointStore] = {}
-        self.xols: dict[int, XolArea] = {}
+        self.xols: dict[int, list[XolArea]] = {}       # space.serial -> areas, each near its code
         self.boundary_cache: dict = {}
 
     def store_for(self, process) -> BreakpointStore:
@@ -44,9 +44,16 @@ class TrampolineProbes:
         return store
 
     def xol_for(self, process, *, near: int) -> XolArea:
-        xol = self.xols.get(process.space.serial)
-        if xol is None:
-            xol = self.xols[process.space.serial] = XolArea(self.debug, process, near)
+        """An out-of-line area within rel32 reach of `near`: a program and the libraries at the
+        top of the mmap region are further apart than ±2 GiB on x86-64, so a space may need
+        one area near each (Linux's uprobes has one XOL page per mm: it needs no reach, its
+        slots are single-stepped; our trampolines jump back)."""
+        areas = self.xols.setdefault(process.space.serial, [])
+        for xol in areas:
+            if xol.reaches(near):
+                return xol
+        xol = XolArea(self.debug, process, near)
+        areas.append(xol)
         return xol
 
     def place(self, process, address: int, hook, owner: str) -> Site:
@@ -122,8 +129,12 @@ class TrampolineProbes:
                            for a, s in self.stores[pid].sites.items()}
             store._addresses = list(self.stores[pid]._addresses)
         if pid in self.xols:
-            xol = self.xols[pid]
-            clone = XolArea.__new__(XolArea)
-            clone.__dict__.update(xol.__dict__)
-            clone.process = child
-            self.xols[cid] = clone
+            self.xols[cid] = [_clone_for(xol, child) for xol in self.xols[pid]]
+
+
+def _clone_for(xol: XolArea, child) -> XolArea:
+    """The same area in a fork child (the pages came with the memory copy)."""
+    clone = XolArea.__new__(XolArea)
+    clone.__dict__.update(xol.__dict__)
+    clone.process = child
+    return clone

@@ -12,6 +12,8 @@ Events are delivered synchronously, in the order they happen, to every subscribe
                                        or exec replaced its image): the last moment its memory
                                        can be read; then it is freed and its serial is never
                                        seen again. Every table keyed on the space forgets it.
+  image_mapped(process, mapped)        a shared object's code was mapped after exec (ld.so
+                                       loading a library, dlopen): kernel_model/images.py
 A subscriber is any object with methods of those names (missing ones are skipped).
 
 Gates (seed 002): a tool may put a gate on an address space that several processes share (a
@@ -44,7 +46,7 @@ from .proc import ZOMBIE
 
 class DebugInterface:
     EVENTS = ("pre_fork", "fork", "fork_failed", "vfork", "vfork_done", "exec", "exit", "signal",
-              "space_released", "syscall_entry", "syscall_exit")
+              "space_released", "syscall_entry", "syscall_exit", "image_mapped")
 
     def __init__(self, kernel=None):
         self._kernel = kernel                                   # for tracer stops
@@ -241,9 +243,25 @@ class DebugInterface:
 
     @staticmethod
     def symbolize(process, address: int) -> str:
-        """`address` as "function+0xoff" from the symbols of `process`'s image."""
-        image = process.image
-        return image.symbols.symbolize(address) if image is not None else f"{address:#x}"
+        """`address` as "function+0xoff" in the program, "libc.so.6:malloc+0x12" in another
+        object mapped in `process` (kernel_model/images.py), else "0x..."."""
+        return symbolize(process, address)
+
+    @staticmethod
+    def images(process) -> list:
+        """The ELF objects mapped in `process` (MappedImage: path, base, end, image), by
+        address: the program, ld.so, the shared libraries loaded so far."""
+        return list(_image_map(process) or ())
+
+    @staticmethod
+    def image_at(process, address: int):
+        """The LoadedImage (relocated where it is mapped) whose object holds `address`, or
+        None: what a tool decodes and symbolizes a probe site with."""
+        images = _image_map(process)
+        mapped = images.at(address) if images is not None else None
+        if mapped is None:
+            return process.image          # a space without an image map: its program's, as before
+        return mapped.image
 
     @staticmethod
     def read_memory(process, address: int, size: int) -> bytes:
@@ -316,11 +334,36 @@ class DebugInterface:
     def signal(self, process, thread, signal: int, info: dict | None = None) -> None:
         self._emit("signal", process, thread, signal, info)
 
+    def image_mapped(self, process, mapped) -> None:
+        """A shared object's code was mapped in `process` after exec (ld.so loading a library,
+        a dlopen): `mapped` is its MappedImage. The program and ld.so come with `exec`."""
+        self._emit("image_mapped", process, mapped)
+
     def space_released(self, space) -> None:
         """Tools forget `space` (their tables are keyed on `space.serial`), then so do the
         kernel's handler tables; the kernel frees the space right after."""
         self._emit("space_released", space)
         self.clear_space(space)
+
+
+def _image_map(process):
+    """The process's ImageMap; None for a space that keeps none (a tool's stand-in in tests)."""
+    return getattr(process.space, "images", None)
+
+
+def symbolize(process, address: int) -> str:
+    """The kernel's and every tool's one way to name a code address (issue 14: records, fault
+    reports and symbolization say `lib+offset` in a shared object)."""
+    images = _image_map(process)
+    mapped = images.at(address) if images is not None else None
+    if mapped is None or (process.image is not None and mapped.image is process.image):
+        image = process.image
+        return image.symbols.symbolize(address) if image is not None else f"{address:#x}"
+    image = mapped.image
+    if image is None:
+        return f"{mapped.name}+{address - mapped.base:#x}"
+    name = image.symbols.symbolize(address)
+    return f"{mapped.name}:{name}" if not name.startswith("0x") else f"{mapped.name}+{address - mapped.base:#x}"
 
 
 def _register_context(thread):

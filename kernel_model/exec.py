@@ -14,7 +14,8 @@ from loader.stack import build_initial_stack
 
 from . import errno as E
 from .errno import GuestErrno
-from .interp import LOADER_BRK, place_interpreter, place_loader
+from .images import MappedImage
+from .interp import LOADER_BRK, place_interpreter, place_loader, span_of
 from .layout import PAGE
 from .space import Space
 from .vm import PROT_EXEC, PROT_READ, PROT_WRITE, page_up
@@ -177,4 +178,7 @@ def _build_in(space, image, exe_path, argv, envp, seed, exec_count, interp_file,
                                 interp_base=interp.base if interp else 0)
     space.machine.mem.write(stack.base, stack.data)
     entry = interp.image.entry if interp else image.entry
+    space.images.add(MappedImage(exe_path, *span_of(image), image=image))
+    if interp is not None:
+        space.images.add(MappedImage(interp.path, *span_of(interp.image), image=interp.image))
     return ProgramImage(space, image, entry, stack.sp, exe_path, interp)

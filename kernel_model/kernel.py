@@ -13,7 +13,7 @@ from . import errno as E
 from . import idt as V
 from .blocking import WouldBlock
 from .clock import VirtualClock
-from .debug import DebugInterface
+from .debug import DebugInterface, symbolize
 from .errno import GuestErrno
 from .errors import KernelError
 from .binprm import load_program
@@ -408,7 +408,7 @@ class Kernel:
         return deliver_exception(self, frame, signal)
 
     def symbolize(self, proc: Process, addr: int) -> str:
-        return proc.image.symbols.symbolize(addr) if proc.image is not None else f"{addr:#x}"
+        return symbolize(proc, addr)
 
     def kill(self, proc: Process, signal: int, detail: str = "", *, core: bool = False) -> None:
         """Terminate `proc` by `signal` (its default action)."""

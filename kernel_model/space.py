@@ -11,6 +11,7 @@ from emu.machine import Machine
 
 from .gdt import SELECTORS, Gdt
 from .idt import Idt
+from .images import ImageMap
 from .layout import LAYOUTS, PAGE
 from .traps import TrapDispatcher
 from .vm import PROT_EXEC, PROT_READ, PROT_WRITE, AddressSpace
@@ -42,6 +43,7 @@ class Space:
         self.layout = LAYOUTS[arch]
         self.selectors = SELECTORS[arch]
         self.vm = AddressSpace(self.machine, self.layout, memory_limit=memory_limit)
+        self.images = ImageMap()            # the ELF objects mapped here (kernel_model/images.py)
         lay = self.layout
         self._iret = IRET32 if self.machine.arch.bits == 32 else IRET64
         if recycled is None:

@@ -88,11 +88,11 @@ def detect_arch(data: bytes) -> str | None:
         return None
 
 
-def _build(data: bytes, path: str, pie_base: int | None) -> LoadedImage:
+def _build(data: bytes, path: str, pie_base: int | None, shared_object: bool = False) -> LoadedImage:
     arch = None
     try:
         arch = _identify(data)
-        return _build_for(arch, data, path, pie_base)
+        return _build_for(arch, data, path, pie_base, shared_object)
     except LoaderError as exc:
         header_size = arch.ehsize if arch is not None else MIN_EHDR_SIZE
         if len(data) >= header_size or not data.startswith(ELF_MAGIC):
@@ -108,7 +108,8 @@ def _ident_ignored(header: bytes, elf_class: int) -> bytes:
     return header[:4] + bytes([elf_class, 1, 1, 0]) + header[8:]
 
 
-def _build_for(arch: ElfArch, data: bytes, path: str, pie_base: int | None) -> LoadedImage:
+def _build_for(arch: ElfArch, data: bytes, path: str, pie_base: int | None,
+               shared_object: bool = False) -> LoadedImage:
     header = read_header(_ident_ignored(header_buffer(data)[:arch.ehsize], arch.elf_class), arch.bits)
     is_pie = _file_type(header) == ET_DYN
     phdrs = _program_headers(data, header, arch)
@@ -118,7 +119,8 @@ def _build_for(arch: ElfArch, data: bytes, path: str, pie_base: int | None) -> L
     ph_rules.check_address_space(loads, bias, arch)
     entry = header.entry + bias
     implies_exec = ph_rules.read_implies_exec(phdrs, arch)
-    ph_rules.check_entry(entry, loads, bias, implies_exec)
+    if not shared_object:       # a library is not run from its entry (libm's e_entry is 0)
+        ph_rules.check_entry(entry, loads, bias, implies_exec)
     phdr_addr = ph_rules.program_header_address(phdrs, loads, header.phoff, header.phnum * arch.phent, bias)
     segments = ph_rules.make_segments(loads, data, bias, implies_exec)
     return LoadedImage(path=path, arch=arch.name, bits=arch.bits, entry=entry, segments=segments,
@@ -127,20 +129,21 @@ def _build_for(arch: ElfArch, data: bytes, path: str, pie_base: int | None) -> L
                        executable_stack=ph_rules.executable_stack(phdrs), read_implies_exec=implies_exec)
 
 
-def load_elf(data: bytes, path: str = "<memory>", pie_base: int | None = None) -> LoadedImage:
+def load_elf(data: bytes, path: str = "<memory>", pie_base: int | None = None, *,
+             shared_object: bool = False) -> LoadedImage:
     """Validate `data` as an x86/x86-64 executable (or a shared object such as ld.so) and describe
     how to map it; `interp` names the program interpreter a dynamic program needs."""
     data = bytes(data)
     # The length and the first and last page pick the candidate in a few microseconds; only a
     # full comparison of the bytes (a memcmp: ~0.05 ms for 2 MB, against ~0.4 ms to hash them)
     # lets it be reused, so two files never share an image unless they are identical.
-    key = (len(data), pie_base, data[:CACHE_PROBE], data[-CACHE_PROBE:])
+    key = (len(data), pie_base, shared_object, data[:CACHE_PROBE], data[-CACHE_PROBE:])
     cached = _cache.get(key)
     if cached is not None and cached[0] == data:
         _cache.move_to_end(key)
         image = cached[1]
         return image if image.path == path else image._replace(path=path)  # shares segments and symbols
-    image = _build(data, path, pie_base)
+    image = _build(data, path, pie_base, shared_object)
     _remember(key, data, image)
     return image
 

@@ -46,6 +46,10 @@ def _symbol_rows(data: bytes) -> list[tuple[str, int, int, int, int]]:
     return rows
 
 
+def _underscores(name: str) -> int:
+    return len(name) - len(name.lstrip("_"))
+
+
 def symbols_from_rows(rows, bias: int, segments: tuple[Segment, ...]) -> SymbolTable:
     """Defined FUNC/OBJECT symbols that point into the loaded image, relocated by `bias`."""
     picked: dict[tuple[str, int], tuple] = {}
@@ -60,7 +64,10 @@ def symbols_from_rows(rows, bias: int, segments: tuple[Segment, ...]) -> SymbolT
         rank = BINDING_RANK.get(binding, 3)
         if key not in picked or rank < picked[key][0]:
             picked[key] = (rank, Symbol(name=name, addr=addr, size=size, kind=kind))
-    ordered = sorted(picked.values(), key=lambda item: (item[1].addr, item[0], item[1].name))
+    # Among names of one rank, the one with the fewest leading underscores is the public one
+    # (glibc exports malloc and __libc_malloc at one address: a user probes `malloc`).
+    ordered = sorted(picked.values(), key=lambda item: (item[1].addr, item[0], _underscores(item[1].name),
+                                                        item[1].name))
     return SymbolTable(sym for _, sym in ordered)
 
 

@@ -8,7 +8,8 @@ import struct
 from ... import errno as E
 from ...errno import GuestErrno
 from ...layout import PAGE
-from ...vm import MAP_ANONYMOUS, MAP_PRIVATE, MAP_SHARED, PROT_MASK
+from ...images import record_library_mapping
+from ...vm import MAP_ANONYMOUS, MAP_PRIVATE, MAP_SHARED, PROT_EXEC, PROT_MASK
 from ...personality import heap_prot, implied_prot
 from ..registry import syscall
 
@@ -40,8 +41,11 @@ def _mmap(ctx, addr, length, prot, flags, fd, offset):
         name = f.path
     # MAP_SHARED file mappings are modeled as private copies: no static program we run writes
     # through one, and the file system has no page cache to share.
-    return ctx.proc.vm.mmap(addr, length, prot & PROT_MASK, flags, data=data, name=name,
-                            offset=offset)
+    start = ctx.proc.vm.mmap(addr, length, prot & PROT_MASK, flags, data=data, name=name,
+                             offset=offset)
+    if name and ctx.proc.vm.vma_at(start).perms & PROT_EXEC:
+        record_library_mapping(ctx.kernel, ctx.proc, start, offset, f)   # ld.so, dlopen
+    return start
 
 
 @syscall("mmap")
@@ -60,6 +64,7 @@ def sys_mmap2(ctx, addr, length, prot, flags, fd, pgoffset):
 @syscall("munmap", outside_hook=True)
 def sys_munmap(ctx, addr, length):
     ctx.proc.vm.munmap(addr, length)
+    ctx.proc.space.images.forget(addr, addr + length)       # dlclose: the object is gone
     return 0
 
 

@@ -1,0 +1,97 @@
+"""Probes on shared libraries (issue 14): `uprobe:libc.so.6:malloc`, a probe pending until
+dlopen maps its library, return probes in libc, in the parent and in a fork child.
+
+The guest is a small C program linked dynamically against the host's glibc with gcc. Its
+own behaviour is the oracle: it calls malloc N times in a loop (N from argv, the pointer
+kept volatile so the calls stay), dlopens libm.so.6 and calls cbrt three times, forks a child
+that calls cbrt once more, and parses numbers with strtol. glibc itself calls malloc a few
+times (dlopen allocates), so the malloc count is checked differentially: N more calls give
+exactly N more hits.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+PROGRAM = r"""
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/wait.h>
+static void say(const char *s) { while (*s) write(1, s++, 1); }
+int main(int argc, char **argv) {
+    int n = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 0;
+    for (int i = 0; i < n; i++) { void *volatile p = malloc(16 + i); free(p); }
+    void *libm = dlopen("libm.so.6", RTLD_NOW);
+    if (!libm) { say("no libm\n"); return 1; }
+    double (*cube_root)(double) = (double (*)(double))dlsym(libm, "cbrt");
+    volatile double sum = 0;
+    for (int i = 0; i < 3; i++) sum += cube_root(i);
+    pid_t child = fork();
+    if (child == 0) { sum += cube_root(8.0); _exit((int)strtol("7", NULL, 10)); }
+    int status;
+    waitpid(child, &status, 0);
+    say(sum > 0 ? "ok\n" : "bad\n");
+    return WEXITSTATUS(status) == 7 ? 0 : 1;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def program(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("libprobes")
+    (folder / "lp.c").write_text(PROGRAM)
+    subprocess.run(["gcc", "-O1", "-o", "lp", "lp.c"], cwd=folder, check=True)
+    return folder / "lp"
+
+
+def _trace(program: Path, n: int, *probes: str) -> tuple[list[dict], bytes]:
+    command = ["python3", "-m", "trapline", "trace", "-f", "jsonl", "--clear-env"]
+    for probe in probes:
+        command += ["-p", probe]
+    done = subprocess.run(command + ["--", str(program), str(n)], capture_output=True, timeout=300)
+    assert done.returncode == 0, done.stderr.decode(errors="replace")
+    assert done.stdout.endswith(b"ok\n") or b"ok\n" in done.stdout, done.stdout
+    events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith(b"{")]
+    return events, done.stderr
+
+
+def _hits(events: list[dict], probe: str) -> list[dict]:
+    return [e for e in events if e["probe"] == probe]
+
+
+def test_malloc_probe_counts_every_call(program: Path):
+    probe = "uprobe:libc.so.6:malloc"
+    few, _ = _trace(program, 0, probe)
+    many, _ = _trace(program, 25, probe)
+    assert len(_hits(many, probe)) - len(_hits(few, probe)) == 25
+    assert len({e["addr"] for e in _hits(many, probe)}) == 1
+
+
+def test_records_name_the_library(program: Path):
+    done = subprocess.run(["python3", "-m", "trapline", "trace", "--clear-env", "-p",
+                           "uprobe:libc.so.6:malloc", "--", str(program), "1"],
+                          capture_output=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert b" libc.so.6:malloc args=" in done.stdout
+
+
+def test_probe_pending_until_dlopen_and_in_the_fork_child(program: Path):
+    probe = "uprobe:libm.so.6:cbrt"
+    events, _ = _trace(program, 0, probe)
+    hits = _hits(events, probe)
+    by_pid: dict[int, int] = {}
+    for event in hits:
+        by_pid[event["pid"]] = by_pid.get(event["pid"], 0) + 1
+    assert sorted(by_pid.values()) == [1, 3], by_pid          # child once, parent three times
+
+
+def test_return_probe_in_libc_reports_return_values(program: Path):
+    probe = "uretprobe:libc.so.6:strtol"
+    events, _ = _trace(program, 4, probe)
+    assert sorted(e["retval"] for e in _hits(events, probe)) == [4, 7]
