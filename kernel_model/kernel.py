@@ -69,6 +69,7 @@ class Kernel:
         self.clock = VirtualClock()
         self.fs = FileSystem(config.rootfs, writable=config.writable, seed=config.seed,
                              clock=self.clock.realtime_ns)
+        self.fs.data_budget.allows = self._memory_budget_allows    # overlay bytes are memory
         self.syscalls = SyscallDispatcher(self)
         self.uts = UtsName()              # the run's UTS namespace (sethostname, uname)
         self.signals = Signals(self)
@@ -140,10 +141,11 @@ class Kernel:
         space.vm.budget_allows = self._memory_budget_allows
 
     def _memory_budget_allows(self, extra: int) -> bool:
-        """--memory limit over all live address spaces together (fork bombs get ENOMEM)."""
+        """--memory limit over all live address spaces and the overlay's file bytes together
+        (fork bombs get ENOMEM, a file filling memory ENOSPC: fs/databudget.py)."""
         spaces = {p.space.serial: p.space for p in self.processes.values()
                   if p.state != ZOMBIE and p.space is not None}
-        used = sum(space.vm.mapped_bytes() for space in spaces.values())
+        used = sum(space.vm.mapped_bytes() for space in spaces.values()) + self.fs.data_budget.used
         return used + extra <= self.config.memory_limit
 
     # ---- address-space lifetime -------------------------------------------------------------

@@ -60,3 +60,6 @@ def dtype_of(mode: int) -> int:
 def blocks_for(size: int) -> int:
     """st_blocks (512-byte units) of a non-sparse file stored in 4 KiB blocks."""
     return (size + BLOCK_SIZE - 1) // BLOCK_SIZE * (BLOCK_SIZE // 512)
+
+
+MAX_LFS_FILESIZE = (1 << 63) - 1     # include/linux/fs.h on 64-bit: a tmpfs file's s_maxbytes

@@ -17,6 +17,7 @@ from ..errors import KernelError
 from .constants import (DT_DIR, O_CREAT, O_DIRECTORY, O_EXCL, O_NOFOLLOW, O_PATH,
                         O_TMPFILE_BIT, O_TRUNC, PATH_MAX, S_IFBLK, S_IFCHR, S_IFIFO, S_IFMT,
                         S_IFSOCK, X_OK, dtype_of)
+from .databudget import DataBudget
 from .devfs import build_dev
 from .hostfs import HostContext, host_root_dir
 from .inodes import InodeTable
@@ -42,11 +43,14 @@ class FileSystem:
             raise KernelError(f"rootfs is not a directory: {root}")
         self.writable = writable
         self._table = InodeTable()
+        # The overlay's file bytes, in the memory budget (databudget.py); the kernel sets
+        # `data_budget.allows` to its --memory check and adds `data_budget.used` to it.
+        self.data_budget = DataBudget()
         if writable:
             context = HostContext(self._table, clock, writable=True)
             self._root: Node = host_root_dir(context, host_root)
         else:
-            self._root = overlay_root(host_root, self._table, clock)
+            self._root = overlay_root(host_root, self._table, clock, self.data_budget)
         self.random = DeterministicRandom(seed)
         self._dev = build_dev(self.random)
         self._procfs = ProcFs()

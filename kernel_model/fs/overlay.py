@@ -19,7 +19,9 @@ from typing import Callable
 
 from .. import errno as E
 from ..errno import GuestErrno
-from .constants import S_IFBLK, S_IFCHR, S_IFDIR, S_IFLNK, S_IFMT, S_IFREG, ROOTFS_DEV
+from .constants import (MAX_LFS_FILESIZE, S_IFBLK, S_IFCHR, S_IFDIR, S_IFLNK, S_IFMT, S_IFREG,
+                        ROOTFS_DEV)
+from .databudget import DataBudget
 from .hostfs import (HostContext, HostDir, HostFile, HostFileReader, HostNode, HostSymlink,
                      host_root_dir)
 from .inodes import InodeTable
@@ -32,6 +34,7 @@ from .sparse import SparseData
 class OverlayContext:
     table: InodeTable
     clock: Callable[[], int]
+    budget: DataBudget = field(default_factory=DataBudget)   # file bytes held in memory
     shared_files: dict = field(default_factory=dict)    # host identity -> OverlayFile
 
     def meta(self, mode: int, nlink: int = 1) -> Meta:
@@ -103,7 +106,8 @@ class OverlayFile(OverlayNode):
     def __init__(self, ctx: OverlayContext, meta: Meta, lower: HostFile | None):
         super().__init__(ctx, meta)
         self.lower = lower
-        self.data: SparseData | None = None if lower is not None else SparseData()
+        self.data: SparseData | None = None if lower is not None else SparseData(
+            budget=ctx.budget)
         self._lower_size = lower.first_stat.st_size if lower is not None else 0
         self._opens = 0                           # open file descriptions of this inode
         self._reader: HostFileReader | None = None  # the lower file, open while _opens > 0
@@ -134,12 +138,17 @@ class OverlayFile(OverlayNode):
     def write_at(self, offset: int, data: bytes) -> int:
         if not data:
             return 0                 # an empty write changes nothing, not even past the end
-        self._copy_up().write(offset, data)                # a hole before it reads as zeros
-        self.meta.touch_modified(self.ctx.clock())
-        return len(data)
+        if offset >= MAX_LFS_FILESIZE:
+            raise GuestErrno(E.EFBIG)                      # generic_write_check_limits()
+        data = data[:MAX_LFS_FILESIZE - offset]
+        written = self._copy_up().write(offset, data)      # a hole before it reads as zeros
+        self.meta.touch_modified(self.ctx.clock())         # ENOSPC above leaves all unchanged
+        return written
 
     def truncate(self, length: int) -> None:
-        content = SparseData() if length == 0 else self._copy_up()
+        if length > MAX_LFS_FILESIZE:
+            raise GuestErrno(E.EFBIG)                      # inode_newsize_ok(): s_maxbytes
+        content = SparseData(budget=self.ctx.budget) if length == 0 else self._copy_up()
         content.truncate(length)                            # growing costs nothing (sparse.py)
         self.data = content
         self._close_lower()
@@ -159,7 +168,7 @@ class OverlayFile(OverlayNode):
 
     def _copy_up(self) -> SparseData:
         if self.data is None:
-            self.data = SparseData((self._reader or self.lower).read_all())
+            self.data = SparseData((self._reader or self.lower).read_all(), self.ctx.budget)
             self._close_lower()                   # the bytes are in memory from now on
         return self.data
 
@@ -313,7 +322,8 @@ def _check_replaceable(node: Node, replaced: "OverlayNode") -> None:
         raise GuestErrno(E.ENOTEMPTY)
 
 
-def overlay_root(host_root: bytes, table: InodeTable, clock: Callable[[], int]) -> OverlayDir:
+def overlay_root(host_root: bytes, table: InodeTable, clock: Callable[[], int],
+                 budget: DataBudget) -> OverlayDir:
     lower = host_root_dir(HostContext(table, clock, writable=False), host_root)
-    ctx = OverlayContext(table, clock)
+    ctx = OverlayContext(table, clock, budget)
     return OverlayDir(ctx, meta_from_lower(lower), lower)

@@ -3,19 +3,45 @@
 Like a tmpfs file (mm/shmem.c), the data lives in fixed-size chunks (pages there) that exist only
 once something was written into them: ftruncate to 2^40 bytes or a write far past the end leaves
 a hole, and a hole reads as zeros. A chunk holds the bytes up to the last one written in it, so a
-small file costs its size, not a whole chunk.
+small file costs its size, not a whole chunk. What the chunks hold is charged to a DataBudget
+(databudget.py: the run's memory budget) before it is stored, and given back when cut or freed,
+by whole pages as tmpfs charges them: a run of small appends asks the budget once a page.
 """
+from ..errno import GuestErrno
+from .databudget import UNLIMITED, DataBudget
+
 CHUNK = 64 * 1024
+PAGE = 4096
+
+
+def _pages(length: int) -> int:
+    """What a chunk holding `length` bytes is charged: whole pages."""
+    return (length + PAGE - 1) & ~(PAGE - 1)
 
 
 class SparseData:
-    def __init__(self, initial: bytes = b""):
+    def __init__(self, initial: bytes = b"", budget: DataBudget = UNLIMITED):
         self.size = 0
         self._chunks: dict[int, bytearray] = {}     # chunk index -> its bytes (a prefix)
-        self.write(0, initial)
+        self._budget = budget
+        self.cost = 0                                # bytes held in chunks (charged)
+        if initial:
+            # A copy-up is all or nothing: the whole file fits or nothing changes (ENOSPC).
+            full, rest = divmod(len(initial), CHUNK)
+            cost = full * CHUNK + _pages(rest)
+            budget.charge(cost)
+            self.cost = cost
+            self._store(0, memoryview(initial), charged=True)
+            self.size = len(initial)
 
     def __len__(self) -> int:
         return self.size
+
+    def __del__(self) -> None:
+        try:
+            self._budget.release(self.cost)
+        except AttributeError:            # a constructor that failed before the fields existed
+            pass
 
     def read(self, offset: int, n: int) -> bytes:
         end = min(self.size, offset + n)
@@ -38,25 +64,48 @@ class SparseData:
         piece = bytes(chunk[start:start + take])
         return piece + bytes(take - len(piece)) if len(piece) < take else piece
 
-    def write(self, offset: int, data: bytes) -> None:
-        view, pos = memoryview(data), offset
+    def write(self, offset: int, data: bytes) -> int:
+        """Store `data` at `offset`; returns how many bytes were stored. A chunk whose growth
+        the budget refuses ends the write there (ENOSPC if not even the first fits)."""
+        done = self._store(offset, memoryview(data), charged=False)
+        if done:
+            self.size = max(self.size, offset + done)
+        return done
+
+    def _store(self, offset: int, view: memoryview, charged: bool) -> int:
+        pos = offset
         while view:
             index, start = divmod(pos, CHUNK)
             take = min(CHUNK - start, len(view))
-            chunk = self._chunks.setdefault(index, bytearray())
+            chunk = self._chunks.get(index)
+            have = len(chunk) if chunk is not None else 0
+            grow = _pages(start + take) - _pages(have) if start + take > have else 0
+            if grow > 0 and not charged:
+                try:
+                    self._budget.charge(grow)
+                except GuestErrno:
+                    if pos == offset:
+                        raise
+                    break                                   # a short write: what fit stays
+                self.cost += grow
+            if chunk is None:
+                chunk = self._chunks[index] = bytearray()
             if len(chunk) < start:
                 chunk.extend(bytes(start - len(chunk)))     # a hole inside the chunk
             chunk[start:start + take] = view[:take]
             view, pos = view[take:], pos + take
-        if data:
-            self.size = max(self.size, offset + len(data))
+        return pos - offset
 
     def truncate(self, length: int) -> None:
         """Cut or extend to `length`; cut bytes are gone (they read as zeros if it grows again)."""
         if length < self.size:
             last, tail = divmod(length, CHUNK)
+            freed = 0
             for index in [i for i in self._chunks if i > last or (i == last and not tail)]:
-                del self._chunks[index]
-            if tail and last in self._chunks:
+                freed += _pages(len(self._chunks.pop(index)))
+            if tail and last in self._chunks and len(self._chunks[last]) > tail:
+                freed += _pages(len(self._chunks[last])) - _pages(tail)
                 del self._chunks[last][tail:]
+            self.cost -= freed
+            self._budget.release(freed)
         self.size = length
