@@ -37,7 +37,9 @@ FD_BITS = 0xFFFFFFFF
 @syscall("read")
 def sys_read(ctx, fd, buf, count):
     f = ctx.proc.fds.get(fd & FD_BITS)
-    _readable(f)
+    flags = f.flags                        # _readable(f), spelled out on this path
+    if (flags & O_ACCMODE) == O_WRONLY or flags & O_PATH:
+        raise GuestErrno(E.EBADF)
     if count > MAX_RW:
         count = MAX_RW
     if count and not ctx.writable(buf, count):
@@ -51,7 +53,9 @@ def sys_read(ctx, fd, buf, count):
 @syscall("write")
 def sys_write(ctx, fd, buf, count):
     f = ctx.proc.fds.get(fd & FD_BITS)
-    _writable(f)
+    flags = f.flags                        # _writable(f), spelled out on this path
+    if (flags & O_ACCMODE) not in (O_WRONLY, O_RDWR) or flags & O_PATH:
+        raise GuestErrno(E.EBADF)
     return f.write(ctx.read(buf, count if count < MAX_RW else MAX_RW))
 
 
