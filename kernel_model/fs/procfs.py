@@ -13,6 +13,13 @@ from .node import Node
 from .proctext import CPUINFO, MEMINFO, ProcessView, stat_line, status_text
 from .synthetic import GeneratedFile, SyntheticDir, SyntheticSymlink, synthetic_meta
 
+# The modeled mounts, as /proc/PID/mounts lists them (fs/proc_namespace.c show_vfsmnt): the
+# rootfs as an overlay (statfs answers OVERLAYFS_SUPER_MAGIC, syscalls/impls/statfs.py), and
+# the /proc and /dev the file system mounts over it, with the flags statfs reports.
+MOUNTS = (b"overlay / overlay rw,relatime 0 0\n"
+          b"proc /proc proc rw,nosuid,nodev,noexec,relatime 0 0\n"
+          b"devtmpfs /dev devtmpfs rw,nosuid,relatime,mode=755 0 0\n")
+
 
 class ProcFs:
     def __init__(self):
@@ -47,6 +54,7 @@ class _ProcRoot(SyntheticDir):
         return {
             b"cpuinfo": fs.file(b"/cpuinfo", lambda: CPUINFO),
             b"meminfo": fs.file(b"/meminfo", lambda: MEMINFO),
+            b"mounts": fs.link(b"/mounts", lambda: b"self/mounts"),     # as Linux's proc_root
             b"self": fs.link(b"/self", lambda: pid),
             pid: _process_dir(fs, proc),
         }
@@ -60,6 +68,7 @@ def _process_dir(fs: ProcFs, proc: ProcessView) -> SyntheticDir:
         b"exe": fs.link(base + b"/exe", proc.exe_path),
         b"fd": fd_dir,
         b"maps": fs.file(base + b"/maps", proc.maps_text),
+        b"mounts": fs.file(base + b"/mounts", lambda: MOUNTS),
         b"root": fs.link(base + b"/root", lambda: b"/"),
         b"stat": fs.file(base + b"/stat", lambda: stat_line(proc)),
         b"status": fs.file(base + b"/status", lambda: status_text(proc)),
