@@ -77,6 +77,10 @@ class ReturnProbes:
         pending = self.unwind(frame, thread)
         machine = thread.process.machine
         retval = machine.reg("eax" if machine.arch.bits == 32 else "rax")
+        resolved = getattr(pending.probe, "resolved", None)
+        if resolved is not None:            # an IFUNC resolver returned (instrumenter/ifunc.py)
+            resolved(thread, retval)
+            return True
         self.session.hit(pending.probe, thread, pending.function, kind="return", retval=retval)
         return True
 

@@ -10,6 +10,7 @@ from .children import make_policy
 from .context import ProbeContext, argument_words
 from .emulate import EmulateProbes
 from .errors import InstrumenterError
+from .ifunc import IfuncResolution
 from .jump import JumpProbes
 from .monitor import ProcessMonitor
 from .native import NativeHit
@@ -48,6 +49,7 @@ class Session:
         self.auto_order = ["jump", "trampoline", "emulate"]
         self.returns = ReturnProbes(self)
         self._names: dict = {}                    # (id(image), address) -> (image, "func+0x12")
+        self._ifuncs: dict[tuple, IfuncResolution] = {}   # (object path, IFUNC name) -> resolution
         self.debug.subscribe(self)
         if any(p.spec.kind == SYSCALL for p in probes):
             self.debug.syscall_watchers.append(self)
@@ -80,17 +82,40 @@ class Session:
         if not probes:
             return
         image = mapped.image
-        # The jump strategy must know every address about to be probed (a jump may not cover one).
-        sites = [(probe, self.resolve_in(image, mapped, probe)) for probe in probes]
-        self.jumps.expect(process, [(probe.spec.kind, address) for probe, address in sites])
-        for probe, address in sites:
-            if probe.spec.kind == UPROBE:
-                hook = NativeHit(self, probe) if probe.native else _EntryHit(self, probe)
-                self.place(process, address, hook, probe)
-            elif hasattr(self.strategies.get(self.strategy), "place_returns"):
-                self.strategies[self.strategy].place_returns(process, probe, address)
+        for probe in probes:
+            address = self.resolve_in(image, mapped, probe)
+            if self._is_ifunc(image, probe):
+                # Pending until the resolver says where the implementation is (ifunc.py).
+                self._ifunc_resolution(mapped, probe).hook(process, address)
             else:
-                self.returns.place(process, probe, address)
+                self.place_resolved(process, probe, address)
+
+    def place_resolved(self, process, probe: Probe, address: int) -> None:
+        """Place an entry or return probe at `address`, a function's first instruction."""
+        # The jump strategy must know every address about to be probed (a jump may not cover one).
+        self.jumps.expect(process, [(probe.spec.kind, address)])
+        if probe.spec.kind == UPROBE:
+            hook = NativeHit(self, probe) if probe.native else _EntryHit(self, probe)
+            self.place(process, address, hook, probe)
+        elif hasattr(self.strategies.get(self.strategy), "place_returns"):
+            self.strategies[self.strategy].place_returns(process, probe, address)
+        else:
+            self.returns.place(process, probe, address)
+
+    @staticmethod
+    def _is_ifunc(image, probe: Probe) -> bool:
+        if image is None or probe.spec.function is None or probe.spec.offset:
+            return False
+        symbol = image.symbols.lookup(probe.spec.function)
+        return symbol is not None and symbol.kind == "ifunc"
+
+    def _ifunc_resolution(self, mapped, probe: Probe) -> IfuncResolution:
+        key = (mapped.path, probe.spec.function)
+        resolution = self._ifuncs.get(key)
+        if resolution is None:
+            resolution = self._ifuncs[key] = IfuncResolution(self, probe)
+        resolution.add(probe)
+        return resolution
 
     def place(self, process, address: int, hook, probe: Probe):
         """Place `hook` at `address` with the session's strategy; `auto` takes the first
@@ -202,6 +227,8 @@ class Session:
         self.returns.landings.pop(space.serial, None)
         forget_space_tables(self, space)
         serial = space.serial
+        for resolution in self._ifuncs.values():
+            resolution.forget_space(serial)
         for key in [k for k in self.trampolines.boundary_cache if k[0] == serial]:
             del self.trampolines.boundary_cache[key]
 

@@ -12,6 +12,9 @@ from loader.image import Segment, Symbol
 from loader.symbols import SymbolTable
 
 STT_OBJECT, STT_FUNC = 1, 2
+STT_GNU_IFUNC = 10          # STT_LOOS: a function whose address its resolver picks at load time
+VERSYM_HIDDEN = 0x8000      # .gnu.version: a non-default version (hypot@GLIBC_2.2.5 beside hypot@@GLIBC_2.35)
+KINDS = {STT_FUNC: "func", STT_GNU_IFUNC: "ifunc", STT_OBJECT: "object"}
 STB_LOCAL, STB_GLOBAL, STB_WEAK = 0, 1, 2
 SHN_UNDEF = 0
 # When several names share an address (musl's weak_alias, local/global twins), the global
@@ -23,26 +26,30 @@ def _inside_segments(addr: int, segments: tuple[Segment, ...]) -> bool:
     return any(seg.vaddr <= addr < seg.vaddr + seg.memsz for seg in segments)
 
 
-def _symbol_rows(data: bytes) -> list[tuple[str, int, int, int, int]]:
-    """(name, value, size, type, binding) of .symtab, then .dynsym (a stripped static-pie keeps some)."""
+def _symbol_rows(data: bytes) -> list[tuple[str, int, int, int, int, bool]]:
+    """(name, value, size, type, binding, hidden) of .symtab, then .dynsym (a stripped
+    static-pie or shared library keeps that one); `hidden`: a non-default symbol version."""
     from elftools.elf.elffile import ELFFile
     from elftools.elf.enums import ENUM_ST_INFO_BIND, ENUM_ST_INFO_TYPE
     from elftools.elf.sections import SymbolTableSection
 
     elf = ELFFile(io.BytesIO(data))
     tables = {section.name: section for section in elf.iter_sections() if isinstance(section, SymbolTableSection)}
+    versions = elf.get_section_by_name(".gnu.version")
     rows = []
     for name in (".symtab", ".dynsym"):
         if name not in tables:
             continue
-        for sym in tables[name].iter_symbols():
+        for index, sym in enumerate(tables[name].iter_symbols()):
             if sym["st_shndx"] in (SHN_UNDEF, "SHN_UNDEF") or not sym.name:
                 continue
             info = sym["st_info"]
             stype, bind = info["type"], info["bind"]
+            hidden = name == ".dynsym" and versions is not None and \
+                bool(versions.get_symbol(index).entry["ndx"] & VERSYM_HIDDEN)
             rows.append((sym.name, sym["st_value"], sym["st_size"],
                          stype if isinstance(stype, int) else ENUM_ST_INFO_TYPE[stype],
-                         bind if isinstance(bind, int) else ENUM_ST_INFO_BIND[bind]))
+                         bind if isinstance(bind, int) else ENUM_ST_INFO_BIND[bind], hidden))
     return rows
 
 
@@ -51,15 +58,19 @@ def _underscores(name: str) -> int:
 
 
 def symbols_from_rows(rows, bias: int, segments: tuple[Segment, ...]) -> SymbolTable:
-    """Defined FUNC/OBJECT symbols that point into the loaded image, relocated by `bias`."""
+    """Defined FUNC/IFUNC/OBJECT symbols that point into the loaded image, relocated by `bias`.
+    A name's non-default versions are dropped when its default one is there: `hypot` is the
+    symbol a program linking today gets (hypot@@GLIBC_2.35), as dlsym and gdb resolve it."""
+    rows = [row if len(row) == 6 else (*row, False) for row in rows]
+    default_names = {row[0] for row in rows if not row[5]}
     picked: dict[tuple[str, int], tuple] = {}
-    for name, value, size, stype, binding in rows:
-        if stype not in (STT_FUNC, STT_OBJECT):
+    for name, value, size, stype, binding, hidden in rows:
+        kind = KINDS.get(stype)
+        if kind is None or (hidden and name in default_names):
             continue
         addr = value + bias
         if not _inside_segments(addr, segments):
             continue
-        kind = "func" if stype == STT_FUNC else "object"
         key = (name, addr)
         rank = BINDING_RANK.get(binding, 3)
         if key not in picked or rank < picked[key][0]:

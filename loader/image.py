@@ -31,7 +31,7 @@ class Symbol(NamedTuple):
     name: str
     addr: int
     size: int
-    kind: str  # "func" or "object"
+    kind: str  # "func", "ifunc" (STT_GNU_IFUNC: `addr` is its resolver) or "object"
 
 
 class LoadedImage(NamedTuple):

@@ -45,7 +45,8 @@ class SymbolTable:
         self._by_name: dict[str, Symbol] = {}
         for sym in ordered:
             self._by_name.setdefault(sym.name, sym)
-        self._functions = _Ranges(tuple(sym for sym in ordered if sym.kind == "func"))
+        # An IFUNC's resolver is code too: it names addresses like a function.
+        self._functions = _Ranges(tuple(sym for sym in ordered if sym.kind in ("func", "ifunc")))
         self._objects = _Ranges(tuple(sym for sym in ordered if sym.kind == "object"))
 
     def __len__(self) -> int:

@@ -21,12 +21,16 @@ pytestmark = pytest.mark.e2e
 PROGRAM = r"""
 #include <dlfcn.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <sys/wait.h>
 static void say(const char *s) { while (*s) write(1, s++, 1); }
 int main(int argc, char **argv) {
     int n = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 0;
     for (int i = 0; i < n; i++) { void *volatile p = malloc(16 + i); free(p); }
+    size_t (*volatile length)(const char *) = strlen;      /* an IFUNC: resolved by ld.so */
+    size_t total = 0;
+    for (int i = 2; i < argc; i++) total += length(argv[i]);
     void *libm = dlopen("libm.so.6", RTLD_NOW);
     if (!libm) { say("no libm\n"); return 1; }
     double (*cube_root)(double) = (double (*)(double))dlsym(libm, "cbrt");
@@ -36,7 +40,7 @@ int main(int argc, char **argv) {
     if (child == 0) { sum += cube_root(8.0); _exit((int)strtol("7", NULL, 10)); }
     int status;
     waitpid(child, &status, 0);
-    say(sum > 0 ? "ok\n" : "bad\n");
+    say(sum > 0 && total < 1000 ? "ok\n" : "bad\n");
     return WEXITSTATUS(status) == 7 ? 0 : 1;
 }
 """
@@ -50,11 +54,12 @@ def program(tmp_path_factory) -> Path:
     return folder / "lp"
 
 
-def _trace(program: Path, n: int, *probes: str) -> tuple[list[dict], bytes]:
+def _trace(program: Path, n: int, *probes: str, args: tuple[str, ...] = ()) -> tuple[list[dict], bytes]:
     command = ["python3", "-m", "trapline", "trace", "-f", "jsonl", "--clear-env"]
     for probe in probes:
         command += ["-p", probe]
-    done = subprocess.run(command + ["--", str(program), str(n)], capture_output=True, timeout=300)
+    done = subprocess.run(command + ["--", str(program), str(n), *args], capture_output=True,
+                          timeout=300)
     assert done.returncode == 0, done.stderr.decode(errors="replace")
     assert done.stdout.endswith(b"ok\n") or b"ok\n" in done.stdout, done.stdout
     events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith(b"{")]
@@ -95,3 +100,16 @@ def test_return_probe_in_libc_reports_return_values(program: Path):
     probe = "uretprobe:libc.so.6:strtol"
     events, _ = _trace(program, 4, probe)
     assert sorted(e["retval"] for e in _hits(events, probe)) == [4, 7]
+
+
+def test_probes_on_an_ifunc_fire_at_the_implementation_ld_so_picked(program: Path):
+    """strlen is an IFUNC: entry and return probes wait for its resolver and go where it
+    points. Two more strlen calls of known lengths give two more hits with those values."""
+    entry, ret = "uprobe:libc.so.6:strlen", "uretprobe:libc.so.6:strlen"
+    base, _ = _trace(program, 0, entry, ret)
+    more, _ = _trace(program, 0, entry, ret, args=("hello", "tracing!"))
+    assert len(_hits(more, entry)) - len(_hits(base, entry)) == 2
+    extra = sorted(e["retval"] for e in _hits(more, ret))
+    for value in sorted(e["retval"] for e in _hits(base, ret)):
+        extra.remove(value)
+    assert extra == [5, 8]
