@@ -242,23 +242,25 @@ class HostFileReader(HostFdHandle):
 
 
 class HostDir(HostNode):
-    """A host directory. In write-through mode it holds its own O_PATH descriptor from the
-    moment it is looked up, and its entries are names relative to it (hostref.py)."""
+    """A host directory. In write-through mode its entries are names relative to its own
+    O_PATH descriptor (hostref.py), opened the first time the directory is looked into, which
+    is in the walk that found it, or when an open file description pins it; a directory only
+    passed over (a listing's subdirectory, the last component of a stat) costs none."""
 
-    def __init__(self, ctx: HostContext, ref: HostRef, st: os.stat_result):
-        super().__init__(ctx, ref, st)
-        if ctx.writable:
-            self.host_fd = _open_same(ref, O_PATH | os.O_DIRECTORY, st)
+    def directory_fd(self) -> int | None:
+        if self.host_fd is None and self.ctx.writable:
+            self.host_fd = self.ref.open(O_PATH | os.O_DIRECTORY)
+        return self.host_fd
 
     def entry(self, name: bytes) -> HostRef:
-        if self.host_fd is None:
+        if not self.ctx.writable:
             return HostRef(None, self.ref.name.rstrip(b"/") + b"/" + name)
         return HostRef(self, name)
 
     def names(self) -> list[bytes]:
-        if self.host_fd is None:
+        if not self.ctx.writable:
             return sorted(host_call(os.listdir, self.ref.name))
-        fd = host_call(os.open, b".", os.O_RDONLY | os.O_DIRECTORY, dir_fd=self.host_fd)
+        fd = host_call(os.open, b".", os.O_RDONLY | os.O_DIRECTORY, dir_fd=self.directory_fd())
         try:      # names listed through a descriptor come as str (surrogateescape'd bytes)
             return sorted(os.fsencode(name) for name in host_call(os.listdir, fd))
         finally:

@@ -26,12 +26,12 @@ O_PATH = getattr(os, "O_PATH", 0o10000000)
 class HostRef:
     """`name` in the directory node `dir` (kept alive here: its descriptor is in use), or,
     with `dir` None, the host path `name`."""
-    dir: object          # a HostDir with a `host_fd`, or None
+    dir: object          # a HostDir (its directory_fd()), or None
     name: bytes
 
     @property
     def dir_fd(self) -> int | None:
-        return None if self.dir is None else self.dir.host_fd
+        return None if self.dir is None else self.dir.directory_fd()
 
     # --- host calls that never follow a final symlink --------------------------------------
     def lstat(self) -> os.stat_result | None:

@@ -44,7 +44,8 @@ def test_cwd_maps_stat_status(fs):
 
 def test_other_pids_do_not_exist(fs):
     assert errno_of(fs.stat, b"/proc/1", b"/", PROC) == E.ENOENT
-    assert names(fs, b"/proc") == [b".", b"..", b"42", b"cpuinfo", b"meminfo", b"self"]
+    assert names(fs, b"/proc") == [b".", b"..", b"42", b"cpuinfo", b"meminfo", b"mounts",
+                                      b"self"]
 
 
 def test_cpuinfo_and_meminfo_are_fixed(fs):
