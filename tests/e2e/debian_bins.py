@@ -103,11 +103,16 @@ def enable_i386_architecture(wanted: list[str]) -> None:
     """
     native = run(["dpkg", "--print-architecture"]).strip()
     foreign = run(["dpkg", "--print-foreign-architectures"]).split()
-    if native == "i386" or "i386" in foreign:
-        if all(_has_candidate(package) for package in wanted):
-            return
-    else:
+    if native != "i386" and "i386" not in foreign:
         run_as_root(["dpkg", "--add-architecture", "i386"])
+    refresh_lists_unless_available(wanted)
+
+
+def refresh_lists_unless_available(wanted: list[str]) -> None:
+    """``apt-get update`` unless every package in ``wanted`` has a candidate already (a
+    fresh Debian image has no package lists at all)."""
+    if all(_has_candidate(package) for package in wanted):
+        return
     try:
         run_as_root(["apt-get", "update"])
     except DebianBinsError:

@@ -35,6 +35,7 @@ from tests.e2e.debian_bins import (
     ARCHES,
     DebianBinsError,
     enable_i386_architecture,
+    refresh_lists_unless_available,
     require_tools,
     run,
 )
@@ -88,6 +89,7 @@ def ensure_debian_rootfs(cache_dir: Path = CACHE_DIR) -> dict[str, Path]:
             require_tools(cache_dir, "the Debian rootfs packages")
             if "i386" in missing:
                 enable_i386_architecture(["libc6:i386", "coreutils:i386"])
+            refresh_lists_unless_available([f"libc6:{arch}" for arch in missing])
             for arch in missing:
                 build_arch(cache_dir / arch, arch)
     return rootfs_paths(cache_dir)
