@@ -26,6 +26,7 @@ from unicorn.unicorn_py3.unicorn import HOOK_INTR_CFUNC
 
 from . import exits
 from .arch import Arch, arch_named
+from .cpuid import install as install_cpuid
 from .cpu_state import CpuStateViews, ViewedRegisters, cpu_state_views, viewable
 from .errata import CHAINING_VECTORS, clear_pending_exception, interrupt_is_software
 from .errors import MachineError
@@ -88,6 +89,7 @@ class Machine:
         self._pristine = self.uc.context_save()          # reset()
         self._raw_hooks = [self._add_raw_interrupt_hook()]
         self.uc.hook_add(UC_HOOK_INSN_INVALID, self._on_invalid_instruction)
+        install_cpuid(self.uc)            # the modeled CPU's answers (cpuid.py)
         # Memory faults come from the page walker, not from UC_HOOK_MEM_* hooks: such a hook
         # would send every guest store down Unicorn's slow path (tlb.py).
         self._walker = PageWalker(self.uc, self.mem.perms_at, self._on_page_fault,

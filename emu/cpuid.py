@@ -1,0 +1,84 @@
+"""The modeled CPU: what CPUID answers, decided in one place (DESIGN.md, "Dynamic loading").
+
+glibc picks its string and memory functions by CPUID (ifuncs), ld.so checks the ISA level of
+libraries, and programs test feature bits before using an instruction. So CPUID must advertise
+what the emulator executes correctly, and nothing that breaks determinism:
+
+- The table is what Unicorn 2.1.4's default x86 CPU answers (a Haswell-class "Intel Core
+  Processor (Haswell)", family 6 model 0x3c), recorded once, so that the answers do not change
+  with the emulator's version and are the same for every run.
+- AVX, AVX2, AVX-512, FMA and XSAVEC stay off (CPUID.01H:ECX bits 28 and 12, CPUID.07H:EBX
+  bits 5 and 16+, CPUID.(0DH,1):EAX bit 1): Unicorn does not execute them correctly
+  (unicorn#1879, #1913: glibc's __strlen_evex; #2218), and glibc then picks its SSE2 code.
+- RDRAND (CPUID.01H:ECX bit 30) is cleared: Unicorn's RDRAND returns host randomness, and a
+  program that saw the bit would make runs differ. RDSEED (CPUID.07H:EBX bit 18) is off already.
+- A leaf above the maximum returns the highest basic leaf's data, as Intel CPUs do (SDM Vol. 2A,
+  CPUID: "If a value entered for CPUID.EAX is higher than the maximum input value...").
+
+Linux's AT_HWCAP on x86 is CPUID.01H:EDX; loader/stack.py's DEFAULT_HWCAP is that word.
+"""
+from __future__ import annotations
+
+RDRAND = 1 << 30
+
+# (leaf, subleaf) -> (eax, ebx, ecx, edx). Leaves without subleaves are stored at subleaf 0
+# and answer every ECX.
+_LEAVES: dict[tuple[int, int], tuple[int, int, int, int]] = {
+    (0x0, 0): (0xD, 0x756E6547, 0x6C65746E, 0x49656E69),              # max leaf 0xd, "GenuineIntel"
+    (0x1, 0): (0x306C4, 0x800, 0xCED82203 & ~RDRAND, 0x78BFBFD),
+    (0x2, 0): (0x1, 0x0, 0x0, 0x2C307D),
+    (0x4, 0): (0x121, 0x1C0003F, 0x3F, 0x1),                          # L1d
+    (0x4, 1): (0x122, 0x1C0003F, 0x3F, 0x1),                          # L1i
+    (0x4, 2): (0x143, 0x3C0003F, 0xFFF, 0x1),                         # L2
+    (0x4, 3): (0x0, 0x0, 0x0, 0x0),
+    (0x6, 0): (0x4, 0x0, 0x0, 0x0),
+    (0x7, 0): (0x0, 0x389, 0x0, 0x0),                                 # FSGSBASE BMI1 SMEP BMI2 ERMS
+    (0x7, 1): (0x0, 0x0, 0x0, 0x0),
+    (0xB, 0): (0x0, 0x0, 0x0, 0x0),
+    (0xD, 0): (0x7, 0x240, 0x340, 0x0),                               # XSAVE area sizes
+    (0xD, 1): (0x1, 0x0, 0x0, 0x0),                                   # XSAVEOPT only
+    (0xD, 2): (0x100, 0x240, 0x0, 0x0),
+    (0x80000000, 0): (0x80000008, 0x756E6547, 0x6C65746E, 0x49656E69),
+    (0x80000001, 0): (0x306C4, 0x0, 0x21, 0x28100800),                # LAHF LZCNT, SYSCALL NX 1G LM
+    (0x80000002, 0): (0x65746E49, 0x6F43206C, 0x50206572, 0x65636F72),  # "Intel Core Processor (Haswell)"
+    (0x80000003, 0): (0x726F7373, 0x61482820, 0x6C657773, 0x296C),
+    (0x80000004, 0): (0x0, 0x0, 0x0, 0x0),
+    (0x80000005, 0): (0x1FF01FF, 0x1FF01FF, 0x40020140, 0x40020140),
+    (0x80000006, 0): (0x0, 0x42004200, 0x2008140, 0x0),
+    (0x80000007, 0): (0x0, 0x0, 0x0, 0x0),
+    (0x80000008, 0): (0x3028, 0x0, 0x0, 0x0),                         # 40-bit physical, 48-bit virtual
+}
+_WITH_SUBLEAVES = frozenset(leaf for leaf, sub in _LEAVES if sub)
+MAX_BASIC = _LEAVES[(0x0, 0)][0]
+MAX_EXTENDED = _LEAVES[(0x80000000, 0)][0]
+
+
+def cpuid(leaf: int, subleaf: int) -> tuple[int, int, int, int]:
+    """EAX, EBX, ECX, EDX of `cpuid` with EAX=leaf, ECX=subleaf on the modeled CPU."""
+    leaf &= 0xFFFFFFFF
+    if leaf > MAX_EXTENDED or MAX_BASIC < leaf < 0x80000000:
+        leaf = MAX_BASIC
+    sub = subleaf & 0xFFFFFFFF if leaf in _WITH_SUBLEAVES else 0
+    return _LEAVES.get((leaf, sub), (0, 0, 0, 0))
+
+
+def hwcap() -> int:
+    """Linux's AT_HWCAP for x86: CPUID.01H:EDX (arch/x86/include/asm/elf.h ELF_HWCAP)."""
+    return cpuid(1, 0)[3]
+
+
+def install(uc) -> None:
+    """Answer every CPUID the guest executes from the table (a UC_HOOK_INSN hook for
+    UC_X86_INS_CPUID; returning 1 tells Unicorn the instruction is handled)."""
+    from unicorn import UC_HOOK_INSN
+    from unicorn import x86_const as X
+
+    out = (X.UC_X86_REG_EAX, X.UC_X86_REG_EBX, X.UC_X86_REG_ECX, X.UC_X86_REG_EDX)
+
+    def on_cpuid(uc, _user) -> int:
+        answer = cpuid(uc.reg_read(X.UC_X86_REG_EAX), uc.reg_read(X.UC_X86_REG_ECX))
+        for register, value in zip(out, answer):
+            uc.reg_write(register, value)
+        return 1
+
+    uc.hook_add(UC_HOOK_INSN, on_cpuid, None, 1, 0, X.UC_X86_INS_CPUID)
