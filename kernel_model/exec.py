@@ -108,6 +108,17 @@ def check_segment_fits(space: Space, start: int, end: int) -> None:
         raise GuestErrno(E.EEXIST, f"{where} overlaps the stack [{stack_bottom:#x}, {lay.stack_top:#x})")
 
 
+def area_offset(image, start: int) -> int:
+    """The file offset /proc/PID/maps shows for the area starting at `start`: where the page
+    comes from in the file of the segment that covers it (elf_map maps p_offset's page at
+    p_vaddr's page)."""
+    for seg in image.segments:
+        page = seg.vaddr & ~(PAGE - 1)
+        if page <= start < seg.vaddr + seg.memsz:
+            return (seg.offset & ~(PAGE - 1)) + (start - page)
+    return 0
+
+
 def map_segments(space: Space, image, name: bytes) -> int:
     """Map every PT_LOAD; return the end of the highest segment (where the heap starts). An
     area a recycled Machine kept (kernel_model/space_pool.py: same range and permissions) is
@@ -120,9 +131,10 @@ def map_segments(space: Space, image, name: bytes) -> int:
         if kept is not None and (kept.start, kept.end, kept.perms) == (start, end, perms) \
                 and len(data) == end - start:
             space.machine.mem.sync(start, data)
-            space.vm.rename_area(kept, name=name)
+            space.vm.rename_area(kept, name=name, offset=area_offset(image, start))
         else:
-            space.vm.map_area(start, end - start, perms, name=name, data=data)
+            space.vm.map_area(start, end - start, perms, name=name, data=data,
+                              offset=area_offset(image, start))
     return max(seg.vaddr + seg.memsz for seg in image.segments)
 
 

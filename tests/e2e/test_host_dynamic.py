@@ -72,3 +72,12 @@ def test_program_layout_is_linux_without_randomization():
     assert lines[0].startswith("555555554000-") and lines[0].endswith("/usr/bin/cat")
     ld_so = [line for line in lines if line.endswith("ld-linux-x86-64.so.2")]
     assert ld_so[-1].split()[0].endswith("-7ffff7fff000")
+    # Address range, permissions and file offset of the program's and ld.so's areas are the
+    # ones Linux shows with randomization off (device and inode are the sandbox's).
+    native = subprocess.run(["setarch", "-R", "/bin/cat", "/proc/self/maps"], capture_output=True,
+                            env=FIXED_ENV, check=True).stdout.decode().splitlines()
+
+    def areas(text_lines):
+        return [line.split()[:3] for line in text_lines
+                if line.endswith(("/usr/bin/cat", "ld-linux-x86-64.so.2"))]
+    assert areas(lines) == areas(native)
