@@ -262,7 +262,12 @@ class HostDir(HostNode):
             return sorted(host_call(os.listdir, self.ref.name))
         fd = host_call(os.open, b".", os.O_RDONLY | os.O_DIRECTORY, dir_fd=self.directory_fd())
         try:      # names listed through a descriptor come as str (surrogateescape'd bytes)
-            return sorted(os.fsencode(name) for name in host_call(os.listdir, fd))
+            names = sorted(os.fsencode(name) for name in host_call(os.listdir, fd))
+            if not names and os.fstat(fd).st_nlink == 0:
+                # getdents answers ENOENT on a removed directory (iterate_dir: IS_DEADDIR),
+                # which the host's readdir() turns into a quiet end of directory.
+                raise GuestErrno(E.ENOENT)
+            return names
         finally:
             os.close(fd)
 

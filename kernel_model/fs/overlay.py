@@ -130,6 +130,11 @@ class OverlayFile(OverlayNode):
     def size(self) -> int:
         return len(self.data) if self.data is not None else self._lower_size
 
+    def stat(self) -> StatResult:
+        """st_blocks counts the pages the data holds (a hole costs none, as in tmpfs)."""
+        held = self.data.cost if self.data is not None else None
+        return self.meta.to_stat(self.size(), held)
+
     def read_at(self, offset: int, n: int) -> bytes:
         if self.data is None:
             return (self._reader or self.lower).read_at(offset, n)
@@ -179,8 +184,11 @@ class OverlayDir(OverlayNode):
         self.lower = lower
         self.upper: dict[bytes, OverlayNode] = {}     # looked-up lower inodes and new ones
         self.whiteouts: set[bytes] = set()
+        self.dead = False          # removed (S_DEAD): still open somewhere, but holds nothing
 
     def lookup(self, name: bytes) -> OverlayNode | None:
+        if self.dead:
+            return None            # lookup_slow(): IS_DEADDIR -> ENOENT
         node = self.upper.get(name)
         if node is not None or name in self.whiteouts or self.lower is None:
             return node
@@ -191,6 +199,8 @@ class OverlayDir(OverlayNode):
         return node
 
     def entries(self) -> list[tuple[bytes, Node]]:
+        if self.dead:
+            raise GuestErrno(E.ENOENT)       # iterate_dir() on a removed directory
         names = set(self.upper)
         if self.lower is not None:
             names.update(name for name in self.lower.names() if name not in self.whiteouts)
@@ -248,6 +258,7 @@ class OverlayDir(OverlayNode):
             raise GuestErrno(E.ENOTEMPTY)
         self._detach(name)
         self.meta.nlink -= 1
+        node.dead = True
 
     def rename(self, old_name: bytes, new_dir: Node, new_name: bytes) -> None:
         """Linux rename(2) once namei has checked the paths (fs/namei.c: vfs_rename)."""
@@ -294,6 +305,7 @@ class OverlayDir(OverlayNode):
         self._detach(name)
         if node.is_dir:
             self.meta.nlink -= 1
+            node.dead = True
         else:
             node.meta.nlink -= 1
 

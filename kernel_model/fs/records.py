@@ -51,11 +51,14 @@ class Meta:
         """Content changed: Linux updates mtime and ctime together."""
         self.mtime_ns = self.ctime_ns = now
 
-    def to_stat(self, size: int) -> StatResult:
+    def to_stat(self, size: int, held: int | None = None) -> StatResult:
+        """`held`: bytes of storage the data takes when it is not its size rounded up to
+        blocks (a sparse file: only the pages written, as tmpfs counts i_blocks)."""
         if self.fmt == S_IFDIR:
             size = DIR_SIZE
+        blocks = blocks_for(size) if held is None else held // 512
         return StatResult(self.dev, self.ino, self.mode, self.nlink, 0, 0, self.rdev, size,
-                          BLOCK_SIZE, blocks_for(size), self.atime_ns, self.mtime_ns, self.ctime_ns)
+                          BLOCK_SIZE, blocks, self.atime_ns, self.mtime_ns, self.ctime_ns)
 
 
 def new_meta(dev: int, ino: int, mode: int, now: int, nlink: int = 1, rdev: int = 0) -> Meta:

@@ -113,3 +113,14 @@ def test_budget_matches_the_pages_held_and_never_overflows(ops, limit):
         assert data.read(0, len(model) + 1) == bytes(model)
     del data
     assert budget.used == 0
+
+
+def test_st_blocks_counts_the_pages_held(fs):
+    """As tmpfs's i_blocks: a hole has none, each page written counts (512-byte units)."""
+    f = fs.open(b"/sparse", O_RDWR | O_CREAT, 0o644, b"/", PROC)
+    f.truncate(1 << 40)
+    assert f.stat().blocks == 0 and f.stat().size == 1 << 40
+    f.pwrite(b"z", 1 << 39)
+    assert f.stat().blocks == PAGE // 512
+    f.pwrite(bytes(5000), 0)
+    assert f.stat().blocks == 3 * PAGE // 512
