@@ -14,6 +14,7 @@ from . import errno as E
 from .errno import GuestErrno
 from .gdt import descriptor
 from .proc import Process, Thread
+from .sched_attrs import inherited as sched_inherited
 from .space import Space
 from .space_pool import code_areas
 
@@ -138,7 +139,7 @@ def _new_process(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid
         kernel.debug.copy_breakpoints(parent.space, space)
     thread = Thread(tid=pid, process=child, kstack_top=space.kstack_top(pid),
                     sigmask=ctx.thread.sigmask, tls=dict(ctx.thread.tls),
-                    nice=ctx.thread.nice, ioprio=ctx.thread.ioprio)
+                    **sched_inherited(ctx.thread))
     tweak = tls_setter(ctx, thread, tls) if flags & CLONE_SETTLS else None
     thread.context = clone_registers(ctx.thread, space, stack=stack, tweak=tweak)
     _restore_tls(ctx)
@@ -175,7 +176,7 @@ def _new_thread(kernel, ctx, flags, stack, parent_tid, child_tid, tls) -> int:
     tid = kernel.allocate_pid()
     thread = Thread(tid=tid, process=proc, kstack_top=proc.space.kstack_top(len(proc.threads)),
                     sigmask=ctx.thread.sigmask, tls=dict(ctx.thread.tls),
-                    nice=ctx.thread.nice, ioprio=ctx.thread.ioprio)
+                    **sched_inherited(ctx.thread))
     tweak = tls_setter(ctx, thread, tls) if flags & CLONE_SETTLS else None
     thread.context = clone_registers(ctx.thread, proc.space, stack=stack, tweak=tweak)
     _restore_tls(ctx)

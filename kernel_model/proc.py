@@ -43,6 +43,8 @@ class Thread:
     interrupted: bool = False
     nice: int = 0                        # -20..19 (setpriority); fork copies it, as sched_fork
     ioprio: int = 0                      # ioprio_set's value; 0 = IOPRIO_CLASS_NONE (never set)
+    sched_policy: int = 0                # SCHED_NORMAL (| SCHED_RESET_ON_FORK) (sched_attrs.py)
+    rt_priority: int = 0
 
     def describe(self) -> str:
         return f"pid {self.process.pid} tid {self.tid}"

@@ -1,5 +1,6 @@
 """Debian's busybox on the calls that answered ENOSYS before issue 13: hostname, stat -f, df
-(with /proc/mounts), ionice, renice, dmesg, date -s, adjtimex (both arches).
+(with /proc/mounts), ionice, renice, dmesg, date -s, adjtimex, the shell's times, mount and
+unshare (both arches).
 
 The native reference runs as real root here (all capabilities), so privileged answers
 (sethostname, settimeofday, syslog's restricted actions) would change the host or differ by
@@ -8,6 +9,8 @@ and UTS namespace, without CAP_SYS_TIME / CAP_SYSLOG / CAP_SYS_NICE in the initi
 (kernel_model/syscalls/impls/{utsname,clockset,syslog,priority}.py).
 """
 from __future__ import annotations
+
+import re
 
 import pytest
 
@@ -81,3 +84,14 @@ def test_the_clock_cannot_be_set(arch, rootfs_for):
                              b"-p  timeconstant: 2\n    precision:    1 us\n"
                              b"    tolerance:    32768000\n-t  tick:         10000 us\n"
                              b"    return value: 5 (clock not synchronized)\n")
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_times_and_refused_administration(arch, rootfs_for):
+    result = sh(arch, rootfs_for, "times; mount -t tmpfs none /tmp; echo mount=$?; "
+                                  "unshare -m true; echo unshare=$?")
+    lines = result.stdout.decode().splitlines()
+    assert all(re.fullmatch(r"\dm\d\.\d{3}s \dm\d\.\d{3}s", line) for line in lines[:2]), lines
+    assert lines[2:] == ["mount=1", "unshare=1"]
+    assert result.stderr == (b"mount: permission denied (are you root?)\n"
+                             b"unshare: unshare(0x20000): Operation not permitted\n")
