@@ -81,3 +81,15 @@ def test_program_layout_is_linux_without_randomization():
         return [line.split()[:3] for line in text_lines
                 if line.endswith(("/usr/bin/cat", "ld-linux-x86-64.so.2"))]
     assert areas(lines) == areas(native)
+
+
+def test_sysinfo_as_glibc_reads_it(tmp_path: Path):
+    """struct sysinfo's layout on x86-64 (padding before totalhigh): glibc's
+    sysconf(_SC_AVPHYS_PAGES) is freeram * mem_unit, and GNU sort sizes its buffer by it."""
+    (tmp_path / "si.c").write_text(
+        "#include <sys/sysinfo.h>\n#include <stdio.h>\n#include <unistd.h>\n"
+        "int main(void) { struct sysinfo s; sysinfo(&s);\n"
+        "  printf(\"unit=%u total=%d avphys=%d\\n\", s.mem_unit, s.totalram > 0,\n"
+        "         sysconf(_SC_AVPHYS_PAGES) > 0); return 0; }\n")
+    subprocess.run(["gcc", "-o", "si", "si.c"], cwd=tmp_path, check=True)
+    assert _same([str(tmp_path / "si")]).stdout == b"unit=1 total=1 avphys=1\n"

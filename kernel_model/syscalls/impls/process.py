@@ -228,7 +228,12 @@ def sys_sysinfo(ctx, info):
     unit = 4096 if ctx.word == 4 else 1
     total = ctx.proc.vm.memory_limit // unit
     free = max(0, ctx.proc.vm.memory_limit - ctx.proc.vm.mapped_bytes()) // unit
-    body = struct.pack(f"<{w}3{w}6{w}HH{w}{w}I", uptime, 0, 0, 0, total, free, 0, 0, 0, 0,
+    # struct sysinfo (include/uapi/linux/sysinfo.h): after `procs` and `pad` (two shorts) the
+    # longs totalhigh/freehigh are 8-byte aligned on x86-64, so 4 bytes of padding come first;
+    # without them mem_unit read as 0 and glibc's sysconf(_SC_AVPHYS_PAGES) as 0 pages (sort
+    # then sorted 1 MB through 8,000 temporary files).
+    align = "4x" if ctx.word == 8 else ""
+    body = struct.pack(f"<{w}3{w}6{w}HH{align}{w}{w}I", uptime, 0, 0, 0, total, free, 0, 0, 0, 0,
                        len(ctx.kernel.processes), 0, 0, 0, unit)
     ctx.write(info, body.ljust(64 if ctx.word == 4 else 112, b"\0"))
     return 0
