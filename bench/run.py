@@ -4,12 +4,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench import (dd_bs1, fib_speed, fork_exec, i386_arith, probe_rate, startup,  # noqa: E402
-                   syscall_overhead)
+from bench import (dd_bs1, dynamic, fib_speed, fork_exec, i386_arith, probe_rate,  # noqa: E402
+                   startup, syscall_overhead)
 
 
 def main() -> None:
-    for module in (startup, fib_speed, syscall_overhead, dd_bs1, fork_exec, i386_arith,
+    for module in (startup, fib_speed, syscall_overhead, dd_bs1, dynamic, fork_exec, i386_arith,
                    probe_rate):
         print(f"== {module.__name__.split('.')[-1]}: {module.__doc__.strip().splitlines()[0]}")
         for line in module.run():
