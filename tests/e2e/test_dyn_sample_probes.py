@@ -1,0 +1,50 @@
+"""Library probes on the committed dynamic samples (samples/dyn/), both arches, PIE and not
+(issue 14): the samples are their own oracles.
+
+malloc_count calls malloc exactly N times and nothing else in it allocates (write(2) only, no
+stdio, no locale), so `uprobe:libc.so.6:malloc` must count N; strlen_calls calls libc's strlen
+through the PLT on six known strings, so `uretprobe:libc.so.6:strlen` (an IFUNC in glibc: the
+probe waits for its resolver, instrumenter/ifunc.py) must report exactly those six lengths.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.e2e.debian_bins import ARCHES
+from tests.e2e.rootfs_variants import EXTRA_DIR
+
+pytestmark = pytest.mark.e2e
+VARIANTS = ("", "-pie")
+
+
+def _trace(root, argv: list[str], probe: str) -> tuple[list[dict], bytes]:
+    command = [sys.executable, "-m", "trapline", "trace", "--rootfs", str(root), "--clear-env",
+               "-f", "jsonl", "-p", probe, "--", *argv]
+    done = subprocess.run(command, capture_output=True, timeout=300)
+    assert done.returncode == 0, done.stderr.decode(errors="replace")
+    lines = done.stdout.splitlines()
+    events = [json.loads(line) for line in lines if line.startswith(b'{"ts"')]
+    output = b"\n".join(line for line in lines if not line.startswith(b'{"ts"'))
+    return events, output
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_malloc_probe_counts_exactly_the_calls_the_program_made(arch, variant, dyn_samples_rootfs):
+    events, output = _trace(dyn_samples_rootfs(arch), [f"/{EXTRA_DIR}/malloc_count{variant}", "37"],
+                            "uprobe:libc.so.6:malloc")
+    assert output.splitlines()[0] == b"malloc calls: 37"
+    assert len(events) == 37
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_strlen_return_probe_reports_the_lengths(arch, variant, dyn_samples_rootfs):
+    events, output = _trace(dyn_samples_rootfs(arch), [f"/{EXTRA_DIR}/strlen_calls{variant}"],
+                            "uretprobe:libc.so.6:strlen")
+    printed = [int(line.rsplit(b"=", 1)[1]) for line in output.splitlines() if b"strlen[" in line]
+    assert [e["retval"] for e in events] == printed == [0, 1, 5, 12, 32, 65]
