@@ -87,6 +87,7 @@ class Session:
             if self._is_ifunc(image, probe):
                 # Pending until the resolver says where the implementation is (ifunc.py).
                 self._ifunc_resolution(mapped, probe).hook(process, address)
+                self._say(probe, address, "pending on its IFUNC resolver")
             else:
                 self.place_resolved(process, probe, address)
 
@@ -99,8 +100,15 @@ class Session:
             self.place(process, address, hook, probe)
         elif hasattr(self.strategies.get(self.strategy), "place_returns"):
             self.strategies[self.strategy].place_returns(process, probe, address)
+            self._say(probe, address, f"returns ({self.strategy})")
         else:
             self.returns.place(process, probe, address)
+            self._say(probe, address, "return address (uretprobe)")
+
+    def _say(self, probe: Probe, address: int, how: str) -> None:
+        """Tell -v where a probe went (auto's choices are told by `place`)."""
+        if self.on_choice is not None:
+            self.on_choice(probe, address, how)
 
     @staticmethod
     def _is_ifunc(image, probe: Probe) -> bool:
