@@ -10,7 +10,8 @@ kernel addresses.
 
 What may happen to the guest is what may happen under Linux: results and errnos, death by a
 signal, sleeping forever (the kernel stops the run with its Deadlock report), or running out
-of the instruction budget (a signal handler pointed into the code loops). What must never
+of the instruction budget (a signal handler pointed into the code loops). Half the programs run
+under strace -f, whose formatter decodes every argument from guest memory. What must never
 happen is any other exception out of Kernel.run: a kernel bug is a KernelPanic naming the call,
 its arguments and where the exception came from, and that fails this test.
 
@@ -33,6 +34,7 @@ from kernel_model.kernel import Deadlock, InstructionBudgetExceeded, Kernel, Ker
 from kernel_model.syscalls import numbers_i386, numbers_x86_64
 
 from kernel_model.syscalls.registry import IMPLEMENTATIONS
+from kernel_model.tracer import StraceTracer
 
 from .syscall_fuzz_guest import (CODE_VADDR, DATA_SIZE, DATA_VADDR, PATH_ADDRESSES, RO_VADDR,
                                  SCRATCH, STACK_POINTER, STRUCT_ZONE, STRUCT_ZONE_SIZE, UNMAPPED,
@@ -99,15 +101,18 @@ def rootfs(tmp_path_factory):
     return root
 
 
-def run_guest(rootfs, arch: str, calls, zone: bytes = b"") -> Kernel:
+def run_guest(rootfs, arch: str, calls, zone: bytes = b"", traced: bool = False) -> Kernel:
+    """Run the program; with `traced`, under strace -f (the formatter reads every argument
+    and structure from guest memory: more code that must not raise)."""
     path = rootfs / "prog"
     path.write_bytes(program(arch, calls, zone))
     path.chmod(0o755)
     report = io.StringIO()
+    tracer = StraceTracer(io.StringIO(), follow_forks=True) if traced else None
     kernel = Kernel(KernelConfig(rootfs=str(rootfs), stdin=CapturedOutput(b"input\n"),
                                  stdout=CapturedOutput(), stderr=CapturedOutput(),
                                  report=report, max_insns=MAX_INSNS, max_tasks=6,
-                                 memory_limit=MEMORY_LIMIT))
+                                 memory_limit=MEMORY_LIMIT, strace=tracer))
     try:
         kernel.run(kernel.spawn(b"/prog", [b"prog"], [b"PATH=/"]))
     except (Deadlock, InstructionBudgetExceeded):
@@ -123,4 +128,4 @@ def run_guest(rootfs, arch: str, calls, zone: bytes = b"") -> Kernel:
 def test_random_syscalls_never_raise(rootfs, arch, data):
     calls = data.draw(st.lists(call(GATES[arch]), min_size=1, max_size=MAX_CALLS), label="calls")
     zone = data.draw(ZONE, label="struct zone")
-    run_guest(rootfs, arch, calls, zone)
+    run_guest(rootfs, arch, calls, zone, traced=data.draw(st.booleans(), label="strace"))
