@@ -9,8 +9,6 @@ import random
 import struct
 import subprocess
 
-import pytest
-
 from kernel_model.fpframe import FP_XSTATE_MAGIC1, FP_XSTATE_MAGIC2
 
 from .fpu_frame_guest import (EDITED_ST0, EDITED_XMM0, compared_fields, image_of,

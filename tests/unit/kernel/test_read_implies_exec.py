@@ -86,6 +86,10 @@ def _store(slot: int) -> str:
 
 X86_64["store"] = "mov dword ptr [{d}+{arg}], eax;"
 I386["store"] = "mov dword ptr [{d}+{arg}], eax;"
+# brk(0), brk(+4096), then run code from the new heap page and exit with what it returns
+I386["brk_run"] = ("mov eax, 45; xor ebx, ebx; int 0x80; mov esi, eax; lea ebx, [eax+4096]; "
+                   "mov eax, 45; int 0x80; mov dword ptr [esi], 0x2ab8; mov dword ptr [esi+4], 0xc300; "
+                   "call esi; mov ebx, eax; mov eax, 1; int 0x80;")
 
 PROBE = ["call:0xffffffff", _store(0), f"call:{READ_IMPLIES_EXEC}", _store(4), "call:0xffffffff", _store(8),
          "mmap_rw", "run_page", _store(12),
@@ -146,11 +150,7 @@ def test_without_the_flag_a_read_write_page_does_not_run(tmp_path, arch):
 @pytest.mark.parametrize("gnu_stack", [False, True])
 def test_heap_follows_the_personality(tmp_path, gnu_stack):
     """i386: brk's new pages are executable exactly when the program runs with the flag."""
-    body = ["brk_run"]
-    I386["brk_run"] = ("mov eax, 45; xor ebx, ebx; int 0x80; mov esi, eax; lea ebx, [eax+4096]; "
-                       "mov eax, 45; int 0x80; mov dword ptr [esi], 0x2ab8; mov dword ptr [esi+4], 0xc300; "
-                       "call esi; mov ebx, eax; mov eax, 1; int 0x80;")
-    path = write_program(tmp_path, f"brk-{gnu_stack}", _program("i386", body, gnu_stack=gnu_stack))
+    path = write_program(tmp_path, f"brk-{gnu_stack}", _program("i386", ["brk_run"], gnu_stack=gnu_stack))
     status, _ = _run(path)
     assert status == (11 if gnu_stack else 42 << 8)
     host = _native(path)
