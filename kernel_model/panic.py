@@ -29,9 +29,15 @@ def is_kernel_bug(exc: BaseException) -> bool:
 
 
 def where(exc: BaseException) -> str:
-    """`file:line in function` for the innermost FRAMES_SHOWN frames, innermost last."""
-    frames = traceback.extract_tb(exc.__traceback__)[-FRAMES_SHOWN:]
-    return " <- ".join(f"{_short(f.filename)}:{f.lineno} in {f.name}" for f in reversed(frames))
+    """`file:line in function` for the innermost FRAMES_SHOWN frames of trapline's own code
+    (a library's frames below them, e.g. Unicorn's binding, say less), innermost first."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    ours = [f for f in frames if _short(f.filename) != f.filename] or frames
+    shown = ours[-FRAMES_SHOWN:]
+    text = " <- ".join(f"{_short(f.filename)}:{f.lineno} in {f.name}" for f in reversed(shown))
+    if frames and frames[-1] is not shown[-1]:
+        text += f" (raised in {frames[-1].name} of {frames[-1].filename.rsplit('/', 1)[-1]})"
+    return text
 
 
 def _short(filename: str) -> str:

@@ -5,6 +5,7 @@ import struct
 from ... import errno as E
 from ...blocking import WouldBlock
 from ...errno import GuestErrno
+from ...vm import PROT_WRITE
 from ..registry import syscall
 
 CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID = 0, 1, 2, 3
@@ -116,11 +117,30 @@ def _clock_nanosleep(ctx, clock_id, flags, req, fmt):
 
 @syscall("getrandom")
 def sys_getrandom(ctx, buf, count, flags):
-    if flags & ~(GRND_NONBLOCK | GRND_RANDOM | GRND_INSECURE):
+    if flags & ~(GRND_NONBLOCK | GRND_RANDOM | GRND_INSECURE) \
+            or flags & (GRND_RANDOM | GRND_INSECURE) == GRND_RANDOM | GRND_INSECURE:
         raise GuestErrno(E.EINVAL)
-    count = min(count, 0x1FFFFFF)
-    ctx.write(buf, ctx.kernel.random_bytes(count))
+    # The copy stops at the first byte the guest cannot write: the bytes before it are the
+    # result, none at all is EFAULT (get_random_bytes_user); only what is copied is drawn
+    # from the stream (a fuzzer's 32 MiB read into a 16 KiB buffer drew it all first).
+    wanted = min(count, 0x1FFFFFF)
+    count = _writable_prefix(ctx, buf, wanted)
+    if wanted and not count:
+        raise GuestErrno(E.EFAULT)
+    if count:
+        ctx.store(buf, ctx.kernel.random_bytes(count))
     return count
+
+
+def _writable_prefix(ctx, addr: int, size: int) -> int:
+    """How many bytes from `addr` on (up to `size`) lie in writable mappings."""
+    end, at, vm = addr + size, addr, ctx.proc.vm
+    while at < end:
+        vma = vm.vma_at(at)
+        if vma is None or not vma.perms & PROT_WRITE:
+            break
+        at = vma.end
+    return min(at, end) - addr
 
 
 def seeded_stream(seed: int, label: bytes, offset: int, count: int) -> bytes:
