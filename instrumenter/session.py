@@ -82,8 +82,12 @@ class Session:
         if not probes:
             return
         image = mapped.image
-        for probe in probes:
-            address = self.resolve_in(image, mapped, probe)
+        sites = [(probe, self.resolve_in(image, mapped, probe)) for probe in probes]
+        # The jump strategy must know every address about to be probed before it places the
+        # first jump (a jump may not cover another probe's address).
+        self.jumps.expect(process, [(probe.spec.kind, address) for probe, address in sites
+                                    if not self._is_ifunc(image, probe)])
+        for probe, address in sites:
             if self._is_ifunc(image, probe):
                 # Pending until the resolver says where the implementation is (ifunc.py).
                 self._ifunc_resolution(mapped, probe).hook(process, address)
@@ -93,8 +97,7 @@ class Session:
 
     def place_resolved(self, process, probe: Probe, address: int) -> None:
         """Place an entry or return probe at `address`, a function's first instruction."""
-        # The jump strategy must know every address about to be probed (a jump may not cover one).
-        self.jumps.expect(process, [(probe.spec.kind, address)])
+        self.jumps.expect(process, [(probe.spec.kind, address)])     # (an IFUNC's, found late)
         if probe.spec.kind == UPROBE:
             hook = NativeHit(self, probe) if probe.native else _EntryHit(self, probe)
             self.place(process, address, hook, probe)
