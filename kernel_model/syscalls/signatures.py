@@ -225,6 +225,7 @@ SIGNATURES: dict[str, tuple[tuple[str, Kind], ...]] = {
     "sched_get_priority_max": (("policy", K.INT),),
     "sched_get_priority_min": (("policy", K.INT),),
     "times": (("buf", K.PTR),),
+    "capget": (("hdrp", K.PTR), ("datap", K.PTR)),
     "unshare": (("flags", K.HEX),),
     "mount": (("source", K.PATH), ("target", K.PATH), ("filesystemtype", K.PATH),
               ("mountflags", K.HEX), ("data", K.PTR)),
