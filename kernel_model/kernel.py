@@ -300,7 +300,7 @@ class Kernel:
         elif exit_.kind == exits.TRAP and deferred:
             thread.process.space.traps.dispatch(exit_.vector, exit_.pc)
         elif exit_.kind == exits.FAULT:
-            self._page_fault(thread, exit_)
+            page_fault(self, thread, exit_)
 
     def may_continue(self, thread: Thread) -> bool:
         """After a call inside the hook: keep running unless the thread must stop here
@@ -403,9 +403,6 @@ class Kernel:
             raise
 
     # ---- faults and death ------------------------------------------------------------------
-    def _page_fault(self, thread: Thread, exit_: exits.Exit) -> None:
-        page_fault(self, thread, exit_)
-
     def deliver_exception(self, frame, signal: int) -> bool:
         return deliver_exception(self, frame, signal)
 
