@@ -129,3 +129,19 @@ def test_random_syscalls_never_raise(rootfs, arch, data):
     calls = data.draw(st.lists(call(GATES[arch]), min_size=1, max_size=MAX_CALLS), label="calls")
     zone = data.draw(ZONE, label="struct zone")
     run_guest(rootfs, arch, calls, zone, traced=data.draw(st.booleans(), label="strace"))
+
+
+@pytest.mark.parametrize(("arch", "gate", "read_nr"),
+                         [("i386", "int80", 3), ("x86_64", "syscall", 0), ("x86_64", "int80", 3)])
+def test_a_guest_that_blocks_forever_ends_with_the_deadlock_report(rootfs, arch, gate, read_nr):
+    """read() from the prelude's pipe (fd 5) whose write end (fd 6) the reader holds itself:
+    nothing can ever wake it, as on Linux; the kernel stops the run and says why."""
+    path = rootfs / "prog"
+    path.write_bytes(program(arch, [(gate, read_nr, (5, SCRATCH, 16, 0, 0, 0))]))
+    path.chmod(0o755)
+    kernel = Kernel(KernelConfig(rootfs=str(rootfs), stdin=CapturedOutput(),
+                                 stdout=CapturedOutput(), stderr=CapturedOutput(),
+                                 report=io.StringIO()))
+    with pytest.raises(Deadlock) as info:
+        kernel.run(kernel.spawn(b"/prog", [b"prog"], []))
+    assert "pid 100" in str(info.value) and "read" in str(info.value), str(info.value)
