@@ -139,6 +139,8 @@ def sys_arch_prctl(ctx, code, addr):
     m = ctx.proc.machine
     if ctx.abi != "x86_64":
         raise GuestErrno(E.EINVAL)
+    if code in (ARCH_SET_FS, ARCH_SET_GS) and addr >= ctx.proc.vm.layout.user_top:
+        raise GuestErrno(E.EPERM)        # do_arch_prctl_64(): a base at or above TASK_SIZE_MAX
     if code == ARCH_SET_FS:
         m.set_reg("fs_base", addr)
         return 0
