@@ -112,6 +112,9 @@ def sys_readlinkat(ctx, dirfd, pathname, buf, size):
 
 @syscall("getcwd")
 def sys_getcwd(ctx, buf, size):
+    # fs/d_path.c: a removed cwd (d_unlinked) is ENOENT, whatever the buffer.
+    if not ctx.kernel.fs.is_dir(ctx.proc.cwd, b"/", global_view(ctx)):
+        raise GuestErrno(E.ENOENT)
     cwd = getcwd_text(ctx.proc.cwd, ctx.proc.root) + b"\0"
     if size < len(cwd):
         raise GuestErrno(E.ERANGE)

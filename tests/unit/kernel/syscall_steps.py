@@ -18,11 +18,11 @@ from tests.unit.loader.elf_builder import CODE_OFFSET, DATA_OFFSET, build_elf
 NR = {
     "i386": {"chroot": 61, "chdir": 12, "fchdir": 133, "getcwd": 183, "open": 5, "openat": 295,
              "read": 3, "close": 6, "rename": 38, "symlink": 83, "mkdir": 39, "getdents64": 220,
-             "readlink": 85, "fstat": 108, "write": 4, "ftruncate": 93, "lseek": 19},
+             "readlink": 85, "fstat": 108, "write": 4, "ftruncate": 93, "lseek": 19, "rmdir": 40},
     "x86_64": {"chroot": 161, "chdir": 80, "fchdir": 81, "getcwd": 79, "open": 2, "openat": 257,
                "read": 0, "close": 3, "rename": 82, "symlink": 88, "mkdir": 83,
                "getdents64": 217, "readlink": 89, "fstat": 5, "write": 1, "ftruncate": 77,
-               "lseek": 8},
+               "lseek": 8, "rmdir": 84},
 }
 REGS = {"i386": ("ebx", "ecx", "edx", "esi"), "x86_64": ("rdi", "rsi", "rdx", "r10")}
 ENTER = {"i386": "int 0x80", "x86_64": "syscall"}
