@@ -82,3 +82,48 @@ def install(uc) -> None:
         return 1
 
     uc.hook_add(UC_HOOK_INSN, on_cpuid, None, 1, 0, X.UC_X86_INS_CPUID)
+
+
+# Linux's names of the feature bits (arch/x86/include/asm/cpufeatures.h), in /proc/cpuinfo's
+# order: (leaf, register index, bit, name). Only bits that can be set in the table are listed.
+_FLAG_BITS = (
+    *((1, 3, bit, name) for bit, name in (
+        (0, "fpu"), (1, "vme"), (2, "de"), (3, "pse"), (4, "tsc"), (5, "msr"), (6, "pae"),
+        (7, "mce"), (8, "cx8"), (9, "apic"), (11, "sep"), (12, "mtrr"), (13, "pge"), (14, "mca"),
+        (15, "cmov"), (16, "pat"), (17, "pse36"), (19, "clflush"), (23, "mmx"), (24, "fxsr"),
+        (25, "sse"), (26, "sse2"), (27, "ss"))),
+    *((0x80000001, 3, bit, name) for bit, name in (
+        (11, "syscall"), (20, "nx"), (26, "pdpe1gb"), (27, "rdtscp"), (29, "lm"))),
+    *((1, 2, bit, name) for bit, name in (
+        (0, "pni"), (1, "pclmulqdq"), (9, "ssse3"), (12, "fma"), (13, "cx16"), (19, "sse4_1"),
+        (20, "sse4_2"), (22, "movbe"), (23, "popcnt"), (25, "aes"), (26, "xsave"), (28, "avx"),
+        (30, "rdrand"), (31, "hypervisor"))),
+    *((0x80000001, 2, bit, name) for bit, name in ((0, "lahf_lm"), (5, "abm"))),
+    *((7, 1, bit, name) for bit, name in (
+        (0, "fsgsbase"), (3, "bmi1"), (5, "avx2"), (7, "smep"), (8, "bmi2"), (9, "erms"),
+        (18, "rdseed"))),
+    *((0xD, 0, bit, name) for bit, name in ((0, "xsaveopt"), (1, "xsavec"))),
+)
+
+
+def linux_flags() -> list[str]:
+    """The `flags` of /proc/cpuinfo for the modeled CPU (what Linux prints for its bits)."""
+    return [name for leaf, register, bit, name in _FLAG_BITS
+            if cpuid(leaf, 1 if leaf == 0xD else 0)[register] >> bit & 1]
+
+
+def signature() -> tuple[int, int, int]:
+    """(family, model, stepping) of CPUID.01H:EAX, with the extended fields (SDM Vol. 2A)."""
+    eax = cpuid(1, 0)[0]
+    family, model, stepping = eax >> 8 & 0xF, eax >> 4 & 0xF, eax & 0xF
+    if family in (6, 15):
+        model |= (eax >> 16 & 0xF) << 4
+    if family == 15:
+        family += eax >> 20 & 0xFF
+    return family, model, stepping
+
+
+def brand() -> str:
+    """The processor brand string of leaves 0x80000002-4."""
+    words = [word for leaf in (0x80000002, 0x80000003, 0x80000004) for word in cpuid(leaf, 0)]
+    return b"".join(word.to_bytes(4, "little") for word in words).rstrip(b"\0").decode().strip()

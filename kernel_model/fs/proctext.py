@@ -6,6 +6,8 @@ and fs/proc/meminfo.c.
 """
 from typing import Protocol
 
+from emu.cpuid import brand, cpuid, linux_flags, signature
+
 
 class ProcessView(Protocol):
     """What /proc shows about the calling process; implemented by the kernel's process object.
@@ -32,33 +34,35 @@ def process_root(proc: ProcessView) -> bytes:
 
 TASK_COMM_LEN = 16           # include/linux/sched.h: comm holds 15 bytes and a NUL
 
-CPU_FLAGS = (b"fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 clflush "
-             b"mmx fxsr sse sse2 syscall nx lm constant_tsc nopl pni ssse3 cx16 sse4_1 sse4_2 "
-             b"popcnt hypervisor lahf_lm")
+# The modeled CPU as /proc/cpuinfo describes it: every field comes from the CPUID table the
+# guest's `cpuid` answers from (emu/cpuid.py), so a program reading either sees one CPU.
+_FAMILY, _MODEL, _STEPPING = signature()
+_ADDRESS_BITS = cpuid(0x80000008, 0)[0]
+CPU_FLAGS = " ".join(linux_flags()).encode()
 
 # One "processor" block: the modeled CPU count is kernel_model/cpus.py NR_CPUS.
 CPUINFO = b"".join(line + b"\n" for line in [
     b"processor\t: 0",
     b"vendor_id\t: GenuineIntel",
-    b"cpu family\t: 6",
-    b"model\t\t: 94",
-    b"model name\t: trapline virtual CPU",
-    b"stepping\t: 3",
+    b"cpu family\t: %d" % _FAMILY,
+    b"model\t\t: %d" % _MODEL,
+    b"model name\t: " + brand().encode(),
+    b"stepping\t: %d" % _STEPPING,
     b"cpu MHz\t\t: 1000.000",
-    b"cache size\t: 8192 KB",
+    b"cache size\t: 4096 KB",
     b"physical id\t: 0",
     b"siblings\t: 1",
     b"core id\t\t: 0",
     b"cpu cores\t: 1",
     b"fpu\t\t: yes",
     b"fpu_exception\t: yes",
-    b"cpuid level\t: 13",
+    b"cpuid level\t: %d" % cpuid(0, 0)[0],
     b"wp\t\t: yes",
     b"flags\t\t: " + CPU_FLAGS,
     b"bogomips\t: 2000.00",
     b"clflush size\t: 64",
     b"cache_alignment\t: 64",
-    b"address sizes\t: 39 bits physical, 48 bits virtual",
+    b"address sizes\t: %d bits physical, %d bits virtual" % (_ADDRESS_BITS & 0xFF, _ADDRESS_BITS >> 8 & 0xFF),
     b"",
 ])
 

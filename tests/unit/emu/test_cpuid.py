@@ -39,3 +39,15 @@ def test_out_of_range_leaves_answer_like_the_highest_basic_leaf(leaf, subleaf):
     if MAX_BASIC < leaf < 0x80000000 or leaf > cpuid(0x80000000, 0)[0]:
         assert cpuid(leaf, subleaf) == cpuid(MAX_BASIC, subleaf)
     assert all(0 <= word <= 0xFFFFFFFF for word in cpuid(leaf, subleaf))
+
+
+def test_proc_cpuinfo_describes_the_same_cpu():
+    """/proc/cpuinfo's fields come from the table the guest's cpuid reads."""
+    from kernel_model.fs.proctext import CPUINFO
+    from emu.cpuid import linux_flags, signature
+    flags = linux_flags()
+    assert "xsave" in flags and "sse4_2" in flags and "lm" in flags
+    assert not {"avx", "avx2", "rdrand", "rdseed", "fma"} & set(flags)
+    text = CPUINFO.decode()
+    assert f"flags\t\t: {' '.join(flags)}\n" in text
+    assert "model\t\t: %d\n" % signature()[1] in text and "GenuineIntel" in text
