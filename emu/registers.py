@@ -17,6 +17,7 @@ _COMMON = {
     "es": X.UC_X86_REG_ES, "fs": X.UC_X86_REG_FS, "gs": X.UC_X86_REG_GS,
     "gdtr": X.UC_X86_REG_GDTR, "idtr": X.UC_X86_REG_IDTR,
     "fs_base": X.UC_X86_REG_FS_BASE, "gs_base": X.UC_X86_REG_GS_BASE,
+    "cr4": X.UC_X86_REG_CR4,
 }
 _GPR32 = ("eax", "ebx", "ecx", "edx", "esi", "edi", "ebp", "esp")
 _GPR64 = ("rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp",

@@ -14,6 +14,7 @@ from .idt import Idt
 from .images import ImageMap
 from .layout import LAYOUTS, PAGE
 from .traps import TrapDispatcher
+from .tsc import disable_user_time_stamps
 from .vm import PROT_EXEC, PROT_READ, PROT_WRITE, AddressSpace
 
 IRET32 = b"\xcf"            # iretd
@@ -51,6 +52,7 @@ class Space:
         else:
             for vma in recycled.kept:
                 self.vm.adopt_area(vma)
+        disable_user_time_stamps(self.machine)     # RDTSC traps to the kernel (tsc.py)
         self.gdt = Gdt(self.machine, lay.gdt, arch)
         self.idt = Idt(self.machine, lay.idt, lay.stubs, self.selectors.kernel_cs)
         self.current_kstack_top = self.kstack_top(0)

@@ -6,6 +6,7 @@ is the i386 system-call gate.
 """
 from . import idt as V
 from .signals import SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGTRAP
+from .tsc import emulate_time_stamp
 
 EXCEPTION_SIGNALS = {
     V.DE: SIGFPE, V.DB: SIGTRAP, V.BP: SIGTRAP, V.OF: SIGSEGV, V.BR: SIGSEGV, V.UD: SIGILL,
@@ -21,6 +22,7 @@ def install_vectors(kernel, space) -> None:
     space.idt.set_gate(V.BP, _breakpoint_handler(kernel, space), dpl=3)
     space.idt.set_gate(V.UD, _invalid_opcode_handler(kernel, space))
     space.idt.set_gate(V.DB, _debug_handler(kernel, space))
+    space.idt.set_gate(V.GP, _general_protection_handler(kernel, space))
     space.idt.set_gate(V.SYSCALL_VECTOR, kernel.int80_handler, dpl=3)
 
 
@@ -43,6 +45,16 @@ def _invalid_opcode_handler(kernel, space):
         if handler is not None:
             return handler(frame, kernel.current)
         return kernel.deliver_exception(frame, SIGILL)
+    return handle
+
+
+def _general_protection_handler(kernel, space):
+    """#GP: RDTSC/RDTSCP trapped by CR4.TSD run on the virtual clock (kernel_model/tsc.py);
+    any other #GP is the program's: SIGSEGV."""
+    def handle(frame):
+        if emulate_time_stamp(space.machine, lambda: kernel.clock, frame):
+            return True
+        return kernel.deliver_exception(frame, SIGSEGV)
     return handle
 
 
