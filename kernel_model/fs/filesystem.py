@@ -106,13 +106,13 @@ class FileSystem:
             node = r.parent.create(r.name, mode & 0o7777)
         else:
             self._check_open_existing(node, flags, creating)
-        node = node.pin()         # the description shows what it opened, whatever is renamed
         if flags & O_PATH or node.is_fifo:
             # A fifo has no data in the file system: the caller opens its pipe
-            # (kernel_model/fifo.py, Linux's fifo_open in fs/pipe.c).
-            return OpenFile(r.path, flags, node, None)
+            # (kernel_model/fifo.py, Linux's fifo_open in fs/pipe.c). The description shows
+            # what it opened, whatever is renamed or planted around it later (Node.pin).
+            return OpenFile(r.path, flags, node.pin(), None)
         if node.is_dir:
-            return OpenFile(r.path, flags, node, None, lambda: self._listing(r, proc))
+            return OpenFile(r.path, flags, node.pin(), None, self._lister(r, proc))
         handle = node.open_handle(flags)
         if flags & O_TRUNC and wants_write(flags) and node.is_regular:
             handle.truncate(0)
@@ -129,16 +129,23 @@ class FileSystem:
         if node.is_dir and not flags & O_PATH and (creating or wants_write(flags)):
             raise GuestErrno(E.EISDIR)
 
-    def _listing(self, r: Resolved, proc: ProcessView) -> list[DirEntry]:
+    def _lister(self, r: Resolved, proc: ProcessView) -> Callable[[], list[DirEntry]]:
+        """The listing of the directory `r` names, for its open file description: it keeps
+        the directory and its parent's inode number, not the chain of directories above."""
         chain = r.full_chain()
         node = chain[-1][1]
-        parent = chain[-2][1] if len(chain) > 1 else node     # the root is its own parent
+        parent_ino = (chain[-2][1] if len(chain) > 1 else node).ino   # the root is its own
+        at_root = len(chain) == 1
+        return lambda: self._listing(node, parent_ino, at_root, proc)
+
+    def _listing(self, node: Node, parent_ino: int, at_root: bool,
+                 proc: ProcessView) -> list[DirEntry]:
         children = node.entries()                             # in the order the mount lists
-        if len(chain) == 1:                                   # the root: show the mounts
+        if at_root:                                           # the root: show the mounts
             merged = dict(children)
             merged.update((name, self._mounted(name, proc)) for name in MOUNT_POINTS)
             children = sorted(merged.items())
-        listing = [DirEntry(node.ino, b".", DT_DIR), DirEntry(parent.ino, b"..", DT_DIR)]
+        listing = [DirEntry(node.ino, b".", DT_DIR), DirEntry(parent_ino, b"..", DT_DIR)]
         listing += [DirEntry(child.ino, name, dtype_of(child.fmt)) for name, child in children]
         return listing
 

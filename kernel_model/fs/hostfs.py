@@ -25,7 +25,7 @@ from ..errno import GuestErrno
 from .constants import (S_IFDIR, S_IFLNK, S_IFMT, S_IFREG, ROOTFS_DEV, BLOCK_SIZE, DIR_SIZE,
                         O_ACCMODE, O_WRONLY, O_RDWR, blocks_for)
 from .hosterrno import guest_error
-from .hostref import O_PATH, HostRef, close_quietly, host_call
+from .hostref import DETACHED, O_PATH, HostRef, close_quietly, host_call
 from .inodes import InodeTable
 from .node import Node
 from .records import StatResult
@@ -77,9 +77,19 @@ class HostNode(Node):
         """Bind this inode to itself (an open file description keeps it): from now on its
         metadata comes from its own descriptor, whatever its name comes to mean. Only in
         write-through mode: the overlay's lower layer never changes under the guest."""
-        if self.host_fd is None and self.ctx.writable:
-            self.host_fd = _open_same(self.ref, O_PATH, self.first_stat)
+        if self.ctx.writable:
+            if self.host_fd is None:
+                self.host_fd = _open_same(self.ref, O_PATH, self.first_stat)
+            self.detach()
         return self
+
+    def detach(self) -> None:
+        """Let go of the directory this inode was found in: an open file description keeps
+        the inode by its own descriptor (or its data handle's), and the chain of directories
+        above it, each with a descriptor, need not stay open as long as it does. (The root
+        has no directory above it: its name is the rootfs folder's own path.)"""
+        if self.ref.dir is not None:
+            self.ref = HostRef(DETACHED, self.ref.name)
 
     def host_stat(self) -> os.stat_result:
         if self.host_fd is not None:
@@ -147,7 +157,9 @@ class HostFile(HostNode):
         if access != 0:
             self._require_writable()
         host_flags = {O_WRONLY: os.O_WRONLY, O_RDWR: os.O_RDWR}.get(access, os.O_RDONLY)
-        return HostFdHandle(self.ctx, self.ref.open(host_flags))
+        handle = HostFdHandle(self.ctx, self.ref.open(host_flags))
+        self.detach()                    # the description reaches the file through `handle`
+        return handle
 
     def truncate(self, length: int) -> None:
         self._require_writable()

@@ -17,6 +17,7 @@ and holding a descriptor for each would run the host out of them.
 import os
 from dataclasses import dataclass
 
+from ..errors import KernelPanic
 from .hosterrno import guest_error
 
 O_PATH = getattr(os, "O_PATH", 0o10000000)
@@ -54,6 +55,17 @@ class HostRef:
     def chmod(self, mode: int) -> None:
         # Only for inodes that are not symlinks (namei resolved the name with follow=True).
         host_call(os.chmod, self.name, mode, dir_fd=self.dir_fd)
+
+
+class _Detached:
+    """The `dir` of a reference an open file description has let go of (HostNode.detach):
+    the inode is reached through its own descriptor from then on, never by name."""
+
+    def directory_fd(self) -> int:
+        raise KernelPanic("a host inode kept by an open file was reached by its old name")
+
+
+DETACHED = _Detached()
 
 
 def host_call(function, *args, **kwargs):
