@@ -89,7 +89,9 @@ class Machine:
         self._pristine = self.uc.context_save()          # reset()
         self._raw_hooks = [self._add_raw_interrupt_hook()]
         self.uc.hook_add(UC_HOOK_INSN_INVALID, self._on_invalid_instruction)
-        install_cpuid(self.uc)            # the modeled CPU's answers (cpuid.py)
+        cpuid_hook = install_cpuid(self.uc, self.cpu_state)     # the modeled CPU (cpuid.py)
+        if cpuid_hook is not None:
+            self._raw_hooks.append(cpuid_hook)
         # Memory faults come from the page walker, not from UC_HOOK_MEM_* hooks: such a hook
         # would send every guest store down Unicorn's slow path (tlb.py).
         self._walker = PageWalker(self.uc, self.mem.perms_at, self._on_page_fault,
