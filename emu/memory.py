@@ -116,7 +116,10 @@ class Memory:
         end = addr + size
         for start, stop in self._pieces_within(addr, end):
             lo, hi = max(start, addr), min(stop, end)
-            self._uc.ctl_remove_cache(lo, hi)
+            # Only executable ranges can hold translations: Unicorn translates only what it may
+            # fetch, and protect() drops them when a range stops being executable.
+            if self._touches_exec(lo, hi):
+                self._uc.ctl_remove_cache(lo, hi)
             self._uc.mem_unmap(lo, hi - lo)
             self._cut(start, lo, hi)
             self._paint(lo, hi, None)

@@ -78,7 +78,7 @@ class Idt:
         raw = encode_gate(self.bits, stub, self.kernel_cs, dpl, kind)
         self.machine.mem.write(self.base + self.gate_size * vector, raw)
         self._handlers[stub] = handler
-        self._gates[vector] = self._read_gate(vector)
+        self._gates[vector] = decode_gate(self.bits, vector, raw)    # what memory holds now
 
     def gate(self, vector: int) -> Gate:
         gate = self._gates.get(vector)

@@ -13,6 +13,8 @@ number, the arguments the call takes and the result go through views of the CPU 
 or a store each), and the tracer (strace) and the debug interface's entry/exit events cost
 nothing while nobody watches.
 """
+import weakref
+
 from emu.cpu_state import register_fetcher
 
 from . import impls  # noqa: F401  (registers every implementation)
@@ -70,7 +72,7 @@ class Call:
 class Convention:
     """One ABI: its calls by number, its register width, the context its calls reuse, and the
     registers of the address space that called last (a run of calls mostly comes from one)."""
-    __slots__ = ("abi", "calls", "bits", "mask", "context", "space", "registers")
+    __slots__ = ("abi", "calls", "bits", "mask", "context", "space", "registers", "_by_space")
 
     def __init__(self, abi: str):
         self.abi = abi
@@ -80,6 +82,10 @@ class Convention:
         self.context: SyscallContext | None = None      # made on the first call
         self.space = None
         self.registers = None
+        # Every live space's registers: processes take turns (a pipeline, a shell and the
+        # child it waits for), and building the fetchers again at each turn cost ~15 µs.
+        # Weak: an entry goes with its space.
+        self._by_space: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     def registers_of(self, space) -> tuple:
         """(eax/rax: the number, then the result; `fetch`, where fetch[n]() gives the first n
@@ -90,14 +96,19 @@ class Convention:
         register a store is exactly what uc_reg_write does. Kept in `registers` while `space`
         is the last one that called."""
         if space is not self.space:
-            machine = space.machine
-            names = space.syscall_abi_registers(self.abi)[0].names
-            fetch = tuple(register_fetcher(machine.cpu_state, names[1:1 + n]) for n in range(7))
-            # int 0x80 from 64-bit code: the i386 ABI sees the low halves of the registers
-            narrow = machine.arch.bits != self.bits
-            self.space = space
-            self.registers = (machine.cpu_state.register(names[0]), fetch, narrow)
+            registers = self._by_space.get(space)
+            if registers is None:
+                registers = self._by_space[space] = self._registers_of(space)
+            self.space, self.registers = space, registers
         return self.registers
+
+    def _registers_of(self, space) -> tuple:
+        machine = space.machine
+        names = space.syscall_abi_registers(self.abi)[0].names
+        fetch = tuple(register_fetcher(machine.cpu_state, names[1:1 + n]) for n in range(7))
+        # int 0x80 from 64-bit code: the i386 ABI sees the low halves of the registers
+        narrow = machine.arch.bits != self.bits
+        return machine.cpu_state.register(names[0]), fetch, narrow
 
 
 class SyscallDispatcher:
