@@ -31,7 +31,8 @@ def copy_space(parent: Space, memory_limit: int, pool=None) -> Space:
     """A new address space with a copy of every user mapping and the TLS descriptors. A
     Machine from the pool (space_pool.py) with the parent's text areas keeps its translations
     of the pages that are the same in the parent."""
-    recycled = pool.take(parent.arch, code_areas(parent.vm.vmas)) if pool is not None else None
+    recycled = pool.take(parent.arch, code_areas(parent.vm.vmas), like=parent.machine.mem) \
+        if pool is not None else None
     child = Space(parent.arch, memory_limit=memory_limit, recycled=recycled)
     try:
         _copy_areas(parent, child)

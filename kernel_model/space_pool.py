@@ -58,15 +58,19 @@ class SpacePool:
             evicted.machine.close()
         return True
 
-    def take(self, arch: str, areas: tuple) -> RecycledMachine | None:
-        """A kept Machine whose text areas are exactly `areas` (code_areas form), or None."""
-        for index in range(len(self._machines) - 1, -1, -1):
-            kept_arch, kept_areas, recycled = self._machines[index]
-            if kept_arch == arch and kept_areas == areas:
-                del self._machines[index]
-                self.recycled += 1
-                return recycled
-        return None
+    def take(self, arch: str, areas: tuple, like=None) -> RecycledMachine | None:
+        """A kept Machine whose text areas are exactly `areas` (code_areas form), or None; the
+        most recently kept, unless one holds text from the same sync as Memory `like` (a
+        fork's parent: emu/memory.py same_source), which then needs no comparison."""
+        matching = [index for index in range(len(self._machines) - 1, -1, -1)
+                    if self._machines[index][:2] == (arch, areas)]
+        if not matching:
+            return None
+        if like is not None:
+            matching.sort(key=lambda i: not self._machines[i][2].machine.mem.same_source(like))
+        _, _, recycled = self._machines.pop(matching[0])
+        self.recycled += 1
+        return recycled
 
     def close(self) -> None:
         """Close every kept Machine (the run is over)."""

@@ -179,3 +179,39 @@ def test_no_view_outlives_the_host_pages(m):
     mem = m.mem
     m.close()
     assert mem._views == [] and mem._starts == []
+
+
+def _text_machine(arch, data: bytes) -> Machine:
+    machine = Machine(arch)
+    machine.mem.map(0x40000, 4 * PAGE, RX)
+    machine.mem.sync(0x40000, data)
+    return machine
+
+
+def test_sync_from_skips_only_text_from_the_same_sync(arch):
+    """A fork's recycled text synced from the parent is compared again only if either side
+    changed since they shared bytes (emu/memory.py same_source)."""
+    text = bytes(range(256)) * (4 * PAGE // 256)
+    parent, child = _text_machine(arch, text), _text_machine(arch, bytes(4 * PAGE))
+    assert child.mem.sync_from(parent.mem, 0x40000, 4 * PAGE) == 4      # compared, all copied
+    assert child.mem.same_source(parent.mem)
+    assert child.mem.sync_from(parent.mem, 0x40000, 4 * PAGE) == 0
+    parent.mem.write(0x41000, b"\xcc")                                   # a probe's int3
+    assert not child.mem.same_source(parent.mem)
+    assert child.mem.sync_from(parent.mem, 0x40000, 4 * PAGE) == 1
+    assert child.mem.read(0x41000, 2) == b"\xcc\x01"
+    child.mem.protect(0x43000, PAGE, RX | PROT_WRITE)                  # the guest may write it
+    assert not child.mem.same_source(parent.mem)
+    child.mem.protect(0x43000, PAGE, RX)
+    child.uc.mem_write(0x43000, b"\x90")       # a write that bypassed Memory: none may skip it
+    assert child.mem.sync_from(parent.mem, 0x40000, 4 * PAGE) == 1
+    assert child.mem.read(0x40000, 4 * PAGE) == parent.mem.read(0x40000, 4 * PAGE)
+
+
+def test_writable_text_gets_no_shared_source(arch):
+    parent = _text_machine(arch, bytes(4 * PAGE))
+    parent.mem.protect(0x40000, 4 * PAGE, RWX)
+    child = _text_machine(arch, bytes(4 * PAGE))
+    child.mem.protect(0x40000, 4 * PAGE, RWX)
+    child.mem.sync_from(parent.mem, 0x40000, 4 * PAGE)
+    assert not child.mem.same_source(parent.mem)
