@@ -20,8 +20,8 @@ exit_group, execve, execveat): the run ends there and would hide everything afte
 
 Cost: a run is a few milliseconds, so the test takes EXAMPLES_PER_PROFILE_EXAMPLE times the
 profile's example count: the ci profile (30, derandomized) gives 240 programs per arch, about
-10 s each; `--hypothesis-profile=thorough` (4 000) gives 32 000 per arch, a long fuzzing
-session (about an hour on one core).
+6 s of CPU each; `--hypothesis-profile=thorough` (4 000) gives 32 000 per arch, a long fuzzing
+session (about half an hour of CPU per arch).
 """
 import io
 
@@ -32,7 +32,6 @@ from hypothesis import strategies as st
 from kernel_model.fs import CapturedOutput
 from kernel_model.kernel import Deadlock, InstructionBudgetExceeded, Kernel, KernelConfig
 from kernel_model.syscalls import numbers_i386, numbers_x86_64
-
 from kernel_model.syscalls.registry import IMPLEMENTATIONS
 from kernel_model.tracer import StraceTracer
 
