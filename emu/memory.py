@@ -371,7 +371,11 @@ class Memory:
 
     def _touches_exec(self, lo: int, hi: int) -> bool:
         if self._stale:
-            self._refresh_ranges()
+            # One look at the permission map instead of rebuilding the tables, which wait for
+            # perms_at: a fork or an exec alternates maps with writes or copies, and a released
+            # space unmaps a dozen pieces in a row, each asking this.
+            return any(perms & PROT_EXEC for low, high, perms in self._perm_map
+                       if low < hi and high > lo)
         i = bisect.bisect_right(self._exec_starts, hi - 1) - 1
         return i >= 0 and self._exec_ends[i] > lo
 
