@@ -77,7 +77,7 @@ class ChildPolicy:
             return                   # no copy: nothing of the child's own to clean
         store = self.engine.store(parent)
         if store is not None and store.sites:
-            cleaned = self.engine.clean_fork_child(parent, child, self.session.kernel.current)
+            cleaned = self.engine.clean_fork_child(parent, child, self.session.debug.current_thread())
             self.report(f"fork pid {child.pid} of untraced pid {parent.pid}: cleaned "
                         f"{len(cleaned)} sites")
 
@@ -92,7 +92,7 @@ class ChildPolicy:
         if child.space is parent.space:
             self._keep_shared_child(parent, child)
             return
-        cleaned = self.engine.clean_fork_child(parent, child, self.session.kernel.current)
+        cleaned = self.engine.clean_fork_child(parent, child, self.session.debug.current_thread())
         self.report(f"fork pid {child.pid}: cleaned {len(cleaned)} sites ({self.name})")
 
     def _keep_shared_child(self, parent, child) -> None:
@@ -142,7 +142,7 @@ class Detach(ChildPolicy):
         if prediction.vfork and self.mode == "eager":
             restored = self.engine.backpatch(parent)
             self.report(f"pre-fork pid {parent.pid}: backpatched {len(restored)} sites (eager)")
-            self._warn_other_threads(parent, self.session.kernel.current)
+            self._warn_other_threads(parent, self.session.debug.current_thread())
 
     def on_vfork(self, parent, child) -> None:
         self.debug.set_gate(parent.space, self.monitor.gate)
@@ -255,7 +255,7 @@ class Naive(ChildPolicy):
     def _describe_trap(self, process, address: int, frame, thread) -> str:
         returns = self.session.returns
         if returns.is_landing(process, address):
-            sp = frame.sp if frame.sp is not None else process.machine.sp
+            sp = frame.sp if frame.sp is not None else self.session.debug.cpu(process).sp
             pending = returns.returning(thread, sp)
             owner = f" of {pending.function_name}" if pending is not None else ""
             return f"the uretprobe return landing{owner}"

@@ -12,7 +12,7 @@ X86_64_ARGUMENT_REGISTERS = ("rdi", "rsi", "rdx", "rcx", "r8", "r9")
 
 class ProbeContext:
     # One is built per hit, on the probe hot path: slots make building it cheaper.
-    __slots__ = ("kernel", "thread", "process", "probe", "address", "retval", "_machine")
+    __slots__ = ("kernel", "thread", "process", "probe", "address", "retval", "_cpu")
 
     def __init__(self, kernel, thread, probe, address: int, retval: int | None = None):
         self.kernel = kernel
@@ -21,7 +21,7 @@ class ProbeContext:
         self.probe = probe
         self.address = address
         self.retval = retval
-        self._machine = process.space.machine
+        self._cpu = kernel.debug.cpu(process)          # through the door (kernel_model/debug_cpu.py)
 
     @property
     def pid(self) -> int:
@@ -35,45 +35,46 @@ class ProbeContext:
     def timestamp(self) -> int:
         """Virtual time: guest instructions executed in the run so far, counted exactly up to
         and including the instruction that raised this hit (emu/icount.py)."""
-        return self._machine.instructions_retired
+        return self._cpu.instructions_retired
 
     def register(self, name: str) -> int:
-        return self._machine.reg(name)
+        return self._cpu.register(name)
 
     def registers(self) -> dict[str, int]:
-        return self._machine.registers().as_dict()
+        return self._cpu.registers().as_dict()
 
     def read(self, address: int, size: int) -> bytes:
-        return self._machine.mem.read(address, size)
+        return self._cpu.read(address, size)
 
     def read_string(self, address: int, limit: int = 256) -> bytes:
-        return self._machine.mem.read_cstr(address, limit)
+        return self._cpu.read_cstr(address, limit)
 
     def arg(self, index: int) -> int:
-        return _stack_or_register_argument(self._machine, index)
+        return _stack_or_register_argument(self._cpu, index)
 
     def args(self, count: int) -> tuple[int, ...]:
         """The first `count` argument words, read in one batch (a probe hit's hot path)."""
-        return argument_words(self._machine, count)
+        return argument_words(self._cpu, count)
 
     def symbolize(self, address: int) -> str:
         return self.kernel.symbolize(self.process, address)
 
 
-def argument_words(machine, count: int) -> tuple[int, ...]:
-    """The first `count` argument words of the thread stopped on `machine`, read in one batch:
-    the record path of a probe hit calls this without building a ProbeContext."""
-    bits = machine.arch.bits
+def argument_words(cpu, count: int) -> tuple[int, ...]:
+    """The first `count` argument words of the thread stopped on `cpu` (the debug interface's
+    view of its space), read in one batch: the record path of a probe hit calls this without
+    building a ProbeContext."""
+    bits = cpu.arch.bits
     if bits == 64 and count <= 6:
-        return tuple(machine.raw_registers(X86_64_ARGUMENT_REGISTERS).read()[:count])
+        return tuple(cpu.register_batch(X86_64_ARGUMENT_REGISTERS).read()[:count])
     if bits == 32:
-        return struct.unpack(f"<{count}I", machine.mem.read(machine.sp + 4, 4 * count))
-    return tuple(_stack_or_register_argument(machine, i) for i in range(count))
+        return struct.unpack(f"<{count}I", cpu.read(cpu.sp + 4, 4 * count))
+    return tuple(_stack_or_register_argument(cpu, i) for i in range(count))
 
 
-def _stack_or_register_argument(machine, index: int) -> int:
-    if machine.arch.bits == 64:
+def _stack_or_register_argument(cpu, index: int) -> int:
+    if cpu.arch.bits == 64:
         if index < 6:
-            return machine.reg(X86_64_ARGUMENT_REGISTERS[index])
-        return struct.unpack("<Q", machine.mem.read(machine.sp + 8 * (index - 6 + 1), 8))[0]
-    return struct.unpack("<I", machine.mem.read(machine.sp + 4 * (index + 1), 4))[0]
+            return cpu.register(X86_64_ARGUMENT_REGISTERS[index])
+        return struct.unpack("<Q", cpu.read(cpu.sp + 8 * (index - 6 + 1), 8))[0]
+    return struct.unpack("<I", cpu.read(cpu.sp + 4 * (index + 1), 4))[0]

@@ -28,9 +28,6 @@ replacement sees those).
 import functools
 from dataclasses import dataclass, field
 
-from emu.exits import FAULT, READ, WRITE, Exit
-from kernel_model.signals import SIGSEGV
-
 from .decode import decode
 from .errors import DecodeError, InstrumenterError
 from .emulate_insn import FrameCpu, StackFault, compile_emulation, emulation_refusal
@@ -40,7 +37,6 @@ from .return_sites import RETURN_MODES, return_sites
 INT3, LOCK = b"\xcc", b"\xf0"
 PATCHES = {"int3": INT3, "lock": LOCK}
 MAX_INSN = 15
-PF = 14
 # Instructions a LOCK prefix is legal on (SDM Vol. 2A, LOCK), when their destination is memory.
 LOCKABLE = frozenset({"add", "adc", "and", "btc", "btr", "bts", "cmpxchg", "cmpxchg8b",
                       "cmpxchg16b", "dec", "inc", "neg", "not", "or", "sbb", "sub", "xor",
@@ -105,7 +101,7 @@ class EmulateProbes:
         self.debug.unregister_invalid_opcode_site(space, address)
 
     def _new_site(self, process, store, address: int) -> EmulatedSite:
-        arch, space = process.machine.arch.name, process.space
+        arch, space = self.debug.arch(process).name, process.space
         validate_site(process, address, store.original_bytes)
         code = store.original_bytes(address, MAX_INSN)
         insn = decode(code, address, arch)
@@ -135,7 +131,7 @@ class EmulateProbes:
         if symbol is None or symbol.addr != function:
             raise InstrumenterError(f"{probe.spec.text}: {function:#x} is not the start of a "
                                     "sized function symbol, so its returns cannot be found")
-        arch = process.machine.arch.name
+        arch = self.debug.arch(process).name
         code = self.session.trampolines.store_for(process).original_bytes(symbol.addr, symbol.size)
         sites = return_sites(code, symbol.addr, arch, self.returns)
         if not sites:
@@ -158,12 +154,9 @@ class EmulateProbes:
         return True
 
     def _stack_fault(self, site, frame, thread, fault: StackFault) -> bool:
-        """The real instruction would have page-faulted: report #PF at its address, as the
-        CPU would (a fault: the saved IP is the instruction, SDM Vol. 3A, 6.5)."""
-        frame.ip, frame.vector, frame.fault_address = site.address, PF, fault.address
-        thread.pending_fault = Exit(FAULT, site.address, address=fault.address,
-                                    access=WRITE if fault.write else READ, unmapped=fault.unmapped)
-        return self.session.kernel.deliver_exception(frame, SIGSEGV)
+        """The real instruction would have page-faulted: the kernel raises #PF at its address."""
+        return self.debug.deliver_page_fault(frame, thread, site.address, fault.address,
+                                             write=fault.write, unmapped=fault.unmapped)
 
     # ---- process events ---------------------------------------------------------------------
     def fork(self, parent, child) -> None:
@@ -182,6 +175,6 @@ class _ReturnHit:
         self.session, self.probe, self.function = session, probe, function
 
     def __call__(self, thread, address: int) -> None:
-        machine = thread.process.machine
-        retval = machine.reg("eax" if machine.arch.bits == 32 else "rax")
+        cpu = self.session.debug.cpu(thread.process)
+        retval = cpu.register("eax" if cpu.arch.bits == 32 else "rax")
         self.session.hit(self.probe, thread, self.function, kind="return", retval=retval)

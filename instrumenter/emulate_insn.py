@@ -60,18 +60,18 @@ class FrameCpu:
             raise InstrumenterError("emulation needs a trap frame with the saved SP "
                                     "(same-privilege frames are not modelled)")
         self.frame, self.process, self.debug = frame, process, debug
-        self.machine = process.machine
+        self.cpu = debug.cpu(process)
 
-    def reg(self, name: str) -> int:
-        return self.frame.sp if name in ("esp", "rsp") else self.machine.reg(name)
+    def register(self, name: str) -> int:
+        return self.frame.sp if name in ("esp", "rsp") else self.cpu.register(name)
 
-    def set_reg(self, name: str, value: int) -> None:
-        self.machine.set_reg(name, value)
+    def set_register(self, name: str, value: int) -> None:
+        self.cpu.set_register(name, value)
 
     def _check(self, address: int, size: int, write: bool) -> None:
         need = PROT_WRITE if write else PROT_READ
         for page in {address & ~0xFFF, (address + size - 1) & ~0xFFF}:
-            vma = self.process.vm.vma_at(page)
+            vma = self.cpu.area_at(page)
             if vma is None or not vma.perms & need:
                 raise StackFault(address if page <= address else page, write, vma is None)
 
@@ -133,24 +133,24 @@ def _pop(cpu, insn, size: int) -> int:
 def _push_register(insn, cpu, rule: EmulateRule) -> None:
     op = insn.operands[0]
     # `push esp` stores SP as it was BEFORE the push (SDM Vol. 2B, PUSH).
-    value = cpu.reg(canonical_register(op.reg, insn.arch)) & ((1 << 8 * op.size) - 1)
+    value = cpu.register(canonical_register(op.reg, insn.arch)) & ((1 << 8 * op.size) - 1)
     _push(cpu, insn, value, op.size)
     cpu.frame.ip = insn.next_address
 
 
 def _pop_frame_pointer(insn, cpu, rule: EmulateRule) -> None:
     value = _pop(cpu, insn, _WORD[insn.arch])
-    cpu.set_reg(insn.op_str, value)
+    cpu.set_register(insn.op_str, value)
     cpu.frame.ip = insn.next_address
 
 
 def _enter(insn, cpu, rule: EmulateRule) -> None:
     # ENTER size, 0 (SDM Vol. 2A, ENTER): push bp; bp = sp; sp -= size.
     word, bp = _WORD[insn.arch], "ebp" if insn.arch == "i386" else "rbp"
-    _push(cpu, insn, cpu.reg(bp), word)
+    _push(cpu, insn, cpu.register(bp), word)
     frame_temp = cpu.frame.sp
     size = insn.operands[0].imm & 0xFFFF
-    cpu.set_reg(bp, frame_temp)
+    cpu.set_register(bp, frame_temp)
     cpu.frame.sp = (frame_temp - size) & _MASK[insn.arch]     # level 0 touches no other memory
     cpu.frame.ip = insn.next_address
 
@@ -158,9 +158,9 @@ def _enter(insn, cpu, rule: EmulateRule) -> None:
 def _leave(insn, cpu, rule: EmulateRule) -> None:
     # LEAVE (SDM Vol. 2A): sp = bp; bp = pop.
     word, bp = _WORD[insn.arch], "ebp" if insn.arch == "i386" else "rbp"
-    sp = cpu.reg(bp) & _MASK[insn.arch]
+    sp = cpu.register(bp) & _MASK[insn.arch]
     value = cpu.load(sp, word)             # load before changing anything: a fault leaves all
-    cpu.set_reg(bp, value)
+    cpu.set_register(bp, value)
     cpu.frame.sp = (sp + word) & _MASK[insn.arch]
     cpu.frame.ip = insn.next_address
 

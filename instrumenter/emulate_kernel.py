@@ -47,21 +47,21 @@ class _Registers:
 class LiveStackCpu:
     """emulate_insn.FrameCpu's interface for a bare guest's trap, with stores held back."""
 
-    def __init__(self, frame, machine):
+    def __init__(self, frame, view):
         sp = frame.sp if frame.sp is not None else frame.address + frame.size
         self.frame = _Registers(frame.ip, sp, frame.flags)
-        self.machine = machine
+        self.view = view                      # the guest's CPU and memory (kernel_model/debug_cpu.py)
         self.stores: list[tuple[int, bytes]] = []
 
-    def reg(self, name: str) -> int:
-        return self.frame.sp if name in ("esp", "rsp") else self.machine.reg(name)
+    def register(self, name: str) -> int:
+        return self.frame.sp if name in ("esp", "rsp") else self.view.register(name)
 
-    def set_reg(self, name: str, value: int) -> None:
-        self.machine.set_reg(name, value)
+    def set_register(self, name: str, value: int) -> None:
+        self.view.set_register(name, value)
 
     def load(self, address: int, size: int) -> int:
-        _check(self.machine, address, size, False)
-        data = bytearray(self.machine.mem.read(address, size))
+        _check(self.view, address, size, False)
+        data = bytearray(self.view.read(address, size))
         for at, stored in self.stores:                 # a later load sees an earlier store
             for i, byte in enumerate(stored):
                 if 0 <= at + i - address < size:
@@ -69,15 +69,15 @@ class LiveStackCpu:
         return struct.unpack(_FMT[size], bytes(data))[0]
 
     def store(self, address: int, size: int, value: int) -> None:
-        _check(self.machine, address, size, True)
+        _check(self.view, address, size, True)
         self.stores.append((address, struct.pack(_FMT[size], value & ((1 << 8 * size) - 1))))
 
 
-def _check(machine, address: int, size: int, write: bool) -> None:
+def _check(view, address: int, size: int, write: bool) -> None:
     """The access the real instruction makes must be allowed, or it would have faulted."""
     need = PROT_WRITE if write else PROT_READ
     for page in sorted({address & ~0xFFF, (address + size - 1) & ~0xFFF}):
-        perms = machine.mem.perms_at(page)
+        perms = view.perms_at(page)
         if perms is None or not perms & need:
             raise StackFault(max(page, address), write, perms is None)
 
@@ -86,23 +86,23 @@ def frame_destination(frame, cpu: LiveStackCpu) -> int:
     """Where the frame must sit for IRET once the emulated instruction is done."""
     if frame.sp is None:
         # FIG. 4B/5B/6B: the frame ends exactly at the ESP the emulated instruction leaves.
-        return (cpu.frame.sp - frame.size) & cpu.machine.arch.mask
+        return (cpu.frame.sp - frame.size) & cpu.view.arch.mask
     if any(at < frame.address + frame.size and at + len(data) > frame.address
            for at, data in cpu.stores):
         return (min(at for at, _ in cpu.stores) & ~0xF) - frame.size
     return frame.address
 
 
-def commit(cpu: LiveStackCpu, frame, machine) -> None:
+def commit(cpu: LiveStackCpu, frame, view) -> None:
     """Move the frame where IRET must find it, then write the instruction's stores."""
     frame.address = frame_destination(frame, cpu)
     frame.ip, frame.flags = cpu.frame.ip, cpu.frame.flags
     if frame.sp is not None:
         frame.sp = cpu.frame.sp
-    _check(machine, frame.address, frame.size, True)
-    machine.mem.write(frame.address, frame.pack())
+    _check(view, frame.address, frame.size, True)
+    view.write(frame.address, frame.pack())
     for at, data in cpu.stores:
-        machine.mem.write(at, data)
+        view.write(at, data)
 
 
 @dataclass
@@ -128,23 +128,23 @@ class Emulation:
         return int.from_bytes(data[offset:offset + word], "little")
 
 
-def emulate_on_frame(run, frame, machine, *, bp: str, record=None) -> Emulation | None:
+def emulate_on_frame(run, frame, view, *, bp: str, record=None) -> Emulation | None:
     """Run the compiled emulation `run` (emulate_insn.compile_emulation) for `frame` and
     commit it; with `record` (site, insn, form), also return what it did."""
-    cpu = LiveStackCpu(frame, machine)
-    before_frame, bp_before = copy.copy(frame), machine.reg(bp)
+    cpu = LiveStackCpu(frame, view)
+    before_frame, bp_before = copy.copy(frame), view.register(bp)
     run(cpu)                                         # only registers change until commit
     if record is None:
-        commit(cpu, frame, machine)
+        commit(cpu, frame, view)
         return None
     reads_bp = record[1].base_mnemonic == "leave"
     low, high = _window(before_frame, frame_destination(frame, cpu), cpu,
                         bp_before if reads_bp else None)
-    before = machine.mem.read(low, high - low)
-    commit(cpu, frame, machine)
+    before = view.read(low, high - low)
+    commit(cpu, frame, view)
     site, insn, form = record
     return Emulation(site, insn, form, before_frame, copy.copy(frame), _sp_before(before_frame),
-                     bp_before, machine.reg(bp), low, before, machine.mem.read(low, high - low))
+                     bp_before, view.register(bp), low, before, view.read(low, high - low))
 
 
 def _sp_before(frame) -> int:
@@ -165,5 +165,5 @@ def _window(old, new_address: int, cpu: LiveStackCpu, bp_before: int | None) -> 
     if abs(old.address - sp_before) <= near:
         points += [old.address, old.address + old.size, new_address, new_address + old.size]
     low, high = min(points) & ~(word - 1), max(points)
-    mapped = [p for p in range(low, high, word) if cpu.machine.mem.perms_at(p) is not None]
+    mapped = [p for p in range(low, high, word) if cpu.view.perms_at(p) is not None]
     return min(mapped), max(mapped) + word

@@ -57,7 +57,7 @@ class KernelEmulateProbes:
         return site
 
     def _new_site(self, address: int) -> BareSite:
-        perms = self.guest.machine.mem.perms_at(address)
+        perms = self.guest.cpu().perms_at(address)
         if perms is None or not perms & 4:
             raise InstrumenterError(f"{address:#x} is not in executable memory of the guest")
         code = self._readable(address)
@@ -81,7 +81,7 @@ class KernelEmulateProbes:
     def _readable(self, address: int) -> bytes:
         """Up to MAX_INSN original bytes (fewer at the end of the mapping)."""
         for size in range(MAX_INSN, 0, -1):
-            if self.guest.machine.mem.is_mapped(address, size):
+            if self.guest.cpu().is_mapped(address, size):
                 return self.original_bytes(address, size)
         raise InstrumenterError(f"{address:#x} is not mapped")
 
@@ -130,7 +130,7 @@ class KernelEmulateProbes:
             hook(site.address, frame)
         record = (site.address, site.insn, self.form) if self.record else None
         try:                                          # steps 304-306, then IRET (308)
-            emulation = emulate_on_frame(site.run, frame, self.guest.machine, bp=self.bp,
+            emulation = emulate_on_frame(site.run, frame, self.guest.cpu(), bp=self.bp,
                                          record=record)
         except StackFault as fault:
             raise InstrumenterError(f"emulating `{site.insn.mnemonic} {site.insn.op_str}` at "

@@ -182,11 +182,11 @@ class JumpProbes:
         return site
 
     def _new_site(self, process, address: int, owner: str) -> JumpSite:
-        arch = process.machine.arch.name
+        arch = self.debug.arch(process).name
         store = self.trampolines.store_for(process)
         image = image_at(process, address)
         function = image.symbols.function_at(address) if image is not None else None
-        vma = process.vm.vma_at(address)
+        vma = self.debug.area_at(process, address)
         if function is None or vma is None or not vma.perms & PROT_EXEC:
             validate_site(process, address, store.original_bytes)   # its one-line errors
         if function is None:
@@ -237,7 +237,7 @@ class JumpProbes:
         if cached is None or cached[0] is not image:
             code = store.original_bytes(function.addr, function.size)
             cached = self.functions[key] = (image, analyse(code, function.addr,
-                                                                   process.machine.arch.name))
+                                                                   self.debug.arch(process).name))
         return cached[1]
 
     def _check_threads(self, process, start: int, end: int) -> None:
@@ -245,7 +245,7 @@ class JumpProbes:
         the jump. Threads of this process only: another process sharing the space through
         clone(CLONE_VM) without CLONE_THREAD is not visible here (documented limitation);
         saved IPs in signal frames on guest stacks are not inspected either."""
-        pc_name = process.machine.arch.pc
+        pc_name = self.debug.arch(process).pc
         for thread in self.debug.live_threads(process):
             pc = self.debug.read_register(thread, pc_name)
             if start < pc < end:
@@ -259,7 +259,7 @@ class JumpProbes:
             self._add_owner(process, site, owner)
             return
         xol = self.trampolines.xol_for(process, near=site.address)
-        arch = process.machine.arch.name
+        arch = self.debug.arch(process).name
         part = xol.allocate(PART_SLOT)
         if native is None:
             code = INT3 + jump_rel32(part + 1, site.entry, arch)
@@ -270,7 +270,7 @@ class JumpProbes:
             self._set_redirect(process.space, site, part)
         else:
             slot = new_slot(self._data_for(process, site.address), hook, site.address,
-                            process.machine.arch.word,
+                            self.debug.arch(process).word,
                             self.debug.symbolize(process, site.address))
             code = emit_part(slot, part, site.entry, arch, flags_live=not site.flags_dead)
             self.natives.add(process, slot)
@@ -284,7 +284,7 @@ class JumpProbes:
         patched = store.sites[site.address]
         if owner not in patched.owners:
             patched.owners.append(owner)
-        patch = self._patch(site, process.machine.arch.name)
+        patch = self._patch(site, self.debug.arch(process).name)
         if patch != patched.patch:
             patched.patch = patch
             self.debug.write_memory(process, site.address, patch)

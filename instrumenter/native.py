@@ -341,7 +341,7 @@ class NativeCollector:
 
     def collect_space(self, entry: SpaceNatives) -> None:
         view = _SpaceView(entry.space)
-        word = entry.space.machine.arch.word
+        word = self.debug.arch(view).word
         for slot in entry.slots:
             if slot.spec.kind == "count":
                 self._collect_count(view, slot, entry.process.pid)
@@ -394,8 +394,7 @@ class NativeCollector:
 
 class _SpaceView:
     """What the debug interface needs of a process to read a space that its process may have
-    left by exec: the Machine (the old space stays alive while the collector holds it)."""
+    left by exec: the space (it stays alive while the collector holds it)."""
 
     def __init__(self, space):
         self.space = space
-        self.machine = space.machine

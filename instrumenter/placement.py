@@ -17,7 +17,7 @@ image_at = DebugInterface.image_at
 def validate_site(process, address: int, read_original, cache: dict | None = None) -> None:
     """`read_original(address, size)` reads the program's bytes without any probe patches;
     `cache` keeps each function's instruction starts across placements."""
-    vma = process.vm.vma_at(address)
+    vma = DebugInterface.area_at(process, address)
     if vma is None:
         raise InstrumenterError(f"{address:#x} is not mapped in pid {process.pid}")
     if not vma.perms & PROT_EXEC:
@@ -30,7 +30,7 @@ def validate_site(process, address: int, read_original, cache: dict | None = Non
     starts = cache.get(key) if cache is not None else None
     if starts is None:
         code = read_original(function.addr, function.size)
-        starts = set(boundaries(code, function.addr, process.machine.arch.name))
+        starts = set(boundaries(code, function.addr, DebugInterface.arch(process).name))
         if cache is not None:
             cache[key] = starts
     if address not in starts:

@@ -62,11 +62,11 @@ class ReturnProbes:
         return landing
 
     def on_entry(self, thread, probe, function: int) -> None:
-        machine = thread.process.machine
-        word = machine.arch.word
+        cpu = self.session.debug.cpu(thread.process)
+        word = cpu.arch.word
         fmt = "<I" if word == 4 else "<Q"
-        sp = machine.sp
-        original = struct.unpack(fmt, machine.mem.read(sp, word))[0]
+        sp = cpu.sp
+        original = struct.unpack(fmt, cpu.read(sp, word))[0]
         self.shadow.setdefault(thread.tid, []).append(Pending(sp, original, probe, function))
         self.session.debug.write_memory(thread.process, sp, struct.pack(fmt, self._landing(thread.process)))
 
@@ -75,8 +75,8 @@ class ReturnProbes:
 
     def _on_return(self, frame, thread) -> bool:
         pending = self.unwind(frame, thread)
-        machine = thread.process.machine
-        retval = machine.reg("eax" if machine.arch.bits == 32 else "rax")
+        cpu = self.session.debug.cpu(thread.process)
+        retval = cpu.register("eax" if cpu.arch.bits == 32 else "rax")
         resolved = getattr(pending.probe, "resolved", None)
         if resolved is not None:            # an IFUNC resolver returned (instrumenter/ifunc.py)
             resolved(thread, retval)
@@ -88,7 +88,7 @@ class ReturnProbes:
         """`thread` came back through the landing: pop the frame that returned (and frames it
         abandoned) from its shadow stack and resume at the real return address."""
         stack = self.shadow.get(thread.tid) or []
-        sp_now = frame.sp if frame.sp is not None else thread.process.machine.sp
+        sp_now = frame.sp if frame.sp is not None else self.session.debug.cpu(thread.process).sp
         index = _returning(stack, sp_now)
         if index is None:
             raise InstrumenterError(f"return landing hit by tid {thread.tid} with no pending return")
@@ -123,7 +123,8 @@ class ReturnProbes:
             return [], []
         # The child has not run yet: its registers are in its saved context, which the debug
         # interface reads and writes as ptrace's GETREGS/SETREGS would.
-        debug, arch = self.session.debug, child_thread.process.machine.arch
+        debug = self.session.debug
+        arch = debug.arch(child_thread.process)
         sp = debug.read_register(child_thread, arch.sp)
         registers = []
         returning = _returning(pending, sp)
@@ -148,12 +149,12 @@ class ReturnProbes:
 
     def _write_slots(self, process, slots, *, expect) -> list[tuple[int, int]]:
         """Write each (slot, word) whose current word is `expect` (one value, or per slot)."""
-        machine = process.machine
-        fmt = "<I" if machine.arch.word == 4 else "<Q"
+        size = self.session.debug.arch(process).word
+        fmt = "<I" if size == 4 else "<Q"
         written = []
         for slot, word in slots:
             wanted = expect[slot] if isinstance(expect, dict) else expect
-            current = self.session.debug.read_memory(process, slot, machine.arch.word)
+            current = self.session.debug.read_memory(process, slot, size)
             if struct.unpack(fmt, current)[0] == wanted:
                 self.session.debug.write_memory(process, slot, struct.pack(fmt, word))
                 written.append((slot, word))

@@ -177,11 +177,11 @@ class Session:
         _EntryHit's copy of this path, which keeps the site's name at hand."""
         probe.hits += 1
         process = thread.process
-        machine = process.space.machine
+        cpu = self.debug.cpu(process)
         if args is None:
-            args = argument_words(machine, probe.nargs) \
+            args = argument_words(cpu, probe.nargs) \
                 if kind == "entry" and probe.nargs else ()
-        self.buffers.put((machine.instructions_retired, process.pid, thread.tid,
+        self.buffers.put((cpu.instructions_retired, process.pid, thread.tid,
                           probe.spec.text, address, args, retval, kind,
                           name or self.name_of(process, address)))
         action = probe.action
@@ -252,10 +252,10 @@ class Session:
     def syscall_exit(self, thread, name: str, args, result: int) -> None:
         for probe in self.probes:
             if probe.spec.kind == SYSCALL and probe.spec.syscall == name:
-                machine = thread.process.space.machine
-                self.buffers.put((machine.instructions_retired, thread.process.pid,
+                cpu = self.debug.cpu(thread.process)
+                self.buffers.put((cpu.instructions_retired, thread.process.pid,
                                   thread.tid, probe.spec.text, 0, tuple(args),
-                                  _signed(result, machine.arch.bits), "syscall_exit", name))
+                                  _signed(result, cpu.arch.bits), "syscall_exit", name))
 
 
 class _EntryHit:
@@ -275,14 +275,14 @@ class _EntryHit:
         probe, session = self.probe, self.session
         probe.hits += 1
         process = thread.process
-        machine = process.space.machine
+        cpu = session.debug.cpu(process)
         nargs = probe.nargs
-        args = argument_words(machine, nargs) if nargs else ()
+        args = argument_words(cpu, nargs) if nargs else ()
         image = process.image
         if address != self._address or image is not self._image:
             self._name = session.name_of(process, address)
             self._image, self._address = image, address
-        session.buffers.put((machine.instructions_retired, process.pid, thread.tid,
+        session.buffers.put((cpu.instructions_retired, process.pid, thread.tid,
                              probe.spec.text, address, args, None, "entry", self._name))
         action = probe.action
         if action is not None:

@@ -1,7 +1,7 @@
 """The singlestep strategy: restore, single-step, re-insert — the lossy baseline of seed 001.
 
 This is the classic scheme the seed argues against ([0004]-[0006]), kept on purpose as the
-control group of the loss experiment (instrumenter/experiment_loss.py). Do not "fix" it.
+control group of the loss experiment (trapline/experiment_loss.py). Do not "fix" it.
 
 On a hit of the int3: call the probe hooks, put the ORIGINAL bytes back at the site, set TF in
 the saved flags and return from the trap to the site itself. The CPU runs the original
@@ -57,7 +57,7 @@ class SingleStepProbes:
 
     def _check(self, process, store, address: int) -> None:
         validate_site(process, address, store.original_bytes)
-        insn = decode(store.original_bytes(address, MAX_INSN), address, process.machine.arch.name)
+        insn = decode(store.original_bytes(address, MAX_INSN), address, self.debug.arch(process).name)
         if "singlestep" not in strategies_for(insn):
             raise InstrumenterError(f"{insn}: cannot be single-stepped in place")
         if insn.groups & {"int"} or insn.base_mnemonic in ("syscall", "sysenter"):

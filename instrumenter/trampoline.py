@@ -63,7 +63,7 @@ class TrampolineProbes:
             site.hooks.append(hook)
             self.store_for(process).insert(address, INT3, owner)
             return site
-        arch = process.machine.arch.name
+        arch = self.debug.arch(process).name
         store = self.store_for(process)
         validate_site(process, address, store.original_bytes, self.boundary_cache)
         code = store.original_bytes(address, MAX_INSN)

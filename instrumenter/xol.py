@@ -39,6 +39,6 @@ class XolArea:
     def reaches(self, address: int) -> bool:
         """Can a rel32 jump get from the area to `address` and back? (i386: always — a 32-bit
         displacement wraps around the whole address space.)"""
-        if self.process.machine.arch.bits == 32:
+        if self.debug.arch(self.process).bits == 32:
             return True
         return abs(address - self.near) < (1 << 31) - XOL_SIZE

@@ -37,14 +37,18 @@ tool's records; a tool asks for it per process it follows (attach, fork child, e
 """
 import functools
 
+from emu.exits import FAULT, READ, WRITE, Exit
 from emu.icount import InstructionClock
 from emu.registers import REGISTER_IDS
 
+from .debug_access import ProcessAccess
 from .errors import KernelError
+from .idt import PF as PAGE_FAULT
 from .proc import ZOMBIE
+from .signals import SIGSEGV
 
 
-class DebugInterface:
+class DebugInterface(ProcessAccess):
     EVENTS = ("pre_fork", "fork", "fork_failed", "vfork", "vfork_done", "exec", "exit", "signal",
               "space_released", "syscall_entry", "syscall_exit", "image_mapped")
 
@@ -204,6 +208,22 @@ class DebugInterface:
         handler, the one that raised it (the forking thread at fork/vfork)."""
         return self._kernel.current
 
+    def deliver_page_fault(self, frame, thread, ip: int, address: int, *, write: bool,
+                           unmapped: bool) -> bool:
+        """The instruction at `ip`, which a tool ran on the trapped thread's behalf, would have
+        page-faulted at `address`: raise #PF as the CPU would (a fault: the saved IP is the
+        instruction, SDM Vol. 3A 6.5), with the error and si_addr the kernel gives it."""
+        frame.ip, frame.vector, frame.fault_address = ip, PAGE_FAULT, address
+        thread.pending_fault = Exit(FAULT, ip, address=address, access=WRITE if write else READ,
+                                    unmapped=unmapped)
+        return self._kernel.deliver_exception(frame, SIGSEGV)
+
+    def deliver_exception(self, frame, signal: int) -> bool:
+        """The trapped thread gets `signal` for the exception `frame` describes, as the kernel
+        would have given it had no tool claimed the trap (force_sig_fault): a tool that finds
+        the program itself at fault (an emulated store into an unmapped page) hands it back."""
+        return self._kernel.deliver_exception(frame, signal)
+
     @staticmethod
     def live_threads(process) -> list:
         """The threads of `process` that have not exited (/proc/PID/task)."""
@@ -234,64 +254,6 @@ class DebugInterface:
         Idempotent; threads and a vfork child share their Machine, hence its counting. Costs
         ~1.7x on translated code, so only the processes a tool follows are counted."""
         process.machine.count_instructions(self.instruction_clock)
-
-    @staticmethod
-    def instructions_retired(process) -> int:
-        """Instructions run so far on the clock `process` counts on — exact inside a trap or
-        event handler too (the raising instruction included); 0 if it is not counted."""
-        return process.machine.instructions_retired
-
-    @staticmethod
-    def symbolize(process, address: int) -> str:
-        """`address` as "function+0xoff" in the program, "libc.so.6:malloc+0x12" in another
-        object mapped in `process` (kernel_model/images.py), else "0x..."."""
-        return symbolize(process, address)
-
-    @staticmethod
-    def images(process) -> list:
-        """The ELF objects mapped in `process` (MappedImage: path, base, end, image), by
-        address: the program, ld.so, the shared libraries loaded so far."""
-        return list(_image_map(process) or ())
-
-    @staticmethod
-    def image_at(process, address: int):
-        """The LoadedImage (relocated where it is mapped) whose object holds `address`, or
-        None: what a tool decodes and symbolizes a probe site with."""
-        images = _image_map(process)
-        mapped = images.at(address) if images is not None else None
-        if mapped is None:
-            return process.image          # a space without an image map: its program's, as before
-        return mapped.image
-
-    @staticmethod
-    def read_memory(process, address: int, size: int) -> bytes:
-        return process.machine.mem.read(address, size)
-
-    @staticmethod
-    def write_memory(process, address: int, data: bytes) -> None:
-        """Through the Machine's one write path: translations of patched code are dropped."""
-        process.machine.mem.write(address, data)
-
-    @staticmethod
-    def map_pages(process, size: int, perms: int, *, near: int | None = None, name: bytes = b"[xol]") -> int:
-        """Map pages into `process` on a tool's behalf (XOL pages), within ±2 GiB of `near`
-        when given, so that rel32 jumps reach (x86-64)."""
-        from .errno import GuestErrno
-        from .errors import KernelError
-        from .vm import MAP_ANONYMOUS, MAP_PRIVATE
-        vm = process.vm
-        hint = 0
-        if near is not None and process.machine.arch.bits == 64:   # i386: rel32 reaches everything
-            try:
-                hint = vm.find_free(size, below=near & ~0xFFF)
-            except GuestErrno:
-                hint = 0
-            if hint and abs(hint - near) >= (1 << 31) - size:
-                hint = 0
-        try:
-            return vm.mmap(hint, size, perms, MAP_PRIVATE | MAP_ANONYMOUS, name=name)
-        except GuestErrno as e:
-            raise KernelError(f"cannot map {size} bytes into pid {process.pid}: {e}") from None
 
     def syscall_entry(self, thread, name: str, args) -> None:
         for watcher in self.syscall_watchers:
@@ -344,26 +306,7 @@ class DebugInterface:
         kernel's handler tables; the kernel frees the space right after."""
         self._emit("space_released", space)
         self.clear_space(space)
-
-
-def _image_map(process):
-    """The process's ImageMap; None for a space that keeps none (a tool's stand-in in tests)."""
-    return getattr(process.space, "images", None)
-
-
-def symbolize(process, address: int) -> str:
-    """The kernel's and every tool's one way to name a code address (issue 14: records, fault
-    reports and symbolization say `lib+offset` in a shared object)."""
-    images = _image_map(process)
-    mapped = images.at(address) if images is not None else None
-    if mapped is None or (process.image is not None and mapped.image is process.image):
-        image = process.image
-        return image.symbols.symbolize(address) if image is not None else f"{address:#x}"
-    image = mapped.image
-    if image is None:
-        return f"{mapped.name}+{address - mapped.base:#x}"
-    name = image.symbols.symbolize(address)
-    return f"{mapped.name}:{name}" if not name.startswith("0x") else f"{mapped.name}+{address - mapped.base:#x}"
+        self.forget_cpu(space)
 
 
 def _register_context(thread):

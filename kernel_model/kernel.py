@@ -13,7 +13,8 @@ from . import errno as E
 from . import idt as V
 from .blocking import WouldBlock
 from .clock import VirtualClock
-from .debug import DebugInterface, symbolize
+from .debug import DebugInterface
+from .debug_access import symbolize
 from .errno import GuestErrno
 from .errors import KernelError
 from .binprm import load_program

@@ -22,6 +22,7 @@ import struct
 from emu import exits
 
 from . import idt as V
+from .debug_cpu import SpaceCpu
 from .errors import KernelError
 from .exec import map_segments
 from .space import Space
@@ -49,6 +50,7 @@ class BareGuest:
         self.arch, self.ring = arch, ring
         self.space = Space(arch)
         self.machine = self.space.machine
+        self._cpu = None
         self.word = self.machine.arch.word
         self.symbols = None
         self.on_breakpoint: dict[int, object] = {}
@@ -83,6 +85,12 @@ class BareGuest:
     def load_code(self, address: int, code: bytes) -> None:
         """Map raw machine code at `address` (page aligned), readable and executable."""
         self.space.vm.map_area(address, len(code), PROT_READ | PROT_EXEC, name=b"[code]", data=code)
+
+    def cpu(self):
+        """The guest's CPU and memory as a tool sees them (kernel_model/debug_cpu.py)."""
+        if self._cpu is None:
+            self._cpu = SpaceCpu(self.space)
+        return self._cpu
 
     def read(self, address: int, size: int) -> bytes:
         return self.machine.mem.read(address, size)

@@ -2,7 +2,7 @@
 
 `loss` runs samples/loss_threads (threads) and samples/loss_procs (processes sharing the code)
 under each probe strategy, worker count and scheduler quantum and prints how many of the
-expected hits each strategy recorded (instrumenter/experiment_loss.py). Everything but the
+expected hits each strategy recorded (trapline/experiment_loss.py). Everything but the
 wall-time column is deterministic for a given seed.
 """
 import sys
@@ -12,7 +12,7 @@ import click
 
 from emu.errors import TraplineError
 
-from instrumenter.experiment_loss import (GUESTS, STRATEGY_ORDER, available_strategies,
+from .experiment_loss import (GUESTS, STRATEGY_ORDER, available_strategies,
                                           format_table, run_experiment)
 
 SAMPLE_BIN = Path(__file__).resolve().parents[1] / "samples" / "bin"

@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from kernel_model.fs import CapturedOutput
 from kernel_model.kernel import Kernel, KernelConfig, wait_status_exit_code
 
-from .errors import InstrumenterError
-from .probes import UPROBE, Probe, ProbeSpec
-from .records import Buffers
-from .session import Session
+from instrumenter.errors import InstrumenterError
+from instrumenter.probes import UPROBE, Probe, ProbeSpec
+from instrumenter.records import Buffers
+from instrumenter.session import Session
 
 TARGET = "probed"
 STRATEGY_ORDER = ("emulate", "emulate-lock", "trampoline", "jump", "singlestep")

@@ -31,6 +31,7 @@ from instrumenter.jump import JumpProbes
 from instrumenter.native import NativeSpec
 from instrumenter.policy import InsnClass, forms_of
 from instrumenter.trampoline import TrampolineProbes
+from kernel_model.debug_cpu import SpaceCpu
 
 from .relocation_harness import PAGE, Layout
 from .relocation_instances import GPRS, SP, instances, plant_indirect_target
@@ -78,6 +79,18 @@ class _Debug:
     def live_threads(process):
         return process.threads          # none: only the Machine's own registers run
 
+    @staticmethod
+    def arch(process):
+        return process.space.machine.arch
+
+    @staticmethod
+    def area_at(process, address):
+        return process.space.vm.vma_at(address)
+
+    @staticmethod
+    def cpu(process):
+        return SpaceCpu(process.space)
+
 
 class _Symbols:
     def __init__(self, function):
@@ -90,9 +103,10 @@ class _Symbols:
 
 def _process(machine, function):
     vma = SimpleNamespace(perms=PROT_READ | PROT_EXEC, name=b"code")
+    areas = SimpleNamespace(vma_at=lambda a: vma if CODE <= a < CODE + PAGE else None)
     return SimpleNamespace(
-        pid=1, space=SimpleNamespace(serial=1), machine=machine, threads=[],
-        vm=SimpleNamespace(vma_at=lambda a: vma if CODE <= a < CODE + PAGE else None),
+        pid=1, space=SimpleNamespace(serial=1, machine=machine, vm=areas), machine=machine,
+        threads=[], vm=areas,
         image=SimpleNamespace(path="code", symbols=_Symbols(function)))
 
 

@@ -34,6 +34,7 @@ def emulating_space(arch: str, code: bytes):
         return False
     kernel = SimpleNamespace(debug=debug, current=thread, int80_handler=lambda frame: False,
                              deliver_exception=deliver_exception, exceptions=exceptions)
+    debug._kernel = kernel               # the door hands unclaimed exceptions to this kernel
     install_vectors(kernel, space)
     store = BreakpointStore(debug, process)
     session = SimpleNamespace(debug=debug, kernel=kernel,

@@ -19,7 +19,7 @@ def _process(arch: str, data: bytes = ORIGINAL):
     machine = Machine(arch)
     machine.mem.map(CODE, 0x1000, 7)
     machine.mem.write(CODE, data)
-    return SimpleNamespace(machine=machine, pid=1)
+    return SimpleNamespace(machine=machine, pid=1, space=SimpleNamespace(machine=machine, serial=1))
 
 
 def _patched_store(arch: str):

@@ -153,7 +153,7 @@ class _Context:
 def test_a_thread_stopped_inside_the_covered_bytes_refuses_the_jump(arch):
     pc_name = "eip" if arch == "i386" else "rip"
     machine = SimpleNamespace(arch=SimpleNamespace(pc=pc_name), reg={pc_name: FUNC}.__getitem__)
-    process = SimpleNamespace(machine=machine, threads=[])
+    process = SimpleNamespace(machine=machine, threads=[], space=SimpleNamespace(machine=machine))
     # the running thread's registers are live in the Machine; the preempted one's are saved
     running = SimpleNamespace(tid=1, state="runnable", context=None, process=process)
     preempted = SimpleNamespace(tid=2, state="runnable", context=_Context(pc_name, FUNC + 3),
