@@ -160,6 +160,18 @@ CASES = (
         mkdir /tmp/lib && cp -L /usr/lib/*-linux-gnu/libonig.so.5 /tmp/lib/
         LD_LIBRARY_PATH=/tmp/lib jq -n '"ld_library_path"'
     """),
+    # Beyond the named packages: dpkg and debianutils of the closure, libc-bin's getconf and
+    # locale, coreutils' stdbuf (LD_PRELOAD of libstdbuf.so), timeout (timers, SIGKILL).
+    Case("more-debian-tools", "/bin/bash", r"""
+        dpkg --print-architecture; dpkg --compare-versions 1.2-1 lt 1.10-1 && echo "versions ok"
+        which ls gawk; getconf LONG_BIT; getconf PAGE_SIZE; locale | head -3
+        seq 1 20 | shuf --random-source=/etc/passwd | head -3; factor 1234567890123 4294967297
+        printf 'b c\na b\n' | tsort; echo hello | base64 | base64 -d; echo abc | sha1sum
+        stdbuf -oL printf 'line buffered via LD_PRELOAD\n'; timeout 5 sleep 0.1; echo "timeout: $?"
+        (timeout -s KILL 0.2 sleep 5; echo "killed: $?") 2>/dev/null; nice -n 5 nice
+        printf '%s\n' 1 2 3 4 | split -l 2 - /tmp/sp && cat /tmp/spab
+        seq 1 10 | xargs -P 2 -n 3 echo | sort; seq 5 | tac | sort -n | paste -sd,
+    """),
 )
 
 
