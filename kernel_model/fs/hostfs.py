@@ -17,7 +17,7 @@ host file's times with the virtual clock, so not even the host's mtime leaks.
 """
 import os
 import stat as host_stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 from .. import errno as E
@@ -36,6 +36,9 @@ class HostContext:
     table: InodeTable
     clock: Callable[[], int]
     writable: bool
+    # The pipe of each host fifo some end of which is open (kernel_model/fifo.py): kept here by
+    # host identity, since every lookup makes a new HostNode of the same inode.
+    fifo_pipes: dict = field(default_factory=dict)
 
 
 def stat_from_host(ctx: HostContext, st: os.stat_result) -> StatResult:
@@ -90,6 +93,19 @@ class HostNode(Node):
         has no directory above it: its name is the rootfs folder's own path.)"""
         if self.ref.dir is not None:
             self.ref = HostRef(DETACHED, self.ref.name)
+
+    @property
+    def pipe(self):
+        """The fifo's pipe while an end is open (Linux's inode->i_pipe), for fifo.py."""
+        return self.ctx.fifo_pipes.get((self.first_stat.st_dev, self.first_stat.st_ino))
+
+    @pipe.setter
+    def pipe(self, state) -> None:
+        key = (self.first_stat.st_dev, self.first_stat.st_ino)
+        if state is None:
+            self.ctx.fifo_pipes.pop(key, None)
+        else:
+            self.ctx.fifo_pipes[key] = state
 
     def host_stat(self) -> os.stat_result:
         if self.host_fd is not None:
@@ -304,6 +320,15 @@ class HostDir(HostNode):
         self._require_writable()
         entry = self.entry(name)
         host_call(os.mkdir, entry.name, 0o700, dir_fd=entry.dir_fd)
+        entry.chmod(mode & 0o7777)
+        self._created(entry)
+
+    def mknod(self, name: bytes, mode: int) -> None:
+        """A fifo or socket inode (filesystem.py has refused device nodes, as vfs_mknod does
+        without CAP_MKNOD over the host)."""
+        self._require_writable()
+        entry = self.entry(name)
+        host_call(os.mknod, entry.name, (mode & S_IFMT) | 0o600, dir_fd=entry.dir_fd)
         entry.chmod(mode & 0o7777)
         self._created(entry)
 

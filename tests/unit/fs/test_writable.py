@@ -86,3 +86,15 @@ def test_writable_needs_a_rootfs_folder(tmp_path):
         FileSystem(None, writable=True)
     with pytest.raises(KernelError):
         FileSystem(str(tmp_path / "missing"))
+
+
+def test_fifos_are_host_fifos_sharing_one_pipe_slot(wfs, rootfs):
+    wfs.mknod(b"/ff", 0o010640, b"/", PROC)
+    assert os.stat(rootfs / "ff").st_mode == 0o010640
+    one = wfs.open(b"/ff", O_RDONLY, 0, b"/", PROC).node
+    two = wfs.open(b"/ff", O_WRONLY, 0, b"/", PROC).node
+    assert one is not two and one.pipe is None
+    one.pipe = "the pipe"                  # what kernel_model/fifo.py keeps while ends are open
+    assert two.pipe == "the pipe"
+    two.pipe = None
+    assert one.pipe is None
