@@ -251,10 +251,17 @@ class Memory:
     def sync(self, addr: int, data: bytes) -> int:
         """Make guest [addr, addr+len(data)) (mapped, one piece) hold `data`, writing only the
         pages that differ, so that the translated code of the others stays valid (a recycled
-        Machine's text: kernel_model/space_pool.py). Returns the number of pages written."""
-        source = ctypes.cast(ctypes.c_char_p(data), ctypes.c_void_p).value
+        Machine's text: kernel_model/space_pool.py). Returns the number of pages written.
+
+        A `bytes` object is its own token (immutable: the same object is the same bytes, and
+        the token keeps it alive, so its identity is never reused): exec hands the same object
+        for the same file (kernel_model/exec.py load_plan), so a Machine that was synced from
+        it and not changed since needs no comparison either."""
+        if self._sources.get((addr, len(data))) is data:
+            return 0
+        source = ctypes.cast(ctypes.c_char_p(data), ctypes.c_void_p).value    # bytes only
         written = self._sync(addr, source, len(data))
-        self._set_source(addr, len(data), object())
+        self._set_source(addr, len(data), data)
         return written
 
     def sync_from(self, other: "Memory", addr: int, size: int) -> int:
