@@ -19,7 +19,7 @@ from dataclasses import replace
 from types import SimpleNamespace
 
 import pytest
-from hypothesis import event, given
+from hypothesis import assume, event, given
 from hypothesis import strategies as st
 
 from emu.exits import FETCH, TRAP
@@ -228,13 +228,13 @@ def test_a_probed_sequence_ends_like_the_unprobed_one(data, arch, strategy):
     start, end = insns[0].address, insns[-1].next_address
     if any(i.branch_target is not None and start - 1 <= i.branch_target < end for i in insns):
         event("skipped: a branch back into the sequence (would loop)")
-        return
+        assume(False)
     if any(i.branch_target is not None and TOOL <= i.branch_target < TOOL + TOOL_SPAN
            for i in insns):
         # Unmapped in the unprobed run, the tool's XOL/data pages in the probed one: a jump
         # there is a jump into memory the program does not own (found by the thorough profile)
         event("skipped: a branch into the tool's pages")
-        return
+        assume(False)
     code = b"".join(i.raw for i in insns)
     unprobed = _run(_machine(layout, code), start, None)
     hits: list[int] = []
@@ -243,7 +243,9 @@ def test_a_probed_sequence_ends_like_the_unprobed_one(data, arch, strategy):
     except InstrumenterError as refused:
         assert strategy != "trampoline", str(refused)
         event(f"{strategy} refused: {str(refused).split(':')[-1].strip()[:40]}")
-        return
+        # Not a pass: hypothesis counts it as filtered, and fails the test (filter_too_much,
+        # Unsatisfiable) if a strategy refuses most sites, so the property cannot hold vacuously.
+        assume(False)
     event(f"{arch} {strategy}: {len(insns)} instructions")
     undefined = 0
     for insn in insns:
