@@ -8,8 +8,8 @@ targets x86-linux-gnu.2.36 and x86_64-linux-gnu.2.36, with the interpreter Debia
 (/lib/ld-linux.so.2, /lib64/ld-linux-x86-64.so.2).  They run on the Debian rootfs of the
 e2e tests (tests/e2e/debian_rootfs.py), or on any glibc >= 2.36 system of the arch.
 
-libtrapline_tls.so (tls_lib.c) is built beside the programs; ``tls`` finds it through
-DT_RUNPATH $ORIGIN.  ``cxx_throw`` is linked against the Debian rootfs's own
+libtrapline_tls.so (tls_lib.c) and libtrapline_interpose.so (interpose_lib.c) are built
+beside the programs; ``tls`` and ``interpose`` find theirs through DT_RUNPATH $ORIGIN.  ``cxx_throw`` is linked against the Debian rootfs's own
 libstdc++.so.6 and libgcc_s.so.1 (zig's bundled libc++ would be linked statically, and
 the point is an exception thrown out of libstdc++), so building it needs that rootfs,
 which this script assembles with the e2e tests' code if it is not cached.  Only the
@@ -44,7 +44,11 @@ MULTIARCH = {"i386": "i386-linux-gnu", "x86_64": "x86_64-linux-gnu"}
 INTERPRETER = {"i386": "/lib/ld-linux.so.2", "x86_64": "/lib64/ld-linux-x86-64.so.2"}
 MACHINE = {"i386": "EM_386", "x86_64": "EM_X86_64"}
 
-TLS_LIBRARY = "libtrapline_tls.so"
+# Shared libraries built beside the programs: soname -> source.
+LIBRARIES = {
+    "libtrapline_tls.so": "tls_lib.c",
+    "libtrapline_interpose.so": "interpose_lib.c",
+}
 
 COMMON_FLAGS = [
     "-O1",
@@ -66,14 +70,15 @@ class Program:
 
     name: str
     source: str
-    links_tls_library: bool = False
+    library: str | None = None  # a soname of LIBRARIES
     links_libstdcxx: bool = False
 
 
 PROGRAMS = (
     Program("hello", "hello.c"),
     Program("dlopen_cos", "dlopen_cos.c"),
-    Program("tls", "tls.c", links_tls_library=True),
+    Program("tls", "tls.c", library="libtrapline_tls.so"),
+    Program("interpose", "interpose.c", library="libtrapline_interpose.so"),
     Program("malloc_count", "malloc_count.c"),
     Program("strlen_calls", "strlen_calls.c"),
     Program("cxx_throw", "cxx_throw.cc", links_libstdcxx=True),
@@ -85,9 +90,13 @@ def program_names() -> list[str]:
 
 
 def output_names(names: list[str]) -> list[str]:
-    """The files a build of ``names`` writes per arch (the TLS library with tls)."""
+    """The files a build of ``names`` writes per arch (with the libraries they use)."""
     files = [f for n in names for f in (n, f"{n}-pie")]
-    return sorted(files + ([TLS_LIBRARY] if "tls" in names else []))
+    return sorted(files + _libraries_of(names))
+
+
+def _libraries_of(names: list[str]) -> list[str]:
+    return sorted({p.library for p in PROGRAMS if p.name in names and p.library})
 
 
 def build_all(names: list[str], out_dir: Path, work: Path) -> None:
@@ -101,9 +110,11 @@ def build_target(arch: str, names: list[str], out_dir: Path, work: Path) -> None
     work.mkdir(parents=True, exist_ok=True)
     out_dir.mkdir(parents=True, exist_ok=True)
     objcopy = static_build.find_objcopy()
-    if "tls" in names:
-        _compile(arch, ["-shared", "-fPIC", f"-Wl,-soname,{TLS_LIBRARY}", "tls_lib.c"],
-                 out_dir / TLS_LIBRARY, work, objcopy, "c")
+    for soname in _libraries_of(names):
+        # -fsemantic-interposition: the library's calls to its own exported functions stay
+        # calls through its PLT, as ELF's rules allow a program to interpose them.
+        _compile(arch, ["-shared", "-fPIC", "-fsemantic-interposition", f"-Wl,-soname,{soname}",
+                        LIBRARIES[soname]], out_dir / soname, work, objcopy, "c")
     for program in (p for p in PROGRAMS if p.name in names):
         for pie in (False, True):
             out_path = out_dir / (f"{program.name}-pie" if pie else program.name)
@@ -118,9 +129,9 @@ def build_target(arch: str, names: list[str], out_dir: Path, work: Path) -> None
 
 def _link_inputs(program: Program, arch: str, out_dir: Path) -> list[str]:
     inputs = []
-    if program.links_tls_library:
+    if program.library:
         # The library by path: DT_NEEDED gets its soname; $ORIGIN finds it at run time.
-        inputs += ["-pthread", str(out_dir / TLS_LIBRARY), "-Wl,-rpath,$ORIGIN"]
+        inputs += ["-pthread", str(out_dir / program.library), "-Wl,-rpath,$ORIGIN"]
     if program.links_libstdcxx:
         libdir = debian_rootfs(arch) / "usr/lib" / MULTIARCH[arch]
         # By path, not -lstdc++: zig reads -lstdc++ as "link zig's own libc++".

@@ -228,7 +228,8 @@ def test_host_programs_match_native(name, argv, tmp_path):
     assert_same_behaviour(sandbox, native)
 
 
-DYN_SAMPLES = ("hello", "dlopen_cos", "tls", "malloc_count", "strlen_calls", "cxx_throw")
+DYN_SAMPLES = ("hello", "dlopen_cos", "tls", "interpose", "malloc_count", "strlen_calls",
+               "cxx_throw")
 EXPECTED_DIR = Path(__file__).resolve().parents[2] / "samples" / "dyn" / "expected"
 
 
@@ -236,7 +237,8 @@ EXPECTED_DIR = Path(__file__).resolve().parents[2] / "samples" / "dyn" / "expect
 @pytest.mark.parametrize("arch", ARCHES)
 def test_dynamic_samples_print_their_expected_output(arch, variant, dyn_samples_rootfs):
     # One bash runs every sample in turn: a dynamic shell exec'ing dynamic programs, each
-    # with its own ld.so start-up (dlopen, TLS in a RUNPATH library, threads, libstdc++).
+    # with its own ld.so start-up (dlopen, TLS in a RUNPATH library, threads, symbol
+    # interposition, libstdc++).
     script = "".join(f'echo "== {n}"; /{EXTRA_DIR}/{n}{variant}; echo "status $?"\n'
                      for n in DYN_SAMPLES)
     expected = b"".join(b"== %s\n%sstatus 0\n" % (n.encode(), (EXPECTED_DIR / f"{n}.out").read_bytes())
