@@ -169,7 +169,7 @@ class JumpProbes:
 
     def expect(self, process, placements) -> None:
         """Addresses (with probe kinds) about to be probed in this space: a jump must not
-        cover another probe's address, nor a uretprobe's entry (it needs its int3 there)."""
+        cover another probe's address."""
         planned = self.expected.setdefault(process.space.serial, {})
         for kind, address in placements:
             planned.setdefault(address, set()).add(kind)
@@ -225,8 +225,6 @@ class JumpProbes:
             if address in planned:
                 raise InstrumenterError(f"{start:#x}: another probe at {address:#x} lies under "
                                         "the jump's bytes")
-        if "uretprobe" in planned.get(start, ()):
-            raise InstrumenterError(f"{start:#x}: a uretprobe needs its int3 here")
 
     def _function_code(self, process, image, function, store) -> FunctionCode:
         """Decoded once per function of an image (its unpatched bytes never change)."""

@@ -45,9 +45,11 @@ class ReturnProbes:
         self.shadow: dict[int, list[Pending]] = {}    # tid -> pending returns, innermost last
 
     def place(self, process, probe, function: int) -> None:
+        """The entry hook that swaps the return address goes on with the session's strategy,
+        as any entry probe: an int3 trampoline, or a jump whose Python part runs it (Linux's
+        optimized uprobes carry uretprobes the same way); the landing is an int3 either way."""
         self._landing(process)
-        self.session.trampolines.place(process, function, _ReturnEntry(self, probe, function),
-                                       probe.spec.text)
+        self.session.place(process, function, _ReturnEntry(self, probe, function), probe)
 
     def _landing(self, process) -> int:
         space = process.space

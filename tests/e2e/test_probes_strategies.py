@@ -103,10 +103,25 @@ def test_a_probe_under_another_probes_jump_makes_that_one_a_trampoline(arch):
 
 @pytest.mark.e2e
 def test_forcing_the_jump_where_it_cannot_go_is_a_one_line_error():
+    """fib+1 (after `push rbp`) lies under the jump that fib's own probe would write."""
     from instrumenter.errors import InstrumenterError
     binary = str(SAMPLES / "x86_64" / "fib")
-    with pytest.raises(InstrumenterError, match="a uretprobe needs its int3 here"):
-        Sandbox(probes=["uprobe:fib:fib", "uretprobe:fib:fib"], strategy="jump").run([binary, "3"])
+    with pytest.raises(InstrumenterError, match="lies under the jump's bytes"):
+        Sandbox(probes=["uprobe:fib:fib", "uprobe:fib:fib+1"], strategy="jump").run([binary, "3"])
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("arch", ["i386", "x86_64"])
+@pytest.mark.parametrize("strategy,native", [("auto", None), ("trampoline", None), ("jump", None),
+                                             ("jump", "count"), ("emulate", None)])
+def test_entry_and_return_probes_on_one_function_under_every_strategy(arch, strategy, native):
+    """Issue 15: a uretprobe works under every strategy — the jump's Python part swaps the
+    return address as an int3 would (Linux's optimized uprobes carry uretprobes too).
+    fib(15) makes 1973 calls of fib; each one enters and returns once."""
+    probes = [_probe("uprobe:fib:fib", native) if native else "uprobe:fib:fib", "uretprobe:fib:fib"]
+    result = Sandbox(probes=probes, strategy=strategy).run([str(SAMPLES / arch / "fib"), "15"])
+    assert result.exit_code == 0 and result.stdout == b"fib(15) = 610\n"
+    assert sorted(result.hits.values()) == [1973, 1973]
 
 
 @pytest.mark.e2e
