@@ -10,5 +10,14 @@ class KernelError(TraplineError):
     """A request to the kernel model that cannot be honoured (bad rootfs, bad program path...)."""
 
 
+class ExecFailed(KernelError):
+    """The first program could not be executed: `errno` is what execve answered (ENOENT for
+    a missing file, EACCES, ENOEXEC, ELIBBAD...)."""
+
+    def __init__(self, message: str, errno: int):
+        super().__init__(message)
+        self.errno = errno
+
+
 class KernelPanic(TraplineError):
     """A kernel invariant is broken: a bug in trapline, never the guest's fault."""

@@ -16,7 +16,7 @@ from .clock import VirtualClock
 from .debug import DebugInterface
 from .debug_access import symbolize
 from .errno import GuestErrno
-from .errors import KernelError
+from .errors import ExecFailed, KernelError
 from .binprm import load_program
 from .exit import exit_process, exit_thread, release_vfork_parent
 from .fdtable import FdTable
@@ -189,8 +189,8 @@ class Kernel:
         except GuestErrno as e:
             reason = E.NAMES.get(e.errno, str(e.errno))
             detail = str(e).split(": ", 1)[1] if ": " in str(e) else ""
-            raise KernelError(f"cannot run {path.decode(errors='replace')}: {reason}"
-                              + (f" ({detail})" if detail else "")) from None
+            raise ExecFailed(f"cannot run {path.decode(errors='replace')}: {reason}"
+                             + (f" ({detail})" if detail else ""), e.errno) from None
         self.processes[pid] = proc
         thread = self.commit_program(proc, program, program.argv)
         self.scheduler.add(thread)

@@ -10,7 +10,6 @@ import sys
 
 import click
 
-from emu.errors import TraplineError
 
 from kernel_model.sched import DEFAULT_QUANTUM
 
@@ -40,6 +39,12 @@ def _parse_env(pairs: tuple[str, ...]) -> dict[str, str]:
             raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--env")
         env[key] = value
     return env
+
+
+def _fail(error: BaseException) -> None:
+    """One line (a traceback for a bug) and trapline's own exit status (exit_status.py)."""
+    from .exit_status import exit_for
+    exit_for(error, lambda text: click.echo(text, err=True))
 
 
 def _say_choice(probe, address: int, strategy: str) -> None:
@@ -94,9 +99,8 @@ def run(rootfs, cwd, env, clear_env, seed, writable, strace, follow_forks, quant
                       follow_forks=follow_forks, quantum=quantum, max_insns=max_insns)
     try:
         result = sandbox.run([program, *args])
-    except TraplineError as e:
-        click.echo(f"trapline: {e}", err=True)
-        sys.exit(127)
+    except Exception as e:              # noqa: BLE001 -- every failure gets its status (exit_status.py)
+        _fail(e)
     sys.stdout.flush()
     sys.exit(result.exit_code)
 
@@ -142,9 +146,8 @@ def trace(probes, strategy, native, children, backpatch, fmt, output, count, roo
                                   for s in specs], strategy=strategy, on_choice=_say_choice if verbose else None,
                           sink=StreamSink(out, fmt), children=children, backpatch=backpatch)
         result = sandbox.run([program, *args])
-    except TraplineError as e:
-        click.echo(f"trapline: {e}", err=True)
-        sys.exit(127)
+    except Exception as e:              # noqa: BLE001 -- every failure gets its status (exit_status.py)
+        _fail(e)
     if verbose:
         for line in result.monitor:
             click.echo(f"trapline: monitor: {line}", err=True)

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import click
 
-from emu.errors import TraplineError
 
 from .experiment_loss import (GUESTS, STRATEGY_ORDER, available_strategies,
                                           format_table, run_experiment)
@@ -57,9 +56,9 @@ def loss(arches, guests, strategies, workers, quanta, calls, seed, binary_dir):
                               available_strategies(list(strategies) or None), _ints(workers),
                               _ints(quanta), calls, seed=seed,
                               progress=_progress if sys.stderr.isatty() else None)
-    except TraplineError as e:
-        click.echo(f"trapline: {e}", err=True)
-        sys.exit(127)
+    except Exception as e:              # noqa: BLE001 -- every failure gets its status (exit_status.py)
+        from .exit_status import exit_for
+        exit_for(e, lambda text: click.echo(text, err=True))
     click.echo(format_table(rows))
 
 

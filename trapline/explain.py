@@ -222,5 +222,6 @@ def explain(arch, form, mode):
     modes = ("kernel", "user") if mode == "both" else (mode,)
     try:
         click.echo(explain_text(arch, form, modes), nl=False)
-    except TraplineError as e:
-        raise click.ClickException(str(e)) from None
+    except Exception as e:              # noqa: BLE001 -- every failure gets its status (exit_status.py)
+        from .exit_status import exit_for
+        exit_for(e, lambda text: click.echo(text, err=True))

@@ -1,0 +1,48 @@
+"""trapline/exit_status.py: trapline's own failures have conventional, distinct statuses."""
+import pytest
+
+from emu.errors import MachineError
+from instrumenter.errors import InstrumenterError
+from kernel_model import errno as E
+from kernel_model.errors import ExecFailed, KernelError, KernelPanic
+from kernel_model.kernel import Deadlock, InstructionBudgetExceeded
+from loader.errors import LoaderError
+from trapline.errors import UsageError
+from trapline.exit_status import (CANNOT_EXECUTE, INTERNAL, NOT_FOUND, STOPPED, USAGE, exit_for,
+                                  status_for)
+
+
+@pytest.mark.parametrize("error,status", [
+    (UsageError("bad probe spec"), USAGE),
+    (InstrumenterError("0x1001 is not an instruction boundary"), USAGE),
+    (KernelError("--rootfs /nope: not a directory"), USAGE),
+    (ExecFailed("cannot run /nope: ENOENT", E.ENOENT), NOT_FOUND),
+    (ExecFailed("cannot run /etc/passwd: EACCES", E.EACCES), CANNOT_EXECUTE),
+    (ExecFailed("cannot run /x: ENOEXEC", E.ENOEXEC), CANNOT_EXECUTE),
+    (LoaderError("not an ELF file"), CANNOT_EXECUTE),
+    (Deadlock("nothing can run"), STOPPED),
+    (InstructionBudgetExceeded("budget used up"), STOPPED),
+    (KernelPanic("invariant"), INTERNAL),
+    (MachineError("emulator"), INTERNAL),
+    (ZeroDivisionError("a bug"), INTERNAL),
+])
+def test_status_for_each_kind_of_failure(error, status):
+    assert status_for(error) == status
+
+
+def test_internal_error_says_it_is_a_bug_with_the_traceback():
+    lines = []
+    try:
+        raise ZeroDivisionError("division by zero")
+    except ZeroDivisionError as error:
+        with pytest.raises(SystemExit) as exited:
+            exit_for(error, lines.append)
+    assert exited.value.code == INTERNAL
+    assert "internal error (a bug in trapline" in lines[0] and "Traceback" in lines[1]
+
+
+def test_other_failures_are_one_line():
+    lines = []
+    with pytest.raises(SystemExit) as exited:
+        exit_for(UsageError("bad probe spec 'x'"), lines.append)
+    assert exited.value.code == USAGE and lines == ["trapline: bad probe spec 'x'"]
