@@ -28,7 +28,7 @@ from .proc import INIT_PID, RUNNABLE, ZOMBIE, Process, Thread
 from .sched import DEFAULT_QUANTUM, TRACER_STOP, Scheduler
 from .signal import Signals, status_for_sigchld
 from .space_pool import POOL_SIZE, SpacePool
-from .signals import name as signal_name
+from .signals_names import signal_name
 from .syscalls.dispatch import SyscallDispatcher
 from .syscalls.impls.utsname import UtsName
 from .user_faults import deliver_exception, page_fault

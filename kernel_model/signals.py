@@ -5,16 +5,10 @@ SIGCHLD, SIGCONT, SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU, SIGURG, SIGXCPU = 17, 18, 
 SIGXFSZ, SIGVTALRM, SIGPROF, SIGWINCH, SIGIO, SIGPWR, SIGSYS = 25, 26, 27, 28, 29, 30, 31
 NSIG = 64
 
-NAMES = {v: k for k, v in dict(globals()).items() if k.startswith("SIG") and k not in ("SIGRTMIN",) and isinstance(v, int)}
-
 # Default actions (signal(7)): terminate, core (terminate + dump), ignore, stop, continue.
 IGNORED_BY_DEFAULT = frozenset({SIGCHLD, SIGURG, SIGWINCH, SIGCONT})
 STOP_BY_DEFAULT = frozenset({SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU})
 CORE_BY_DEFAULT = frozenset({SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGSEGV,
                              SIGXCPU, SIGXFSZ, SIGSYS})
 
-
-def name(sig: int) -> str:
-    if sig in NAMES:
-        return NAMES[sig]
-    return f"SIGRT{sig - 32}" if 32 <= sig <= NSIG else f"signal {sig}"
+# Names: kernel_model/signals_names.py, the one table (strace's spelling: SIGRTMIN, SIGRT_2).
