@@ -15,11 +15,12 @@ instrumenter/emulate_kernel.py's LiveStackCpu, which moves the frame when it com
 import functools
 import struct
 
+from kernel_model.debug import PROT_READ, PROT_WRITE
+
 from .decode import Insn, canonical_register
 from .errors import InstrumenterError
 from .policy import EmulateRule, emulate_rule_for
 
-PROT_READ, PROT_WRITE = 1, 2
 _MASK = {"i386": 0xFFFF_FFFF, "x86_64": 0xFFFF_FFFF_FFFF_FFFF}
 _WORD = {"i386": 4, "x86_64": 8}
 _FMT = {2: "<H", 4: "<I", 8: "<Q"}

@@ -31,9 +31,10 @@ import copy
 import struct
 from dataclasses import dataclass
 
+from kernel_model.debug import PROT_READ, PROT_WRITE
+
 from .emulate_insn import StackFault
 
-PROT_READ, PROT_WRITE = 1, 2
 _FMT = {2: "<H", 4: "<I", 8: "<Q"}
 
 

@@ -24,6 +24,8 @@ re-pointed at it. The tail of the covered bytes after the jump is int3: nothing 
 import struct
 from dataclasses import dataclass, field
 
+from kernel_model.debug import PROT_EXEC
+
 from .decode import Insn, decode
 from .emit import REL_JUMP_LEN, rel32
 from .errors import InstrumenterError
@@ -33,7 +35,6 @@ from .policy import InsnClass, classify, patched_range_conflict
 from .relocate import relocate
 
 INT3 = b"\xcc"
-PROT_EXEC = 4
 MAX_PATCH = 4 + 15        # the longest jump patch: 4 one-byte instructions and a 15-byte one
 BODY_SLOT = 256           # relocated covered instructions (at most 5) and the jump back
 PART_SLOT = 160           # one hook part and its jump onward

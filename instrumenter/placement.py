@@ -4,12 +4,11 @@ on an instruction boundary; otherwise a clear error and nothing is patched.
 Boundaries come from the function symbols and a linear disassembly of the function that
 contains the address (instrumenter/decode.py).
 """
-from kernel_model.debug import DebugInterface
+from kernel_model.debug import PROT_EXEC, DebugInterface
 
 from .decode import boundaries
 from .errors import InstrumenterError
 
-PROT_EXEC = 4
 # The object (program, ld.so, library) holding an address, relocated: through the debug door.
 image_at = DebugInterface.image_at
 

@@ -45,6 +45,7 @@ from .debug_access import ProcessAccess
 from .errors import KernelError
 from .idt import PF as PAGE_FAULT
 from .proc import ZOMBIE
+from .vm import PROT_EXEC, PROT_READ, PROT_WRITE  # noqa: F401  (the page bits tools compare areas with)
 from .signals import SIGSEGV
 
 
