@@ -1,8 +1,10 @@
-"""Building a program image: ELF -> a fresh address space with segments, heap and stack.
+"""execve: a program image built in a fresh address space, then committed in place of the caller's.
 
-Like Linux's fs/binfmt_elf.c load_elf_binary, the new image is built completely in a new Space
-before anything of the caller changes; only `commit_exec` replaces the caller's image, so a
-failed exec leaves the caller intact.
+Like Linux's fs/exec.c and fs/binfmt_elf.c load_elf_binary (and xv6's exec), the new image is
+built completely in a new Space — segments, the interpreter (kernel_model/interp.py), heap and
+stack — before anything of the caller changes (`build_program`; the file and `#!` lookup are
+kernel_model/binprm.py); only `commit_program`, the point of no return, replaces the caller's
+image, so a failed exec leaves the caller intact. `execve` is the whole call.
 """
 import functools
 import hashlib
@@ -14,9 +16,12 @@ from loader.stack import build_initial_stack
 
 from . import errno as E
 from .errno import GuestErrno
+from .exit import exit_thread, release_vfork_parent
 from .images import MappedImage
 from .interp import LOADER_BRK, place_interpreter, place_loader, span_of
 from .layout import PAGE
+from .personality import apply_exec_personality
+from .proc import Thread
 from .space import Space
 from .vm import PROT_EXEC, PROT_READ, PROT_WRITE, page_up
 
@@ -194,3 +199,43 @@ def _build_in(space, image, exe_path, argv, envp, seed, exec_count, interp_file,
     if interp is not None:
         space.images.add(MappedImage(interp.path, *span_of(interp.image), image=interp.image))
     return ProgramImage(space, image, entry, stack.sp, exe_path, interp)
+
+
+# ---- the point of no return (fs/exec.c begin_new_exec) ----------------------------------------
+def commit_program(kernel, proc, program, argv) -> Thread:
+    """Replace proc's image by `program`: the new space goes live, the other threads die, the
+    old space is released, and the calling thread starts at the new entry with the new stack."""
+    space = program.space
+    kernel.install_space(space)
+    for other in [t for t in proc.threads if t is not kernel.current]:
+        exit_thread(kernel, other)
+    old_space = proc.space
+    proc.space, proc.image, proc.exe, proc.argv = space, program.image, program.exe_path, list(argv)
+    apply_exec_personality(proc, program)
+    kernel.release_space(old_space)
+    thread = kernel.current if kernel.current in proc.threads else None
+    if thread is None:
+        thread = Thread(tid=proc.pid, process=proc, kstack_top=space.kstack_top(0))
+    thread.kstack_top, thread.tls, thread.context = space.kstack_top(0), {}, None
+    thread.clear_child_tid = 0
+    proc.threads = [thread]
+    space.current_kstack_top = thread.kstack_top
+    space.enter_user_mode(program.entry, program.sp, kstack_top=thread.kstack_top)
+    thread.context = space.machine.save_context()
+    release_vfork_parent(kernel, proc)
+    return thread
+
+
+def execve(kernel, proc, path: bytes, argv: list[bytes], envp: list[bytes]) -> None:
+    """The whole call once its arguments are read: build (may fail, the caller intact), then
+    what execve(2) resets — an fd table shared by CLONE_FILES is unshared and close-on-exec
+    fds closed, caught signals revert to SIG_DFL while ignored ones stay ignored — commit, and
+    tell the tools (the debug interface's exec event)."""
+    program = kernel.load_program(proc, path, argv, envp)
+    if proc.fds is not None and any(p is not proc and p.fds is proc.fds
+                                    for p in kernel.processes.values()):
+        proc.fds = proc.fds.copy()
+    proc.fds.close_on_exec()
+    proc.sigactions = {sig: act for sig, act in proc.sigactions.items() if act[0] == 1}
+    commit_program(kernel, proc, program, program.argv)
+    kernel.debug.exec(proc, path, program.argv)

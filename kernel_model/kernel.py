@@ -18,12 +18,12 @@ from .debug_access import symbolize
 from .errno import GuestErrno
 from .errors import ExecFailed, KernelError
 from .binprm import load_program
-from .exit import exit_process, exit_thread, release_vfork_parent
+from .exec import commit_program
+from .exit import exit_process, exit_thread
 from .fdtable import FdTable
 from .fs import FileSystem
 from .itimer import IntervalTimers
 from .panic import is_kernel_bug, raise_if_kernel_bug, run_loop_panic
-from .personality import apply_exec_personality
 from .proc import INIT_PID, RUNNABLE, ZOMBIE, Process, Thread
 from .sched import DEFAULT_QUANTUM, TRACER_STOP, Scheduler
 from .signal import Signals, status_for_sigchld
@@ -192,37 +192,14 @@ class Kernel:
             raise ExecFailed(f"cannot run {path.decode(errors='replace')}: {reason}"
                              + (f" ({detail})" if detail else ""), e.errno) from None
         self.processes[pid] = proc
-        thread = self.commit_program(proc, program, program.argv)
+        thread = commit_program(self, proc, program, program.argv)
         self.scheduler.add(thread)
         return proc
 
     def load_program(self, proc: Process, path: bytes, argv, envp):
         """Read and build the program at guest `path` for `proc` (nothing of proc changes):
-        kernel_model/binprm.py, `#!` scripts included."""
+        kernel_model/binprm.py, `#!` scripts included; kernel_model/exec.py commits it."""
         return load_program(self, proc, path, argv, envp)
-
-    def commit_program(self, proc: Process, program, argv) -> Thread:
-        """Replace proc's image by `program` (execve's point of no return). Other threads die."""
-        space = program.space
-        self.install_space(space)
-        old_threads = [t for t in proc.threads if t is not self.current]
-        for t in old_threads:
-            exit_thread(self, t)
-        old_space = proc.space
-        proc.space, proc.image, proc.exe, proc.argv = space, program.image, program.exe_path, list(argv)
-        apply_exec_personality(proc, program)
-        self.release_space(old_space)
-        thread = self.current if self.current in proc.threads else None
-        if thread is None:
-            thread = Thread(tid=proc.pid, process=proc, kstack_top=space.kstack_top(0))
-        thread.kstack_top, thread.tls, thread.context = space.kstack_top(0), {}, None
-        thread.clear_child_tid = 0
-        proc.threads = [thread]
-        space.current_kstack_top = thread.kstack_top
-        space.enter_user_mode(program.entry, program.sp, kstack_top=thread.kstack_top)
-        thread.context = space.machine.save_context()
-        release_vfork_parent(self, proc)
-        return thread
 
     # ---- the run loop ----------------------------------------------------------------------
     def run(self, proc: Process) -> int:

@@ -3,6 +3,7 @@ import struct
 
 from ... import errno as E
 from ...errno import GuestErrno
+from ...exec import execve
 from ...gdt import DATA_RING3, I386_TLS_COUNT, I386_TLS_FIRST, descriptor
 from ..registry import syscall
 
@@ -246,16 +247,7 @@ def sys_execve(ctx, pathname, argv_ptr, envp_ptr):
     path = ctx.read_path(pathname)
     argv = [ctx.read_cstr(p, 131072) for p in ctx.read_pointer_array(argv_ptr)]
     envp = [ctx.read_cstr(p, 131072) for p in ctx.read_pointer_array(envp_ptr)]
-    kernel = ctx.kernel
-    program = kernel.load_program(ctx.proc, path, argv, envp)    # may fail: caller intact
-    proc = ctx.proc
-    if proc.fds is not None and any(p is not proc and p.fds is proc.fds for p in kernel.processes.values()):
-        proc.fds = proc.fds.copy()              # CLONE_FILES sharers keep the old table
-    proc.fds.close_on_exec()
-    # Caught signals revert to SIG_DFL; ignored ones stay ignored (execve(2)).
-    proc.sigactions = {sig: act for sig, act in proc.sigactions.items() if act[0] == 1}
-    kernel.commit_program(proc, program, program.argv)
-    kernel.debug.exec(proc, path, program.argv)
+    execve(ctx.kernel, ctx.proc, path, argv, envp)           # may fail: caller intact
     return _no_return()
 
 
