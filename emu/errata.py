@@ -21,6 +21,7 @@ from unicorn import UC_ARCH_X86, UC_HOOK_INTR, Uc
 from unicorn import x86_const as X
 
 from .arch import Arch
+from .errors import UnicornInternalsError
 
 # Vectors that QEMU's check_exception treats as contributory or page faults (Intel SDM Vol. 3A,
 # 6.15, Table 6-4: #DE, #TS, #NP, #SS, #GP are contributory; #PF is its own class). A fault of these
@@ -59,7 +60,7 @@ def _unique_slot(states: list[bytes], pattern: tuple[int, ...], what: str) -> in
     hits = [i for i in range(0, len(states[0]) - 3, 4)
             if tuple(int.from_bytes(st[i:i + 4], "little", signed=True) for st in states) == pattern]
     if len(hits) != 1:
-        raise RuntimeError(f"cannot locate {what} in the Unicorn context ({hits})")
+        raise UnicornInternalsError(f"cannot locate {what} in the Unicorn context ({hits})")
     return hits[0] + ctypes.sizeof(_UcContextHeader)
 
 

@@ -5,5 +5,16 @@ class TraplineError(Exception):
     """Root of all errors trapline raises on purpose (bad input, refused requests)."""
 
 
+class InternalError(Exception):
+    """A bug in trapline: a broken invariant, or Unicorn internals not where they were verified.
+    Never the user's or the guest's fault, so not a TraplineError: the CLI reports it as a bug
+    (exit status 70, trapline/exit_status.py) instead of as a refused request."""
+
+
+class UnicornInternalsError(InternalError):
+    """A field of Unicorn's private state that trapline reads could not be located (the
+    installed Unicorn is not the version the layout was verified against)."""
+
+
 class MachineError(TraplineError):
     """The emulator was asked for something it cannot do (bad mapping, bad register...)."""

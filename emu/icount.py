@@ -21,6 +21,8 @@ import ctypes
 
 from unicorn import UC_ARCH_X86, UC_MODE_64, Uc
 
+from .errors import UnicornInternalsError
+
 # A count that never runs out: Unicorn takes a size_t, and counting needs count > 0.
 UNLIMITED = 1 << 62
 _SCAN_BYTES = 16384          # struct uc_struct is a few KB; the counter sits near its middle
@@ -48,7 +50,7 @@ def _locate_counter() -> int:
                    and int.from_bytes(s[offset + 8:offset + 16], "little") == k
                    for s, k in zip(snapshots, budgets))]
     if len(hits) != 1:
-        raise RuntimeError(f"cannot locate Unicorn's instruction counter ({hits})")
+        raise UnicornInternalsError(f"cannot locate Unicorn's instruction counter ({hits})")
     return hits[0]
 
 

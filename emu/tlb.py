@@ -36,7 +36,7 @@ from unicorn import x86_const as X
 from unicorn.unicorn_py3.unicorn import HOOK_TLB_FILL_CFUNC, uc_hook_h, uclib
 
 from . import exits
-from .errors import MachineError
+from .errors import MachineError, UnicornInternalsError
 
 PROT_READ, PROT_WRITE, PROT_EXEC = 1, 2, 4          # Unicorn's UC_PROT_* bits
 _SCAN_BYTES = 16384                                  # struct uc_struct is a few KB (icount.py)
@@ -67,7 +67,7 @@ def _locate_invalid_addr() -> int:
             if all(int.from_bytes(s[offset:offset + 8], "little") == a
                    for s, a in zip(snapshots, addresses))]
     if len(hits) != 1:
-        raise RuntimeError(f"cannot locate Unicorn's invalid_addr ({hits})")
+        raise UnicornInternalsError(f"cannot locate Unicorn's invalid_addr ({hits})")
     return hits[0]
 
 

@@ -3,7 +3,7 @@
 Guest misbehaviour never raises: it becomes an errno, a signal or the death of the guest.
 These exceptions are for the kernel's users (bad configuration) and for broken invariants.
 """
-from emu.errors import TraplineError
+from emu.errors import InternalError, TraplineError
 
 
 class KernelError(TraplineError):
@@ -19,5 +19,5 @@ class ExecFailed(KernelError):
         self.errno = errno
 
 
-class KernelPanic(TraplineError):
+class KernelPanic(InternalError):
     """A kernel invariant is broken: a bug in trapline, never the guest's fault."""

@@ -7,6 +7,8 @@ parent is woken (wait4) and sent its exit signal (SIGCHLD). Init's children are 
 """
 import struct
 
+from emu.memory import MemoryAccessError
+
 from .proc import INIT_PID, ZOMBIE
 
 
@@ -18,7 +20,7 @@ def exit_thread(kernel, thread) -> None:
     if thread.clear_child_tid and proc.state != ZOMBIE:
         try:
             proc.machine.mem.write(thread.clear_child_tid, struct.pack("<i", 0))
-        except Exception:       # an unmapped address: Linux ignores the failure too
+        except MemoryAccessError:   # an unmapped address: Linux ignores the failure too
             pass
         kernel.futex_wake(proc, thread.clear_child_tid, 1)
     thread.state = ZOMBIE

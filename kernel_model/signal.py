@@ -211,7 +211,7 @@ class Signals:
             else:
                 frame = sp - 8                      # pretcode and sig were popped
                 saved = parse_frame32(ctx.read(frame, SF32_SIZE))
-        except Exception:
+        except GuestErrno:                          # the frame is not readable: EFAULT
             self.kernel.kill(ctx.proc, 11, "bad signal frame at sigreturn")
             return
         contexts = thread.saved_contexts

@@ -9,6 +9,8 @@ defers them to the kernel's run loop.
 from dataclasses import dataclass
 from typing import Callable
 
+from emu.errors import InternalError
+
 
 @dataclass(frozen=True)
 class SyscallDef:
@@ -27,7 +29,7 @@ def syscall(*names: str, outside_hook: bool = False):
         nargs = fn.__code__.co_argcount - 1
         for name in names:
             if name in IMPLEMENTATIONS:
-                raise RuntimeError(f"syscall {name} registered twice")
+                raise InternalError(f"syscall {name} registered twice")
             IMPLEMENTATIONS[name] = SyscallDef(name, fn, outside_hook, nargs)
         return fn
     return register

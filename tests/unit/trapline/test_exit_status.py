@@ -1,7 +1,7 @@
 """trapline/exit_status.py: trapline's own failures have conventional, distinct statuses."""
 import pytest
 
-from emu.errors import MachineError
+from emu.errors import InternalError, MachineError, TraplineError, UnicornInternalsError
 from instrumenter.errors import InstrumenterError
 from kernel_model import errno as E
 from kernel_model.errors import ExecFailed, KernelError, KernelPanic
@@ -25,6 +25,7 @@ from trapline.exit_status import (CANNOT_EXECUTE, INTERNAL, NOT_FOUND, STOPPED, 
     (KernelPanic("invariant"), INTERNAL),
     (MachineError("emulator"), INTERNAL),
     (ZeroDivisionError("a bug"), INTERNAL),
+    (UnicornInternalsError("cannot locate Unicorn's instruction counter"), INTERNAL),
 ])
 def test_status_for_each_kind_of_failure(error, status):
     assert status_for(error) == status
@@ -46,3 +47,10 @@ def test_other_failures_are_one_line():
     with pytest.raises(SystemExit) as exited:
         exit_for(UsageError("bad probe spec 'x'"), lines.append)
     assert exited.value.code == USAGE and lines == ["trapline: bad probe spec 'x'"]
+
+
+def test_bugs_and_refused_requests_are_separate_hierarchies():
+    """A KernelPanic is a bug, not a sibling of the errors a user causes (issue 15)."""
+    assert issubclass(KernelPanic, InternalError) and not issubclass(KernelPanic, TraplineError)
+    assert issubclass(UnicornInternalsError, InternalError)
+    assert not issubclass(InternalError, TraplineError)
