@@ -5,20 +5,17 @@ It talks to the kernel only through its debug interface (kernel_model/debug.py),
 tool talks to ptrace/uprobes: breakpoint handlers, memory reads/writes, XOL pages, process
 events (fork copies the patches with the memory; exec brings a new image to instrument).
 """
+from . import strategies
 from .backpatch import forget_space_tables
 from .children import make_policy
 from .context import ProbeContext, argument_words
-from .emulate import EmulateProbes
 from .errors import InstrumenterError
 from .ifunc import IfuncResolution
-from .jump import JumpProbes
 from .monitor import ProcessMonitor
 from .native import NativeHit
 from .probes import SYSCALL, UPROBE, URETPROBE, Probe
 from .records import Buffers
 from .returns import ReturnProbes
-from .singlestep import SingleStepProbes
-from .trampoline import TrampolineProbes
 
 
 class Session:
@@ -31,22 +28,12 @@ class Session:
         self.buffers = buffers or Buffers()
         self.strategy = strategy
         self.on_choice = on_choice                 # called with (probe, address, strategy chosen)
-        self.trampolines = TrampolineProbes(self)
-        # Strategy name -> object with place(process, address, hook, owner) -> site, which raises
-        # InstrumenterError (RelocationRefused...) when it cannot take the instruction there.
-        self.strategies = {"trampoline": self.trampolines}
-        self.strategies["emulate"] = EmulateProbes(self)                 # seed 001, int3 form
-        self.strategies["emulate-lock"] = EmulateProbes(self, form="lock")   # seed 001, #UD form
-        self.strategies["singlestep"] = SingleStepProbes(self)           # the lossy baseline
-        self.jumps = JumpProbes(self)                 # no trap per hit (optimized kprobes)
-        self.strategies["jump"] = self.jumps
-        # What `auto` tries, cheapest per hit first (bench/probe_rate.py, fib's entry on this
-        # emulator): a jump costs a few guest instructions, a trampoline hit ~1.5 µs, an
-        # emulated one ~10 µs (its trap frame is built and its stores go through the
-        # emulator's API, where a trampoline runs the instruction as guest code). emulate
-        # takes what the others refuse, e.g. a site with no XOL page within reach. Never
-        # singlestep: it loses hits in threaded programs, so only a user asks for it.
-        self.auto_order = ["jump", "trampoline", "emulate"]
+        # Strategy name -> object with place(process, address, hook, owner) -> site, from the one
+        # registry (instrumenter/strategies.py), which also gives `auto` its order.
+        self.trampolines = None                     # set by build(): the others share its pages
+        self.strategies = strategies.build(self)
+        self.jumps = self.strategies["jump"]
+        self.auto_order = list(strategies.AUTO_ORDER)
         self.returns = ReturnProbes(self)
         self._names: dict = {}                    # (id(image), address) -> (image, "func+0x12")
         self._ifuncs: dict[tuple, IfuncResolution] = {}   # (object path, IFUNC name) -> resolution

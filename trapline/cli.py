@@ -11,6 +11,7 @@ import sys
 import click
 
 
+from instrumenter.strategies import CHOICES as STRATEGY_CHOICES
 from kernel_model.sched import DEFAULT_QUANTUM
 
 
@@ -108,8 +109,7 @@ def run(rootfs, cwd, env, clear_env, seed, writable, strace, follow_forks, quant
 @main.command(context_settings={"ignore_unknown_options": True})
 @click.option("-p", "--probe", "probes", multiple=True, required=True, metavar="SPEC",
               help="uprobe:BIN:FUNC[+OFF] | uprobe:BIN:0xADDR | uretprobe:BIN:FUNC | syscall:NAME")
-@click.option("--strategy", type=click.Choice(["auto", "trampoline", "jump", "emulate", "emulate-lock",
-                                                 "singlestep"]), default="auto", show_default=True)
+@click.option("--strategy", type=click.Choice(STRATEGY_CHOICES), default="auto", show_default=True)
 @click.option("--native", default=None, metavar="count|args:N",
               help="Run the uprobes' action inside the guest (jump-placed probes; no trap per hit).")
 @click.option("--children", type=click.Choice(["follow", "detach", "naive"]), default="follow",
