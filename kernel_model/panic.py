@@ -54,6 +54,9 @@ def syscall_panic(thread, abi: str, exc: Exception) -> KernelPanic:
     mask = (1 << (32 if abi == "i386" else 64)) - 1
     nr, args = words[0] & mask, [w & mask for w in words[1:7]]
     name = NUMBERS[abi].get(nr, f"syscall_{nr:#x}")
+    if nr not in NUMBERS[abi] and nr >= mask - 4095:
+        # a failure while the call's exit was reported (strace): eax/rax holds its result
+        name += f" (the register holds a result, -{mask + 1 - nr}: the call had returned)"
     tid = getattr(thread, "tid", "?")
     text = (f"kernel bug in {name} (nr {nr}, {abi} ABI) called by tid {tid}: "
             f"args ({', '.join(hex(a) for a in args)}): "

@@ -180,13 +180,20 @@ def format_winsize(mem: MemReader, addr: int) -> str:
     return f"{{ws_row={row}, ws_col={col}, ws_xpixel={xpixel}, ws_ypixel={ypixel}}}"
 
 
+MAX_ARRAY_ELEMENTS = 32
+
+
 def format_iovec(mem: MemReader, addr: int, count: int, word: int,
                  data_size: int | None) -> str:
     """`[{iov_base="hi", iov_len=2}, ...]`; for readv `data_size` (the return value) limits
     how much of each buffer holds data; for writev it is None: each buffer is shown whole."""
     if count <= 0:
         return "[]" if count == 0 else format_address(addr)
-    entries = read_words(mem, addr, word, 2 * count) if addr else None
+    # strace prints at most its max_strlen (-s, 32) elements, then "...": a writev of
+    # 0x7fffffff entries made this read 32 GiB of guest memory (a MemoryError, found by the
+    # syscall fuzzer)
+    shown_count = min(count, MAX_ARRAY_ELEMENTS)
+    entries = read_words(mem, addr, word, 2 * shown_count) if addr else None
     if entries is None:
         return format_address(addr)
     items, remaining = [], data_size
@@ -195,4 +202,4 @@ def format_iovec(mem: MemReader, addr: int, count: int, word: int,
         if remaining is not None:
             remaining -= shown
         items.append(f"{{iov_base={format_buffer(mem, base, shown)}, iov_len={length}}}")
-    return "[" + ", ".join(items) + "]"
+    return "[" + ", ".join(items + (["..."] if count > shown_count else [])) + "]"

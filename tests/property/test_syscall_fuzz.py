@@ -144,3 +144,15 @@ def test_a_guest_that_blocks_forever_ends_with_the_deadlock_report(rootfs, arch,
     with pytest.raises(Deadlock) as info:
         kernel.run(kernel.spawn(b"/prog", [b"prog"], []))
     assert "pid 100" in str(info.value) and "read" in str(info.value), str(info.value)
+
+
+@pytest.mark.parametrize(("arch", "gate", "writev"),
+                         [("i386", "int80", 146), ("x86_64", "syscall", 20)])
+def test_strace_shows_32_iovec_entries_of_a_huge_count(rootfs, arch, gate, writev):
+    """The fuzzer's find: strace read all 0x7fffffff entries (MemoryError); like strace it
+    prints 32, then "..."."""
+    kernel = run_guest(rootfs, arch, [(gate, writev, (1, SCRATCH, 0x7FFFFFFF, 0, 0, 0))],
+                       traced=True)
+    [line] = [t for t in kernel.config.strace.out.getvalue().splitlines() if "writev(" in t]
+    assert line.startswith("writev(1, [{iov_base=") and line.count("iov_base") == 32
+    assert line.endswith(", ...], 2147483647) = -1 EINVAL (Invalid argument)"), line
