@@ -102,11 +102,14 @@ def _install_viewed(uc, state, hook_insn: int, insn_cpuid: int):
 
     from .raw_hooks import add_raw_hook, hook_failed
 
-    eax, ebx, ecx, edx = (state.register(name) for name in ("eax", "ebx", "ecx", "edx"))
+    eax, ecx = state.register("eax"), state.register("ecx")
+    # Written as whole slots: in 64-bit mode CPUID clears the upper halves of RAX..RDX (SDM
+    # Vol. 2A, CPUID: "the high-order 32 bits ... are cleared"); in 32-bit mode they are unseen.
+    rax, rbx, rcx, rdx = (state.register(name) for name in ("rax", "rbx", "rcx", "rdx"))
 
     def on_cpuid(_handle, _user) -> int:
         try:
-            eax.value, ebx.value, ecx.value, edx.value = cpuid(eax.value, ecx.value)
+            rax.value, rbx.value, rcx.value, rdx.value = cpuid(eax.value, ecx.value)
         except BaseException as error:          # noqa: B036 - re-raised by emu_start
             hook_failed(uc, error)
         return 1

@@ -51,3 +51,11 @@ def test_proc_cpuinfo_describes_the_same_cpu():
     text = CPUINFO.decode()
     assert f"flags\t\t: {' '.join(flags)}\n" in text
     assert "model\t\t: %d\n" % signature()[1] in text and "GenuineIntel" in text
+
+
+def test_cpuid_clears_the_upper_halves_in_64_bit_mode():
+    """SDM Vol. 2A, CPUID: in 64-bit mode the high 32 bits of RAX, RBX, RCX and RDX are cleared."""
+    m = machine_with("x86_64", "mov rax, -1; mov rbx, rax; mov rcx, rax; mov rdx, rax; "
+                               "mov eax, 1; cpuid; nop")
+    m.run(CODE, count=6)
+    assert (m.reg("rax"), m.reg("rbx"), m.reg("rcx"), m.reg("rdx")) == cpuid(1, 0)
