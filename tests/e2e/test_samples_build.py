@@ -39,6 +39,10 @@ def _load(module_name: str, file_name: str):
 
 elfcheck = _load("elfcheck", "elfcheck.py")
 build = _load("samples_build", "build.py")
+# build.main imports build_dyn by plain name, and build_dyn imports `build`: give both their
+# script names, whichever test of the session loaded samples/ first (or none did).
+sys.modules.setdefault("build", build)
+build_dyn = _load("build_dyn", "build_dyn.py") if "build_dyn" not in sys.modules else sys.modules["build_dyn"]
 
 
 def _sums() -> dict[str, str]:
