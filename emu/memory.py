@@ -351,6 +351,8 @@ class Memory:
     def write(self, addr: int, data: bytes) -> None:
         """Write guest memory; drops stale translations when the range holds code."""
         size = len(data)
+        if not size:
+            return                  # nothing to write (Unicorn would be asked to drop an empty range)
         start, end, view, no_code = self._hit
         if start <= addr and addr + size <= end or self._find(addr, size):
             start, _, view, no_code = self._hit

@@ -109,6 +109,9 @@ def sys_mremap(ctx, old_addr, old_size, new_size, flags, new_addr):
         if new_size < old_size:
             vm.munmap(old_addr + new_size, old_size - new_size)
         return old_addr
+    if old_addr + old_size > vma.end:
+        # mm/mremap.c vma_to_resize: the old range must lie in one mapping to be grown or moved
+        raise GuestErrno(E.EFAULT)
     grow_end = old_addr + new_size
     if not vm._overlapping(old_addr + old_size, grow_end) and grow_end <= vm.layout.user_top:
         vm.map_area(old_addr + old_size, new_size - old_size, vma.perms, name=vma.name)

@@ -226,3 +226,11 @@ def test_sync_of_the_same_bytes_object_skips_until_the_text_changes(arch):
     machine.mem.write(0x42000, b"\xcc")
     assert machine.mem.sync(0x40000, text) == 1 and machine.mem.read(0x42000, 1) == b"\x00"
     assert machine.mem.sync(0x40000, bytes(bytearray(text))) == 0    # an equal copy: compared
+
+
+def test_an_empty_write_changes_nothing_even_over_code(m):
+    """Unicorn refuses to drop the translations of an empty range (UcError): nothing to do."""
+    m.mem.map(CODE, PAGE, PROT_READ | PROT_EXEC)
+    m.mem.write(CODE, b"\x90\x90")
+    m.mem.write(CODE + 1, b"")
+    assert m.mem.read(CODE, 2) == b"\x90\x90"
