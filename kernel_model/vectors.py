@@ -16,14 +16,18 @@ EXCEPTION_SIGNALS = {
 
 
 def install_vectors(kernel, space) -> None:
-    for vector, signal in EXCEPTION_SIGNALS.items():
-        dpl = 3 if vector in V.USER_CALLABLE else 0
-        space.idt.set_gate(vector, _exception_handler(kernel, signal), dpl=dpl)
-    space.idt.set_gate(V.BP, _breakpoint_handler(kernel, space), dpl=3)
-    space.idt.set_gate(V.UD, _invalid_opcode_handler(kernel, space))
-    space.idt.set_gate(V.DB, _debug_handler(kernel, space))
-    space.idt.set_gate(V.GP, _general_protection_handler(kernel, space))
-    space.idt.set_gate(V.SYSCALL_VECTOR, kernel.int80_handler, dpl=3)
+    """One gate per vector (each set_gate writes a descriptor into the IDT page): the exceptions
+    that only become signals, those a tool may claim first, and the system-call gate."""
+    handlers = {vector: _exception_handler(kernel, signal)
+                for vector, signal in EXCEPTION_SIGNALS.items()}
+    handlers[V.BP] = _breakpoint_handler(kernel, space)
+    handlers[V.UD] = _invalid_opcode_handler(kernel, space)
+    handlers[V.DB] = _debug_handler(kernel, space)
+    handlers[V.GP] = _general_protection_handler(kernel, space)
+    handlers[V.SYSCALL_VECTOR] = kernel.int80_handler
+    for vector, handler in handlers.items():
+        dpl = 3 if vector in V.USER_CALLABLE else 0        # int3, into, int 0x80 from ring 3
+        space.idt.set_gate(vector, handler, dpl=dpl)
 
 
 def _breakpoint_handler(kernel, space):
