@@ -12,10 +12,12 @@ X86_64_ARGUMENT_REGISTERS = ("rdi", "rsi", "rdx", "rcx", "r8", "r9")
 
 class ProbeContext:
     # One is built per hit, on the probe hot path: slots make building it cheaper.
-    __slots__ = ("kernel", "thread", "process", "probe", "address", "retval", "_cpu")
+    __slots__ = ("kernel", "thread", "process", "probe", "address", "retval", "_cpu", "_original")
 
-    def __init__(self, kernel, thread, probe, address: int, retval: int | None = None):
+    def __init__(self, kernel, thread, probe, address: int, retval: int | None = None,
+                 original_bytes=None):
         self.kernel = kernel
+        self._original = original_bytes      # (process, address, size) -> bytes without patches
         self.thread = thread
         self.process = process = thread.process
         self.probe = probe
@@ -44,6 +46,11 @@ class ProbeContext:
         return self._cpu.registers().as_dict()
 
     def read(self, address: int, size: int) -> bytes:
+        """The program's memory as the program has it: the tool's own patches (int3 bytes,
+        jumps) read as the original bytes they replaced, as gdbserver shows memory under its
+        breakpoints."""
+        if self._original is not None:
+            return self._original(self.process, address, size)
         return self._cpu.read(address, size)
 
     def read_string(self, address: int, limit: int = 256) -> bytes:

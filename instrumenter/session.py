@@ -173,7 +173,11 @@ class Session:
                           name or self.name_of(process, address)))
         action = probe.action
         if action is not None:
-            action(ProbeContext(self.kernel, thread, probe, address, retval))
+            action(ProbeContext(self.kernel, thread, probe, address, retval, self.original_bytes))
+
+    def original_bytes(self, process, address: int, size: int) -> bytes:
+        """`process`'s memory without the patches of any strategy of this session."""
+        return self.trampolines.store_for(process).original_bytes(address, size)
 
     def name_of(self, process, address: int) -> str:
         """`address` symbolized in the image `process` runs, computed once per image."""
@@ -273,7 +277,8 @@ class _EntryHit:
                              probe.spec.text, address, args, None, "entry", self._name))
         action = probe.action
         if action is not None:
-            action(ProbeContext(session.kernel, thread, probe, address))
+            action(ProbeContext(session.kernel, thread, probe, address,
+                                original_bytes=session.original_bytes))
 
 
 def _signed(value: int, bits: int) -> int:

@@ -179,3 +179,21 @@ def test_auto_names_every_refusal_when_nothing_takes_a_site(monkeypatch):
     with pytest.raises(InstrumenterError, match=r"no strategy can take .*jump: .*; trampoline: "
                                                 r".*; emulate: "):
         Sandbox(probes=["uprobe:fib:fib+1"]).run([str(SAMPLES / "i386" / "fib"), "3"])
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("strategy", ["trampoline", "jump", "emulate"])
+def test_an_action_reads_the_original_bytes_under_the_patch(strategy):
+    """Issue 15: reads through the tool show the program, not the tool's int3 or jump."""
+    binary = SAMPLES / "x86_64" / "fib"
+    seen = []
+    probe = Probe(parse_probe_spec("uprobe:fib:fib"),
+                  action=lambda ctx: seen.append(ctx.read(ctx.address, 5)))
+    result = Sandbox(probes=[probe], strategy=strategy).run([str(binary), "3"])
+    assert result.exit_code == 0 and seen
+    from loader.elf import load_elf_file
+    image = load_elf_file(str(binary))
+    fib = image.symbols.lookup("fib")
+    segment = next(s for s in image.segments if s.vaddr <= fib.addr < s.vaddr + s.memsz)
+    original = segment.data[fib.addr - segment.vaddr:fib.addr - segment.vaddr + 5]
+    assert set(seen) == {original}
