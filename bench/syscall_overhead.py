@@ -73,7 +73,7 @@ def _measure(argv, rootfs):
 
 
 def _getpid_program(arch: str) -> bytes:
-    from tests.unit.kernel.tinyelf import tiny_elf       # the kernel tests' ELF builder
+    from tests.unit.kernel_model.tinyelf import tiny_elf       # the kernel tests' ELF builder
     return tiny_elf(arch, GETPID_LOOP[arch])
 
 

@@ -12,7 +12,7 @@ from hypothesis import given, strategies as st
 from kernel_model.errno import GuestErrno
 from kernel_model.fs import FileSystem
 
-from tests.unit.fs.helpers import FakeProcess
+from tests.unit.kernel_model.fs.helpers import FakeProcess
 
 JAIL = b"/jail"
 

@@ -19,7 +19,7 @@ from instrumenter.emulate_insn import emulation_refusal
 from instrumenter.decode import decode
 from tests.unit.emu.guest import asm
 from tests.unit.instrumenter.emulate_harness import emulating_space
-from tests.unit.kernel.userland import USER_CODE, USER_STACK
+from tests.unit.kernel_model.userland import USER_CODE, USER_STACK
 
 ARCHES = ("i386", "x86_64")
 FLAG_BITS = 0x8D5                       # CF PF AF ZF SF OF: what a program can see

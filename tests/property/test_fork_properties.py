@@ -11,7 +11,7 @@ from hypothesis import given, strategies as st
 
 from kernel_model.fs import CapturedOutput
 from kernel_model.kernel import Kernel, KernelConfig
-from tests.unit.kernel.tinyelf import tiny_elf, write_program
+from tests.unit.kernel_model.tinyelf import tiny_elf, write_program
 
 PROGRAM = {
     "x86_64": """

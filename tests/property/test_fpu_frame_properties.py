@@ -1,6 +1,6 @@
 """Random x87/SSE register values survive a signal round trip bit for bit.
 
-Guest level: the program of tests/unit/kernel/fpu_frame_guest.py loads a drawn FXSAVE image
+Guest level: the program of tests/unit/kernel_model/fpu_frame_guest.py loads a drawn FXSAVE image
 (control, status and tag words, MXCSR, eight 80-bit registers, every XMM register), takes a
 signal whose handler computes with both units and wrecks them, and dumps its state after
 sigreturn. Model level: kernel_model/fpframe.py writes any state into a frame and reads the
@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from emu.fpu import FpuState
 from kernel_model.fpframe import (RestoreError, fpstate_pieces, math_frame, restore_fpstate)
-from tests.unit.kernel.fpu_frame_guest import compared_fields, image_of, write_fpu_program
-from tests.unit.kernel.test_fpu_state import run_in_trapline
+from tests.unit.kernel_model.fpu_frame_guest import compared_fields, image_of, write_fpu_program
+from tests.unit.kernel_model.test_fpu_state import run_in_trapline
 
 ARCHES = ("i386", "x86_64")
 

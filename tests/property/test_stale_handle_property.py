@@ -17,7 +17,7 @@ from hypothesis import example, given, strategies as st
 from kernel_model.errno import GuestErrno
 from kernel_model.fs import FileSystem, O_DIRECTORY, O_PATH, O_RDONLY
 
-from tests.unit.fs.helpers import PROC
+from tests.unit.kernel_model.fs.helpers import PROC
 
 names = st.sampled_from(["a", "b", "c", "d", "e"])
 # Names of the tree (build) and a few new ones: most operations then do something.

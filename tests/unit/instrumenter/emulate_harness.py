@@ -9,7 +9,7 @@ from kernel_model.debug import DebugInterface
 from kernel_model.space import Space
 from kernel_model.vectors import install_vectors
 from kernel_model.vm import PROT_EXEC, PROT_READ, PROT_WRITE
-from tests.unit.kernel.userland import USER_CODE, USER_SP, USER_STACK
+from tests.unit.kernel_model.userland import USER_CODE, USER_SP, USER_STACK
 
 
 def emulating_space(arch: str, code: bytes):

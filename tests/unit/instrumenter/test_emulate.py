@@ -15,7 +15,7 @@ from kernel_model.signals import SIGSEGV
 from tests.unit.emu.guest import CODE, asm, machine_with
 
 from .emulate_harness import emulating_space
-from tests.unit.kernel.userland import USER_CODE, USER_SP
+from tests.unit.kernel_model.userland import USER_CODE, USER_SP
 
 ARCHES = ("i386", "x86_64")
 BP = {"i386": "ebp", "x86_64": "rbp"}

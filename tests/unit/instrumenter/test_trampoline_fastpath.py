@@ -6,7 +6,7 @@ import pytest
 
 from kernel_model import idt as V
 from kernel_model.traps import TrapDispatcher
-from tests.unit.kernel.userland import USER_CODE, USER_SP, user_program
+from tests.unit.kernel_model.userland import USER_CODE, USER_SP, user_program
 from trapline import Sandbox
 
 SOURCE = "mov eax, 1; push 7; site: int3; nop; nop; target: mov ebx, 2; push 9; end: int3"

@@ -15,7 +15,7 @@ from kernel_model import idt as V
 from kernel_model.fs import CapturedOutput
 from kernel_model.kernel import Kernel, KernelConfig
 from kernel_model.traps import TrapDispatcher
-from tests.unit.kernel.userland import USER_CODE, user_program
+from tests.unit.kernel_model.userland import USER_CODE, user_program
 from tests.unit.loader import elf_builder
 
 from . import tinyelf

@@ -6,7 +6,7 @@ from kernel_model.strace import format_exit, format_killed
 from kernel_model.strace_errnos import ERRNOS, format_error_return
 from kernel_model.strace_strings import (escape_bytes, format_argv, format_buffer,
                                          format_cstring, format_envp, format_path)
-from tests.unit.strace.fake_memory import FakeMemory
+from tests.unit.kernel_model.strace.fake_memory import FakeMemory
 
 
 @pytest.mark.parametrize("data,text", [

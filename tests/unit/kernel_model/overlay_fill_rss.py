@@ -1,6 +1,6 @@
 """A guest writing COUNT MiB into an in-memory overlay file under a LIMIT MiB memory budget;
 prints "written failures peak_rss_kib". Run in its own process (its peak RSS is the measure):
-python -m tests.unit.kernel.overlay_fill_rss LIMIT COUNT"""
+python -m tests.unit.kernel_model.overlay_fill_rss LIMIT COUNT"""
 import io
 import resource
 import struct

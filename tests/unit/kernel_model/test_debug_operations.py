@@ -12,7 +12,7 @@ from kernel_model.errors import KernelError
 from kernel_model.fs import CapturedOutput
 from kernel_model.kernel import Kernel, KernelConfig
 from kernel_model.vectors import install_vectors
-from tests.unit.kernel.userland import user_program
+from tests.unit.kernel_model.userland import user_program
 
 ROOT = Path(__file__).resolve().parents[3]
 SOURCE = "mov eax, 1; site: int3; nop; nop; target: mov ebx, 2; end: int3"

@@ -91,7 +91,7 @@ class _View:
 
 
 def fill_in_a_process(limit_mib: int, count: int) -> tuple[int, int, int]:
-    done = subprocess.run([sys.executable, "-m", "tests.unit.kernel.overlay_fill_rss",
+    done = subprocess.run([sys.executable, "-m", "tests.unit.kernel_model.overlay_fill_rss",
                            str(limit_mib), str(count)], capture_output=True, check=True,
                            cwd=Path(__file__).resolve().parents[3])
     status, written, failures, peak_kib = map(int, done.stdout.split())
