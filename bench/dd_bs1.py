@@ -16,16 +16,14 @@ Goals (issue 12, section 4): trapline >= 5x faster than Qiling and within 8x of 
 `python3 -m bench.dd_bs1 [--count N] [--runs K]`
 """
 import os
-import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from .common import ROOT
+from .common import ROOT, timed_run
 
 BUSYBOX = ROOT / "tests" / "e2e" / ".cache" / "debian" / "{arch}" / "root" / "bin" / "busybox"
 QEMU = {"amd64": "qemu-x86_64", "i386": "qemu-i386"}
@@ -58,14 +56,7 @@ def _trapline_head() -> list[str]:
 
 def _timed(argv: list[str]) -> tuple[float, float]:
     """(wall, cpu) seconds of one run of argv; it must exit 0 and say it copied every record."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0 or b"records out" not in done.stderr:
-        raise RuntimeError(f"{argv[:2]} exited {done.returncode}: {done.stderr.decode()[-300:]}")
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return timed_run(argv, stderr_must_hold=b"records out")
 
 
 def _commands(deb_arch: str, root: Path, count: int, runs: int) -> list[tuple[str, list[str], int]]:

@@ -16,15 +16,13 @@ Goals (issue 14): trapline >= 3x faster than Qiling on `ls -l` and `sort`; dynam
 `python3 -m bench.dynamic [--runs K]`
 """
 import random
-import resource
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
+from .common import timed_run
 from .dd_bs1 import _trapline_head, qiling_python
 
 RUNS = 3
@@ -32,18 +30,6 @@ SORT_LINES = 70_000
 QILING_SCRIPT = ("import sys; from qiling import Qiling; from qiling.const import QL_VERBOSE; "
                  "ql = Qiling(sys.argv[1:], '/', verbose=QL_VERBOSE.DISABLED, multithread=True); "
                  "ql.run()")
-
-
-def timed_run(argv: list[str]) -> tuple[float, float]:
-    """(wall, cpu) seconds of one run of argv, which must exit 0."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        raise RuntimeError(f"{argv[:3]} exited {done.returncode}: {done.stderr.decode()[-300:]}")
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def _workloads(folder: Path) -> dict[str, list[str]]:
