@@ -19,6 +19,10 @@ from typing import Callable
 from loader.elf import load_elf
 from loader.errors import LoaderError
 
+from .errno import GuestErrno
+from .fs.constants import O_RDONLY
+from .fsview import global_view
+
 
 class MappedImage:
     """One object in one address space. `image` is a loader.LoadedImage relocated to `base`,
@@ -42,7 +46,7 @@ class MappedImage:
             try:
                 self._image = load_elf(read(), self.path.decode(errors="replace"),
                                        pie_base=self.base, shared_object=True)
-            except (LoaderError, OSError):
+            except (LoaderError, GuestErrno, OSError):   # gone, changed, or no ELF any more
                 self._image = None
         return self._image
 
@@ -107,10 +111,22 @@ def _object_end(vmas, path: bytes, base: int) -> int:
     return end
 
 
+def _file_reader(kernel, proc, path: bytes) -> Callable[[], bytes]:
+    """Reads the object's file when a tool first asks for its image: by its global path (an
+    open file's path is global, kernel_model/fsview.py), since the guest usually closes the
+    descriptor right after mapping. Nothing is read, or kept, for a run nobody inspects."""
+    def read() -> bytes:
+        f = kernel.fs.open(path, O_RDONLY, 0, b"/", global_view(proc))
+        try:
+            return f.pread(f.stat().size, 0)
+        finally:
+            f.close()
+    return read
+
+
 def record_library_mapping(kernel, proc, start: int, offset: int, open_file) -> None:
     """An executable file mapping was made in `proc` (kernel_model/syscalls/impls/memory.py):
-    note its object and announce it. The file's bytes are kept only while a tool listens (for
-    its symbols); the guest usually closes the descriptor right after mapping."""
+    note its object and announce it."""
     space = proc.space
     path = open_file.path
     known = space.images.at(start)
@@ -119,10 +135,6 @@ def record_library_mapping(kernel, proc, start: int, offset: int, open_file) -> 
     vmas = space.vm.vmas
     base = _object_base(vmas, path, start, offset)
     end = max(_object_end(vmas, path, base), start + 1)
-    read = None
-    if kernel.debug.subscribers:
-        data = open_file.pread(open_file.stat().size, 0)
-        read = lambda: data                       # noqa: E731  (the bytes read now)
-    mapped = MappedImage(path, base, end, read=read)
+    mapped = MappedImage(path, base, end, read=_file_reader(kernel, proc, path))
     space.images.add(mapped)
     kernel.debug.image_mapped(proc, mapped)
