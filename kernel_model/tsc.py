@@ -10,8 +10,6 @@ real CPU. Any other #GP is the program's: SIGSEGV.
 """
 from emu.memory import MemoryAccessError
 
-from .clock import NS
-
 CR4_TSD = 1 << 2
 RDTSC = b"\x0f\x31"
 RDTSCP = b"\x0f\x01\xf9"
@@ -40,7 +38,7 @@ def emulate_time_stamp(machine, clock_of, frame) -> bool:
         return False
     clock = clock_of()
     clock.advance(TSC_READ_NS)
-    ticks = clock.monotonic_ns() * (10**9 // NS)
+    ticks = clock.monotonic_ns()            # 1 GHz: one tick per virtual nanosecond
     wide = machine.arch.bits == 64          # the upper halves of rax/rdx are cleared
     machine.set_reg("rax" if wide else "eax", ticks & 0xFFFFFFFF)
     machine.set_reg("rdx" if wide else "edx", ticks >> 32 & 0xFFFFFFFF)
