@@ -18,9 +18,9 @@ import time
 
 from unicorn import UC_HOOK_CODE
 
-from instrumenter.decode import boundaries, decode
+from instrumenter.insn.decode import boundaries, decode
 from instrumenter.errors import InstrumenterError
-from instrumenter.policy import InsnClass, classify
+from instrumenter.insn.policy import InsnClass, classify
 from loader.elf import load_elf_file
 from trapline import Sandbox
 
@@ -91,7 +91,7 @@ class _RunTimer:
 def _guest_seconds(path: str, n: int, others: list[str], fib_probe, strategy: str) -> float:
     """Kernel.run time of `path n` with `others` (Python no-op probes) installed and, when
     fib_probe is given, that probe on fib; checks the fib probe saw every call."""
-    from instrumenter.probes import Probe
+    from instrumenter.tracing.probes import Probe
     from trapline.probespec import parse_probe_spec
 
     probes = [Probe(parse_probe_spec(s), action=_noop, nargs=0) for s in others]
@@ -127,13 +127,13 @@ def _probe_rates(path: str, n: int, others: list[str], fib_probe, strategy: str,
 
 
 def _python_probe():
-    from instrumenter.probes import Probe
+    from instrumenter.tracing.probes import Probe
     from trapline.probespec import parse_probe_spec
     return Probe(parse_probe_spec("uprobe:wide:fib"), action=_noop, nargs=0)
 
 
 def _native_probe():
-    from instrumenter.probes import Probe
+    from instrumenter.tracing.probes import Probe
     from trapline.probespec import parse_probe_spec
     return Probe(parse_probe_spec("uprobe:wide:fib"), native="count")
 

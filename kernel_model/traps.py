@@ -23,7 +23,7 @@ the frame round trip is the identity on everything but the IP:
     thread's kernel stack: memory that is dead between traps (every trap writes its frame
     before anything reads it, and nothing reads it after IRET).
 The handler runs with the same live registers either way (the full path does not change them
-before calling it). tests/unit/instrumenter/test_trampoline_fastpath.py checks the two paths
+before calling it). tests/unit/instrumenter/strategies/test_trampoline_fastpath.py checks the two paths
 end in the same state.
 
 Frameless system calls (the fast path of every `int 0x80`). The same argument holds for the

@@ -11,7 +11,7 @@ import sys
 import click
 
 
-from instrumenter.strategies import CHOICES as STRATEGY_CHOICES
+from instrumenter.strategies.registry import CHOICES as STRATEGY_CHOICES
 from kernel_model.sched import DEFAULT_QUANTUM
 
 
@@ -127,8 +127,8 @@ def run(rootfs, cwd, env, clear_env, seed, writable, strace, follow_forks, quant
 def trace(probes, strategy, native, children, backpatch, fmt, output, count, rootfs, cwd, env, clear_env, seed, writable, strace,
           follow_forks, quantum, max_insns, verbose, program, args):
     """Run PROGRAM with probes; one event per hit (text or JSON Lines)."""
-    from instrumenter.native import parse_native
-    from instrumenter.probes import UPROBE, Probe
+    from instrumenter.strategies.native import parse_native
+    from instrumenter.tracing.probes import UPROBE, Probe
 
     from .probespec import parse_probe_spec
     from .sandbox import Sandbox

@@ -22,10 +22,10 @@ from kernel_model.fs import CapturedOutput
 from kernel_model.kernel import Kernel, KernelConfig, wait_status_exit_code
 
 from instrumenter.errors import InstrumenterError
-from instrumenter.probes import UPROBE, Probe, ProbeSpec
-from instrumenter.records import Buffers
-from instrumenter.session import Session
-from instrumenter.strategies import NAMES as STRATEGY_NAMES
+from instrumenter.tracing.probes import UPROBE, Probe, ProbeSpec
+from instrumenter.tracing.records import Buffers
+from instrumenter.tracing.session import Session
+from instrumenter.strategies.registry import NAMES as STRATEGY_NAMES
 
 TARGET = "probed"
 STRATEGY_ORDER = ("emulate", "emulate-lock", "trampoline", "jump", "singlestep")   # table order
@@ -107,7 +107,7 @@ def run_experiment(binary_dir: str, arches, guests, strategies, workers_list, qu
 
 
 def available_strategies(wanted=None) -> list[str]:
-    """The experiment's strategies that the registry has (instrumenter/strategies.py)."""
+    """The experiment's strategies that the registry has (instrumenter/strategies/registry.py)."""
     names = wanted or STRATEGY_ORDER
     return [s for s in names if s in STRATEGY_NAMES]
 

@@ -6,7 +6,7 @@ Bad specs give one line saying what was expected.
 """
 import re
 
-from instrumenter.probes import SYSCALL, UPROBE, URETPROBE, ProbeSpec
+from instrumenter.tracing.probes import SYSCALL, UPROBE, URETPROBE, ProbeSpec
 from kernel_model.syscalls.numbers_i386 import NUMBERS as I386_SYSCALLS
 from kernel_model.syscalls.numbers_x86_64 import NUMBERS as X86_64_SYSCALLS
 

@@ -53,7 +53,7 @@ class Sandbox:
     strategy: str = "auto"                 # jump | trampoline | auto
     on_choice: object = None               # callable(probe, address, strategy) for auto's choices
     sink: object = None                    # callable(list[Record]) to stream records; None: collect
-    children: str = "follow"               # follow | detach | naive (instrumenter/children.py)
+    children: str = "follow"               # follow | detach | naive (instrumenter/children/policies.py)
     backpatch: str = "lazy"                # detach's vfork children: lazy | eager
 
     def guest_cwd(self) -> str:
@@ -81,7 +81,7 @@ class Sandbox:
         defaults there is nothing to check, and nothing of the instrumenter to import."""
         if not self.probes and (self.children, self.backpatch) == (Sandbox.children, Sandbox.backpatch):
             return
-        from instrumenter.children import BACKPATCH_MODES, POLICIES
+        from instrumenter.children.policies import BACKPATCH_MODES, POLICIES
         if self.children not in POLICIES:
             raise UsageError(f"--children {self.children}: expected one of {', '.join(POLICIES)}")
         if self.backpatch not in BACKPATCH_MODES:
@@ -114,9 +114,9 @@ class Sandbox:
         collected: list = []
         session = None
         if self.probes:
-            from instrumenter.probes import Probe
-            from instrumenter.records import Buffers
-            from instrumenter.session import Session
+            from instrumenter.tracing.probes import Probe
+            from instrumenter.tracing.records import Buffers
+            from instrumenter.tracing.session import Session
 
             from .probespec import parse_probe_spec
 

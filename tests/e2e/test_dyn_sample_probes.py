@@ -4,7 +4,7 @@
 malloc_count calls malloc exactly N times and nothing else in it allocates (write(2) only, no
 stdio, no locale), so `uprobe:libc.so.6:malloc` must count N; strlen_calls calls libc's strlen
 through the PLT on six known strings, so `uretprobe:libc.so.6:strlen` (an IFUNC in glibc: the
-probe waits for its resolver, instrumenter/ifunc.py) must report exactly those six lengths.
+probe waits for its resolver, instrumenter/tracing/ifunc.py) must report exactly those six lengths.
 """
 from __future__ import annotations
 

@@ -6,9 +6,9 @@ import pytest
 
 from hypothesis import given, settings, strategies as st
 
-from instrumenter.probes import Probe
-from instrumenter.records import Buffers
-from instrumenter.session import Session, _EntryHit
+from instrumenter.tracing.probes import Probe
+from instrumenter.tracing.records import Buffers
+from instrumenter.tracing.session import Session, _EntryHit
 from kernel_model.fs import CapturedOutput
 from kernel_model.kernel import Kernel, KernelConfig
 from trapline.probespec import parse_probe_spec

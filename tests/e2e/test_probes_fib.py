@@ -40,7 +40,7 @@ def test_fib_probe_counts_equal_the_call_count(arch, n):
 @pytest.mark.parametrize("arch", ["i386", "x86_64"])
 def test_probe_on_every_instruction_of_fib_keeps_the_output(arch):
     """A uprobe on each instruction of fib (every relocation class fib contains) at once."""
-    from instrumenter.decode import boundaries
+    from instrumenter.insn.decode import boundaries
     from loader.elf import load_elf_file
     binary = SAMPLES / arch / "fib"
     image = load_elf_file(str(binary))

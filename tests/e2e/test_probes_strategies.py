@@ -8,8 +8,8 @@ from collections import Counter
 import pytest
 from click.testing import CliRunner
 
-from instrumenter.jump import qualify
-from instrumenter.probes import Probe
+from instrumenter.strategies.jump import qualify
+from instrumenter.tracing.probes import Probe
 from loader.elf import load_elf_file
 from trapline import Sandbox
 from trapline.cli import main
@@ -160,7 +160,7 @@ def test_trace_cli_with_jump_and_native_count(arch, capfd):
 def test_auto_emulates_what_has_no_xol_page_in_reach(arch, monkeypatch):
     """Without an XOL page within reach neither a jump nor a trampoline can be built; the
     frame-building `push ebp`/`push rbp` at fib's entry is emulated instead, every call seen."""
-    from instrumenter.xol import XolArea
+    from instrumenter.strategies.xol import XolArea
     monkeypatch.setattr(XolArea, "reaches", lambda self, address: False)
     choices = []
     result = Sandbox(probes=["uprobe:fib:fib"], on_choice=lambda p, a, s: choices.append(s)
@@ -174,7 +174,7 @@ def test_auto_names_every_refusal_when_nothing_takes_a_site(monkeypatch):
     """fib+1 (mov ebp, esp) is no emulated form: with no XOL page either, auto gives up in
     one line that says why each strategy refused."""
     from instrumenter.errors import InstrumenterError
-    from instrumenter.xol import XolArea
+    from instrumenter.strategies.xol import XolArea
     monkeypatch.setattr(XolArea, "reaches", lambda self, address: False)
     with pytest.raises(InstrumenterError, match=r"no strategy can take .*jump: .*; trampoline: "
                                                 r".*; emulate: "):

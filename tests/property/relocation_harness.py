@@ -79,7 +79,7 @@ def first_difference(a: Outcome, b: Outcome, *, undefined_flags: int, stack: int
     """None when the two outcomes agree; else a description of the first difference.
 
     Flags the SDM leaves undefined for the instruction are masked; stack bytes below
-    `dead_below` (memory the ABI does not preserve, see instrumenter/relocate.py) are ignored.
+    `dead_below` (memory the ABI does not preserve, see instrumenter/insn/relocate.py) are ignored.
     """
     if a.exit != b.exit:
         return f"exit: in place {a.exit} / relocated {b.exit}"

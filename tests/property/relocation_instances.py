@@ -1,6 +1,6 @@
 """Hypothesis strategies: instruction instances and machine states built from the policy forms.
 
-Everything comes from instrumenter/policy.py (`forms_of`): a class or form added there is
+Everything comes from instrumenter/insn/policy.py (`forms_of`): a class or form added there is
 generated here without changes. Placements: "near" puts the XOL page within 1 GiB of the
 original (x86-64) or anywhere (i386, where rel32 always reaches); "far" (x86-64) puts it more
 than 2 GiB away from the original code and its data, forcing absolute jumps and the
@@ -14,9 +14,9 @@ from hypothesis import assume
 from hypothesis import strategies as st
 from keystone import KS_ARCH_X86, KS_MODE_32, KS_MODE_64, Ks
 
-from instrumenter.decode import decode
-from instrumenter.forms import Form
-from instrumenter.policy import InsnClass
+from instrumenter.insn.decode import decode
+from instrumenter.insn.forms import Form
+from instrumenter.insn.policy import InsnClass
 
 from .relocation_harness import PAGE, Layout
 

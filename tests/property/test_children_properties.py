@@ -26,10 +26,10 @@ from pathlib import Path
 from elftools.elf.elffile import ELFFile
 from hypothesis import given, strategies as st
 
-from instrumenter.decode import boundaries
-from instrumenter.probes import Probe
-from instrumenter.records import Buffers
-from instrumenter.session import Session
+from instrumenter.insn.decode import boundaries
+from instrumenter.tracing.probes import Probe
+from instrumenter.tracing.records import Buffers
+from instrumenter.tracing.session import Session
 from kernel_model.fs import CapturedOutput
 from kernel_model.kernel import Kernel, KernelConfig
 from trapline.probespec import parse_probe_spec

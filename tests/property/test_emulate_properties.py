@@ -14,11 +14,11 @@ from hypothesis import strategies as st
 
 from emu.arch import arch_named
 from emu.registers import gpr_names
-from instrumenter.emulate import EmulateProbes, lock_patch_refusal
-from instrumenter.emulate_insn import emulation_refusal
-from instrumenter.decode import decode
+from instrumenter.strategies.emulate import EmulateProbes, lock_patch_refusal
+from instrumenter.strategies.emulate_insn import emulation_refusal
+from instrumenter.insn.decode import decode
 from tests.unit.emu.guest import asm
-from tests.unit.instrumenter.emulate_harness import emulating_space
+from tests.unit.instrumenter.strategies.emulate_harness import emulating_space
 from tests.unit.kernel_model.userland import USER_CODE, USER_STACK
 
 ARCHES = ("i386", "x86_64")

@@ -25,12 +25,12 @@ from hypothesis import strategies as st
 from emu.exits import FETCH, TRAP
 from emu.machine import Machine
 from emu.memory import PROT_EXEC, PROT_READ, PROT_WRITE
-from instrumenter.emit import RED_ZONE
+from instrumenter.insn.emit import RED_ZONE
 from instrumenter.errors import InstrumenterError
-from instrumenter.jump import JumpProbes
-from instrumenter.native import NativeSpec
-from instrumenter.policy import InsnClass, forms_of
-from instrumenter.trampoline import TrampolineProbes
+from instrumenter.strategies.jump import JumpProbes
+from instrumenter.strategies.native import NativeSpec
+from instrumenter.insn.policy import InsnClass, forms_of
+from instrumenter.strategies.trampoline import TrampolineProbes
 from kernel_model.debug_cpu import SpaceCpu
 
 from .relocation_harness import PAGE, Layout

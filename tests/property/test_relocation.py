@@ -13,11 +13,11 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from instrumenter.emit import RED_ZONE
+from instrumenter.insn.emit import RED_ZONE
 from instrumenter.errors import RelocationRefused
-from instrumenter.forms import Form
-from instrumenter.policy import RELOCATABLE, InsnClass, classify, forms_of
-from instrumenter.relocate import relocate
+from instrumenter.insn.forms import Form
+from instrumenter.insn.policy import RELOCATABLE, InsnClass, classify, forms_of
+from instrumenter.insn.relocate import relocate
 
 from .relocation_harness import build, first_difference, run
 from .relocation_instances import SP, instances, layouts, plant_indirect_target

@@ -19,9 +19,9 @@ from collections import Counter
 
 from hypothesis import given, strategies as st
 
-from instrumenter.probes import Probe
-from instrumenter.records import Buffers
-from instrumenter.session import Session
+from instrumenter.tracing.probes import Probe
+from instrumenter.tracing.records import Buffers
+from instrumenter.tracing.session import Session
 from kernel_model.fs import CapturedOutput
 from kernel_model.kernel import Kernel, KernelConfig
 from kernel_model.space import Space

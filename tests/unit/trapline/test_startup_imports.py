@@ -33,7 +33,7 @@ def _modules_after(*args: str) -> tuple[str, list[str]]:
 
 # The strategy registry is plain data the CLI's --strategy choices come from (about 1.5 ms): the
 # instrumenter package itself, its strategies and decoders, must not load for a run.
-REGISTRY_ONLY = ["instrumenter", "instrumenter.strategies"]
+REGISTRY_ONLY = ["instrumenter", "instrumenter.strategies", "instrumenter.strategies.registry"]
 
 
 def test_run_imports_no_instrumenter_and_no_heavy_library():

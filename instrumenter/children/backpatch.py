@@ -1,0 +1,86 @@
+"""The backpatch engine (seed 002, FIG. 3 item 360): make an instrumented address space run the
+original program for a process the tool does not trace, and instrument it again afterwards.
+
+Every strategy keeps its patches in the space's breakpoint store (instrumenter/tracing/breakpoints.py:
+int3s, LOCK prefixes, 5-byte jumps alike), whose sites hold the original bytes — the seed's
+process-image store. Backpatching writes those bytes back and records the list; re-inserting
+writes the patches of the list again. XOL pages (trampolines, return landings, native counters)
+are left alone: without the patches nothing enters them.
+
+Return addresses that uretprobes replaced by their landing (instrumenter/tracing/uretprobes.py) are patches
+too, in the stack and in registers rather than in code: an untraced child gets the real ones
+before it runs (`detach_returns`), and a vfork parent gets its landings back at vfork-done
+(`reinsert_returns`), as it gets its code sites back.
+"""
+
+
+class BackpatchEngine:
+    def __init__(self, session):
+        self.session = session
+        self.debug = session.debug
+
+    def store(self, process):
+        """The breakpoint store of `process`'s space, or None when nothing was patched there."""
+        return self.session.trampolines.stores.get(process.space.serial)
+
+    def backpatch(self, process) -> list[int]:
+        """Original bytes at every site of the space; returns the sites restored now."""
+        store = self.store(process)
+        return store.backpatch() if store is not None else []
+
+    def reinsert(self, process) -> list[int]:
+        store = self.store(process)
+        return store.reinsert() if store is not None else []
+
+    def is_backpatched(self, process) -> bool:
+        store = self.store(process)
+        return store is not None and store.suspended
+
+    def resume_address(self, process, trap_address: int) -> int:
+        """Where a thread that trapped at `trap_address` resumes in the original code: the
+        site itself, or for a jump site's int3 part (in the XOL page) the site it belongs to."""
+        site = self.session.jumps.parts.get((process.space.serial, trap_address))
+        return site.address if site is not None else trap_address
+
+    def silent_sites(self, process) -> list[int]:
+        """Jump sites whose jump leads to native code before any trap: a process running
+        through them is never seen, so they cannot wait for a first hit to be backpatched."""
+        space_id = process.space.serial
+        return sorted(site.address for (sid, _), site in self.session.jumps.sites.items()
+                      if sid == space_id and site.entry != site.python_part)
+
+    def detach_returns(self, parent_thread, child) -> tuple[list[str], list[tuple[int, int]]]:
+        """The untraced child `child` of `parent_thread` (not run yet) returns to the real
+        addresses, never into the landing: (registers rewritten, stack slots restored)."""
+        return self.session.returns.detach_child(parent_thread, child.threads[0])
+
+    def reinsert_returns(self, parent, slots: list[tuple[int, int]]) -> list[int]:
+        """The landings back into the parent's stack slots that `detach_returns` restored."""
+        return self.session.returns.reinsert_slots(parent, slots)
+
+    def clean_fork_child(self, parent, child, forking_thread) -> list[int]:
+        """A detached fork child: its copy of the memory gets every original byte back, its
+        pending uretprobe return addresses are the real ones again, and the tool forgets its
+        space (handlers, stores, native counters) — it runs the program as if never probed."""
+        store = self.store(parent)
+        cleaned = store.clean_copy(child) if store is not None else []
+        if forking_thread is not None:
+            self.session.returns.detach_child(forking_thread, child.threads[0])
+        self.debug.clear_space(child.space)
+        self.session.jumps.forget(child, exited=True)
+        forget_space_tables(self.session, child.space)
+        return cleaned
+
+
+def forget_space_tables(session, space) -> None:
+    """Drop every strategy's entries keyed by this space (all are keyed by space.serial first),
+    so that nothing of the tool refers to a space it no longer instruments."""
+    space_id = space.serial
+    tables = [session.trampolines.stores, session.trampolines.xols]
+    for strategy in session.strategies.values():
+        sites = getattr(strategy, "sites", None)
+        if isinstance(sites, dict):
+            for key in [k for k in sites if isinstance(k, tuple) and k[0] == space_id]:
+                del sites[key]
+    for table in tables:
+        table.pop(space_id, None)

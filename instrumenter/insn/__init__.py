@@ -1,0 +1,1 @@
+"""The instruction core: decode once, classify by policy tables, relocate, emit glue."""

@@ -1,0 +1,1 @@
+"""The probe strategies (one registry, registry.py) and the pages they use."""

@@ -1,0 +1,180 @@
+"""The emulate strategy (seed 001: lossless function entry and return tracing).
+
+The probed instruction is replaced for as long as the probe exists, and is never run: when a
+thread reaches it, the trap handler calls the tracing framework (the probe hooks) and then does
+what the instruction would have done, on the trap frame (instrumenter/strategies/emulate_insn.py), and
+returns from the trap past it. Nothing is ever restored, so no other thread can run the
+original instruction unobserved — the loss of restore-and-single-step ([0004]-[0006],
+instrumenter/strategies/singlestep.py) cannot happen.
+
+Two patch forms ([0028]):
+  - "int3": the one-byte breakpoint; #BP is a trap, the saved IP is the address after it.
+  - "lock": a LOCK prefix (0xf0) over the first byte, so that the bytes at the site form an
+    invalid LOCK use — `push %ebp; mov %esp,%ebp` becomes `f0 89 e5` (DTrace's FBT) — and the
+    CPU raises #UD, a fault: the saved IP is the patched address itself. It is refused where the
+    patched bytes would form a valid locked instruction (SDM Vol. 2A, LOCK: only ADD, ADC, AND,
+    BTC, BTR, BTS, CMPXCHG*, DEC, INC, NEG, NOT, OR, SBB, SUB, XOR, XADD, XCHG with a memory
+    destination may be locked).
+
+Return probes (`uretprobe:` with this strategy) patch one site per `ret`/`ret imm16` of the
+function, found by disassembling it, and report eax/rax there. Which site is the `returns`
+mode's choice (instrumenter/strategies/emulate_return_sites.py): "frame" (the default) takes the seed's
+frame-dismantling `pop %ebp`/`pop %rbp`/`leave` right before a `ret` that nothing branches to,
+and the `ret` itself otherwise; "ret" takes every `ret`, as DTrace's fbt does on amd64. Either
+way each return is seen exactly once. A function that leaves by a tail jump returns through
+another function's `ret` and is not reported (the trampoline strategy's return-address
+replacement sees those).
+"""
+import functools
+from dataclasses import dataclass, field
+
+from ..insn.decode import decode
+from ..errors import DecodeError, InstrumenterError
+from .emulate_insn import FrameCpu, StackFault, compile_emulation, emulation_refusal
+from .placement import image_at, validate_site
+from .emulate_return_sites import RETURN_MODES, return_sites
+
+INT3, LOCK = b"\xcc", b"\xf0"
+PATCHES = {"int3": INT3, "lock": LOCK}
+MAX_INSN = 15
+# Instructions a LOCK prefix is legal on (SDM Vol. 2A, LOCK), when their destination is memory.
+LOCKABLE = frozenset({"add", "adc", "and", "btc", "btr", "bts", "cmpxchg", "cmpxchg8b",
+                      "cmpxchg16b", "dec", "inc", "neg", "not", "or", "sbb", "sub", "xor",
+                      "xadd", "xchg"})
+
+
+@dataclass
+class EmulatedSite:
+    address: int
+    insn: object                                   # the decoded original (instrumenter.insn.decode.Insn)
+    form: str
+    run: object = None                             # compile_emulation(insn): callable(cpu)
+    hooks: list = field(default_factory=list)      # callables(thread, address), placement order
+
+
+def lock_patch_refusal(code: bytes, address: int, arch: str) -> str | None:
+    """Why a LOCK byte over code[0] would NOT raise #UD, or None when it would."""
+    patched = LOCK + code[1:]
+    try:
+        insn = decode(patched, address, arch)
+    except DecodeError:
+        return None                                # no valid instruction at all: #UD
+    writes_memory = any(op.kind == "mem" and "w" in op.access for op in insn.operands)
+    if insn.base_mnemonic in LOCKABLE and writes_memory:
+        return (f"{address:#x}: a LOCK prefix there makes `{insn.mnemonic} {insn.op_str}`, a "
+                "valid locked instruction, not #UD")
+    return None
+
+
+class EmulateProbes:
+    """A placer (instrumenter/tracing/session.py `strategies`) for one patch form."""
+
+    def __init__(self, session, form: str = "int3", returns: str = "frame"):
+        if form not in PATCHES:
+            raise InstrumenterError(f"unknown patch form {form!r} (have: int3, lock)")
+        if returns not in RETURN_MODES:
+            raise InstrumenterError(f"unknown return-probe mode {returns!r} (have: frame, ret)")
+        self.session, self.debug, self.form, self.returns = session, session.debug, form, returns
+        self.sites: dict[tuple[int, int], EmulatedSite] = {}     # (space.serial, address)
+        self.debug.subscribe(self)
+
+    # ---- entry (any emulatable instruction) --------------------------------------------------
+    def place(self, process, address: int, hook, owner: str) -> EmulatedSite:
+        key = (process.space.serial, address)
+        store = self.session.trampolines.store_for(process)     # one store per space, shared
+        site = self.sites.get(key)
+        if site is None:
+            site = self._new_site(process, store, address)
+            try:
+                store.insert(address, PATCHES[self.form], owner)
+            except InstrumenterError:
+                self._forget(process.space, address)
+                raise
+        else:
+            store.insert(address, PATCHES[self.form], owner)
+        site.hooks.append(hook)
+        return site
+
+    def _forget(self, space, address: int) -> None:
+        del self.sites[(space.serial, address)]
+        self.debug.unregister_breakpoint(space, address)
+        self.debug.unregister_invalid_opcode_site(space, address)
+
+    def _new_site(self, process, store, address: int) -> EmulatedSite:
+        arch, space = self.debug.arch(process).name, process.space
+        validate_site(process, address, store.original_bytes)
+        code = store.original_bytes(address, MAX_INSN)
+        insn = decode(code, address, arch)
+        refusal = emulation_refusal(insn)
+        if refusal is None and self.form == "lock":
+            refusal = lock_patch_refusal(code, address, arch)
+        if refusal is None and (self.debug.breakpoint_at(space, address) is not None
+                                or self.debug.invalid_opcode_site(space, address) is not None):
+            refusal = f"{address:#x} is already probed with another strategy"
+        if refusal is not None:
+            raise InstrumenterError(refusal)
+        site = self.sites[(space.serial, address)] = EmulatedSite(address, insn, self.form,
+                                                                compile_emulation(insn))
+        handler = functools.partial(self._on_trap, site)
+        if self.form == "int3":
+            self.debug.register_breakpoint(space, address, handler)
+        else:       # armed before the patch is written (emu/machine.py trap_lock_prefix)
+            self.debug.register_invalid_opcode_site(space, address, handler)
+        return site
+
+    # ---- return (one site per ret of the function) --------------------------------------------
+    def place_returns(self, process, probe, function: int) -> list[EmulatedSite]:
+        """Patch one site per `ret` of the function that starts at `function` (the `returns`
+        mode picks `pop %ebp`/`leave` or the `ret`); hits report eax/rax."""
+        image = image_at(process, function)
+        symbol = image.symbols.function_at(function) if image is not None else None
+        if symbol is None or symbol.addr != function:
+            raise InstrumenterError(f"{probe.spec.text}: {function:#x} is not the start of a "
+                                    "sized function symbol, so its returns cannot be found")
+        arch = self.debug.arch(process).name
+        code = self.session.trampolines.store_for(process).original_bytes(symbol.addr, symbol.size)
+        sites = return_sites(code, symbol.addr, arch, self.returns)
+        if not sites:
+            raise InstrumenterError(f"{probe.spec.text}: {symbol.name} has no ret instruction "
+                                    "(it leaves by tail jumps): use --strategy trampoline")
+        hook = _ReturnHit(self.session, probe, function)
+        return [self.place(process, s.address, hook, probe.spec.text) for s in sites]
+
+    # ---- the trap handler (seed 001 FIG. 3) --------------------------------------------------
+    def _on_trap(self, site: EmulatedSite, frame, thread) -> bool:
+        """Tracing framework first (step 302), then emulate (304), update the IP (306), return
+        from the trap (308) — the IRET is the dispatcher's, from the frame changed here."""
+        for hook in site.hooks:
+            hook(thread, site.address)
+        process = thread.process
+        try:
+            site.run(FrameCpu(frame, process, self.debug))
+        except StackFault as fault:
+            return self._stack_fault(site, frame, thread, fault)
+        return True
+
+    def _stack_fault(self, site, frame, thread, fault: StackFault) -> bool:
+        """The real instruction would have page-faulted: the kernel raises #PF at its address."""
+        return self.debug.deliver_page_fault(frame, thread, site.address, fault.address,
+                                             write=fault.write, unmapped=fault.unmapped)
+
+    # ---- process events ---------------------------------------------------------------------
+    def fork(self, parent, child) -> None:
+        """The child's memory holds the same patches and the kernel copied their handlers."""
+        if parent.space is child.space:
+            return
+        for (space_id, address), site in list(self.sites.items()):
+            if space_id == parent.space.serial:
+                self.sites[(child.space.serial, address)] = site
+
+
+class _ReturnHit:
+    """A uretprobe's part of a ret site: report the return value (eax/rax) for the function."""
+
+    def __init__(self, session, probe, function: int):
+        self.session, self.probe, self.function = session, probe, function
+
+    def __call__(self, thread, address: int) -> None:
+        cpu = self.session.debug.cpu(thread.process)
+        retval = cpu.register("eax" if cpu.arch.bits == 32 else "rax")
+        self.session.hit(self.probe, thread, self.function, kind="return", retval=retval)

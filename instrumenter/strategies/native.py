@@ -1,0 +1,401 @@
+"""Native probe actions: code that runs inside the guest, so a hit never leaves the emulator.
+
+Two actions (Probe.native):
+  "count"   a 64-bit counter, incremented atomically by the trampoline;
+  "args:N"  N argument words (psABI: rdi, rsi, rdx, rcx, r8, r9 on x86-64, System V AMD64
+            psABI 3.2.3; [esp+4+4i] at entry on i386, System V i386 psABI 2.2) appended to a
+            bounded record buffer; when it is full, a drop counter counts what did not fit.
+The jump strategy (instrumenter/strategies/jump.py) places this code in the trampoline before the
+relocated instructions. The tool reads the counters and buffers back from guest memory when the
+session collects (process exit, exec, the end of the run): `NativeCollector`.
+
+Why the counters do NOT live in the XOL code pages: a guest store into a page that holds
+translated code makes the emulator drop that page's translations (self-modifying-code
+detection, as on real CPUs where it flushes the pipeline), so every hit would retranslate the
+trampoline. They live in a separate read/write data mapping near the code instead
+(x86-64: within ±2 GiB, so the trampoline addresses them RIP-relative).
+
+Stack use: a part first moves the stack pointer 128 bytes down with `lea` (flags untouched) —
+the x86-64 red zone (psABI 3.2.2) that a leaf function may be using — then saves the status
+flags (SAVE_FLAGS: inc/add/cmp change them) and its scratch registers. i386 has no red zone;
+the same shape is kept so that both architectures' parts read alike. A count at a function's
+entry needs none of it (emit_part, flags_live).
+
+Per process: fork copies the data pages with the rest of the memory, so a child starts with the
+parent's counts and undrained records; `NativeCollector.fork` zeroes the child's copies (the
+parent's are collected from the parent), so every count and record belongs to the one process
+that produced it. A vfork child shares the parent's memory, so its hits count for the parent.
+"""
+import struct
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import capstone
+from capstone import x86_const as X
+
+from ..tracing.context import X86_64_ARGUMENT_REGISTERS, ProbeContext
+from ..insn.emit import RED_ZONE, REG_NUMBERS, Emitter
+from ..errors import InstrumenterError
+from ..tracing.records import Buffer
+
+PAGE = 0x1000
+DATA_CHUNK = 64 * PAGE
+PROT_RW = 3
+DEFAULT_CAPACITY = 4096          # records per args:N buffer between two collections
+MAX_NATIVE_ARGS = 6              # what the x86-64 ABI passes in registers
+
+
+@dataclass(frozen=True)
+class NativeSpec:
+    kind: str                    # "count" or "args"
+    nargs: int = 0
+    capacity: int = DEFAULT_CAPACITY
+
+    @property
+    def text(self) -> str:
+        return "count" if self.kind == "count" else f"args:{self.nargs}"
+
+
+def parse_native(text: str) -> NativeSpec:
+    """"count" or "args:N" (1 <= N <= 6) — one-line error otherwise."""
+    if text == "count":
+        return NativeSpec("count")
+    kind, _, count = text.partition(":")
+    if kind == "args" and count.isdigit() and 1 <= int(count) <= MAX_NATIVE_ARGS:
+        return NativeSpec("args", int(count))
+    raise InstrumenterError(f"native action {text!r}: expected count or args:N (N = 1..{MAX_NATIVE_ARGS})")
+
+
+class NativeHit:
+    """The hook Session places for a probe with a native action. The jump strategy sees
+    `.native` and emits in-guest code; any other strategy simply calls it (the Python path)."""
+
+    def __init__(self, session, probe):
+        self.session, self.probe = session, probe
+        self.native = parse_native(probe.native)
+
+    def __call__(self, thread, address: int) -> None:
+        args = ()
+        if self.native.kind == "args":
+            ctx = ProbeContext(self.session.kernel, thread, self.probe, address,
+                               original_bytes=self.session.original_bytes)
+            args = ctx.args(self.native.nargs)
+        self.session.hit(self.probe, thread, address, args=args)
+
+
+# ---- the guest's data --------------------------------------------------------------------
+@dataclass
+class NativeSlot:
+    """The guest memory of one native action at one site (same addresses in fork children)."""
+    hook: NativeHit
+    site: int                    # the probed address
+    counter: int                 # count: hits; args: records written (the next index)
+    dropped: int = 0             # args: records that found the buffer full
+    array: int = 0               # args: capacity * nargs words
+    name: str = ""               # the site symbolized when placed (records name it)
+
+    @property
+    def spec(self) -> NativeSpec:
+        return self.hook.native
+
+    def size(self, word: int) -> int:
+        return 16 + self.spec.capacity * self.spec.nargs * word
+
+
+class NativeData:
+    """Read/write pages near the code for counters and buffers, handed out 16-byte aligned."""
+
+    def __init__(self, debug, process, near: int):
+        self.debug, self.process, self.near = debug, process, near
+        self.next = self.limit = 0
+
+    def allocate(self, size: int) -> int:
+        size = (size + 15) & ~15
+        if self.next + size > self.limit:
+            chunk = max(DATA_CHUNK, (size + PAGE - 1) & ~(PAGE - 1))
+            self.next = self.debug.map_pages(self.process, chunk, PROT_RW, near=self.near,
+                                             name=b"[trapline-native]")
+            self.limit = self.next + chunk
+        address = self.next
+        self.next += size
+        return address
+
+
+def new_slot(data: NativeData, hook: NativeHit, site: int, word: int, name: str) -> NativeSlot:
+    spec = hook.native
+    if spec.kind == "count":
+        return NativeSlot(hook, site, counter=data.allocate(8), name=name)
+    base = data.allocate(16 + spec.capacity * spec.nargs * word)
+    return NativeSlot(hook, site, counter=base, dropped=base + 8, array=base + 16, name=name)
+
+
+# ---- the guest's code (Intel SDM Vol. 2 encodings) ---------------------------------------
+def emit_part(slot: NativeSlot, address: int, next_address: int, arch: str, *,
+              flags_live: bool = True) -> bytes:
+    """The trampoline part for `slot` placed at `address`, ending with a jump to next_address.
+
+    flags_live=False (status_flags_dead proved that the code after the site overwrites the
+    status flags before anything reads them): a count is then one locked instruction (two on
+    i386) and nothing needs saving — not even the stack is touched.
+    """
+    e = Emitter(address, arch)
+    if slot.spec.kind == "count" and not flags_live:
+        _increment64(e, slot.counter, arch)
+        e.jump(next_address, "fallthrough")
+        return bytes(e.code)
+    e.lea_sp(-RED_ZONE)
+    e.raw(SAVE_FLAGS)
+    if slot.spec.kind == "count":
+        _increment64(e, slot.counter, arch)
+    elif arch == "x86_64":
+        _append_args_x86_64(e, slot)
+    else:
+        _append_args_i386(e, slot)
+    e.raw(RESTORE_FLAGS)
+    e.lea_sp(RED_ZONE)
+    e.jump(next_address, "fallthrough")
+    return bytes(e.code)
+
+
+# ---- status-flag liveness ---------------------------------------------------------------
+_FLAG_NAMES = ("OF", "SF", "ZF", "AF", "PF", "CF")
+_READS = sum(getattr(X, f"X86_EFLAGS_{kind}_{f}") for kind in ("TEST", "PRIOR") for f in _FLAG_NAMES)
+_WRITES = {f: sum(getattr(X, f"X86_EFLAGS_{kind}_{f}") for kind in ("MODIFY", "RESET", "SET",
+                                                                     "UNDEFINED")
+                  if hasattr(X, f"X86_EFLAGS_{kind}_{f}")) for f in _FLAG_NAMES}
+# Read the flags without capstone saying so (it lists no TEST bits for them).
+_IMPLICIT_READERS = frozenset({"pushf", "pushfd", "pushfq", "lahf"})
+_LEAVES = frozenset({"jump", "call", "ret", "int", "iret", "branch_relative"})   # loop/jecxz too
+# Shifts and rotates leave every flag alone when their masked count is 0 (SDM Vol. 2B, SAL/SAR/
+# SHL/SHR, RCL/RCR/ROL/ROR, SHLD, SHRD: "If the count is 0, the flags are not affected"), yet
+# capstone lists their flags as modified: they write only when the count is an immediate that
+# is not 0 after masking (CL is known at run time only).
+_COUNTED = frozenset({"shl", "sal", "shr", "sar", "rol", "ror", "rcl", "rcr", "shld", "shrd"})
+
+
+@lru_cache(maxsize=None)
+def _flag_effects(raw: bytes, arch: str) -> int:
+    cs = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_32 if arch == "i386" else capstone.CS_MODE_64)
+    cs.detail = True
+    return next(cs.disasm(raw, 0)).eflags
+
+
+def status_flags_dead(insns) -> bool:
+    """Whether the straight-line code `insns` (from the probe site on) writes all six status
+    flags before any instruction reads one — a liveness scan as DynamoRIO's and Pin's inline
+    instrumentation does, so an action may clobber them without saving. Anything that leaves
+    the straight line (branch, call, return, interrupt) or the end of the code: live."""
+    written = set()
+    for insn in insns:
+        if insn.base_mnemonic in _IMPLICIT_READERS or insn.groups & _LEAVES \
+                or insn.branch_target is not None:
+            return False
+        effects = _flag_effects(insn.raw, insn.arch)
+        if effects & _READS:
+            return False
+        if insn.base_mnemonic in _COUNTED and _count_may_be_zero(insn):
+            continue
+        written |= {f for f, bits in _WRITES.items() if effects & bits}
+        if len(written) == len(_FLAG_NAMES):
+            return True
+    return False
+
+
+def _count_may_be_zero(insn) -> bool:
+    """Whether a shift or rotate may run with a masked count of 0: a count in CL, or an
+    immediate that masks to 0 (5 bits, 6 with a 64-bit destination)."""
+    count = insn.operands[-1]
+    if count.kind != "imm":
+        return True
+    return count.imm & (0x3F if insn.operands[0].size == 8 else 0x1F) == 0
+
+
+# The status flags (the only ones inc/add/xadd/cmp change) saved without pushf/popf: popf may
+# change TF and IF, so the emulator ends its translation block after every popf and leaves the
+# generated code — about as costly as the rest of the hit. lahf copies SF ZF AF PF CF into AH
+# and seto keeps OF in AL (SDM Vol. 2A, LAHF; Vol. 2B, SETcc); restoring, `add al, 0x7f`
+# overflows exactly when AL was 1, which sets OF back, and sahf restores the other five. The
+# same technique as DynamoRIO's and Pin's inlined instrumentation. The flag image is kept on the
+# stack (push/pop change no flag), so the action may use (e/r)ax freely.
+SAVE_FLAGS = (b"\x50"              # push (e/r)ax
+              b"\x9f"              # lahf
+              b"\x0f\x90\xc0"      # seto al
+              b"\x50")             # push (e/r)ax: the flag image
+RESTORE_FLAGS = (b"\x58"           # pop (e/r)ax: the flag image
+                 b"\x04\x7f"       # add al, 0x7f: OF = (al == 1)
+                 b"\x9e"           # sahf
+                 b"\x58")          # pop (e/r)ax
+
+
+def _increment64(e: Emitter, counter: int, arch: str) -> None:
+    if arch == "x86_64":
+        _rip(e, b"\xf0\x48\xff\x05", counter)                 # lock inc qword [rip+d]
+        return
+    # No 64-bit inc on i386: lock add the low half, lock adc the carry into the high half.
+    # Each is atomic and each carry belongs to the add that made it, so concurrent threads
+    # never lose a count (a reader between the two could see a torn value; the tool reads
+    # only while the guest is stopped).
+    e.raw(b"\xf0\x83\x05" + struct.pack("<I", counter) + b"\x01")        # lock add [c], 1
+    e.raw(b"\xf0\x83\x15" + struct.pack("<I", counter + 4) + b"\x00")    # lock adc [c+4], 0
+
+
+def _rip(e: Emitter, opcode: bytes, target: int, tail: bytes = b"") -> None:
+    """opcode+ModRM [rip+disp32] (+ tail): disp counts from the end of the instruction."""
+    end = e.here + len(opcode) + 4 + len(tail)
+    disp = target - end
+    if not -(1 << 31) <= disp < (1 << 31):
+        raise InstrumenterError(f"native data at {target:#x} is out of rip-relative reach of {e.here:#x}")
+    e.raw(opcode + struct.pack("<i", disp) + tail)
+
+
+def _append_args_x86_64(e: Emitter, slot: NativeSlot) -> None:
+    """rax = lock xadd [index], 1; if rax < capacity: store the argument registers at
+    array + rax*N*8 (through r11, which passes no argument); else lock inc [dropped]."""
+    spec = slot.spec
+    e.raw(b"\x41\x53")                                        # push r11
+    e.raw(b"\xb8\x01\x00\x00\x00")                            # mov eax, 1
+    _rip(e, b"\xf0\x48\x0f\xc1\x05", slot.counter)            # lock xadd [rip+d], rax
+    e.raw(b"\x48\x3d" + struct.pack("<i", spec.capacity))     # cmp rax, capacity
+    stores = b""
+    for i, reg in enumerate(X86_64_ARGUMENT_REGISTERS[:spec.nargs]):
+        n = REG_NUMBERS[reg]                                  # mov [r11 + 8i], reg
+        stores += bytes((0x49 | ((n >> 3) << 2), 0x89, 0x43 | ((n & 7) << 3), 8 * i))
+    body = b"\x48\x6b\xc0" + bytes((8 * spec.nargs,))         # imul rax, rax, N*8
+    lea_at = e.here + 2 + len(body)                           # after jae rel8 and the imul
+    lea = b"\x4c\x8d\x1d" + struct.pack("<i", slot.array - (lea_at + 7))   # lea r11, [rip+d]
+    body += lea + b"\x49\x01\xc3" + stores                    # add r11, rax
+    full = b"\xf0\x48\xff\x05"                                # lock inc qword [rip+d]
+    body_and_jump = len(body) + 2
+    e.raw(b"\x73" + bytes((body_and_jump,)))                  # jae full
+    e.raw(body + b"\xeb" + bytes((len(full) + 4,)))           # jmp done
+    _rip(e, full, slot.dropped)
+    e.raw(b"\x41\x5b")                                        # done: pop r11
+
+
+def _append_args_i386(e: Emitter, slot: NativeSlot) -> None:
+    """The same with eax/ecx; arguments are copied from the caller's stack with push/pop
+    (a push through [esp+d] computes its address before esp moves: SDM Vol. 2B, PUSH)."""
+    spec = slot.spec
+    e.raw(b"\x51")                                            # push ecx
+    e.raw(b"\xb8\x01\x00\x00\x00")                            # mov eax, 1
+    e.raw(b"\xf0\x0f\xc1\x05" + struct.pack("<I", slot.counter))   # lock xadd [index], eax
+    e.raw(b"\x3d" + struct.pack("<I", spec.capacity))         # cmp eax, capacity
+    # At this point esp = entry esp - 128 - 12 (eax, flag image, ecx); [entry esp] is the return
+    # address, so argument i is at [esp + 140 + 4 + 4i].
+    body = b"\x6b\xc0" + bytes((4 * spec.nargs,))             # imul eax, eax, N*4
+    body += b"\x8d\x88" + struct.pack("<I", slot.array)       # lea ecx, [eax + array]
+    for i in range(spec.nargs):
+        body += b"\xff\xb4\x24" + struct.pack("<I", RED_ZONE + 12 + 4 + 4 * i)  # push [esp+d]
+        body += b"\x8f\x41" + bytes((4 * i,))                 # pop dword [ecx + 4i]
+    full = (b"\xf0\x83\x05" + struct.pack("<I", slot.dropped) + b"\x01"
+            + b"\xf0\x83\x15" + struct.pack("<I", slot.dropped + 4) + b"\x00")
+    e.raw(b"\x73" + bytes((len(body) + 2,)))                  # jae full
+    e.raw(body + b"\xeb" + bytes((len(full),)))               # jmp done
+    e.raw(full)
+    e.raw(b"\x59")                                            # done: pop ecx
+
+
+# ---- reading it back ---------------------------------------------------------------------
+@dataclass
+class SpaceNatives:
+    """The native slots of one address space, and the process its counts belong to."""
+    space: object
+    process: object
+    slots: list = field(default_factory=list)
+
+
+class NativeCollector:
+    def __init__(self, session):
+        self.session = session
+        self.debug = session.debug
+        self.spaces: dict[int, SpaceNatives] = {}        # space.serial -> its slots
+        self.per_pid: dict[tuple[str, int], int] = {}    # (probe spec, pid) -> native hits
+
+    def add(self, process, slot: NativeSlot) -> None:
+        key = process.space.serial
+        entry = self.spaces.get(key)
+        if entry is None:
+            entry = self.spaces[key] = SpaceNatives(process.space, process)
+        entry.slots.append(slot)
+
+    def fork(self, parent, child) -> None:
+        """The child's memory holds copies of the parent's counters and records: zero them
+        there (the parent's own are collected from the parent), then track them."""
+        entry = self.spaces.get(parent.space.serial)
+        if entry is None or parent.space is child.space:
+            return
+        self.collect_space(entry)
+        for slot in entry.slots:
+            self.debug.write_memory(child, slot.counter, b"\0" * (16 if slot.array else 8))
+            self.add(child, slot)        # same addresses in the copy; counts go to the child
+
+    def collect(self) -> None:
+        """Turn what the guests accumulated since the last collection into hits and records."""
+        for entry in list(self.spaces.values()):
+            self.collect_space(entry)
+
+    def forget_space(self, space) -> None:
+        """The last collection of a space nobody runs in any more."""
+        entry = self.spaces.pop(space.serial, None)
+        if entry is not None:
+            self.collect_space(entry)
+
+    def collect_space(self, entry: SpaceNatives) -> None:
+        view = _SpaceView(entry.space)
+        word = self.debug.arch(view).word
+        for slot in entry.slots:
+            if slot.spec.kind == "count":
+                self._collect_count(view, slot, entry.process.pid)
+            else:
+                self._collect_args(view, slot, entry.process.pid, word)
+
+    def _collect_count(self, view, slot: NativeSlot, pid: int) -> None:
+        count = struct.unpack("<Q", self.debug.read_memory(view, slot.counter, 8))[0]
+        if count:
+            self.debug.write_memory(view, slot.counter, b"\0" * 8)
+            self._credit(slot, pid, count)
+
+    def _collect_args(self, view, slot: NativeSlot, pid: int, word: int) -> None:
+        fmt = "<I" if word == 4 else "<Q"
+        written = struct.unpack(fmt, self.debug.read_memory(view, slot.counter, word))[0]
+        dropped = struct.unpack("<Q", self.debug.read_memory(view, slot.dropped, 8))[0]
+        stored = min(written, slot.spec.capacity)
+        if not written and not dropped:
+            return
+        n = slot.spec.nargs
+        raw = self.debug.read_memory(view, slot.array, stored * n * word)
+        values = struct.unpack(f"<{stored * n}{fmt[1]}", raw)
+        self.debug.write_memory(view, slot.counter, b"\0" * 16)       # index and drops
+        session = self.session
+        # Collection time in instructions (emu/icount.py): the guest code has no clock.
+        ts = self.debug.instructions_retired(view)
+        for i in range(stored):
+            # Native records carry no thread id (the guest code does not know it): tid 0.
+            session.buffers.put((ts, pid, 0, slot.hook.probe.spec.text, slot.site,
+                                 values[i * n:(i + 1) * n], None, "entry", slot.name))
+        self._credit(slot, pid, stored + dropped)
+        if dropped:
+            self._count_drops(pid, dropped)
+
+    def _credit(self, slot: NativeSlot, pid: int, count: int) -> None:
+        probe = slot.hook.probe
+        probe.hits += count
+        key = (probe.spec.text, pid)
+        self.per_pid[key] = self.per_pid.get(key, 0) + count
+
+    def _count_drops(self, pid: int, dropped: int) -> None:
+        """Records the guest could not store are drops of that process's buffer (reported
+        with the others: never silent)."""
+        buffers = self.session.buffers
+        buffer = buffers.by_pid.get(pid)
+        if buffer is None:
+            buffer = buffers.by_pid[pid] = Buffer(pid, buffers.capacity, buffers.drain)
+        buffer.dropped += dropped
+
+
+class _SpaceView:
+    """What the debug interface needs of a process to read a space that its process may have
+    left by exec: the space (it stays alive while the collector holds it)."""
+
+    def __init__(self, space):
+        self.space = space

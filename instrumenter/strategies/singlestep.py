@@ -1,0 +1,103 @@
+"""The singlestep strategy: restore, single-step, re-insert — the lossy baseline of seed 001.
+
+This is the classic scheme the seed argues against ([0004]-[0006]), kept on purpose as the
+control group of the loss experiment (trapline/experiment_loss.py). Do not "fix" it.
+
+On a hit of the int3: call the probe hooks, put the ORIGINAL bytes back at the site, set TF in
+the saved flags and return from the trap to the site itself. The CPU runs the original
+instruction and then raises #DB, a trap (Intel SDM Vol. 3A, 17.3.1.4: single-step after each
+instruction while TF=1); the #DB handler writes the int3 back and clears TF.
+
+Between the restore and the re-insert the site holds the original instruction. If the
+scheduler switches threads in that window (here: an instruction quantum that ends right after
+the int3), another thread runs the original instruction and the probe never sees it: a lost
+event. Unicorn honours TF natively (intno 1 after one instruction, PC after it; checked by
+tests/unit/instrumenter/strategies/test_emulate.py), so no emulator workaround is needed.
+"""
+import functools
+from dataclasses import dataclass, field
+
+from ..insn.decode import decode
+from ..errors import InstrumenterError
+from .placement import validate_site
+from ..insn.policy import strategies_for
+
+INT3 = b"\xcc"
+TF = 0x100            # EFLAGS.TF (SDM Vol. 1, 3.4.3.3)
+MAX_INSN = 15
+
+
+@dataclass
+class SteppedSite:
+    address: int
+    hooks: list = field(default_factory=list)
+
+
+class SingleStepProbes:
+    def __init__(self, session):
+        self.session, self.debug = session, session.debug
+        self.sites: dict[tuple[int, int], SteppedSite] = {}
+        self.stepping: dict[int, tuple[object, SteppedSite]] = {}    # tid -> (process, site)
+        self.restores = 0             # windows opened (each a chance for another thread to slip by)
+        self.debug.subscribe(self)
+
+    def place(self, process, address: int, hook, owner: str) -> SteppedSite:
+        key = (process.space.serial, address)
+        store = self.session.trampolines.store_for(process)
+        site = self.sites.get(key)
+        if site is None:
+            self._check(process, store, address)
+            site = self.sites[key] = SteppedSite(address)
+            self.debug.register_breakpoint(process.space, address,
+                                           functools.partial(self._on_hit, site))
+            self.debug.register_debug_trap(process.space, self._on_debug_trap)
+        store.insert(address, INT3, owner)
+        site.hooks.append(hook)
+        return site
+
+    def _check(self, process, store, address: int) -> None:
+        validate_site(process, address, store.original_bytes)
+        insn = decode(store.original_bytes(address, MAX_INSN), address, self.debug.arch(process).name)
+        if "singlestep" not in strategies_for(insn):
+            raise InstrumenterError(f"{insn}: cannot be single-stepped in place")
+        if insn.groups & {"int"} or insn.base_mnemonic in ("syscall", "sysenter"):
+            raise InstrumenterError(f"{insn}: a system call under TF is not modelled (the kernel "
+                                    "would have to deliver #DB on its return to user mode)")
+        if self.debug.breakpoint_at(process.space, address) is not None:
+            raise InstrumenterError(f"{address:#x} is already probed with another strategy")
+
+    def _on_hit(self, site: SteppedSite, frame, thread) -> bool:
+        for hook in site.hooks:
+            hook(thread, site.address)
+        process = thread.process
+        patched = self.session.trampolines.store_for(process).sites.get(site.address)
+        self.debug.write_memory(process, site.address, patched.original)    # the window opens
+        self.restores += 1
+        self.stepping[thread.tid] = (process, site)
+        frame.ip = site.address            # IRET to the original instruction...
+        frame.flags |= TF                  # ...which traps (#DB) once it has run
+        return True
+
+    def _on_debug_trap(self, frame, thread):
+        """#DB after the stepped instruction: re-insert the int3, stop stepping. None: a #DB
+        this strategy did not cause (the program's own TF): the kernel's usual SIGTRAP."""
+        pending = self.stepping.pop(thread.tid, None)
+        if pending is None:
+            return None
+        process, site = pending
+        patched = self.session.trampolines.store_for(process).sites.get(site.address)
+        if patched is not None:                                            # the window closes
+            self.debug.write_memory(process, site.address, patched.patch)
+        frame.flags &= ~TF
+        return True
+
+    def fork(self, parent, child) -> None:
+        if parent.space is child.space:
+            return
+        for (space_id, address), site in list(self.sites.items()):
+            if space_id == parent.space.serial:
+                self.sites[(child.space.serial, address)] = site
+
+    def exit(self, process, status) -> None:
+        for thread in process.threads:
+            self.stepping.pop(thread.tid, None)

@@ -1,0 +1,140 @@
+"""The trampoline strategy (seed 000, FIG. 2-6).
+
+Setup: validate the address (instrumenter/strategies/placement.py), decode the instruction there once,
+relocate a copy of it into an XOL slot followed by a jump back to the next original
+instruction, register the kernel breakpoint handler for the address, then write the int3.
+Execution: int3 -> the kernel's #BP gate -> our handler records the hit (and runs Python
+actions), rewrites the saved IP in the trap frame to the trampoline -> IRET -> the relocated
+original instruction runs -> jump back. The original instruction stays replaced the whole
+time, so no thread can slip past the probe (unlike restore-and-single-step).
+"""
+from dataclasses import dataclass, field
+
+from ..tracing.breakpoints import BreakpointStore
+from ..insn.decode import decode
+from ..errors import InstrumenterError
+from .placement import validate_site
+from ..insn.relocate import relocate
+from .xol import XolArea
+
+INT3 = b"\xcc"
+MAX_INSN = 15
+
+
+@dataclass
+class Site:
+    address: int
+    trampoline: int
+    hooks: list = field(default_factory=list)     # callables(thread, address), in placement order
+
+
+class TrampolineProbes:
+    def __init__(self, session):
+        self.session = session
+        self.debug = session.debug
+        self.sites: dict[tuple[int, int], Site] = {}     # (space.serial, address) -> Site
+        self.stores: dict[int, BreakpointStore] = {}
+        self.xols: dict[int, list[XolArea]] = {}       # space.serial -> areas, each near its code
+        self.boundary_cache: dict = {}
+
+    def store_for(self, process) -> BreakpointStore:
+        store = self.stores.get(process.space.serial)
+        if store is None:
+            store = self.stores[process.space.serial] = BreakpointStore(self.debug, process)
+        return store
+
+    def xol_for(self, process, *, near: int) -> XolArea:
+        """An out-of-line area within rel32 reach of `near`: a program and the libraries at the
+        top of the mmap region are further apart than ±2 GiB on x86-64, so a space may need
+        one area near each (Linux's uprobes has one XOL page per mm: it needs no reach, its
+        slots are single-stepped; our trampolines jump back)."""
+        areas = self.xols.setdefault(process.space.serial, [])
+        for xol in areas:
+            if xol.reaches(near):
+                return xol
+        xol = XolArea(self.debug, process, near)
+        areas.append(xol)
+        return xol
+
+    def place(self, process, address: int, hook, owner: str) -> Site:
+        key = (process.space.serial, address)
+        site = self.sites.get(key)
+        if site is not None:
+            site.hooks.append(hook)
+            self.store_for(process).insert(address, INT3, owner)
+            return site
+        arch = self.debug.arch(process).name
+        store = self.store_for(process)
+        validate_site(process, address, store.original_bytes, self.boundary_cache)
+        code = store.original_bytes(address, MAX_INSN)
+        insn = decode(code, address, arch)
+        xol = self.xol_for(process, near=address)
+        if not xol.reaches(address):
+            raise InstrumenterError(f"{address:#x}: no XOL page within ±2 GiB")
+        trampoline = xol.allocate(64)
+        xol.write(trampoline, relocate(insn, trampoline, arch).code)
+        site = self.sites[key] = Site(address, trampoline, [hook])
+        self.debug.register_breakpoint(process.space, address, self._on_hit)
+        self._set_redirect(process.space, site)
+        store.insert(address, INT3, owner)
+        return site
+
+    def _set_redirect(self, space, site: Site) -> None:
+        """_on_hit only rewrites the saved IP: let the kernel take the int3 by a breakpoint
+        redirect (kernel_model/debug.py register_breakpoint_redirect says why that is exact;
+        the kernel takes it only while _on_hit is still its handler for the address)."""
+        address = site.address
+
+        def redirect(thread):
+            for hook in site.hooks:
+                hook(thread, address)
+            return site.trampoline
+        self.debug.register_breakpoint_redirect(space, address, redirect)
+
+    def remove(self, process, address: int, hook, owner: str) -> None:
+        """Take one hook off a site; the last one restores the original bytes exactly. The
+        trampoline stays in its XOL slot: a thread may still be running through it."""
+        key = (process.space.serial, address)
+        site = self.sites.get(key)
+        if site is None or hook not in site.hooks:
+            raise InstrumenterError(f"no probe {owner} at {address:#x}")
+        site.hooks.remove(hook)
+        self.store_for(process).remove(address, owner)
+        if not site.hooks:
+            del self.sites[key]
+            self.debug.unregister_breakpoint_redirect(process.space, address)
+            self.debug.unregister_breakpoint(process.space, address)
+
+    def _on_hit(self, frame, thread) -> bool:
+        """The kernel breakpoint handler: report, then send the thread to the trampoline."""
+        address = frame.ip - 1
+        site = self.sites[(thread.process.space.serial, address)]
+        for hook in site.hooks:
+            hook(thread, address)
+        frame.ip = site.trampoline
+        return True
+
+    def fork(self, parent, child) -> None:
+        """The child's memory is a copy, patches and XOL pages included: share the bookkeeping."""
+        if parent.space is child.space:
+            return
+        pid, cid = parent.space.serial, child.space.serial
+        for (space_id, address), site in list(self.sites.items()):
+            if space_id == pid:
+                self.sites[(cid, address)] = site
+                self._set_redirect(child.space, site)
+        if pid in self.stores:
+            store = self.stores[cid] = BreakpointStore(self.debug, child)
+            store.sites = {a: type(s)(s.address, s.original, s.patch, list(s.owners))
+                           for a, s in self.stores[pid].sites.items()}
+            store._addresses = list(self.stores[pid]._addresses)
+        if pid in self.xols:
+            self.xols[cid] = [_clone_for(xol, child) for xol in self.xols[pid]]
+
+
+def _clone_for(xol: XolArea, child) -> XolArea:
+    """The same area in a fork child (the pages came with the memory copy)."""
+    clone = XolArea.__new__(XolArea)
+    clone.__dict__.update(xol.__dict__)
+    clone.process = child
+    return clone

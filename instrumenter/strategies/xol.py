@@ -1,0 +1,44 @@
+"""Execute-out-of-line pages (seed 000: the trampoline lives in a page mapped into the process).
+
+Pages are mapped through the kernel's debug interface, near the code they serve (x86-64: within
+±2 GiB so that `jmp rel32` reaches both ways), and handed out in 16-byte aligned slots.
+"""
+from ..errors import InstrumenterError
+
+PAGE = 0x1000
+XOL_SIZE = 16 * PAGE
+PROT_RWX = 7            # written by the tool, executed by the guest
+
+
+class XolArea:
+    def __init__(self, debug, process, near: int):
+        self.debug = debug
+        self.process = process
+        self.near = near
+        self.base = debug.map_pages(process, XOL_SIZE, PROT_RWX, near=near, name=b"[uprobes]")
+        self.next = self.base
+        self.limit = self.base + XOL_SIZE
+
+    def allocate(self, size: int) -> int:
+        size = (size + 15) & ~15
+        if size > XOL_SIZE:
+            raise InstrumenterError(f"an out-of-line slot of {size} bytes does not fit a chunk")
+        if self.next + size > self.limit:             # full: map another chunk near the code
+            self.next = self.debug.map_pages(self.process, XOL_SIZE, PROT_RWX, near=self.near,
+                                             name=b"[uprobes]")
+            self.limit = self.next + XOL_SIZE
+            if not self.reaches(self.next):
+                raise InstrumenterError("no room for more out-of-line code within ±2 GiB")
+        address = self.next
+        self.next += size
+        return address
+
+    def write(self, address: int, code: bytes) -> None:
+        self.debug.write_memory(self.process, address, code)
+
+    def reaches(self, address: int) -> bool:
+        """Can a rel32 jump get from the area to `address` and back? (i386: always — a 32-bit
+        displacement wraps around the whole address space.)"""
+        if self.debug.arch(self.process).bits == 32:
+            return True
+        return abs(address - self.near) < (1 << 31) - XOL_SIZE

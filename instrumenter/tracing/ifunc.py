@@ -1,0 +1,49 @@
+"""Probes on an IFUNC symbol (STT_GNU_IFUNC: glibc's strlen, memcpy, cos...).
+
+Such a symbol's address is its resolver's: ld.so calls the resolver once per reference
+(R_X86_64_IRELATIVE / R_386_IRELATIVE relocations, lazy PLT binding) and uses what it returns,
+the implementation picked for this CPU (__strlen_sse2 on the modeled CPU, which advertises no
+AVX). A probe at the resolver would fire at load time, never at a call. So a probe on an IFUNC
+is pending until its resolver has returned: one return hook on the resolver reads the
+implementation's address from the return value (eax/rax) and places every probe on that IFUNC
+there, once per address space and implementation — the resolution gdb does by calling the
+resolver in the inferior, here observed when ld.so calls it. The placed probes then see every
+call, including the one that follows a lazy binding (the hook runs before ld.so jumps to the
+implementation).
+"""
+
+
+class IfuncResolution:
+    """One IFUNC of one library. It stands in for a probe on the resolver's return
+    (instrumenter/tracing/uretprobes.py calls `resolved` with the return value)."""
+
+    def __init__(self, session, probe):
+        self.session = session
+        self.probes = [probe]
+        self.spec = probe.spec                      # returns.py names pending frames by it
+        self.hooked: set[tuple[int, int]] = set()   # (space serial, resolver) with the hook
+        self.placed: set[tuple[int, int]] = set()   # (space serial, implementation)
+
+    def add(self, probe) -> None:
+        if probe not in self.probes:
+            self.probes.append(probe)
+
+    def hook(self, process, resolver: int) -> None:
+        """Put the return hook on the resolver of `process`, once per address space."""
+        key = (process.space.serial, resolver)
+        if key not in self.hooked:
+            self.hooked.add(key)
+            self.session.returns.place(process, self, resolver)
+
+    def resolved(self, thread, implementation: int) -> None:
+        process = thread.process
+        key = (process.space.serial, implementation)
+        if key in self.placed:
+            return
+        self.placed.add(key)
+        for probe in self.probes:
+            self.session.place_resolved(process, probe, implementation)
+
+    def forget_space(self, serial: int) -> None:
+        self.hooked = {key for key in self.hooked if key[0] != serial}
+        self.placed = {key for key in self.placed if key[0] != serial}

@@ -1,0 +1,294 @@
+"""The consumer side of the tracing framework (seed 001 FIG. 1): probes are enabled on the
+processes of a kernel, hits produce records into per-process buffers.
+
+It talks to the kernel only through its debug interface (kernel_model/debug.py), as a real
+tool talks to ptrace/uprobes: breakpoint handlers, memory reads/writes, XOL pages, process
+events (fork copies the patches with the memory; exec brings a new image to instrument).
+"""
+from ..strategies import registry as strategies
+from ..children.backpatch import forget_space_tables
+from ..children.policies import make_policy
+from .context import ProbeContext, argument_words
+from ..errors import InstrumenterError
+from .ifunc import IfuncResolution
+from ..children.monitor import ProcessMonitor
+from ..strategies.native import NativeHit
+from .probes import SYSCALL, UPROBE, URETPROBE, Probe
+from .records import Buffers
+from .uretprobes import ReturnProbes
+
+
+class Session:
+    def __init__(self, kernel, probes: list[Probe], *, buffers: Buffers | None = None,
+                 strategy: str = "auto", on_choice=None, children: str = "follow",
+                 backpatch: str = "lazy"):
+        self.kernel = kernel
+        self.debug = kernel.debug
+        self.probes = probes
+        self.buffers = buffers or Buffers()
+        self.strategy = strategy
+        self.on_choice = on_choice                 # called with (probe, address, strategy chosen)
+        # Strategy name -> object with place(process, address, hook, owner) -> site, from the one
+        # registry (instrumenter/strategies/registry.py), which also gives `auto` its order.
+        self.trampolines = None                     # set by build(): the others share its pages
+        self.strategies = strategies.build(self)
+        self.jumps = self.strategies["jump"]
+        self.auto_order = list(strategies.AUTO_ORDER)
+        self.returns = ReturnProbes(self)
+        self._names: dict = {}                    # (id(image), address) -> (image, "func+0x12")
+        self._ifuncs: dict[tuple, IfuncResolution] = {}   # (object path, IFUNC name) -> resolution
+        self.debug.subscribe(self)
+        if any(p.spec.kind == SYSCALL for p in probes):
+            self.debug.syscall_watchers.append(self)
+        # Subscribed last: at a fork event every strategy has copied its bookkeeping to the
+        # child before the children policy decides what the child keeps (seed 002).
+        self.monitor = ProcessMonitor(self, make_policy(self, children, backpatch))
+
+    # ---- enabling --------------------------------------------------------------------------
+    def attach(self, process) -> None:
+        """Trace `process` and place every uprobe/uretprobe on an object it has mapped: the
+        program, ld.so, libraries loaded so far (the others when they are mapped)."""
+        self.monitor.trace(process)
+        # Records carry virtual time: the process counts its instructions exactly from here
+        # on (at start, and for the new image after exec: exec() comes back here).
+        self.debug.count_instructions(process)
+        objects = self.debug.images(process)
+        if not objects and process.image is not None:       # a space without an image map
+            objects = [_Program(process)]
+        for mapped in objects:
+            self._instrument_object(process, mapped)
+
+    def image_mapped(self, process, mapped) -> None:
+        """A library's code was mapped (ld.so, dlopen): place the probes pending on it."""
+        if self.monitor.is_traced(process):
+            self._instrument_object(process, mapped)
+
+    def _instrument_object(self, process, mapped) -> None:
+        probes = [p for p in self.probes
+                  if p.spec.kind in (UPROBE, URETPROBE) and p.spec.matches_binary(mapped.path)]
+        if not probes:
+            return
+        image = mapped.image
+        sites = [(probe, self.resolve_in(image, mapped, probe)) for probe in probes]
+        # The jump strategy must know every address about to be probed before it places the
+        # first jump (a jump may not cover another probe's address).
+        self.jumps.expect(process, [(probe.spec.kind, address) for probe, address in sites
+                                    if not self._is_ifunc(image, probe)])
+        for probe, address in sites:
+            if self._is_ifunc(image, probe):
+                # Pending until the resolver says where the implementation is (ifunc.py).
+                self._ifunc_resolution(mapped, probe).hook(process, address)
+                self._say(probe, address, "pending on its IFUNC resolver")
+            else:
+                self.place_resolved(process, probe, address)
+
+    def place_resolved(self, process, probe: Probe, address: int) -> None:
+        """Place an entry or return probe at `address`, a function's first instruction."""
+        self.jumps.expect(process, [(probe.spec.kind, address)])     # (an IFUNC's, found late)
+        if probe.spec.kind == UPROBE:
+            hook = NativeHit(self, probe) if probe.native else _EntryHit(self, probe)
+            self.place(process, address, hook, probe)
+        elif hasattr(self.strategies.get(self.strategy), "place_returns"):
+            self.strategies[self.strategy].place_returns(process, probe, address)
+            self._say(probe, address, f"returns ({self.strategy})")
+        else:
+            self.returns.place(process, probe, address)
+            self._say(probe, address, "return address (uretprobe)")
+
+    def _say(self, probe: Probe, address: int, how: str) -> None:
+        """Tell -v where a probe went (auto's choices are told by `place`)."""
+        if self.on_choice is not None:
+            self.on_choice(probe, address, how)
+
+    @staticmethod
+    def _is_ifunc(image, probe: Probe) -> bool:
+        if image is None or probe.spec.function is None or probe.spec.offset:
+            return False
+        symbol = image.symbols.lookup(probe.spec.function)
+        return symbol is not None and symbol.kind == "ifunc"
+
+    def _ifunc_resolution(self, mapped, probe: Probe) -> IfuncResolution:
+        key = (mapped.path, probe.spec.function)
+        resolution = self._ifuncs.get(key)
+        if resolution is None:
+            resolution = self._ifuncs[key] = IfuncResolution(self, probe)
+        resolution.add(probe)
+        return resolution
+
+    def place(self, process, address: int, hook, probe: Probe):
+        """Place `hook` at `address` with the session's strategy; `auto` takes the first
+        strategy in `auto_order` that accepts the site and says which it chose."""
+        if self.strategy != "auto":
+            strategy = self.strategies.get(self.strategy)
+            if strategy is None:
+                raise InstrumenterError(f"unknown strategy {self.strategy!r} "
+                                        f"(have: {', '.join(sorted(self.strategies))})")
+            return strategy.place(process, address, hook, probe.spec.text)
+        reasons = []
+        for name in self.auto_order:
+            try:
+                site = self.strategies[name].place(process, address, hook, probe.spec.text)
+            except InstrumenterError as refused:
+                reasons.append(f"{name}: {refused}")
+                continue
+            if self.on_choice is not None:
+                self.on_choice(probe, address, name)
+            return site
+        raise InstrumenterError(f"{probe.spec.text}: no strategy can take {address:#x} ({'; '.join(reasons)})")
+
+    def resolve(self, process, probe: Probe) -> int:
+        """The address of `probe` in the program `process` runs."""
+        return self.resolve_in(process.image, _Program(process), probe)
+
+    @staticmethod
+    def resolve_in(image, mapped, probe: Probe) -> int:
+        """The address of `probe` in the object `mapped` (`image`: its LoadedImage). A 0xADDR
+        is the object's own virtual address (as in its ELF file), moved by its load bias."""
+        spec = probe.spec
+        if spec.address is not None:
+            return spec.address + (image.load_bias if image is not None else 0)
+        symbol = image.symbols.lookup(spec.function) if image is not None else None
+        if symbol is None:
+            raise InstrumenterError(f"{spec.text}: no function {spec.function!r} in "
+                                    f"{mapped.path.decode(errors='replace')}")
+        if spec.offset >= max(symbol.size, 1):
+            raise InstrumenterError(f"{spec.text}: offset {spec.offset:#x} is past the end of "
+                                    f"{spec.function} ({symbol.size} bytes)")
+        return symbol.addr + spec.offset
+
+    # ---- records ---------------------------------------------------------------------------
+    def hit(self, probe: Probe, thread, address: int, *, kind: str = "entry",
+            retval: int | None = None, args: tuple | None = None,
+            name: str | None = None) -> None:
+        """Record one hit of `probe` (then run its action). A uprobe's entry hits take
+        _EntryHit's copy of this path, which keeps the site's name at hand."""
+        probe.hits += 1
+        process = thread.process
+        cpu = self.debug.cpu(process)
+        if args is None:
+            args = argument_words(cpu, probe.nargs) \
+                if kind == "entry" and probe.nargs else ()
+        self.buffers.put((cpu.instructions_retired, process.pid, thread.tid,
+                          probe.spec.text, address, args, retval, kind,
+                          name or self.name_of(process, address)))
+        action = probe.action
+        if action is not None:
+            action(ProbeContext(self.kernel, thread, probe, address, retval, self.original_bytes))
+
+    def original_bytes(self, process, address: int, size: int) -> bytes:
+        """`process`'s memory without the patches of any strategy of this session."""
+        return self.trampolines.store_for(process).original_bytes(address, size)
+
+    def name_of(self, process, address: int) -> str:
+        """`address` symbolized in the image `process` runs, computed once per image."""
+        image = process.image
+        cached = self._names.get((id(image), address))
+        # The image is kept with the name: an id is only an identity while its object lives,
+        # and an exec'd image freed with its space could hand its id to a new one.
+        if cached is None or cached[0] is not image:
+            name = self.kernel.symbolize(process, address)
+            cached = self._names[(id(image), address)] = (image, name)
+        return cached[1]
+
+    def flush(self) -> None:
+        """Collect what native actions counted in the guests, then flush the buffers."""
+        self.jumps.natives.collect()
+        self.buffers.flush()
+
+    # ---- process events (kernel_model/debug.py) -------------------------------------------
+    def exec(self, process, path, argv) -> None:
+        self.returns.forget_process(process)
+        self.jumps.forget(process, exited=False)
+        if self.monitor.is_traced(process):          # a detached child's new image stays bare
+            self.attach(process)
+
+    def fork(self, parent, child) -> None:
+        # A fork child's new Machine counts on the same clock before it runs, so that
+        # timestamps go on continuously across the fork (a child sharing the parent's space,
+        # as a vfork child does, shares its Machine and whatever it counts).
+        if child.space is not parent.space:
+            self.debug.count_instructions(child)
+        self.trampolines.fork(parent, child)
+        self.jumps.fork(parent, child)
+        self.returns.fork(self.debug.current_thread(), child.threads[0])
+
+    def vfork(self, parent, child) -> None:
+        """The child shares the parent's patched space; the children policy (monitor) decides
+        whether it runs the patches (follow) or the original code (detach)."""
+        self.returns.fork(child.vfork_parent, child.threads[0])
+
+    def exit(self, process, status) -> None:
+        self.returns.forget_process(process)
+        self.jumps.forget(process, exited=True)
+
+    def space_released(self, space) -> None:
+        """The kernel frees `space` next: collect what native actions counted there, then
+        forget it in every table (all are keyed by space.serial, never id(): issue 12)."""
+        self.jumps.natives.forget_space(space)
+        self.jumps.forget_space(space)
+        self.returns.landings.pop(space.serial, None)
+        forget_space_tables(self, space)
+        serial = space.serial
+        for resolution in self._ifuncs.values():
+            resolution.forget_space(serial)
+        for key in [k for k in self.trampolines.boundary_cache if k[0] == serial]:
+            del self.trampolines.boundary_cache[key]
+
+    # ---- syscall probes --------------------------------------------------------------------
+    def syscall_entry(self, thread, name: str, args) -> None:
+        for probe in self.probes:
+            if probe.spec.kind == SYSCALL and probe.spec.syscall == name:
+                self.hit(probe, thread, 0, kind="syscall_entry", args=tuple(args), name=name)
+
+    def syscall_exit(self, thread, name: str, args, result: int) -> None:
+        for probe in self.probes:
+            if probe.spec.kind == SYSCALL and probe.spec.syscall == name:
+                cpu = self.debug.cpu(thread.process)
+                self.buffers.put((cpu.instructions_retired, thread.process.pid,
+                                  thread.tid, probe.spec.text, 0, tuple(args),
+                                  _signed(result, cpu.arch.bits), "syscall_exit", name))
+
+
+class _EntryHit:
+    """A uprobe's part of a site: record the hit (and run the probe's action).
+
+    This is Session.hit for kind "entry", inlined: it runs on every hit of every int3 and jump
+    probe, where each call and lookup counts (bench/probe_rate.py). The site's symbolized
+    name is kept with the image it was computed for (a fork child runs the same image, an
+    exec'd one gets new hooks)."""
+    __slots__ = ("session", "probe", "_image", "_address", "_name")
+
+    def __init__(self, session, probe):
+        self.session, self.probe = session, probe
+        self._image = self._address = self._name = None
+
+    def __call__(self, thread, address: int) -> None:
+        probe, session = self.probe, self.session
+        probe.hits += 1
+        process = thread.process
+        cpu = session.debug.cpu(process)
+        nargs = probe.nargs
+        args = argument_words(cpu, nargs) if nargs else ()
+        image = process.image
+        if address != self._address or image is not self._image:
+            self._name = session.name_of(process, address)
+            self._image, self._address = image, address
+        session.buffers.put((cpu.instructions_retired, process.pid, thread.tid,
+                             probe.spec.text, address, args, None, "entry", self._name))
+        action = probe.action
+        if action is not None:
+            action(ProbeContext(session.kernel, thread, probe, address,
+                                original_bytes=session.original_bytes))
+
+
+def _signed(value: int, bits: int) -> int:
+    value &= (1 << bits) - 1
+    return value - (1 << bits) if value >> (bits - 1) else value
+
+
+class _Program:
+    """The program of a process, as a mapped object (for a space that records none)."""
+    __slots__ = ("path", "image")
+
+    def __init__(self, process):
+        self.path, self.image = process.exe, process.image
