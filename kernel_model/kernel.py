@@ -54,7 +54,7 @@ class KernelConfig:
     stdin: object = None          # OpenFile objects for fds 0, 1, 2
     stdout: object = None
     stderr: object = None
-    strace: object = None         # a tracer (kernel_model.tracer.StraceTracer) or None
+    strace: object = None         # a tracer (trapline.strace.client.StraceTracer) or None
     verbose: bool = False
     report: object = None         # where trapline's own messages go (default: host stderr)
     memory_limit: int = 4 << 30

@@ -100,7 +100,7 @@ class Sandbox:
         report = sys.stderr
         tracer = None
         if self.strace:
-            from kernel_model.tracer import StraceTracer
+            from trapline.strace.client import StraceTracer
             tracer = StraceTracer(report, follow_forks=self.follow_forks)
         if self.quantum <= 0:
             raise UsageError("--quantum must be a positive number of instructions")

@@ -1,6 +1,6 @@
 """Argument names and kinds of the syscalls a strace user commonly sees, and their return kinds.
 
-The kinds tell the strace formatter (kernel_model/strace.py) how to print each raw register
+The kinds tell the strace formatter (trapline/strace/syscall_line.py) how to print each raw register
 value: as a number, a descriptor, a string read from guest memory, a flag set, a decoded
 structure... Names follow the Linux man pages (section 2). A syscall without an entry here is
 printed with all six arguments in hex, as strace prints syscalls it cannot decode.

@@ -33,7 +33,7 @@ from kernel_model.fs import CapturedOutput
 from kernel_model.kernel import Deadlock, InstructionBudgetExceeded, Kernel, KernelConfig
 from kernel_model.syscalls import numbers_i386, numbers_x86_64
 from kernel_model.syscalls.registry import IMPLEMENTATIONS
-from kernel_model.tracer import StraceTracer
+from trapline.strace.client import StraceTracer
 
 from .syscall_fuzz_guest import (CODE_VADDR, DATA_SIZE, DATA_VADDR, PATH_ADDRESSES, RO_VADDR,
                                  SCRATCH, STACK_POINTER, STRUCT_ZONE, STRUCT_ZONE_SIZE, UNMAPPED,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 HELLO = Path(__file__).resolve().parents[3] / "samples" / "bin" / "x86_64" / "hello"
-NOT_FOR_A_RUN = ("lief", "capstone", "keystone", "instrumenter", "rich", "kernel_model.strace",
+NOT_FOR_A_RUN = ("lief", "capstone", "keystone", "instrumenter", "rich", "trapline.strace",
                  "trapline.explain", "trapline.experiment", "elftools.elf.elffile", "elftools.dwarf")
 
 SCRIPT = """

@@ -6,7 +6,7 @@ returns the bare address when the memory cannot be read, as strace does.
 """
 from kernel_model import flags
 from kernel_model.signals_names import NSIG, short_signal_name, signal_name
-from kernel_model.strace_strings import (MemReader, format_address, format_buffer, quote,
+from .strings import (MemReader, format_address, format_buffer, quote,
                                          read_word, read_words)
 
 RLIM64_INFINITY = (1 << 64) - 1

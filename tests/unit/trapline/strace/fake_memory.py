@@ -1,4 +1,4 @@
-"""A guest memory made of a few byte regions, implementing kernel_model.strace.MemReader."""
+"""A guest memory made of a few byte regions, implementing trapline.strace.strings.MemReader."""
 
 
 class FakeMemory:

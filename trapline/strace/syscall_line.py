@@ -10,10 +10,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from kernel_model import flags
-from kernel_model import strace_structs as structs
+from . import structs
 from kernel_model.signals_names import signal_name
-from kernel_model.strace_errnos import format_error_return
-from kernel_model.strace_strings import (MemReader, format_address, format_argv, format_buffer,
+from .errnos import format_error_return
+from .strings import (MemReader, format_address, format_argv, format_buffer,
                                          format_envp, format_path, read_words)
 from kernel_model.syscalls.signatures import Kind, Ret, return_kind, signature
 

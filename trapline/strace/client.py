@@ -1,12 +1,12 @@
 """strace-style tracing of system calls (`trapline run --strace`).
 
-Formatting lives in kernel_model/strace.py; this module decides *when* a line is printed:
+Formatting lives in trapline/strace/syscall_line.py; this module decides *when* a line is printed:
 after the call returns, or — for calls that do not return to their caller (exit, execve) —
 from what was captured before the call.
 """
 from emu.memory import MemoryAccessError
 
-from . import strace
+from . import syscall_line as strace
 
 NO_RETURN_CALLS = frozenset({"exit", "exit_group"})
 

@@ -2,11 +2,11 @@
 import pytest
 
 from kernel_model.signals_names import SIGNAL_NAMES, short_signal_name, signal_name
-from kernel_model.strace import format_exit, format_killed
-from kernel_model.strace_errnos import ERRNOS, format_error_return
-from kernel_model.strace_strings import (escape_bytes, format_argv, format_buffer,
+from trapline.strace.syscall_line import format_exit, format_killed
+from trapline.strace.errnos import ERRNOS, format_error_return
+from trapline.strace.strings import (escape_bytes, format_argv, format_buffer,
                                          format_cstring, format_envp, format_path)
-from tests.unit.kernel_model.strace.fake_memory import FakeMemory
+from tests.unit.trapline.strace.fake_memory import FakeMemory
 
 
 @pytest.mark.parametrize("data,text", [

@@ -6,8 +6,8 @@ import struct
 
 import pytest
 
-from kernel_model.strace import format_syscall, unknown_name
-from tests.unit.kernel_model.strace.fake_memory import FakeMemory
+from trapline.strace.syscall_line import format_syscall, unknown_name
+from tests.unit.trapline.strace.fake_memory import FakeMemory
 
 M64 = (1 << 64) - 1
 AT_FDCWD = -100
