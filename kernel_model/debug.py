@@ -26,6 +26,13 @@ Tracer stops: a tool may leave a thread stopped "waiting for its tracer" (ptrace
 breakpoint stop), and registers itself as a tracer so that a deadlock report can say what the
 tool itself waits for (seed 002 FIG. 1).
 
+The tracing facility (kernel_model/tracing_facility.py, seed 002 [0034]-[0037]): a tool traces
+a process (attach), sets event flags and options per process or per thread (set_event_mask) and
+signals that pass untraced (set_signal_mask); the threads that respond to an event stop and the
+tool is told (`tracer.trace_stop(stop)`); it stops threads itself (stop) and resumes them, with
+or without a signal (resume). The notifications above go to every subscriber regardless, unless
+it subscribed to some events only (`subscribe(tool, events=(...))`).
+
 Registers (PTRACE_GETREGS/SETREGS): a thread's registers are live in its Machine while it is
 the one running there, and in its saved context otherwise (sleeping, stopped, runnable but
 switched out, a new child before its first run) — kernel.py `_switch_to` keeps that invariant:
@@ -42,14 +49,16 @@ from emu.icount import InstructionClock
 from emu.registers import REGISTER_IDS
 
 from .debug_access import ProcessAccess
-from .errors import KernelError
+from .errors import KernelError, TraceError, VforkParentBusy  # noqa: F401  (tools catch them)
 from .idt import PF as PAGE_FAULT
 from .proc import ZOMBIE
 from .vm import PROT_EXEC, PROT_READ, PROT_WRITE  # noqa: F401  (the page bits tools compare areas with)
 from .signals import SIGSEGV
+from .trace_masks import EventMask, TraceEvent, TraceOption  # noqa: F401  (a tool's vocabulary)
+from .tracing_facility import TraceStop, TracingFacility  # noqa: F401
 
 
-class DebugInterface(ProcessAccess):
+class DebugInterface(ProcessAccess, TracingFacility):
     EVENTS = ("pre_fork", "fork", "fork_failed", "vfork", "vfork_done", "exec", "exit", "signal",
               "space_released", "syscall_entry", "syscall_exit", "image_mapped")
 
@@ -158,10 +167,12 @@ class DebugInterface(ProcessAccess):
         return [line for line in (t.waits_for() for t in self.tracers) if line]
 
     def stop_for_tracer(self, thread, reason: str) -> None:
-        """Leave `thread` stopped until its tracer resumes it (resume_from_tracer)."""
+        """Leave `thread` stopped until its tracer resumes it (resume_from_tracer, or resume)."""
         self._kernel.stop_for_tracer(thread, reason)
+        self.record_tool_stop(thread, reason)
 
     def resume_from_tracer(self, thread) -> None:
+        self.forget_tool_stop(thread)
         self._kernel.resume_from_tracer(thread)
 
     def copy_breakpoints(self, parent_space, child_space) -> None:
@@ -264,7 +275,14 @@ class DebugInterface(ProcessAccess):
         for watcher in self.syscall_watchers:
             watcher.syscall_exit(thread, name, args, result)
 
-    def subscribe(self, subscriber) -> None:
+    def subscribe(self, subscriber, events=None) -> None:
+        """`subscriber` hears of the events it has methods for; of those in `events` (names
+        from EVENTS) only, when given."""
+        if events is not None:
+            unknown = set(events) - set(self.EVENTS)
+            if unknown:
+                raise KernelError(f"no debug event {sorted(unknown)[0]!r} (have: {', '.join(self.EVENTS)})")
+            subscriber = _Subscription(subscriber, frozenset(events))
         self.subscribers.append(subscriber)
 
     def _emit(self, event: str, *args, **kwargs) -> None:
@@ -278,21 +296,26 @@ class DebugInterface(ProcessAccess):
 
     def fork(self, parent, child) -> None:
         self._emit("fork", parent, child)
+        self.trace_fork(parent, child, vfork=False)
 
     def fork_failed(self, parent, child_pid: int, errno: int) -> None:
         self._emit("fork_failed", parent, child_pid, errno)
 
     def vfork(self, parent, child) -> None:
         self._emit("vfork", parent, child)
+        self.trace_fork(parent, child, vfork=True)
 
     def vfork_done(self, parent, child) -> None:
         self._emit("vfork_done", parent, child)
+        self.trace_vfork_done(parent, child)
 
     def exec(self, process, path: bytes, argv) -> None:
         self._emit("exec", process, path, argv)
+        self.trace_exec(process)
 
     def exit(self, process, status: int) -> None:
         self._emit("exit", process, status)
+        self.trace_exit(process, status)
 
     def signal(self, process, thread, signal: int, info: dict | None = None) -> None:
         self._emit("signal", process, thread, signal, info)
@@ -308,6 +331,19 @@ class DebugInterface(ProcessAccess):
         self._emit("space_released", space)
         self.clear_space(space)
         self.forget_cpu(space)
+
+
+class _Subscription:
+    """A subscriber that asked for some events only: the others are not its methods."""
+    __slots__ = ("subscriber", "events")
+
+    def __init__(self, subscriber, events: frozenset):
+        self.subscriber, self.events = subscriber, events
+
+    def __getattr__(self, name: str):
+        if name in DebugInterface.EVENTS and name not in self.events:
+            raise AttributeError(name)
+        return getattr(self.subscriber, name)
 
 
 def _register_context(thread):

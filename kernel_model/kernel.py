@@ -224,6 +224,8 @@ class Kernel:
                 if self.scheduler.threads:
                     raise Deadlock(self.scheduler.deadlock_report(self.debug.tool_waits()))
                 break
+            if self.debug.holds_stopped(thread):        # stopped by its tracer where it slept
+                continue
             self._switch_to(thread)
             if self.signals.deliverable(thread):
                 self.signals.deliver(thread)        # on the way back to user mode

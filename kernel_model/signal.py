@@ -83,6 +83,8 @@ class Signals:
             else:
                 proc.pending_signals &= ~bit(sig)
             info = proc.siginfo.pop(sig, {"code": SI_USER, "pid": 0})
+            if self.kernel.debug.trace_signal(thread, sig, info):
+                continue                # the tracer's now (seed 002 [0036]): resume decides
             self._act(thread, sig, info)
         thread.interrupted = False
 
