@@ -112,7 +112,7 @@ class TracingFacility:
         current = processes.get(process.pid)
         if current is not None and current.tracer is not tracer:
             raise TraceError(f"pid {process.pid} is already traced by another tool")
-        if process.state == ZOMBIE:
+        if getattr(process, "state", None) == ZOMBIE:
             raise TraceError(f"pid {process.pid} has exited")
         processes[process.pid] = _Traced(tracer, EventMask(TraceEvent(events), TraceOption(options)))
 

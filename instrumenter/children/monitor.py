@@ -9,6 +9,13 @@ are traced or not as the policy (instrumenter/children/policies.py) says; the mo
 process event and every trap of an untraced process in a shared space to it.
 
 Its one-line reports (`reports`) are part of a run's result, in event order.
+
+The monitor is also the processes' tracer in the debug interface's tracing facility (seed 002
+[0034]-[0037], kernel_model/tracing_facility.py): it attaches to the first process with the
+policy's fork/vfork event flags and options, so that the kernel stops a forking thread, the new
+child's first thread, and a vfork parent at vfork-done, and tells the monitor; the policy says
+which stops it resumes (every one, except under `naive`: FIG. 1's tool resumes only what names
+the process it watches).
 """
 from dataclasses import dataclass
 
@@ -35,6 +42,7 @@ class ProcessMonitor:
         self.traced: set[int] = set()                       # membership only, never iterated
         self.predictions: dict[int, Prediction] = {}        # parent pid -> pending pre-fork
         self.reports: list[str] = []
+        self.root_pid: int | None = None                    # the first process traced
         policy.bind(self)
         self.debug.subscribe(self)
         self.debug.register_tracer(self)
@@ -42,6 +50,10 @@ class ProcessMonitor:
     # ---- bookkeeping ---------------------------------------------------------------------
     def trace(self, process) -> None:
         self.traced.add(process.pid)
+        if self.root_pid is None:
+            self.root_pid = process.pid
+        if self.debug.tracer_of(process) is None:
+            self.debug.attach(process, self, self.policy.trace_events, self.policy.trace_options)
 
     def is_traced(self, process) -> bool:
         return process.pid in self.traced
@@ -52,6 +64,11 @@ class ProcessMonitor:
     def waits_for(self) -> str | None:
         """For the kernel's deadlock report: what the tool itself is waiting for."""
         return self.policy.waits_for()
+
+    # ---- the tracing facility's stops ----------------------------------------------------
+    def trace_stop(self, stop) -> None:
+        """A traced thread stopped at a fork/vfork event: the policy resumes it or not."""
+        self.policy.on_trace_stop(stop)
 
     # ---- the trap gate of shared spaces (kernel_model/debug.py set_gate) ------------------
     def gate(self, handler, address: int, frame, thread) -> bool:

@@ -31,6 +31,8 @@ Linux vfork suspends only the calling thread: other threads of the parent keep r
 the space is backpatched, and their hits in that window are lost. The seed assumes a
 single-threaded parent; the monitor reports the case when it happens.
 """
+from kernel_model.debug import TraceEvent, TraceOption
+
 from .backpatch import BackpatchEngine
 from ..errors import InstrumenterError
 from ..strategies.native import SpaceNatives
@@ -42,6 +44,10 @@ BACKPATCH_MODES = ("lazy", "eager")
 class ChildPolicy:
     """Base: the hooks the process monitor calls; the defaults do nothing."""
     traces_children = False
+    # What the monitor asks of the tracing facility for the processes it traces: the fork and
+    # vfork events, with the children traced (and inheriting the flags) or not.
+    trace_events = TraceEvent.FORK | TraceEvent.VFORK
+    trace_options = TraceOption.UNTRACED_CHILDREN
 
     def __init__(self, session):
         self.session = session
@@ -84,6 +90,11 @@ class ChildPolicy:
     def untraced_trap(self, handler, address: int, frame, thread) -> bool:
         return handler(frame, thread)
 
+    def on_trace_stop(self, stop) -> None:
+        """A thread stopped at a fork/vfork event: the tool has done its work at the event
+        itself (the notifications come first), so it lets the thread go on at once."""
+        self.debug.resume(stop.thread)
+
     def waits_for(self) -> str | None:
         return None
 
@@ -111,6 +122,7 @@ class ChildPolicy:
 class Follow(ChildPolicy):
     name = "follow"
     traces_children = True
+    trace_options = TraceOption.INHERIT
 
     def on_vfork(self, parent, child) -> None:
         """Native counters live in the shared memory: what they hold now is the parent's."""
@@ -228,8 +240,11 @@ class Detach(ChildPolicy):
 
 
 class Naive(ChildPolicy):
-    """FIG. 1: a tool that waits for its process's events only."""
+    """FIG. 1: a tool that waits for its process's events only. Its children inherit trace
+    control and the event flags (TTEO_PROC_INHERIT), so a vfork child's own vfork stops the
+    grandchild for an event the tool never looks at ([0019]-[0020])."""
     name = "naive"
+    trace_options = TraceOption.INHERIT
 
     def __init__(self, session):
         super().__init__(session)
@@ -266,6 +281,18 @@ class Naive(ChildPolicy):
 
     def on_vfork_done(self, parent, child) -> None:
         self.debug.clear_gate(parent.space)
+
+    def on_trace_stop(self, stop) -> None:
+        """FIG. 1 function 28: only trace events that include the parent's pid are handled —
+        its own stops, and its children's fork/vfork stops, which name it. Any other stays
+        stopped: the naive tool never looks."""
+        watched = self.monitor.root_pid
+        if watched in (stop.pid, stop.other_pid):
+            self.debug.resume(stop.thread)
+            return
+        self.waiting_parent = watched
+        self.report(f"{stop.event} event of pid {stop.other_pid} (stop of pid {stop.pid}): "
+                    f"ignored, the naive monitor waits for events of pid {watched} only")
 
     def waits_for(self) -> str | None:
         if self.waiting_parent is None:

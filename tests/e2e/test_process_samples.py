@@ -28,7 +28,8 @@ pytestmark = pytest.mark.e2e
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 ARCHES = ("i386", "x86_64")
-PROCESS_SAMPLES = ("exec_chain", "fork_pipe", "signals", "spawn_tree", "threads", "vfork_status")
+PROCESS_SAMPLES = ("exec_chain", "fork_pipe", "signals", "spawn_tree", "threads", "vfork_nested",
+                   "vfork_status")
 ENV = {"PATH": "/bin", "HOME": "/", "LANG": "C"}
 
 

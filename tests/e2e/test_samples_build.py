@@ -56,7 +56,8 @@ def _sums() -> dict[str, str]:
 def test_every_source_has_a_committed_binary_per_arch():
     assert SAMPLES == ["alloc", "args_env", "compute", "exec_chain", "fib", "fileio", "fork_pipe",
                        "fork_probe", "forkscript", "hello", "loss_procs", "loss_threads", "signals",
-                       "spawn_tree", "threads", "vfork_exec_chain", "vfork_probe", "vfork_status"]
+                       "spawn_tree", "threads", "vfork_exec_chain", "vfork_nested", "vfork_probe",
+                       "vfork_status"]
     committed = sorted(f"{p.parent.name}/{p.name}" for p in BIN_DIR.glob("*/*"))
     assert committed == sorted(f"{arch}/{name}" for arch in ARCHES for name in SAMPLES)
 
@@ -98,7 +99,7 @@ RUNS_NATIVELY = sys.platform == "linux" and platform.machine() == "x86_64"
 
 def test_process_model_samples_have_expected_output():
     assert EXPECTED == ["exec_chain", "fork_pipe", "fork_probe", "signals", "spawn_tree", "threads",
-                        "vfork_exec_chain", "vfork_probe", "vfork_status"]
+                        "vfork_exec_chain", "vfork_nested", "vfork_probe", "vfork_status"]
 
 
 @pytest.mark.skipif(not RUNS_NATIVELY, reason="needs a Linux x86-64 host to run i386 and x86-64")
