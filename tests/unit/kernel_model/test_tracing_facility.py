@@ -245,3 +245,26 @@ def test_requests_the_facility_refuses(arch):
         debug.resume(proc.threads[0])
     with pytest.raises(Exception, match="no debug event 'forks'"):
         debug.subscribe(object(), events=("forks",))
+
+
+def test_exec_stops_at_the_new_image_and_children_inherit_the_flags(arch):
+    """vfork_status's second vfork child execs the program: with INHERIT it responds to EXEC
+    as its parent does, and stops at the new entry. (A tracer may be detached and another
+    attached.)"""
+    kernel, proc = _kernel(arch, "vfork_status")
+    tracer = Tracer(kernel.debug)
+    kernel.debug.attach(proc, tracer, TraceEvent.VFORK | TraceEvent.EXEC, TraceOption.INHERIT)
+    entries = []
+
+    class AtExec(Tracer):
+        def trace_stop(self, stop):
+            if stop.event == "exec":
+                entries.append(kernel.debug.read_register(stop.thread, kernel.debug.arch(proc).pc))
+            tracer.trace_stop(stop)
+    kernel.debug.detach(proc)
+    kernel.debug.attach(proc, AtExec(kernel.debug), TraceEvent.VFORK | TraceEvent.EXEC, TraceOption.INHERIT)
+    assert kernel.run(proc) == 0
+    assert tracer.log == [("vfork", 101, 100, False, None), ("vfork", 100, 101, True, None),
+                          ("vfork", 102, 100, False, None), ("vfork", 100, 102, True, None),
+                          ("exec", 102, None, False, None)]      # exec's commit ends the vfork first
+    assert entries == [proc.image.entry]
