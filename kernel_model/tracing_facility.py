@@ -319,7 +319,7 @@ class TracingFacility:
 
     def trace_vfork_done(self, parent, child) -> None:
         """The vfork child exec'd or exited: its parent thread, asleep until now, stops."""
-        if self._traced(parent) is None:
+        if self._traced(parent) is None or self._kernel is None:
             return
         thread = next((t for t in parent.threads if ("vfork", child.pid) in t.wait_channels), None)
         if thread is None or not self.responds(thread, TraceEvent.VFORK):
@@ -329,7 +329,7 @@ class TracingFacility:
                                      is_parent=True))
 
     def trace_exec(self, process) -> None:
-        if self._traced(process) is None:
+        if self._traced(process) is None or self._kernel is None:
             return
         thread = self._kernel.current if self._kernel is not None else None
         if thread is not None and thread.process is process and self.responds(thread, TraceEvent.EXEC):
@@ -339,7 +339,8 @@ class TracingFacility:
         """The process is gone: its tracer hears of it if EXIT is in a mask; its state goes."""
         if not self._tracing:
             return
-        for thread in process.threads:
+        threads_of = getattr(process, "threads", ())       # a tool's stand-in may have none
+        for thread in threads_of:
             self._tracing["stops"].pop(thread.tid, None)
             self._tracing["passing"].pop(thread.tid, None)
         traced = self._traced(process)
@@ -348,12 +349,12 @@ class TracingFacility:
         threads = self._tracing["threads"]
         if responds(traced.mask, None, TraceEvent.EXIT) or any(
                 threads.get(t.tid) is not None and threads[t.tid].events & TraceEvent.EXIT
-                for t in process.threads):
+                for t in threads_of):
             notify = getattr(traced.tracer, "trace_exit", None)
             if notify is not None:
                 notify(process.pid, status)
         del self._tracing["processes"][process.pid]
-        for thread in process.threads:
+        for thread in threads_of:
             threads.pop(thread.tid, None)
 
 
