@@ -17,7 +17,8 @@ from kernel_model.debug import EventMask, TraceEvent, TraceOption, VforkParentBu
 from kernel_model.fs import CapturedOutput
 from kernel_model.kernel import Kernel, KernelConfig
 from kernel_model.proc import Process, Thread
-from kernel_model.signal import SIG_IGN
+
+SIG_IGN = 1                # <signal.h>: the disposition that ignores a signal
 
 F, V, X, S = TraceEvent.FORK, TraceEvent.VFORK, TraceEvent.EXEC, TraceEvent.SIGNAL
 I, U = TraceOption.INHERIT, TraceOption.UNTRACED_CHILDREN
