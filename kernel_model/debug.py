@@ -49,6 +49,7 @@ from emu.icount import InstructionClock
 from emu.registers import REGISTER_IDS
 
 from .debug_access import ProcessAccess
+from .debug_syscall_stops import SyscallStops
 from .errors import KernelError, TraceError, VforkParentBusy  # noqa: F401  (tools catch them)
 from .idt import PF as PAGE_FAULT
 from .proc import ZOMBIE
@@ -58,7 +59,7 @@ from .trace_masks import EventMask, TraceEvent, TraceOption  # noqa: F401  (a to
 from .tracing_facility import TraceStop, TracingFacility  # noqa: F401
 
 
-class DebugInterface(ProcessAccess, TracingFacility):
+class DebugInterface(ProcessAccess, SyscallStops, TracingFacility):
     EVENTS = ("pre_fork", "fork", "fork_failed", "vfork", "vfork_done", "exec", "exit", "signal",
               "space_released", "syscall_entry", "syscall_exit", "image_mapped")
 

@@ -54,7 +54,6 @@ class KernelConfig:
     stdin: object = None          # OpenFile objects for fds 0, 1, 2
     stdout: object = None
     stderr: object = None
-    strace: object = None         # a tracer (trapline.strace.client.StraceTracer) or None
     verbose: bool = False
     report: object = None         # where trapline's own messages go (default: host stderr)
     memory_limit: int = 4 << 30
@@ -77,9 +76,6 @@ class Kernel:
         self.scheduler = Scheduler(self.clock, config.quantum)
         self.scheduler.timers = IntervalTimers(self)
         self.debug = DebugInterface(self)
-        self.tracer = config.strace
-        if self.tracer is not None:
-            self.debug.subscribe(self.tracer)
         self.processes: dict[int, Process] = {}
         self.reaped_count = 0
         self._releasing: list = []        # spaces nobody uses, freed once no Machine runs
@@ -394,13 +390,9 @@ class Kernel:
         if detail:
             self.report(f"pid {proc.pid} killed by {signal_name(signal)}" + (f": {detail}" if detail else ""))
         self.debug.signal(proc, None, signal)
-        if self.tracer:
-            self.tracer.killed(proc, signal)
         self.terminate(proc, signal | (0x80 if core else 0))
 
     def exit_process(self, proc: Process, code: int) -> None:
-        if self.tracer:
-            self.tracer.exited(proc, code)
         self.terminate(proc, (code & 0xFF) << 8)
 
     def exit_thread(self, thread: Thread, code: int) -> None:

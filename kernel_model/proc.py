@@ -38,6 +38,7 @@ class Thread:
     pending_fault: object = None
     deferred: bool = False               # a syscall waits to run outside Unicorn's hooks
     blocked_call: str | None = None      # the syscall this thread sleeps in (for EINTR/restart)
+    syscall_abi: str = ""                # the ABI of the call a debug watcher is told of (TS_COMPAT)
     saved_sigmask: int | None = None     # the caller's mask while sigsuspend & co. run with another
     saved_contexts: list = field(default_factory=list)   # (frame address, full context) per handler
     interrupted: bool = False

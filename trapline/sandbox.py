@@ -98,18 +98,17 @@ class Sandbox:
         else:
             stdin, stdout, stderr = StdioFile(0), StdioFile(1), StdioFile(2)
         report = sys.stderr
-        tracer = None
-        if self.strace:
-            from trapline.strace.client import StraceTracer
-            tracer = StraceTracer(report, follow_forks=self.follow_forks)
         if self.quantum <= 0:
             raise UsageError("--quantum must be a positive number of instructions")
         self._check_children_options()
         config = KernelConfig(rootfs=self.rootfs, writable=self.writable, seed=self.seed,
                               cwd=self.guest_cwd().encode(), stdin=stdin, stdout=stdout, stderr=stderr,
-                              strace=tracer, verbose=self.verbose, report=report,
+                              verbose=self.verbose, report=report,
                               quantum=self.quantum, max_insns=self.max_insns)
         kernel = Kernel(config)
+        if self.strace:
+            from trapline.strace.client import StraceClient
+            StraceClient(kernel.debug, report, follow_forks=self.follow_forks).attach()
         proc = kernel.spawn(self._program_path(argv[0]), [a.encode() for a in argv], self.environment())
         collected: list = []
         session = None

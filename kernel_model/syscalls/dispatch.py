@@ -10,7 +10,7 @@ Every guest syscall passes through `handle`, so its own work is kept to what a c
 number is resolved once into a `Call` that also answers the bookkeeping questions, one
 SyscallContext per ABI is pointed at each call in turn instead of a new one per call, the
 number, the arguments the call takes and the result go through views of the CPU state (a load
-or a store each), and the tracer (strace) and the debug interface's entry/exit events cost
+or a store each), and the debug interface's entry/exit events (strace, syscall probes) cost
 nothing while nobody watches.
 """
 import weakref
@@ -130,10 +130,9 @@ class SyscallDispatcher:
             thread.deferred = True
             return False
         kernel = self.kernel
-        tracer, watchers = kernel.tracer, kernel.debug.syscall_watchers
-        observed = tracer is not None or watchers
-        # The arguments the implementation takes; all six when someone watches (strace and
-        # the debug interface's events show them).
+        observed = kernel.debug.syscall_watchers
+        # The arguments the implementation takes; all six when someone watches (the debug
+        # interface's events show them).
         nargs = call.nargs
         args = fetch[6 if observed else nargs]()
         if narrow:
@@ -146,10 +145,9 @@ class SyscallDispatcher:
             ctx.bind(thread, frame)
         else:
             ctx.frame = frame
-        pre = None
         if observed:
             args = list(args)
-            pre = self._report_entry(tracer, watchers, ctx, call, args)
+            self._report_entry(ctx, call, args)
         self._busy = True
         try:
             result = call.fn(ctx, *(args[:nargs] if observed else args))   # >= 0, or NO_RETURN
@@ -173,7 +171,7 @@ class SyscallDispatcher:
         if result is not NO_RETURN:
             eax.value = result & mask
         if observed:
-            self._report_exit(tracer, watchers, ctx, call, args, result, pre)
+            self._report_exit(ctx, call, args, result)
         if thread.pending_signals or thread.process.pending_signals:
             return kernel.may_continue(thread)
         # Nothing pending, so nothing is deliverable: kernel.may_continue's other two
@@ -188,19 +186,16 @@ class SyscallDispatcher:
             convention.context = ctx
         return ctx
 
-    # ---- observers: the tracer (strace) and the debug interface ----------------------------
-    def _report_entry(self, tracer, watchers, ctx: SyscallContext, call: Call, args):
-        """Tell the observers a call starts; what the tracer keeps for the exit."""
-        pre = tracer.before(ctx, call.name, args) if tracer is not None else None
-        if watchers and not ctx.thread.restart:     # a restarted call entered once already
+    # ---- observers: the debug interface's syscall events ------------------------------------
+    def _report_entry(self, ctx: SyscallContext, call: Call, args) -> None:
+        """Tell the watchers a call starts (a restarted call entered once already)."""
+        if not ctx.thread.restart:
+            ctx.thread.syscall_abi = ctx.abi
             self.kernel.debug.syscall_entry(ctx.thread, call.name, args)
-        return pre
 
-    def _report_exit(self, tracer, watchers, ctx: SyscallContext, call: Call, args, result,
-                     pre) -> None:
-        if tracer is not None:
-            tracer.after(ctx, call.name, args, result, pre)
-        if watchers and not call.ends_thread:
+    def _report_exit(self, ctx: SyscallContext, call: Call, args, result) -> None:
+        ctx.thread.syscall_abi = ctx.abi
+        if not call.ends_thread:
             if result is NO_RETURN:
                 # sigreturn's result is the restored eax/rax, execve's the new image's (0),
                 # as Linux's sys_exit reports them: what the thread's register holds now.

@@ -33,7 +33,7 @@ from kernel_model.fs import CapturedOutput
 from kernel_model.kernel import Deadlock, InstructionBudgetExceeded, Kernel, KernelConfig
 from kernel_model.syscalls import numbers_i386, numbers_x86_64
 from kernel_model.syscalls.registry import IMPLEMENTATIONS
-from trapline.strace.client import StraceTracer
+from trapline.strace.client import StraceClient
 
 from .syscall_fuzz_guest import (CODE_VADDR, DATA_SIZE, DATA_VADDR, PATH_ADDRESSES, RO_VADDR,
                                  SCRATCH, STACK_POINTER, STRUCT_ZONE, STRUCT_ZONE_SIZE, UNMAPPED,
@@ -100,18 +100,20 @@ def rootfs(tmp_path_factory):
     return root
 
 
-def run_guest(rootfs, arch: str, calls, zone: bytes = b"", traced: bool = False) -> Kernel:
+def run_guest(rootfs, arch: str, calls, zone: bytes = b"", traced: bool = False,
+              strace_out=None) -> Kernel:
     """Run the program; with `traced`, under strace -f (the formatter reads every argument
-    and structure from guest memory: more code that must not raise)."""
+    and structure from guest memory: more code that must not raise), into `strace_out`."""
     path = rootfs / "prog"
     path.write_bytes(program(arch, calls, zone))
     path.chmod(0o755)
     report = io.StringIO()
-    tracer = StraceTracer(io.StringIO(), follow_forks=True) if traced else None
     kernel = Kernel(KernelConfig(rootfs=str(rootfs), stdin=CapturedOutput(b"input\n"),
                                  stdout=CapturedOutput(), stderr=CapturedOutput(),
                                  report=report, max_insns=MAX_INSNS, max_tasks=6,
-                                 memory_limit=MEMORY_LIMIT, strace=tracer))
+                                 memory_limit=MEMORY_LIMIT))
+    if traced:
+        StraceClient(kernel.debug, strace_out or io.StringIO(), follow_forks=True).attach()
     try:
         kernel.run(kernel.spawn(b"/prog", [b"prog"], [b"PATH=/"]))
     except (Deadlock, InstructionBudgetExceeded):
@@ -151,8 +153,9 @@ def test_a_guest_that_blocks_forever_ends_with_the_deadlock_report(rootfs, arch,
 def test_strace_shows_32_iovec_entries_of_a_huge_count(rootfs, arch, gate, writev):
     """The fuzzer's find: strace read all 0x7fffffff entries (MemoryError); like strace it
     prints 32, then "..."."""
-    kernel = run_guest(rootfs, arch, [(gate, writev, (1, SCRATCH, 0x7FFFFFFF, 0, 0, 0))],
-                       traced=True)
-    [line] = [t for t in kernel.config.strace.out.getvalue().splitlines() if "writev(" in t]
+    out = io.StringIO()
+    run_guest(rootfs, arch, [(gate, writev, (1, SCRATCH, 0x7FFFFFFF, 0, 0, 0))], traced=True,
+              strace_out=out)
+    [line] = [t for t in out.getvalue().splitlines() if "writev(" in t]
     assert line.startswith("writev(1, [{iov_base=") and line.count("iov_base") == 32
     assert line.endswith(", ...], 2147483647) = -1 EINVAL (Invalid argument)"), line

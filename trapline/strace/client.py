@@ -1,46 +1,54 @@
-"""strace-style tracing of system calls (`trapline run --strace`).
+"""strace as a client of the debug interface (kernel_model/debug.py), the one door between a
+tool and the kernel: it sees what ptrace shows a real strace — syscall entry and exit with the
+call's name, ABI and arguments, signal deliveries, forks and exits — and reads the caller's
+memory through the door, never the kernel's internals.
 
-Formatting lives in trapline/strace/syscall_line.py; this module decides *when* a line is printed:
-after the call returns, or — for calls that do not return to their caller (exit, execve) —
-from what was captured before the call.
+Formatting lives in trapline/strace/syscall_line.py; this module decides *when* a line is
+printed: at the syscall's exit, or — for calls that do not return to their caller (exit,
+exit_group: no exit event; a successful execve: the caller's memory is gone at its exit) — from
+what was read at its entry.
 """
-from emu.memory import MemoryAccessError
-
-from . import syscall_line as strace
+from . import syscall_line
 
 NO_RETURN_CALLS = frozenset({"exit", "exit_group"})
 
-
-class _MemReader:
-    def __init__(self, mem):
-        self._mem = mem
-
-    def read(self, addr: int, n: int):
-        try:
-            return self._mem.read(addr, n)
-        except MemoryAccessError:
-            return None
-
-    def read_cstr(self, addr: int, limit: int):
-        try:
-            return self._mem.read_cstr(addr, limit)
-        except MemoryAccessError:
-            return None
-
-
 SI_CODES = {0: "SI_USER", -6: "SI_TKILL", 0x80: "SI_KERNEL", 1: "CLD_EXITED", 2: "CLD_KILLED",
             3: "CLD_DUMPED"}
+ABI_BITS = {"i386": 32, "x86_64": 64}
 
 
-class StraceTracer:
+class _Memory:
+    """One traced process's memory as the formatter reads it (strings.MemReader): through the
+    door's peeks, None where it is not readable."""
+    __slots__ = ("_debug", "_process")
+
+    def __init__(self, debug, process):
+        self._debug, self._process = debug, process
+
+    def read(self, addr: int, n: int):
+        return self._debug.peek(self._process, addr, n)
+
+    def read_cstr(self, addr: int, limit: int):
+        return self._debug.peek_string(self._process, addr, limit)
+
+
+class StraceClient:
     """Like strace: only the first process unless `follow_forks` (-f); then lines carry a
     `[pid N]` prefix while more than one traced process is alive."""
 
-    def __init__(self, out, *, follow_forks: bool = False):
+    def __init__(self, debug, out, *, follow_forks: bool = False):
+        self.debug = debug
         self.out = out
         self.follow_forks = follow_forks
         self.root_pid: int | None = None
         self.live: set[int] = set()
+        self._execve_lines: dict[int, str] = {}     # tid -> its execve's line, read at entry
+
+    def attach(self) -> "StraceClient":
+        """Follow the kernel's processes from now on: its events and every syscall stop."""
+        self.debug.subscribe(self)
+        self.debug.syscall_watchers.append(self)
+        return self
 
     def _traced(self, proc, tid: int | None) -> bool:
         """Without -f strace follows only the first task (not its threads or children)."""
@@ -53,12 +61,17 @@ class StraceTracer:
         """strace -f tags lines with the thread id while several tasks are traced."""
         if not self._traced(proc, tid):
             return
-        several = len(self.live) > 1 or len(proc.threads) > 1
+        several = len(self.live) > 1 or len(self.debug.threads(proc)) > 1
         prefix = f"[pid {tid or proc.pid}] " if self.follow_forks and several else ""
         self.out.write(prefix + line + "\n")
         self.out.flush()
 
-    # ---- debug-interface events -------------------------------------------------------------
+    def _line(self, thread, name: str, args, result: int) -> str:
+        bits = ABI_BITS[self.debug.syscall_abi(thread)]
+        return syscall_line.format_syscall(name, args, result,
+                                           _Memory(self.debug, thread.process), bits)
+
+    # ---- process events ---------------------------------------------------------------------
     def fork(self, parent, child) -> None:
         if self.follow_forks:
             self.live.add(child.pid)
@@ -67,13 +80,18 @@ class StraceTracer:
         self.fork(parent, child)
 
     def exit(self, proc, status: int) -> None:
+        """The wait status word: `exited with N` or `killed by SIG` (wait(2)'s WIFSIGNALED)."""
+        signal = status & 0x7F
+        self._emit(proc, syscall_line.format_killed(signal) if signal
+                   else syscall_line.format_exit((status >> 8) & 0xFF))
         self.live.discard(proc.pid)
 
     def signal(self, proc, thread, sig: int, info: dict | None = None) -> None:
         if info is None or thread is None:
             return
-        name = strace.signal_name(sig)
-        fields = [f"si_signo={name}", f"si_code={SI_CODES.get(info.get('code', 0), info.get('code', 0))}"]
+        name = syscall_line.signal_name(sig)
+        code = info.get("code", 0)
+        fields = [f"si_signo={name}", f"si_code={SI_CODES.get(code, code)}"]
         if "addr" in info:
             fields.append(f"si_addr={info['addr']:#x}")
         else:
@@ -82,33 +100,17 @@ class StraceTracer:
                 fields.append(f"si_status={info['status']}")
         self._emit(proc, f"--- {name} {{{', '.join(fields)}}} ---")
 
-    def before(self, ctx, name, args):
-        """Capture what must be formatted from the caller's memory before the call runs."""
+    # ---- syscall stops ----------------------------------------------------------------------
+    def syscall_entry(self, thread, name: str, args) -> None:
+        """What must be read from the caller's memory before the call runs."""
         if name in NO_RETURN_CALLS:
-            self._emit(ctx.proc, strace.format_syscall(name, args, 0, _MemReader(ctx.mem),
-                                                       8 * ctx.word), ctx.thread.tid)
-            return "printed"
-        if name == "execve":
-            return strace.format_syscall(name, args, 0, _MemReader(ctx.mem), 8 * ctx.word)
-        return None
+            self._emit(thread.process, self._line(thread, name, args, 0), thread.tid)
+        elif name == "execve":
+            self._execve_lines[thread.tid] = self._line(thread, name, args, 0)
 
-    def after(self, ctx, name, args, result, pre):
-        if pre == "printed":
+    def syscall_exit(self, thread, name: str, args, result: int) -> None:
+        entry_line = self._execve_lines.pop(thread.tid, None) if name == "execve" else None
+        if entry_line is not None and result == 0:
+            self._emit(thread.process, entry_line, thread.tid)   # the new image's memory now
             return
-        if name == "execve" and not isinstance(result, int):
-            self._emit(ctx.proc, pre, ctx.thread.tid)     # success: the caller's memory is gone
-            return
-        machine = ctx.proc.machine
-        if not isinstance(result, int):        # rt_sigreturn: strace shows the restored eax/rax
-            result = machine.reg("eax" if machine.arch.bits == 32 else "rax")
-        self._emit(ctx.proc, strace.format_syscall(name, args, result, _MemReader(machine.mem),
-                                                   8 * ctx.word), ctx.thread.tid)
-
-    def exec_committed(self, ctx, path, argv, envp):
-        pass
-
-    def exited(self, proc, code: int) -> None:
-        self._emit(proc, strace.format_exit(code))
-
-    def killed(self, proc, signal: int) -> None:
-        self._emit(proc, strace.format_killed(signal))
+        self._emit(thread.process, self._line(thread, name, args, result), thread.tid)

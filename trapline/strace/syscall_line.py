@@ -2,20 +2,20 @@
 
 The formatter works after the syscall returned (strace's exit-time view): input arguments are
 decoded from the values they had on entry, output buffers and structures are read from memory
-only when the call succeeded, otherwise their address is shown. Argument kinds come from
-kernel_model/syscalls/signatures.py; the few syscalls whose argument list depends on another
-argument (open's mode, fcntl, ioctl, futex, clone, _llseek, i386 old mmap) are special-cased here.
+only when the call succeeded, otherwise their address is shown. Argument kinds are the
+kernel's declarations of its syscalls, re-exported by the door (kernel_model/debug_abi.py);
+the few syscalls whose argument list depends on another argument (open's mode, fcntl, ioctl,
+futex, clone, _llseek, i386 old mmap) are special-cased here.
 """
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from kernel_model import flags
+from kernel_model.debug_abi import Kind, Ret, flags, return_kind, signal_name, signature
+
 from . import structs
-from kernel_model.signals_names import signal_name
 from .errnos import format_error_return
-from .strings import (MemReader, format_address, format_argv, format_buffer,
-                                         format_envp, format_path, read_words)
-from kernel_model.syscalls.signatures import Kind, Ret, return_kind, signature
+from .strings import (MemReader, format_address, format_argv, format_buffer, format_envp,
+                      format_path, read_words)
 
 __all__ = ["MemReader", "format_syscall", "format_exit", "format_killed", "unknown_name"]
 
