@@ -24,7 +24,9 @@ from . import host_pages
 from .errors import MachineError
 
 PAGE = 0x1000
-PROT_READ, PROT_WRITE, PROT_EXEC = 1, 2, 4     # same bits as Unicorn's UC_PROT_* and Linux PROT_*
+# The page protection bits, defined once for the project (issue 15): Unicorn's UC_PROT_* and
+# Linux's PROT_* are the same bits; kernel_model/vm.py and flags.py re-export them upward.
+PROT_READ, PROT_WRITE, PROT_EXEC = 1, 2, 4
 _SMALL_READ = 256
 
 

@@ -37,8 +37,7 @@ from unicorn.unicorn_py3.unicorn import HOOK_TLB_FILL_CFUNC, uc_hook_h, uclib
 
 from . import exits
 from .errors import MachineError, UnicornInternalsError
-
-PROT_READ, PROT_WRITE, PROT_EXEC = 1, 2, 4          # Unicorn's UC_PROT_* bits
+from .memory import PROT_EXEC, PROT_READ, PROT_WRITE   # Unicorn's UC_PROT_* bits, one definition
 _SCAN_BYTES = 16384                                  # struct uc_struct is a few KB (icount.py)
 
 _invalid_addr_offset: int | None = None

@@ -10,6 +10,8 @@ against strace's output), which is mostly ascending value with a few exceptions 
 """
 from collections.abc import Mapping, Sequence
 
+from emu.memory import PROT_EXEC, PROT_READ, PROT_WRITE  # noqa: F401  (the one definition)
+
 # --- open(2) flags (asm-generic/fcntl.h: x86 uses the generic values) ---------------------------
 O_ACCMODE = 0o3
 O_RDONLY = 0o0
@@ -49,9 +51,7 @@ OPEN_FLAGS = (
 
 # --- mmap/mprotect (mman-common.h, x86 mman.h) ---------------------------------------------------
 PROT_NONE = 0x0
-PROT_READ = 0x1
-PROT_WRITE = 0x2
-PROT_EXEC = 0x4
+# PROT_READ, PROT_WRITE, PROT_EXEC: emu/memory.py's, the one definition (imported at the top)
 PROT_SEM = 0x8
 PROT_GROWSDOWN = 0x01000000
 PROT_GROWSUP = 0x02000000

@@ -26,9 +26,9 @@ from .itimer import IntervalTimers
 from .panic import is_kernel_bug, raise_if_kernel_bug, run_loop_panic
 from .proc import INIT_PID, RUNNABLE, ZOMBIE, Process, Thread
 from .sched import DEFAULT_QUANTUM, TRACER_STOP, Scheduler
-from .signal import Signals, status_for_sigchld
+from .signals.delivery import Signals, status_for_sigchld
 from .space_pool import POOL_SIZE, SpacePool
-from .signals_names import signal_name
+from .signals import signal_name
 from .syscalls.dispatch import SyscallDispatcher
 from .syscalls.impls.utsname import UtsName
 from .user_faults import deliver_exception, page_fault

@@ -8,11 +8,12 @@ the heap and never fails loudly (it returns the old break). Every area is named 
 import bisect
 from dataclasses import dataclass, replace
 
+from emu.memory import PROT_EXEC, PROT_READ, PROT_WRITE  # noqa: F401  (the one definition)
+
 from . import errno as E
 from .errno import GuestErrno
 from .layout import PAGE, Layout
 
-PROT_READ, PROT_WRITE, PROT_EXEC = 1, 2, 4
 MAP_SHARED, MAP_PRIVATE, MAP_FIXED, MAP_ANONYMOUS = 0x01, 0x02, 0x10, 0x20
 MAP_GROWSDOWN, MAP_NORESERVE, MAP_FIXED_NOREPLACE = 0x100, 0x4000, 0x100000
 PROT_MASK = PROT_READ | PROT_WRITE | PROT_EXEC

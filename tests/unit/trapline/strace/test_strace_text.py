@@ -1,7 +1,7 @@
 """Escaping, exit lines, errno texts and signal names as strace prints them."""
 import pytest
 
-from kernel_model.signals_names import SIGNAL_NAMES, short_signal_name, signal_name
+from kernel_model.signals import SIGNAL_NAMES, short_signal_name, signal_name
 from trapline.strace.syscall_line import format_exit, format_killed
 from trapline.strace.errnos import ERRNOS, format_error_return
 from trapline.strace.strings import (escape_bytes, format_argv, format_buffer,

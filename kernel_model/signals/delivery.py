@@ -12,14 +12,15 @@ handler, otherwise it returns -EINTR — as do pause, sigsuspend and the sleeps 
 """
 from emu.fpu import read_fpu, reset_fpu, write_fpu
 
-from . import errno as E
-from .errno import GuestErrno
-from .fpframe import RestoreError, fpstate_pieces, math_frame, restore_fpstate
-from .proc import RUNNABLE, SLEEPING, STOPPED
-from .sigframe import (RT32_SIZE, RT64_SIZE, SF32_SIZE, SavedRegisters, build_frame32,
-                       build_rt_frame32, build_rt_frame64, pack_siginfo, parse_frame32,
-                       parse_rt_frame32, parse_rt_frame64)
-from .signals import (CORE_BY_DEFAULT, IGNORED_BY_DEFAULT, SIGCONT, SIGKILL, SIGSTOP,
+from .. import errno as E
+from ..errno import GuestErrno
+from ..fpframe import RestoreError, fpstate_pieces, math_frame, restore_fpstate
+from ..proc import RUNNABLE, SLEEPING, STOPPED
+from ..vm import PROT_WRITE
+from .frame import (RT32_SIZE, RT64_SIZE, SF32_SIZE, SavedRegisters, build_frame32,
+                    build_rt_frame32, build_rt_frame64, pack_siginfo, parse_frame32,
+                    parse_rt_frame32, parse_rt_frame64)
+from .numbers import (CORE_BY_DEFAULT, IGNORED_BY_DEFAULT, SIGCONT, SIGKILL, SIGSTOP,
                       STOP_BY_DEFAULT)
 
 SIG_DFL, SIG_IGN = 0, 1
@@ -187,7 +188,7 @@ class Signals:
         end = addr + size
         while addr < end:
             vma = vm.vma_at(addr)
-            if vma is None or not vma.perms & 2:
+            if vma is None or not vma.perms & PROT_WRITE:
                 return False
             addr = vma.end
         return True

@@ -1,4 +1,6 @@
-"""Linux signal numbers on x86 and their names as strace prints them.
+"""Linux signal numbers on x86, their names as strace prints them, and their default actions
+(signal(7)): the one table of signals, for the kernel and, through kernel_model/debug_abi.py,
+for tools.
 
 Numbers are arch/x86/include/uapi/asm/signal.h (the same on i386 and x86-64). Real-time signals
 run from the kernel's SIGRTMIN, 32, to SIGRTMAX, 64. C libraries reserve 32..33 (glibc) or 32..34
@@ -35,6 +37,12 @@ SIGNAL_NAMES: dict[int, str] = {
 }
 
 BY_NAME: dict[str, int] = {name: number for number, name in SIGNAL_NAMES.items()}
+
+# Default actions (signal(7)): terminate, core (terminate + dump), ignore, stop, continue.
+IGNORED_BY_DEFAULT = frozenset({SIGCHLD, SIGURG, SIGWINCH, SIGCONT})
+STOP_BY_DEFAULT = frozenset({SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU})
+CORE_BY_DEFAULT = frozenset({SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGSEGV,
+                             SIGXCPU, SIGXFSZ, SIGSYS})
 
 
 def signal_name(number: int) -> str:
