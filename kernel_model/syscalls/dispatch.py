@@ -43,6 +43,7 @@ class NoReturn:
 
 
 NO_RETURN = NoReturn()
+BLOCKED = object()          # _run: the call sleeps and will be executed again
 
 
 def _unimplemented(name: str, nr: int):
@@ -118,27 +119,21 @@ class SyscallDispatcher:
         self._busy = False          # a call is being handled (its convention's context in use)
 
     def handle(self, thread, abi: str, frame, *, in_hook: bool) -> bool:
-        """Run the call in `thread`'s registers. False: the run loop must take over."""
+        """Run the call in `thread`'s registers, as xv6's syscall() does: decode the number and
+        the arguments, run the implementation, finish (the result into eax/rax, the thread's
+        bookkeeping). False: the run loop must take over."""
         convention = self.conventions[abi]
         space = thread.process.space
         eax, fetch, narrow = convention.registers if space is convention.space \
             else convention.registers_of(space)
-        mask = convention.mask
-        nr = eax.value & mask
+        nr = eax.value & convention.mask
         call = convention.calls.get(nr) or Call(nr, None)     # unknown numbers: not kept
         if in_hook and call.outside_hook:
             thread.deferred = True
             return False
-        kernel = self.kernel
-        observed = kernel.debug.syscall_watchers
-        # The arguments the implementation takes; all six when someone watches (the debug
-        # interface's events show them).
-        nargs = call.nargs
-        args = fetch[6 if observed else nargs]()
-        if narrow:
-            args = tuple(a & mask for a in args)
-        kernel.clock.tick_syscall()
-        ctx = convention.context
+        observed = self.kernel.debug.syscall_watchers
+        args = self._decode(convention, call, fetch, narrow, observed)
+        ctx = convention.context                # pointed at this call (SyscallContext.bind)
         if ctx is None or self._busy:
             ctx = self._new_context(convention, thread)
         if ctx.thread is not thread or ctx.space is not space:
@@ -146,32 +141,54 @@ class SyscallDispatcher:
         else:
             ctx.frame = frame
         if observed:
-            args = list(args)
             self._report_entry(ctx, call, args)
+        result = self._run(ctx, call, args[:call.nargs] if observed else args)
+        if result is BLOCKED:
+            return False
+        return self._finish(ctx, call, eax, result, args if observed else None)
+
+    # ---- decode, run, finish -----------------------------------------------------------------
+    def _decode(self, convention: Convention, call: Call, fetch, narrow: bool, observed):
+        """The arguments from their registers: those the implementation takes, or all six
+        (as a list the watchers may look at) when the debug interface's events show them."""
+        args = fetch[6 if observed else call.nargs]()
+        if narrow:                  # int 0x80 from 64-bit code: the low halves
+            mask = convention.mask
+            args = tuple(a & mask for a in args)
+        self.kernel.clock.tick_syscall()
+        return list(args) if observed else args
+
+    def _run(self, ctx: SyscallContext, call: Call, args):
+        """The implementation's result (>= 0, -errno, or NO_RETURN), or BLOCKED when the call
+        sleeps and will run again (_restart_later)."""
         self._busy = True
         try:
-            result = call.fn(ctx, *(args[:nargs] if observed else args))   # >= 0, or NO_RETURN
+            return call.fn(ctx, *args)
         except BrokenPipe as e:
             # Linux pipe_write: EPIPE, and SIGPIPE to the writer (send_sig(SIGPIPE, current)).
-            kernel.signals.post(thread.process, SIGPIPE, thread=thread)
-            result = -e.errno
+            self.kernel.signals.post(ctx.proc, SIGPIPE, thread=ctx.thread)
+            return -e.errno
         except GuestErrno as e:
-            result = -e.errno
+            return -e.errno
         except WouldBlock as blocked:
-            self._restart_later(thread, frame, blocked, call.name)
-            return False
+            self._restart_later(ctx.thread, ctx.frame, blocked, call.name)
+            return BLOCKED
         finally:
             self._busy = False
-        # The call completed: forget its restart state and a mask it no longer needs.
+
+    def _finish(self, ctx: SyscallContext, call: Call, eax, result, observed_args) -> bool:
+        """The call completed: forget its restart state and a mask it no longer needs, store
+        its result, tell the watchers; whether the thread goes on running."""
+        thread, kernel = ctx.thread, self.kernel
         if thread.restart:
             thread.restart.clear()
         thread.blocked_call = None
         if thread.saved_sigmask is not None and not call.keeps_saved_mask:
             thread.sigmask, thread.saved_sigmask = thread.saved_sigmask, None
         if result is not NO_RETURN:
-            eax.value = result & mask
-        if observed:
-            self._report_exit(ctx, call, args, result)
+            eax.value = result & ctx.mask
+        if observed_args is not None:
+            self._report_exit(ctx, call, observed_args, result)
         if thread.pending_signals or thread.process.pending_signals:
             return kernel.may_continue(thread)
         # Nothing pending, so nothing is deliverable: kernel.may_continue's other two
