@@ -45,7 +45,7 @@ from .errors import TraceError, VforkParentBusy
 from .proc import RUNNABLE, SLEEPING, ZOMBIE
 from .sched import TRACER_STOP
 from .signals import SIGKILL
-from .signals_names import signal_name
+from .signals import signal_name
 from .trace_masks import (EventMask, TraceEvent, TraceOption, bit, child_mask, option_on,
                           responds, signal_passes, signal_set)
 

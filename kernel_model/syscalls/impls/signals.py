@@ -1,5 +1,5 @@
 """Signal dispositions, masks, sigreturn, pause/sigsuspend and the ITIMER_REAL/alarm timer
-(delivery itself: kernel_model/signal.py)."""
+(delivery itself: kernel_model/signals/delivery.py)."""
 import struct
 
 from ... import errno as E
