@@ -1,4 +1,5 @@
-"""One guest address space: its Machine, page mapper, GDT, IDT and trap dispatcher.
+"""One guest address space (Space): its Machine, its areas (vm.AreaMap, the page mapper), GDT,
+IDT and trap dispatcher.
 
 Threads of a process and a vfork child share one Space (and so one Machine); fork makes a new
 Space with a copy of the memory.
@@ -15,7 +16,7 @@ from .images import ImageMap
 from .layout import LAYOUTS, PAGE
 from .traps import TrapDispatcher
 from .tsc import disable_user_time_stamps
-from .vm import PROT_EXEC, PROT_READ, PROT_WRITE, AddressSpace
+from .vm import PROT_EXEC, PROT_READ, PROT_WRITE, AreaMap
 
 IRET32 = b"\xcf"            # iretd
 IRET64 = b"\x48\xcf"        # iretq
@@ -43,7 +44,7 @@ class Space:
         self.arch = arch
         self.layout = LAYOUTS[arch]
         self.selectors = SELECTORS[arch]
-        self.vm = AddressSpace(self.machine, self.layout, memory_limit=memory_limit)
+        self.vm = AreaMap(self.machine, self.layout, memory_limit=memory_limit)
         self.images = ImageMap()            # the ELF objects mapped here (kernel_model/images.py)
         lay = self.layout
         self._iret = IRET32 if self.machine.arch.bits == 32 else IRET64

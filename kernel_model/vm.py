@@ -51,7 +51,11 @@ def _start(vma: Vma) -> int:
     return vma.start
 
 
-class AddressSpace:
+class AreaMap:
+    """The areas (Vma) of one address space, in address order, and the calls that change them
+    (mmap, munmap, mprotect, brk) on the Machine's memory: Linux's mm_struct and its VMA list.
+    The address space itself, with this map, its Machine, GDT and IDT, is space.Space."""
+
     def __init__(self, machine, layout: Layout, *, memory_limit: int = 4 << 30):
         self.machine = machine
         self.layout = layout

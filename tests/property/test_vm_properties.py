@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from emu.machine import Machine
 from kernel_model.errno import GuestErrno
 from kernel_model.layout import LAYOUTS, PAGE
-from kernel_model.vm import MAP_ANONYMOUS, MAP_FIXED, MAP_FIXED_NOREPLACE, MAP_PRIVATE, AddressSpace
+from kernel_model.vm import MAP_ANONYMOUS, MAP_FIXED, MAP_FIXED_NOREPLACE, MAP_PRIVATE, AreaMap
 
 # A small window keeps operations colliding with each other; the heap sits inside it.
 WINDOW = 0x1000_0000
@@ -33,14 +33,14 @@ brk_op = st.tuples(st.just("brk"), st.integers(-2 * PAGE, 12 * PAGE))
 operations = st.lists(st.one_of(mmap_op, munmap_op, mprotect_op, brk_op, brk_op), max_size=25)
 
 
-def address_of(vm: AddressSpace, where) -> int:
+def address_of(vm: AreaMap, where) -> int:
     kind, index, offset = where
     if kind == "area" and vm.vmas:
         return vm.vmas[index % len(vm.vmas)].start + offset * PAGE
     return WINDOW + index * PAGE
 
 
-def apply(vm: AddressSpace, op) -> None:
+def apply(vm: AreaMap, op) -> None:
     kind = op[0]
     try:
         if kind == "mmap":
@@ -57,7 +57,7 @@ def apply(vm: AddressSpace, op) -> None:
         pass             # refusals are fine; the invariants must hold either way
 
 
-def check_invariants(vm: AddressSpace) -> None:
+def check_invariants(vm: AreaMap) -> None:
     for v in vm.vmas:
         assert v.start % PAGE == 0 and v.end % PAGE == 0 and v.start < v.end, v
     for a, b in zip(vm.vmas, vm.vmas[1:]):
@@ -77,7 +77,7 @@ def check_invariants(vm: AddressSpace) -> None:
 # the parts into one read-write [heap] area while the Machine kept the read-only page
 @example(ops=[("brk", 2 * PAGE), ("mprotect", ("area", 0, 1), 1, 1), ("brk", 3 * PAGE)])
 def test_vma_list_matches_the_machine(arch, ops):
-    vm = AddressSpace(Machine(arch), LAYOUTS[arch])
+    vm = AreaMap(Machine(arch), LAYOUTS[arch])
     vm.set_brk_start(HEAP_START)
     for op in ops:
         apply(vm, op)
@@ -89,7 +89,7 @@ def test_vma_list_matches_the_machine(arch, ops):
 def test_vma_at_answers_as_a_scan_of_the_list(arch, ops, probes):
     """vma_at keeps its last answer; after any change it still names the area a linear scan
     finds (or None in a hole)."""
-    vm = AddressSpace(Machine(arch), LAYOUTS[arch])
+    vm = AreaMap(Machine(arch), LAYOUTS[arch])
     vm.set_brk_start(HEAP_START)
     for op in ops:
         for addr in [WINDOW + p for p in probes]:

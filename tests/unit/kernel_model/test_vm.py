@@ -7,15 +7,15 @@ from kernel_model import errno as E
 from kernel_model.errno import GuestErrno
 from kernel_model.layout import LAYOUTS, PAGE
 from kernel_model.vm import (MAP_ANONYMOUS, MAP_FIXED, MAP_FIXED_NOREPLACE, MAP_PRIVATE, MAP_SHARED,
-                             PROT_EXEC, PROT_READ, PROT_WRITE, AddressSpace, Vma)
+                             PROT_EXEC, PROT_READ, PROT_WRITE, AreaMap, Vma)
 
 ANON = MAP_PRIVATE | MAP_ANONYMOUS
 RW, R, RX = PROT_READ | PROT_WRITE, PROT_READ, PROT_READ | PROT_EXEC
 
 
 @pytest.fixture
-def vm(arch) -> AddressSpace:
-    return AddressSpace(Machine(arch), LAYOUTS[arch])
+def vm(arch) -> AreaMap:
+    return AreaMap(Machine(arch), LAYOUTS[arch])
 
 
 def spans(vm):
@@ -96,7 +96,7 @@ def test_map_fixed_beyond_user_space_is_enomem(vm):
 
 
 def test_memory_limit_gives_enomem(arch):
-    vm = AddressSpace(Machine(arch), LAYOUTS[arch], memory_limit=4 * PAGE)
+    vm = AreaMap(Machine(arch), LAYOUTS[arch], memory_limit=4 * PAGE)
     vm.mmap(0, 3 * PAGE, RW, ANON)
     assert errno_of(lambda: vm.mmap(0, 2 * PAGE, RW, ANON)) == E.ENOMEM
 
@@ -202,7 +202,7 @@ def test_brk_refuses_to_grow_into_a_mapping(vm):
 
 
 def test_brk_over_the_memory_limit_keeps_the_old_break(arch):
-    vm = AddressSpace(Machine(arch), LAYOUTS[arch], memory_limit=2 * PAGE)
+    vm = AreaMap(Machine(arch), LAYOUTS[arch], memory_limit=2 * PAGE)
     vm.set_brk_start(HEAP)
     assert vm.brk(HEAP + 8 * PAGE) == HEAP
 
@@ -227,7 +227,7 @@ def test_maps_text_lines_have_the_linux_layout(vm):
 def test_maps_text_prints_addresses_with_at_least_eight_digits():
     """Linux uses %08lx: wide addresses print their natural width, not a fixed 12 (x86-64
     only: i386 addresses never exceed eight digits)."""
-    vm = AddressSpace(Machine("x86_64"), LAYOUTS["x86_64"])
+    vm = AreaMap(Machine("x86_64"), LAYOUTS["x86_64"])
     vm.mmap(0x1_0000_0000, PAGE, R, ANON | MAP_FIXED)
     vm.mmap(0x7FFF_F7FF_0000, PAGE, R, ANON | MAP_FIXED)
     lines = vm.maps_text().split(b"\n")
