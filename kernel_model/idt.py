@@ -1,4 +1,8 @@
-"""The Interrupt Descriptor Table: real gate descriptors in guest memory.
+"""The Interrupt Descriptor Table: real gate descriptors in guest memory, and the vector numbers.
+
+This module is the table itself (gate formats, the Idt that writes and reads gates) and the
+architecture's vector numbers (imported as `V`); which handler the kernel puts behind each
+gate is idt_handlers.py.
 
 Gate formats: Intel SDM Vol. 3A, 6.11 (Figure 6-2, 32-bit gates) and 6.14.1 (Figure 6-8,
 64-bit gates). Each gate's offset points at a stub in the kernel region; the kernel keeps the

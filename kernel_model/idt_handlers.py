@@ -1,4 +1,6 @@
-"""The kernel's IDT: which handler each vector's gate leads to (Linux arch/x86/kernel/idt.c).
+"""The kernel's handlers behind the IDT's gates: which handler each vector leads to (Linux
+arch/x86/kernel/idt.c def_idts) and install_idt_handlers, which writes the gates. The table's
+format and the vector numbers are idt.py.
 
 Exceptions raised by user code become signals (Linux arch/x86/kernel/traps.c): #DE -> SIGFPE,
 #UD -> SIGILL, #GP -> SIGSEGV, #PF -> SIGSEGV (or SIGBUS), #BP/#DB -> SIGTRAP. `int 0x80`
@@ -15,7 +17,7 @@ EXCEPTION_SIGNALS = {
 }
 
 
-def install_vectors(kernel, space) -> None:
+def install_idt_handlers(kernel, space) -> None:
     """One gate per vector (each set_gate writes a descriptor into the IDT page): the exceptions
     that only become signals, those a tool may claim first, and the system-call gate."""
     handlers = {vector: _exception_handler(kernel, signal)

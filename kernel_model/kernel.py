@@ -32,7 +32,7 @@ from .signals import signal_name
 from .syscalls.dispatch import SyscallDispatcher
 from .syscalls.impls.utsname import UtsName
 from .user_faults import deliver_exception, page_fault
-from .vectors import install_vectors
+from .idt_handlers import install_idt_handlers
 
 FIRST_PID = 100          # pids start at a fixed number: no host pid leaks into a run
 
@@ -132,7 +132,7 @@ class Kernel:
             raise GuestErrno(E.EAGAIN, "task limit")
 
     def install_space(self, space) -> None:
-        install_vectors(self, space)
+        install_idt_handlers(self, space)
         space.traps.set_frameless_handler(V.SYSCALL_VECTOR, self._int80_frameless)
         space.machine.syscall_handler = self._on_syscall_instruction
         space.vm.budget_allows = self._memory_budget_allows

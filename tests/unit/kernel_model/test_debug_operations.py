@@ -11,7 +11,7 @@ from kernel_model.debug import DebugInterface
 from kernel_model.errors import KernelError
 from kernel_model.fs import CapturedOutput
 from kernel_model.kernel import Kernel, KernelConfig
-from kernel_model.vectors import install_vectors
+from kernel_model.idt_handlers import install_idt_handlers
 from tests.unit.kernel_model.userland import user_program
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -19,7 +19,7 @@ SOURCE = "mov eax, 1; site: int3; nop; nop; target: mov ebx, 2; end: int3"
 
 
 def _guest(arch):
-    """A ring-3 program whose #BP gate is the kernel's (vectors.py): tool handlers first, the
+    """A ring-3 program whose #BP gate is the kernel's (idt_handlers.py): tool handlers first, the
     `end` int3 nobody owns stops the run (deliver_exception declines)."""
     prog = user_program(arch, SOURCE, labels=("site", "target", "end"))
     thread = SimpleNamespace(tid=1, process=SimpleNamespace(machine=prog.machine))
@@ -27,7 +27,7 @@ def _guest(arch):
     kernel = SimpleNamespace(current=thread, int80_handler=lambda frame: False,
                              deliver_exception=lambda frame, sig: unowned.append(frame.ip) or False)
     kernel.debug = DebugInterface(kernel)
-    install_vectors(kernel, prog.space)
+    install_idt_handlers(kernel, prog.space)
     return prog, kernel, unowned
 
 

@@ -8,11 +8,11 @@ import pytest
 
 from kernel_model import idt as V
 from kernel_model.space import Space
-from kernel_model.vectors import EXCEPTION_SIGNALS, install_vectors
+from kernel_model.idt_handlers import EXCEPTION_SIGNALS, install_idt_handlers
 
 
 class RecordingKernel:
-    """What install_vectors needs from a kernel: the int 0x80 entry, exception delivery, and
+    """What install_idt_handlers needs from a kernel: the int 0x80 entry, exception delivery, and
     the debug interface's breakpoint table (empty here: every int3 is the program's own)."""
 
     def __init__(self):
@@ -49,7 +49,7 @@ def raw_gate_fields(space: Space, vector: int) -> dict:
 def installed(arch):
     space = Space(arch)
     kernel = RecordingKernel()
-    install_vectors(kernel, space)
+    install_idt_handlers(kernel, space)
     return space, kernel
 
 

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 from instrumenter.tracing.breakpoints import BreakpointStore
 from kernel_model.debug import DebugInterface
 from kernel_model.space import Space
-from kernel_model.vectors import install_vectors
+from kernel_model.idt_handlers import install_idt_handlers
 from kernel_model.vm import PROT_EXEC, PROT_READ, PROT_WRITE
 from tests.unit.kernel_model.userland import USER_CODE, USER_SP, USER_STACK
 
@@ -35,7 +35,7 @@ def emulating_space(arch: str, code: bytes):
     kernel = SimpleNamespace(debug=debug, current=thread, int80_handler=lambda frame: False,
                              deliver_exception=deliver_exception, exceptions=exceptions)
     debug._kernel = kernel               # the door hands unclaimed exceptions to this kernel
-    install_vectors(kernel, space)
+    install_idt_handlers(kernel, space)
     store = BreakpointStore(debug, process)
     session = SimpleNamespace(debug=debug, kernel=kernel,
                               trampolines=SimpleNamespace(store_for=lambda p: store))
