@@ -98,7 +98,7 @@ def install(uc, state=None):
 def _install_viewed(uc, state, hook_insn: int, insn_cpuid: int):
     import ctypes
 
-    from unicorn.unicorn_py3.arch.intel import HOOK_INSN_CPUID_CFUNC
+    from .internals.binding import HOOK_INSN_CPUID_CFUNC
 
     from .raw_hooks import add_raw_hook, hook_failed
 

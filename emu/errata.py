@@ -15,116 +15,55 @@ Known and NOT corrected (it needs a change to Unicorn's translator, not a hook):
   reads ZF after these instructions; tests/unit/emu/test_unicorn_errata.py shows the erratum
   so that an upgrade that fixes it is noticed.
 """
-import ctypes
-
-from unicorn import UC_ARCH_X86, UC_HOOK_INTR, Uc
-from unicorn import x86_const as X
-
-from .arch import Arch
+from . import internals
 from .errors import UnicornInternalsError
+from .internals.uc_context import context_int
 
 # Vectors that QEMU's check_exception treats as contributory or page faults (Intel SDM Vol. 3A,
 # 6.15, Table 6-4: #DE, #TS, #NP, #SS, #GP are contributory; #PF is its own class). A fault of these
 # kinds handled by a hook leaves env->old_exception set, so the *next* one would become #DF (8) and
 # the one after that a silent triple-fault stop (UNICORN_FACTS.md item 6).
 CHAINING_VECTORS = frozenset({0, 10, 11, 12, 13, 14})
+DOUBLE_FAULT = 8
 
 
-class _UcContextHeader(ctypes.Structure):
-    # unicorn include/uc_priv.h: struct uc_context, followed by the CPU state bytes.
-    _fields_ = [("context_size", ctypes.c_size_t), ("mode", ctypes.c_int), ("arch", ctypes.c_int),
-                ("snapshot_level", ctypes.c_int), ("ramblock_freed", ctypes.c_bool),
-                ("last_block", ctypes.c_void_p), ("fv", ctypes.c_void_p)]
+class InterruptErrata:
+    """One Machine's corrections of how Unicorn reports interrupts, through two fields of the
+    CPU state located in internals/uc_context.py, each with its fallback:
 
-
-_old_exception_offset: dict[int, int] = {}
-
-
-def _context_bytes(ctx) -> bytes:
-    base = ctypes.cast(ctx.context, ctypes.c_void_p).value
-    hdr = ctypes.sizeof(_UcContextHeader)
-    return ctypes.string_at(base + hdr, ctx.size - hdr)
-
-
-def _scratch_uc(arch: Arch, code: bytes) -> Uc:
-    """A throw-away Uc with `code` at 0x1000 and a stack, for locating context fields."""
-    uc = Uc(UC_ARCH_X86, arch.uc_mode)
-    uc.mem_map(0x1000, 0x1000)
-    uc.mem_write(0x1000, code)
-    uc.reg_write(X.UC_X86_REG_ESP if arch.bits == 32 else X.UC_X86_REG_RSP, 0x1800)
-    return uc
-
-
-def _unique_slot(states: list[bytes], pattern: tuple[int, ...], what: str) -> int:
-    """The offset of the one 4-byte slot whose values across `states` are `pattern`."""
-    hits = [i for i in range(0, len(states[0]) - 3, 4)
-            if tuple(int.from_bytes(st[i:i + 4], "little", signed=True) for st in states) == pattern]
-    if len(hits) != 1:
-        raise UnicornInternalsError(f"cannot locate {what} in the Unicorn context ({hits})")
-    return hits[0] + ctypes.sizeof(_UcContextHeader)
-
-
-def _context_int(uc: Uc, offset: int, value: int | None = None) -> int:
-    """Read (and with `value`, write) one int of the CPU state through a saved context."""
-    ctx = uc.context_save()
-    field = ctypes.c_int.from_address(ctypes.cast(ctx.context, ctypes.c_void_p).value + offset)
-    if value is not None:
-        field.value = value
-        uc.context_restore(ctx)
-    return field.value
-
-
-def _locate_old_exception(arch: Arch) -> int:
-    """Find env->old_exception in the saved CPU state by diffing contexts around one #DE.
-
-    Before any fault it holds -1; after a #DE caught by a hook it holds 0. Exactly one 4-byte
-    slot changes that way; its position is stable for a given Unicorn build.
+    - exception_is_int tells `int n` from a CPU exception, which Unicorn reports through the
+      same hook with nothing else to tell them apart, yet the architecture treats differently:
+      only a software interrupt is checked against the gate's DPL (Intel SDM Vol. 3A,
+      6.12.1.1). Fallback: where the last instruction began (insn_tracker.py).
+    - old_exception is reset to -1 after a handled fault, as QEMU's x86_cpu_do_interrupt does
+      after a delivery. No public call resets it, so its fallback is a refusal: a fault that
+      Unicorn turned into #DF because of an earlier one is reported as UnicornInternalsError
+      (a bug report) instead of reaching the guest as a double fault it did not cause.
     """
-    uc = _scratch_uc(arch, b"\x31\xc9\xf7\xf1\x90")      # xor ecx,ecx ; div ecx ; nop
-    before = _context_bytes(uc.context_save())
-    pc_reg = X.UC_X86_REG_EIP if arch.bits == 32 else X.UC_X86_REG_RIP
+    __slots__ = ("_uc", "_is_int", "_old_exception", "_tracker")
 
-    def on_fault(uc_, intno, _):
-        uc_.reg_write(pc_reg, 0x1004)
-        uc_.emu_stop()
-    uc.hook_add(UC_HOOK_INTR, on_fault)
-    uc.emu_start(0x1000, 0x1005)
-    return _unique_slot([before, _context_bytes(uc.context_save())], (-1, 0), "old_exception")
+    def __init__(self, uc, bits: int, tracker):
+        """`tracker()` gives the Machine's InstructionTracker (made only if needed)."""
+        layout = internals.located()
+        self._uc = uc
+        self._is_int = layout.exception_is_int[bits]
+        self._old_exception = layout.old_exception[bits]
+        self._tracker = tracker() if self._is_int is None else None
 
+    def is_software(self, vector: int, pc: int) -> bool:
+        """True when the interrupt being delivered (saved IP `pc`) came from an INT n/INT3/INTO
+        instruction."""
+        if self._is_int is not None:
+            return context_int(self._uc, self._is_int) == 1
+        software = self._tracker.last != pc
+        if vector == DOUBLE_FAULT and not software and self._old_exception is None:
+            raise UnicornInternalsError(
+                "a fault after a handled one came back as #DF: Unicorn's old_exception could "
+                "not be located to clear it (emu/internals/uc_context.py)")
+        return software
 
-def clear_pending_exception(uc: Uc, arch: Arch) -> None:
-    """Reset env->old_exception to -1, as QEMU's do_interrupt_all does after delivery."""
-    off = _old_exception_offset.get(arch.bits)
-    if off is None:
-        off = _old_exception_offset[arch.bits] = _locate_old_exception(arch)
-    _context_int(uc, off, -1)
-
-
-# env->exception_is_int: 1 after `int n` / int3 / into, 0 after a CPU exception (QEMU's
-# raise_interrupt2 sets it on every delivery). Unicorn reports both through the same INTR hook
-# with nothing else to tell them apart, yet the architecture treats them differently: only a
-# software interrupt is checked against the gate's DPL (Intel SDM Vol. 3A, 6.12.1.1).
-_is_int_offset: dict[int, int] = {}
-
-
-def _locate_exception_is_int(arch: Arch) -> int:
-    """Find env->exception_is_int by diffing contexts: fresh (0), after `int 0x10` (1),
-    after a #DE (0), after `int 0x11` (1). Exactly one 4-byte slot follows that pattern."""
-    uc = _scratch_uc(arch, b"\xcd\x10\x90\x31\xc9\xf7\xf1\x90\xcd\x11\x90")
-    states = [_context_bytes(uc.context_save())]
-
-    def on_interrupt(uc_, intno, _):
-        states.append(_context_bytes(uc_.context_save()))
-        uc_.emu_stop()
-    uc.hook_add(UC_HOOK_INTR, on_interrupt)
-    for begin in (0x1000, 0x1003, 0x1008):          # int 0x10 ; xor+div (#DE) ; int 0x11
-        uc.emu_start(begin, 0x1FFF)
-    return _unique_slot(states, (0, 1, 0, 1), "exception_is_int")
-
-
-def interrupt_is_software(uc: Uc, arch: Arch) -> bool:
-    """True when the interrupt being delivered came from an INT n/INT3/INTO instruction."""
-    off = _is_int_offset.get(arch.bits)
-    if off is None:
-        off = _is_int_offset[arch.bits] = _locate_exception_is_int(arch)
-    return _context_int(uc, off) == 1
+    def fault_handled(self) -> None:
+        """A contributory fault or #PF was handled by the hook: forget it, so that the next
+        one is not chained into #DF."""
+        if self._old_exception is not None:
+            context_int(self._uc, self._old_exception, -1)

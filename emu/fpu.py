@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 from unicorn import UC_ERR_OK, UcError
 from unicorn import x86_const as X
-from unicorn.unicorn_py3.unicorn import uclib
 
 from .errors import MachineError
+from .internals.binding import handle, uclib
 
 
 FCW_INIT = 0x037F
@@ -130,9 +130,9 @@ _BATCHES = {32: _FpuRegisters(32), 64: _FpuRegisters(64)}
 def read_fpu(machine) -> FpuState:
     """The thread's x87/SSE state from the CPU. The physical registers are Unicorn's FP0-7
     (its ST0-7 give only significands)."""
-    return _BATCHES[machine.arch.bits].read(machine.uc._uch)
+    return _BATCHES[machine.arch.bits].read(handle(machine.uc))
 
 
 def write_fpu(machine, state: FpuState) -> None:
     """Load `state` into the CPU, as FXRSTOR/XRSTOR would."""
-    _BATCHES[machine.arch.bits].write(machine.uc._uch, state)
+    _BATCHES[machine.arch.bits].write(handle(machine.uc), state)

@@ -4,10 +4,10 @@ instruction counts").
 Unicorn counts instructions only when `emu_start` is given a count: it then installs an internal
 C code hook (uc.c `hook_count_cb`) that increments `uc->emu_counter` before every instruction and
 stops the run when it passes `uc->emu_count`. The counter is reset at every `emu_start` and is
-not part of the API, so its place in `struct uc_struct` is located once per process by running a
-scratch Uc with three different budgets (the same diffing technique errata.py uses for CPU
-state). Reading it is one ctypes load, so a probe hit inside a hook sees the exact count at
-that instruction, not a count rounded to a scheduler slice.
+not part of the API: its place in `struct uc_struct` is located once per process
+(internals/uc_struct.py). Reading it is one ctypes load, so a probe hit inside a hook sees the
+exact count at that instruction, not a count rounded to a scheduler slice. Where it is not
+located, a code hook counts the same instructions (insn_tracker.py: slower, the same counts).
 
 Cost: the counting hook makes translated code call a helper per instruction (~1.6-1.8x slower
 on fib, measured on this machine), so a Machine counts only once a tool asks it to
@@ -17,49 +17,23 @@ What is counted: every instruction the CPU began, including the int3 of a probe,
 instructions of trampolines and native actions, and an instruction that faulted (its hook ran
 before the fault). The count is deterministic: the same run counts the same instructions.
 """
-import ctypes
+from unicorn import Uc
 
-from unicorn import UC_ARCH_X86, UC_MODE_64, Uc
-
-from .errors import UnicornInternalsError
+from . import internals
+from .internals import uc_struct
 
 # A count that never runs out: Unicorn takes a size_t, and counting needs count > 0.
 UNLIMITED = 1 << 62
-_SCAN_BYTES = 16384          # struct uc_struct is a few KB; the counter sits near its middle
-
-_counter_offset: int | None = None
 
 
-def _locate_counter() -> int:
-    """The byte offset of uc->emu_counter in struct uc_struct.
-
-    After a run stopped by a budget of K instructions the counter holds K + 1 (the hook counts
-    the next instruction, sees K + 1 > K and stops before it runs) and emu_count, the next
-    field, holds K. Three budgets leave exactly one 8-byte slot with that history.
-    """
-    uc = Uc(UC_ARCH_X86, UC_MODE_64)
-    uc.mem_map(0x1000, 0x1000)
-    uc.mem_write(0x1000, b"\x48\xff\xc0\xeb\xfb")          # 1: inc rax ; jmp 1b
-    budgets = (1_234_567, 7_654_321, 333)
-    snapshots = []
-    for budget in budgets:
-        uc.emu_start(0x1000, 0, 0, budget)
-        snapshots.append(ctypes.string_at(uc._uch.value, _SCAN_BYTES))
-    hits = [offset for offset in range(0, _SCAN_BYTES - 16, 8)
-            if all(int.from_bytes(s[offset:offset + 8], "little") == k + 1
-                   and int.from_bytes(s[offset + 8:offset + 16], "little") == k
-                   for s, k in zip(snapshots, budgets))]
-    if len(hits) != 1:
-        raise UnicornInternalsError(f"cannot locate Unicorn's instruction counter ({hits})")
-    return hits[0]
-
-
-def counter_of(uc: Uc) -> ctypes.c_uint64:
-    """A live view of `uc`'s instruction counter for the current emu_start."""
-    global _counter_offset
-    if _counter_offset is None:
-        _counter_offset = _locate_counter()
-    return ctypes.c_uint64.from_address(uc._uch.value + _counter_offset)
+def counter_of(uc: Uc, fallback):
+    """A live counter of `uc`'s instructions in the current emu_start: an integer `value`
+    that the Machine sets to 0 before each run (Unicorn resets its own too). The view of
+    uc->emu_counter where it is located, else `fallback()` (the Machine's InstructionTracker)."""
+    offset = internals.located().emu_counter
+    if offset is None:
+        return fallback()
+    return uc_struct.view(uc, offset)
 
 
 class InstructionClock:

@@ -21,24 +21,25 @@ import ctypes
 from unicorn import (UC_ARCH_X86, UC_ERR_FETCH_PROT, UC_ERR_FETCH_UNMAPPED, UC_HOOK_INSN,
                      UC_HOOK_INSN_INVALID, UC_HOOK_INTR, Uc, UcError)
 from unicorn import x86_const as X
-from unicorn.unicorn_py3.arch.intel import HOOK_INSN_SYSCALL_CFUNC
-from unicorn.unicorn_py3.unicorn import HOOK_INTR_CFUNC
 
 from . import exits
 from .arch import Arch, arch_named
 from .cpuid import install as install_cpuid
-from .cpu_state import CpuStateViews, ViewedRegisters, cpu_state_views, viewable
-from .errata import CHAINING_VECTORS, clear_pending_exception, interrupt_is_software
+from .cpu_state import CpuStateViews, cpu_state_views
+from .errata import CHAINING_VECTORS, InterruptErrata
 from .errors import MachineError
 from .icount import UNLIMITED, counter_of
+from .insn_tracker import InstructionTracker
+from .internals import binding
+from .internals.binding import HOOK_INSN_SYSCALL_CFUNC, HOOK_INTR_CFUNC, handle
 from .lock_sites import LockSites
 from .memory import Memory
 from .raw_hooks import add_raw_hook, hook_failed
-from .registers import REGISTER_IDS, RawRegister, RawRegisters, RegisterFile, gpr_names
-from .tlb import PageWalker
+from .machine_registers import SYSCALL_INSN_LEN, MachineRegisters
+from .registers import RawRegister
+from .tlb import page_walker
 
 PAGE = 0x1000
-SYSCALL_INSN_LEN = 2     # 0f 05
 # Vectors only an instruction can raise: int3 (#BP) and into (#OF); every vector >= 32 too, as
 # Unicorn delivers no external interrupts. Others need a look at the CPU state (errata.py).
 _ALWAYS_SOFTWARE = frozenset({3, 4})
@@ -50,7 +51,7 @@ STICKY_RUNS = 64
 _NEVER_EXECUTED = {32: 0xFFFF_F000, 64: 0xFFFF_8000_0000_0000 - PAGE}
 
 
-class Machine:
+class Machine(MachineRegisters):
     def __init__(self, arch: str | Arch):
         self.arch = arch if isinstance(arch, Arch) else arch_named(arch)
         self.uc = Uc(UC_ARCH_X86, self.arch.uc_mode)
@@ -66,11 +67,14 @@ class Machine:
         # INT n/INT3/INTO instruction rather than a CPU exception or a memory fault: the
         # kernel checks gate DPLs only for those (Intel SDM Vol. 3A, 6.12.1.1).
         self.software_interrupt = False
-        self._pc_id = REGISTER_IDS[self.arch.pc]
-        self.raw_pc = RawRegister(self.uc._uch, self.arch.pc)
+        self.raw_pc = RawRegister(handle(self.uc), self.arch.pc)
         self.lock_sites = LockSites(self)         # LOCK-prefix #UD sites (lock_sites.py)
         self.icount = None                # InstructionClock once a tool asked for counts (icount.py)
-        self._counter = None              # live view of Unicorn's counter for the current run
+        self._tracker = None              # a code hook, where a private field has no view
+        # Unicorn's counter of the current/last run (icount.py); `_counting`: translations
+        # carry the counting hook since a tool asked for counts
+        self._insns = counter_of(self.uc, self._instruction_tracker)
+        self._counting = False
         self._running = False
         self._count_hook = False          # Unicorn's counting hook is installed (run())
         self._sticky_runs = 0             # runs without a count that keep it (run())
@@ -80,6 +84,7 @@ class Machine:
         # interrupt hook; every other register write goes through uc_reg_write.
         self.cpu_state = cpu_state_views(self.uc)
         self._direct = isinstance(self.cpu_state, CpuStateViews)
+        self._errata = InterruptErrata(self.uc, self.arch.bits, self._instruction_tracker)
         # In 32-bit mode env->eip may hold bits above 31: QEMU's jcc does not wrap its target
         # (translate.c do_jcc masks only 16-bit targets), the fetch wraps it, and
         # uc_reg_read(EIP) drops the bits; so does every read of the view here. A PC written
@@ -94,8 +99,8 @@ class Machine:
             self._raw_hooks.append(cpuid_hook)
         # Memory faults come from the page walker, not from UC_HOOK_MEM_* hooks: such a hook
         # would send every guest store down Unicorn's slow path (tlb.py).
-        self._walker = PageWalker(self.uc, self.mem.perms_at, self._on_page_fault,
-                                  bits=self.arch.bits)
+        self._walker = page_walker(self.uc, self.mem.perms_at, self._on_page_fault,
+                                   bits=self.arch.bits)
         if self.arch.bits == 64:
             self._raw_hooks.append(add_raw_hook(self.uc, 
                 UC_HOOK_INSN, HOOK_INSN_SYSCALL_CFUNC, self._on_syscall,
@@ -111,7 +116,7 @@ class Machine:
             raise MachineError("cannot reset a Machine while it runs")
         self.lock_sites.clear()
         self.uc.context_restore(self._pristine)
-        self.icount = self._counter = None
+        self.icount, self._counting = None, False
         self.trap_handler = self.syscall_handler = self.breakpoint_redirect = None
         self._fast_vector, self._fast_interrupt = -1, None
 
@@ -125,7 +130,7 @@ class Machine:
             return
         if self._running:
             raise MachineError("cannot close a Machine while it runs")
-        self.uc._Uc__finalizer()              # uc_close, exactly once (the binding's finalizer)
+        binding.close(self.uc)
         self.mem.release()
         self.uc = self.mem = self.cpu_state = self.raw_pc = None
         self._readers = {}
@@ -136,78 +141,6 @@ class Machine:
     @property
     def closed(self) -> bool:
         return self.uc is None
-
-    # ---- registers -------------------------------------------------------------------------
-    def reg(self, name: str) -> int:
-        if name == "pc":
-            return self.pc
-        if self._direct and viewable(name):
-            return self.cpu_state.register(name).value
-        return self.uc.reg_read(REGISTER_IDS[name])
-
-    def set_reg(self, name: str, value) -> None:
-        if name in ("pc", self.arch.pc):
-            self.pc = value
-            return
-        try:
-            self.uc.reg_write(REGISTER_IDS[name], value)
-        except (KeyError, UcError) as e:
-            raise MachineError(f"cannot write register {name}: {e}") from None
-
-    @property
-    def pc(self) -> int:
-        pc = self.cpu_state.eip.value & self._pc_mask
-        # Inside the syscall hook Unicorn still shows the syscall instruction itself and adds 2
-        # after the hook returns (UNICORN_FACTS.md item 4); show the architectural value.
-        return pc + SYSCALL_INSN_LEN if self._in_syscall_hook else pc
-
-    @pc.setter
-    def pc(self, value: int) -> None:
-        self.raw_pc.write(value - SYSCALL_INSN_LEN if self._in_syscall_hook else value)
-
-    @property
-    def sp(self) -> int:
-        return self.reg(self.arch.sp)
-
-    @sp.setter
-    def sp(self, value: int) -> None:
-        self.uc.reg_write(REGISTER_IDS[self.arch.sp], value)
-
-    def registers(self) -> RegisterFile:
-        names = gpr_names(self.arch)
-        sel = {s: self.uc.reg_read(REGISTER_IDS[s]) for s in ("cs", "ss", "ds", "es", "fs", "gs")}
-        return RegisterFile(arch=self.arch.name,
-                            gpr={n: self.uc.reg_read(REGISTER_IDS[n]) for n in names},
-                            pc=self.pc, flags=self.uc.reg_read(REGISTER_IDS[self.arch.flags]),
-                            fs_base=self._base("fs_base"), gs_base=self._base("gs_base"),
-                            selectors=sel)
-
-    def set_registers(self, regs: RegisterFile) -> None:
-        """Write back the GPRs, PC and flags of a RegisterFile (not selectors or bases)."""
-        for name, value in regs.gpr.items():
-            self.uc.reg_write(REGISTER_IDS[name], value)
-        self.uc.reg_write(REGISTER_IDS[self.arch.flags], regs.flags)
-        self.pc = regs.pc
-
-    def _base(self, name: str) -> int:
-        # FS_BASE/GS_BASE are 64-bit-mode registers; in 32-bit mode the base comes from the GDT.
-        return self.uc.reg_read(REGISTER_IDS[name]) if self.arch.bits == 64 else 0
-
-    def raw_register(self, name: str) -> RawRegister:
-        return RawRegister(self.uc._uch, name)
-
-    def raw_registers(self, names: tuple[str, ...]) -> RawRegisters | ViewedRegisters:
-        """A batched reader of several registers: views where all are general registers and
-        the CPU state is viewed directly (cpu_state.py), else one uclib call. One reader per
-        tuple of names, so a hot path may ask for it on every event."""
-        reader = self._readers.get(names)
-        if reader is None:
-            if self._direct and all(viewable(name) for name in names):
-                reader = ViewedRegisters(self.cpu_state, names)
-            else:
-                reader = RawRegisters(self.uc._uch, names)
-            self._readers[names] = reader
-        return reader
 
     # ---- contexts (thread switching) -------------------------------------------------------
     def save_context(self):
@@ -226,8 +159,8 @@ class Machine:
         if self.icount is clock:
             return
         self.icount = clock
-        if self._counter is None:
-            self._counter = counter_of(self.uc)
+        if not self._counting:
+            self._counting = True
             self.uc.ctl_flush_tb()
 
     @property
@@ -236,7 +169,7 @@ class Machine:
         instruction that raised the event included); 0 when nothing asked for counting."""
         if self.icount is None:
             return 0
-        return self.icount.total + (self._counter.value if self._running else 0)
+        return self.icount.total + (self._insns.value if self._running else 0)
 
     # ---- running ---------------------------------------------------------------------------
     def run(self, begin: int, *, count: int = 0, until: int | None = None) -> exits.Exit:
@@ -255,6 +188,7 @@ class Machine:
             # Unicorn checks the end address only when it translates a block: a block already
             # translated at `until` (a recycled Machine ran this program) would run on.
             self.uc.ctl_remove_cache(until, until + 1)
+        self._insns.value = 0             # Unicorn resets its own; a tracker is reset here
         self._running = True
         try:
             return self._run(begin, count, budget, until)
@@ -292,7 +226,7 @@ class Machine:
             # A hook that raised *and* made Unicorn fail (the #UD hook, a memory-fault hook)
             # ends emu_start with the UcError, and the binding drops the hook's exception
             # (it checks the status first): surface the real error with its traceback.
-            pending = getattr(self.uc, "_hook_exception", None)
+            pending = binding.pending_hook_exception(self.uc)
             if pending is not None:
                 raise pending from None
             self.software_interrupt = False      # a fault, not an instruction's int n
@@ -320,15 +254,15 @@ class Machine:
         """Add the finished run's instructions to the clock. A run ended by its budget shows
         budget + 1: the counting hook counted the next instruction, then stopped before it."""
         self._running = False
-        self.last_run_insns = min(self._run_counter().value, budget) if budget else 0
+        self.last_run_insns = min(self._insns.value, budget) if budget else 0
         if self.icount is not None and budget:
             self.icount.total += self.last_run_insns
 
-    def _run_counter(self):
-        """Unicorn's counter of the current/last run (icount.py), whoever asked for counting."""
-        if self._counter is None:
-            return counter_of(self.uc)
-        return self._counter
+    def _instruction_tracker(self) -> InstructionTracker:
+        """The code hook that stands in for private fields not located (insn_tracker.py)."""
+        if self._tracker is None:
+            self._tracker = InstructionTracker(self.uc, bits=self.arch.bits)
+        return self._tracker
 
     def stop(self) -> None:
         """Ask the current run() to return (exit kind STOPPED unless an event was recorded)."""
@@ -403,10 +337,10 @@ class Machine:
     def _on_interrupt(self, uc, vector, _user):
         pc = self.raw_pc.read()
         self.software_interrupt = (vector >= 32 or vector in _ALWAYS_SOFTWARE
-                                   or interrupt_is_software(uc, self.arch))
+                                   or self._errata.is_software(vector, pc))
         handled = self.trap_handler(vector, pc) if self.trap_handler else False
         if vector in CHAINING_VECTORS:
-            clear_pending_exception(uc, self.arch)
+            self._errata.fault_handled()
         if not handled:
             self._finish(exits.Exit(exits.TRAP, self.raw_pc.read(), vector=vector))
 
@@ -415,12 +349,9 @@ class Machine:
         pc = self.raw_pc.read()
         self.software_interrupt = False
         handled = self.trap_handler(6, pc) if self.trap_handler else False
-        if handled and self.raw_pc.read() != pc:
-            return True
-        if handled:       # the handler kept the PC on the bad instruction: deliver again later
+        if not handled or self.raw_pc.read() == pc:
+            # declined, or the handler kept the PC on the bad instruction: deliver again later
             self._finish(exits.Exit(exits.TRAP, pc, vector=6))
-            return True
-        self._finish(exits.Exit(exits.TRAP, pc, vector=6))
         return True
 
     def _on_syscall(self, _handle, _user):

@@ -18,10 +18,10 @@ import ctypes
 import weakref
 
 from unicorn import UC_ERR_OK, UcError
-from unicorn.unicorn_py3.unicorn import uclib
 
 from . import host_pages
 from .errors import MachineError
+from .internals.binding import handle, uclib
 
 PAGE = 0x1000
 # The page protection bits, defined once for the project (issue 15): Unicorn's UC_PROT_* and
@@ -346,7 +346,7 @@ class Memory:
         # Across pieces, or not mapped: Unicorn says which. uclib directly: the binding's
         # mem_read builds a buffer, then a bytearray of it.
         buffer = self._small if size <= _SMALL_READ else ctypes.create_string_buffer(size)
-        if uclib.uc_mem_read(self._uc._uch, addr, buffer, size) != UC_ERR_OK:
+        if uclib.uc_mem_read(handle(self._uc), addr, buffer, size) != UC_ERR_OK:
             raise MemoryAccessError(addr, size)
         return buffer.raw[:size]
 

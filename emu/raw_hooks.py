@@ -4,14 +4,14 @@ On the paths of every probe hit and system call, the binding's Python wrapper ar
 costs ~1.5 µs a call (UNICORN_FACTS.md), so the Machine's interrupt and `syscall` hooks are
 registered here directly. Such a callback catches its own exceptions and hands them to
 `hook_failed`, which does what the binding's wrapper would: a wrapper doing it would cost a
-call more on every event.
+call more on every event. The binding's private parts this needs are in internals/binding.py.
 """
 import ctypes
 
 from unicorn import UC_ERR_OK, UcError
-from unicorn.unicorn_py3.unicorn import uc_hook_h, uclib
 
 from .errors import MachineError
+from .internals.binding import handle, keep_hook_exception, uc_hook_h, uclib
 
 
 def add_raw_hook(uc, kind: int, prototype, callback, *extra):
@@ -19,8 +19,8 @@ def add_raw_hook(uc, kind: int, prototype, callback, *extra):
     (`extra`: the instruction of a UC_HOOK_INSN). Returns the ctypes function, which the
     caller keeps referenced: Unicorn holds only the pointer."""
     function = prototype(callback)
-    handle = uc_hook_h()
-    status = uclib.uc_hook_add(uc._uch, ctypes.byref(handle), kind, function, None,
+    hook = uc_hook_h()
+    status = uclib.uc_hook_add(handle(uc), ctypes.byref(hook), kind, function, None,
                                ctypes.c_uint64(1), ctypes.c_uint64(0), *extra)
     if status != UC_ERR_OK:
         raise MachineError(f"cannot add hook {kind}: {UcError(status)}")
@@ -30,6 +30,4 @@ def add_raw_hook(uc, kind: int, prototype, callback, *extra):
 def hook_failed(uc, error: BaseException) -> None:
     """What the binding does with an exception raised in a hook: keep it on the Uc
     (emu_start re-raises it, Machine._run too) and stop the run."""
-    if uc._hook_exception is None:
-        uc._hook_exception = error
-    uclib.uc_emu_stop(uc._uch)
+    keep_hook_exception(uc, error)

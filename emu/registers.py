@@ -7,9 +7,9 @@ import ctypes
 from dataclasses import dataclass, field
 
 from unicorn import x86_const as X
-from unicorn.unicorn_py3.unicorn import uclib
 
 from .arch import Arch
+from .internals.binding import BARE_UCLIB, uclib
 
 # Name -> Unicorn register id. Names are lower-case as in AT&T/Intel listings.
 _COMMON = {
@@ -86,7 +86,7 @@ class RawRegisters:
 
 
 class RawRegister:
-    """One register read/written through uclib without the binding's prototypes (_BARE_UCLIB:
+    """One register read/written through uclib without the binding's prototypes (BARE_UCLIB:
     ~0.25 µs instead of ~0.45 µs with them, and 1.9 µs through the binding). The x86-64
     syscall entry reads RFLAGS with one on every call."""
     __slots__ = ("_h", "_id", "_v", "_p")
@@ -98,20 +98,13 @@ class RawRegister:
         self._p = ctypes.byref(self._v)
 
     def read(self) -> int:
-        _BARE_UCLIB.uc_reg_read(self._h, self._id, self._p)
+        BARE_UCLIB.uc_reg_read(self._h, self._id, self._p)
         return self._v.value
 
     def write(self, value: int) -> None:
         self._v.value = value
-        _BARE_UCLIB.uc_reg_write(self._h, self._id, self._p)
+        BARE_UCLIB.uc_reg_write(self._h, self._id, self._p)
 
-
-# The binding declares uclib's prototypes with argtypes, so every call converts each argument
-# through from_param: ~0.25 µs of a ~0.65 µs register access. A second handle on the same
-# library without prototypes takes ready ctypes objects as they are. Only ctypes objects
-# (c_void_p handle, byref pointer) and small ints may be passed: a bare Python int in a
-# pointer's place would be truncated to a C int.
-_BARE_UCLIB = ctypes.CDLL(uclib._name, handle=uclib._handle)
 
 
 class BareRegister:
@@ -120,7 +113,7 @@ class BareRegister:
     __slots__ = ("read", "write")
 
     def __init__(self, uc_handle: ctypes.c_void_p, name: str):
-        reg_read, reg_write = _BARE_UCLIB.uc_reg_read, _BARE_UCLIB.uc_reg_write
+        reg_read, reg_write = BARE_UCLIB.uc_reg_read, BARE_UCLIB.uc_reg_write
         reg_id, value = REGISTER_IDS[name], ctypes.c_uint64()
         pointer = ctypes.byref(value)
 

@@ -30,51 +30,31 @@ refusal sets uc->invalid_error and ends the run in progress.
 """
 import ctypes
 
-from unicorn import (UC_ARCH_X86, UC_ERR_OK, UC_HOOK_TLB_FILL, UC_MEM_FETCH, UC_MEM_WRITE,
-                     UC_MODE_32, UC_TLB_VIRTUAL, Uc, UcError)
-from unicorn import x86_const as X
-from unicorn.unicorn_py3.unicorn import HOOK_TLB_FILL_CFUNC, uc_hook_h, uclib
+from unicorn import (UC_CTL_IO_WRITE, UC_CTL_TLB_FLUSH, UC_ERR_OK, UC_HOOK_MEM_INVALID, UC_HOOK_TLB_FILL, UC_MEM_FETCH,
+                     UC_MEM_READ_PROT, UC_MEM_READ_UNMAPPED, UC_MEM_WRITE, UC_MEM_WRITE_PROT,
+                     UC_MEM_WRITE_UNMAPPED, UC_TLB_VIRTUAL, Uc, UcError)
 
-from . import exits
-from .errors import MachineError, UnicornInternalsError
+from . import exits, internals
+from .errors import MachineError
+from .internals import uc_struct
+from .internals.binding import (HOOK_MEM_INVALID_CFUNC, HOOK_TLB_FILL_CFUNC, handle,
+                                keep_hook_exception, uc_hook_h, uclib)
 from .memory import PROT_EXEC, PROT_READ, PROT_WRITE   # Unicorn's UC_PROT_* bits, one definition
-_SCAN_BYTES = 16384                                  # struct uc_struct is a few KB (icount.py)
+from .raw_hooks import add_raw_hook
 
-_invalid_addr_offset: int | None = None
-
-
-def _locate_invalid_addr() -> int:
-    """The byte offset of uc->invalid_addr in struct uc_struct.
-
-    Unicorn stores there the address of the access that ended a run with a memory error (the
-    exact address, not its page) and never exposes it. Three reads of unmapped addresses leave
-    exactly one 8-byte slot holding each address in turn (the diffing technique of icount.py).
-    """
-    uc = Uc(UC_ARCH_X86, UC_MODE_32)
-    uc.mem_map(0x1000, 0x1000)
-    uc.mem_write(0x1000, b"\x8b\x01")                 # mov eax, [ecx]
-    addresses = (0x1234_5678, 0x9ABC_DEF1, 0x0BAD_F00D)
-    snapshots = []
-    for address in addresses:
-        uc.reg_write(X.UC_X86_REG_ECX, address)
-        try:
-            uc.emu_start(0x1000, 0x1002)
-        except UcError:
-            pass
-        snapshots.append(ctypes.string_at(uc._uch.value, _SCAN_BYTES))
-    hits = [offset for offset in range(0, _SCAN_BYTES - 8, 8)
-            if all(int.from_bytes(s[offset:offset + 8], "little") == a
-                   for s, a in zip(snapshots, addresses))]
-    if len(hits) != 1:
-        raise UnicornInternalsError(f"cannot locate Unicorn's invalid_addr ({hits})")
-    return hits[0]
+# FaultHooks: a refused data access -> (exits.READ/WRITE, unmapped); fetches end the run with
+# their own error code, which the Machine reads.
+_DATA_FAULTS = {UC_MEM_READ_UNMAPPED: (exits.READ, True), UC_MEM_WRITE_UNMAPPED: (exits.WRITE, True),
+                UC_MEM_READ_PROT: (exits.READ, False), UC_MEM_WRITE_PROT: (exits.WRITE, False)}
 
 
-def _invalid_addr_of(uc: Uc) -> ctypes.c_uint64:
-    global _invalid_addr_offset
-    if _invalid_addr_offset is None:
-        _invalid_addr_offset = _locate_invalid_addr()
-    return ctypes.c_uint64.from_address(uc._uch.value + _invalid_addr_offset)
+def page_walker(uc: Uc, perms_at, on_fault, *, bits: int):
+    """The Machine's source of memory faults: a PageWalker where Unicorn's invalid_addr is
+    located (internals/uc_struct.py), else FaultHooks, with the same two methods' meaning."""
+    offset = internals.located().invalid_addr
+    if offset is None:
+        return FaultHooks(uc, on_fault, bits=bits)
+    return PageWalker(uc, perms_at, on_fault, uc_struct.view(uc, offset), bits=bits)
 
 
 class PageWalker:
@@ -88,8 +68,8 @@ class PageWalker:
     its own tlb_fill drops them (excp_helper.c, "we can only address 32bits"); so does this one.
     """
 
-    def __init__(self, uc: Uc, perms_at, on_fault, *, bits: int):
-        self._invalid_addr = _invalid_addr_of(uc)
+    def __init__(self, uc: Uc, perms_at, on_fault, invalid_addr: ctypes.c_uint64, *, bits: int):
+        self._invalid_addr = invalid_addr
         uc.ctl_set_tlb_mode(UC_TLB_VIRTUAL)
         mask = (1 << bits) - 1
         self._callback = self._add_raw_fill_hook(uc, perms_at, on_fault, mask)   # kept referenced
@@ -118,15 +98,45 @@ class PageWalker:
                 entry.contents.perms = perms
                 return True
             except BaseException as error:            # noqa: B036 - re-raised by emu_start
-                if uc._hook_exception is None:
-                    uc._hook_exception = error
-                uclib.uc_emu_stop(uc._uch)
+                keep_hook_exception(uc, error)
                 return False
 
         callback = HOOK_TLB_FILL_CFUNC(on_fill)
-        handle = uc_hook_h()
-        status = uclib.uc_hook_add(uc._uch, ctypes.byref(handle), UC_HOOK_TLB_FILL, callback,
+        hook = uc_hook_h()
+        status = uclib.uc_hook_add(handle(uc), ctypes.byref(hook), UC_HOOK_TLB_FILL, callback,
                                    None, ctypes.c_uint64(1), ctypes.c_uint64(0))
         if status != UC_ERR_OK:
             raise MachineError(f"cannot add the TLB fill hook: {UcError(status)}")
         return callback
+
+
+class FaultHooks:
+    """The fallback of the PageWalker where uc->invalid_addr is not located: Unicorn's TLB as
+    it comes (every page RWX to the TLB), Unicorn's own permission checks against its regions
+    (Memory keeps them with uc_mem_protect), and UC_HOOK_MEM_*_UNMAPPED/_PROT hooks, whose
+    callbacks are given the exact address. Correct, and slower: with such a hook covering every
+    page no store is ever made inline again (the erratum the PageWalker exists for)."""
+
+    def __init__(self, uc: Uc, on_fault, *, bits: int):
+        self._address = 0
+        mask = (1 << bits) - 1
+
+        def on_invalid(_handle, access, address, _size, _value, _user):
+            try:
+                self._address = address & mask
+                fault = _DATA_FAULTS.get(access)
+                if fault is not None:
+                    on_fault(*fault)
+                if access == UC_MEM_READ_PROT:
+                    # the refused read has already filled a TLB entry (readable: no paging),
+                    # and Unicorn checks read permission only on its slow path: drop it, or
+                    # the next read of the page would go through inline
+                    uc.ctl(UC_CTL_TLB_FLUSH, UC_CTL_IO_WRITE)
+            except BaseException as error:            # noqa: B036 - re-raised by emu_start
+                keep_hook_exception(uc, error)
+            return False                               # not handled: the run ends
+
+        self._callback = add_raw_hook(uc, UC_HOOK_MEM_INVALID, HOOK_MEM_INVALID_CFUNC, on_invalid)
+
+    def fault_address(self) -> int:
+        return self._address

@@ -1,8 +1,10 @@
 """emu.cpu_state: direct views of Unicorn's CPU state, and the API-backed views they fall back
 to. Both kinds must agree with uc_reg_read/uc_reg_write at every point the Machine uses them."""
+import dataclasses
+
 import pytest
 
-from emu import cpu_state
+from emu import internals
 from emu.cpu_state import ApiStateViews, CpuStateViews, ViewedRegisters, cpu_state_views
 from emu.machine import Machine
 from emu.registers import REGISTER_IDS
@@ -56,7 +58,7 @@ def test_the_flags_have_no_view(views_of):
 def test_a_pc_stored_in_an_interrupt_hook_is_where_the_guest_resumes(arch, kind, monkeypatch):
     """The one place a store into the eip view is defined (cpu_state.py): the int3 path."""
     if kind == "api":
-        monkeypatch.setattr(cpu_state, "_located_layout", lambda: None)
+        _without_env(monkeypatch)
     m = machine_with(arch, "int3; mov eax, 1; int 0x80; mov eax, 2; int 0x80")
     assert isinstance(m.cpu_state, CpuStateViews if kind == "direct" else ApiStateViews)
     target = CODE + len(asm("int3; mov eax, 1; int 0x80", arch))
@@ -87,8 +89,14 @@ def test_viewed_registers_read_like_a_uclib_batch(arch):
     assert not isinstance(mixed, ViewedRegisters) and mixed.read()[:6] == reader.read()
 
 
+def _without_env(monkeypatch, env=None):
+    """Machines made from now on see `env` as the located CPU-state layout (None: not found)."""
+    layout = dataclasses.replace(internals.located(), cpu_env=env)
+    monkeypatch.setattr(internals, "located", lambda: layout)
+
+
 def test_a_layout_that_cannot_be_confirmed_falls_back_to_the_api(monkeypatch, arch):
-    monkeypatch.setattr(cpu_state, "_located_layout", lambda: None)
+    _without_env(monkeypatch)
     m = Machine(arch)
     assert isinstance(m.cpu_state, ApiStateViews)
     m.set_reg(GPRS[arch][0], 5)
@@ -98,8 +106,8 @@ def test_a_layout_that_cannot_be_confirmed_falls_back_to_the_api(monkeypatch, ar
 def test_a_wrong_env_address_is_refused_without_touching_it(monkeypatch):
     """Per-Uc confirmation reads through /proc/self/mem: an address that is not the CPU's
     registers (here: unmapped) gives the API views, never a crash."""
-    layout = cpu_state._located_layout()
-    monkeypatch.setattr(cpu_state, "_located_layout", lambda: (layout[0], 1 << 46, *layout[2:]))
+    env = internals.located().cpu_env
+    _without_env(monkeypatch, dataclasses.replace(env, env_distance=1 << 46))
     assert isinstance(cpu_state_views(Machine("x86_64").uc), ApiStateViews)
 
 
