@@ -360,13 +360,13 @@ class Kernel:
 
     def _syscall_instruction(self, thread: Thread, pc: int, *, in_hook: bool) -> bool:
         """x86-64 `syscall`: rcx <- return RIP, r11 <- RFLAGS (Intel SDM Vol. 2B, SYSCALL).
-        rcx and r11 are stored into the CPU state's views (what uc_reg_write does for a
-        general register, without a uclib call each: this runs on every syscall)."""
+        rcx and r11 are stored through the Machine's register cells (what uc_reg_write does
+        for a general register, without a uclib call each: this runs on every syscall)."""
         space = thread.process.space
         if space is not self._syscall_space:
-            views = space.machine.cpu_state
+            machine = space.machine
             self._syscall_space = space
-            self._syscall_views = (views.register("rcx"), views.register("r11"),
+            self._syscall_views = (machine.register_cell("rcx"), machine.register_cell("r11"),
                                    space.syscall_registers[2])
         rcx, r11, rflags = self._syscall_views
         rcx.value = pc

@@ -64,7 +64,7 @@ class TrapDispatcher:
         # and int3, where each separate register access costs ~0.5 µs.
         self._entry_state = machine.raw_registers(("cs", machine.arch.flags, machine.arch.sp, "ss"))
         self._return_state = machine.raw_registers((machine.arch.pc, machine.arch.flags, machine.arch.sp))
-        self._cs = machine.cpu_state.cs           # the redirect's ring check, once per hit
+        self._cs = machine.register_cell("cs")    # the redirect's ring check, once per hit
         # address of an int3 -> (redirect() -> new IP, the #BP gate it stands in for)
         self._redirects: dict[int, tuple] = {}
         # the syscall vector's handler without a frame, and the gate it stands in for
