@@ -20,7 +20,7 @@ from kernel_model.gdt import descriptor
 from kernel_model.kernel import Kernel, KernelConfig
 from kernel_model.vm import MAP_ANONYMOUS, MAP_FIXED, MAP_PRIVATE, PROT_EXEC, PROT_READ, PROT_WRITE
 from tests.unit.emu.guest import asm
-from tests.unit.loader.elf_builder import CODE_OFFSET, DATA_OFFSET, build_elf
+from tests.unit.loader.elf_builder import build_elf
 
 from .userland import USER_CODE, USER_STACK, user_program
 
@@ -97,12 +97,7 @@ def _program(arch: str, how: str) -> str:
 
 def _run(tmp_path, arch: str, source: str) -> bytes:
     built = build_elf(32 if arch == "i386" else 64)
-    code = asm(source, arch, built.entry)
-    assert CODE_OFFSET + len(code) <= DATA_OFFSET
-    text = built.load_indexes[0]
-    built.set_phdr(text, "filesz", CODE_OFFSET + len(code))
-    built.set_phdr(text, "memsz", CODE_OFFSET + len(code))
-    built.data[CODE_OFFSET:CODE_OFFSET + len(code)] = code
+    built.set_code(asm(source, arch, built.entry))
     (tmp_path / "prog").write_bytes(built.bytes())
     (tmp_path / "prog").chmod(0o755)
     out = CapturedOutput()

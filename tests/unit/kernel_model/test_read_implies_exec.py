@@ -19,7 +19,7 @@ from kernel_model.kernel import Kernel, KernelConfig
 from kernel_model.personality import READ_IMPLIES_EXEC
 from loader.program_headers import PT_GNU_STACK
 from tests.unit.emu.guest import asm
-from tests.unit.loader.elf_builder import CODE_OFFSET, DATA_OFFSET, PF_R, PF_W, build_elf
+from tests.unit.loader.elf_builder import PF_R, PF_W, build_elf
 
 from .tinyelf import write_program
 
@@ -67,12 +67,7 @@ def _program(arch: str, body: list[str], *, gnu_stack: bool = False) -> bytes:
         name, _, arg = step.partition(":")
         fields = dict(SYS[arch], d=d, arg=arg or 0, n=arg or 0)
         source += parts[name].format(**fields)
-    code = asm(source, arch, built.entry)
-    assert CODE_OFFSET + len(code) <= DATA_OFFSET
-    text = built.load_indexes[0]
-    built.set_phdr(text, "filesz", CODE_OFFSET + len(code))
-    built.set_phdr(text, "memsz", CODE_OFFSET + len(code))
-    built.data[CODE_OFFSET:CODE_OFFSET + len(code)] = code
+    built.set_code(asm(source, arch, built.entry))
     if gnu_stack:                   # PT_PHDR becomes PT_GNU_STACK, RW: "no executable stack"
         built.set_phdr(built.phdr_index, "type", PT_GNU_STACK)
         built.set_phdr(built.phdr_index, "flags", PF_R | PF_W)

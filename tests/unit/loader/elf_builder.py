@@ -84,6 +84,16 @@ class BuiltElf:
         off, fmt = self.ehdr_field_offset(name)
         struct.pack_into(fmt, self.data, off, value)
 
+    def set_code(self, code: bytes) -> None:
+        """Put `code` at the entry (the start of the text, after the headers) and make the
+        first PT_LOAD end with it: a test's own little program."""
+        if CODE_OFFSET + len(code) > DATA_OFFSET:
+            raise ValueError(f"{len(code)} bytes of code do not fit before the data segment")
+        text = self.load_indexes[0]
+        self.set_phdr(text, "filesz", CODE_OFFSET + len(code))
+        self.set_phdr(text, "memsz", CODE_OFFSET + len(code))
+        self.data[CODE_OFFSET:CODE_OFFSET + len(code)] = code
+
     def bytes(self) -> bytes:
         return bytes(self.data)
 
