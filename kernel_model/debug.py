@@ -14,6 +14,7 @@ Events are delivered synchronously, in the order they happen, to every subscribe
                                        seen again. Every table keyed on the space forgets it.
   image_mapped(process, mapped)        a shared object's code was mapped after exec (ld.so
                                        loading a library, dlopen): kernel_model/images.py
+  timer_tick(thread, frame)            the profiling timer interrupted `thread`: debug_timer.py
 A subscriber is any object with methods of those names (missing ones are skipped).
 
 Gates (seed 002): a tool may put a gate on an address space that several processes share (a
@@ -50,6 +51,7 @@ from emu.registers import REGISTER_IDS
 
 from .debug_access import ProcessAccess
 from .debug_syscall_stops import SyscallStops
+from .debug_timer import TimerAccess
 from .errors import KernelError, TraceError, VforkParentBusy  # noqa: F401  (tools catch them)
 from .idt import PF as PAGE_FAULT
 from .proc import ZOMBIE
@@ -59,9 +61,10 @@ from .trace_masks import EventMask, TraceEvent, TraceOption  # noqa: F401  (a to
 from .tracing_facility import TraceStop, TracingFacility  # noqa: F401
 
 
-class DebugInterface(ProcessAccess, SyscallStops, TracingFacility):
+class DebugInterface(ProcessAccess, SyscallStops, TracingFacility, TimerAccess):
     EVENTS = ("pre_fork", "fork", "fork_failed", "vfork", "vfork_done", "exec", "exit", "signal",
-              "space_released", "syscall_entry", "syscall_exit", "image_mapped")
+              "space_released", "syscall_entry", "syscall_exit", "image_mapped",
+              "timer_tick")
 
     def __init__(self, kernel=None):
         self._kernel = kernel                                   # for tracer stops

@@ -90,6 +90,7 @@ class Kernel:
         self._random_offset = 0
         self._pipe_ino = 0
         self.insns_used = 0
+        self.timer = None                 # the profiling timer a tool armed (timer.py), or None
 
     # ---- messages --------------------------------------------------------------------------
     def report(self, text: str, *, always: bool = True) -> None:
@@ -237,14 +238,18 @@ class Kernel:
                 count = min(count or left, left)
             self.in_hook = True
             try:
-                exit_ = machine.run(machine.pc, count=count)
+                if self.timer is None:
+                    exit_ = machine.run(machine.pc, count=count)
+                else:                               # interrupted at every tick (timer.py)
+                    exit_ = self.timer.run(thread, machine, count)
             finally:
                 self.in_hook = False
             self._release_pending()
             if count:
                 # Charge what ran: a slice that a syscall, fork or fault ended early used only
                 # part of its count (Unicorn's exact, deterministic counter: emu/icount.py).
-                self.insns_used += machine.last_run_insns
+                self.insns_used += machine.last_run_insns if self.timer is None \
+                    else self.timer.slice_insns
             preempted = exit_.kind == exits.BUDGET
             if preempted:
                 self.clock.advance(count)           # virtual time: 1 ns per guest instruction

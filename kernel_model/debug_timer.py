@@ -1,0 +1,33 @@
+"""The profiling timer as the debug interface offers it (what perf_event_open's sampling events
+are to a real profiler): a tool arms an interrupt every N guest instructions and is told of every
+tick, with the interrupted thread and its trap frame. Part of the debug interface
+(kernel_model/debug.py); the timer itself is kernel_model/timer.py.
+
+Event, delivered to every subscriber with a method of that name:
+  timer_tick(thread, frame)   the timer interrupted `thread` (its registers are live: the
+                              door's `cpu(process)` reads EBP/RBP); `frame` is the hardware trap
+                              frame the interrupt pushed (frame.ip is the interrupted EIP/RIP,
+                              frame.sp its stack pointer).
+"""
+from .timer import SamplingTimer
+
+
+class TimerAccess:
+    _kernel = None
+
+    def arm_timer(self, interval: int, *, event: str = "insns") -> None:
+        """Interrupt every `interval` guest instructions from now on (one timer for the run:
+        arming again restarts it with the new interval)."""
+        self._kernel.timer = SamplingTimer(self._kernel, interval, self._timer_tick, event)
+
+    def disarm_timer(self) -> None:
+        self._kernel.timer = None
+
+    def timer_ticks(self) -> int:
+        """Ticks delivered since the timer was armed (0 when it is not)."""
+        timer = self._kernel.timer
+        return timer.ticks if timer is not None else 0
+
+    def _timer_tick(self, thread, frame) -> bool:
+        self._emit("timer_tick", thread, frame)
+        return True

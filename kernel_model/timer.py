@@ -1,0 +1,86 @@
+"""The profiling timer: an interrupt every N guest instructions, through the IDT's timer vector.
+
+Seed 004 samples "on a timer interrupt or a programmed performance monitor event": the
+interrupted thread's trap frame (EIP/RIP, and EBP/RBP for the frame-pointer walk) goes to the
+profiler's kernel handler. Here time is virtual: the timer counts executed guest instructions
+(so the same run takes the same samples.
+
+How the interrupt is raised: the Machine's instruction budget is the timer's count-down
+register (what the local APIC's current-count register is to a real CPU, Intel SDM Vol. 3A
+10.5.4): the kernel gives a run at most the instructions left until the next tick, and a run
+that ends by its budget with the tick due has reached it. The kernel then delivers the
+interrupt at that instruction boundary as the CPU delivers an external interrupt (SDM 6.12.1):
+through the gate of TIMER_VECTOR (0x20, where Linux's legacy PIT IRQ 0 lands), with a hardware
+trap frame on the thread's kernel stack, the handler, and IRET.
+
+The timer does not perturb the guest: a slice the timer cut short is resumed at once for the
+thread that ran it, with the rest of its quantum, without a scheduling decision, a signal check
+or a clock step in between — the tick is invisible to the program except through what a tool's
+handler does. A tick that falls due on a run that ended otherwise (a system call taken outside
+Unicorn's hooks, a fault, an exit) is delivered before the next instruction the CPU runs.
+"""
+from emu import exits
+
+from .errors import KernelError
+
+TIMER_VECTOR = 0x20
+EVENTS = ("insns",)
+
+
+class SamplingTimer:
+    """Counts the events of one run (all its processes and threads: one CPU) and interrupts
+    every `interval` of them; `on_tick(thread, frame)` is the handler the gate leads to."""
+
+    def __init__(self, kernel, interval: int, on_tick, event: str = "insns"):
+        if interval <= 0:
+            raise KernelError(f"timer interval must be positive, not {interval}")
+        if event not in EVENTS:
+            raise KernelError(f"timer event {event!r}: expected one of {', '.join(EVENTS)}")
+        self.kernel = kernel
+        self.interval = interval
+        self.event = event
+        self.on_tick = on_tick
+        self.left = interval          # events until the next tick
+        self.pending = False          # a tick fell due where it could not be delivered yet
+        self.ticks = 0
+        self.slice_insns = 0          # instructions of the last slice run() ran (all pieces)
+
+    # ---- instruction ticks: the run loop's slice, cut into pieces at the ticks -------------
+    def run(self, thread, machine, count: int):
+        """Run `thread` for a slice of `count` instructions (0: unlimited) as the run loop
+        would, interrupting it at every tick on the way; the exit is the slice's."""
+        self.slice_insns = 0
+        while True:
+            self._deliver_pending(thread)
+            piece = self._clip(count - self.slice_insns if count else 0)
+            exit_ = machine.run(machine.pc, count=piece)
+            ran = machine.last_run_insns
+            self.slice_insns += ran
+            self.left -= ran
+            if self.left <= 0:
+                self.left += self.interval
+                self.pending = True
+            if exit_.kind != exits.BUDGET:
+                return exit_
+            self._deliver_pending(thread)
+            if count and self.slice_insns >= count:
+                return exit_                         # the quantum's end: the scheduler's turn
+            if not self.kernel.may_continue(thread):
+                return exits.Exit(exits.STOPPED, machine.pc)
+
+    def _clip(self, count: int) -> int:
+        return min(count, self.left) if count else self.left
+
+    # ---- delivery --------------------------------------------------------------------------
+    def _deliver_pending(self, thread) -> None:
+        if not self.pending or self.kernel.current is not thread:
+            return
+        self.pending = False
+        self.ticks += 1
+        space = thread.process.space
+        if space.idt.handler_for(TIMER_VECTOR) is None:
+            space.idt.set_gate(TIMER_VECTOR, self._gate_handler)      # DPL 0: `int $0x20` is #GP
+        space.traps.dispatch(TIMER_VECTOR, space.machine.pc, software=False)
+
+    def _gate_handler(self, frame) -> bool:
+        return self.on_tick(self.kernel.current, frame)
