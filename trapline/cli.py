@@ -81,7 +81,9 @@ def run_options(f, *, follow_short: bool = True):
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]},
              lazy_commands={"experiment": "trapline.experiment:experiment",   # `trapline experiment loss`
-                            "explain": "trapline.explain:explain"})           # seed 001's figures, run
+                            "explain": "trapline.explain:explain",            # seed 001's figures, run
+                            "profile": "trapline.cli_profile:profile",       # issue 18, seed 004
+                            "report": "trapline.cli_profile:report"})
 def main():
     """trapline: run and instrument x86/x86-64 Linux binaries in an emulated, modeled kernel."""
 

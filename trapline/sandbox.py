@@ -55,6 +55,8 @@ class Sandbox:
     sink: object = None                    # callable(list[Record]) to stream records; None: collect
     children: str = "follow"               # follow | detach | naive (instrumenter/children/policies.py)
     backpatch: str = "lazy"                # detach's vfork children: lazy | eager
+    tools: list = field(default_factory=list)    # callables(kernel, process) attaching a tool
+                                                 # (the profiler) before the program runs
 
     def guest_cwd(self) -> str:
         """Without a rootfs the guest sees the host's tree, so it starts where the user is
@@ -125,6 +127,8 @@ class Sandbox:
                               on_choice=self.on_choice, children=self.children,
                               backpatch=self.backpatch)
             session.attach(proc)
+        for attach in self.tools:
+            attach(kernel, proc)
         status = kernel.run(proc)
         if session is not None:
             session.flush()

@@ -24,7 +24,6 @@ from elftools.elf.elffile import ELFFile
 SAMPLES_DIR = Path(__file__).resolve().parents[2] / "samples"
 BIN_DIR = SAMPLES_DIR / "bin"
 ARCHES = ("i386", "x86_64")
-SAMPLES = sorted(p.stem for p in SAMPLES_DIR.glob("*.c"))
 
 
 def _load(module_name: str, file_name: str):
@@ -43,6 +42,8 @@ build = _load("samples_build", "build.py")
 # script names, whichever test of the session loaded samples/ first (or none did).
 sys.modules.setdefault("build", build)
 build_dyn = _load("build_dyn", "build_dyn.py") if "build_dyn" not in sys.modules else sys.modules["build_dyn"]
+# One per source, plus the variants build.py makes of a source with other flags.
+SAMPLES = build.sample_names()
 
 
 def _sums() -> dict[str, str]:
@@ -54,7 +55,8 @@ def _sums() -> dict[str, str]:
 
 
 def test_every_source_has_a_committed_binary_per_arch():
-    assert SAMPLES == ["alloc", "args_env", "compute", "exec_chain", "fib", "fileio", "fork_pipe",
+    assert SAMPLES == ["alloc", "args_env", "callchain", "callchain_nofp", "compute", "exec_chain",
+                       "fib", "fileio", "fork_pipe",
                        "fork_probe", "forkscript", "hello", "loss_procs", "loss_threads", "signals",
                        "spawn_tree", "threads", "vfork_exec_chain", "vfork_nested", "vfork_probe",
                        "vfork_status"]
@@ -72,8 +74,21 @@ def test_sha256sums_lists_exactly_the_committed_files():
 @pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("name", SAMPLES)
 def test_binary_is_static_with_symbols_and_prologues(arch, name):
-    source = (SAMPLES_DIR / f"{name}.c").read_text()
-    assert elfcheck.check_sample(str(BIN_DIR / arch / name), arch, name, source) == []
+    source_name, extra = build.source_and_flags(name)
+    source = (SAMPLES_DIR / source_name).read_text()
+    assert elfcheck.check_sample(str(BIN_DIR / arch / name), arch, name, source,
+                                 frame_pointers="-fomit-frame-pointer" not in extra) == []
+
+
+def test_the_variant_without_frame_pointers_has_none():
+    """callchain_nofp is callchain built as Debian builds its code: the profiler's CFI unwinder
+    is tested on it, so its functions must not keep the frame-pointer prologue."""
+    for arch in ARCHES:
+        with open(BIN_DIR / arch / "callchain_nofp", "rb") as fh:
+            elf = ELFFile(fh)
+            funcs = elfcheck.function_symbols(elf)
+            assert all(elfcheck.check_prologue(elf, arch, funcs[name])
+                       for name in ("leaf", "inner", "middle", "outer", "spiral"))
 
 
 @pytest.mark.parametrize("arch,ei_class,machine", [

@@ -1,0 +1,97 @@
+"""The sampling profiler's kernel-side handler (seed 004's tprof phase): on every tick of the
+profiling timer (kernel_model/debug_timer.py) it takes the interrupted thread's PC from the trap
+frame and, in stack mode, unwinds its stack from the live registers (frame pointers and CFI:
+unwind.py), names every frame (symbolize.py) and hands the sample on.
+
+Time is virtual: the timer interrupts every `interval` guest instructions of the run, so the
+k-th sample is taken at instruction k * interval exactly, whatever process runs.
+The sampler also reports module loads (the program at exec, libraries as they are mapped), the
+seed's "module load records", so that a recorded trace can be named again later.
+"""
+from __future__ import annotations
+
+from typing import Callable, NamedTuple
+
+from .symbolize import Frame, Symbolizer
+from .unwind import Unwinder
+
+MODES = ("pc", "stack")
+# The registers a walk may need: the IP, the stack and frame pointers and the callee-saved ones.
+WALK_REGISTERS = {64: ("rip", "rsp", "rbp", "rbx", "r12", "r13", "r14", "r15"),
+                  32: ("eip", "esp", "ebp", "ebx", "esi", "edi")}
+
+
+class Sample(NamedTuple):
+    ts: int                      # guest instructions of the run before the tick (virtual time)
+    pid: int
+    tid: int
+    comm: str                    # the process's program name
+    frames: tuple[Frame, ...]    # the interrupted PC first, then return addresses outwards
+    truncated: str | None        # why the unwind stopped early; None when it reached the start
+
+
+class ModuleLoad(NamedTuple):
+    ts: int
+    pid: int
+    path: str
+    base: int
+    end: int
+
+
+class Sampler:
+    """Subscribe it to the debug interface and arm the timer: `attach(process)`."""
+
+    def __init__(self, door, *, interval: int, mode: str = "stack",
+                 on_sample: Callable[[Sample], None], on_module: Callable[[ModuleLoad], None] | None = None):
+        if mode not in MODES:
+            raise ValueError(f"mode {mode!r}: expected one of {', '.join(MODES)}")
+        self.door, self.interval, self.mode = door, interval, mode
+        self.on_sample, self.on_module = on_sample, on_module
+        self.unwinder = Unwinder(door)
+        self.symbolizer = Symbolizer(door)
+        self.ticks = 0
+
+    def attach(self, process) -> None:
+        """Start sampling the run `process` belongs to (the timer interrupts every process)."""
+        self.door.subscribe(self)
+        self.door.arm_timer(self.interval)
+        self._announce_modules(process)
+
+    # ---- events of the debug interface -------------------------------------------------------
+    def timer_tick(self, thread, frame) -> None:
+        self.ticks += 1
+        process = thread.process
+        if self.mode == "pc":
+            addresses, truncated = (frame.ip,), None
+        else:
+            stack = self.unwinder.unwind(process, walk_registers(self.door, process, frame))
+            addresses, truncated = stack.frames, stack.truncated
+        frames = self.symbolizer.frames(process, addresses)
+        self.on_sample(Sample(self.ticks * self.interval, process.pid, thread.tid,
+                              _comm(process), frames, truncated))
+
+    def exec(self, process, path, argv) -> None:
+        self._announce_modules(process)
+
+    def image_mapped(self, process, mapped) -> None:
+        if self.on_module is not None:
+            self.on_module(ModuleLoad(self.ticks * self.interval, process.pid,
+                                      mapped.path.decode(errors="replace"), mapped.base, mapped.end))
+
+    def _announce_modules(self, process) -> None:
+        for mapped in self.door.images(process):
+            self.image_mapped(process, mapped)
+
+
+def walk_registers(door, process, frame) -> dict:
+    """The interrupted thread's walk registers: IP and SP from the trap frame (what the
+    interrupt saved), the others live (an interrupt gate changes no general register)."""
+    cpu = door.cpu(process)
+    names = WALK_REGISTERS[cpu.arch.bits]
+    regs = dict(zip(names, cpu.register_batch(names).read()))
+    regs[names[0]], regs[names[1]] = frame.ip, frame.sp
+    return regs
+
+
+def _comm(process) -> str:
+    return process.exe.rsplit(b"/", 1)[-1].decode(errors="replace") or f"pid{process.pid}"

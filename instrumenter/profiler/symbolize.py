@@ -1,0 +1,72 @@
+"""Address -> module, function and offset, for the profiler's samples (seed 004's "ID to name"
+records; issue 18: the program, shared libraries, the vDSO and tool pages named as such).
+
+Names are taken when the sample is taken, from the objects mapped in the process at that moment
+(the debug interface's image map), so an address resolves to the object last loaded over it
+(dlopen/dlclose reusing a range) and a sample never carries a stale name. What no object covers
+is named by its area: tool pages (the probes' XOL pages, native actions) as `[tool:NAME]`, the
+stack, the heap, and code in anonymous memory as `[jit]` — code written at run time has no
+symbol, and none is invented for it.
+"""
+from __future__ import annotations
+
+import bisect
+from typing import NamedTuple
+
+from kernel_model.debug import PROT_EXEC
+
+TOOL_PAGES = (b"[uprobes]", b"[trapline-native]", b"[xol]")
+
+
+class Frame(NamedTuple):
+    module: str            # "fib", "libc.so.6", "[tool:uprobes]", "[jit]", "[unknown]"
+    function: str | None   # None when no symbol covers the address
+    offset: int            # from the function's start, else from the module's base
+    address: int
+
+    @property
+    def name(self) -> str:
+        """What a report shows: the function, or module+offset without one."""
+        return self.function if self.function is not None else f"{self.module}+{self.offset:#x}"
+
+
+class Symbolizer:
+    """Names the addresses of one process at a time (its current image map)."""
+
+    def __init__(self, door):
+        self.door = door
+
+    def frames(self, process, addresses) -> tuple[Frame, ...]:
+        """Names for a stack: the first address is the interrupted PC, the others return
+        addresses, named by the call before them (address - 1), as gdb's backtrace does: a
+        call that is a function's last instruction returns to the next function's start."""
+        images = self.door.images(process)
+        bases = [m.base for m in images]
+        return tuple(self._frame(process, images, bases, address, address - (i > 0))
+                     for i, address in enumerate(addresses))
+
+    def _frame(self, process, images, bases, address: int, lookup: int) -> Frame:
+        i = bisect.bisect_right(bases, lookup) - 1
+        mapped = images[i] if i >= 0 and lookup < images[i].end else None
+        if mapped is not None:
+            image = mapped.image
+            symbol = image.symbols.function_at(lookup) if image is not None else None
+            if symbol is not None:
+                return Frame(mapped.name, symbol.name, address - symbol.addr, address)
+            return Frame(mapped.name, None, address - mapped.base, address)
+        return self._area_frame(process, address, lookup)
+
+    def _area_frame(self, process, address: int, lookup: int) -> Frame:
+        area = self.door.area_at(process, lookup)
+        if area is None:
+            return Frame("[unknown]", None, address, address)
+        name = area.name
+        if name in TOOL_PAGES:
+            module = f"[tool:{name.decode().strip('[]')}]"
+        elif name.startswith(b"[") and name.endswith(b"]"):
+            module = name.decode(errors="replace")          # [vdso], [stack], [heap]
+        elif not name and area.perms & PROT_EXEC:
+            module = "[jit]"                                  # code the program wrote itself
+        else:
+            module = name.rsplit(b"/", 1)[-1].decode(errors="replace") or "[anon]"
+        return Frame(module, None, address - area.start, address)

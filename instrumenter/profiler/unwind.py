@@ -1,0 +1,214 @@
+"""The stack unwinder of the sampling profiler (seed 004: "the call stack" of each sample).
+
+Two ways up from one frame to its caller, tried in this order:
+  - CFI (loader/cfi.py): the object's `.eh_frame` says, for the very instruction, where the
+    CFA is and where the return address and the saved registers are. Exact at every
+    instruction, prologues and epilogues included; the only way through code built without
+    frame pointers (Debian's).
+  - the frame-pointer chain (seed 004, and every profiler since): for code without CFI, but
+    only in a function that is seen to keep one — it starts with `push %ebp; mov %esp,%ebp`
+    (or the %rbp forms) — with the entry instruction, the one after the push and a `ret`
+    told apart, where the frame is not (or no longer) set up.
+Anything else ends the walk with the stack marked truncated and the reason: a stack is never
+completed by guessing. A walk is complete when it reaches the outermost frame: a return
+address the CFI declares undefined (glibc's `_start`, `clone`), a frame pointer of zero where
+there is no CFI (the psABI: "user code should mark the deepest stack frame by setting the frame
+pointer to zero", which musl's `_start` and `__clone` do), or the program's entry function.
+
+Everything is read through the debug interface: the interrupted thread's registers, the
+process's memory and the objects mapped in it.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from loader.cfi import CallFrameTable, CfiUnsupported
+
+from .dwarf_expr import evaluate
+
+MAX_DEPTH = 256
+
+# Registers a callee preserves (psABI: x86-64 3.2.1 Figure 3.4; i386 2.2.1): unchanged in the
+# caller's frame unless the CFI says where they were saved.
+CALLEE_SAVED = {64: ("rbx", "rbp", "r12", "r13", "r14", "r15"), 32: ("ebx", "esi", "edi", "ebp")}
+# The frame-pointer prologue: push %ebp; mov %esp,%ebp (89 e5) / push %rbp; mov %rsp,%rbp.
+PROLOGUE = {32: b"\x55\x89\xe5", 64: b"\x55\x48\x89\xe5"}
+RET = 0xC3
+
+
+class Stack(NamedTuple):
+    """Return addresses from the interrupted PC (first) out to the outermost frame reached;
+    `truncated` says why the walk stopped early (None: it reached the thread's start)."""
+    frames: tuple[int, ...]
+    truncated: str | None
+
+
+class Unwinder:
+    """Unwinds the threads of one run; keeps each object's CFI table once it is read."""
+
+    def __init__(self, door):
+        self.door = door
+        self._tables: dict[tuple, CallFrameTable] = {}
+
+    def table_for(self, image) -> CallFrameTable:
+        key = (image.path, image.load_bias, image.bits)
+        table = self._tables.get(key)
+        if table is None:
+            table = self._tables[key] = CallFrameTable(image)
+        return table
+
+    def unwind(self, process, registers: dict, *, max_depth: int = MAX_DEPTH) -> Stack:
+        """The stack of the thread whose registers (names of emu/registers.py, the general
+        ones and the IP) are `registers`, in `process`."""
+        walk = _Walk(self, process, registers)
+        return walk.run(max_depth)
+
+
+class _Walk:
+    def __init__(self, unwinder: Unwinder, process, registers: dict):
+        self.unwinder, self.door, self.process = unwinder, unwinder.door, process
+        self.bits = 64 if "rip" in registers else 32
+        self.word = self.bits // 8
+        prefix = "r" if self.bits == 64 else "e"
+        self.ip, self.sp, self.bp = prefix + "ip", prefix + "sp", prefix + "bp"
+        self.regs = dict(registers)
+        self.cpu = self.door.cpu(process)
+        self.entry = self._entry_function()
+
+    def run(self, max_depth: int) -> Stack:
+        frames: list[int] = []
+        while len(frames) < max_depth:
+            pc = self.regs.get(self.ip)
+            if pc is None or pc == 0:
+                return Stack(tuple(frames), None if frames else "no PC")
+            frames.append(pc)
+            if self.entry is not None and self.entry[0] <= pc < self.entry[1]:
+                return Stack(tuple(frames), None)          # the program's entry: outermost
+            lookup = pc if len(frames) == 1 else pc - 1    # a return address is after its call
+            try:
+                step = self._step_cfi(lookup)
+                if step is None:
+                    step = self._step_frame_pointer(pc, lookup, first=len(frames) == 1)
+            except _Stop as stop:
+                return Stack(tuple(frames), stop.reason)
+            if step == "outermost":
+                return Stack(tuple(frames), None)
+            old_sp, self.regs = self.regs[self.sp], step
+            if self.regs.get(self.ip) and self.regs[self.sp] <= old_sp:
+                return Stack(tuple(frames), f"stack pointer does not grow at {pc:#x}")
+        return Stack(tuple(frames), f"deeper than {max_depth} frames")
+
+    # ---- CFI --------------------------------------------------------------------------------
+    def _step_cfi(self, lookup: int):
+        image = self.door.image_at(self.process, lookup)
+        if image is None:
+            return None
+        try:
+            rule = self.unwinder.table_for(image).rule_at(lookup)
+        except CfiUnsupported as exc:
+            raise _Stop(f"CFI at {lookup:#x}: {exc}") from None
+        if rule is None:
+            return None
+        cfa = self._cfa(rule.cfa, lookup)
+        return_rule = rule.saved.get(rule.return_register)
+        if return_rule == ("undefined",):
+            return "outermost"                  # the CFI's mark of the outermost frame
+        if return_rule is None:
+            raise _Stop(f"CFI at {lookup:#x} gives no return address")
+        caller = {name: self.regs[name] for name in CALLEE_SAVED[self.bits] if name in self.regs}
+        caller[self.sp] = cfa
+        for name, how in rule.saved.items():
+            value = self._saved_value(name, how, cfa, lookup)
+            if value is None:
+                caller.pop(name, None)
+            else:
+                caller[name] = value
+        return caller                           # the return column is the IP (loader/cfi.py)
+
+    def _cfa(self, how: tuple, lookup: int) -> int:
+        if how[0] == "expression":
+            return self._evaluate(how[1], (), lookup)
+        register, offset = how
+        if register not in self.regs:
+            raise _Stop(f"CFA register {register} unknown at {lookup:#x}")
+        return (self.regs[register] + offset) & self._mask
+
+    def _evaluate(self, ops, initial: tuple, lookup: int) -> int:
+        try:
+            return evaluate(ops, self.regs, self._word, self.bits, initial)
+        except CfiUnsupported as exc:
+            raise _Stop(f"CFI at {lookup:#x}: {exc}") from None
+        except IndexError:
+            raise _Stop(f"CFI at {lookup:#x}: malformed DWARF expression") from None
+
+    def _saved_value(self, name: str, how: tuple, cfa: int, lookup: int) -> int | None:
+        kind = how[0]
+        if kind == "at-expression":
+            return self._word(self._evaluate(how[1], (cfa,), lookup))
+        if kind == "expression":
+            return self._evaluate(how[1], (cfa,), lookup)
+        if kind == "at":
+            return self._word((cfa + how[1]) & self._mask)
+        if kind == "value":
+            return (cfa + how[1]) & self._mask
+        if kind == "same":
+            return self.regs.get(name)
+        if kind == "register":
+            return self.regs.get(how[1])
+        if kind == "undefined":
+            return None
+        raise _Stop(f"CFI rule for {name} at {lookup:#x} is a DWARF expression")
+
+    # ---- frame pointers ---------------------------------------------------------------------
+    def _step_frame_pointer(self, pc: int, lookup: int, *, first: bool):
+        bp = self.regs.get(self.bp)
+        if bp == 0:
+            return "outermost"                              # the psABI's mark of the deepest frame
+        start = self._function_start(lookup)
+        if start is None:
+            raise _Stop(f"no CFI and no symbol at {lookup:#x}")
+        prologue = PROLOGUE[self.bits]
+        if not self._read(start, len(prologue)) == prologue:
+            raise _Stop(f"no CFI at {lookup:#x} and its function keeps no frame pointer")
+        sp, word = self.regs[self.sp], self.word
+        caller = {name: self.regs[name] for name in CALLEE_SAVED[self.bits] if name in self.regs}
+        if first and pc == start or first and self._read(pc, 1)[0] == RET:
+            caller.update({self.ip: self._word(sp), self.sp: sp + word})      # no frame (yet/any more)
+        elif first and pc == start + 1:
+            caller.update({self.ip: self._word(sp + word), self.sp: sp + 2 * word, self.bp: self._word(sp)})
+        elif bp is None:
+            raise _Stop(f"frame pointer unknown at {lookup:#x}")
+        else:
+            caller.update({self.ip: self._word(bp + word), self.sp: bp + 2 * word, self.bp: self._word(bp)})
+        return caller
+
+    def _function_start(self, address: int) -> int | None:
+        image = self.door.image_at(self.process, address)
+        symbol = image.symbols.function_at(address) if image is not None else None
+        return symbol.addr if symbol is not None else None
+
+    def _entry_function(self):
+        image = getattr(self.process, "image", None)
+        if image is None:
+            return None
+        symbol = image.symbols.function_at(image.entry)
+        return (symbol.addr, symbol.addr + symbol.size) if symbol is not None else None
+
+    # ---- memory -----------------------------------------------------------------------------
+    @property
+    def _mask(self) -> int:
+        return (1 << self.bits) - 1
+
+    def _read(self, address: int, size: int) -> bytes:
+        if not self.cpu.is_mapped(address, size):
+            raise _Stop(f"cannot read {size} bytes at {address:#x}")
+        return self.cpu.read(address, size)
+
+    def _word(self, address: int) -> int:
+        return int.from_bytes(self._read(address, self.word), "little")
+
+
+class _Stop(Exception):
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason

@@ -1,0 +1,238 @@
+"""Call-frame information from `.eh_frame`: how to find a function's caller at any instruction.
+
+Code built without frame pointers (Debian's binaries and libraries) can only be unwound with the
+CFI the compiler emits for exception handling (DWARF 5 section 6.4, the Call Frame Information;
+the `.eh_frame` form and its `.eh_frame_hdr` search table: LSB 5.0 "Exception Frames"). For an
+address the table gives the Canonical Frame Address (the caller's stack pointer before its
+`call`: a register plus an offset) and where the return address and the callee-saved registers
+were saved (at an offset from the CFA, unchanged, or undefined — an undefined return address
+marks the outermost frame, as glibc's `_start` and `clone` say).
+
+Everything is read from a LoadedImage's segments, where ld.so and the kernel find it too:
+PT_GNU_EH_FRAME locates `.eh_frame_hdr`, whose sorted table of (initial location, FDE) pairs
+finds the FDE of an address by binary search; pyelftools decodes that FDE (and its CIE) into
+rows. Nothing here knows the emulator; the profiler's unwinder (instrumenter/profiler/) applies
+the rows to a thread's registers and memory.
+"""
+from __future__ import annotations
+
+import bisect
+import io
+import struct
+from typing import NamedTuple
+
+from elftools.dwarf.callframe import FDE, CallFrameInfo, RegisterRule
+from elftools.dwarf.dwarf_expr import DWARFExprParser
+from elftools.dwarf.structs import DWARFStructs
+from elftools.elf.structs import ELFStructs
+
+from loader.image import LoadedImage
+
+PT_GNU_EH_FRAME = 0x6474E550
+
+# DWARF register numbers (System V psABI: x86-64 Figure 3.36; i386 "DWARF Register Number
+# Mapping" of the Intel386 supplement). The return-address column is the IP.
+DWARF_REGISTERS = {
+    64: ("rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp", "r8", "r9", "r10", "r11",
+         "r12", "r13", "r14", "r15", "rip"),
+    32: ("eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi", "eip"),
+}
+
+# DW_EH_PE pointer encodings (LSB 5.0 10.5): format in the low nibble, application in the high.
+# absptr (0x00) is the object's word; the LEB128 forms (0x01, 0x09) never appear in the header.
+_FORMATS = {0x02: "<H", 0x03: "<I", 0x04: "<Q", 0x0A: "<h", 0x0B: "<i", 0x0C: "<q"}
+DW_EH_PE_omit, DW_EH_PE_pcrel, DW_EH_PE_datarel = 0xFF, 0x10, 0x30
+
+
+class CfiUnsupported(Exception):
+    """The CFI asks for something this reader does not evaluate (a DWARF expression)."""
+
+
+class FrameRule(NamedTuple):
+    """How to find the caller's frame at one address.
+
+    `cfa`: (register name, offset): CFA = register + offset, or ("expression", ops): the value
+    of a DWARF expression (ops: (operation name, arguments) pairs, DWARF 5 2.5; PLT entries
+    and functions that realign the stack use them). `saved`: register name -> rule, where a
+    rule is ("at", n): saved at CFA + n; ("value", n): its value is CFA + n; ("same",):
+    unchanged; ("undefined",): not recoverable (for the IP: the outermost frame);
+    ("register", name): in another register; ("at-expression", ops) / ("expression", ops):
+    saved at / equal to the expression's value, evaluated with the CFA pushed first.
+    Registers not named are unchanged (callee-saved by the ABI) or unknown (caller-saved);
+    the unwinder knows which.
+    """
+    cfa: tuple
+    saved: dict
+    return_register: str
+
+
+class CallFrameTable:
+    """The CFI of one mapped object, decoded lazily FDE by FDE."""
+
+    def __init__(self, image: LoadedImage):
+        self.image = image
+        self._names = DWARF_REGISTERS[image.bits]
+        self._rows: dict[int, list] = {}          # FDE offset -> decoded rows
+        self._table: list[tuple[int, int]] = []   # (initial location, FDE address), sorted
+        self._starts: list[int] = []
+        self._cfi = None
+        self._eh_frame = 0
+        self.problem: str | None = None
+        try:
+            self._read_header()
+        except (CfiUnsupported, struct.error, ValueError, KeyError) as exc:
+            self.problem = f"unreadable .eh_frame_hdr: {exc}"
+            self._table = []
+
+    def __bool__(self) -> bool:
+        return bool(self._table)
+
+    # ---- the object's memory, from its segments ----------------------------------------------
+    def _read(self, address: int, size: int) -> bytes:
+        for seg in self.image.segments:
+            if seg.vaddr <= address and address + size <= seg.vaddr + seg.filesz:
+                start = address - seg.vaddr
+                return bytes(seg.data[start:start + size])
+        raise ValueError(f"{address:#x}+{size} is not in the object's file-backed segments")
+
+    def _segment_end(self, address: int) -> int:
+        for seg in self.image.segments:
+            if seg.vaddr <= address < seg.vaddr + seg.filesz:
+                return seg.vaddr + seg.filesz
+        raise ValueError(f"{address:#x} is not in the object's file-backed segments")
+
+    # ---- .eh_frame_hdr (LSB 5.0 10.6.2) -------------------------------------------------------
+    def _read_header(self) -> None:
+        hdr = self._eh_frame_hdr_address()
+        if hdr is None:
+            self.problem = "no PT_GNU_EH_FRAME"
+            return
+        version, ptr_enc, count_enc, table_enc = self._read(hdr, 4)
+        if version != 1:
+            raise CfiUnsupported(f".eh_frame_hdr version {version}")
+        at = hdr + 4
+        self._eh_frame, at = self._decode(ptr_enc, at, hdr)
+        if count_enc == DW_EH_PE_omit or table_enc == DW_EH_PE_omit:
+            self.problem = ".eh_frame_hdr has no search table"
+            return
+        count, at = self._decode(count_enc, at, hdr)
+        size = struct.calcsize(_FORMATS.get(table_enc & 0x0F) or ("<I" if self.image.bits == 32 else "<Q"))
+        raw = self._read(at, 2 * size * count)
+        table = []
+        for i in range(count):
+            start, _ = self._decode(table_enc, at + 2 * size * i, hdr, raw[2 * size * i:])
+            fde, _ = self._decode(table_enc, at + 2 * size * i + size, hdr, raw[2 * size * i + size:])
+            table.append((start, fde))
+        table.sort()
+        self._table = table
+        self._starts = [start for start, _ in table]
+        length = self._segment_end(self._eh_frame) - self._eh_frame
+        structs = DWARFStructs(little_endian=True, dwarf_format=32, address_size=self.image.bits // 8)
+        self._cfi = CallFrameInfo(io.BytesIO(self._read(self._eh_frame, length)), length,
+                                  self._eh_frame, structs, for_eh_frame=True)
+
+    def _eh_frame_hdr_address(self) -> int | None:
+        image = self.image
+        if not image.phdr_addr:
+            return None
+        structs = ELFStructs(little_endian=True, elfclass=image.bits)
+        structs.create_basic_structs()
+        structs.create_advanced_structs(e_type="ET_DYN" if image.is_pie else "ET_EXEC",
+                                        e_machine="EM_X86_64" if image.bits == 64 else "EM_386",
+                                        e_ident_osabi="ELFOSABI_SYSV")
+        raw = self._read(image.phdr_addr, image.phent * image.phnum)
+        for i in range(image.phnum):
+            ph = structs.Elf_Phdr.parse(raw[i * image.phent:(i + 1) * image.phent])
+            if ph.p_type in (PT_GNU_EH_FRAME, "PT_GNU_EH_FRAME"):
+                return ph.p_vaddr + image.load_bias
+        return None
+
+    def _decode(self, encoding: int, address: int, hdr: int, raw: bytes | None = None):
+        """One DW_EH_PE-encoded pointer at `address`: (value, address after it)."""
+        form = encoding & 0x0F
+        if form and form not in _FORMATS:
+            raise CfiUnsupported(f"pointer encoding {encoding:#x}")
+        fmt = _FORMATS.get(form) or ("<I" if self.image.bits == 32 else "<Q")
+        size = struct.calcsize(fmt)
+        data = raw[:size] if raw is not None else self._read(address, size)
+        value = struct.unpack(fmt, data)[0]
+        application = encoding & 0x70
+        if application == DW_EH_PE_pcrel:
+            value += address
+        elif application == DW_EH_PE_datarel:
+            value += hdr
+        elif application:
+            raise CfiUnsupported(f"pointer encoding {encoding:#x}")
+        return value & ((1 << self.image.bits) - 1), address + size
+
+    # ---- rows ---------------------------------------------------------------------------------
+    def rule_at(self, pc: int) -> FrameRule | None:
+        """The rule in force at `pc`, or None when no FDE covers it (code without CFI)."""
+        i = bisect.bisect_right(self._starts, pc) - 1
+        if i < 0:
+            return None
+        fde_address = self._table[i][1]
+        rows = self._rows.get(fde_address)
+        if rows is None:
+            rows = self._rows[fde_address] = self._decode_fde(fde_address)
+        if not rows or not rows[0] <= pc < rows[2]:
+            return None
+        start, table, _end = rows
+        row = table[bisect.bisect_right([r["pc"] for r in table], pc) - 1]
+        return self._rule(row)
+
+    def _decode_fde(self, fde_address: int):
+        entry = self._cfi._parse_entry_at(fde_address - self._eh_frame)
+        if not isinstance(entry, FDE):
+            return None
+        start = entry.header.initial_location
+        end = start + entry.header.address_range
+        table = entry.get_decoded().table
+        return (start, table, end) if table else None
+
+    def _rule(self, row: dict) -> FrameRule:
+        names = self._names
+        cfa = row["cfa"]
+        if cfa.expr is not None:
+            cfa_rule = ("expression", self._ops(cfa.expr))
+        elif cfa.reg is None or cfa.reg >= len(names):
+            raise CfiUnsupported(f"CFA in DWARF register {cfa.reg}")
+        else:
+            cfa_rule = (names[cfa.reg], cfa.offset)
+        saved = {}
+        for column, rule in row.items():
+            if column in ("pc", "cfa") or not isinstance(rule, RegisterRule):
+                continue
+            if column >= len(names):
+                continue                        # vector and x87 registers: not needed here
+            saved[names[column]] = _register_rule(rule, names, self._ops)
+        return FrameRule(cfa_rule, saved, names[-1])
+
+    def _ops(self, expression) -> tuple:
+        """A DWARF expression as (operation name, arguments) pairs, register operands named."""
+        parser = self._parser
+        if parser is None:
+            structs = DWARFStructs(little_endian=True, dwarf_format=32, address_size=self.image.bits // 8)
+            parser = self._parser = DWARFExprParser(structs)
+        return tuple((op.op_name, tuple(op.args)) for op in parser.parse_expr(list(expression)))
+
+    _parser = None
+
+
+def _register_rule(rule: RegisterRule, names, ops) -> tuple:
+    kind = rule.type
+    if kind == RegisterRule.OFFSET:
+        return ("at", rule.arg)
+    if kind == RegisterRule.VAL_OFFSET:
+        return ("value", rule.arg)
+    if kind == RegisterRule.SAME_VALUE:
+        return ("same",)
+    if kind == RegisterRule.UNDEFINED:
+        return ("undefined",)
+    if kind == RegisterRule.REGISTER:
+        return ("register", names[rule.arg]) if rule.arg < len(names) else ("unsupported", kind)
+    if kind == RegisterRule.EXPRESSION:
+        return ("at-expression", ops(rule.arg))
+    if kind == RegisterRule.VAL_EXPRESSION:
+        return ("expression", ops(rule.arg))
+    return ("unsupported", kind)              # "architectural": nothing the psABIs use

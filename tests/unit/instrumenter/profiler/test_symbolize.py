@@ -1,0 +1,46 @@
+"""instrumenter/profiler/symbolize.py with a stand-in of the debug interface: objects by their
+symbols, tool pages and run-time code by their areas, return addresses by their call."""
+from types import SimpleNamespace
+
+from instrumenter.profiler.symbolize import Symbolizer
+from kernel_model.debug import PROT_EXEC, PROT_READ, PROT_WRITE
+from loader.image import Symbol
+from loader.symbols import SymbolTable
+
+PROGRAM = SimpleNamespace(symbols=SymbolTable([Symbol("main", 0x1000, 0x40, "func"),
+                                                Symbol("work", 0x1040, 0x20, "func")]))
+STRIPPED = SimpleNamespace(symbols=SymbolTable([]))
+
+
+class Door:
+    def __init__(self):
+        self.objects = [SimpleNamespace(name="prog", base=0x1000, end=0x2000, image=PROGRAM),
+                        SimpleNamespace(name="libx.so", base=0x8000, end=0x9000, image=STRIPPED)]
+        self.areas = [SimpleNamespace(start=0x20000, end=0x21000, perms=PROT_READ | PROT_EXEC, name=b"[uprobes]"),
+                      SimpleNamespace(start=0x30000, end=0x31000, perms=PROT_READ | PROT_WRITE | PROT_EXEC, name=b""),
+                      SimpleNamespace(start=0x40000, end=0x41000, perms=PROT_READ | PROT_EXEC, name=b"[vdso]")]
+
+    def images(self, process):
+        return self.objects
+
+    def area_at(self, process, address):
+        return next((a for a in self.areas if a.start <= address < a.end), None)
+
+
+def _names(*addresses):
+    return [(f.module, f.name, f.offset) for f in Symbolizer(Door()).frames(None, addresses)]
+
+
+def test_the_pc_and_the_return_addresses():
+    # 0x1040 as a return address is after a call that ended main: it is named by the call
+    assert _names(0x1045, 0x1040) == [("prog", "work", 5), ("prog", "main", 0x40)]
+
+
+def test_an_object_without_symbols_gives_module_and_offset():
+    assert _names(0x8123) == [("libx.so", "libx.so+0x123", 0x123)]
+
+
+def test_tool_pages_run_time_code_and_the_vdso_are_named_by_their_area():
+    assert _names(0x20010, 0x30011, 0x40012, 0x90000) == [
+        ("[tool:uprobes]", "[tool:uprobes]+0x10", 0x10), ("[jit]", "[jit]+0x11", 0x11),
+        ("[vdso]", "[vdso]+0x12", 0x12), ("[unknown]", "[unknown]+0x90000", 0x90000)]

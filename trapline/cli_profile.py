@@ -1,0 +1,71 @@
+"""`trapline profile` and `trapline report` (issue 18, seed 004's tprof phase)."""
+import sys
+
+import click
+
+from .cli import _fail, _parse_env, run_options
+
+
+@click.command(context_settings={"ignore_unknown_options": True})
+@click.option("--interval", type=click.IntRange(min=1), default=10_000, show_default=True,
+              help="Sample every N guest instructions (virtual time: the same run, the same samples).")
+@click.option("--mode", type=click.Choice(["stack", "pc"]), default="stack", show_default=True,
+              help="stack: unwind each sample (frame pointers and .eh_frame CFI); pc: the PC only.")
+@click.option("--top", type=click.IntRange(min=1), default=25, show_default=True,
+              help="Functions shown in the report.")
+@click.option("-o", "--output-dir", default=None, metavar="DIR",
+              help="Write folded stacks, speedscope JSON, Chrome trace JSON and a flame graph here.")
+@click.option("--record", default=None, metavar="FILE",
+              help="Write the trace (start-up, module and sample records) to FILE; "
+              "`trapline report FILE` reads it back.")
+@run_options
+@click.argument("program")
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def profile(interval, mode, top, output_dir, record, rootfs, cwd, env, clear_env, seed, writable,
+            strace, follow_forks, quantum, max_insns, verbose, program, args):
+    """Run PROGRAM [ARGS...] under the sampling profiler; report where it spends its time."""
+    from rich.console import Console
+
+    from .profile.outputs import write_outputs
+    from .profile.report import print_report
+    from .profile.session import run_profiled
+    from .sandbox import Sandbox
+
+    console = Console(stderr=True, highlight=False)
+    try:
+        sandbox = Sandbox(rootfs=rootfs, cwd=cwd, env=_parse_env(env), clear_env=clear_env, seed=seed,
+                          writable=writable, strace=strace, verbose=verbose, capture=False,
+                          follow_forks=follow_forks, quantum=quantum, max_insns=max_insns)
+        run = run_profiled(sandbox, [program, *args], interval=interval, mode=mode, record=record)
+        sys.stdout.flush()
+        print_report(run.profile, console, top=top)
+        if output_dir is not None:
+            for note in write_outputs(run.profile, output_dir, " ".join([program, *args])):
+                console.print(f"trapline: {note}")
+    except Exception as e:              # noqa: BLE001 -- every failure gets its status (exit_status.py)
+        _fail(e)
+    sys.exit(run.result.exit_code)
+
+
+@click.command()
+@click.option("--top", type=click.IntRange(min=1), default=25, show_default=True)
+@click.option("-o", "--output-dir", default=None, metavar="DIR",
+              help="Write the same files as `trapline profile -o`.")
+@click.argument("trace", type=click.Path(dir_okay=False))
+def report(top, output_dir, trace):
+    """Report a trace written by `trapline profile --record` (the same report as the live run)."""
+    from rich.console import Console
+
+    from .profile.outputs import write_outputs
+    from .profile.record import read_trace
+    from .profile.report import print_report
+
+    console = Console(highlight=False)
+    try:
+        recorded = read_trace(trace)
+        print_report(recorded, console, top=top)
+        if output_dir is not None:
+            for note in write_outputs(recorded, output_dir, " ".join(recorded.command)):
+                console.print(f"trapline: {note}")
+    except Exception as e:              # noqa: BLE001
+        _fail(e)

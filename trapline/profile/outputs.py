@@ -1,0 +1,59 @@
+"""`trapline profile -o DIR`: the files of one profile, and the SVG flame graph drawn by a
+flame-graph tool (never by hand): Brendan Gregg's `flamegraph.pl` or its Rust port
+`inferno-flamegraph`, whichever is on PATH (or named by TRAPLINE_FLAMEGRAPH), reading the
+folded stacks.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from ..errors import UsageError
+from .exporters import chrome_trace, dump_json, folded_text, speedscope
+from .model import Profile
+
+FOLDED, SPEEDSCOPE, CHROME, SVG = "profile.folded", "profile.speedscope.json", "profile.trace.json", "flamegraph.svg"
+FLAMEGRAPH_TOOLS = ("flamegraph.pl", "inferno-flamegraph")
+
+
+def flamegraph_tool() -> str | None:
+    named = os.environ.get("TRAPLINE_FLAMEGRAPH")
+    if named:
+        return named
+    return next((found for found in map(shutil.which, FLAMEGRAPH_TOOLS) if found), None)
+
+
+def write_outputs(profile: Profile, directory: str, name: str) -> list[str]:
+    """Write the profile's files into `directory` (made if missing); returns the notes to show
+    (what was written, and why the SVG was not when no tool draws it)."""
+    folder = Path(directory)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"-o {directory}: {exc.strerror or exc}") from None
+    folded = folded_text(profile)
+    (folder / FOLDED).write_text(folded)
+    (folder / SPEEDSCOPE).write_text(dump_json(speedscope(profile, name)))
+    (folder / CHROME).write_text(dump_json(chrome_trace(profile)))
+    notes = [f"wrote {folder / FOLDED}, {folder / SPEEDSCOPE}, {folder / CHROME}"]
+    notes.append(_flamegraph(folded, folder / SVG, name))
+    return notes
+
+
+def _flamegraph(folded: str, svg: Path, title: str) -> str:
+    tool = flamegraph_tool()
+    if tool is None:
+        return (f"no flame graph: neither {' nor '.join(FLAMEGRAPH_TOOLS)} is on PATH "
+                "(or set TRAPLINE_FLAMEGRAPH); the folded stacks are what it reads")
+    try:
+        done = subprocess.run([tool, "--title", title, "--countname", "samples"], input=folded,
+                              capture_output=True, text=True, check=False)
+    except OSError as exc:
+        return f"no flame graph: cannot run {tool}: {exc.strerror or exc}"
+    if done.returncode != 0 or not done.stdout.lstrip().startswith("<?xml"):
+        detail = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[0]
+        return f"no flame graph: {tool} failed: {detail}"
+    svg.write_text(done.stdout)
+    return f"wrote {svg} ({Path(tool).name})"

@@ -1,0 +1,65 @@
+"""The terminal report of a profile, tprof-style (seed 004): samples per process, thread,
+module and function with percentages, as rich tables.
+"""
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from .model import Profile, percent, ranked
+
+TOP_FUNCTIONS = 25
+
+
+def _table(title: str, columns: list[tuple[str, str]]) -> Table:
+    table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
+    for name, justify in columns:
+        table.add_column(name, justify=justify)
+    return table
+
+
+def _pct(part: int, whole: int) -> str:
+    return f"{percent(part, whole):.1f}%"
+
+
+def tables(profile: Profile, *, top: int = TOP_FUNCTIONS) -> list[Table]:
+    total = profile.total
+    processes = _table("Processes", [("pid", "right"), ("program", "left"), ("samples", "right"), ("%", "right")])
+    for (pid, comm), n in ranked(profile.by_process()):
+        processes.add_row(str(pid), comm, str(n), _pct(n, total))
+    threads = _table("Threads", [("pid", "right"), ("tid", "right"), ("program", "left"),
+                                 ("samples", "right"), ("%", "right")])
+    for (pid, tid, comm), n in ranked(profile.by_thread()):
+        threads.add_row(str(pid), str(tid), comm, str(n), _pct(n, total))
+    modules = _table("Modules", [("module", "left"), ("samples", "right"), ("%", "right")])
+    for module, n in ranked(profile.by_module()):
+        modules.add_row(module, str(n), _pct(n, total))
+    functions = _table(f"Functions (top {top} by self samples)",
+                       [("function", "left"), ("module", "left"), ("self", "right"), ("self %", "right"),
+                        ("total", "right"), ("total %", "right")])
+    totals = profile.total_by_function()
+    for (module, name), n in ranked(profile.self_by_function())[:top]:
+        inclusive = totals[(module, name)]
+        functions.add_row(name, module, str(n), _pct(n, total), str(inclusive), _pct(inclusive, total))
+    return [processes, threads, modules, functions]
+
+
+def heading(profile: Profile) -> str:
+    truncated = sum(profile.truncated().values())
+    stacks = "PC only" if profile.mode == "pc" else \
+        f"stacks unwound (frame pointers and .eh_frame CFI), {truncated} truncated"
+    return (f"profile: {profile.total} samples, one every {profile.interval} guest {profile.event} "
+            f"(virtual time), mode {profile.mode}: {stacks}")
+
+
+def print_report(profile: Profile, console: Console, *, top: int = TOP_FUNCTIONS) -> None:
+    console.print(heading(profile))
+    for table in tables(profile, top=top):
+        console.print()
+        console.print(table)
+    reasons = ranked(profile.truncated())
+    if reasons:
+        console.print()
+        console.print("Truncated stacks (the unwind stopped; nothing was guessed):")
+        for reason, n in reasons[:5]:
+            console.print(f"  {n:>6}  {reason}")

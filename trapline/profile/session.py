@@ -1,0 +1,58 @@
+"""One profiled run: the program in the Sandbox with the sampling profiler attached
+(instrumenter/profiler/), its samples gathered into a Profile and, with --record, written as
+the seed's trace while the program runs (record.py)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..sandbox import RunResult, Sandbox
+from .model import Profile
+from .record import TraceWriter
+
+
+@dataclass
+class ProfiledRun:
+    profile: Profile
+    result: RunResult
+
+
+def run_profiled(sandbox: Sandbox, argv: list[str], *, interval: int, mode: str = "stack",
+                 record: str | None = None) -> ProfiledRun:
+    """Run `argv` in `sandbox` with a sample every `interval` guest instructions."""
+    from instrumenter.profiler.sampler import MODES, Sampler
+    from ..errors import UsageError
+
+    if interval <= 0:
+        raise UsageError("--interval must be a positive number of instructions")
+    if mode not in MODES:
+        raise UsageError(f"--mode {mode}: expected one of {', '.join(MODES)}")
+    profile = Profile(interval=interval, mode=mode, command=list(argv))
+    writer = TraceWriter(record, profile) if record else None
+
+    def on_sample(sample) -> None:
+        profile.add(sample)
+        if writer is not None:
+            writer.sample(sample)
+
+    def on_module(load) -> None:
+        profile.add_module(load)
+        if writer is not None and writer.started:
+            writer.module(load)
+
+    def attach(kernel, process) -> None:
+        sampler = Sampler(kernel.debug, interval=interval, mode=mode, on_sample=on_sample,
+                          on_module=on_module)
+        sampler.attach(process)
+        if writer is not None:
+            comm = process.exe.rsplit(b"/", 1)[-1].decode(errors="replace")
+            writer.startup([(process.pid, t.tid, comm) for t in kernel.debug.live_threads(process)],
+                           profile.modules)
+
+    sandbox.tools = [*sandbox.tools, attach]
+    try:
+        result = sandbox.run(argv)
+        profile.exit_code = result.exit_code
+    finally:
+        if writer is not None:
+            writer.close(profile)
+    return ProfiledRun(profile, result)
