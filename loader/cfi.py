@@ -72,7 +72,8 @@ class CallFrameTable:
     def __init__(self, image: LoadedImage):
         self.image = image
         self._names = DWARF_REGISTERS[image.bits]
-        self._rows: dict[int, list] = {}          # FDE offset -> decoded rows
+        self._rows: dict[int, tuple] = {}         # FDE address -> (start, row starts, rows, end)
+        self._rules: dict[int, FrameRule | None] = {}   # address -> its rule (samples repeat)
         self._table: list[tuple[int, int]] = []   # (initial location, FDE address), sorted
         self._starts: list[int] = []
         self._cfi = None
@@ -168,6 +169,12 @@ class CallFrameTable:
     # ---- rows ---------------------------------------------------------------------------------
     def rule_at(self, pc: int) -> FrameRule | None:
         """The rule in force at `pc`, or None when no FDE covers it (code without CFI)."""
+        if pc in self._rules:
+            return self._rules[pc]
+        rule = self._rules[pc] = self._find_rule(pc)
+        return rule
+
+    def _find_rule(self, pc: int) -> FrameRule | None:
         i = bisect.bisect_right(self._starts, pc) - 1
         if i < 0:
             return None
@@ -175,11 +182,10 @@ class CallFrameTable:
         rows = self._rows.get(fde_address)
         if rows is None:
             rows = self._rows[fde_address] = self._decode_fde(fde_address)
-        if not rows or not rows[0] <= pc < rows[2]:
+        if not rows or not rows[0] <= pc < rows[3]:
             return None
-        start, table, _end = rows
-        row = table[bisect.bisect_right([r["pc"] for r in table], pc) - 1]
-        return self._rule(row)
+        _start, starts, table, _end = rows
+        return self._rule(table[bisect.bisect_right(starts, pc) - 1])
 
     def _decode_fde(self, fde_address: int):
         entry = self._cfi._parse_entry_at(fde_address - self._eh_frame)
@@ -188,7 +194,7 @@ class CallFrameTable:
         start = entry.header.initial_location
         end = start + entry.header.address_range
         table = entry.get_decoded().table
-        return (start, table, end) if table else None
+        return (start, [row["pc"] for row in table], table, end) if table else None
 
     def _rule(self, row: dict) -> FrameRule:
         names = self._names

@@ -35,6 +35,7 @@ class Symbolizer:
 
     def __init__(self, door):
         self.door = door
+        self._sizeless: dict[tuple, tuple] = {}     # (path, bias) -> starts, functions
 
     def frames(self, process, addresses) -> tuple[Frame, ...]:
         """Names for a stack: the first address is the interrupted PC, the others return
@@ -51,10 +52,27 @@ class Symbolizer:
         if mapped is not None:
             image = mapped.image
             symbol = image.symbols.function_at(lookup) if image is not None else None
+            if symbol is None and image is not None:
+                symbol = self._sizeless_before(image, lookup)
             if symbol is not None:
                 return Frame(mapped.name, symbol.name, address - symbol.addr, address)
             return Frame(mapped.name, None, address - mapped.base, address)
         return self._area_frame(process, address, lookup)
+
+    def _sizeless_before(self, image, address: int):
+        """A function symbol of size 0 (assembly such as musl's `_start`) names the addresses
+        from it up to the next function, as gdb's minimal symbols do; a sized one never
+        stretches past its end."""
+        key = (image.path, image.load_bias)
+        cached = self._sizeless.get(key)
+        if cached is None:
+            functions = image.symbols.functions()
+            cached = self._sizeless[key] = ([f.addr for f in functions], functions)
+        starts, functions = cached
+        i = bisect.bisect_right(starts, address) - 1
+        if i < 0 or functions[i].size != 0:
+            return None
+        return functions[i]
 
     def _area_frame(self, process, address: int, lookup: int) -> Frame:
         area = self.door.area_at(process, lookup)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from emu.memory import MemoryAccessError
 from loader.cfi import CallFrameTable, CfiUnsupported
 
 from .dwarf_expr import evaluate
@@ -73,6 +74,7 @@ class _Walk:
         self.ip, self.sp, self.bp = prefix + "ip", prefix + "sp", prefix + "bp"
         self.regs = dict(registers)
         self.cpu = self.door.cpu(process)
+        self._mask = (1 << self.bits) - 1
         self.entry = self._entry_function()
 
     def run(self, max_depth: int) -> Stack:
@@ -195,14 +197,11 @@ class _Walk:
         return (symbol.addr, symbol.addr + symbol.size) if symbol is not None else None
 
     # ---- memory -----------------------------------------------------------------------------
-    @property
-    def _mask(self) -> int:
-        return (1 << self.bits) - 1
-
     def _read(self, address: int, size: int) -> bytes:
-        if not self.cpu.is_mapped(address, size):
-            raise _Stop(f"cannot read {size} bytes at {address:#x}")
-        return self.cpu.read(address, size)
+        try:
+            return self.cpu.read(address, size)
+        except MemoryAccessError:
+            raise _Stop(f"cannot read {size} bytes at {address:#x}") from None
 
     def _word(self, address: int) -> int:
         return int.from_bytes(self._read(address, self.word), "little")

@@ -7,9 +7,12 @@ from kernel_model.debug import PROT_EXEC, PROT_READ, PROT_WRITE
 from loader.image import Symbol
 from loader.symbols import SymbolTable
 
-PROGRAM = SimpleNamespace(symbols=SymbolTable([Symbol("main", 0x1000, 0x40, "func"),
-                                                Symbol("work", 0x1040, 0x20, "func")]))
-STRIPPED = SimpleNamespace(symbols=SymbolTable([]))
+PROGRAM = SimpleNamespace(path="prog", load_bias=0,
+                          symbols=SymbolTable([Symbol("main", 0x1000, 0x40, "func"),
+                                               Symbol("work", 0x1040, 0x20, "func"),
+                                               Symbol("_start", 0x1080, 0, "func"),
+                                               Symbol("after", 0x10A0, 0x10, "func")]))
+STRIPPED = SimpleNamespace(path="libx.so", load_bias=0x8000, symbols=SymbolTable([]))
 
 
 class Door:
@@ -34,6 +37,13 @@ def _names(*addresses):
 def test_the_pc_and_the_return_addresses():
     # 0x1040 as a return address is after a call that ended main: it is named by the call
     assert _names(0x1045, 0x1040) == [("prog", "work", 5), ("prog", "main", 0x40)]
+
+
+def test_a_sizeless_symbol_names_up_to_the_next_function():
+    """musl's `_start` is assembly without a size: its addresses are its own, as gdb says;
+    past a sized function's end and before the next there is no name."""
+    assert _names(0x1085, 0x10A5, 0x1065) == [("prog", "_start", 5), ("prog", "after", 5),
+                                              ("prog", "prog+0x65", 0x65)]
 
 
 def test_an_object_without_symbols_gives_module_and_offset():

@@ -1,0 +1,70 @@
+"""Sampling profiler overhead: a run under `trapline profile --interval 10000` vs the same run
+unprofiled (issue 18's goal: <= 5 % at that interval), side by side and as ratios.
+
+Five runs of each program, in-process, best of 3 by CPU time (a busy host disturbs it less):
+unprofiled; counted (every instruction counted, as a tracing session does: emu/icount.py); the
+timer alone (interrupts with no tool on them); --mode pc; --mode stack (unwind and name every
+sample). What the timer alone costs is Unicorn's: a run with an instruction budget translates
+code with a per-instruction counting hook (emu/icount.py), and Unicorn has no other way to stop
+after N instructions; so the timer costs what counting costs, and the profiler's own part is
+the step from "counted" to "--mode stack".
+"""
+import time
+
+from trapline import Sandbox
+from trapline.profile.session import run_profiled
+
+from .common import SAMPLES
+
+INTERVAL = 10_000
+PROGRAMS = (("fib", "25"), ("callchain", "400"))
+
+
+def _cpu_best(fn, repeat: int = 3) -> tuple[float, object]:
+    best, result = float("inf"), None
+    for _ in range(repeat):
+        t0 = time.process_time()
+        result = fn()
+        best = min(best, time.process_time() - t0)
+    return best, result
+
+
+class _Silent:
+    def timer_tick(self, thread, frame):
+        pass
+
+
+def _timer_only(argv):
+    def attach(kernel, process):
+        kernel.debug.subscribe(_Silent())
+        kernel.debug.arm_timer(INTERVAL)
+    return Sandbox(tools=[attach]).run(argv)
+
+
+def _counted(argv):
+    def attach(kernel, process):
+        kernel.debug.count_instructions(process)
+    return Sandbox(tools=[attach]).run(argv)
+
+
+def run() -> list[str]:
+    lines = []
+    for arch in ("i386", "x86_64"):
+        for name, arg in PROGRAMS:
+            argv = [str(SAMPLES / arch / name), arg]
+            plain, result = _cpu_best(lambda: Sandbox().run(argv))
+            counted, _ = _cpu_best(lambda: _counted(argv))
+            timer, _ = _cpu_best(lambda: _timer_only(argv))
+            pc, _ = _cpu_best(lambda: run_profiled(Sandbox(), argv, interval=INTERVAL, mode="pc"))
+            stack, profiled = _cpu_best(lambda: run_profiled(Sandbox(), argv, interval=INTERVAL))
+            assert profiled.result.stdout == result.stdout
+            lines.append(f"{name} {arg} {arch:6}: unprofiled {plain * 1e3:6.1f} ms; counted {counted / plain:.2f}x, "
+                         f"timer only {timer / plain:.2f}x, --mode pc {pc / plain:.2f}x, --mode stack "
+                         f"{stack / plain:.2f}x (goal <= 1.05x); stack vs counted {stack / counted:.2f}x; "
+                         f"{profiled.profile.total} samples")
+    return lines
+
+
+if __name__ == "__main__":
+    for line in run():
+        print(line)
