@@ -14,19 +14,14 @@ import time
 from trapline import Sandbox
 from trapline.profile.session import run_profiled
 
-from .common import SAMPLES
+from .common import SAMPLES, best_of
 
 INTERVAL = 10_000
 PROGRAMS = (("fib", "25"), ("callchain", "400"))
 
 
-def _cpu_best(fn, repeat: int = 3) -> tuple[float, object]:
-    best, result = float("inf"), None
-    for _ in range(repeat):
-        t0 = time.process_time()
-        result = fn()
-        best = min(best, time.process_time() - t0)
-    return best, result
+def _cpu_best(fn) -> tuple[float, object]:
+    return best_of(fn, clock=time.process_time)
 
 
 class _Silent:
