@@ -156,3 +156,25 @@ def test_cli_report_refuses_a_file_that_is_no_trace(tmp_path):
                           capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
     assert "not a trapline profile trace" in done.stderr
+
+
+def test_the_flame_graph_is_drawn_by_flamegraph_pl(tmp_path, monkeypatch):
+    """Debian's flamegraph.pl (libdevel-nytprof-perl) draws the SVG from the folded stacks:
+    one rectangle per frame of the merged stacks, leaf named, the title given."""
+    import xml.etree.ElementTree as ET
+
+    from tests.e2e.debian_bins import DebianBinsError
+    from tests.e2e.flamegraph_tool import ensure_flamegraph
+    from trapline.profile.outputs import write_outputs
+
+    try:
+        monkeypatch.setenv("TRAPLINE_FLAMEGRAPH", str(ensure_flamegraph()))
+    except DebianBinsError as error:
+        pytest.fail(f"flamegraph.pl unavailable: {error}", pytrace=False)
+    profile = _profile([SAMPLES / "x86_64" / "callchain", "30"]).profile
+    notes = write_outputs(profile, str(tmp_path), "callchain 30")
+    assert notes[-1].startswith(f"wrote {tmp_path / 'flamegraph.svg'}"), notes
+    svg = ET.parse(tmp_path / "flamegraph.svg").getroot()
+    texts = {t.text for t in svg.iter("{http://www.w3.org/2000/svg}title")}
+    assert any(t and t.startswith("leaf (") for t in texts), sorted(texts)[:10]
+    assert any(t and t.startswith("callchain (") for t in texts)

@@ -1,7 +1,8 @@
 """`trapline profile -o DIR`: the files of one profile, and the SVG flame graph drawn by a
-flame-graph tool (never by hand): Brendan Gregg's `flamegraph.pl` or its Rust port
-`inferno-flamegraph`, whichever is on PATH (or named by TRAPLINE_FLAMEGRAPH), reading the
-folded stacks.
+flame-graph tool (never by hand): Brendan Gregg's `flamegraph.pl`, reading the folded stacks.
+The tool is the one TRAPLINE_FLAMEGRAPH names, else `flamegraph.pl` or its Rust port
+`inferno-flamegraph` on PATH, else the copy Debian installs with Devel::NYTProf
+(`apt-get install libdevel-nytprof-perl`: /usr/share/perl5/Devel/NYTProf/flamegraph.pl).
 """
 from __future__ import annotations
 
@@ -16,13 +17,17 @@ from .model import Profile
 
 FOLDED, SPEEDSCOPE, CHROME, SVG = "profile.folded", "profile.speedscope.json", "profile.trace.json", "flamegraph.svg"
 FLAMEGRAPH_TOOLS = ("flamegraph.pl", "inferno-flamegraph")
+DEBIAN_FLAMEGRAPH = "/usr/share/perl5/Devel/NYTProf/flamegraph.pl"
 
 
 def flamegraph_tool() -> str | None:
     named = os.environ.get("TRAPLINE_FLAMEGRAPH")
     if named:
         return named
-    return next((found for found in map(shutil.which, FLAMEGRAPH_TOOLS) if found), None)
+    found = next((found for found in map(shutil.which, FLAMEGRAPH_TOOLS) if found), None)
+    if found is None and os.access(DEBIAN_FLAMEGRAPH, os.X_OK):
+        found = DEBIAN_FLAMEGRAPH
+    return found
 
 
 def write_outputs(profile: Profile, directory: str, name: str) -> list[str]:
@@ -46,7 +51,8 @@ def _flamegraph(folded: str, svg: Path, title: str) -> str:
     tool = flamegraph_tool()
     if tool is None:
         return (f"no flame graph: neither {' nor '.join(FLAMEGRAPH_TOOLS)} is on PATH "
-                "(or set TRAPLINE_FLAMEGRAPH); the folded stacks are what it reads")
+                "(apt-get install libdevel-nytprof-perl, or set TRAPLINE_FLAMEGRAPH); "
+                "the folded stacks are what it reads")
     try:
         done = subprocess.run([tool, "--title", title, "--countname", "samples"], input=folded,
                               capture_output=True, text=True, check=False)
