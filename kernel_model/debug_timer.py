@@ -16,12 +16,17 @@ class TimerAccess:
     _kernel = None
 
     def arm_timer(self, interval: int, *, event: str = "insns") -> None:
-        """Interrupt every `interval` guest instructions from now on (one timer for the run:
-        arming again restarts it with the new interval)."""
-        self._kernel.timer = SamplingTimer(self._kernel, interval, self._timer_tick, event)
+        """Interrupt every `interval` guest instructions (event "insns") or system calls
+        ("syscalls") from now on (one timer for the run: arming again restarts it)."""
+        self.disarm_timer()
+        timer = self._kernel.timer = SamplingTimer(self._kernel, interval, self._timer_tick, event)
+        if event == "syscalls":
+            self.syscall_watchers.append(timer)
 
     def disarm_timer(self) -> None:
-        self._kernel.timer = None
+        timer, self._kernel.timer = self._kernel.timer, None
+        if timer is not None and timer in self.syscall_watchers:
+            self.syscall_watchers.remove(timer)
 
     def timer_ticks(self) -> int:
         """Ticks delivered since the timer was armed (0 when it is not)."""

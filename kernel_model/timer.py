@@ -13,6 +13,11 @@ interrupt at that instruction boundary as the CPU delivers an external interrupt
 through the gate of TIMER_VECTOR (0x20, where Linux's legacy PIT IRQ 0 lands), with a hardware
 trap frame on the thread's kernel stack, the handler, and IRET.
 
+`event="syscalls"` counts system calls instead (seed 004's "other types of periodic events"):
+every N-th call's return to user mode is interrupted, so the sample's PC is the instruction
+after the call. The timer is then a syscall watcher of the debug interface; it stops the run at
+the call's return and delivers the tick before the next instruction.
+
 The timer does not perturb the guest: a slice the timer cut short is resumed at once for the
 thread that ran it, with the rest of its quantum, without a scheduling decision, a signal check
 or a clock step in between — the tick is invisible to the program except through what a tool's
@@ -24,7 +29,7 @@ from emu import exits
 from .errors import KernelError
 
 TIMER_VECTOR = 0x20
-EVENTS = ("insns",)
+EVENTS = ("insns", "syscalls")
 
 
 class SamplingTimer:
@@ -44,6 +49,7 @@ class SamplingTimer:
         self.pending = False          # a tick fell due where it could not be delivered yet
         self.ticks = 0
         self.slice_insns = 0          # instructions of the last slice run() ran (all pieces)
+        self._stopped = False         # a system call's tick stopped the run (syscall_exit)
 
     # ---- instruction ticks: the run loop's slice, cut into pieces at the ticks -------------
     def run(self, thread, machine, count: int):
@@ -56,10 +62,17 @@ class SamplingTimer:
             exit_ = machine.run(machine.pc, count=piece)
             ran = machine.last_run_insns
             self.slice_insns += ran
-            self.left -= ran
-            if self.left <= 0:
-                self.left += self.interval
-                self.pending = True
+            if self.event == "insns":
+                self.left -= ran
+                if self.left <= 0:
+                    self.left += self.interval
+                    self.pending = True
+            if exit_.kind == exits.STOPPED and self._stopped:
+                self._stopped = False               # stopped for a system call's tick
+                if not self.kernel.may_continue(thread) or thread.deferred:
+                    return exit_
+                self._deliver_pending(thread)
+                continue
             if exit_.kind != exits.BUDGET:
                 return exit_
             self._deliver_pending(thread)
@@ -69,7 +82,21 @@ class SamplingTimer:
                 return exits.Exit(exits.STOPPED, machine.pc)
 
     def _clip(self, count: int) -> int:
+        if self.event != "insns":
+            return count
         return min(count, self.left) if count else self.left
+
+    # ---- system-call ticks (a syscall watcher of the debug interface) -----------------------
+    def syscall_entry(self, thread, name, args) -> None:
+        pass
+
+    def syscall_exit(self, thread, name, args, result) -> None:
+        """Every `interval`-th call ends with a tick, delivered once it has returned."""
+        self.left -= 1
+        if self.left <= 0:
+            self.left = self.interval
+            self.pending = self._stopped = True
+            thread.process.machine.stop()
 
     # ---- delivery --------------------------------------------------------------------------
     def _deliver_pending(self, thread) -> None:

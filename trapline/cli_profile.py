@@ -8,7 +8,10 @@ from .cli import _fail, _parse_env, run_options
 
 @click.command(context_settings={"ignore_unknown_options": True})
 @click.option("--interval", type=click.IntRange(min=1), default=10_000, show_default=True,
-              help="Sample every N guest instructions (virtual time: the same run, the same samples).")
+              help="Sample every N guest instructions, or N system calls with --event syscalls "
+              "(virtual time: the same run, the same samples).")
+@click.option("--event", type=click.Choice(["insns", "syscalls"]), default="insns", show_default=True,
+              help="What --interval counts: guest instructions or system calls.")
 @click.option("--mode", type=click.Choice(["stack", "pc"]), default="stack", show_default=True,
               help="stack: unwind each sample (frame pointers and .eh_frame CFI); pc: the PC only.")
 @click.option("--top", type=click.IntRange(min=1), default=25, show_default=True,
@@ -21,7 +24,7 @@ from .cli import _fail, _parse_env, run_options
 @run_options
 @click.argument("program")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def profile(interval, mode, top, output_dir, record, rootfs, cwd, env, clear_env, seed, writable,
+def profile(interval, event, mode, top, output_dir, record, rootfs, cwd, env, clear_env, seed, writable,
             strace, follow_forks, quantum, max_insns, verbose, program, args):
     """Run PROGRAM [ARGS...] under the sampling profiler; report where it spends its time."""
     from rich.console import Console
@@ -36,7 +39,8 @@ def profile(interval, mode, top, output_dir, record, rootfs, cwd, env, clear_env
         sandbox = Sandbox(rootfs=rootfs, cwd=cwd, env=_parse_env(env), clear_env=clear_env, seed=seed,
                           writable=writable, strace=strace, verbose=verbose, capture=False,
                           follow_forks=follow_forks, quantum=quantum, max_insns=max_insns)
-        run = run_profiled(sandbox, [program, *args], interval=interval, mode=mode, record=record)
+        run = run_profiled(sandbox, [program, *args], interval=interval, mode=mode, event=event,
+                           record=record)
         sys.stdout.flush()
         print_report(run.profile, console, top=top)
         if output_dir is not None:

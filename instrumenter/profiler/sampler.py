@@ -4,7 +4,9 @@ frame and, in stack mode, unwinds its stack from the live registers (frame point
 unwind.py), names every frame (symbolize.py) and hands the sample on.
 
 Time is virtual: the timer interrupts every `interval` guest instructions of the run, so the
-k-th sample is taken at instruction k * interval exactly, whatever process runs.
+k-th sample is taken at instruction k * interval exactly, whatever process runs. Sampling
+every `interval` system calls (`event="syscalls"`), the processes count their instructions
+(emu/icount.py) and a sample's time is the instruction count at its tick.
 The sampler also reports module loads (the program at exec, libraries as they are mapped), the
 seed's "module load records", so that a recorded trace can be named again later.
 """
@@ -16,6 +18,7 @@ from .symbolize import Frame, Symbolizer
 from .unwind import Unwinder
 
 MODES = ("pc", "stack")
+EVENTS = ("insns", "syscalls")
 # The registers a walk may need: the IP, the stack and frame pointers and the callee-saved ones.
 WALK_REGISTERS = {64: ("rip", "rsp", "rbp", "rbx", "r12", "r13", "r14", "r15"),
                   32: ("eip", "esp", "ebp", "ebx", "esi", "edi")}
@@ -41,11 +44,13 @@ class ModuleLoad(NamedTuple):
 class Sampler:
     """Subscribe it to the debug interface and arm the timer: `attach(process)`."""
 
-    def __init__(self, door, *, interval: int, mode: str = "stack",
+    def __init__(self, door, *, interval: int, mode: str = "stack", event: str = "insns",
                  on_sample: Callable[[Sample], None], on_module: Callable[[ModuleLoad], None] | None = None):
         if mode not in MODES:
             raise ValueError(f"mode {mode!r}: expected one of {', '.join(MODES)}")
-        self.door, self.interval, self.mode = door, interval, mode
+        if event not in EVENTS:
+            raise ValueError(f"event {event!r}: expected one of {', '.join(EVENTS)}")
+        self.door, self.interval, self.mode, self.event = door, interval, mode, event
         self.on_sample, self.on_module = on_sample, on_module
         self.unwinder = Unwinder(door)
         self.symbolizer = Symbolizer(door)
@@ -54,8 +59,18 @@ class Sampler:
     def attach(self, process) -> None:
         """Start sampling the run `process` belongs to (the timer interrupts every process)."""
         self.door.subscribe(self)
-        self.door.arm_timer(self.interval)
+        self.door.arm_timer(self.interval, event=self.event)
+        self._count(process)
         self._announce_modules(process)
+
+    def _count(self, process) -> None:
+        if self.event != "insns":
+            self.door.count_instructions(process)      # the samples' virtual time
+
+    def _now(self, process) -> int:
+        if self.event == "insns":
+            return self.ticks * self.interval
+        return self.door.instructions_retired(process)
 
     # ---- events of the debug interface -------------------------------------------------------
     def timer_tick(self, thread, frame) -> None:
@@ -67,15 +82,22 @@ class Sampler:
             stack = self.unwinder.unwind(process, walk_registers(self.door, process, frame))
             addresses, truncated = stack.frames, stack.truncated
         frames = self.symbolizer.frames(process, addresses)
-        self.on_sample(Sample(self.ticks * self.interval, process.pid, thread.tid,
+        self.on_sample(Sample(self._now(process), process.pid, thread.tid,
                               _comm(process), frames, truncated))
 
     def exec(self, process, path, argv) -> None:
+        self._count(process)
         self._announce_modules(process)
+
+    def fork(self, parent, child) -> None:
+        self._count(child)
+
+    def vfork(self, parent, child) -> None:
+        self._count(child)
 
     def image_mapped(self, process, mapped) -> None:
         if self.on_module is not None:
-            self.on_module(ModuleLoad(self.ticks * self.interval, process.pid,
+            self.on_module(ModuleLoad(self._now(process), process.pid,
                                       mapped.path.decode(errors="replace"), mapped.base, mapped.end))
 
     def _announce_modules(self, process) -> None:

@@ -164,6 +164,13 @@ class _Walk:
     # ---- frame pointers ---------------------------------------------------------------------
     def _step_frame_pointer(self, pc: int, lookup: int, *, first: bool):
         bp = self.regs.get(self.bp)
+        sp, word = self.regs[self.sp], self.word
+        caller = {name: self.regs[name] for name in CALLEE_SAVED[self.bits] if name in self.regs}
+        if first and self._read(pc, 1)[0] == RET:
+            # the interrupted instruction is a `ret`: it pops the return address from the stack
+            # top, whatever code this is (musl's i386 `int $0x80; ret` stub has no symbol)
+            caller.update({self.ip: self._word(sp), self.sp: sp + word})
+            return caller
         if bp == 0:
             return "outermost"                              # the psABI's mark of the deepest frame
         start = self._function_start(lookup)
@@ -172,10 +179,8 @@ class _Walk:
         prologue = PROLOGUE[self.bits]
         if not self._read(start, len(prologue)) == prologue:
             raise _Stop(f"no CFI at {lookup:#x} and its function keeps no frame pointer")
-        sp, word = self.regs[self.sp], self.word
-        caller = {name: self.regs[name] for name in CALLEE_SAVED[self.bits] if name in self.regs}
-        if first and pc == start or first and self._read(pc, 1)[0] == RET:
-            caller.update({self.ip: self._word(sp), self.sp: sp + word})      # no frame (yet/any more)
+        if first and pc == start:
+            caller.update({self.ip: self._word(sp), self.sp: sp + word})      # no frame yet
         elif first and pc == start + 1:
             caller.update({self.ip: self._word(sp + word), self.sp: sp + 2 * word, self.bp: self._word(sp)})
         elif bp is None:

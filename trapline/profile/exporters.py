@@ -52,18 +52,22 @@ def speedscope(profile: Profile, name: str) -> dict:
             stack = [frame_id("", "[truncated]")] if sample.truncated else []
             stack += [frame_id(f.module, f.name) for f in reversed(sample.frames)]
             stacks.append(stack)
-        start = samples[0].ts - profile.interval
+        if profile.event == "insns":      # each sample stands for `interval` ns of virtual time
+            unit, weight, start, end = "nanoseconds", profile.interval, samples[0].ts - profile.interval, samples[-1].ts
+        else:                             # every N-th system call: a sample is a count
+            unit, weight, start, end = "none", 1, 0, len(stacks)
         profiles.append({"type": "sampled", "name": f"{samples[0].comm} pid {pid} tid {tid}",
-                         "unit": "nanoseconds", "startValue": start, "endValue": samples[-1].ts,
-                         "samples": stacks, "weights": [profile.interval] * len(stacks)})
+                         "unit": unit, "startValue": start, "endValue": end,
+                         "samples": stacks, "weights": [weight] * len(stacks)})
     return {"$schema": SPEEDSCOPE_SCHEMA, "shared": {"frames": frames}, "profiles": profiles,
             "name": name, "activeProfileIndex": 0, "exporter": EXPORTER}
 
 
 def chrome_trace(profile: Profile, extra_events: list | None = None) -> dict:
     """Chrome's trace-event format: process and thread names (ph M), one complete event (ph X)
-    per sample covering the interval before it, named by its leaf with its stack in args, and
-    an instant event (ph i) per module load."""
+    per sample covering the interval before it (an instant event, ph i, when samples count
+    system calls), named by its leaf with its stack in args, and an instant event per module
+    load."""
     events: list[dict] = []
     seen_processes, seen_threads = set(), set()
     for sample in profile.samples:
@@ -76,9 +80,13 @@ def chrome_trace(profile: Profile, extra_events: list | None = None) -> dict:
             events.append({"ph": "M", "name": "thread_name", "pid": sample.pid, "tid": sample.tid,
                            "args": {"name": f"{sample.comm} {sample.tid}"}})
         leaf = sample.frames[0].name if sample.frames else "[unknown]"
-        events.append({"ph": "X", "name": leaf, "cat": "sample", "pid": sample.pid, "tid": sample.tid,
-                       "ts": _us(sample.ts - profile.interval), "dur": _us(profile.interval),
-                       "args": {"stack": ";".join(Profile.stack(sample))}})
+        event = {"name": leaf, "cat": "sample", "pid": sample.pid, "tid": sample.tid,
+                 "args": {"stack": ";".join(Profile.stack(sample))}}
+        if profile.event == "insns":      # the interval before the tick, in virtual time
+            event.update(ph="X", ts=_us(sample.ts - profile.interval), dur=_us(profile.interval))
+        else:                             # a system call's return: a moment
+            event.update(ph="i", ts=_us(sample.ts), s="t")
+        events.append(event)
     for load in profile.modules:
         events.append({"ph": "i", "name": f"load {load.path}", "cat": "module", "pid": load.pid,
                        "tid": load.pid, "ts": _us(load.ts), "s": "p",

@@ -17,16 +17,19 @@ class ProfiledRun:
 
 
 def run_profiled(sandbox: Sandbox, argv: list[str], *, interval: int, mode: str = "stack",
-                 record: str | None = None) -> ProfiledRun:
-    """Run `argv` in `sandbox` with a sample every `interval` guest instructions."""
-    from instrumenter.profiler.sampler import MODES, Sampler
+                 event: str = "insns", record: str | None = None) -> ProfiledRun:
+    """Run `argv` in `sandbox` with a sample every `interval` guest instructions (or system
+    calls: `event`)."""
+    from instrumenter.profiler.sampler import EVENTS, MODES, Sampler
     from ..errors import UsageError
 
     if interval <= 0:
         raise UsageError("--interval must be a positive number of instructions")
     if mode not in MODES:
         raise UsageError(f"--mode {mode}: expected one of {', '.join(MODES)}")
-    profile = Profile(interval=interval, mode=mode, command=list(argv))
+    if event not in EVENTS:
+        raise UsageError(f"--event {event}: expected one of {', '.join(EVENTS)}")
+    profile = Profile(interval=interval, mode=mode, event=event, command=list(argv))
     writer = TraceWriter(record, profile) if record else None
 
     def on_sample(sample) -> None:
@@ -40,8 +43,8 @@ def run_profiled(sandbox: Sandbox, argv: list[str], *, interval: int, mode: str 
             writer.module(load)
 
     def attach(kernel, process) -> None:
-        sampler = Sampler(kernel.debug, interval=interval, mode=mode, on_sample=on_sample,
-                          on_module=on_module)
+        sampler = Sampler(kernel.debug, interval=interval, mode=mode, event=event,
+                          on_sample=on_sample, on_module=on_module)
         sampler.attach(process)
         if writer is not None:
             comm = process.exe.rsplit(b"/", 1)[-1].decode(errors="replace")

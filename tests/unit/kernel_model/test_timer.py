@@ -92,3 +92,31 @@ def test_a_bad_interval_is_refused():
         kernel.debug.arm_timer(0)
     with pytest.raises(KernelError, match="event"):
         kernel.debug.arm_timer(10, event="cycles")
+
+
+class Calls:
+    def __init__(self):
+        self.count = 0
+
+    def syscall_entry(self, thread, name, args):
+        pass
+
+    def syscall_exit(self, thread, name, args, result):
+        self.count += 1
+
+
+@pytest.mark.parametrize("every", [1, 3])
+def test_a_tick_every_n_system_calls_after_the_call(arch, every):
+    out = CapturedOutput(name=b"out")
+    kernel = Kernel(KernelConfig(stdout=out, stderr=out))
+    proc = kernel.spawn(str(SAMPLES / arch / "fileio").encode(), [b"fileio"], [])
+    calls, after = Calls(), []
+    kernel.debug.syscall_watchers.append(calls)
+    kernel.debug.subscribe(type("Tool", (), {"timer_tick": lambda _, thread, frame: after.append(
+        kernel.debug.read_memory(thread.process, frame.ip - 2, 2))})())
+    kernel.debug.arm_timer(every, event="syscalls")
+    plain = _run(arch, "fileio", [])
+    assert kernel.run(proc) == plain[1] and out.data == plain[2]
+    # exit_group never returns; every other call's return was counted
+    assert len(after) == calls.count // every > 5
+    assert set(after) <= {b"\x0f\x05", b"\xcd\x80"}          # right after syscall / int $0x80
