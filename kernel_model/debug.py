@@ -50,6 +50,7 @@ from emu.icount import InstructionClock
 from emu.registers import REGISTER_IDS
 
 from .debug_access import ProcessAccess
+from .debug_patches import PatchAccess, PatchConflict  # noqa: F401  (tools catch PatchConflict)
 from .debug_syscall_stops import SyscallStops
 from .debug_timer import TimerAccess
 from .errors import KernelError, TraceError, VforkParentBusy  # noqa: F401  (tools catch them)
@@ -61,7 +62,7 @@ from .trace_masks import EventMask, TraceEvent, TraceOption  # noqa: F401  (a to
 from .tracing_facility import TraceStop, TracingFacility  # noqa: F401
 
 
-class DebugInterface(ProcessAccess, SyscallStops, TracingFacility, TimerAccess):
+class DebugInterface(PatchAccess, ProcessAccess, SyscallStops, TracingFacility, TimerAccess):
     EVENTS = ("pre_fork", "fork", "fork_failed", "vfork", "vfork_done", "exec", "exit", "signal",
               "space_released", "syscall_entry", "syscall_exit", "image_mapped",
               "timer_tick")
@@ -181,7 +182,8 @@ class DebugInterface(ProcessAccess, SyscallStops, TracingFacility, TimerAccess):
 
     def copy_breakpoints(self, parent_space, child_space) -> None:
         """fork: the child's copy of the memory holds the same int3s (and LOCK patches); give
-        them the same handlers (and the child's Machine the same #UD sites)."""
+        them the same handlers (and the child's Machine the same #UD sites), and the same
+        table of patches and original bytes (kernel_model/debug_patches.py)."""
         for (space_id, address), handler in list(self._breakpoints.items()):
             if space_id == parent_space.serial:
                 self._breakpoints[(child_space.serial, address)] = handler
@@ -190,6 +192,7 @@ class DebugInterface(ProcessAccess, SyscallStops, TracingFacility, TimerAccess):
                 self.register_invalid_opcode_site(child_space, address, handler)
         if parent_space.serial in self._debug_traps:
             self._debug_traps[child_space.serial] = self._debug_traps[parent_space.serial]
+        self.copy_patches(parent_space, child_space)
 
     # ---- #UD sites (seed 001: a LOCK prefix patched over a probed instruction) ----------------
     def register_invalid_opcode_site(self, space, address: int, handler) -> None:
@@ -335,6 +338,7 @@ class DebugInterface(ProcessAccess, SyscallStops, TracingFacility, TimerAccess):
         self._emit("space_released", space)
         self.clear_space(space)
         self.forget_cpu(space)
+        self.forget_patches(space)
 
 
 class _Subscription:

@@ -1,7 +1,8 @@
-"""What a tool may read and change of a traced process besides its events: memory, areas,
+"""What a tool may read and change of a traced process besides its events: areas,
 the CPU view of its address space, the objects mapped in it and their symbols; pages mapped on
 the tool's behalf (XOL pages). Part of the debug interface (kernel_model/debug.py), the one door
-between a tool and the kernel, as ptrace's PEEK/POKE, /proc/PID/maps and uprobes' XOL area are.
+between a tool and the kernel, as /proc/PID/maps and uprobes' XOL area are. Memory reads and
+writes, which must respect the tools' patches, are kernel_model/debug_patches.py's.
 """
 from .debug_cpu import SpaceCpu
 
@@ -64,15 +65,6 @@ class ProcessAccess:
         if mapped is None:
             return process.image          # a space without an image map: its program's, as before
         return mapped.image
-
-    @staticmethod
-    def read_memory(process, address: int, size: int) -> bytes:
-        return process.space.machine.mem.read(address, size)
-
-    @staticmethod
-    def write_memory(process, address: int, data: bytes) -> None:
-        """Through the Machine's one write path: translations of patched code are dropped."""
-        process.space.machine.mem.write(address, data)
 
     @staticmethod
     def map_pages(process, size: int, perms: int, *, near: int | None = None, name: bytes = b"[xol]") -> int:

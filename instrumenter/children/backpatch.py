@@ -1,10 +1,10 @@
 """The backpatch engine (seed 002, FIG. 3 item 360): make an instrumented address space run the
 original program for a process the tool does not trace, and instrument it again afterwards.
 
-Every strategy keeps its patches in the space's breakpoint store (instrumenter/tracing/breakpoints.py:
-int3s, LOCK prefixes, 5-byte jumps alike), whose sites hold the original bytes — the seed's
-process-image store. Backpatching writes those bytes back and records the list; re-inserting
-writes the patches of the list again. XOL pages (trampolines, return landings, native counters)
+Every strategy patches code through the debug interface, which keeps each space's sites with
+their original bytes (kernel_model/debug_patches.py: int3s, LOCK prefixes, 5-byte jumps alike)
+— the seed's breakpoint store and process-image store. Backpatching writes those bytes back and
+records the list; re-inserting writes the patches of the list again. XOL pages (trampolines, return landings, native counters)
 are left alone: without the patches nothing enters them.
 
 Return addresses that uretprobes replaced by their landing (instrumenter/tracing/uretprobes.py) are patches
@@ -19,22 +19,18 @@ class BackpatchEngine:
         self.session = session
         self.debug = session.debug
 
-    def store(self, process):
-        """The breakpoint store of `process`'s space, or None when nothing was patched there."""
-        return self.session.trampolines.stores.get(process.space.serial)
-
     def backpatch(self, process) -> list[int]:
         """Original bytes at every site of the space; returns the sites restored now."""
-        store = self.store(process)
-        return store.backpatch() if store is not None else []
+        return self.debug.backpatch(process)
 
     def reinsert(self, process) -> list[int]:
-        store = self.store(process)
-        return store.reinsert() if store is not None else []
+        return self.debug.reinsert_patches(process)
 
     def is_backpatched(self, process) -> bool:
-        store = self.store(process)
-        return store is not None and store.suspended
+        return self.debug.is_backpatched(process)
+
+    def has_patches(self, process) -> bool:
+        return self.debug.has_patches(process)
 
     def resume_address(self, process, trap_address: int) -> int:
         """Where a thread that trapped at `trap_address` resumes in the original code: the
@@ -62,8 +58,7 @@ class BackpatchEngine:
         """A detached fork child: its copy of the memory gets every original byte back, its
         pending uretprobe return addresses are the real ones again, and the tool forgets its
         space (handlers, stores, native counters) — it runs the program as if never probed."""
-        store = self.store(parent)
-        cleaned = store.clean_copy(child) if store is not None else []
+        cleaned = self.debug.remove_all_patches(child)     # the child's copy of the table
         if forking_thread is not None:
             self.session.returns.detach_child(forking_thread, child.threads[0])
         self.debug.clear_space(child.space)
@@ -76,7 +71,7 @@ def forget_space_tables(session, space) -> None:
     """Drop every strategy's entries keyed by this space (all are keyed by space.serial first),
     so that nothing of the tool refers to a space it no longer instruments."""
     space_id = space.serial
-    tables = [session.trampolines.stores, session.trampolines.xols]
+    tables = [session.trampolines.xols]
     for strategy in session.strategies.values():
         sites = getattr(strategy, "sites", None)
         if isinstance(sites, dict):

@@ -81,8 +81,7 @@ class ChildPolicy:
         before its first hit shares the parent's): its copy is cleaned as well."""
         if child.space is parent.space:
             return                   # no copy: nothing of the child's own to clean
-        store = self.engine.store(parent)
-        if store is not None and store.sites:
+        if self.engine.has_patches(parent):
             cleaned = self.engine.clean_fork_child(parent, child, self.session.debug.current_thread())
             self.report(f"fork pid {child.pid} of untraced pid {parent.pid}: cleaned "
                         f"{len(cleaned)} sites")
@@ -186,12 +185,11 @@ class Detach(ChildPolicy):
         if self.session.returns.is_landing(process, address):
             return self._untraced_return(frame, thread)
         resume = self.engine.resume_address(process, address)
-        store = self.engine.store(process)
-        if store is None or resume not in store.sites:
+        if self.debug.patch_at(process, resume) is None:
             self.report(f"pid {process.pid} (untraced) trapped at {address:#x}, which is no "
                         "patched site: handled as traced")
             return handler(frame, thread)
-        if not store.suspended:
+        if not self.engine.is_backpatched(process):
             restored = self.engine.backpatch(process)
             self.report(f"vfork pid {process.pid}: backpatched {len(restored)} sites "
                         f"(lazy, first hit at {address:#x})")

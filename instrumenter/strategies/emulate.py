@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from ..insn.decode import decode
 from ..errors import DecodeError, InstrumenterError
 from .emulate_insn import FrameCpu, StackFault, compile_emulation, emulation_refusal
-from .placement import image_at, validate_site
+from .placement import image_at, patch_site, validate_site
 from .emulate_return_sites import RETURN_MODES, return_sites
 
 INT3, LOCK = b"\xcc", b"\xf0"
@@ -81,17 +81,16 @@ class EmulateProbes:
     # ---- entry (any emulatable instruction) --------------------------------------------------
     def place(self, process, address: int, hook, owner: str) -> EmulatedSite:
         key = (process.space.serial, address)
-        store = self.session.trampolines.store_for(process)     # one store per space, shared
         site = self.sites.get(key)
         if site is None:
-            site = self._new_site(process, store, address)
+            site = self._new_site(process, address)
             try:
-                store.insert(address, PATCHES[self.form], owner)
+                patch_site(self.debug, process, address, PATCHES[self.form], owner)
             except InstrumenterError:
                 self._forget(process.space, address)
                 raise
         else:
-            store.insert(address, PATCHES[self.form], owner)
+            patch_site(self.debug, process, address, PATCHES[self.form], owner)
         site.hooks.append(hook)
         return site
 
@@ -100,10 +99,10 @@ class EmulateProbes:
         self.debug.unregister_breakpoint(space, address)
         self.debug.unregister_invalid_opcode_site(space, address)
 
-    def _new_site(self, process, store, address: int) -> EmulatedSite:
+    def _new_site(self, process, address: int) -> EmulatedSite:
         arch, space = self.debug.arch(process).name, process.space
-        validate_site(process, address, store.original_bytes)
-        code = store.original_bytes(address, MAX_INSN)
+        validate_site(process, address, functools.partial(self.debug.read_memory, process))
+        code = self.debug.read_memory(process, address, MAX_INSN)
         insn = decode(code, address, arch)
         refusal = emulation_refusal(insn)
         if refusal is None and self.form == "lock":
@@ -132,7 +131,7 @@ class EmulateProbes:
             raise InstrumenterError(f"{probe.spec.text}: {function:#x} is not the start of a "
                                     "sized function symbol, so its returns cannot be found")
         arch = self.debug.arch(process).name
-        code = self.session.trampolines.store_for(process).original_bytes(symbol.addr, symbol.size)
+        code = self.debug.read_memory(process, symbol.addr, symbol.size)
         sites = return_sites(code, symbol.addr, arch, self.returns)
         if not sites:
             raise InstrumenterError(f"{probe.spec.text}: {symbol.name} has no ret instruction "

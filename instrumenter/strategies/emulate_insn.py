@@ -78,7 +78,9 @@ class FrameCpu:
 
     def load(self, address: int, size: int) -> int:
         self._check(address, size, False)
-        return struct.unpack(_FMT[size], self.debug.read_memory(self.process, address, size))[0]
+        # What the CPU would load: the memory as it is (read_memory would show the original
+        # bytes under tool patches, which only a tool's view wants).
+        return struct.unpack(_FMT[size], self.debug.read_memory_raw(self.process, address, size))[0]
 
     def store(self, address: int, size: int, value: int) -> None:
         self._check(address, size, True)

@@ -21,6 +21,7 @@ itself is no longer a trap) or a native action (instrumenter/strategies/native.p
 A probe added later to the same site gets a new part in front, and the site's jump is
 re-pointed at it. The tail of the covered bytes after the jump is int3: nothing executes it.
 """
+import functools
 import struct
 from dataclasses import dataclass, field
 
@@ -30,7 +31,7 @@ from ..insn.decode import Insn, decode
 from ..insn.emit import REL_JUMP_LEN, rel32
 from ..errors import InstrumenterError
 from .native import NativeCollector, NativeData, emit_part, new_slot, status_flags_dead
-from .placement import image_at, validate_site
+from .placement import image_at, patch_site, validate_site
 from ..insn.policy import InsnClass, classify, patched_range_conflict
 from ..insn.relocate import relocate
 
@@ -158,7 +159,7 @@ class JumpProbes:
     def __init__(self, session):
         self.session = session
         self.debug = session.debug
-        self.trampolines = session.trampolines     # shares its breakpoint store and XOL pages
+        self.trampolines = session.trampolines     # shares its XOL pages
         self.sites: dict[tuple[int, int], JumpSite] = {}       # (space.serial, address)
         self.parts: dict[tuple[int, int], JumpSite] = {}       # (space.serial, int3 part address)
         self.data: dict[int, NativeData] = {}
@@ -184,21 +185,21 @@ class JumpProbes:
 
     def _new_site(self, process, address: int, owner: str) -> JumpSite:
         arch = self.debug.arch(process).name
-        store = self.trampolines.store_for(process)
+        read_original = functools.partial(self.debug.read_memory, process)
         image = image_at(process, address)
         function = image.symbols.function_at(address) if image is not None else None
         vma = self.debug.area_at(process, address)
         if function is None or vma is None or not vma.perms & PROT_EXEC:
-            validate_site(process, address, store.original_bytes)   # its one-line errors
+            validate_site(process, address, read_original)   # its one-line errors
         if function is None:
             raise InstrumenterError(f"{address:#x}: no function symbol, so no way to prove that "
                                     "no branch lands inside the patched bytes")
-        fc = self._function_code(process, image, function, store)
+        fc = self._function_code(process, image, function)
         if address not in fc.index:
-            validate_site(process, address, store.original_bytes)   # "not an instruction boundary"
+            validate_site(process, address, read_original)   # "not an instruction boundary"
         covered = qualify_in(fc, function.name, address)
         end = covered[-1].next_address
-        self._check_no_other_probe(process, store, address, end)
+        self._check_no_other_probe(process, address, end)
         self._check_threads(process, address, end)
         xol = self.trampolines.xol_for(process, near=address)
         if not xol.reaches(address):
@@ -210,31 +211,28 @@ class JumpProbes:
         xol.write(body, code)
         site = self.sites[(process.space.serial, address)] = JumpSite(
             address, end, body, body, flags_dead=status_flags_dead(fc.insns[fc.index[address]:]))
-        store.insert(address, self._patch(site, arch), owner)
+        patch_site(self.debug, process, address, self._patch(site, arch), owner)
         self.owners.setdefault(process.space.serial, (process.space, process))
         return site
 
-    def _check_no_other_probe(self, process, store, start: int, end: int) -> None:
-        # A patch that overlaps [start, end) starts at most MAX_PATCH bytes before it.
-        for address in range(start - MAX_PATCH, end):
-            other = store.sites.get(address)
-            if other is not None and start < address + len(other.patch):
-                raise InstrumenterError(f"{start:#x}: the patch at {other.address:#x} "
-                                        f"({other.owners[0]}) lies under the jump's bytes")
+    def _check_no_other_probe(self, process, start: int, end: int) -> None:
+        for other in self.debug.patches_overlapping(process, start, end - start):
+            raise InstrumenterError(f"{start:#x}: the patch at {other.address:#x} "
+                                    f"({other.owners[0]}) lies under the jump's bytes")
         planned = self.expected.get(process.space.serial, {})
         for address in range(start + 1, end):
             if address in planned:
                 raise InstrumenterError(f"{start:#x}: another probe at {address:#x} lies under "
                                         "the jump's bytes")
 
-    def _function_code(self, process, image, function, store) -> FunctionCode:
+    def _function_code(self, process, image, function) -> FunctionCode:
         """Decoded once per function of an image (its unpatched bytes never change)."""
         # Keyed by path; the image kept in the entry is what makes it valid (another file at
         # the same path, or a new image of it, decodes again).
         key = (image.path, function.addr)
         cached = self.functions.get(key)
         if cached is None or cached[0] is not image:
-            code = store.original_bytes(function.addr, function.size)
+            code = self.debug.read_memory(process, function.addr, function.size)
             cached = self.functions[key] = (image, analyse(code, function.addr,
                                                                    self.debug.arch(process).name))
         return cached[1]
@@ -279,14 +277,8 @@ class JumpProbes:
 
     def _add_owner(self, process, site: JumpSite, owner: str) -> None:
         """Another owner of the site: the jump now goes to the newest part."""
-        store = self.trampolines.store_for(process)
-        patched = store.sites[site.address]
-        if owner not in patched.owners:
-            patched.owners.append(owner)
-        patch = self._patch(site, self.debug.arch(process).name)
-        if patch != patched.patch:
-            patched.patch = patch
-            self.debug.write_memory(process, site.address, patch)
+        self.debug.repatch(process, site.address, self._patch(site, self.debug.arch(process).name),
+                           owner)
 
     @staticmethod
     def _patch(site: JumpSite, arch: str) -> bytes:

@@ -77,8 +77,7 @@ class NativeHit:
     def __call__(self, thread, address: int) -> None:
         args = ()
         if self.native.kind == "args":
-            ctx = ProbeContext(self.session.kernel, thread, self.probe, address,
-                               original_bytes=self.session.original_bytes)
+            ctx = ProbeContext(self.session.kernel, thread, self.probe, address)
             args = ctx.args(self.native.nargs)
         self.session.hit(self.probe, thread, address, args=args)
 

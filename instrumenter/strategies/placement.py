@@ -4,7 +4,7 @@ on an instruction boundary; otherwise a clear error and nothing is patched.
 Boundaries come from the function symbols and a linear disassembly of the function that
 contains the address (instrumenter/insn/decode.py).
 """
-from kernel_model.debug import PROT_EXEC, DebugInterface
+from kernel_model.debug import PROT_EXEC, DebugInterface, PatchConflict
 
 from ..insn.decode import boundaries
 from ..errors import InstrumenterError
@@ -36,3 +36,12 @@ def validate_site(process, address: int, read_original, cache: dict | None = Non
         before = max((s for s in starts if s < address), default=function.addr)
         raise InstrumenterError(f"{address:#x} is not an instruction boundary in {function.name} "
                                 f"(the instruction there starts at {before:#x})")
+
+
+def patch_site(debug, process, address: int, data: bytes, owner):
+    """Patch the code through the door (kernel_model/debug_patches.py), which keeps the
+    original bytes; a conflict with another patch is this placement's refusal."""
+    try:
+        return debug.patch(process, address, data, owner)
+    except PatchConflict as conflict:
+        raise InstrumenterError(str(conflict)) from None

@@ -23,8 +23,8 @@ class Strategy(NamedTuple):
     summary: str
 
 
-# In construction order: the jump strategy shares the trampoline strategy's breakpoint store
-# and XOL pages, so the trampoline one comes first.
+# In construction order: the jump strategy shares the trampoline strategy's XOL pages, so the
+# trampoline one comes first.
 REGISTRY: tuple[Strategy, ...] = (
     Strategy("trampoline", "instrumenter.strategies.trampoline", "TrampolineProbes", (),
              "int3; the handler sends the thread to a relocated copy in an XOL page (seed 000)"),

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from ..insn.decode import decode
 from ..errors import InstrumenterError
-from .placement import validate_site
+from .placement import patch_site, validate_site
 from ..insn.policy import strategies_for
 
 INT3 = b"\xcc"
@@ -43,21 +43,23 @@ class SingleStepProbes:
 
     def place(self, process, address: int, hook, owner: str) -> SteppedSite:
         key = (process.space.serial, address)
-        store = self.session.trampolines.store_for(process)
         site = self.sites.get(key)
         if site is None:
-            self._check(process, store, address)
+            self._check(process, address)
+            patch_site(self.debug, process, address, INT3, owner)
             site = self.sites[key] = SteppedSite(address)
             self.debug.register_breakpoint(process.space, address,
                                            functools.partial(self._on_hit, site))
             self.debug.register_debug_trap(process.space, self._on_debug_trap)
-        store.insert(address, INT3, owner)
+        else:
+            patch_site(self.debug, process, address, INT3, owner)
         site.hooks.append(hook)
         return site
 
-    def _check(self, process, store, address: int) -> None:
-        validate_site(process, address, store.original_bytes)
-        insn = decode(store.original_bytes(address, MAX_INSN), address, self.debug.arch(process).name)
+    def _check(self, process, address: int) -> None:
+        validate_site(process, address, functools.partial(self.debug.read_memory, process))
+        insn = decode(self.debug.read_memory(process, address, MAX_INSN), address,
+                      self.debug.arch(process).name)
         if "singlestep" not in strategies_for(insn):
             raise InstrumenterError(f"{insn}: cannot be single-stepped in place")
         if insn.groups & {"int"} or insn.base_mnemonic in ("syscall", "sysenter"):
@@ -70,8 +72,7 @@ class SingleStepProbes:
         for hook in site.hooks:
             hook(thread, site.address)
         process = thread.process
-        patched = self.session.trampolines.store_for(process).sites.get(site.address)
-        self.debug.write_memory(process, site.address, patched.original)    # the window opens
+        self.debug.lift_patch(process, site.address)                        # the window opens
         self.restores += 1
         self.stepping[thread.tid] = (process, site)
         frame.ip = site.address            # IRET to the original instruction...
@@ -85,9 +86,8 @@ class SingleStepProbes:
         if pending is None:
             return None
         process, site = pending
-        patched = self.session.trampolines.store_for(process).sites.get(site.address)
-        if patched is not None:                                            # the window closes
-            self.debug.write_memory(process, site.address, patched.patch)
+        if self.debug.patch_at(process, site.address) is not None:        # the window closes
+            self.debug.relay_patch(process, site.address)
         frame.flags &= ~TF
         return True
 

@@ -8,12 +8,12 @@ actions), rewrites the saved IP in the trap frame to the trampoline -> IRET -> t
 original instruction runs -> jump back. The original instruction stays replaced the whole
 time, so no thread can slip past the probe (unlike restore-and-single-step).
 """
+import functools
 from dataclasses import dataclass, field
 
-from ..tracing.breakpoints import BreakpointStore
 from ..insn.decode import decode
 from ..errors import InstrumenterError
-from .placement import validate_site
+from .placement import patch_site, validate_site
 from ..insn.relocate import relocate
 from .xol import XolArea
 
@@ -33,15 +33,8 @@ class TrampolineProbes:
         self.session = session
         self.debug = session.debug
         self.sites: dict[tuple[int, int], Site] = {}     # (space.serial, address) -> Site
-        self.stores: dict[int, BreakpointStore] = {}
         self.xols: dict[int, list[XolArea]] = {}       # space.serial -> areas, each near its code
         self.boundary_cache: dict = {}
-
-    def store_for(self, process) -> BreakpointStore:
-        store = self.stores.get(process.space.serial)
-        if store is None:
-            store = self.stores[process.space.serial] = BreakpointStore(self.debug, process)
-        return store
 
     def xol_for(self, process, *, near: int) -> XolArea:
         """An out-of-line area within rel32 reach of `near`: a program and the libraries at the
@@ -60,23 +53,25 @@ class TrampolineProbes:
         key = (process.space.serial, address)
         site = self.sites.get(key)
         if site is not None:
+            patch_site(self.debug, process, address, INT3, owner)
             site.hooks.append(hook)
-            self.store_for(process).insert(address, INT3, owner)
             return site
         arch = self.debug.arch(process).name
-        store = self.store_for(process)
-        validate_site(process, address, store.original_bytes, self.boundary_cache)
-        code = store.original_bytes(address, MAX_INSN)
+        validate_site(process, address, functools.partial(self.debug.read_memory, process),
+                      self.boundary_cache)
+        code = self.debug.read_memory(process, address, MAX_INSN)
         insn = decode(code, address, arch)
         xol = self.xol_for(process, near=address)
         if not xol.reaches(address):
             raise InstrumenterError(f"{address:#x}: no XOL page within ±2 GiB")
+        for other in self.debug.patches_overlapping(process, address, 1):
+            raise InstrumenterError(f"{address:#x} is already patched by {other.owners[0]}")
         trampoline = xol.allocate(64)
         xol.write(trampoline, relocate(insn, trampoline, arch).code)
         site = self.sites[key] = Site(address, trampoline, [hook])
         self.debug.register_breakpoint(process.space, address, self._on_hit)
         self._set_redirect(process.space, site)
-        store.insert(address, INT3, owner)
+        patch_site(self.debug, process, address, INT3, owner)
         return site
 
     def _set_redirect(self, space, site: Site) -> None:
@@ -99,7 +94,7 @@ class TrampolineProbes:
         if site is None or hook not in site.hooks:
             raise InstrumenterError(f"no probe {owner} at {address:#x}")
         site.hooks.remove(hook)
-        self.store_for(process).remove(address, owner)
+        self.debug.unpatch(process, address, owner)
         if not site.hooks:
             del self.sites[key]
             self.debug.unregister_breakpoint_redirect(process.space, address)
@@ -115,7 +110,8 @@ class TrampolineProbes:
         return True
 
     def fork(self, parent, child) -> None:
-        """The child's memory is a copy, patches and XOL pages included: share the bookkeeping."""
+        """The child's memory is a copy, patches and XOL pages included (the door copied its
+        table of patches): share the bookkeeping."""
         if parent.space is child.space:
             return
         pid, cid = parent.space.serial, child.space.serial
@@ -123,18 +119,5 @@ class TrampolineProbes:
             if space_id == pid:
                 self.sites[(cid, address)] = site
                 self._set_redirect(child.space, site)
-        if pid in self.stores:
-            store = self.stores[cid] = BreakpointStore(self.debug, child)
-            store.sites = {a: type(s)(s.address, s.original, s.patch, list(s.owners))
-                           for a, s in self.stores[pid].sites.items()}
-            store._addresses = list(self.stores[pid]._addresses)
         if pid in self.xols:
-            self.xols[cid] = [_clone_for(xol, child) for xol in self.xols[pid]]
-
-
-def _clone_for(xol: XolArea, child) -> XolArea:
-    """The same area in a fork child (the pages came with the memory copy)."""
-    clone = XolArea.__new__(XolArea)
-    clone.__dict__.update(xol.__dict__)
-    clone.process = child
-    return clone
+            self.xols[cid] = [xol.forked(child) for xol in self.xols[pid]]

@@ -3,6 +3,8 @@
 Pages are mapped through the kernel's debug interface, near the code they serve (x86-64: within
 ±2 GiB so that `jmp rel32` reaches both ways), and handed out in 16-byte aligned slots.
 """
+import copy
+
 from ..errors import InstrumenterError
 
 PAGE = 0x1000
@@ -18,6 +20,13 @@ class XolArea:
         self.base = debug.map_pages(process, XOL_SIZE, PROT_RWX, near=near, name=b"[uprobes]")
         self.next = self.base
         self.limit = self.base + XOL_SIZE
+
+    def forked(self, child) -> "XolArea":
+        """The same area in a fork child, whose memory copy holds the pages and what was
+        written in them; later slots are allocated (and new chunks mapped) in the child."""
+        clone = copy.copy(self)
+        clone.process = child
+        return clone
 
     def allocate(self, size: int) -> int:
         size = (size + 15) & ~15

@@ -12,12 +12,10 @@ X86_64_ARGUMENT_REGISTERS = ("rdi", "rsi", "rdx", "rcx", "r8", "r9")
 
 class ProbeContext:
     # One is built per hit, on the probe hot path: slots make building it cheaper.
-    __slots__ = ("kernel", "thread", "process", "probe", "address", "retval", "_cpu", "_original")
+    __slots__ = ("kernel", "thread", "process", "probe", "address", "retval", "_cpu")
 
-    def __init__(self, kernel, thread, probe, address: int, retval: int | None = None,
-                 original_bytes=None):
+    def __init__(self, kernel, thread, probe, address: int, retval: int | None = None):
         self.kernel = kernel
-        self._original = original_bytes      # (process, address, size) -> bytes without patches
         self.thread = thread
         self.process = process = thread.process
         self.probe = probe
@@ -48,10 +46,8 @@ class ProbeContext:
     def read(self, address: int, size: int) -> bytes:
         """The program's memory as the program has it: the tool's own patches (int3 bytes,
         jumps) read as the original bytes they replaced, as gdbserver shows memory under its
-        breakpoints."""
-        if self._original is not None:
-            return self._original(self.process, address, size)
-        return self._cpu.read(address, size)
+        breakpoints (the door keeps them: kernel_model/debug_patches.py)."""
+        return self.kernel.debug.read_memory(self.process, address, size)
 
     def read_string(self, address: int, limit: int = 256) -> bytes:
         return self._cpu.read_cstr(address, limit)

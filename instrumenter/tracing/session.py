@@ -173,11 +173,7 @@ class Session:
                           name or self.name_of(process, address)))
         action = probe.action
         if action is not None:
-            action(ProbeContext(self.kernel, thread, probe, address, retval, self.original_bytes))
-
-    def original_bytes(self, process, address: int, size: int) -> bytes:
-        """`process`'s memory without the patches of any strategy of this session."""
-        return self.trampolines.store_for(process).original_bytes(address, size)
+            action(ProbeContext(self.kernel, thread, probe, address, retval))
 
     def name_of(self, process, address: int) -> str:
         """`address` symbolized in the image `process` runs, computed once per image."""
@@ -277,8 +273,7 @@ class _EntryHit:
                              probe.spec.text, address, args, None, "entry", self._name))
         action = probe.action
         if action is not None:
-            action(ProbeContext(session.kernel, thread, probe, address,
-                                original_bytes=session.original_bytes))
+            action(ProbeContext(session.kernel, thread, probe, address))
 
 
 def _signed(value: int, bits: int) -> int:

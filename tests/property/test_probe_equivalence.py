@@ -32,6 +32,7 @@ from instrumenter.strategies.native import NativeSpec
 from instrumenter.insn.policy import InsnClass, forms_of
 from instrumenter.strategies.trampoline import TrampolineProbes
 from kernel_model.debug_cpu import SpaceCpu
+from kernel_model.debug_patches import PatchAccess
 
 from .relocation_harness import PAGE, Layout
 from .relocation_instances import GPRS, SP, instances, plant_indirect_target
@@ -47,18 +48,12 @@ _CMPXCHG8B_16B = frozenset({"cmpxchg8b", "cmpxchg16b"})
 
 
 # ---- stand-ins for the kernel ------------------------------------------------------------
-class _Debug:
+class _Debug(PatchAccess):
+    """The door's own patch table and memory views (kernel_model/debug_patches.py)."""
+
     def __init__(self):
         self.breakpoints = {}
         self.next_free = TOOL
-
-    @staticmethod
-    def read_memory(process, address, size):
-        return process.machine.mem.read(address, size)
-
-    @staticmethod
-    def write_memory(process, address, data):
-        process.machine.mem.write(address, data)
 
     def map_pages(self, process, size, perms, *, near=None, name=b""):
         address, self.next_free = self.next_free, self.next_free + size + PAGE

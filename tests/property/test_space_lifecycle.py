@@ -77,13 +77,13 @@ def serials_in_tables(kernel, session) -> set[int]:
     debug = kernel.debug
     for table in (debug._breakpoints, debug._invalid_opcodes):
         serials |= {key[0] for key in table}
-    serials |= set(debug._debug_traps) | set(debug._gates)
+    serials |= set(debug._debug_traps) | set(debug._gates) | set(debug._patches or ())
     for strategy in session.strategies.values():
         serials |= {key[0] for key in getattr(strategy, "sites", {})}
     jumps = session.jumps
     serials |= {key[0] for key in jumps.parts} | set(jumps.data) | set(jumps.owners)
     serials |= set(jumps.natives.spaces) | set(jumps.expected)
-    serials |= set(session.trampolines.stores) | set(session.trampolines.xols)
+    serials |= set(session.trampolines.xols)
     serials |= set(session.returns.landings)
     return serials
 

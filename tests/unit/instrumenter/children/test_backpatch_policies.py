@@ -66,15 +66,14 @@ class Late:
 
 
 class AtExit:
-    """Whether the session's breakpoint store of each process was suspended when it exited
-    (its space is released right after: the store is gone by the end of the run)."""
+    """Whether the patches of each process's space were backpatched when it exited (its
+    space is released right after: the door's table of it is gone by the end of the run)."""
 
     def __init__(self, session):
         self.session, self.suspended = session, {}
 
     def exit(self, process, status):
-        store = self.session.trampolines.stores.get(process.space.serial)
-        self.suspended[process.pid] = store is not None and store.suspended
+        self.suspended[process.pid] = self.session.debug.is_backpatched(process)
 
 
 def run_sample(arch, name, specs, function, *, strategy="auto", children="follow",

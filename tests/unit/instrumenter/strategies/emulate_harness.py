@@ -4,7 +4,6 @@ whole Kernel (tests/unit/instrumenter/strategies/test_emulate.py, tests/property
 """
 from types import SimpleNamespace
 
-from instrumenter.tracing.breakpoints import BreakpointStore
 from kernel_model.debug import DebugInterface
 from kernel_model.space import Space
 from kernel_model.idt_handlers import install_idt_handlers
@@ -36,7 +35,5 @@ def emulating_space(arch: str, code: bytes):
                              deliver_exception=deliver_exception, exceptions=exceptions)
     debug._kernel = kernel               # the door hands unclaimed exceptions to this kernel
     install_idt_handlers(kernel, space)
-    store = BreakpointStore(debug, process)
-    session = SimpleNamespace(debug=debug, kernel=kernel,
-                              trampolines=SimpleNamespace(store_for=lambda p: store))
+    session = SimpleNamespace(debug=debug, kernel=kernel)
     return space, process, session
