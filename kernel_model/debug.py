@@ -52,6 +52,7 @@ from emu.registers import REGISTER_IDS
 from .debug_access import ProcessAccess
 from .debug_patches import PatchAccess, PatchConflict  # noqa: F401  (tools catch PatchConflict)
 from .debug_syscall_stops import SyscallStops
+from .debug_syscalls import SyscallAccess, SyscallRun  # noqa: F401  (what run_syscall answers)
 from .debug_timer import TimerAccess
 from .errors import KernelError, TraceError, VforkParentBusy  # noqa: F401  (tools catch them)
 from .idt import PF as PAGE_FAULT
@@ -62,7 +63,8 @@ from .trace_masks import EventMask, TraceEvent, TraceOption  # noqa: F401  (a to
 from .tracing_facility import TraceStop, TracingFacility  # noqa: F401
 
 
-class DebugInterface(PatchAccess, ProcessAccess, SyscallStops, TracingFacility, TimerAccess):
+class DebugInterface(PatchAccess, SyscallAccess, ProcessAccess, SyscallStops, TracingFacility,
+                     TimerAccess):
     EVENTS = ("pre_fork", "fork", "fork_failed", "vfork", "vfork_done", "exec", "exit", "signal",
               "space_released", "syscall_entry", "syscall_exit", "image_mapped",
               "timer_tick")

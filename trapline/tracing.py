@@ -35,9 +35,17 @@ class StreamSink:
 
 
 def hit_table(probes, dropped: dict[int, int]) -> str:
+    """Hits per probe, and the strategies its sites were placed with (auto's choices)."""
     width = max([len(p.spec.text) for p in probes] + [5])
-    lines = [f"{'probe':<{width}}  {'hits':>10}"]
-    lines += [f"{p.spec.text:<{width}}  {p.hits:>10}" for p in probes]
+    lines = [f"{'probe':<{width}}  {'hits':>10}  strategy"]
+    lines += [f"{p.spec.text:<{width}}  {p.hits:>10}  {_placed(p)}".rstrip() for p in probes]
     for pid, count in dropped.items():
         lines.append(f"pid {pid}: {count} records dropped (buffer full)")
     return "\n".join(lines)
+
+
+def _placed(probe) -> str:
+    """"jump", or "trampoline x2, emulate" when its sites went different ways."""
+    placed = getattr(probe, "chosen", {})
+    return ", ".join(name if count == 1 or len(placed) == 1 else f"{name} x{count}"
+                     for name, count in placed.items())

@@ -62,20 +62,13 @@ class BackpatchEngine:
         if forking_thread is not None:
             self.session.returns.detach_child(forking_thread, child.threads[0])
         self.debug.clear_space(child.space)
-        self.session.jumps.forget(child, exited=True)
         forget_space_tables(self.session, child.space)
         return cleaned
 
 
 def forget_space_tables(session, space) -> None:
-    """Drop every strategy's entries keyed by this space (all are keyed by space.serial first),
-    so that nothing of the tool refers to a space it no longer instruments."""
-    space_id = space.serial
-    tables = [session.trampolines.xols]
+    """Every strategy forgets this space (instrumenter/strategies/base.py `forget`: their
+    tables are keyed by space.serial), so that nothing of the tool refers to a space it no
+    longer instruments; a jump site's native counts are collected first."""
     for strategy in session.strategies.values():
-        sites = getattr(strategy, "sites", None)
-        if isinstance(sites, dict):
-            for key in [k for k in sites if isinstance(k, tuple) and k[0] == space_id]:
-                del sites[key]
-    for table in tables:
-        table.pop(space_id, None)
+        strategy.forget(space)

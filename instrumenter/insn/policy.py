@@ -228,6 +228,9 @@ EMULATE_RULES = tuple(EmulateRule(*e) for e in (
     ("pop_fp", "pop", "ebp", InsnClass.PLAIN, "function exit: pop the frame pointer"),
     ("pop_fp64", "pop", "rbp", InsnClass.PLAIN, "function exit: pop the frame pointer"),
     ("push_reg", "push", "reg", InsnClass.PLAIN, "push of a register: one store and sp -= w"),
+    ("push_rip", "push", "rip", InsnClass.RIP_RELATIVE, "push of a RIP-relative memory word: "
+     "one load at the ORIGINAL rip+disp, one store (what no XOL copy can do when the data is "
+     "beyond rel32 reach of the XOL page: the scratch-register path moves the stack)"),
     ("enter", "enter", None, InsnClass.PLAIN, "function entry: build a frame"),
     ("leave", "leave", None, InsnClass.PLAIN, "function exit: tear the frame down"),
     ("nop", "nop", None, InsnClass.PLAIN, "nothing to do but advance the IP"),
@@ -235,6 +238,12 @@ EMULATE_RULES = tuple(EmulateRule(*e) for e in (
     ("jmp_rel", "jmp", None, InsnClass.JMP_REL, "IP = target"),
     ("jcc_rel", "*", None, InsnClass.JCC_REL, "IP = target if the condition holds in EFLAGS"),
     ("call_rel", "call", None, InsnClass.CALL_REL, "push the return address, IP = target"),
+    # Refused out of line (RULES: fast_syscall, software_interrupt), but the kernel that runs
+    # the call can run it as the instruction would (kernel_model/debug_syscalls.py).
+    ("syscall", "syscall", None, InsnClass.REFUSED, "system call: the kernel runs it with "
+     "the instruction's own return address (RCX, restart, signals)"),
+    ("int80", "int", "0x80", InsnClass.REFUSED, "system call: the kernel runs int 0x80's path "
+     "on the trap frame, with the instruction's own return address"),
 ))
 
 
@@ -245,7 +254,8 @@ def emulate_rule_for(insn: Insn) -> EmulateRule | None:
             continue
         if rule.operands is None or rule.operands == insn.op_str or (
                 rule.operands == "reg" and len(insn.operands) == 1
-                and insn.operands[0].kind == "reg"):
+                and insn.operands[0].kind == "reg") or (
+                rule.operands == "rip" and insn.rip_relative and len(insn.operands) == 1):
             return rule
     return None
 

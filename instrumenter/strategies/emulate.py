@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 from ..insn.decode import decode
 from ..errors import DecodeError, InstrumenterError
+from .base import ProbeStrategy
 from .emulate_insn import FrameCpu, StackFault, compile_emulation, emulation_refusal
 from .placement import image_at, patch_site, validate_site
 from .emulate_return_sites import RETURN_MODES, return_sites
@@ -66,17 +67,21 @@ def lock_patch_refusal(code: bytes, address: int, arch: str) -> str | None:
     return None
 
 
-class EmulateProbes:
-    """A placer (instrumenter/tracing/session.py `strategies`) for one patch form."""
+class EmulateProbes(ProbeStrategy):
+    """A strategy (base.py) for one patch form. sites: (space.serial, address) -> EmulatedSite;
+    a fork child's copies of the patches get their handlers from the kernel (copy_breakpoints),
+    and the same sites from ProbeStrategy.fork."""
 
     def __init__(self, session, form: str = "int3", returns: str = "frame"):
         if form not in PATCHES:
             raise InstrumenterError(f"unknown patch form {form!r} (have: int3, lock)")
         if returns not in RETURN_MODES:
             raise InstrumenterError(f"unknown return-probe mode {returns!r} (have: frame, ret)")
-        self.session, self.debug, self.form, self.returns = session, session.debug, form, returns
-        self.sites: dict[tuple[int, int], EmulatedSite] = {}     # (space.serial, address)
-        self.debug.subscribe(self)
+        super().__init__(session)
+        self.form, self.returns = form, returns
+        # tid -> a system-call site whose call did not finish (it blocked, or the kernel takes
+        # it outside the CPU hook): its next trap there is the same execution, not a new hit.
+        self.unfinished: dict[int, int] = {}
 
     # ---- entry (any emulatable instruction) --------------------------------------------------
     def place(self, process, address: int, hook, owner: str) -> EmulatedSite:
@@ -94,12 +99,22 @@ class EmulateProbes:
         site.hooks.append(hook)
         return site
 
+    def remove(self, process, address: int, hook, owner: str) -> None:
+        """Take one hook off a site; the last one restores the original bytes."""
+        site = self.sites.get((process.space.serial, address))
+        if site is None or hook not in site.hooks:
+            raise InstrumenterError(f"no probe {owner} at {address:#x}")
+        site.hooks.remove(hook)
+        if self.debug.unpatch(process, address, owner):
+            self._forget(process.space, address)
+
     def _forget(self, space, address: int) -> None:
         del self.sites[(space.serial, address)]
         self.debug.unregister_breakpoint(space, address)
         self.debug.unregister_invalid_opcode_site(space, address)
 
-    def _new_site(self, process, address: int) -> EmulatedSite:
+    def check(self, process, address: int):
+        """place's refusals for a new site, without patching; the decoded instruction."""
         arch, space = self.debug.arch(process).name, process.space
         validate_site(process, address, functools.partial(self.debug.read_memory, process))
         code = self.debug.read_memory(process, address, MAX_INSN)
@@ -110,8 +125,15 @@ class EmulateProbes:
         if refusal is None and (self.debug.breakpoint_at(space, address) is not None
                                 or self.debug.invalid_opcode_site(space, address) is not None):
             refusal = f"{address:#x} is already probed with another strategy"
+        if refusal is None and self.debug.patches_overlapping(process, address, 1):
+            refusal = f"{address:#x} is already patched by another tool"
         if refusal is not None:
             raise InstrumenterError(refusal)
+        return insn
+
+    def _new_site(self, process, address: int) -> EmulatedSite:
+        space = process.space
+        insn = self.check(process, address)
         site = self.sites[(space.serial, address)] = EmulatedSite(address, insn, self.form,
                                                                 compile_emulation(insn))
         handler = functools.partial(self._on_trap, site)
@@ -143,28 +165,26 @@ class EmulateProbes:
     def _on_trap(self, site: EmulatedSite, frame, thread) -> bool:
         """Tracing framework first (step 302), then emulate (304), update the IP (306), return
         from the trap (308) — the IRET is the dispatcher's, from the frame changed here."""
-        for hook in site.hooks:
-            hook(thread, site.address)
+        if self.unfinished.get(thread.tid) == site.address:
+            del self.unfinished[thread.tid]      # the same system call again: seen once
+        else:
+            for hook in site.hooks:
+                hook(thread, site.address)
         process = thread.process
         try:
-            site.run(FrameCpu(frame, process, self.debug))
+            result = site.run(FrameCpu(frame, process, self.debug))
         except StackFault as fault:
             return self._stack_fault(site, frame, thread, fault)
-        return True
+        if result is None:
+            return True
+        if not result.finished:                  # a SyscallRun that comes back to the site
+            self.unfinished[thread.tid] = site.address
+        return result.go_on
 
     def _stack_fault(self, site, frame, thread, fault: StackFault) -> bool:
         """The real instruction would have page-faulted: the kernel raises #PF at its address."""
         return self.debug.deliver_page_fault(frame, thread, site.address, fault.address,
                                              write=fault.write, unmapped=fault.unmapped)
-
-    # ---- process events ---------------------------------------------------------------------
-    def fork(self, parent, child) -> None:
-        """The child's memory holds the same patches and the kernel copied their handlers."""
-        if parent.space is child.space:
-            return
-        for (space_id, address), site in list(self.sites.items()):
-            if space_id == parent.space.serial:
-                self.sites[(child.space.serial, address)] = site
 
 
 class _ReturnHit:

@@ -93,9 +93,12 @@ def emulation_refusal(insn: Insn) -> str | None:
     rule = emulate_rule_for(insn)
     if rule is None:
         return f"{insn.mnemonic} {insn.op_str} is not an instruction the emulate strategy takes " \
-               "(push/pop of the frame pointer, push reg, enter, leave, ret, jmp/jcc/call rel, nop)"
+               "(push/pop of the frame pointer, push reg, push [rip+d], enter, leave, ret, " \
+               "jmp/jcc/call rel, nop, syscall, int 0x80)"
     if 0x66 in insn.prefixes and rule.name != "nop":
         return f"{insn}: operand-size prefix (16-bit stack operation) is not emulated"
+    if rule.name == "push_rip" and {0x64, 0x65} & set(insn.prefixes):
+        return f"{insn}: an FS/GS-relative operand (its segment base) is not emulated"
     reg = insn.operands[0].reg if rule.name == "push_reg" else None
     if reg is not None and canonical_register(reg, insn.arch) not in _GPRS[insn.arch]:
         return f"{insn}: push of segment register {insn.operands[0].reg} is not emulated (its " \
@@ -112,8 +115,8 @@ def compile_emulation(insn: Insn):
     return functools.partial(_run, _HANDLERS[rule.name], insn, rule)
 
 
-def _run(handler, insn, rule, cpu) -> None:
-    handler(insn, cpu, rule)
+def _run(handler, insn, rule, cpu):
+    return handler(insn, cpu, rule)
 
 
 def emulate(insn: Insn, cpu: FrameCpu) -> None:
@@ -138,6 +141,15 @@ def _push_register(insn, cpu, rule: EmulateRule) -> None:
     # `push esp` stores SP as it was BEFORE the push (SDM Vol. 2B, PUSH).
     value = cpu.register(canonical_register(op.reg, insn.arch)) & ((1 << 8 * op.size) - 1)
     _push(cpu, insn, value, op.size)
+    cpu.frame.ip = insn.next_address
+
+
+def _push_rip_memory(insn, cpu, rule: EmulateRule) -> None:
+    # PUSH m (SDM Vol. 2B): the load comes first (a faulting load changes nothing), from the
+    # address the ORIGINAL instruction computes: next instruction + disp32.
+    size = insn.operands[0].size
+    value = cpu.load(insn.rip_target, size)
+    _push(cpu, insn, value, size)
     cpu.frame.ip = insn.next_address
 
 
@@ -195,8 +207,16 @@ def _call(insn, cpu, rule: EmulateRule) -> None:
     cpu.frame.ip = insn.branch_target
 
 
+def _system_call(insn, cpu, rule: EmulateRule):
+    """`syscall` or `int 0x80`: the kernel runs the call as the instruction would have, with
+    its original return address (kernel_model/debug_syscalls.py); a SyscallRun."""
+    return cpu.debug.run_syscall(cpu.frame, cpu.debug.current_thread(), insn.address, rule.name)
+
+
 _HANDLERS = {
+    "syscall": _system_call, "int80": _system_call,
     "push_fp": _push_register, "push_fp64": _push_register, "push_reg": _push_register,
+    "push_rip": _push_rip_memory,
     "pop_fp": _pop_frame_pointer, "pop_fp64": _pop_frame_pointer, "enter": _enter,
     "leave": _leave, "nop": _nop, "ret": _ret, "jmp_rel": _jmp, "jcc_rel": _jcc,
     "call_rel": _call,

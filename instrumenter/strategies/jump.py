@@ -30,6 +30,7 @@ from kernel_model.debug import PROT_EXEC
 from ..insn.decode import Insn, decode
 from ..insn.emit import REL_JUMP_LEN, rel32
 from ..errors import InstrumenterError
+from .base import ProbeStrategy
 from .native import NativeCollector, NativeData, emit_part, new_slot, status_flags_dead
 from .placement import image_at, patch_site, validate_site
 from ..insn.policy import InsnClass, classify, patched_range_conflict
@@ -153,21 +154,20 @@ class JumpSite:
     flags_dead: bool = False                    # status flags overwritten before any read
     hooks: list = field(default_factory=list)   # Python hooks(thread, address)
     python_part: int | None = None              # the int3 part's address, once there is one
+    placed: list = field(default_factory=list)  # (hook, owner) of every probe at the site
 
 
-class JumpProbes:
+class JumpProbes(ProbeStrategy):
+    # sites: (space.serial, address) -> JumpSite; parts: (space.serial, int3 part) -> JumpSite;
+    # data: space.serial -> NativeData; expected: space.serial -> address -> probe kinds;
+    # owners: space.serial -> (space, the process it belongs to): whose counts the space holds.
+    tables = ("sites", "parts", "data", "expected", "owners")
+
     def __init__(self, session):
-        self.session = session
-        self.debug = session.debug
+        super().__init__(session)
         self.trampolines = session.trampolines     # shares its XOL pages
-        self.sites: dict[tuple[int, int], JumpSite] = {}       # (space.serial, address)
-        self.parts: dict[tuple[int, int], JumpSite] = {}       # (space.serial, int3 part address)
-        self.data: dict[int, NativeData] = {}
-        self.expected: dict[int, dict[int, set]] = {}          # space.serial -> address -> kinds
         self.natives = NativeCollector(session)
         self.functions: dict[tuple[str, int], tuple[object, FunctionCode]] = {}
-        # space.serial -> (space, the process it belongs to): whose counts the space holds.
-        self.owners: dict[int, tuple[object, object]] = {}
 
     def expect(self, process, placements) -> None:
         """Addresses (with probe kinds) about to be probed in this space: a jump must not
@@ -183,8 +183,9 @@ class JumpProbes:
         self._add_hook(process, site, hook, owner)
         return site
 
-    def _new_site(self, process, address: int, owner: str) -> JumpSite:
-        arch = self.debug.arch(process).name
+    def check(self, process, address: int):
+        """place's refusals for a new site, without patching: (covered instructions, the
+        function's code)."""
         read_original = functools.partial(self.debug.read_memory, process)
         image = image_at(process, address)
         function = image.symbols.function_at(address) if image is not None else None
@@ -201,6 +202,12 @@ class JumpProbes:
         end = covered[-1].next_address
         self._check_no_other_probe(process, address, end)
         self._check_threads(process, address, end)
+        return covered, fc
+
+    def _new_site(self, process, address: int, owner: str) -> JumpSite:
+        arch = self.debug.arch(process).name
+        covered, fc = self.check(process, address)
+        end = covered[-1].next_address
         xol = self.trampolines.xol_for(process, near=address)
         if not xol.reaches(address):
             raise InstrumenterError(f"{address:#x}: no XOL page within ±2 GiB for the jump")
@@ -249,7 +256,31 @@ class JumpProbes:
                 raise InstrumenterError(f"{start:#x}: tid {thread.tid} is stopped at {pc:#x}, "
                                         "inside the bytes the jump would replace")
 
+    def remove(self, process, address: int, hook, owner: str) -> None:
+        """Take one probe off a site: a Python hook leaves the int3 part's list; the last
+        owner's leaving restores the original bytes (the parts stay in their XOL slots: a
+        thread may still run through one). A native part is emitted code in the chain of
+        parts: it goes only with the whole site."""
+        key = (process.space.serial, address)
+        site = self.sites.get(key)
+        if site is None or (hook, owner) not in site.placed:
+            raise InstrumenterError(f"no probe {owner} at {address:#x}")
+        others = [pair for pair in site.placed if pair != (hook, owner)]
+        if getattr(hook, "native", None) is not None and others:
+            raise InstrumenterError(f"{owner} at {address:#x}: a native action stays in the "
+                                    "jump's chain of parts until every probe of the site goes")
+        site.placed.remove((hook, owner))
+        if hook in site.hooks:
+            site.hooks.remove(hook)
+        if any(o == owner for _, o in site.placed) or not self.debug.unpatch(process, address, owner):
+            return
+        del self.sites[key]
+        if site.python_part is not None:
+            self.parts.pop((process.space.serial, site.python_part), None)
+            self.debug.unregister_breakpoint(process.space, site.python_part)
+
     def _add_hook(self, process, site: JumpSite, hook, owner: str) -> None:
+        site.placed.append((hook, owner))
         native = getattr(hook, "native", None)
         if native is None and site.python_part is not None:
             site.hooks.append(hook)
@@ -315,43 +346,25 @@ class JumpProbes:
         """The child's memory is a copy (patches, trampolines, native data): same sites."""
         if parent.space is child.space:
             return
-        pid, cid = parent.space.serial, child.space.serial
-        for table in (self.sites, self.parts):
-            for (space_id, address), site in list(table.items()):
-                if space_id == pid:
-                    table[(cid, address)] = site
-                    if table is self.parts:
-                        self._set_redirect(child.space, site, address)
-        if pid in self.data:
-            data = self.data[pid]
-            clone = self.data[cid] = NativeData(self.debug, child, data.near)
-            clone.next, clone.limit = data.next, data.limit
-        if pid in self.expected:
-            self.expected[cid] = {a: set(k) for a, k in self.expected[pid].items()}
-        self.owners[cid] = (child.space, child)
+        self.sites.fork(parent.space, child.space)
+        for (_, part), site in self.parts.fork(parent.space, child.space):
+            self._set_redirect(child.space, site, part)
+        self.data.fork(parent.space, child.space, lambda data: data.forked(child))
+        self.expected.fork(parent.space, child.space,
+                           lambda planned: {a: set(k) for a, k in planned.items()})
+        self.owners[child.space.serial] = (child.space, child)
         self.natives.fork(parent, child)
 
-    def forget_space(self, space) -> None:
-        """The space is released (kernel_model/debug.py space_released): drop its entries."""
-        owner = self.owners.get(space.serial)
-        if owner is not None:
-            self.forget(owner[1], exited=True, only=space)
-        self.expected.pop(space.serial, None)       # planned for a space no jump was put in
-        self.data.pop(space.serial, None)
+    def forget(self, space) -> None:
+        """The space is released (kernel_model/debug.py space_released) or a detached child's
+        copy cleaned: collect what it counted, then drop its entries."""
+        self.natives.forget_space(space)
+        super().forget(space)
 
-    def forget(self, process, *, exited: bool, only=None) -> None:
-        """exec (the old space is gone) or exit: collect what the old spaces counted, then
-        drop every table entry keyed by them."""
-        for space_id, (space, owner) in list(self.owners.items()):
-            if owner is not process or (space is process.space and not exited):
-                continue
-            if only is not None and space is not only:
-                continue
-            self.natives.forget_space(space)
-            for table in (self.sites, self.parts):
-                for key in [k for k in table if k[0] == space_id]:
-                    del table[key]
-            self.data.pop(space_id, None)
-            self.expected.pop(space_id, None)
-            del self.owners[space_id]
+    def forget_process(self, process, *, exited: bool) -> None:
+        """exec (the old space is gone) or exit: collect what the process's old spaces
+        counted, then drop every table entry keyed by them."""
+        for space, owner in list(self.owners.values()):
+            if owner is process and (exited or space is not process.space):
+                self.forget(space)
 

@@ -108,6 +108,13 @@ class NativeData:
         self.debug, self.process, self.near = debug, process, near
         self.next = self.limit = 0
 
+    def forked(self, child) -> "NativeData":
+        """The same pages in a fork child (its memory copy holds them): allocation goes on
+        there, in the child's own copy."""
+        clone = NativeData(self.debug, child, self.near)
+        clone.next, clone.limit = self.next, self.limit
+        return clone
+
     def allocate(self, size: int) -> int:
         size = (size + 15) & ~15
         if self.next + size > self.limit:

@@ -4,10 +4,9 @@ The CLI's choices, the session, `auto`, the loss experiment and the tests all re
 (issue 15: the names were listed in four places). It is plain data, cheap to import: a
 strategy's module is imported only when a session builds it.
 
-Every strategy object has the same interface: `place(process, address, hook, owner) -> site`
-(raising InstrumenterError, e.g. RelocationRefused, with a one-line reason when it cannot take
-the instruction there), and it follows the process events it subscribes to on the debug
-interface (fork, exec, exit, space released).
+Every strategy object is a ProbeStrategy (base.py): place, remove, refusal, fork, forget. The
+entry says what a hit costs there (`hit_cost`, measured with bench/probe_rate.py on this
+emulator) and where `auto` tries it (`auto_rank`, cheapest first, the lossy baseline last).
 """
 from __future__ import annotations
 
@@ -21,32 +20,41 @@ class Strategy(NamedTuple):
     cls: str
     options: tuple[tuple[str, str], ...]
     summary: str
+    hit_cost: str = ""              # what one hit costs, measured (bench/probe_rate.py)
+    auto_rank: int = 50             # auto's order: lower first; the lossy singlestep last
 
 
 # In construction order: the jump strategy shares the trampoline strategy's XOL pages, so the
 # trampoline one comes first.
 REGISTRY: tuple[Strategy, ...] = (
     Strategy("trampoline", "instrumenter.strategies.trampoline", "TrampolineProbes", (),
-             "int3; the handler sends the thread to a relocated copy in an XOL page (seed 000)"),
+             "int3; the handler sends the thread to a relocated copy in an XOL page (seed 000)",
+             "one trap (~1.5 us with a Python action)", 20),
     Strategy("emulate", "instrumenter.strategies.emulate", "EmulateProbes", (("form", "int3"),),
-             "int3; the instruction is emulated on the trap frame (seed 001)"),
+             "int3; the instruction is emulated on the trap frame (seed 001); a system call "
+             "is run by the kernel as the instruction would have run it",
+             "one trap and the emulation (~10 us)", 30),
     Strategy("emulate-lock", "instrumenter.strategies.emulate", "EmulateProbes", (("form", "lock"),),
-             "a LOCK prefix makes #UD; the instruction is emulated (seed 001)"),
+             "a LOCK prefix makes #UD; the instruction is emulated (seed 001)",
+             "one #UD and the emulation (~10 us)", 40),
     Strategy("singlestep", "instrumenter.strategies.singlestep", "SingleStepProbes", (),
-             "the original is put back and single-stepped: loses hits in threads (the baseline)"),
+             "the original is put back and single-stepped: loses hits in threads (the baseline)",
+             "two traps and two code writes; loses hits in threads", 100),
     Strategy("jump", "instrumenter.strategies.jump", "JumpProbes", (),
-             "a 5-byte jmp to an out-of-line copy: no trap per hit (optimized kprobes)"),
+             "a 5-byte jmp to an out-of-line copy: no trap per hit (optimized kprobes)",
+             "a few guest instructions (native count), one trap for a Python action", 10),
 )
 NAMES: tuple[str, ...] = tuple(s.name for s in REGISTRY)
 BY_NAME = {s.name: s for s in REGISTRY}
 
-# What `auto` tries, cheapest per hit first (bench/probe_rate.py, fib's entry on this emulator):
-# a jump costs a few guest instructions, a trampoline hit ~1.5 µs, an emulated one ~10 µs (its
-# trap frame is built and its stores go through the emulator's API, where a trampoline runs
-# the instruction as guest code). emulate takes what the others refuse, e.g. a site with no
-# XOL page within reach. Never singlestep: it loses hits in threaded programs, so only a user
-# asks for it.
-AUTO_ORDER: tuple[str, ...] = ("jump", "trampoline", "emulate")
+# What `auto` tries: every strategy of the registry, cheapest per hit first (bench/probe_rate.py,
+# fib's entry on this emulator): a jump costs a few guest instructions, a trampoline hit
+# ~1.5 µs, an emulated one ~10 µs (its trap frame is built and its stores go through the
+# emulator's API, where a trampoline runs the instruction as guest code). emulate takes what
+# the others refuse: a site with no XOL page within reach, a system call. singlestep comes
+# last: it loses hits in threaded programs, so it is chosen only for a site nothing else takes
+# (and -v, the listing and the records say so).
+AUTO_ORDER: tuple[str, ...] = tuple(s.name for s in sorted(REGISTRY, key=lambda s: s.auto_rank))
 CHOICES: tuple[str, ...] = ("auto",) + NAMES
 
 

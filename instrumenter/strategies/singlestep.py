@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from ..insn.decode import decode
 from ..errors import InstrumenterError
+from .base import ProbeStrategy
 from .placement import patch_site, validate_site
 from ..insn.policy import strategies_for
 
@@ -33,10 +34,11 @@ class SteppedSite:
     hooks: list = field(default_factory=list)
 
 
-class SingleStepProbes:
+class SingleStepProbes(ProbeStrategy):
+    """sites: (space.serial, address) -> SteppedSite (base.py: forked and forgotten there)."""
+
     def __init__(self, session):
-        self.session, self.debug = session, session.debug
-        self.sites: dict[tuple[int, int], SteppedSite] = {}
+        super().__init__(session)
         self.stepping: dict[int, tuple[object, SteppedSite]] = {}    # tid -> (process, site)
         self.restores = 0             # windows opened (each a chance for another thread to slip by)
         self.debug.subscribe(self)
@@ -45,7 +47,7 @@ class SingleStepProbes:
         key = (process.space.serial, address)
         site = self.sites.get(key)
         if site is None:
-            self._check(process, address)
+            self.check(process, address)
             patch_site(self.debug, process, address, INT3, owner)
             site = self.sites[key] = SteppedSite(address)
             self.debug.register_breakpoint(process.space, address,
@@ -56,7 +58,19 @@ class SingleStepProbes:
         site.hooks.append(hook)
         return site
 
-    def _check(self, process, address: int) -> None:
+    def remove(self, process, address: int, hook, owner: str) -> None:
+        """Take one hook off a site; the last one restores the original bytes (a thread
+        inside its window re-inserts nothing: relay finds no site)."""
+        key = (process.space.serial, address)
+        site = self.sites.get(key)
+        if site is None or hook not in site.hooks:
+            raise InstrumenterError(f"no probe {owner} at {address:#x}")
+        site.hooks.remove(hook)
+        if self.debug.unpatch(process, address, owner):
+            del self.sites[key]
+            self.debug.unregister_breakpoint(process.space, address)
+
+    def check(self, process, address: int) -> None:
         validate_site(process, address, functools.partial(self.debug.read_memory, process))
         insn = decode(self.debug.read_memory(process, address, MAX_INSN), address,
                       self.debug.arch(process).name)
@@ -90,13 +104,6 @@ class SingleStepProbes:
             self.debug.relay_patch(process, site.address)
         frame.flags &= ~TF
         return True
-
-    def fork(self, parent, child) -> None:
-        if parent.space is child.space:
-            return
-        for (space_id, address), site in list(self.sites.items()):
-            if space_id == parent.space.serial:
-                self.sites[(child.space.serial, address)] = site
 
     def exit(self, process, status) -> None:
         for thread in process.threads:

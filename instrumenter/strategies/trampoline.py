@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from ..insn.decode import decode
 from ..errors import InstrumenterError
+from .base import ProbeStrategy
 from .placement import patch_site, validate_site
 from ..insn.relocate import relocate
 from .xol import XolArea
@@ -28,13 +29,10 @@ class Site:
     hooks: list = field(default_factory=list)     # callables(thread, address), in placement order
 
 
-class TrampolineProbes:
-    def __init__(self, session):
-        self.session = session
-        self.debug = session.debug
-        self.sites: dict[tuple[int, int], Site] = {}     # (space.serial, address) -> Site
-        self.xols: dict[int, list[XolArea]] = {}       # space.serial -> areas, each near its code
-        self.boundary_cache: dict = {}
+class TrampolineProbes(ProbeStrategy):
+    # sites: (space.serial, address) -> Site; xols: space.serial -> areas, each near its code;
+    # boundary_cache: (space.serial, function, size) -> its instruction starts
+    tables = ("sites", "xols", "boundary_cache")
 
     def xol_for(self, process, *, near: int) -> XolArea:
         """An out-of-line area within rel32 reach of `near`: a program and the libraries at the
@@ -74,6 +72,17 @@ class TrampolineProbes:
         patch_site(self.debug, process, address, INT3, owner)
         return site
 
+    def check(self, process, address: int) -> None:
+        """place's refusals for a new site, without patching (ProbeStrategy.refusal)."""
+        arch = self.debug.arch(process).name
+        validate_site(process, address, functools.partial(self.debug.read_memory, process),
+                      self.boundary_cache)
+        insn = decode(self.debug.read_memory(process, address, MAX_INSN), address, arch)
+        relocate(insn, address, arch)                 # its refusal, wherever the copy goes
+        for other in self.debug.patches_overlapping(process, address, 1):
+            if (process.space.serial, address) not in self.sites:
+                raise InstrumenterError(f"{address:#x} is already patched by {other.owners[0]}")
+
     def _set_redirect(self, space, site: Site) -> None:
         """_on_hit only rewrites the saved IP: let the kernel take the int3 by a breakpoint
         redirect (kernel_model/debug.py register_breakpoint_redirect says why that is exact;
@@ -112,12 +121,6 @@ class TrampolineProbes:
     def fork(self, parent, child) -> None:
         """The child's memory is a copy, patches and XOL pages included (the door copied its
         table of patches): share the bookkeeping."""
-        if parent.space is child.space:
-            return
-        pid, cid = parent.space.serial, child.space.serial
-        for (space_id, address), site in list(self.sites.items()):
-            if space_id == pid:
-                self.sites[(cid, address)] = site
-                self._set_redirect(child.space, site)
-        if pid in self.xols:
-            self.xols[cid] = [xol.forked(child) for xol in self.xols[pid]]
+        for _, site in self.sites.fork(parent.space, child.space):
+            self._set_redirect(child.space, site)
+        self.xols.fork(parent.space, child.space, lambda areas: [xol.forked(child) for xol in areas])

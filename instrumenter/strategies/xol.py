@@ -36,7 +36,7 @@ class XolArea:
             self.next = self.debug.map_pages(self.process, XOL_SIZE, PROT_RWX, near=self.near,
                                              name=b"[uprobes]")
             self.limit = self.next + XOL_SIZE
-            if not self.reaches(self.next):
+            if not self.reaches(self.near):
                 raise InstrumenterError("no room for more out-of-line code within ±2 GiB")
         address = self.next
         self.next += size
@@ -46,8 +46,10 @@ class XolArea:
         self.debug.write_memory(self.process, address, code)
 
     def reaches(self, address: int) -> bool:
-        """Can a rel32 jump get from the area to `address` and back? (i386: always — a 32-bit
-        displacement wraps around the whole address space.)"""
+        """Can a rel32 jump get from every slot of the area's current chunk to `address` and
+        back? Asked of where the chunk IS, not of where it was asked for: the kernel maps it
+        elsewhere when nothing near is free. (i386: always — a 32-bit displacement wraps
+        around the whole address space.)"""
         if self.debug.arch(self.process).bits == 32:
             return True
-        return abs(address - self.near) < (1 << 31) - XOL_SIZE
+        return abs(address - (self.limit - XOL_SIZE)) < (1 << 31) - XOL_SIZE

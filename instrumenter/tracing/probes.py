@@ -1,5 +1,5 @@
 """Probe definitions (bpftrace's probe kinds, seed 001's providers: uprobe, uretprobe, syscall)."""
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 UPROBE, URETPROBE, SYSCALL = "uprobe", "uretprobe", "syscall"
 
@@ -27,3 +27,4 @@ class Probe:
     native: str | None = None    # "count" or "args:N": runs inside the guest (trampoline)
     nargs: int = 6               # argument words recorded per hit
     hits: int = 0
+    chosen: dict = field(default_factory=dict)   # strategy name -> sites it took (the listing)

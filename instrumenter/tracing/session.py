@@ -116,14 +116,18 @@ class Session:
         return resolution
 
     def place(self, process, address: int, hook, probe: Probe):
-        """Place `hook` at `address` with the session's strategy; `auto` takes the first
-        strategy in `auto_order` that accepts the site and says which it chose."""
+        """Place `hook` at `address` with the session's strategy; `auto` tries every strategy
+        of the registry, cheapest per hit first and singlestep last (`auto_order`), takes the
+        first that accepts the site and says which it chose (-v, and the probe's
+        `chosen`, which the -c listing shows)."""
         if self.strategy != "auto":
             strategy = self.strategies.get(self.strategy)
             if strategy is None:
                 raise InstrumenterError(f"unknown strategy {self.strategy!r} "
                                         f"(have: {', '.join(sorted(self.strategies))})")
-            return strategy.place(process, address, hook, probe.spec.text)
+            site = strategy.place(process, address, hook, probe.spec.text)
+            _count_placement(probe, self.strategy)
+            return site
         reasons = []
         for name in self.auto_order:
             try:
@@ -131,9 +135,13 @@ class Session:
             except InstrumenterError as refused:
                 reasons.append(f"{name}: {refused}")
                 continue
+            _count_placement(probe, name)
             if self.on_choice is not None:
                 self.on_choice(probe, address, name)
             return site
+        causes = {reason.split(": ", 1)[1] for reason in reasons}
+        if len(causes) == 1:             # the site itself (not a boundary, not mapped): once
+            raise InstrumenterError(f"{probe.spec.text}: {causes.pop()}")
         raise InstrumenterError(f"{probe.spec.text}: no strategy can take {address:#x} ({'; '.join(reasons)})")
 
     def resolve(self, process, probe: Probe) -> int:
@@ -194,7 +202,7 @@ class Session:
     # ---- process events (kernel_model/debug.py) -------------------------------------------
     def exec(self, process, path, argv) -> None:
         self.returns.forget_process(process)
-        self.jumps.forget(process, exited=False)
+        self.jumps.forget_process(process, exited=False)
         if self.monitor.is_traced(process):          # a detached child's new image stays bare
             self.attach(process)
 
@@ -204,8 +212,8 @@ class Session:
         # as a vfork child does, shares its Machine and whatever it counts).
         if child.space is not parent.space:
             self.debug.count_instructions(child)
-        self.trampolines.fork(parent, child)
-        self.jumps.fork(parent, child)
+        for strategy in self.strategies.values():     # base.py: each copies its tables
+            strategy.fork(parent, child)
         self.returns.fork(self.debug.current_thread(), child.threads[0])
 
     def vfork(self, parent, child) -> None:
@@ -215,20 +223,16 @@ class Session:
 
     def exit(self, process, status) -> None:
         self.returns.forget_process(process)
-        self.jumps.forget(process, exited=True)
+        self.jumps.forget_process(process, exited=True)
 
     def space_released(self, space) -> None:
         """The kernel frees `space` next: collect what native actions counted there, then
         forget it in every table (all are keyed by space.serial, never id(): issue 12)."""
-        self.jumps.natives.forget_space(space)
-        self.jumps.forget_space(space)
         self.returns.landings.pop(space.serial, None)
         forget_space_tables(self, space)
         serial = space.serial
         for resolution in self._ifuncs.values():
             resolution.forget_space(serial)
-        for key in [k for k in self.trampolines.boundary_cache if k[0] == serial]:
-            del self.trampolines.boundary_cache[key]
 
     # ---- syscall probes --------------------------------------------------------------------
     def syscall_entry(self, thread, name: str, args) -> None:
@@ -274,6 +278,14 @@ class _EntryHit:
         action = probe.action
         if action is not None:
             action(ProbeContext(session.kernel, thread, probe, address))
+
+
+def _count_placement(probe, strategy: str) -> None:
+    """For the -c listing; an IFUNC's resolution places its resolver's hook as a stand-in
+    probe, which keeps no listing."""
+    chosen = getattr(probe, "chosen", None)
+    if chosen is not None:
+        chosen[strategy] = chosen.get(strategy, 0) + 1
 
 
 def _signed(value: int, bits: int) -> int:

@@ -170,14 +170,37 @@ def test_auto_emulates_what_has_no_xol_page_in_reach(arch, monkeypatch):
 
 
 @pytest.mark.e2e
-def test_auto_names_every_refusal_when_nothing_takes_a_site(monkeypatch):
-    """fib+1 (mov ebp, esp) is no emulated form: with no XOL page either, auto gives up in
-    one line that says why each strategy refused."""
-    from instrumenter.errors import InstrumenterError
+def test_auto_falls_back_to_singlestep_last_and_says_so(monkeypatch):
+    """fib+1 (mov ebp, esp) is no emulated form: with no XOL page either, auto's last resort
+    takes it — the single-step baseline, exact in a single-threaded program — and says so."""
     from instrumenter.strategies.xol import XolArea
     monkeypatch.setattr(XolArea, "reaches", lambda self, address: False)
+    choices = []
+    result = Sandbox(probes=["uprobe:fib:fib+1"], on_choice=lambda p, a, s: choices.append(s)
+                     ).run([str(SAMPLES / "i386" / "fib"), "10"])
+    assert choices == ["singlestep"]
+    assert result.hits == {"uprobe:fib:fib+1": 177} and result.stdout == b"fib(10) = 55\n"
+
+
+@pytest.mark.e2e
+def test_auto_names_every_refusal_when_nothing_takes_a_site(monkeypatch):
+    """With no XOL page in reach and the single-step baseline refusing too, fib+1 (mov ebp,
+    esp) is taken by nothing: auto gives up in one line that says why each strategy refused;
+    fib+2, inside an instruction, is refused by all for one reason, said once."""
+    from instrumenter.errors import InstrumenterError
+    from instrumenter.strategies.singlestep import SingleStepProbes
+    with pytest.raises(InstrumenterError, match=r"^uprobe:fib:fib\+2: 0x[0-9a-f]+ is not an "
+                                                r"instruction boundary in fib \(the instruction "
+                                                r"there starts at 0x[0-9a-f]+\)$"):
+        Sandbox(probes=["uprobe:fib:fib+2"]).run([str(SAMPLES / "x86_64" / "fib"), "3"])
+    from instrumenter.strategies.xol import XolArea
+    monkeypatch.setattr(XolArea, "reaches", lambda self, address: False)
+
+    def refuse(self, process, address):
+        raise InstrumenterError("refused for the test")
+    monkeypatch.setattr(SingleStepProbes, "check", refuse)
     with pytest.raises(InstrumenterError, match=r"no strategy can take .*jump: .*; trampoline: "
-                                                r".*; emulate: "):
+                                                r".*; emulate: .*; singlestep: refused for"):
         Sandbox(probes=["uprobe:fib:fib+1"]).run([str(SAMPLES / "i386" / "fib"), "3"])
 
 

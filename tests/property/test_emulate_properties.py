@@ -42,7 +42,14 @@ def shapes(arch: str):
         st.just(f"jmp {TARGET:#x}"), st.just(f"call {TARGET:#x}"),
         st.sampled_from(JCCS).map(lambda j: f"{j} {TARGET:#x}"),
         st.sampled_from(JCCS).map(lambda j: f"{j} {USER_CODE + 0x10:#x}"),     # rel8 form
+        *([st.integers(0, 0xFF8).map(_push_rip)] if arch == "x86_64" else []),
     )
+
+
+def _push_rip(offset: int) -> str:
+    """`push qword [rip+d]` (6 bytes at USER_CODE) of a word of the stack page."""
+    d = USER_STACK + offset - (USER_CODE + 6)
+    return f"push qword ptr [rip {'+' if d >= 0 else '-'} {abs(d):#x}]"
 
 
 @st.composite

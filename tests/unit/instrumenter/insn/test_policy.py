@@ -66,13 +66,16 @@ def test_every_relocatable_class_has_generator_forms_on_some_arch():
     ("x86_64", "55", "push_fp64"), ("i386", "5d", "pop_fp"), ("x86_64", "53", "push_reg"),
     ("i386", "c9", "leave"), ("x86_64", "c20800", "ret"), ("x86_64", "7405", "jcc_rel"),
     ("i386", "e800000000", "call_rel"), ("x86_64", "90", "nop"), ("x86_64", "eb00", "jmp_rel"),
+    ("x86_64", "ff3510000000", "push_rip"), ("x86_64", "0f05", "syscall"),
+    ("i386", "cd80", "int80"), ("x86_64", "cd80", "int80"),
 ])
 def test_emulate_rules(arch, code, name):
     assert emulate_rule_for(decode(bytes.fromhex(code), 0x1000, arch)).name == name
 
 
 def test_emulate_does_not_take_memory_or_indirect_forms():
-    for arch, code in (("x86_64", "ff30"), ("x86_64", "ffd0"), ("x86_64", "488b0510000000")):
+    for arch, code in (("x86_64", "ff30"), ("x86_64", "ffd0"), ("x86_64", "488b0510000000"),
+                       ("i386", "cd81"), ("x86_64", "ff742408")):
         assert emulate_rule_for(decode(bytes.fromhex(code), 0x1000, arch)) is None
 
 
@@ -80,7 +83,9 @@ def test_strategies_for():
     at = lambda code, arch="x86_64": decode(bytes.fromhex(code), 0x1000, arch)  # noqa: E731
     assert strategies_for(at("55")) == ("emulate", "trampoline", "singlestep")
     assert strategies_for(at("488b0510000000")) == ("trampoline", "singlestep")
-    assert strategies_for(at("0f05")) == ("singlestep",)
+    assert strategies_for(at("0f05")) == ("emulate", "singlestep")      # the kernel runs it
+    assert strategies_for(at("cd80", "i386")) == ("emulate", "singlestep")
+    assert strategies_for(at("ff3510000000")) == ("emulate", "trampoline", "singlestep")
     assert strategies_for(at("cc")) == ()
 
 

@@ -7,11 +7,12 @@ from trapline.cli import trace
 from trapline.experiment_loss import STRATEGY_ORDER, available_strategies
 
 
-def test_registry_names_are_unique_and_auto_order_is_registered():
+def test_registry_names_are_unique_and_auto_tries_every_strategy_singlestep_last():
     assert len(set(strategies.NAMES)) == len(strategies.NAMES)
-    assert set(strategies.AUTO_ORDER) <= set(strategies.NAMES)
-    assert "singlestep" not in strategies.AUTO_ORDER        # lossy: only a user asks for it
+    assert sorted(strategies.AUTO_ORDER) == sorted(strategies.NAMES)
+    assert strategies.AUTO_ORDER[0] == "jump" and strategies.AUTO_ORDER[-1] == "singlestep"
     assert strategies.CHOICES == ("auto",) + strategies.NAMES
+    assert all(s.hit_cost for s in strategies.REGISTRY)
 
 
 def test_cli_offers_exactly_the_registry():

@@ -1,0 +1,58 @@
+"""The one interface of a probe strategy (issue 15; DESIGN.md "One strategy registry").
+
+Every strategy of the registry (registry.py) is a ProbeStrategy:
+  place(process, address, hook, owner) -> site   put `hook` on the instruction at `address`,
+        patching the code through the debug interface (kernel_model/debug_patches.py); raises
+        InstrumenterError with a one-line reason when it cannot take the site, and then has
+        patched nothing;
+  remove(process, address, hook, owner)          take the hook off; the last one restores the
+        original bytes exactly;
+  refusal(process, address) -> str | None        why `place` would refuse the site, asked
+        without patching anything (None: it would take it);
+  fork(parent, child), forget(space)              the kernel's fork and space-released events:
+        the child's memory is a copy (patches, XOL pages) so the strategy's tables get the same
+        entries for the child's space; a released (or cleaned) space's entries go.
+The registry's entry says what a hit costs (`hit_cost`), which orders `auto`.
+
+The tables named in `tables` are SpaceTables (space_table.py): fork and forget are done for
+all of them here, so no strategy rewrites those loops; a strategy with more to do on a fork
+(a breakpoint redirect per child site, copied data pages) extends `fork`.
+"""
+from ..errors import InstrumenterError
+from .space_table import SpaceTable
+
+
+class ProbeStrategy:
+    tables: tuple[str, ...] = ("sites",)
+
+    def __init__(self, session):
+        self.session = session
+        self.debug = session.debug
+        for name in self.tables:
+            setattr(self, name, SpaceTable())
+
+    def place(self, process, address: int, hook, owner):
+        raise NotImplementedError
+
+    def remove(self, process, address: int, hook, owner) -> None:
+        raise NotImplementedError
+
+    def check(self, process, address: int) -> None:
+        """Raise the InstrumenterError `place` would raise for a new site at `address`;
+        patch nothing."""
+        raise NotImplementedError
+
+    def refusal(self, process, address: int) -> str | None:
+        try:
+            self.check(process, address)
+        except InstrumenterError as refused:
+            return str(refused)
+        return None
+
+    def fork(self, parent, child) -> None:
+        for name in self.tables:
+            getattr(self, name).fork(parent.space, child.space)
+
+    def forget(self, space) -> None:
+        for name in self.tables:
+            getattr(self, name).forget(space)
