@@ -268,3 +268,51 @@ def test_exec_stops_at_the_new_image_and_children_inherit_the_flags(arch):
                           ("vfork", 102, 100, False, None), ("vfork", 100, 102, True, None),
                           ("exec", 102, None, False, None)]      # exec's commit ends the vfork first
     assert entries == [proc.image.entry]
+
+
+def _stop_child_then_signal_it(kernel, proc, signal):
+    """The tool stops fork_probe's child when it is created; when the parent enters wait4 it
+    sends the child `signal`."""
+    debug = kernel.debug
+    tracer = Tracer(debug, keep=lambda stop: True)
+    debug.attach(proc, tracer)
+    child = {}
+
+    class Tool:
+        def fork(self, parent, new):
+            debug.attach(new, tracer)
+            child["thread"] = new.threads[0]
+            debug.stop(new.threads[0])
+
+        def syscall_entry(self, thread, name, args):
+            if name.startswith("wait") and "sent" not in child:
+                child["sent"] = True
+                kernel.signals.post(child["thread"].process, signal)
+
+        def syscall_exit(self, thread, name, args, result):
+            pass
+    tool = Tool()
+    debug.subscribe(tool, events=("fork",))
+    debug.syscall_watchers.append(tool)
+    return child
+
+
+def test_a_signal_that_arrives_during_a_stop_waits_for_the_resume(arch):
+    kernel, proc = _kernel(arch, "fork_probe")
+    child = _stop_child_then_signal_it(kernel, proc, SIGUSR2)
+    with pytest.raises(Deadlock):                    # the child stays stopped, SIGUSR2 pending
+        kernel.run(proc)
+    thread = child["thread"]
+    assert kernel.debug.trace_stop_of(thread).event == "stop"
+    assert thread.process.pending_signals == 1 << (SIGUSR2 - 1)
+    kernel.debug.resume(thread)
+    assert kernel.run(proc) == 1 << 8                # the parent's check: the child died of SIGUSR2
+    assert kernel.config.stderr.data == b"fork_probe: child status %#x, expected exit 9\n" % SIGUSR2
+
+
+def test_sigkill_ends_a_stop(arch):
+    kernel, proc = _kernel(arch, "fork_probe")
+    child = _stop_child_then_signal_it(kernel, proc, 9)
+    assert kernel.run(proc) == 1 << 8                # no deadlock: the child was killed
+    assert kernel.config.stderr.data == b"fork_probe: child status 0x9, expected exit 9\n"
+    assert kernel.debug.trace_stop_of(child["thread"]) is None
