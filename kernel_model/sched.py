@@ -5,7 +5,13 @@ runnable — uses up its instruction quantum. Runnable threads are served round-
 order they were created, so a run's interleaving depends only on its inputs and the quantum.
 When nothing is runnable but threads sleep with a deadline, virtual time jumps to the earliest
 deadline. When nothing can ever run again, `deadlock_report()` names every sleeper.
+
+Suspension (a tool's hold, kernel_model/debug_suspend.py) is orthogonal to the state: a held
+thread keeps sleeping, waking and becoming runnable as it would, it is only never picked
+until every hold is released (Linux's freezer and SIGSTOP keep a task off the CPU the same
+way, without losing the wakeups that arrive meanwhile).
 """
+from .errors import KernelError
 from .proc import RUNNABLE, SLEEPING, ZOMBIE, Thread
 
 DEFAULT_QUANTUM = 200_000       # guest instructions per slice while several threads are runnable
@@ -31,12 +37,24 @@ class Scheduler:
                 self._next -= 1
 
     def runnable(self) -> list[Thread]:
-        return [t for t in self.threads if t.state == RUNNABLE]
+        """The threads that may be picked: runnable and not held by a tool."""
+        return [t for t in self.threads if t.state == RUNNABLE and not t.suspended]
+
+    @staticmethod
+    def suspend(thread: Thread) -> None:
+        thread.suspended += 1
+
+    @staticmethod
+    def resume(thread: Thread) -> None:
+        if thread.suspended <= 0:
+            raise KernelError(f"{thread.describe()} is not suspended")
+        thread.suspended -= 1
 
     def pick(self, current: Thread | None) -> Thread | None:
         """Keep `current` while it can run; otherwise the next runnable thread after it."""
         self._expire_deadlines()
-        if current is not None and current.state == RUNNABLE and current in self.threads:
+        if current is not None and current.state == RUNNABLE and not current.suspended \
+                and current in self.threads:
             return current
         return self.rotate(current)
 
@@ -49,7 +67,7 @@ class Scheduler:
         n = len(self.threads)
         for k in range(n):
             t = self.threads[(start + k) % n]
-            if t.state == RUNNABLE:
+            if t.state == RUNNABLE and not t.suspended:
                 self._next = (start + k) % n
                 return t
         return self._wake_earliest_deadline()
@@ -97,6 +115,8 @@ class Scheduler:
 
     def slice_for(self, thread: Thread) -> int:
         """Instruction count for the next run: 0 (unlimited) when no other thread can run."""
+        # A held runnable thread counts: the slice must end on time so that it gets its turn
+        # once released (a timer tick does not stop because a tool holds a thread).
         others = any(t is not thread and t.state == RUNNABLE for t in self.threads)
         timed = any(t.state == SLEEPING and t.deadline_ns is not None for t in self.threads)
         timer = self.timers is not None and self.timers.next_deadline() is not None
@@ -112,6 +132,8 @@ class Scheduler:
 
 def _waiter_line(t: Thread) -> str:
     head = f"{t.describe()} ({t.process.exe.decode(errors='replace')})"
+    if t.suspended:
+        head += " suspended by a tool,"
     if any(isinstance(c, tuple) and c[:1] == (TRACER_STOP,) for c in t.wait_channels):
         return f"{head} stopped {t.wait_reason}"
     return f"{head} {t.state}" + (f", waiting for {t.wait_reason}" if t.wait_reason else "")

@@ -8,7 +8,10 @@ neither fork nor vfork: each has its own pid and shares the parent's memory, pro
 A uprobe on `probed` must count WORKERS * CALLS hits. Strategies that never take the patch out
 (emulate, trampoline, jump) lose nothing; singlestep restores the original instruction while it
 steps, and whenever a quantum ends inside that window another worker runs the original
-unobserved.
+unobserved. singlestep-stopall (seed 001 [0005]) steps the same way but holds every other
+thread of the address space for the window: it loses nothing, and what it costs is the "held"
+column, the thread-instructions during which other threads were held (for each window, the
+guest instructions that ran in it times the threads held).
 
 Every column but the wall time is a function of the inputs (binary, arguments, quantum, seed,
 strategy): the kernel's scheduler is deterministic. Guest instructions are counted the way
@@ -28,7 +31,8 @@ from instrumenter.tracing.session import Session
 from instrumenter.strategies.registry import NAMES as STRATEGY_NAMES
 
 TARGET = "probed"
-STRATEGY_ORDER = ("emulate", "emulate-lock", "trampoline", "jump", "singlestep")   # table order
+STRATEGY_ORDER = ("emulate", "emulate-lock", "trampoline", "jump", "singlestep",
+                  "singlestep-stopall")                                             # table order
 assert set(STRATEGY_ORDER) == set(STRATEGY_NAMES), "the experiment covers every registered strategy"
 # guest kind -> (sample binary, the word its output line starts with)
 GUESTS = {"threads": ("loss_threads", "threads"), "processes": ("loss_procs", "processes")}
@@ -46,6 +50,7 @@ class LossRow:
     insns: int              # instructions charged to quantum slices (--max-insns accounting)
     exit_code: int
     wall: float             # seconds on the host: NOT deterministic, never compared
+    held: int = 0           # thread-instructions other threads were held (singlestep-stopall)
 
     @property
     def lost(self) -> int:
@@ -53,7 +58,7 @@ class LossRow:
 
     def deterministic(self) -> tuple:
         return (self.arch, self.guest, self.strategy, self.workers, self.quantum, self.expected,
-                self.recorded, self.insns, self.exit_code)
+                self.recorded, self.insns, self.exit_code, self.held)
 
 
 def guest_binary(binary_dir: str, arch: str, guest: str) -> str:
@@ -87,8 +92,9 @@ def run_once(binary: str, arch: str, strategy: str, workers: int, quantum: int, 
     if stdout.data != f"{GUESTS[guest][1]}={workers} calls={expected}\n".encode():
         raise InstrumenterError(f"{strategy}: the guest's output changed under the probe: "
                                 f"{stdout.data!r} {stderr.data!r}")
+    held = getattr(session.strategies[strategy], "held_thread_insns", 0)
     return LossRow(arch, guest, strategy, workers, quantum, expected, probe.hits,
-                   kernel.insns_used, wait_status_exit_code(status), wall)
+                   kernel.insns_used, wait_status_exit_code(status), wall, held)
 
 
 def run_experiment(binary_dir: str, arches, guests, strategies, workers_list, quanta,
@@ -117,14 +123,15 @@ def _ignore(records) -> None:
 
 
 HEADER = ("arch", "guest", "strategy", "workers", "quantum", "expected", "recorded", "lost",
-          "guest insns", "wall s")
+          "guest insns", "held", "wall s")
 
 
 def format_table(rows: list[LossRow]) -> str:
     """A fixed-width table; the wall-time column is last and the only host-dependent one."""
     cells = [HEADER] + [(r.arch, r.guest, r.strategy, str(r.workers), str(r.quantum),
                          str(r.expected), str(r.recorded), str(r.lost),
-                         str(r.insns) if r.insns else "n/a", f"{r.wall:.2f}") for r in rows]
+                         str(r.insns) if r.insns else "n/a", str(r.held), f"{r.wall:.2f}")
+                        for r in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(HEADER))]
     lines = ["  ".join(c.rjust(w) if i >= 3 else c.ljust(w) for i, (c, w) in
                        enumerate(zip(row, widths))).rstrip() for row in cells]

@@ -1,7 +1,8 @@
 """The loss experiment (seed 001 [0006] vs [0046]): with several workers — threads, or processes
 sharing the code — running through the probed function, the strategies that never take their
 patch out record every hit; the restore-and-single-step baseline loses hits whenever a quantum
-ends inside its window. The documented configuration (README.md, "Probe loss"): 4 workers x 100
+ends inside its window, and the stop-all variant (seed 001 [0005]) loses none by holding every
+other thread for the window, at a cost the "held" column counts. The documented configuration (README.md, "Probe loss"): 4 workers x 100
 calls, quanta 7 and 50."""
 import pytest
 from click.testing import CliRunner
@@ -26,10 +27,22 @@ def _binary(arch: str, guest: str = "threads") -> str:
 @pytest.mark.parametrize("guest", GUESTS)
 @pytest.mark.parametrize("strategy", LOSSLESS)
 def test_strategies_that_keep_the_patch_lose_nothing(arch, guest, strategy):
-    assert {"emulate", "emulate-lock", "trampoline", "jump"} <= set(LOSSLESS)
+    assert {"emulate", "emulate-lock", "trampoline", "jump", "singlestep-stopall"} <= set(LOSSLESS)
     for quantum in QUANTA:
         row = run_once(_binary(arch, guest), arch, strategy, WORKERS, quantum, CALLS, guest=guest)
         assert (row.expected, row.recorded, row.lost, row.exit_code) == (400, 400, 0, 0), row
+        # only the stop-all scheme holds threads: at least one other each of its 400 windows
+        assert (row.held >= 400) if strategy == "singlestep-stopall" else row.held == 0, row
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("guest", GUESTS)
+def test_stopall_holds_the_others_for_the_stepped_instruction(guest):
+    """One worker: each window holds the one other thread of the space (the main thread,
+    joining or waiting) for the one stepped instruction."""
+    row = run_once(_binary("x86_64", guest), "x86_64", "singlestep-stopall", 1, 7, CALLS,
+                   guest=guest)
+    assert (row.lost, row.held) == (0, CALLS), row
 
 
 @pytest.mark.e2e

@@ -1,0 +1,38 @@
+"""Holding threads still (part of the debug interface, kernel_model/debug.py): what
+PTRACE_INTERRUPT / a group stop give a real tool, and what seed 001's stop-all scheme ([0005])
+needs — "all threads executing in the instrumented program are suspended" while one thread
+single-steps an original instruction.
+
+A hold is counted (two tools, or one tool twice, may hold a thread; it runs again when every
+hold is released) and orthogonal to the thread's state: a held thread that sleeps still
+receives its wakeups and signals, it is only not scheduled (kernel_model/sched.py). Holding
+the running thread inside a hook stops its Machine, as a stop for the tracer does.
+"""
+from .proc import ZOMBIE
+
+
+class ThreadHolds:
+    _kernel = None
+
+    def suspend(self, thread) -> None:
+        """Keep `thread` off the CPU until `resume(thread)` (one resume per suspend)."""
+        kernel = self._kernel
+        kernel.scheduler.suspend(thread)
+        if thread is kernel.current and kernel.in_hook:
+            thread.process.machine.stop()
+
+    def resume(self, thread) -> None:
+        """Release one hold of `thread` (KernelError if it has none)."""
+        self._kernel.scheduler.resume(thread)
+
+    @staticmethod
+    def is_suspended(thread) -> bool:
+        return thread.suspended > 0
+
+    def space_threads(self, process) -> list:
+        """Every live thread that runs in `process`'s address space, in creation order: its own
+        threads, a vfork child borrowing the space, processes made with clone(CLONE_VM) — every
+        thread that can execute the code a tool patches there."""
+        space = process.space
+        return [t for t in self._kernel.scheduler.threads
+                if t.process.space is space and t.state != ZOMBIE]
