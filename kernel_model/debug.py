@@ -54,6 +54,7 @@ from .debug_patches import PatchAccess, PatchConflict  # noqa: F401  (tools catc
 from .debug_syscall_stops import SyscallStops
 from .debug_syscalls import SyscallAccess, SyscallRun  # noqa: F401  (what run_syscall answers)
 from .debug_timer import TimerAccess
+from .debug_alarms import InstructionTime
 from .debug_suspend import ThreadHolds
 from .errors import KernelError, TraceError, VforkParentBusy  # noqa: F401  (tools catch them)
 from .idt import PF as PAGE_FAULT
@@ -65,7 +66,7 @@ from .tracing_facility import TraceStop, TracingFacility  # noqa: F401
 
 
 class DebugInterface(PatchAccess, SyscallAccess, ProcessAccess, SyscallStops, TracingFacility,
-                     TimerAccess, ThreadHolds):
+                     TimerAccess, ThreadHolds, InstructionTime):
     EVENTS = ("pre_fork", "fork", "fork_failed", "vfork", "vfork_done", "exec", "exit", "signal",
               "space_released", "syscall_entry", "syscall_exit", "image_mapped",
               "timer_tick")

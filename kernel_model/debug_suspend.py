@@ -36,3 +36,9 @@ class ThreadHolds:
         space = process.space
         return [t for t in self._kernel.scheduler.threads
                 if t.process.space is space and t.state != ZOMBIE]
+
+    def live_processes(self) -> list:
+        """Every process that has not exited, by pid (a tool that enables a probe while the
+        program runs places it in those it traces)."""
+        return [process for _, process in sorted(self._kernel.processes.items())
+                if process.state != ZOMBIE]

@@ -212,7 +212,10 @@ class Kernel:
 
     def _run(self, proc: Process) -> int:
         preempted = False
+        alarms = self.debug.instruction_alarms
         while True:
+            if alarms:
+                alarms.fire()           # a safe point: between instructions, outside hooks
             if preempted:
                 thread = self.scheduler.rotate(self.current)
             else:
@@ -236,6 +239,8 @@ class Kernel:
                     raise InstructionBudgetExceeded(
                         f"instruction budget of {self.config.max_insns} used up")
                 count = min(count or left, left)
+            charged = count
+            count, by_alarm = alarms.cap(count, machine)      # a tool's alarm: insn_alarms.py
             self.in_hook = True
             try:
                 if self.timer is None:
@@ -245,12 +250,12 @@ class Kernel:
             finally:
                 self.in_hook = False
             self._release_pending()
-            if count:
+            if charged:
                 # Charge what ran: a slice that a syscall, fork or fault ended early used only
                 # part of its count (Unicorn's exact, deterministic counter: emu/icount.py).
                 self.insns_used += machine.last_run_insns if self.timer is None \
                     else self.timer.slice_insns
-            preempted = exit_.kind == exits.BUDGET
+            preempted = exit_.kind == exits.BUDGET and not by_alarm
             if preempted:
                 self.clock.advance(count)           # virtual time: 1 ns per guest instruction
             self._handle_exit(thread, exit_)

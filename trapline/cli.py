@@ -14,6 +14,8 @@ import click
 from instrumenter.strategies.registry import CHOICES as STRATEGY_CHOICES
 from kernel_model.sched import DEFAULT_QUANTUM
 
+from .cli_probe_times import OrderedOptionsCommand, probe_time_options, probe_times
+
 
 class LazyGroup(click.Group):
     """A click group whose other commands are imported when used ("name": "module:attribute")."""
@@ -108,9 +110,11 @@ def run(rootfs, cwd, env, clear_env, seed, writable, strace, follow_forks, quant
     sys.exit(result.exit_code)
 
 
-@main.command(context_settings={"ignore_unknown_options": True})
+@main.command(cls=OrderedOptionsCommand, context_settings={"ignore_unknown_options": True})
 @click.option("-p", "--probe", "probes", multiple=True, required=True, metavar="SPEC",
-              help="uprobe:BIN:FUNC[+OFF] | uprobe:BIN:0xADDR | uretprobe:BIN:FUNC | syscall:NAME")
+              help="uprobe:BIN:FUNC[+OFF] | uprobe:BIN:0xADDR | uretprobe:BIN:FUNC | syscall:NAME"
+                   " | proc:fork|vfork|exec|exit | signal:NAME")
+@probe_time_options
 @click.option("--strategy", type=click.Choice(STRATEGY_CHOICES), default="auto", show_default=True)
 @click.option("--native", default=None, metavar="count|args:N",
               help="Run the uprobes' action inside the guest (jump-placed probes; no trap per hit).")
@@ -126,9 +130,13 @@ def run(rootfs, cwd, env, clear_env, seed, writable, strace, follow_forks, quant
 @functools.partial(run_options, follow_short=False)
 @click.argument("program")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def trace(probes, strategy, native, children, backpatch, fmt, output, count, rootfs, cwd, env, clear_env, seed, writable, strace,
+@click.pass_context
+def trace(ctx, probes, enable_at, disable_at, strategy, native, children, backpatch, fmt, output, count, rootfs, cwd, env, clear_env, seed, writable, strace,
           follow_forks, quantum, max_insns, verbose, program, args):
-    """Run PROGRAM with probes; one event per hit (text or JSON Lines)."""
+    """Run PROGRAM with probes; one event per hit (text or JSON Lines).
+
+    --enable-at N and --disable-at N apply to the -p written last before them: that probe
+    records the hits with N_enable < ts <= N_disable (ts: guest instructions run so far)."""
     from instrumenter.strategies.native import parse_native
     from instrumenter.tracing.probes import UPROBE, Probe
 
@@ -139,13 +147,15 @@ def trace(probes, strategy, native, children, backpatch, fmt, output, count, roo
     out = output or sys.stdout          # bpftrace prints events on stdout, between the guest's lines
     try:
         specs = [parse_probe_spec(p) for p in probes]
+        times = probe_times(ctx, specs, enable_at, disable_at)
         if native is not None:
             parse_native(native)                       # a bad action: one line, before the run
         sandbox = Sandbox(rootfs=rootfs, cwd=cwd, env=_parse_env(env), clear_env=clear_env, seed=seed,
                           writable=writable, strace=strace, verbose=verbose, capture=False,
                           follow_forks=follow_forks, quantum=quantum, max_insns=max_insns,
-                          probes=[Probe(s, native=native if s.kind == UPROBE else None)
-                                  for s in specs], strategy=strategy, on_choice=_say_choice if verbose else None,
+                          probes=[Probe(s, native=native if s.kind == UPROBE else None,
+                                        enable_at=on, disable_at=off)
+                                  for s, (on, off) in zip(specs, times)], strategy=strategy, on_choice=_say_choice if verbose else None,
                           sink=StreamSink(out, fmt), children=children, backpatch=backpatch)
         result = sandbox.run([program, *args])
     except Exception as e:              # noqa: BLE001 -- every failure gets its status (exit_status.py)

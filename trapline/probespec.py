@@ -1,22 +1,27 @@
 """Probe specs in bpftrace form:
 
   uprobe:BIN:FUNC   uprobe:BIN:FUNC+OFF   uprobe:BIN:0xADDR   uretprobe:BIN:FUNC   syscall:NAME
+  proc:fork   proc:vfork   proc:exec   proc:exit   signal:NAME (SIGUSR1 or USR1, or a number)
 
 Bad specs give one line saying what was expected.
 """
 import re
 
-from instrumenter.tracing.probes import SYSCALL, UPROBE, URETPROBE, ProbeSpec
+from instrumenter.tracing.probes import (PROC, PROC_EVENTS, SIGNAL, SYSCALL, UPROBE, URETPROBE,
+                                         ProbeSpec)
+from kernel_model.signals_names import SIGNAL_NAMES
 from kernel_model.syscalls.numbers_i386 import NUMBERS as I386_SYSCALLS
 from kernel_model.syscalls.numbers_x86_64 import NUMBERS as X86_64_SYSCALLS
 
 from .errors import UsageError
 
 EXPECTED = ("expected uprobe:BIN:FUNC, uprobe:BIN:FUNC+OFF, uprobe:BIN:0xADDR, "
-            "uretprobe:BIN:FUNC or syscall:NAME")
+            "uretprobe:BIN:FUNC, syscall:NAME, proc:fork|vfork|exec|exit or signal:NAME")
 _SYMBOL = re.compile(r"^[A-Za-z_.$][\w.$@]*$")
 # A syscall probe fires on a name from either ABI's table (a typo would never fire).
 SYSCALL_NAMES = frozenset(I386_SYSCALLS.values()) | frozenset(X86_64_SYSCALLS.values())
+# signal:NAME takes strace's names (SIGUSR1, SIGRTMIN, SIGRT_2), without SIG too, or 1..64.
+_SIGNALS = {name: number for number, name in SIGNAL_NAMES.items()}
 
 
 def parse_probe_spec(text: str) -> ProbeSpec:
@@ -30,6 +35,12 @@ def parse_probe_spec(text: str) -> ProbeSpec:
             raise UsageError(f"bad probe spec {text!r}: no Linux syscall is named {rest!r} "
                              "(i386 or x86-64 tables)")
         return ProbeSpec(text, SYSCALL, syscall=rest)
+    if kind == PROC:
+        if rest not in PROC_EVENTS:
+            raise UsageError(f"bad probe spec {text!r}: proc: takes one of {', '.join(PROC_EVENTS)}")
+        return ProbeSpec(text, PROC, event=rest)
+    if kind == SIGNAL:
+        return ProbeSpec(text, SIGNAL, signal=_signal_number(text, rest))
     if kind not in (UPROBE, URETPROBE):
         raise UsageError(f"bad probe spec {text!r}: unknown probe type {kind!r}; {EXPECTED}")
     binary, sep, location = rest.rpartition(":")
@@ -51,3 +62,17 @@ def parse_probe_spec(text: str) -> ProbeSpec:
         if kind == URETPROBE:
             raise UsageError(f"bad probe spec {text!r}: uretprobe takes no offset")
     return ProbeSpec(text, kind, binary=binary, function=function, offset=offset)
+
+
+def _signal_number(text: str, name: str) -> int:
+    if name.isdigit():
+        number = int(name)
+        if number in SIGNAL_NAMES:
+            return number
+        raise UsageError(f"bad probe spec {text!r}: signals are numbered 1..64")
+    upper = name.upper()
+    number = _SIGNALS.get(upper) or _SIGNALS.get("SIG" + upper)
+    if number is None:
+        raise UsageError(f"bad probe spec {text!r}: no signal is named {name!r} "
+                         "(SIGUSR1, USR1, SIGRTMIN, SIGRT_2, or 1..64)")
+    return number

@@ -11,7 +11,16 @@ def format_text(record) -> str:
         parts.append("args=" + ",".join(f"{a:#x}" for a in record.args))
     if record.retval is not None:
         parts.append(f"retval={record.retval}")
+    parts += [f"{key}={_field_text(value)}" for key, value in record.fields]
     return " ".join(parts)
+
+
+def _field_text(value) -> str:
+    """An event field in the text format: numbers as they are, strings quoted as JSON does,
+    lists of strings (exec's argv) as a JSON list."""
+    if isinstance(value, int):
+        return str(value)
+    return json.dumps(value, separators=(",", ":"))
 
 
 def format_jsonl(record) -> str:

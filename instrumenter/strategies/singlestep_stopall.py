@@ -27,6 +27,7 @@ run twice (keyed by thread, address and stack pointer; uprobes restarts its step
 """
 from dataclasses import dataclass
 
+from ..errors import InstrumenterError
 from .singlestep import SingleStepProbes
 
 
@@ -45,6 +46,19 @@ class StopAllSingleStepProbes(SingleStepProbes):
         self.resumed: dict[int, tuple[int, int]] = {}   # tid -> (address, sp) of an aborted step
         self.windows = 0                          # windows opened with the others held
         self.held_thread_insns = 0                # sum over windows of length x threads held
+
+    def remove(self, process, address: int, hook, owner: str) -> None:
+        """Take one hook off a site; the last one restores the original bytes and the site's
+        handler goes (a thread inside its window then finds no int3 to write back)."""
+        key = (process.space.serial, address)
+        site = self.sites.get(key)
+        if site is None or hook not in site.hooks:
+            raise InstrumenterError(f"no probe {owner} at {address:#x}")
+        site.hooks.remove(hook)
+        self.session.trampolines.store_for(process).remove(address, owner)
+        if not site.hooks:
+            del self.sites[key]
+            self.debug.unregister_breakpoint(process.space, address)
 
     def _on_hit(self, site, frame, thread) -> bool:
         process = thread.process

@@ -20,6 +20,12 @@ class XolArea:
         self.base = debug.map_pages(process, XOL_SIZE, PROT_RWX, near=near, name=b"[uprobes]")
         self.next = self.base
         self.limit = self.base + XOL_SIZE
+        # Slots given back (instrumenter/tracing/dynamic.py, once no thread can run them): a
+        # tuple, replaced on change, so that a fork child's copy of the area keeps its own.
+        self.free: tuple[tuple[int, int], ...] = ()
+
+    def release(self, address: int, size: int) -> None:
+        self.free += ((address, (size + 15) & ~15),)
 
     def forked(self, child) -> "XolArea":
         """The same area in a fork child, whose memory copy holds the pages and what was
@@ -30,6 +36,10 @@ class XolArea:
 
     def allocate(self, size: int) -> int:
         size = (size + 15) & ~15
+        for index, (address, free_size) in enumerate(self.free):
+            if free_size == size:
+                self.free = self.free[:index] + self.free[index + 1:]
+                return address
         if size > XOL_SIZE:
             raise InstrumenterError(f"an out-of-line slot of {size} bytes does not fit a chunk")
         if self.next + size > self.limit:             # full: map another chunk near the code

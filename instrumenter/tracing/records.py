@@ -22,12 +22,16 @@ class Record:
     addr: int
     args: tuple = ()
     retval: int | None = None
-    kind: str = "entry"      # "entry", "return", "syscall_entry", "syscall_exit"
-    name: str = ""           # symbolized address or syscall name
+    kind: str = "entry"      # "entry", "return", "syscall_entry", "syscall_exit", "proc", "signal"
+    name: str = ""           # symbolized address, syscall name, or the event's name
+    fields: tuple = ()       # a proc/signal event's fields: (name, value) pairs in a fixed order
 
     def as_json(self) -> dict:
-        return {"ts": self.ts, "pid": self.pid, "tid": self.tid, "probe": self.probe,
-                "addr": self.addr, "args": list(self.args), "retval": self.retval}
+        record = {"ts": self.ts, "pid": self.pid, "tid": self.tid, "probe": self.probe,
+                  "addr": self.addr, "args": list(self.args), "retval": self.retval}
+        if self.fields:
+            record["fields"] = dict(self.fields)
+        return record
 
 
 @dataclass

@@ -9,7 +9,9 @@ from ..strategies import registry as strategies
 from ..children.backpatch import forget_space_tables
 from ..children.policies import make_policy
 from .context import ProbeContext, argument_words
+from .dynamic import DynamicProbes, Placement
 from ..errors import InstrumenterError
+from .event_probes import EventProbes
 from .ifunc import IfuncResolution
 from ..children.monitor import ProcessMonitor
 from ..strategies.native import NativeHit
@@ -40,9 +42,26 @@ class Session:
         self.debug.subscribe(self)
         if any(p.spec.kind == SYSCALL for p in probes):
             self.debug.syscall_watchers.append(self)
+        self.dynamic = DynamicProbes(self)          # probes enabled and disabled while it runs
+        self.events = EventProbes(self)             # proc: and signal: probes
         # Subscribed last: at a fork event every strategy has copied its bookkeeping to the
         # child before the children policy decides what the child keeps (seed 002).
         self.monitor = ProcessMonitor(self, make_policy(self, children, backpatch))
+        for probe in probes:
+            self.dynamic.schedule(probe)            # --enable-at / --disable-at
+
+    # ---- probes enabled and disabled while the program runs (dynamic.py) --------------------
+    def add_probe(self, probe: Probe) -> Probe:
+        """Enable `probe` from now on in every traced process it applies to (from an action:
+        at the next safe point). It may be removed again (`remove_probe`)."""
+        probe.removable = True
+        self.dynamic.add(probe)
+        return probe
+
+    def remove_probe(self, probe: Probe) -> None:
+        """Disable `probe` at once and take it out of every process (InstrumenterError for a
+        probe the session does not have, or one removed already)."""
+        self.dynamic.remove(probe)
 
     # ---- enabling --------------------------------------------------------------------------
     def attach(self, process) -> None:
@@ -63,9 +82,18 @@ class Session:
         if self.monitor.is_traced(process):
             self._instrument_object(process, mapped)
 
-    def _instrument_object(self, process, mapped) -> None:
-        probes = [p for p in self.probes
-                  if p.spec.kind in (UPROBE, URETPROBE) and p.spec.matches_binary(mapped.path)]
+    def instrument_probes(self, process, probes) -> None:
+        """Place `probes` (enabled while the program runs) on every object `process` maps."""
+        objects = self.debug.images(process)
+        if not objects and process.image is not None:
+            objects = [_Program(process)]
+        for mapped in objects:
+            self._instrument_object(process, mapped, probes)
+
+    def _instrument_object(self, process, mapped, candidates=None) -> None:
+        probes = [p for p in (self.probes if candidates is None else candidates)
+                  if p.spec.kind in (UPROBE, URETPROBE) and p.spec.matches_binary(mapped.path)
+                  and (p.enabled or candidates is not None)]
         if not probes:
             return
         image = mapped.image
@@ -120,16 +148,28 @@ class Session:
         of the registry, cheapest per hit first and singlestep last (`auto_order`), takes the
         first that accepts the site and says which it chose (-v, and the probe's
         `chosen`, which the -c listing shows)."""
+        if self.dynamic.deferred:
+            self.dynamic.reclaim()     # sound at any time once the sites are out (dynamic.py)
+        removable = getattr(probe, "removable", False)
+        if removable and self._placed_through_shared_site(process, address, probe):
+            return None
         if self.strategy != "auto":
             strategy = self.strategies.get(self.strategy)
             if strategy is None:
                 raise InstrumenterError(f"unknown strategy {self.strategy!r} "
                                         f"(have: {', '.join(sorted(self.strategies))})")
+            if removable and not hasattr(strategy, "remove"):
+                raise InstrumenterError(f"{probe.spec.text}: --strategy {self.strategy} cannot "
+                                        "take a probe out again (disable_at, remove_probe)")
             site = strategy.place(process, address, hook, probe.spec.text)
+            self._placed(probe, process, address, hook, self.strategy)
             _count_placement(probe, self.strategy)
             return site
         reasons = []
         for name in self.auto_order:
+            if removable and not hasattr(self.strategies[name], "remove"):
+                reasons.append(f"{name}: cannot take a probe out again")
+                continue
             try:
                 site = self.strategies[name].place(process, address, hook, probe.spec.text)
             except InstrumenterError as refused:
@@ -138,11 +178,28 @@ class Session:
             _count_placement(probe, name)
             if self.on_choice is not None:
                 self.on_choice(probe, address, name)
+            self._placed(probe, process, address, hook, name)
             return site
         causes = {reason.split(": ", 1)[1] for reason in reasons}
         if len(causes) == 1:             # the site itself (not a boundary, not mapped): once
             raise InstrumenterError(f"{probe.spec.text}: {causes.pop()}")
         raise InstrumenterError(f"{probe.spec.text}: no strategy can take {address:#x} ({'; '.join(reasons)})")
+
+    @staticmethod
+    def _placed(probe, process, address: int, hook, strategy: str) -> None:
+        placements = getattr(probe, "placements", None)     # (an IFUNC resolution has none)
+        if placements is not None:
+            placements.append(Placement(process, process.space.serial, address, hook, strategy))
+
+    def _placed_through_shared_site(self, process, address: int, probe) -> bool:
+        """A fork child shares its parent's site objects for the patches its memory copy
+        holds (trampoline.py fork): a probe enabled in both is placed once, not twice."""
+        for strategy in self.strategies.values():
+            site = getattr(strategy, "sites", {}).get((process.space.serial, address))
+            if site is not None and any(getattr(h, "probe", None) is probe
+                                        for h in getattr(site, "hooks", ())):
+                return True
+        return False
 
     def resolve(self, process, probe: Probe) -> int:
         """The address of `probe` in the program `process` runs."""
@@ -170,6 +227,8 @@ class Session:
             name: str | None = None) -> None:
         """Record one hit of `probe` (then run its action). A uprobe's entry hits take
         _EntryHit's copy of this path, which keeps the site's name at hand."""
+        if not probe.enabled:
+            return
         probe.hits += 1
         process = thread.process
         cpu = self.debug.cpu(process)
@@ -228,6 +287,7 @@ class Session:
     def space_released(self, space) -> None:
         """The kernel frees `space` next: collect what native actions counted there, then
         forget it in every table (all are keyed by space.serial, never id(): issue 12)."""
+        self.dynamic.forget_space(space.serial)
         self.returns.landings.pop(space.serial, None)
         forget_space_tables(self, space)
         serial = space.serial
@@ -237,12 +297,12 @@ class Session:
     # ---- syscall probes --------------------------------------------------------------------
     def syscall_entry(self, thread, name: str, args) -> None:
         for probe in self.probes:
-            if probe.spec.kind == SYSCALL and probe.spec.syscall == name:
+            if probe.spec.kind == SYSCALL and probe.spec.syscall == name and probe.enabled:
                 self.hit(probe, thread, 0, kind="syscall_entry", args=tuple(args), name=name)
 
     def syscall_exit(self, thread, name: str, args, result: int) -> None:
         for probe in self.probes:
-            if probe.spec.kind == SYSCALL and probe.spec.syscall == name:
+            if probe.spec.kind == SYSCALL and probe.spec.syscall == name and probe.enabled:
                 cpu = self.debug.cpu(thread.process)
                 self.buffers.put((cpu.instructions_retired, thread.process.pid,
                                   thread.tid, probe.spec.text, 0, tuple(args),
@@ -264,6 +324,8 @@ class _EntryHit:
 
     def __call__(self, thread, address: int) -> None:
         probe, session = self.probe, self.session
+        if not probe.enabled:             # disabled, not taken out yet (dynamic.py)
+            return
         probe.hits += 1
         process = thread.process
         cpu = session.debug.cpu(process)

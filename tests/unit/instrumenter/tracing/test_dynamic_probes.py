@@ -1,0 +1,122 @@
+"""Probes added and removed while the program runs (instrumenter/tracing/dynamic.py): from the
+library, from a probe's action, at instruction counts; clear errors for a probe the session
+does not have or removes twice; a trampoline is reused only once no thread can run it."""
+import io
+from pathlib import Path
+
+import pytest
+
+from instrumenter.errors import InstrumenterError
+from instrumenter.tracing.probes import Probe
+from instrumenter.tracing.records import Buffers
+from instrumenter.tracing.session import Session
+from kernel_model.fs import CapturedOutput
+from kernel_model.kernel import Kernel, KernelConfig
+from trapline.probespec import parse_probe_spec
+
+BIN = Path(__file__).resolve().parents[4] / "samples" / "bin"
+
+
+@pytest.fixture(params=["i386", "x86_64"])
+def arch(request) -> str:
+    return request.param
+
+
+def _session(arch, program, args, specs, *, quantum=200_000, strategy="trampoline"):
+    kernel = Kernel(KernelConfig(stdin=CapturedOutput(), stdout=CapturedOutput(),
+                                 stderr=CapturedOutput(), report=io.StringIO(), quantum=quantum))
+    path = str(BIN / arch / program).encode()
+    proc = kernel.spawn(path, [path, *args], [])
+    probes = [Probe(parse_probe_spec(s), nargs=0) for s in specs]
+    records = []
+    session = Session(kernel, probes, buffers=Buffers(drain=records.extend), strategy=strategy)
+    session.attach(proc)
+    return kernel, proc, session, probes, records
+
+
+def test_removing_a_probe_never_added_or_twice_is_a_clear_error(arch):
+    kernel, proc, session, (probe,), _ = _session(arch, "fib", [b"5"], ["uprobe:fib:fib"])
+    stranger = Probe(parse_probe_spec("uprobe:fib:fib"))
+    with pytest.raises(InstrumenterError, match="no such probe in this session"):
+        session.remove_probe(stranger)
+    session.remove_probe(probe)
+    with pytest.raises(InstrumenterError, match="removed already"):
+        session.remove_probe(probe)
+    with pytest.raises(InstrumenterError, match="already enabled"):
+        session.add_probe(session.add_probe(stranger))
+    kernel.run(proc)
+    assert (probe.hits, stranger.hits) == (0, 15)            # fib(5): 2*F(6)-1 calls
+
+
+def test_a_probe_removed_by_its_own_action_and_readded_by_another_probe(arch):
+    """fib's entry disables itself at its 3rd hit; a probe on fib+1 (the next instruction)
+    enables it again at its 10th hit: the entry probe then sees every call after that one."""
+    kernel, proc, session, (entry, inner), records = _session(
+        arch, "fib", [b"8"], ["uprobe:fib:fib", "uprobe:fib:fib+1"])
+    times = {}
+
+    def entry_action(ctx):
+        if entry.hits == 3:
+            times["removed"] = ctx.timestamp
+            session.remove_probe(entry)
+
+    def inner_action(ctx):
+        if inner.hits == 10:
+            times["added"] = ctx.timestamp
+            session.add_probe(entry)
+    entry.action, inner.action = entry_action, inner_action
+    kernel.run(proc)
+    session.flush()
+    assert inner.hits == 67                                   # fib(8): 2*F(9)-1 calls
+    inner_ts = [r.ts for r in records if r.probe == "uprobe:fib:fib+1"]
+    after = sum(1 for ts in inner_ts if ts > times["added"])
+    assert entry.hits == 3 + after                            # nothing lost, nothing twice
+    assert kernel.config.stdout.data.endswith(b"= 21\n")
+
+
+def test_a_trampoline_is_reused_only_once_no_thread_runs_it(arch):
+    """Removed from its action, the probe's trampoline is where the trapping thread goes
+    next: at the safe point that takes the probe out, its PC is inside, so the slot waits;
+    a probe placed later, once the thread has left, gets the same slot."""
+    kernel, proc, session, (first,), _ = _session(arch, "fib", [b"6"], ["uprobe:fib:fib"])
+    seen = {}
+    second = Probe(parse_probe_spec("uprobe:fib:fib+1"), nargs=0)
+    trampolines = session.trampolines
+    original_take_out = session.dynamic._take_out
+
+    def take_out(probe):
+        site = trampolines.sites[(proc.space.serial, probe.placements[0].address)]
+        seen["slot"] = site.trampoline
+        seen["pcs"] = kernel.debug.code_addresses_in_use(proc)
+        original_take_out(probe)
+        seen["deferred"] = [d.address for d in session.dynamic.deferred]
+        kernel.debug.at_instruction(kernel.debug.instruction_count() + 50,
+                                    lambda: session.add_probe(second))
+    session.dynamic._take_out = take_out
+
+    def action(ctx):
+        session.remove_probe(first)
+    first.action = action
+
+    def second_action(ctx):
+        placement = second.placements[0]
+        seen["second"] = trampolines.sites[(placement.serial, placement.address)].trampoline
+    second.action = second_action
+    kernel.run(proc)
+    slot = seen["slot"]
+    assert slot in seen["pcs"] and seen["deferred"] == [slot]     # in use: not given back
+    assert [address for _, address in session.dynamic.released] == [slot]
+    assert seen["second"] == slot
+    assert first.hits == 1 and second.hits > 0
+    assert kernel.config.stdout.data.endswith(b"= 8\n")
+
+
+def test_a_probe_that_may_be_removed_is_not_placed_by_a_strategy_that_cannot(arch):
+    kernel, proc, session, (probe,), _ = _session(arch, "fib", [b"5"], ["uprobe:fib:fib"],
+                                                  strategy="auto")
+    assert probe.placements[0].strategy == "jump"
+    with pytest.raises(InstrumenterError, match="placed by jump, which cannot take a probe out"):
+        session.remove_probe(probe)
+    late = session.add_probe(Probe(parse_probe_spec("uprobe:fib:main"), nargs=0))
+    kernel.run(proc)
+    assert [p.strategy for p in late.placements] == ["trampoline"] and late.hits == 1
