@@ -21,9 +21,11 @@ held.
 A signal handler frame built for the stepping thread inside its window (its stepped
 instruction faulted, or a signal arrived while a quantum switch left it between the int3 and
 the step) ends the window early: the int3 goes back and the others are released, so a handler
-that waits for another thread cannot deadlock on the hold. When the handler returns to the
-site, that execution reaches the int3 again; it is the same execution, so its hooks are not
-run twice (keyed by thread, address and stack pointer; uprobes restarts its step the same way).
+that waits for another thread cannot deadlock on the hold. A handler that returns to the site
+meets the int3 again and the probe reports that execution again, as uprobes does when the
+instruction in its XOL slot faults (arch_uprobe_abort_xol: the probed address is hit anew).
+Unlike uprobes (uprobe_deny_signal), pending signals are not held back for the step, so an
+asynchronous signal landing in a window is the one case where a hit is reported twice.
 """
 from dataclasses import dataclass
 
@@ -35,17 +37,15 @@ from .singlestep import SingleStepProbes
 class Hold:
     threads: list           # the threads held for this window, in creation order
     since: int              # instructions retired on the run's clock when the window opened
-    address: int
-    sp: int                 # the stepping thread's sp at the hit (a resumed step keeps it)
 
 
 class StopAllSingleStepProbes(SingleStepProbes):
     def __init__(self, session):
         super().__init__(session)
         self.holds: dict[int, Hold] = {}          # tid of the stepping thread -> its hold
-        self.resumed: dict[int, tuple[int, int]] = {}   # tid -> (address, sp) of an aborted step
         self.windows = 0                          # windows opened with the others held
         self.held_thread_insns = 0                # sum over windows of length x threads held
+        self.aborted = 0                          # windows a signal handler frame ended
 
     def remove(self, process, address: int, hook, owner: str) -> None:
         """Take one hook off a site; the last one restores the original bytes and the site's
@@ -61,29 +61,15 @@ class StopAllSingleStepProbes(SingleStepProbes):
             self.debug.unregister_breakpoint(process.space, address)
 
     def _on_hit(self, site, frame, thread) -> bool:
-        process = thread.process
-        sp = self.debug.cpu(process).sp
-        if self.resumed.pop(thread.tid, None) == (site.address, sp):
-            hooks, site.hooks = site.hooks, []    # the same execution, back from a handler
-            try:
-                self._open(site, frame, thread, sp)
-            finally:
-                site.hooks = hooks
-            return True
-        self._open(site, frame, thread, sp)
-        return True
-
-    def _open(self, site, frame, thread, sp: int) -> None:
         """Hold every other thread of the space, then the baseline's hit: hooks, the original
         bytes back, TF set, IRET to the site."""
         process = thread.process
         others = [t for t in self.debug.space_threads(process) if t is not thread]
         for other in others:
             self.debug.suspend(other)
-        self.holds[thread.tid] = Hold(others, self.debug.instructions_retired(process),
-                                      site.address, sp)
+        self.holds[thread.tid] = Hold(others, self.debug.instructions_retired(process))
         self.windows += 1
-        super()._on_hit(site, frame, thread)
+        return super()._on_hit(site, frame, thread)
 
     def _on_debug_trap(self, frame, thread):
         claimed = super()._on_debug_trap(frame, thread)      # the int3 is back
@@ -103,13 +89,10 @@ class StopAllSingleStepProbes(SingleStepProbes):
     # ---- a window that ends without its #DB ---------------------------------------------------
     def signal(self, process, thread, signal, info) -> None:
         """A handler frame for the stepping thread: write the int3 back and release the
-        others now (module docstring); the handler's return re-runs the same execution."""
-        if thread is None or thread.tid not in self.stepping:
-            return
-        hold = self.holds.get(thread.tid)
-        if hold is not None:
-            self.resumed[thread.tid] = (hold.address, hold.sp)
-        self._abort(thread)
+        others now (module docstring)."""
+        if thread is not None and thread.tid in self.stepping:
+            self.aborted += 1
+            self._abort(thread)
 
     def exit(self, process, status) -> None:
         """A process that dies inside its window (killed by its stepped instruction's fault,
@@ -117,7 +100,6 @@ class StopAllSingleStepProbes(SingleStepProbes):
         space, nor leave them held."""
         for thread in process.threads:
             self._abort(thread)
-            self.resumed.pop(thread.tid, None)
 
     def _abort(self, thread) -> None:
         pending = self.stepping.pop(thread.tid, None)

@@ -79,3 +79,26 @@ def test_stopall_loses_nothing_and_behaves_like_unprobed(arch, guest, workers, c
     assert strategy.holds == {} and strategy.stepping == {}
     # every window held the other threads of the space for at least the stepped instruction
     assert (strategy.held_thread_insns > 0) == (hits > 0)
+
+
+def test_a_stepped_instruction_that_faults_ends_its_window():
+    """samples/signals writes through NULL in check_segv_longjmp and its SIGSEGV handler
+    siglongjmps out: probed there, the stepped store faults inside the window, the handler
+    frame ends it (int3 back, nobody held) and the program runs on as unprobed."""
+    for arch, offset in (("i386", 57), ("x86_64", 58)):
+        stdout = CapturedOutput(name=b"pipe:[1]")
+        kernel = Kernel(KernelConfig(stdin=CapturedOutput(b""), stdout=stdout,
+                                     stderr=CapturedOutput(name=b"pipe:[2]")))
+        path = str(SAMPLES / arch / "signals").encode()
+        proc = kernel.spawn(path, [path], [])
+        probe = Probe(parse_probe_spec(f"uprobe:signals:check_segv_longjmp+{offset}"), nargs=0)
+        session = Session(kernel, [probe], strategy="singlestep-stopall")
+        session.attach(proc)
+        site = session.resolve(proc, probe)
+        assert kernel.debug.read_memory(proc, site, 1) == b"\xcc"
+        status = kernel.run(proc)
+        strategy = session.strategies["singlestep-stopall"]
+        assert wait_status_exit_code(status) == 0, stdout.data
+        assert b"c. SIGSEGV from a NULL write: handler ran 1 time(s)" in stdout.data
+        assert (probe.hits, strategy.windows, strategy.aborted) == (1, 1, 1)
+        assert strategy.holds == {} and strategy.stepping == {}
