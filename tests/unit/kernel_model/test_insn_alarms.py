@@ -60,3 +60,22 @@ def test_an_alarm_asked_for_inside_a_hook_runs_at_the_next_safe_point(arch):
     kernel.run(proc)
     (_, asked, in_hook), (_, ran, ran_in_hook) = seen
     assert in_hook and not ran_in_hook and ran - asked <= 1    # the syscall insn's own count
+
+
+def test_code_in_use_includes_the_pcs_pending_signal_frames_return_to(arch):
+    """Inside a handler, the interrupted PC sigreturn will resume at is in use too (a tool
+    must not reuse out-of-line code there): kernel_model/debug_alarms.py."""
+    kernel, proc = _kernel(arch, "signals")
+    debug, seen = kernel.debug, []
+
+    class Watcher:
+        def signal(self, process, thread, signal, info):
+            if thread is not None and not seen:
+                seen.append((debug.code_addresses_in_use(process),
+                             debug.read_register(thread, debug.arch(process).pc)))
+
+    debug.subscribe(Watcher())
+    kernel.run(proc)
+    (in_use, handler_pc), = seen
+    assert in_use[0] == handler_pc and len(in_use) == 2           # live PC, then the frame's
+    assert debug.symbolize(proc, in_use[1]) != debug.symbolize(proc, handler_pc)
