@@ -16,8 +16,8 @@ out is not handed out again while any thread could still execute it — a thread
 (a thread preempted or blocked between the redirect and the jump back), or a PC saved in a
 pending signal frame (sigreturn returns there). Such slots wait on a deferred list, checked at
 every safe point and before every placement (once a site's int3 is out, no thread can enter
-its handler any more, so the check holds inside hooks too); uretprobe landings stay mapped for good (return addresses on the stacks point
-at them). Only strategies that can take a probe out (`remove`) place a probe that may be
+its handler any more, so the check holds inside hooks too); uretprobe landings stay mapped for
+good (return addresses on the stacks point at them). Only strategies that can take a probe out (`remove`) place a probe that may be
 removed: under `auto`, the trampoline.
 """
 from typing import NamedTuple
@@ -38,6 +38,7 @@ class Placement(NamedTuple):
 
 class Deferred(NamedTuple):
     process: object
+    serial: int                 # the space the slot is in (the process may exec meanwhile)
     xol: object
     address: int
     size: int
@@ -73,7 +74,7 @@ class DynamicProbes:
             raise InstrumenterError(f"{probe.spec.text}: already enabled")
         if known:
             self.removed.remove(probe)        # enabled again
-        if not any(p is probe for p in session.probes):
+        else:
             session.probes.append(probe)
         probe.enabled = False
         if at_once:
@@ -142,16 +143,19 @@ class DynamicProbes:
         trampoline = getattr(site, "trampoline", None)
         if trampoline is not None and key not in sites:
             xol = self.session.trampolines.xol_for(process, near=address)
-            self.deferred.append(Deferred(process, xol, trampoline, TRAMPOLINE_SLOT))
+            self.deferred.append(Deferred(process, placement.serial, xol, trampoline,
+                                          TRAMPOLINE_SLOT))
 
     # ---- out-of-line slots ---------------------------------------------------------------------
     def reclaim(self) -> list[int]:
-        """Give back every deferred slot that no thread can execute any more (called at safe
-        points only); returns the slots given back."""
+        """Give back every deferred slot that no thread can execute any more (at safe points and
+        before placements: module docstring); returns the slots given back."""
         given, waiting = [], []
         in_use: dict[int, list[int]] = {}             # space serial -> addresses, this call
         for entry in self.deferred:
-            serial = entry.process.space.serial
+            serial = entry.serial
+            if entry.process.space is None or entry.process.space.serial != serial:
+                continue                              # the space is gone, and the slot with it
             if serial not in in_use:
                 in_use[serial] = self.debug.code_addresses_in_use(entry.process)
             if any(entry.address <= pc < entry.address + entry.size for pc in in_use[serial]):
@@ -165,4 +169,4 @@ class DynamicProbes:
 
     def forget_space(self, serial: int) -> None:
         """The space is gone: its deferred slots with it."""
-        self.deferred = [e for e in self.deferred if e.process.space.serial != serial]
+        self.deferred = [e for e in self.deferred if e.serial != serial]
