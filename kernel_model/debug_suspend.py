@@ -6,7 +6,9 @@ single-steps an original instruction.
 A hold is counted (two tools, or one tool twice, may hold a thread; it runs again when every
 hold is released) and orthogonal to the thread's state: a held thread that sleeps still
 receives its wakeups and signals, it is only not scheduled (kernel_model/sched.py). Holding
-the running thread inside a hook stops its Machine, as a stop for the tracer does.
+the running thread inside a hook stops its Machine, as a stop for the tracer does. (Named
+suspend_thread/resume_thread: stop/resume are the tracing facility's, ptrace's stops with
+their notifications, kernel_model/tracing_facility.py; a hold notifies nobody.)
 """
 from .proc import ZOMBIE
 
@@ -14,14 +16,14 @@ from .proc import ZOMBIE
 class ThreadHolds:
     _kernel = None
 
-    def suspend(self, thread) -> None:
-        """Keep `thread` off the CPU until `resume(thread)` (one resume per suspend)."""
+    def suspend_thread(self, thread) -> None:
+        """Keep `thread` off the CPU until `resume_thread(thread)` (one per suspend)."""
         kernel = self._kernel
         kernel.scheduler.suspend(thread)
         if thread is kernel.current and kernel.in_hook:
             thread.process.machine.stop()
 
-    def resume(self, thread) -> None:
+    def resume_thread(self, thread) -> None:
         """Release one hold of `thread` (KernelError if it has none)."""
         self._kernel.scheduler.resume(thread)
 

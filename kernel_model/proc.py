@@ -46,7 +46,7 @@ class Thread:
     ioprio: int = 0                      # ioprio_set's value; 0 = IOPRIO_CLASS_NONE (never set)
     sched_policy: int = 0                # SCHED_NORMAL (| SCHED_RESET_ON_FORK) (sched_attrs.py)
     rt_priority: int = 0
-    suspended: int = 0                   # holds by tools (debug.suspend): never picked while > 0
+    suspended: int = 0                   # tools' holds (debug.suspend_thread): never picked while > 0
 
     def describe(self) -> str:
         return f"pid {self.process.pid} tid {self.tid}"

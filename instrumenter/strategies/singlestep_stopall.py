@@ -66,7 +66,7 @@ class StopAllSingleStepProbes(SingleStepProbes):
         process = thread.process
         others = [t for t in self.debug.space_threads(process) if t is not thread]
         for other in others:
-            self.debug.suspend(other)
+            self.debug.suspend_thread(other)
         self.holds[thread.tid] = Hold(others, self.debug.instructions_retired(process))
         self.windows += 1
         return super()._on_hit(site, frame, thread)
@@ -84,7 +84,7 @@ class StopAllSingleStepProbes(SingleStepProbes):
         now = self.debug.instructions_retired(thread.process)
         self.held_thread_insns += (now - hold.since) * len(hold.threads)
         for other in hold.threads:
-            self.debug.resume(other)
+            self.debug.resume_thread(other)
 
     # ---- a window that ends without its #DB ---------------------------------------------------
     def signal(self, process, thread, signal, info) -> None:

@@ -72,7 +72,7 @@ def test_the_door_holds_every_thread_of_the_space_and_the_deadlock_report_says_s
     proc = kernel.spawn(path, [path], [])
     debug = kernel.debug
     assert debug.space_threads(proc) == proc.threads
-    debug.suspend(proc.threads[0])
+    debug.suspend_thread(proc.threads[0])
     assert debug.is_suspended(proc.threads[0])
     with pytest.raises(Deadlock, match="suspended by a tool"):
         kernel.run(proc)
