@@ -65,5 +65,5 @@ class InstructionTime:
     @staticmethod
     def signal_name(number: int) -> str:
         """strace's name of signal `number` (SIGUSR1, SIGRTMIN, SIGRT_2)."""
-        from .signals_names import SIGNAL_NAMES
+        from .signals import SIGNAL_NAMES
         return SIGNAL_NAMES.get(number, str(number))

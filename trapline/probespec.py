@@ -9,7 +9,7 @@ import re
 
 from instrumenter.tracing.probes import (PROC, PROC_EVENTS, SIGNAL, SYSCALL, UPROBE, URETPROBE,
                                          ProbeSpec)
-from kernel_model.signals_names import SIGNAL_NAMES
+from kernel_model.signals import SIGNAL_NAMES
 from kernel_model.syscalls.numbers_i386 import NUMBERS as I386_SYSCALLS
 from kernel_model.syscalls.numbers_x86_64 import NUMBERS as X86_64_SYSCALLS
 
