@@ -29,7 +29,6 @@ asynchronous signal landing in a window is the one case where a hit is reported 
 """
 from dataclasses import dataclass
 
-from ..errors import InstrumenterError
 from .singlestep import SingleStepProbes
 
 
@@ -46,19 +45,6 @@ class StopAllSingleStepProbes(SingleStepProbes):
         self.windows = 0                          # windows opened with the others held
         self.held_thread_insns = 0                # sum over windows of length x threads held
         self.aborted = 0                          # windows a signal handler frame ended
-
-    def remove(self, process, address: int, hook, owner: str) -> None:
-        """Take one hook off a site; the last one restores the original bytes and the site's
-        handler goes (a thread inside its window then finds no int3 to write back)."""
-        key = (process.space.serial, address)
-        site = self.sites.get(key)
-        if site is None or hook not in site.hooks:
-            raise InstrumenterError(f"no probe {owner} at {address:#x}")
-        site.hooks.remove(hook)
-        self.session.trampolines.store_for(process).remove(address, owner)
-        if not site.hooks:
-            del self.sites[key]
-            self.debug.unregister_breakpoint(process.space, address)
 
     def _on_hit(self, site, frame, thread) -> bool:
         """Hold every other thread of the space, then the baseline's hit: hooks, the original
@@ -105,7 +91,6 @@ class StopAllSingleStepProbes(SingleStepProbes):
         pending = self.stepping.pop(thread.tid, None)
         if pending is not None:
             process, site = pending
-            patched = self.session.trampolines.store_for(process).sites.get(site.address)
-            if patched is not None:
-                self.debug.write_memory(process, site.address, patched.patch)
+            if self.debug.patch_at(process, site.address) is not None:
+                self.debug.relay_patch(process, site.address)          # the int3 is back
         self._release(thread)

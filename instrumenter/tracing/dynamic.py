@@ -140,8 +140,8 @@ class DynamicProbes:
         sites = getattr(strategy, "sites", {})
         site = sites.get(key)
         strategy.remove(process, address, placement.hook, owner)
-        trampoline = getattr(site, "trampoline", None)
-        if trampoline is not None and key not in sites:
+        trampoline = getattr(site, "trampoline", None)      # (a jump keeps its copy for good)
+        if placement.strategy == "trampoline" and trampoline is not None and key not in sites:
             xol = self.session.trampolines.xol_for(process, near=address)
             self.deferred.append(Deferred(process, placement.serial, xol, trampoline,
                                           TRAMPOLINE_SLOT))
