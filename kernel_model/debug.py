@@ -56,6 +56,7 @@ from .debug_syscalls import SyscallAccess, SyscallRun  # noqa: F401  (what run_s
 from .debug_timer import TimerAccess
 from .debug_alarms import InstructionTime
 from .debug_suspend import ThreadHolds
+from .debug_run import RunControl
 from .errors import KernelError, TraceError, VforkParentBusy  # noqa: F401  (tools catch them)
 from .idt import PF as PAGE_FAULT
 from .proc import ZOMBIE
@@ -66,7 +67,7 @@ from .tracing_facility import TraceStop, TracingFacility  # noqa: F401
 
 
 class DebugInterface(PatchAccess, SyscallAccess, ProcessAccess, SyscallStops, TracingFacility,
-                     TimerAccess, ThreadHolds, InstructionTime):
+                     TimerAccess, ThreadHolds, InstructionTime, RunControl):
     EVENTS = ("pre_fork", "fork", "fork_failed", "vfork", "vfork_done", "exec", "exit", "signal",
               "space_released", "syscall_entry", "syscall_exit", "image_mapped",
               "timer_tick")
@@ -343,6 +344,7 @@ class DebugInterface(PatchAccess, SyscallAccess, ProcessAccess, SyscallStops, Tr
         self.clear_space(space)
         self.forget_cpu(space)
         self.forget_patches(space)
+        self.forget_code_breakpoints(space)
 
 
 class _Subscription:

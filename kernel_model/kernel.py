@@ -216,10 +216,15 @@ class Kernel:
         while True:
             if alarms:
                 alarms.fire()           # a safe point: between instructions, outside hooks
+            control = self.debug.run_controller      # a debugger's (kernel_model/debug_run.py)
+            if control is not None:
+                control.schedule_point()
             if preempted:
                 thread = self.scheduler.rotate(self.current)
             else:
                 thread = self.scheduler.pick(self.current)
+            if control is not None and thread is not None:
+                thread = control.choose(thread)
             if thread is None:
                 if self.scheduler.threads:
                     raise Deadlock(self.scheduler.deadlock_report(self.debug.tool_waits()))
@@ -239,6 +244,8 @@ class Kernel:
                     raise InstructionBudgetExceeded(
                         f"instruction budget of {self.config.max_insns} used up")
                 count = min(count or left, left)
+            if control is not None:
+                count = control.slice_count(thread, count)
             charged = count
             count, by_alarm = alarms.cap(count, machine)      # a tool's alarm: insn_alarms.py
             self.in_hook = True
@@ -259,6 +266,8 @@ class Kernel:
             if preempted:
                 self.clock.advance(count)           # virtual time: 1 ns per guest instruction
             self._handle_exit(thread, exit_)
+            if control is not None:
+                control.after_slice(thread, exit_)
             self._release_pending()
         return proc.exit_status
 

@@ -85,7 +85,8 @@ def run_options(f, *, follow_short: bool = True):
              lazy_commands={"experiment": "trapline.experiment:experiment",   # `trapline experiment loss`
                             "explain": "trapline.explain:explain",            # seed 001's figures, run
                             "profile": "trapline.cli_profile:profile",       # issue 18, seed 004
-                            "report": "trapline.cli_profile:report"})
+                            "report": "trapline.cli_profile:report",
+                            "gdbserver": "trapline.cli_gdbserver:gdbserver"})  # GDB remote stub (seed 003)
 def main():
     """trapline: run and instrument x86/x86-64 Linux binaries in an emulated, modeled kernel."""
 

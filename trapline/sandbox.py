@@ -57,6 +57,8 @@ class Sandbox:
     backpatch: str = "lazy"                # detach's vfork children: lazy | eager
     tools: list = field(default_factory=list)    # callables(kernel, process) attaching a tool
                                                  # (the profiler) before the program runs
+    host_stdio: tuple = (0, 1, 2)          # host fds the guest's 0-1-2 pass through to (capture=False)
+    on_start: object = None                # callable(kernel, process, session) before the run (a debugger)
 
     def guest_cwd(self) -> str:
         """Without a rootfs the guest sees the host's tree, so it starts where the user is
@@ -98,7 +100,7 @@ class Sandbox:
             stdin = CapturedOutput(self.stdin or b"", name=b"pipe:[0]")
             stdout, stderr = CapturedOutput(name=b"pipe:[1]"), CapturedOutput(name=b"pipe:[2]")
         else:
-            stdin, stdout, stderr = StdioFile(0), StdioFile(1), StdioFile(2)
+            stdin, stdout, stderr = (StdioFile(fd) for fd in self.host_stdio)
         report = sys.stderr
         if self.quantum <= 0:
             raise UsageError("--quantum must be a positive number of instructions")
@@ -129,6 +131,8 @@ class Sandbox:
             session.attach(proc)
         for attach in self.tools:
             attach(kernel, proc)
+        if self.on_start is not None:
+            self.on_start(kernel, proc, session)
         status = kernel.run(proc)
         if session is not None:
             session.flush()

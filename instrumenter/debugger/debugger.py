@@ -1,0 +1,203 @@
+"""A debugger on the debug interface that sees through the instrumentation (seed 003,
+US 6,957,421: providing debugging capability for instrumented code).
+
+All-stop, as GDB's default: the debugger is the kernel's run controller (kernel_model/
+debug_run.py), so between two slices of guest execution it may stop the world — no thread
+runs while `on_stop(event)` talks to the user — and it resumes by returning from it, with
+each thread told to continue or to step.
+
+Seeing through the probes:
+  * breakpoints are code breakpoints (nothing patched), so they coexist with a probe at the
+    same address: the stop happens before the probed instruction, and when the thread goes
+    on, the probe's int3/jump runs as without the debugger — both the stop and the record;
+  * memory reads show the original bytes under every patch (memory.py);
+  * the PC of a thread inside tool code is shown as its original address (addrmap.py), and a
+    step runs machine instructions until exactly one ORIGINAL instruction has run: through
+    the int3 and the relocated copy of a trampoline probe, or the one emulated trap of an
+    emulate probe (stepping.py).
+"""
+from .addrmap import ToolAddressMap
+from .events import BREAKPOINT, EXITED, INITIAL, INTERRUPT, SIGINT, StopEvent
+from .memory import ShadowedMemory
+from .registers import ThreadRegisters
+from .stepping import Stepper
+
+
+class Debugger:
+    def __init__(self, debug, session=None, *, on_stop=None):
+        self.debug = debug
+        self.session = session
+        self.on_stop = on_stop                   # callable(StopEvent): returns to resume
+        self.addrmap = ToolAddressMap(debug, session)
+        self.registers = ThreadRegisters(debug, self.addrmap)
+        self.memory = ShadowedMemory(debug, session)
+        self.stepper = Stepper(self)
+        self.pids: list[int] = []                # the debugged processes, in order
+        self.processes: dict[int, object] = {}
+        self.breakpoints: set[int] = set()
+        self.pending: list[StopEvent] = []
+        self.last_stop: StopEvent | None = None
+        self.detached = False
+        self.interrupt_requested = False
+        self._resuming: dict[int, int] = {}      # tid -> the breakpoint address it resumes from
+        self._spaces: dict[int, object] = {}     # space serial -> a process using it
+
+    # ---- attaching ---------------------------------------------------------------------------
+    def attach(self, process) -> None:
+        """Debug `process` from here on; the first schedule point stops it (INITIAL)."""
+        self.add_process(process)
+        self.debug.subscribe(self)
+        self.debug.set_run_controller(self)
+        self.pending.append(StopEvent(INITIAL, thread=self.debug.live_threads(process)[0]))
+
+    def add_process(self, process) -> None:
+        if process.pid in self.processes:
+            return
+        self.pids.append(process.pid)
+        self.processes[process.pid] = process
+        self._arm_space(process)
+
+    def _arm_space(self, process) -> None:
+        self._spaces[process.space.serial] = process
+        for address in self.breakpoints:
+            self.debug.add_code_breakpoint(process.space, address, self._on_breakpoint)
+
+    def live_processes(self) -> list:
+        return [self.processes[pid] for pid in self.pids if self.debug.is_alive(self.processes[pid])]
+
+    def threads(self) -> list:
+        return [t for p in self.live_processes() for t in self.debug.live_threads(p)]
+
+    def thread(self, pid: int, tid: int):
+        for thread in self.threads():
+            if thread.tid == tid and (pid in (0, -1) or thread.process.pid == pid):
+                return thread
+        return None
+
+    # ---- breakpoints ---------------------------------------------------------------------------
+    def insert_breakpoint(self, address: int) -> None:
+        self.breakpoints.add(address)
+        for process in self._armed_processes():
+            self.debug.add_code_breakpoint(process.space, address, self._on_breakpoint)
+
+    def remove_breakpoint(self, address: int) -> None:
+        self.breakpoints.discard(address)
+        for process in self._armed_processes():
+            self.debug.remove_code_breakpoint(process.space, address)
+
+    def _armed_processes(self) -> list:
+        seen, out = set(), []
+        for process in self.live_processes():
+            if process.space.serial not in seen:
+                seen.add(process.space.serial)
+                out.append(process)
+        return out
+
+    def _on_breakpoint(self, thread, address: int) -> bool:
+        """A code breakpoint is about to run `address` on `thread` (inside Unicorn's hook)."""
+        if self.detached or thread is None or thread.process.pid not in self.processes:
+            return False                        # a process the user does not debug runs on
+        if self._resuming.get(thread.tid) == address:
+            del self._resuming[thread.tid]      # the instruction it stopped before: run it
+            return False
+        if self.stepper.active is thread:
+            return False                        # a step in progress ends by its own rule
+        self.pending.append(StopEvent(BREAKPOINT, thread=thread, address=address))
+        return True
+
+    # ---- memory and registers ------------------------------------------------------------
+    def read_memory(self, process, address: int, size: int) -> bytes:
+        return self.memory.read(process, address, size)
+
+    def write_memory(self, process, address: int, data: bytes) -> None:
+        self.memory.write(process, address, data)
+
+    def read_registers(self, thread) -> dict[str, int]:
+        return self.registers.read(thread)
+
+    def write_registers(self, thread, changes: dict[str, int]) -> None:
+        self.registers.write(thread, changes)
+
+    def pc(self, thread) -> int:
+        """The PC as the user sees it (an original address)."""
+        return self.addrmap.original_pc(thread.process, self.real_pc(thread))
+
+    def real_pc(self, thread) -> int:
+        return self.debug.read_register(thread, self.debug.arch(thread.process).pc)
+
+    # ---- resuming (called from on_stop, which then returns) --------------------------------
+    def resume(self, steps=(), signals=None) -> None:
+        """Continue every thread; the threads in `steps` run one original instruction first
+        (GDB's vCont;s:T;c: the others wait until the step is done). `signals`: tid -> a
+        signal to deliver as the thread resumes (vCont;C)."""
+        for tid, signal in (signals or {}).items():
+            thread = self.thread(-1, tid)
+            if thread is not None and signal:
+                self.debug.post_signal(thread, signal)
+        for thread in self.threads():
+            if thread.process.space is not None and self.real_pc(thread) in self.breakpoints:
+                self._resuming[thread.tid] = self.real_pc(thread)
+        if steps:
+            self.stepper.start(steps[0])
+
+    def kill(self) -> None:
+        """Every debugged process dies by SIGKILL (GDB's kill)."""
+        for process in self.live_processes():
+            self.debug.kill_process(process, 9)
+        self.detach()
+
+    def detach(self) -> None:
+        """Remove every breakpoint and let the program run on untouched (GDB's detach): the
+        probes stay, as they were before the debugger came."""
+        for address in list(self.breakpoints):
+            self.remove_breakpoint(address)
+        self.detached = True
+        self.stepper.cancel()
+        self.debug.set_run_controller(None)
+
+    def interrupt(self) -> None:
+        """Stop the running guest as soon as possible (from another host thread: Ctrl-C)."""
+        self.interrupt_requested = True
+        self.debug.interrupt_guest()
+
+    # ---- the run controller (kernel_model/debug_run.py) -----------------------------------
+    def schedule_point(self) -> None:
+        if self.interrupt_requested and not self.stepper.active:
+            self.interrupt_requested = False
+            thread = self._interrupted_thread()
+            if thread is not None:
+                self.stepper.settle(thread, StopEvent(INTERRUPT, thread=thread, signal=SIGINT))
+        while self.pending and not self.detached and not self.stepper.active:
+            event = self.pending.pop(0)
+            if event.kind != EXITED and (event.thread is None or not self.debug.is_alive_thread(event.thread)):
+                continue
+            self._resuming.clear()
+            self.last_stop = event
+            self.on_stop(event)
+
+    def _interrupted_thread(self):
+        current = self.debug.current_thread()
+        if current is not None and current.process.pid in self.processes \
+                and self.debug.is_alive_thread(current):
+            return current
+        threads = self.threads()
+        return threads[0] if threads else None
+
+    def choose(self, thread):
+        return self.stepper.choose(thread)
+
+    def slice_count(self, thread, count: int) -> int:
+        return self.stepper.slice_count(thread, count)
+
+    def after_slice(self, thread, exit_) -> None:
+        self.stepper.after_slice(thread)
+
+    # ---- process events (kernel_model/debug.py) --------------------------------------------
+    def exit(self, process, status: int) -> None:
+        if process.pid in self.processes and not self.detached:
+            self.stepper.process_ended(process)
+            self.pending.append(StopEvent(EXITED, process=process, status=status))
+
+    def exec(self, process, path, argv) -> None:
+        if process.pid in self.processes:
+            self._arm_space(process)

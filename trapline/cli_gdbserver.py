@@ -1,0 +1,59 @@
+"""`trapline gdbserver`: run PROGRAM (probed with -p, as `trapline trace`) under the seed-003
+debugger and serve it to GDB over the remote serial protocol, as gdbserver does.
+
+    gdb -ex 'target remote | trapline gdbserver --stdio -p uprobe:fib:fib -- samples/bin/x86_64/fib 5' fib
+    trapline gdbserver --listen localhost:1234 -- PROGRAM ARGS   then in gdb: target remote :1234
+
+With --stdio the protocol owns stdin and stdout: the program's stdin is /dev/null and its
+stdout goes to stderr (gdbserver's own rule for a stdio connection). Probe records go to -o
+FILE, or to stderr.
+"""
+import sys
+
+import click
+
+from instrumenter.strategies.registry import CHOICES as STRATEGY_CHOICES
+
+from .cli import _fail, _parse_env, run_options
+
+
+def _listen_address(text: str) -> tuple[str, int]:
+    host, sep, port = text.rpartition(":")
+    if not sep or not port.isdigit():
+        raise click.BadParameter(f"{text!r} is not HOST:PORT", param_hint="--listen")
+    return host or "localhost", int(port)
+
+
+@click.command(context_settings={"ignore_unknown_options": True})
+@click.option("--listen", metavar="HOST:PORT", default=None, help="Wait for GDB on this TCP address.")
+@click.option("--stdio", is_flag=True, help="Talk to GDB on stdin/stdout (target remote | ...).")
+@click.option("-p", "--probe", "probes", multiple=True, metavar="SPEC", help="A probe, as for trace.")
+@click.option("--strategy", type=click.Choice(STRATEGY_CHOICES), default="auto", show_default=True)
+@click.option("-o", "--output", type=click.File("w"), default=None,
+              help="Write probe records here (default: stderr).")
+@click.option("--debug-protocol", is_flag=True, help="Log every packet on stderr.")
+@run_options
+@click.argument("program")
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def gdbserver(listen, stdio, probes, strategy, output, debug_protocol, rootfs, cwd, env, clear_env,
+              seed, writable, strace, follow_forks, quantum, max_insns, verbose, program, args):
+    """Debug PROGRAM [ARGS...] with GDB through its probes (seed 003)."""
+    from .gdbserver.session import DebugRun
+
+    try:
+        if stdio == (listen is not None):
+            raise click.UsageError("give exactly one of --stdio and --listen HOST:PORT")
+        address = _listen_address(listen) if listen is not None else None
+        run = DebugRun(program=program, args=list(args), probes=list(probes), strategy=strategy,
+                       records=output or sys.stderr, stdio=stdio, address=address,
+                       log=(lambda line: print(f"gdbserver: {line}", file=sys.stderr))
+                       if debug_protocol else None,
+                       sandbox_options=dict(rootfs=rootfs, cwd=cwd, env=_parse_env(env),
+                                            clear_env=clear_env, seed=seed, writable=writable,
+                                            strace=strace, verbose=verbose, follow_forks=follow_forks,
+                                            quantum=quantum, max_insns=max_insns))
+        result = run.run()
+    except Exception as e:              # noqa: BLE001 -- every failure gets its status (exit_status.py)
+        _fail(e)
+    sys.stdout.flush()
+    sys.exit(result.exit_code)

@@ -1,0 +1,73 @@
+"""General query and set packets (GDB manual, "General Query Packets"): qSupported and the
+features this stub offers, the target description, auxv and exec-file transfers, the thread
+list, signal dispositions, no-ack mode. Mixed into GdbServer."""
+from .packets import escape
+from .ptid import format_ptid
+from .target_xml import target_xml
+
+PACKET_SIZE = 0x4000
+FEATURES = (f"PacketSize={PACKET_SIZE:x}", "QStartNoAckMode+", "swbreak+", "hwbreak+",
+            "multiprocess+", "qXfer:features:read+", "qXfer:auxv:read+",
+            "qXfer:exec-file:read+", "vContSupported+", "QPassSignals+", "QProgramSignals+")
+
+
+class QueryPackets:
+    def query(self, text: str) -> bytes:
+        name = text.split(":", 1)[0].split(",", 1)[0]
+        if name == "qSupported":
+            return ";".join(FEATURES).encode()
+        if name == "QStartNoAckMode":
+            self.conn.send(b"OK")            # acknowledged in the old mode, then no more acks
+            self.conn.ack_mode = False
+            return None
+        if name == "qXfer":
+            return self.xfer(text)
+        if name == "qfThreadInfo":
+            ids = ",".join(format_ptid(t.process.pid, t.tid) for t in self.debugger.threads())
+            return f"m{ids}".encode() if ids else b"l"
+        if name == "qsThreadInfo":
+            return b"l"
+        if name == "qC":
+            thread = self.g_thread or self.find_thread(-1, -1)
+            return f"QC{format_ptid(thread.process.pid, thread.tid)}".encode() if thread else b""
+        if name == "qAttached":
+            return b"0"                      # we started it: quitting GDB kills it
+        if name == "qSymbol":
+            return b"OK"
+        if name == "QPassSignals":
+            self.pass_signals = _signal_list(text)
+            return b"OK"
+        if name == "QProgramSignals":
+            self.program_signals = _signal_list(text)
+            return b"OK"
+        return b""
+
+    def xfer(self, text: str) -> bytes:
+        """qXfer:OBJECT:read:ANNEX:OFFSET,LENGTH -> m<data> (more follows) or l<data> (last)."""
+        try:
+            _, obj, op, annex, span = text.split(":", 4)
+            offset, length = (int(x, 16) for x in span.split(","))
+        except ValueError:
+            return b"E01"
+        if op != "read":
+            return b""
+        data = self._xfer_object(obj, annex)
+        if data is None:
+            return b"E00"
+        chunk = data[offset:offset + length]
+        return (b"m" if offset + length < len(data) else b"l") + escape(chunk)
+
+    def _xfer_object(self, obj: str, annex: str) -> bytes | None:
+        if obj == "features":
+            return target_xml(self.arch) if annex == "target.xml" else None
+        if obj == "auxv":
+            thread = self.g_thread
+            return self.auxv.get(thread.process.pid, b"") if thread is not None else None
+        if obj == "exec-file":
+            return self.exec_path.encode()
+        return None
+
+
+def _signal_list(text: str) -> set[int]:
+    _, _, rest = text.partition(":")
+    return {int(part, 16) for part in rest.split(";") if part}

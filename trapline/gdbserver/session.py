@@ -1,0 +1,67 @@
+"""One debugged run: the sandbox (with its probes), the seed-003 debugger attached to the
+first process before it runs, and the GDB connection serving its stops."""
+import os
+import sys
+from dataclasses import dataclass, field
+
+from ..tracing import StreamSink
+
+
+@dataclass
+class DebugRun:
+    program: str
+    args: list
+    probes: list = field(default_factory=list)
+    strategy: str = "auto"
+    records: object = None             # where probe records are written (text format)
+    stdio: bool = True
+    address: tuple | None = None       # (host, port) to listen on instead of stdio
+    log: object = None                 # callable(str): the packets, for --debug-protocol
+    sandbox_options: dict = field(default_factory=dict)
+    server: object = None
+
+    def run(self):
+        from instrumenter.tracing.probes import Probe
+
+        from ..probespec import parse_probe_spec
+        from ..sandbox import Sandbox
+
+        specs = [parse_probe_spec(p) for p in self.probes]     # a bad spec: before GDB waits
+        connection = self._connect()
+        host_stdio = (0, 1, 2)
+        if self.stdio:                 # the protocol owns 0 and 1 (gdbserver's rule)
+            host_stdio = (os.open(os.devnull, os.O_RDONLY), 2, 2)
+        sandbox = Sandbox(capture=False, host_stdio=host_stdio, on_start=self._attach(connection),
+                          probes=[Probe(s) for s in specs], strategy=self.strategy,
+                          sink=StreamSink(self.records or sys.stderr, "text") if specs else None,
+                          **self.sandbox_options)
+        try:
+            result = sandbox.run([self.program, *self.args])
+            if self.server is not None:
+                self.server.finish(result.wait_status, self._first)
+        finally:
+            connection.close()
+        return result
+
+    def _connect(self):
+        from .connection import Connection
+        if self.address is None:
+            return Connection.stdio(log=self.log)
+        host, port = self.address
+        return Connection.accept(host, port, log=self.log, on_listening=lambda p: print(
+            f"trapline gdbserver: listening on {host}:{p}", file=sys.stderr, flush=True))
+
+    def _attach(self, connection):
+        from instrumenter.debugger.debugger import Debugger
+
+        from .server import GdbServer
+
+        def on_start(kernel, process, session):
+            debugger = Debugger(kernel.debug, session)
+            self.server = GdbServer(connection, debugger, kernel.debug.arch(process).name,
+                                    os.path.abspath(self.program))
+            debugger.on_stop = self.server.on_stop
+            connection.on_interrupt = debugger.interrupt
+            self._first = process
+            debugger.attach(process)
+        return on_start
