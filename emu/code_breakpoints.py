@@ -27,8 +27,16 @@ class CodeBreakpoints:
     def add(self, address: int) -> None:
         if address in self._hooks:
             return
-        uc = self.machine.uc
+        machine = self.machine
+        uc = machine.uc
         self._hooks[address] = uc.hook_add(UC_HOOK_CODE, self._on_site, None, address, address)
+        # Unicorn runs an instruction's code hooks in the order they were added: a LOCK-prefix
+        # site's hook (lock_sites.py) would emulate the instruction before this one could stop
+        # in front of it, so such a site's hook is added again, after this one.
+        lock_sites = machine.lock_sites
+        if lock_sites.is_trapped(address):
+            lock_sites.untrap(address)
+            lock_sites.trap(address)
         uc.ctl_remove_cache(address, address + 1)
 
     def remove(self, address: int) -> None:

@@ -30,6 +30,9 @@ class LockSites:
         if hook is not None:
             self.machine.uc.hook_del(hook)   # effective at the end of the current block at worst
 
+    def is_trapped(self, address: int) -> bool:
+        return address in self._hooks
+
     def clear(self) -> None:
         for address in list(self._hooks):
             self.untrap(address)

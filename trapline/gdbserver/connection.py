@@ -27,7 +27,8 @@ class Connection:
         self._close = close
         self.on_interrupt = on_interrupt
         self.log = log                       # callable(str) for --debug-protocol, or None
-        self.ack_mode = True
+        self.ack_mode = True                 # we wait for GDB's acks of what we send
+        self._reader_acks = True             # the reader acknowledges what GDB sends
         self._events: queue.Queue = queue.Queue()
         self._reader = threading.Thread(target=self._read_loop, name="gdb-reader", daemon=True)
         self._reader.start()
@@ -63,12 +64,15 @@ class Connection:
             for event in parser.feed(data):
                 if event[0] == "interrupt" and self.on_interrupt is not None:
                     self.on_interrupt()
-                elif event[0] in ("packet", "bad") and self.ack_mode:
+                elif event[0] in ("packet", "bad") and self._reader_acks:
                     # Acknowledged on arrival, not when served: GDB resends a packet that is
                     # not acknowledged within its remotetimeout (2 s), and the guest may be
                     # starting or running for longer; a resent packet answered twice would
-                    # shift every later reply by one.
+                    # shift every later reply by one. After QStartNoAckMode nothing GDB sends
+                    # is acknowledged (its OK reply still is, by GDB).
                     self._write_all(b"+" if event[0] == "packet" else b"-")
+                    if event[0] == "packet" and event[1] == b"QStartNoAckMode":
+                        self._reader_acks = False
                 self._events.put(event)
 
     def receive(self) -> bytes:

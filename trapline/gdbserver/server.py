@@ -31,6 +31,7 @@ class GdbServer(QueryPackets, AccessPackets):
         self.exited = False                  # W/X sent for the last debugged process
         self.closed = False
         self.auxv: dict[int, bytes] = {}     # pid -> auxv words, read at its initial stop
+        self.on_detach = None                # callable() once GDB detached (session.py)
 
     # ---- stops ---------------------------------------------------------------------------
     def on_stop(self, event) -> None:
@@ -196,6 +197,8 @@ class GdbServer(QueryPackets, AccessPackets):
         raise Resume()
 
     def detach(self) -> None:
+        if self.on_detach is not None:
+            self.on_detach()                 # before the OK, after which GDB may hang up
         self.conn.send(b"OK")
         self.debugger.detach()
         raise Resume()

@@ -1,6 +1,7 @@
 """One debugged run: the sandbox (with its probes), the seed-003 debugger attached to the
 first process before it runs, and the GDB connection serving its stops."""
 import os
+import signal
 import sys
 from dataclasses import dataclass, field
 
@@ -61,7 +62,16 @@ class DebugRun:
             self.server = GdbServer(connection, debugger, kernel.debug.arch(process).name,
                                     os.path.abspath(self.program))
             debugger.on_stop = self.server.on_stop
+            if self.stdio:
+                self.server.on_detach = _outlive_gdb
             connection.on_interrupt = debugger.interrupt
             self._first = process
             debugger.attach(process)
         return on_start
+
+
+def _outlive_gdb() -> None:
+    """After a detach the program runs on to its end, as a detached inferior outlives
+    gdbserver; but gdb ends a `target remote | ...` connection with SIGTERM to the stub
+    (gdb/ser-pipe.c pipe_close), which here is the program's process too."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)

@@ -1,0 +1,57 @@
+"""Run Debian's gdb in batch mode against `trapline gdbserver --stdio` (tests/e2e/test_gdb*.py).
+
+gdb is installed by .ci/run (apt); a host without it fails these tests with that reason rather
+than skipping them. `remotetimeout` is raised because a loaded CI host may take longer than
+gdb's 2 s to start the sandbox and answer the first packet."""
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+from tests.e2e.gdb_client import REPO
+
+GDB = shutil.which("gdb")
+TIMEOUT = 300
+
+
+def sample(arch: str, name: str) -> str:
+    return str(REPO / "samples" / "bin" / arch / name)
+
+
+def stub_command(program: str, args=(), probes=(), strategy="auto", records=None) -> str:
+    parts = [sys.executable, "-m", "trapline", "gdbserver", "--stdio"]
+    for probe in probes:
+        parts += ["-p", probe]
+    parts += ["--strategy", strategy]
+    if records is not None:
+        parts += ["-o", str(records)]
+    return " ".join(parts + ["--", program, *map(str, args)])
+
+
+def gdb_batch(program: str, commands, args=(), probes=(), strategy="auto", records=None,
+              interrupt_after: float | None = None) -> str:
+    """gdb's output (stdout and stderr) for `commands` run against PROGRAM under the stub;
+    `interrupt_after` seconds: send gdb a SIGINT (a Ctrl-C) while it waits in a command."""
+    assert GDB is not None, "gdb is not installed (.ci/run installs Debian's gdb with apt)"
+    argv = [GDB, "-batch", "-nx", program, "-ex", "set remotetimeout 120",
+            "-ex", "set confirm off",
+            "-ex", f"target remote | {stub_command(program, args, probes, strategy, records)}"]
+    for command in commands:
+        argv += ["-ex", command]
+    env = dict(os.environ, PYTHONPATH=str(REPO), PYTHONDONTWRITEBYTECODE="1")
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
+                            cwd=REPO, start_new_session=True)
+    if interrupt_after is not None:
+        time.sleep(interrupt_after)
+        proc.send_signal(signal.SIGINT)
+    try:
+        out, _ = proc.communicate(timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, _ = proc.communicate()
+        raise AssertionError("gdb did not finish:\n" + out.decode(errors="replace"))
+    text = out.decode(errors="replace")
+    assert "internal-error" not in text and "Remote replied unexpectedly" not in text, text
+    return text
