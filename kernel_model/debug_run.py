@@ -7,6 +7,10 @@ every thread's registers and memory and block on its user):
   schedule_point()                 before the next thread is picked: stop the world here and
                                    talk to the user while a stop is pending
   choose(thread) -> thread         the thread to run instead (a thread being single-stepped)
+  intercept_signal(thread) -> bool a signal is about to be delivered to `thread` (ptrace's
+                                   signal-delivery-stop): True when the controller took it
+                                   (take_signal) to report it first; the loop then goes on
+                                   to the next schedule point
   slice_count(thread, count)       the instruction count of the slice (1 for a single step)
   after_slice(thread, exit)        the slice ended (a step done, a breakpoint, an interrupt)
 Without a controller the loop runs exactly as before, so an undebugged run is unchanged.
@@ -119,6 +123,26 @@ class RunControl:
     def thread_runnable(thread) -> bool:
         return thread.state == RUNNABLE
 
-    def post_signal(self, thread, signal: int) -> None:
-        """Send `signal` to `thread` as tgkill does (a debugger passing a signal on)."""
-        self._kernel.signals.post(thread.process, signal, thread=thread)
+    def post_signal(self, thread, signal: int, info: dict | None = None) -> None:
+        """Send `signal` to `thread` as tgkill does (a debugger passing a signal on, with the
+        siginfo it was taken with)."""
+        self._kernel.signals.post(thread.process, signal, thread=thread, info=info)
+
+    def next_signal(self, thread) -> int:
+        """The signal the kernel would deliver to `thread` next (0: none): the lowest
+        pending one its mask lets through, thread-directed or process-directed."""
+        pending = self._kernel.signals.deliverable(thread)
+        return (pending & -pending).bit_length()
+
+    def take_signal(self, thread):
+        """Dequeue next_signal(thread) without acting on it: (signal, siginfo) or None.
+        The debugger reports it and later passes it on (post_signal) or drops it."""
+        signal = self.next_signal(thread)
+        if not signal:
+            return None
+        process, bit = thread.process, 1 << (signal - 1)
+        if thread.pending_signals & bit:
+            thread.pending_signals &= ~bit
+        else:
+            process.pending_signals &= ~bit
+        return signal, process.siginfo.pop(signal, None)

@@ -233,6 +233,8 @@ class Kernel:
                 continue
             self._switch_to(thread)
             if self.signals.deliverable(thread):
+                if control is not None and control.intercept_signal(thread):
+                    continue                        # the debugger sees it first (debug_run.py)
                 self.signals.deliver(thread)        # on the way back to user mode
                 if thread.state != RUNNABLE:
                     continue

@@ -17,13 +17,14 @@ Seeing through the probes:
     emulate probe (stepping.py).
 """
 from .addrmap import ToolAddressMap
-from .events import BREAKPOINT, EXITED, INITIAL, INTERRUPT, SIGINT, StopEvent
+from .forks import ForkEvents
+from .events import BREAKPOINT, EXITED, INITIAL, INTERRUPT, SIGINT, SIGNAL, StopEvent
 from .memory import ShadowedMemory
 from .registers import ThreadRegisters
 from .stepping import Stepper
 
 
-class Debugger:
+class Debugger(ForkEvents):
     def __init__(self, debug, session=None, *, on_stop=None):
         self.debug = debug
         self.session = session
@@ -34,13 +35,15 @@ class Debugger:
         self.stepper = Stepper(self)
         self.pids: list[int] = []                # the debugged processes, in order
         self.processes: dict[int, object] = {}
-        self.breakpoints: set[int] = set()
+        self.breakpoints: dict[int, set[int]] = {}   # pid -> addresses (GDB's are per process)
         self.pending: list[StopEvent] = []
         self.last_stop: StopEvent | None = None
         self.detached = False
         self.interrupt_requested = False
         self._resuming: dict[int, int] = {}      # tid -> the breakpoint address it resumes from
-        self._spaces: dict[int, object] = {}     # space serial -> a process using it
+        self.pass_signals: set[int] = set()      # delivered without a stop (handle ... nostop)
+        self._held: dict[int, tuple] = {}        # tid -> (signal, siginfo) taken at its stop
+        self._passing: dict[int, int] = {}       # tid -> the signal it is given back to deliver
 
     # ---- attaching ---------------------------------------------------------------------------
     def attach(self, process) -> None:
@@ -50,16 +53,18 @@ class Debugger:
         self.debug.set_run_controller(self)
         self.pending.append(StopEvent(INITIAL, thread=self.debug.live_threads(process)[0]))
 
-    def add_process(self, process) -> None:
+    def add_process(self, process, breakpoints=()) -> None:
+        """Debug `process` too (a fork child keeps the breakpoints its parent had, as it
+        would keep the int3s in its copy of the memory)."""
         if process.pid in self.processes:
             return
         self.pids.append(process.pid)
         self.processes[process.pid] = process
+        self.breakpoints[process.pid] = set(breakpoints)
         self._arm_space(process)
 
     def _arm_space(self, process) -> None:
-        self._spaces[process.space.serial] = process
-        for address in self.breakpoints:
+        for address in self.breakpoints.get(process.pid, ()):
             self.debug.add_code_breakpoint(process.space, address, self._on_breakpoint)
 
     def live_processes(self) -> list:
@@ -75,27 +80,32 @@ class Debugger:
         return None
 
     # ---- breakpoints ---------------------------------------------------------------------------
-    def insert_breakpoint(self, address: int) -> None:
-        self.breakpoints.add(address)
-        for process in self._armed_processes():
-            self.debug.add_code_breakpoint(process.space, address, self._on_breakpoint)
+    def insert_breakpoint(self, address: int, process=None) -> None:
+        """A breakpoint at `address` in `process` (every debugged process if None)."""
+        for target in [process] if process is not None else self.live_processes():
+            self.breakpoints.setdefault(target.pid, set()).add(address)
+            self.debug.add_code_breakpoint(target.space, address, self._on_breakpoint)
 
-    def remove_breakpoint(self, address: int) -> None:
-        self.breakpoints.discard(address)
-        for process in self._armed_processes():
-            self.debug.remove_code_breakpoint(process.space, address)
+    def remove_breakpoint(self, address: int, process=None) -> None:
+        for target in [process] if process is not None else self.live_processes():
+            self.breakpoints.get(target.pid, set()).discard(address)
+            self._disarm(target, address)
 
-    def _armed_processes(self) -> list:
-        seen, out = set(), []
-        for process in self.live_processes():
-            if process.space.serial not in seen:
-                seen.add(process.space.serial)
-                out.append(process)
-        return out
+    def _disarm(self, process, address: int) -> None:
+        """Take the hook off `process`'s space unless another debugged process sharing it (a
+        vfork child and its parent) still wants a stop there."""
+        if not self.debug.is_alive(process):
+            return
+        for other in self.live_processes():
+            if other is not process and other.space is process.space \
+                    and address in self.breakpoints.get(other.pid, ()):
+                return
+        self.debug.remove_code_breakpoint(process.space, address)
 
     def _on_breakpoint(self, thread, address: int) -> bool:
         """A code breakpoint is about to run `address` on `thread` (inside Unicorn's hook)."""
-        if self.detached or thread is None or thread.process.pid not in self.processes:
+        if self.detached or thread is None \
+                or address not in self.breakpoints.get(thread.process.pid, ()):
             return False                        # a process the user does not debug runs on
         if self._resuming.get(thread.tid) == address:
             del self._resuming[thread.tid]      # the instruction it stopped before: run it
@@ -126,17 +136,26 @@ class Debugger:
         return self.debug.read_register(thread, self.debug.arch(thread.process).pc)
 
     # ---- resuming (called from on_stop, which then returns) --------------------------------
-    def resume(self, steps=(), signals=None) -> None:
+    def resume(self, steps=(), signals=None, only=None) -> None:
         """Continue every thread; the threads in `steps` run one original instruction first
         (GDB's vCont;s:T;c: the others wait until the step is done). `signals`: tid -> a
-        signal to deliver as the thread resumes (vCont;C)."""
+        signal to deliver as the thread resumes (vCont;C). `only`: the threads the user
+        resumes when not all (a vfork parent alone is refused: forks.py)."""
+        if only is not None:
+            self.check_vfork_parents(only)
+        held, self._held = self._held, {}
         for tid, signal in (signals or {}).items():
             thread = self.thread(-1, tid)
-            if thread is not None and signal:
-                self.debug.post_signal(thread, signal)
+            if thread is None or not signal:
+                continue
+            taken = held.get(tid)
+            info = taken[1] if taken is not None and taken[0] == signal else None
+            self._passing[tid] = signal         # not stopped for again
+            self.debug.post_signal(thread, signal, info)
         for thread in self.threads():
-            if thread.process.space is not None and self.real_pc(thread) in self.breakpoints:
-                self._resuming[thread.tid] = self.real_pc(thread)
+            pc = self.real_pc(thread)
+            if pc in self.breakpoints.get(thread.process.pid, ()):
+                self._resuming[thread.tid] = pc
         if steps:
             self.stepper.start(steps[0])
 
@@ -149,8 +168,9 @@ class Debugger:
     def detach(self) -> None:
         """Remove every breakpoint and let the program run on untouched (GDB's detach): the
         probes stay, as they were before the debugger came."""
-        for address in list(self.breakpoints):
-            self.remove_breakpoint(address)
+        for process in self.live_processes():
+            for address in list(self.breakpoints.get(process.pid, ())):
+                self.remove_breakpoint(address, process)
         self.detached = True
         self.stepper.cancel()
         self.debug.set_run_controller(None)
@@ -182,6 +202,23 @@ class Debugger:
             return current
         threads = self.threads()
         return threads[0] if threads else None
+
+    def intercept_signal(self, thread) -> bool:
+        """ptrace's signal-delivery-stop: a debugged thread is about to get a signal; unless
+        the user passes it without stopping (QPassSignals), it is taken out and reported, and
+        delivered only if the user resumes with it (GDB's `signal SIG`, or `continue` after a
+        signal GDB passes: vCont;C)."""
+        if self.detached or thread.process.pid not in self.processes:
+            return False
+        signal = self.debug.next_signal(thread)
+        if self._passing.get(thread.tid) == signal:
+            del self._passing[thread.tid]
+            return False
+        if signal in (0, 9) or signal in self.pass_signals:      # SIGKILL is never stopped
+            return False
+        self._held[thread.tid] = self.debug.take_signal(thread)
+        self.pending.append(StopEvent(SIGNAL, thread=thread, signal=signal))
+        return True
 
     def choose(self, thread):
         return self.stepper.choose(thread)

@@ -3,6 +3,7 @@ features this stub offers, the target description, auxv and exec-file transfers,
 list, signal dispositions, no-ack mode. Mixed into GdbServer."""
 from .packets import escape
 from .ptid import format_ptid
+from .signals import linux_signal
 from .target_xml import target_xml
 
 PACKET_SIZE = 0x4000
@@ -15,7 +16,13 @@ class QueryPackets:
     def query(self, text: str) -> bytes:
         name = text.split(":", 1)[0].split(",", 1)[0]
         if name == "qSupported":
-            return ";".join(FEATURES).encode()
+            wanted = text.partition(":")[2].split(";")
+            offered = list(FEATURES)
+            for event, attribute in (("fork-events+", "report_forks"), ("vfork-events+", "report_vforks")):
+                if event in wanted:              # reported only to a GDB that asks for them
+                    setattr(self.debugger, attribute, True)
+                    offered.append(event)
+            return ";".join(offered).encode()
         if name == "QStartNoAckMode":
             self.conn.send(b"OK")            # acknowledged in the old mode, then no more acks
             self.conn.ack_mode = False
@@ -34,11 +41,10 @@ class QueryPackets:
             return b"0"                      # we started it: quitting GDB kills it
         if name == "qSymbol":
             return b"OK"
-        if name == "QPassSignals":
-            self.pass_signals = _signal_list(text)
+        if name == "QPassSignals":       # GDB numbers; the debugger speaks Linux's
+            self.debugger.pass_signals = {linux_signal(s) for s in _signal_list(text)} - {0}
             return b"OK"
-        if name == "QProgramSignals":
-            self.program_signals = _signal_list(text)
+        if name == "QProgramSignals":    # the signals a resume may deliver: all of them here
             return b"OK"
         return b""
 

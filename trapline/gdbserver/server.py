@@ -5,12 +5,14 @@ the stop reply GDB waits for (none for the initial stop: GDB asks with `?`), the
 packets until one resumes the guest (vCont, c, s, C, S), kills it (k, vKill) or detaches (D),
 and returns. Queries live in queries.py, register and memory packets in access.py.
 """
-from instrumenter.debugger.events import BREAKPOINT, EXITED, INITIAL
+from instrumenter.debugger.events import BREAKPOINT, EXITED, FORK, INITIAL, VFORK, VFORK_DONE
+from instrumenter.errors import InstrumenterError
 
 from .access import AccessPackets
 from .connection import ConnectionClosed
 from .ptid import ALL, ANY, format_ptid, parse_ptid
 from .queries import QueryPackets
+from .signals import gdb_signal, linux_signal
 
 
 class Resume(Exception):
@@ -26,8 +28,6 @@ class GdbServer(QueryPackets, AccessPackets):
         self.g_thread = None                 # Hg: the thread g/p/m/Z apply to
         self.c_thread = None                 # Hc (legacy c/s)
         self.stop_reply = b"S05"
-        self.pass_signals: set[int] = set()  # QPassSignals
-        self.program_signals: set[int] | None = None   # QProgramSignals (None: all)
         self.exited = False                  # W/X sent for the last debugged process
         self.closed = False
         self.auxv: dict[int, bytes] = {}     # pid -> auxv words, read at its initial stop
@@ -59,14 +59,21 @@ class GdbServer(QueryPackets, AccessPackets):
             from instrumenter.debugger.auxv import read_auxv
             self.auxv[thread.process.pid] = read_auxv(self.debugger.debug, thread)
         reason = "swbreak:;" if event.kind == BREAKPOINT else ""
-        self.stop_reply = (f"T{event.signal:02x}thread:{format_ptid(thread.process.pid, thread.tid)};"
-                           f"{reason}").encode()
+        if event.kind in (FORK, VFORK):
+            child = event.child
+            reason = f"{event.kind}:{format_ptid(child.pid, child.pid)};"
+        elif event.kind == VFORK_DONE:
+            reason = "vforkdone:;"
+        # The stop reason goes first: GDB reads "fork:" before "thread:" as gdbserver sends it.
+        self.stop_reply = (f"T{gdb_signal(event.signal):02x}{reason if event.kind != BREAKPOINT else ''}"
+                           f"thread:{format_ptid(thread.process.pid, thread.tid)};"
+                           f"{reason if event.kind == BREAKPOINT else ''}").encode()
 
     def _report_exit(self, event) -> None:
         status = event.status
         pid = f";process:{event.process.pid:x}"
         if status & 0x7F:
-            self.stop_reply = f"X{status & 0x7F:02x}{pid}".encode()
+            self.stop_reply = f"X{gdb_signal(status & 0x7F):02x}{pid}".encode()
         else:
             self.stop_reply = f"W{(status >> 8) & 0xFF:02x}{pid}".encode()
         self.conn.send(self.stop_reply)
@@ -123,7 +130,7 @@ class GdbServer(QueryPackets, AccessPackets):
             self.debugger.kill()
             raise Resume()
         if head == "D":
-            self.detach()
+            return self.detach(text)
         return b""
 
     # ---- threads -------------------------------------------------------------------------------
@@ -158,7 +165,7 @@ class GdbServer(QueryPackets, AccessPackets):
         if text == "vCont?":
             return b"vCont;c;C;s;S"
         if text.startswith("vCont;"):
-            self.vcont(text[6:].split(";"))
+            return self.vcont(text[6:].split(";"))
         if text.startswith("vKill"):
             self.debugger.kill()
             self.conn.send(b"OK")
@@ -167,12 +174,12 @@ class GdbServer(QueryPackets, AccessPackets):
             return b""
         return b""
 
-    def vcont(self, actions: list[str]) -> None:
+    def vcont(self, actions: list[str]) -> bytes:
         """Each thread takes the first action that names it (or has no thread id)."""
         steps, signals, claimed = [], {}, set()
         for action in actions:
             verb, _, target = action.partition(":")
-            signal = int(verb[1:], 16) if verb[:1] in ("C", "S") else 0
+            signal = linux_signal(int(verb[1:], 16)) if verb[:1] in ("C", "S") else 0
             threads = self.debugger.threads()
             if target:
                 pid, tid = parse_ptid(target)
@@ -186,19 +193,30 @@ class GdbServer(QueryPackets, AccessPackets):
                     steps.append(thread)
                 if signal:
                     signals[thread.tid] = signal
-        self.debugger.resume(steps=steps, signals=signals)
+        everyone = {t.tid for t in self.debugger.threads()}
+        resumed = [t for t in self.debugger.threads() if t.tid in claimed]
+        try:
+            self.debugger.resume(steps=steps, signals=signals,
+                                 only=resumed if claimed != everyone else None)
+        except InstrumenterError as refused:         # a vfork parent alone (forks.py)
+            return b"E." + str(refused).encode()
         raise Resume()
 
     def legacy_resume(self, text: str) -> None:
         thread = self.c_thread or self.g_thread
-        signal = int(text[1:3], 16) if text[0] in "CS" and len(text) >= 3 else 0
+        signal = linux_signal(int(text[1:3], 16)) if text[0] in "CS" and len(text) >= 3 else 0
         steps = [thread] if text[0] in "sS" and thread is not None else []
         self.debugger.resume(steps=steps, signals={thread.tid: signal} if signal and thread else None)
         raise Resume()
 
-    def detach(self) -> None:
+    def detach(self, text: str = "D") -> None:
+        """D (everything) or D;PID (one process: a fork child GDB does not follow)."""
+        pid = int(text[2:], 16) if text.startswith("D;") else None
         if self.on_detach is not None:
             self.on_detach()                 # before the OK, after which GDB may hang up
+        if pid is not None and len(self.debugger.live_processes()) > 1:
+            self.debugger.detach_process(pid)
+            return b"OK"
         self.conn.send(b"OK")
         self.debugger.detach()
         raise Resume()
@@ -212,9 +230,10 @@ class GdbServer(QueryPackets, AccessPackets):
             address = int(rest.split(",")[0], 16)
         except ValueError:
             return b"E01"
+        process = self.g_thread.process if self.g_thread is not None else None
         if text[0] == "Z":
-            self.debugger.insert_breakpoint(address)
+            self.debugger.insert_breakpoint(address, process)
         else:
-            self.debugger.remove_breakpoint(address)
+            self.debugger.remove_breakpoint(address, process)
         return b"OK"
 

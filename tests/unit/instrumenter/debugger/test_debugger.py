@@ -104,3 +104,38 @@ def test_kill_ends_the_run_with_sigkill():
     user, result = run_debugged("x86_64", [at_start])
     assert result.exit_code == 128 + 9
     assert result.hits == {"uprobe:fib:fib": 0}
+
+
+@pytest.mark.parametrize("arch", ["x86_64", "i386"])
+def test_vfork_child_is_debugged_and_its_parent_cannot_be_resumed_alone(arch):
+    from instrumenter.debugger.events import VFORK, VFORK_DONE
+    from instrumenter.debugger.forks import VforkParentWaits
+    refusals = []
+
+    def at_start(debugger, event, seen):
+        debugger.report_forks = debugger.report_vforks = True
+        debugger.resume()
+
+    def on_event(debugger, event, seen):
+        if event.kind != VFORK:
+            debugger.resume(signals={event.thread.tid: event.signal} if event.kind == "signal" else None)
+            return
+        seen["child"] = event.child.pid
+        try:
+            debugger.resume(only=[event.thread])          # the parent alone
+        except VforkParentWaits as refused:
+            refusals.append(str(refused))
+        debugger.detach_process(event.child.pid)          # then as gdb's detach-on-fork
+        debugger.resume()
+
+    user = ScriptedUser([at_start] + [on_event] * 20)
+
+    def attach(kernel, process, session):
+        user.debugger = Debugger(kernel.debug, session, on_stop=user.on_stop)
+        user.debugger.attach(process)
+
+    result = Sandbox(on_start=attach).run([f"samples/bin/{arch}/vfork_status"])
+    kinds = [s["kind"] for s in user.stops]
+    assert kinds[:3] == [INITIAL, VFORK, VFORK_DONE] and kinds.count(VFORK) == 2
+    assert refusals and "waiting for its vfork child 101" in refusals[0]
+    assert b"vfork_status: ok" in result.stdout and result.exit_code == 0

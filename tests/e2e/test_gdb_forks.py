@@ -1,0 +1,38 @@
+"""fork and vfork under gdb (fork-events+, vfork-events+): a breakpoint in a vfork child with
+follow-fork-mode child, the parent followed by default (the children detached and run on),
+and detach-on-fork off keeping a fork child as a second inferior."""
+import pytest
+
+from tests.e2e.gdb_batch import gdb_batch, sample
+
+ARCHES = ("x86_64", "i386")
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_breakpoint_in_a_vfork_child(arch):
+    out = gdb_batch(sample(arch, "vfork_status"), [
+        "set follow-fork-mode child", "break child_work", "continue", "continue", "bt 1",
+        "info inferiors", "continue", "continue"])
+    assert "[Attaching after Thread 100.100 vfork to child Thread 101.101]" in out
+    assert "Thread 2.1 hit Breakpoint 1" in out and "in child_work ()" in out
+    assert "is vfork child of inferior 1" in out
+    assert "[Inferior 2 (process 101) exited with code 07]" in out
+    assert "vfork child: exited 7" in out            # the parent resumed once the child left
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_follow_the_parent_detaches_vfork_children(arch):
+    out = gdb_batch(sample(arch, "vfork_status"), ["break child_work"] + ["continue"] * 4)
+    assert "[Detaching after vfork from child process 101]" in out
+    assert out.count("Breakpoint 1, ") == 2           # the parent's two calls; not the child's
+    assert "child_work calls seen by the parent: 3" in out
+    assert "vfork_status: ok" in out and "[Inferior 1 (process 100) exited normally]" in out
+
+
+def test_detach_on_fork_off_keeps_the_fork_child():
+    out = gdb_batch(sample("x86_64", "fork_probe"), [
+        "set detach-on-fork off", "catch fork", "continue", "info inferiors", "inferior 2",
+        "continue"])
+    assert "Catchpoint 1 (forked process 101)" in out
+    assert "[New inferior 2 (process 101)]" in out
+    assert "[Inferior 2 (process 101) exited" in out
