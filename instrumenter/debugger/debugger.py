@@ -40,6 +40,7 @@ class Debugger(ForkEvents):
         self.last_stop: StopEvent | None = None
         self.detached = False
         self.interrupt_requested = False
+        self.stopped = False                     # inside on_stop: the world is stopped
         self._resuming: dict[int, int] = {}      # tid -> the breakpoint address it resumes from
         self.pass_signals: set[int] = set()      # delivered without a stop (handle ... nostop)
         self._held: dict[int, tuple] = {}        # tid -> (signal, siginfo) taken at its stop
@@ -176,7 +177,11 @@ class Debugger(ForkEvents):
         self.debug.set_run_controller(None)
 
     def interrupt(self) -> None:
-        """Stop the running guest as soon as possible (from another host thread: Ctrl-C)."""
+        """Stop the running guest as soon as possible (from another host thread: Ctrl-C).
+        While the world is stopped there is nothing to interrupt: GDB's 0x03 then means
+        nothing, and a request left behind would stop the next resume at once."""
+        if self.stopped:
+            return
         self.interrupt_requested = True
         self.debug.interrupt_guest()
 
@@ -193,7 +198,11 @@ class Debugger(ForkEvents):
                 continue
             self._resuming.clear()
             self.last_stop = event
-            self.on_stop(event)
+            self.stopped = True
+            try:
+                self.on_stop(event)
+            finally:
+                self.stopped = False
 
     def _interrupted_thread(self):
         current = self.debug.current_thread()

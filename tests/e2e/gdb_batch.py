@@ -31,9 +31,11 @@ def stub_command(program: str, args=(), probes=(), strategy="auto", records=None
 
 
 def gdb_batch(program: str, commands, args=(), probes=(), strategy="auto", records=None,
-              interrupt_after: float | None = None) -> str:
+              interrupt_at: str | None = None) -> str:
     """gdb's output (stdout and stderr) for `commands` run against PROGRAM under the stub;
-    `interrupt_after` seconds: send gdb a SIGINT (a Ctrl-C) while it waits in a command."""
+    `interrupt_at`: once this line has come out (an `echo` before a `continue`), send gdb a
+    SIGINT (a Ctrl-C) a second later, while it waits in the command: a fixed delay would race
+    the stub's start on a loaded host."""
     assert GDB is not None, "gdb is not installed (.ci/run installs Debian's gdb with apt)"
     argv = [GDB, "-batch", "-nx", program, "-ex", "set remotetimeout 120",
             "-ex", "set confirm off",
@@ -43,11 +45,17 @@ def gdb_batch(program: str, commands, args=(), probes=(), strategy="auto", recor
     env = dict(os.environ, PYTHONPATH=str(REPO), PYTHONDONTWRITEBYTECODE="1")
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
                             cwd=REPO, start_new_session=True)
-    if interrupt_after is not None:
-        time.sleep(interrupt_after)
-        proc.send_signal(signal.SIGINT)
+    head = b""
+    if interrupt_at is not None:
+        for line in iter(proc.stdout.readline, b""):
+            head += line
+            if line.decode(errors="replace").strip() == interrupt_at:
+                time.sleep(1.0)
+                proc.send_signal(signal.SIGINT)
+                break
     try:
         out, _ = proc.communicate(timeout=TIMEOUT)
+        out = head + out
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         out, _ = proc.communicate()

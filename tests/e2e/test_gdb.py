@@ -83,8 +83,9 @@ def test_threads(arch):
 
 @pytest.mark.parametrize("arch", ARCHES)
 def test_ctrl_c_then_kill(arch):
-    out = gdb_batch(sample(arch, "fib"), ["continue", "bt 1", "kill"], args=("40",),
-                    interrupt_after=4.0)
+    out = gdb_batch(sample(arch, "fib"), ["break main", "continue", "delete", "echo RUNNING\\n",
+                                          "continue", "bt 1", "kill"], args=("40",),
+                    interrupt_at="RUNNING")
     assert "Program received signal SIGINT, Interrupt." in out
     assert re.search(r"#0  0x[0-9a-f]+ in fib \(\)", out)
     assert "[Inferior 1 (process 100) killed]" in out

@@ -79,14 +79,20 @@ class Connection:
         """The next packet's payload (acknowledged in ack mode); interrupts that arrive while
         the guest is stopped mean nothing and are skipped."""
         while True:
-            event = self._events.get()
-            if event is _CLOSED:
-                self._events.put(_CLOSED)
-                raise ConnectionClosed()
+            event = self._next_event()
             if event[0] == "packet":
                 if self.log:
                     self.log(f"<- {event[1].decode('latin-1')}")
                 return event[1]
+
+    def _next_event(self) -> tuple:
+        """The next thing GDB sent; ConnectionClosed once it hung up (and for every later
+        call: the end of the connection stays in the queue)."""
+        event = self._events.get()
+        if event is _CLOSED:
+            self._events.put(_CLOSED)
+            raise ConnectionClosed()
+        return event
 
     # ---- sending ----------------------------------------------------------------------------
     def send(self, payload: bytes) -> None:
@@ -103,10 +109,7 @@ class Connection:
 
     def _wait_ack(self) -> bool:
         while True:
-            event = self._events.get()
-            if event is _CLOSED:
-                self._events.put(_CLOSED)
-                raise ConnectionClosed()
+            event = self._next_event()
             if event[0] == "ack":
                 return True
             if event[0] == "nack":

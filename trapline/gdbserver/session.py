@@ -3,6 +3,7 @@ first process before it runs, and the GDB connection serving its stops."""
 import os
 import signal
 import sys
+import time
 from dataclasses import dataclass, field
 
 from ..tracing import StreamSink
@@ -64,7 +65,7 @@ class DebugRun:
             debugger.on_stop = self.server.on_stop
             if self.stdio:
                 self.server.on_detach = _outlive_gdb
-            connection.on_interrupt = debugger.interrupt
+            connection.on_interrupt = lambda: _interrupt(debugger)
             self._first = process
             debugger.attach(process)
         return on_start
@@ -75,3 +76,14 @@ def _outlive_gdb() -> None:
     gdbserver; but gdb ends a `target remote | ...` connection with SIGTERM to the stub
     (gdb/ser-pipe.c pipe_close), which here is the program's process too."""
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
+def _interrupt(debugger) -> None:
+    """Ctrl-C, from the connection's reader thread: ask the running slice to end until the
+    debugger has taken the request at a schedule point. Asked again every 20 ms: a request
+    that lands between two slices would otherwise wait for the end of the next one, which
+    for a lone thread runs until it blocks or exits."""
+    debugger.interrupt()
+    while debugger.interrupt_requested and not (debugger.detached or debugger.stopped):
+        time.sleep(0.02)
+        debugger.interrupt()
