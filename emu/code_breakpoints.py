@@ -61,5 +61,5 @@ class CodeBreakpoints:
         # The counting hook already counted this instruction, which will not run now: take
         # it back so that the virtual time of a debugged run is the undebugged run's.
         if machine._count_hook:
-            machine._run_counter().value -= 1
+            machine._insns.value -= 1
         machine._finish(exits.Exit(exits.STOPPED, address))

@@ -76,7 +76,7 @@ class _RelocatedCopies:
         piece = self._cache.get(key)
         if piece is None:
             arch = self.session.debug.arch(process).name
-            code = self.session.original_bytes(process, original, MAX_INSN)
+            code = self.session.debug.read_memory(process, original, MAX_INSN)   # under patches
             piece = self._cache[key] = relocate(decode(code, original, arch), at, arch)
         return piece
 

@@ -16,8 +16,8 @@ def test_breakpoint_in_a_vfork_child(arch):
     assert "[Attaching after Thread 100.100 vfork to child Thread 101.101]" in out
     assert "Thread 2.1 hit Breakpoint 1" in out and "in child_work ()" in out
     assert "is vfork child of inferior 1" in out
-    assert "[Inferior 2 (process 101) exited with code 07]" in out
-    assert "vfork child: exited 7" in out            # the parent resumed once the child left
+    assert "[Inferior 2 (process 101) exited with code 07]" in out     # its _exit(7)
+    # (What the detached parent prints next reaches gdb's pipe only while gdb still reads it.)
 
 
 @pytest.mark.parametrize("arch", ARCHES)
