@@ -1,6 +1,8 @@
 """Probe hits per second on a hot function (fib), side by side, with 1 probe and with 10 000
 probes installed elsewhere (issue 4):
   (a) trampoline strategy, Python action: int3 -> #BP -> trampoline, per hit;
+  (a2) trampoline strategy, native count action: int3 -> #BP -> trampoline, the count made in
+      the trampoline page (seed 000's user instrumentation code), no Python per hit;
   (b) jump strategy, native count action: no trap, no Python per hit;
   (c) for comparison, a plain Unicorn code hook on fib's entry calling the same Python
       function, alone and with 1000 other code hooks installed.
@@ -161,6 +163,8 @@ def run():
         path = str(build(arch))
         others = cold_sites(path, arch, 9999)
         rows = (("(a) int3 trampoline + Python action", N_PYTHON, _python_probe, "trampoline",
+                 1e3, "k", 500e3),
+                ("(a2) int3 trampoline + native count", N_PYTHON, _native_probe, "trampoline",
                  1e3, "k", 500e3),
                 # auto: the fib probe gets its jump; other sites too close together for two
                 # jumps fall back to int3 (never hit either way)

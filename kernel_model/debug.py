@@ -57,6 +57,7 @@ from .debug_timer import TimerAccess
 from .debug_alarms import InstructionTime
 from .debug_suspend import ThreadHolds
 from .debug_run import RunControl
+from .debug_tool_code import ToolCode
 from .errors import KernelError, TraceError, VforkParentBusy  # noqa: F401  (tools catch them)
 from .idt import PF as PAGE_FAULT
 from .proc import ZOMBIE
@@ -67,7 +68,7 @@ from .tracing_facility import TraceStop, TracingFacility  # noqa: F401
 
 
 class DebugInterface(PatchAccess, SyscallAccess, ProcessAccess, SyscallStops, TracingFacility,
-                     TimerAccess, ThreadHolds, InstructionTime, RunControl):
+                     TimerAccess, ThreadHolds, InstructionTime, RunControl, ToolCode):
     EVENTS = ("pre_fork", "fork", "fork_failed", "vfork", "vfork_done", "exec", "exit", "signal",
               "space_released", "syscall_entry", "syscall_exit", "image_mapped",
               "timer_tick")
@@ -167,6 +168,7 @@ class DebugInterface(PatchAccess, SyscallAccess, ProcessAccess, SyscallStops, Tr
             self.unregister_invalid_opcode_site(space, site[1])
         self._debug_traps.pop(key, None)
         self._gates.pop(key, None)
+        self.forget_tool_code(space)
 
     # ---- tracer stops (ptrace's breakpoint stop) ----------------------------------------------
     def register_tracer(self, tracer) -> None:

@@ -3,6 +3,7 @@
 from emu import exits
 
 from . import idt as V
+from .signals.numbers import signal_name
 
 
 def page_fault(kernel, thread, exit_: exits.Exit) -> None:
@@ -22,17 +23,25 @@ def deliver_exception(kernel, frame, signal: int) -> bool:
     thread = kernel.current
     proc = thread.process
     fault_address = frame.fault_address if frame.fault_address is not None else frame.ip
+    blame = kernel.debug.tool_code_fault(proc, frame.ip)
+    if blame is not None:        # a tool's code faulted (kernel_model/debug_tool_code.py)
+        kernel.kill(proc, signal, f"{blame}: {signal_name(signal)} ({_detail(frame, thread)})")
+        return False
     handler = proc.sigactions.get(signal, (0,))[0]
     if handler not in (0, 1) and not thread.sigmask & (1 << (signal - 1)):
         fault = thread.pending_fault
         code = 1 if fault is None or fault.unmapped else 2      # SEGV_MAPERR / SEGV_ACCERR
         kernel.signals.post(proc, signal, thread=thread, info={"code": code, "addr": fault_address})
         return False
-    detail = V.NAMES.get(frame.vector, f"vector {frame.vector}")
-    if frame.vector == V.PF:
-        fault = thread.pending_fault
-        what = "not mapped" if fault is None or fault.unmapped else "not permitted"
-        access = fault.access if fault is not None else "access"
-        detail = f"{access} at {frame.fault_address:#x} ({what})"
-    kernel.kill(proc, signal, f"{detail}, pc={frame.ip:#x} ({kernel.symbolize(proc, frame.ip)})")
+    kernel.kill(proc, signal, f"{_detail(frame, thread)}, pc={frame.ip:#x} "
+                              f"({kernel.symbolize(proc, frame.ip)})")
     return False
+
+
+def _detail(frame, thread) -> str:
+    if frame.vector != V.PF:
+        return V.NAMES.get(frame.vector, f"vector {frame.vector}")
+    fault = thread.pending_fault
+    what = "not mapped" if fault is None or fault.unmapped else "not permitted"
+    access = fault.access if fault is not None else "access"
+    return f"{access} at {frame.fault_address:#x} ({what})"

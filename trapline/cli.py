@@ -15,6 +15,8 @@ from instrumenter.strategies.registry import CHOICES as STRATEGY_CHOICES
 from kernel_model.sched import DEFAULT_QUANTUM
 
 from .cli_probe_times import OrderedOptionsCommand, probe_time_options, probe_times
+from .cli_handler import handler_options
+from .cli_handler import load as load_handler
 
 
 class LazyGroup(click.Group):
@@ -119,6 +121,7 @@ def run(rootfs, cwd, env, clear_env, seed, writable, strace, follow_forks, quant
 @click.option("--strategy", type=click.Choice(STRATEGY_CHOICES), default="auto", show_default=True)
 @click.option("--native", default=None, metavar="count|args:N",
               help="Run the uprobes' action inside the guest (jump-placed probes; no trap per hit).")
+@handler_options
 @click.option("--children", type=click.Choice(["follow", "detach", "naive"]), default="follow",
               show_default=True, help="Children of a traced process: traced too (follow), run the "
               "original code (detach), or the naive tool of seed 002 FIG. 1 (vfork deadlock).")
@@ -132,7 +135,7 @@ def run(rootfs, cwd, env, clear_env, seed, writable, strace, follow_forks, quant
 @click.argument("program")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 @click.pass_context
-def trace(ctx, probes, enable_at, disable_at, strategy, native, children, backpatch, fmt, output, count, rootfs, cwd, env, clear_env, seed, writable, strace,
+def trace(ctx, probes, enable_at, disable_at, strategy, native, handler, handler_fxsave, children, backpatch, fmt, output, count, rootfs, cwd, env, clear_env, seed, writable, strace,
           follow_forks, quantum, max_insns, verbose, program, args):
     """Run PROGRAM with probes; one event per hit (text or JSON Lines).
 
@@ -151,11 +154,13 @@ def trace(ctx, probes, enable_at, disable_at, strategy, native, children, backpa
         times = probe_times(ctx, specs, enable_at, disable_at)
         if native is not None:
             parse_native(native)                       # a bad action: one line, before the run
+        user_handler = load_handler(handler, handler_fxsave)
         sandbox = Sandbox(rootfs=rootfs, cwd=cwd, env=_parse_env(env), clear_env=clear_env, seed=seed,
                           writable=writable, strace=strace, verbose=verbose, capture=False,
                           follow_forks=follow_forks, quantum=quantum, max_insns=max_insns,
                           probes=[Probe(s, native=native if s.kind == UPROBE else None,
-                                        enable_at=on, disable_at=off)
+                                        enable_at=on, disable_at=off,
+                                        handler=user_handler if s.kind == UPROBE else None)
                                   for s, (on, off) in zip(specs, times)], strategy=strategy, on_choice=_say_choice if verbose else None,
                           sink=StreamSink(out, fmt), children=children, backpatch=backpatch)
         result = sandbox.run([program, *args])

@@ -216,11 +216,20 @@ def explain_text(arch: str = "i386", form: str = "int3", modes=("kernel", "user"
               help="Patch with int3 (#BP, a trap) or a LOCK prefix (#UD, a fault).")
 @click.option("--mode", type=click.Choice(["kernel", "user", "both"]), default="both",
               show_default=True, help="Run the examples as kernel code (CPL 0), user code, or both.")
-def explain(arch, form, mode):
-    """Show seed 001's in-trap emulation: the trap frame and stack words before and after each
-    emulated push %ebp, pop %ebp, enter, leave and ret."""
+@click.option("--technique", type=click.Choice(["emulate", "trampoline"]), default="emulate",
+              show_default=True, help="emulate: seed 001's figures; trampoline: seed 000's page "
+              "with its handler (trapline/explain_trampoline.py).")
+@click.option("--handler", default=None, metavar="FILE.s|FILE.o:SYMBOL",
+              help="With --technique trampoline: this handler instead of samples/handlers' limit_n.s.")
+def explain(arch, form, mode, technique, handler):
+    """Show seed 001's in-trap emulation (the trap frame and stack words before and after each
+    emulated push %ebp, pop %ebp, enter, leave and ret), or seed 000's trampoline page."""
     modes = ("kernel", "user") if mode == "both" else (mode,)
     try:
+        if technique == "trampoline":
+            from .explain_trampoline import explain_trampoline
+            click.echo(explain_trampoline(arch, handler), nl=False)
+            return
         click.echo(explain_text(arch, form, modes), nl=False)
     except Exception as e:              # noqa: BLE001 -- every failure gets its status (exit_status.py)
         from .exit_status import exit_for

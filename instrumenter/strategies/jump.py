@@ -17,7 +17,9 @@ Trampoline: [parts] then the relocated covered instructions, each at its own XOL
 falling through to the next, then the jump back to site + covered length. A part is either
 one int3 at a registered kernel breakpoint (Python actions: the handler calls the hooks and
 the thread goes on at the next byte — one trap per hit, as the int3 strategy, but the site
-itself is no longer a trap) or a native action (instrumenter/strategies/native.py: no trap at all).
+itself is no longer a trap), a native action (instrumenter/strategies/native.py: no trap at all)
+or a user handler's save/call/restore; native and handler parts are laid out by the same code
+as the int3 trampoline's (instrumenter/strategies/page_layout.py).
 A probe added later to the same site gets a new part in front, and the site's jump is
 re-pointed at it. The tail of the covered bytes after the jump is int3: nothing executes it.
 """
@@ -31,7 +33,9 @@ from ..insn.decode import Insn, decode
 from ..insn.emit import REL_JUMP_LEN, rel32
 from ..errors import InstrumenterError
 from .base import ProbeStrategy
-from .native import NativeCollector, NativeData, emit_part, new_slot, status_flags_dead
+from .native import NativeCollector, NativeData, new_slot, status_flags_dead
+from .page_layout import SCRATCH_SIZE, HandlerCall, fault_namer, lay_out, slot_size
+from .user_handler import handler_of
 from .placement import image_at, patch_site, validate_site
 from ..insn.policy import InsnClass, classify, patched_range_conflict
 from ..insn.relocate import relocate
@@ -155,6 +159,7 @@ class JumpSite:
     hooks: list = field(default_factory=list)   # Python hooks(thread, address)
     python_part: int | None = None              # the int3 part's address, once there is one
     placed: list = field(default_factory=list)  # (hook, owner) of every probe at the site
+    handler_pages: list = field(default_factory=list)   # page_layout Pages calling user handlers
 
 
 class JumpProbes(ProbeStrategy):
@@ -162,6 +167,7 @@ class JumpProbes(ProbeStrategy):
     # data: space.serial -> NativeData; expected: space.serial -> address -> probe kinds;
     # owners: space.serial -> (space, the process it belongs to): whose counts the space holds.
     tables = ("sites", "parts", "data", "expected", "owners")
+    runs_user_handlers = True           # a handler part per probe (page_layout.py)
 
     def __init__(self, session):
         super().__init__(session)
@@ -281,6 +287,9 @@ class JumpProbes(ProbeStrategy):
 
     def _add_hook(self, process, site: JumpSite, hook, owner: str) -> None:
         site.placed.append((hook, owner))
+        handler = handler_of(hook)
+        if handler is not None:          # placed first: the hook's own part runs before it
+            self._add_handler_part(process, site, handler, owner)
         native = getattr(hook, "native", None)
         if native is None and site.python_part is not None:
             site.hooks.append(hook)
@@ -300,9 +309,29 @@ class JumpProbes(ProbeStrategy):
             slot = new_slot(self._data_for(process, site.address), hook, site.address,
                             self.debug.arch(process).word,
                             self.debug.symbolize(process, site.address))
-            code = emit_part(slot, part, site.entry, arch, flags_live=not site.flags_dead)
+            code = bytes(lay_out(part, arch, probe_address=site.address, natives=[(slot, owner)],
+                                 onward=site.entry, flags_live=not site.flags_dead).code)
             self.natives.add(process, slot)
         xol.write(part, code)
+        site.entry = part
+        self._add_owner(process, site, owner)
+
+    def _add_handler_part(self, process, site: JumpSite, handler, owner: str) -> None:
+        """Save_Registers, Call_User_BreakpointHandler, Restore_Registers and the handler's copy
+        (instrumenter/strategies/page_layout.py, as in the int3 trampoline), then a jump on to
+        the parts before it."""
+        arch = self.debug.arch(process).name
+        handler.check_arch(arch)
+        scratch = self.data_for(process, site.address).allocate(SCRATCH_SIZE + handler.data_size(arch))
+        call = HandlerCall(handler, owner, scratch, scratch + SCRATCH_SIZE)
+        xol = self.trampolines.xol_for(process, near=site.address)
+        part = xol.allocate(slot_size(arch, handlers=[call]))
+        page = lay_out(part, arch, probe_address=site.address, handlers=[call], onward=site.entry)
+        xol.write(part, bytes(page.code))
+        for address, data in page.data:
+            self.debug.write_memory(process, address, data)
+        self.debug.register_tool_code(process.space, part, page.here, fault_namer(page))
+        site.handler_pages.append(page)
         site.entry = part
         self._add_owner(process, site, owner)
 
@@ -315,6 +344,13 @@ class JumpProbes(ProbeStrategy):
     def _patch(site: JumpSite, arch: str) -> bytes:
         jump = jump_rel32(site.address, site.entry, arch)
         return jump + INT3 * (site.end - site.address - REL_JUMP_LEN)
+
+    def data_for(self, process, near: int) -> NativeData:
+        """A space's native data pages, shared with the trampoline strategy (its in-page
+        actions and handlers keep their counters and data there): collected at exec and exit,
+        copied at fork and forgotten here, whichever strategy placed them."""
+        self.owners.setdefault(process.space.serial, (process.space, process))
+        return self._data_for(process, near)
 
     def _data_for(self, process, near: int) -> NativeData:
         data = self.data.get(process.space.serial)
@@ -346,7 +382,10 @@ class JumpProbes(ProbeStrategy):
         """The child's memory is a copy (patches, trampolines, native data): same sites."""
         if parent.space is child.space:
             return
-        self.sites.fork(parent.space, child.space)
+        for _, site in self.sites.fork(parent.space, child.space):
+            for page in site.handler_pages:
+                self.debug.register_tool_code(child.space, page.address, page.here,
+                                              fault_namer(page))
         for (_, part), site in self.parts.fork(parent.space, child.space):
             self._set_redirect(child.space, site, part)
         self.data.fork(parent.space, child.space, lambda data: data.forked(child))

@@ -136,9 +136,10 @@ def new_slot(data: NativeData, hook: NativeHit, site: int, word: int, name: str)
 
 
 # ---- the guest's code (Intel SDM Vol. 2 encodings) ---------------------------------------
-def emit_part(slot: NativeSlot, address: int, next_address: int, arch: str, *,
+def emit_part(slot: NativeSlot, address: int, next_address: int | None, arch: str, *,
               flags_live: bool = True) -> bytes:
-    """The trampoline part for `slot` placed at `address`, ending with a jump to next_address.
+    """The trampoline part for `slot` placed at `address`, ending with a jump to next_address
+    (None: it falls through into whatever follows it, as in a trampoline page).
 
     flags_live=False (status_flags_dead proved that the code after the site overwrites the
     status flags before anything reads them): a count is then one locked instruction (two on
@@ -147,8 +148,7 @@ def emit_part(slot: NativeSlot, address: int, next_address: int, arch: str, *,
     e = Emitter(address, arch)
     if slot.spec.kind == "count" and not flags_live:
         _increment64(e, slot.counter, arch)
-        e.jump(next_address, "fallthrough")
-        return bytes(e.code)
+        return _onward(e, next_address)
     e.lea_sp(-RED_ZONE)
     e.raw(SAVE_FLAGS)
     if slot.spec.kind == "count":
@@ -159,7 +159,12 @@ def emit_part(slot: NativeSlot, address: int, next_address: int, arch: str, *,
         _append_args_i386(e, slot)
     e.raw(RESTORE_FLAGS)
     e.lea_sp(RED_ZONE)
-    e.jump(next_address, "fallthrough")
+    return _onward(e, next_address)
+
+
+def _onward(e: Emitter, next_address: int | None) -> bytes:
+    if next_address is not None:
+        e.jump(next_address, "fallthrough")
     return bytes(e.code)
 
 

@@ -1,25 +1,40 @@
 """The trampoline strategy (seed 000, FIG. 2-6).
 
-Setup: validate the address (instrumenter/strategies/placement.py), decode the instruction there once,
-relocate a copy of it into an XOL slot followed by a jump back to the next original
-instruction, register the kernel breakpoint handler for the address, then write the int3.
-Execution: int3 -> the kernel's #BP gate -> our handler records the hit (and runs Python
-actions), rewrites the saved IP in the trap frame to the trampoline -> IRET -> the relocated
-original instruction runs -> jump back. The original instruction stays replaced the whole
-time, so no thread can slip past the probe (unlike restore-and-single-step).
+Setup (FIG. 4): validate the address (instrumenter/strategies/placement.py), decode the
+instruction there once, lay out the site's trampoline in an XOL page mapped into the process
+(instrumenter/strategies/page_layout.py: the user instrumentation, Save_Registers,
+Call_User_BreakpointHandler, Restore_Registers, OriginalInstruction_Copy, Jump_NextInstruction,
+and a copy of each user handler, block 440), register the kernel breakpoint handler for the
+address (block 445), then write the int3 (block 450).
+
+Execution (FIG. 5, 6): int3 -> the kernel's #BP gate -> our kernel breakpoint handler runs the
+kernel mode data (the probes' Python actions: records, `-p ... ` actions) and rewrites the saved
+IP in the trap frame to the trampoline (block 540) -> IRET -> the trampoline runs the user mode
+data inside the guest (native count/args actions, the user's handlers called with the saved
+registers), then the relocated original instruction, then jumps back. The original instruction
+stays replaced the whole time, so no thread can slip past the probe (unlike restore-and-
+single-step). A probe can have both kinds of data.
+
+A site's trampoline is rebuilt in a new slot when a probe with user mode data joins or leaves
+it; the old one stays where it is: a thread may still be running through it.
 """
 import functools
 from dataclasses import dataclass, field
 
-from ..insn.decode import decode
+from ..insn.decode import Insn, decode
 from ..errors import InstrumenterError
 from .base import ProbeStrategy
+from .native import new_slot
+from .page_layout import (SCRATCH_SIZE, HandlerCall, Page, fault_namer, has_handler, lay_out,
+                          slot_size)
 from .placement import patch_site, validate_site
+from .user_handler import handler_of
 from ..insn.relocate import relocate
 from .xol import XolArea
 
 INT3 = b"\xcc"
 MAX_INSN = 15
+PLAIN_SLOT = 64           # the relocated instruction and its jump back
 
 
 @dataclass
@@ -27,12 +42,21 @@ class Site:
     address: int
     trampoline: int
     hooks: list = field(default_factory=list)     # callables(thread, address), in placement order
+    insn: Insn | None = None
+    natives: list = field(default_factory=list)   # (hook, NativeSlot, owner): count/args in-page
+    handlers: list = field(default_factory=list)  # (hook, HandlerCall): the users' handlers
+    page: Page | None = None                      # the named blocks of the current trampoline
+
+    @property
+    def user_mode(self) -> bool:
+        return bool(self.natives or self.handlers)
 
 
 class TrampolineProbes(ProbeStrategy):
     # sites: (space.serial, address) -> Site; xols: space.serial -> areas, each near its code;
     # boundary_cache: (space.serial, function, size) -> its instruction starts
     tables = ("sites", "xols", "boundary_cache")
+    runs_user_handlers = True           # trapline trace --handler (Session.place checks it)
 
     def xol_for(self, process, *, near: int) -> XolArea:
         """An out-of-line area within rel32 reach of `near`: a program and the libraries at the
@@ -47,12 +71,13 @@ class TrampolineProbes(ProbeStrategy):
         areas.append(xol)
         return xol
 
+    # ---- setup (FIG. 4) ----------------------------------------------------------------------
     def place(self, process, address: int, hook, owner: str) -> Site:
         key = (process.space.serial, address)
         site = self.sites.get(key)
         if site is not None:
             patch_site(self.debug, process, address, INT3, owner)
-            site.hooks.append(hook)
+            self._add_hook(process, site, hook, owner)
             return site
         arch = self.debug.arch(process).name
         validate_site(process, address, functools.partial(self.debug.read_memory, process),
@@ -64,9 +89,9 @@ class TrampolineProbes(ProbeStrategy):
             raise InstrumenterError(f"{address:#x}: no XOL page within ±2 GiB")
         for other in self.debug.patches_overlapping(process, address, 1):
             raise InstrumenterError(f"{address:#x} is already patched by {other.owners[0]}")
-        trampoline = xol.allocate(64)
-        xol.write(trampoline, relocate(insn, trampoline, arch).code)
-        site = self.sites[key] = Site(address, trampoline, [hook])
+        site = Site(address, 0, insn=insn)
+        self._add_hook(process, site, hook, owner)
+        self.sites[key] = site
         self.debug.register_breakpoint(process.space, address, self._on_hit)
         self._set_redirect(process.space, site)
         patch_site(self.debug, process, address, INT3, owner)
@@ -83,6 +108,52 @@ class TrampolineProbes(ProbeStrategy):
             if (process.space.serial, address) not in self.sites:
                 raise InstrumenterError(f"{address:#x} is already patched by {other.owners[0]}")
 
+    def _add_hook(self, process, site: Site, hook, owner: str) -> None:
+        """Sort the probe's data: kernel mode (a Python hook, run in _on_hit) or user mode
+        (a native action, a user handler: code in the trampoline page). A probe with a native
+        action has no Python hook: the count or the record is made in the guest."""
+        native = getattr(hook, "native", None)
+        handler = handler_of(hook)
+        arch = self.debug.arch(process).name
+        if native is not None:
+            data = self.session.jumps.data_for(process, site.address)
+            slot = new_slot(data, hook, site.address, self.debug.arch(process).word,
+                            self.debug.symbolize(process, site.address))
+            site.natives.append((hook, slot, owner))
+            self.session.jumps.natives.add(process, slot)
+        else:
+            site.hooks.append(hook)
+        if handler is not None:
+            handler.check_arch(arch)
+            data = self.session.jumps.data_for(process, site.address)
+            scratch = data.allocate(SCRATCH_SIZE + handler.data_size(arch))
+            site.handlers.append((hook, HandlerCall(handler, owner, scratch, scratch + SCRATCH_SIZE)))
+        if native is not None or handler is not None or site.trampoline == 0:
+            self._build(process, site)
+
+    def _build(self, process, site: Site) -> None:
+        """Lay out the site's trampoline in a new XOL slot and send the next hits there."""
+        arch = self.debug.arch(process).name
+        xol = self.xol_for(process, near=site.address)
+        natives = [(slot, owner) for _, slot, owner in site.natives]
+        handlers = [call for _, call in site.handlers]
+        if not site.user_mode:
+            at = xol.allocate(PLAIN_SLOT)
+            page = lay_out(at, arch, probe_address=site.address,
+                           copy=lambda here: relocate(site.insn, here, arch))
+        else:
+            at = xol.allocate(slot_size(arch, natives, handlers))
+            page = lay_out(at, arch, probe_address=site.address, natives=natives,
+                           handlers=handlers, copy=lambda here: relocate(site.insn, here, arch))
+        xol.write(at, bytes(page.code))
+        for address, data in page.data:
+            self.debug.write_memory(process, address, data)
+        if site.page is not None and has_handler(site.page):
+            self.debug.unregister_tool_code(process.space, site.page.address)
+        if handlers:
+            self.debug.register_tool_code(process.space, at, page.here, fault_namer(page))
+        site.trampoline, site.page = at, page
+
     def _set_redirect(self, space, site: Site) -> None:
         """_on_hit only rewrites the saved IP: let the kernel take the int3 by a breakpoint
         redirect (kernel_model/debug.py register_breakpoint_redirect says why that is exact;
@@ -96,19 +167,31 @@ class TrampolineProbes(ProbeStrategy):
         self.debug.register_breakpoint_redirect(space, address, redirect)
 
     def remove(self, process, address: int, hook, owner: str) -> None:
-        """Take one hook off a site; the last one restores the original bytes exactly. The
-        trampoline stays in its XOL slot: a thread may still be running through it."""
+        """Take one probe's hook off a site; the last one restores the original bytes exactly.
+        The trampolines stay in their XOL slots: a thread may still be running through one."""
         key = (process.space.serial, address)
         site = self.sites.get(key)
-        if site is None or hook not in site.hooks:
+        natives = [n for n in site.natives if n[0] is hook] if site is not None else []
+        if site is None or (hook not in site.hooks and not natives):
             raise InstrumenterError(f"no probe {owner} at {address:#x}")
-        site.hooks.remove(hook)
+        if natives:
+            site.natives.remove(natives[0])
+        else:
+            site.hooks.remove(hook)
+        calls = [h for h in site.handlers if h[0] is hook]
+        if calls:
+            site.handlers.remove(calls[0])
         self.debug.unpatch(process, address, owner)
-        if not site.hooks:
+        if not site.hooks and not site.natives:
             del self.sites[key]
+            if site.page is not None and has_handler(site.page):
+                self.debug.unregister_tool_code(process.space, site.page.address)
             self.debug.unregister_breakpoint_redirect(process.space, address)
             self.debug.unregister_breakpoint(process.space, address)
+        elif natives or calls:
+            self._build(process, site)
 
+    # ---- execution (FIG. 5) ------------------------------------------------------------------
     def _on_hit(self, frame, thread) -> bool:
         """The kernel breakpoint handler: report, then send the thread to the trampoline."""
         address = frame.ip - 1
@@ -120,7 +203,12 @@ class TrampolineProbes(ProbeStrategy):
 
     def fork(self, parent, child) -> None:
         """The child's memory is a copy, patches and XOL pages included (the door copied its
-        table of patches): share the bookkeeping."""
+        table of patches): share the bookkeeping. (Native counters and handler data are
+        copied, zeroed and collected by the jump strategy's collector, which owns the data
+        pages: JumpProbes.data_for.)"""
         for _, site in self.sites.fork(parent.space, child.space):
             self._set_redirect(child.space, site)
+            if site.handlers:
+                self.debug.register_tool_code(child.space, site.page.address, site.page.here,
+                                              fault_namer(site.page))
         self.xols.fork(parent.space, child.space, lambda areas: [xol.forked(child) for xol in areas])

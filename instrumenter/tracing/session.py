@@ -161,6 +161,7 @@ class Session:
             if removable and not hasattr(strategy, "remove"):
                 raise InstrumenterError(f"{probe.spec.text}: --strategy {self.strategy} cannot "
                                         "take a probe out again (disable_at, remove_probe)")
+            _check_handler(probe, self.strategy, strategy)
             site = strategy.place(process, address, hook, probe.spec.text)
             self._placed(probe, process, address, hook, self.strategy)
             _count_placement(probe, self.strategy)
@@ -171,6 +172,7 @@ class Session:
                 reasons.append(f"{name}: cannot take a probe out again")
                 continue
             try:
+                _check_handler(probe, name, self.strategies[name])
                 site = self.strategies[name].place(process, address, hook, probe.spec.text)
             except InstrumenterError as refused:
                 reasons.append(f"{name}: {refused}")
@@ -348,6 +350,16 @@ def _count_placement(probe, strategy: str) -> None:
     chosen = getattr(probe, "chosen", None)
     if chosen is not None:
         chosen[strategy] = chosen.get(strategy, 0) + 1
+
+
+def _check_handler(probe: Probe, name: str, strategy) -> None:
+    """A user handler is code in a trampoline page (seed 000): only strategies that build one
+    can call it."""
+    handler = getattr(probe, "handler", None)      # `probe` may be an IFUNC resolver's watch
+    if handler is not None and probe.spec.kind == UPROBE \
+            and not getattr(strategy, "runs_user_handlers", False):
+        raise InstrumenterError(f"{probe.spec.text}: strategy {name} has no trampoline page to "
+                                f"call the handler {handler.spec} from (use trampoline)")
 
 
 def _signed(value: int, bits: int) -> int:
