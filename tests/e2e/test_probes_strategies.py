@@ -170,15 +170,16 @@ def test_auto_emulates_what_has_no_xol_page_in_reach(arch, monkeypatch):
 
 
 @pytest.mark.e2e
-def test_auto_falls_back_to_singlestep_last_and_says_so(monkeypatch):
-    """fib+1 (mov ebp, esp) is no emulated form: with no XOL page either, auto's last resort
-    takes it — the single-step baseline, exact in a single-threaded program — and says so."""
+def test_auto_falls_back_to_single_stepping_last_and_says_so(monkeypatch):
+    """fib+1 (mov ebp, esp) is no emulated form: with no XOL page either, auto's last resorts
+    take it — single-stepping, and of its two schemes the stop-all one (seed 001 [0005]), which
+    loses no hit in threads, before the lossy baseline — and auto says so."""
     from instrumenter.strategies.xol import XolArea
     monkeypatch.setattr(XolArea, "reaches", lambda self, address: False)
     choices = []
     result = Sandbox(probes=["uprobe:fib:fib+1"], on_choice=lambda p, a, s: choices.append(s)
                      ).run([str(SAMPLES / "i386" / "fib"), "10"])
-    assert choices == ["singlestep"]
+    assert choices == ["singlestep-stopall"]
     assert result.hits == {"uprobe:fib:fib+1": 177} and result.stdout == b"fib(10) = 55\n"
 
 

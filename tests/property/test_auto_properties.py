@@ -73,4 +73,6 @@ def test_auto_takes_every_generated_instruction():
     # Floors: most forms go out of line; system calls and the in-place-only ones exercise
     # the fall-backs (about one example in three draws from IN_PLACE).
     assert chosen["trampoline"] >= total // 3, chosen
-    assert chosen["emulate"] >= 1 and chosen["singlestep"] >= 1, chosen
+    # Single-stepping is the last resort; its stop-all scheme comes before the lossy baseline
+    # (registry.py's auto_rank), so it is the one chosen where only stepping can serve.
+    assert chosen["emulate"] >= 1 and chosen["singlestep-stopall"] >= 1, chosen
