@@ -6,9 +6,10 @@ errno names table, plain data), and none of the attribute paths that reach past 
 Machine or page mapper, the kernel's current thread, its exception delivery, a raw register
 write) outside comments. The instrumenter's unit tests drive it with stand-ins of the door.
 """
-import ast
 import re
 from pathlib import Path
+
+from tests.door_scan import imported_modules, lines_past_the_door
 
 INSTRUMENTER = Path(__file__).resolve().parents[3] / "instrumenter"
 ALLOWED_KERNEL_MODULES = {"kernel_model.debug", "kernel_model.errno"}
@@ -23,23 +24,11 @@ def _sources():
 
 
 def test_instrumenter_imports_no_kernel_module_but_the_door():
-    imported = set()
-    for path in _sources():
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                imported.add((path.name, node.module))
-            elif isinstance(node, ast.Import):
-                imported.update((path.name, alias.name) for alias in node.names)
+    imported = imported_modules(_sources())
     kernel = {(name, module) for name, module in imported if module.startswith("kernel_model")}
     assert kernel, "the instrumenter reaches the kernel somewhere: the door at least"
     assert {module for _, module in kernel} <= ALLOWED_KERNEL_MODULES, sorted(kernel)
 
 
 def test_no_attribute_path_reaches_past_the_door():
-    leaks = []
-    for path in _sources():
-        for number, line in enumerate(path.read_text().splitlines(), 1):
-            code = line.split("#", 1)[0]
-            if PAST_THE_DOOR.search(code):
-                leaks.append(f"{path.name}:{number}: {line.strip()}")
-    assert leaks == []
+    assert lines_past_the_door(_sources(), PAST_THE_DOOR) == []

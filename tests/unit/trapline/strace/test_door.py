@@ -7,9 +7,10 @@ the plain ABI tables it prints with (kernel_model/debug_abi.py: flag, errno and 
 syscall argument kinds), nothing of the emulator, and none of the attribute paths that reach
 past the door (a process's Machine, address space or page mapper, the kernel) outside comments.
 """
-import ast
 import re
 from pathlib import Path
+
+from tests.door_scan import imported_modules, lines_past_the_door
 
 STRACE = Path(__file__).resolve().parents[4] / "trapline" / "strace"
 ALLOWED_KERNEL_MODULES = {"kernel_model.debug", "kernel_model.debug_abi"}
@@ -24,14 +25,7 @@ def _sources():
 
 
 def _imports():
-    imported = set()
-    for path in _sources():
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                imported.add((path.name, node.module))
-            elif isinstance(node, ast.Import):
-                imported.update((path.name, alias.name) for alias in node.names)
-    return imported
+    return imported_modules(_sources())
 
 
 def test_strace_imports_no_kernel_module_but_the_door():
@@ -48,10 +42,4 @@ def test_strace_imports_nothing_of_the_emulator_or_the_loader():
 
 
 def test_no_attribute_path_reaches_past_the_door():
-    leaks = []
-    for path in _sources():
-        for number, line in enumerate(path.read_text().splitlines(), 1):
-            code = line.split("#", 1)[0]
-            if PAST_THE_DOOR.search(code):
-                leaks.append(f"{path.name}:{number}: {line.strip()}")
-    assert leaks == []
+    assert lines_past_the_door(_sources(), PAST_THE_DOOR) == []
