@@ -45,6 +45,7 @@ tool's records; a tool asks for it per process it follows (attach, fork child, e
 """
 import functools
 
+from emu.errors import MachineError as MemoryFault  # noqa: F401  (no page there: a tool's EFAULT)
 from emu.exits import FAULT, READ, WRITE, Exit
 from emu.icount import InstructionClock
 from emu.registers import REGISTER_IDS

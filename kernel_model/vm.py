@@ -82,6 +82,18 @@ class AreaMap:
             return vmas[i]
         return None
 
+    def allows(self, addr: int, size: int, prot: int) -> bool:
+        """Whether every byte of [addr, addr+size) lies in areas whose permissions include
+        `prot`: the kernel's access_ok plus the VMA check a copy to or from the user makes
+        (a syscall's buffer, a signal frame being built)."""
+        end = addr + size
+        while addr < end:
+            vma = self.vma_at(addr)
+            if vma is None or vma.perms & prot != prot:
+                return False
+            addr = vma.end
+        return True
+
     def maps_text(self) -> bytes:
         return b"".join(v.maps_line() for v in self.vmas)
 

@@ -184,14 +184,7 @@ class Signals:
 
     @staticmethod
     def _writable(thread, addr: int, size: int) -> bool:
-        vm = thread.process.vm
-        end = addr + size
-        while addr < end:
-            vma = vm.vma_at(addr)
-            if vma is None or not vma.perms & PROT_WRITE:
-                return False
-            addr = vma.end
-        return True
+        return thread.process.vm.allows(addr, size, PROT_WRITE)
 
     @staticmethod
     def _capture(machine, mask: int) -> SavedRegisters:

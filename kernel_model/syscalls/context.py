@@ -84,13 +84,7 @@ class SyscallContext:
         self.mem.write(addr, data)
 
     def writable(self, addr: int, size: int) -> bool:
-        end, vm = addr + size, self.vm
-        while addr < end:
-            vma = vm.vma_at(addr)
-            if vma is None or not vma.perms & PROT_WRITE:
-                return False
-            addr = vma.end
-        return True
+        return self.vm.allows(addr, size, PROT_WRITE)
 
     def read_cstr(self, addr: int, limit: int = 4096) -> bytes:
         if addr == 0:

@@ -15,7 +15,6 @@ nothing while nobody watches.
 """
 import weakref
 
-from emu.cpu_state import register_fetcher
 
 from . import impls  # noqa: F401  (registers every implementation)
 from . import numbers_i386, numbers_x86_64
@@ -106,10 +105,10 @@ class Convention:
     def _registers_of(self, space) -> tuple:
         machine = space.machine
         names = space.syscall_abi_registers(self.abi)[0].names
-        fetch = tuple(register_fetcher(machine.cpu_state, names[1:1 + n]) for n in range(7))
+        fetch = tuple(machine.register_fetcher(names[1:1 + n]) for n in range(7))
         # int 0x80 from 64-bit code: the i386 ABI sees the low halves of the registers
         narrow = machine.arch.bits != self.bits
-        return machine.cpu_state.register(names[0]), fetch, narrow
+        return machine.register_cell(names[0]), fetch, narrow
 
 
 class SyscallDispatcher:

@@ -1,7 +1,7 @@
 """Register and memory packets: g/G (all registers in target.xml's order), p/P (one), m/M/X
 (memory, shown and written through the instrumentation: instrumenter/debugger/memory.py).
 Values are little-endian hex, as the target's byte order. Mixed into GdbServer."""
-from emu.errors import MachineError
+from kernel_model.debug import MemoryFault
 from instrumenter.debugger.registers import layout
 
 from .packets import unescape
@@ -68,7 +68,7 @@ class AccessPackets:
             return b"OK"
         except ValueError:
             return b"E01"
-        except MachineError:                 # no page there: what ptrace's EFAULT says
+        except MemoryFault:                  # no page there: what ptrace's EFAULT says
             return EFAULT
 
 

@@ -244,3 +244,19 @@ def test_brk_growth_keeps_an_mprotected_heap_part_separate(vm):
                          (HEAP + 2 * PAGE, HEAP + 4 * PAGE, RW)]
     assert all(v.name == b"[heap]" for v in vm.vmas)
     assert_matches_machine(vm)
+
+
+
+def test_allows_walks_every_area_the_range_touches(vm):
+    """Adjacent areas with different permissions: a range is allowed only when every area it
+    touches has all the asked bits, and a hole or the end of the mapping refuses it."""
+    base = vm.mmap(0, 3 * PAGE, RW, ANON)
+    vm.mprotect(base + PAGE, PAGE, R)
+    assert vm.allows(base, PAGE, PROT_WRITE)
+    assert vm.allows(base, 3 * PAGE, PROT_READ)
+    assert not vm.allows(base + PAGE - 1, 2, PROT_WRITE)        # straddles into the read-only page
+    assert vm.allows(base + 2 * PAGE, PAGE, RW)
+    assert not vm.allows(base + 2 * PAGE, PAGE + 1, PROT_READ)  # one byte past the mapping
+    assert not vm.allows(base, PAGE, PROT_EXEC)
+    vm.munmap(base + PAGE, PAGE)
+    assert not vm.allows(base, 3 * PAGE, PROT_READ)              # the hole

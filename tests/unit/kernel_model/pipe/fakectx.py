@@ -6,7 +6,7 @@ from emu.memory import MemoryAccessError
 from kernel_model.clock import VirtualClock
 from kernel_model.fdtable import FdTable
 from kernel_model.syscalls.context import SyscallContext
-from kernel_model.vm import PROT_READ, PROT_WRITE
+from kernel_model.vm import PROT_READ, PROT_WRITE, AreaMap
 
 BASE = 0x10000          # the one writable area
 SIZE = 0x4000
@@ -39,6 +39,8 @@ class FakeVm:
         if READ_ONLY <= addr < READ_ONLY + 0x1000:
             return SimpleNamespace(end=READ_ONLY + 0x1000, perms=PROT_READ)
         return None
+
+    allows = AreaMap.allows          # the real walk over this stand-in's areas
 
 
 class FakeKernel:

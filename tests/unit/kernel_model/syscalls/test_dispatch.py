@@ -153,3 +153,17 @@ def test_finish_asks_the_kernel_only_when_a_signal_is_pending():
     assert finish(_ctx(thread), Call(20, "getpid"), SimpleNamespace(value=0), 100, None) is False
     thread.pending_signals = 1 << 9
     assert finish(_ctx(thread), Call(20, "getpid"), SimpleNamespace(value=0), 100, None) == "asked the kernel"
+
+
+def test_the_kernel_reaches_registers_only_through_the_machines_views():
+    """emu/machine_registers.py (register_cell, register_fetcher) is the kernel's way to the
+    CPU state's register slots; the CPU state itself stays inside emu/ (issue 15)."""
+    from pathlib import Path
+    kernel = Path(__file__).resolve().parents[4] / "kernel_model"
+    files = sorted(kernel.glob("**/*.py"))
+    assert len(files) > 50
+    readers = [f"{path.relative_to(kernel)}:{number}"
+               for path in files
+               for number, line in enumerate(path.read_text().splitlines(), 1)
+               if ".cpu_state" in line.split("#", 1)[0] or "emu.cpu_state" in line]
+    assert readers == []
