@@ -7,4 +7,6 @@ per fact: the kernel itself uses the same tables.
 from . import flags  # noqa: F401
 from .errno import ERRNOS, KERNEL_RESTART_ERRNOS  # noqa: F401
 from .signals import NSIG, SIGNAL_NAMES, short_signal_name, signal_name  # noqa: F401
-from .syscalls.signatures import Kind, Ret, return_kind, signature  # noqa: F401
+from .syscalls import impls  # noqa: F401  (importing them registers every declaration)
+from .syscalls.kinds import Kind, Ret  # noqa: F401
+from .syscalls.registry import return_kind, signature  # noqa: F401

@@ -83,14 +83,20 @@ def _format_args(call: _Call) -> list[str]:
     special = _SPECIAL.get(call.name)
     if special is not None and not (call.name == "mmap" and call.bits == 64):
         return special(call)
-    params = signature(call.name)
+    params = signature(call.name, "i386" if call.bits == 32 else "x86_64")
     if params is None:
         return [flags.format_hex(value) for value in call.args]
-    return [_format_value(call, index, kind) for index, (_, kind) in enumerate(params)]
+    shown, word = [], 0
+    for _, kind in params:          # an i386 64-bit offset takes two words
+        shown.append(_format_value(call, word, kind))
+        word += 2 if kind is Kind.OFFSET64_SPLIT else 1
+    return shown
 
 
 def _format_value(call: _Call, index: int, kind: Kind) -> str:
     value = call.arg(index)
+    if kind is Kind.OFFSET64_SPLIT:             # i386: (low, high) of a loff_t
+        return str(_signed(value | call.arg(index + 1) << 32, 64))
     simple = _SIMPLE.get(kind)
     if simple is not None:
         return simple(value, call)

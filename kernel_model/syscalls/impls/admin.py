@@ -12,6 +12,7 @@ needs an fd of a namespace file or a pidfd, which no guest fd is (EINVAL).
 """
 from ... import errno as E
 from ...errno import GuestErrno
+from ..kinds import K
 from ..registry import syscall
 
 MNT_FORCE, MNT_DETACH, MNT_EXPIRE, UMOUNT_NOFOLLOW = 1, 2, 4, 8
@@ -25,13 +26,15 @@ UNSHARE_FLAGS = (CLONE_THREAD | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_V
                  | CLONE_SYSVSEM | NAMESPACES)
 
 
-@syscall("mount", "pivot_root", "swapon", "swapoff", "reboot")
+@syscall("mount", args=(("source", K.PATH), ("target", K.PATH), ("filesystemtype", K.PATH),
+                        ("mountflags", K.HEX), ("data", K.PTR)))
+@syscall("pivot_root", "swapon", "swapoff", "reboot")
 def sys_refused(ctx):
     """may_mount() / capable(CAP_SYS_ADMIN) / ns_capable(CAP_SYS_BOOT) come first."""
     raise GuestErrno(E.EPERM)
 
 
-@syscall("umount2")
+@syscall("umount2", args=(("target", K.PATH), ("flags", K.HEX)))
 def sys_umount2(ctx, target, flags):
     if flags & 0xFFFFFFFF & ~(MNT_FORCE | MNT_DETACH | MNT_EXPIRE | UMOUNT_NOFOLLOW):
         raise GuestErrno(E.EINVAL)
@@ -49,7 +52,7 @@ def sys_setns(ctx, fd, nstype):
     raise GuestErrno(E.EINVAL)                      # neither a namespace file nor a pidfd
 
 
-@syscall("unshare")
+@syscall("unshare", args=(("flags", K.HEX),))
 def sys_unshare(ctx, flags):
     flags &= 0xFFFFFFFF
     if flags & ~UNSHARE_FLAGS:

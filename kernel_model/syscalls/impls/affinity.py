@@ -11,6 +11,7 @@ from ... import errno as E
 from ...cpus import ALL_CPUS, CPUMASK_SIZE, NR_CPUS
 from ...errno import GuestErrno
 from ...proc import INIT_PID
+from ..kinds import K
 from ..registry import syscall
 
 
@@ -26,7 +27,7 @@ def _check_task(ctx, pid: int) -> None:
     raise GuestErrno(E.ESRCH)
 
 
-@syscall("sched_getaffinity")
+@syscall("sched_getaffinity", args=(("pid", K.PID), ("cpusetsize", K.ULONG), ("mask", K.STRUCT)))
 def sys_sched_getaffinity(ctx, pid, size, mask):
     # Linux checks the size first: it must hold nr_cpu_ids bits and be a whole number of the
     # caller's longs (compat_ulong_t on i386); it returns min(len, cpumask_size()) bytes.
@@ -39,7 +40,7 @@ def sys_sched_getaffinity(ctx, pid, size, mask):
     return n
 
 
-@syscall("sched_setaffinity")
+@syscall("sched_setaffinity", args=(("pid", K.PID), ("cpusetsize", K.ULONG), ("mask", K.PTR)))
 def sys_sched_setaffinity(ctx, pid, size, mask):
     # get_user_cpu_mask(): a shorter mask is zero-extended, a longer one is cut to
     # cpumask_size(); it is read (EFAULT) before the task is looked up (ESRCH).

@@ -12,6 +12,7 @@ import struct
 
 from ... import errno as E
 from ...errno import GuestErrno
+from ..kinds import K
 from ..registry import syscall
 from .sched_policy import find_task
 
@@ -20,7 +21,7 @@ CAP_LAST_CAP = 40
 ALL_CAPS = (1 << (CAP_LAST_CAP + 1)) - 1
 
 
-@syscall("capget")
+@syscall("capget", args=(("hdrp", K.PTR), ("datap", K.PTR)))
 def sys_capget(ctx, header, dataptr):
     version = struct.unpack("<I", ctx.read(header, 4))[0]      # cap_validate_magic()
     if version not in (VERSION_1, VERSION_2, VERSION_3):

@@ -17,6 +17,7 @@ from typing import NoReturn
 from ... import errno as E
 from ...errno import GuestErrno
 from ...proc import INIT_PID
+from ..kinds import K
 from ..registry import syscall
 
 CLOCK_REALTIME = 0
@@ -80,7 +81,7 @@ def _settod(sec: int, nsec: int) -> NoReturn:
     raise GuestErrno(E.EPERM)
 
 
-@syscall("clock_settime")
+@syscall("clock_settime", args=(("clockid", K.CLOCK), ("tp", K.TIMESPEC_IN)))
 def sys_clock_settime(ctx, clock_id, tp):
     # x86-64: struct __kernel_timespec; i386: old_timespec32 (get_old_timespec32)
     fmt = "<qq" if ctx.abi == "x86_64" else "<ii"
@@ -88,7 +89,7 @@ def sys_clock_settime(ctx, clock_id, tp):
                 lambda: struct.unpack(fmt, ctx.read(tp, struct.calcsize(fmt))))
 
 
-@syscall("clock_settime64")
+@syscall("clock_settime64", args=(("clockid", K.CLOCK), ("tp", K.TIMESPEC64_IN)))
 def sys_clock_settime64(ctx, clock_id, tp):
     def read_time():
         sec, nsec = struct.unpack("<qQ", ctx.read(tp, 16))
@@ -96,7 +97,7 @@ def sys_clock_settime64(ctx, clock_id, tp):
     return _set(ctx, ctx.int32(clock_id), read_time)
 
 
-@syscall("settimeofday")
+@syscall("settimeofday", args=(("tv", K.STRUCT), ("tz", K.PTR)))
 def sys_settimeofday(ctx, tv, tz):
     fmt = "<qq" if ctx.abi == "x86_64" else "<ii"
     time = struct.unpack(fmt, ctx.read(tv, struct.calcsize(fmt))) if tv else None
@@ -173,7 +174,7 @@ def _value_ranges(fmt: str) -> list[tuple[int, int]]:
     return ranges
 
 
-@syscall("adjtimex")
+@syscall("adjtimex", args=(("buf", K.STRUCT),))
 def sys_adjtimex(ctx, buf):
     return _adjtimex(ctx, buf, compat=ctx.abi == "i386")
 
@@ -189,11 +190,11 @@ def _clock_adjtime(ctx, clock_id, buf, compat: bool) -> int:
     return _adjtimex(ctx, buf, compat)
 
 
-@syscall("clock_adjtime")
+@syscall("clock_adjtime", args=(("clockid", K.CLOCK), ("buf", K.STRUCT)))
 def sys_clock_adjtime(ctx, clock_id, buf):
     return _clock_adjtime(ctx, clock_id, buf, compat=ctx.abi == "i386")
 
 
-@syscall("clock_adjtime64")
+@syscall("clock_adjtime64", args=(("clockid", K.CLOCK), ("buf", K.STRUCT)))
 def sys_clock_adjtime64(ctx, clock_id, buf):
     return _clock_adjtime(ctx, clock_id, buf, compat=False)

@@ -6,12 +6,13 @@ by default in Linux.
 """
 from ... import errno as E
 from ...errno import GuestErrno
+from ..kinds import K
 from ..registry import syscall
 
 CLOSE_RANGE_UNSHARE, CLOSE_RANGE_CLOEXEC = 1 << 1, 1 << 2
 
 
-@syscall("close_range")
+@syscall("close_range", args=(("first", K.UINT), ("last", K.UINT), ("flags", K.HEX)))
 def sys_close_range(ctx, fd, max_fd, flags):
     fd, max_fd, flags = fd & 0xFFFFFFFF, max_fd & 0xFFFFFFFF, flags & 0xFFFFFFFF
     if flags & ~(CLOSE_RANGE_UNSHARE | CLOSE_RANGE_CLOEXEC) or fd > max_fd:

@@ -8,6 +8,7 @@ import struct
 
 from ... import errno as E
 from ...errno import GuestErrno
+from ..kinds import K
 from ..registry import syscall
 
 
@@ -47,12 +48,12 @@ def _getdents(ctx, fd, dirp, count, encode):
     return len(out)
 
 
-@syscall("getdents64")
+@syscall("getdents64", args=(("fd", K.FD), ("dirp", K.STRUCT), ("count", K.UINT)))
 def sys_getdents64(ctx, fd, dirp, count):
     return _getdents(ctx, fd, dirp, count, lambda e, off: _record64(e.ino, off, e.name, e.dtype))
 
 
-@syscall("getdents")
+@syscall("getdents", args=(("fd", K.FD), ("dirp", K.STRUCT), ("count", K.UINT)))
 def sys_getdents(ctx, fd, dirp, count):
     return _getdents(ctx, fd, dirp, count,
                      lambda e, off: _record_old(ctx.word, e.ino, off, e.name, e.dtype))

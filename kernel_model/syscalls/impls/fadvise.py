@@ -12,6 +12,7 @@ len, advice) and fadvise64_64(fd, offset_lo, offset_hi, len_lo, len_hi, advice)
 from ... import errno as E
 from ...errno import GuestErrno
 from ...fs.constants import S_IFIFO, S_IFMT
+from ..kinds import K
 from ..registry import syscall
 
 POSIX_FADV_NOREUSE = 5            # advice 0..5: NORMAL RANDOM SEQUENTIAL WILLNEED DONTNEED NOREUSE
@@ -41,6 +42,7 @@ def sys_fadvise64(ctx, fd, a1, a2, a3, a4):
     return fadvise(ctx, fd, a1 | a2 << 32, a3, a4)   # (fd, lo, hi, u32 len, advice)
 
 
-@syscall("fadvise64_64")
+@syscall("fadvise64_64", args=(("fd", K.FD), ("offset_low", K.ULONG), ("offset_high", K.ULONG),
+                               ("len_low", K.ULONG), ("len_high", K.ULONG), ("advice", K.INT)))
 def sys_fadvise64_64(ctx, fd, offset_lo, offset_hi, len_lo, len_hi, advice):
     return fadvise(ctx, fd, offset_lo | offset_hi << 32, len_lo | len_hi << 32, advice)

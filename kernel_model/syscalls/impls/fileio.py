@@ -8,6 +8,7 @@ from ...flags import (F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_GETFL, F_GETLK, F_GET
                       FD_CLOEXEC, FIOCLEX, FIONBIO, FIONCLEX, FIONREAD, O_ACCMODE, O_APPEND,
                       O_DIRECT, O_NOATIME, O_NONBLOCK, O_PATH, O_RDWR, O_WRONLY, SEEK_CUR,
                       SEEK_END, SEEK_SET)
+from ..kinds import K
 from ..registry import syscall
 
 IOV_MAX = 1024
@@ -34,7 +35,7 @@ def _writable(f) -> None:
 FD_BITS = 0xFFFFFFFF
 
 
-@syscall("read")
+@syscall("read", args=(("fd", K.FD), ("buf", K.BUF_OUT), ("count", K.ULONG)))
 def sys_read(ctx, fd, buf, count):
     f = ctx.proc.fds.get(fd & FD_BITS)
     flags = f.flags                        # _readable(f), spelled out on this path
@@ -50,7 +51,7 @@ def sys_read(ctx, fd, buf, count):
     return len(data)
 
 
-@syscall("write")
+@syscall("write", args=(("fd", K.FD), ("buf", K.BUF_IN), ("count", K.ULONG)))
 def sys_write(ctx, fd, buf, count):
     f = ctx.proc.fds.get(fd & FD_BITS)
     flags = f.flags                        # _writable(f), spelled out on this path
@@ -59,7 +60,8 @@ def sys_write(ctx, fd, buf, count):
     return f.write(ctx.read(buf, count if count < MAX_RW else MAX_RW))
 
 
-@syscall("pread64")
+@syscall("pread64", args=(("fd", K.FD), ("buf", K.BUF_OUT), ("count", K.ULONG), ("offset", K.LONG)),
+         i386=(("fd", K.FD), ("buf", K.BUF_OUT), ("count", K.ULONG), ("offset", K.OFFSET64_SPLIT)))
 def sys_pread64(ctx, fd, buf, count, off_lo, off_hi):
     f = ctx.proc.fds.get(ctx.int32(fd))
     _readable(f)
@@ -69,7 +71,8 @@ def sys_pread64(ctx, fd, buf, count, off_lo, off_hi):
     return len(data)
 
 
-@syscall("pwrite64")
+@syscall("pwrite64", args=(("fd", K.FD), ("buf", K.BUF_IN), ("count", K.ULONG), ("offset", K.LONG)),
+         i386=(("fd", K.FD), ("buf", K.BUF_IN), ("count", K.ULONG), ("offset", K.OFFSET64_SPLIT)))
 def sys_pwrite64(ctx, fd, buf, count, off_lo, off_hi):
     f = ctx.proc.fds.get(ctx.int32(fd))
     _writable(f)
@@ -93,7 +96,7 @@ def _iovecs(ctx, iov, iovcnt):
     return [struct.unpack_from(fmt, raw, 2 * ctx.word * i) for i in range(iovcnt)]
 
 
-@syscall("readv")
+@syscall("readv", args=(("fd", K.FD), ("iov", K.IOVEC_OUT), ("iovcnt", K.INT)))
 def sys_readv(ctx, fd, iov, iovcnt):
     f = ctx.proc.fds.get(ctx.int32(fd))
     _readable(f)
@@ -109,7 +112,7 @@ def sys_readv(ctx, fd, iov, iovcnt):
     return total
 
 
-@syscall("writev")
+@syscall("writev", args=(("fd", K.FD), ("iov", K.IOVEC_IN), ("iovcnt", K.INT)))
 def sys_writev(ctx, fd, iov, iovcnt):
     f = ctx.proc.fds.get(ctx.int32(fd))
     _writable(f)
@@ -117,7 +120,7 @@ def sys_writev(ctx, fd, iov, iovcnt):
     return f.write(data) if data else 0
 
 
-@syscall("lseek")
+@syscall("lseek", args=(("fd", K.FD), ("offset", K.LONG), ("whence", K.WHENCE)))
 def sys_lseek(ctx, fd, offset, whence):
     f = ctx.proc.fds.get(ctx.int32(fd))
     if whence not in (SEEK_SET, SEEK_CUR, SEEK_END):
@@ -129,7 +132,8 @@ def sys_lseek(ctx, fd, offset, whence):
     return result
 
 
-@syscall("_llseek")
+@syscall("_llseek", args=(("fd", K.FD), ("offset_high", K.ULONG), ("offset_low", K.ULONG),
+                          ("result", K.LOFF_OUT), ("whence", K.WHENCE)))
 def sys_llseek(ctx, fd, offset_high, offset_low, result_ptr, whence):
     f = ctx.proc.fds.get(ctx.int32(fd))
     if whence not in (SEEK_SET, SEEK_CUR, SEEK_END):
@@ -142,18 +146,18 @@ def sys_llseek(ctx, fd, offset_high, offset_low, result_ptr, whence):
     return 0
 
 
-@syscall("close")
+@syscall("close", args=(("fd", K.FD),))
 def sys_close(ctx, fd):
     ctx.proc.fds.close(ctx.int32(fd))
     return 0
 
 
-@syscall("dup")
+@syscall("dup", args=(("oldfd", K.FD),))
 def sys_dup(ctx, fd):
     return ctx.proc.fds.install(ctx.proc.fds.get(ctx.int32(fd)))
 
 
-@syscall("dup2")
+@syscall("dup2", args=(("oldfd", K.FD), ("newfd", K.FD)))
 def sys_dup2(ctx, oldfd, newfd):
     oldfd, newfd = ctx.int32(oldfd), ctx.int32(newfd)
     f = ctx.proc.fds.get(oldfd)
@@ -162,7 +166,7 @@ def sys_dup2(ctx, oldfd, newfd):
     return ctx.proc.fds.install(f, at=newfd)
 
 
-@syscall("dup3")
+@syscall("dup3", args=(("oldfd", K.FD), ("newfd", K.FD), ("flags", K.PIPE_FLAGS)))
 def sys_dup3(ctx, oldfd, newfd, flags):
     oldfd, newfd = ctx.int32(oldfd), ctx.int32(newfd)
     if oldfd == newfd or flags & ~0o2000000:
@@ -170,7 +174,7 @@ def sys_dup3(ctx, oldfd, newfd, flags):
     return ctx.proc.fds.install(ctx.proc.fds.get(oldfd), at=newfd, cloexec=bool(flags & 0o2000000))
 
 
-@syscall("fcntl", "fcntl64")
+@syscall("fcntl", "fcntl64", args=(("fd", K.FD), ("cmd", K.FCNTL_CMD), ("arg", K.HEX)))
 def sys_fcntl(ctx, fd, cmd, arg):
     fds = ctx.proc.fds
     fd = ctx.int32(fd)
@@ -200,7 +204,7 @@ def sys_fcntl(ctx, fd, cmd, arg):
     raise GuestErrno(E.EINVAL)
 
 
-@syscall("ioctl")
+@syscall("ioctl", args=(("fd", K.FD), ("request", K.IOCTL_REQ), ("arg", K.HEX)))
 def sys_ioctl(ctx, fd, request, arg):
     entry = ctx.proc.fds.entry(ctx.int32(fd))
     request &= 0xFFFFFFFF
@@ -222,7 +226,8 @@ def sys_ioctl(ctx, fd, request, arg):
     raise GuestErrno(E.ENOTTY)
 
 
-@syscall("fsync", "fdatasync", "syncfs")
+@syscall("fsync", "fdatasync", args=(("fd", K.FD),))
+@syscall("syncfs")
 def sys_fsync(ctx, fd):
     ctx.proc.fds.get(ctx.int32(fd))
     return 0
@@ -233,7 +238,7 @@ def sys_sync(ctx):
     return 0
 
 
-@syscall("ftruncate")
+@syscall("ftruncate", args=(("fd", K.FD), ("length", K.LONG)))
 def sys_ftruncate(ctx, fd, length):
     f = ctx.proc.fds.get(ctx.int32(fd))
     _writable(f)
@@ -244,7 +249,7 @@ def sys_ftruncate(ctx, fd, length):
     return 0
 
 
-@syscall("ftruncate64")
+@syscall("ftruncate64", args=(("fd", K.FD), ("length_low", K.ULONG), ("length_high", K.ULONG)))
 def sys_ftruncate64(ctx, fd, lo, hi):
     f = ctx.proc.fds.get(ctx.int32(fd))
     _writable(f)
@@ -252,7 +257,8 @@ def sys_ftruncate64(ctx, fd, lo, hi):
     return 0
 
 
-@syscall("sendfile", "sendfile64")
+@syscall("sendfile", "sendfile64", args=(("out_fd", K.FD), ("in_fd", K.FD), ("offset", K.INT_OUT),
+                                         ("count", K.ULONG)))
 def sys_sendfile(ctx, out_fd, in_fd, offset_ptr, count):
     src, dst = ctx.proc.fds.get(ctx.int32(in_fd)), ctx.proc.fds.get(ctx.int32(out_fd))
     _readable(src)

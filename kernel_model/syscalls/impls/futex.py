@@ -9,6 +9,7 @@ import struct
 from ... import errno as E
 from ...blocking import WouldBlock
 from ...errno import GuestErrno
+from ..kinds import K
 from ..registry import syscall
 
 FUTEX_WAIT, FUTEX_WAKE, FUTEX_REQUEUE, FUTEX_CMP_REQUEUE, FUTEX_WAKE_OP = 0, 1, 3, 4, 5
@@ -99,7 +100,8 @@ def _wake_op(ctx, uaddr, val, val2, uaddr2, val3):
     return woken
 
 
-@syscall("futex")
+@syscall("futex", args=(("uaddr", K.PTR), ("futex_op", K.FUTEX_OP), ("val", K.INT),
+                        ("timeout", K.TIMESPEC_IN), ("uaddr2", K.PTR), ("val3", K.HEX)))
 def sys_futex(ctx, uaddr, op, val, timeout, uaddr2, val3):
     return _futex(ctx, uaddr, op, val, timeout, uaddr2, val3)
 

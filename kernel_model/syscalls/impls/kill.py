@@ -3,6 +3,7 @@ from ... import errno as E
 from ...errno import GuestErrno
 from ...proc import ZOMBIE
 from ...signals import NSIG
+from ..kinds import K
 from ..registry import syscall
 
 SI_USER, SI_TKILL = 0, -6
@@ -24,7 +25,7 @@ def _targets(ctx, pid: int):
     return [p for p in procs if p.pgid == -pid]
 
 
-@syscall("kill")
+@syscall("kill", args=(("pid", K.PID), ("sig", K.SIGNAL)))
 def sys_kill(ctx, pid, sig):
     sig = ctx.int32(sig)
     _check_signal(sig)
@@ -46,7 +47,7 @@ def _thread(ctx, tid: int, tgid: int | None):
     raise GuestErrno(E.ESRCH)
 
 
-@syscall("tgkill")
+@syscall("tgkill", args=(("tgid", K.PID), ("tid", K.PID), ("sig", K.SIGNAL)))
 def sys_tgkill(ctx, tgid, tid, sig):
     sig = ctx.int32(sig)
     _check_signal(sig)
@@ -56,7 +57,7 @@ def sys_tgkill(ctx, tgid, tid, sig):
     return 0
 
 
-@syscall("tkill")
+@syscall("tkill", args=(("tid", K.PID), ("sig", K.SIGNAL)))
 def sys_tkill(ctx, tid, sig):
     sig = ctx.int32(sig)
     _check_signal(sig)

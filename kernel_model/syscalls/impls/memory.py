@@ -11,13 +11,14 @@ from ...layout import PAGE
 from ...images import record_library_mapping
 from ...vm import MAP_ANONYMOUS, MAP_PRIVATE, MAP_SHARED, PROT_EXEC, PROT_MASK
 from ...personality import heap_prot, implied_prot
+from ..kinds import K, Ret
 from ..registry import syscall
 
 MAP_TYPE = 0x0F
 MREMAP_MAYMOVE, MREMAP_FIXED = 1, 2
 
 
-@syscall("brk")
+@syscall("brk", args=(("addr", K.PTR),), returns=Ret.HEX)
 def sys_brk(ctx, addr):
     return ctx.proc.vm.brk(addr, prot=heap_prot(ctx.proc.personality))
 
@@ -48,7 +49,9 @@ def _mmap(ctx, addr, length, prot, flags, fd, offset):
     return start
 
 
-@syscall("mmap")
+@syscall("mmap", args=(("addr", K.PTR), ("length", K.ULONG), ("prot", K.PROT),
+                       ("flags", K.MAP_FLAGS), ("fd", K.FD), ("offset", K.MMAP_OFFSET)),
+         returns=Ret.HEX)
 def sys_mmap(ctx, addr, length, prot, flags, fd, offset):
     if ctx.abi == "i386":
         # old_mmap (i386 nr 90): one pointer to struct mmap_arg_struct of six words
@@ -56,19 +59,22 @@ def sys_mmap(ctx, addr, length, prot, flags, fd, offset):
     return _mmap(ctx, addr, length, prot, flags, fd, offset)
 
 
-@syscall("mmap2")
+@syscall("mmap2", args=(("addr", K.PTR), ("length", K.ULONG), ("prot", K.PROT),
+                        ("flags", K.MAP_FLAGS), ("fd", K.FD), ("pgoffset", K.MMAP_PGOFF)),
+         returns=Ret.HEX)
 def sys_mmap2(ctx, addr, length, prot, flags, fd, pgoffset):
     return _mmap(ctx, addr, length, prot, flags, fd, pgoffset * PAGE)
 
 
-@syscall("munmap", outside_hook=True)
+@syscall("munmap", args=(("addr", K.PTR), ("length", K.ULONG)), outside_hook=True)
 def sys_munmap(ctx, addr, length):
     ctx.proc.vm.munmap(addr, length)
     ctx.proc.space.images.forget(addr, addr + length)       # dlclose: the object is gone
     return 0
 
 
-@syscall("mprotect", outside_hook=True)
+@syscall("mprotect", args=(("addr", K.PTR), ("length", K.ULONG), ("prot", K.PROT)),
+         outside_hook=True)
 def sys_mprotect(ctx, addr, length, prot):
     if prot & ~PROT_MASK & ~0x03000000:
         raise GuestErrno(E.EINVAL)
@@ -76,7 +82,7 @@ def sys_mprotect(ctx, addr, length, prot):
     return 0
 
 
-@syscall("madvise")
+@syscall("madvise", args=(("addr", K.PTR), ("length", K.ULONG), ("advice", K.MADVISE)))
 def sys_madvise(ctx, addr, length, advice):
     if addr % PAGE:
         raise GuestErrno(E.EINVAL)
@@ -97,7 +103,9 @@ def sys_madvise(ctx, addr, length, advice):
     return 0
 
 
-@syscall("mremap", outside_hook=True)
+@syscall("mremap", args=(("old_address", K.PTR), ("old_size", K.ULONG), ("new_size", K.ULONG),
+                         ("flags", K.MREMAP_FLAGS), ("new_address", K.PTR)),
+         returns=Ret.HEX, outside_hook=True)
 def sys_mremap(ctx, old_addr, old_size, new_size, flags, new_addr):
     vm = ctx.proc.vm
     vma = vm.vma_at(old_addr)

@@ -6,6 +6,7 @@ families. i386's socketcall(2) multiplexer is decoded so both ABIs behave the sa
 """
 from ... import errno as E
 from ...errno import GuestErrno
+from ..kinds import K
 from ..registry import syscall
 
 FD_CALLS = ("bind", "connect", "listen", "accept", "accept4", "getsockname", "getpeername",
@@ -18,12 +19,14 @@ SOCKETCALL = {1: "socket", 2: "bind", 3: "connect", 4: "listen", 5: "accept", 6:
               17: "recvmsg", 18: "accept4", 19: "recvmmsg", 20: "sendmmsg"}
 
 
-@syscall("socket", "socketpair")
+@syscall("socket", args=(("domain", K.INT), ("type", K.INT), ("protocol", K.INT)))
+@syscall("socketpair")
 def sys_socket(ctx, domain, type_, protocol):
     raise GuestErrno(E.EAFNOSUPPORT)
 
 
-@syscall(*FD_CALLS)
+@syscall(*(c for c in FD_CALLS if c != "connect"))
+@syscall("connect", args=(("sockfd", K.FD), ("addr", K.STRUCT), ("addrlen", K.UINT)))
 def sys_socket_fd_call(ctx, fd):
     ctx.proc.fds.get(ctx.int32(fd))
     raise GuestErrno(E.ENOTSOCK)

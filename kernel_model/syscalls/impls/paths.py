@@ -12,6 +12,7 @@ from ...fs.constants import S_IFBLK, S_IFCHR, S_IFIFO, S_IFMT, S_IFREG, S_IFSOCK
 from ...fs.renamed import follow_rename
 from ...fs.rootpath import getcwd_text
 from ...fsview import fs_view as process_view, global_view as process_global_view
+from ..kinds import K, Ret
 from ..registry import syscall
 
 from ...flags import (AT_FDCWD, AT_REMOVEDIR, AT_SYMLINK_FOLLOW, AT_SYMLINK_NOFOLLOW, O_CLOEXEC,
@@ -52,12 +53,13 @@ def _open(ctx, dirfd, pathname, flags, mode):
     return ctx.proc.fds.install(f, cloexec=bool(flags & O_CLOEXEC))
 
 
-@syscall("open")
+@syscall("open", args=(("pathname", K.PATH), ("flags", K.OPEN_FLAGS), ("mode", K.MODE_IF_CREAT)))
 def sys_open(ctx, pathname, flags, mode):
     return _open(ctx, AT_FDCWD, pathname, flags, mode)
 
 
-@syscall("openat")
+@syscall("openat", args=(("dirfd", K.DIRFD), ("pathname", K.PATH), ("flags", K.OPEN_FLAGS),
+                         ("mode", K.MODE_IF_CREAT)))
 def sys_openat(ctx, dirfd, pathname, flags, mode):
     return _open(ctx, dirfd, pathname, flags, mode)
 
@@ -75,17 +77,18 @@ def _access(ctx, dirfd, pathname, mode, flags=0):
     return 0
 
 
-@syscall("access")
+@syscall("access", args=(("pathname", K.PATH), ("mode", K.ACCESS_MODE)))
 def sys_access(ctx, pathname, mode):
     return _access(ctx, AT_FDCWD, pathname, mode)
 
 
-@syscall("faccessat")
+@syscall("faccessat", args=(("dirfd", K.DIRFD), ("pathname", K.PATH), ("mode", K.ACCESS_MODE)))
 def sys_faccessat(ctx, dirfd, pathname, mode):
     return _access(ctx, dirfd, pathname, mode)
 
 
-@syscall("faccessat2")
+@syscall("faccessat2", args=(("dirfd", K.DIRFD), ("pathname", K.PATH), ("mode", K.ACCESS_MODE),
+                             ("flags", K.ACCESS_AT_FLAGS)))
 def sys_faccessat2(ctx, dirfd, pathname, mode, flags):
     return _access(ctx, dirfd, pathname, mode, flags)
 
@@ -100,17 +103,18 @@ def _readlink(ctx, dirfd, pathname, buf, size):
     return len(target)
 
 
-@syscall("readlink")
+@syscall("readlink", args=(("pathname", K.PATH), ("buf", K.BUF_OUT), ("bufsiz", K.ULONG)))
 def sys_readlink(ctx, pathname, buf, size):
     return _readlink(ctx, AT_FDCWD, pathname, buf, size)
 
 
-@syscall("readlinkat")
+@syscall("readlinkat", args=(("dirfd", K.DIRFD), ("pathname", K.PATH), ("buf", K.BUF_OUT),
+                             ("bufsiz", K.ULONG)))
 def sys_readlinkat(ctx, dirfd, pathname, buf, size):
     return _readlink(ctx, dirfd, pathname, buf, size)
 
 
-@syscall("getcwd")
+@syscall("getcwd", args=(("buf", K.STR_OUT), ("size", K.ULONG)))
 def sys_getcwd(ctx, buf, size):
     # fs/d_path.c: a removed cwd (d_unlinked) is ENOENT, whatever the buffer.
     if not ctx.kernel.fs.is_dir(ctx.proc.cwd, b"/", global_view(ctx)):
@@ -122,21 +126,21 @@ def sys_getcwd(ctx, buf, size):
     return len(cwd)
 
 
-@syscall("chdir")
+@syscall("chdir", args=(("pathname", K.PATH),))
 def sys_chdir(ctx, pathname):
     path = ctx.read_path(pathname)
     ctx.proc.cwd = ctx.kernel.fs.directory(path, ctx.proc.cwd, fs_view(ctx))
     return 0
 
 
-@syscall("fchdir")
+@syscall("fchdir", args=(("fd", K.FD),))
 def sys_fchdir(ctx, fd):
     f = ctx.proc.fds.get(ctx.int32(fd))
     ctx.proc.cwd = ctx.kernel.fs.directory(f.path, b"/", global_view(ctx))
     return 0
 
 
-@syscall("chroot")
+@syscall("chroot", args=(("pathname", K.PATH),))
 def sys_chroot(ctx, pathname):
     """fs/open.c: the directory is looked up from the cwd under the current root (ENOENT,
     ENOTDIR, EACCES as for chdir), then CAP_SYS_CHROOT is needed (the guest is root: it has
@@ -147,7 +151,7 @@ def sys_chroot(ctx, pathname):
     return 0
 
 
-@syscall("umask")
+@syscall("umask", args=(("mask", K.OCTAL),), returns=Ret.OCTAL)
 def sys_umask(ctx, mask):
     old, ctx.proc.umask = ctx.proc.umask, mask & 0o777
     return old
@@ -158,12 +162,12 @@ def _path_at(ctx, dirfd, pathname):
     return path, base_dir(ctx, dirfd, path)
 
 
-@syscall("mkdir")
+@syscall("mkdir", args=(("pathname", K.PATH), ("mode", K.MODE)))
 def sys_mkdir(ctx, pathname, mode):
     return sys_mkdirat(ctx, AT_FDCWD & ctx.mask, pathname, mode)
 
 
-@syscall("mkdirat")
+@syscall("mkdirat", args=(("dirfd", K.DIRFD), ("pathname", K.PATH), ("mode", K.MODE)))
 def sys_mkdirat(ctx, dirfd, pathname, mode):
     path, base = _path_at(ctx, dirfd, pathname)
     ctx.kernel.fs.mkdir(path, mode & ~ctx.proc.umask & 0o7777, base, fs_view(ctx))
@@ -173,12 +177,13 @@ def sys_mkdirat(ctx, dirfd, pathname, mode):
 MKNOD_TYPES = (0, S_IFREG, S_IFCHR, S_IFBLK, S_IFIFO, S_IFSOCK)
 
 
-@syscall("mknod")
+@syscall("mknod", args=(("pathname", K.PATH), ("mode", K.MODE), ("dev", K.HEX)))
 def sys_mknod(ctx, pathname, mode, dev):
     return sys_mknodat(ctx, AT_FDCWD & ctx.mask, pathname, mode, dev)
 
 
-@syscall("mknodat")
+@syscall("mknodat", args=(("dirfd", K.DIRFD), ("pathname", K.PATH), ("mode", K.MODE),
+                          ("dev", K.HEX)))
 def sys_mknodat(ctx, dirfd, pathname, mode, dev):
     # fs/namei.c do_mknodat(): may_mknod() refuses a directory or an unknown type (EINVAL)
     # before the path is looked up; the umask applies to the permission bits; type 0 is a
@@ -192,19 +197,19 @@ def sys_mknodat(ctx, dirfd, pathname, mode, dev):
     return 0
 
 
-@syscall("rmdir")
+@syscall("rmdir", args=(("pathname", K.PATH),))
 def sys_rmdir(ctx, pathname):
     path, base = _path_at(ctx, AT_FDCWD & ctx.mask, pathname)
     ctx.kernel.fs.rmdir(path, base, fs_view(ctx))
     return 0
 
 
-@syscall("unlink")
+@syscall("unlink", args=(("pathname", K.PATH),))
 def sys_unlink(ctx, pathname):
     return sys_unlinkat(ctx, AT_FDCWD & ctx.mask, pathname, 0)
 
 
-@syscall("unlinkat")
+@syscall("unlinkat", args=(("dirfd", K.DIRFD), ("pathname", K.PATH), ("flags", K.AT_FLAGS)))
 def sys_unlinkat(ctx, dirfd, pathname, flags):
     if flags & ~AT_REMOVEDIR:
         raise GuestErrno(E.EINVAL)
@@ -241,27 +246,29 @@ def _canonical(path: bytes) -> bytes:
     return b"/" + b"/".join(part for part in path.split(b"/") if part)
 
 
-@syscall("rename")
+@syscall("rename", args=(("oldpath", K.PATH), ("newpath", K.PATH)))
 def sys_rename(ctx, oldpath, newpath):
     return _rename(ctx, AT_FDCWD & ctx.mask, oldpath, AT_FDCWD & ctx.mask, newpath)
 
 
-@syscall("renameat")
+@syscall("renameat", args=(("olddirfd", K.DIRFD), ("oldpath", K.PATH), ("newdirfd", K.DIRFD),
+                           ("newpath", K.PATH)))
 def sys_renameat(ctx, olddirfd, oldpath, newdirfd, newpath):
     return _rename(ctx, olddirfd, oldpath, newdirfd, newpath)
 
 
-@syscall("renameat2")
+@syscall("renameat2", args=(("olddirfd", K.DIRFD), ("oldpath", K.PATH), ("newdirfd", K.DIRFD),
+                            ("newpath", K.PATH), ("flags", K.HEX)))
 def sys_renameat2(ctx, olddirfd, oldpath, newdirfd, newpath, flags):
     return _rename(ctx, olddirfd, oldpath, newdirfd, newpath, flags)
 
 
-@syscall("symlink")
+@syscall("symlink", args=(("target", K.PATH), ("linkpath", K.PATH)))
 def sys_symlink(ctx, target, linkpath):
     return sys_symlinkat(ctx, target, AT_FDCWD & ctx.mask, linkpath)
 
 
-@syscall("symlinkat")
+@syscall("symlinkat", args=(("target", K.PATH), ("newdirfd", K.DIRFD), ("linkpath", K.PATH)))
 def sys_symlinkat(ctx, target, newdirfd, linkpath):
     target = ctx.read_path(target)
     path, base = _path_at(ctx, newdirfd, linkpath)
@@ -269,12 +276,13 @@ def sys_symlinkat(ctx, target, newdirfd, linkpath):
     return 0
 
 
-@syscall("link")
+@syscall("link", args=(("oldpath", K.PATH), ("newpath", K.PATH)))
 def sys_link(ctx, oldpath, newpath):
     return sys_linkat(ctx, AT_FDCWD & ctx.mask, oldpath, AT_FDCWD & ctx.mask, newpath, 0)
 
 
-@syscall("linkat")
+@syscall("linkat", args=(("olddirfd", K.DIRFD), ("oldpath", K.PATH), ("newdirfd", K.DIRFD),
+                         ("newpath", K.PATH), ("flags", K.AT_FLAGS)))
 def sys_linkat(ctx, olddirfd, oldpath, newdirfd, newpath, flags):
     old, old_base = _path_at(ctx, olddirfd, oldpath)
     new, new_base = _path_at(ctx, newdirfd, newpath)
@@ -286,48 +294,51 @@ def sys_linkat(ctx, olddirfd, oldpath, newdirfd, newpath, flags):
     return 0
 
 
-@syscall("chmod")
+@syscall("chmod", args=(("pathname", K.PATH), ("mode", K.MODE)))
 def sys_chmod(ctx, pathname, mode):
     path, base = _path_at(ctx, AT_FDCWD & ctx.mask, pathname)
     ctx.kernel.fs.chmod(path, mode & 0o7777, base, fs_view(ctx))
     return 0
 
 
-@syscall("fchmodat")
+@syscall("fchmodat", args=(("dirfd", K.DIRFD), ("pathname", K.PATH), ("mode", K.MODE)))
 def sys_fchmodat(ctx, dirfd, pathname, mode):
     path, base = _path_at(ctx, dirfd, pathname)
     ctx.kernel.fs.chmod(path, mode & 0o7777, base, fs_view(ctx))
     return 0
 
 
-@syscall("fchmod")
+@syscall("fchmod", args=(("fd", K.FD), ("mode", K.MODE)))
 def sys_fchmod(ctx, fd, mode):
     f = ctx.proc.fds.get(ctx.int32(fd))
     ctx.kernel.fs.chmod(f.path, mode & 0o7777, b"/", global_view(ctx))
     return 0
 
 
-@syscall("chown", "lchown", "chown32", "lchown32")
+@syscall("chown", "lchown", args=(("pathname", K.PATH), ("owner", K.INT), ("group", K.INT)))
+@syscall("chown32", "lchown32")
 def sys_chown(ctx, pathname, owner, group):
     path, base = _path_at(ctx, AT_FDCWD & ctx.mask, pathname)
     ctx.kernel.fs.stat(path, base, fs_view(ctx))       # the guest is root: ownership is accepted
     return 0
 
 
-@syscall("fchown", "fchown32")
+@syscall("fchown", args=(("fd", K.FD), ("owner", K.INT), ("group", K.INT)))
+@syscall("fchown32")
 def sys_fchown(ctx, fd, owner, group):
     ctx.proc.fds.get(ctx.int32(fd))
     return 0
 
 
-@syscall("fchownat")
+@syscall("fchownat", args=(("dirfd", K.DIRFD), ("pathname", K.PATH), ("owner", K.INT),
+                           ("group", K.INT), ("flags", K.AT_FLAGS)))
 def sys_fchownat(ctx, dirfd, pathname, owner, group, flags):
     path, base = _path_at(ctx, dirfd, pathname)
     ctx.kernel.fs.stat(path, base, fs_view(ctx), follow=not flags & AT_SYMLINK_NOFOLLOW)
     return 0
 
 
-@syscall("truncate")
+@syscall("truncate", args=(("pathname", K.PATH), ("length", K.LONG)))
 def sys_truncate(ctx, pathname, length):
     path, base = _path_at(ctx, AT_FDCWD & ctx.mask, pathname)
     length = ctx.signed(length)

@@ -5,17 +5,18 @@ from ... import errno as E
 from ...errno import GuestErrno
 from ...fs.constants import O_CLOEXEC, O_NONBLOCK
 from ...pipe import Pipe
+from ..kinds import K
 from ..registry import syscall
 
 PIPE2_FLAGS = O_CLOEXEC | O_NONBLOCK      # O_DIRECT (packet mode) is not modeled
 
 
-@syscall("pipe")
+@syscall("pipe", args=(("pipefd", K.PIPEFD_OUT),))
 def sys_pipe(ctx, pipefd):
     return _make_pipe(ctx, pipefd, 0)
 
 
-@syscall("pipe2")
+@syscall("pipe2", args=(("pipefd", K.PIPEFD_OUT), ("flags", K.PIPE_FLAGS)))
 def sys_pipe2(ctx, pipefd, flags):
     flags &= 0xFFFFFFFF
     if flags & ~PIPE2_FLAGS:

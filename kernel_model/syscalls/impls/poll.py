@@ -12,6 +12,7 @@ from ... import errno as E
 from ...errno import GuestErrno
 from ...readiness import (POLLERR, POLLHUP, POLLNVAL, SELECT_EXCEPT, SELECT_READ, SELECT_WRITE,
                           file_events, wait_channel)
+from ..kinds import K
 from ..registry import syscall
 from .timedwait import TimedWait
 
@@ -107,14 +108,15 @@ def _pollfd_revents(fds, fd: int, events: int, waiters: _Waiters) -> int:
     return file_events(entry.file) & (events | POLLERR | POLLHUP)
 
 
-@syscall("poll")
+@syscall("poll", args=(("fds", K.STRUCT), ("nfds", K.UINT), ("timeout", K.INT)))
 def sys_poll(ctx, fds, nfds, timeout_ms):
     timeout_ms = ctx.int32(timeout_ms)
     timeout_ns = None if timeout_ms < 0 else timeout_ms * 10**6
     return _do_poll(ctx, ("poll", fds, nfds, timeout_ms), fds, nfds, timeout_ns)
 
 
-@syscall("ppoll")
+@syscall("ppoll", args=(("fds", K.STRUCT), ("nfds", K.UINT), ("tmo_p", K.STRUCT),
+                        ("sigmask", K.STRUCT), ("sigsetsize", K.ULONG)))
 def sys_ppoll(ctx, fds, nfds, tmo_p, sigmask, sigsetsize):
     return _ppoll(ctx, "ppoll", fds, nfds, tmo_p, sigmask, sigsetsize, _native_time(ctx))
 
@@ -180,7 +182,8 @@ def _select(ctx, name, n, inp, outp, exp, tvp):
                       on_finish=_write_back_time(ctx, tvp, fmt, 1000))
 
 
-@syscall("select")
+@syscall("select", args=(("nfds", K.INT), ("readfds", K.STRUCT), ("writefds", K.STRUCT),
+                         ("exceptfds", K.STRUCT), ("timeout", K.STRUCT)))
 def sys_select(ctx, n, inp, outp, exp, tvp):
     if ctx.abi == "i386":
         # i386's call 82 is old_select: one pointer to struct sel_arg_struct
@@ -189,12 +192,14 @@ def sys_select(ctx, n, inp, outp, exp, tvp):
     return _select(ctx, "select", n, inp, outp, exp, tvp)
 
 
-@syscall("_newselect")
+@syscall("_newselect", args=(("nfds", K.INT), ("readfds", K.STRUCT), ("writefds", K.STRUCT),
+                             ("exceptfds", K.STRUCT), ("timeout", K.STRUCT)))
 def sys_newselect(ctx, n, inp, outp, exp, tvp):
     return _select(ctx, "_newselect", n, inp, outp, exp, tvp)
 
 
-@syscall("pselect6")
+@syscall("pselect6", args=(("nfds", K.INT), ("readfds", K.STRUCT), ("writefds", K.STRUCT),
+                           ("exceptfds", K.STRUCT), ("timeout", K.STRUCT), ("sigmask", K.STRUCT)))
 def sys_pselect6(ctx, n, inp, outp, exp, tsp, sig):
     return _pselect6(ctx, "pselect6", n, inp, outp, exp, tsp, sig, _native_time(ctx))
 

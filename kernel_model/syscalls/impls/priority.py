@@ -19,6 +19,7 @@ turns it back into a nice value.
 from ... import errno as E
 from ...errno import GuestErrno
 from ...proc import INIT_PID
+from ..kinds import K
 from ..registry import syscall
 from .process import DEFAULT_RLIMITS, RLIMIT_NICE
 
@@ -59,7 +60,7 @@ def _nice_of(task) -> int:
     return 0 if task is INIT else task.nice
 
 
-@syscall("getpriority")
+@syscall("getpriority", args=(("which", K.INT), ("who", K.INT)))
 def sys_getpriority(ctx, which, who):
     found = tasks(ctx, ctx.int32(which), who, PRIO_PROCESS, PRIO_PGRP, PRIO_USER)
     if not found:
@@ -84,7 +85,7 @@ def _rlimit_nice(ctx, task) -> int:
     return task.process.rlimits.get(RLIMIT_NICE, DEFAULT_RLIMITS[RLIMIT_NICE])[0]
 
 
-@syscall("setpriority")
+@syscall("setpriority", args=(("which", K.INT), ("who", K.INT), ("prio", K.INT)))
 def sys_setpriority(ctx, which, who, niceval):
     found = tasks(ctx, ctx.int32(which), who, PRIO_PROCESS, PRIO_PGRP, PRIO_USER)
     nice = min(max(ctx.int32(niceval), MIN_NICE), MAX_NICE)
@@ -109,7 +110,7 @@ def check_ioprio(ctx, ioprio: int) -> None:
         raise GuestErrno(E.EINVAL)
 
 
-@syscall("ioprio_set")
+@syscall("ioprio_set", args=(("which", K.INT), ("who", K.INT), ("ioprio", K.HEX)))
 def sys_ioprio_set(ctx, which, who, ioprio):
     ioprio = ctx.int32(ioprio)
     check_ioprio(ctx, ioprio)
@@ -124,7 +125,7 @@ def sys_ioprio_set(ctx, which, who, ioprio):
     return 0
 
 
-@syscall("ioprio_get")
+@syscall("ioprio_get", args=(("which", K.INT), ("who", K.INT)))
 def sys_ioprio_get(ctx, which, who):
     found = tasks(ctx, ctx.int32(which), who, IOPRIO_WHO_PROCESS, IOPRIO_WHO_PGRP,
                   IOPRIO_WHO_USER)

@@ -5,6 +5,7 @@ from ... import errno as E
 from ...errno import GuestErrno
 from ...exec import execve
 from ...gdt import DATA_RING3, I386_TLS_COUNT, I386_TLS_FIRST, descriptor
+from ..kinds import K, Ret
 from ..registry import syscall
 
 ARCH_SET_GS, ARCH_SET_FS, ARCH_GET_FS, ARCH_GET_GS = 0x1001, 0x1002, 0x1003, 0x1004
@@ -24,35 +25,36 @@ def _no_return():
     return NO_RETURN
 
 
-@syscall("exit", outside_hook=True)
+@syscall("exit", args=(("status", K.INT),), returns=Ret.NONE, outside_hook=True)
 def sys_exit(ctx, status):
     """Ends the calling thread; the process ends with its last thread."""
     ctx.kernel.exit_thread(ctx.thread, status & 0xFF)
     return _no_return()
 
 
-@syscall("exit_group", outside_hook=True)
+@syscall("exit_group", args=(("status", K.INT),), returns=Ret.NONE, outside_hook=True)
 def sys_exit_group(ctx, status):
     ctx.kernel.exit_process(ctx.proc, status & 0xFF)
     return _no_return()
 
 
-@syscall("getpid")
+@syscall("getpid", args=())
 def sys_getpid(ctx):
     return ctx.proc.pid
 
 
-@syscall("gettid")
+@syscall("gettid", args=())
 def sys_gettid(ctx):
     return ctx.thread.tid
 
 
-@syscall("getppid")
+@syscall("getppid", args=())
 def sys_getppid(ctx):
     return ctx.proc.ppid
 
 
-@syscall("getuid", "geteuid", "getgid", "getegid", "getuid32", "geteuid32", "getgid32", "getegid32")
+@syscall("getuid", "geteuid", "getgid", "getegid", "getuid32", "geteuid32", "getgid32",
+         "getegid32", args=())
 def sys_getid(ctx):
     return 0            # the guest runs as root in its own sandbox
 
@@ -74,7 +76,7 @@ def sys_getgroups(ctx, size, lst):
     return 0
 
 
-@syscall("getpgid")
+@syscall("getpgid", args=(("pid", K.PID),))
 def sys_getpgid(ctx, pid):
     proc = ctx.kernel.processes.get(pid) if pid else ctx.proc
     if proc is None:
@@ -82,12 +84,12 @@ def sys_getpgid(ctx, pid):
     return proc.pgid
 
 
-@syscall("getpgrp")
+@syscall("getpgrp", args=())
 def sys_getpgrp(ctx):
     return ctx.proc.pgid
 
 
-@syscall("setpgid")
+@syscall("setpgid", args=(("pid", K.PID), ("pgid", K.PID)))
 def sys_setpgid(ctx, pid, pgid):
     proc = ctx.kernel.processes.get(pid) if pid else ctx.proc
     if proc is None:
@@ -96,7 +98,7 @@ def sys_setpgid(ctx, pid, pgid):
     return 0
 
 
-@syscall("getsid")
+@syscall("getsid", args=(("pid", K.PID),))
 def sys_getsid(ctx, pid):
     proc = ctx.kernel.processes.get(pid) if pid else ctx.proc
     if proc is None:
@@ -104,7 +106,7 @@ def sys_getsid(ctx, pid):
     return proc.sid
 
 
-@syscall("setsid")
+@syscall("setsid", args=())
 def sys_setsid(ctx):
     if ctx.proc.pgid == ctx.proc.pid:
         raise GuestErrno(E.EPERM)
@@ -112,13 +114,13 @@ def sys_setsid(ctx):
     return ctx.proc.pid
 
 
-@syscall("set_tid_address")
+@syscall("set_tid_address", args=(("tidptr", K.PTR),))
 def sys_set_tid_address(ctx, tidptr):
     ctx.thread.clear_child_tid = tidptr
     return ctx.thread.tid
 
 
-@syscall("set_robust_list")
+@syscall("set_robust_list", args=(("head", K.PTR), ("len", K.ULONG)))
 def sys_set_robust_list(ctx, head, length):
     if length != 3 * ctx.word:          # sizeof(struct robust_list_head)
         raise GuestErrno(E.EINVAL)
@@ -126,7 +128,7 @@ def sys_set_robust_list(ctx, head, length):
     return 0
 
 
-@syscall("rseq")
+@syscall("rseq", args=(("rseq", K.PTR), ("rseq_len", K.HEX), ("flags", K.INT), ("sig", K.HEX)))
 def sys_rseq(ctx, rseq, rseq_len, flags, sig):
     # Registration accepted; the only CPU is 0, so cpu_id_start and cpu_id are written once.
     if rseq_len < 32 or rseq % 32:
@@ -135,7 +137,7 @@ def sys_rseq(ctx, rseq, rseq_len, flags, sig):
     return 0
 
 
-@syscall("arch_prctl")
+@syscall("arch_prctl", args=(("code", K.ARCH_PRCTL_CODE), ("addr", K.HEX)))
 def sys_arch_prctl(ctx, code, addr):
     m = ctx.proc.machine
     if ctx.abi != "x86_64":
@@ -154,7 +156,7 @@ def sys_arch_prctl(ctx, code, addr):
     raise GuestErrno(E.EINVAL)
 
 
-@syscall("set_thread_area")
+@syscall("set_thread_area", args=(("u_info", K.STRUCT),))
 def sys_set_thread_area(ctx, u_info):
     """i386 TLS: install a `struct user_desc` in one of the GDT's TLS slots (6..8)."""
     entry, base, limit, bits = struct.unpack("<iIII", ctx.read(u_info, 16))
@@ -189,7 +191,8 @@ def _clamp(value: int, word: int) -> int:
     return min(value, (1 << (8 * word)) - 1)
 
 
-@syscall("prlimit64")
+@syscall("prlimit64", args=(("pid", K.PID), ("resource", K.RLIMIT_RESOURCE),
+                            ("new_limit", K.RLIMIT64_IN), ("old_limit", K.RLIMIT64_OUT)))
 def sys_prlimit64(ctx, pid, resource, new_limit, old_limit):
     if pid and pid != ctx.proc.pid:
         if pid not in ctx.kernel.processes:
@@ -205,7 +208,7 @@ def sys_prlimit64(ctx, pid, resource, new_limit, old_limit):
     return 0
 
 
-@syscall("getrlimit", "ugetrlimit")
+@syscall("getrlimit", "ugetrlimit", args=(("resource", K.RLIMIT_RESOURCE), ("rlim", K.RLIMIT_OUT)))
 def sys_getrlimit(ctx, resource, rlim):
     soft, hard = _rlimit(ctx, resource)
     fmt = "<II" if ctx.word == 4 else "<QQ"
@@ -222,7 +225,7 @@ def sys_setrlimit(ctx, resource, rlim):
     return 0
 
 
-@syscall("sysinfo")
+@syscall("sysinfo", args=(("info", K.STRUCT),))
 def sys_sysinfo(ctx, info):
     w = "I" if ctx.word == 4 else "Q"
     uptime = ctx.kernel.clock.monotonic_ns() // 10**9
@@ -242,7 +245,8 @@ def sys_sysinfo(ctx, info):
     return 0
 
 
-@syscall("execve", outside_hook=True)
+@syscall("execve", args=(("pathname", K.PATH), ("argv", K.ARGV), ("envp", K.ENVP)),
+         outside_hook=True)
 def sys_execve(ctx, pathname, argv_ptr, envp_ptr):
     path = ctx.read_path(pathname)
     argv = [ctx.read_cstr(p, 131072) for p in ctx.read_pointer_array(argv_ptr)]
@@ -277,7 +281,7 @@ def sys_prctl(ctx, option, arg2, arg3, arg4, arg5):
     raise GuestErrno(E.EINVAL)
 
 
-@syscall("sched_yield")
+@syscall("sched_yield", args=())
 def sys_sched_yield(ctx):
     return 0
 

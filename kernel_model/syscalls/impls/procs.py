@@ -8,6 +8,7 @@ from ...exit import reap
 from ...fork import CLONE_VFORK, CLONE_VM, do_clone
 from ...proc import ZOMBIE
 from ...signals import SIGCHLD
+from ..kinds import K
 from ..registry import syscall
 
 WNOHANG, WUNTRACED, WEXITED, WCONTINUED, WNOWAIT = 1, 2, 4, 8, 0x01000000
@@ -15,24 +16,25 @@ P_ALL, P_PID, P_PGID = 0, 1, 2
 CLD_EXITED, CLD_KILLED, CLD_DUMPED = 1, 2, 3
 
 
-@syscall("fork", outside_hook=True)
+@syscall("fork", args=(), outside_hook=True)
 def sys_fork(ctx):
     return do_clone(ctx.kernel, ctx, SIGCHLD, 0, 0, 0, 0)
 
 
-@syscall("vfork", outside_hook=True)
+@syscall("vfork", args=(), outside_hook=True)
 def sys_vfork(ctx):
     return do_clone(ctx.kernel, ctx, CLONE_VM | CLONE_VFORK | SIGCHLD, 0, 0, 0, 0)
 
 
-@syscall("clone", outside_hook=True)
+@syscall("clone", args=(("flags", K.HEX), ("stack", K.PTR), ("parent_tid", K.PTR),
+                        ("tid_or_tls", K.PTR), ("tls_or_tid", K.PTR)), outside_hook=True)
 def sys_clone(ctx, flags, stack, parent_tid, arg4, arg5):
     # x86-64: clone(flags, stack, parent_tid, child_tid, tls); i386: (flags, stack, parent_tid, tls, child_tid)
     child_tid, tls = (arg4, arg5) if ctx.abi == "x86_64" else (arg5, arg4)
     return do_clone(ctx.kernel, ctx, flags & 0xFFFFFFFF, stack, parent_tid, child_tid, tls)
 
 
-@syscall("clone3", outside_hook=True)
+@syscall("clone3", args=(("cl_args", K.STRUCT), ("size", K.ULONG)), outside_hook=True)
 def sys_clone3(ctx, args, size):
     # struct clone_args: flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size,
     # tls, set_tid, set_tid_size, cgroup (u64 each; size >= 64 = CLONE_ARGS_SIZE_VER0)
@@ -85,7 +87,8 @@ def _wait4(ctx, pid, status_ptr, options, rusage):
     return child.pid
 
 
-@syscall("wait4")
+@syscall("wait4", args=(("pid", K.PID), ("wstatus", K.WSTATUS_OUT), ("options", K.WAIT_OPTIONS),
+                        ("rusage", K.STRUCT)))
 def sys_wait4(ctx, pid, status, options, rusage):
     return _wait4(ctx, pid, status, options, rusage)
 
@@ -95,7 +98,8 @@ def sys_waitpid(ctx, pid, status, options):
     return _wait4(ctx, pid, status, options, 0)
 
 
-@syscall("waitid")
+@syscall("waitid", args=(("idtype", K.WAITID_TYPE), ("id", K.PID), ("infop", K.STRUCT),
+                         ("options", K.WAIT_OPTIONS), ("rusage", K.STRUCT)))
 def sys_waitid(ctx, idtype, ident, infop, options, rusage):
     if not options & WEXITED or idtype not in (P_ALL, P_PID, P_PGID):
         raise GuestErrno(E.EINVAL)

@@ -20,6 +20,7 @@ from ... import errno as E
 from ...errno import GuestErrno
 from ...sched_attrs import (RT_POLICIES, SCHED_BATCH, SCHED_DEADLINE, SCHED_IDLE, SCHED_NORMAL,
                            SCHED_RESET_ON_FORK)
+from ..kinds import K
 from ..registry import syscall
 from .priority import INIT, _rlimit_nice
 from .process import DEFAULT_RLIMITS, RLIMIT_RTPRIO
@@ -88,7 +89,7 @@ def _check_unprivileged(task, policy: int, priority: int, reset: bool) -> None:
         raise GuestErrno(E.EPERM)
 
 
-@syscall("sched_setscheduler")
+@syscall("sched_setscheduler", args=(("pid", K.PID), ("policy", K.INT), ("param", K.PTR)))
 def sys_sched_setscheduler(ctx, pid, policy, param):
     policy = ctx.int32(policy)
     if policy < 0:
@@ -96,12 +97,12 @@ def sys_sched_setscheduler(ctx, pid, policy, param):
     return _set(ctx, pid, policy, param)
 
 
-@syscall("sched_setparam")
+@syscall("sched_setparam", args=(("pid", K.PID), ("param", K.PTR)))
 def sys_sched_setparam(ctx, pid, param):
     return _set(ctx, pid, None, param)
 
 
-@syscall("sched_getscheduler")
+@syscall("sched_getscheduler", args=(("pid", K.PID),))
 def sys_sched_getscheduler(ctx, pid):
     pid = ctx.int32(pid)
     if pid < 0:
@@ -110,7 +111,7 @@ def sys_sched_getscheduler(ctx, pid):
     return SCHED_NORMAL if task is INIT else task.sched_policy
 
 
-@syscall("sched_getparam")
+@syscall("sched_getparam", args=(("pid", K.PID), ("param", K.PTR)))
 def sys_sched_getparam(ctx, pid, param):
     pid = ctx.int32(pid)
     if not param or pid < 0:
@@ -120,7 +121,7 @@ def sys_sched_getparam(ctx, pid, param):
     return 0
 
 
-@syscall("sched_get_priority_max")
+@syscall("sched_get_priority_max", args=(("policy", K.INT),))
 def sys_sched_get_priority_max(ctx, policy):
     policy = ctx.int32(policy)
     if policy not in VALID:
@@ -128,7 +129,7 @@ def sys_sched_get_priority_max(ctx, policy):
     return MAX_RT_PRIO - 1 if policy in RT else 0
 
 
-@syscall("sched_get_priority_min")
+@syscall("sched_get_priority_min", args=(("policy", K.INT),))
 def sys_sched_get_priority_min(ctx, policy):
     policy = ctx.int32(policy)
     if policy not in VALID:

@@ -6,13 +6,15 @@ from ... import errno as E
 from ...blocking import WouldBlock
 from ...errno import GuestErrno
 from ...signals import NSIG, SIGKILL, SIGSTOP
+from ..kinds import K
 from ..registry import syscall
 
 SIG_BLOCK, SIG_UNBLOCK, SIG_SETMASK = 0, 1, 2
 UNBLOCKABLE = (1 << (SIGKILL - 1)) | (1 << (SIGSTOP - 1))
 
 
-@syscall("rt_sigaction")
+@syscall("rt_sigaction", args=(("signum", K.SIGNAL), ("act", K.SIGACTION_IN),
+                               ("oldact", K.SIGACTION_OUT), ("sigsetsize", K.ULONG)))
 def sys_rt_sigaction(ctx, sig, act, oldact, sigsetsize):
     if sigsetsize != 8 or not 1 <= sig <= NSIG:
         raise GuestErrno(E.EINVAL)
@@ -33,7 +35,8 @@ def sys_rt_sigaction(ctx, sig, act, oldact, sigsetsize):
     return 0
 
 
-@syscall("rt_sigprocmask")
+@syscall("rt_sigprocmask", args=(("how", K.SIGMASK_HOW), ("set", K.SIGSET_IN),
+                                 ("oldset", K.SIGSET_OUT), ("sigsetsize", K.ULONG)))
 def sys_rt_sigprocmask(ctx, how, set_ptr, oldset, sigsetsize):
     if sigsetsize != 8:
         raise GuestErrno(E.EINVAL)
@@ -55,7 +58,7 @@ def sys_rt_sigprocmask(ctx, how, set_ptr, oldset, sigsetsize):
     return 0
 
 
-@syscall("sigaltstack")
+@syscall("sigaltstack", args=(("ss", K.STRUCT), ("old_ss", K.STRUCT)))
 def sys_sigaltstack(ctx, ss, old_ss):
     if old_ss:
         sp, flags, size = ctx.thread.sigaltstack
@@ -71,14 +74,14 @@ def sys_sigaltstack(ctx, ss, old_ss):
     return 0
 
 
-@syscall("rt_sigreturn", outside_hook=True)
+@syscall("rt_sigreturn", args=(), outside_hook=True)
 def sys_rt_sigreturn(ctx):
     from ..dispatch import NO_RETURN
     ctx.kernel.signals.sigreturn(ctx, rt=True)
     return NO_RETURN
 
 
-@syscall("sigreturn", outside_hook=True)
+@syscall("sigreturn", args=(), outside_hook=True)
 def sys_sigreturn(ctx):
     from ..dispatch import NO_RETURN
     ctx.kernel.signals.sigreturn(ctx, rt=False)
@@ -143,7 +146,7 @@ def _itimer_now(ctx) -> tuple[int, int]:
     return max(0, deadline - ctx.kernel.clock.monotonic_ns()), interval
 
 
-@syscall("setitimer")
+@syscall("setitimer", args=(("which", K.INT), ("new_value", K.STRUCT), ("old_value", K.STRUCT)))
 def sys_setitimer(ctx, which, new, old):
     if which != ITIMER_REAL:
         raise GuestErrno(E.EINVAL)       # ITIMER_VIRTUAL/PROF need CPU-time accounting
@@ -157,7 +160,7 @@ def sys_setitimer(ctx, which, new, old):
     return 0
 
 
-@syscall("getitimer")
+@syscall("getitimer", args=(("which", K.INT), ("curr_value", K.STRUCT)))
 def sys_getitimer(ctx, which, cur):
     if which != ITIMER_REAL:
         raise GuestErrno(E.EINVAL)
@@ -166,7 +169,7 @@ def sys_getitimer(ctx, which, cur):
     return 0
 
 
-@syscall("alarm")
+@syscall("alarm", args=(("seconds", K.UINT),))
 def sys_alarm(ctx, seconds):
     """alarm_setitimer (kernel/time/itimer.c): `seconds` is an unsigned int; the old value is
     rounded up only from half a second (or when under one), and returned as an unsigned int."""

@@ -8,6 +8,7 @@ import struct
 
 from ... import errno as E
 from ...errno import GuestErrno
+from ..kinds import K
 from ..registry import syscall
 from ...flags import AT_EMPTY_PATH, AT_FDCWD, AT_SYMLINK_NOFOLLOW
 from .paths import base_dir, fs_view, global_view
@@ -70,52 +71,56 @@ def stat_path(ctx, dirfd: int, pathname: int, flags: int):
 CWD = AT_FDCWD & 0xFFFFFFFF
 
 
-@syscall("stat")
+@syscall("stat", args=(("pathname", K.PATH), ("statbuf", K.STAT)))
 def sys_stat(ctx, pathname, buf):
     st = stat_path(ctx, CWD, pathname, 0)
     ctx.write(buf, pack_stat(ctx.abi, st) if ctx.abi == "x86_64" else pack_old_stat_i386(st))
     return 0
 
 
-@syscall("lstat")
+@syscall("lstat", args=(("pathname", K.PATH), ("statbuf", K.STAT)))
 def sys_lstat(ctx, pathname, buf):
     st = stat_path(ctx, CWD, pathname, AT_SYMLINK_NOFOLLOW)
     ctx.write(buf, pack_stat(ctx.abi, st) if ctx.abi == "x86_64" else pack_old_stat_i386(st))
     return 0
 
 
-@syscall("fstat")
+@syscall("fstat", args=(("fd", K.FD), ("statbuf", K.STAT)))
 def sys_fstat(ctx, fd, buf):
     st = ctx.proc.fds.get(ctx.int32(fd)).stat()
     ctx.write(buf, pack_stat(ctx.abi, st) if ctx.abi == "x86_64" else pack_old_stat_i386(st))
     return 0
 
 
-@syscall("stat64")
+@syscall("stat64", args=(("pathname", K.PATH), ("statbuf", K.STAT64)))
 def sys_stat64(ctx, pathname, buf):
     ctx.write(buf, pack_stat("i386", stat_path(ctx, CWD, pathname, 0)))
     return 0
 
 
-@syscall("lstat64")
+@syscall("lstat64", args=(("pathname", K.PATH), ("statbuf", K.STAT64)))
 def sys_lstat64(ctx, pathname, buf):
     ctx.write(buf, pack_stat("i386", stat_path(ctx, CWD, pathname, AT_SYMLINK_NOFOLLOW)))
     return 0
 
 
-@syscall("fstat64")
+@syscall("fstat64", args=(("fd", K.FD), ("statbuf", K.STAT64)))
 def sys_fstat64(ctx, fd, buf):
     ctx.write(buf, pack_stat("i386", ctx.proc.fds.get(ctx.int32(fd)).stat()))
     return 0
 
 
-@syscall("newfstatat", "fstatat64")
+@syscall("newfstatat", args=(("dirfd", K.DIRFD), ("pathname", K.PATH), ("statbuf", K.STAT),
+                             ("flags", K.AT_FLAGS)))
+@syscall("fstatat64", args=(("dirfd", K.DIRFD), ("pathname", K.PATH), ("statbuf", K.STAT64),
+                            ("flags", K.AT_FLAGS)))
 def sys_newfstatat(ctx, dirfd, pathname, buf, flags):
     ctx.write(buf, pack_stat(ctx.abi, stat_path(ctx, dirfd, pathname, flags)))
     return 0
 
 
-@syscall("statx")
+@syscall("statx", args=(("dirfd", K.DIRFD), ("pathname", K.PATH), ("flags", K.AT_FLAGS),
+                        ("mask", K.HEX), ("statxbuf", K.STRUCT)))
 def sys_statx(ctx, dirfd, pathname, flags, mask, buf):
     ctx.write(buf, pack_statx(stat_path(ctx, dirfd, pathname, flags)))
     return 0
@@ -146,12 +151,14 @@ def _utimens(ctx, dirfd, pathname, times, flags, time_words):
     return 0
 
 
-@syscall("utimensat")
+@syscall("utimensat", args=(("dirfd", K.DIRFD), ("pathname", K.PATH), ("times", K.STRUCT),
+                            ("flags", K.AT_FLAGS)))
 def sys_utimensat(ctx, dirfd, pathname, times, flags):
     # i386's utimensat takes the old 32-bit struct timespec; utimensat_time64 the 64-bit one.
     return _utimens(ctx, dirfd, pathname, times, flags, ctx.word)
 
 
-@syscall("utimensat_time64")
+@syscall("utimensat_time64", args=(("dirfd", K.DIRFD), ("pathname", K.PATH), ("times", K.STRUCT),
+                                   ("flags", K.AT_FLAGS)))
 def sys_utimensat_time64(ctx, dirfd, pathname, times, flags):
     return _utimens(ctx, dirfd, pathname, times, flags, 8)

@@ -26,6 +26,7 @@ from ...errno import GuestErrno
 from ...fs.constants import DEVTMPFS_DEV, PROC_DEV
 from ...fs.stdio import PIPE_DEV
 from ...proc import ZOMBIE
+from ..kinds import K
 from ..registry import syscall
 from .paths import base_dir, fs_view
 
@@ -92,27 +93,27 @@ def _check_size(ctx, size) -> None:
         raise GuestErrno(E.EINVAL)
 
 
-@syscall("statfs")
+@syscall("statfs", args=(("pathname", K.PATH), ("buf", K.STRUCT)))
 def sys_statfs(ctx, pathname, buf):
     ctx.write(buf, pack(ctx, describe(ctx, _path_stat(ctx, pathname)), wide=False))
     return 0
 
 
-@syscall("fstatfs")
+@syscall("fstatfs", args=(("fd", K.FD), ("buf", K.STRUCT)))
 def sys_fstatfs(ctx, fd, buf):
     st = ctx.proc.fds.get(ctx.int32(fd)).stat()
     ctx.write(buf, pack(ctx, describe(ctx, st), wide=False))
     return 0
 
 
-@syscall("statfs64")
+@syscall("statfs64", args=(("pathname", K.PATH), ("sz", K.ULONG), ("buf", K.STRUCT)))
 def sys_statfs64(ctx, pathname, size, buf):
     _check_size(ctx, size)
     ctx.write(buf, pack(ctx, describe(ctx, _path_stat(ctx, pathname)), wide=True))
     return 0
 
 
-@syscall("fstatfs64")
+@syscall("fstatfs64", args=(("fd", K.FD), ("sz", K.ULONG), ("buf", K.STRUCT)))
 def sys_fstatfs64(ctx, fd, size, buf):
     _check_size(ctx, size)
     st = ctx.proc.fds.get(ctx.int32(fd)).stat()

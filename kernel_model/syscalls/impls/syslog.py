@@ -8,13 +8,14 @@ action — unknown ones included, the permission check comes first — is EPERM.
 """
 from ... import errno as E
 from ...errno import GuestErrno
+from ..kinds import K
 from ..registry import syscall
 
 SYSLOG_ACTION_READ_ALL, SYSLOG_ACTION_SIZE_BUFFER = 3, 10
 LOG_BUF_LEN = 1 << 17           # CONFIG_LOG_BUF_SHIFT=17, the default
 
 
-@syscall("syslog")
+@syscall("syslog", args=(("type", K.INT), ("bufp", K.PTR), ("len", K.INT)))
 def sys_syslog(ctx, action, buf, length):
     action, length = ctx.int32(action), ctx.int32(length)
     if action == SYSLOG_ACTION_SIZE_BUFFER:

@@ -6,6 +6,7 @@ from ... import errno as E
 from ...blocking import WouldBlock
 from ...errno import GuestErrno
 from ...vm import PROT_WRITE
+from ..kinds import K
 from ..registry import syscall
 
 CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID = 0, 1, 2, 3
@@ -40,13 +41,13 @@ def _native_timespec(ctx) -> str:
     return "<ii" if ctx.word == 4 else "<qq"
 
 
-@syscall("clock_gettime")
+@syscall("clock_gettime", args=(("clockid", K.CLOCK), ("tp", K.TIMESPEC_OUT)))
 def sys_clock_gettime(ctx, clock_id, tp):
     ctx.write(tp, _timespec(clock_ns(ctx, ctx.int32(clock_id)), _native_timespec(ctx)))
     return 0
 
 
-@syscall("clock_gettime64")
+@syscall("clock_gettime64", args=(("clockid", K.CLOCK), ("tp", K.TIMESPEC64_OUT)))
 def sys_clock_gettime64(ctx, clock_id, tp):
     ctx.write(tp, _timespec(clock_ns(ctx, ctx.int32(clock_id)), "<qq"))
     return 0
@@ -60,7 +61,7 @@ def sys_clock_getres(ctx, clock_id, res):
     return 0
 
 
-@syscall("gettimeofday")
+@syscall("gettimeofday", args=(("tv", K.TIMEVAL_OUT), ("tz", K.PTR)))
 def sys_gettimeofday(ctx, tv, tz):
     ns = ctx.kernel.clock.realtime_ns()
     fmt = _native_timespec(ctx)
@@ -71,7 +72,7 @@ def sys_gettimeofday(ctx, tv, tz):
     return 0
 
 
-@syscall("time")
+@syscall("time", args=(("tloc", K.PTR),))
 def sys_time(ctx, tloc):
     sec = ctx.kernel.clock.realtime_ns() // 10**9
     if tloc:
@@ -93,17 +94,19 @@ def _sleep(ctx, ns: int, rem: int, fmt: str) -> int:
     return _sleep_until(ctx, ctx.kernel.clock.monotonic_ns() + ns)
 
 
-@syscall("nanosleep")
+@syscall("nanosleep", args=(("req", K.TIMESPEC_IN), ("rem", K.PTR)))
 def sys_nanosleep(ctx, req, rem):
     return _sleep(ctx, _read_timespec(ctx, req, _native_timespec(ctx)), rem, _native_timespec(ctx))
 
 
-@syscall("clock_nanosleep")
+@syscall("clock_nanosleep", args=(("clockid", K.CLOCK), ("flags", K.TIMER_FLAGS),
+                                  ("request", K.TIMESPEC_IN), ("remain", K.PTR)))
 def sys_clock_nanosleep(ctx, clock_id, flags, req, rem):
     return _clock_nanosleep(ctx, clock_id, flags, req, _native_timespec(ctx))
 
 
-@syscall("clock_nanosleep_time64")
+@syscall("clock_nanosleep_time64", args=(("clockid", K.CLOCK), ("flags", K.TIMER_FLAGS),
+                                         ("request", K.TIMESPEC64_IN), ("remain", K.PTR)))
 def sys_clock_nanosleep_time64(ctx, clock_id, flags, req, rem):
     return _clock_nanosleep(ctx, clock_id, flags, req, "<qq")
 
@@ -115,7 +118,7 @@ def _clock_nanosleep(ctx, clock_id, flags, req, fmt):
     return _sleep_until(ctx, ctx.kernel.clock.monotonic_ns() + delta)
 
 
-@syscall("getrandom")
+@syscall("getrandom", args=(("buf", K.BUF_OUT), ("buflen", K.ULONG), ("flags", K.HEX)))
 def sys_getrandom(ctx, buf, count, flags):
     if flags & ~(GRND_NONBLOCK | GRND_RANDOM | GRND_INSECURE) \
             or flags & (GRND_RANDOM | GRND_INSECURE) == GRND_RANDOM | GRND_INSECURE:

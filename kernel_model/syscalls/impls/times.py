@@ -9,13 +9,14 @@ times are not kept (0).
 """
 import struct
 
+from ..kinds import K
 from ..registry import syscall
 
 USER_HZ = 100
 INITIAL_JIFFIES = (-300 * USER_HZ) & 0xFFFFFFFF
 
 
-@syscall("times")
+@syscall("times", args=(("buf", K.PTR),))
 def sys_times(ctx, tbuf):
     clock = ctx.kernel.clock
     if tbuf:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from ... import errno as E
 from ...errno import GuestErrno
+from ..kinds import K
 from ..registry import syscall
 
 NEW_UTS_LEN = 64                       # __NEW_UTS_LEN: longest name sethostname accepts
@@ -40,7 +41,7 @@ def _field(value: bytes, size: int) -> bytes:
     return value[:size - 1].ljust(size, b"\0")
 
 
-@syscall("uname")
+@syscall("uname", args=(("buf", K.UTSNAME_OUT),))
 def sys_uname(ctx, buf):
     ctx.write(buf, b"".join(_field(f, NEW_UTS_LEN + 1) for f in _fields(ctx)))
     return 0
@@ -72,13 +73,13 @@ def _read_name(ctx, name: int, length: int) -> bytes:
     return ctx.read(name, length) if length else b""
 
 
-@syscall("sethostname")
+@syscall("sethostname", args=(("name", K.BUF_IN), ("len", K.INT)))
 def sys_sethostname(ctx, name, length):
     ctx.kernel.uts.nodename = _read_name(ctx, name, length)
     return 0
 
 
-@syscall("setdomainname")
+@syscall("setdomainname", args=(("name", K.BUF_IN), ("len", K.INT)))
 def sys_setdomainname(ctx, name, length):
     ctx.kernel.uts.domainname = _read_name(ctx, name, length)
     return 0
