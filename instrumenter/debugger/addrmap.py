@@ -77,7 +77,8 @@ class _RelocatedCopies:
         if piece is None:
             arch = self.session.debug.arch(process).name
             code = self.session.debug.read_memory(process, original, MAX_INSN)   # under patches
-            piece = self._cache[key] = relocate(decode(code, original, arch), at, arch)
+            piece = self._cache[key] = relocate(decode(code, original, arch), at, arch,
+                                                task_scratch=True)   # as trampoline.py lays it
         return piece
 
 

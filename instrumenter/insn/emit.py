@@ -36,7 +36,8 @@ class ExitPoint:
     """An instruction of the relocated code that transfers control back to original code."""
     address: int     # where that instruction sits (inside the relocated code)
     target: int      # the original-code address it goes to
-    kind: str        # "fallthrough", "taken" (branch target) or "call" (callee entry)
+    kind: str        # "fallthrough", "taken" (branch target), "call" (callee entry) or
+                     # "task-scratch-restore" (an int3 whose kernel handler resumes at target)
 
 
 class Emitter:

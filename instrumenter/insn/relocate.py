@@ -51,10 +51,13 @@ class Relocated:
         return any(e.kind == "fallthrough" for e in self.exits)
 
 
-def relocate(insn: Insn, new_address: int, arch: str, *, scratch_ok: bool = True) -> Relocated:
+def relocate(insn: Insn, new_address: int, arch: str, *, scratch_ok: bool = True,
+             task_scratch: bool = False) -> Relocated:
     """Code for `new_address` that behaves like `insn` at insn.address (see module doc).
 
-    scratch_ok=False refuses instructions that would need the scratch-register path.
+    scratch_ok=False refuses instructions that would need the scratch-register path;
+    task_scratch=True lets the far RIP-relative instructions that use the stack pointer take
+    the two-trap path with the scratch register kept by the kernel (method "task-scratch").
     Raises RelocationRefused (with the strategies that could take it instead) otherwise.
     """
     if arch != insn.arch:
@@ -63,7 +66,10 @@ def relocate(insn: Insn, new_address: int, arch: str, *, scratch_ok: bool = True
     if c.cls is InsnClass.REFUSED:
         raise RelocationRefused(f"{insn}: {c.reason}", c.alternatives)
     e = Emitter(new_address, arch)
-    method, scratch = _RECIPES[c.cls](insn, e, scratch_ok)
+    if task_scratch and _needs_task_scratch(insn, c.cls, new_address):
+        method, scratch = _task_scratch(insn, e)
+    else:
+        method, scratch = _RECIPES[c.cls](insn, e, scratch_ok)
     return Relocated(insn, c.cls, new_address, bytes(e.code), tuple(e.exits), method, scratch)
 
 
@@ -99,6 +105,23 @@ def _rip_relative(insn: Insn, e: Emitter, scratch_ok: bool):
     e.lea_sp(RED_ZONE)
     e.jump(insn.next_address, "fallthrough")
     return "scratch", scratch
+
+
+def _needs_task_scratch(insn: Insn, cls: InsnClass, at: int) -> bool:
+    return (cls is InsnClass.RIP_RELATIVE and insn.uses("rsp")
+            and displacement_for(insn, at) is None)
+
+
+def _task_scratch(insn: Insn, e: Emitter):
+    """`int3; insn through scratch; int3`: the traps' handlers keep the scratch register in
+    per-thread state (see the module doc). The first trap is the code's first byte; the
+    second is the exit, its target where the thread resumes."""
+    scratch = choose_scratch(insn)
+    e.raw(b"\xcc")
+    e.raw(through_scratch(insn.raw, insn, scratch))
+    e.exits.append(ExitPoint(e.here, insn.next_address, "task-scratch-restore"))
+    e.raw(b"\xcc")
+    return "task-scratch", scratch
 
 
 def _far_rip_jump(insn: Insn, e: Emitter):

@@ -28,6 +28,7 @@ from .native import new_slot
 from .page_layout import (SCRATCH_SIZE, HandlerCall, Page, fault_namer, has_handler, lay_out,
                           slot_size)
 from .placement import patch_site, validate_site
+from .task_scratch import TaskScratch
 from .user_handler import handler_of
 from ..insn.relocate import relocate
 from .xol import XolArea
@@ -58,17 +59,27 @@ class TrampolineProbes(ProbeStrategy):
     tables = ("sites", "xols", "boundary_cache")
     runs_user_handlers = True           # trapline trace --handler (Session.place checks it)
 
-    def xol_for(self, process, *, near: int) -> XolArea:
+    def __init__(self, session):
+        super().__init__(session)
+        self.task_scratch = TaskScratch(self.debug)
+
+    def xol_for(self, process, *, near: int, operand: int | None = None) -> XolArea:
         """An out-of-line area within rel32 reach of `near`: a program and the libraries at the
         top of the mmap region are further apart than ±2 GiB on x86-64, so a space may need
         one area near each (Linux's uprobes has one XOL page per mm: it needs no reach, its
-        slots are single-stepped; our trampolines jump back)."""
+        slots are single-stepped; our trampolines jump back). For a [rip+disp32] operand at
+        `operand`, an area reaching it too where the layout allows (asked for half-way: both
+        are within 2 GiB of the instruction), so the copy keeps a plain displacement."""
         areas = self.xols.setdefault(process.space.serial, [])
+        wanted = [near] if operand is None else [near, operand]
         for xol in areas:
-            if xol.reaches(near):
+            if all(xol.reaches(address) for address in wanted):
                 return xol
-        xol = XolArea(self.debug, process, near)
+        xol = XolArea(self.debug, process, near if operand is None else (near + operand) // 2)
         areas.append(xol)
+        if not xol.reaches(near):      # nothing free half-way (kept for later sites): near the code
+            xol = XolArea(self.debug, process, near)
+            areas.append(xol)
         return xol
 
     # ---- setup (FIG. 4) ----------------------------------------------------------------------
@@ -84,7 +95,7 @@ class TrampolineProbes(ProbeStrategy):
                       self.boundary_cache)
         code = self.debug.read_memory(process, address, MAX_INSN)
         insn = decode(code, address, arch)
-        xol = self.xol_for(process, near=address)
+        xol = self.xol_for(process, near=address, operand=insn.rip_target)
         if not xol.reaches(address):
             raise InstrumenterError(f"{address:#x}: no XOL page within ±2 GiB")
         for other in self.debug.patches_overlapping(process, address, 1):
@@ -134,17 +145,23 @@ class TrampolineProbes(ProbeStrategy):
     def _build(self, process, site: Site) -> None:
         """Lay out the site's trampoline in a new XOL slot and send the next hits there."""
         arch = self.debug.arch(process).name
-        xol = self.xol_for(process, near=site.address)
+        xol = self.xol_for(process, near=site.address, operand=site.insn.rip_target)
         natives = [(slot, owner) for _, slot, owner in site.natives]
         handlers = [call for _, call in site.handlers]
+        copies = []
+
+        def copy(here):
+            copies.append(relocate(site.insn, here, arch, task_scratch=True))
+            return copies[-1]
         if not site.user_mode:
             at = xol.allocate(PLAIN_SLOT)
-            page = lay_out(at, arch, probe_address=site.address,
-                           copy=lambda here: relocate(site.insn, here, arch))
+            page = lay_out(at, arch, probe_address=site.address, copy=copy)
         else:
             at = xol.allocate(slot_size(arch, natives, handlers))
             page = lay_out(at, arch, probe_address=site.address, natives=natives,
-                           handlers=handlers, copy=lambda here: relocate(site.insn, here, arch))
+                           handlers=handlers, copy=copy)
+        if copies[-1].method == "task-scratch":           # lay_out's last pass is the page's
+            self.task_scratch.install(process.space, copies[-1])
         xol.write(at, bytes(page.code))
         for address, data in page.data:
             self.debug.write_memory(process, address, data)
@@ -212,3 +229,8 @@ class TrampolineProbes(ProbeStrategy):
                 self.debug.register_tool_code(child.space, site.page.address, site.page.here,
                                               fault_namer(site.page))
         self.xols.fork(parent.space, child.space, lambda areas: [xol.forked(child) for xol in areas])
+        self.task_scratch.fork(parent.space, child.space)
+
+    def forget(self, space) -> None:
+        super().forget(space)
+        self.task_scratch.forget(space)

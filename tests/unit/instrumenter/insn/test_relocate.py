@@ -90,6 +90,23 @@ def test_rip_relative_far_refusals():
     assert reloc("488b0500f00f00", "x86_64", scratch_ok=False).method == "displacement"
 
 
+@pytest.mark.parametrize("code,mnemonic", [("ff3500f00f00", "push"),        # push qword [rip+d]
+                                            ("48892500f00f00", "mov")])    # mov [rip+d], rsp
+def test_far_stack_using_operand_takes_the_two_trap_path_when_asked(code, mnemonic):
+    """task_scratch=True (the trampoline strategy): `int3; insn through scratch; int3`, the
+    copy addressing [scratch+0] with its length unchanged and the stack pointer untouched;
+    the second trap's exit resumes at the next original instruction."""
+    r = reloc(code, "x86_64", new=FAR, task_scratch=True)
+    assert r.method == "task-scratch" and r.scratch not in (None, "rsp")
+    assert r.code[0] == 0xCC and r.code[-1] == 0xCC and len(r.code) == r.insn.length + 2
+    middle = decode(r.code[1:-1], r.address + 1, "x86_64")
+    assert middle.base_mnemonic == mnemonic and f"[{r.scratch}]" in middle.op_str
+    assert [(e.kind, e.address, e.target) for e in r.exits] == [
+        ("task-scratch-restore", r.address + r.length - 1, r.insn.next_address)]
+    near = reloc(code, "x86_64", task_scratch=True)                 # in reach: a displacement
+    assert near.method == "displacement"
+
+
 @pytest.mark.parametrize("arch", ["i386", "x86_64"])
 @pytest.mark.parametrize("zf,expected", [(0x40, 0x401010), (0, 0x401002)])
 def test_jcc_rel8_both_outcomes_return_to_original_addresses(arch, zf, expected):
