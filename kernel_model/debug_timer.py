@@ -33,6 +33,13 @@ class TimerAccess:
         timer = self._kernel.timer
         return timer.ticks if timer is not None else 0
 
+    def virtual_time_ns(self) -> int:
+        """The run's virtual clock as the guest reads it (CLOCK_MONOTONIC less its boot
+        offset, kernel_model/clock.py): it advances by the instructions of every slice a
+        preemption ended, by each system call's fixed cost and by sleeps — so its resolution is
+        the scheduling quantum, exactly what a program timing itself would see."""
+        return self._kernel.clock.elapsed_ns
+
     def _timer_tick(self, thread, frame) -> bool:
         self._emit("timer_tick", thread, frame)
         return True

@@ -29,6 +29,10 @@ class InstructionAlarms:
     def add(self, count: int, callback) -> None:
         heapq.heappush(self._heap, (count, next(self._sequence), callback))
 
+    def due(self) -> bool:
+        """An alarm's count is reached: the run loop should get to a safe point now."""
+        return bool(self._heap) and self._heap[0][0] <= self.clock.total
+
     def cap(self, count: int, machine) -> tuple[int, bool]:
         """The instruction count for `machine`'s next run (0: unlimited), cut at the earliest
         alarm if the Machine counts on the clock; and whether the alarm is what limits it."""

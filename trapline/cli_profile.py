@@ -4,6 +4,9 @@ import sys
 import click
 
 from .cli import _fail, _parse_env, run_options
+from .cli_walkup import walkup_options, walkup_settings
+
+TOP_FUNCTIONS = 25
 
 
 @click.command(context_settings={"ignore_unknown_options": True})
@@ -14,17 +17,21 @@ from .cli import _fail, _parse_env, run_options
               help="What --interval counts: guest instructions or system calls.")
 @click.option("--mode", type=click.Choice(["stack", "pc"]), default="stack", show_default=True,
               help="stack: unwind each sample (frame pointers and .eh_frame CFI); pc: the PC only.")
-@click.option("--top", type=click.IntRange(min=1), default=25, show_default=True,
-              help="Functions shown in the report.")
+@click.option("--top", type=click.IntRange(min=1), default=None,
+              help="Functions shown in the report (25); with --walk-up also the hot spots taken "
+              "per window when none reaches --threshold (3).")
 @click.option("-o", "--output-dir", default=None, metavar="DIR",
-              help="Write folded stacks, speedscope JSON, Chrome trace JSON and a flame graph here.")
+              help="Write folded stacks, speedscope JSON, Chrome trace JSON and a flame graph here "
+              "(and walkup.json with --walk-up).")
 @click.option("--record", default=None, metavar="FILE",
               help="Write the trace (start-up, module and sample records) to FILE; "
               "`trapline report FILE` reads it back.")
+@walkup_options
 @run_options
 @click.argument("program")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def profile(interval, event, mode, top, output_dir, record, rootfs, cwd, env, clear_env, seed, writable,
+def profile(interval, event, mode, top, output_dir, record, walk_up, threshold, window, min_calls,
+            metric, period, max_levels, compare_full, rootfs, cwd, env, clear_env, seed, writable,
             strace, follow_forks, quantum, max_insns, verbose, program, args):
     """Run PROGRAM [ARGS...] under the sampling profiler; report where it spends its time."""
     from rich.console import Console
@@ -39,10 +46,16 @@ def profile(interval, event, mode, top, output_dir, record, rootfs, cwd, env, cl
         sandbox = Sandbox(rootfs=rootfs, cwd=cwd, env=_parse_env(env), clear_env=clear_env, seed=seed,
                           writable=writable, strace=strace, verbose=verbose, capture=False,
                           follow_forks=follow_forks, quantum=quantum, max_insns=max_insns)
-        run = run_profiled(sandbox, [program, *args], interval=interval, mode=mode, event=event,
-                           record=record)
-        sys.stdout.flush()
-        print_report(run.profile, console, top=top)
+        if walk_up:
+            run = _walk_up(sandbox, [program, *args], console, interval=interval, mode=mode,
+                           event=event, top=top, output_dir=output_dir,
+                           options=walkup_settings(threshold, top, window, min_calls, metric,
+                                                   period, max_levels), compare_full=compare_full)
+        else:
+            run = run_profiled(sandbox, [program, *args], interval=interval, mode=mode, event=event,
+                               record=record)
+            sys.stdout.flush()
+            print_report(run.profile, console, top=top or TOP_FUNCTIONS)
         if output_dir is not None:
             for note in write_outputs(run.profile, output_dir, " ".join([program, *args])):
                 console.print(f"trapline: {note}")
@@ -51,8 +64,32 @@ def profile(interval, event, mode, top, output_dir, record, rootfs, cwd, env, cl
     sys.exit(run.result.exit_code)
 
 
+def _walk_up(sandbox, argv, console, *, interval, mode, event, top, output_dir, options, compare_full):
+    """The walk-up run (trapline/profile/walkup_run.py), its report, walkup.json in -o DIR."""
+    import json
+    import os
+
+    from .profile.report import print_report
+    from .profile.walkup_report import print_walkup, walkup_json
+    from .profile.walkup_run import compare, run_walkup
+
+    run = run_walkup(sandbox, argv, interval=interval, options=options, mode=mode, event=event)
+    sys.stdout.flush()
+    if compare_full:
+        compare(sandbox, argv, run)
+    print_report(run.profile, console, top=top or TOP_FUNCTIONS)
+    console.print()
+    print_walkup(run, console)
+    if output_dir is not None:
+        os.makedirs(output_dir, exist_ok=True)
+        with open(os.path.join(output_dir, "walkup.json"), "w") as out:
+            json.dump(walkup_json(run), out, indent=1)
+            out.write("\n")
+    return run
+
+
 @click.command()
-@click.option("--top", type=click.IntRange(min=1), default=25, show_default=True)
+@click.option("--top", type=click.IntRange(min=1), default=TOP_FUNCTIONS, show_default=True)
 @click.option("-o", "--output-dir", default=None, metavar="DIR",
               help="Write the same files as `trapline profile -o`.")
 @click.argument("trace", type=click.Path(dir_okay=False))

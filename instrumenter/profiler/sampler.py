@@ -45,14 +45,15 @@ class Sampler:
     """Subscribe it to the debug interface and arm the timer: `attach(process)`."""
 
     def __init__(self, door, *, interval: int, mode: str = "stack", event: str = "insns",
-                 on_sample: Callable[[Sample], None], on_module: Callable[[ModuleLoad], None] | None = None):
+                 on_sample: Callable[[Sample], None], on_module: Callable[[ModuleLoad], None] | None = None,
+                 fixup=None):
         if mode not in MODES:
             raise ValueError(f"mode {mode!r}: expected one of {', '.join(MODES)}")
         if event not in EVENTS:
             raise ValueError(f"event {event!r}: expected one of {', '.join(EVENTS)}")
         self.door, self.interval, self.mode, self.event = door, interval, mode, event
         self.on_sample, self.on_module = on_sample, on_module
-        self.unwinder = Unwinder(door)
+        self.unwinder = Unwinder(door, fixup)      # fixup: hooks.LandingFixup under the walk-up
         self.symbolizer = Symbolizer(door)
         self.ticks = 0
 
@@ -79,7 +80,8 @@ class Sampler:
         if self.mode == "pc":
             addresses, truncated = (frame.ip,), None
         else:
-            stack = self.unwinder.unwind(process, walk_registers(self.door, process, frame))
+            stack = self.unwinder.unwind(process, walk_registers(self.door, process, frame),
+                                         tid=thread.tid)
             addresses, truncated = stack.frames, stack.truncated
         frames = self.symbolizer.frames(process, addresses)
         self.on_sample(Sample(self._now(process), process.pid, thread.tid,

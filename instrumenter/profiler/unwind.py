@@ -47,8 +47,11 @@ class Stack(NamedTuple):
 class Unwinder:
     """Unwinds the threads of one run; keeps each object's CFI table once it is read."""
 
-    def __init__(self, door):
+    def __init__(self, door, fixup=None):
         self.door = door
+        # fixup(process, tid, address, sp) -> address: a tool that swapped return addresses
+        # for its own landing (uretprobes) gives the real one back, as perf asks uprobes.
+        self.fixup = fixup
         self._tables: dict[tuple, CallFrameTable] = {}
 
     def table_for(self, image) -> CallFrameTable:
@@ -58,16 +61,16 @@ class Unwinder:
             table = self._tables[key] = CallFrameTable(image)
         return table
 
-    def unwind(self, process, registers: dict, *, max_depth: int = MAX_DEPTH) -> Stack:
+    def unwind(self, process, registers: dict, *, max_depth: int = MAX_DEPTH, tid: int = 0) -> Stack:
         """The stack of the thread whose registers (names of emu/registers.py, the general
         ones and the IP) are `registers`, in `process`."""
-        walk = _Walk(self, process, registers)
+        walk = _Walk(self, process, registers, tid)
         return walk.run(max_depth)
 
 
 class _Walk:
-    def __init__(self, unwinder: Unwinder, process, registers: dict):
-        self.unwinder, self.door, self.process = unwinder, unwinder.door, process
+    def __init__(self, unwinder: Unwinder, process, registers: dict, tid: int = 0):
+        self.unwinder, self.door, self.process, self.tid = unwinder, unwinder.door, process, tid
         self.bits = 64 if "rip" in registers else 32
         self.word = self.bits // 8
         prefix = "r" if self.bits == 64 else "e"
@@ -96,6 +99,9 @@ class _Walk:
             if step == "outermost":
                 return Stack(tuple(frames), None)
             old_sp, self.regs = self.regs[self.sp], step
+            fixup = self.unwinder.fixup
+            if fixup is not None and self.regs.get(self.ip):
+                self.regs[self.ip] = fixup(self.process, self.tid, self.regs[self.ip], self.regs[self.sp])
             if self.regs.get(self.ip) and self.regs[self.sp] <= old_sp:
                 return Stack(tuple(frames), f"stack pointer does not grow at {pc:#x}")
         return Stack(tuple(frames), f"deeper than {max_depth} frames")

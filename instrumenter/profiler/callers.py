@@ -1,0 +1,87 @@
+"""The caller list of the walk-up (seed 004 [0204]-[0214]): for every function the walk-up has
+met, whether it is instrumented now, how many times its hooks have run since it was, the
+functions it calls and the functions that call it (learned from the return addresses its entry
+hooks saw), and what its hooks measured.
+
+Plain data, no door: the walk-up (walkup.py) fills it, the report reads it. Functions are keyed
+by their entry address and the object they are in (`FunctionId`); every table keeps insertion
+order, which the deterministic run makes the same every time.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+IDLE, IDENTIFYING, MEASURING, DONE = "idle", "identifying", "measuring", "done"
+
+
+class FunctionId(NamedTuple):
+    module: str          # the object's file name ("callchain", "libc.so.6")
+    name: str            # its symbol
+    entry: int           # its first instruction's address in the process
+
+
+@dataclass
+class Metric:
+    """Sums over the activations that returned (open ones are counted apart)."""
+    invocations: int = 0            # entries seen by the entry hook
+    returns: int = 0                # exits seen through the return landing
+    abandoned: int = 0              # activations a longjmp (or thread exit) skipped
+    insns_inclusive: int = 0        # guest instructions from entry to exit, outermost activations
+    insns_exclusive: int = 0        # ... minus those of nested instrumented activations
+    time_inclusive: int = 0         # virtual nanoseconds, the same way
+    time_exclusive: int = 0
+
+    def value(self, metric: str, kind: str = "inclusive") -> int:
+        if metric == "calls":
+            return self.invocations
+        return getattr(self, f"{metric}_{kind}")
+
+
+@dataclass
+class CallerEntry:
+    function: FunctionId
+    state: str = IDLE
+    level: int = 0                  # 0: the hot spot itself; n: n calls above it
+    hot_spot: FunctionId | None = None     # the walk it was reached by (the first one)
+    hook_runs: int = 0              # entry and exit hooks run since it was instrumented
+    metric: Metric = field(default_factory=Metric)
+    callers: dict = field(default_factory=dict)     # FunctionId -> calls seen from it
+    callees: dict = field(default_factory=dict)     # FunctionId -> calls it was seen making
+    uncertain: dict = field(default_factory=dict)   # FunctionId -> why the caller is a guess
+    instrumented_at: int | None = None      # virtual time (guest instructions) of each step
+    removed_at: int | None = None
+
+
+class CallerList:
+    def __init__(self):
+        self.entries: dict[FunctionId, CallerEntry] = {}
+
+    def entry(self, function: FunctionId) -> CallerEntry:
+        found = self.entries.get(function)
+        if found is None:
+            found = self.entries[function] = CallerEntry(function)
+        return found
+
+    def __contains__(self, function: FunctionId) -> bool:
+        return function in self.entries
+
+    def __iter__(self):
+        return iter(self.entries.values())
+
+    def saw_call(self, caller: FunctionId, callee: FunctionId, why_uncertain: str | None = None) -> None:
+        """A hook of `callee` found `caller` at its return address: both sides learn it."""
+        callee_entry, caller_entry = self.entry(callee), self.entry(caller)
+        callee_entry.callers[caller] = callee_entry.callers.get(caller, 0) + 1
+        caller_entry.callees[callee] = caller_entry.callees.get(callee, 0) + 1
+        if why_uncertain is not None:
+            callee_entry.uncertain.setdefault(caller, why_uncertain)
+
+    def callers_of(self, function: FunctionId) -> list[FunctionId]:
+        """Known callers of `function`, most calls first (ties: first seen first)."""
+        callers = self.entry(function).callers
+        order = {f: i for i, f in enumerate(callers)}
+        return sorted(callers, key=lambda f: (-callers[f], order[f]))
+
+    def instrumented(self) -> list[CallerEntry]:
+        return [e for e in self.entries.values() if e.state in (IDENTIFYING, MEASURING)]

@@ -1,0 +1,213 @@
+"""The walk up the call graph (seed 004's invention, [0166]-[0214]).
+
+Sampling decides the hot spots (hotspot.py). Each gets an identifying hook at its entry; its
+handler names the caller from the return address (callsite.py) and, once the hot function has
+been entered `min_calls` times, that caller (every caller seen) is instrumented with entry/exit
+hooks measuring the metric, and the identifying hook is removed ([0190]). A measured caller's
+entry hooks learn its own callers the same way; when it has run for the period — `period`
+invocations, or that many guest instructions or virtual nanoseconds inside it ([0192]) — the
+walk goes up one level: its callers are instrumented and its hooks removed. It stops at `main`
+(entered once, before any hook could see it), at a thread's start routine (its caller is the
+runtime's start code) or after `max_levels` levels.
+
+All decisions are taken in virtual time, on the deterministic run, so the same run takes the
+same steps. The timeline records every hook inserted and removed with the instruction clock.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .callers import DONE, IDENTIFYING, IDLE, MEASURING, CallerList, FunctionId
+from .callsite import identify_caller, return_address_at_entry
+from .hooks import Activations, Hooks
+from .hotspot import HotSpotDetector
+
+METRICS = ("insns", "calls", "time")
+TOP_NAMES = frozenset({"main"})
+# The runtime's start code (musl, glibc, ld.so): a function called from here is the program's
+# or a thread's first function, the top of every chain.
+START_NAMES = frozenset({"_start", "_start_c", "__libc_start_main", "libc_start_main_stage2",
+                         "__libc_start_call_main", "start", "start_thread", "__clone", "clone",
+                         "thread_start", "_dlstart", "_dlstart_c", "__dls2", "__dls3"})
+
+
+@dataclass(frozen=True)
+class WalkUpOptions:
+    threshold: float = 10.0         # percent of a window's samples
+    top: int = 3                    # hot spots per window when none reaches the threshold
+    window: int = 50                # samples per decision
+    min_calls: int = 1              # invocations the identifying hook waits for
+    metric: str = "calls"           # what the period counts: calls, insns or time
+    period: int = 50
+    max_levels: int = 8
+
+    def check(self) -> None:
+        if self.metric not in METRICS:
+            raise ValueError(f"metric {self.metric!r}: expected one of {', '.join(METRICS)}")
+        for name in ("window", "min_calls", "period", "max_levels", "top"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name.replace('_', '-')} must be at least 1")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One line of the timeline."""
+    ts: int                         # guest instructions on the run's clock
+    action: str                     # "insert", "remove", "top", "stop", "join"
+    kind: str                       # "identify", "measure", or why the walk stopped or joined
+    function: FunctionId
+    level: int
+    hot_spot: FunctionId
+
+
+@dataclass
+class WalkUp:
+    door: object
+    session: object
+    options: WalkUpOptions = field(default_factory=WalkUpOptions)
+
+    def __post_init__(self):
+        self.options.check()
+        o = self.options
+        self.callers = CallerList()
+        self.detector = HotSpotDetector(o.threshold, o.top, o.window, exclude=START_NAMES)
+        self.activations = Activations()
+        self.timeline: list[Step] = []
+        self.tops: dict[FunctionId, list[FunctionId]] = {}     # hot spot -> where its walk ended
+        self.joins: dict[FunctionId, FunctionId] = {}   # hot spot -> the walk it went on in
+        self.hooks = Hooks(self.session, self.door, on_identify=self._identified,
+                           on_enter=self._entered, on_exit=self._exited)
+
+    # ---- sampling: the hot-spot decision ---------------------------------------------------
+    def sample(self, process, sample) -> None:
+        """One sample of `process` (the sampler's on_sample)."""
+        for spot in self.detector.add(_leaf_function(sample)):
+            self._start(process, spot.function)
+
+    def _start(self, process, function: FunctionId) -> None:
+        entry = self.callers.entry(function)
+        if entry.state != IDLE:
+            self._join(function, entry, 0)      # already met by another hot spot's walk
+            return
+        entry.hot_spot, entry.level = function, 0
+        if function.name in TOP_NAMES:
+            self._top(entry, function, "main is hot itself")
+            return
+        self._insert(process, entry, IDENTIFYING, "identify")
+
+    # ---- the hooks' handlers ---------------------------------------------------------------
+    def _identified(self, ctx, entry) -> None:
+        if entry.state != IDENTIFYING:
+            return
+        entry.hook_runs += 1
+        entry.metric.invocations += 1
+        self._learn_caller(ctx, entry)
+        if entry.metric.invocations >= self.options.min_calls:
+            self._walk_up(ctx.process, entry)
+
+    def _entered(self, ctx, entry) -> None:
+        if entry.state != MEASURING:
+            return
+        entry.hook_runs += 1
+        entry.metric.invocations += 1
+        sp = self._learn_caller(ctx, entry)
+        cpu = self.door.cpu(ctx.process)
+        self.activations.enter(ctx.thread.tid, entry, sp, cpu.instructions_retired,
+                               self.door.virtual_time_ns())
+        self.hooks.arm_exit(ctx, entry.function.entry)
+        self._check_period(ctx.process, entry)
+
+    def _exited(self, ctx) -> None:
+        self.hooks.count_exit()
+        cpu = self.door.cpu(ctx.process)
+        entry_sp = cpu.sp - cpu.arch.word            # the ret popped the return address
+        done = self.activations.leave(ctx.thread.tid, entry_sp, cpu.instructions_retired,
+                                      self.door.virtual_time_ns())
+        if done is not None:
+            done.entry.hook_runs += 1
+            self._check_period(ctx.process, done.entry)
+
+    def _learn_caller(self, ctx, entry) -> int:
+        sp, return_address = return_address_at_entry(self.door, ctx.process)
+        caller, why = identify_caller(self.door, ctx.process, return_address, entry.function)
+        if caller is not None:
+            self.callers.saw_call(caller, entry.function, why)
+        return sp
+
+    def _check_period(self, process, entry) -> None:
+        if entry.state == MEASURING and entry.metric.value(self.options.metric) >= self.options.period:
+            self._walk_up(process, entry)
+
+    # ---- one level up ----------------------------------------------------------------------
+    def _walk_up(self, process, entry) -> None:
+        """Instrument `entry`'s callers (one level up), then take its own hooks out."""
+        if entry.level >= self.options.max_levels:
+            self._step("stop", "max-levels", entry)
+        else:
+            for caller in self.callers.callers_of(entry.function):
+                self._climb(process, entry, caller)
+        self._remove(entry)
+
+    def _climb(self, process, entry, caller: FunctionId) -> None:
+        if caller == entry.function:
+            return                  # recursion: it is instrumented already
+        if caller.name in START_NAMES:
+            self._top(entry, entry.function, "called by the start code")
+        elif caller.name in TOP_NAMES:
+            self._top(entry, caller, "main")
+        else:
+            target = self.callers.entry(caller)
+            if target.state == IDLE:
+                target.level, target.hot_spot = entry.level + 1, entry.hot_spot
+                self._insert(process, target, MEASURING, "measure")
+            elif target.hot_spot != entry.hot_spot:
+                self._join(entry.hot_spot, target, entry.level + 1)
+
+    def _top(self, entry, function: FunctionId, why: str) -> None:
+        tops = self.tops.setdefault(entry.hot_spot, [])
+        if function not in tops:
+            tops.append(function)
+        level = entry.level if function == entry.function else entry.level + 1
+        self.timeline.append(Step(self._now(), "top", why, function, level, entry.hot_spot))
+
+    def _join(self, hot_spot: FunctionId, target, level: int) -> None:
+        """`hot_spot`'s walk reached a function another hot spot's walk has: it goes on there."""
+        self.joins.setdefault(hot_spot, target.hot_spot)
+        self.timeline.append(Step(self._now(), "join", f"walk of {target.hot_spot.name}",
+                                  target.function, level, hot_spot))
+
+    # ---- hooks in and out --------------------------------------------------------------------
+    def _insert(self, process, entry, state: str, kind: str) -> None:
+        entry.state = state
+        entry.instrumented_at = self._now()
+        self.hooks.insert(process, entry, kind)
+        self._step("insert", kind, entry)
+
+    def _remove(self, entry) -> None:
+        kind = "identify" if entry.state == IDENTIFYING else "measure"
+        entry.state = DONE
+        entry.removed_at = self._now()
+        self.hooks.remove(entry)
+        self._step("remove", kind, entry)
+
+    def _step(self, action: str, kind: str, entry) -> None:
+        self.timeline.append(Step(self._now(), action, kind, entry.function, entry.level, entry.hot_spot))
+
+    def _now(self) -> int:
+        return self.door.instruction_count()
+
+    # ---- the end of the run ------------------------------------------------------------------
+    def chains(self) -> dict[FunctionId, list]:
+        """Hot spot -> the caller-list entries its walk instrumented or reached, by level."""
+        chains: dict[FunctionId, list] = {}
+        for entry in self.callers:
+            if entry.hot_spot is not None:
+                chains.setdefault(entry.hot_spot, []).append(entry)
+        return {spot: sorted(entries, key=lambda e: e.level) for spot, entries in chains.items()}
+
+
+def _leaf_function(sample) -> FunctionId | None:
+    if not sample.frames or sample.frames[0].function is None:
+        return None
+    leaf = sample.frames[0]
+    return FunctionId(leaf.module, leaf.function, leaf.address - leaf.offset)

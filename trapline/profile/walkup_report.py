@@ -1,0 +1,142 @@
+"""The walk-up's report (seed 004): per hot spot the chain walked up with, at each level, the
+metric (inclusive and exclusive), invocations and the callers found; the timeline of hooks
+inserted and removed in virtual time; and the perturbation comparison — full instrumentation
+against the walk-up, hooks executed and guest instructions added. As rich tables for the
+terminal and as JSON (`walkup.json` in -o DIR), both in a fixed order.
+"""
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from .walkup_run import Comparison, WalkUpRun
+
+UNITS = {"insns": "guest instructions", "calls": "invocations", "time": "virtual ns"}
+
+
+def _name(function) -> str:
+    return function.name if function is not None else "?"
+
+
+def _level(entry) -> dict:
+    m = entry.metric
+    return {"level": entry.level, "function": entry.function.name, "module": entry.function.module,
+            "entry": entry.function.entry, "state": entry.state, "invocations": m.invocations,
+            "returns": m.returns, "abandoned": m.abandoned, "hook_runs": entry.hook_runs,
+            "insns_inclusive": m.insns_inclusive, "insns_exclusive": m.insns_exclusive,
+            "time_inclusive": m.time_inclusive, "time_exclusive": m.time_exclusive,
+            "callers": [{"function": f.name, "calls": n, "uncertain": entry.uncertain.get(f)}
+                        for f, n in entry.callers.items()],
+            "callees": [{"function": f.name, "calls": n} for f, n in entry.callees.items()],
+            "instrumented_at": entry.instrumented_at, "removed_at": entry.removed_at}
+
+
+def comparison_json(c: Comparison) -> dict:
+    def run(cost) -> dict:
+        return {"instructions": cost.instructions, "hooks_executed": cost.hooks,
+                "instructions_added": c.added(cost), "functions_hooked": cost.functions,
+                "strategies": cost.strategies}
+    return {"baseline": {"instructions": c.baseline.instructions}, "walkup": run(c.walkup),
+            "full": run(c.full), "hooks_ratio": c.hook_ratio, "instructions_added_ratio": c.insn_ratio,
+            "same_output": _same_output(c)}
+
+
+def _same_output(c: Comparison) -> bool:
+    """Every captured output alike (the live walk-up run's passes through to the terminal)."""
+    outputs = [run.stdout for run in (c.baseline, c.full, c.walkup) if run.stdout is not None]
+    return all(out == outputs[0] for out in outputs)
+
+
+def walkup_json(run: WalkUpRun) -> dict:
+    walk = run.walk
+    o = walk.options
+    chains = walk.chains()
+    return {
+        "format": "trapline-walkup", "version": 1,
+        "options": {"threshold": o.threshold, "top": o.top, "window": o.window,
+                    "min_calls": o.min_calls, "metric": o.metric, "period": o.period,
+                    "max_levels": o.max_levels},
+        "windows": walk.detector.windows,
+        "hot_spots": [{"function": s.function.name, "module": s.function.module,
+                       "window": s.window, "samples": s.samples, "share": round(s.share, 2),
+                       "by": s.by, "chain": [_level(e) for e in chains.get(s.function, [])],
+                       "top": [f.name for f in walk.tops.get(s.function, [])],
+                       "joins": _name(walk.joins.get(s.function)) if s.function in walk.joins else None}
+                      for s in walk.detector.decided.values()],
+        "timeline": [{"ts": s.ts, "action": s.action, "kind": s.kind, "function": s.function.name,
+                      "level": s.level, "hot_spot": s.hot_spot.name} for s in walk.timeline],
+        "hooks": {"executed": run.cost.hooks, "strategies": run.cost.strategies,
+                  "still_inserted": [e.function.name for e in walk.callers.instrumented()],
+                  "open_activations": len(walk.activations.still_open())},
+        "instructions": run.cost.instructions,
+        "comparison": comparison_json(run.comparison) if run.comparison else None,
+    }
+
+
+def _table(title: str, columns) -> Table:
+    table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
+    for name, justify in columns:
+        table.add_column(name, justify=justify)
+    return table
+
+
+def tables(run: WalkUpRun) -> list[Table]:
+    data = walkup_json(run)
+    metric = data["options"]["metric"]
+    out = []
+    for spot in data["hot_spots"]:
+        title = (f"Walk-up from {spot['function']} ({spot['module']}): hot in window {spot['window']}, "
+                 f"{spot['share']:.1f}% of its samples ({spot['by']})")
+        chain = _table(title, [("level", "right"), ("function", "left"), ("state", "left"),
+                               ("calls", "right"), ("insns incl", "right"), ("insns excl", "right"),
+                               ("time incl", "right"), ("callers found", "left")])
+        for level in spot["chain"]:
+            callers = ", ".join(f"{c['function']}×{c['calls']}" + ("?" if c["uncertain"] else "")
+                                for c in level["callers"])
+            chain.add_row(str(level["level"]), level["function"], level["state"],
+                          str(level["invocations"]), str(level["insns_inclusive"]),
+                          str(level["insns_exclusive"]), str(level["time_inclusive"]), callers)
+        notes = []
+        if spot["top"]:
+            notes.append(f"top of the chain: {', '.join(spot['top'])}")
+        if spot["joins"]:
+            notes.append(f"goes on in the walk from {spot['joins']}")
+        if notes:
+            chain.caption = "; ".join(notes)
+        out.append(chain)
+    timeline = _table(f"Hooks inserted and removed (virtual time in guest instructions; period "
+                      f"{data['options']['period']} {UNITS[metric]})",
+                      [("ts", "right"), ("action", "left"), ("hook", "left"), ("function", "left"),
+                       ("level", "right"), ("hot spot", "left")])
+    for step in data["timeline"]:
+        timeline.add_row(str(step["ts"]), step["action"], step["kind"], step["function"],
+                         str(step["level"]), step["hot_spot"])
+    out.append(timeline)
+    if data["comparison"] is not None:
+        out.append(_comparison_table(data["comparison"]))
+    return out
+
+
+def _comparison_table(c: dict) -> Table:
+    table = _table("Perturbation: full instrumentation against the walk-up (exact: both runs are "
+                   "deterministic)", [("run", "left"), ("functions hooked", "right"),
+                                      ("hooks executed", "right"), ("guest insns", "right"),
+                                      ("insns added", "right")])
+    table.add_row("no tool", "0", "0", str(c["baseline"]["instructions"]), "0")
+    for name in ("full", "walkup"):
+        run = c[name]
+        table.add_row(name, str(run["functions_hooked"]), str(run["hooks_executed"]),
+                      str(run["instructions"]), str(run["instructions_added"]))
+    table.caption = (f"walk-up / full: hooks {100 * c['hooks_ratio']:.2f}%, instructions added "
+                     f"{100 * c['instructions_added_ratio']:.2f}%; same output: {c['same_output']}")
+    return table
+
+
+def print_walkup(run: WalkUpRun, console: Console) -> None:
+    data = walkup_json(run)
+    console.print(f"walk-up: {len(data['hot_spots'])} hot spots in {data['windows']} windows, "
+                  f"{data['hooks']['executed']} hooks executed "
+                  f"(strategies: {', '.join(f'{k} {v}' for k, v in data['hooks']['strategies'].items()) or 'none'})")
+    for table in tables(run):
+        console.print()
+        console.print(table)
