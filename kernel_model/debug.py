@@ -51,6 +51,7 @@ from emu.icount import InstructionClock
 from emu.registers import REGISTER_IDS
 
 from .debug_access import ProcessAccess
+from .debug_detach import DetachAccess
 from .debug_patches import PatchAccess, PatchConflict  # noqa: F401  (tools catch PatchConflict)
 from .debug_syscall_stops import SyscallStops
 from .debug_syscalls import SyscallAccess, SyscallRun  # noqa: F401  (what run_syscall answers)
@@ -69,7 +70,7 @@ from .tracing_facility import TraceStop, TracingFacility  # noqa: F401
 
 
 class DebugInterface(PatchAccess, SyscallAccess, ProcessAccess, SyscallStops, TracingFacility,
-                     TimerAccess, ThreadHolds, InstructionTime, RunControl, ToolCode):
+                     TimerAccess, ThreadHolds, InstructionTime, RunControl, ToolCode, DetachAccess):
     EVENTS = ("pre_fork", "fork", "fork_failed", "vfork", "vfork_done", "exec", "exit", "signal",
               "space_released", "syscall_entry", "syscall_exit", "image_mapped",
               "timer_tick")
@@ -348,6 +349,7 @@ class DebugInterface(PatchAccess, SyscallAccess, ProcessAccess, SyscallStops, Tr
         self.forget_cpu(space)
         self.forget_patches(space)
         self.forget_code_breakpoints(space)
+        self.forget_stale_ranges(space)
 
 
 class _Subscription:

@@ -23,6 +23,8 @@ def deliver_exception(kernel, frame, signal: int) -> bool:
     thread = kernel.current
     proc = thread.process
     fault_address = frame.fault_address if frame.fault_address is not None else frame.ip
+    if kernel.debug.stale_code_fault(proc, frame):   # into a detached tool's pages: debug_detach.py
+        return True
     blame = kernel.debug.tool_code_fault(proc, frame.ip)
     if blame is not None:        # a tool's code faulted (kernel_model/debug_tool_code.py)
         kernel.kill(proc, signal, f"{blame}: {signal_name(signal)} ({_detail(frame, thread)})")

@@ -9,6 +9,9 @@ Every strategy of the registry (registry.py) is a ProbeStrategy:
         original bytes exactly;
   refusal(process, address) -> str | None        why `place` would refuse the site, asked
         without patching anything (None: it would take it);
+  original_return(process, address) -> int | None   a return address that points into this
+        strategy's code (a relocated return point) -> the original return address it stands
+        for; None for any other address (the detacher rewrites stacks with it: US 7,017,153);
   fork(parent, child), forget(space)              the kernel's fork and space-released events:
         the child's memory is a copy (patches, XOL pages) so the strategy's tables get the same
         entries for the child's space; a released (or cleaned) space's entries go.
@@ -47,6 +50,9 @@ class ProbeStrategy:
             self.check(process, address)
         except InstrumenterError as refused:
             return str(refused)
+        return None
+
+    def original_return(self, process, address: int) -> int | None:
         return None
 
     def fork(self, parent, child) -> None:

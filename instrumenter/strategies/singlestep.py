@@ -108,3 +108,14 @@ class SingleStepProbes(ProbeStrategy):
     def exit(self, process, status) -> None:
         for thread in process.threads:
             self.stepping.pop(thread.tid, None)
+
+    def end_windows(self, process) -> list:
+        """Detach (instrumenter/tracing/detach.py): a thread of the space inside its window
+        runs its original instruction without the #DB (TF cleared); returns those threads."""
+        flags = "eflags" if self.debug.arch(process).bits == 32 else "rflags"
+        ended = []
+        for thread in self.debug.space_threads(process):
+            if self.stepping.pop(thread.tid, None) is not None:
+                self.debug.write_register(thread, flags, self.debug.read_register(thread, flags) & ~TF)
+                ended.append(thread)
+        return ended

@@ -87,6 +87,13 @@ class StopAllSingleStepProbes(SingleStepProbes):
         for thread in process.threads:
             self._abort(thread)
 
+    def end_windows(self, process) -> list:
+        """Detach: the windows end (singlestep.py) and the threads they held run again."""
+        ended = super().end_windows(process)
+        for thread in ended:
+            self._release(thread)
+        return ended
+
     def _abort(self, thread) -> None:
         pending = self.stepping.pop(thread.tid, None)
         if pending is not None:

@@ -9,6 +9,7 @@ from ..strategies import registry as strategies
 from ..children.backpatch import forget_space_tables
 from ..children.policies import make_policy
 from .context import ProbeContext, argument_words
+from .detach import Detacher, DetachReport
 from .dynamic import DynamicProbes, Placement
 from ..errors import InstrumenterError
 from .event_probes import EventProbes
@@ -37,6 +38,7 @@ class Session:
         self.jumps = self.strategies["jump"]
         self.auto_order = list(strategies.AUTO_ORDER)
         self.returns = ReturnProbes(self)
+        self.detacher: Detacher | None = None
         self._names: dict = {}                    # (id(image), address) -> (image, "func+0x12")
         self._ifuncs: dict[tuple, IfuncResolution] = {}   # (object path, IFUNC name) -> resolution
         self.debug.subscribe(self)
@@ -62,6 +64,15 @@ class Session:
         """Disable `probe` at once and take it out of every process (InstrumenterError for a
         probe the session does not have, or one removed already)."""
         self.dynamic.remove(probe)
+
+    # ---- detaching at any moment (detach.py, seed 003 US 7,017,153) --------------------------
+    def detach(self, *, at_once: bool = False, on_done=None) -> DetachReport:
+        """Leave every traced process as if never probed, at the next safe point (`at_once`:
+        the caller is at one): records stop, text restored, tool pages unmapped, PCs and
+        stacks cleaned. The report fills in when it is done (then `on_done(report)`)."""
+        if self.detacher is None:
+            self.detacher = Detacher(self)
+        return self.detacher.request(at_once=at_once, on_done=on_done)
 
     # ---- enabling --------------------------------------------------------------------------
     def attach(self, process) -> None:

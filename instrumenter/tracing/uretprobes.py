@@ -64,6 +64,8 @@ class ReturnProbes:
         return landing
 
     def on_entry(self, thread, probe, function: int) -> None:
+        if not getattr(probe, "enabled", True):   # disabled (detach.py): no landing pushed
+            return
         cpu = self.session.debug.cpu(thread.process)
         word = cpu.arch.word
         fmt = "<I" if word == 4 else "<Q"
@@ -95,8 +97,14 @@ class ReturnProbes:
         if index is None:
             raise InstrumenterError(f"return landing hit by tid {thread.tid} with no pending return")
         pending = stack[index]
+        popped = stack[index:]
         del stack[index:]
         frame.ip = pending.return_address
+        # The slots popped (and those longjmp abandoned) are dead stack now, but a frame built
+        # there later may read them uninitialised: they get the word the unprobed program left
+        # there, and no landing address outlives its return (a detach finds none: detach.py).
+        self._write_slots(thread.process, [(p.sp, p.return_address) for p in popped],
+                          expect=self.landings.get(thread.process.space.serial))
         return pending
 
     def returning(self, thread, sp_now: int) -> Pending | None:

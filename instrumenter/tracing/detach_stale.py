@@ -1,0 +1,66 @@
+"""After a detach: what each former tool address stood for (seed 003, US 7,017,153: a pointer
+into the unmapped instrumented code space that the program kept — a return address it copied, a
+function pointer taken from one — faults when it is used; the fault is translated to the
+original address and the program goes on there, and the translation is reported).
+
+The table is taken just before the pages go, from the strategies' own bookkeeping: every exact
+point of a trampoline page (its first byte and the copy's: the original instruction not run
+yet; the jump back: the next one) and of a jump site's trampoline (its parts' first bytes, each
+relocated covered instruction), and what the strategies say of relocated return points
+(`original_return`). A uretprobe landing stands for no one address (every pending return went
+through the same one): a stale landing keeps its fault.
+"""
+from ..insn.emit import REL_JUMP_LEN
+from .detach_threads import TrampolinePages
+
+
+class StaleTable:
+    def __init__(self, points: dict[int, int]):
+        self.points = points                 # former tool address -> original address
+
+    @classmethod
+    def snapshot(cls, session, process, addrmap) -> "StaleTable":
+        points: dict[int, int] = {}
+        serial = process.space.serial
+        for (space_id, original), site in sorted(session.trampolines.sites.items()):
+            if space_id == serial and site.page is not None:
+                for block in site.page.blocks:
+                    location = TrampolinePages(session).lookup(process, block.start)
+                    if location is not None and location.exact:
+                        points[block.start] = location.original
+                points[site.page.address] = original
+        for (space_id, _), site in sorted(session.jumps.sites.items()):
+            if space_id != serial:
+                continue
+            points[site.entry] = site.address
+            at = site.body
+            while at < site.body + 256:
+                location = addrmap.lookup(process, at)
+                if location is None or not location.exact:
+                    break
+                points[at] = location.original
+                if location.after:
+                    break
+                at = _next_exact(addrmap, process, at)
+        for (space_id, part), site in sorted(session.jumps.parts.items()):
+            if space_id == serial:
+                points[part] = site.address
+        return cls(points)
+
+    def translator(self, report, pid: int):
+        """`translate(ip)` for the door's fault hook: the original address, reported."""
+        def translate(ip: int) -> int | None:
+            original = self.points.get(ip)
+            if original is not None:
+                report.stale.append((pid, ip, original))
+            return original
+        return translate
+
+
+def _next_exact(addrmap, process, at: int) -> int:
+    """The next exact point after `at` in a jump body (pieces are at most ~40 bytes)."""
+    for candidate in range(at + 1, at + 64 + REL_JUMP_LEN):
+        location = addrmap.lookup(process, candidate)
+        if location is not None and location.exact:
+            return candidate
+    return at + 256

@@ -1,0 +1,83 @@
+"""The pieces of a detach (instrumenter/tracing/detach*.py) on real samples: a thread caught in
+a trampoline is moved to the original instruction, uretprobe landings on the stack are found by
+unwinding and reset, and a stale pointer into the unmapped trampoline page is translated on the
+fault and reported."""
+import pytest
+
+from instrumenter.errors import InstrumenterError
+from instrumenter.tracing.probes import Probe
+from instrumenter.tracing.records import Buffers
+from instrumenter.tracing.session import Session
+from kernel_model.kernel import wait_status_exit_code
+from tests.property.detach_harness import SAMPLES, _kernel, detach_run, unprobed
+from trapline.probespec import parse_probe_spec
+
+
+def _fib_session(arch, probes, strategy="trampoline"):
+    kernel, stdout = _kernel(1000)
+    path = str(SAMPLES / arch / "fib").encode()
+    proc = kernel.spawn(path, [path, b"9"], [])
+    session = Session(kernel, probes, buffers=Buffers(drain=lambda records: None), strategy=strategy)
+    session.attach(proc)
+    return kernel, stdout, proc, session
+
+
+@pytest.mark.parametrize("arch", ["i386", "x86_64"])
+def test_a_thread_sent_to_the_trampoline_is_moved_back_to_the_original_instruction(arch):
+    """Detach asked from the probe's action: at the next safe point the thread is at the
+    trampoline's first byte (the handler rewrote its IP), the probed instruction not run."""
+    seen = {}
+
+    def action(context):
+        seen["report"] = session.detach()
+    probe = Probe(parse_probe_spec("uprobe:fib:fib"), nargs=0, action=action)
+    kernel, stdout, proc, session = _fib_session(arch, [probe])
+    fib = session.resolve(proc, probe)
+    status = kernel.run(proc)
+    report = seen["report"]
+    assert report.done and probe.hits == 1
+    assert [(m.original, m.how) for m in report.moved] == [(fib, "exact")]
+    assert (wait_status_exit_code(status), stdout.data) == unprobed(arch, "fib", (b"9",), 1000)
+
+
+@pytest.mark.parametrize("arch", ["i386", "x86_64"])
+def test_landings_on_the_stack_are_found_by_unwinding_and_reset(arch):
+    """Deep in fib's recursion every frame returns through the landing: the walk up the
+    frame-pointer chain finds each slot and gives it the real return address back."""
+    run = detach_run(arch, "fib", (b"9",), ["uretprobe:fib:fib"], "trampoline", 1500, 1000)
+    assert run.report.done and run.problems == []
+    found = [r for r in run.report.rewritten if r.found_by == "unwinding"]
+    assert len(found) >= 3
+    assert len({r.tool for r in found}) == 1                 # the one landing
+    assert all(r.original != r.tool for r in found)
+    assert (run.exit_code, run.stdout) == unprobed(arch, "fib", (b"9",), 1000)
+
+
+@pytest.mark.parametrize("arch", ["i386", "x86_64"])
+def test_a_stale_pointer_into_the_unmapped_trampoline_is_translated_and_reported(arch):
+    state = {}
+
+    def action(context):
+        state.setdefault("report", session.detach(on_done=stale_jump))
+
+    def stale_jump(report):
+        """The program 'kept' the trampoline's address: it jumps there after the detach."""
+        thread = kernel.debug.current_thread()
+        pc_name = kernel.debug.arch(proc).pc
+        moved = report.moved[0]
+        kernel.debug.write_register(thread, pc_name, moved.tool)
+    probe = Probe(parse_probe_spec("uprobe:fib:fib"), nargs=0, action=action)
+    kernel, stdout, proc, session = _fib_session(arch, [probe])
+    status = kernel.run(proc)
+    report = state["report"]
+    moved = report.moved[0]
+    assert report.stale == [(proc.pid, moved.tool, moved.original)]
+    assert (wait_status_exit_code(status), stdout.data) == unprobed(arch, "fib", (b"9",), 1000)
+
+
+def test_a_session_detaches_once():
+    probe = Probe(parse_probe_spec("uprobe:fib:fib"), nargs=0)
+    kernel, _, proc, session = _fib_session("x86_64", [probe])
+    session.detach()
+    with pytest.raises(InstrumenterError, match="detached already"):
+        session.detach()
