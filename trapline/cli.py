@@ -14,6 +14,7 @@ import click
 from instrumenter.strategies.registry import CHOICES as STRATEGY_CHOICES
 from kernel_model.sched import DEFAULT_QUANTUM
 
+from .cli_detach import detach_options, detach_starter
 from .cli_probe_times import OrderedOptionsCommand, probe_time_options, probe_times
 from .cli_handler import handler_options
 from .cli_handler import load as load_handler
@@ -118,6 +119,7 @@ def run(rootfs, cwd, env, clear_env, seed, writable, strace, follow_forks, quant
               help="uprobe:BIN:FUNC[+OFF] | uprobe:BIN:0xADDR | uretprobe:BIN:FUNC | syscall:NAME"
                    " | proc:fork|vfork|exec|exit | signal:NAME")
 @probe_time_options
+@detach_options
 @click.option("--strategy", type=click.Choice(STRATEGY_CHOICES), default="auto", show_default=True)
 @click.option("--native", default=None, metavar="count|args:N",
               help="Run the uprobes' action inside the guest (jump-placed probes; no trap per hit).")
@@ -135,7 +137,7 @@ def run(rootfs, cwd, env, clear_env, seed, writable, strace, follow_forks, quant
 @click.argument("program")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 @click.pass_context
-def trace(ctx, probes, enable_at, disable_at, strategy, native, handler, handler_fxsave, children, backpatch, fmt, output, count, rootfs, cwd, env, clear_env, seed, writable, strace,
+def trace(ctx, probes, enable_at, disable_at, detach_after, detach_on, strategy, native, handler, handler_fxsave, children, backpatch, fmt, output, count, rootfs, cwd, env, clear_env, seed, writable, strace,
           follow_forks, quantum, max_insns, verbose, program, args):
     """Run PROGRAM with probes; one event per hit (text or JSON Lines).
 
@@ -162,7 +164,8 @@ def trace(ctx, probes, enable_at, disable_at, strategy, native, handler, handler
                                         enable_at=on, disable_at=off,
                                         handler=user_handler if s.kind == UPROBE else None)
                                   for s, (on, off) in zip(specs, times)], strategy=strategy, on_choice=_say_choice if verbose else None,
-                          sink=StreamSink(out, fmt), children=children, backpatch=backpatch)
+                          sink=StreamSink(out, fmt), children=children, backpatch=backpatch,
+                          on_start=detach_starter(detach_after, detach_on, verbose))
         result = sandbox.run([program, *args])
     except Exception as e:              # noqa: BLE001 -- every failure gets its status (exit_status.py)
         _fail(e)

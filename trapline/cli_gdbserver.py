@@ -7,6 +7,12 @@ debugger and serve it to GDB over the remote serial protocol, as gdbserver does.
 With --stdio the protocol owns stdin and stdout: the program's stdin is /dev/null and its
 stdout goes to stderr (gdbserver's own rule for a stdio connection). Probe records go to -o
 FILE, or to stderr.
+
+GDB's `detach` removes GDB's breakpoints and lets the program run on with its probes, as it
+ran before the debugger came; with --detach-probes it detaches the probes too (seed 003,
+US 7,017,153: instrumenter/tracing/detach.py): the records stop at the detach and the program
+runs to its end as if it had never been probed. (`detach` of one fork child GDB does not
+follow, D;PID, leaves the probes alone either way.)
 """
 import sys
 
@@ -32,10 +38,12 @@ def _listen_address(text: str) -> tuple[str, int]:
 @click.option("-o", "--output", type=click.File("w"), default=None,
               help="Write probe records here (default: stderr).")
 @click.option("--debug-protocol", is_flag=True, help="Log every packet on stderr.")
+@click.option("--detach-probes", is_flag=True,
+              help="GDB's detach detaches the probes too: the program runs on unprobed.")
 @run_options
 @click.argument("program")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def gdbserver(listen, stdio, probes, strategy, output, debug_protocol, rootfs, cwd, env, clear_env,
+def gdbserver(listen, stdio, probes, strategy, output, debug_protocol, detach_probes, rootfs, cwd, env, clear_env,
               seed, writable, strace, follow_forks, quantum, max_insns, verbose, program, args):
     """Debug PROGRAM [ARGS...] with GDB through its probes (seed 003)."""
     from .gdbserver.session import DebugRun
@@ -46,6 +54,7 @@ def gdbserver(listen, stdio, probes, strategy, output, debug_protocol, rootfs, c
         address = _listen_address(listen) if listen is not None else None
         run = DebugRun(program=program, args=list(args), probes=list(probes), strategy=strategy,
                        records=output or sys.stderr, stdio=stdio, address=address,
+                       detach_probes=detach_probes,
                        log=(lambda line: print(f"gdbserver: {line}", file=sys.stderr))
                        if debug_protocol else None,
                        sandbox_options=dict(rootfs=rootfs, cwd=cwd, env=_parse_env(env),

@@ -51,6 +51,7 @@ class DetachReport:
     unmapped: list[tuple[int, int, int, bytes]] = field(default_factory=list)  # pid, start, end, name
     waiting: list[str] = field(default_factory=list)          # why the last attempt waited
     stale: list[tuple[int, int, int]] = field(default_factory=list)   # pid, tool address, original
+    on_stale: object = None                  # callable(pid, tool address, original), if any
 
     @property
     def done(self) -> bool:
@@ -125,8 +126,9 @@ class Detacher:
             rewritten, _ = stacks.clean(thread)
             report.rewritten += rewritten
         stale = StaleTable.snapshot(self.session, process, addrmap)
+        report.restored += [(process.pid, a) for a in self.debug.patched_addresses(process)]
         self._remove_probes(process)
-        report.restored += [(process.pid, a) for a in self.debug.remove_all_patches(process)]
+        self.debug.remove_all_patches(process)      # what a strategy kept: the door's bytes
         space = process.space
         self.debug.clear_space(space)
         forget_space_tables(self.session, space)

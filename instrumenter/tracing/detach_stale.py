@@ -53,6 +53,8 @@ class StaleTable:
             original = self.points.get(ip)
             if original is not None:
                 report.stale.append((pid, ip, original))
+                if report.on_stale is not None:
+                    report.on_stale(pid, ip, original)
             return original
         return translate
 

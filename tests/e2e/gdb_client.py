@@ -14,8 +14,8 @@ TIMEOUT = 120.0
 
 
 class ScriptedGdb:
-    def __init__(self, program, args=(), probes=(), strategy="trampoline"):
-        command = [sys.executable, "-m", "trapline", "gdbserver", "--stdio"]
+    def __init__(self, program, args=(), probes=(), strategy="trampoline", options=()):
+        command = [sys.executable, "-m", "trapline", "gdbserver", "--stdio", *options]
         for probe in probes:
             command += ["-p", probe]
         command += ["--strategy", strategy, "--", str(program), *map(str, args)]

@@ -31,7 +31,7 @@ class GdbServer(QueryPackets, AccessPackets):
         self.exited = False                  # W/X sent for the last debugged process
         self.closed = False
         self.auxv: dict[int, bytes] = {}     # pid -> auxv words, read at its initial stop
-        self.on_detach = None                # callable() once GDB detached (session.py)
+        self.on_detach = None                # callable(whole=) once GDB detached (session.py)
 
     # ---- stops ---------------------------------------------------------------------------
     def on_stop(self, event) -> None:
@@ -212,9 +212,10 @@ class GdbServer(QueryPackets, AccessPackets):
     def detach(self, text: str = "D") -> None:
         """D (everything) or D;PID (one process: a fork child GDB does not follow)."""
         pid = int(text[2:], 16) if text.startswith("D;") else None
+        one = pid is not None and len(self.debugger.live_processes()) > 1
         if self.on_detach is not None:
-            self.on_detach()                 # before the OK, after which GDB may hang up
-        if pid is not None and len(self.debugger.live_processes()) > 1:
+            self.on_detach(whole=not one)    # before the OK, after which GDB may hang up
+        if one:
             self.debugger.detach_process(pid)
             return b"OK"
         self.conn.send(b"OK")

@@ -21,6 +21,7 @@ class DebugRun:
     log: object = None                 # callable(str): the packets, for --debug-protocol
     sandbox_options: dict = field(default_factory=dict)
     server: object = None
+    detach_probes: bool = False        # GDB's detach detaches the probes too (--detach-probes)
 
     def run(self):
         from instrumenter.tracing.probes import Probe
@@ -63,12 +64,23 @@ class DebugRun:
             self.server = GdbServer(connection, debugger, kernel.debug.arch(process).name,
                                     os.path.abspath(self.program))
             debugger.on_stop = self.server.on_stop
-            if self.stdio:
-                self.server.on_detach = _outlive_gdb
+            self.server.on_detach = _on_detach(self.stdio, session if self.detach_probes else None)
             connection.on_interrupt = lambda: _interrupt(debugger)
             self._first = process
             debugger.attach(process)
         return on_start
+
+
+def _on_detach(stdio: bool, session):
+    """What GDB's detach (D) does besides the debugger's own: the probes leave at the next safe
+    point (`session`, with --detach-probes: the loop reaches one as soon as GDB is answered),
+    and with a stdio connection the program outlives gdb."""
+    def on_detach(*, whole: bool) -> None:
+        if whole and session is not None and session.detacher is None:
+            session.detach()
+        if stdio:
+            _outlive_gdb()
+    return on_detach
 
 
 def _outlive_gdb() -> None:

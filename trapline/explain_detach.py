@@ -1,0 +1,90 @@
+"""`trapline explain --technique detach`: seed 003's uninstrumenting (US 7,017,153), as done in a
+run.
+
+samples/bin/ARCH/fib is probed at fib's entry and return (uretprobe) with the trampoline
+strategy. At the entry probe's 6th hit its action asks for a detach; at the next safe point the
+thread is at the first byte of fib's trampoline (the kernel breakpoint handler has just sent it
+there) and five frames of fib's recursion return through the uretprobe landing. The listing
+shows what the detach did: the PC moved out of the trampoline to the original instruction, each
+return pointer found by unwinding and reset from the landing to the real return address, the
+text restored, the tool's pages unmapped; then the program runs on bare to the output it has
+unprobed. Addresses are fixed (no randomization), so the output is the same on every run.
+"""
+import io
+from pathlib import Path
+
+from instrumenter.tracing.probes import Probe
+from instrumenter.tracing.records import Buffers
+from instrumenter.tracing.session import Session
+from kernel_model.fs import CapturedOutput
+from kernel_model.kernel import Kernel, KernelConfig
+
+from .probespec import parse_probe_spec
+
+ROOT = Path(__file__).resolve().parents[1]
+DETACH_AT_HIT = 6
+
+
+def explain_detach(arch: str = "x86_64", n: int = 8) -> str:
+    stdout = CapturedOutput(name=b"pipe:[1]")
+    kernel = Kernel(KernelConfig(stdin=CapturedOutput(), stdout=stdout, stderr=CapturedOutput(),
+                                 report=io.StringIO()))
+    program = ROOT / "samples" / "bin" / arch / "fib"
+    proc = kernel.spawn(str(program).encode(), [b"fib", str(n).encode()], [])
+    records: list = []
+    state: dict = {}
+
+    def action(context):
+        if entry.hits == DETACH_AT_HIT:
+            state["areas"] = _tool_areas(kernel, proc)
+            state["patched"] = [(a, kernel.debug.read_memory_raw(proc, a, 1),
+                                 kernel.debug.read_memory(proc, a, 1))
+                                for a in kernel.debug.patched_addresses(proc)]
+            session.detach(on_done=lambda report: state.setdefault("after", _tool_areas(kernel, proc)))
+    entry = Probe(parse_probe_spec("uprobe:fib:fib"), nargs=1, action=action)
+    returns = Probe(parse_probe_spec("uretprobe:fib:fib"), nargs=0)
+    session = Session(kernel, [entry, returns], buffers=Buffers(drain=records.extend),
+                      strategy="trampoline")
+    session.attach(proc)
+    status = kernel.run(proc)
+    session.flush()
+    report = session.detacher.report
+    name = lambda address: kernel.debug.symbolize(proc, address)    # noqa: E731
+    landing = next(iter(session.returns.landings.values()), None)
+    out = [f"=== {arch}: samples/bin/{arch}/fib {n}, probes uprobe:fib:fib and uretprobe:fib:fib "
+           f"(trampoline strategy); the entry probe's action asks for a detach at its "
+           f"{DETACH_AT_HIT}th hit ===",
+           f"detach asked at instruction {report.requested_at}, done at the same safe point "
+           f"({report.done_at}): between two instructions, outside every hook",
+           "tool areas before: " + ", ".join(f"{n.decode()} {s:#x}-{e:#x}" for s, e, n in state["areas"]),
+           "1. threads out of the tool's code (detach_threads.py):"]
+    for moved in report.moved:
+        out.append(f"   tid {moved.tid}: PC {moved.tool:#x} (fib's trampoline) -> {moved.original:#x} "
+                   f"<{name(moved.original)}> [{_how(moved.how)}]")
+    out.append("2. return pointers into tool code reset (detach_stacks.py), innermost first:")
+    for slot in report.rewritten:
+        out.append(f"   tid {slot.tid}: [{slot.slot:#x}] {slot.tool:#x} (uretprobe landing) -> "
+                   f"{slot.original:#x} <{name(slot.original)}>  found by {slot.found_by}")
+    out.append("3. text restored through the door (debug_patches.py):")
+    for address, raw, original in state["patched"]:
+        out.append(f"   {address:#x} <{name(address)}>: {raw.hex()} -> {original.hex()}")
+    out.append("4. unmapped: " + ", ".join(f"{n.decode()} {s:#x}-{e:#x}"
+                                          for _, s, e, n in report.unmapped)
+               + f"; tool areas after: {', '.join(a[2].decode() for a in state['after']) or 'none'}")
+    entries = sum(1 for r in records if r.kind == "entry")
+    exits = sum(1 for r in records if r.kind == "return")
+    out.append(f"run: exit status {status >> 8}, output {stdout.data.decode().strip()!r}; "
+               f"records: {entries} entries and {exits} returns, all before the detach "
+               f"(last at {max(r.ts for r in records)})" + (f"; landing was {landing:#x}" if landing else ""))
+    return "\n".join(out) + "\n"
+
+
+def _tool_areas(kernel, proc) -> list:
+    from instrumenter.tracing.detach import TOOL_AREAS
+    return sorted((v.start, v.end, v.name) for v in proc.space.vm.vmas if v.name in TOOL_AREAS)
+
+
+def _how(how: str) -> str:
+    return {"exact": "exact: the original instruction has not run yet",
+            "after": "after: the original instruction ran, only the jump back was left",
+            "landing": "at the landing: the real return address"}.get(how, how)
