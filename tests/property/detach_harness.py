@@ -51,12 +51,25 @@ def unprobed(arch: str, guest: str, args: tuple[bytes, ...], quantum: int) -> tu
 
 
 def detach_run(arch: str, guest: str, args: tuple[bytes, ...], specs, strategy: str,
-               at: int, quantum: int) -> DetachRun:
+               at: int, quantum: int, native: str | None = None,
+               at_hit: int | None = None) -> DetachRun:
+    """Detach once the clock reaches `at`, or (`at_hit`) from the probes' actions at their
+    at_hit-th hit in all: the next safe point then finds a thread just sent into tool code."""
     kernel, stdout = _kernel(quantum)
     path = str(SAMPLES / arch / guest).encode()
     proc = kernel.spawn(path, [path, *args], [])
     records: list = []
-    probes = [Probe(parse_probe_spec(s), nargs=2) for s in specs]
+    probes = []
+    hits = [0]
+
+    def action(context):
+        hits[0] += 1
+        if hits[0] == at_hit:
+            detach()
+    for text in specs:
+        spec = parse_probe_spec(text)
+        probes.append(Probe(spec, nargs=2, native=native if spec.kind == "uprobe" else None,
+                            action=action if at_hit is not None else None))
     session = Session(kernel, probes, buffers=Buffers(drain=records.extend), strategy=strategy)
     result = DetachRun(0, b"", records)
     try:
@@ -66,12 +79,13 @@ def detach_run(arch: str, guest: str, args: tuple[bytes, ...], specs, strategy: 
         return result
 
     def detach():
-        result.report = session.detach(at_once=True, on_done=check)
+        result.report = session.detach(at_once=at_hit is None, on_done=check)
 
     def check(report) -> None:
         result.checked = True
         result.problems += leftovers(kernel, report)
-    kernel.debug.at_instruction(at, detach)
+    if at_hit is None:
+        kernel.debug.at_instruction(at, detach)
     result.exit_code = wait_status_exit_code(kernel.run(proc))
     session.flush()
     result.stdout = stdout.data
@@ -111,7 +125,12 @@ def _text_problems(debug, process) -> list[str]:
 
 def _thread_problems(debug, thread, ranges) -> list[str]:
     arch = debug.arch(thread.process)
-    inside = lambda value: any(start <= value < end for start, end in ranges)  # noqa: E731
+    # A former tool range that starts where one of the program's areas ends (a thread stack
+    # mmapped right below the XOL pages) has its first byte equal to a one-past-the-end
+    # pointer the program legitimately holds (pthread's stack top): that value is ambiguous.
+    ends = {vma.end for vma in thread.process.space.vm.vmas}
+    inside = lambda value: any(start <= value < end and not (value == start and start in ends)  # noqa: E731
+                               for start, end in ranges)
     problems = []
     for name in (*gpr_names(arch), arch.pc):
         value = debug.read_register(thread, name)
