@@ -103,7 +103,7 @@ class Detacher:
             return
         self.session.jumps.natives.collect()          # before their pages go
         for process in spaces:
-            self._clean_space(process, stacks, addrmap)
+            self._clean_space(process, stacks)
         self._leave()
         report.done_at = self.debug.instruction_count()
         if self.on_done is not None:
@@ -119,13 +119,13 @@ class Detacher:
                 chosen.append(process)
         return chosen
 
-    def _clean_space(self, process, stacks: StackCleaner, addrmap) -> None:
+    def _clean_space(self, process, stacks: StackCleaner) -> None:
         report = self.report
         report.spaces.append(process.pid)
         for thread in self.debug.space_threads(process):
             rewritten, _ = stacks.clean(thread)
             report.rewritten += rewritten
-        stale = StaleTable.snapshot(self.session, process, addrmap)
+        stale = StaleTable.snapshot(self.session, process)
         report.restored += [(process.pid, a) for a in self.debug.patched_addresses(process)]
         self._remove_probes(process)
         self.debug.remove_all_patches(process)      # what a strategy kept: the door's bytes

@@ -10,8 +10,8 @@ relocated covered instruction), and what the strategies say of relocated return 
 (`original_return`). A uretprobe landing stands for no one address (every pending return went
 through the same one): a stale landing keeps its fault.
 """
-from ..insn.emit import REL_JUMP_LEN
-from .detach_threads import TrampolinePages
+from ..debugger.addrmap import JumpTrampolines
+from .detach_threads import exact_points
 
 
 class StaleTable:
@@ -19,29 +19,17 @@ class StaleTable:
         self.points = points                 # former tool address -> original address
 
     @classmethod
-    def snapshot(cls, session, process, addrmap) -> "StaleTable":
+    def snapshot(cls, session, process) -> "StaleTable":
         points: dict[int, int] = {}
         serial = process.space.serial
         for (space_id, original), site in sorted(session.trampolines.sites.items()):
             if space_id == serial and site.page is not None:
-                for block in site.page.blocks:
-                    location = TrampolinePages(session).lookup(process, block.start)
-                    if location is not None and location.exact:
-                        points[block.start] = location.original
-                points[site.page.address] = original
+                points.update(exact_points(site.page, original, site.insn.next_address))
+        bodies = JumpTrampolines(session)
         for (space_id, _), site in sorted(session.jumps.sites.items()):
-            if space_id != serial:
-                continue
-            points[site.entry] = site.address
-            at = site.body
-            while at < site.body + 256:
-                location = addrmap.lookup(process, at)
-                if location is None or not location.exact:
-                    break
-                points[at] = location.original
-                if location.after:
-                    break
-                at = _next_exact(addrmap, process, at)
+            if space_id == serial:
+                points[site.entry] = site.address
+                points.update(_body_points(bodies, process, site))
         for (space_id, part), site in sorted(session.jumps.parts.items()):
             if space_id == serial:
                 points[part] = site.address
@@ -59,10 +47,15 @@ class StaleTable:
         return translate
 
 
-def _next_exact(addrmap, process, at: int) -> int:
-    """The next exact point after `at` in a jump body (pieces are at most ~40 bytes)."""
-    for candidate in range(at + 1, at + 64 + REL_JUMP_LEN):
-        location = addrmap.lookup(process, candidate)
+def _body_points(bodies, process, site) -> dict[int, int]:
+    """A jump body's exact points: each covered copy's first byte (as JumpTrampolines lays
+    them out: instrumenter/debugger/addrmap.py), then the final jump back."""
+    points, at = {}, site.body
+    while at < site.body + 256:
+        location = bodies._in_body(process, site, at)
         if location is not None and location.exact:
-            return candidate
-    return at + 256
+            points[at] = location.original
+            if location.after:
+                break
+        at += 1
+    return points

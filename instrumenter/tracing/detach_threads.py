@@ -52,16 +52,23 @@ class TrampolinePages:
             page = site.page
             if space_id != serial or page is None or not page.address <= address < page.here:
                 continue
-            if address == page.address:
-                return ToolLocation(original, True)             # nothing of it ran yet
-            block = page.block_at(address)
-            if block is not None and address == block.start:
-                if block.name == "OriginalInstruction_Copy":
-                    return ToolLocation(original, True)
-                if block.name == "Jump_NextInstruction":
-                    return ToolLocation(site.insn.next_address, True, after=True)
-            return ToolLocation(original, False)
+            target = exact_points(page, original, site.insn.next_address).get(address)
+            if target is None:
+                return ToolLocation(original, False)
+            return ToolLocation(target, True, after=target != original)
         return None
+
+
+def exact_points(page, original: int, next_address: int) -> dict[int, int]:
+    """The exact points of a trampoline page -> the original address each stands for: its
+    first byte and the copy's (the instruction not run yet), the jump back (it ran)."""
+    points = {page.address: original}
+    for block in page.blocks:
+        if block.name == "OriginalInstruction_Copy":
+            points[block.start] = original
+        elif block.name == "Jump_NextInstruction":
+            points[block.start] = next_address
+    return points
 
 
 def detach_address_map(session) -> ToolAddressMap:
