@@ -81,3 +81,39 @@ def test_a_session_detaches_once():
     session.detach()
     with pytest.raises(InstrumenterError, match="detached already"):
         session.detach()
+
+
+def test_a_detach_that_must_wait_restores_the_text_at_once_and_finishes_later(monkeypatch):
+    """A thread that cannot be moved out of tool code yet (asleep in a handler's system call)
+    makes the detach wait: the probes are off and the text is restored at once, the rest is
+    done at a later safe point (RETRY instructions on)."""
+    from instrumenter.tracing import detach as detach_module
+    from instrumenter.tracing.detach_threads import ThreadMover
+    settle = ThreadMover.settle
+    calls = []
+
+    def stuck_once(self, process):
+        calls.append(process.pid)
+        if len(calls) == 1:
+            return [], [f"tid {process.pid} pretends to sleep in tool code"]
+        return settle(self, process)
+    monkeypatch.setattr(ThreadMover, "settle", stuck_once)
+    probe = Probe(parse_probe_spec("uprobe:fib:fib"), nargs=0)
+    kernel, stdout, proc, session = _fib_session("x86_64", [probe])
+    fib = session.resolve(proc, probe)
+    seen = {}
+
+    def detach():
+        seen["report"] = report = session.detach(at_once=True)
+        seen["waiting"] = list(report.waiting)
+        seen["byte"] = kernel.debug.read_memory_raw(proc, fib, 1)
+        seen["original"] = kernel.debug.read_memory(proc, fib, 1)
+        seen["hits"] = probe.hits
+    kernel.debug.at_instruction(1000, detach)
+    status = kernel.run(proc)
+    report = seen["report"]
+    assert seen["waiting"] == ["tid 100 pretends to sleep in tool code"]
+    assert seen["byte"] == seen["original"] != b"\xcc"                      # restored at once
+    assert report.done and report.done_at >= report.requested_at + detach_module.RETRY
+    assert probe.hits == seen["hits"]                                      # nothing after it
+    assert (wait_status_exit_code(status), stdout.data) == unprobed("x86_64", "fib", (b"9",), 1000)
