@@ -67,9 +67,11 @@ from .vm import PROT_EXEC, PROT_READ, PROT_WRITE  # noqa: F401  (the page bits t
 from .signals import SIGSEGV
 from .trace_masks import EventMask, TraceEvent, TraceOption  # noqa: F401  (a tool's vocabulary)
 from .tracing_facility import TraceStop, TracingFacility  # noqa: F401
+from .trace_syscall_stops import SyscallTraceStops
 
 
 class DebugInterface(PatchAccess, SyscallAccess, ProcessAccess, SyscallStops, TracingFacility,
+                     SyscallTraceStops,
                      TimerAccess, ThreadHolds, InstructionTime, RunControl, ToolCode, DetachAccess):
     EVENTS = ("pre_fork", "fork", "fork_failed", "vfork", "vfork_done", "exec", "exit", "signal",
               "space_released", "syscall_entry", "syscall_exit", "image_mapped",

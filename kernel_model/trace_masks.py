@@ -35,7 +35,11 @@ class TraceEvent(enum.IntFlag):
     EXIT = 1 << 3        # TTEVT_EXIT: the tracer is told the process exited
     SIGNAL = 1 << 4      # TTEVT_SIGNAL: a signal about to be delivered stops the thread,
                          # unless the process's signal mask lets it pass
-    ALL = FORK | VFORK | EXEC | EXIT | SIGNAL
+    SYSCALL_ENTRY = 1 << 5   # TTEVT_SYSCALL_ENTRY: the thread stops before a system call runs
+                             # (its arguments in their registers, which the tracer may change)
+    SYSCALL_EXIT = 1 << 6    # TTEVT_SYSCALL_RETURN: the thread stops after it, the result in
+                             # its register
+    ALL = FORK | VFORK | EXEC | EXIT | SIGNAL | SYSCALL_ENTRY | SYSCALL_EXIT
 
 
 class TraceOption(enum.IntFlag):
@@ -47,14 +51,15 @@ class TraceOption(enum.IntFlag):
 
 
 EVENT_NAMES = {TraceEvent.FORK: "fork", TraceEvent.VFORK: "vfork", TraceEvent.EXEC: "exec",
-               TraceEvent.EXIT: "exit", TraceEvent.SIGNAL: "signal"}
+               TraceEvent.EXIT: "exit", TraceEvent.SIGNAL: "signal",
+               TraceEvent.SYSCALL_ENTRY: "syscall-entry", TraceEvent.SYSCALL_EXIT: "syscall-exit"}
 
 
 @dataclass
 class EventMask:
     """One context's flags: a process's or a thread's (a `ttevent_t`: tte_events, tte_opts and
-    tte_signals). `signals` is the per-signal mask: a set bit lets that signal pass untraced;
-    the facility reads the process's only (set_signal_mask)."""
+    tte_signals). `signals` is the per-signal mask: a set bit lets that signal pass untraced
+    (which context's mask applies: passing_signals)."""
     events: TraceEvent = TraceEvent.NONE
     options: TraceOption = TraceOption.NONE
     signals: int = 0
@@ -84,6 +89,15 @@ def child_mask(process_mask: EventMask, thread_mask: EventMask | None) -> EventM
     if option_on(process_mask, thread_mask, TraceOption.INHERIT):
         return EventMask(process_mask.events, process_mask.options, process_mask.signals)
     return EventMask()
+
+
+def passing_signals(process_mask: EventMask, thread_mask: EventMask | None) -> int:
+    """The per-signal mask that applies to a thread: the process's where the process requests
+    SIGNAL (the thread's mask is then not examined, [0036]), else the thread's own — the mask
+    of the context whose flag made the thread respond."""
+    if process_mask.events & TraceEvent.SIGNAL or thread_mask is None:
+        return process_mask.signals
+    return thread_mask.signals
 
 
 def bit(signal: int) -> int:

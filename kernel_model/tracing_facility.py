@@ -9,9 +9,11 @@ a GDB stub):
   set_event_mask(process | thread, events, options)
                                              event flags and options of the process, or of one
                                              of its threads (precedence: kernel_model/trace_masks.py)
-  set_signal_mask(process, signals)          signals that pass untraced; any other signal about
+  set_signal_mask(process | thread, signals) signals that pass untraced; any other signal about
                                              to be delivered to a thread that responds to
-                                             SIGNAL stops it (ptrace's signal-delivery-stop)
+                                             SIGNAL stops it (ptrace's signal-delivery-stop);
+                                             the process's mask where the process requests
+                                             SIGNAL, else the thread's (trace_masks.py)
   stop(thread)                               stop a thread now and notify (TT_LWP_STOP,
                                              PTRACE_INTERRUPT)
   resume(thread, signal=None)                end a stop (TT_LWP_CONTINUE, PTRACE_CONT): with a
@@ -37,6 +39,7 @@ Where the events stop (ttrace's rules, as gdb's inf-ttrace.c relies on them):
          thread sleeps until its child has exec'd or exited, and stops then (vfork-done), the
          `is_parent` report. Resuming it before that is an error.
   exec   the thread stops at the new image's entry.
+  syscall-entry / syscall-exit   before / after a system call (kernel_model/trace_syscall_stops.py).
   signal before delivery, unless the signal passes; SIGKILL never stops.
 """
 from dataclasses import dataclass, field
@@ -47,7 +50,7 @@ from .sched import TRACER_STOP
 from .signals import SIGKILL
 from .signals import signal_name
 from .trace_masks import (EventMask, TraceEvent, TraceOption, bit, child_mask, option_on,
-                          responds, signal_passes, signal_set)
+                          passing_signals, responds, signal_passes, signal_set)
 
 SI_USER = 0              # siginfo's si_code of a signal sent by a process (kill)
 
@@ -56,7 +59,8 @@ SI_USER = 0              # siginfo's si_code of a signal sent by a process (kill
 class TraceStop:
     """What a stopped thread logged (ttrace's ttstate_t): the event, who, and for fork/vfork
     the other side (`other_pid`, ttrace's tts_fpid) and which side this is."""
-    event: str                   # fork | vfork | exec | signal | stop | breakpoint
+    event: str                   # fork | vfork | exec | signal | syscall-entry | syscall-exit
+                                 # | stop | breakpoint
     pid: int
     tid: int
     thread: object = field(compare=False, repr=False)
@@ -65,6 +69,8 @@ class TraceStop:
     signal: int | None = None    # signal: the signal about to be delivered
     info: dict | None = field(default=None, compare=False, repr=False)   # its siginfo
     reason: str = ""             # breakpoint/stop: what the tool said
+    syscall: str | None = None   # syscall-entry/syscall-exit: the call's name
+    result: int | None = None    # syscall-exit: its result
 
     def describe(self) -> str:
         """The stop as a deadlock report names it ("stopped at ..., waiting for its tracer")."""
@@ -76,6 +82,10 @@ class TraceStop:
             return f"at signal {signal_name(self.signal)}"
         if self.event == "exec":
             return "at its exec event"
+        if self.event == "syscall-entry":
+            return f"at the entry of {self.syscall}"
+        if self.event == "syscall-exit":
+            return f"at the return of {self.syscall}"
         return self.reason or "on its tracer's request"
 
 
@@ -115,6 +125,7 @@ class TracingFacility:
         if getattr(process, "state", None) == ZOMBIE:
             raise TraceError(f"pid {process.pid} has exited")
         processes[process.pid] = _Traced(tracer, EventMask(TraceEvent(events), TraceOption(options)))
+        self.watch_syscalls_for(events)
 
     def detach(self, process) -> None:
         """Untrace `process`: its masks are forgotten and its stopped threads resume."""
@@ -136,20 +147,22 @@ class TracingFacility:
         (`target` is a Process or a Thread); the signal mask is kept."""
         mask = self._mask_of(target, create=True)
         mask.events, mask.options = TraceEvent(events), TraceOption(options)
+        self.watch_syscalls_for(events)
 
     def event_mask(self, target) -> EventMask:
         """A copy of the flags set on `target` (a thread without its own: an empty mask)."""
         mask = self._mask_of(target, create=False)
         return EventMask() if mask is None else EventMask(mask.events, mask.options, mask.signals)
 
-    def set_signal_mask(self, process, signals) -> None:
-        """The signals (numbers) that pass untraced: their processing continues as if the
-        process were not traced. Every other signal stops a thread that responds to SIGNAL."""
+    def set_signal_mask(self, target, signals) -> None:
+        """The signals (numbers) that pass untraced for a traced process or one of its threads
+        (`target`): their processing continues as if the process were not traced. Every other
+        signal stops a thread that responds to SIGNAL."""
         try:
             passing = signal_set(signals)
         except ValueError as e:
             raise TraceError(str(e)) from None
-        self._traced_or_error(process).mask.signals = passing
+        self._mask_of(target, create=True).signals = passing
 
     def responds(self, thread, event: TraceEvent) -> bool:
         """Does `thread` respond to `event` (its process traced, the flag set in the process's
@@ -288,8 +301,10 @@ class TracingFacility:
             del self._tracing["passing"][thread.tid]
             return False
         traced = self._traced(thread.process)
-        if traced is None or signal == SIGKILL or signal_passes(traced.mask.signals, signal) \
-                or not self.responds(thread, TraceEvent.SIGNAL):
+        if traced is None or signal == SIGKILL or not self.responds(thread, TraceEvent.SIGNAL):
+            return False
+        passing = passing_signals(traced.mask, self._tracing["threads"].get(thread.tid))
+        if signal_passes(passing, signal):
             return False
         self._stop(thread, TraceStop("signal", thread.process.pid, thread.tid, thread,
                                      signal=signal, info=info))

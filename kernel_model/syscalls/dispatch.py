@@ -23,6 +23,7 @@ from ..blocking import WouldBlock
 from ..errno import GuestErrno
 from ..pipe import BrokenPipe
 from ..proc import RUNNABLE
+from ..trace_syscall_stops import ENTERED as ENTRY_STOPPED
 from ..signals import SIGPIPE
 from .context import SyscallContext
 from .registry import IMPLEMENTATIONS
@@ -139,8 +140,14 @@ class SyscallDispatcher:
             ctx.bind(thread, frame)
         else:
             ctx.frame = frame
-        if observed:
-            self._report_entry(ctx, call, args)
+        if observed and self._report_entry(ctx, call, args):
+            # Its tracer stopped it at the call's entry and may have changed its registers:
+            # still stopped, it executes the call again once resumed (as a call that sleeps);
+            # resumed already, the call is decoded again now. Either way it is not re-entered.
+            if thread.state != RUNNABLE:
+                self._rewind(thread, frame)
+                return False
+            return self.handle(thread, abi, frame, in_hook=in_hook)
         result = self._run(ctx, call, args[:call.nargs] if observed else args)
         if result is BLOCKED:
             return False
@@ -203,11 +210,15 @@ class SyscallDispatcher:
         return ctx
 
     # ---- observers: the debug interface's syscall events ------------------------------------
-    def _report_entry(self, ctx: SyscallContext, call: Call, args) -> None:
-        """Tell the watchers a call starts (a restarted call entered once already)."""
-        if not ctx.thread.restart:
-            ctx.thread.syscall_abi = ctx.abi
-            self.kernel.debug.syscall_entry(ctx.thread, call.name, args)
+    def _report_entry(self, ctx: SyscallContext, call: Call, args) -> bool:
+        """Tell the watchers a call starts (a restarted call entered once already); whether
+        the thread's tracer stopped it there (kernel_model/trace_syscall_stops.py)."""
+        thread = ctx.thread
+        if thread.restart:
+            return False
+        thread.syscall_abi = ctx.abi
+        self.kernel.debug.syscall_entry(thread, call.name, args)
+        return bool(thread.restart) and ENTRY_STOPPED in thread.restart
 
     def _report_exit(self, ctx: SyscallContext, call: Call, args, result) -> None:
         ctx.thread.syscall_abi = ctx.abi
@@ -222,9 +233,14 @@ class SyscallDispatcher:
     def _restart_later(self, thread, frame, blocked: WouldBlock, name: str) -> None:
         """Sleep, then execute the same call again: rewind to the `int 0x80`/`syscall`
         instruction (both 2 bytes) with the call number still in eax/rax."""
+        self._rewind(thread, frame)
+        self.kernel.block(thread, blocked, name)
+
+    @staticmethod
+    def _rewind(thread, frame) -> None:
+        """Back to the `int 0x80`/`syscall` instruction, to execute the call again."""
         if frame is not None:
             frame.ip -= 2
         else:
             machine = thread.process.machine
             machine.pc = machine.pc - 2
-        self.kernel.block(thread, blocked, name)

@@ -60,8 +60,12 @@ def ref_signal_stops(process, thread, signal) -> bool:
     """[0036]: "If the signal being processed has its mask bit set, signal processing continues
     as though the process was not being traced [...] if the signal mask bit is not set [...] the
     traced thread is stopped and the tracing process is notified." (for a thread that responds
-    to signals)."""
-    return ref_responds(process["events"], thread["events"], S) and signal not in process["passing"]
+    to signals). Whose mask: "If an event is requested by a process, the event mask of the
+    thread is not examined" — the process's where the process requests signals, else the
+    thread's own (a ttevent_t carries its signal mask)."""
+    if S in process["events"]:
+        return signal not in process["passing"]
+    return S in thread["events"] and signal not in thread.get("passing", set())
 
 
 # ---- the facility, driven by hand ----------------------------------------------------------
@@ -100,6 +104,7 @@ def _flags(kind, members) -> object:
 masks = st.fixed_dictionaries({
     "events": st.sets(st.sampled_from(STOP_EVENTS)),
     "options": st.sets(st.sampled_from([I, U])),
+    "passing": st.sets(st.sampled_from(SIGNALS)),
 })
 process_masks = st.fixed_dictionaries({
     "events": st.sets(st.sampled_from(STOP_EVENTS)),
@@ -118,6 +123,7 @@ def _setup(process_mask, thread_masks, resume_at_once=True):
     debug.set_signal_mask(parent, process_mask["passing"])
     for thread, mask in zip(parent.threads, thread_masks):
         debug.set_event_mask(thread, _flags(TraceEvent, mask["events"]), _flags(TraceOption, mask["options"]))
+        debug.set_signal_mask(thread, mask.get("passing", set()))
     return kernel, debug, parent, tool
 
 
@@ -196,6 +202,10 @@ def _vfork_done(kernel, debug, parent, forking, child, tool, mask, process_mask)
          None, 10)
 @example({"events": set(), "options": set(), "passing": set()}, [{"events": {S}, "options": set()}],
          None, 10)
+@example({"events": set(), "options": set(), "passing": set()},          # the thread's own mask
+         [{"events": {S}, "options": set(), "passing": {10}}], None, 10)
+@example({"events": {S}, "options": set(), "passing": set()},            # not examined
+         [{"events": {S}, "options": set(), "passing": {10}}], None, 10)
 def test_a_signal_stops_the_thread_unless_its_mask_bit_is_set(process_mask, thread_masks, data, signal):
     index = data.draw(st.integers(0, len(thread_masks) - 1)) if data is not None else 0
     kernel, debug, parent, tool = _setup(process_mask, thread_masks)
