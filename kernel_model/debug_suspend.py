@@ -11,6 +11,9 @@ suspend_thread/resume_thread: stop/resume are the tracing facility's, ptrace's s
 their notifications, kernel_model/tracing_facility.py; a hold notifies nobody.)
 """
 from .proc import ZOMBIE
+from .signals import SIGKILL
+
+ALL_BUT_SIGKILL = ((1 << 64) - 1) & ~(1 << (SIGKILL - 1))
 
 
 class ThreadHolds:
@@ -26,6 +29,20 @@ class ThreadHolds:
     def resume_thread(self, thread) -> None:
         """Release one hold of `thread` (KernelError if it has none)."""
         self._kernel.scheduler.resume(thread)
+
+    @staticmethod
+    def hold_signals(thread) -> None:
+        """Keep signals sent to `thread` pending, undelivered, until release_signals: uprobes'
+        uprobe_deny_signal, which keeps a thread from taking a signal while it single-steps
+        a probed instruction (the handler would run with the original exposed, and a return
+        to the site would report the hit again). SIGKILL is never held, and a fault of the
+        thread's own instruction ends the hold (kernel_model/user_faults.py)."""
+        thread.held_signals = ALL_BUT_SIGKILL
+
+    @staticmethod
+    def release_signals(thread) -> None:
+        """What was held is deliverable again, at the thread's next return to user code."""
+        thread.held_signals = 0
 
     @staticmethod
     def is_suspended(thread) -> bool:

@@ -22,6 +22,7 @@ def deliver_exception(kernel, frame, signal: int) -> bool:
     (Linux force_sig_fault)."""
     thread = kernel.current
     proc = thread.process
+    thread.held_signals = 0          # the faulting instruction gets its signal: no hold keeps it
     fault_address = frame.fault_address if frame.fault_address is not None else frame.ip
     if kernel.debug.stale_code_fault(proc, frame):   # into a detached tool's pages: debug_detach.py
         return True

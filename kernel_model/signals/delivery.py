@@ -68,7 +68,8 @@ class Signals:
                 self.kernel.scheduler.make_runnable(t)
 
     def deliverable(self, thread) -> int:
-        return (thread.pending_signals | thread.process.pending_signals) & ~(thread.sigmask & ~UNBLOCKABLE)
+        return ((thread.pending_signals | thread.process.pending_signals)
+                & ~(thread.sigmask & ~UNBLOCKABLE) & ~thread.held_signals)
 
     # ---- delivery --------------------------------------------------------------------------
     def deliver(self, thread) -> None:
