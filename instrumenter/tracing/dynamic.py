@@ -34,6 +34,7 @@ class Placement(NamedTuple):
     address: int
     hook: object
     strategy: str
+    inherited: bool = False     # a fork child's copy of a parent's placement (fork below)
 
 
 class Deferred(NamedTuple):
@@ -104,6 +105,21 @@ class DynamicProbes:
                 chosen.append(process)
         return chosen
 
+    def fork(self, parent, child) -> None:
+        """A fork child's memory holds the parent's patches (the door copied them and the
+        breakpoint handlers; the strategies share their site objects with the child): its
+        copies are placements too. Taking one out gives the child's bytes back (the door's
+        unpatch, which does nothing where the children policy already detached the child);
+        the hook itself leaves the shared site with the parent's placement."""
+        if child.space is parent.space:
+            return
+        serial = parent.space.serial
+        for probe in self.session.probes:
+            placements = getattr(probe, "placements", None)
+            if placements:
+                placements += [p._replace(process=child, serial=child.space.serial, inherited=True)
+                               for p in placements if p.serial == serial]
+
     # ---- disabling -----------------------------------------------------------------------------
     def remove(self, probe, *, at_once: bool = False) -> None:
         """Disable `probe` at once (it records nothing more) and take its placements out at
@@ -136,6 +152,11 @@ class DynamicProbes:
         process, address = placement.process, placement.address
         if process.space is None or process.space.serial != placement.serial:
             return                  # that space is gone (exit, exec): nothing left to take out
+        if placement.inherited:
+            patch = self.debug.patch_at(process, address)
+            if patch is not None and owner in patch.owners:     # not detached by the policy
+                self.debug.unpatch(process, address, owner)
+            return
         key = (placement.serial, address)
         sites = getattr(strategy, "sites", {})
         site = sites.get(key)

@@ -286,6 +286,7 @@ class Session:
             self.debug.count_instructions(child)
         for strategy in self.strategies.values():     # base.py: each copies its tables
             strategy.fork(parent, child)
+        self.dynamic.fork(parent, child)
         self.returns.fork(self.debug.current_thread(), child.threads[0])
 
     def vfork(self, parent, child) -> None:

@@ -120,3 +120,39 @@ def test_a_probe_placed_by_auto_is_taken_out_again(arch):
     kernel.run(proc)
     assert probe.hits == 0 and late.hits == 1
     assert kernel.config.stdout.data.endswith(b"= 5\n")
+
+
+@pytest.mark.parametrize("strategy", ["trampoline", "jump", "emulate", "singlestep",
+                                      "singlestep-stopall"])
+def test_a_probe_removed_after_a_fork_leaves_no_patch_in_the_child(arch, strategy):
+    """fork_probe's child inherits the parent's patched leaf(); the probe is removed at the
+    child's 3rd hit of leaf. The child's copy of the patch goes too (it was a placement of
+    the probe, made by the fork): each process's bytes at leaf are the original ones when it
+    exits, and no hit is recorded after the removal."""
+    kernel, proc, session, (probe,), records = _session(
+        arch, "fork_probe", [], ["uprobe:fork_probe:leaf"], strategy=strategy)
+    debug = kernel.debug
+    seen = {"child_hits": 0}
+
+    def action(ctx):
+        seen["leaf"] = ctx.address
+        if ctx.pid != proc.pid and "removed" not in seen:
+            seen["child_hits"] += 1
+            if seen["child_hits"] == 3:
+                seen["removed"] = ctx.timestamp
+                session.remove_probe(probe)
+    probe.action = action
+    clean_at_exit = {}
+
+    class Exits:
+        def exit(self, process, status):
+            at = seen["leaf"]
+            clean_at_exit[process.pid] = (debug.read_memory_raw(process, at, 8)
+                                          == debug.read_memory(process, at, 8))
+    debug.subscribe(Exits(), events=("exit",))
+    assert kernel.run(proc) == 0
+    session.flush()
+    assert kernel.config.stdout.data.endswith(b"parent: work=4 leaf=8\n")
+    assert seen["child_hits"] == 3
+    assert all(r.ts <= seen["removed"] for r in records if r.probe == "uprobe:fork_probe:leaf")
+    assert sorted(clean_at_exit) == [100, 101] and all(clean_at_exit.values())
