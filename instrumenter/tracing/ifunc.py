@@ -9,7 +9,8 @@ implementation's address from the return value (eax/rax) and places every probe 
 there, once per address space and implementation — the resolution gdb does by calling the
 resolver in the inferior, here observed when ld.so calls it. The placed probes then see every
 call, including the one that follows a lazy binding (the hook runs before ld.so jumps to the
-implementation).
+implementation). The resolver is hooked for a probe that is not enabled yet too (--enable-at,
+Session.add_probe later): enabled after ld.so has resolved, it goes where the resolver said.
 """
 
 
@@ -22,11 +23,20 @@ class IfuncResolution:
         self.probes = [probe]
         self.spec = probe.spec                      # returns.py names pending frames by it
         self.hooked: set[tuple[int, int]] = set()   # (space serial, resolver) with the hook
-        self.placed: set[tuple[int, int]] = set()   # (space serial, implementation)
+        self.resolved_in: dict[int, set[int]] = {}  # space serial -> implementations seen
+        self.placed: set[tuple[int, int, int]] = set()   # (serial, implementation, id of probe)
 
     def add(self, probe) -> None:
         if probe not in self.probes:
             self.probes.append(probe)
+
+    def enable(self, process, probe) -> None:
+        """`probe` is enabled while the program runs: where this space's resolver has
+        returned already (it will not run again), place it at what it returned."""
+        serial, index = process.space.serial, self.probes.index(probe)
+        self.placed = {key for key in self.placed if key[::2] != (serial, index)}   # taken out
+        for implementation in sorted(self.resolved_in.get(serial, ())):
+            self._place(process, probe, implementation)
 
     def hook(self, process, resolver: int) -> None:
         """Put the return hook on the resolver of `process`, once per address space."""
@@ -36,14 +46,21 @@ class IfuncResolution:
             self.session.returns.place(process, self, resolver)
 
     def resolved(self, thread, implementation: int) -> None:
+        """The resolver returned `implementation`: remembered for the space (a probe enabled
+        later goes there), and every enabled probe on this IFUNC placed there."""
         process = thread.process
-        key = (process.space.serial, implementation)
-        if key in self.placed:
-            return
-        self.placed.add(key)
+        self.resolved_in.setdefault(process.space.serial, set()).add(implementation)
         for probe in self.probes:
+            if probe.enabled:
+                self._place(process, probe, implementation)
+
+    def _place(self, process, probe, implementation: int) -> None:
+        key = (process.space.serial, implementation, self.probes.index(probe))
+        if key not in self.placed:
+            self.placed.add(key)
             self.session.place_resolved(process, probe, implementation)
 
     def forget_space(self, serial: int) -> None:
         self.hooked = {key for key in self.hooked if key[0] != serial}
+        self.resolved_in.pop(serial, None)
         self.placed = {key for key in self.placed if key[0] != serial}

@@ -102,12 +102,17 @@ class Session:
             self._instrument_object(process, mapped, probes)
 
     def _instrument_object(self, process, mapped, candidates=None) -> None:
-        probes = [p for p in (self.probes if candidates is None else candidates)
-                  if p.spec.kind in (UPROBE, URETPROBE) and p.spec.matches_binary(mapped.path)
-                  and (p.enabled or candidates is not None)]
+        image = mapped.image
+        matching = [p for p in (self.probes if candidates is None else candidates)
+                    if p.spec.kind in (UPROBE, URETPROBE) and p.spec.matches_binary(mapped.path)]
+        probes = [p for p in matching if p.enabled or candidates is not None]
+        for probe in matching:
+            if probe not in probes and self._is_ifunc(image, probe):
+                # not enabled yet: its resolver is watched all the same, since it runs once
+                resolver = self.resolve_in(image, mapped, probe)
+                self._ifunc_resolution(mapped, probe).hook(process, resolver)
         if not probes:
             return
-        image = mapped.image
         sites = [(probe, self.resolve_in(image, mapped, probe)) for probe in probes]
         # The jump strategy must know every address about to be probed before it places the
         # first jump (a jump may not cover another probe's address).
@@ -116,7 +121,10 @@ class Session:
         for probe, address in sites:
             if self._is_ifunc(image, probe):
                 # Pending until the resolver says where the implementation is (ifunc.py).
-                self._ifunc_resolution(mapped, probe).hook(process, address)
+                resolution = self._ifunc_resolution(mapped, probe)
+                resolution.hook(process, address)
+                if candidates is not None:              # enabled now: resolved already?
+                    resolution.enable(process, probe)
                 self._say(probe, address, "pending on its IFUNC resolver")
             else:
                 self.place_resolved(process, probe, address)

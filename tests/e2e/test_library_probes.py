@@ -113,3 +113,21 @@ def test_probes_on_an_ifunc_fire_at_the_implementation_ld_so_picked(program: Pat
     for value in sorted(e["retval"] for e in _hits(base, ret)):
         extra.remove(value)
     assert extra == [5, 8]
+
+
+def test_an_ifunc_probe_enabled_after_its_resolver_ran_goes_where_it_resolved(program: Path):
+    """strlen's resolver runs while ld.so relocates, before main: a probe on strlen enabled
+    at main's instruction count (--enable-at) is placed at the implementation the resolver
+    returned then, and sees the program's two more strlen calls on two more arguments."""
+    from instrumenter.tracing.probes import Probe
+    from trapline import Sandbox
+    from trapline.probespec import parse_probe_spec
+    reached = []
+    at_main = Probe(parse_probe_spec("uprobe:lp:main"), action=lambda ctx: reached.append(ctx.timestamp))
+    Sandbox(probes=[at_main], clear_env=True).run([str(program), "0"])
+
+    def strlen_hits(*args: str) -> int:
+        late = Probe(parse_probe_spec("uprobe:libc.so.6:strlen"), enable_at=reached[0])
+        Sandbox(probes=[late], clear_env=True).run([str(program), "0", *args])
+        return late.hits
+    assert reached and strlen_hits("hello", "tracing!") - strlen_hits() == 2
