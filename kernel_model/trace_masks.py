@@ -26,13 +26,14 @@ from dataclasses import dataclass
 
 class TraceEvent(enum.IntFlag):
     """Event flags (ttrace's TTEVT_*). A thread that responds to one stops and its tracer is
-    notified; EXIT only notifies (the process is gone, nothing is left to resume)."""
+    notified."""
     NONE = 0
     FORK = 1 << 0        # TTEVT_FORK: the parent thread and the child's first thread stop
     VFORK = 1 << 1       # TTEVT_VFORK: the child's first thread stops at once; the parent
                          # thread when its child has exec'd or exited (it sleeps until then)
     EXEC = 1 << 2        # TTEVT_EXEC: the thread stops at the new image's entry
-    EXIT = 1 << 3        # TTEVT_EXIT: the tracer is told the process exited
+    EXIT = 1 << 3        # TTEVT_EXIT: the thread stops at exit/exit_group, before the process
+                         # goes; the tracer is told when it has exited
     SIGNAL = 1 << 4      # TTEVT_SIGNAL: a signal about to be delivered stops the thread,
                          # unless the process's signal mask lets it pass
     SYSCALL_ENTRY = 1 << 5   # TTEVT_SYSCALL_ENTRY: the thread stops before a system call runs

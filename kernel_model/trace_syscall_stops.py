@@ -7,7 +7,13 @@ registers: the dispatcher rewinds it to the `syscall`/`int 0x80` instruction, as
 call that sleeps, and marks the call as entered, so that when the tracer resumes it the call
 runs (with the registers as the tracer left them) without a second entry stop. A thread that
 responds to SYSCALL_EXIT stops after the call, its result in its register; resumed, it goes on
-after the instruction. Calls that end the thread (exit, exit_group) have no exit stop.
+after the instruction. Calls that end the thread (exit, exit_group) have no return stop.
+
+The EXIT event stops the same way at the entry of exit/exit_group (ttrace's TTEVT_EXIT, ptrace's
+PTRACE_EVENT_EXIT): the process's memory and registers are still there for the tracer, the
+stop's `result` is the exit status; resumed, the thread exits (and the tracer is told, as
+trace_exit says). A thread that also responds to SYSCALL_ENTRY gets that stop there instead.
+Deaths by signal do not stop.
 
 The facility watches the system calls (DebugInterface.syscall_watchers) only once a mask asks
 for these events, so an untraced run pays nothing.
@@ -15,6 +21,8 @@ for these events, so an untraced run pays nothing.
 from .trace_masks import TraceEvent
 
 SYSCALL_EVENTS = TraceEvent.SYSCALL_ENTRY | TraceEvent.SYSCALL_EXIT
+WATCHED_EVENTS = SYSCALL_EVENTS | TraceEvent.EXIT
+EXIT_CALLS = ("exit", "exit_group")
 ENTERED = "trace_entry_stopped"         # thread.restart key: the entry stop was made
 
 
@@ -29,6 +37,9 @@ class _SyscallWatcher:
         if facility.responds(thread, TraceEvent.SYSCALL_ENTRY):
             thread.restart[ENTERED] = True
             facility.stop_at_syscall(thread, "syscall-entry", name)
+        elif name in EXIT_CALLS and facility.responds(thread, TraceEvent.EXIT):
+            thread.restart[ENTERED] = True
+            facility.stop_at_syscall(thread, "exit", name, args[0] & 0xFF)
 
     def syscall_exit(self, thread, name: str, args, result: int) -> None:
         facility = self.facility
@@ -40,8 +51,8 @@ class SyscallTraceStops:
     _syscall_watcher = None
 
     def watch_syscalls_for(self, events) -> None:
-        """A mask now asks for system-call stops: watch the calls (once)."""
-        if events & SYSCALL_EVENTS and self._syscall_watcher is None:
+        """A mask now asks for system-call or exit stops: watch the calls (once)."""
+        if events & WATCHED_EVENTS and self._syscall_watcher is None:
             self._syscall_watcher = _SyscallWatcher(self)
             self.syscall_watchers.append(self._syscall_watcher)
 

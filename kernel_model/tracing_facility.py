@@ -70,7 +70,7 @@ class TraceStop:
     info: dict | None = field(default=None, compare=False, repr=False)   # its siginfo
     reason: str = ""             # breakpoint/stop: what the tool said
     syscall: str | None = None   # syscall-entry/syscall-exit: the call's name
-    result: int | None = None    # syscall-exit: its result
+    result: int | None = None    # syscall-exit: its result; exit: the exit status
 
     def describe(self) -> str:
         """The stop as a deadlock report names it ("stopped at ..., waiting for its tracer")."""
@@ -82,6 +82,8 @@ class TraceStop:
             return f"at signal {signal_name(self.signal)}"
         if self.event == "exec":
             return "at its exec event"
+        if self.event == "exit":
+            return f"at its exit (status {self.result})"
         if self.event == "syscall-entry":
             return f"at the entry of {self.syscall}"
         if self.event == "syscall-exit":

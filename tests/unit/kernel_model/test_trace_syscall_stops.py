@@ -7,7 +7,7 @@ and stops at its return."""
 import io
 from pathlib import Path
 
-from kernel_model.debug import TraceEvent
+from kernel_model.debug import TraceEvent, TraceOption
 from kernel_model.errno import EBADF
 from kernel_model.fs import CapturedOutput
 from kernel_model.kernel import Kernel, KernelConfig
@@ -124,3 +124,30 @@ def test_a_thread_kept_at_an_entry_stop_runs_its_call_only_when_resumed(arch):
     assert after[0][:2] == ("syscall-exit", "wait4") and after[0][2] > proc.pid   # the child's pid
     assert [entry for entry in tracer.log if entry == ("syscall-entry", "wait4", None)] == \
         [("syscall-entry", "wait4", None)]                                         # entered once
+
+
+def test_the_exit_event_stops_the_thread_before_its_process_goes(arch):
+    """TTEVT_EXIT / PTRACE_EVENT_EXIT: fork_probe's child (traced with the parent's EXIT flag
+    by INHERIT) and then the parent stop at their exit_group, with statuses 9 and 0 and their
+    stacks still readable; resumed, each exits, and the tracer hears of both exits after."""
+    kernel, proc = _kernel(arch, "fork_probe")
+    debug = kernel.debug
+    seen = []
+
+    class ExitTracer:
+        def trace_stop(self, stop):
+            process = stop.thread.process
+            word = debug.read_memory(process, debug.cpu(process).sp, 4)
+            seen.append((stop.event, stop.pid, stop.result, len(word), debug.trace_stop_of(stop.thread)))
+            debug.resume(stop.thread)
+
+        def trace_exit(self, pid, status):
+            seen.append(("exited", pid, status))
+    debug.attach(proc, ExitTracer(), TraceEvent.EXIT, TraceOption.INHERIT)
+    debug.set_event_mask(proc, TraceEvent.EXIT | TraceEvent.FORK, TraceOption.INHERIT)
+    assert kernel.run(proc) == 0
+    assert kernel.config.stdout.data == (EXPECTED / "fork_probe.out").read_bytes()
+    stops = [entry for entry in seen if entry[0] != "fork"]
+    assert [entry[:4] for entry in stops] == [("exit", 101, 9, 4), ("exited", 101, 9 << 8),
+                                              ("exit", 100, 0, 4), ("exited", 100, 0)]
+    assert all(entry[4].event == "exit" for entry in stops if entry[0] == "exit")

@@ -54,8 +54,9 @@ def test_fork_stops_the_parent_and_the_child_and_both_log_it(arch):
     kernel.debug.attach(proc, tracer, TraceEvent.FORK | TraceEvent.EXIT)
     assert kernel.run(proc) == 0
     assert _stdout(kernel) == (EXPECTED / "fork_probe.out").read_bytes()
-    assert tracer.log == [("fork", 100, 101, True, None), ("fork", 101, 100, False, None)]
-    assert tracer.exits == [(100, 0)]          # the child was traced with an empty mask
+    assert tracer.log == [("fork", 100, 101, True, None), ("fork", 101, 100, False, None),
+                          ("exit", 100, None, False, None)]     # stopped at exit_group, then
+    assert tracer.exits == [(100, 0)]          # gone; the child was traced with an empty mask
 
 
 def test_with_the_inherit_option_the_child_gets_the_parents_mask(arch):
