@@ -78,9 +78,10 @@ def detach_address_map(session) -> ToolAddressMap:
     addrmap.add_source(TrampolinePages(session))
     addrmap.add_source(JumpTrampolines(session))
     for strategy in session.strategies.values():
-        source = getattr(strategy, "address_source", None)
+        source = getattr(strategy, "address_source", None)      # base.py: None if it has none
+        source = source() if source is not None else None
         if source is not None:
-            addrmap.add_source(source())
+            addrmap.add_source(source)
     return addrmap
 
 
