@@ -117,3 +117,34 @@ def test_a_detach_that_must_wait_restores_the_text_at_once_and_finishes_later(mo
     assert report.done and report.done_at >= report.requested_at + detach_module.RETRY
     assert probe.hits == seen["hits"]                                      # nothing after it
     assert (wait_status_exit_code(status), stdout.data) == unprobed("x86_64", "fib", (b"9",), 1000)
+
+
+@pytest.mark.parametrize("arch", ["i386", "x86_64"])
+def test_a_vfork_parent_asleep_with_a_landing_on_the_shared_stack_is_cleaned_too(arch):
+    """Detach from the vfork child's first call of leaf: the parent sleeps in vfork, its frame
+    of vfork_work_exit returning through the landing, on the stack the child runs on."""
+    from tests.property.detach_harness import leftovers
+    state = {}
+    kernel, stdout = _kernel(1000)
+    path = str(SAMPLES / arch / "vfork_probe").encode()
+    proc = kernel.spawn(path, [path], [])
+
+    def action(context):
+        if context.pid != proc.pid and "report" not in state:
+            state["report"] = session.detach(on_done=done)
+
+    def done(report):
+        state["asleep"] = [t.tid for t in kernel.debug.live_threads(proc)
+                           if not kernel.debug.thread_can_step(t)]
+        state["problems"] = leftovers(kernel, report)
+    probes = [Probe(parse_probe_spec("uretprobe:vfork_probe:vfork_work_exit"), nargs=0),
+              Probe(parse_probe_spec("uprobe:vfork_probe:leaf"), nargs=0, action=action)]
+    session = Session(kernel, probes, buffers=Buffers(drain=lambda records: None),
+                      strategy="trampoline")
+    session.attach(proc)
+    status = kernel.run(proc)
+    report = state["report"]
+    assert state["asleep"] == [proc.pid] and state["problems"] == []
+    landing_slots = [r for r in report.rewritten if r.original != r.tool]
+    assert landing_slots, report.rewritten
+    assert (wait_status_exit_code(status), stdout.data) == unprobed(arch, "vfork_probe", (), 1000)
