@@ -204,6 +204,7 @@ class DebugInterface(PatchAccess, SyscallAccess, ProcessAccess, SyscallStops, Tr
         if parent_space.serial in self._debug_traps:
             self._debug_traps[child_space.serial] = self._debug_traps[parent_space.serial]
         self.copy_patches(parent_space, child_space)
+        self.copy_stale_ranges(parent_space, child_space)     # after a detach (debug_detach.py)
 
     # ---- #UD sites (seed 001: a LOCK prefix patched over a probed instruction) ----------------
     def register_invalid_opcode_site(self, space, address: int, handler) -> None:

@@ -116,8 +116,9 @@ class DetachAccess:
 
     # ---- stale pointers into the former tool space -----------------------------------------
     def keep_stale_range(self, space, start: int, end: int, translate) -> None:
-        """After the tool's pages in [start, end) are gone: `translate(ip) -> int | None` says
-        which original address a fetch at `ip` stood for (None: none, the fault stays)."""
+        """After the tool's pages in [start, end) are gone: `translate(ip, process) -> int |
+        None` says which original address a fetch at `ip` stood for (None: none, the fault
+        stays). A fork child gets its parent's ranges (copy_stale_ranges)."""
         if self._stale is None:
             self._stale = {}
         self._stale.setdefault(space.serial, []).append((start, end, translate))
@@ -130,11 +131,17 @@ class DetachAccess:
             return False
         for start, end, translate in ranges:
             if start <= frame.ip < end:
-                original = translate(frame.ip)
+                original = translate(frame.ip, process)
                 if original is not None:
                     frame.ip = original
                     return True
         return False
+
+    def copy_stale_ranges(self, parent_space, child_space) -> None:
+        """fork: the child's copy of the memory holds the program's stale pointers too."""
+        ranges = (self._stale or {}).get(parent_space.serial)
+        if ranges:
+            self._stale[child_space.serial] = list(ranges)
 
     def forget_stale_ranges(self, space) -> None:
         if self._stale:

@@ -137,7 +137,7 @@ class Detacher:
         self._end_windows(process)
         for start, end, name in self.debug.unmap_tool_pages(process, self._area_names()):
             report.unmapped.append((process.pid, start, end, name))
-            self.debug.keep_stale_range(space, start, end, stale.translator(report, process.pid))
+            self.debug.keep_stale_range(space, start, end, stale.translator(report))
 
     def _remove_probes(self, process) -> None:
         """Each placement in this space taken out by its strategy (the door's restore after it

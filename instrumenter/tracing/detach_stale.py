@@ -35,14 +35,15 @@ class StaleTable:
                 points[part] = site.address
         return cls(points)
 
-    def translator(self, report, pid: int):
-        """`translate(ip)` for the door's fault hook: the original address, reported."""
-        def translate(ip: int) -> int | None:
+    def translator(self, report):
+        """`translate(ip, process)` for the door's fault hook: the original address, reported
+        (the process may be a fork child of the detached one: its memory holds the same)."""
+        def translate(ip: int, process) -> int | None:
             original = self.points.get(ip)
             if original is not None:
-                report.stale.append((pid, ip, original))
+                report.stale.append((process.pid, ip, original))
                 if report.on_stale is not None:
-                    report.on_stale(pid, ip, original)
+                    report.on_stale(process.pid, ip, original)
             return original
         return translate
 
