@@ -1,6 +1,6 @@
 """The profiling timer as the debug interface offers it (what perf_event_open's sampling events
-are to a real profiler): a tool arms an interrupt every N guest instructions and is told of every
-tick, with the interrupted thread and its trap frame. Part of the debug interface
+are to a real profiler): a tool arms an interrupt every N guest instructions (or system calls,
+taken branches, page faults: timer.py) and is told of every tick, with the interrupted thread and its trap frame. Part of the debug interface
 (kernel_model/debug.py); the timer itself is kernel_model/timer.py.
 
 Event, delivered to every subscriber with a method of that name:
@@ -16,8 +16,9 @@ class TimerAccess:
     _kernel = None
 
     def arm_timer(self, interval: int, *, event: str = "insns") -> None:
-        """Interrupt every `interval` guest instructions (event "insns") or system calls
-        ("syscalls") from now on (one timer for the run: arming again restarts it)."""
+        """Interrupt every `interval` guest instructions (event "insns"), system calls
+        ("syscalls"), taken branches ("branches") or page faults ("faults") from now on (one
+        timer for the run: arming again restarts it)."""
         self.disarm_timer()
         timer = self._kernel.timer = SamplingTimer(self._kernel, interval, self._timer_tick, event)
         if event == "syscalls":

@@ -18,6 +18,12 @@ every N-th call's return to user mode is interrupted, so the sample's PC is the 
 after the call. The timer is then a syscall watcher of the debug interface; it stops the run at
 the call's return and delivers the tick before the next instruction.
 
+`event="branches"` counts taken branches (a performance monitor's BR_INST_RETIRED.NEAR_TAKEN,
+in virtual time): a translation-block hook on each Machine the timer runs counts block entries
+that do not continue where the last block ended (emu/branch_counter.py) and stops the run at the
+N-th, at a block boundary. `event="faults"` counts page faults (#PF from user code): every N-th
+is delivered at the faulting instruction, before the kernel turns the fault into its signal.
+
 The timer does not perturb the guest: a slice the timer cut short is resumed at once for the
 thread that ran it, with the rest of its quantum, without a scheduling decision, a signal check
 or a clock step in between — the tick is invisible to the program except through what a tool's
@@ -25,11 +31,12 @@ handler does. A tick that falls due on a run that ended otherwise (a system call
 Unicorn's hooks, a fault, an exit) is delivered before the next instruction the CPU runs.
 """
 from emu import exits
+from emu.branch_counter import BranchCounter
 
 from .errors import KernelError
 
 TIMER_VECTOR = 0x20
-EVENTS = ("insns", "syscalls")
+EVENTS = ("insns", "syscalls", "branches", "faults")
 
 
 class SamplingTimer:
@@ -50,6 +57,7 @@ class SamplingTimer:
         self.ticks = 0
         self.slice_insns = 0          # instructions of the last slice run() ran (all pieces)
         self._stopped = False         # a system call's tick stopped the run (syscall_exit)
+        self._branches: dict[int, BranchCounter] = {}     # space serial -> its Machine's counter
 
     # ---- instruction ticks: the run loop's slice, cut into pieces at the ticks -------------
     def run(self, thread, machine, count: int):
@@ -59,6 +67,9 @@ class SamplingTimer:
         while True:
             self._deliver_pending(thread)
             piece = self._clip(count - self.slice_insns if count else 0)
+            branches = self._branch_counter(thread) if self.event == "branches" else None
+            if branches is not None:
+                branches.begin_run(self.left)
             exit_ = machine.run(machine.pc, count=piece)
             ran = machine.last_run_insns
             self.slice_insns += ran
@@ -67,6 +78,13 @@ class SamplingTimer:
                 if self.left <= 0:
                     self.left += self.interval
                     self.pending = True
+            elif branches is not None and self._branches_ran(branches) and exit_.kind == exits.STOPPED                     and not self._stopped:
+                if not self.kernel.may_continue(thread) or thread.deferred:
+                    return exit_
+                exit_ = exits.Exit(exits.BUDGET, machine.pc)      # the count's stop: go on
+            elif self.event == "faults" and exit_.kind == exits.FAULT:
+                self._fault(thread)
+                return exit_
             if exit_.kind == exits.STOPPED and self._stopped:
                 self._stopped = False               # stopped for a system call's tick
                 if not self.kernel.may_continue(thread) or thread.deferred:
@@ -89,6 +107,35 @@ class SamplingTimer:
         if self.event != "insns":
             return count
         return min(count, self.left) if count else self.left
+
+    # ---- taken-branch and page-fault ticks ---------------------------------------------------
+    def _branch_counter(self, thread) -> BranchCounter:
+        """The taken-branch counter of `thread`'s Machine (one per address space), made when
+        that Machine first runs under this timer."""
+        space = thread.process.space
+        counter = self._branches.get(space.serial)
+        if counter is None:
+            counter = self._branches[space.serial] = BranchCounter(space.machine)
+        return counter
+
+    def _branches_ran(self, counter: BranchCounter) -> bool:
+        """Take the run's taken branches off the count; True when they reached the tick."""
+        if not counter.fired:
+            self.left = counter.left
+            return False
+        self.left = self.interval
+        self.pending = True
+        return True
+
+    def _fault(self, thread) -> None:
+        """A page fault ended the run: every `interval`-th one is a tick, delivered at the
+        faulting instruction before the kernel handles the fault (its trap frame is the
+        fault's: the sample's PC is the instruction that faulted)."""
+        self.left -= 1
+        if self.left <= 0:
+            self.left = self.interval
+            self.pending = True
+            self._deliver_pending(thread)
 
     # ---- system-call ticks (a syscall watcher of the debug interface) -----------------------
     def syscall_entry(self, thread, name, args) -> None:

@@ -11,10 +11,11 @@ TOP_FUNCTIONS = 25
 
 @click.command(context_settings={"ignore_unknown_options": True})
 @click.option("--interval", type=click.IntRange(min=1), default=10_000, show_default=True,
-              help="Sample every N guest instructions, or N system calls with --event syscalls "
-              "(virtual time: the same run, the same samples).")
-@click.option("--event", type=click.Choice(["insns", "syscalls"]), default="insns", show_default=True,
-              help="What --interval counts: guest instructions or system calls.")
+              help="Sample every N guest instructions, or N system calls, taken branches or page "
+              "faults with --event (virtual time: the same run, the same samples).")
+@click.option("--event", type=click.Choice(["insns", "syscalls", "branches", "faults"]), default="insns",
+              show_default=True, help="What --interval counts: guest instructions, system calls, "
+              "taken branches or page faults.")
 @click.option("--mode", type=click.Choice(["stack", "pc"]), default="stack", show_default=True,
               help="stack: unwind each sample (frame pointers and .eh_frame CFI); pc: the PC only.")
 @click.option("--top", type=click.IntRange(min=1), default=None,

@@ -2,13 +2,15 @@
 
   uprobe:BIN:FUNC   uprobe:BIN:FUNC+OFF   uprobe:BIN:0xADDR   uretprobe:BIN:FUNC   syscall:NAME
   proc:fork   proc:vfork   proc:exec   proc:exit   signal:NAME (SIGUSR1 or USR1, or a number)
+  profile:EVENT:N[:stack]   a record every N guest instructions (EVENT insn or insns), system
+                            calls (syscalls), taken branches (branches) or page faults (faults)
 
 Bad specs give one line saying what was expected.
 """
 import re
 
-from instrumenter.tracing.probes import (PROC, PROC_EVENTS, SIGNAL, SYSCALL, UPROBE, URETPROBE,
-                                         ProbeSpec)
+from instrumenter.tracing.probes import (PROC, PROC_EVENTS, PROFILE, SIGNAL, SYSCALL, UPROBE,
+                                         URETPROBE, ProbeSpec)
 from kernel_model.signals import SIGNAL_NAMES
 from kernel_model.syscalls.numbers_i386 import NUMBERS as I386_SYSCALLS
 from kernel_model.syscalls.numbers_x86_64 import NUMBERS as X86_64_SYSCALLS
@@ -16,7 +18,11 @@ from kernel_model.syscalls.numbers_x86_64 import NUMBERS as X86_64_SYSCALLS
 from .errors import UsageError
 
 EXPECTED = ("expected uprobe:BIN:FUNC, uprobe:BIN:FUNC+OFF, uprobe:BIN:0xADDR, "
-            "uretprobe:BIN:FUNC, syscall:NAME, proc:fork|vfork|exec|exit or signal:NAME")
+            "uretprobe:BIN:FUNC, syscall:NAME, proc:fork|vfork|exec|exit, signal:NAME or "
+            "profile:insns|syscalls|branches|faults:N[:stack]")
+# profile:EVENT:N -- the profiling timer's events (kernel_model/timer.py), `insn` as bpftrace-ish
+PROFILE_EVENTS = {"insn": "insns", "insns": "insns", "syscalls": "syscalls", "branches": "branches",
+                  "faults": "faults"}
 _SYMBOL = re.compile(r"^[A-Za-z_.$][\w.$@]*$")
 # A syscall probe fires on a name from either ABI's table (a typo would never fire).
 SYSCALL_NAMES = frozenset(I386_SYSCALLS.values()) | frozenset(X86_64_SYSCALLS.values())
@@ -41,6 +47,8 @@ def parse_probe_spec(text: str) -> ProbeSpec:
         return ProbeSpec(text, PROC, event=rest)
     if kind == SIGNAL:
         return ProbeSpec(text, SIGNAL, signal=_signal_number(text, rest))
+    if kind == PROFILE:
+        return _profile_spec(text, rest)
     if kind not in (UPROBE, URETPROBE):
         raise UsageError(f"bad probe spec {text!r}: unknown probe type {kind!r}; {EXPECTED}")
     binary, sep, location = rest.rpartition(":")
@@ -76,3 +84,18 @@ def _signal_number(text: str, name: str) -> int:
         raise UsageError(f"bad probe spec {text!r}: no signal is named {name!r} "
                          "(SIGUSR1, USR1, SIGRTMIN, SIGRT_2, or 1..64)")
     return number
+
+
+def _profile_spec(text: str, rest: str) -> ProbeSpec:
+    """profile:EVENT:N or profile:EVENT:N:stack."""
+    parts = rest.split(":")
+    stack = len(parts) == 3 and parts[2] == "stack"
+    if len(parts) not in (2, 3) or (len(parts) == 3 and not stack):
+        raise UsageError(f"bad probe spec {text!r}: profile:EVENT:N[:stack] expected")
+    event = PROFILE_EVENTS.get(parts[0])
+    if event is None:
+        raise UsageError(f"bad probe spec {text!r}: profile: counts one of "
+                         f"{', '.join(PROFILE_EVENTS)}, not {parts[0]!r}")
+    if not parts[1].isdigit() or int(parts[1]) <= 0:
+        raise UsageError(f"bad probe spec {text!r}: profile:{parts[0]}:N needs a positive count")
+    return ProbeSpec(text, PROFILE, event=event, interval=int(parts[1]), stack=stack)

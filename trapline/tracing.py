@@ -7,7 +7,11 @@ def format_text(record) -> str:
     parts = [f"{record.ts:>14}", f"{record.pid:>6}", f"{record.tid:>6}", record.probe]
     if record.kind in ("entry", "return"):
         parts.append(record.name)
-    if record.args:
+    if record.kind == "profile":            # the interrupted PC; args are the stack, if asked
+        parts.append(record.name)
+        if record.args:
+            parts.append("stack=" + ",".join(f"{a:#x}" for a in record.args))
+    elif record.args:
         parts.append("args=" + ",".join(f"{a:#x}" for a in record.args))
     if record.retval is not None:
         parts.append(f"retval={record.retval}")

@@ -15,7 +15,6 @@ import re
 
 from ..tracing.probes import Probe
 from .callers import CallerList, FunctionId, MEASURING
-from .callsite import return_address_at_entry
 from .hooks import Activations, Hooks
 
 NOT_CALLED = re.compile(r"^(_start|_start_c|_dlstart.*|__restore.*|__clone|clone|__unmapself"
@@ -62,10 +61,10 @@ class FullInstrumentation:
     def _entered(self, ctx, entry) -> None:
         entry.hook_runs += 1
         entry.metric.invocations += 1
-        sp, _ = return_address_at_entry(self.door, ctx.process)
+        sp, _, chained = self.hooks.entry_state(ctx)
         cpu = self.door.cpu(ctx.process)
         self.activations.enter(ctx.thread.tid, entry, sp, cpu.instructions_retired,
-                               self.door.virtual_time_ns())
+                               self.door.virtual_time_ns(), chained)
         self.hooks.arm_exit(ctx, entry.function.entry)
 
     def _exited(self, ctx) -> None:

@@ -43,18 +43,33 @@ class Open:
 class Activations:
     by_tid: dict = field(default_factory=dict)      # tid -> [Open], innermost last
 
-    def enter(self, tid: int, entry: CallerEntry, sp: int, insns: int, time: int) -> None:
-        self.by_tid.setdefault(tid, []).append(Open(entry, sp, insns, time))
+    def enter(self, tid: int, entry: CallerEntry, sp: int, insns: int, time: int,
+              chained: bool = False) -> None:
+        """An instrumented activation begins with its return address at `sp`; `chained`: that
+        slot holds the return landing already (a tail call from an instrumented function)."""
+        stack = self.by_tid.setdefault(tid, [])
+        # Left by a longjmp: dead (uretprobes.py on_entry); a tail call's caller stays.
+        while stack and (stack[-1].sp < sp or (stack[-1].sp == sp and not chained)):
+            stack.pop().entry.metric.abandoned += 1
+        stack.append(Open(entry, sp, insns, time))
 
     def leave(self, tid: int, sp: int, insns: int, time: int) -> Open | None:
-        """The activation entered with `sp` returned: close it (and the deeper ones a longjmp
-        abandoned); None when no open activation has that sp (entered before the hooks)."""
+        """The activation entered with `sp` returned: close it, the tail-calling ones that
+        return with it, and the deeper ones a longjmp abandoned; returns the outermost closed,
+        or None when no open activation has that sp (entered before the hooks)."""
         stack = self.by_tid.get(tid) or []
         if not any(o.sp == sp for o in stack):
             return None
         while stack[-1].sp != sp:
             stack.pop().entry.metric.abandoned += 1
-        done = stack.pop()
+        done = None
+        while stack and stack[-1].sp == sp:
+            done = stack.pop()
+            self._close(stack, done, insns, time)
+        return done
+
+    @staticmethod
+    def _close(stack: list, done: Open, insns: int, time: int) -> None:
         inclusive_insns, inclusive_time = insns - done.insns, time - done.time
         metric = done.entry.metric
         metric.returns += 1
@@ -66,7 +81,6 @@ class Activations:
         if stack:
             stack[-1].child_insns += inclusive_insns
             stack[-1].child_time += inclusive_time
-        return done
 
     def still_open(self) -> list[Open]:
         return [o for tid in sorted(self.by_tid) for o in self.by_tid[tid]]
@@ -106,6 +120,20 @@ class Hooks:
     def remove(self, entry: CallerEntry) -> None:
         probe = self.probes.pop(entry.function)
         self.session.remove_probe(probe)
+
+    def entry_state(self, ctx) -> tuple[int, int, bool]:
+        """(sp, the real return address, chained) at a hooked function's first instruction:
+        a return slot that holds the landing already (a tail call from a function whose exit
+        is armed) returns where the pending frame at that slot does."""
+        from .callsite import return_address_at_entry
+        sp, address = return_address_at_entry(self.door, ctx.process)
+        returns = self.session.returns
+        if not returns.is_landing(ctx.process, address):
+            return sp, address, False
+        for pending in returns.shadow.get(ctx.thread.tid) or ():
+            if pending.sp == sp:
+                return sp, pending.return_address, True
+        return sp, address, True
 
     def arm_exit(self, ctx, function_entry: int) -> None:
         """Swap the return address for the landing (the uretprobe's entry half)."""

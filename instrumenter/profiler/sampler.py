@@ -5,8 +5,9 @@ unwind.py), names every frame (symbolize.py) and hands the sample on.
 
 Time is virtual: the timer interrupts every `interval` guest instructions of the run, so the
 k-th sample is taken at instruction k * interval exactly, whatever process runs. Sampling
-every `interval` system calls (`event="syscalls"`), the processes count their instructions
-(emu/icount.py) and a sample's time is the instruction count at its tick.
+every `interval` system calls, taken branches or page faults (`event="syscalls"`, "branches",
+"faults"), the processes count their instructions (emu/icount.py) and a sample's time is the
+instruction count at its tick.
 The sampler also reports module loads (the program at exec, libraries as they are mapped), the
 seed's "module load records", so that a recorded trace can be named again later.
 """
@@ -18,7 +19,7 @@ from .symbolize import Frame, Symbolizer
 from .unwind import Unwinder
 
 MODES = ("pc", "stack")
-EVENTS = ("insns", "syscalls")
+EVENTS = ("insns", "syscalls", "branches", "faults")
 # The registers a walk may need: the IP, the stack and frame pointers and the callee-saved ones.
 WALK_REGISTERS = {64: ("rip", "rsp", "rbp", "rbx", "r12", "r13", "r14", "r15"),
                   32: ("eip", "esp", "ebp", "ebx", "esi", "edi")}

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .callers import DONE, IDENTIFYING, IDLE, MEASURING, CallerList, FunctionId
-from .callsite import identify_caller, return_address_at_entry
+from .callsite import identify_caller
 from .hooks import Activations, Hooks
 from .hotspot import HotSpotDetector
 
@@ -110,10 +110,10 @@ class WalkUp:
             return
         entry.hook_runs += 1
         entry.metric.invocations += 1
-        sp = self._learn_caller(ctx, entry)
+        sp, chained = self._learn_caller(ctx, entry)
         cpu = self.door.cpu(ctx.process)
         self.activations.enter(ctx.thread.tid, entry, sp, cpu.instructions_retired,
-                               self.door.virtual_time_ns())
+                               self.door.virtual_time_ns(), chained)
         self.hooks.arm_exit(ctx, entry.function.entry)
         self._check_period(ctx.process, entry)
 
@@ -127,12 +127,14 @@ class WalkUp:
             done.entry.hook_runs += 1
             self._check_period(ctx.process, done.entry)
 
-    def _learn_caller(self, ctx, entry) -> int:
-        sp, return_address = return_address_at_entry(self.door, ctx.process)
+    def _learn_caller(self, ctx, entry) -> tuple[int, bool]:
+        """Name the caller from the return address; (sp at entry, reached by a tail call from
+        an instrumented function)."""
+        sp, return_address, chained = self.hooks.entry_state(ctx)
         caller, why = identify_caller(self.door, ctx.process, return_address, entry.function)
         if caller is not None:
             self.callers.saw_call(caller, entry.function, why)
-        return sp
+        return sp, chained
 
     def _check_period(self, process, entry) -> None:
         if entry.state == MEASURING and entry.metric.value(self.options.metric) >= self.options.period:

@@ -1,5 +1,6 @@
 """Probe definitions (bpftrace's probe kinds, seed 001's providers: uprobe, uretprobe, syscall;
-proc and signal, which fire on the debug interface's process events).
+proc and signal, which fire on the debug interface's process events; profile, which fires on the
+profiling timer: seed 004).
 
 A probe is enabled while the session has it (instrumenter/tracing/session.py); `enable_at` and
 `disable_at` say when, in guest instructions on the run's clock (the records' `ts`): the probe
@@ -8,7 +9,7 @@ sees the hits with enable_at < ts <= disable_at (instrumenter/tracing/dynamic.py
 from dataclasses import dataclass, field
 
 UPROBE, URETPROBE, SYSCALL = "uprobe", "uretprobe", "syscall"
-PROC, SIGNAL = "proc", "signal"
+PROC, SIGNAL, PROFILE = "proc", "signal", "profile"
 PROC_EVENTS = ("fork", "vfork", "exec", "exit")
 
 
@@ -23,6 +24,8 @@ class ProbeSpec:
     syscall: str = ""            # syscall name
     event: str = ""              # proc: one of PROC_EVENTS
     signal: int = 0              # signal: its number (1..64)
+    interval: int = 0            # profile: every N events (instrumenter/profiler/probe_source.py)
+    stack: bool = False          # profile: record the unwound stack too
 
     def matches_binary(self, exe: bytes) -> bool:
         """A probe on BIN applies to a process running BIN: same path, or same file name."""

@@ -13,6 +13,7 @@ from .detach import Detacher, DetachReport
 from .dynamic import DynamicProbes, Placement
 from ..errors import InstrumenterError
 from .event_probes import EventProbes
+from ..profiler.probe_source import ProfileProbes
 from .ifunc import IfuncResolution
 from ..children.monitor import ProcessMonitor
 from ..strategies.native import NativeHit
@@ -46,6 +47,7 @@ class Session:
             self.debug.syscall_watchers.append(self)
         self.dynamic = DynamicProbes(self)          # probes enabled and disabled while it runs
         self.events = EventProbes(self)             # proc: and signal: probes
+        self.profiles = ProfileProbes(self)         # profile: probes (seed 004's timer)
         # Subscribed last: at a fork event every strategy has copied its bookkeeping to the
         # child before the children policy decides what the child keeps (seed 002).
         self.monitor = ProcessMonitor(self, make_policy(self, children, backpatch))

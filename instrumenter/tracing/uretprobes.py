@@ -71,7 +71,16 @@ class ReturnProbes:
         fmt = "<I" if word == 4 else "<Q"
         sp = cpu.sp
         original = struct.unpack(fmt, cpu.read(sp, word))[0]
-        self.shadow.setdefault(thread.tid, []).append(Pending(sp, original, probe, function))
+        stack = self.shadow.setdefault(thread.tid, [])
+        # Frames a longjmp abandoned lie at or below this call's return slot: they are dead, and
+        # one left at this very slot would be taken for this call's at its return (Linux drops
+        # them here too: cleanup_return_instances, arch_uretprobe_is_alive(RP_CHECK_CALL)). A
+        # slot holding the landing already was reached by a tail call: the frame there is alive
+        # (RP_CHECK_CHAIN_CALL) and returns with this one.
+        chained = original == self.landings.get(thread.process.space.serial)
+        while stack and (stack[-1].sp < sp or (stack[-1].sp == sp and not chained)):
+            stack.pop()
+        stack.append(Pending(sp, original, probe, function))
         self.session.debug.write_memory(thread.process, sp, struct.pack(fmt, self._landing(thread.process)))
 
     def is_landing(self, process, address: int) -> bool:

@@ -48,7 +48,8 @@ def heading(profile: Profile) -> str:
     truncated = sum(profile.truncated().values())
     stacks = "PC only" if profile.mode == "pc" else \
         f"stacks unwound (frame pointers and .eh_frame CFI), {truncated} truncated"
-    unit = {"insns": "guest instructions", "syscalls": "system calls"}.get(profile.event, profile.event)
+    unit = {"insns": "guest instructions", "syscalls": "system calls", "branches": "taken branches",
+            "faults": "page faults"}.get(profile.event, profile.event)
     return (f"profile: {profile.total} samples, one every {profile.interval} {unit} "
             f"(virtual time), mode {profile.mode}: {stacks}")
 

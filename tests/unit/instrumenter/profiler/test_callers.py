@@ -65,3 +65,13 @@ def test_longjmp_abandons_the_deeper_frames_and_threads_are_apart():
     assert done.entry is f and g.metric.abandoned == 1 and f.metric.insns_exclusive == 50
     assert acts.leave(1, 1234, insns=60, time=0) is None    # an exit whose entry was never seen
     assert [o.entry for o in acts.still_open()] == [g]      # thread 2's
+
+
+def test_a_frame_a_longjmp_left_at_the_same_depth_is_dead_at_the_next_entry():
+    f, _ = _entries()
+    acts = Activations()
+    acts.enter(1, f, sp=900, insns=0, time=0)               # longjmp'd out of: never returns
+    acts.enter(1, f, sp=900, insns=100, time=0)             # called again at the same depth
+    acts.leave(1, 900, insns=130, time=0)
+    assert (f.metric.abandoned, f.metric.returns, f.metric.insns_inclusive) == (1, 1, 30)
+    assert acts.still_open() == []
