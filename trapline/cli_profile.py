@@ -58,7 +58,11 @@ def profile(interval, event, mode, top, output_dir, record, walk_up, threshold, 
             sys.stdout.flush()
             print_report(run.profile, console, top=top or TOP_FUNCTIONS)
         if output_dir is not None:
-            for note in write_outputs(run.profile, output_dir, " ".join([program, *args])):
+            extra = None
+            if walk_up:
+                from .profile.walkup_report import chrome_events
+                extra = chrome_events(run)
+            for note in write_outputs(run.profile, output_dir, " ".join([program, *args]), extra):
                 console.print(f"trapline: {note}")
     except Exception as e:              # noqa: BLE001 -- every failure gets its status (exit_status.py)
         _fail(e)

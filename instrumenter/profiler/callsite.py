@@ -38,6 +38,15 @@ def function_at(door, process, address: int) -> FunctionId | None:
     return FunctionId(mapped.name, symbol.name, symbol.addr)
 
 
+def place_name(door, process, address: int) -> str:
+    """`address` as "module+0xoff" (the object it is in, as stack reports name stripped code),
+    or hex outside every object."""
+    for mapped in door.images(process):
+        if mapped.base <= address < mapped.end:
+            return f"{mapped.name}+{address - mapped.base:#x}"
+    return f"{address:#x}"
+
+
 def return_address_at_entry(door, process) -> tuple[int, int]:
     """(sp, [sp]) of the thread stopped at a function's first instruction."""
     cpu = door.cpu(process)
@@ -65,13 +74,13 @@ def identify_caller(door, process, return_address: int,
 def _call_before(door, process, return_address: int):
     """The call instruction that ends at `return_address`, or None."""
     arch = door.arch(process).name
-    longest = max(CALL_LENGTHS)
-    if not door.cpu(process).is_mapped(return_address - longest, longest):
-        return None                     # not code of this process: no call there
-    code = door.read_memory(process, return_address - longest, longest)
+    cpu = door.cpu(process)
     for length in CALL_LENGTHS:
+        if not cpu.is_mapped(return_address - length, length):
+            continue                    # not code of this process: no call of that length
+        code = door.read_memory(process, return_address - length, length)
         try:
-            insn = decode(code[longest - length:], return_address - length, arch)
+            insn = decode(code, return_address - length, arch)
         except DecodeError:
             continue
         if insn.length == length and "call" in insn.groups:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .callers import DONE, IDENTIFYING, IDLE, MEASURING, CallerList, FunctionId
-from .callsite import identify_caller
+from .callsite import identify_caller, place_name
 from .hooks import Activations, Hooks
 from .hotspot import HotSpotDetector
 
@@ -134,6 +134,9 @@ class WalkUp:
         caller, why = identify_caller(self.door, ctx.process, return_address, entry.function)
         if caller is not None:
             self.callers.saw_call(caller, entry.function, why)
+        else:                       # stripped code: named for the report, never hooked
+            where = place_name(self.door, ctx.process, return_address)
+            entry.unnamed[where] = entry.unnamed.get(where, 0) + 1
         return sp, chained
 
     def _check_period(self, process, entry) -> None:

@@ -146,3 +146,9 @@ def test_the_cli_reports_and_writes_walkup_json(tmp_path):
     assert data["format"] == "trapline-walkup" and data["hot_spots"][0]["function"] == "leaf"
     assert [level["function"] for level in data["hot_spots"][0]["chain"]] == CHAIN
     assert data["comparison"]["full"]["hooks_executed"] > data["comparison"]["walkup"]["hooks_executed"]
+    trace = json.loads((tmp_path / "profile.trace.json").read_text())["traceEvents"]
+    walk_events = [e for e in trace if e.get("cat") == "walk-up"]
+    spans = [e["name"] for e in walk_events if e["ph"] == "X"]
+    assert spans[:4] == CHAIN                       # a track per hooked function, in order
+    steps = [e["name"] for e in walk_events if e["ph"] == "i"]
+    assert steps[0] == "insert identify leaf" and len(steps) == len(data["timeline"])

@@ -30,9 +30,10 @@ def flamegraph_tool() -> str | None:
     return found
 
 
-def write_outputs(profile: Profile, directory: str, name: str) -> list[str]:
+def write_outputs(profile: Profile, directory: str, name: str, extra_events: list | None = None) -> list[str]:
     """Write the profile's files into `directory` (made if missing); returns the notes to show
-    (what was written, and why the SVG was not when no tool draws it)."""
+    (what was written, and why the SVG was not when no tool draws it). `extra_events` go into
+    the Chrome trace too (the walk-up's hooks and steps)."""
     folder = Path(directory)
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -41,7 +42,7 @@ def write_outputs(profile: Profile, directory: str, name: str) -> list[str]:
     folded = folded_text(profile)
     (folder / FOLDED).write_text(folded)
     (folder / SPEEDSCOPE).write_text(dump_json(speedscope(profile, name)))
-    (folder / CHROME).write_text(dump_json(chrome_trace(profile)))
+    (folder / CHROME).write_text(dump_json(chrome_trace(profile, extra_events)))
     notes = [f"wrote {folder / FOLDED}, {folder / SPEEDSCOPE}, {folder / CHROME}"]
     notes.append(_flamegraph(folded, folder / SVG, name))
     return notes

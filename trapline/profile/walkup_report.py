@@ -28,6 +28,7 @@ def _level(entry) -> dict:
             "callers": [{"function": f.name, "calls": n, "uncertain": entry.uncertain.get(f)}
                         for f, n in entry.callers.items()],
             "callees": [{"function": f.name, "calls": n} for f, n in entry.callees.items()],
+            "unnamed_callers": [{"address": where, "calls": n} for where, n in entry.unnamed.items()],
             "instrumented_at": entry.instrumented_at, "removed_at": entry.removed_at}
 
 
@@ -73,6 +74,37 @@ def walkup_json(run: WalkUpRun) -> dict:
     }
 
 
+WALK_TID = 1 << 30          # the walk-up's own tracks in the Chrome trace (no guest tid is this high)
+
+
+def chrome_events(run: WalkUpRun) -> list[dict]:
+    """The walk-up in Chrome's trace-event format (ts in microseconds of virtual time, 1 ns per
+    guest instruction): one track per instrumented function with a complete event (ph X) for
+    the time its hooks were in, and the timeline's steps as instant events (ph i) on a
+    "walk-up" track."""
+    walk = run.walk
+    pid = run.profile.samples[0].pid if run.profile.samples else 0
+    end = run.cost.instructions
+    events = [{"ph": "M", "name": "thread_name", "pid": pid, "tid": WALK_TID, "args": {"name": "walk-up"}}]
+    hooked = [e for e in walk.callers if e.instrumented_at is not None]
+    for index, entry in enumerate(hooked, 1):
+        tid = WALK_TID + index
+        stop = entry.removed_at if entry.removed_at is not None else end
+        m = entry.metric
+        events.append({"ph": "M", "name": "thread_name", "pid": pid, "tid": tid,
+                       "args": {"name": f"hooks: {entry.function.name} (level {entry.level})"}})
+        events.append({"ph": "X", "name": entry.function.name, "cat": "walk-up", "pid": pid, "tid": tid,
+                       "ts": entry.instrumented_at / 1000, "dur": (stop - entry.instrumented_at) / 1000,
+                       "args": {"level": entry.level, "hot_spot": _name(entry.hot_spot),
+                                "invocations": m.invocations, "insns_inclusive": m.insns_inclusive,
+                                "insns_exclusive": m.insns_exclusive}})
+    for step in walk.timeline:
+        events.append({"ph": "i", "name": f"{step.action} {step.kind} {step.function.name}",
+                       "cat": "walk-up", "pid": pid, "tid": WALK_TID, "ts": step.ts / 1000, "s": "t",
+                       "args": {"level": step.level, "hot_spot": step.hot_spot.name}})
+    return events
+
+
 def _table(title: str, columns) -> Table:
     table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
     for name, justify in columns:
@@ -91,8 +123,9 @@ def tables(run: WalkUpRun) -> list[Table]:
                                ("calls", "right"), ("insns incl", "right"), ("insns excl", "right"),
                                ("time incl", "right"), ("callers found", "left")])
         for level in spot["chain"]:
-            callers = ", ".join(f"{c['function']}×{c['calls']}" + ("?" if c["uncertain"] else "")
-                                for c in level["callers"])
+            callers = ", ".join([f"{c['function']}×{c['calls']}" + ("?" if c["uncertain"] else "")
+                                 for c in level["callers"]]
+                                + [f"{c['address']}×{c['calls']} (no symbol)" for c in level["unnamed_callers"]])
             chain.add_row(str(level["level"]), level["function"], level["state"],
                           str(level["invocations"]), str(level["insns_inclusive"]),
                           str(level["insns_exclusive"]), str(level["time_inclusive"]), callers)
