@@ -31,7 +31,7 @@ from instrumenter.tracing.session import Session
 from instrumenter.strategies.registry import NAMES as STRATEGY_NAMES
 
 TARGET = "probed"
-STRATEGY_ORDER = ("emulate", "emulate-lock", "trampoline", "jump", "singlestep",
+STRATEGY_ORDER = ("emulate", "emulate-lock", "trampoline", "jump", "relocate", "singlestep",
                   "singlestep-stopall")                                             # table order
 assert set(STRATEGY_ORDER) == set(STRATEGY_NAMES), "the experiment covers every registered strategy"
 # guest kind -> (sample binary, the word its output line starts with)

@@ -42,6 +42,10 @@ class ToolAddressMap:
         if session is not None:
             self.sources.append(TrampolineSlots(session))
             self.sources.append(JumpTrampolines(session))
+            for strategy in session.strategies.values():     # base.py address_source
+                source = strategy.address_source()
+                if source is not None:
+                    self.sources.append(source)
 
     def add_source(self, source) -> None:
         self.sources.append(source)

@@ -274,6 +274,9 @@ STRATEGIES = {s.name: s for s in (
     StrategyPolicy("trampoline", RELOCATABLE, "runs a relocated copy out of line (seed 000)"),
     StrategyPolicy("jump", RELOCATABLE, "like trampoline, for every instruction under the 5-byte "
                    "jmp, provided none refers into the patched bytes (patched_range_conflict)"),
+    StrategyPolicy("relocate", RELOCATABLE - {InsnClass.JMP_INDIRECT}, "every reachable "
+                   "instruction of the function is relocated into its copy; an indirect jump "
+                   "(a jump table) refuses the function"),
     StrategyPolicy("singlestep", _ALL, "runs the original in place, so even refused "
                    "instructions work, except the ones whose rule names no singlestep"),
 )}

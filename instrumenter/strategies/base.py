@@ -15,6 +15,10 @@ Every strategy of the registry (registry.py) is a ProbeStrategy:
   fork(parent, child), forget(space)              the kernel's fork and space-released events:
         the child's memory is a copy (patches, XOL pages) so the strategy's tables get the same
         entries for the child's space; a released (or cleaned) space's entries go.
+  address_source() -> object | None               where the strategy runs program code at
+        other addresses (a relocated function's copy), an object with
+        `lookup(process, address) -> ToolLocation | None` that ToolAddressMap
+        (instrumenter/debugger/addrmap.py) asks; None (the default) when it has none.
 The registry's entry says what a hit costs (`hit_cost`), which orders `auto`.
 
 The tables named in `tables` are SpaceTables (space_table.py): fork and forget are done for
@@ -53,6 +57,9 @@ class ProbeStrategy:
         return None
 
     def original_return(self, process, address: int) -> int | None:
+        return None
+
+    def address_source(self):
         return None
 
     def fork(self, parent, child) -> None:

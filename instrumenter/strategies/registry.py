@@ -47,6 +47,11 @@ REGISTRY: tuple[Strategy, ...] = (
     Strategy("jump", "instrumenter.strategies.jump", "JumpProbes", (),
              "a 5-byte jmp to an out-of-line copy: no trap per hit (optimized kprobes)",
              "a few guest instructions (native count), one trap for a Python action", 10),
+    Strategy("relocate", "instrumenter.strategies.relocate", "RelocateProbes", (),
+             "an int3 at the function's entry sends it to an instrumented copy of the whole "
+             "function; calls there push ORIGINAL return addresses (seed 003)",
+             "a trap per entry from original code, per call made in the copy and per return "
+             "to it, one per Python action", 60),
 )
 NAMES: tuple[str, ...] = tuple(s.name for s in REGISTRY)
 BY_NAME = {s.name: s for s in REGISTRY}
