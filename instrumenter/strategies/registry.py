@@ -51,7 +51,7 @@ REGISTRY: tuple[Strategy, ...] = (
              "an int3 at the function's entry sends it to an instrumented copy of the whole "
              "function; calls there push ORIGINAL return addresses (seed 003)",
              "a trap per entry from original code, per call made in the copy and per return "
-             "to it, one per Python action", 60),
+             "to it, one per Python action", 95),
 )
 NAMES: tuple[str, ...] = tuple(s.name for s in REGISTRY)
 BY_NAME = {s.name: s for s in REGISTRY}
@@ -62,7 +62,10 @@ BY_NAME = {s.name: s for s in REGISTRY}
 # emulator's API, where a trampoline runs the instruction as guest code). emulate takes what
 # the others refuse: a site with no XOL page within reach, a system call. singlestep comes
 # last: it loses hits in threaded programs, so it is chosen only for a site nothing else takes
-# (and -v, the listing and the records say so).
+# (and -v, the listing and the records say so). relocate (seed 003) takes a whole function and
+# several traps per call made from its copy: auto tries it only where nothing cheaper and
+# lossless would (in practice never: singlestep-stopall takes what it takes); it is for
+# `--strategy relocate`.
 AUTO_ORDER: tuple[str, ...] = tuple(s.name for s in sorted(REGISTRY, key=lambda s: s.auto_rank))
 CHOICES: tuple[str, ...] = ("auto",) + NAMES
 

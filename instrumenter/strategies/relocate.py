@@ -70,6 +70,8 @@ class RelocateProbes(ProbeStrategy):
         fc = find_function(self.debug, process, address, self.analysis)
         if (process.space.serial, fc.start) not in self.functions:
             self._check_free(process, fc)
+            if not self.session.trampolines.xol_for(process, near=fc.start).reaches(fc.start):
+                raise InstrumenterError(f"{fc.name}: no XOL page within ±2 GiB for its copy")
 
     def _check_free(self, process, fc: FunctionCode) -> None:
         for address in [fc.start] + [call.next_address for call in fc.calls]:
@@ -97,7 +99,11 @@ class RelocateProbes(ProbeStrategy):
             self.session.jumps.natives.add(process, slot)
         else:
             site.hooks.append(hook)
-        self._rebuild(process, function)
+        try:
+            self._rebuild(process, function)
+        except InstrumenterError:
+            self.remove(process, address, hook, owner)      # nothing of it stays
+            raise
         return site
 
     def _relocatable(self, process, fc: FunctionCode) -> Function:
