@@ -48,7 +48,8 @@ class ToolAddressMap:
                     self.sources.append(source)
 
     def add_source(self, source) -> None:
-        self.sources.append(source)
+        if source is not None:              # a strategy's address_source() may have none
+            self.sources.append(source)
 
     def lookup(self, process, address: int) -> ToolLocation | None:
         for source in self.sources:
