@@ -72,6 +72,7 @@ class Program:
     source: str
     library: str | None = None  # a soname of LIBRARIES
     links_libstdcxx: bool = False
+    links_libgcc_s: bool = False    # _Unwind_Backtrace, from the rootfs's libgcc_s.so.1
 
 
 PROGRAMS = (
@@ -82,6 +83,7 @@ PROGRAMS = (
     Program("malloc_count", "malloc_count.c"),
     Program("strlen_calls", "strlen_calls.c"),
     Program("cxx_throw", "cxx_throw.cc", links_libstdcxx=True),
+    Program("relocate_frames", "relocate_frames.c", links_libgcc_s=True),
 )
 
 
@@ -136,6 +138,8 @@ def _link_inputs(program: Program, arch: str, out_dir: Path) -> list[str]:
         libdir = debian_rootfs(arch) / "usr/lib" / MULTIARCH[arch]
         # By path, not -lstdc++: zig reads -lstdc++ as "link zig's own libc++".
         inputs += [str(libdir / "libstdc++.so.6"), str(libdir / "libgcc_s.so.1")]
+    elif program.links_libgcc_s:
+        inputs += [str(debian_rootfs(arch) / "usr/lib" / MULTIARCH[arch] / "libgcc_s.so.1")]
     return inputs
 
 

@@ -20,7 +20,8 @@ from tests.e2e.rootfs_variants import EXTRA_DIR, SAMPLE_ARCH
 
 SAMPLES_DIR = Path(__file__).resolve().parents[2] / "samples"
 DYN_DIR = SAMPLES_DIR / "dyn"
-PROGRAMS = ("cxx_throw", "dlopen_cos", "hello", "interpose", "malloc_count", "strlen_calls", "tls")
+PROGRAMS = ("cxx_throw", "dlopen_cos", "hello", "interpose", "malloc_count", "relocate_frames",
+            "strlen_calls", "tls")
 VARIANTS = ("", "-pie")
 
 
