@@ -216,7 +216,7 @@ def explain_text(arch: str = "i386", form: str = "int3", modes=("kernel", "user"
               help="Patch with int3 (#BP, a trap) or a LOCK prefix (#UD, a fault).")
 @click.option("--mode", type=click.Choice(["kernel", "user", "both"]), default="both",
               show_default=True, help="Run the examples as kernel code (CPL 0), user code, or both.")
-@click.option("--technique", type=click.Choice(["emulate", "trampoline", "detach"]), default="emulate",
+@click.option("--technique", type=click.Choice(["emulate", "trampoline", "detach", "relocate"]), default="emulate",
               show_default=True, help="emulate: seed 001's figures; trampoline: seed 000's page "
               "with its handler (trapline/explain_trampoline.py).")
 @click.option("--handler", default=None, metavar="FILE.s|FILE.o:SYMBOL",
@@ -226,6 +226,10 @@ def explain(arch, form, mode, technique, handler):
     emulated push %ebp, pop %ebp, enter, leave and ret), or seed 000's trampoline page."""
     modes = ("kernel", "user") if mode == "both" else (mode,)
     try:
+        if technique == "relocate":                    # seed 003's function relocation
+            from .explain_relocate import explain_relocate
+            click.echo(explain_relocate(arch), nl=False)
+            return
         if technique == "detach":                      # seed 003's uninstrumenting
             from .explain_detach import explain_detach
             click.echo(explain_detach(arch), nl=False)
