@@ -68,10 +68,11 @@ from .signals import SIGSEGV
 from .trace_masks import EventMask, TraceEvent, TraceOption  # noqa: F401  (a tool's vocabulary)
 from .tracing_facility import TraceStop, TracingFacility  # noqa: F401
 from .trace_syscall_stops import SyscallTraceStops
+from .debug_restartable import RestartableSequences
 
 
 class DebugInterface(PatchAccess, SyscallAccess, ProcessAccess, SyscallStops, TracingFacility,
-                     SyscallTraceStops,
+                     SyscallTraceStops, RestartableSequences,
                      TimerAccess, ThreadHolds, InstructionTime, RunControl, ToolCode, DetachAccess):
     EVENTS = ("pre_fork", "fork", "fork_failed", "vfork", "vfork_done", "exec", "exit", "signal",
               "space_released", "syscall_entry", "syscall_exit", "image_mapped",
@@ -203,6 +204,7 @@ class DebugInterface(PatchAccess, SyscallAccess, ProcessAccess, SyscallStops, Tr
                 self.register_invalid_opcode_site(child_space, address, handler)
         if parent_space.serial in self._debug_traps:
             self._debug_traps[child_space.serial] = self._debug_traps[parent_space.serial]
+        self.copy_restartable(parent_space, child_space)
         self.copy_patches(parent_space, child_space)
         self.copy_stale_ranges(parent_space, child_space)     # after a detach (debug_detach.py)
 
@@ -353,6 +355,7 @@ class DebugInterface(PatchAccess, SyscallAccess, ProcessAccess, SyscallStops, Tr
         self.forget_patches(space)
         self.forget_code_breakpoints(space)
         self.forget_stale_ranges(space)
+        self.forget_restartable(space)
 
 
 class _Subscription:

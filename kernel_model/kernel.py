@@ -223,6 +223,7 @@ class Kernel:
                 thread = self.scheduler.rotate(self.current)
             else:
                 thread = self.scheduler.pick(self.current)
+            thread = self.debug.sequence_to_finish(self.current, thread)   # debug_restartable.py
             if control is not None and thread is not None:
                 thread = control.choose(thread)
             if thread is None:
@@ -279,6 +280,7 @@ class Kernel:
         previous = self.current
         if previous is not None and previous is not thread and previous.context is None \
                 and previous.state != ZOMBIE:
+            self.debug.restart_sequence(previous)      # debug_restartable.py (rseq)
             previous.context = previous.process.machine.save_context()
         if thread.context is not None:
             thread.process.machine.restore_context(thread.context)

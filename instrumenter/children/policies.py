@@ -35,7 +35,7 @@ from kernel_model.debug import TraceEvent, TraceOption
 
 from .backpatch import BackpatchEngine
 from ..errors import InstrumenterError
-from ..strategies.native import SpaceNatives
+from ..strategies.native_collector import SpaceNatives
 
 POLICIES = ("follow", "detach", "naive")
 BACKPATCH_MODES = ("lazy", "eager")

@@ -33,7 +33,8 @@ from ..insn.decode import Insn, decode
 from ..insn.emit import REL_JUMP_LEN, rel32
 from ..errors import InstrumenterError
 from .base import ProbeStrategy
-from .native import NativeCollector, NativeData, new_slot, status_flags_dead
+from .native import NativeData, new_slot, status_flags_dead
+from .native_collector import NativeCollector
 from .page_layout import SCRATCH_SIZE, HandlerCall, fault_namer, lay_out, slot_size
 from .user_handler import handler_of
 from .placement import image_at, patch_site, validate_site
@@ -309,9 +310,11 @@ class JumpProbes(ProbeStrategy):
             slot = new_slot(self._data_for(process, site.address), hook, site.address,
                             self.debug.arch(process).word,
                             self.debug.symbolize(process, site.address))
-            code = bytes(lay_out(part, arch, probe_address=site.address, natives=[(slot, owner)],
-                                 onward=site.entry, flags_live=not site.flags_dead).code)
+            page = lay_out(part, arch, probe_address=site.address, natives=[(slot, owner)],
+                           onward=site.entry, flags_live=not site.flags_dead)
+            code = bytes(page.code)
             self.natives.add(process, slot)
+            self.natives.arm(process, page, [(slot, owner)])
         xol.write(part, code)
         site.entry = part
         self._add_owner(process, site, owner)

@@ -4,10 +4,11 @@ Two actions (Probe.native):
   "count"   a 64-bit counter, incremented atomically by the trampoline;
   "args:N"  N argument words (psABI: rdi, rsi, rdx, rcx, r8, r9 on x86-64, System V AMD64
             psABI 3.2.3; [esp+4+4i] at entry on i386, System V i386 psABI 2.2) appended to a
-            bounded record buffer; when it is full, a drop counter counts what did not fit.
-The jump strategy (instrumenter/strategies/jump.py) places this code in the trampoline before the
-relocated instructions. The tool reads the counters and buffers back from guest memory when the
-session collects (process exit, exec, the end of the run): `NativeCollector`.
+            bounded record buffer, by a restartable sequence; a full buffer traps into the
+            tool, which drains it at once: no record is lost (native_collector.py).
+The jump and trampoline strategies place this code in their pages (page_layout.py). The tool
+reads the counters and buffers back from guest memory when the session collects (process
+exit, exec, the end of the run, a full buffer): `NativeCollector` (native_collector.py).
 
 Why the counters do NOT live in the XOL code pages: a guest store into a page that holds
 translated code makes the emulator drop that page's translations (self-modifying-code
@@ -36,7 +37,6 @@ from capstone import x86_const as X
 from ..tracing.context import X86_64_ARGUMENT_REGISTERS, ProbeContext
 from ..insn.emit import RED_ZONE, REG_NUMBERS, Emitter
 from ..errors import InstrumenterError
-from ..tracing.records import Buffer
 
 PAGE = 0x1000
 DATA_CHUNK = 64 * PAGE
@@ -92,6 +92,9 @@ class NativeSlot:
     dropped: int = 0             # args: records that found the buffer full
     array: int = 0               # args: capacity * nargs words
     name: str = ""               # the site symbolized when placed (records name it)
+    # args: where the append's restartable sequence starts, its commit instruction, and the
+    # drain trap are, as offsets from the part's first byte (the same for every copy)
+    sequence: tuple[int, int, int] | None = None
 
     @property
     def spec(self) -> NativeSpec:
@@ -154,9 +157,9 @@ def emit_part(slot: NativeSlot, address: int, next_address: int | None, arch: st
     if slot.spec.kind == "count":
         _increment64(e, slot.counter, arch)
     elif arch == "x86_64":
-        _append_args_x86_64(e, slot)
+        _append_args_x86_64(e, slot, address)
     else:
-        _append_args_i386(e, slot)
+        _append_args_i386(e, slot, address)
     e.raw(RESTORE_FLAGS)
     e.lea_sp(RED_ZONE)
     return _onward(e, next_address)
@@ -259,13 +262,15 @@ def _rip(e: Emitter, opcode: bytes, target: int, tail: bytes = b"") -> None:
     e.raw(opcode + struct.pack("<i", disp) + tail)
 
 
-def _append_args_x86_64(e: Emitter, slot: NativeSlot) -> None:
-    """rax = lock xadd [index], 1; if rax < capacity: store the argument registers at
-    array + rax*N*8 (through r11, which passes no argument); else lock inc [dropped]."""
+def _append_args_x86_64(e: Emitter, slot: NativeSlot, part: int) -> None:
+    """A restartable sequence (kernel_model/debug_restartable.py): rax = [index]; if rax <
+    capacity: store the argument registers at array + rax*N*8 (through r11, which passes no
+    argument), then commit with `inc qword [index]`; else an int3 whose handler drains the
+    buffer and sends the thread back to the start (native_collector.py)."""
     spec = slot.spec
     e.raw(b"\x41\x53")                                        # push r11
-    e.raw(b"\xb8\x01\x00\x00\x00")                            # mov eax, 1
-    _rip(e, b"\xf0\x48\x0f\xc1\x05", slot.counter)            # lock xadd [rip+d], rax
+    start = e.here
+    _rip(e, b"\x48\x8b\x05", slot.counter)                    # mov rax, [rip+d]
     e.raw(b"\x48\x3d" + struct.pack("<i", spec.capacity))     # cmp rax, capacity
     stores = b""
     for i, reg in enumerate(X86_64_ARGUMENT_REGISTERS[:spec.nargs]):
@@ -275,21 +280,22 @@ def _append_args_x86_64(e: Emitter, slot: NativeSlot) -> None:
     lea_at = e.here + 2 + len(body)                           # after jae rel8 and the imul
     lea = b"\x4c\x8d\x1d" + struct.pack("<i", slot.array - (lea_at + 7))   # lea r11, [rip+d]
     body += lea + b"\x49\x01\xc3" + stores                    # add r11, rax
-    full = b"\xf0\x48\xff\x05"                                # lock inc qword [rip+d]
-    body_and_jump = len(body) + 2
-    e.raw(b"\x73" + bytes((body_and_jump,)))                  # jae full
-    e.raw(body + b"\xeb" + bytes((len(full) + 4,)))           # jmp done
-    _rip(e, full, slot.dropped)
+    commit_at = e.here + 2 + len(body)
+    commit = b"\x48\xff\x05" + struct.pack("<i", slot.counter - (commit_at + 7))  # inc [rip+d]
+    e.raw(b"\x73" + bytes((len(body) + len(commit) + 2,)))     # jae full
+    e.raw(body + commit + b"\xeb\x01")                         # jmp done
+    e.raw(b"\xcc")                                            # full: the drain trap
+    slot.sequence = (start - part, commit_at - part, e.here - 1 - part)
     e.raw(b"\x41\x5b")                                        # done: pop r11
 
 
-def _append_args_i386(e: Emitter, slot: NativeSlot) -> None:
+def _append_args_i386(e: Emitter, slot: NativeSlot, part: int) -> None:
     """The same with eax/ecx; arguments are copied from the caller's stack with push/pop
     (a push through [esp+d] computes its address before esp moves: SDM Vol. 2B, PUSH)."""
     spec = slot.spec
     e.raw(b"\x51")                                            # push ecx
-    e.raw(b"\xb8\x01\x00\x00\x00")                            # mov eax, 1
-    e.raw(b"\xf0\x0f\xc1\x05" + struct.pack("<I", slot.counter))   # lock xadd [index], eax
+    start = e.here
+    e.raw(b"\xa1" + struct.pack("<I", slot.counter))          # mov eax, [index]
     e.raw(b"\x3d" + struct.pack("<I", spec.capacity))         # cmp eax, capacity
     # At this point esp = entry esp - 128 - 12 (eax, flag image, ecx); [entry esp] is the return
     # address, so argument i is at [esp + 140 + 4 + 4i].
@@ -298,115 +304,10 @@ def _append_args_i386(e: Emitter, slot: NativeSlot) -> None:
     for i in range(spec.nargs):
         body += b"\xff\xb4\x24" + struct.pack("<I", RED_ZONE + 12 + 4 + 4 * i)  # push [esp+d]
         body += b"\x8f\x41" + bytes((4 * i,))                 # pop dword [ecx + 4i]
-    full = (b"\xf0\x83\x05" + struct.pack("<I", slot.dropped) + b"\x01"
-            + b"\xf0\x83\x15" + struct.pack("<I", slot.dropped + 4) + b"\x00")
-    e.raw(b"\x73" + bytes((len(body) + 2,)))                  # jae full
-    e.raw(body + b"\xeb" + bytes((len(full),)))               # jmp done
-    e.raw(full)
+    commit_at = e.here + 2 + len(body)
+    commit = b"\xff\x05" + struct.pack("<I", slot.counter)    # inc dword [index]
+    e.raw(b"\x73" + bytes((len(body) + len(commit) + 2,)))     # jae full
+    e.raw(body + commit + b"\xeb\x01")                         # jmp done
+    e.raw(b"\xcc")                                            # full: the drain trap
+    slot.sequence = (start - part, commit_at - part, e.here - 1 - part)
     e.raw(b"\x59")                                            # done: pop ecx
-
-
-# ---- reading it back ---------------------------------------------------------------------
-@dataclass
-class SpaceNatives:
-    """The native slots of one address space, and the process its counts belong to."""
-    space: object
-    process: object
-    slots: list = field(default_factory=list)
-
-
-class NativeCollector:
-    def __init__(self, session):
-        self.session = session
-        self.debug = session.debug
-        self.spaces: dict[int, SpaceNatives] = {}        # space.serial -> its slots
-        self.per_pid: dict[tuple[str, int], int] = {}    # (probe spec, pid) -> native hits
-
-    def add(self, process, slot: NativeSlot) -> None:
-        key = process.space.serial
-        entry = self.spaces.get(key)
-        if entry is None:
-            entry = self.spaces[key] = SpaceNatives(process.space, process)
-        entry.slots.append(slot)
-
-    def fork(self, parent, child) -> None:
-        """The child's memory holds copies of the parent's counters and records: zero them
-        there (the parent's own are collected from the parent), then track them."""
-        entry = self.spaces.get(parent.space.serial)
-        if entry is None or parent.space is child.space:
-            return
-        self.collect_space(entry)
-        for slot in entry.slots:
-            self.debug.write_memory(child, slot.counter, b"\0" * (16 if slot.array else 8))
-            self.add(child, slot)        # same addresses in the copy; counts go to the child
-
-    def collect(self) -> None:
-        """Turn what the guests accumulated since the last collection into hits and records."""
-        for entry in list(self.spaces.values()):
-            self.collect_space(entry)
-
-    def forget_space(self, space) -> None:
-        """The last collection of a space nobody runs in any more."""
-        entry = self.spaces.pop(space.serial, None)
-        if entry is not None:
-            self.collect_space(entry)
-
-    def collect_space(self, entry: SpaceNatives) -> None:
-        view = _SpaceView(entry.space)
-        word = self.debug.arch(view).word
-        for slot in entry.slots:
-            if slot.spec.kind == "count":
-                self._collect_count(view, slot, entry.process.pid)
-            else:
-                self._collect_args(view, slot, entry.process.pid, word)
-
-    def _collect_count(self, view, slot: NativeSlot, pid: int) -> None:
-        count = struct.unpack("<Q", self.debug.read_memory(view, slot.counter, 8))[0]
-        if count:
-            self.debug.write_memory(view, slot.counter, b"\0" * 8)
-            self._credit(slot, pid, count)
-
-    def _collect_args(self, view, slot: NativeSlot, pid: int, word: int) -> None:
-        fmt = "<I" if word == 4 else "<Q"
-        written = struct.unpack(fmt, self.debug.read_memory(view, slot.counter, word))[0]
-        dropped = struct.unpack("<Q", self.debug.read_memory(view, slot.dropped, 8))[0]
-        stored = min(written, slot.spec.capacity)
-        if not written and not dropped:
-            return
-        n = slot.spec.nargs
-        raw = self.debug.read_memory(view, slot.array, stored * n * word)
-        values = struct.unpack(f"<{stored * n}{fmt[1]}", raw)
-        self.debug.write_memory(view, slot.counter, b"\0" * 16)       # index and drops
-        session = self.session
-        # Collection time in instructions (emu/icount.py): the guest code has no clock.
-        ts = self.debug.instructions_retired(view)
-        for i in range(stored):
-            # Native records carry no thread id (the guest code does not know it): tid 0.
-            session.buffers.put((ts, pid, 0, slot.hook.probe.spec.text, slot.site,
-                                 values[i * n:(i + 1) * n], None, "entry", slot.name))
-        self._credit(slot, pid, stored + dropped)
-        if dropped:
-            self._count_drops(pid, dropped)
-
-    def _credit(self, slot: NativeSlot, pid: int, count: int) -> None:
-        probe = slot.hook.probe
-        probe.hits += count
-        key = (probe.spec.text, pid)
-        self.per_pid[key] = self.per_pid.get(key, 0) + count
-
-    def _count_drops(self, pid: int, dropped: int) -> None:
-        """Records the guest could not store are drops of that process's buffer (reported
-        with the others: never silent)."""
-        buffers = self.session.buffers
-        buffer = buffers.by_pid.get(pid)
-        if buffer is None:
-            buffer = buffers.by_pid[pid] = Buffer(pid, buffers.capacity, buffers.drain)
-        buffer.dropped += dropped
-
-
-class _SpaceView:
-    """What the debug interface needs of a process to read a space that its process may have
-    left by exec: the space (it stays alive while the collector holds it)."""
-
-    def __init__(self, space):
-        self.space = space

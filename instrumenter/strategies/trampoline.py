@@ -160,6 +160,8 @@ class TrampolineProbes(ProbeStrategy):
             at = xol.allocate(slot_size(arch, natives, handlers))
             page = lay_out(at, arch, probe_address=site.address, natives=natives,
                            handlers=handlers, copy=copy)
+        if natives:
+            self.session.jumps.natives.arm(process, page, natives)
         if copies[-1].method == "task-scratch":           # lay_out's last pass is the page's
             self.task_scratch.install(process.space, copies[-1])
         xol.write(at, bytes(page.code))

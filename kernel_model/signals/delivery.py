@@ -130,6 +130,7 @@ class Signals:
         machine.pc = machine.pc + 2                      # past int 0x80 / syscall
 
     def _setup_frame(self, thread, sig, handler, flags, restorer, mask, info) -> None:
+        self.kernel.debug.restart_sequence(thread)       # rseq: the frame returns to its start
         machine = thread.process.machine
         bits = machine.arch.bits
         # sigsuspend/ppoll/pselect run with a temporary mask: the frame keeps the caller's own.

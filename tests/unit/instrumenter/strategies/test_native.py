@@ -78,13 +78,17 @@ def test_count_increments_a_64_bit_counter_and_changes_nothing_else(arch, flags)
 
 
 @pytest.mark.parametrize("arch", ARCHES)
-def test_args_appends_records_and_counts_drops_when_full(arch):
-    spec = NativeSpec("args", 3, capacity=2)
-    m = _machine(arch, _slot(spec))
+def test_args_appends_records_and_a_full_buffer_traps_to_be_drained(arch):
+    """Two appends fill a 2-record buffer; the third stops at the part's drain trap with the
+    index at the capacity and nothing written past it. Drained as the collector does (index
+    back to 0, the thread sent to the sequence's start), it stores its record at 0."""
+    slot = _slot(NativeSpec("args", 3, capacity=2))
+    m = _machine(arch, slot)
     word = 4 if arch == "i386" else 8
     fmt = "<I" if word == 4 else "<Q"
     records = []
-    for call in range(3):
+
+    def set_args(call):
         args = [1000 * call + i + 1 for i in range(3)]
         if arch == "x86_64":
             for reg, value in zip(ARG_REGS, args):
@@ -94,14 +98,26 @@ def test_args_appends_records_and_counts_drops_when_full(arch):
             # cdecl at entry: [esp] is the return address, the arguments follow it.
             m.mem.write(STACK_SP, struct.pack("<4I", 0xDEAD, *args))
             records.append(tuple(args))
+
+    def stored():
+        return struct.unpack(f"<6{fmt[1]}", m.mem.read(DATA + 16, 6 * word))
+    for call in range(2):
+        set_args(call)
         before = _state(m, arch)
         _run(m)
         assert _state(m, arch) == before                     # registers, flags, red zone, frame
-    index = struct.unpack(fmt, m.mem.read(DATA, word))[0]
-    dropped = struct.unpack("<Q", m.mem.read(DATA + 8, 8))[0]
-    stored = struct.unpack(f"<6{fmt[1]}", m.mem.read(DATA + 16, 6 * word))
-    assert (min(index, spec.capacity), dropped) == (2, 1)
-    assert [stored[0:3], stored[3:6]] == records[:2]
+    assert [stored()[0:3], stored()[3:6]] == records[:2]
+    set_args(2)
+    start, commit, trap = (CODE + offset for offset in slot.sequence)
+    exit_ = m.run(CODE)
+    assert exit_.kind == TRAP and exit_.pc == trap + 1       # the drain trap, nothing lost
+    assert struct.unpack(fmt, m.mem.read(DATA, word))[0] == 2
+    assert [stored()[0:3], stored()[3:6]] == records[:2]
+    m.mem.write(DATA, bytes(word))                           # drained
+    exit_ = m.run(start)
+    assert exit_.kind == TRAP and exit_.pc == AFTER + 1
+    assert struct.unpack(fmt, m.mem.read(DATA, word))[0] == 1 and stored()[0:3] == records[2]
+    assert struct.unpack("<Q", m.mem.read(DATA + 8, 8))[0] == 0  # no drop counted
 
 
 @pytest.mark.parametrize("arch", ARCHES)
