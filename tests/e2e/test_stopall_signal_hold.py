@@ -13,6 +13,8 @@ from instrumenter.tracing.probes import Probe
 from trapline import Sandbox
 from trapline.probespec import parse_probe_spec
 
+from .static_c import build_static
+
 PROGRAM = r"""
 #include <signal.h>
 #include <stdio.h>
@@ -38,10 +40,7 @@ int main(void) {
 
 @pytest.fixture(scope="module")
 def program(tmp_path_factory) -> Path:
-    where = tmp_path_factory.mktemp("stopall_signals")
-    (where / "asig.c").write_text(PROGRAM)
-    subprocess.run(["gcc", "-O1", "-static", "-o", "asig", "asig.c"], cwd=where, check=True)
-    return where / "asig"
+    return build_static(tmp_path_factory, "asig", PROGRAM)
 
 
 @pytest.mark.e2e

@@ -20,6 +20,8 @@ from loader.elf import load_elf_file
 from trapline import Sandbox
 from trapline.probespec import parse_probe_spec
 
+from .static_c import build_static
+
 PROGRAM = r"""
 #include <stdio.h>
 long saved_sp, word = 0x1234;
@@ -42,10 +44,7 @@ FAR = 3 << 30
 
 @pytest.fixture(scope="module")
 def program(tmp_path_factory) -> Path:
-    where = tmp_path_factory.mktemp("task_scratch")
-    (where / "ts.c").write_text(PROGRAM)
-    subprocess.run(["gcc", "-O1", "-static", "-o", "ts", "ts.c"], cwd=where, check=True)
-    return where / "ts"
+    return build_static(tmp_path_factory, "ts", PROGRAM)
 
 
 def _sites(binary: Path) -> list[int]:
