@@ -104,3 +104,20 @@ def test_detach_leaves_the_probed_program_running_to_its_end(arch, tmp_path):
             break
         time.sleep(0.1)
     assert len(records.read_text().splitlines()) == 25
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_bt_and_finish_through_uretprobe_landings_show_the_programs_frames(arch):
+    """With a uretprobe on fib every pending fib call's return slot holds the probe's landing
+    (an int3 in the XOL page); gdb reads the return address it stands for there, so bt lists
+    fib's own callers down to main (it stopped at the landing before: `?? ()`, a corrupt
+    stack), and finish returns into fib. The probes still record every return."""
+    out = gdb_batch(sample(arch, "fib"), [
+        "break *fib", "continue", "continue", "continue", "bt", "delete", "finish", "p $pc",
+        "continue"],
+        args=("5",), probes=["uprobe:fib:fib", "uretprobe:fib:fib"], strategy="trampoline")
+    frames = re.findall(r"^#(\d+)\s+0x[0-9a-f]+ in (\S+) \(\)", out, re.M)
+    assert [name for _, name in frames] == ["fib", "fib", "fib", "main"]
+    assert "?? ()" not in out and "corrupt stack" not in out
+    assert re.search(r"\$1 = \(void \(\*\)\(\)\) 0x[0-9a-f]+ <fib\+\d+>", out)
+    assert "fib(5) = 5" in out
