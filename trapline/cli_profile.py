@@ -43,6 +43,11 @@ def profile(interval, event, mode, top, output_dir, record, walk_up, threshold, 
     from .sandbox import Sandbox
 
     console = Console(stderr=True, highlight=False)
+    if walk_up and record is not None:
+        # The recorded trace (trapline report) has no records for the walk's hooks and steps
+        # yet: refused rather than written without them.
+        raise click.UsageError("--record is not available with --walk-up (the trace format has "
+                               "no walk-up records); use -o DIR for walkup.json and the Chrome trace")
     try:
         sandbox = Sandbox(rootfs=rootfs, cwd=cwd, env=_parse_env(env), clear_env=clear_env, seed=seed,
                           writable=writable, strace=strace, verbose=verbose, capture=False,

@@ -152,3 +152,15 @@ def test_the_cli_reports_and_writes_walkup_json(tmp_path):
     assert spans[:4] == CHAIN                       # a track per hooked function, in order
     steps = [e["name"] for e in walk_events if e["ph"] == "i"]
     assert steps[0] == "insert identify leaf" and len(steps) == len(data["timeline"])
+
+
+def test_record_with_walk_up_is_refused_in_one_line(tmp_path):
+    """The recorded trace has no walk-up records: asking for both is a usage error (exit 2),
+    not a trace silently written without the walk."""
+    program = SAMPLES / "x86_64" / "callchain"
+    done = subprocess.run([sys.executable, "-m", "trapline", "profile", "--walk-up", "--record",
+                           str(tmp_path / "t.trace"), str(program), "60"],
+                          capture_output=True, cwd=ROOT, timeout=300)
+    assert done.returncode == 2 and not (tmp_path / "t.trace").exists()
+    assert "--record is not available with --walk-up" in done.stderr.decode()
+    assert b"Traceback" not in done.stderr
