@@ -10,27 +10,19 @@ return pointer found by unwinding and reset from the landing to the real return 
 text restored, the tool's pages unmapped; then the program runs on bare to the output it has
 unprobed. Addresses are fixed (no randomization), so the output is the same on every run.
 """
-import io
-from pathlib import Path
 
 from instrumenter.tracing.probes import Probe
 from instrumenter.tracing.records import Buffers
 from instrumenter.tracing.session import Session
-from kernel_model.fs import CapturedOutput
-from kernel_model.kernel import Kernel, KernelConfig
 
+from .explain_guest import spawn_fib
 from .probespec import parse_probe_spec
 
-ROOT = Path(__file__).resolve().parents[1]
 DETACH_AT_HIT = 6
 
 
 def explain_detach(arch: str = "x86_64", n: int = 8) -> str:
-    stdout = CapturedOutput(name=b"pipe:[1]")
-    kernel = Kernel(KernelConfig(stdin=CapturedOutput(), stdout=stdout, stderr=CapturedOutput(),
-                                 report=io.StringIO()))
-    program = ROOT / "samples" / "bin" / arch / "fib"
-    proc = kernel.spawn(str(program).encode(), [b"fib", str(n).encode()], [])
+    kernel, proc, stdout = spawn_fib(arch, n)
     records: list = []
     state: dict = {}
 

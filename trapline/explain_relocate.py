@@ -10,28 +10,20 @@ both ways, and the stack: every return address the recursion pushed is an ORIGIN
 thread's record that maps it back into the copy. Addresses are fixed (no randomization), so the
 output is the same on every run.
 """
-import io
-from pathlib import Path
 
 from instrumenter.insn.decode import decode
 from instrumenter.tracing.probes import Probe
 from instrumenter.tracing.records import Buffers
 from instrumenter.tracing.session import Session
-from kernel_model.fs import CapturedOutput
-from kernel_model.kernel import Kernel, KernelConfig
 
+from .explain_guest import spawn_fib
 from .probespec import parse_probe_spec
 
-ROOT = Path(__file__).resolve().parents[1]
 SHOW_AT_HIT = 3
 
 
 def explain_relocate(arch: str = "x86_64", n: int = 5) -> str:
-    stdout = CapturedOutput(name=b"pipe:[1]")
-    kernel = Kernel(KernelConfig(stdin=CapturedOutput(), stdout=stdout, stderr=CapturedOutput(),
-                                 report=io.StringIO()))
-    program = ROOT / "samples" / "bin" / arch / "fib"
-    proc = kernel.spawn(str(program).encode(), [b"fib", str(n).encode()], [])
+    kernel, proc, stdout = spawn_fib(arch, n)
     shown: list[str] = []
 
     def action(context):

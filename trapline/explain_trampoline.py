@@ -8,7 +8,6 @@ capstone, block by block under the seed's names and reference numerals (FIG. 6 b
 610-650, the handler copied in at FIG. 4 block 440); then the program runs and shows what the
 handler did. Addresses are fixed (no randomization), so the output is the same on every run.
 """
-import io
 from pathlib import Path
 
 import capstone
@@ -17,9 +16,8 @@ from instrumenter.strategies.user_handler import load_handler
 from instrumenter.tracing.probes import Probe
 from instrumenter.tracing.records import Buffers
 from instrumenter.tracing.session import Session
-from kernel_model.fs import CapturedOutput
-from kernel_model.kernel import Kernel, KernelConfig
 
+from .explain_guest import spawn_fib
 from .probespec import parse_probe_spec
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,11 +53,7 @@ def listing(page, arch: str) -> list[str]:
 
 def explain_trampoline(arch: str = "x86_64", handler: str | None = None, n: int = 10) -> str:
     spec = handler or str(ROOT / "samples" / "handlers" / arch / "limit_n.s")
-    stdout = CapturedOutput(name=b"pipe:[1]")
-    kernel = Kernel(KernelConfig(stdin=CapturedOutput(), stdout=stdout, stderr=CapturedOutput(),
-                                 report=io.StringIO()))
-    program = ROOT / "samples" / "bin" / arch / "fib"
-    proc = kernel.spawn(str(program).encode(), [b"fib", str(n).encode()], [])
+    kernel, proc, stdout = spawn_fib(arch, n)
     probe = Probe(parse_probe_spec("uprobe:fib:fib"), native="count", handler=load_handler(spec))
     session = Session(kernel, [probe], buffers=Buffers(), strategy="trampoline")
     session.attach(proc)

@@ -69,3 +69,18 @@ class ProbeStrategy:
     def forget(self, space) -> None:
         for name in self.tables:
             getattr(self, name).forget(space)
+
+
+def take_hook_off(site, hook, owner: str, address: int) -> bool:
+    """Remove one probe's hook from a site that keeps Python hooks in `site.hooks` and native
+    actions as (hook, slot, owner) in `site.natives` (trampoline and relocate sites); a probe
+    not there is a one-line error. True when it was a native action (the page changes)."""
+    natives = [n for n in site.natives if n[0] is hook] if site is not None else []
+    if site is None or (hook not in site.hooks and not natives):
+        raise InstrumenterError(f"no probe {owner} at {address:#x}")
+    if natives:
+        site.natives.remove(natives[0])
+    else:
+        site.hooks.remove(hook)
+    return bool(natives)
+

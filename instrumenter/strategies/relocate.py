@@ -22,7 +22,7 @@ import functools
 from dataclasses import dataclass, field
 
 from ..errors import InstrumenterError
-from .base import ProbeStrategy
+from .base import ProbeStrategy, take_hook_off
 from .native import new_slot
 from .placement import patch_site, validate_site
 from .relocate_blocks import FunctionCode, find_function
@@ -121,13 +121,7 @@ class RelocateProbes(ProbeStrategy):
     def remove(self, process, address: int, hook, owner: str) -> None:
         serial = process.space.serial
         site = self.sites.get((serial, address))
-        natives = [n for n in site.natives if n[0] is hook] if site is not None else []
-        if site is None or (hook not in site.hooks and not natives):
-            raise InstrumenterError(f"no probe {owner} at {address:#x}")
-        if natives:
-            site.natives.remove(natives[0])
-        else:
-            site.hooks.remove(hook)
+        take_hook_off(site, hook, owner, address)
         if not site.hooks and not site.natives:
             del self.sites[(serial, address)]
         function = self.functions[(serial, site.function)]

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from ..insn.decode import Insn, decode
 from ..errors import InstrumenterError
-from .base import ProbeStrategy
+from .base import ProbeStrategy, take_hook_off
 from .native import new_slot
 from .page_layout import (SCRATCH_SIZE, HandlerCall, Page, fault_namer, has_handler, lay_out,
                           slot_size)
@@ -190,13 +190,7 @@ class TrampolineProbes(ProbeStrategy):
         The trampolines stay in their XOL slots: a thread may still be running through one."""
         key = (process.space.serial, address)
         site = self.sites.get(key)
-        natives = [n for n in site.natives if n[0] is hook] if site is not None else []
-        if site is None or (hook not in site.hooks and not natives):
-            raise InstrumenterError(f"no probe {owner} at {address:#x}")
-        if natives:
-            site.natives.remove(natives[0])
-        else:
-            site.hooks.remove(hook)
+        natives = take_hook_off(site, hook, owner, address)
         calls = [h for h in site.handlers if h[0] is hook]
         if calls:
             site.handlers.remove(calls[0])
