@@ -75,6 +75,7 @@ class WalkUp:
         self.timeline: list[Step] = []
         self.tops: dict[FunctionId, list[FunctionId]] = {}     # hot spot -> where its walk ended
         self.joins: dict[FunctionId, FunctionId] = {}   # hot spot -> the walk it went on in
+        self.join_points: dict[FunctionId, list] = {}   # hot spot -> [(function met, level)]
         self.hooks = Hooks(self.session, self.door, on_identify=self._identified,
                            on_enter=self._entered, on_exit=self._exited)
 
@@ -178,6 +179,7 @@ class WalkUp:
     def _join(self, hot_spot: FunctionId, target, level: int) -> None:
         """`hot_spot`'s walk reached a function another hot spot's walk has: it goes on there."""
         self.joins.setdefault(hot_spot, target.hot_spot)
+        self.join_points.setdefault(hot_spot, []).append((target.function, level))
         self.timeline.append(Step(self._now(), "join", f"walk of {target.hot_spot.name}",
                                   target.function, level, hot_spot))
 
@@ -209,6 +211,39 @@ class WalkUp:
             if entry.hot_spot is not None:
                 chains.setdefault(entry.hot_spot, []).append(entry)
         return {spot: sorted(entries, key=lambda e: e.level) for spot, entries in chains.items()}
+
+    def tops_of(self, hot_spot: FunctionId) -> list[FunctionId]:
+        """Where `hot_spot`'s chain ended: its own tops and those of the walks it went on in."""
+        tops, pending, seen = [], [hot_spot], set()
+        while pending:
+            spot = pending.pop(0)
+            if spot in seen:
+                continue
+            seen.add(spot)
+            tops += [f for f in self.tops.get(spot, []) if f not in tops]
+            pending += [self.callers.entries[f].hot_spot for f, _ in self.join_points.get(spot, [])]
+        return tops
+
+    def full_chain(self, hot_spot: FunctionId) -> list[tuple[int, object]]:
+        """(level, entry) from `hot_spot` up to the top, following the walks it met: a walk that
+        reaches a function another walk has stops there (`_join`), but its chain goes on in the
+        other walk's levels from that function, renumbered from this hot spot."""
+        chains = self.chains()
+        levels = [(e.level, e) for e in chains.get(hot_spot, [])]
+        have = {e.function for _, e in levels}
+        pending, seen = list(self.join_points.get(hot_spot, [])), {hot_spot}
+        while pending:
+            function, level = pending.pop(0)
+            other = self.callers.entries[function]
+            if other.hot_spot is None or other.hot_spot in seen:
+                continue
+            seen.add(other.hot_spot)
+            pending += [(f, level + n - other.level) for f, n in self.join_points.get(other.hot_spot, [])]
+            for entry in chains.get(other.hot_spot, []):
+                if entry.level >= other.level and entry.function not in have:
+                    have.add(entry.function)
+                    levels.append((level + entry.level - other.level, entry))
+        return sorted(levels, key=lambda pair: pair[0])
 
 
 def _leaf_function(sample) -> FunctionId | None:

@@ -120,6 +120,30 @@ def test_full_instrumentation_counts_what_the_program_counts(arch):
     assert cost.hooks == sum(e.hook_runs for e in full.callers)
 
 
+def test_a_walk_that_meets_another_goes_on_in_its_chain(arch):
+    # a threshold of 1% makes every sampled function of the first window hot: leaf's walk meets
+    # the walk of its caller (hot itself) one level up, and its chain goes on in that walk
+    run = _walk([SAMPLES / arch / "callchain", "60"], threshold=1)
+    walk, calls = run.walk, _sampled_calls(run.profile)
+    met = [spot for spot in walk.detector.decided if spot in walk.joins]
+    assert met, "no walk met another: the case is not exercised"
+    for spot in met:
+        chain = walk.full_chain(spot)
+        assert len(chain) > len(walk.chains()[spot])           # it went on in the other walk
+        assert {e.hot_spot for _, e in chain} - {spot}          # ... whose entries these are
+        by_level = {}
+        for level, entry in chain:
+            by_level.setdefault(level, set()).add(entry.function.name)
+        assert sorted(by_level) == list(range(len(by_level)))   # no level skipped
+        for level in range(1, len(by_level)):                   # each a real caller one level down
+            assert all(any((f, g) in calls for g in by_level[level - 1]) for f in by_level[level])
+        assert [f.name for f in walk.tops_of(spot)] == ["main"]
+    data = {s["function"]: s for s in walkup_json(run)["hot_spots"]}
+    for spot in met:
+        assert [level["function"] for level in data[spot.name]["chain"]] == \
+            [e.function.name for _, e in walk.full_chain(spot)]
+
+
 def test_the_perturbation_comparison_is_exact(arch):
     argv = [str(SAMPLES / arch / "callchain"), "200"]
     run = _walk(argv)

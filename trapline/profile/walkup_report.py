@@ -18,9 +18,10 @@ def _name(function) -> str:
     return function.name if function is not None else "?"
 
 
-def _level(entry) -> dict:
+def _level(level: int, entry) -> dict:
     m = entry.metric
-    return {"level": entry.level, "function": entry.function.name, "module": entry.function.module,
+    return {"level": level, "function": entry.function.name, "module": entry.function.module,
+            "walk": _name(entry.hot_spot),
             "entry": entry.function.entry, "state": entry.state, "invocations": m.invocations,
             "returns": m.returns, "abandoned": m.abandoned, "hook_runs": entry.hook_runs,
             "insns_inclusive": m.insns_inclusive, "insns_exclusive": m.insns_exclusive,
@@ -51,7 +52,6 @@ def _same_output(c: Comparison) -> bool:
 def walkup_json(run: WalkUpRun) -> dict:
     walk = run.walk
     o = walk.options
-    chains = walk.chains()
     return {
         "format": "trapline-walkup", "version": 1,
         "options": {"threshold": o.threshold, "top": o.top, "window": o.window,
@@ -60,8 +60,8 @@ def walkup_json(run: WalkUpRun) -> dict:
         "windows": walk.detector.windows,
         "hot_spots": [{"function": s.function.name, "module": s.function.module,
                        "window": s.window, "samples": s.samples, "share": round(s.share, 2),
-                       "by": s.by, "chain": [_level(e) for e in chains.get(s.function, [])],
-                       "top": [f.name for f in walk.tops.get(s.function, [])],
+                       "by": s.by, "chain": [_level(n, e) for n, e in walk.full_chain(s.function)],
+                       "top": [f.name for f in walk.tops_of(s.function)],
                        "joins": _name(walk.joins.get(s.function)) if s.function in walk.joins else None}
                       for s in walk.detector.decided.values()],
         "timeline": [{"ts": s.ts, "action": s.action, "kind": s.kind, "function": s.function.name,
@@ -126,7 +126,8 @@ def tables(run: WalkUpRun) -> list[Table]:
             callers = ", ".join([f"{c['function']}×{c['calls']}" + ("?" if c["uncertain"] else "")
                                  for c in level["callers"]]
                                 + [f"{c['address']}×{c['calls']} (no symbol)" for c in level["unnamed_callers"]])
-            chain.add_row(str(level["level"]), level["function"], level["state"],
+            walked = "" if level["walk"] == spot["function"] else f" (walk of {level['walk']})"
+            chain.add_row(str(level["level"]), level["function"] + walked, level["state"],
                           str(level["invocations"]), str(level["insns_inclusive"]),
                           str(level["insns_exclusive"]), str(level["time_inclusive"]), callers)
         notes = []
