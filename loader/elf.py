@@ -126,7 +126,8 @@ def _build_for(arch: ElfArch, data: bytes, path: str, pie_base: int | None,
     return LoadedImage(path=path, arch=arch.name, bits=arch.bits, entry=entry, segments=segments,
                        phdr_addr=phdr_addr, phent=arch.phent, phnum=len(phdrs), interp=interp,
                        is_pie=is_pie, load_bias=bias, symbol_reader=SymbolReader(data, bias, segments),
-                       executable_stack=ph_rules.executable_stack(phdrs), read_implies_exec=implies_exec)
+                       executable_stack=ph_rules.executable_stack(phdrs), read_implies_exec=implies_exec,
+                       dynamic=ph_rules.dynamic_address(phdrs, bias))
 
 
 def load_elf(data: bytes, path: str = "<memory>", pie_base: int | None = None, *,

@@ -54,6 +54,9 @@ class LoadedImage(NamedTuple):
     # READ_IMPLIES_EXEC: the kernel sets the personality and the stack from them at exec.
     executable_stack: int = 0
     read_implies_exec: bool = False
+    # PT_DYNAMIC's address, relocated (0: none, a static program): the dynamic table ld.so
+    # relocates by, which loader/relocations.py reads back for a tool.
+    dynamic: int = 0
 
     @property
     def symbols(self) -> "SymbolTable":

@@ -11,7 +11,7 @@ from loader.arch import PAGE_SIZE, ElfArch
 from loader.errors import LoaderError
 from loader.image import PERM_R, PERM_W, PERM_X, Segment
 
-PT_LOAD, PT_INTERP, PT_PHDR = 1, 3, 6
+PT_LOAD, PT_DYNAMIC, PT_INTERP, PT_PHDR = 1, 2, 3, 6
 PT_GNU_STACK = 0x6474E551
 PF_X, PF_W, PF_R = 1, 2, 4
 
@@ -40,6 +40,11 @@ def elf_perms(flags: int) -> int:
 
 
 PATH_MAX = 4096
+
+
+def dynamic_address(phdrs: list[ProgramHeader], bias: int) -> int:
+    """PT_DYNAMIC's address where the image is mapped, 0 when there is none."""
+    return next((ph.vaddr + bias for ph in phdrs if ph.type == PT_DYNAMIC), 0)
 
 
 def interpreter_path(phdrs: list[ProgramHeader], data: bytes) -> bytes | None:

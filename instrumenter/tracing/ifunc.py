@@ -11,7 +11,16 @@ resolver in the inferior, here observed when ld.so calls it. The placed probes t
 call, including the one that follows a lazy binding (the hook runs before ld.so jumps to the
 implementation). The resolver is hooked for a probe that is not enabled yet too (--enable-at,
 Session.add_probe later): enabled after ld.so has resolved, it goes where the resolver said.
+
+A probe first asked for after the resolver ran (Session.add_probe from an action) had nobody
+watching: it finds what ld.so bound in the GOT slots it filled (`bound_implementations`: the
+IRELATIVE slots of the IFUNC's own library, and every object's GLOB_DAT/JUMP_SLOT/word slots
+naming the symbol), as gdb reads a bound PLT slot; a slot still lazy (pointing at its PLT) names
+no implementation, and the resolver's return hook catches that binding when it happens.
 """
+from __future__ import annotations
+
+from loader.relocations import got_slots
 
 
 class IfuncResolution:
@@ -49,10 +58,14 @@ class IfuncResolution:
         """The resolver returned `implementation`: remembered for the space (a probe enabled
         later goes there), and every enabled probe on this IFUNC placed there."""
         process = thread.process
-        self.resolved_in.setdefault(process.space.serial, set()).add(implementation)
+        self.remember(process, implementation)
         for probe in self.probes:
             if probe.enabled:
                 self._place(process, probe, implementation)
+
+    def remember(self, process, implementation: int) -> None:
+        """Where this IFUNC resolved in `process`'s space (from its GOT, `enable` places)."""
+        self.resolved_in.setdefault(process.space.serial, set()).add(implementation)
 
     def _place(self, process, probe, implementation: int) -> None:
         key = (process.space.serial, implementation, self.probes.index(probe))
@@ -64,3 +77,23 @@ class IfuncResolution:
         self.hooked = {key for key in self.hooked if key[0] != serial}
         self.resolved_in.pop(serial, None)
         self.placed = {key for key in self.placed if key[0] != serial}
+
+
+def bound_implementations(door, process, mapped, name: str, resolver: int) -> list[int]:
+    """The addresses ld.so has stored for IFUNC `name` (resolver `resolver`, in `mapped`) in
+    `process`'s GOT slots. A bound slot points into `mapped` (the implementations are often
+    local symbols that a stripped libc does not name), never at the resolver; a lazy one still
+    holds its PLT stub."""
+    word = door.arch(process).word
+    found = set()
+    for other in door.images(process):
+        if other.image is None:
+            continue
+        for slot in got_slots(other.image):
+            if not (slot.resolver == resolver if slot.kind == "irelative" else slot.symbol == name):
+                continue
+            raw = door.peek(process, slot.address, word)
+            value = int.from_bytes(raw, "little") if raw is not None else None
+            if value is not None and value not in (resolver, slot.lazy) and mapped.base <= value < mapped.end:
+                found.add(value)
+    return sorted(found)

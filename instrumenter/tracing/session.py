@@ -14,7 +14,7 @@ from .dynamic import DynamicProbes, Placement
 from ..errors import InstrumenterError
 from .event_probes import EventProbes
 from ..profiler.probe_source import ProfileProbes
-from .ifunc import IfuncResolution
+from .ifunc import IfuncResolution, bound_implementations
 from ..children.monitor import ProcessMonitor
 from ..strategies.native import NativeHit
 from .probes import SYSCALL, UPROBE, URETPROBE, Probe
@@ -126,6 +126,9 @@ class Session:
                 resolution = self._ifunc_resolution(mapped, probe)
                 resolution.hook(process, address)
                 if candidates is not None:              # enabled now: resolved already?
+                    for implementation in bound_implementations(self.debug, process, mapped,
+                                                                probe.spec.function, address):
+                        resolution.remember(process, implementation)
                     resolution.enable(process, probe)
                 self._say(probe, address, "pending on its IFUNC resolver")
             else:

@@ -48,3 +48,28 @@ def test_strlen_return_probe_reports_the_lengths(arch, variant, dyn_samples_root
                             "uretprobe:libc.so.6:strlen")
     printed = [int(line.rsplit(b"=", 1)[1]) for line in output.splitlines() if b"strlen[" in line]
     assert [e["retval"] for e in events] == printed == [0, 1, 5, 12, 32, 65]
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_strlen_probe_first_added_after_the_binding_is_read_from_the_got(arch, variant, dyn_samples_rootfs):
+    """The return probe on strlen is first added by the first write(2) of a length: strlen's
+    resolver ran already (the PLT slot is bound, lazily or at load) and nobody watched it. The
+    probe goes where the GOT slots point (instrumenter/tracing/ifunc.py bound_implementations)
+    and reports exactly the five lengths printed after that."""
+    from instrumenter.tracing.probes import Probe
+    from trapline import Sandbox
+    from trapline.probespec import parse_probe_spec
+    late = Probe(parse_probe_spec("uretprobe:libc.so.6:strlen"))
+    sessions = []
+
+    def add_late(ctx):
+        if late not in sessions[0].probes:
+            sessions[0].add_probe(late)
+    trigger = Probe(parse_probe_spec("uprobe:libc.so.6:write"), action=add_late)
+    result = Sandbox(rootfs=str(dyn_samples_rootfs(arch)), clear_env=True, probes=[trigger],
+                     on_start=lambda kernel, proc, session: sessions.append(session)).run(
+        [f"/{EXTRA_DIR}/strlen_calls{variant}"])
+    printed = [int(line.rsplit(b"=", 1)[1]) for line in result.stdout.splitlines()]
+    assert printed == [0, 1, 5, 12, 32, 65]
+    assert [r.retval for r in result.records if r.probe == late.spec.text] == printed[1:]

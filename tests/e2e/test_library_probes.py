@@ -131,3 +131,28 @@ def test_an_ifunc_probe_enabled_after_its_resolver_ran_goes_where_it_resolved(pr
         Sandbox(probes=[late], clear_env=True).run([str(program), "0", *args])
         return late.hits
     assert reached and strlen_hits("hello", "tracing!") - strlen_hits() == 2
+
+
+def test_an_ifunc_probe_first_added_after_ld_so_bound_it_is_read_from_the_got(program: Path):
+    """Nobody watched strlen's resolver: the probe is first added by main's action
+    (Session.add_probe), after ld.so stored the implementation in the GOT slot of the program's
+    `length = strlen`. It is placed where that slot (and libc's own IRELATIVE slots) point, and
+    sees exactly the program's strlen calls on its arguments: two more arguments, two more hits."""
+    from instrumenter.tracing.probes import Probe
+    from trapline import Sandbox
+    from trapline.probespec import parse_probe_spec
+
+    def strlen_hits(*args: str) -> tuple[int, list]:
+        late = Probe(parse_probe_spec("uprobe:libc.so.6:strlen"), nargs=1)
+        sessions = []
+
+        def add_late(ctx):
+            if late not in sessions[0].probes:
+                sessions[0].add_probe(late)
+        at_main = Probe(parse_probe_spec("uprobe:lp:main"), action=add_late)
+        result = Sandbox(probes=[at_main], clear_env=True,
+                         on_start=lambda kernel, proc, session: sessions.append(session)).run(
+            [str(program), "0", *args])
+        assert result.stdout.endswith(b"ok\n")
+        return late.hits
+    assert strlen_hits("hello", "tracing!") - strlen_hits() == 2
