@@ -292,6 +292,12 @@ class DebugInterface(PatchAccess, SyscallAccess, ProcessAccess, SyscallStops, Tr
         for watcher in self.syscall_watchers:
             watcher.syscall_entry(thread, name, args)
 
+    def syscall_resumed(self, thread, name: str, args) -> bool:
+        """A call its tracer stopped at the entry runs now: True if a watcher stops it again
+        (the exit stop of exit/exit_group, kernel_model/trace_syscall_stops.py)."""
+        return any(watcher.syscall_resumed(thread, name, args) for watcher in self.syscall_watchers
+                   if hasattr(watcher, "syscall_resumed"))
+
     def syscall_exit(self, thread, name: str, args, result: int) -> None:
         for watcher in self.syscall_watchers:
             watcher.syscall_exit(thread, name, args, result)

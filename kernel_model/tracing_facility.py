@@ -360,6 +360,7 @@ class TracingFacility:
         for thread in threads_of:
             self._tracing["stops"].pop(thread.tid, None)
             self._tracing["passing"].pop(thread.tid, None)
+            self._tracing.get("dying", {}).pop(thread.tid, None)
         traced = self._traced(process)
         if traced is None:
             return

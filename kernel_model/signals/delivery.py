@@ -104,7 +104,10 @@ class Signals:
                     if t.state == RUNNABLE:
                         t.state = STOPPED
                 return
-            self.kernel.kill(proc, sig, "", core=sig in CORE_BY_DEFAULT)
+            core = sig in CORE_BY_DEFAULT
+            if self.kernel.debug.trace_death(thread, sig, sig | (0x80 if core else 0)):
+                return                  # its tracer's exit stop first; resumed, it dies
+            self.kernel.kill(proc, sig, "", core=core)
             return
         self._finish_interrupted_call(thread, restart=bool(flags & SA_RESTART))
         self._setup_frame(thread, sig, handler, flags, restorer, mask, info)

@@ -214,8 +214,9 @@ class SyscallDispatcher:
         """Tell the watchers a call starts (a restarted call entered once already); whether
         the thread's tracer stopped it there (kernel_model/trace_syscall_stops.py)."""
         thread = ctx.thread
-        if thread.restart:
-            return False
+        if thread.restart:          # entered once: only an exit stop may still be due
+            return ENTRY_STOPPED in thread.restart and \
+                self.kernel.debug.syscall_resumed(thread, call.name, args)
         thread.syscall_abi = ctx.abi
         self.kernel.debug.syscall_entry(thread, call.name, args)
         return bool(thread.restart) and ENTRY_STOPPED in thread.restart

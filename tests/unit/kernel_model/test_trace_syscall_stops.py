@@ -151,3 +151,79 @@ def test_the_exit_event_stops_the_thread_before_its_process_goes(arch):
     assert [entry[:4] for entry in stops] == [("exit", 101, 9, 4), ("exited", 101, 9 << 8),
                                               ("exit", 100, 0, 4), ("exited", 100, 0)]
     assert all(entry[4].event == "exit" for entry in stops if entry[0] == "exit")
+
+
+def test_with_syscall_entry_too_the_exit_call_stops_at_its_entry_then_at_its_exit(arch):
+    """ptrace's order for exit_group under PTRACE_O_TRACEEXIT and PTRACE_SYSCALL: the
+    syscall-enter-stop, then, resumed, the PTRACE_EVENT_EXIT stop; then the process goes."""
+    kernel, proc = _kernel(arch, "fib", "10")
+    tracer = Tracer(kernel.debug)
+    kernel.debug.attach(proc, tracer, TraceEvent.SYSCALL_ENTRY | TraceEvent.EXIT)
+    assert kernel.run(proc) == 0
+    assert tracer.log[-2:] == [("syscall-entry", "exit_group", None), ("exit", "exit_group", 0)]
+    assert [entry[0] for entry in tracer.log].count("exit") == 1
+
+
+def test_a_tracer_that_turns_exit_into_another_call_gets_no_exit_stop(arch):
+    """At exit_group's entry stop the tracer makes the call getpid (-ENOSYS style rewrites
+    are how strace -e inject works): no exit stop for it; the program's own exit still has."""
+    kernel, proc = _kernel(arch, "fib", "10")
+    changed = []
+
+    def rewrite(stop):
+        if stop.syscall == "exit_group" and not changed:
+            cpu = kernel.debug.cpu(stop.thread.process)
+            number = {"i386": 20, "x86_64": 39}[arch]          # getpid
+            cpu.set_register("eax" if arch == "i386" else "rax", number)
+            changed.append(stop)
+    tracer = Tracer(kernel.debug, on_entry=rewrite)
+    kernel.debug.attach(proc, tracer, TraceEvent.SYSCALL_ENTRY | TraceEvent.EXIT)
+    assert kernel.run(proc) == 0
+    first = tracer.log.index(("syscall-entry", "exit_group", None))
+    assert changed and tracer.log[first + 1][0] != "exit"
+    # musl's _Exit goes on to exit(2) after exit_group: that one stops at entry, then exit
+    assert tracer.log[-2:] == [("syscall-entry", "exit", None), ("exit", "exit", 0)]
+
+
+class DeathTracer:
+    def __init__(self, debug):
+        self.debug, self.log = debug, []
+
+    def trace_stop(self, stop):
+        self.log.append((stop.event, stop.signal, stop.result))
+        self.debug.resume(stop.thread, stop.signal if stop.event == "signal" else None)
+
+    def trace_exit(self, pid, status):
+        self.log.append(("exited", pid, status))
+
+
+def test_a_death_by_signal_stops_at_exit_first(arch):
+    """PTRACE_EVENT_EXIT comes for a signal death too: SIGTERM (default: terminate) stops the
+    thread with the wait status 15, its memory still readable; resumed, the process dies of
+    it. With SIGNAL in the mask, the signal stop comes first and only once."""
+    from kernel_model.signals import SIGTERM
+    for events, expected in ((TraceEvent.EXIT, [("exit", SIGTERM, SIGTERM)]),
+                             (TraceEvent.EXIT | TraceEvent.SIGNAL,
+                              [("signal", SIGTERM, None), ("exit", SIGTERM, SIGTERM)])):
+        kernel, proc = _kernel(arch, "fib", "20")
+        tracer = DeathTracer(kernel.debug)
+        kernel.debug.attach(proc, tracer, events)
+        kernel.signals.post(proc, SIGTERM)
+        assert kernel.run(proc) == SIGTERM
+        assert tracer.log == expected + [("exited", proc.pid, SIGTERM)]
+
+
+def test_a_core_dumping_death_reports_the_core_bit_and_sigkill_never_stops(arch):
+    from kernel_model.signals import SIGKILL, SIGQUIT
+    kernel, proc = _kernel(arch, "fib", "20")
+    tracer = DeathTracer(kernel.debug)
+    kernel.debug.attach(proc, tracer, TraceEvent.EXIT)
+    kernel.signals.post(proc, SIGQUIT)
+    assert kernel.run(proc) == SIGQUIT | 0x80
+    assert tracer.log == [("exit", SIGQUIT, SIGQUIT | 0x80), ("exited", proc.pid, SIGQUIT | 0x80)]
+    kernel, proc = _kernel(arch, "fib", "20")
+    tracer = DeathTracer(kernel.debug)
+    kernel.debug.attach(proc, tracer, TraceEvent.EXIT | TraceEvent.SIGNAL)
+    kernel.signals.post(proc, SIGKILL)
+    assert kernel.run(proc) == SIGKILL
+    assert tracer.log == [("exited", proc.pid, SIGKILL)]
