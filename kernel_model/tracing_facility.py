@@ -41,6 +41,7 @@ Where the events stop (ttrace's rules, as gdb's inf-ttrace.c relies on them):
   exec   the thread stops at the new image's entry.
   syscall-entry / syscall-exit   before / after a system call (kernel_model/trace_syscall_stops.py).
   signal before delivery, unless the signal passes; SIGKILL never stops.
+  exit   at exit/exit_group and before a death by signal (kernel_model/trace_syscall_stops.py).
 """
 from dataclasses import dataclass, field
 
