@@ -17,6 +17,8 @@ from __future__ import annotations
 import sys
 import traceback
 
+import click
+
 from instrumenter.errors import InstrumenterError
 from kernel_model import errno as E
 from kernel_model.errors import ExecFailed, KernelError, KernelPanic
@@ -30,8 +32,8 @@ USAGE, CANNOT_EXECUTE, NOT_FOUND, STOPPED, INTERNAL = 2, 126, 127, 124, 70
 def status_for(error: BaseException) -> int:
     if isinstance(error, ExecFailed):
         return NOT_FOUND if error.errno == E.ENOENT else CANNOT_EXECUTE
-    if isinstance(error, (UsageError, InstrumenterError)):
-        return USAGE
+    if isinstance(error, (UsageError, InstrumenterError, click.UsageError)):
+        return USAGE                   # (click's UsageError: an option checked in a command's body)
     if isinstance(error, LoaderError):
         return CANNOT_EXECUTE
     from kernel_model.kernel import Deadlock, InstructionBudgetExceeded
@@ -49,6 +51,8 @@ def exit_for(error: BaseException, echo) -> None:
         echo(f"trapline: internal error (a bug in trapline, please report it): "
              f"{type(error).__name__}: {error}")
         echo("".join(traceback.format_exception(error)).rstrip())
+    elif isinstance(error, click.ClickException):
+        echo(f"trapline: {error.format_message()}")
     else:
         echo(f"trapline: {error}")
     sys.exit(status)

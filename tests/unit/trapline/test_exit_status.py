@@ -54,3 +54,20 @@ def test_bugs_and_refused_requests_are_separate_hierarchies():
     assert issubclass(KernelPanic, InternalError) and not issubclass(KernelPanic, TraplineError)
     assert issubclass(UnicornInternalsError, InternalError)
     assert not issubclass(InternalError, TraplineError)
+
+
+@pytest.mark.parametrize("argv,says", [
+    (["gdbserver", "--listen", "nonsense", "--", "/bin/true"], "Invalid value for --listen: 'nonsense' is not HOST:PORT"),
+    (["gdbserver", "--", "/bin/true"], "give exactly one of --stdio and --listen HOST:PORT"),
+    (["gdbserver", "--stdio", "-E", "bogus", "--", "/bin/true"], "Invalid value for --env: 'bogus' is not KEY=VALUE"),
+    (["trace", "--handler-fxsave", "-p", "uprobe:true:main", "--", "/bin/true"], "--handler-fxsave needs --handler"),
+])
+def test_options_checked_in_a_commands_body_are_usage_errors_in_one_line(argv, says):
+    """click's UsageError/BadParameter raised after parsing (in the command's body) is the
+    user's error, status 2 and one line, not an internal error with a traceback."""
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-m", "trapline", *argv], capture_output=True,
+                          stdin=subprocess.DEVNULL, timeout=120)
+    assert done.returncode == USAGE
+    assert done.stderr.decode().splitlines() == [f"trapline: {says}"]
