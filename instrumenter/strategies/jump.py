@@ -36,7 +36,7 @@ from .base import ProbeStrategy
 from .native import NativeData, new_slot, status_flags_dead
 from .native_collector import NativeCollector
 from .page_layout import SCRATCH_SIZE, HandlerCall, fault_namer, lay_out, slot_size
-from .user_handler import handler_of
+from .user_handler import check_handler_of, handler_of
 from .placement import image_at, patch_site, validate_site
 from ..insn.policy import InsnClass, classify, patched_range_conflict
 from ..insn.relocate import relocate
@@ -185,6 +185,7 @@ class JumpProbes(ProbeStrategy):
 
     # ---- placing -------------------------------------------------------------------------
     def place(self, process, address: int, hook, owner: str) -> JumpSite:
+        check_handler_of(hook, self.debug.arch(process).name)
         key = (process.space.serial, address)
         site = self.sites.get(key) or self._new_site(process, address, owner)
         self._add_hook(process, site, hook, owner)

@@ -29,7 +29,7 @@ from .page_layout import (SCRATCH_SIZE, HandlerCall, Page, fault_namer, has_hand
                           slot_size)
 from .placement import patch_site, validate_site
 from .task_scratch import TaskScratch
-from .user_handler import handler_of
+from .user_handler import check_handler_of, handler_of
 from ..insn.relocate import relocate
 from .xol import XolArea
 
@@ -84,6 +84,7 @@ class TrampolineProbes(ProbeStrategy):
 
     # ---- setup (FIG. 4) ----------------------------------------------------------------------
     def place(self, process, address: int, hook, owner: str) -> Site:
+        check_handler_of(hook, self.debug.arch(process).name)
         key = (process.space.serial, address)
         site = self.sites.get(key)
         if site is not None:

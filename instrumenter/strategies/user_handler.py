@@ -82,6 +82,14 @@ class UserHandler:
         return code
 
 
+def check_handler_of(hook, arch: str) -> None:
+    """Refuse a probe whose handler cannot run in `arch` (it does not assemble, or its object is
+    built for the other arch) before a strategy patches anything: a refusal leaves no site."""
+    handler = handler_of(hook)
+    if handler is not None:
+        handler.code_size(arch)
+
+
 def handler_of(hook) -> UserHandler | None:
     """The user handler a strategy must call for `hook`: its probe's, when the probe is an entry
     uprobe (a uretprobe's entry hook, an IFUNC resolver's watch, have none to call)."""

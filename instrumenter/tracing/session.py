@@ -17,6 +17,7 @@ from ..profiler.probe_source import ProfileProbes
 from .ifunc import IfuncResolution, bound_implementations
 from ..children.monitor import ProcessMonitor
 from ..strategies.native import NativeHit
+from ..strategies.user_handler import check_handler_of
 from .probes import SYSCALL, UPROBE, URETPROBE, Probe
 from .records import Buffers
 from .uretprobes import ReturnProbes
@@ -177,6 +178,10 @@ class Session:
         removable = getattr(probe, "removable", False)
         if removable and self._placed_through_shared_site(process, address, probe):
             return None
+        try:                # a handler that cannot run is the handler's fault, whatever the strategy
+            check_handler_of(hook, self.debug.arch(process).name)
+        except InstrumenterError as bad:
+            raise InstrumenterError(f"{probe.spec.text}: {bad}") from None
         if self.strategy != "auto":
             strategy = self.strategies.get(self.strategy)
             if strategy is None:

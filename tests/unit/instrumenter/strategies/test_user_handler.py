@@ -125,3 +125,32 @@ def test_only_an_entry_uprobes_hook_has_a_handler_to_call():
     assert handler_of(SimpleNamespace(probe=ret)) is None                  # its entry hook
     assert handler_of(SimpleNamespace(probe=SimpleNamespace())) is None    # an IFUNC watch
     assert handler_of(object()) is None
+
+
+@pytest.mark.parametrize("strategy", ["auto", "jump", "trampoline"])
+def test_a_handler_that_cannot_run_is_refused_before_anything_is_patched(strategy, tmp_path):
+    """An i386-only instruction in an x86-64 handler: the refusal names the probe and the
+    handler in one line, under auto too (not as every strategy's failure), and leaves the
+    probed text as it was: a jump site half made by the first attempt had made the next
+    strategy say the address was already patched."""
+    import io
+
+    from instrumenter.tracing.probes import Probe
+    from instrumenter.tracing.records import Buffers
+    from instrumenter.tracing.session import Session
+    from kernel_model.fs import CapturedOutput
+    from kernel_model.kernel import Kernel, KernelConfig
+    from trapline.probespec import parse_probe_spec
+    source = tmp_path / "bad.s"
+    source.write_text("pushad\nret\n")                      # no PUSHAD in 64-bit mode
+    kernel = Kernel(KernelConfig(stdin=CapturedOutput(), stdout=CapturedOutput(),
+                                 stderr=CapturedOutput(), report=io.StringIO()))
+    path = str(HANDLERS.parents[1] / "samples" / "bin" / "x86_64" / "fib").encode()
+    proc = kernel.spawn(path, [path, b"5"], [])
+    probe = Probe(parse_probe_spec("uprobe:fib:fib"), handler=load_handler(str(source)))
+    session = Session(kernel, [probe], buffers=Buffers(drain=lambda records: None), strategy=strategy)
+    with pytest.raises(InstrumenterError) as refused:
+        session.attach(proc)
+    assert str(refused.value).startswith(f"uprobe:fib:fib: handler {source} (x86_64): cannot assemble")
+    assert "no strategy" not in str(refused.value) and "\n" not in str(refused.value)
+    assert kernel.debug.patches_overlapping(proc, 0, 1 << 47) == []
