@@ -14,7 +14,9 @@ TOP_FUNCTIONS = 25
 def _table(title: str, columns: list[tuple[str, str]]) -> Table:
     table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
     for name, justify in columns:
-        table.add_column(name, justify=justify)
+        # fold, not ellipsis: a narrow terminal must not cut "ld-linux-x86-64.so.2+0x1a2b3"
+        # down to a prefix that every unnamed function of the module shares
+        table.add_column(name, justify=justify, overflow="fold")
     return table
 
 
