@@ -8,6 +8,8 @@ Events are delivered synchronously, in the order they happen, to every subscribe
   exec(process, path, argv)            after a successful execve committed the new image
   exit(process, status)                a process became a zombie (wait status word)
   signal(process, thread, signal, info) a signal is delivered (or takes its default action)
+  signal_ignored(process, thread, signal, info)  a signal was taken and ignored (SIG_IGN, or
+                                       ignored by default as SIGCHLD is): a tracer sees it still
   space_released(space)                no process uses `space` any more (its last user exited,
                                        or exec replaced its image): the last moment its memory
                                        can be read; then it is freed and its serial is never
@@ -346,6 +348,9 @@ class DebugInterface(PatchAccess, SyscallAccess, ProcessAccess, SyscallStops, Tr
 
     def signal(self, process, thread, signal: int, info: dict | None = None) -> None:
         self._emit("signal", process, thread, signal, info)
+
+    def signal_ignored(self, process, thread, signal: int, info: dict | None = None) -> None:
+        self._emit("signal_ignored", process, thread, signal, info)
 
     def image_mapped(self, process, mapped) -> None:
         """A shared object's code was mapped in `process` after exec (ld.so loading a library,

@@ -408,11 +408,13 @@ class Kernel:
     def symbolize(self, proc: Process, addr: int) -> str:
         return symbolize(proc, addr)
 
-    def kill(self, proc: Process, signal: int, detail: str = "", *, core: bool = False) -> None:
-        """Terminate `proc` by `signal` (its default action)."""
+    def kill(self, proc: Process, signal: int, detail: str = "", *, core: bool = False,
+             info: dict | None = None) -> None:
+        """Terminate `proc` by `signal` (its default action); `info`: the siginfo of a signal
+        that was delivered (a tracer prints it before the death, as strace does)."""
         if detail:
             self.report(f"pid {proc.pid} killed by {signal_name(signal)}" + (f": {detail}" if detail else ""))
-        self.debug.signal(proc, None, signal)
+        self.debug.signal(proc, None, signal, info)
         self.terminate(proc, signal | (0x80 if core else 0))
 
     def exit_process(self, proc: Process, code: int) -> None:

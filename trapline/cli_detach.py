@@ -83,6 +83,8 @@ class _OnSignal:
         if signal == self.wanted and self.trigger.session.monitor.is_traced(process):
             self.trigger.soon()
 
+    signal_ignored = signal         # an ignored signal is taken all the same
+
 
 def _signal_number(name: str) -> int:
     from kernel_model.signals import SIGNAL_NAMES

@@ -8,8 +8,9 @@ and the event's own fields, in a fixed order:
   fork, vfork   child_pid
   exec          path, argv
   exit          code (exited) or signal (killed), core (1 when it dumped core)
-  signal:NAME   signal, action ("handler": a handler frame was built; "killed": its default
-                action ended the process), code (si_code, for a handler)
+  signal:NAME   signal, action ("handler": a handler frame was built; "ignored": SIG_IGN or
+                ignored by default; "killed": its default action ended the process), code
+                (si_code, for a handler or an ignored signal)
 Only processes the session traces produce records (the children policy decides about
 children: instrumenter/children/policies.py).
 """
@@ -66,13 +67,16 @@ class EventProbes:
             fields = (("code", status >> 8 & 0xff),)
         self._proc("exit", process, fields)
 
-    def signal(self, process, thread, signal: int, info: dict | None) -> None:
+    def signal(self, process, thread, signal: int, info: dict | None, action: str = "handler") -> None:
         if not self.session.monitor.is_traced(process):
             return
         if thread is None:
             fields = (("signal", signal_name(signal)), ("action", "killed"))
         else:
-            fields = (("signal", signal_name(signal)), ("action", "handler"),
+            fields = (("signal", signal_name(signal)), ("action", action),
                       ("code", (info or {}).get("code", 0)))
         for probe in self._probes(SIGNAL, lambda spec: spec.signal == signal):
             self._record(probe, process, thread, signal_name(signal), fields)
+
+    def signal_ignored(self, process, thread, signal: int, info: dict | None) -> None:
+        self.signal(process, thread, signal, info, action="ignored")

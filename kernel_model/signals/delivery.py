@@ -97,6 +97,9 @@ class Signals:
             handler = SIG_DFL
         if handler == SIG_IGN or (handler == SIG_DFL and sig in IGNORED_BY_DEFAULT):
             self._finish_interrupted_call(thread, restart=True)
+            # Linux does not even queue it for an untraced process (sig_ignored), but a
+            # tracer sees it (strace's "--- SIGCHLD ... ---"): the tools hear of it.
+            self.kernel.debug.signal_ignored(proc, thread, sig, info)
             return
         if handler == SIG_DFL:
             if sig in STOP_BY_DEFAULT:
@@ -107,7 +110,7 @@ class Signals:
             core = sig in CORE_BY_DEFAULT
             if self.kernel.debug.trace_death(thread, sig, sig | (0x80 if core else 0)):
                 return                  # its tracer's exit stop first; resumed, it dies
-            self.kernel.kill(proc, sig, "", core=core)
+            self.kernel.kill(proc, sig, "", core=core, info=info)
             return
         self._finish_interrupted_call(thread, restart=bool(flags & SA_RESTART))
         self._setup_frame(thread, sig, handler, flags, restorer, mask, info)

@@ -172,7 +172,9 @@ class SyscallDispatcher:
             return call.fn(ctx, *args)
         except BrokenPipe as e:
             # Linux pipe_write: EPIPE, and SIGPIPE to the writer (send_sig(SIGPIPE, current)).
-            self.kernel.signals.post(ctx.proc, SIGPIPE, thread=ctx.thread)
+            # send_sig(SIGPIPE, current, 0): SI_USER from the writer itself
+            self.kernel.signals.post(ctx.proc, SIGPIPE, thread=ctx.thread,
+                                     info={"code": 0, "pid": ctx.proc.pid})
             return -e.errno
         except GuestErrno as e:
             return -e.errno

@@ -87,7 +87,9 @@ class StraceClient:
         self.live.discard(proc.pid)
 
     def signal(self, proc, thread, sig: int, info: dict | None = None) -> None:
-        if info is None or thread is None:
+        """A signal-delivery line, as strace prints it for a handled, an ignored or a fatal
+        signal (`thread` None: it kills; a death with no delivered siginfo has no line)."""
+        if info is None:
             return
         name = syscall_line.signal_name(sig)
         code = info.get("code", 0)
@@ -97,8 +99,11 @@ class StraceClient:
         else:
             fields += [f"si_pid={info.get('pid', 0)}", "si_uid=0"]
             if "status" in info:
-                fields.append(f"si_status={info['status']}")
+                status = info["status"]         # CLD_KILLED/CLD_DUMPED: the signal, by name
+                fields.append(f"si_status={syscall_line.signal_name(status) if code in (2, 3) else status}")
         self._emit(proc, f"--- {name} {{{', '.join(fields)}}} ---")
+
+    signal_ignored = signal
 
     # ---- syscall stops ----------------------------------------------------------------------
     def syscall_entry(self, thread, name: str, args) -> None:

@@ -55,6 +55,31 @@ def test_signal_records_say_what_happened(arch):
     assert [r.ts for r in records] == sorted(r.ts for r in records)
 
 
+def test_an_ignored_signal_is_recorded_as_ignored(arch):
+    """fork_pipe leaves SIGCHLD at SIG_DFL (ignored by default): each child's exit still makes
+    a record, action "ignored", si_code CLD_EXITED (1) then CLD_KILLED (2)."""
+    result, hits = _run(arch, "fork_pipe", "signal:SIGCHLD")
+    records = [dict(r.fields) for r in result.records if r.probe == "signal:SIGCHLD"]
+    assert records == [{"signal": "SIGCHLD", "action": "ignored", "code": 1},
+                       {"signal": "SIGCHLD", "action": "ignored", "code": 2}]
+
+
+def test_strace_prints_ignored_and_fatal_signals_as_strace_does(arch):
+    """Real strace shows the delivery of a signal the program ignores and of one that kills
+    it: "--- SIGCHLD {...} ---" in the parent, "--- SIGPIPE {...} ---" before "+++ killed by
+    SIGPIPE +++" in the child that writes to a closed pipe."""
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-m", "trapline", "run", "--strace", "-f", "--",
+                           str(BIN / arch / "fork_pipe")], capture_output=True, timeout=120)
+    lines = done.stderr.decode().splitlines()
+    sigchld = [line for line in lines if line.startswith("--- SIGCHLD")]
+    assert [line.split("si_code=")[1].split(",")[0] for line in sigchld] == ["CLD_EXITED", "CLD_KILLED"]
+    assert "si_pid=101" in sigchld[0] and "si_status=5" in sigchld[0]
+    killed = lines.index("[pid 102] +++ killed by SIGPIPE +++")
+    assert lines[killed - 1].startswith("[pid 102] --- SIGPIPE {si_signo=SIGPIPE, si_code=SI_USER")
+
+
 def test_event_records_in_both_formats(arch):
     result, _ = _run(arch, "fork_pipe", "proc:exit")
     record = next(r for r in result.records if r.pid == 102)

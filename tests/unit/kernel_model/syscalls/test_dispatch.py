@@ -20,7 +20,8 @@ from kernel_model.syscalls.registry import IMPLEMENTATIONS
 class FakeKernel:
     def __init__(self):
         self.posted, self.blocked, self.unimplemented, self.ticks = [], [], [], 0
-        self.signals = SimpleNamespace(post=lambda proc, sig, thread: self.posted.append((proc, sig, thread)))
+        self.signals = SimpleNamespace(post=lambda proc, sig, thread, info=None:
+                                       self.posted.append((proc, sig, thread, info)))
         self.clock = SimpleNamespace(tick_syscall=self._tick)
         self.debug = SimpleNamespace(syscall_watchers=[])
         self.current = None
@@ -106,7 +107,8 @@ def test_run_sends_sigpipe_to_a_writer_without_reader():
     thread = _thread()
     result = SyscallDispatcher(kernel)._run(_ctx(thread), _call_raising(BrokenPipe(b"pipe:[1]")), ())
     assert result == -E.EPIPE
-    assert kernel.posted == [(thread.process, SIGPIPE, thread)]
+    # send_sig(SIGPIPE, current, 0): si_code SI_USER (0), si_pid the writer's own
+    assert kernel.posted == [(thread.process, SIGPIPE, thread, {"code": 0, "pid": thread.process.pid})]
 
 
 @pytest.mark.parametrize("through_frame", [True, False])
