@@ -130,7 +130,9 @@ def run(rootfs, cwd, env, clear_env, seed, writable, strace, follow_forks, quant
 @click.option("--backpatch", type=click.Choice(["lazy", "eager"]), default="lazy", show_default=True,
               help="--children detach, vfork child: backpatch at its first hit (lazy) or at the "
               "pre-fork event (eager).")
-@click.option("-f", "--format", "fmt", type=click.Choice(["text", "jsonl"]), default="text", show_default=True)
+@click.option("-f", "--format", "fmt", type=click.Choice(["text", "jsonl", "chrome", "folded"]), default="text",
+              show_default=True, help="chrome: trace-event JSON (entry/return pairs as B/E); folded: "
+              "stacks for flamegraph.pl. Both need -o FILE.")
 @click.option("-o", "--output", type=click.File("w"), default=None, help="Write events here (default: stdout).")
 @click.option("-c", "--count", is_flag=True, help="Print a table of hits per probe at the end (stderr).")
 @functools.partial(run_options, follow_short=False)
@@ -148,11 +150,12 @@ def trace(ctx, probes, enable_at, disable_at, detach_after, detach_on, strategy,
 
     from .probespec import parse_probe_spec
     from .sandbox import Sandbox
-    from .tracing import StreamSink, hit_table
+    from .tracing import hit_table
 
     out = output or sys.stdout          # bpftrace prints events on stdout, between the guest's lines
     try:
         specs = [parse_probe_spec(p) for p in probes]
+        sink = _trace_sink(fmt, output, out, specs, program)
         times = probe_times(ctx, specs, enable_at, disable_at)
         if native is not None:
             parse_native(native)                       # a bad action: one line, before the run
@@ -164,11 +167,13 @@ def trace(ctx, probes, enable_at, disable_at, detach_after, detach_on, strategy,
                                         enable_at=on, disable_at=off,
                                         handler=user_handler if s.kind == UPROBE else None)
                                   for s, (on, off) in zip(specs, times)], strategy=strategy, on_choice=_say_choice if verbose else None,
-                          sink=StreamSink(out, fmt), children=children, backpatch=backpatch,
+                          sink=sink, children=children, backpatch=backpatch,
                           on_start=detach_starter(detach_after, detach_on, verbose))
         result = sandbox.run([program, *args])
     except Exception as e:              # noqa: BLE001 -- every failure gets its status (exit_status.py)
         _fail(e)
+    if hasattr(sink, "close"):
+        sink.close()
     if verbose:
         for line in result.monitor:
             click.echo(f"trapline: monitor: {line}", err=True)
@@ -178,6 +183,21 @@ def trace(ctx, probes, enable_at, disable_at, detach_after, detach_on, strategy,
         click.echo(f"trapline: records dropped: {result.dropped}", err=True)
     sys.stdout.flush()
     sys.exit(result.exit_code)
+
+
+def _trace_sink(fmt: str, output, out, specs, program: str):
+    """Where trace's records go: streamed lines, or a chrome/folded document (trace_formats.py)
+    that needs a file of its own, since the guest's output would fall into the middle of it."""
+    from .errors import UsageError
+    from .tracing import StreamSink
+    if fmt in ("text", "jsonl"):
+        return StreamSink(out, fmt)
+    if output is None:
+        raise UsageError(f"-f {fmt} writes one document: give it a file with -o FILE")
+    from .trace_formats import ChromeSink, FoldedSink
+    if fmt == "chrome":
+        return ChromeSink(output, specs)
+    return FoldedSink(output, specs, comm=program.rsplit("/", 1)[-1])
 
 
 if __name__ == "__main__":
