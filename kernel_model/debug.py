@@ -62,6 +62,7 @@ from .debug_alarms import InstructionTime
 from .debug_suspend import ThreadHolds
 from .debug_run import RunControl
 from .debug_tool_code import ToolCode
+from .debug_exe import ExecutableAccess
 from .errors import KernelError, TraceError, VforkParentBusy  # noqa: F401  (tools catch them)
 from .idt import PF as PAGE_FAULT
 from .proc import ZOMBIE
@@ -75,7 +76,8 @@ from .debug_restartable import RestartableSequences
 
 class DebugInterface(PatchAccess, SyscallAccess, ProcessAccess, SyscallStops, TracingFacility,
                      SyscallTraceStops, RestartableSequences,
-                     TimerAccess, ThreadHolds, InstructionTime, RunControl, ToolCode, DetachAccess):
+                     TimerAccess, ThreadHolds, InstructionTime, RunControl, ToolCode, DetachAccess,
+                     ExecutableAccess):
     EVENTS = ("pre_fork", "fork", "fork_failed", "vfork", "vfork_done", "exec", "exit", "signal",
               "space_released", "syscall_entry", "syscall_exit", "image_mapped",
               "timer_tick")

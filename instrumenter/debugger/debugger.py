@@ -17,6 +17,7 @@ Seeing through the probes:
     emulate probe (stepping.py).
 """
 from .addrmap import ToolAddressMap
+from .execs import ExecEvents
 from .forks import ForkEvents
 from .events import BREAKPOINT, EXITED, INITIAL, INTERRUPT, SIGINT, SIGNAL, StopEvent
 from .memory import ShadowedMemory
@@ -24,7 +25,7 @@ from .registers import ThreadRegisters
 from .stepping import Stepper
 
 
-class Debugger(ForkEvents):
+class Debugger(ForkEvents, ExecEvents):
     def __init__(self, debug, session=None, *, on_stop=None):
         self.debug = debug
         self.session = session
@@ -243,7 +244,3 @@ class Debugger(ForkEvents):
         if process.pid in self.processes and not self.detached:
             self.stepper.process_ended(process)
             self.pending.append(StopEvent(EXITED, process=process, status=status))
-
-    def exec(self, process, path, argv) -> None:
-        if process.pid in self.processes:
-            self._arm_space(process)

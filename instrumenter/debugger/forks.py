@@ -42,7 +42,8 @@ class ForkEvents:
         self.debug.interrupt_guest()              # stop as the call returns to the parent
 
     def vfork_done(self, parent, child) -> None:
-        if not self.report_vforks or self.detached or parent.pid not in self.processes:
+        if not self.report_vforks or self.detached or parent.pid not in self.processes \
+                or not self.debug.is_alive(parent):       # killed first (GDB's kill): no stop
             return
         thread = child.vfork_parent if child.vfork_parent is not None else \
             self.debug.live_threads(parent)[0]

@@ -4,6 +4,7 @@ gdb is installed by .ci/run (apt); a host without it fails these tests with that
 than skipping them. `remotetimeout` is raised because a loaded CI host may take longer than
 gdb's 2 s to start the sandbox and answer the first packet."""
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -27,7 +28,7 @@ def stub_command(program: str, args=(), probes=(), strategy="auto", records=None
     parts += ["--strategy", strategy]
     if records is not None:
         parts += ["-o", str(records)]
-    return " ".join(parts + ["--", program, *map(str, args)])
+    return " ".join(parts + ["--", program, *(shlex.quote(str(a)) for a in args)])
 
 
 def gdb_batch(program: str, commands, args=(), probes=(), strategy="auto", records=None,

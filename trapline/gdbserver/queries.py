@@ -18,7 +18,8 @@ class QueryPackets:
         if name == "qSupported":
             wanted = text.partition(":")[2].split(";")
             offered = list(FEATURES)
-            for event, attribute in (("fork-events+", "report_forks"), ("vfork-events+", "report_vforks")):
+            for event, attribute in (("fork-events+", "report_forks"), ("vfork-events+", "report_vforks"),
+                                     ("exec-events+", "report_execs")):
                 if event in wanted:              # reported only to a GDB that asks for them
                     setattr(self.debugger, attribute, True)
                     offered.append(event)
@@ -65,13 +66,32 @@ class QueryPackets:
 
     def _xfer_object(self, obj: str, annex: str) -> bytes | None:
         if obj == "features":
-            return target_xml(self.arch) if annex == "target.xml" else None
+            return target_xml(self._arch_of_g()) if annex == "target.xml" else None
         if obj == "auxv":
             thread = self.g_thread
             return self.auxv.get(thread.process.pid, b"") if thread is not None else None
         if obj == "exec-file":
-            return self.exec_path.encode()
+            return self._exec_file(annex)
         return None
+
+    def _arch_of_g(self) -> str:
+        """The architecture of the thread GDB looks at: after an exec it may be the other one."""
+        thread = self.g_thread
+        return self.debugger.debug.arch(thread.process).name if thread is not None else self.arch
+
+    def _exec_file(self, annex: str) -> bytes | None:
+        """The program file of process ANNEX (hex pid; empty: the current one), which an exec
+        changes: GDB asks again for the new program's symbols."""
+        try:
+            pid = int(annex, 16) if annex else None
+        except ValueError:
+            return None
+        if pid is None and self.g_thread is not None:
+            pid = self.g_thread.process.pid
+        process = self.debugger.processes.get(pid)
+        if process is None or not self.debugger.debug.is_alive(process):
+            return self.exec_path.encode() if annex == "" else None
+        return self.debugger.debug.executable_path(process)
 
 
 def _signal_list(text: str) -> set[int]:

@@ -5,7 +5,7 @@ the stop reply GDB waits for (none for the initial stop: GDB asks with `?`), the
 packets until one resumes the guest (vCont, c, s, C, S), kills it (k, vKill) or detaches (D),
 and returns. Queries live in queries.py, register and memory packets in access.py.
 """
-from instrumenter.debugger.events import BREAKPOINT, EXITED, FORK, INITIAL, VFORK, VFORK_DONE
+from instrumenter.debugger.events import BREAKPOINT, EXEC, EXITED, FORK, INITIAL, VFORK, VFORK_DONE
 from instrumenter.errors import InstrumenterError
 
 from .access import AccessPackets
@@ -55,7 +55,7 @@ class GdbServer(QueryPackets, AccessPackets):
     def _note_stop(self, event) -> None:
         thread = event.thread
         self.g_thread = self.c_thread = thread
-        if event.kind == INITIAL:
+        if event.kind in (INITIAL, EXEC):          # the new image's, before it runs
             from instrumenter.debugger.auxv import read_auxv
             self.auxv[thread.process.pid] = read_auxv(self.debugger.debug, thread)
         reason = "swbreak:;" if event.kind == BREAKPOINT else ""
@@ -64,6 +64,8 @@ class GdbServer(QueryPackets, AccessPackets):
             reason = f"{event.kind}:{format_ptid(child.pid, child.pid)};"
         elif event.kind == VFORK_DONE:
             reason = "vforkdone:;"
+        elif event.kind == EXEC:                   # GDB manual, "Stop Reply Packets": exec:HEX
+            reason = f"exec:{event.path.hex()};"
         # The stop reason goes first: GDB reads "fork:" before "thread:" as gdbserver sends it.
         self.stop_reply = (f"T{gdb_signal(event.signal):02x}{reason if event.kind != BREAKPOINT else ''}"
                            f"thread:{format_ptid(thread.process.pid, thread.tid)};"
