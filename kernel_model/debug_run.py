@@ -13,6 +13,10 @@ every thread's registers and memory and block on its user):
                                    to the next schedule point
   slice_count(thread, count)       the instruction count of the slice (1 for a single step)
   after_slice(thread, exit)        the slice ended (a step done, a breakpoint, an interrupt)
+  idle() -> bool                   nothing can run: True when the controller holds the threads
+                                   that could (a debugger's user resumed others only) and has
+                                   a stop for its user; False lets the loop end or report the
+                                   deadlock as without a controller
 Without a controller the loop runs exactly as before, so an undebugged run is unchanged.
 
 Code breakpoints (emu/code_breakpoints.py) stop a space's CPU before the instruction at an

@@ -227,6 +227,8 @@ class Kernel:
             if control is not None and thread is not None:
                 thread = control.choose(thread)
             if thread is None:
+                if control is not None and control.idle():
+                    continue                # its user holds what could run (debug_run.py)
                 if self.scheduler.threads:
                     raise Deadlock(self.scheduler.deadlock_report(self.debug.tool_waits()))
                 break

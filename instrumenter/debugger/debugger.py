@@ -19,13 +19,14 @@ Seeing through the probes:
 from .addrmap import ToolAddressMap
 from .execs import ExecEvents
 from .forks import ForkEvents
+from .holds import UserHolds
 from .events import BREAKPOINT, EXITED, INITIAL, INTERRUPT, SIGINT, SIGNAL, StopEvent
 from .memory import ShadowedMemory
 from .registers import ThreadRegisters
 from .stepping import Stepper
 
 
-class Debugger(ForkEvents, ExecEvents):
+class Debugger(ForkEvents, ExecEvents, UserHolds):
     def __init__(self, debug, session=None, *, on_stop=None):
         self.debug = debug
         self.session = session
@@ -46,6 +47,7 @@ class Debugger(ForkEvents, ExecEvents):
         self.pass_signals: set[int] = set()      # delivered without a stop (handle ... nostop)
         self._held: dict[int, tuple] = {}        # tid -> (signal, siginfo) taken at its stop
         self._passing: dict[int, int] = {}       # tid -> the signal it is given back to deliver
+        self._holds: list = []                   # threads held until the next resume (holds.py)
 
     # ---- attaching ---------------------------------------------------------------------------
     def attach(self, process) -> None:
@@ -142,9 +144,13 @@ class Debugger(ForkEvents, ExecEvents):
         """Continue every thread; the threads in `steps` run one original instruction first
         (GDB's vCont;s:T;c: the others wait until the step is done). `signals`: tid -> a
         signal to deliver as the thread resumes (vCont;C). `only`: the threads the user
-        resumes when not all (a vfork parent alone is refused: forks.py)."""
+        resumes when not all: the others stay stopped (holds.py; a vfork parent alone is
+        refused: forks.py)."""
         if only is not None:
             self.check_vfork_parents(only)
+        self.release_holds()
+        if only is not None:
+            self.hold_all_but(only)
         held, self._held = self._held, {}
         for tid, signal in (signals or {}).items():
             thread = self.thread(-1, tid)
@@ -174,6 +180,7 @@ class Debugger(ForkEvents, ExecEvents):
             for address in list(self.breakpoints.get(process.pid, ())):
                 self.remove_breakpoint(address, process)
         self.detached = True
+        self.release_holds()
         self.stepper.cancel()
         self.debug.set_run_controller(None)
 

@@ -72,7 +72,7 @@ def test_threads(arch):
     out = gdb_batch(sample(arch, "threads"), [
         "break worker", "continue", "info threads", "thread 2", "bt", "thread 1", "bt",
         "delete", "continue"])
-    assert re.search(r"Thread 2 hit Breakpoint 1, 0x[0-9a-f]+ in worker \(\)", out)
+    assert re.search(r"Thread 2 \"threads\" hit Breakpoint 1, 0x[0-9a-f]+ in worker \(\)", out)
     assert len(re.findall(r"^[* ] \d+\s+Thread 100\.\d+ ", out, re.M)) >= 2
     assert "[Switching to thread 2 (Thread 100.101)]" in out
     thread2 = out[out.index("[Switching to thread 2"):]

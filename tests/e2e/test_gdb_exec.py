@@ -40,9 +40,9 @@ def test_a_followed_vfork_child_that_execs(arch):
         "set follow-fork-mode child", "catch exec", "break work", "continue", "continue",
         "continue", "info inferiors", "continue", "bt 2", "continue"], args=[1])
     assert "[Attaching after Thread 100.100 vfork to child Thread 101.101]" in out
-    assert "Thread 2.1 hit Breakpoint 2, " in out                  # work() in the vfork child
+    assert 'Thread 2.1 "vfork_exec_chai" hit Breakpoint 2, ' in out   # work() in the vfork child
     assert "[Detaching vfork parent process 100 after child exec]" in out
-    assert "Thread 2.1 hit Catchpoint 1 (exec'd " in out
+    assert "Thread 2.1 \"vfork_exec_chai\" hit Catchpoint 1 (exec'd " in out
     assert out.count("hit Breakpoint 2, ") == 2 and "in main ()" in out   # work() in the new image
     assert "level 0: work=1 leaf=1" in out and "[Inferior 2 (process 101) exited normally]" in out
 
@@ -74,5 +74,5 @@ def test_both_kept_with_schedule_multiple_then_killed():
         "set detach-on-fork off", "set schedule-multiple on", "catch exec", "break work",
         "continue", "continue", "info inferiors", "continue"], args=[1])
     assert "[New inferior 2 (process 101)]" in out and "is vfork parent of inferior 2" in out
-    assert "Thread 2.1 hit Catchpoint 1 (exec'd " in out
+    assert "Thread 2.1 \"vfork_exec_chai\" hit Catchpoint 1 (exec'd " in out
     assert "internal error" not in out and "Traceback" not in out

@@ -1,6 +1,6 @@
 """fork and vfork under gdb (fork-events+, vfork-events+): a breakpoint in a vfork child with
 follow-fork-mode child, the parent followed by default (the children detached and run on),
-and detach-on-fork off keeping a fork child as a second inferior."""
+and detach-on-fork off keeping a fork child as a second inferior, stopped until resumed."""
 import pytest
 
 from tests.e2e.gdb_batch import gdb_batch, sample
@@ -14,7 +14,7 @@ def test_breakpoint_in_a_vfork_child(arch):
         "set follow-fork-mode child", "break child_work", "continue", "continue", "bt 1",
         "info inferiors", "continue", "continue"])
     assert "[Attaching after Thread 100.100 vfork to child Thread 101.101]" in out
-    assert "Thread 2.1 hit Breakpoint 1" in out and "in child_work ()" in out
+    assert "Thread 2.1 \"vfork_status\" hit Breakpoint 1" in out and "in child_work ()" in out
     assert "is vfork child of inferior 1" in out
     assert "[Inferior 2 (process 101) exited with code 07]" in out     # its _exit(7)
     # (What the detached parent prints next reaches gdb's pipe only while gdb still reads it.)
@@ -30,9 +30,14 @@ def test_follow_the_parent_detaches_vfork_children(arch):
 
 
 def test_detach_on_fork_off_keeps_the_fork_child():
+    """The child is a second inferior that runs only when gdb resumes it (vCont;c:p65.-1):
+    the parent stays at its stepi's PC meanwhile, and runs on when resumed in its turn."""
     out = gdb_batch(sample("x86_64", "fork_probe"), [
-        "set detach-on-fork off", "catch fork", "continue", "info inferiors", "inferior 2",
-        "continue"])
+        "set detach-on-fork off", "catch fork", "continue", "stepi", "info inferiors",
+        "inferior 2", "continue", "inferior 1", "continue"])
     assert "Catchpoint 1 (forked process 101)" in out
     assert "[New inferior 2 (process 101)]" in out
-    assert "[Inferior 2 (process 101) exited" in out
+    child_done = out.index("[Inferior 2 (process 101) exited with code 011]")    # exit(9)
+    assert "child: work=5 leaf=10" in out[:child_done]
+    assert "parent: work=4 leaf=8" in out[child_done:]
+    assert "[Inferior 1 (process 100) exited normally]" in out

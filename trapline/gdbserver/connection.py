@@ -30,6 +30,7 @@ class Connection:
         self.ack_mode = True                 # we wait for GDB's acks of what we send
         self._reader_acks = True             # the reader acknowledges what GDB sends
         self._events: queue.Queue = queue.Queue()
+        self.closed = False                  # GDB hung up (seen by the reader)
         self._reader = threading.Thread(target=self._read_loop, name="gdb-reader", daemon=True)
         self._reader.start()
 
@@ -59,6 +60,7 @@ class Connection:
             except OSError:
                 data = b""
             if not data:
+                self.closed = True
                 self._events.put(_CLOSED)
                 return
             for event in parser.feed(data):

@@ -9,7 +9,8 @@ from .target_xml import target_xml
 PACKET_SIZE = 0x4000
 FEATURES = (f"PacketSize={PACKET_SIZE:x}", "QStartNoAckMode+", "swbreak+", "hwbreak+",
             "multiprocess+", "qXfer:features:read+", "qXfer:auxv:read+",
-            "qXfer:exec-file:read+", "vContSupported+", "QPassSignals+", "QProgramSignals+")
+            "qXfer:exec-file:read+", "qXfer:threads:read+", "vContSupported+",
+            "QPassSignals+", "QProgramSignals+")
 
 
 class QueryPackets:
@@ -72,7 +73,20 @@ class QueryPackets:
             return self.auxv.get(thread.process.pid, b"") if thread is not None else None
         if obj == "exec-file":
             return self._exec_file(annex)
+        if obj == "threads":
+            return self._threads_xml()
         return None
+
+    def _threads_xml(self) -> bytes:
+        """GDB manual, "Thread List Format": every debugged thread, with its name (comm)."""
+        from xml.sax.saxutils import quoteattr
+        lines = ['<?xml version="1.0"?>', "<threads>"]
+        for thread in self.debugger.threads():
+            name = self.debugger.debug.thread_name(thread).decode(errors="replace")
+            lines.append(f'<thread id="{format_ptid(thread.process.pid, thread.tid)}" '
+                         f'name={quoteattr(name)}/>')
+        lines.append("</threads>")
+        return "\n".join(lines).encode()
 
     def _arch_of_g(self) -> str:
         """The architecture of the thread GDB looks at: after an exec it may be the other one."""

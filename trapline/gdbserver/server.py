@@ -5,6 +5,8 @@ the stop reply GDB waits for (none for the initial stop: GDB asks with `?`), the
 packets until one resumes the guest (vCont, c, s, C, S), kills it (k, vKill) or detaches (D),
 and returns. Queries live in queries.py, register and memory packets in access.py.
 """
+import time
+
 from instrumenter.debugger.events import BREAKPOINT, EXEC, EXITED, FORK, INITIAL, VFORK, VFORK_DONE
 from instrumenter.errors import InstrumenterError
 
@@ -90,6 +92,16 @@ class GdbServer(QueryPackets, AccessPackets):
         except ConnectionClosed:
             pass
         self.exited = True
+
+    def wait_for_user(self) -> None:
+        """Nothing can run but threads GDB holds stopped (holds.py): the program hangs, as it
+        would under gdbserver, until GDB sends a Ctrl-C (the reader thread sets the request)
+        or hangs up."""
+        while not self.debugger.interrupt_requested:
+            if self.conn.closed:
+                self._connection_lost()
+                return
+            time.sleep(0.02)
 
     def _connection_lost(self) -> None:
         """GDB went away without detaching: the program dies with it, as under gdbserver."""

@@ -64,6 +64,7 @@ class DebugRun:
             self.server = GdbServer(connection, debugger, kernel.debug.arch(process).name,
                                     os.path.abspath(self.program))
             debugger.on_stop = self.server.on_stop
+            debugger.wait_for_user = self.server.wait_for_user
             self.server.on_detach = _on_detach(self.stdio, session if self.detach_probes else None)
             connection.on_interrupt = lambda: _interrupt(debugger)
             self._first = process
