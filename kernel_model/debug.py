@@ -63,6 +63,7 @@ from .debug_suspend import ThreadHolds
 from .debug_run import RunControl
 from .debug_tool_code import ToolCode
 from .debug_exe import ExecutableAccess
+from .debug_watch import WatchAccess
 from .errors import KernelError, TraceError, VforkParentBusy  # noqa: F401  (tools catch them)
 from .idt import PF as PAGE_FAULT
 from .proc import ZOMBIE
@@ -77,7 +78,7 @@ from .debug_restartable import RestartableSequences
 class DebugInterface(PatchAccess, SyscallAccess, ProcessAccess, SyscallStops, TracingFacility,
                      SyscallTraceStops, RestartableSequences,
                      TimerAccess, ThreadHolds, InstructionTime, RunControl, ToolCode, DetachAccess,
-                     ExecutableAccess):
+                     ExecutableAccess, WatchAccess):
     EVENTS = ("pre_fork", "fork", "fork_failed", "vfork", "vfork_done", "exec", "exit", "signal",
               "space_released", "syscall_entry", "syscall_exit", "image_mapped",
               "timer_tick")
@@ -367,6 +368,7 @@ class DebugInterface(PatchAccess, SyscallAccess, ProcessAccess, SyscallStops, Tr
         self.forget_cpu(space)
         self.forget_patches(space)
         self.forget_code_breakpoints(space)
+        self.forget_watchpoints(space)
         self.forget_stale_ranges(space)
         self.forget_restartable(space)
 

@@ -24,9 +24,10 @@ from .events import BREAKPOINT, EXITED, INITIAL, INTERRUPT, SIGINT, SIGNAL, Stop
 from .memory import ShadowedMemory
 from .registers import ThreadRegisters
 from .stepping import Stepper
+from .watchpoints import Watchpoints
 
 
-class Debugger(ForkEvents, ExecEvents, UserHolds):
+class Debugger(ForkEvents, ExecEvents, UserHolds, Watchpoints):
     def __init__(self, debug, session=None, *, on_stop=None):
         self.debug = debug
         self.session = session
@@ -38,6 +39,8 @@ class Debugger(ForkEvents, ExecEvents, UserHolds):
         self.pids: list[int] = []                # the debugged processes, in order
         self.processes: dict[int, object] = {}
         self.breakpoints: dict[int, set[int]] = {}   # pid -> addresses (GDB's are per process)
+        self.watchpoints: dict[int, set] = {}   # pid -> (address, length, kind) (watchpoints.py)
+        self._watch_hits: dict[int, tuple] = {}  # tid -> (kind, address) its slice stopped for
         self.pending: list[StopEvent] = []
         self.last_stop: StopEvent | None = None
         self.detached = False
@@ -179,6 +182,8 @@ class Debugger(ForkEvents, ExecEvents, UserHolds):
         for process in self.live_processes():
             for address in list(self.breakpoints.get(process.pid, ())):
                 self.remove_breakpoint(address, process)
+            for watch in list(self.watchpoints.get(process.pid, ())):
+                self.remove_watchpoint(*watch, process)
         self.detached = True
         self.release_holds()
         self.stepper.cancel()
@@ -245,6 +250,7 @@ class Debugger(ForkEvents, ExecEvents, UserHolds):
 
     def after_slice(self, thread, exit_) -> None:
         self.stepper.after_slice(thread)
+        self.settle_watch_hit(thread)
 
     # ---- process events (kernel_model/debug.py) --------------------------------------------
     def exit(self, process, status: int) -> None:

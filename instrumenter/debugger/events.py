@@ -10,6 +10,7 @@ INTERRUPT = "interrupt"      # the user asked for a stop (Ctrl-C)
 SIGNAL = "signal"            # a signal is about to be delivered to the thread
 EXITED = "exited"            # a debugged process ended (status: the wait status word)
 FORK, VFORK, VFORK_DONE = "fork", "vfork", "vforkdone"
+WATCH = "watch"              # a watched access (address: the watched byte; watch: its kind)
 EXEC = "exec"                # a debugged process runs a new program (path: its file)
 
 
@@ -22,4 +23,5 @@ class StopEvent:
     process: object = None           # EXITED: the process; FORK/VFORK: the parent
     status: int = 0                  # EXITED: the wait status word
     child: object = None             # FORK/VFORK/VFORK_DONE: the child process
+    watch: str = ""                  # WATCH: "write", "read" or "access"
     path: bytes = b""                # EXEC: the global path of the new program

@@ -25,6 +25,7 @@ class ExecEvents:
             self._arm_space(process)
             return
         self.breakpoints[process.pid] = set()
+        self.watchpoints[process.pid] = set()     # their hooks went with the old space
         threads = self.debug.live_threads(process)       # the one that exec'd is the only one
         self.pending.append(StopEvent(EXEC, thread=threads[0], process=process,
                                       path=self.debug.executable_path(process)))

@@ -57,6 +57,8 @@ class ForkEvents:
             return
         for address in list(self.breakpoints.get(pid, ())):
             self.remove_breakpoint(address, process)
+        for watch in list(self.watchpoints.get(pid, ())):
+            self.remove_watchpoint(*watch, process)
         self.pids.remove(pid)
         del self.processes[pid]
         self.breakpoints.pop(pid, None)

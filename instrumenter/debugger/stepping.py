@@ -31,8 +31,10 @@ class Stepper:
         self._settling = False
         self._steps = 0
 
-    def start(self, thread) -> None:
-        self._begin(thread, StopEvent(STEP, thread=thread), settling=False)
+    def start(self, thread, event: StopEvent | None = None) -> None:
+        """Run one original instruction on `thread`, then report `event` (a STEP stop, or
+        the watchpoint whose instruction it reruns: watchpoints.py)."""
+        self._begin(thread, event or StopEvent(STEP, thread=thread), settling=False)
 
     def settle(self, thread, event: StopEvent) -> None:
         """Report `event` once `thread` is at an exact point (at once if it is)."""

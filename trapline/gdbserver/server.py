@@ -7,7 +7,8 @@ and returns. Queries live in queries.py, register and memory packets in access.p
 """
 import time
 
-from instrumenter.debugger.events import BREAKPOINT, EXEC, EXITED, FORK, INITIAL, VFORK, VFORK_DONE
+from instrumenter.debugger.events import (BREAKPOINT, EXEC, EXITED, FORK, INITIAL, VFORK, VFORK_DONE,
+                                          WATCH)
 from instrumenter.errors import InstrumenterError
 
 from .access import AccessPackets
@@ -15,6 +16,10 @@ from .connection import ConnectionClosed
 from .ptid import ALL, ANY, format_ptid, parse_ptid
 from .queries import QueryPackets
 from .signals import gdb_signal, linux_signal
+
+
+WATCH_REPLY = {"write": "watch", "read": "rwatch", "access": "awatch"}
+WATCH_KINDS = {"2": "write", "3": "read", "4": "access"}     # Z2, Z3, Z4
 
 
 class Resume(Exception):
@@ -68,6 +73,8 @@ class GdbServer(QueryPackets, AccessPackets):
             reason = "vforkdone:;"
         elif event.kind == EXEC:                   # GDB manual, "Stop Reply Packets": exec:HEX
             reason = f"exec:{event.path.hex()};"
+        elif event.kind == WATCH:                  # watch:ADDR / rwatch:ADDR / awatch:ADDR
+            reason = f"{WATCH_REPLY[event.watch]}:{event.address:x};"
         # The stop reason goes first: GDB reads "fork:" before "thread:" as gdbserver sends it.
         self.stop_reply = (f"T{gdb_signal(event.signal):02x}{reason if event.kind != BREAKPOINT else ''}"
                            f"thread:{format_ptid(thread.process.pid, thread.tid)};"
@@ -238,14 +245,21 @@ class GdbServer(QueryPackets, AccessPackets):
 
     # ---- breakpoints -------------------------------------------------------------------------
     def breakpoint_packet(self, text: str) -> bytes:
+        """Z/z TYPE,ADDR,KIND: 0 and 1 breakpoints, 2-4 watchpoints of KIND bytes."""
         kind, _, rest = text[1:].partition(",")
-        if kind not in ("0", "1"):
-            return b""                       # watchpoints: not offered
+        if kind not in ("0", "1", "2", "3", "4"):
+            return b""
         try:
-            address = int(rest.split(",")[0], 16)
+            address, length = (int(part, 16) for part in rest.split(",")[:2])
         except ValueError:
             return b"E01"
         process = self.g_thread.process if self.g_thread is not None else None
+        if kind in WATCH_KINDS:
+            if length <= 0:
+                return b"E01"
+            change = self.debugger.insert_watchpoint if text[0] == "Z" else self.debugger.remove_watchpoint
+            change(address, length, WATCH_KINDS[kind], process)
+            return b"OK"
         if text[0] == "Z":
             self.debugger.insert_breakpoint(address, process)
         else:
