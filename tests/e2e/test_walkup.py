@@ -14,7 +14,7 @@ import pytest
 from instrumenter.profiler.walkup import WalkUpOptions
 from trapline.profile.walkup_report import walkup_json
 from trapline.profile.walkup_run import compare, run_baseline, run_full, run_walkup
-from trapline.sandbox import Sandbox
+from tests.e2e.rooted import rooted
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "samples" / "bin"
@@ -28,17 +28,9 @@ def arch(request) -> str:
     return request.param
 
 
-def _rooted(argv) -> tuple[Sandbox, list[str]]:
-    """The sample run with its own folder as the guest's /: argv[0] ("/callchain") and the
-    environment are the same wherever the checkout is, and so are the instruction counts, the
-    samples and the hot spots (a longer path shifts them; CI runs in another folder)."""
-    program = Path(argv[0])
-    return Sandbox(rootfs=str(program.parent), clear_env=True), [f"/{program.name}", *map(str, argv[1:])]
-
-
 def _walk(argv, **options):
     settings = dict(window=20, period=20, threshold=50) | options
-    return run_walkup(*_rooted(argv), interval=1_000, options=WalkUpOptions(**settings))
+    return run_walkup(*rooted(argv), interval=1_000, options=WalkUpOptions(**settings))
 
 
 def _sampled_calls(profile) -> set:
@@ -64,7 +56,7 @@ def test_the_walk_climbs_the_real_chain_to_main(arch, program):
     # leaf is called by inner 12 times a round and by spiral once: the identifying hook waits
     # for 13 calls, so it sees both callers and the walk goes up both ways
     run = _walk(argv, min_calls=13)
-    assert run.result.exit_code == 0 and run.result.stdout == run_baseline(*_rooted(argv)).stdout
+    assert run.result.exit_code == 0 and run.result.stdout == run_baseline(*rooted(argv)).stdout
     walk = run.walk
     (first, *_) = walk.detector.decided.values()
     assert first.function.name == "leaf" and first.by == "threshold"
@@ -119,7 +111,7 @@ def test_the_insns_metric_walks_up_by_instructions(arch):
 
 def test_full_instrumentation_counts_what_the_program_counts(arch):
     argv = [str(SAMPLES / arch / "callchain"), "60"]
-    cost, full = run_full(*_rooted(argv))
+    cost, full = run_full(*rooted(argv))
     counts = {e.function.name: e.metric.invocations for e in full.callers}
     out = cost.stdout.decode()
     for name in ("leaf", "inner", "middle", "outer", "spiral"):
@@ -155,8 +147,8 @@ def test_a_walk_that_meets_another_goes_on_in_its_chain(arch):
 def test_the_perturbation_comparison_is_exact(arch):
     argv = [str(SAMPLES / arch / "callchain"), "200"]
     run = _walk(argv)
-    c = compare(*_rooted(argv), run)
-    again = compare(*_rooted(argv), _walk(argv))
+    c = compare(*rooted(argv), run)
+    again = compare(*rooted(argv), _walk(argv))
     assert walkup_json(run)["comparison"] == walkup_json(type(run)(
         run.profile, run.result, run.walk, run.cost, again))["comparison"]      # deterministic
     assert c.baseline.stdout == c.full.stdout == c.walkup.stdout

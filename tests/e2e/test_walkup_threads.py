@@ -10,6 +10,7 @@ import pytest
 
 from instrumenter.profiler.walkup import WalkUpOptions
 from trapline.profile.walkup_run import run_baseline, run_full, run_walkup
+from tests.e2e.rooted import rooted
 from trapline.sandbox import Sandbox
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "bin"
@@ -28,7 +29,7 @@ def _counts(stdout: bytes) -> dict:
 
 
 def test_full_instrumentation_counts_threads_and_longjmps_exactly(arch):
-    cost, full = run_full(Sandbox(), [str(SAMPLES / arch / "hotchain"), "30", "5"])
+    cost, full = run_full(*rooted([SAMPLES / arch / "hotchain", "30", "5"]))
     program = _counts(cost.stdout)
     metric = {e.function.name: e.metric for e in full.callers}
     for name in ("hot", "dig", "level1", "level2", "level3"):
@@ -42,8 +43,8 @@ def test_full_instrumentation_counts_threads_and_longjmps_exactly(arch):
 def test_the_walk_up_in_threads_pairs_every_exit_and_keeps_the_output(arch):
     argv = [str(SAMPLES / arch / "hotchain"), "40", "5"]
     options = WalkUpOptions(threshold=30, window=20, min_calls=20, period=30)
-    run = run_walkup(Sandbox(), argv, interval=1_000, options=options)
-    assert run.result.stdout == run_baseline(Sandbox(), argv).stdout
+    run = run_walkup(*rooted(argv), interval=1_000, options=options)
+    assert run.result.stdout == run_baseline(*rooted(argv)).stdout
     walk = run.walk
     open_by: dict = {}
     for activation in walk.activations.still_open():
