@@ -66,6 +66,9 @@ def page_up(addr: int) -> int:
 class Memory:
     def __init__(self, uc):
         self._uc = uc
+        # Bumped whenever translations are dropped because code may have changed: tables
+        # kept per translated block (block_clock.py) are stale from then on.
+        self.code_epoch = 0
         # Sorted, non-overlapping (start, end) ranges that are executable: the write path
         # checks them to know when translations must be dropped.
         self._exec_starts: list[int] = []
@@ -126,6 +129,7 @@ class Memory:
             # Only executable ranges can hold translations: Unicorn translates only what it may
             # fetch, and protect() drops them when a range stops being executable.
             if self._touches_exec(lo, hi):
+                self.code_epoch += 1
                 self._uc.ctl_remove_cache(lo, hi)
             self._forget_sources(lo, hi)
             self._uc.mem_unmap(lo, hi - lo)
@@ -166,6 +170,7 @@ class Memory:
                 # matters: removing the cache looks the page up for a fetch, which leaves a TLB
                 # entry that lets guest loads skip Unicorn's read check; mem_protect flushes
                 # the TLB afterwards, so a PROT_NONE guard page still faults on a read.
+                self.code_epoch += 1
                 self._uc.ctl_remove_cache(lo, hi)
                 self._forget_sources(lo, hi)
                 self._uc.mem_protect(lo, hi - lo, perms)
@@ -247,6 +252,7 @@ class Memory:
                 a, b = max(piece_lo, lo), min(piece_hi, hi)
                 host_pages.copy(self._host_address(a, b - a), source + (a - lo), b - a)
         if self._touches_exec(addr, addr + size):
+            self.code_epoch += 1
             self._uc.ctl_remove_cache(addr, addr + size)
             self._forget_sources(addr, addr + size)
 
@@ -310,6 +316,7 @@ class Memory:
             length = min(PAGE, size - offset)
             if not host_pages.equal(host + offset, source + offset, length):
                 ctypes.memmove(host + offset, source + offset, length)
+                self.code_epoch += 1
                 self._uc.ctl_remove_cache(addr + offset, addr + offset + length)
                 written += 1
         return written
@@ -367,6 +374,7 @@ class Memory:
             except UcError:
                 raise MemoryAccessError(addr, len(data)) from None
         if self._touches_exec(addr, addr + size):
+            self.code_epoch += 1
             self._uc.ctl_remove_cache(addr, addr + size)
             self._forget_sources(addr, addr + size)
 

@@ -34,6 +34,13 @@ class TimerAccess:
         timer = self._kernel.timer
         return timer.ticks if timer is not None else 0
 
+    def timer_instructions(self) -> int:
+        """Guest instructions the timer has counted since it was armed (all processes): at a
+        tick, the tick's virtual time. A multiple of the interval when ticks are exact; at the
+        block boundary the tick was delivered on otherwise (emu/block_clock.py)."""
+        timer = self._kernel.timer
+        return timer.elapsed if timer is not None else 0
+
     def virtual_time_ns(self) -> int:
         """The run's virtual clock as the guest reads it (CLOCK_MONOTONIC less its boot
         offset, kernel_model/clock.py): it advances by the instructions of every slice a

@@ -31,6 +31,8 @@ handler does. A tick that falls due on a run that ended otherwise (a system call
 Unicorn's hooks, a fault, an exit) is delivered before the next instruction the CPU runs.
 """
 from emu import exits
+from emu import block_clock
+from emu.block_clock import clock_of
 from emu.branch_counter import BranchCounter
 
 from .errors import KernelError
@@ -56,6 +58,7 @@ class SamplingTimer:
         self.pending = False          # a tick fell due where it could not be delivered yet
         self.ticks = 0
         self.slice_insns = 0          # instructions of the last slice run() ran (all pieces)
+        self.elapsed = 0              # instructions counted since the timer was armed
         self._stopped = False         # a system call's tick stopped the run (syscall_exit)
         self._branches: dict[int, BranchCounter] = {}     # space serial -> its Machine's counter
 
@@ -66,19 +69,25 @@ class SamplingTimer:
         self.slice_insns = 0
         while True:
             self._deliver_pending(thread)
-            piece = self._clip(count - self.slice_insns if count else 0)
-            branches = self._branch_counter(thread) if self.event == "branches" else None
-            if branches is not None:
-                branches.begin_run(self.left)
-            exit_ = machine.run(machine.pc, count=piece)
-            ran = machine.last_run_insns
+            clock = self._block_clock(machine) if not count else None
+            if clock is not None:
+                exit_, ran = self._run_block_clocked(machine, clock)
+            else:
+                exit_, ran = self._run_counted(thread, machine, count)
             self.slice_insns += ran
+            self.elapsed += ran
             if self.event == "insns":
                 self.left -= ran
                 if self.left <= 0:
-                    self.left += self.interval
+                    # the next tick is due at the next multiple of the interval
+                    self.left = self.left % self.interval or self.interval
                     self.pending = True
-            elif branches is not None and self._branches_ran(branches) and exit_.kind == exits.STOPPED                     and not self._stopped:
+                if clock is not None and clock.fired and exit_.kind == exits.STOPPED \
+                        and not self._stopped:
+                    if not self.kernel.may_continue(thread) or thread.deferred:
+                        return exit_
+                    exit_ = exits.Exit(exits.BUDGET, machine.pc)    # the clock's stop: go on
+            elif self._branch_stop(thread, exit_):
                 if not self.kernel.may_continue(thread) or thread.deferred:
                     return exit_
                 exit_ = exits.Exit(exits.BUDGET, machine.pc)      # the count's stop: go on
@@ -102,6 +111,39 @@ class SamplingTimer:
                 return exit_                         # the quantum's end: the scheduler's turn
             if not self.kernel.may_continue(thread):
                 return exits.Exit(exits.STOPPED, machine.pc)
+
+    def _run_counted(self, thread, machine, count: int):
+        """One piece with Unicorn's exact count (the budget stops at the tick's instruction)."""
+        piece = self._clip(count - self.slice_insns if count else 0)
+        branches = self._branch_counter(thread) if self.event == "branches" else None
+        if branches is not None:
+            branches.begin_run(self.left)
+        exit_ = machine.run(machine.pc, count=piece)
+        return exit_, machine.last_run_insns
+
+    def _run_block_clocked(self, machine, clock):
+        """One piece of an unlimited slice on the block clock: no per-instruction hook; the run
+        stops at the first block boundary at or after the tick (block_clock.py)."""
+        before = clock.executed
+        clock.begin_run(self.left)
+        try:
+            exit_ = machine.run(machine.pc)
+        finally:
+            clock.end_run()
+        return exit_, clock.executed - before
+
+    def _block_clock(self, machine):
+        """The block clock of `machine` when the instruction timer may use it: an unlimited
+        slice on a Machine that does not count every instruction already (a tool that counts
+        pays Unicorn's exact count anyway, and then the ticks stay exact)."""
+        if self.event != "insns" or machine.icount is not None or not block_clock.available():
+            return None
+        return clock_of(machine)
+
+    def _branch_stop(self, thread, exit_) -> bool:
+        if self.event != "branches" or not self._branches_ran(self._branch_counter(thread)):
+            return False
+        return exit_.kind == exits.STOPPED and not self._stopped
 
     def _clip(self, count: int) -> int:
         if self.event != "insns":

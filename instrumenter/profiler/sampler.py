@@ -71,7 +71,7 @@ class Sampler:
 
     def _now(self, process) -> int:
         if self.event == "insns":
-            return self.ticks * self.interval
+            return self.door.timer_instructions()
         return self.door.instructions_retired(process)
 
     # ---- events of the debug interface -------------------------------------------------------

@@ -120,3 +120,35 @@ def test_a_tick_every_n_system_calls_after_the_call(arch, every):
     # exit_group never returns; every other call's return was counted
     assert len(after) == calls.count // every > 5
     assert set(after) <= {b"\x0f\x05", b"\xcd\x80"}          # right after syscall / int $0x80
+
+
+class TickTimes:
+    def __init__(self, kernel):
+        self.kernel, self.times = kernel, []
+
+    def timer_tick(self, thread, frame):
+        self.times.append(self.kernel.debug.timer_instructions())
+
+
+def _run_uncounted(arch, interval):
+    """The profiler's case: nothing counts every instruction, so the timer runs on the block
+    clock (emu/block_clock.py) and ticks land on the first block boundary at or after each
+    multiple of the interval."""
+    out = CapturedOutput(name=b"out")
+    kernel = Kernel(KernelConfig(stdout=out, stderr=out))
+    proc = kernel.spawn(str(SAMPLES / arch / "fib").encode(), [b"fib", b"18"], [])
+    ticks = TickTimes(kernel)
+    kernel.debug.subscribe(ticks)
+    kernel.debug.arm_timer(interval)
+    return kernel.run(proc), out.data, ticks.times
+
+
+def test_uncounted_ticks_land_on_the_block_boundary_after_each_multiple(arch):
+    counted = _run(arch, "fib", [b"18"], interval=3000)
+    status, out, times = _run_uncounted(arch, 3000)
+    assert (status, out) == (counted[1], counted[2]) == (0, b"fib(18) = 2584\n")
+    total = counted[0].debug.instruction_clock.total
+    assert len(times) == total // 3000 or len(times) == total // 3000 - 1
+    for k, ts in enumerate(times, start=1):
+        assert 3000 * k <= ts < 3000 * k + 64        # a block of fib is a few instructions
+    assert times == _run_uncounted(arch, 3000)[2]    # the same run, the same ticks

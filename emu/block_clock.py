@@ -1,0 +1,131 @@
+"""Guest instructions counted block by block, in C: the profiling timer's clock (issue 18).
+
+Unicorn stops a run after N instructions only through `emu_start(count=N)`, which translates
+every instruction with a call to its counting hook (icount.py): 3-4x slower on call-heavy code
+(bench/profile.py). A block hook is called once per translated block instead; written in C
+(native/block_clock.c) it costs ~1-2 ns a block, 1.1-1.2x on fib. It adds each block's
+instructions as the block begins and stops the run at the first block boundary at or after a
+deadline, before that block runs (the stop lands on the block's first instruction).
+
+So the clock's count and its stops are at block granularity: a run stopped at the deadline has
+executed every instruction it counted, and its PC is the first instruction of the next block.
+A block cut short (a fault or an interrupt in its middle) is counted whole. Everything is
+deterministic: the same run begins the same blocks. Each block's instruction count is decoded
+once per (address, length), in C with capstone's library (the Python package's own copy,
+`capstone._cs`), and kept; code patched through Memory (which bumps `code_epoch`) empties the
+table at the next run. A guest that rewrites its own code in place
+keeping a block's start and length would keep the old count until then.
+
+`available()` is False where the C hook cannot be built (native/__init__.py); the timer then
+uses Unicorn's exact counting instead.
+"""
+from __future__ import annotations
+
+import ctypes
+import weakref
+
+import capstone
+from unicorn import UC_HOOK_BLOCK
+
+from . import native
+from .internals.binding import handle, uc_hook_h, uclib
+
+# The library the capstone package loaded, through a handle of our own: its prototypes here
+# are not the package's (cs_malloc returns a pointer, which the package does not declare).
+_CAPSTONE = ctypes.CDLL(capstone._cs._name, handle=capstone._cs._handle)
+_CAPSTONE.cs_open.argtypes = (ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_size_t))
+_CAPSTONE.cs_malloc.restype = ctypes.c_void_p
+_CAPSTONE.cs_malloc.argtypes = (ctypes.c_size_t,)
+_CAPSTONE.cs_free.argtypes = (ctypes.c_void_p, ctypes.c_size_t)
+_CAPSTONE.cs_close.argtypes = (ctypes.POINTER(ctypes.c_size_t),)
+
+
+class _State(ctypes.Structure):
+    """struct block_clock of native/block_clock.c, field for field."""
+    _fields_ = [("executed", ctypes.c_int64), ("deadline", ctypes.c_int64),
+                ("stopped_at", ctypes.c_int64), ("fired", ctypes.c_int32),
+                ("failed", ctypes.c_int32), ("stop", ctypes.c_void_p),
+                ("mem_read", ctypes.c_void_p), ("disasm_iter", ctypes.c_void_p),
+                ("capstone", ctypes.c_size_t), ("insn", ctypes.c_void_p),
+                ("table", ctypes.c_void_p), ("mask", ctypes.c_uint64), ("used", ctypes.c_uint64)]
+
+
+_CLOCKS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # Machine -> its clock
+
+
+def available() -> bool:
+    return native.load("block_clock") is not None
+
+
+def clock_of(machine) -> "BlockClock":
+    """The block clock of `machine`, made at the first call. It lives as long as the Machine:
+    Unicorn holds a pointer to its state until the Uc is closed. Once made, its hook stays
+    (counting only, ~1-2 ns a block) when no deadline is set."""
+    clock = _CLOCKS.get(machine)
+    if clock is None:
+        clock = _CLOCKS[machine] = BlockClock(machine)
+    return clock
+
+
+class BlockClock:
+    """The instruction clock of one Machine. `executed` counts on from its creation."""
+
+    def __init__(self, machine):
+        lib = native.load("block_clock")
+        if lib is None:
+            raise RuntimeError(native.unavailable["block_clock"])
+        self._machine = machine
+        uc = machine.uc
+        self._epoch = machine.mem.code_epoch
+        self._state = state = _State()
+        state.deadline = -1
+        state.stop = ctypes.cast(uclib.uc_emu_stop, ctypes.c_void_p)
+        state.mem_read = ctypes.cast(uclib.uc_mem_read, ctypes.c_void_p)
+        state.disasm_iter = ctypes.cast(_CAPSTONE.cs_disasm_iter, ctypes.c_void_p)
+        mode = capstone.CS_MODE_64 if machine.arch.bits == 64 else capstone.CS_MODE_32
+        handle_ = ctypes.c_size_t()
+        if _CAPSTONE.cs_open(capstone.CS_ARCH_X86, mode, ctypes.byref(handle_)) != 0:
+            raise RuntimeError("capstone cannot open an x86 handle")
+        state.capstone = handle_.value
+        state.insn = _CAPSTONE.cs_malloc(handle_.value)
+        hook = uc_hook_h()
+        status = uclib.uc_hook_add(handle(uc), ctypes.byref(hook), UC_HOOK_BLOCK,
+                                   ctypes.cast(lib.block_clock_on_block, ctypes.c_void_p),
+                                   ctypes.cast(ctypes.byref(state), ctypes.c_void_p),
+                                   ctypes.c_uint64(1), ctypes.c_uint64(0))
+        if status != 0:
+            raise RuntimeError(f"cannot add the block clock's hook: error {status}")
+        uc.ctl_flush_tb()              # blocks translated before have no call to the hook
+        # The table and the decoder are C memory: free them with the clock (the hook dies with
+        # its Uc, which the Machine keeps no longer than this clock's owner).
+        weakref.finalize(self, _release, lib, state, handle_)
+
+    @property
+    def executed(self) -> int:
+        """Instructions of the blocks begun on this Machine since the clock was made."""
+        return self._state.executed
+
+    @property
+    def fired(self) -> bool:
+        """The last run stopped at its deadline."""
+        return bool(self._state.fired)
+
+    def begin_run(self, left: int) -> None:
+        """A run begins: stop it at the first block boundary `left` instructions or more from
+        here (0: the next block; None: never)."""
+        if self._machine.mem.code_epoch != self._epoch:
+            self._epoch = self._machine.mem.code_epoch
+            native.load("block_clock").block_clock_clear(ctypes.byref(self._state))
+        state = self._state
+        state.deadline = -1 if left is None else state.executed + max(left, 0)
+        state.fired = 0
+
+    def end_run(self) -> None:
+        """The run is over: later runs (another tool's, the scheduler's) are never stopped."""
+        self._state.deadline = -1
+
+
+def _release(lib, state: _State, capstone_handle: ctypes.c_size_t) -> None:
+    lib.block_clock_clear(ctypes.byref(state))
+    _CAPSTONE.cs_free(state.insn, 1)
+    _CAPSTONE.cs_close(ctypes.byref(capstone_handle))

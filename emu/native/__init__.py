@@ -1,0 +1,78 @@
+"""C helpers of the Machine, compiled at first use (one shared object per source, cached).
+
+Some of Unicorn's hooks run for every translated block; a Python callback there costs ~0.5 µs a
+block (UNICORN_FACTS.md), which is 10x a guest's own time on call-heavy code. The few such hooks
+the Machine needs are written in C here and registered with uclib by address. The build uses the
+host's C compiler (`$CC`, `cc`, `gcc`) or the Zig toolchain trapline already depends on (`python
+-m ziglang cc`), and keeps the result under the user's cache directory, named by the source's
+sha256, so a source change rebuilds and concurrent builds cannot see a half-written file.
+Where nothing can build it, `load` returns None with the reason in `unavailable[name]`, and the
+caller takes its slower pure-Unicorn path: results are the same, only the cost differs.
+"""
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+SOURCES = Path(__file__).resolve().parent
+_loaded: dict[str, ctypes.CDLL] = {}
+unavailable: dict[str, str] = {}
+
+
+def load(name: str) -> ctypes.CDLL | None:
+    """The compiled `name`.c of this folder, built on first use; None when it cannot be."""
+    if name in _loaded:
+        return _loaded[name]
+    if name in unavailable:
+        return None
+    source = SOURCES / f"{name}.c"
+    digest = hashlib.sha256(source.read_bytes()).hexdigest()[:16]
+    target = _cache_dir() / f"{name}-{digest}-{platform.machine()}.so"
+    try:
+        if not target.exists():
+            _build(source, target)
+        _loaded[name] = ctypes.CDLL(str(target))
+    except (OSError, subprocess.SubprocessError) as error:
+        unavailable[name] = f"cannot build {source.name}: {error}".splitlines()[0]
+        return None
+    return _loaded[name]
+
+
+def _cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    path = Path(base) / "trapline" / "native"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _compilers() -> list[list[str]]:
+    found = [[c] for c in (os.environ.get("CC"), "cc", "gcc") if c and shutil.which(c)]
+    return found + [[sys.executable, "-m", "ziglang", "cc"]]
+
+
+def _build(source: Path, target: Path) -> None:
+    """Compile into a temporary file next to `target`, then rename it into place (atomic)."""
+    errors = []
+    for compiler in _compilers():
+        fd, partial = tempfile.mkstemp(dir=target.parent, suffix=".so.part")
+        os.close(fd)
+        try:
+            done = subprocess.run([*compiler, "-O2", "-shared", "-fPIC", "-o", partial, str(source)],
+                                  capture_output=True, timeout=300)
+            if done.returncode == 0:
+                os.replace(partial, target)
+                return
+            errors.append(f"{compiler[-1]}: {done.stderr.decode(errors='replace').strip()[:200]}")
+        except (OSError, subprocess.SubprocessError) as error:
+            errors.append(f"{compiler[-1]}: {error}")
+        finally:
+            if os.path.exists(partial):
+                os.unlink(partial)
+    raise OSError("; ".join(errors) or "no C compiler")

@@ -1,0 +1,140 @@
+/* The block clock's hook (emu/block_clock.py): Unicorn calls it as every translated block
+ * begins (UC_HOOK_BLOCK), with the block's guest address and length in bytes. It adds the
+ * block's instructions to `executed` and, once `executed` has reached `deadline`, stops the
+ * run (uc_emu_stop) before the block runs: Unicorn emits the block hook's call ahead of the
+ * block's exit-request check (translator.c), so the stop lands on this block's first
+ * instruction, and the next run begins with it.
+ *
+ * Why C: a hook in Python costs ~0.5 us a block; this one costs ~1-2 ns (fib: 1.1-1.2x, where
+ * Unicorn's own per-instruction counting hook, the only other way to stop after N
+ * instructions, costs 3-4x: UNICORN_FACTS.md, bench/profile.py).
+ *
+ * The instructions of a block are learned once per (address, length) by decoding its bytes
+ * with capstone (cs_disasm_iter: no Python on the way, ~1-2 us a block) and kept in an
+ * open-addressing table; the table is emptied when code changes (block_clock_clear). */
+#include <stdint.h>
+#include <stdlib.h>
+
+typedef int (*stop_fn)(void *uc);
+typedef int (*mem_read_fn)(void *uc, uint64_t address, void *bytes, uint64_t size);
+typedef int (*disasm_iter_fn)(size_t handle, const uint8_t **code, size_t *size,
+                              uint64_t *address, void *insn);
+
+struct entry {
+    uint64_t address;
+    uint32_t size;          /* 0: a free slot (Unicorn never reports an empty block) */
+    uint32_t insns;
+};
+
+struct block_clock {
+    int64_t executed;       /* instructions of the blocks begun */
+    int64_t deadline;       /* stop at the first block that begins at or after it; < 0: never */
+    int64_t stopped_at;     /* the block a stop landed on */
+    int32_t fired;          /* the deadline stopped the run */
+    int32_t failed;         /* a block's bytes could not be read (counted as 1 instruction) */
+    stop_fn stop;           /* uc_emu_stop */
+    mem_read_fn mem_read;   /* uc_mem_read */
+    disasm_iter_fn disasm_iter;   /* capstone's cs_disasm_iter */
+    size_t capstone;        /* a capstone handle in the Machine's mode (csh) */
+    void *insn;             /* cs_malloc(capstone): the iterator's instruction */
+    struct entry *table;
+    uint64_t mask;          /* capacity - 1, capacity a power of two */
+    uint64_t used;
+};
+
+static uint64_t slot_of(uint64_t address, uint32_t size, uint64_t mask)
+{
+    uint64_t h = (address ^ ((uint64_t)size << 48)) * 0x9e3779b97f4a7c15ull;
+    return (h >> 17) & mask;
+}
+
+static int grow(struct block_clock *c)
+{
+    uint64_t capacity = c->table ? (c->mask + 1) * 2 : 1024;
+    struct entry *table = calloc(capacity, sizeof *table);
+    if (!table)
+        return 0;
+    for (uint64_t i = 0; c->table && i <= c->mask; i++) {
+        struct entry *e = &c->table[i];
+        if (e->size) {
+            uint64_t j = slot_of(e->address, e->size, capacity - 1);
+            while (table[j].size)
+                j = (j + 1) & (capacity - 1);
+            table[j] = *e;
+        }
+    }
+    free(c->table);
+    c->table = table;
+    c->mask = capacity - 1;
+    return 1;
+}
+
+/* Decode [address, address + size): bytes capstone cannot decode end the block with an
+ * instruction that raises #UD, counted as one. */
+static uint32_t decode(struct block_clock *c, void *uc, uint64_t address, uint32_t size)
+{
+    uint8_t small[4096];
+    uint8_t *bytes = size <= sizeof small ? small : malloc(size);
+    uint32_t insns = 0;
+    if (!bytes || c->mem_read(uc, address, bytes, size) != 0) {
+        c->failed = 1;
+        insns = 1;
+    } else {
+        const uint8_t *code = bytes;
+        size_t left = size;
+        uint64_t pc = address;
+        while (left && c->disasm_iter(c->capstone, &code, &left, &pc, c->insn))
+            insns++;
+        insns += left != 0;
+    }
+    if (bytes != small)
+        free(bytes);
+    return insns;
+}
+
+static uint32_t insns_of(struct block_clock *c, void *uc, uint64_t address, uint32_t size)
+{
+    if (c->table) {
+        for (uint64_t i = slot_of(address, size, c->mask);; i = (i + 1) & c->mask) {
+            struct entry *e = &c->table[i];
+            if (!e->size)
+                break;
+            if (e->address == address && e->size == size)
+                return e->insns;
+        }
+    }
+    uint32_t insns = decode(c, uc, address, size);
+    if ((!c->table || 2 * (c->used + 1) > c->mask + 1) && !grow(c))
+        return insns;                   /* no memory for the table: decode again next time */
+    uint64_t i = slot_of(address, size, c->mask);
+    while (c->table[i].size)
+        i = (i + 1) & c->mask;
+    c->table[i].address = address;
+    c->table[i].size = size;
+    c->table[i].insns = insns;
+    c->used++;
+    return insns;
+}
+
+void block_clock_on_block(void *uc, uint64_t address, uint32_t size, void *user)
+{
+    struct block_clock *c = user;
+    if (c->deadline >= 0 && c->executed >= c->deadline) {
+        if (!c->fired) {
+            c->fired = 1;
+            c->stopped_at = (int64_t)address;
+            c->stop(uc);
+        }
+        return;
+    }
+    if (size)
+        c->executed += insns_of(c, uc, address, size);
+}
+
+void block_clock_clear(struct block_clock *c)
+{
+    free(c->table);
+    c->table = 0;
+    c->mask = 0;
+    c->used = 0;
+}
