@@ -36,15 +36,32 @@ class Symbolizer:
     def __init__(self, door):
         self.door = door
         self._sizeless: dict[tuple, tuple] = {}     # (path, bias) -> starts, functions
+        # Frames named from objects, by (address, lookup), for the image map they were named
+        # in (`_map`): a sample's return addresses repeat from sample to sample, and naming one
+        # costs a search of the map and of the object's symbols.
+        self._map: tuple = ()
+        self._named: dict[tuple[int, int], Frame] = {}
 
     def frames(self, process, addresses) -> tuple[Frame, ...]:
         """Names for a stack: the first address is the interrupted PC, the others return
         addresses, named by the call before them (address - 1), as gdb's backtrace does: a
         call that is a function's last instruction returns to the next function's start."""
         images = self.door.images(process)
+        layout = tuple((m.name, m.base, m.end) for m in images)
+        if layout != self._map:
+            self._map, self._named = layout, {}
         bases = [m.base for m in images]
-        return tuple(self._frame(process, images, bases, address, address - (i > 0))
-                     for i, address in enumerate(addresses))
+        named = self._named
+        frames = []
+        for i, address in enumerate(addresses):
+            lookup = address - (i > 0)
+            frame = named.get((address, lookup))
+            if frame is None:
+                frame = self._frame(process, images, bases, address, lookup)
+                if not frame.module.startswith("["):       # areas change under the same map
+                    named[(address, lookup)] = frame
+            frames.append(frame)
+        return tuple(frames)
 
     def _frame(self, process, images, bases, address: int, lookup: int) -> Frame:
         i = bisect.bisect_right(bases, lookup) - 1

@@ -28,6 +28,10 @@ from loader.cfi import CallFrameTable, CfiUnsupported
 from .dwarf_expr import evaluate
 
 MAX_DEPTH = 256
+# The walk reads the stack above the interrupted SP in one piece of at most this many bytes
+# (clipped to the stack's area) and takes every saved word from it: one read through the door
+# instead of two or three per frame (bench/profile.py).
+STACK_WINDOW = 32 * 1024
 
 # Registers a callee preserves (psABI: x86-64 3.2.1 Figure 3.4; i386 2.2.1): unchanged in the
 # caller's frame unless the CFI says where they were saved.
@@ -53,6 +57,26 @@ class Unwinder:
         # for its own landing (uretprobes) gives the real one back, as perf asks uprobes.
         self.fixup = fixup
         self._tables: dict[tuple, CallFrameTable] = {}
+        # The CFI rule at each address unwound, for the image map it was found in: samples
+        # walk through the same return sites again and again.
+        self._map: tuple = ()
+        self._rules: dict[int, object] = {}
+
+    def begin(self, process) -> None:
+        """A walk in `process` begins: forget the rules found under another image map."""
+        layout = tuple((m.name, m.base, m.end) for m in self.door.images(process))
+        if layout != self._map:
+            self._map, self._rules = layout, {}
+
+    def rule_at(self, process, lookup: int):
+        """The CFI rule in force at `lookup` in `process` (None: no object or no FDE covers
+        it); raises CfiUnsupported for CFI it cannot read. Valid within one walk (begin)."""
+        found = self._rules.get(lookup)
+        if found is None:
+            image = self.door.image_at(process, lookup)
+            rule = self.table_for(image).rule_at(lookup) if image is not None else None
+            found = self._rules[lookup] = (rule, _plain_form(rule))
+        return found
 
     def table_for(self, image) -> CallFrameTable:
         key = (image.path, image.load_bias, image.bits)
@@ -64,6 +88,7 @@ class Unwinder:
     def unwind(self, process, registers: dict, *, max_depth: int = MAX_DEPTH, tid: int = 0) -> Stack:
         """The stack of the thread whose registers (names of emu/registers.py, the general
         ones and the IP) are `registers`, in `process`."""
+        self.begin(process)
         walk = _Walk(self, process, registers, tid)
         return walk.run(max_depth)
 
@@ -79,6 +104,7 @@ class _Walk:
         self.cpu = self.door.cpu(process)
         self._mask = (1 << self.bits) - 1
         self.entry = self._entry_function()
+        self._window_at, self._window = self.regs.get(self.sp), None
 
     def run(self, max_depth: int) -> Stack:
         frames: list[int] = []
@@ -108,15 +134,14 @@ class _Walk:
 
     # ---- CFI --------------------------------------------------------------------------------
     def _step_cfi(self, lookup: int):
-        image = self.door.image_at(self.process, lookup)
-        if image is None:
-            return None
         try:
-            rule = self.unwinder.table_for(image).rule_at(lookup)
+            rule, plain = self.unwinder.rule_at(self.process, lookup)
         except CfiUnsupported as exc:
             raise _Stop(f"CFI at {lookup:#x}: {exc}") from None
         if rule is None:
             return None
+        if plain is not None and plain[0] in self.regs:
+            return self._step_plain(plain)
         cfa = self._cfa(rule.cfa, lookup)
         return_rule = rule.saved.get(rule.return_register)
         if return_rule == ("undefined",):
@@ -132,6 +157,21 @@ class _Walk:
             else:
                 caller[name] = value
         return caller                           # the return column is the IP (loader/cfi.py)
+
+    def _step_plain(self, plain: tuple) -> dict:
+        """_step_cfi for the common rule (_plain_form): the same caller registers, without
+        the general rule's dispatch (most of a sample's cost is here: bench/profile.py)."""
+        cfa_register, cfa_offset, saved_at, lost = plain
+        regs, mask = self.regs, self._mask
+        cfa = (regs[cfa_register] + cfa_offset) & mask
+        caller = {name: regs[name] for name in CALLEE_SAVED[self.bits] if name in regs}
+        caller[self.sp] = cfa
+        word = self._word
+        for name, offset in saved_at:
+            caller[name] = word((cfa + offset) & mask)
+        for name in lost:
+            caller.pop(name, None)
+        return caller
 
     def _cfa(self, how: tuple, lookup: int) -> int:
         if how[0] == "expression":
@@ -209,13 +249,54 @@ class _Walk:
 
     # ---- memory -----------------------------------------------------------------------------
     def _read(self, address: int, size: int) -> bytes:
+        window = self._stack_window()
+        offset = address - self._window_at if window else -1
+        if 0 <= offset and offset + size <= len(window):
+            return window[offset:offset + size]
         try:
             return self.cpu.read(address, size)
         except MemoryAccessError:
             raise _Stop(f"cannot read {size} bytes at {address:#x}") from None
 
+    def _stack_window(self) -> bytes:
+        """The stack from the interrupted SP up (STACK_WINDOW), read at the first use."""
+        if self._window is None:
+            self._window = b""
+            area = self.door.area_at(self.process, self._window_at) if self._window_at else None
+            if area is not None:
+                size = min(STACK_WINDOW, area.end - self._window_at)
+                try:
+                    self._window = self.cpu.read(self._window_at, size)
+                except MemoryAccessError:
+                    pass
+        return self._window
+
     def _word(self, address: int) -> int:
+        window = self._window
+        if window:
+            offset = address - self._window_at
+            if 0 <= offset <= len(window) - self.word:
+                return int.from_bytes(window[offset:offset + self.word], "little")
         return int.from_bytes(self._read(address, self.word), "little")
+
+
+def _plain_form(rule) -> tuple | None:
+    """The rule as (CFA register, CFA offset, ((register, CFA offset it is saved at), ...),
+    (registers not recoverable, ...)) when it is that simple — the CFA a register plus an
+    offset, the return address and every saved register at CFA + n — else None."""
+    if rule is None or rule.cfa[0] == "expression":
+        return None
+    if rule.saved.get(rule.return_register, ("",))[0] != "at":
+        return None
+    saved_at, lost = [], []
+    for name, how in rule.saved.items():
+        if how[0] == "at":
+            saved_at.append((name, how[1]))
+        elif how[0] == "undefined":
+            lost.append(name)
+        else:
+            return None
+    return rule.cfa[0], rule.cfa[1], tuple(saved_at), tuple(lost)
 
 
 class _Stop(Exception):
