@@ -178,6 +178,9 @@ def test_the_flame_graph_is_drawn_by_flamegraph_pl(tmp_path, monkeypatch):
     texts = {t.text for t in svg.iter("{http://www.w3.org/2000/svg}title")}
     assert any(t and t.startswith("leaf (") for t in texts), sorted(texts)[:10]
     assert any(t and t.startswith("callchain (") for t in texts)
+    drawn = (tmp_path / "flamegraph.svg").read_bytes()
+    write_outputs(profile, str(tmp_path), "callchain 30")
+    assert (tmp_path / "flamegraph.svg").read_bytes() == drawn       # the same bytes again
 
 
 def test_sampling_every_n_system_calls(arch):

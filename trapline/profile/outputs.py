@@ -54,9 +54,12 @@ def _flamegraph(folded: str, svg: Path, title: str) -> str:
         return (f"no flame graph: neither {' nor '.join(FLAMEGRAPH_TOOLS)} is on PATH "
                 "(apt-get install libdevel-nytprof-perl, or set TRAPLINE_FLAMEGRAPH); "
                 "the folded stacks are what it reads")
+    # --hash colours each function by its name, and a fixed Perl hash seed keeps flamegraph.pl's
+    # element order: the same profile draws the same bytes (DESIGN.md's determinism contract)
+    env = {**os.environ, "PERL_HASH_SEED": "0", "PERL_PERTURB_KEYS": "0"}
     try:
-        done = subprocess.run([tool, "--title", title, "--countname", "samples"], input=folded,
-                              capture_output=True, text=True, check=False)
+        done = subprocess.run([tool, "--title", title, "--countname", "samples", "--hash"],
+                              input=folded, capture_output=True, text=True, check=False, env=env)
     except OSError as exc:
         return f"no flame graph: cannot run {tool}: {exc.strerror or exc}"
     if done.returncode != 0 or not done.stdout.lstrip().startswith("<?xml"):
