@@ -23,6 +23,26 @@ class Profile:
     modules: list = field(default_factory=list)      # ModuleLoad records
     command: list[str] = field(default_factory=list)
     exit_code: int | None = None
+    # (module, PC) -> lines.SourceLine of the samples' PCs, where the object has DWARF lines
+    lines: dict = field(default_factory=dict)
+    interrupts: int = 0                               # timer interrupts taken
+    switches: int = 0                                 # thread switches (the first slice not counted)
+    unloads: list = field(default_factory=list)       # ModuleUnload records
+    walkup: dict | None = None                        # a recorded walk-up's report (walkup.json)
+
+    def add_switch(self, switch) -> None:
+        if switch.prev_tid:
+            self.switches += 1
+
+    def add_event(self, record) -> None:
+        """An Interrupt, ThreadSwitch or ModuleUnload of the sampler."""
+        kind = type(record).__name__
+        if kind == "Interrupt":
+            self.interrupts += 1
+        elif kind == "ThreadSwitch":
+            self.add_switch(record)
+        elif kind == "ModuleUnload":
+            self.unloads.append(record)
 
     def add(self, sample) -> None:
         self.samples.append(sample)
@@ -63,6 +83,17 @@ class Profile:
         counts: Counter = Counter()
         for s in self.samples:
             counts.update({(f.module, f.name) for f in s.frames})
+        return counts
+
+    def self_by_line(self) -> Counter:
+        """(source line, function, module) -> samples whose PC is on that line."""
+        counts: Counter = Counter()
+        for s in self.samples:
+            if s.frames:
+                leaf = s.frames[0]
+                line = self.lines.get((leaf.module, leaf.address))
+                if line is not None:
+                    counts[(str(line), leaf.name, leaf.module)] += 1
         return counts
 
     def truncated(self) -> Counter:

@@ -43,7 +43,16 @@ def tables(profile: Profile, *, top: int = TOP_FUNCTIONS) -> list[Table]:
     for (module, name), n in ranked(profile.self_by_function())[:top]:
         inclusive = totals[(module, name)]
         functions.add_row(name, module, str(n), _pct(n, total), str(inclusive), _pct(inclusive, total))
-    return [processes, threads, modules, functions]
+    result = [processes, threads, modules, functions]
+    by_line = ranked(profile.self_by_line())
+    if by_line:
+        lines = _table(f"Lines (top {top} by self samples; DWARF .debug_line)",
+                       [("line", "left"), ("function", "left"), ("module", "left"),
+                        ("self", "right"), ("self %", "right")])
+        for (line, name, module), n in by_line[:top]:
+            lines.add_row(line, name, module, str(n), _pct(n, total))
+        result.append(lines)
+    return result
 
 
 def heading(profile: Profile) -> str:
@@ -52,8 +61,9 @@ def heading(profile: Profile) -> str:
         f"stacks unwound (frame pointers and .eh_frame CFI), {truncated} truncated"
     unit = {"insns": "guest instructions", "syscalls": "system calls", "branches": "taken branches",
             "faults": "page faults"}.get(profile.event, profile.event)
+    switches = f"; {profile.switches} thread switches" if profile.switches else ""
     return (f"profile: {profile.total} samples, one every {profile.interval} {unit} "
-            f"(virtual time), mode {profile.mode}: {stacks}")
+            f"(virtual time), mode {profile.mode}: {stacks}{switches}")
 
 
 def print_report(profile: Profile, console: Console, *, top: int = TOP_FUNCTIONS) -> None:

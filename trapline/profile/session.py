@@ -3,11 +3,20 @@
 the seed's trace while the program runs (record.py)."""
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from ..sandbox import RunResult, Sandbox
+from .lines import resolve_lines
 from .model import Profile
 from .record import TraceWriter
+
+
+def host_path(sandbox: Sandbox, path: str) -> str:
+    """Where the guest's file `path` is on the host: under the rootfs, else the same path."""
+    if sandbox.rootfs is None:
+        return path
+    return os.path.join(sandbox.rootfs, path.lstrip("/"))
 
 
 @dataclass
@@ -37,6 +46,11 @@ def run_profiled(sandbox: Sandbox, argv: list[str], *, interval: int, mode: str 
         if writer is not None:
             writer.sample(sample)
 
+    def on_event(happened) -> None:
+        profile.add_event(happened)
+        if writer is not None and writer.started:
+            writer.event(happened)
+
     def on_module(load) -> None:
         profile.add_module(load)
         if writer is not None and writer.started:
@@ -44,7 +58,7 @@ def run_profiled(sandbox: Sandbox, argv: list[str], *, interval: int, mode: str 
 
     def attach(kernel, process) -> None:
         sampler = Sampler(kernel.debug, interval=interval, mode=mode, event=event,
-                          on_sample=on_sample, on_module=on_module)
+                          on_sample=on_sample, on_module=on_module, on_event=on_event)
         sampler.attach(process)
         if writer is not None:
             comm = process.exe.rsplit(b"/", 1)[-1].decode(errors="replace")
@@ -55,6 +69,7 @@ def run_profiled(sandbox: Sandbox, argv: list[str], *, interval: int, mode: str 
     try:
         result = sandbox.run(argv)
         profile.exit_code = result.exit_code
+        resolve_lines(profile, lambda path: host_path(sandbox, path))
     finally:
         if writer is not None:
             writer.close(profile)
