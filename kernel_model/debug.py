@@ -81,7 +81,7 @@ class DebugInterface(PatchAccess, SyscallAccess, ProcessAccess, SyscallStops, Tr
                      ExecutableAccess, WatchAccess):
     EVENTS = ("pre_fork", "fork", "fork_failed", "vfork", "vfork_done", "exec", "exit", "signal",
               "space_released", "syscall_entry", "syscall_exit", "image_mapped",
-              "timer_tick")
+              "timer_tick", "image_unmapped", "thread_switch")
 
     def __init__(self, kernel=None):
         self._kernel = kernel                                   # for tracer stops
@@ -359,6 +359,10 @@ class DebugInterface(PatchAccess, SyscallAccess, ProcessAccess, SyscallStops, Tr
         """A shared object's code was mapped in `process` after exec (ld.so loading a library,
         a dlopen): `mapped` is its MappedImage. The program and ld.so come with `exec`."""
         self._emit("image_mapped", process, mapped)
+
+    def image_unmapped(self, process, mapped) -> None:
+        """An object's first page was unmapped from `process` (dlclose): `mapped` is gone."""
+        self._emit("image_unmapped", process, mapped)
 
     def space_released(self, space) -> None:
         """Tools forget `space` (their tables are keyed on `space.serial`), then so do the

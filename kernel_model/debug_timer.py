@@ -8,6 +8,9 @@ Event, delivered to every subscriber with a method of that name:
                               door's `cpu(process)` reads EBP/RBP); `frame` is the hardware trap
                               frame the interrupt pushed (frame.ip is the interrupted EIP/RIP,
                               frame.sp its stack pointer).
+  thread_switch(previous, thread)   the CPU goes on with `thread` after `previous` (None: the
+                              first slice since the timer was armed); heard while the timer is
+                              armed, as perf's context-switch records come with a sampling event.
 """
 from .timer import SamplingTimer
 
@@ -20,7 +23,8 @@ class TimerAccess:
         ("syscalls"), taken branches ("branches") or page faults ("faults") from now on (one
         timer for the run: arming again restarts it)."""
         self.disarm_timer()
-        timer = self._kernel.timer = SamplingTimer(self._kernel, interval, self._timer_tick, event)
+        timer = self._kernel.timer = SamplingTimer(self._kernel, interval, self._timer_tick, event,
+                                                   on_switch=self._timer_switch)
         if event == "syscalls":
             self.syscall_watchers.append(timer)
 
@@ -47,6 +51,9 @@ class TimerAccess:
         preemption ended, by each system call's fixed cost and by sleeps — so its resolution is
         the scheduling quantum, exactly what a program timing itself would see."""
         return self._kernel.clock.elapsed_ns
+
+    def _timer_switch(self, previous, thread) -> None:
+        self._emit("thread_switch", previous, thread)
 
     def _timer_tick(self, thread, frame) -> bool:
         self._emit("timer_tick", thread, frame)

@@ -64,9 +64,13 @@ class ImageMap:
         self.forget(mapped.base, mapped.base + 1)
         bisect.insort(self._images, mapped, key=lambda m: m.base)
 
-    def forget(self, start: int, end: int) -> None:
-        """Drop the objects whose first page lies in [start, end) (munmap, MAP_FIXED over it)."""
-        self._images = [m for m in self._images if not start <= m.base < end]
+    def forget(self, start: int, end: int) -> list[MappedImage]:
+        """Drop the objects whose first page lies in [start, end) (munmap, MAP_FIXED over it);
+        returns them."""
+        gone = [m for m in self._images if start <= m.base < end]
+        if gone:
+            self._images = [m for m in self._images if not start <= m.base < end]
+        return gone
 
     def at(self, address: int) -> MappedImage | None:
         i = bisect.bisect_right(self._images, address, key=lambda m: m.base) - 1
@@ -122,6 +126,13 @@ def _file_reader(kernel, proc, path: bytes) -> Callable[[], bytes]:
         finally:
             f.close()
     return read
+
+
+def record_unmapping(kernel, proc, start: int, end: int) -> None:
+    """[start, end) was unmapped from `proc`: the objects whose first page it held are gone
+    (dlclose); announce each (the profiler's module-unload records, seed 004)."""
+    for mapped in proc.space.images.forget(start, end):
+        kernel.debug.image_unmapped(proc, mapped)
 
 
 def record_library_mapping(kernel, proc, start: int, offset: int, open_file) -> None:

@@ -45,7 +45,7 @@ class SamplingTimer:
     """Counts the events of one run (all its processes and threads: one CPU) and interrupts
     every `interval` of them; `on_tick(thread, frame)` is the handler the gate leads to."""
 
-    def __init__(self, kernel, interval: int, on_tick, event: str = "insns"):
+    def __init__(self, kernel, interval: int, on_tick, event: str = "insns", on_switch=None):
         if interval <= 0:
             raise KernelError(f"timer interval must be positive, not {interval}")
         if event not in EVENTS:
@@ -54,6 +54,8 @@ class SamplingTimer:
         self.interval = interval
         self.event = event
         self.on_tick = on_tick
+        self.on_switch = on_switch    # on_switch(previous, thread): a slice of another thread
+        self._last_thread = None
         self.left = interval          # events until the next tick
         self.pending = False          # a tick fell due where it could not be delivered yet
         self.ticks = 0
@@ -67,6 +69,10 @@ class SamplingTimer:
         """Run `thread` for a slice of `count` instructions (0: unlimited) as the run loop
         would, interrupting it at every tick on the way; the exit is the slice's."""
         self.slice_insns = 0
+        if thread is not self._last_thread:
+            previous, self._last_thread = self._last_thread, thread
+            if self.on_switch is not None:
+                self.on_switch(previous, thread)
         while True:
             self._deliver_pending(thread)
             clock = self._block_clock(machine) if not count else None

@@ -25,8 +25,8 @@ TOP_FUNCTIONS = 25
               help="Write folded stacks, speedscope JSON, Chrome trace JSON and a flame graph here "
               "(and walkup.json with --walk-up).")
 @click.option("--record", default=None, metavar="FILE",
-              help="Write the trace (start-up, module and sample records) to FILE; "
-              "`trapline report FILE` reads it back.")
+              help="Write the trace (start-up, sample, interrupt, thread-switch, module and "
+              "walk-up records) to FILE; `trapline report FILE` reads it back.")
 @walkup_options
 @run_options
 @click.argument("program")
@@ -43,11 +43,6 @@ def profile(interval, event, mode, top, output_dir, record, walk_up, threshold, 
     from .sandbox import Sandbox
 
     console = Console(stderr=True, highlight=False)
-    if walk_up and record is not None:
-        # The recorded trace (trapline report) has no records for the walk's hooks and steps
-        # yet: refused rather than written without them.
-        raise click.UsageError("--record is not available with --walk-up (the trace format has "
-                               "no walk-up records); use -o DIR for walkup.json and the Chrome trace")
     try:
         sandbox = Sandbox(rootfs=rootfs, cwd=cwd, env=_parse_env(env), clear_env=clear_env, seed=seed,
                           writable=writable, strace=strace, verbose=verbose, capture=False,
@@ -56,7 +51,8 @@ def profile(interval, event, mode, top, output_dir, record, walk_up, threshold, 
             run = _walk_up(sandbox, [program, *args], console, interval=interval, mode=mode,
                            event=event, top=top, output_dir=output_dir,
                            options=walkup_settings(threshold, top, window, min_calls, metric,
-                                                   period, max_levels), compare_full=compare_full)
+                                                   period, max_levels), compare_full=compare_full,
+                           record=record)
         else:
             run = run_profiled(sandbox, [program, *args], interval=interval, mode=mode, event=event,
                                record=record)
@@ -74,19 +70,24 @@ def profile(interval, event, mode, top, output_dir, record, walk_up, threshold, 
     sys.exit(run.result.exit_code)
 
 
-def _walk_up(sandbox, argv, console, *, interval, mode, event, top, output_dir, options, compare_full):
+def _walk_up(sandbox, argv, console, *, interval, mode, event, top, output_dir, options, compare_full,
+             record=None):
     """The walk-up run (trapline/profile/walkup_run.py), its report, walkup.json in -o DIR."""
     import json
     import os
 
     from .profile.report import print_report
     from .profile.walkup_report import print_walkup, walkup_json
-    from .profile.walkup_run import compare, run_walkup
+    from .profile.walkup_run import compare, finish_record, run_walkup
 
-    run = run_walkup(sandbox, argv, interval=interval, options=options, mode=mode, event=event)
+    run = run_walkup(sandbox, argv, interval=interval, options=options, mode=mode, event=event,
+                     record=record)
     sys.stdout.flush()
-    if compare_full:
-        compare(sandbox, argv, run)
+    try:
+        if compare_full:
+            compare(sandbox, argv, run)
+    finally:
+        finish_record(run)          # the trace ends with the walk-up's report (and comparison)
     print_report(run.profile, console, top=top or TOP_FUNCTIONS)
     console.print()
     print_walkup(run, console)
@@ -115,6 +116,10 @@ def report(top, output_dir, trace):
     try:
         recorded = read_trace(trace)
         print_report(recorded, console, top=top)
+        if recorded.walkup is not None:
+            from .profile.walkup_report import print_walkup_report
+            console.print()
+            print_walkup_report(recorded.walkup, console)
         if output_dir is not None:
             for note in write_outputs(recorded, output_dir, " ".join(recorded.command)):
                 console.print(f"trapline: {note}")

@@ -42,18 +42,48 @@ class ModuleLoad(NamedTuple):
     end: int
 
 
+class ModuleUnload(NamedTuple):
+    """An object's first page was unmapped (dlclose): addresses in it name nothing any more."""
+    ts: int
+    pid: int
+    path: str
+    base: int
+    end: int
+
+
+class Interrupt(NamedTuple):
+    """A timer interrupt (seed 004's interrupt records): its vector and the trap frame's IP/SP."""
+    ts: int
+    pid: int
+    tid: int
+    vector: int
+    ip: int
+    sp: int
+
+
+class ThreadSwitch(NamedTuple):
+    """The CPU went on with pid/tid after prev_pid/prev_tid (0/0: the first slice traced)."""
+    ts: int
+    pid: int
+    tid: int
+    prev_pid: int
+    prev_tid: int
+
+
 class Sampler:
     """Subscribe it to the debug interface and arm the timer: `attach(process)`."""
 
     def __init__(self, door, *, interval: int, mode: str = "stack", event: str = "insns",
                  on_sample: Callable[[Sample], None], on_module: Callable[[ModuleLoad], None] | None = None,
-                 fixup=None):
+                 fixup=None, on_event: Callable[[tuple], None] | None = None):
         if mode not in MODES:
             raise ValueError(f"mode {mode!r}: expected one of {', '.join(MODES)}")
         if event not in EVENTS:
             raise ValueError(f"event {event!r}: expected one of {', '.join(EVENTS)}")
         self.door, self.interval, self.mode, self.event = door, interval, mode, event
         self.on_sample, self.on_module = on_sample, on_module
+        # on_event(record): the trace's other records (Interrupt, ThreadSwitch, ModuleUnload)
+        self.on_event = on_event
         self.unwinder = Unwinder(door, fixup)      # fixup: hooks.LandingFixup under the walk-up
         self.symbolizer = Symbolizer(door)
         self.ticks = 0
@@ -78,6 +108,9 @@ class Sampler:
     def timer_tick(self, thread, frame) -> None:
         self.ticks += 1
         process = thread.process
+        if self.on_event is not None:
+            self.on_event(Interrupt(self._now(process), process.pid, thread.tid, frame.vector,
+                                    frame.ip, frame.sp or 0))
         if self.mode == "pc":
             addresses, truncated = (frame.ip,), None
         else:
@@ -97,6 +130,16 @@ class Sampler:
 
     def vfork(self, parent, child) -> None:
         self._count(child)
+
+    def thread_switch(self, previous, thread) -> None:
+        if self.on_event is not None:
+            before = (previous.process.pid, previous.tid) if previous is not None else (0, 0)
+            self.on_event(ThreadSwitch(self._now(thread.process), thread.process.pid, thread.tid, *before))
+
+    def image_unmapped(self, process, mapped) -> None:
+        if self.on_event is not None:
+            self.on_event(ModuleUnload(self._now(process), process.pid,
+                                       mapped.path.decode(errors="replace"), mapped.base, mapped.end))
 
     def image_mapped(self, process, mapped) -> None:
         if self.on_module is not None:

@@ -73,6 +73,7 @@ class WalkUp:
         self.detector = HotSpotDetector(o.threshold, o.top, o.window, exclude=START_NAMES)
         self.activations = Activations()
         self.timeline: list[Step] = []
+        self.on_step = None             # on_step(Step): each step as it is taken (--record)
         self.tops: dict[FunctionId, list[FunctionId]] = {}     # hot spot -> where its walk ended
         self.joins: dict[FunctionId, FunctionId] = {}   # hot spot -> the walk it went on in
         self.join_points: dict[FunctionId, list] = {}   # hot spot -> [(function met, level)]
@@ -174,14 +175,14 @@ class WalkUp:
         if function not in tops:
             tops.append(function)
         level = entry.level if function == entry.function else entry.level + 1
-        self.timeline.append(Step(self._now(), "top", why, function, level, entry.hot_spot))
+        self._log(Step(self._now(), "top", why, function, level, entry.hot_spot))
 
     def _join(self, hot_spot: FunctionId, target, level: int) -> None:
         """`hot_spot`'s walk reached a function another hot spot's walk has: it goes on there."""
         self.joins.setdefault(hot_spot, target.hot_spot)
         self.join_points.setdefault(hot_spot, []).append((target.function, level))
-        self.timeline.append(Step(self._now(), "join", f"walk of {target.hot_spot.name}",
-                                  target.function, level, hot_spot))
+        self._log(Step(self._now(), "join", f"walk of {target.hot_spot.name}",
+                       target.function, level, hot_spot))
 
     # ---- hooks in and out --------------------------------------------------------------------
     def _insert(self, process, entry, state: str, kind: str) -> None:
@@ -198,7 +199,12 @@ class WalkUp:
         self._step("remove", kind, entry)
 
     def _step(self, action: str, kind: str, entry) -> None:
-        self.timeline.append(Step(self._now(), action, kind, entry.function, entry.level, entry.hot_spot))
+        self._log(Step(self._now(), action, kind, entry.function, entry.level, entry.hot_spot))
+
+    def _log(self, step: Step) -> None:
+        self.timeline.append(step)
+        if self.on_step is not None:
+            self.on_step(step)
 
     def _now(self) -> int:
         return self.door.instruction_count()

@@ -179,13 +179,28 @@ def test_the_cli_reports_and_writes_walkup_json(tmp_path):
     assert steps[0] == "insert identify leaf" and len(steps) == len(data["timeline"])
 
 
-def test_record_with_walk_up_is_refused_in_one_line(tmp_path):
-    """The recorded trace has no walk-up records: asking for both is a usage error (exit 2),
-    not a trace silently written without the walk."""
+def test_a_recorded_walk_up_is_reported_again(tmp_path):
+    """--record with --walk-up: the trace holds each walk-up step as it was taken (in virtual
+    time, among the samples and their interrupt records), and ends with the walk-up's report,
+    comparison included, so that `trapline report` prints exactly the live run's report."""
     program = SAMPLES / "x86_64" / "callchain"
-    done = subprocess.run([sys.executable, "-m", "trapline", "profile", "--walk-up", "--record",
-                           str(tmp_path / "t.trace"), str(program), "60"],
+    trace = tmp_path / "t.trace"
+    live = subprocess.run([sys.executable, "-m", "trapline", "profile", "--walk-up", "--interval",
+                           "1000", "--window", "20", "--threshold", "50", "--period", "20",
+                           "--compare-full", "--record", str(trace), str(program), "60"],
                           capture_output=True, cwd=ROOT, timeout=300)
-    assert done.returncode == 2 and not (tmp_path / "t.trace").exists()
-    assert "--record is not available with --walk-up" in done.stderr.decode()
-    assert b"Traceback" not in done.stderr
+    assert live.returncode == 0, live.stderr.decode()[-2000:]
+    records = [json.loads(line) for line in trace.read_text().splitlines()]
+    kinds = [r["t"] for r in records]
+    assert records[0]["version"] == 2 and records[0]["walk_up"] is True
+    steps = [r for r in records if r["t"] == "walkup-step"]
+    report = next(r["report"] for r in records if r["t"] == "walkup")
+    assert len(steps) == len(report["timeline"]) and steps[0]["action"] == "insert"
+    assert [s["ts"] for s in steps] == sorted(s["ts"] for s in steps)
+    assert kinds.count("interrupt") == kinds.count("sample") > 20
+    assert kinds.index("walkup-step") > kinds.index("sample")      # written as the run went
+    assert report["comparison"] is not None and kinds[-1] == "end"
+    later = subprocess.run([sys.executable, "-m", "trapline", "report", str(trace)],
+                           capture_output=True, cwd=ROOT, timeout=300)
+    assert later.returncode == 0 and later.stdout == live.stderr
+

@@ -1,9 +1,9 @@
 """`trapline profile --record FILE` and `trapline report FILE`: the seed's trace, written while
 the program runs and processed later into the same report (seed 004: the trace phases).
 
-Format (version 1): JSON Lines, one record per line, each an object whose "t" says its kind.
-  {"t": "header", "format": "trapline-profile", "version": 1, "interval": N, "event": "insns",
-   "mode": "stack"|"pc", "command": [...]}                          always the first line
+Format (version 2): JSON Lines, one record per line, each an object whose "t" says its kind.
+  {"t": "header", "format": "trapline-profile", "version": 2, "interval": N, "event": "insns",
+   "mode": "stack"|"pc", "command": [...], "walk_up": true|false}   always the first line
   start-up records: {"t": "thread", "pid", "tid", "comm"} for each thread that exists,
    {"t": "module", "ts", "pid", "path", "base", "end"} for each object loaded, then
   {"t": "startup-done"}                                 all start-up information written
@@ -11,27 +11,42 @@ Format (version 1): JSON Lines, one record per line, each an object whose "t" sa
                                                         name, written before its first use
   {"t": "sample", "ts", "pid", "tid", "comm", "frames": [[K, offset, address], ...],
    "truncated": reason|null}                            frames from the interrupted PC outwards
+  {"t": "interrupt", "ts", "pid", "tid", "vector": 32, "ip", "sp"}   a timer interrupt, right
+                                                        before the sample it took
+  {"t": "switch", "ts", "pid", "tid", "prev_pid", "prev_tid"}   the CPU went on with another
+                                                        thread (prev 0/0: the first slice)
   {"t": "module", ...}                                  an object loaded while the program ran
-  {"t": "end", "samples": N, "exit_code": C}            written when tracing stops
+  {"t": "unload", "ts", "pid", "path", "base", "end"}   an object unloaded (dlclose)
+  {"t": "walkup-step", "ts", "action", "kind", "function", "level", "hot_spot"}   with --walk-up:
+                                                        a hook inserted or removed, a walk ended
+  when tracing stops:
+  {"t": "line", "module", "address", "file", "line"}    the source line of a sampled PC (DWARF)
+  {"t": "walkup", "report": {...}}                      with --walk-up: walkup.json's content
+                                                        (the chains, their metrics, the comparison)
+  {"t": "end", "samples": N, "exit_code": C}
 Records are buffered and written when the buffer fills or tracing stops. `ts` is virtual time:
-guest instructions of the run.
+guest instructions of the run. Version 1 (no interrupt, switch, unload, line or walk-up
+records) is still read.
 """
 from __future__ import annotations
 
 import json
 
-from instrumenter.profiler.sampler import ModuleLoad, Sample
+from instrumenter.profiler.sampler import Interrupt, ModuleLoad, ModuleUnload, Sample, ThreadSwitch
 from instrumenter.profiler.symbolize import Frame
 
 from ..errors import UsageError
+from .lines import SourceLine
 from .model import Profile
 
-FORMAT, VERSION = "trapline-profile", 1
+FORMAT, VERSION = "trapline-profile", 2
+READS = (1, 2)
 BUFFER_RECORDS = 4096
 
 
 class TraceWriter:
-    def __init__(self, path: str, profile: Profile, *, buffer_records: int = BUFFER_RECORDS):
+    def __init__(self, path: str, profile: Profile, *, buffer_records: int = BUFFER_RECORDS,
+                 walk_up: bool = False):
         try:
             self._out = open(path, "w", encoding="utf-8")
         except OSError as exc:
@@ -41,7 +56,8 @@ class TraceWriter:
         self._names: dict[tuple[str, str | None], int] = {}
         self.started = False
         self._emit({"t": "header", "format": FORMAT, "version": VERSION, "interval": profile.interval,
-                    "event": profile.event, "mode": profile.mode, "command": profile.command})
+                    "event": profile.event, "mode": profile.mode, "command": profile.command,
+                    "walk_up": walk_up})
 
     # ---- the phases ----------------------------------------------------------------------------
     def startup(self, threads, modules) -> None:
@@ -62,7 +78,27 @@ class TraceWriter:
         self._emit({"t": "sample", "ts": sample.ts, "pid": sample.pid, "tid": sample.tid,
                     "comm": sample.comm, "frames": frames, "truncated": sample.truncated})
 
-    def close(self, profile: Profile) -> None:
+    def event(self, record) -> None:
+        """An Interrupt, ThreadSwitch or ModuleUnload of the sampler (instrumenter/profiler)."""
+        if isinstance(record, Interrupt):
+            self._emit({"t": "interrupt", **record._asdict()})
+        elif isinstance(record, ThreadSwitch):
+            self._emit({"t": "switch", **record._asdict()})
+        elif isinstance(record, ModuleUnload):
+            self._emit({"t": "unload", **record._asdict()})
+
+    def walkup_step(self, step) -> None:
+        self._emit({"t": "walkup-step", "ts": step.ts, "action": step.action, "kind": step.kind,
+                    "function": step.function.name, "level": step.level,
+                    "hot_spot": step.hot_spot.name})
+
+    def close(self, profile: Profile, walkup: dict | None = None) -> None:
+        """Tracing stops: the source lines found, the walk-up's report, the end record."""
+        for (module, address), line in sorted(profile.lines.items()):
+            self._emit({"t": "line", "module": module, "address": address, "file": line.file,
+                        "line": line.line})
+        if walkup is not None:
+            self._emit({"t": "walkup", "report": walkup})
         self._emit({"t": "end", "samples": profile.total, "exit_code": profile.exit_code})
         self._flush()
         self._out.close()
@@ -106,8 +142,9 @@ def _profile_of(records: list[dict]) -> Profile:
     header = records[0] if records else {}
     if header.get("t") != "header" or header.get("format") != FORMAT:
         raise ValueError("no trapline-profile header")
-    if header["version"] != VERSION:
-        raise ValueError(f"format version {header['version']}, this trapline reads {VERSION}")
+    if header["version"] not in READS:
+        raise ValueError(f"format version {header['version']}, this trapline reads "
+                         f"{', '.join(map(str, READS))}")
     profile = Profile(interval=header["interval"], mode=header["mode"], event=header["event"],
                       command=list(header["command"]))
     names: dict[int, tuple[str, str | None]] = {}
@@ -122,6 +159,18 @@ def _profile_of(records: list[dict]) -> Profile:
             frames = tuple(Frame(*names[k], offset, address) for k, offset, address in record["frames"])
             profile.add(Sample(record["ts"], record["pid"], record["tid"], record["comm"], frames,
                                record["truncated"]))
+        elif kind == "interrupt":
+            profile.interrupts += 1
+        elif kind == "switch":
+            profile.add_switch(ThreadSwitch(record["ts"], record["pid"], record["tid"],
+                                            record["prev_pid"], record["prev_tid"]))
+        elif kind == "unload":
+            profile.unloads.append(ModuleUnload(record["ts"], record["pid"], record["path"],
+                                                record["base"], record["end"]))
+        elif kind == "walkup":
+            profile.walkup = record["report"]
+        elif kind == "line":
+            profile.lines[(record["module"], record["address"])] = SourceLine(record["file"], record["line"])
         elif kind == "end":
             profile.exit_code = record["exit_code"]
     return profile

@@ -112,8 +112,8 @@ def _table(title: str, columns) -> Table:
     return table
 
 
-def tables(run: WalkUpRun) -> list[Table]:
-    data = walkup_json(run)
+def tables(data: dict) -> list[Table]:
+    """The walk-up's tables from its report (walkup_json: a live run's, or a recorded one's)."""
     metric = data["options"]["metric"]
     out = []
     for spot in data["hot_spots"]:
@@ -167,10 +167,14 @@ def _comparison_table(c: dict) -> Table:
 
 
 def print_walkup(run: WalkUpRun, console: Console) -> None:
-    data = walkup_json(run)
+    print_walkup_report(walkup_json(run), console)
+
+
+def print_walkup_report(data: dict, console: Console) -> None:
+    """What print_walkup prints, from the report (`trapline report` of a recorded walk-up)."""
     console.print(f"walk-up: {len(data['hot_spots'])} hot spots in {data['windows']} windows, "
                   f"{data['hooks']['executed']} hooks executed "
                   f"(strategies: {', '.join(f'{k} {v}' for k, v in data['hooks']['strategies'].items()) or 'none'})")
-    for table in tables(run):
+    for table in tables(data):
         console.print()
         console.print(table)

@@ -50,6 +50,7 @@ class WalkUpRun:
     walk: object                    # instrumenter.profiler.walkup.WalkUp
     cost: RunCost
     comparison: Comparison | None = None
+    writer: object = None           # the open TraceWriter of --record, until finish_record
 
 
 class _Counting:
@@ -84,14 +85,20 @@ def _strategies(probes) -> dict:
 
 
 def run_walkup(sandbox: Sandbox, argv: list[str], *, interval: int, options, mode: str = "stack",
-               event: str = "insns") -> WalkUpRun:
-    """The sampled run with the walk-up (`options`: WalkUpOptions)."""
+               event: str = "insns", record: str | None = None) -> WalkUpRun:
+    """The sampled run with the walk-up (`options`: WalkUpOptions). With `record`, the trace is
+    written as the program runs and `finish_record(run)` ends it (after --compare-full)."""
     from instrumenter.profiler.hooks import LandingFixup
     from instrumenter.profiler.sampler import Sampler
     from instrumenter.profiler.walkup import WalkUp
 
+    from .lines import resolve_lines
+    from .record import TraceWriter
+    from .session import host_path
+
     options.check()
     profile = Profile(interval=interval, mode=mode, event=event, command=list(argv))
+    writer = TraceWriter(record, profile, walk_up=True) if record else None
     state: dict = {}
 
     def attach(kernel, process) -> None:
@@ -103,19 +110,51 @@ def run_walkup(sandbox: Sandbox, argv: list[str], *, interval: int, options, mod
 
         def on_sample(sample) -> None:
             profile.add(sample)
+            if writer is not None:
+                writer.sample(sample)
             walk.sample(_process(door, sample.pid) or process, sample)
 
-        Sampler(door, interval=interval, mode=mode, event=event, on_sample=on_sample,
-                on_module=profile.add_module, fixup=LandingFixup(door, session.returns)).attach(process)
+        def on_module(load) -> None:
+            profile.add_module(load)
+            if writer is not None and writer.started:
+                writer.module(load)
 
-    result = dataclasses.replace(sandbox, tools=[*sandbox.tools, attach]).run(argv)
+        def on_event(happened) -> None:
+            profile.add_event(happened)
+            if writer is not None and writer.started:
+                writer.event(happened)
+
+        Sampler(door, interval=interval, mode=mode, event=event, on_sample=on_sample,
+                on_module=on_module, fixup=LandingFixup(door, session.returns),
+                on_event=on_event).attach(process)
+        if writer is not None:
+            walk.on_step = writer.walkup_step
+            comm = process.exe.rsplit(b"/", 1)[-1].decode(errors="replace")
+            writer.startup([(process.pid, t.tid, comm) for t in door.live_threads(process)],
+                           profile.modules)
+
+    try:
+        result = dataclasses.replace(sandbox, tools=[*sandbox.tools, attach]).run(argv)
+    except BaseException:
+        if writer is not None:
+            writer.close(profile)
+        raise
     profile.exit_code = result.exit_code
+    resolve_lines(profile, lambda path: host_path(sandbox, path))
     walk = state["walk"]
     placed = [p for p in walk.hooks.placed]
     cost = RunCost(state["door"].instruction_count(), walk.hooks.executed,
                    len({p.spec.text for p in placed}), _strategies(placed), result.stdout,
                    result.exit_code)
-    return WalkUpRun(profile, result, walk, cost)
+    return WalkUpRun(profile, result, walk, cost, writer=writer)
+
+
+def finish_record(run: WalkUpRun) -> None:
+    """End the recorded trace of `run` (if any) with its lines and the walk-up's report."""
+    from .walkup_report import walkup_json
+    if run.writer is not None:
+        writer, run.writer = run.writer, None
+        writer.close(run.profile, walkup_json(run))
 
 
 def run_baseline(sandbox: Sandbox, argv: list[str]) -> RunCost:

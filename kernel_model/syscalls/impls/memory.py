@@ -8,7 +8,7 @@ import struct
 from ... import errno as E
 from ...errno import GuestErrno
 from ...layout import PAGE
-from ...images import record_library_mapping
+from ...images import record_library_mapping, record_unmapping
 from ...vm import MAP_ANONYMOUS, MAP_PRIVATE, MAP_SHARED, PROT_EXEC, PROT_MASK
 from ...personality import heap_prot, implied_prot
 from ..kinds import K, Ret
@@ -69,7 +69,7 @@ def sys_mmap2(ctx, addr, length, prot, flags, fd, pgoffset):
 @syscall("munmap", args=(("addr", K.PTR), ("length", K.ULONG)), outside_hook=True)
 def sys_munmap(ctx, addr, length):
     ctx.proc.vm.munmap(addr, length)
-    ctx.proc.space.images.forget(addr, addr + length)       # dlclose: the object is gone
+    record_unmapping(ctx.kernel, ctx.proc, addr, addr + length)    # dlclose: the object is gone
     return 0
 
 
