@@ -11,7 +11,8 @@ marks the outermost frame, as glibc's `_start` and `clone` say).
 Everything is read from a LoadedImage's segments, where ld.so and the kernel find it too:
 PT_GNU_EH_FRAME locates `.eh_frame_hdr`, whose sorted table of (initial location, FDE) pairs
 finds the FDE of an address by binary search; pyelftools decodes that FDE (and its CIE) into
-rows. Nothing here knows the emulator; the profiler's unwinder (instrumenter/profiler/) applies
+rows. A program gcc linked -static has no `.eh_frame_hdr`: its FDEs are found from
+`__EH_FRAME_BEGIN__`, as libgcc's unwinder finds them in such a program. Nothing here knows the emulator; the profiler's unwinder (instrumenter/profiler/) applies
 the rows to a thread's registers and memory.
 """
 from __future__ import annotations
@@ -106,7 +107,8 @@ class CallFrameTable:
     def _read_header(self) -> None:
         hdr = self._eh_frame_hdr_address()
         if hdr is None:
-            self.problem = "no PT_GNU_EH_FRAME"
+            if not self._read_registered_frames():
+                self.problem = "no PT_GNU_EH_FRAME"
             return
         version, ptr_enc, count_enc, table_enc = self._read(hdr, 4)
         if version != 1:
@@ -131,6 +133,40 @@ class CallFrameTable:
         structs = DWARFStructs(little_endian=True, dwarf_format=32, address_size=self.image.bits // 8)
         self._cfi = CallFrameInfo(io.BytesIO(self._read(self._eh_frame, length)), length,
                                   self._eh_frame, structs, for_eh_frame=True)
+
+    def _read_registered_frames(self) -> bool:
+        """Without .eh_frame_hdr (gcc links -static programs without --eh-frame-hdr), find the
+        FDEs as libgcc does for such a program at run time: crtbegin registers
+        `__EH_FRAME_BEGIN__` (__register_frame_info), and the unwinder walks .eh_frame from there,
+        entry by entry, to its zero terminator (crtend's `__FRAME_END__`). False without it."""
+        begin = self.image.symbols.lookup("__EH_FRAME_BEGIN__")
+        if begin is None:
+            return False
+        start = begin.addr
+        limit = self._segment_end(start)
+        end = self.image.symbols.lookup("__FRAME_END__")
+        stop = end.addr + 4 if end is not None and start < end.addr < limit else limit
+        # An FDE's CIE may precede __EH_FRAME_BEGIN__ (crt1's and crti's part of .eh_frame):
+        # the entries are read within their whole segment, walked from the symbol.
+        base = next(seg.vaddr for seg in self.image.segments
+                    if seg.vaddr <= start < seg.vaddr + seg.filesz)
+        data = self._read(base, stop - base)
+        structs = DWARFStructs(little_endian=True, dwarf_format=32, address_size=self.image.bits // 8)
+        self._eh_frame = base
+        self._cfi = CallFrameInfo(io.BytesIO(data), len(data), base, structs, for_eh_frame=True)
+        table, at = [], start - base
+        while at + 8 <= len(data):
+            length, cie_pointer = struct.unpack_from("<II", data, at)
+            if length == 0 or length == 0xFFFFFFFF:
+                break                          # the terminator (64-bit entries are not in .eh_frame)
+            if cie_pointer != 0:               # an FDE (a CIE has id 0 in .eh_frame)
+                entry = self._cfi._parse_entry_at(at)
+                if isinstance(entry, FDE):
+                    table.append((entry.header.initial_location, base + at))
+            at += 4 + length
+        table.sort()
+        self._table, self._starts = table, [first for first, _ in table]
+        return bool(table)
 
     def _eh_frame_hdr_address(self) -> int | None:
         image = self.image

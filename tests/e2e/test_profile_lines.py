@@ -81,3 +81,14 @@ def test_a_program_without_dwarf_has_no_line_table(arch):
     profile = run_profiled(Sandbox(), [str(SAMPLES / arch / "callchain"), "20"], interval=2000).profile
     assert profile.total and not profile.lines
     assert not tables(profile)[-1].title.startswith("Lines")
+
+
+def test_a_gcc_static_program_unwinds_without_eh_frame_hdr(with_lines):
+    """gcc links -static programs without .eh_frame_hdr (no PT_GNU_EH_FRAME): the CFI is found
+    as libgcc finds it at run time, from __EH_FRAME_BEGIN__ (loader/cfi.py), so no stack stops
+    for want of CFI, and every sample in hot unwinds through glibc's start code to _start."""
+    profile = run_profiled(Sandbox(), [str(with_lines)], interval=4999).profile
+    assert profile.total > 100 and not profile.truncated()
+    in_hot = [s for s in profile.samples if s.frames[0].name == "hot"]
+    assert in_hot and all([f.name for f in s.frames] == ["hot", "main", "__libc_start_call_main",
+                                                         "__libc_start_main", "_start"] for s in in_hot)
