@@ -1,10 +1,11 @@
 """Sampling profiler overhead: a run under `trapline profile --interval 10000` vs the same run
 unprofiled (issue 18's goal: <= 5 % at that interval), side by side and as ratios.
 
-Five runs of each program, in-process, best of 3 by CPU time (a busy host disturbs it less):
-unprofiled; counted (every instruction counted, as a tracing session does: emu/icount.py); the
-timer alone (interrupts with no tool on them); --mode pc; --mode stack (unwind and name every
-sample). The timer runs on the block clock (emu/block_clock.py: a C block hook that counts
+Six runs of each program, in-process, best of 3 by CPU time (a busy host disturbs it less):
+unprofiled; Unicorn's count (every instruction counted, as a tracing session does:
+emu/icount.py); the block clock alone (armed, no tick due); the timer alone (interrupts with no
+tool on them); --mode pc; --mode stack (unwind and name every sample). Per tick and per sample:
+the differences divided by the samples. The timer runs on the block clock (emu/block_clock.py: a C block hook that counts
 each translated block's instructions and stops the run at the first block boundary after the
 tick), not on Unicorn's per-instruction counting hook ("counted"), which a run pays only when a
 tool counts every instruction. What the timer alone costs is that hook's call per block plus an
@@ -19,7 +20,9 @@ from trapline.profile.session import run_profiled
 from .common import SAMPLES, best_of
 
 INTERVAL = 10_000
-PROGRAMS = (("fib", "25"), ("callchain", "400"))
+NEVER = 1 << 60                 # an interval no run reaches: the block clock without a tick
+# short runs (fixed costs show: the clock's setup, decoding each block once) and longer ones
+PROGRAMS = (("fib", "25"), ("callchain", "400"), ("fib", "30"), ("callchain", "4000"))
 
 
 def _cpu_best(fn) -> tuple[float, object]:
@@ -31,10 +34,10 @@ class _Silent:
         pass
 
 
-def _timer_only(argv):
+def _timer_only(argv, interval=INTERVAL):
     def attach(kernel, process):
         kernel.debug.subscribe(_Silent())
-        kernel.debug.arm_timer(INTERVAL)
+        kernel.debug.arm_timer(interval)
     return Sandbox(tools=[attach]).run(argv)
 
 
@@ -51,14 +54,17 @@ def run() -> list[str]:
             argv = [str(SAMPLES / arch / name), arg]
             plain, result = _cpu_best(lambda: Sandbox().run(argv))
             counted, _ = _cpu_best(lambda: _counted(argv))
+            clock, _ = _cpu_best(lambda: _timer_only(argv, NEVER))
             timer, _ = _cpu_best(lambda: _timer_only(argv))
             pc, _ = _cpu_best(lambda: run_profiled(Sandbox(), argv, interval=INTERVAL, mode="pc"))
             stack, profiled = _cpu_best(lambda: run_profiled(Sandbox(), argv, interval=INTERVAL))
             assert profiled.result.stdout == result.stdout
-            lines.append(f"{name} {arg} {arch:6}: unprofiled {plain * 1e3:6.1f} ms; counted {counted / plain:.2f}x, "
-                         f"timer only {timer / plain:.2f}x, --mode pc {pc / plain:.2f}x, --mode stack "
-                         f"{stack / plain:.2f}x (goal <= 1.05x); stack vs timer {stack / timer:.2f}x; "
-                         f"{profiled.profile.total} samples")
+            n = profiled.profile.total
+            lines.append(f"{name} {arg} {arch:6}: unprofiled {plain * 1e3:6.1f} ms; Unicorn's count {counted / plain:.2f}x, "
+                         f"block clock {clock / plain:.2f}x, timer only {timer / plain:.2f}x, --mode pc "
+                         f"{pc / plain:.2f}x, --mode stack {stack / plain:.2f}x (goal <= 1.05x); {n} samples: "
+                         f"per tick {(timer - clock) / n * 1e6:.0f} us, per sample pc {(pc - timer) / n * 1e6:.0f} us, "
+                         f"stack {(stack - timer) / n * 1e6:.0f} us")
     return lines
 
 
