@@ -10,6 +10,7 @@ from ..sandbox import RunResult, Sandbox
 from .lines import resolve_lines
 from .model import Profile
 from .record import TraceWriter
+from .sink import ProfileSink
 
 
 def host_path(sandbox: Sandbox, path: str) -> str:
@@ -41,29 +42,12 @@ def run_profiled(sandbox: Sandbox, argv: list[str], *, interval: int, mode: str 
     profile = Profile(interval=interval, mode=mode, event=event, command=list(argv))
     writer = TraceWriter(record, profile) if record else None
 
-    def on_sample(sample) -> None:
-        profile.add(sample)
-        if writer is not None:
-            writer.sample(sample)
-
-    def on_event(happened) -> None:
-        profile.add_event(happened)
-        if writer is not None and writer.started:
-            writer.event(happened)
-
-    def on_module(load) -> None:
-        profile.add_module(load)
-        if writer is not None and writer.started:
-            writer.module(load)
+    sink = ProfileSink(profile, writer)
 
     def attach(kernel, process) -> None:
-        sampler = Sampler(kernel.debug, interval=interval, mode=mode, event=event,
-                          on_sample=on_sample, on_module=on_module, on_event=on_event)
-        sampler.attach(process)
-        if writer is not None:
-            comm = process.exe.rsplit(b"/", 1)[-1].decode(errors="replace")
-            writer.startup([(process.pid, t.tid, comm) for t in kernel.debug.live_threads(process)],
-                           profile.modules)
+        Sampler(kernel.debug, interval=interval, mode=mode, event=event, on_sample=sink.sample,
+                on_module=sink.module, on_event=sink.event).attach(process)
+        sink.startup(kernel.debug, process)
 
     sandbox.tools = [*sandbox.tools, attach]
     try:

@@ -95,10 +95,12 @@ def run_walkup(sandbox: Sandbox, argv: list[str], *, interval: int, options, mod
     from .lines import resolve_lines
     from .record import TraceWriter
     from .session import host_path
+    from .sink import ProfileSink
 
     options.check()
     profile = Profile(interval=interval, mode=mode, event=event, command=list(argv))
     writer = TraceWriter(record, profile, walk_up=True) if record else None
+    sink = ProfileSink(profile, writer)
     state: dict = {}
 
     def attach(kernel, process) -> None:
@@ -109,29 +111,15 @@ def run_walkup(sandbox: Sandbox, argv: list[str], *, interval: int, options, mod
         state["door"], state["session"] = door, session
 
         def on_sample(sample) -> None:
-            profile.add(sample)
-            if writer is not None:
-                writer.sample(sample)
+            sink.sample(sample)
             walk.sample(_process(door, sample.pid) or process, sample)
 
-        def on_module(load) -> None:
-            profile.add_module(load)
-            if writer is not None and writer.started:
-                writer.module(load)
-
-        def on_event(happened) -> None:
-            profile.add_event(happened)
-            if writer is not None and writer.started:
-                writer.event(happened)
-
         Sampler(door, interval=interval, mode=mode, event=event, on_sample=on_sample,
-                on_module=on_module, fixup=LandingFixup(door, session.returns),
-                on_event=on_event).attach(process)
+                on_module=sink.module, fixup=LandingFixup(door, session.returns),
+                on_event=sink.event).attach(process)
         if writer is not None:
             walk.on_step = writer.walkup_step
-            comm = process.exe.rsplit(b"/", 1)[-1].decode(errors="replace")
-            writer.startup([(process.pid, t.tid, comm) for t in door.live_threads(process)],
-                           profile.modules)
+        sink.startup(door, process)
 
     try:
         result = dataclasses.replace(sandbox, tools=[*sandbox.tools, attach]).run(argv)

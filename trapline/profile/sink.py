@@ -1,0 +1,34 @@
+"""Where a profiled run's sampler records go: into the Profile, and into the trace being
+written with --record (record.py) once its start-up records are out — the same for a plain
+profile (session.py) and a walk-up run (walkup_run.py)."""
+from __future__ import annotations
+
+from .model import Profile
+
+
+class ProfileSink:
+    def __init__(self, profile: Profile, writer=None):
+        self.profile, self.writer = profile, writer
+
+    def sample(self, sample) -> None:
+        self.profile.add(sample)
+        if self.writer is not None:
+            self.writer.sample(sample)
+
+    def module(self, load) -> None:
+        self.profile.add_module(load)
+        if self.writer is not None and self.writer.started:
+            self.writer.module(load)
+
+    def event(self, happened) -> None:
+        """An Interrupt, ThreadSwitch or ModuleUnload of the sampler."""
+        self.profile.add_event(happened)
+        if self.writer is not None and self.writer.started:
+            self.writer.event(happened)
+
+    def startup(self, door, process) -> None:
+        """The trace's start-up records: the threads that exist and the modules loaded so far."""
+        if self.writer is not None:
+            comm = process.exe.rsplit(b"/", 1)[-1].decode(errors="replace")
+            self.writer.startup([(process.pid, t.tid, comm) for t in door.live_threads(process)],
+                                self.profile.modules)
