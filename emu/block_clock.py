@@ -24,20 +24,31 @@ from __future__ import annotations
 import ctypes
 import weakref
 
-import capstone
 from unicorn import UC_HOOK_BLOCK
 
 from . import native
 from .internals.binding import handle, uc_hook_h, uclib
 
-# The library the capstone package loaded, through a handle of our own: its prototypes here
-# are not the package's (cs_malloc returns a pointer, which the package does not declare).
-_CAPSTONE = ctypes.CDLL(capstone._cs._name, handle=capstone._cs._handle)
-_CAPSTONE.cs_open.argtypes = (ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_size_t))
-_CAPSTONE.cs_malloc.restype = ctypes.c_void_p
-_CAPSTONE.cs_malloc.argtypes = (ctypes.c_size_t,)
-_CAPSTONE.cs_free.argtypes = (ctypes.c_void_p, ctypes.c_size_t)
-_CAPSTONE.cs_close.argtypes = (ctypes.POINTER(ctypes.c_size_t),)
+_CAPSTONE = None
+
+
+def _capstone():
+    """The library the capstone package loaded, through a handle of our own: its prototypes
+    here are not the package's (cs_malloc returns a pointer, which the package does not
+    declare). Loaded at the first clock: a run without a profiler never imports capstone."""
+    global _CAPSTONE
+    if _CAPSTONE is None:
+        import capstone
+        lib = ctypes.CDLL(capstone._cs._name, handle=capstone._cs._handle)
+        lib.cs_open.argtypes = (ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_size_t))
+        lib.cs_malloc.restype = ctypes.c_void_p
+        lib.cs_malloc.argtypes = (ctypes.c_size_t,)
+        lib.cs_free.argtypes = (ctypes.c_void_p, ctypes.c_size_t)
+        lib.cs_close.argtypes = (ctypes.POINTER(ctypes.c_size_t),)
+        _CAPSTONE = lib
+    return _CAPSTONE
+
+
 
 
 class _State(ctypes.Structure):
@@ -81,13 +92,15 @@ class BlockClock:
         state.deadline = -1
         state.stop = ctypes.cast(uclib.uc_emu_stop, ctypes.c_void_p)
         state.mem_read = ctypes.cast(uclib.uc_mem_read, ctypes.c_void_p)
-        state.disasm_iter = ctypes.cast(_CAPSTONE.cs_disasm_iter, ctypes.c_void_p)
+        import capstone
+        cs = _capstone()
+        state.disasm_iter = ctypes.cast(cs.cs_disasm_iter, ctypes.c_void_p)
         mode = capstone.CS_MODE_64 if machine.arch.bits == 64 else capstone.CS_MODE_32
         handle_ = ctypes.c_size_t()
-        if _CAPSTONE.cs_open(capstone.CS_ARCH_X86, mode, ctypes.byref(handle_)) != 0:
+        if cs.cs_open(capstone.CS_ARCH_X86, mode, ctypes.byref(handle_)) != 0:
             raise RuntimeError("capstone cannot open an x86 handle")
         state.capstone = handle_.value
-        state.insn = _CAPSTONE.cs_malloc(handle_.value)
+        state.insn = cs.cs_malloc(handle_.value)
         hook = uc_hook_h()
         status = uclib.uc_hook_add(handle(uc), ctypes.byref(hook), UC_HOOK_BLOCK,
                                    ctypes.cast(lib.block_clock_on_block, ctypes.c_void_p),
@@ -127,5 +140,5 @@ class BlockClock:
 
 def _release(lib, state: _State, capstone_handle: ctypes.c_size_t) -> None:
     lib.block_clock_clear(ctypes.byref(state))
-    _CAPSTONE.cs_free(state.insn, 1)
-    _CAPSTONE.cs_close(ctypes.byref(capstone_handle))
+    _capstone().cs_free(state.insn, 1)
+    _capstone().cs_close(ctypes.byref(capstone_handle))
