@@ -1,19 +1,18 @@
 """Run Debian's gdb in batch mode against `trapline gdbserver --stdio` (tests/e2e/test_gdb*.py).
 
-gdb is installed by .ci/run (apt); a host without it fails these tests with that reason rather
-than skipping them. `remotetimeout` is raised because a loaded CI host may take longer than
+gdb is installed by .ci/run (apt), or by the first test that needs it (gdb_tool.py); a host
+that cannot install it fails these tests with that reason rather than skipping them. `remotetimeout` is raised because a loaded CI host may take longer than
 gdb's 2 s to start the sandbox and answer the first packet."""
 import os
 import shlex
-import shutil
 import signal
 import subprocess
 import sys
 import time
 
 from tests.e2e.gdb_client import REPO
+from tests.e2e.gdb_tool import ensure_gdb
 
-GDB = shutil.which("gdb")
 TIMEOUT = 300
 
 
@@ -37,8 +36,7 @@ def gdb_batch(program: str, commands, args=(), probes=(), strategy="auto", recor
     `interrupt_at`: once this line has come out (an `echo` before a `continue`), send gdb a
     SIGINT (a Ctrl-C) a second later, while it waits in the command: a fixed delay would race
     the stub's start on a loaded host."""
-    assert GDB is not None, "gdb is not installed (.ci/run installs Debian's gdb with apt)"
-    argv = [GDB, "-batch", "-nx", program, "-ex", "set remotetimeout 120",
+    argv = [ensure_gdb(), "-batch", "-nx", program, "-ex", "set remotetimeout 120",
             "-ex", "set confirm off",
             "-ex", f"target remote | {stub_command(program, args, probes, strategy, records)}"]
     for command in commands:
