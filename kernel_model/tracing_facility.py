@@ -271,6 +271,12 @@ class TracingFacility:
         self._trace_tables()["passing"][thread.tid] = signal
         self._kernel.signals.post(thread.process, signal, thread=thread, info=info)
 
+    def vfork_child_of(self, thread):
+        """The vfork child `thread` lends its address space to, while the child has neither
+        exec'd nor exited (None otherwise): the thread may not run until then (seed [0037];
+        a debugger refuses to resume it with VforkParentBusy, as resume() does)."""
+        return self._vfork_child_of(thread)
+
     def _vfork_child_of(self, thread):
         """The vfork child `thread` waits for, while it has neither exec'd nor exited."""
         kernel = self._kernel

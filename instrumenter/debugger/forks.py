@@ -8,16 +8,13 @@ keeps it (GDB's detach-on-fork, follow-fork-mode). When a vfork child execs or e
 parent stops once more (VFORK_DONE) before it runs on.
 
 A vfork child borrows its parent's address space until then, and the parent waits: resuming
-the parent alone while a debugged child still holds the space is refused (the seed: continuing
-the parent before the child has completed is an error), rather than letting the debugger
-believe it runs.
+the parent alone while its child still holds the space is refused with the tracing facility's
+VforkParentBusy (the seed: continuing the parent before the child has completed is an error),
+rather than letting the debugger believe it runs.
 """
-from ..errors import InstrumenterError
+from kernel_model.debug import VforkParentBusy
+
 from .events import FORK, VFORK, VFORK_DONE, StopEvent
-
-
-class VforkParentWaits(InstrumenterError):
-    """The user resumed a vfork parent whose child still borrows its address space."""
 
 
 class ForkEvents:
@@ -66,14 +63,18 @@ class ForkEvents:
             self.detach()
 
     def check_vfork_parents(self, resumed) -> None:
-        """Refuse to resume a vfork parent alone while its debugged child borrows its space:
-        `resumed` are the threads the user lets run."""
+        """Refuse to resume a vfork parent alone while its child borrows its space: the
+        tracing facility's rule and error (VforkParentBusy, kernel_model/tracing_facility.py),
+        one for every tool. `resumed` are the threads the user lets run; a child resumed with
+        its parent, or not debugged (it runs anyway), lets the parent wake when it execs or
+        exits."""
         running = {t.tid for t in resumed}
-        for process in self.live_processes():
-            parent = process.vfork_parent
-            if parent is None or parent.tid not in running:
-                continue
-            if not any(t.tid in running for t in self.debug.live_threads(process)):
-                raise VforkParentWaits(
-                    f"pid {parent.process.pid} is waiting for its vfork child {process.pid}, which "
-                    f"still borrows its address space: resume the child until it execs or exits")
+        for thread in resumed:
+            child = self.debug.vfork_child_of(thread)
+            if child is None or child.pid not in self.processes \
+                    or any(t.tid in running for t in self.debug.live_threads(child)):
+                continue                # no child, an undebugged one runs free, or resumed too
+            raise VforkParentBusy(
+                f"pid {thread.process.pid} is waiting for its vfork child {child.pid}, which "
+                f"still borrows its address space: resume the child until it execs or exits",
+                parent_pid=thread.process.pid, child_pid=child.pid)

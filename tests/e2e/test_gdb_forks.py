@@ -41,3 +41,27 @@ def test_detach_on_fork_off_keeps_the_fork_child():
     assert "child: work=5 leaf=10" in out[:child_done]
     assert "parent: work=4 leaf=8" in out[child_done:]
     assert "[Inferior 1 (process 100) exited normally]" in out
+
+
+def test_resuming_a_vfork_parent_alone_is_refused():
+    """A client that resumes the parent only while the debugged vfork child borrows its space
+    gets an error reply (the tracing facility's VforkParentBusy), and may then resume both."""
+    from tests.e2e.gdb_client import ScriptedGdb
+    gdb = ScriptedGdb(sample("x86_64", "vfork_status"))
+    try:
+        gdb.write(b"+")
+        gdb.ask(b"qSupported:multiprocess+;fork-events+;vfork-events+")
+        gdb.no_ack()
+        assert gdb.ask(b"vCont;c") == b"T05vfork:p65.65;thread:p64.64;"
+        refused = gdb.ask(b"vCont;c:p64.-1")
+        assert refused.startswith(b"E.") and b"waiting for its vfork child 101" in refused
+        replies = [gdb.ask(b"vCont;c")]
+        while replies[-1] != b"W00;process:64" and len(replies) < 20:
+            replies.append(gdb.ask(b"vCont;c"))
+        assert replies[-1] == b"W00;process:64"
+        assert b"T05vforkdone:;thread:p64.64;" in replies
+        assert gdb.close()[0] == 0
+    finally:
+        if gdb.proc.poll() is None:
+            gdb.proc.kill()
+            gdb.proc.wait()

@@ -10,6 +10,7 @@ import time
 from instrumenter.debugger.events import (BREAKPOINT, EXEC, EXITED, FORK, INITIAL, VFORK, VFORK_DONE,
                                           WATCH)
 from instrumenter.errors import InstrumenterError
+from kernel_model.debug import VforkParentBusy
 
 from .access import AccessPackets
 from .connection import ConnectionClosed
@@ -219,7 +220,7 @@ class GdbServer(QueryPackets, AccessPackets):
         try:
             self.debugger.resume(steps=steps, signals=signals,
                                  only=resumed if claimed != everyone else None)
-        except InstrumenterError as refused:         # a vfork parent alone (forks.py)
+        except (InstrumenterError, VforkParentBusy) as refused:   # a vfork parent alone (forks.py)
             return b"E." + str(refused).encode()
         raise Resume()
 

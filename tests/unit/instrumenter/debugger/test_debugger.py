@@ -109,7 +109,7 @@ def test_kill_ends_the_run_with_sigkill():
 @pytest.mark.parametrize("arch", ["x86_64", "i386"])
 def test_vfork_child_is_debugged_and_its_parent_cannot_be_resumed_alone(arch):
     from instrumenter.debugger.events import VFORK, VFORK_DONE
-    from instrumenter.debugger.forks import VforkParentWaits
+    from kernel_model.debug import VforkParentBusy
     refusals = []
 
     def at_start(debugger, event, seen):
@@ -123,7 +123,7 @@ def test_vfork_child_is_debugged_and_its_parent_cannot_be_resumed_alone(arch):
         seen["child"] = event.child.pid
         try:
             debugger.resume(only=[event.thread])          # the parent alone
-        except VforkParentWaits as refused:
+        except VforkParentBusy as refused:
             refusals.append(str(refused))
         debugger.detach_process(event.child.pid)          # then as gdb's detach-on-fork
         debugger.resume()
