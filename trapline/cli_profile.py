@@ -38,6 +38,7 @@ def profile(interval, event, mode, top, output_dir, record, walk_up, threshold, 
     from rich.console import Console
 
     from .profile.outputs import write_outputs
+    from .profile.progress import ProfileProgress
     from .profile.report import print_report
     from .profile.session import run_profiled
     from .sandbox import Sandbox
@@ -47,15 +48,16 @@ def profile(interval, event, mode, top, output_dir, record, walk_up, threshold, 
         sandbox = Sandbox(rootfs=rootfs, cwd=cwd, env=_parse_env(env), clear_env=clear_env, seed=seed,
                           writable=writable, strace=strace, verbose=verbose, capture=False,
                           follow_forks=follow_forks, quantum=quantum, max_insns=max_insns)
+        progress = ProfileProgress.for_terminal(sys.stderr, program.rsplit("/", 1)[-1])
         if walk_up:
             run = _walk_up(sandbox, [program, *args], console, interval=interval, mode=mode,
                            event=event, top=top, output_dir=output_dir,
                            options=walkup_settings(threshold, top, window, min_calls, metric,
                                                    period, max_levels), compare_full=compare_full,
-                           record=record)
+                           record=record, progress=progress)
         else:
             run = run_profiled(sandbox, [program, *args], interval=interval, mode=mode, event=event,
-                               record=record)
+                               record=record, progress=progress)
             sys.stdout.flush()
             print_report(run.profile, console, top=top or TOP_FUNCTIONS)
         if output_dir is not None:
@@ -71,7 +73,7 @@ def profile(interval, event, mode, top, output_dir, record, walk_up, threshold, 
 
 
 def _walk_up(sandbox, argv, console, *, interval, mode, event, top, output_dir, options, compare_full,
-             record=None):
+             record=None, progress=None):
     """The walk-up run (trapline/profile/walkup_run.py), its report, walkup.json in -o DIR."""
     import json
     import os
@@ -81,7 +83,7 @@ def _walk_up(sandbox, argv, console, *, interval, mode, event, top, output_dir, 
     from .profile.walkup_run import compare, finish_record, run_walkup
 
     run = run_walkup(sandbox, argv, interval=interval, options=options, mode=mode, event=event,
-                     record=record)
+                     record=record, progress=progress)
     sys.stdout.flush()
     try:
         if compare_full:

@@ -27,7 +27,7 @@ class ProfiledRun:
 
 
 def run_profiled(sandbox: Sandbox, argv: list[str], *, interval: int, mode: str = "stack",
-                 event: str = "insns", record: str | None = None) -> ProfiledRun:
+                 event: str = "insns", record: str | None = None, progress=None) -> ProfiledRun:
     """Run `argv` in `sandbox` with a sample every `interval` guest instructions (or system
     calls: `event`)."""
     from instrumenter.profiler.sampler import EVENTS, MODES, Sampler
@@ -42,7 +42,7 @@ def run_profiled(sandbox: Sandbox, argv: list[str], *, interval: int, mode: str 
     profile = Profile(interval=interval, mode=mode, event=event, command=list(argv))
     writer = TraceWriter(record, profile) if record else None
 
-    sink = ProfileSink(profile, writer)
+    sink = ProfileSink(profile, writer, progress)
 
     def attach(kernel, process) -> None:
         Sampler(kernel.debug, interval=interval, mode=mode, event=event, on_sample=sink.sample,
@@ -55,6 +55,8 @@ def run_profiled(sandbox: Sandbox, argv: list[str], *, interval: int, mode: str 
         profile.exit_code = result.exit_code
         resolve_lines(profile, lambda path: host_path(sandbox, path))
     finally:
+        if progress is not None:
+            progress.done()
         if writer is not None:
             writer.close(profile)
     return ProfiledRun(profile, result)

@@ -7,13 +7,15 @@ from .model import Profile
 
 
 class ProfileSink:
-    def __init__(self, profile: Profile, writer=None):
-        self.profile, self.writer = profile, writer
+    def __init__(self, profile: Profile, writer=None, progress=None):
+        self.profile, self.writer, self.progress = profile, writer, progress
 
     def sample(self, sample) -> None:
         self.profile.add(sample)
         if self.writer is not None:
             self.writer.sample(sample)
+        if self.progress is not None:           # progress.py: the terminal's status line
+            self.progress.sample(sample)
 
     def module(self, load) -> None:
         self.profile.add_module(load)

@@ -85,7 +85,7 @@ def _strategies(probes) -> dict:
 
 
 def run_walkup(sandbox: Sandbox, argv: list[str], *, interval: int, options, mode: str = "stack",
-               event: str = "insns", record: str | None = None) -> WalkUpRun:
+               event: str = "insns", record: str | None = None, progress=None) -> WalkUpRun:
     """The sampled run with the walk-up (`options`: WalkUpOptions). With `record`, the trace is
     written as the program runs and `finish_record(run)` ends it (after --compare-full)."""
     from instrumenter.profiler.hooks import LandingFixup
@@ -100,7 +100,7 @@ def run_walkup(sandbox: Sandbox, argv: list[str], *, interval: int, options, mod
     options.check()
     profile = Profile(interval=interval, mode=mode, event=event, command=list(argv))
     writer = TraceWriter(record, profile, walk_up=True) if record else None
-    sink = ProfileSink(profile, writer)
+    sink = ProfileSink(profile, writer, progress)
     state: dict = {}
 
     def attach(kernel, process) -> None:
@@ -127,6 +127,9 @@ def run_walkup(sandbox: Sandbox, argv: list[str], *, interval: int, options, mod
         if writer is not None:
             writer.close(profile)
         raise
+    finally:
+        if progress is not None:
+            progress.done()
     profile.exit_code = result.exit_code
     resolve_lines(profile, lambda path: host_path(sandbox, path))
     walk = state["walk"]

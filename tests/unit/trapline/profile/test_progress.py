@@ -1,0 +1,33 @@
+"""trapline/profile/progress.py: the status line of a long profile, on a terminal only."""
+import io
+from types import SimpleNamespace
+
+from trapline.profile.progress import CLEAR, STEP, ProfileProgress
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_pipe_or_a_file_gets_no_status_line():
+    assert ProfileProgress.for_terminal(io.StringIO(), "fib") is None
+
+
+def test_the_line_is_rewritten_every_step_and_erased_at_the_end():
+    out = Terminal()
+    progress = ProfileProgress.for_terminal(out, "fib")
+    for n in range(1, 2 * STEP + 1):
+        progress.sample(SimpleNamespace(ts=n * 1000))
+    progress.done()
+    writes = out.getvalue().split(CLEAR)
+    assert writes == ["", f"profiling fib: {STEP} samples, {STEP * 1000:,} guest instructions",
+                      f"profiling fib: {2 * STEP} samples, {2 * STEP * 1000:,} guest instructions", ""]
+
+
+def test_a_short_run_leaves_nothing_on_the_terminal():
+    out = Terminal()
+    progress = ProfileProgress.for_terminal(out, "fib")
+    progress.sample(SimpleNamespace(ts=1000))
+    progress.done()
+    assert out.getvalue() == ""
