@@ -104,7 +104,12 @@ def linux(root, path: bytes, *, follow: bool = True) -> bytes | int:
     how = _OpenHow(os.O_PATH | (0 if follow else os.O_NOFOLLOW), 0, _RESOLVE_IN_ROOT)
     directory = os.open(root, os.O_PATH | os.O_DIRECTORY)
     try:
-        fd = _LIBC.syscall(_SYS_OPENAT2, directory, path, ctypes.byref(how), ctypes.sizeof(how))
+        for _ in range(100):
+            fd = _LIBC.syscall(_SYS_OPENAT2, directory, path, ctypes.byref(how), ctypes.sizeof(how))
+            # EAGAIN: a rename or mount anywhere on the host raced a ".." of the walk, and the
+            # kernel could not prove it stayed inside the root; openat2(2) says to retry.
+            if fd >= 0 or ctypes.get_errno() != errno.EAGAIN:
+                break
         if fd < 0:
             return ctypes.get_errno()
         try:
