@@ -60,6 +60,18 @@ class ToolAddressMap:
             return ToolLocation(address, False)      # tool code no source knows: shown as is
         return None
 
+    def copies_of(self, process, original: int) -> list[int]:
+        """The tool addresses where the instruction at `original` runs instead of there (a
+        jump probe's covered instructions run in its trampoline's body): exact points that
+        stand for it, where a debugger breakpoint on `original` must stop too. Sources that
+        can answer have `copies_of(process, original)`."""
+        copies = []
+        for source in self.sources:
+            answer = getattr(source, "copies_of", None)
+            if answer is not None:
+                copies += answer(process, original)
+        return sorted(set(copies))
+
     def is_tool_code(self, process, address: int) -> bool:
         area = self.debug.area_at(process, address)
         return area is not None and area.name == TOOL_AREA
@@ -141,6 +153,33 @@ class JumpTrampolines:
                 return ToolLocation(site.address, False)
         return None
 
+    def copies_of(self, process, original: int) -> list[int]:
+        """The copy in a body of a covered instruction at `original` (not a site's first: that
+        one is stopped at before the jump runs)."""
+        serial = process.space.serial
+        return [at for (space_id, _), site in self.session.jumps.sites.items()
+                if space_id == serial and site.address < original < site.end
+                for at, address in self._pieces(process, site) if address == original]
+
+    def _pieces(self, process, site):
+        """(copy address, original address) of each covered instruction, in the body."""
+        at, original = site.body, site.address
+        while original < site.end:
+            piece = self.copies.relocated(process, original, at)
+            yield at, original
+            at += self._length(piece, site)
+            original = piece.insn.next_address
+
+    @staticmethod
+    def _length(piece, site) -> int:
+        """A piece's bytes in the body: its final jump back dropped unless it is the last."""
+        length = piece.length
+        final = piece.address + length - REL_JUMP_LEN
+        if piece.insn.next_address < site.end and piece.code[-REL_JUMP_LEN] == 0xE9 \
+                and any(e.kind == "fallthrough" and e.address == final for e in piece.exits):
+            length -= REL_JUMP_LEN
+        return length
+
     def _in_body(self, process, site, address: int) -> ToolLocation | None:
         """The covered copies, laid out as relocate_covered lays them: each piece falls
         through into the next (its final jump back dropped), the last one jumps back."""
@@ -148,11 +187,7 @@ class JumpTrampolines:
         while original < site.end:
             piece = self.copies.relocated(process, original, at)
             last = piece.insn.next_address >= site.end
-            length = piece.length
-            final = piece.address + length - REL_JUMP_LEN
-            if not last and any(e.kind == "fallthrough" and e.address == final for e in piece.exits) \
-                    and piece.code[-REL_JUMP_LEN] == 0xE9:
-                length -= REL_JUMP_LEN
+            length = self._length(piece, site)
             if address == at:
                 return ToolLocation(original, True)
             if at < address < at + length:

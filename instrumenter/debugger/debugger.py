@@ -39,6 +39,7 @@ class Debugger(ForkEvents, ExecEvents, UserHolds, Watchpoints):
         self.pids: list[int] = []                # the debugged processes, in order
         self.processes: dict[int, object] = {}
         self.breakpoints: dict[int, set[int]] = {}   # pid -> addresses (GDB's are per process)
+        self.carried: dict[tuple, int] = {}      # (pid, tool copy address) -> its breakpoint's
         self.watchpoints: dict[int, set] = {}   # pid -> (address, length, kind) (watchpoints.py)
         self._watch_hits: dict[int, tuple] = {}  # tid -> (kind, address) its slice stopped for
         self.pending: list[StopEvent] = []
@@ -72,7 +73,16 @@ class Debugger(ForkEvents, ExecEvents, UserHolds, Watchpoints):
 
     def _arm_space(self, process) -> None:
         for address in self.breakpoints.get(process.pid, ()):
-            self.debug.add_code_breakpoint(process.space, address, self._on_breakpoint)
+            self._arm(process, address)
+
+    def _arm(self, process, address: int) -> None:
+        """A code hook at `address`, and at every tool copy of its instruction (a jump probe's
+        covered instruction runs in the trampoline: seed 003, breakpoints carried from the
+        original block into the instrumented one)."""
+        self.debug.add_code_breakpoint(process.space, address, self._on_breakpoint)
+        for copy in self.addrmap.copies_of(process, address):
+            self.carried[(process.pid, copy)] = address
+            self.debug.add_code_breakpoint(process.space, copy, self._on_breakpoint)
 
     def live_processes(self) -> list:
         return [self.processes[pid] for pid in self.pids if self.debug.is_alive(self.processes[pid])]
@@ -91,7 +101,7 @@ class Debugger(ForkEvents, ExecEvents, UserHolds, Watchpoints):
         """A breakpoint at `address` in `process` (every debugged process if None)."""
         for target in [process] if process is not None else self.live_processes():
             self.breakpoints.setdefault(target.pid, set()).add(address)
-            self.debug.add_code_breakpoint(target.space, address, self._on_breakpoint)
+            self._arm(target, address)
 
     def remove_breakpoint(self, address: int, process=None) -> None:
         for target in [process] if process is not None else self.live_processes():
@@ -108,18 +118,28 @@ class Debugger(ForkEvents, ExecEvents, UserHolds, Watchpoints):
                     and address in self.breakpoints.get(other.pid, ()):
                 return
         self.debug.remove_code_breakpoint(process.space, address)
+        for key in [k for k, original in self.carried.items()
+                    if k[0] == process.pid and original == address]:
+            del self.carried[key]
+            self.debug.remove_code_breakpoint(process.space, key[1])
+
+    def _breakpoint_of(self, process, address: int) -> int | None:
+        """The breakpoint a hook at `address` stands for: its own, or a carried copy's."""
+        if address in self.breakpoints.get(process.pid, ()):
+            return address
+        return self.carried.get((process.pid, address))
 
     def _on_breakpoint(self, thread, address: int) -> bool:
         """A code breakpoint is about to run `address` on `thread` (inside Unicorn's hook)."""
-        if self.detached or thread is None \
-                or address not in self.breakpoints.get(thread.process.pid, ()):
+        if self.detached or thread is None or self._breakpoint_of(thread.process, address) is None:
             return False                        # a process the user does not debug runs on
         if self._resuming.get(thread.tid) == address:
             del self._resuming[thread.tid]      # the instruction it stopped before: run it
             return False
         if self.stepper.active is thread:
             return False                        # a step in progress ends by its own rule
-        self.pending.append(StopEvent(BREAKPOINT, thread=thread, address=address))
+        self.pending.append(StopEvent(BREAKPOINT, thread=thread,
+                                      address=self._breakpoint_of(thread.process, address)))
         return True
 
     # ---- memory and registers ------------------------------------------------------------
@@ -165,7 +185,7 @@ class Debugger(ForkEvents, ExecEvents, UserHolds, Watchpoints):
             self.debug.post_signal(thread, signal, info)
         for thread in self.threads():
             pc = self.real_pc(thread)
-            if pc in self.breakpoints.get(thread.process.pid, ()):
+            if self._breakpoint_of(thread.process, pc) is not None:
                 self._resuming[thread.tid] = pc
         if steps:
             self.stepper.start(steps[0])
