@@ -38,8 +38,8 @@ def test_the_plt_slot_of_strlen_is_lazy_at_its_own_plt_stub(arch, variant):
     assert any(seg.vaddr <= slots[0].address < seg.vaddr + seg.memsz for seg in data)
 
 
-@pytest.mark.skipif(not HOST_LIBC.exists(), reason="the host has no x86-64 glibc")
 def test_glibcs_irelative_slots_name_its_ifunc_resolvers():
+    # the host's glibc (the Debian hosts this runs on all have it; a host without fails here)
     image = _load(HOST_LIBC, shared_object=True)
     irelative = [s for s in got_slots(image) if s.kind == "irelative"]
     assert len(irelative) > 10
