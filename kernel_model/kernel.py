@@ -354,6 +354,10 @@ class Kernel:
     def arm_itimer(self, proc: Process, value_ns: int, interval_ns: int) -> None:
         """ITIMER_REAL / alarm: SIGALRM when the virtual clock reaches the deadline."""
         proc.itimer_real = (self.clock.monotonic_ns() + value_ns, interval_ns) if value_ns else None
+        if value_ns and self.in_hook and self.current is not None:
+            # The running slice was sized without this deadline (sched.py slice_for: no limit
+            # when nothing else waits): end it, so the next one stops at the timer's quanta.
+            self.current.process.machine.stop()
 
     def notify_parent(self, parent: Process, child: Process) -> None:
         self.wakeup(("children", parent.pid))
