@@ -73,12 +73,14 @@ from .trace_masks import EventMask, TraceEvent, TraceOption  # noqa: F401  (a to
 from .tracing_facility import TraceStop, TracingFacility  # noqa: F401
 from .trace_syscall_stops import SyscallTraceStops
 from .debug_restartable import RestartableSequences
+from .debug_signal_pcs import SignalFramePcs
 
 
 class DebugInterface(PatchAccess, SyscallAccess, ProcessAccess, SyscallStops, TracingFacility,
                      SyscallTraceStops, RestartableSequences,
                      TimerAccess, ThreadHolds, InstructionTime, RunControl, ToolCode, DetachAccess,
-                     ExecutableAccess, WatchAccess):
+                     ExecutableAccess, WatchAccess,
+                     SignalFramePcs):
     EVENTS = ("pre_fork", "fork", "fork_failed", "vfork", "vfork_done", "exec", "exit", "signal",
               "space_released", "syscall_entry", "syscall_exit", "image_mapped",
               "timer_tick", "image_unmapped", "thread_switch")
@@ -375,6 +377,7 @@ class DebugInterface(PatchAccess, SyscallAccess, ProcessAccess, SyscallStops, Tr
         self.forget_watchpoints(space)
         self.forget_stale_ranges(space)
         self.forget_restartable(space)
+        self.forget_signal_frame_pcs(space)
 
 
 class _Subscription:

@@ -28,6 +28,7 @@ from .placement import patch_site, validate_site
 from .relocate_blocks import FunctionCode, find_function
 from .relocate_copy import Copy, lay_out_copy
 from .relocate_returns import ReturnRecords
+from .relocate_signals import SignalFrames
 from .relocate_table import RelocationSource, SpaceRelocations
 
 INT3 = b"\xcc"
@@ -63,6 +64,8 @@ class RelocateProbes(ProbeStrategy):
         super().__init__(session)
         self.returns = ReturnRecords()
         self.retired: list[tuple[object, int, Copy]] = []   # (process, serial, copy) to free
+        # Signal frames show original PCs, and sigreturn goes on in the copy (relocate_signals.py).
+        self.debug.register_signal_pc_translator(SignalFrames(self).translate)
 
     # ---- placement ---------------------------------------------------------------------------
     def check(self, process, address: int) -> None:

@@ -136,13 +136,24 @@ class Signals:
         machine.pc = machine.pc + 2                      # past int 0x80 / syscall
 
     def _setup_frame(self, thread, sig, handler, flags, restorer, mask, info) -> None:
-        self.kernel.debug.restart_sequence(thread)       # rseq: the frame returns to its start
+        debug = self.kernel.debug
+        debug.restart_sequence(thread)                   # rseq: the frame returns to its start
         machine = thread.process.machine
+        interrupted = machine.pc
+        # A PC in a tool's copy of the program's code is saved as the original address it
+        # stands for (kernel_model/debug_signal_pcs.py; asynchronous signals may step first).
+        shown = debug.signal_frame_pc(thread, synchronous="addr" in info)
+        if thread.state != RUNNABLE:
+            return
         bits = machine.arch.bits
         # sigsuspend/ppoll/pselect run with a temporary mask: the frame keeps the caller's own.
         frame_mask = thread.saved_sigmask if thread.saved_sigmask is not None else thread.sigmask
         thread.saved_sigmask = None
         regs = self._capture(machine, frame_mask)
+        if shown is not None:
+            if info.get("addr") == interrupted:          # si_addr of SIGILL/SIGFPE/SIGTRAP
+                info = dict(info, addr=shown)
+            regs.pc = shown
         sp = regs.gpr["rsp" if bits == 64 else "esp"]
         ss_sp, ss_flags, ss_size = thread.sigaltstack
         on_alt = ss_sp <= sp < ss_sp + ss_size
@@ -181,6 +192,8 @@ class Signals:
         # copies the whole CPU state); its x87/SSE state is in the frame, where the handler
         # may read or change it, and sigreturn loads it from there.
         thread.saved_contexts.append((frame, machine.save_context()))
+        if shown is not None:
+            debug.signal_frame_built(thread, frame, thread.saved_contexts[-1][1])
         reset_fpu(machine)          # the handler starts clean: fpu__clear_user_states (signal.c)
         for name, value in args.items():
             machine.set_reg(name, value)
@@ -231,7 +244,8 @@ class Signals:
         fix = 0x40DD5
         flags_name = "eflags" if machine.arch.bits == 32 else "rflags"
         flags = (machine.reg(flags_name) & ~fix) | (saved.flags & fix)
-        ctx.set_user_state(pc=saved.pc, sp=saved.gpr[sp_name], flags=flags)
+        pc = self.kernel.debug.signal_return_pc(thread, frame, saved.pc)   # debug_signal_pcs.py
+        ctx.set_user_state(pc=pc, sp=saved.gpr[sp_name], flags=flags)
         thread.sigmask = saved.mask & ~UNBLOCKABLE
         self._restore_fpu(ctx, saved.fpstate, ia32=machine.arch.bits == 32)
 

@@ -57,8 +57,8 @@ def _sums() -> dict[str, str]:
 def test_every_source_has_a_committed_binary_per_arch():
     assert SAMPLES == ["alloc", "args_env", "callchain", "callchain_nofp", "compute", "exec_chain",
                        "fib", "fileio", "fork_pipe",
-                       "fork_probe", "forkscript", "hello", "hotchain", "loss_procs", "loss_threads", "signals",
-                       "spawn_tree", "threads", "vfork_exec_chain", "vfork_nested", "vfork_probe",
+                       "fork_probe", "forkscript", "hello", "hotchain", "loss_procs", "loss_threads",
+                       "relocate_signals", "signals", "spawn_tree", "threads", "vfork_exec_chain", "vfork_nested", "vfork_probe",
                        "vfork_status"]
     committed = sorted(f"{p.parent.name}/{p.name}" for p in BIN_DIR.glob("*/*"))
     assert committed == sorted(f"{arch}/{name}" for arch in ARCHES for name in SAMPLES)
@@ -113,7 +113,8 @@ RUNS_NATIVELY = sys.platform == "linux" and platform.machine() == "x86_64"
 
 
 def test_process_model_samples_have_expected_output():
-    assert EXPECTED == ["exec_chain", "fork_pipe", "fork_probe", "signals", "spawn_tree", "threads",
+    assert EXPECTED == ["exec_chain", "fork_pipe", "fork_probe", "relocate_signals", "signals",
+                        "spawn_tree", "threads",
                         "vfork_exec_chain", "vfork_nested", "vfork_probe", "vfork_status"]
 
 
