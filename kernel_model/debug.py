@@ -74,13 +74,14 @@ from .tracing_facility import TraceStop, TracingFacility  # noqa: F401
 from .trace_syscall_stops import SyscallTraceStops
 from .debug_restartable import RestartableSequences
 from .debug_signal_pcs import SignalFramePcs
+from .debug_code_aliases import CodeAliases
 
 
 class DebugInterface(PatchAccess, SyscallAccess, ProcessAccess, SyscallStops, TracingFacility,
                      SyscallTraceStops, RestartableSequences,
                      TimerAccess, ThreadHolds, InstructionTime, RunControl, ToolCode, DetachAccess,
                      ExecutableAccess, WatchAccess,
-                     SignalFramePcs):
+                     SignalFramePcs, CodeAliases):
     EVENTS = ("pre_fork", "fork", "fork_failed", "vfork", "vfork_done", "exec", "exit", "signal",
               "space_released", "syscall_entry", "syscall_exit", "image_mapped",
               "timer_tick", "image_unmapped", "thread_switch")
@@ -212,6 +213,7 @@ class DebugInterface(PatchAccess, SyscallAccess, ProcessAccess, SyscallStops, Tr
         if parent_space.serial in self._debug_traps:
             self._debug_traps[child_space.serial] = self._debug_traps[parent_space.serial]
         self.copy_restartable(parent_space, child_space)
+        self.copy_code_aliases(parent_space, child_space)
         self.copy_patches(parent_space, child_space)
         self.copy_stale_ranges(parent_space, child_space)     # after a detach (debug_detach.py)
 
@@ -378,6 +380,7 @@ class DebugInterface(PatchAccess, SyscallAccess, ProcessAccess, SyscallStops, Tr
         self.forget_stale_ranges(space)
         self.forget_restartable(space)
         self.forget_signal_frame_pcs(space)
+        self.forget_code_aliases(space)
 
 
 class _Subscription:

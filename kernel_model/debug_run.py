@@ -48,15 +48,22 @@ class RunControl:
         if breakpoints is None or breakpoints.machine is not space.machine:
             kernel = self._kernel
 
-            def hit(address):
-                return on_hit(kernel.current, address)
+            def hit(address):       # an alias of a tool's copy stands for its original
+                thread = kernel.current
+                if self.code_alias_passes(thread, address):
+                    return False
+                return on_hit(thread, self.code_alias_original(space, address))
             breakpoints = table[space.serial] = CodeBreakpoints(space.machine, hit)
         breakpoints.add(address)
+        for alias in self.code_aliases_of(space, address):         # debug_code_aliases.py
+            breakpoints.add(alias)
 
     def remove_code_breakpoint(self, space, address: int) -> None:
         breakpoints = (self._code_breakpoints or {}).get(space.serial)
         if breakpoints is not None:
             breakpoints.remove(address)
+            for alias in self.code_aliases_of(space, address):
+                breakpoints.remove(alias)
 
     def code_breakpoints(self, space) -> list[int]:
         breakpoints = (self._code_breakpoints or {}).get(space.serial)

@@ -184,7 +184,9 @@ class Debugger(ForkEvents, ExecEvents, UserHolds, Watchpoints):
             self._passing[tid] = signal         # not stopped for again
             self.debug.post_signal(thread, signal, info)
         for thread in self.threads():
-            pc = self.real_pc(thread)
+            # A stop in a relocated copy is at an alias of the original address (the door's
+            # kernel_model/debug_code_aliases.py): that breakpoint is the one it resumes from.
+            pc = self.debug.code_alias_original(thread.process.space, self.real_pc(thread))
             if self._breakpoint_of(thread.process, pc) is not None:
                 self._resuming[thread.tid] = pc
         if steps:

@@ -173,6 +173,8 @@ class RelocateProbes(ProbeStrategy):
             handler = self._on_callout if kind == "probe" else self._on_call
             self._trap(process.space, at, functools.partial(handler, original, at + 1))
         self.relocations.setdefault(process.space.serial, SpaceRelocations()).add(copy)
+        for piece in copy.pieces:           # a debugger's breakpoints reach into the copy
+            self.debug.register_code_alias(process.space, piece.start, piece.original)
         function.copy = copy
         return copy
 
@@ -202,6 +204,7 @@ class RelocateProbes(ProbeStrategy):
                 continue
             for at in copy.callouts:
                 self._untrap(process.space, at)
+            self.debug.unregister_code_aliases(process.space, [p.start for p in copy.pieces])
             self.relocations[serial].drop(copy)
             xol = self.session.trampolines.xol_for(process, near=copy.function.start)
             xol.release(copy.address, len(copy.code))
@@ -210,13 +213,20 @@ class RelocateProbes(ProbeStrategy):
     # ---- traps -------------------------------------------------------------------------------
     def _trap(self, space, address: int, fn) -> None:
         """`fn(thread) -> ip`: the int3 at `address` runs it and resumes at its answer."""
-        self.traps[(space.serial, address)] = fn
+        debug = self.debug
+
+        def redirect(thread) -> int:
+            ip = fn(thread)
+            if debug.code_alias_original(thread.process.space, ip) == address:
+                debug.pass_code_alias_once(thread, ip)   # a debugger's stop was before the int3
+            return ip
+        self.traps[(space.serial, address)] = redirect
 
         def handler(frame, thread):
-            frame.ip = fn(thread)
+            frame.ip = redirect(thread)
             return True
         self.debug.register_breakpoint(space, address, handler)
-        self.debug.register_breakpoint_redirect(space, address, fn)
+        self.debug.register_breakpoint_redirect(space, address, redirect)
 
     def _untrap(self, space, address: int) -> None:
         self.traps.pop((space.serial, address), None)
