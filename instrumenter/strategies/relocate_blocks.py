@@ -12,7 +12,8 @@ tables, instrumenter/insn/policy.py, decide each instruction):
   * no symbol covers the address (unknown bounds);
   * an indirect jump in the reachable code: it may land anywhere in the body (a jump table,
     a computed goto) and its target cannot be retargeted into the copy;
-  * an instruction the relocator refuses (REFUSED class);
+  * an instruction the relocator refuses (REFUSED class), but for `syscall` and `int 0x80`,
+    which a copy of the whole function makes itself (relocate_syscalls.py);
   * a branch into the middle of an instruction (overlapping code);
   * the address itself is not one of the reachable instruction starts.
 The function's `calls` are the reachable calls whose return address lies inside the bounds:
@@ -24,6 +25,7 @@ from ..errors import DecodeError, InstrumenterError
 from ..insn.decode import Insn, decode
 from ..insn.policy import InsnClass, classify
 from .placement import image_at
+from .relocate_syscalls import is_system_call
 
 
 @dataclass(frozen=True)
@@ -102,6 +104,8 @@ def analyse(code: bytes, start: int, name: str, arch: str):
 
 
 def _refusal(insn: Insn, name: str) -> str | None:
+    if is_system_call(insn):
+        return None                  # the copy makes it itself (relocate_syscalls.py)
     c = classify(insn)
     if c.cls is InsnClass.REFUSED:
         return f"{insn} in {name} cannot be relocated: {c.reason}"

@@ -30,6 +30,7 @@ from ..insn.emit import ABS_JUMP_LEN, REL_JUMP_LEN, rel32
 from ..insn.relocate import relocate
 from .native import emit_part
 from .relocate_blocks import FunctionCode
+from .relocate_syscalls import is_system_call, relocate_system_call
 
 INT3 = b"\xcc"
 
@@ -92,7 +93,8 @@ def lay_out_copy(fc: FunctionCode, at: int, arch: str, probes: dict) -> Copy:
             copy.callouts[copy.here] = ("call", insn.address)
             copy.code += INT3
         insn_start = copy.here
-        relocated = relocate(insn, insn_start, arch)
+        relocated = relocate_system_call(insn, insn_start, arch) if is_system_call(insn) \
+            else relocate(insn, insn_start, arch)
         code = bytearray(relocated.code)
         final = _final_jump(relocated)
         following = fc.insns[n + 1].address if n + 1 < len(fc.insns) else None
@@ -120,7 +122,8 @@ def _add_continuation(copy: Copy, insn, arch: str) -> None:
     """The instruction at a return address run on its own, back to original code after it:
     a callee's return that did not come from the copy goes on as the original would."""
     start = copy.here
-    relocated = relocate(insn, start, arch)
+    relocated = relocate_system_call(insn, start, arch) if is_system_call(insn) \
+        else relocate(insn, start, arch)
     copy.code += relocated.code
     stub = Piece(insn.address, start, start, copy.here, _final_jump(relocated), insn.next_address)
     copy.pieces.append(stub)
