@@ -62,6 +62,12 @@ class ProbeStrategy:
     def address_source(self):
         return None
 
+    def stale_points(self, process) -> dict[int, int]:
+        """Exact points of this strategy's own tool code in `process` -> the original address
+        each stands for (instrumenter/tracing/detach_stale.py: a pointer the program kept into
+        the pages a detach unmaps faults there and is translated)."""
+        return {}
+
     def fork(self, parent, child) -> None:
         for name in self.tables:
             getattr(self, name).fork(parent.space, child.space)

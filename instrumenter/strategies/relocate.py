@@ -266,16 +266,21 @@ class RelocateProbes(ProbeStrategy):
         raise InstrumenterError(f"no relocated call at {call_address:#x}")
 
     def _on_return(self, start: int, original_return: int, thread) -> int:
-        """A callee returned to an original return address: into the copy if the call was
-        made there by this thread, else on as the original code would go."""
+        """A callee returned to an original return address: into the copy, whether the call
+        was made there by this thread or not — a longjmp back to a setjmp whose call returned
+        already, a thread that entered the function before it was relocated, a vfork child
+        on its parent's stack: the copy's piece runs the same instruction with the same
+        registers and stack (calls in a copy push original return addresses), so the thread
+        goes on with the probes instead of in unprobed original code."""
         serial = thread.process.space.serial
         function = self.functions.get((serial, start))
         copy = function.copy if function is not None else None
         sp = self.debug.read_register(thread, self._sp(thread))
-        if self.returns.pop(serial, thread.tid, sp, original_return) and copy is not None:
-            return copy.return_point(original_return)
+        self.returns.pop(serial, thread.tid, sp, original_return)
         if copy is None and function is not None and function.pending is not None:
-            self._activate(thread.process, function)    # original code ran: its stubs now
+            copy = self._activate(thread.process, function)     # original code ran until now
+        if copy is not None:
+            return copy.return_point(original_return)
         return self._continuation(thread, start, original_return)
 
     def _continuation(self, thread, start: int, original_return: int) -> int:
@@ -308,6 +313,20 @@ class RelocateProbes(ProbeStrategy):
         push original ones, so a stack holds none unless the program copied a PC)."""
         location = self.original_of(process, address)
         return None if location is None else location[0]
+
+    def stale_points(self, process) -> dict[int, int]:
+        """Every exact point of every mapped copy (relocate_signals.py's points: a piece's
+        start, its instruction's start, a call's call-out, a kept jump back) -> its original."""
+        table = self.tables_of(process)
+        points = {}
+        for copy in table.copies if table is not None else []:
+            calls = [at for at, (kind, _) in copy.callouts.items() if kind == "call"]
+            for piece in copy.pieces:
+                for at in (piece.start, piece.insn_start, piece.jump_back):
+                    if at is not None and at not in points:
+                        points[at] = table.original_of(at)[0]
+            points.update((at, table.original_of(at)[0]) for at in calls)
+        return points
 
     def fork(self, parent, child) -> None:
         """The child's memory holds the copies and breakpoints: the same tables, its own

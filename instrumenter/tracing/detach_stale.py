@@ -5,9 +5,8 @@ original address and the program goes on there, and the translation is reported)
 
 The table is taken just before the pages go, from the strategies' own bookkeeping: every exact
 point of a trampoline page (its first byte and the copy's: the original instruction not run
-yet; the jump back: the next one) and of a jump site's trampoline (its parts' first bytes, each
-relocated covered instruction), and what the strategies say of relocated return points
-(`original_return`). A uretprobe landing stands for no one address (every pending return went
+yet; the jump back: the next one), of a jump site's trampoline (its parts' first bytes, each
+relocated covered instruction), and of every relocated function's copy (`stale_points`). A uretprobe landing stands for no one address (every pending return went
 through the same one): a stale landing keeps its fault.
 """
 from ..debugger.addrmap import JumpTrampolines
@@ -33,6 +32,8 @@ class StaleTable:
         for (space_id, part), site in sorted(session.jumps.parts.items()):
             if space_id == serial:
                 points[part] = site.address
+        for name in sorted(session.strategies):          # relocated copies (base.py)
+            points.update(session.strategies[name].stale_points(process))
         return cls(points)
 
     def translator(self, report):

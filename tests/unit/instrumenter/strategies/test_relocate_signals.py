@@ -96,3 +96,20 @@ def test_with_no_copy_left_the_original_code_goes_on(arch):
     strategy.table.retire(fc.start)
     strategy.table.drop(old)
     assert original == second and resume(thread) == second
+
+
+@pytest.mark.parametrize("arch", ["i386", "x86_64"])
+def test_the_stale_pointer_table_of_a_detach_holds_every_exact_point(arch):
+    """instrumenter/tracing/detach_stale.py asks `stale_points`: each point a signal frame may
+    show is translated after the copy's pages are gone too, to the same original address."""
+    from instrumenter.strategies.relocate import RelocateProbes
+    fc = _fib(arch)
+    fc, strategy, copy, frames = _setup(arch, {fc.start: (True, [])})
+    points = RelocateProbes.stale_points(strategy, None)
+    thread = _Thread()
+    shown = {}
+    for at in range(copy.address, copy.end):
+        answer = frames.translate(thread, at)
+        if answer != STEP:
+            shown[at] = answer[0]
+    assert len(shown) >= len(fc.insns) + len(fc.calls) and points == shown
