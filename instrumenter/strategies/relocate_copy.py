@@ -14,8 +14,10 @@
                     instruction is dropped (the next piece follows)
 
 then one "original continuation" per return point: the instruction at the return address
-relocated on its own, jumping back to original code — where a callee's return lands when the
-call was not made from the copy (relocate_returns.py). A call in the copy pushes the ORIGINAL
+relocated on its own, jumping back to original code — where a callee's return would go on
+when the function has no copy (every return goes into the copy once it is written:
+relocate.py `_on_return`; a signal frame taken in a continuation resumes in one:
+relocate_signals.py). A call in the copy pushes the ORIGINAL
 return address (the relocator's call recipe, US 6,898,785), so the callee and everything that
 reads the stack sees original addresses.
 
@@ -120,7 +122,7 @@ def lay_out_copy(fc: FunctionCode, at: int, arch: str, probes: dict) -> Copy:
 
 def _add_continuation(copy: Copy, insn, arch: str) -> None:
     """The instruction at a return address run on its own, back to original code after it:
-    a callee's return that did not come from the copy goes on as the original would."""
+    where a callee's return would go on with no copy to go into (module docstring)."""
     start = copy.here
     relocated = relocate_system_call(insn, start, arch) if is_system_call(insn) \
         else relocate(insn, start, arch)

@@ -7,15 +7,17 @@ its backtraces, `__builtin_return_address`, libgcc's unwinder (FDEs are found fo
 and signal frames all see original addresses. A breakpoint at R (a door patch) maps the
 return back into the copy when the callee returns.
 
-Only for the thread that made the call from the copy: just before the call, a call-out int3 in
-the copy records (thread, stack pointer S, R) — S is the stack pointer before the call pushes
-R, hence what it is again after the callee's `ret` (`ret imm16` pops more: the record with the
-largest S at or below the stack pointer wins). A return to R that matches no record — a call
-made by original code (a thread that was in the function before it was relocated, a longjmp
-to a setjmp whose call returned already, a vfork child on its parent's stack) — goes on as the
-original would: the instruction at R run out of line, then original code (relocate_copy.py's
-continuation). A match drops the record and every deeper one of that thread (frames a longjmp
-or an exception abandoned are below the stack pointer).
+Every return to R goes into the copy (relocate.py `_on_return`), whether the call was made
+there or not — a call made by original code (a thread that was in the function before it was
+relocated), a longjmp to a setjmp whose call returned already, a vfork child on its parent's
+stack: the copy's piece for R runs the same instruction with the same registers and stack, so
+the probes go on firing. Just before a call, a call-out int3 in the copy records (thread,
+stack pointer S, R) — S is the stack pointer before the call pushes R, hence what it is again
+after the callee's `ret` (`ret imm16` pops more: the record with the largest S at or below the
+stack pointer wins); the return drops the record and every deeper one of that thread (frames a
+longjmp or an exception abandoned are below the stack pointer). The records no longer decide
+where a return goes (they did when unrecorded returns went on in original code); the call-out
+that makes them costs a trap per call and could go.
 """
 
 
