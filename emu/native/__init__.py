@@ -34,8 +34,8 @@ def load(name: str) -> ctypes.CDLL | None:
         return None
     source = SOURCES / f"{name}.c"
     digest = hashlib.sha256(source.read_bytes()).hexdigest()[:16]
-    target = _cache_dir() / f"{name}-{digest}-{platform.machine()}.so"
-    try:
+    try:                    # (a cache folder that cannot be made is a reason like any other)
+        target = _cache_dir() / f"{name}-{digest}-{platform.machine()}.so"
         if not target.exists():
             _build(source, target)
         _loaded[name] = ctypes.CDLL(str(target))
