@@ -416,10 +416,9 @@ class Kernel:
 
     def kill(self, proc: Process, signal: int, detail: str = "", *, core: bool = False,
              info: dict | None = None) -> None:
-        """Terminate `proc` by `signal` (its default action); `info`: the siginfo of a signal
-        that was delivered (a tracer prints it before the death, as strace does)."""
+        """Terminate `proc` by `signal`; `info`: a delivered signal's siginfo (strace prints it)."""
         if detail:
-            self.report(f"pid {proc.pid} killed by {signal_name(signal)}" + (f": {detail}" if detail else ""))
+            self.report(f"pid {proc.pid} killed by {signal_name(signal)}: {detail}")
         self.debug.signal(proc, None, signal, info)
         self.terminate(proc, signal | (0x80 if core else 0))
 
