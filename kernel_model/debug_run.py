@@ -29,6 +29,20 @@ from emu.fpu import read_fpu, write_fpu
 from .proc import RUNNABLE, ZOMBIE
 
 
+def space_hook(door, attribute: str, space, make):
+    """The hook object of `space` in the door's table `attribute` (space.serial -> object with
+    a `machine`), made by `make(machine)` when there is none or it belongs to a Machine the
+    space no longer runs on."""
+    table = getattr(door, attribute)
+    if table is None:
+        table = {}
+        setattr(door, attribute, table)
+    hook = table.get(space.serial)
+    if hook is None or hook.machine is not space.machine:
+        hook = table[space.serial] = make(space.machine)
+    return hook
+
+
 class RunControl:
     run_controller = None
     _code_breakpoints: dict | None = None          # space.serial -> CodeBreakpoints
@@ -41,19 +55,14 @@ class RunControl:
     def add_code_breakpoint(self, space, address: int, on_hit) -> None:
         """Stop before the instruction at `address` in `space` when `on_hit(thread, address)`
         says so (True); the run then ends and the run loop reaches a schedule point."""
-        table = self._code_breakpoints
-        if table is None:
-            table = self._code_breakpoints = {}
-        breakpoints = table.get(space.serial)
-        if breakpoints is None or breakpoints.machine is not space.machine:
-            kernel = self._kernel
+        kernel = self._kernel
 
-            def hit(address):       # an alias of a tool's copy stands for its original
-                thread = kernel.current
-                if self.code_alias_passes(thread, address):
-                    return False
-                return on_hit(thread, self.code_alias_original(space, address))
-            breakpoints = table[space.serial] = CodeBreakpoints(space.machine, hit)
+        def hit(address):           # an alias of a tool's copy stands for its original
+            thread = kernel.current
+            if self.code_alias_passes(thread, address):
+                return False
+            return on_hit(thread, self.code_alias_original(space, address))
+        breakpoints = space_hook(self, "_code_breakpoints", space, lambda machine: CodeBreakpoints(machine, hit))
         breakpoints.add(address)
         for alias in self.code_aliases_of(space, address):         # debug_code_aliases.py
             breakpoints.add(alias)

@@ -18,22 +18,18 @@ fire for them either.
 """
 from emu.watchpoints import MemoryWatch
 
+from .debug_run import space_hook
+
 
 class WatchAccess:
     _watches: dict | None = None             # space.serial -> MemoryWatch
 
     def add_watchpoint(self, space, address: int, length: int, kind: str, on_access) -> None:
-        watches = self._watches
-        if watches is None:
-            watches = self._watches = {}
-        watch = watches.get(space.serial)
-        if watch is None or watch.machine is not space.machine:
-            kernel = self._kernel
+        kernel = self._kernel
 
-            def access(pc, at, size, is_write):
-                return on_access(kernel.current, pc, at, size, is_write)
-            watch = watches[space.serial] = MemoryWatch(space.machine, access)
-        watch.add(address, length, kind)
+        def access(pc, at, size, is_write):
+            return on_access(kernel.current, pc, at, size, is_write)
+        space_hook(self, "_watches", space, lambda machine: MemoryWatch(machine, access)).add(address, length, kind)
 
     def remove_watchpoint(self, space, address: int, length: int, kind: str) -> None:
         watch = (self._watches or {}).get(space.serial)

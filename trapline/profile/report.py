@@ -62,8 +62,9 @@ def heading(profile: Profile) -> str:
     unit = {"insns": "guest instructions", "syscalls": "system calls", "branches": "taken branches",
             "faults": "page faults"}.get(profile.event, profile.event)
     switches = f"; {profile.switches} thread switches" if profile.switches else ""
-    return (f"profile: {profile.total} samples, one every {profile.interval} {unit} "
-            f"(virtual time), mode {profile.mode}: {stacks}{switches}")
+    # two lines: wrapped at 80 columns, one line read "mode" at its end and "stack:" below
+    return (f"profile: {profile.total} samples, one every {profile.interval} {unit} (virtual time)\n"
+            f"mode {profile.mode}: {stacks}{switches}")
 
 
 def print_report(profile: Profile, console: Console, *, top: int = TOP_FUNCTIONS) -> None:
