@@ -34,6 +34,9 @@ extern const char __ehdr_start[];
 extern const char etext[];
 
 static volatile unsigned long alarms, alarms_in_spin, alarms_outside_text;
+/* Only alarms taken while main computes are checked: one that lands during a system call
+ * (setitimer, write) shows the vDSO's __kernel_vsyscall natively on i386, outside the text. */
+static volatile int checking;
 static volatile unsigned long faults, faults_in_poke;
 static char *page;
 
@@ -78,6 +81,8 @@ void on_alarm(int sig, siginfo_t *info, void *ucontext)
     (void)sig;
     (void)info;
     uintptr_t pc = interrupted_pc(ucontext);
+    if (!checking)
+        return;
     alarms++;
     if (inside(pc, (const void *)spin, (const void *)spin_end))
         alarms_in_spin++;
@@ -127,7 +132,9 @@ int main(int argc, char **argv)
         return 1;
     }
     set_timer(20);
+    checking = 1;
     unsigned x = spin(n);
+    checking = 0;
     set_timer(0);
     printf("spin(%u) = %08x\n", n, x);
     printf("alarms taken: %s\n", alarms >= 3 ? "yes" : "no");
