@@ -51,7 +51,7 @@ def profile(interval, event, mode, top, output_dir, record, walk_up, threshold, 
         progress = ProfileProgress.for_terminal(sys.stderr, program.rsplit("/", 1)[-1])
         if walk_up:
             run = _walk_up(sandbox, [program, *args], console, interval=interval, mode=mode,
-                           event=event, top=top, output_dir=output_dir,
+                           event=event, top=top,
                            options=walkup_settings(threshold, top, window, min_calls, metric,
                                                    period, max_levels), compare_full=compare_full,
                            record=record, progress=progress)
@@ -61,25 +61,22 @@ def profile(interval, event, mode, top, output_dir, record, walk_up, threshold, 
             sys.stdout.flush()
             print_report(run.profile, console, top=top or TOP_FUNCTIONS)
         if output_dir is not None:
-            extra = None
+            walkup = None
             if walk_up:
-                from .profile.walkup_report import chrome_events
-                extra = chrome_events(run)
-            for note in write_outputs(run.profile, output_dir, " ".join([program, *args]), extra):
+                from .profile.walkup_report import walkup_json
+                walkup = walkup_json(run)
+            for note in write_outputs(run.profile, output_dir, " ".join([program, *args]), walkup):
                 console.print(f"trapline: {note}")
     except Exception as e:              # noqa: BLE001 -- every failure gets its status (exit_status.py)
         _fail(e)
     sys.exit(run.result.exit_code)
 
 
-def _walk_up(sandbox, argv, console, *, interval, mode, event, top, output_dir, options, compare_full,
+def _walk_up(sandbox, argv, console, *, interval, mode, event, top, options, compare_full,
              record=None, progress=None):
-    """The walk-up run (trapline/profile/walkup_run.py), its report, walkup.json in -o DIR."""
-    import json
-    import os
-
+    """The walk-up run (trapline/profile/walkup_run.py) and its report."""
     from .profile.report import print_report
-    from .profile.walkup_report import print_walkup, walkup_json
+    from .profile.walkup_report import print_walkup
     from .profile.walkup_run import compare, finish_record, run_walkup
 
     run = run_walkup(sandbox, argv, interval=interval, options=options, mode=mode, event=event,
@@ -93,18 +90,14 @@ def _walk_up(sandbox, argv, console, *, interval, mode, event, top, output_dir, 
     print_report(run.profile, console, top=top or TOP_FUNCTIONS)
     console.print()
     print_walkup(run, console)
-    if output_dir is not None:
-        os.makedirs(output_dir, exist_ok=True)
-        with open(os.path.join(output_dir, "walkup.json"), "w") as out:
-            json.dump(walkup_json(run), out, indent=1)
-            out.write("\n")
     return run
 
 
 @click.command()
 @click.option("--top", type=click.IntRange(min=1), default=TOP_FUNCTIONS, show_default=True)
 @click.option("-o", "--output-dir", default=None, metavar="DIR",
-              help="Write the same files as `trapline profile -o`.")
+              help="Write the same files as `trapline profile -o` (walkup.json and the walk-up's "
+              "Chrome-trace events too, from a --walk-up trace).")
 @click.argument("trace", type=click.Path(dir_okay=False))
 def report(top, output_dir, trace):
     """Report a trace written by `trapline profile --record` (the same report as the live run)."""
@@ -123,7 +116,8 @@ def report(top, output_dir, trace):
             console.print()
             print_walkup_report(recorded.walkup, console)
         if output_dir is not None:
-            for note in write_outputs(recorded, output_dir, " ".join(recorded.command)):
+            # a recorded walk-up's report: the live run's walkup.json and Chrome-trace events
+            for note in write_outputs(recorded, output_dir, " ".join(recorded.command), recorded.walkup):
                 console.print(f"trapline: {note}")
     except Exception as e:              # noqa: BLE001
         _fail(e)

@@ -192,7 +192,7 @@ def test_a_recorded_walk_up_is_reported_again(tmp_path):
     assert live.returncode == 0, live.stderr.decode()[-2000:]
     records = [json.loads(line) for line in trace.read_text().splitlines()]
     kinds = [r["t"] for r in records]
-    assert records[0]["version"] == 2 and records[0]["walk_up"] is True
+    assert records[0]["version"] == 3 and records[0]["walk_up"] is True
     steps = [r for r in records if r["t"] == "walkup-step"]
     report = next(r["report"] for r in records if r["t"] == "walkup")
     assert len(steps) == len(report["timeline"]) and steps[0]["action"] == "insert"

@@ -6,6 +6,7 @@ The tool is the one TRAPLINE_FLAMEGRAPH names, else `flamegraph.pl` or its Rust 
 """
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -16,6 +17,7 @@ from .exporters import chrome_trace, dump_json, folded_text, speedscope
 from .model import Profile
 
 FOLDED, SPEEDSCOPE, CHROME, SVG = "profile.folded", "profile.speedscope.json", "profile.trace.json", "flamegraph.svg"
+WALKUP = "walkup.json"
 FLAMEGRAPH_TOOLS = ("flamegraph.pl", "inferno-flamegraph")
 DEBIAN_FLAMEGRAPH = "/usr/share/perl5/Devel/NYTProf/flamegraph.pl"
 
@@ -30,10 +32,11 @@ def flamegraph_tool() -> str | None:
     return found
 
 
-def write_outputs(profile: Profile, directory: str, name: str, extra_events: list | None = None) -> list[str]:
+def write_outputs(profile: Profile, directory: str, name: str, walkup: dict | None = None) -> list[str]:
     """Write the profile's files into `directory` (made if missing); returns the notes to show
-    (what was written, and why the SVG was not when no tool draws it). `extra_events` go into
-    the Chrome trace too (the walk-up's hooks and steps)."""
+    (what was written, and why the SVG was not when no tool draws it). With `walkup`, a walk-up's
+    report (walkup_report.walkup_json: the live run's, or the one its recorded trace ends with,
+    for `trapline report -o`): walkup.json, and the walk-up's hooks and steps in the Chrome trace."""
     folder = Path(directory)
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -42,8 +45,15 @@ def write_outputs(profile: Profile, directory: str, name: str, extra_events: lis
     folded = folded_text(profile)
     (folder / FOLDED).write_text(folded)
     (folder / SPEEDSCOPE).write_text(dump_json(speedscope(profile, name)))
+    extra_events = None
+    written = [folder / FOLDED, folder / SPEEDSCOPE, folder / CHROME]
+    if walkup is not None:
+        from .walkup_report import chrome_events
+        extra_events = chrome_events(walkup, profile)
+        (folder / WALKUP).write_text(json.dumps(walkup, indent=1) + "\n")
+        written.append(folder / WALKUP)
     (folder / CHROME).write_text(dump_json(chrome_trace(profile, extra_events)))
-    notes = [f"wrote {folder / FOLDED}, {folder / SPEEDSCOPE}, {folder / CHROME}"]
+    notes = [f"wrote {', '.join(map(str, written))}"]
     notes.append(_flamegraph(folded, folder / SVG, name))
     return notes
 

@@ -1,8 +1,8 @@
 """`trapline profile --record FILE` and `trapline report FILE`: the seed's trace, written while
 the program runs and processed later into the same report (seed 004: the trace phases).
 
-Format (version 2): JSON Lines, one record per line, each an object whose "t" says its kind.
-  {"t": "header", "format": "trapline-profile", "version": 2, "interval": N, "event": "insns",
+Format (version 3): JSON Lines, one record per line, each an object whose "t" says its kind.
+  {"t": "header", "format": "trapline-profile", "version": 3, "interval": N, "event": "insns",
    "mode": "stack"|"pc", "command": [...], "walk_up": true|false}   always the first line
   start-up records: {"t": "thread", "pid", "tid", "comm"} for each thread that exists,
    {"t": "module", "ts", "pid", "path", "base", "end"} for each object loaded, then
@@ -22,11 +22,20 @@ Format (version 2): JSON Lines, one record per line, each an object whose "t" sa
   when tracing stops:
   {"t": "line", "module", "address", "file", "line"}    the source line of a sampled PC (DWARF)
   {"t": "walkup", "report": {...}}                      with --walk-up: walkup.json's content
-                                                        (the chains, their metrics, the comparison)
+                                                        (the chains, their metrics, the comparison,
+                                                        and "hooked": each hooked function's span)
   {"t": "end", "samples": N, "exit_code": C}
 Records are buffered and written when the buffer fills or tracing stops. `ts` is virtual time:
-guest instructions of the run. Version 1 (no interrupt, switch, unload, line or walk-up
-records) is still read.
+guest instructions of the run. `trapline report FILE -o DIR` writes the live run's files from
+it: the walk-up's Chrome-trace events (walkup_report.chrome_events) come from the walkup record's
+report — a track per hooked function from "hooked", an instant event per timeline step — the
+same function and data as the live run's, so the Chrome trace is the same.
+Older versions are still read. Version 2 lacks "hooked" (its walkup record holds walkup.json
+version 1): `report -o` then writes the walk-up's steps (ph i) and its "walk-up" track name but
+not the hooked functions' tracks (ph X spans and their thread names), which cannot be rebuilt
+exactly: the timeline names a function without its object, and the chains keep neither the
+caller list's order (the tracks' tids) nor the own level of a function met by a joined walk.
+Version 1 has no interrupt, switch, unload, line or walk-up records.
 """
 from __future__ import annotations
 
@@ -39,8 +48,8 @@ from ..errors import UsageError
 from .lines import SourceLine
 from .model import Profile
 
-FORMAT, VERSION = "trapline-profile", 2
-READS = (1, 2)
+FORMAT, VERSION = "trapline-profile", 3
+READS = (1, 2, 3)
 BUFFER_RECORDS = 4096
 
 

@@ -9,8 +9,10 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from .model import Profile
 from .walkup_run import Comparison, WalkUpRun
 
+WALKUP_VERSION = 2      # 2: "hooked", each hooked function's track in the Chrome trace
 UNITS = {"insns": "guest instructions", "calls": "invocations", "time": "virtual ns"}
 
 
@@ -53,7 +55,7 @@ def walkup_json(run: WalkUpRun) -> dict:
     walk = run.walk
     o = walk.options
     return {
-        "format": "trapline-walkup", "version": 1,
+        "format": "trapline-walkup", "version": WALKUP_VERSION,
         "options": {"threshold": o.threshold, "top": o.top, "window": o.window,
                     "min_calls": o.min_calls, "metric": o.metric, "period": o.period,
                     "max_levels": o.max_levels},
@@ -66,6 +68,9 @@ def walkup_json(run: WalkUpRun) -> dict:
                       for s in walk.detector.decided.values()],
         "timeline": [{"ts": s.ts, "action": s.action, "kind": s.kind, "function": s.function.name,
                       "level": s.level, "hot_spot": s.hot_spot.name} for s in walk.timeline],
+        # every function hooked at some time, in the caller list's order: its Chrome-trace track
+        # (version 2; `trapline report -o` rebuilds the tracks from a recorded report)
+        "hooked": [_level(e.level, e) for e in walk.callers if e.instrumented_at is not None],
         "hooks": {"executed": run.cost.hooks, "strategies": run.cost.strategies,
                   "still_inserted": [e.function.name for e in walk.callers.instrumented()],
                   "open_activations": len(walk.activations.still_open())},
@@ -77,31 +82,32 @@ def walkup_json(run: WalkUpRun) -> dict:
 WALK_TID = 1 << 30          # the walk-up's own tracks in the Chrome trace (no guest tid is this high)
 
 
-def chrome_events(run: WalkUpRun) -> list[dict]:
+def chrome_events(data: dict, profile: Profile) -> list[dict]:
     """The walk-up in Chrome's trace-event format (ts in microseconds of virtual time, 1 ns per
-    guest instruction): one track per instrumented function with a complete event (ph X) for
-    the time its hooks were in, and the timeline's steps as instant events (ph i) on a
-    "walk-up" track."""
-    walk = run.walk
-    pid = run.profile.samples[0].pid if run.profile.samples else 0
-    end = run.cost.instructions
+    guest instruction), from its report (walkup_json: the live run's, or the one a recorded
+    trace ends with, so that `trapline report -o` writes the live run's events): one track per
+    hooked function with a complete event (ph X) for the time its hooks were in, and the
+    timeline's steps as instant events (ph i) on a "walk-up" track. A report of version 1 (a
+    trace recorded before version 3) has no `hooked` list: its steps only, no tracks."""
+    pid = profile.samples[0].pid if profile.samples else 0
+    end = data["instructions"]
     events = [{"ph": "M", "name": "thread_name", "pid": pid, "tid": WALK_TID, "args": {"name": "walk-up"}}]
-    hooked = [e for e in walk.callers if e.instrumented_at is not None]
-    for index, entry in enumerate(hooked, 1):
+    for index, hooked in enumerate(data.get("hooked", ()), 1):
         tid = WALK_TID + index
-        stop = entry.removed_at if entry.removed_at is not None else end
-        m = entry.metric
+        start, removed = hooked["instrumented_at"], hooked["removed_at"]
+        stop = removed if removed is not None else end
         events.append({"ph": "M", "name": "thread_name", "pid": pid, "tid": tid,
-                       "args": {"name": f"hooks: {entry.function.name} (level {entry.level})"}})
-        events.append({"ph": "X", "name": entry.function.name, "cat": "walk-up", "pid": pid, "tid": tid,
-                       "ts": entry.instrumented_at / 1000, "dur": (stop - entry.instrumented_at) / 1000,
-                       "args": {"level": entry.level, "hot_spot": _name(entry.hot_spot),
-                                "invocations": m.invocations, "insns_inclusive": m.insns_inclusive,
-                                "insns_exclusive": m.insns_exclusive}})
-    for step in walk.timeline:
-        events.append({"ph": "i", "name": f"{step.action} {step.kind} {step.function.name}",
-                       "cat": "walk-up", "pid": pid, "tid": WALK_TID, "ts": step.ts / 1000, "s": "t",
-                       "args": {"level": step.level, "hot_spot": step.hot_spot.name}})
+                       "args": {"name": f"hooks: {hooked['function']} (level {hooked['level']})"}})
+        events.append({"ph": "X", "name": hooked["function"], "cat": "walk-up", "pid": pid, "tid": tid,
+                       "ts": start / 1000, "dur": (stop - start) / 1000,
+                       "args": {"level": hooked["level"], "hot_spot": hooked["walk"],
+                                "invocations": hooked["invocations"],
+                                "insns_inclusive": hooked["insns_inclusive"],
+                                "insns_exclusive": hooked["insns_exclusive"]}})
+    for step in data["timeline"]:
+        events.append({"ph": "i", "name": f"{step['action']} {step['kind']} {step['function']}",
+                       "cat": "walk-up", "pid": pid, "tid": WALK_TID, "ts": step["ts"] / 1000, "s": "t",
+                       "args": {"level": step["level"], "hot_spot": step["hot_spot"]}})
     return events
 
 
