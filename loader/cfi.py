@@ -25,6 +25,7 @@ from typing import NamedTuple
 from elftools.dwarf.callframe import FDE, CallFrameInfo, RegisterRule
 from elftools.dwarf.dwarf_expr import DWARFExprParser
 from elftools.dwarf.structs import DWARFStructs
+from elftools.common.exceptions import ELFError
 from elftools.elf.structs import ELFStructs
 
 from loader.image import LoadedImage
@@ -74,6 +75,7 @@ class CallFrameTable:
         self.image = image
         self._names = DWARF_REGISTERS[image.bits]
         self._rows: dict[int, tuple] = {}         # FDE address -> (start, row starts, rows, end)
+        self._ranges: dict[int, tuple[int, int] | None] = {}   # FDE address -> [start, end)
         self._rules: dict[int, FrameRule | None] = {}   # address -> its rule (samples repeat)
         self._table: list[tuple[int, int]] = []   # (initial location, FDE address), sorted
         self._starts: list[int] = []
@@ -222,6 +224,33 @@ class CallFrameTable:
             return None
         _start, starts, table, _end = rows
         return self._rule(table[bisect.bisect_right(starts, pc) - 1])
+
+    def fde_range(self, pc: int) -> tuple[int, int] | None:
+        """[initial location, initial location + address range) of the FDE that covers `pc`,
+        or None. Without symbols this is where the function holding `pc` starts and ends: the
+        compiler emits one FDE per function (gcc's .cfi_startproc/.cfi_endproc), which is how
+        gdb and perf name stripped code and how binary rewriters find function bounds."""
+        i = bisect.bisect_right(self._starts, pc) - 1
+        if i < 0:
+            return None
+        fde_address = self._table[i][1]
+        if fde_address not in self._ranges:
+            self._ranges[fde_address] = self._fde_header_range(fde_address)
+        found = self._ranges[fde_address]
+        return found if found is not None and found[0] <= pc < found[1] else None
+
+    def _fde_header_range(self, fde_address: int) -> tuple[int, int] | None:
+        rows = self._rows.get(fde_address)
+        if rows is not None:
+            return rows[0], rows[3]
+        try:
+            entry = self._cfi._parse_entry_at(fde_address - self._eh_frame)
+        except (ELFError, struct.error, ValueError):
+            return None                         # a damaged entry gives no bounds
+        if not isinstance(entry, FDE):
+            return None
+        start = entry.header.initial_location
+        return start, start + entry.header.address_range
 
     def _decode_fde(self, fde_address: int):
         entry = self._cfi._parse_entry_at(fde_address - self._eh_frame)
