@@ -151,10 +151,11 @@ class Hooks:
         self.executed += 1
 
     def object_of(self, process, address: int):
-        for mapped in self.door.images(process):
-            if mapped.base <= address < mapped.end:
-                return mapped
-        raise LookupError(f"{address:#x}: in no object of pid {process.pid}")
+        from .callsite import object_at
+        mapped = object_at(self.door.images(process), address)
+        if mapped is None:
+            raise LookupError(f"{address:#x}: in no object of pid {process.pid}")
+        return mapped
 
 
 class LandingFixup:

@@ -4,8 +4,9 @@ desired percentages then some predetermined number of functions that have the hi
 are. The decision is taken again for every window (a program's phases change what is hot), and
 a function decided once stays decided.
 
-A sample counts for the function its PC is in (tprof's "self" tick); a PC no symbol covers
-(tool pages, JIT code) cannot be hooked by name and is not a candidate.
+A sample counts for the function its PC is in (tprof's "self" tick): its symbol's, or in
+stripped code its FDE's (walkup.py); a PC neither covers (tool pages, JIT code) cannot be
+hooked and is not a candidate.
 """
 from __future__ import annotations
 

@@ -10,6 +10,12 @@ walk goes up one level: its callers are instrumented and its hooks removed. It s
 (entered once, before any hook could see it), at a thread's start routine (its caller is the
 runtime's start code) or after `max_levels` levels.
 
+Stripped code is walked the same way: a function no symbol covers is the one its `.eh_frame`
+FDE bounds (callsite.Functions), named "module+0xOFF" from its start and hooked like a named
+one. Its name says nothing, so a stripped `main` is not known to be the top: it is hooked as a
+caller, and, entered only once before, never runs its hooks; the walk ends there all the same.
+Only code that neither a symbol nor an FDE covers is named for the report and never hooked.
+
 All decisions are taken in virtual time, on the deterministic run, so the same run takes the
 same steps. The timeline records every hook inserted and removed with the instruction clock.
 """
@@ -18,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .callers import DONE, IDENTIFYING, IDLE, MEASURING, CallerList, FunctionId
-from .callsite import identify_caller, place_name
+from .callsite import Functions, identify_caller, place_name
 from .hooks import Activations, Hooks
 from .hotspot import HotSpotDetector
 
@@ -72,6 +78,7 @@ class WalkUp:
         self.callers = CallerList()
         self.detector = HotSpotDetector(o.threshold, o.top, o.window, exclude=START_NAMES)
         self.activations = Activations()
+        self.functions = Functions(self.door)      # by symbol, or by .eh_frame FDE where stripped
         self.timeline: list[Step] = []
         self.on_step = None             # on_step(Step): each step as it is taken (--record)
         self.tops: dict[FunctionId, list[FunctionId]] = {}     # hot spot -> where its walk ended
@@ -83,8 +90,18 @@ class WalkUp:
     # ---- sampling: the hot-spot decision ---------------------------------------------------
     def sample(self, process, sample) -> None:
         """One sample of `process` (the sampler's on_sample)."""
-        for spot in self.detector.add(_leaf_function(sample)):
+        for spot in self.detector.add(self._leaf_function(process, sample)):
             self._start(process, spot.function)
+
+    def _leaf_function(self, process, sample) -> FunctionId | None:
+        """The function the sample's PC is in: the symbolizer's name, or in code no symbol
+        covers the function its FDE bounds (None in neither: it cannot be hooked)."""
+        if not sample.frames:
+            return None
+        leaf = sample.frames[0]
+        if leaf.function is not None:
+            return FunctionId(leaf.module, leaf.function, leaf.address - leaf.offset)
+        return self.functions.at(process, leaf.address)
 
     def _start(self, process, function: FunctionId) -> None:
         entry = self.callers.entry(function)
@@ -133,10 +150,10 @@ class WalkUp:
         """Name the caller from the return address; (sp at entry, reached by a tail call from
         an instrumented function)."""
         sp, return_address, chained = self.hooks.entry_state(ctx)
-        caller, why = identify_caller(self.door, ctx.process, return_address, entry.function)
+        caller, why = identify_caller(self.functions, ctx.process, return_address, entry.function)
         if caller is not None:
             self.callers.saw_call(caller, entry.function, why)
-        else:                       # stripped code: named for the report, never hooked
+        else:                       # neither a symbol nor an FDE: named for the report, never hooked
             where = place_name(self.door, ctx.process, return_address)
             entry.unnamed[where] = entry.unnamed.get(where, 0) + 1
         return sp, chained
@@ -250,10 +267,3 @@ class WalkUp:
                     have.add(entry.function)
                     levels.append((level + entry.level - other.level, entry))
         return sorted(levels, key=lambda pair: pair[0])
-
-
-def _leaf_function(sample) -> FunctionId | None:
-    if not sample.frames or sample.frames[0].function is None:
-        return None
-    leaf = sample.frames[0]
-    return FunctionId(leaf.module, leaf.function, leaf.address - leaf.offset)

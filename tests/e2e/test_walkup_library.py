@@ -1,20 +1,24 @@
 """The walk-up on a dynamic Debian binary (issue 18: a library hot spot): Debian's `sort`, which is
-stripped, runs most of its time in libc.so.6. Hot spots in the library get their identifying
-hooks there (placed by address in the object that holds them), callers inside libc are walked
-up, and a caller in the stripped program is named `sort+0xOFF` and never hooked (no symbol says
-where its function starts). The output is the unprofiled run's."""
+stripped, runs most of its time in libc.so.6 (whose local functions are stripped too). Hot spots
+in the library get their identifying hooks there (placed by address in the object that holds
+them), and their callers in the stripped program are found by the `.eh_frame` FDE that covers
+the return address, named `sort+0xOFF` from the function's start, hooked and walked up like
+named ones. The output is the unprofiled run's."""
 import pytest
 
 from instrumenter.profiler.walkup import WalkUpOptions
+from loader.cfi import CallFrameTable
+from loader.elf import load_elf_file
 from trapline.profile.walkup_run import run_walkup
 from trapline.sandbox import Sandbox
 
 pytestmark = pytest.mark.e2e
 ARGV = ["/usr/bin/sort", "/usr/share/common-licenses/GPL-3"]
+PIE_BASE = {"amd64": 0x555555554000, "i386": 0x56555000}       # Linux's, randomization off
 
 
 @pytest.mark.parametrize("deb_arch", ["amd64", "i386"])
-def test_library_hot_spots_are_walked_and_stripped_callers_named(debian_rootfs, deb_arch):
+def test_library_hot_spots_are_walked_up_into_the_stripped_program(debian_rootfs, deb_arch):
     rootfs = str(debian_rootfs[deb_arch])
     options = WalkUpOptions(threshold=20, window=30, period=30)
     run = run_walkup(Sandbox(rootfs=rootfs), ARGV, interval=5_000, options=options)
@@ -24,9 +28,16 @@ def test_library_hot_spots_are_walked_and_stripped_callers_named(debian_rootfs, 
     spots = list(walk.detector.decided)
     assert any(f.module == "libc.so.6" for f in spots), spots
     learned = [(caller, entry.function) for entry in walk.callers for caller in entry.callers]
-    assert any(caller.module == callee.module == "libc.so.6" for caller, callee in learned), learned
-    unnamed = [where for entry in walk.callers for where in entry.unnamed]
-    assert unnamed and all(where.startswith("sort+0x") for where in unnamed), unnamed
+    assert any(caller.module == "sort" and callee.module == "libc.so.6" for caller, callee in learned), learned
+    stripped = {f for pair in learned for f in pair if f.module == "sort"}
+    # each named from its function's start, the FDE's initial location, as a stack report names it
+    sort = load_elf_file(str(debian_rootfs[deb_arch] / ARGV[0].lstrip("/")), pie_base=PIE_BASE[deb_arch])
+    table = CallFrameTable(sort)
+    for f in stripped:
+        assert f.name == f"sort+{f.entry - PIE_BASE[deb_arch]:#x}" and table.fde_range(f.entry)[0] == f.entry
+    hooked = {s.function for s in walk.timeline if s.action == "insert"}
+    assert stripped & hooked, (stripped, hooked)
+    assert not [where for entry in walk.callers for where in entry.unnamed if where.startswith("sort+")]
     assert run.cost.strategies and sum(run.cost.strategies.values()) == len(walk.hooks.placed)
     inserted = sorted(s.function for s in walk.timeline if s.action == "insert")
     removed = [s.function for s in walk.timeline if s.action == "remove"]

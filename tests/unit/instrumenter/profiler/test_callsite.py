@@ -5,7 +5,7 @@ import struct
 from types import SimpleNamespace
 
 from instrumenter.profiler.callers import FunctionId
-from instrumenter.profiler.callsite import function_at, identify_caller
+from instrumenter.profiler.callsite import Functions, identify_caller
 from loader.image import Symbol
 from loader.symbols import SymbolTable
 
@@ -48,19 +48,19 @@ CALLEE = FunctionId("prog", "callee", 0x1030)
 
 
 def test_a_direct_call_names_its_function_for_certain():
-    assert identify_caller(Door(), None, 0x1006, CALLEE) == (FunctionId("prog", "caller", 0x1000), None)
+    assert identify_caller(Functions(Door()), None, 0x1006, CALLEE) == (FunctionId("prog", "caller", 0x1000), None)
 
 
 def test_a_call_to_another_function_means_a_tail_call_and_the_callers_caller():
-    caller, why = identify_caller(Door(), None, 0x1015, CALLEE)
+    caller, why = identify_caller(Functions(Door()), None, 0x1015, CALLEE)
     assert caller == FunctionId("prog", "other", 0x1010) and "tailer tail-called it" in why
 
 
 def test_no_call_before_the_return_address_is_uncertain():
-    caller, why = identify_caller(Door(), None, 0x1048, CALLEE)
+    caller, why = identify_caller(Functions(Door()), None, 0x1048, CALLEE)
     assert caller == FunctionId("prog", "nocall", 0x1040) and "no call before" in why
 
 
 def test_addresses_outside_every_object_name_no_function():
-    assert function_at(Door(), None, 0x9000) is None
-    assert identify_caller(Door(), None, 0x1003, CALLEE)[1] is not None       # mid-instruction
+    assert Functions(Door()).at(None, 0x9000) is None
+    assert identify_caller(Functions(Door()), None, 0x1003, CALLEE)[1] is not None       # mid-instruction

@@ -1,0 +1,191 @@
+"""The walk-up on stripped programs (issue 18): with no symbol table, the hot function and each
+caller are the functions their `.eh_frame` FDEs bound (loader/cfi.py fde_range), named
+"PROGRAM+0xOFF" from their start as stack reports name stripped code, hooked at entry and exit
+through the same hooks as named functions, and walked up level by level.
+
+Two programs, stripped with binutils' `strip` (which keeps `.eh_frame` and `.eh_frame_hdr`):
+  * samples/callchain of both arches (musl, built by zig): the walk on the stripped copy takes
+    the steps the walk on the named program takes, function for function and count for count;
+    only its top differs — `main` has no name, so it is hooked like any caller, and never
+    entered again (it was entered once, before any hook), where the named walk stops at it.
+  * a glibc program built by the host's gcc (x86-64 only: the host has no gcc -m32) with a hot
+    leaf under three levels of callers; `-Wl,--eh-frame-hdr` because gcc links -static without
+    the FDE search table (loader/cfi.py finds the FDEs of such a program only through its
+    `__EH_FRAME_BEGIN__` symbol, which strip removes). The program counts its own calls; the
+    counts each level's hooks saw equal what the program counted while they were in.
+"""
+import shutil
+import struct
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from instrumenter.profiler.walkup import WalkUp, WalkUpOptions
+from loader.elf import load_elf_file
+from trapline.profile.walkup_run import run_baseline, run_walkup
+
+from .rooted import rooted
+from .static_c import build_static
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = ROOT / "samples" / "bin"
+
+pytestmark = pytest.mark.e2e
+
+PROGRAM = r"""
+#include <stdio.h>
+#include <stdlib.h>
+
+unsigned long n_hot, n_level1, n_level2, n_level3;
+
+__attribute__((noinline)) unsigned hot(unsigned x)
+{
+    n_hot++;
+    for (int i = 0; i < 200; i++)
+        x = x * 1664525u + 1013904223u;
+    return x;
+}
+
+__attribute__((noinline)) unsigned level1(unsigned x)
+{
+    n_level1++;
+    for (unsigned i = 0; i < 4; i++)
+        x = hot(x + i);
+    return x + 1;
+}
+
+__attribute__((noinline)) unsigned level2(unsigned x)
+{
+    n_level2++;
+    for (unsigned i = 0; i < 3; i++)
+        x = level1(x ^ i);
+    return x + 1;
+}
+
+__attribute__((noinline)) unsigned level3(unsigned x)
+{
+    n_level3++;
+    for (unsigned i = 0; i < 2; i++)
+        x = level2(x + i);
+    return x + 1;
+}
+
+int main(int argc, char **argv)
+{
+    unsigned rounds = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 50, x = 1;
+    for (unsigned r = 0; r < rounds; r++)
+        x = level3(x);
+    printf("chain(%u) = %08x hot=%lu level1=%lu level2=%lu level3=%lu\n",
+           rounds, x, n_hot, n_level1, n_level2, n_level3);
+    return 0;
+}
+"""
+LEVELS = ("hot", "level1", "level2", "level3")
+
+
+def _strip(program: Path, folder: Path) -> Path:
+    """A stripped copy of `program` under the same name in `folder` (the guest's argv[0] and
+    so its instruction counts stay those of the named program)."""
+    folder.mkdir()
+    copy = folder / program.name
+    shutil.copy(program, copy)
+    subprocess.run(["strip", str(copy)], check=True)
+    assert load_elf_file(str(copy)).symbols.functions() == ()
+    return copy
+
+
+def _by_entry(walk) -> dict:
+    return {e.function.entry: e for e in walk.callers}
+
+
+@pytest.mark.parametrize("arch", ["i386", "x86_64"])
+def test_the_stripped_sample_is_walked_like_the_named_one(arch, tmp_path):
+    named_program = SAMPLES / arch / "callchain"
+    stripped_program = _strip(named_program, tmp_path / "stripped")
+    options = WalkUpOptions(window=20, period=20, threshold=50, min_calls=13)
+    named = run_walkup(*rooted([named_program, "100"]), interval=1_000, options=options).walk
+    run = run_walkup(*rooted([stripped_program, "100"]), interval=1_000, options=options)
+    assert run.result.stdout == run_baseline(*rooted([named_program, "100"])).stdout
+    walk = run.walk
+    symbols = load_elf_file(str(named_program)).symbols
+    base = load_elf_file(str(named_program)).segments[0].vaddr
+    name_of = {f.addr: f.name for f in symbols.functions()}
+    (spot,) = walk.detector.decided
+    assert name_of[spot.entry] == "leaf" and spot.name == f"callchain+{spot.entry - base:#x}"
+    levels = {name_of[e.function.entry]: e.level for e in walk.chains()[spot]}
+    assert levels == {"leaf": 0, "inner": 1, "spiral": 1, "middle": 2, "outer": 3, "main": 2}
+    mine, theirs = _by_entry(walk), _by_entry(named)
+    for name in ("leaf", "inner", "spiral", "middle", "outer"):
+        entry, named_entry = mine[symbols.lookup(name).addr], theirs[symbols.lookup(name).addr]
+        assert entry.function.name == f"callchain+{entry.function.entry - base:#x}"
+        assert (entry.level, entry.state, entry.hook_runs) == (named_entry.level, named_entry.state,
+                                                                named_entry.hook_runs), name
+        m, n = entry.metric, named_entry.metric
+        assert (m.invocations, m.returns, m.abandoned) == (n.invocations, n.returns, n.abandoned), name
+        assert {f.entry: c for f, c in entry.callers.items()} == \
+            {f.entry: c for f, c in named_entry.callers.items()}, name
+        assert not entry.unnamed and not entry.uncertain
+    for name in ("inner", "spiral", "middle", "outer"):
+        m = mine[symbols.lookup(name).addr].metric
+        assert (m.invocations, m.returns, m.abandoned) == (20, 20, 0)
+    # the named walk stops at main; the stripped one hooks it, and it is never entered again
+    main = mine[symbols.lookup("main").addr]
+    assert [f.name for f in named.tops[next(iter(named.detector.decided))]] == ["main"]
+    assert (main.state, main.metric.invocations) == ("measuring", 0)
+    assert [e.function for e in walk.callers.instrumented()] == [main.function]
+    steps = [(s.action, s.kind, name_of[s.function.entry]) for s in walk.timeline]
+    named_steps = [(s.action, s.kind, s.function.name) for s in named.timeline if s.action != "top"]
+    assert [s for s in steps if s[2] != "main"] == [s for s in named_steps if s[2] != "main"]
+    assert not walk.activations.still_open()
+
+
+@pytest.fixture(scope="module")
+def chain(tmp_path_factory) -> tuple[Path, Path]:
+    """(the named program, its stripped copy)."""
+    named = build_static(tmp_path_factory, "chain", PROGRAM, flags=("-Wl,--eh-frame-hdr",))
+    return named, _strip(named, tmp_path_factory.mktemp("stripped") / "s")
+
+
+def test_the_stripped_chain_counts_what_the_program_counts(chain, monkeypatch):
+    named, stripped = chain
+    image = load_elf_file(str(named))
+    counters = {name: image.symbols.lookup(f"n_{name}").addr for name in LEVELS}
+    seen = []                           # (step, the program's own counters when it was taken)
+    log = WalkUp._log
+
+    def counting_log(self, step):
+        (process,) = self.door.live_processes()
+        seen.append((step, {name: struct.unpack("<Q", self.door.read_memory(process, addr, 8))[0]
+                            for name, addr in counters.items()}))
+        log(self, step)
+
+    monkeypatch.setattr(WalkUp, "_log", counting_log)
+    run = run_walkup(*rooted([stripped, "100"]), interval=1_000,
+                     options=WalkUpOptions(window=20, period=20, threshold=50))
+    assert run.result.stdout.endswith(b" hot=2400 level1=600 level2=200 level3=100\n")
+    walk = run.walk
+    entry_of = {image.symbols.lookup(name).addr: name for name in (*LEVELS, "main")}
+    base = image.segments[0].vaddr
+    (spot,) = walk.detector.decided
+    chain = {entry_of[e.function.entry]: e for e in walk.chains()[spot]}
+    assert {name: e.level for name, e in chain.items()} == \
+        {"hot": 0, "level1": 1, "level2": 2, "level3": 3, "main": 4}
+    for name, entry in chain.items():
+        assert entry.function == ("chain", f"chain+{entry.function.entry - base:#x}",
+                                  image.symbols.lookup(name).addr)
+    for name in LEVELS[1:]:
+        entry = chain[name]
+        (inserted,) = [c for s, c in seen if s.function == entry.function and s.action == "insert"]
+        (removed,) = [c for s, c in seen if s.function == entry.function and s.action == "remove"]
+        # the hooks were taken out by the entry hook of the period's last call, before the
+        # function's body counted that call itself
+        counted = removed[name] + 1 - inserted[name]
+        m = entry.metric
+        assert (m.invocations, m.returns, m.abandoned, entry.state) == (counted, counted, 0, "done"), name
+        assert counted == 20
+        callee = chain[LEVELS[LEVELS.index(name) - 1]]
+        assert entry.function in callee.callers and not callee.uncertain and not callee.unnamed
+    # main was entered before any hook: hooked as a caller of level3, never entered since
+    assert (chain["main"].state, chain["main"].metric.invocations) == ("measuring", 0)
+    assert not walk.activations.still_open()
