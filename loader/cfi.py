@@ -225,6 +225,10 @@ class CallFrameTable:
         _start, starts, table, _end = rows
         return self._rule(table[bisect.bisect_right(starts, pc) - 1])
 
+    def fde_starts(self) -> list[int]:
+        """The initial location of every FDE, in address order."""
+        return list(self._starts)
+
     def fde_range(self, pc: int) -> tuple[int, int] | None:
         """[initial location, initial location + address range) of the FDE that covers `pc`,
         or None. Without symbols this is where the function holding `pc` starts and ends: the

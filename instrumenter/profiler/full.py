@@ -7,7 +7,9 @@ comparison of hooks executed and guest instructions added is like for like.
 Not hooked: code no `call` enters, whose return-address slot is not one — the ELF entry
 (`_start`), the signal return trampolines (entered by the handler's `ret`); and the functions
 that return twice or elsewhere (setjmp, vfork, fork's child, getcontext), which a swapped return
-address would break as it breaks Linux's uretprobes.
+address would break as it breaks Linux's uretprobes; and the i386 PIC thunks, which return their
+own return address. In a dynamic program's stripped code the functions are the ones its FDEs
+bound, as for the walk-up (callsite.Functions).
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import re
 
 from ..tracing.probes import Probe
 from .callers import CallerList, FunctionId, MEASURING
+from .callsite import Functions
 from .hooks import Activations, Hooks
 
 NOT_CALLED = re.compile(r"^(_start|_start_c|_dlstart.*|__restore.*|__clone|clone|__unmapself"
@@ -22,7 +25,9 @@ NOT_CALLED = re.compile(r"^(_start|_start_c|_dlstart.*|__restore.*|__clone|clone
 
 
 def hookable_functions(door, process) -> list[FunctionId]:
-    """Every sized function symbol of the program's own object, by address."""
+    """Every sized function symbol of the program's own object, by address; in a dynamic
+    program, also every function of its stripped code (no symbol covers it) that an FDE
+    bounds — the functions the walk-up can hook there (callsite.Functions)."""
     images = door.images(process)
     program = next((m for m in images if m.path == process.exe), images[0] if images else None)
     if program is None or program.image is None:
@@ -32,7 +37,34 @@ def hookable_functions(door, process) -> list[FunctionId]:
     for symbol in program.image.symbols.functions():
         if symbol.size and symbol.addr != entry and not NOT_CALLED.match(symbol.name):
             functions.setdefault(symbol.addr, FunctionId(program.name, symbol.name, symbol.addr))
-    return [functions[a] for a in sorted(functions)]
+    if program.image.interp is not None:
+        for function in _stripped_functions(door, process, program):
+            if function.entry != entry:
+                functions.setdefault(function.entry, function)
+    return [functions[a] for a in sorted(functions) if not _pc_thunk(door, process, a)]
+
+
+def _pc_thunk(door, process, address: int) -> bool:
+    """The i386 PIC thunk (gcc's __x86.get_pc_thunk.REG: `mov (%esp),REG; ret`) returns its own
+    return address: once its exit is armed that is the landing's, and the GOT base computed
+    from it is wrong."""
+    code = door.read_memory(process, address, 4)
+    return code[0] == 0x8B and code[1] & 0xC7 == 0x04 and code[2] == 0x24 and code[3] == 0xC3
+
+
+def _stripped_functions(door, process, program) -> list[FunctionId]:
+    """The FDE-bounded functions of `program` that no symbol covers. Only for a dynamic program:
+    its setjmp, vfork and the like are libc's, in another object, while in a static one they
+    would be among these with no name to leave them out by (NOT_CALLED)."""
+    finder = Functions(door)
+    symbols = program.image.symbols
+    found = []
+    for start in finder.table(program.image).fde_starts():
+        if symbols.function_at(start) is None:
+            function = finder.at(process, start)
+            if function is not None and function.entry == start:
+                found.append(function)
+    return found
 
 
 class FullInstrumentation:

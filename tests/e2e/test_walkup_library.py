@@ -9,12 +9,14 @@ import pytest
 from instrumenter.profiler.walkup import WalkUpOptions
 from loader.cfi import CallFrameTable
 from loader.elf import load_elf_file
-from trapline.profile.walkup_run import run_walkup
+from loader.image import PERM_X
+from trapline.profile.walkup_run import run_full, run_walkup
 from trapline.sandbox import Sandbox
 
 pytestmark = pytest.mark.e2e
 ARGV = ["/usr/bin/sort", "/usr/share/common-licenses/GPL-3"]
 PIE_BASE = {"amd64": 0x555555554000, "i386": 0x56555000}       # Linux's, randomization off
+PC_THUNKS = {bytes([0x8B, modrm, 0x24, 0xC3]) for modrm in range(0x04, 0x40, 8)}   # mov (%esp),REG; ret
 
 
 @pytest.mark.parametrize("deb_arch", ["amd64", "i386"])
@@ -42,3 +44,26 @@ def test_library_hot_spots_are_walked_up_into_the_stripped_program(debian_rootfs
     inserted = sorted(s.function for s in walk.timeline if s.action == "insert")
     removed = [s.function for s in walk.timeline if s.action == "remove"]
     assert inserted == sorted(removed + [e.function for e in walk.callers.instrumented()])
+
+
+@pytest.mark.parametrize("deb_arch", ["amd64", "i386"])
+def test_full_instrumentation_hooks_the_stripped_program(debian_rootfs, deb_arch):
+    """The comparison's baseline hooks every function of sort's stripped code at entry and exit:
+    each FDE that starts at a called entry (the return address at [sp]; not the PLT's, not the
+    `.cold` parts that begin inside their function's frame, not `_start`), but i386's PIC thunks
+    (`mov (%esp),%ebx; ret` returns its own return address, which the armed exit replaces):
+    with them hooked, sort died of SIGSEGV."""
+    rootfs = str(debian_rootfs[deb_arch])
+    cost, full = run_full(Sandbox(rootfs=rootfs), ARGV)
+    assert cost.exit_code == 0 and cost.stdout == Sandbox(rootfs=rootfs).run(ARGV).stdout
+    hooked = {e.function.entry for e in full.callers}
+    assert cost.functions == len(hooked) > 200 and cost.hooks > 10_000
+    sort = load_elf_file(str(debian_rootfs[deb_arch] / ARGV[0].lstrip("/")), pie_base=PIE_BASE[deb_arch])
+    text = next(s for s in sort.segments if s.perms & PERM_X)
+    table, word = CallFrameTable(sort), sort.bits // 8
+    sp, ip = ("esp", "eip") if word == 4 else ("rsp", "rip")
+    entries = {a for a in table.fde_starts() if text.vaddr <= a < text.vaddr + text.filesz
+               and table.rule_at(a).cfa == (sp, word) and table.rule_at(a).saved.get(ip) == ("at", -word)}
+    thunks = {a for a in entries if text.data[a - text.vaddr:a - text.vaddr + 4] in PC_THUNKS}
+    assert bool(thunks) == (deb_arch == "i386")
+    assert hooked == entries - thunks

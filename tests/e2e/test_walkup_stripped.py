@@ -13,6 +13,9 @@ Two programs, stripped with binutils' `strip` (which keeps `.eh_frame` and `.eh_
     the FDE search table (loader/cfi.py finds the FDEs of such a program only through its
     `__EH_FRAME_BEGIN__` symbol, which strip removes). The program counts its own calls; the
     counts each level's hooks saw equal what the program counted while they were in.
+  * the same program linked dynamically, in a root of its own with the host's ld.so and libc:
+    full instrumentation (the comparison's baseline) hooks the functions of its stripped code
+    too, and counts what the program counts.
 """
 import shutil
 import struct
@@ -23,7 +26,8 @@ import pytest
 
 from instrumenter.profiler.walkup import WalkUp, WalkUpOptions
 from loader.elf import load_elf_file
-from trapline.profile.walkup_run import run_baseline, run_walkup
+from trapline.profile.walkup_run import compare, run_baseline, run_full, run_walkup
+from trapline.sandbox import Sandbox
 
 from .rooted import rooted
 from .static_c import build_static
@@ -82,6 +86,7 @@ int main(int argc, char **argv)
 }
 """
 LEVELS = ("hot", "level1", "level2", "level3")
+PIE_BASE = 0x555555554000               # Linux's for a PIE program, randomization off
 
 
 def _strip(program: Path, folder: Path) -> Path:
@@ -189,3 +194,34 @@ def test_the_stripped_chain_counts_what_the_program_counts(chain, monkeypatch):
     # main was entered before any hook: hooked as a caller of level3, never entered since
     assert (chain["main"].state, chain["main"].metric.invocations) == ("measuring", 0)
     assert not walk.activations.still_open()
+
+
+@pytest.fixture(scope="module")
+def dynamic_root(tmp_path_factory) -> Path:
+    """A root holding the program linked dynamically (gcc's default, with .eh_frame_hdr) and
+    stripped, as /chain, with the host's ld.so and libc it was linked against."""
+    work = tmp_path_factory.mktemp("dynchain")
+    (work / "chain.c").write_text(PROGRAM)
+    subprocess.run(["gcc", "-O1", "-o", "chain", "chain.c"], cwd=work, check=True)
+    root = work / "root"
+    _strip(work / "chain", root)
+    for library in ("/lib64/ld-linux-x86-64.so.2", "/lib/x86_64-linux-gnu/libc.so.6"):
+        (root / library.lstrip("/")).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(Path(library).resolve(), root / library.lstrip("/"))
+    return root
+
+
+def test_full_instrumentation_hooks_and_counts_the_stripped_functions(dynamic_root):
+    sandbox, argv = Sandbox(rootfs=str(dynamic_root), clear_env=True), ["/chain", "100"]
+    cost, full = run_full(sandbox, argv)
+    assert cost.exit_code == 0 and cost.stdout.endswith(b" hot=2400 level1=600 level2=200 level3=100\n")
+    named = load_elf_file(str(dynamic_root.parent / "chain"), pie_base=PIE_BASE).symbols
+    counts = {e.function.entry: e.metric.invocations for e in full.callers}
+    assert {name: counts[named.lookup(name).addr] for name in (*LEVELS, "main")} == \
+        {"hot": 2400, "level1": 600, "level2": 200, "level3": 100, "main": 1}
+    assert all(e.function.name == f"chain+{e.function.entry - PIE_BASE:#x}" for e in full.callers)
+    assert cost.hooks == sum(e.hook_runs for e in full.callers) == 2 * sum(counts.values())
+    walkup = run_walkup(sandbox, argv, interval=1_000, options=WalkUpOptions(window=20, period=20, threshold=50))
+    c = compare(sandbox, argv, walkup)
+    assert c.baseline.stdout == c.full.stdout == c.walkup.stdout
+    assert c.full.functions == len(counts) and c.full.hooks > 10 * c.walkup.hooks > 0

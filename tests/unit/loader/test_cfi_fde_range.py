@@ -34,6 +34,9 @@ def test_each_function_of_the_sample_is_one_fde(arch):
     exact = [f for f in image.symbols.functions()
              if f.size and table.fde_range(f.addr) == (f.addr, f.addr + f.size)]
     assert len(exact) == len([f for f in image.symbols.functions() if f.size]) == 75
+    starts = table.fde_starts()
+    assert starts == sorted(starts) and len(starts) == len(set(starts)) > len(CALLCHAIN)
+    assert all(table.fde_range(a)[0] == a for a in starts)
 
 
 def test_no_fde_no_range():
