@@ -26,6 +26,7 @@ import pytest
 
 from instrumenter.profiler.walkup import WalkUp, WalkUpOptions
 from loader.elf import load_elf_file
+from trapline.profile.walkup_report import tables, walkup_json
 from trapline.profile.walkup_run import compare, run_baseline, run_full, run_walkup
 from trapline.sandbox import Sandbox
 
@@ -225,3 +226,15 @@ def test_full_instrumentation_hooks_and_counts_the_stripped_functions(dynamic_ro
     c = compare(sandbox, argv, walkup)
     assert c.baseline.stdout == c.full.stdout == c.walkup.stdout
     assert c.full.functions == len(counts) and c.full.hooks > 10 * c.walkup.hooks > 0
+
+
+def test_the_comparison_of_a_stripped_static_program_says_full_hooked_nothing(tmp_path):
+    """Full instrumentation hooks no FDE-bounded function of a static program (its libc's setjmp
+    and vfork would be among them, nameless): the report says so instead of a 0 % ratio."""
+    program = _strip(SAMPLES / "x86_64" / "callchain", tmp_path / "stripped")
+    run = run_walkup(*rooted([program, "60"]), interval=1_000, options=WalkUpOptions(window=20, period=20))
+    c = compare(*rooted([program, "60"]), run)
+    assert c.full.functions == c.full.hooks == 0 < c.walkup.hooks
+    assert c.baseline.stdout == c.full.stdout == c.walkup.stdout
+    caption = tables(walkup_json(run))[-1].caption
+    assert caption.startswith("walk-up / full: no ratio, full instrumentation found no function")

@@ -167,8 +167,12 @@ def _comparison_table(c: dict) -> Table:
         run = c[name]
         table.add_row(name, str(run["functions_hooked"]), str(run["hooks_executed"]),
                       str(run["instructions"]), str(run["instructions_added"]))
-    table.caption = (f"walk-up / full: hooks {100 * c['hooks_ratio']:.2f}%, instructions added "
-                     f"{100 * c['instructions_added_ratio']:.2f}%; same output: {c['same_output']}")
+    if c["full"]["functions_hooked"]:
+        ratios = (f"walk-up / full: hooks {100 * c['hooks_ratio']:.2f}%, instructions added "
+                  f"{100 * c['instructions_added_ratio']:.2f}%")
+    else:       # a stripped static program: no function it could hook (full.py)
+        ratios = "walk-up / full: no ratio, full instrumentation found no function to hook"
+    table.caption = f"{ratios}; same output: {c['same_output']}"
     return table
 
 
