@@ -50,7 +50,7 @@ class CallerEntry:
     callees: dict = field(default_factory=dict)     # FunctionId -> calls it was seen making
     uncertain: dict = field(default_factory=dict)   # FunctionId -> why the caller is a guess
     unnamed: dict = field(default_factory=dict)     # "module+0xoff" -> calls from code no
-                                                    # symbol and no FDE covers: unhookable
+                                                    # symbol nor FDE bounds: unhookable
     instrumented_at: int | None = None      # virtual time (guest instructions) of each step
     removed_at: int | None = None
 

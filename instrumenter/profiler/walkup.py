@@ -14,7 +14,8 @@ Stripped code is walked the same way: a function no symbol covers is the one its
 FDE bounds (callsite.Functions), named "module+0xOFF" from its start and hooked like a named
 one. Its name says nothing, so a stripped `main` is not known to be the top: it is hooked as a
 caller, and, entered only once before, never runs its hooks; the walk ends there all the same.
-Only code that neither a symbol nor an FDE covers is named for the report and never hooked.
+Only code in no function either way — no FDE, or one not starting at a called entry, like
+ld.so's lazy-binding trampoline the PLT jumps to — is named for the report and never hooked.
 
 All decisions are taken in virtual time, on the deterministic run, so the same run takes the
 same steps. The timeline records every hook inserted and removed with the instruction clock.
@@ -153,7 +154,7 @@ class WalkUp:
         caller, why = identify_caller(self.functions, ctx.process, return_address, entry.function)
         if caller is not None:
             self.callers.saw_call(caller, entry.function, why)
-        else:                       # neither a symbol nor an FDE: named for the report, never hooked
+        else:                       # in no function symbol or FDE: named for the report, never hooked
             where = place_name(self.door, ctx.process, return_address)
             entry.unnamed[where] = entry.unnamed.get(where, 0) + 1
         return sp, chained

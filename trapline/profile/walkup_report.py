@@ -131,7 +131,7 @@ def tables(data: dict) -> list[Table]:
         for level in spot["chain"]:
             callers = ", ".join([f"{c['function']}×{c['calls']}" + ("?" if c["uncertain"] else "")
                                  for c in level["callers"]]
-                                + [f"{c['address']}×{c['calls']} (no symbol or FDE)" for c in level["unnamed_callers"]])
+                                + [f"{c['address']}×{c['calls']} (in no function)" for c in level["unnamed_callers"]])
             walked = "" if level["walk"] == spot["function"] else f" (walk of {level['walk']})"
             chain.add_row(str(level["level"]), level["function"] + walked, level["state"],
                           str(level["invocations"]), str(level["insns_inclusive"]),
