@@ -238,3 +238,28 @@ def test_the_comparison_of_a_stripped_static_program_says_full_hooked_nothing(tm
     assert c.baseline.stdout == c.full.stdout == c.walkup.stdout
     caption = tables(walkup_json(run))[-1].caption
     assert caption.startswith("walk-up / full: no ratio, full instrumentation found no function")
+
+
+@pytest.mark.parametrize("arch", ["i386", "x86_64"])
+def test_stripped_hooks_pair_their_exits_in_threads_and_longjmp(arch, tmp_path):
+    """samples/hotchain stripped: threads, recursion (dig) and longjmps out of level1/level2
+    run through the FDE-bounded functions' hooks as through named ones — every entry seen is
+    returned, abandoned by a longjmp, or still open, and the output is the unprofiled run's."""
+    named_program = SAMPLES / arch / "hotchain"
+    argv = [_strip(named_program, tmp_path / "stripped"), "40", "5"]
+    options = WalkUpOptions(threshold=30, window=20, min_calls=20, period=30)
+    run = run_walkup(*rooted(argv), interval=1_000, options=options)
+    assert run.result.stdout == run_baseline(*rooted([named_program, "40", "5"])).stdout
+    walk = run.walk
+    name_of = {f.addr: f.name for f in load_elf_file(str(named_program)).symbols.functions()}
+    open_by: dict = {}
+    for activation in walk.activations.still_open():
+        open_by[activation.entry.function] = open_by.get(activation.entry.function, 0) + 1
+    measured = [e for e in walk.callers if e.level > 0]
+    assert {"level1", "level2", "level3", "dig", "hot"} <= {name_of[e.function.entry] for e in measured}
+    for entry in measured:
+        m = entry.metric
+        assert m.returns + m.abandoned + open_by.get(entry.function, 0) == m.invocations
+    assert sum(e.metric.abandoned for e in measured) >= 1
+    assert len(walk.activations.by_tid) >= 2
+    assert walk.hooks.executed == sum(e.hook_runs for e in walk.callers)
