@@ -58,7 +58,9 @@ class _State(ctypes.Structure):
                 ("failed", ctypes.c_int32), ("stop", ctypes.c_void_p),
                 ("mem_read", ctypes.c_void_p), ("disasm_iter", ctypes.c_void_p),
                 ("capstone", ctypes.c_size_t), ("insn", ctypes.c_void_p),
-                ("table", ctypes.c_void_p), ("mask", ctypes.c_uint64), ("used", ctypes.c_uint64)]
+                ("table", ctypes.c_void_p), ("mask", ctypes.c_uint64), ("used", ctypes.c_uint64),
+                ("take", ctypes.c_void_p), ("capture", ctypes.c_void_p), ("interval", ctypes.c_int64),
+                ("paused", ctypes.c_int32)]
 
 
 _CLOCKS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # Machine -> its clock
@@ -88,6 +90,7 @@ class BlockClock:
         self._machine = machine
         uc = machine.uc
         self._epoch = machine.mem.code_epoch
+        self._left, self._capture = 0, None
         self._state = state = _State()
         state.deadline = -1
         state.stop = ctypes.cast(uclib.uc_emu_stop, ctypes.c_void_p)
@@ -123,6 +126,29 @@ class BlockClock:
         """The last run stopped at its deadline."""
         return bool(self._state.fired)
 
+    @property
+    def paused(self) -> bool:
+        """The last run stopped because the tick handler in C took a tick and asked to."""
+        return bool(self._state.paused)
+
+    @property
+    def left(self) -> int:
+        """Instructions from the end of the last run to its deadline as it was then (moved on
+        by every tick the C handler took; <= 0 when the deadline was reached and not taken)."""
+        return self._left
+
+    def attach_capture(self, capture, interval: int) -> None:
+        """Let `capture` (tick_capture.TickCapture) take the ticks first: one it takes moves
+        the deadline on by `interval` instead of stopping the run."""
+        state = self._state
+        state.take, state.capture, state.interval = capture.take, capture.context, interval
+        self._capture = capture                  # its state must outlive the hook's use
+
+    def detach_capture(self) -> None:
+        state = self._state
+        state.take = state.capture = None
+        self._capture = None
+
     def begin_run(self, left: int) -> None:
         """A run begins: stop it at the first block boundary `left` instructions or more from
         here (0: the next block; None: never)."""
@@ -131,11 +157,13 @@ class BlockClock:
             native.load("block_clock").block_clock_clear(ctypes.byref(self._state))
         state = self._state
         state.deadline = -1 if left is None else state.executed + max(left, 0)
-        state.fired = 0
+        state.fired = state.paused = 0
 
     def end_run(self) -> None:
         """The run is over: later runs (another tool's, the scheduler's) are never stopped."""
-        self._state.deadline = -1
+        state = self._state
+        self._left = state.deadline - state.executed
+        state.deadline = -1
 
 
 def _release(lib, state: _State, capstone_handle: ctypes.c_size_t) -> None:

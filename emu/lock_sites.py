@@ -54,6 +54,8 @@ class LockSites:
         if address not in self._hooks or m.mem.read(address, 1) != LOCK:
             return                       # the patch is gone: run whatever is there
         m.software_interrupt = False
+        if m.on_kernel_entry is not None:
+            m.on_kernel_entry()
         handled = m.trap_handler(UD, address) if m.trap_handler else False
         if handled and m.raw_pc.read() != address:
             return

@@ -59,6 +59,10 @@ class Machine(MachineRegisters):
         self.trap_handler = None
         self.syscall_handler = None
         self.breakpoint_redirect = None
+        # on_kernel_entry(): called before any handler above while a run is inside Unicorn (the
+        # profiling timer hands the ticks its C handler took to their tool first: they happened
+        # before whatever the kernel is about to do).
+        self.on_kernel_entry = None
         self._fast_vector, self._fast_interrupt = -1, None    # set_fast_interrupt
         self._exit: exits.Exit | None = None
         self._fault: tuple | None = None
@@ -302,6 +306,8 @@ class Machine(MachineRegisters):
 
         def on_interrupt(_handle, vector, _user):
             try:
+                if self.on_kernel_entry is not None:
+                    self.on_kernel_entry()
                 if vector == 3:
                     # #BP: an instruction always raises it and it never chains, so none of
                     # _on_interrupt's questions need asking (the path of every probe hit)
@@ -348,6 +354,8 @@ class Machine(MachineRegisters):
         # #UD is a fault: the saved IP is the instruction itself (Intel SDM Vol. 3A, 6.15).
         pc = self.raw_pc.read()
         self.software_interrupt = False
+        if self.on_kernel_entry is not None:
+            self.on_kernel_entry()
         handled = self.trap_handler(6, pc) if self.trap_handler else False
         if not handled or self.raw_pc.read() == pc:
             # declined, or the handler kept the PC on the bad instruction: deliver again later
@@ -358,6 +366,8 @@ class Machine(MachineRegisters):
         """The `syscall` instruction (a raw hook: raw_hooks.py)."""
         self._in_syscall_hook = True
         try:
+            if self.on_kernel_entry is not None:
+                self.on_kernel_entry()
             pc = self.pc
             handled = self.syscall_handler(pc) if self.syscall_handler else False
             if not handled:

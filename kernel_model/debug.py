@@ -57,7 +57,7 @@ from .debug_detach import DetachAccess
 from .debug_patches import PatchAccess, PatchConflict  # noqa: F401  (tools catch PatchConflict)
 from .debug_syscall_stops import SyscallStops
 from .debug_syscalls import SyscallAccess, SyscallRun  # noqa: F401  (what run_syscall answers)
-from .debug_timer import TimerAccess
+from .debug_timer import CALLEE_SAVED, WALK_REGISTERS, CapturedFrame, TimerAccess  # noqa: F401  (the sampler's vocabulary)
 from .debug_alarms import InstructionTime
 from .debug_suspend import ThreadHolds
 from .debug_run import RunControl
@@ -362,10 +362,12 @@ class DebugInterface(PatchAccess, SyscallAccess, ProcessAccess, SyscallStops, Tr
     def image_mapped(self, process, mapped) -> None:
         """A shared object's code was mapped in `process` after exec (ld.so loading a library,
         a dlopen): `mapped` is its MappedImage. The program and ld.so come with `exec`."""
+        self._timer_forget(process)
         self._emit("image_mapped", process, mapped)
 
     def image_unmapped(self, process, mapped) -> None:
         """An object's first page was unmapped from `process` (dlclose): `mapped` is gone."""
+        self._timer_forget(process)
         self._emit("image_unmapped", process, mapped)
 
     def space_released(self, space) -> None:

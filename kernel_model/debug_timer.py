@@ -8,23 +8,39 @@ Event, delivered to every subscriber with a method of that name:
                               door's `cpu(process)` reads EBP/RBP); `frame` is the hardware trap
                               frame the interrupt pushed (frame.ip is the interrupted EIP/RIP,
                               frame.sp its stack pointer).
+                              With a capture (arm_timer's `capture`), most ticks were taken
+                              by the C handler at the interrupt and come later, before the
+                              kernel does anything else: `frame` is then a CapturedFrame (ip,
+                              sp, and `stack`: the PC and return addresses, in stack mode)
+                              and the registers are no longer the tick's.
   thread_switch(previous, thread)   the CPU goes on with `thread` after `previous` (None: the
                               first slice since the timer was armed); heard while the timer is
                               armed, as perf's context-switch records come with a sampling event.
 """
 from .timer import SamplingTimer
+from .timer_capture import CALLEE_SAVED, CAPTURES, WALK_REGISTERS, CapturedFrame, TimerCapture, available
+
+__all__ = ["TimerAccess", "CALLEE_SAVED", "CAPTURES", "WALK_REGISTERS", "CapturedFrame"]
 
 
 class TimerAccess:
     _kernel = None
 
-    def arm_timer(self, interval: int, *, event: str = "insns") -> None:
+    def arm_timer(self, interval: int, *, event: str = "insns", capture: str | None = None,
+                  batch: int | None = None) -> None:
         """Interrupt every `interval` guest instructions (event "insns"), system calls
         ("syscalls"), taken branches ("branches") or page faults ("faults") from now on (one
-        timer for the run: arming again restarts it)."""
+        timer for the run: arming again restarts it).
+
+        `capture` ("pc" or "stack", instruction ticks only): let the C handler take the ticks
+        it can (timer_capture.py), teaching it stack rules with `timer_learn`; `batch`: hand
+        its records over at the latest when that many wait (None: when its buffer fills)."""
         self.disarm_timer()
+        native = None
+        if capture is not None and event == "insns" and available():
+            native = TimerCapture(capture, batch)
         timer = self._kernel.timer = SamplingTimer(self._kernel, interval, self._timer_tick, event,
-                                                   on_switch=self._timer_switch)
+                                                   on_switch=self._timer_switch, capture=native)
         if event == "syscalls":
             self.syscall_watchers.append(timer)
 
@@ -32,6 +48,24 @@ class TimerAccess:
         timer, self._kernel.timer = self._kernel.timer, None
         if timer is not None and timer in self.syscall_watchers:
             self.syscall_watchers.remove(timer)
+
+    def timer_capturing(self) -> bool:
+        """Whether ticks are taken by the C handler (a capture was asked for and can be built)."""
+        timer = self._kernel.timer
+        return timer is not None and timer.capture is not None
+
+    def timer_learn(self, process, lookup: int, rule: tuple) -> None:
+        """Teach the C handler of `process`'s address space how to step a stack walk past the
+        frame looked up at `lookup` (timer_capture.TimerCapture.learn has the rule's form)."""
+        timer = self._kernel.timer
+        if timer is not None and timer.capture is not None:
+            timer.capture.learn(process.space.machine, lookup, rule)
+
+    def _timer_forget(self, process) -> None:
+        """An object was mapped or unmapped in `process`: the rules may describe what is gone."""
+        timer = self._kernel.timer
+        if timer is not None and timer.capture is not None:
+            timer.capture.forget(process.space.machine)
 
     def timer_ticks(self) -> int:
         """Ticks delivered since the timer was armed (0 when it is not)."""

@@ -36,6 +36,7 @@ from emu.block_clock import clock_of
 from emu.branch_counter import BranchCounter
 
 from .errors import KernelError
+from .timer_capture import CapturedFrame
 
 TIMER_VECTOR = 0x20
 EVENTS = ("insns", "syscalls", "branches", "faults")
@@ -45,7 +46,8 @@ class SamplingTimer:
     """Counts the events of one run (all its processes and threads: one CPU) and interrupts
     every `interval` of them; `on_tick(thread, frame)` is the handler the gate leads to."""
 
-    def __init__(self, kernel, interval: int, on_tick, event: str = "insns", on_switch=None):
+    def __init__(self, kernel, interval: int, on_tick, event: str = "insns", on_switch=None,
+                 capture=None):
         if interval <= 0:
             raise KernelError(f"timer interval must be positive, not {interval}")
         if event not in EVENTS:
@@ -63,6 +65,9 @@ class SamplingTimer:
         self.elapsed = 0              # instructions counted since the timer was armed
         self._stopped = False         # a system call's tick stopped the run (syscall_exit)
         self._branches: dict[int, BranchCounter] = {}     # space serial -> its Machine's counter
+        # The tick's first half in C (timer_capture.py), on the block clock's runs; None: every
+        # tick goes through the IDT.
+        self.capture = capture
 
     # ---- instruction ticks: the run loop's slice, cut into pieces at the ticks -------------
     def run(self, thread, machine, count: int):
@@ -77,19 +82,20 @@ class SamplingTimer:
             self._deliver_pending(thread)
             clock = self._block_clock(machine) if not count else None
             if clock is not None:
-                exit_, ran = self._run_block_clocked(machine, clock)
+                exit_, ran = self._run_block_clocked(thread, machine, clock)
             else:
                 exit_, ran = self._run_counted(thread, machine, count)
             self.slice_insns += ran
             self.elapsed += ran
             if self.event == "insns":
-                self.left -= ran
+                # (the clock's deadline moved on past the ticks its C handler took)
+                self.left = clock.left if clock is not None else self.left - ran
                 if self.left <= 0:
                     # the next tick is due at the next multiple of the interval
                     self.left = self.left % self.interval or self.interval
                     self.pending = True
-                if clock is not None and clock.fired and exit_.kind == exits.STOPPED \
-                        and not self._stopped:
+                if clock is not None and (clock.fired or clock.paused) \
+                        and exit_.kind == exits.STOPPED and not self._stopped:
                     if not self.kernel.may_continue(thread) or thread.deferred:
                         return exit_
                     exit_ = exits.Exit(exits.BUDGET, machine.pc)    # the clock's stop: go on
@@ -127,16 +133,41 @@ class SamplingTimer:
         exit_ = machine.run(machine.pc, count=piece)
         return exit_, machine.last_run_insns
 
-    def _run_block_clocked(self, machine, clock):
+    def _run_block_clocked(self, thread, machine, clock):
         """One piece of an unlimited slice on the block clock: no per-instruction hook; the run
-        stops at the first block boundary at or after the tick (block_clock.py)."""
-        before = clock.executed
+        stops at the first block boundary at or after the tick (block_clock.py), unless the
+        capture takes the tick there; its records are delivered at every entry into the kernel
+        and at the run's end."""
+        before, base = clock.executed, self.elapsed
+        capture = self.capture.of(machine) if self.capture is not None else None
+        if capture is not None:
+            clock.attach_capture(capture, self.interval)
+            machine.on_kernel_entry = lambda: self._deliver_captured(thread, capture, base, before)
         clock.begin_run(self.left)
         try:
             exit_ = machine.run(machine.pc)
         finally:
             clock.end_run()
+            if capture is not None:
+                machine.on_kernel_entry = None
+                clock.detach_capture()
+        if capture is not None:
+            self._deliver_captured(thread, capture, base, before)
         return exit_, clock.executed - before
+
+    def _deliver_captured(self, thread, capture, base: int, before: int) -> None:
+        """The ticks the capture took, each at its own virtual time (what timer_instructions
+        reads while its handler runs)."""
+        records = capture.drain()
+        if not records:
+            return
+        vector, stack = TIMER_VECTOR, self.capture.mode == "stack"
+        for record in records:
+            self.ticks += 1
+            self.elapsed = base + record.executed - before
+            self.on_tick(thread, CapturedFrame(vector, record.frames[0], record.sp,
+                                               record.frames if stack else None))
+        self.elapsed = base
 
     def _block_clock(self, machine):
         """The block clock of `machine` when the instruction timer may use it: an unlimited

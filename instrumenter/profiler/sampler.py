@@ -15,14 +15,13 @@ from __future__ import annotations
 
 from typing import Callable, NamedTuple
 
+from kernel_model.debug import WALK_REGISTERS
+
 from .symbolize import Frame, Symbolizer
 from .unwind import Unwinder
 
 MODES = ("pc", "stack")
 EVENTS = ("insns", "syscalls", "branches", "faults")
-# The registers a walk may need: the IP, the stack and frame pointers and the callee-saved ones.
-WALK_REGISTERS = {64: ("rip", "rsp", "rbp", "rbx", "r12", "r13", "r14", "r15"),
-                  32: ("eip", "esp", "ebp", "ebx", "esi", "edi")}
 
 
 class Sample(NamedTuple):
@@ -75,7 +74,8 @@ class Sampler:
 
     def __init__(self, door, *, interval: int, mode: str = "stack", event: str = "insns",
                  on_sample: Callable[[Sample], None], on_module: Callable[[ModuleLoad], None] | None = None,
-                 fixup=None, on_event: Callable[[tuple], None] | None = None):
+                 fixup=None, on_event: Callable[[tuple], None] | None = None,
+                 batch: int | None = None):
         if mode not in MODES:
             raise ValueError(f"mode {mode!r}: expected one of {', '.join(MODES)}")
         if event not in EVENTS:
@@ -84,14 +84,17 @@ class Sampler:
         self.on_sample, self.on_module = on_sample, on_module
         # on_event(record): the trace's other records (Interrupt, ThreadSwitch, ModuleUnload)
         self.on_event = on_event
-        self.unwinder = Unwinder(door, fixup)      # fixup: hooks.LandingFixup under the walk-up
+        # batch: samples taken at the interrupt (debug_timer.py's capture) reach on_sample at the
+        # latest when that many wait (1: each at its tick, as a tool that acts on it needs)
+        self.batch = batch
+        self.unwinder = Unwinder(door, fixup, learn=door.timer_learn)   # fixup: hooks.LandingFixup
         self.symbolizer = Symbolizer(door)
         self.ticks = 0
 
     def attach(self, process) -> None:
         """Start sampling the run `process` belongs to (the timer interrupts every process)."""
         self.door.subscribe(self)
-        self.door.arm_timer(self.interval, event=self.event)
+        self.door.arm_timer(self.interval, event=self.event, capture=self.mode, batch=self.batch)
         self._count(process)
         self._announce_modules(process)
 
@@ -113,6 +116,8 @@ class Sampler:
                                     frame.ip, frame.sp or 0))
         if self.mode == "pc":
             addresses, truncated = (frame.ip,), None
+        elif getattr(frame, "stack", None) is not None:
+            addresses, truncated = frame.stack, None         # walked at the interrupt, complete
         else:
             stack = self.unwinder.unwind(process, walk_registers(self.door, process, frame),
                                          tid=thread.tid)

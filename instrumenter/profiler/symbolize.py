@@ -16,6 +16,7 @@ from typing import NamedTuple
 from kernel_model.debug import PROT_EXEC
 
 TOOL_PAGES = (b"[uprobes]", b"[trapline-native]", b"[xol]")
+STACKS_KEPT = 1 << 16          # whole stacks remembered (a bound on the memory they take)
 
 
 class Frame(NamedTuple):
@@ -36,32 +37,48 @@ class Symbolizer:
     def __init__(self, door):
         self.door = door
         self._sizeless: dict[tuple, tuple] = {}     # (path, bias) -> starts, functions
-        # Frames named from objects, by (address, lookup), for the image map they were named
-        # in (`_map`): a sample's return addresses repeat from sample to sample, and naming one
-        # costs a search of the map and of the object's symbols.
+        # Frames named from objects, for the image map they were named in (`_map`): a
+        # sample's return addresses repeat from sample to sample, and naming one costs a search
+        # of the map and of the object's symbols. Interrupted PCs and return addresses apart
+        # (a return address is named by the call before it).
         self._map: tuple = ()
-        self._named: dict[tuple[int, int], Frame] = {}
+        self._named_pcs: dict[int, Frame] = {}
+        self._named_returns: dict[int, Frame] = {}
+        # Whole stacks, named from objects only: a hot loop's samples repeat the same stacks.
+        self._stacks: dict[tuple[int, ...], tuple[Frame, ...]] = {}
 
     def frames(self, process, addresses) -> tuple[Frame, ...]:
         """Names for a stack: the first address is the interrupted PC, the others return
         addresses, named by the call before them (address - 1), as gdb's backtrace does: a
         call that is a function's last instruction returns to the next function's start."""
         images = self.door.images(process)
-        layout = tuple((m.name, m.base, m.end) for m in images)
+        layout = tuple([(m.name, m.base, m.end) for m in images])
         if layout != self._map:
-            self._map, self._named = layout, {}
-        bases = [m.base for m in images]
-        named = self._named
-        frames = []
-        for i, address in enumerate(addresses):
-            lookup = address - (i > 0)
-            frame = named.get((address, lookup))
-            if frame is None:
-                frame = self._frame(process, images, bases, address, lookup)
-                if not frame.module.startswith("["):       # areas change under the same map
-                    named[(address, lookup)] = frame
-            frames.append(frame)
-        return tuple(frames)
+            self._map, self._stacks = layout, {}
+            self._named_pcs, self._named_returns = {}, {}
+        addresses = tuple(addresses)
+        known = self._stacks.get(addresses)
+        if known is not None or not addresses:
+            return known or ()
+        context = (process, images, [m.base for m in images])
+        first = self._named_pcs.get(addresses[0]) or self._name(context, addresses[0], 0)
+        frames = [first]
+        returns = self._named_returns
+        for address in addresses[1:]:
+            frames.append(returns.get(address) or self._name(context, address, 1))
+        frames = tuple(frames)
+        if all(address in returns for address in addresses[1:]) and addresses[0] in self._named_pcs:
+            if len(self._stacks) >= STACKS_KEPT:
+                self._stacks.clear()
+            self._stacks[addresses] = frames       # every frame named from an object
+        return frames
+
+    def _name(self, context, address: int, is_return: int) -> Frame:
+        process, images, bases = context
+        frame = self._frame(process, images, bases, address, address - is_return)
+        if not frame.module.startswith("["):               # areas change under the same map
+            (self._named_returns if is_return else self._named_pcs)[address] = frame
+        return frame
 
     def _frame(self, process, images, bases, address: int, lookup: int) -> Frame:
         i = bisect.bisect_right(bases, lookup) - 1

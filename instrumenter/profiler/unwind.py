@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from emu.memory import MemoryAccessError
+from kernel_model.debug import CALLEE_SAVED
 from loader.cfi import CallFrameTable, CfiUnsupported
 
 from .dwarf_expr import evaluate
@@ -33,9 +34,8 @@ MAX_DEPTH = 256
 # instead of two or three per frame (bench/profile.py).
 STACK_WINDOW = 32 * 1024
 
-# Registers a callee preserves (psABI: x86-64 3.2.1 Figure 3.4; i386 2.2.1): unchanged in the
-# caller's frame unless the CFI says where they were saved.
-CALLEE_SAVED = {64: ("rbx", "rbp", "r12", "r13", "r14", "r15"), 32: ("ebx", "esi", "edi", "ebp")}
+# CALLEE_SAVED: registers a callee preserves (psABI), unchanged in the caller's frame unless
+# the CFI says where they were saved — the timer's C handler walks by the same list.
 # The frame-pointer prologue: push %ebp; mov %esp,%ebp (89 e5) / push %rbp; mov %rsp,%rbp.
 PROLOGUE = {32: b"\x55\x89\xe5", 64: b"\x55\x48\x89\xe5"}
 RET = 0xC3
@@ -51,8 +51,11 @@ class Stack(NamedTuple):
 class Unwinder:
     """Unwinds the threads of one run; keeps each object's CFI table once it is read."""
 
-    def __init__(self, door, fixup=None):
+    def __init__(self, door, fixup=None, learn=None):
         self.door = door
+        # learn(process, lookup, rule): the timer's C handler is taught each rule a walk
+        # takes, to walk the next ticks through the same frames itself (debug_timer.py).
+        self.learn = learn
         # fixup(process, tid, address, sp) -> address: a tool that swapped return addresses
         # for its own landing (uretprobes) gives the real one back, as perf asks uprobes.
         self.fixup = fixup
@@ -113,9 +116,11 @@ class _Walk:
             if pc is None or pc == 0:
                 return Stack(tuple(frames), None if frames else "no PC")
             frames.append(pc)
-            if self.entry is not None and self.entry[0] <= pc < self.entry[1]:
-                return Stack(tuple(frames), None)          # the program's entry: outermost
             lookup = pc if len(frames) == 1 else pc - 1    # a return address is after its call
+            if self.entry is not None and self.entry[0] <= pc < self.entry[1]:
+                if self.entry[0] <= lookup and lookup + 1 < self.entry[1]:
+                    self._learn(lookup, ("outermost", None))
+                return Stack(tuple(frames), None)          # the program's entry: outermost
             try:
                 step = self._step_cfi(lookup)
                 if step is None:
@@ -141,10 +146,13 @@ class _Walk:
         if rule is None:
             return None
         if plain is not None and plain[0] in self.regs:
+            self._learn(lookup, ("plain", *plain))
             return self._step_plain(plain)
         cfa = self._cfa(rule.cfa, lookup)
         return_rule = rule.saved.get(rule.return_register)
         if return_rule == ("undefined",):
+            if rule.cfa[0] != "expression":
+                self._learn(lookup, ("outermost", rule.cfa[0]))
             return "outermost"                  # the CFI's mark of the outermost frame
         if return_rule is None:
             raise _Stop(f"CFI at {lookup:#x} gives no return address")
@@ -157,6 +165,19 @@ class _Walk:
             else:
                 caller[name] = value
         return caller                           # the return column is the IP (loader/cfi.py)
+
+    def _learn(self, lookup: int, rule: tuple) -> None:
+        """Teach the timer's C handler this step (it repeats it at later ticks), unless the
+        program's entry function is at `lookup` or just after it: there the walk ends by the
+        PC, not by the address looked up, and a return address and an interrupted PC would
+        disagree."""
+        learn = self.unwinder.learn
+        if learn is None:
+            return
+        entry = self.entry
+        if rule[0] == "plain" and entry is not None and entry[0] <= lookup + 1 and lookup < entry[1]:
+            return
+        learn(self.process, lookup, rule)
 
     def _step_plain(self, plain: tuple) -> dict:
         """_step_cfi for the common rule (_plain_form): the same caller registers, without
@@ -218,6 +239,8 @@ class _Walk:
             caller.update({self.ip: self._word(sp), self.sp: sp + word})
             return caller
         if bp == 0:
+            if not first:
+                self._learn(lookup, ("zero-frame", self.bp))
             return "outermost"                              # the psABI's mark of the deepest frame
         start = self._function_start(lookup)
         if start is None:

@@ -1,0 +1,261 @@
+/* The profiling timer's tick, taken in C (emu/tick_capture.py): the top half of the timer
+ * interrupt, as perf's NMI handler is to perf_events. The block clock (block_clock.c) calls
+ * tick_capture_take when a tick falls due; it reads the interrupted thread's PC and stack
+ * pointer and, in stack mode, walks its stack with the unwind rules the profiler taught it,
+ * appends the sample to a buffer, and says whether it took the tick. A tick it cannot take
+ * whole (a return address it has no rule for, a word it cannot read, a full buffer) is left
+ * to the kernel's full path: the clock stops the run there and the tick goes through the IDT
+ * with the live registers, as before — so a taken tick's stack is exactly the one the Python
+ * unwinder (instrumenter/profiler/unwind.py) would have found, or no tick is taken at all.
+ *
+ * A rule is what unwind.py calls the plain form of a CFI row: CFA = register + offset, and the
+ * return address and saved registers at CFA + n; or "outermost" (the walk ends there); or
+ * "zero frame": code without CFI where a frame pointer of 0 ends the walk. Rules
+ * are keyed by the address the walk looks up: the PC for the interrupted frame, a return
+ * address - 1 for the others (the call before it).
+ *
+ * Registers are numbered by their place in `reg_ids` (0: the IP, 1: the SP, then the others
+ * the rules name); `keep` is the mask of those a callee preserves (psABI), carried into the
+ * caller's frame unless a rule says where they were saved. */
+#include <stdint.h>
+#include <string.h>
+#include <stdlib.h>
+
+#define MAX_REGS 16
+#define MAX_SAVED 8
+#define MAX_DEPTH 256
+#define PAGE 4096
+#define PAGES 8
+
+typedef int (*reg_read_fn)(void *uc, int regid, void *value);
+typedef int (*mem_read_fn)(void *uc, uint64_t address, void *bytes, uint64_t size);
+
+enum { RULE_FREE, RULE_PLAIN, RULE_OUTERMOST, RULE_ZERO_FRAME };
+#define RETURNS_ONLY 1          /* the rule holds for return addresses, not an interrupted PC */
+
+struct rule {
+    uint64_t lookup;
+    int8_t kind;
+    int8_t cfa_reg;             /* OUTERMOST: needs it known (-1: nothing); ZERO_FRAME: the
+                                 * frame pointer, whose 0 marks the deepest frame (psABI) */
+    int8_t nsaved;
+    int8_t flags;
+    uint32_t lost;              /* registers the caller's frame does not have */
+    int64_t cfa_offset;
+    int8_t saved_reg[MAX_SAVED];
+    int32_t saved_offset[MAX_SAVED];
+};
+
+struct tick_capture {
+    reg_read_fn reg_read;       /* uc_reg_read */
+    mem_read_fn mem_read;       /* uc_mem_read */
+    int32_t nregs;
+    int32_t reg_ids[MAX_REGS];
+    uint32_t keep;
+    int32_t word;               /* 4 or 8 */
+    int32_t stack;              /* 0: the PC only; 1: the whole stack */
+    uint64_t *buffer;           /* records: executed, sp, n, frames[n] */
+    uint64_t capacity;          /* words */
+    uint64_t used;              /* words */
+    uint64_t records;
+    uint64_t stop_after;        /* records after which the run stops (0: never) */
+    int32_t declined;           /* why the last tick was left to the kernel (tick_capture.py) */
+    struct rule *rules;
+    uint64_t mask;              /* capacity - 1 of `rules` */
+    uint64_t nrules;
+};
+
+enum { TAKEN, NO_RULE, NO_REGISTER, NO_MEMORY, NO_ROOM, TOO_DEEP, NO_GROWTH, NO_PC };
+
+struct pages {
+    uint64_t at[PAGES];
+    int n;
+    uint8_t bytes[PAGES][PAGE];
+};
+
+static uint64_t slot_of(uint64_t lookup, uint64_t mask)
+{
+    return ((lookup * 0x9e3779b97f4a7c15ull) >> 20) & mask;
+}
+
+static struct rule *find(struct tick_capture *c, uint64_t lookup)
+{
+    if (!c->rules)
+        return 0;
+    for (uint64_t i = slot_of(lookup, c->mask);; i = (i + 1) & c->mask) {
+        struct rule *r = &c->rules[i];
+        if (r->kind == RULE_FREE)
+            return 0;
+        if (r->lookup == lookup)
+            return r;
+    }
+}
+
+static int grow(struct tick_capture *c)
+{
+    uint64_t capacity = c->rules ? (c->mask + 1) * 2 : 1024;
+    struct rule *rules = calloc(capacity, sizeof *rules);
+    if (!rules)
+        return 0;
+    for (uint64_t i = 0; c->rules && i <= c->mask; i++) {
+        if (c->rules[i].kind != RULE_FREE) {
+            uint64_t j = slot_of(c->rules[i].lookup, capacity - 1);
+            while (rules[j].kind != RULE_FREE)
+                j = (j + 1) & (capacity - 1);
+            rules[j] = c->rules[i];
+        }
+    }
+    free(c->rules);
+    c->rules = rules;
+    c->mask = capacity - 1;
+    return 1;
+}
+
+/* Learn (or replace) the rule at `rule->lookup`; 0 when there is no memory for it. */
+int tick_capture_teach(struct tick_capture *c, const struct rule *rule)
+{
+    struct rule *known = find(c, rule->lookup);
+    if (known) {
+        *known = *rule;
+        return 1;
+    }
+    if ((!c->rules || 2 * (c->nrules + 1) > c->mask + 1) && !grow(c))
+        return 0;
+    uint64_t i = slot_of(rule->lookup, c->mask);
+    while (c->rules[i].kind != RULE_FREE)
+        i = (i + 1) & c->mask;
+    c->rules[i] = *rule;
+    c->nrules++;
+    return 1;
+}
+
+void tick_capture_forget(struct tick_capture *c)
+{
+    free(c->rules);
+    c->rules = 0;
+    c->mask = 0;
+    c->nrules = 0;
+}
+
+/* A word of guest memory, through a few cached pages (a stack walk reads a page or two). */
+static int read_word(struct tick_capture *c, void *uc, struct pages *p, uint64_t address,
+                     uint64_t *value)
+{
+    uint64_t page = address & ~(uint64_t)(PAGE - 1);
+    uint64_t offset = address - page;
+    if (offset + c->word > PAGE) {          /* across pages: read it directly */
+        *value = 0;
+        return c->mem_read(uc, address, value, c->word) == 0;
+    }
+    int k;
+    for (k = 0; k < p->n && p->at[k] != page; k++)
+        ;
+    if (k == p->n) {
+        if (p->n == PAGES || c->mem_read(uc, page, p->bytes[p->n], PAGE) != 0) {
+            *value = 0;
+            return c->mem_read(uc, address, value, c->word) == 0;
+        }
+        p->at[p->n++] = page;
+    }
+    *value = 0;
+    memcpy(value, p->bytes[k] + offset, c->word);
+    return 1;
+}
+
+/* One frame up with `rule`; the caller's registers replace `regs`/`valid`. */
+static int step(struct tick_capture *c, void *uc, struct pages *p, const struct rule *r,
+                uint64_t *regs, uint32_t *valid, uint64_t mask)
+{
+    if (!(*valid & (1u << r->cfa_reg)))
+        return NO_REGISTER;
+    uint64_t cfa = (regs[r->cfa_reg] + (uint64_t)r->cfa_offset) & mask;
+    uint64_t caller[MAX_REGS];
+    uint32_t has = (*valid & c->keep) | 2u;
+    memcpy(caller, regs, sizeof caller);
+    caller[1] = cfa;
+    for (int i = 0; i < r->nsaved; i++) {
+        uint64_t value;
+        if (!read_word(c, uc, p, (cfa + (uint64_t)(int64_t)r->saved_offset[i]) & mask, &value))
+            return NO_MEMORY;
+        caller[r->saved_reg[i]] = value;
+        has |= 1u << r->saved_reg[i];
+    }
+    has &= ~r->lost;
+    if (!(has & 1u))
+        return NO_REGISTER;                 /* (a plain rule always saves the return address) */
+    memcpy(regs, caller, sizeof caller);
+    *valid = has;
+    return TAKEN;
+}
+
+static int walk(struct tick_capture *c, void *uc, uint64_t *regs, uint64_t *frames, uint64_t *n)
+{
+    struct pages p;
+    uint32_t valid = c->nregs >= 32 ? ~0u : (1u << c->nregs) - 1;
+    uint64_t mask = c->word == 8 ? ~0ull : 0xffffffffull;
+    p.n = 0;
+    *n = 0;
+    for (;;) {
+        uint64_t pc = regs[0];
+        if (pc == 0)
+            return *n ? TAKEN : NO_PC;
+        if (*n == MAX_DEPTH)
+            return TOO_DEEP;
+        frames[(*n)++] = pc;
+        struct rule *r = find(c, *n == 1 ? pc : pc - 1);
+        if (!r || (*n == 1 && (r->flags & RETURNS_ONLY)))
+            return NO_RULE;
+        if (r->kind == RULE_OUTERMOST)
+            return r->cfa_reg < 0 || (valid & (1u << r->cfa_reg)) ? TAKEN : NO_REGISTER;
+        if (r->kind == RULE_ZERO_FRAME)
+            return (valid & (1u << r->cfa_reg)) && regs[r->cfa_reg] == 0 ? TAKEN : NO_RULE;
+        uint64_t old_sp = regs[1];
+        int result = step(c, uc, &p, r, regs, &valid, mask);
+        if (result != TAKEN)
+            return result;
+        if (regs[0] && regs[1] <= old_sp)
+            return NO_GROWTH;
+    }
+}
+
+/* The tick at the block `address` begins, after `executed` instructions: 1 when it was taken
+ * (a record is in the buffer), 2 when it was and the run must stop now (`stop_after` records
+ * are buffered: the tool asked to see them before the guest goes on), 0 when the kernel must
+ * deliver it (the reason in `declined`). */
+int tick_capture_take(void *uc, uint64_t address, void *user, int64_t executed)
+{
+    struct tick_capture *c = user;
+    uint64_t regs[MAX_REGS] = {0};
+    uint64_t frames[MAX_DEPTH];
+    uint64_t n = 1;
+    for (int i = 1; i < c->nregs; i++)
+        c->reg_read(uc, c->reg_ids[i], &regs[i]);
+    if (c->word == 4)
+        for (int i = 1; i < c->nregs; i++)
+            regs[i] &= 0xffffffffull;
+    regs[0] = address;
+    frames[0] = address;
+    if (c->stack) {
+        int result = walk(c, uc, regs, frames, &n);
+        if (result != TAKEN) {
+            c->declined = result;
+            return 0;
+        }
+        c->reg_read(uc, c->reg_ids[1], &regs[1]);     /* the record's SP is the tick's */
+        if (c->word == 4)
+            regs[1] &= 0xffffffffull;
+    }
+    if (c->used + 3 + n > c->capacity) {
+        c->declined = NO_ROOM;
+        return 0;
+    }
+    uint64_t *record = c->buffer + c->used;
+    record[0] = (uint64_t)executed;
+    record[1] = regs[1];
+    record[2] = n;
+    memcpy(record + 3, frames, n * sizeof *frames);
+    c->used += 3 + n;
+    c->records++;
+    c->declined = TAKEN;
+    return c->stop_after && c->records >= c->stop_after ? 2 : 1;
+}

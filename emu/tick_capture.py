@@ -1,0 +1,173 @@
+"""The profiling timer's tick taken in C, without leaving Unicorn (native/tick_capture.c).
+
+A tick the kernel delivers costs a stop of Unicorn, a restart and a trap through the IDT in
+Python, ~15-25 us (bench/profile.py), where the guest runs 10 000 instructions in ~20 us: a
+sampling profiler at that interval would double the run. So the tick's first half runs where
+the clock fires, in the block clock's C hook, as a real profiler's interrupt handler records a
+sample into a ring buffer (perf's NMI handler and its mmap'd buffer) and the tool reads the
+buffer later: the PC, the stack pointer and, in stack mode, the return addresses, walked with
+the unwind rules the profiler taught the capture (each rule once, from its own walks).
+
+The capture never guesses: a tick whose walk meets an address it has no rule for, a register a
+rule needs and the frame lost, memory it cannot read, a stack that does not grow, or a full
+buffer, is declined, and the clock stops the run for the kernel to deliver that tick the
+ordinary way, with live registers. The records are the ticks' own: their instruction count,
+their SP and their frames, exactly what a delivered tick would have seen (the rules are the
+unwinder's, and the walk the same).
+
+One capture per Machine (one address space): its rules are valid for the objects mapped there,
+and whoever maps or unmaps an object makes it `forget` them.
+"""
+from __future__ import annotations
+
+import ctypes
+import weakref
+from typing import NamedTuple
+
+from . import native
+from .internals.binding import uclib
+from .registers import REGISTER_IDS
+
+MAX_REGS, MAX_SAVED = 16, 8
+CAPACITY = 1 << 16                  # words of records: ~2 000 samples of 30 frames
+RULE_PLAIN, RULE_OUTERMOST, RULE_ZERO_FRAME = 1, 2, 3
+RETURNS_ONLY = 1
+# Why a tick was declined (native/tick_capture.c's enum); 0: the last one was taken.
+DECLINED = ("taken", "no rule", "register lost", "memory unreadable", "buffer full",
+            "too deep", "stack does not grow", "no PC")
+
+
+class _Rule(ctypes.Structure):
+    _fields_ = [("lookup", ctypes.c_uint64), ("kind", ctypes.c_int8), ("cfa_reg", ctypes.c_int8),
+                ("nsaved", ctypes.c_int8), ("flags", ctypes.c_int8), ("lost", ctypes.c_uint32),
+                ("cfa_offset", ctypes.c_int64), ("saved_reg", ctypes.c_int8 * MAX_SAVED),
+                ("saved_offset", ctypes.c_int32 * MAX_SAVED)]
+
+
+class _State(ctypes.Structure):
+    """struct tick_capture of native/tick_capture.c, field for field."""
+    _fields_ = [("reg_read", ctypes.c_void_p), ("mem_read", ctypes.c_void_p),
+                ("nregs", ctypes.c_int32), ("reg_ids", ctypes.c_int32 * MAX_REGS),
+                ("keep", ctypes.c_uint32), ("word", ctypes.c_int32), ("stack", ctypes.c_int32),
+                ("buffer", ctypes.c_void_p), ("capacity", ctypes.c_uint64), ("used", ctypes.c_uint64),
+                ("records", ctypes.c_uint64), ("stop_after", ctypes.c_uint64),
+                ("declined", ctypes.c_int32), ("rules", ctypes.c_void_p), ("mask", ctypes.c_uint64),
+                ("nrules", ctypes.c_uint64)]
+
+
+class Captured(NamedTuple):
+    """One tick the capture took: after `executed` instructions of the block clock, with the
+    interrupted SP, and the PC then the return addresses outwards (just the PC in PC mode)."""
+    executed: int
+    sp: int
+    frames: tuple[int, ...]
+
+
+def available() -> bool:
+    return native.load("tick_capture") is not None
+
+
+class TickCapture:
+    """The C tick handler of one Machine. `registers`: the IP, the SP, then the others a rule
+    may name; `preserved`: those a callee keeps (psABI), carried into the caller's frame."""
+
+    def __init__(self, machine, registers: tuple[str, ...], preserved: tuple[str, ...], *,
+                 stack: bool, capacity: int = CAPACITY):
+        lib = native.load("tick_capture")
+        if lib is None:
+            raise RuntimeError(native.unavailable["tick_capture"])
+        if len(registers) > MAX_REGS:
+            raise ValueError(f"at most {MAX_REGS} registers")
+        self._lib = lib
+        self.index = {name: i for i, name in enumerate(registers)}
+        self._buffer = (ctypes.c_uint64 * capacity)()
+        self._state = state = _State()
+        state.reg_read = ctypes.cast(uclib.uc_reg_read, ctypes.c_void_p)
+        state.mem_read = ctypes.cast(uclib.uc_mem_read, ctypes.c_void_p)
+        state.nregs = len(registers)
+        for i, name in enumerate(registers):
+            state.reg_ids[i] = REGISTER_IDS[name]
+        state.keep = sum(1 << self.index[name] for name in preserved)
+        state.word = machine.arch.bits // 8
+        state.stack = int(stack)
+        state.buffer = ctypes.cast(self._buffer, ctypes.c_void_p)
+        state.capacity = capacity
+        self.take = ctypes.cast(lib.tick_capture_take, ctypes.c_void_p)
+        self.context = ctypes.cast(ctypes.byref(state), ctypes.c_void_p)
+        weakref.finalize(self, _free_rules, lib, state)     # the rule table is C memory
+
+    # ---- rules --------------------------------------------------------------------------
+    def teach_plain(self, lookup: int, cfa_register: str, cfa_offset: int,
+                    saved_at: tuple, lost: tuple) -> bool:
+        """CFA = cfa_register + cfa_offset; each (register, n) of `saved_at` at CFA + n; the
+        registers of `lost` unknown in the caller. Registers the capture does not read are
+        left out (no later rule it holds can name them). False when it cannot hold the rule
+        (a CFA register it does not read, too many saved): walks through it are declined."""
+        index = self.index
+        saved_at = tuple((name, offset) for name, offset in saved_at if name in index)
+        if cfa_register not in index or len(saved_at) > MAX_SAVED:
+            return False
+        rule = _Rule(lookup=lookup, kind=RULE_PLAIN, cfa_reg=index[cfa_register],
+                     nsaved=len(saved_at), cfa_offset=cfa_offset,
+                     lost=sum(1 << index[name] for name in lost if name in index))
+        for i, (name, offset) in enumerate(saved_at):
+            rule.saved_reg[i], rule.saved_offset[i] = index[name], offset
+        return self._teach(rule)
+
+    def teach_outermost(self, lookup: int, cfa_register: str | None = None) -> bool:
+        """The walk ends at `lookup` (when `cfa_register` is known in the frame, if given)."""
+        if cfa_register is not None and cfa_register not in self.index:
+            return False
+        cfa = -1 if cfa_register is None else self.index[cfa_register]
+        return self._teach(_Rule(lookup=lookup, kind=RULE_OUTERMOST, cfa_reg=cfa))
+
+    def teach_zero_frame(self, lookup: int, frame_pointer: str) -> bool:
+        """No CFI at `lookup`, a return address - 1: the walk ends there when `frame_pointer`
+        is 0 (the psABI's mark of the deepest frame), and is declined otherwise."""
+        if frame_pointer not in self.index:
+            return False
+        return self._teach(_Rule(lookup=lookup, kind=RULE_ZERO_FRAME, flags=RETURNS_ONLY,
+                                 cfa_reg=self.index[frame_pointer]))
+
+    def _teach(self, rule: _Rule) -> bool:
+        return bool(self._lib.tick_capture_teach(ctypes.byref(self._state), ctypes.byref(rule)))
+
+    def forget(self) -> None:
+        """Every rule goes (the objects they describe may be gone)."""
+        self._lib.tick_capture_forget(ctypes.byref(self._state))
+
+    @property
+    def rules(self) -> int:
+        return self._state.nrules
+
+    # ---- records ------------------------------------------------------------------------
+    def stop_after(self, records: int | None) -> None:
+        """Stop the run once `records` are buffered (None: only when the buffer is full)."""
+        self._state.stop_after = records or 0
+
+    @property
+    def declined(self) -> str:
+        return DECLINED[self._state.declined]
+
+    def pending(self) -> int:
+        return self._state.records
+
+    def drain(self) -> list[Captured]:
+        """The records since the last drain, oldest first; the buffer is empty after."""
+        state = self._state
+        used = state.used
+        if not used:
+            return []
+        words = self._buffer[:used]
+        state.used = state.records = 0
+        records, i = [], 0
+        while i < used:
+            n = words[i + 2]
+            records.append(Captured(words[i], words[i + 1], tuple(words[i + 3:i + 3 + n])))
+            i += 3 + n
+        return records
+
+
+
+def _free_rules(lib, state: _State) -> None:
+    lib.tick_capture_forget(ctypes.byref(state))

@@ -1,0 +1,90 @@
+"""The timer's tick taken at the interrupt, in C (emu/tick_capture.py), for a sampling tool.
+
+A tool that arms the timer with a capture ("pc" or "stack") gets most of its ticks without the
+kernel's full delivery: the C handler on the timer's gate records the PC, the SP and (stack
+mode) the return addresses into a buffer, as perf's interrupt handler records samples into its
+ring buffer, and the kernel hands the records to the tool as ticks before anything else
+happens: at every entry into the kernel (a system call, a trap), at the end of each run, and
+when `batch` records are waiting (the tool's wish: 1 = every tick at once). Their frames are
+CapturedFrame: the trap frame's IP and SP, and `stack` — registers are not live any more.
+
+The C handler walks stacks with rules the tool teaches it (`learn`), learned from the tool's own
+walks of ticks it had to take live. A tick the handler cannot take exactly (no rule, memory it
+cannot read...) is delivered the ordinary way, through the IDT with live registers, at the very
+instruction: the stacks are the same either way, only their cost differs (bench/profile.py).
+
+Rules describe the objects mapped in an address space: each Machine has its own capture, and
+the door makes it forget its rules when an object is mapped or unmapped there.
+"""
+from __future__ import annotations
+
+import weakref
+from typing import NamedTuple
+
+from emu import tick_capture
+
+CAPTURES = ("pc", "stack")
+# What the walk reads (psABI: x86-64 3.2.1 Figure 3.4; i386 2.2.1): the IP, the SP, then the
+# registers a callee preserves, which a CFI rule may name as saved or as the CFA's base.
+WALK_REGISTERS = {64: ("rip", "rsp", "rbp", "rbx", "r12", "r13", "r14", "r15"),
+                  32: ("eip", "esp", "ebp", "ebx", "esi", "edi")}
+CALLEE_SAVED = {64: ("rbx", "rbp", "r12", "r13", "r14", "r15"), 32: ("ebx", "esi", "edi", "ebp")}
+
+
+class CapturedFrame(NamedTuple):
+    """A tick the C handler took, as a timer_tick subscriber receives it."""
+    vector: int
+    ip: int                          # the interrupted PC
+    sp: int                          # the interrupted stack pointer
+    stack: tuple[int, ...] | None    # the PC then return addresses, complete (stack mode)
+
+
+def available() -> bool:
+    return tick_capture.available()
+
+
+class TimerCapture:
+    """The C tick handler of each Machine the timer runs, made at its first run."""
+
+    def __init__(self, mode: str, batch: int | None):
+        if mode not in CAPTURES:
+            raise ValueError(f"capture {mode!r}: expected one of {', '.join(CAPTURES)}")
+        self.mode, self.batch = mode, batch
+        self._captures: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+        self._taught: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+    def of(self, machine) -> tick_capture.TickCapture:
+        capture = self._captures.get(machine)
+        if capture is None:
+            bits = machine.arch.bits
+            capture = self._captures[machine] = tick_capture.TickCapture(
+                machine, WALK_REGISTERS[bits], CALLEE_SAVED[bits], stack=self.mode == "stack")
+            capture.stop_after(self.batch)
+            self._taught[machine] = set()
+        return capture
+
+    def learn(self, machine, lookup: int, rule: tuple) -> None:
+        """Teach the handler on `machine` the walk's rule at `lookup`: ("plain", CFA register,
+        CFA offset, ((register, CFA offset), ...), (lost register, ...)), ("outermost",
+        CFA register or None) or ("zero-frame", frame pointer) for a return address in code
+        without CFI. Each once (until forgotten)."""
+        if self.mode != "stack":
+            return
+        taught = self._taught.get(machine)
+        if taught is not None and lookup in taught:
+            return
+        capture = self.of(machine)
+        if rule[0] == "plain":
+            capture.teach_plain(lookup, *rule[1:])
+        elif rule[0] == "zero-frame":
+            capture.teach_zero_frame(lookup, rule[1])
+        else:
+            capture.teach_outermost(lookup, rule[1])
+        self._taught[machine].add(lookup)
+
+    def forget(self, machine) -> None:
+        """The objects mapped on `machine` changed: its rules may describe what is gone."""
+        capture = self._captures.get(machine)
+        if capture is not None:
+            capture.forget()
+            self._taught[machine] = set()
