@@ -8,6 +8,10 @@ k-th sample is taken at instruction k * interval exactly, whatever process runs.
 every `interval` system calls, taken branches or page faults (`event="syscalls"`, "branches",
 "faults"), the processes count their instructions (emu/icount.py) and a sample's time is the
 instruction count at its tick.
+Ticks of instructions are taken at the interrupt, in C, where the timer's capture can walk them
+(kernel_model/debug_timer.py): the sampler teaches it every step its own live walks take, and
+names the frames it hands over (CapturedFrame) like those of a live walk — the same samples,
+at a fraction of the cost (bench/profile.py).
 The sampler also reports module loads (the program at exec, libraries as they are mapped), the
 seed's "module load records", so that a recorded trace can be named again later.
 """
@@ -15,7 +19,7 @@ from __future__ import annotations
 
 from typing import Callable, NamedTuple
 
-from kernel_model.debug import WALK_REGISTERS
+from kernel_model.debug import WALK_REGISTERS, CapturedFrame
 
 from .symbolize import Frame, Symbolizer
 from .unwind import Unwinder
@@ -75,7 +79,7 @@ class Sampler:
     def __init__(self, door, *, interval: int, mode: str = "stack", event: str = "insns",
                  on_sample: Callable[[Sample], None], on_module: Callable[[ModuleLoad], None] | None = None,
                  fixup=None, on_event: Callable[[tuple], None] | None = None,
-                 batch: int | None = None):
+                 batch: int | None = None, native: bool = True):
         if mode not in MODES:
             raise ValueError(f"mode {mode!r}: expected one of {', '.join(MODES)}")
         if event not in EVENTS:
@@ -86,7 +90,8 @@ class Sampler:
         self.on_event = on_event
         # batch: samples taken at the interrupt (debug_timer.py's capture) reach on_sample at the
         # latest when that many wait (1: each at its tick, as a tool that acts on it needs)
-        self.batch = batch
+        self.batch, self.native = batch, native
+        self.captured = 0            # ticks the timer's C handler took (the others: live)
         self.unwinder = Unwinder(door, fixup, learn=door.timer_learn)   # fixup: hooks.LandingFixup
         self.symbolizer = Symbolizer(door)
         self.ticks = 0
@@ -94,7 +99,8 @@ class Sampler:
     def attach(self, process) -> None:
         """Start sampling the run `process` belongs to (the timer interrupts every process)."""
         self.door.subscribe(self)
-        self.door.arm_timer(self.interval, event=self.event, capture=self.mode, batch=self.batch)
+        self.door.arm_timer(self.interval, event=self.event, batch=self.batch,
+                            capture=self.mode if self.native else None)
         self._count(process)
         self._announce_modules(process)
 
@@ -110,13 +116,14 @@ class Sampler:
     # ---- events of the debug interface -------------------------------------------------------
     def timer_tick(self, thread, frame) -> None:
         self.ticks += 1
+        self.captured += isinstance(frame, CapturedFrame)
         process = thread.process
         if self.on_event is not None:
             self.on_event(Interrupt(self._now(process), process.pid, thread.tid, frame.vector,
                                     frame.ip, frame.sp or 0))
         if self.mode == "pc":
             addresses, truncated = (frame.ip,), None
-        elif getattr(frame, "stack", None) is not None:
+        elif isinstance(frame, CapturedFrame):
             addresses, truncated = frame.stack, None         # walked at the interrupt, complete
         else:
             stack = self.unwinder.unwind(process, walk_registers(self.door, process, frame),

@@ -116,7 +116,7 @@ def run_walkup(sandbox: Sandbox, argv: list[str], *, interval: int, options, mod
 
         Sampler(door, interval=interval, mode=mode, event=event, on_sample=on_sample,
                 on_module=sink.module, fixup=LandingFixup(door, session.returns),
-                on_event=sink.event).attach(process)
+                on_event=sink.event, batch=1).attach(process)   # each sample at its tick: it may place hooks
         if writer is not None:
             walk.on_step = writer.walkup_step
         sink.startup(door, process)
