@@ -185,6 +185,11 @@ class Machine(MachineRegisters):
         self._fault = None
         # A counting Machine always runs with a budget: Unicorn counts only then (icount.py).
         budget = count or self._unlimited_budget()
+        if budget and not self._count_hook:
+            # Unicorn adds its counting hook for this run without dropping the blocks it
+            # translated without it (uc.c uc_emu_start: uc_hook_add, no flush), and those would
+            # run uncounted: past the budget, with no instruction counted.
+            self.uc.ctl_flush_tb()
         self._count_hook = budget > 0     # Unicorn adds its counting hook, or drops it
         if count:
             self._sticky_runs = STICKY_RUNS

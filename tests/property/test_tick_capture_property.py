@@ -15,9 +15,8 @@ from kernel_model.fs import CapturedOutput
 from kernel_model.kernel import Kernel, KernelConfig
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "bin"
-# Single-threaded: with threads, ticks delivered through the IDT perturb the schedule (a known
-# fault of that path, issue 18's notes), and the C handler's runs keep the unprofiled schedule.
-PROGRAMS = (("callchain", "{n}"), ("callchain_nofp", "{n}"), ("fib", "{fib}"), ("compute", ""))
+PROGRAMS = (("callchain", "{n}"), ("callchain_nofp", "{n}"), ("fib", "{fib}"), ("compute", ""),
+            ("threads", ""))
 MIN_ACCEPTED = 10
 
 

@@ -207,6 +207,19 @@ def test_count_budget_ends_with_kind_budget(arch):
     assert exit_ == exits.Exit(exits.BUDGET, CODE + 3)
 
 
+def test_a_count_after_a_run_without_one_counts_every_instruction(arch):
+    """Blocks translated by a run without a count have no call to Unicorn's counting hook,
+    which a counted run adds without a flush: they would run past the budget, uncounted (the
+    scheduler's quantum for a thread after it ran alone)."""
+    loop = "mov ecx, 100; l: dec ecx; jnz l; int3"
+    fresh = machine_with(arch, loop)
+    expected = fresh.run(CODE, count=10)
+    m = machine_with(arch, loop)
+    assert m.run(CODE).kind == exits.TRAP                 # translates the loop, uncounted
+    assert m.run(CODE, count=10) == expected and expected.kind == exits.BUDGET
+    assert m.last_run_insns == fresh.last_run_insns == 10
+
+
 def test_stop_from_a_handler_ends_with_kind_stopped(arch):
     m = machine_with(arch, "int3; nop; nop; int3")
 
