@@ -101,12 +101,14 @@ def resolve_lines(profile, host_path) -> None:
     object mapped over each PC when the sample was taken; `host_path(guest path)` says where
     the object's file is on the host (the rootfs maps it)."""
     tables: dict[str, LineTable] = {}
+    looked_up: set = set()          # (module, address): found or not, as profile.lines keys them
     for sample in profile.samples:
         if not sample.frames:
             continue
         pc = sample.frames[0]
-        if (pc.module, pc.address) in profile.lines:
+        if (pc.module, pc.address) in looked_up:
             continue
+        looked_up.add((pc.module, pc.address))
         load = _module_at(profile.modules, sample.pid, pc.address, sample.ts)
         if load is None:
             continue
