@@ -31,7 +31,7 @@ from .registers import REGISTER_IDS
 MAX_REGS, MAX_SAVED = 16, 8
 CAPACITY = 1 << 16                  # words of records: ~2 000 samples of 30 frames
 RULE_PLAIN, RULE_OUTERMOST, RULE_ZERO_FRAME = 1, 2, 3
-RETURNS_ONLY = 1
+RETURNS_ONLY, CFA_DEREF = 1, 2
 # Why a tick was declined (native/tick_capture.c's enum); 0: the last one was taken.
 DECLINED = ("taken", "no rule", "register lost", "memory unreadable", "buffer full",
             "too deep", "stack does not grow", "no PC")
@@ -41,7 +41,8 @@ class _Rule(ctypes.Structure):
     _fields_ = [("lookup", ctypes.c_uint64), ("kind", ctypes.c_int8), ("cfa_reg", ctypes.c_int8),
                 ("nsaved", ctypes.c_int8), ("flags", ctypes.c_int8), ("lost", ctypes.c_uint32),
                 ("cfa_offset", ctypes.c_int64), ("saved_reg", ctypes.c_int8 * MAX_SAVED),
-                ("saved_offset", ctypes.c_int32 * MAX_SAVED)]
+                ("saved_offset", ctypes.c_int32 * MAX_SAVED),
+                ("saved_base", ctypes.c_int8 * MAX_SAVED)]
 
 
 class _State(ctypes.Structure):
@@ -111,7 +112,23 @@ class TickCapture:
                      nsaved=len(saved_at), cfa_offset=cfa_offset,
                      lost=sum(1 << index[name] for name in lost if name in index))
         for i, (name, offset) in enumerate(saved_at):
+            rule.saved_reg[i], rule.saved_offset[i], rule.saved_base[i] = index[name], offset, -1
+        return self._teach(rule)
+
+    def teach_realigned(self, lookup: int, cfa_register: str, cfa_offset: int, saved: tuple) -> bool:
+        """gcc's realigned frame (i386 main's DRAP): CFA = the word at cfa_register +
+        cfa_offset; each (register, base, n) of `saved` at base + n, base a register or None
+        for the CFA."""
+        index = self.index
+        saved = tuple(entry for entry in saved if entry[0] in index)
+        if cfa_register not in index or len(saved) > MAX_SAVED \
+                or any(base is not None and base not in index for _, base, _ in saved):
+            return False
+        rule = _Rule(lookup=lookup, kind=RULE_PLAIN, flags=CFA_DEREF, cfa_reg=index[cfa_register],
+                     nsaved=len(saved), cfa_offset=cfa_offset)
+        for i, (name, base, offset) in enumerate(saved):
             rule.saved_reg[i], rule.saved_offset[i] = index[name], offset
+            rule.saved_base[i] = -1 if base is None else index[base]
         return self._teach(rule)
 
     def teach_outermost(self, lookup: int, cfa_register: str | None = None) -> bool:

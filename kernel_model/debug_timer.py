@@ -59,13 +59,13 @@ class TimerAccess:
         frame looked up at `lookup` (timer_capture.TimerCapture.learn has the rule's form)."""
         timer = self._kernel.timer
         if timer is not None and timer.capture is not None:
-            timer.capture.learn(process.space.machine, lookup, rule)
+            timer.capture.learn(process.space, lookup, rule)
 
     def _timer_forget(self, process) -> None:
         """An object was mapped or unmapped in `process`: the rules may describe what is gone."""
         timer = self._kernel.timer
         if timer is not None and timer.capture is not None:
-            timer.capture.forget(process.space.machine)
+            timer.capture.forget(process.space)
 
     def timer_ticks(self) -> int:
         """Ticks delivered since the timer was armed (0 when it is not)."""

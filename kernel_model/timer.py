@@ -139,7 +139,7 @@ class SamplingTimer:
         capture takes the tick there; its records are delivered at every entry into the kernel
         and at the run's end."""
         before, base = clock.executed, self.elapsed
-        capture = self.capture.of(machine) if self.capture is not None else None
+        capture = self.capture.of(thread.process.space) if self.capture is not None else None
         if capture is not None:
             clock.attach_capture(capture, self.interval)
             machine.on_kernel_entry = lambda: self._deliver_captured(thread, capture, base, before)

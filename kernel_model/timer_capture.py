@@ -13,8 +13,9 @@ walks of ticks it had to take live. A tick the handler cannot take exactly (no r
 cannot read...) is delivered the ordinary way, through the IDT with live registers, at the very
 instruction: the stacks are the same either way, only their cost differs (bench/profile.py).
 
-Rules describe the objects mapped in an address space: each Machine has its own capture, and
-the door makes it forget its rules when an object is mapped or unmapped there.
+Rules describe the objects mapped in an address space: each Space has its own capture (not each
+Machine: a recycled Machine serves another program), and the door makes it forget its rules
+when an object is mapped or unmapped there.
 """
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ def available() -> bool:
 
 
 class TimerCapture:
-    """The C tick handler of each Machine the timer runs, made at its first run."""
+    """The C tick handler of each address space the timer runs, made at its first run."""
 
     def __init__(self, mode: str, batch: int | None):
         if mode not in CAPTURES:
@@ -53,38 +54,41 @@ class TimerCapture:
         self._captures: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
         self._taught: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
-    def of(self, machine) -> tick_capture.TickCapture:
-        capture = self._captures.get(machine)
+    def of(self, space) -> tick_capture.TickCapture:
+        capture = self._captures.get(space)
         if capture is None:
-            bits = machine.arch.bits
-            capture = self._captures[machine] = tick_capture.TickCapture(
-                machine, WALK_REGISTERS[bits], CALLEE_SAVED[bits], stack=self.mode == "stack")
+            bits = space.machine.arch.bits
+            capture = self._captures[space] = tick_capture.TickCapture(
+                space.machine, WALK_REGISTERS[bits], CALLEE_SAVED[bits], stack=self.mode == "stack")
             capture.stop_after(self.batch)
-            self._taught[machine] = set()
+            self._taught[space] = set()
         return capture
 
-    def learn(self, machine, lookup: int, rule: tuple) -> None:
-        """Teach the handler on `machine` the walk's rule at `lookup`: ("plain", CFA register,
-        CFA offset, ((register, CFA offset), ...), (lost register, ...)), ("outermost",
+    def learn(self, space, lookup: int, rule: tuple) -> None:
+        """Teach the handler of `space` the walk's rule at `lookup`: ("plain", CFA register,
+        CFA offset, ((register, CFA offset), ...), (lost register, ...)), ("realigned", CFA
+        register, offset, ((register, base register or None, offset), ...)), ("outermost",
         CFA register or None) or ("zero-frame", frame pointer) for a return address in code
         without CFI. Each once (until forgotten)."""
         if self.mode != "stack":
             return
-        taught = self._taught.get(machine)
+        taught = self._taught.get(space)
         if taught is not None and lookup in taught:
             return
-        capture = self.of(machine)
+        capture = self.of(space)
         if rule[0] == "plain":
             capture.teach_plain(lookup, *rule[1:])
+        elif rule[0] == "realigned":
+            capture.teach_realigned(lookup, *rule[1:])
         elif rule[0] == "zero-frame":
             capture.teach_zero_frame(lookup, rule[1])
         else:
             capture.teach_outermost(lookup, rule[1])
-        self._taught[machine].add(lookup)
+        self._taught[space].add(lookup)
 
-    def forget(self, machine) -> None:
-        """The objects mapped on `machine` changed: its rules may describe what is gone."""
-        capture = self._captures.get(machine)
+    def forget(self, space) -> None:
+        """The objects mapped in `space` changed: its rules may describe what is gone."""
+        capture = self._captures.get(space)
         if capture is not None:
             capture.forget()
-            self._taught[machine] = set()
+            self._taught[space] = set()

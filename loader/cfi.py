@@ -262,7 +262,12 @@ class CallFrameTable:
             return None
         start = entry.header.initial_location
         end = start + entry.header.address_range
-        table = entry.get_decoded().table
+        try:
+            table = entry.get_decoded().table
+        except (ValueError, KeyError, IndexError, TypeError, AssertionError) as exc:
+            # pyelftools stumbles on some instruction sequences (seen: a ValueError from an
+            # enum's __format__ in Debian's i386 libc): this FDE cannot be read, others can
+            raise CfiUnsupported(f"FDE at {fde_address:#x} cannot be decoded: {exc}") from None
         return (start, [row["pc"] for row in table], table, end) if table else None
 
     def _rule(self, row: dict) -> FrameRule:

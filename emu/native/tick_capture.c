@@ -9,7 +9,9 @@
  * unwinder (instrumenter/profiler/unwind.py) would have found, or no tick is taken at all.
  *
  * A rule is what unwind.py calls the plain form of a CFI row: CFA = register + offset, and the
- * return address and saved registers at CFA + n; or "outermost" (the walk ends there); or
+ * return address and saved registers at CFA + n; or, for gcc's realigned i386 frames (main's
+ * DRAP), CFA = *(register + offset) and registers saved at register + n; or "outermost" (the
+ * walk ends there); or
  * "zero frame": code without CFI where a frame pointer of 0 ends the walk. Rules
  * are keyed by the address the walk looks up: the PC for the interrupted frame, a return
  * address - 1 for the others (the call before it).
@@ -32,6 +34,7 @@ typedef int (*mem_read_fn)(void *uc, uint64_t address, void *bytes, uint64_t siz
 
 enum { RULE_FREE, RULE_PLAIN, RULE_OUTERMOST, RULE_ZERO_FRAME };
 #define RETURNS_ONLY 1          /* the rule holds for return addresses, not an interrupted PC */
+#define CFA_DEREF 2             /* CFA = the word at register + offset (a realigned stack) */
 
 struct rule {
     uint64_t lookup;
@@ -44,6 +47,7 @@ struct rule {
     int64_t cfa_offset;
     int8_t saved_reg[MAX_SAVED];
     int32_t saved_offset[MAX_SAVED];
+    int8_t saved_base[MAX_SAVED];   /* -1: the offset is from the CFA; else from that register */
 };
 
 struct tick_capture {
@@ -169,13 +173,20 @@ static int step(struct tick_capture *c, void *uc, struct pages *p, const struct 
     if (!(*valid & (1u << r->cfa_reg)))
         return NO_REGISTER;
     uint64_t cfa = (regs[r->cfa_reg] + (uint64_t)r->cfa_offset) & mask;
+    if ((r->flags & CFA_DEREF) && !read_word(c, uc, p, cfa, &cfa))
+        return NO_MEMORY;
     uint64_t caller[MAX_REGS];
     uint32_t has = (*valid & c->keep) | 2u;
     memcpy(caller, regs, sizeof caller);
     caller[1] = cfa;
     for (int i = 0; i < r->nsaved; i++) {
-        uint64_t value;
-        if (!read_word(c, uc, p, (cfa + (uint64_t)(int64_t)r->saved_offset[i]) & mask, &value))
+        uint64_t value, base = cfa;
+        if (r->saved_base[i] >= 0) {
+            if (!(*valid & (1u << r->saved_base[i])))
+                return NO_REGISTER;
+            base = regs[r->saved_base[i]];
+        }
+        if (!read_word(c, uc, p, (base + (uint64_t)(int64_t)r->saved_offset[i]) & mask, &value))
             return NO_MEMORY;
         caller[r->saved_reg[i]] = value;
         has |= 1u << r->saved_reg[i];

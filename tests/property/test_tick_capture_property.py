@@ -15,8 +15,9 @@ from kernel_model.fs import CapturedOutput
 from kernel_model.kernel import Kernel, KernelConfig
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "bin"
+# (forks and execs: each address space has its own handler and rules)
 PROGRAMS = (("callchain", "{n}"), ("callchain_nofp", "{n}"), ("fib", "{fib}"), ("compute", ""),
-            ("threads", ""))
+            ("threads", ""), ("fork_pipe", ""), ("exec_chain", ""), ("spawn_tree", ""))
 MIN_ACCEPTED = 10
 
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from loader.cfi import CallFrameTable
+from loader.cfi import CallFrameTable, CfiUnsupported
 from loader.elf import load_elf, load_elf_file
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -59,6 +59,20 @@ def test_the_plt_cfa_is_a_dwarf_expression():
                and r.cfa[0] == "expression")
     ops = [name for name, _ in plt.cfa[1]]
     assert ops[:2] == ["DW_OP_breg7", "DW_OP_breg16"] and "DW_OP_and" in ops
+
+
+def test_an_fde_pyelftools_cannot_decode_is_unsupported_not_a_crash():
+    """Debian's i386 libc: the FDE covering fclose's epilogue makes pyelftools raise a
+    ValueError (an enum formatted with #x); the table says it cannot read that FDE."""
+    libc = ROOTFS / "i386" / "root" / "usr" / "lib" / "i386-linux-gnu" / "libc.so.6"
+    if not libc.exists():
+        pytest.fail(f"the Debian rootfs is not fetched ({libc}): run tests/e2e/fetch_debian_bins.py")
+    image = load_elf(libc.read_bytes(), "libc.so.6", pie_base=0x10000, shared_object=True)
+    table = CallFrameTable(image)
+    fclose = image.symbols.lookup("fclose")
+    with pytest.raises(CfiUnsupported, match="cannot be decoded"):
+        table.rule_at(fclose.addr + 232)
+    assert table.rule_at(image.symbols.lookup("qsort").addr + 4) is not None   # the others read
 
 
 def test_an_object_without_eh_frame_hdr_says_so():

@@ -1,0 +1,33 @@
+"""The timer's C handler on real programs (issue 18's overhead work): Debian's `sort`, dynamic,
+stripped, glibc and libstdc++-free code without frame pointers, PLT stubs whose CFI is a DWARF
+expression. The handler walks what the profiler taught it and declines the rest; the samples are
+exactly those of the same run with every tick delivered through the IDT and unwound live."""
+import pytest
+
+from instrumenter.profiler.sampler import Sampler
+from trapline.sandbox import Sandbox
+
+ARGV = ["/usr/bin/sort", "/usr/share/common-licenses/GPL-3"]
+
+
+def _profile(rootfs: str, native: bool):
+    samplers, samples = [], []
+
+    def attach(kernel, process):
+        sampler = Sampler(kernel.debug, interval=1_000, on_sample=samples.append, native=native)
+        sampler.attach(process)
+        samplers.append(sampler)
+
+    result = Sandbox(rootfs=rootfs, tools=[attach]).run(ARGV)
+    return result, samples, samplers[0]
+
+
+@pytest.mark.parametrize("deb_arch", ["amd64", "i386"])
+def test_captured_samples_of_a_debian_binary_are_the_live_ones(debian_rootfs, deb_arch):
+    rootfs = str(debian_rootfs[deb_arch])
+    live_result, live, live_sampler = _profile(rootfs, native=False)
+    result, captured, sampler = _profile(rootfs, native=True)
+    assert result.stdout == live_result.stdout and result.exit_code == live_result.exit_code == 0
+    assert len(captured) > 50 and captured == live
+    assert live_sampler.captured == 0
+    assert sampler.captured >= len(captured) // 2, (sampler.captured, len(captured))
