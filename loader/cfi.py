@@ -122,12 +122,19 @@ class CallFrameTable:
             return
         count, at = self._decode(count_enc, at, hdr)
         size = struct.calcsize(_FORMATS.get(table_enc & 0x0F) or ("<I" if self.image.bits == 32 else "<Q"))
-        raw = self._read(at, 2 * size * count)
-        table = []
-        for i in range(count):
-            start, _ = self._decode(table_enc, at + 2 * size * i, hdr, raw[2 * size * i:])
-            fde, _ = self._decode(table_enc, at + 2 * size * i + size, hdr, raw[2 * size * i + size:])
-            table.append((start, fde))
+        raw = memoryview(self._read(at, 2 * size * count))
+        if table_enc == DW_EH_PE_datarel | 0x0B:
+            # what every linker writes (datarel sdata4): the whole table in one unpack, not
+            # 2 x 8 500 decodes (glibc's libc.so.6: 60 ms of a profiled run's start-up)
+            mask = (1 << self.image.bits) - 1
+            table = [((start + hdr) & mask, (fde + hdr) & mask)
+                     for start, fde in struct.iter_unpack("<ii", raw)]
+        else:
+            table = []
+            for i in range(count):
+                start, _ = self._decode(table_enc, at + 2 * size * i, hdr, raw[2 * size * i:])
+                fde, _ = self._decode(table_enc, at + 2 * size * i + size, hdr, raw[2 * size * i + size:])
+                table.append((start, fde))
         table.sort()
         self._table = table
         self._starts = [start for start, _ in table]

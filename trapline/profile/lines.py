@@ -16,6 +16,7 @@ import os
 from typing import NamedTuple
 
 from elftools.common.exceptions import ELFError
+from elftools.common.utils import parse_cstring_from_stream
 from elftools.elf.elffile import ELFFile
 
 
@@ -25,6 +26,26 @@ class SourceLine(NamedTuple):
 
     def __str__(self) -> str:
         return f"{os.path.basename(self.file)}:{self.line}"
+
+
+DEBUG_LINE = b".debug_line"
+
+
+def _section_names(elf: ELFFile) -> set[bytes]:
+    """The section names, from the section headers alone: pyelftools' own lookup by name
+    builds every section first (a shared library's hash tables: ~15 ms an object), which a
+    stripped object's profile paid for nothing (ELF gABI, "Section Header")."""
+    header, stream = elf.header, elf.stream
+    if not header["e_shnum"] or header["e_shstrndx"] >= header["e_shnum"]:
+        return set()
+
+    def section_header(index: int):
+        stream.seek(header["e_shoff"] + index * header["e_shentsize"])
+        return elf.structs.Elf_Shdr.parse_stream(stream)
+
+    strings = section_header(header["e_shstrndx"])["sh_offset"]
+    return {parse_cstring_from_stream(stream, strings + section_header(i)["sh_name"]) or b""
+            for i in range(header["e_shnum"])}
 
 
 class LineTable:
@@ -44,9 +65,11 @@ class LineTable:
         return bool(self._starts)
 
     def _read(self, elf: ELFFile) -> None:
+        if DEBUG_LINE not in _section_names(elf):
+            return                     # stripped (Debian's objects): nothing more to read
         loads = [seg["p_vaddr"] for seg in elf.iter_segments() if seg["p_type"] == "PT_LOAD"]
         self.bias_base = min(loads) & ~0xFFF if loads else 0
-        if not elf.has_dwarf_info() or elf.get_section_by_name(".debug_line") is None:
+        if not elf.has_dwarf_info() or elf.get_section_by_name(DEBUG_LINE.decode()) is None:
             return
         dwarf = elf.get_dwarf_info()
         rows: list[tuple[int, SourceLine | None]] = []
