@@ -114,9 +114,11 @@ def run_walkup(sandbox: Sandbox, argv: list[str], *, interval: int, options, mod
             sink.sample(sample)
             walk.sample(_process(door, sample.pid) or process, sample)
 
-        Sampler(door, interval=interval, mode=mode, event=event, on_sample=on_sample,
-                on_module=sink.module, fixup=LandingFixup(door, session.returns),
-                on_event=sink.event, batch=1).attach(process)   # each sample at its tick: it may place hooks
+        sampler = Sampler(door, interval=interval, mode=mode, event=event, on_sample=on_sample,
+                          on_module=sink.module, fixup=LandingFixup(door, session.returns),
+                          on_event=sink.event, batch=1)    # each sample at its tick: it may place hooks
+        walk.functions.table = sampler.unwinder.table_for  # each object's CFI read once for both
+        sampler.attach(process)
         if writer is not None:
             walk.on_step = writer.walkup_step
         sink.startup(door, process)
