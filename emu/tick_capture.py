@@ -166,9 +166,6 @@ class TickCapture:
     def declined(self) -> str:
         return DECLINED[self._state.declined]
 
-    def pending(self) -> int:
-        return self._state.records
-
     def drain(self) -> list[Captured]:
         """The records since the last drain, oldest first; the buffer is empty after."""
         state = self._state

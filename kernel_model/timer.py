@@ -13,6 +13,11 @@ interrupt at that instruction boundary as the CPU delivers an external interrupt
 through the gate of TIMER_VECTOR (0x20, where Linux's legacy PIT IRQ 0 lands), with a hardware
 trap frame on the thread's kernel stack, the handler, and IRET.
 
+A timer armed with a capture (timer_capture.py: a sampling tool's wish) lets a C handler take
+the instruction ticks where the block clock fires, without stopping the run: what the ticks'
+records hold reaches the handler as CapturedFrame before the kernel does anything else (at its
+next entry or the run's end). A tick the C handler cannot take stops the run as above.
+
 `event="syscalls"` counts system calls instead (seed 004's "other types of periodic events"):
 every N-th call's return to user mode is interrupted, so the sample's PC is the instruction
 after the call. The timer is then a syscall watcher of the debug interface; it stops the run at
