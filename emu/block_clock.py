@@ -51,6 +51,13 @@ def _capstone():
 
 
 
+RECENT = 256                   # native/block_clock.c's direct-mapped entries
+
+
+class _Entry(ctypes.Structure):
+    _fields_ = [("address", ctypes.c_uint64), ("size", ctypes.c_uint32), ("insns", ctypes.c_uint32)]
+
+
 class _State(ctypes.Structure):
     """struct block_clock of native/block_clock.c, field for field."""
     _fields_ = [("executed", ctypes.c_int64), ("deadline", ctypes.c_int64),
@@ -60,7 +67,7 @@ class _State(ctypes.Structure):
                 ("capstone", ctypes.c_size_t), ("insn", ctypes.c_void_p),
                 ("table", ctypes.c_void_p), ("mask", ctypes.c_uint64), ("used", ctypes.c_uint64),
                 ("take", ctypes.c_void_p), ("capture", ctypes.c_void_p), ("interval", ctypes.c_int64),
-                ("paused", ctypes.c_int32)]
+                ("paused", ctypes.c_int32), ("recent", _Entry * RECENT)]
 
 
 _CLOCKS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # Machine -> its clock
