@@ -31,7 +31,7 @@ from .registers import REGISTER_IDS
 MAX_REGS, MAX_SAVED = 16, 8
 CAPACITY = 1 << 16                  # words of records: ~2 000 samples of 30 frames
 RULE_PLAIN, RULE_OUTERMOST, RULE_ZERO_FRAME = 1, 2, 3
-RETURNS_ONLY, CFA_DEREF = 1, 2
+RETURNS_ONLY, CFA_DEREF, FIRST_ONLY = 1, 2, 4
 # Why a tick was declined (native/tick_capture.c's enum); 0: the last one was taken.
 DECLINED = ("taken", "no rule", "register lost", "memory unreadable", "buffer full",
             "too deep", "stack does not grow", "no PC")
@@ -137,6 +137,18 @@ class TickCapture:
             return False
         cfa = -1 if cfa_register is None else self.index[cfa_register]
         return self._teach(_Rule(lookup=lookup, kind=RULE_OUTERMOST, cfa_reg=cfa))
+
+    def teach_no_frame(self, pc: int, stack_pointer: str) -> bool:
+        """An interrupted PC with no frame (a `ret`, an i386 PIC thunk): the return address is
+        at the stack top. Not for a return address - 1 that happens to equal `pc`."""
+        index = self.index
+        if stack_pointer not in index:
+            return False
+        word = self._state.word
+        rule = _Rule(lookup=pc, kind=RULE_PLAIN, flags=FIRST_ONLY, cfa_reg=index[stack_pointer],
+                     nsaved=1, cfa_offset=word)
+        rule.saved_reg[0], rule.saved_offset[0], rule.saved_base[0] = 0, -word, -1
+        return self._teach(rule)
 
     def teach_zero_frame(self, lookup: int, frame_pointer: str) -> bool:
         """No CFI at `lookup`, a return address - 1: the walk ends there when `frame_pointer`

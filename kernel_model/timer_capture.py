@@ -68,8 +68,9 @@ class TimerCapture:
         """Teach the handler of `space` the walk's rule at `lookup`: ("plain", CFA register,
         CFA offset, ((register, CFA offset), ...), (lost register, ...)), ("realigned", CFA
         register, offset, ((register, base register or None, offset), ...)), ("outermost",
-        CFA register or None) or ("zero-frame", frame pointer) for a return address in code
-        without CFI. Each once (until forgotten)."""
+        CFA register or None), ("zero-frame", frame pointer) for a return address in code
+        without CFI, or ("no-frame", stack pointer) for an interrupted PC whose return address
+        is on the stack top. Each once (until forgotten)."""
         if self.mode != "stack":
             return
         taught = self._taught.get(space)
@@ -82,6 +83,8 @@ class TimerCapture:
             capture.teach_realigned(lookup, *rule[1:])
         elif rule[0] == "zero-frame":
             capture.teach_zero_frame(lookup, rule[1])
+        elif rule[0] == "no-frame":
+            capture.teach_no_frame(lookup, rule[1])
         else:
             capture.teach_outermost(lookup, rule[1])
         self._taught[space].add(lookup)

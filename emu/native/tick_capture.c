@@ -35,6 +35,7 @@ typedef int (*mem_read_fn)(void *uc, uint64_t address, void *bytes, uint64_t siz
 enum { RULE_FREE, RULE_PLAIN, RULE_OUTERMOST, RULE_ZERO_FRAME };
 #define RETURNS_ONLY 1          /* the rule holds for return addresses, not an interrupted PC */
 #define CFA_DEREF 2             /* CFA = the word at register + offset (a realigned stack) */
+#define FIRST_ONLY 4            /* the rule holds for an interrupted PC, not a return address */
 
 struct rule {
     uint64_t lookup;
@@ -214,7 +215,7 @@ static int walk(struct tick_capture *c, void *uc, uint64_t *regs, uint64_t *fram
             return TOO_DEEP;
         frames[(*n)++] = pc;
         struct rule *r = find(c, *n == 1 ? pc : pc - 1);
-        if (!r || (*n == 1 && (r->flags & RETURNS_ONLY)))
+        if (!r || (*n == 1 && (r->flags & RETURNS_ONLY)) || (*n > 1 && (r->flags & FIRST_ONLY)))
             return NO_RULE;
         if (r->kind == RULE_OUTERMOST)
             return r->cfa_reg < 0 || (valid & (1u << r->cfa_reg)) ? TAKEN : NO_REGISTER;

@@ -39,6 +39,8 @@ STACK_WINDOW = 32 * 1024
 # The frame-pointer prologue: push %ebp; mov %esp,%ebp (89 e5) / push %rbp; mov %rsp,%rbp.
 PROLOGUE = {32: b"\x55\x89\xe5", 64: b"\x55\x48\x89\xe5"}
 RET = 0xC3
+# mov (%esp),%eax/%ecx/%edx/%ebx/%ebp/%esi/%edi: ModRM mod 00, rm 100 (a SIB byte follows: 0x24)
+PIC_THUNK_MODRM = frozenset({0x04, 0x0C, 0x14, 0x1C, 0x2C, 0x34, 0x3C})
 
 
 class Stack(NamedTuple):
@@ -237,9 +239,11 @@ class _Walk:
         bp = self.regs.get(self.bp)
         sp, word = self.regs[self.sp], self.word
         caller = {name: self.regs[name] for name in CALLEE_SAVED[self.bits] if name in self.regs}
-        if first and self._read(pc, 1)[0] == RET:
+        if first and (self._read(pc, 1)[0] == RET or self._is_pic_thunk(pc)):
             # the interrupted instruction is a `ret`: it pops the return address from the stack
-            # top, whatever code this is (musl's i386 `int $0x80; ret` stub has no symbol)
+            # top, whatever code this is (musl's i386 `int $0x80; ret` stub has no symbol); or
+            # the first one of an i386 PIC thunk, which reads it there: no frame either way
+            self._learn(lookup, ("no-frame", self.sp))
             caller.update({self.ip: self._word(sp), self.sp: sp + word})
             return caller
         if bp == 0:
@@ -261,6 +265,17 @@ class _Walk:
         else:
             caller.update({self.ip: self._word(bp + word), self.sp: bp + 2 * word, self.bp: self._word(bp)})
         return caller
+
+    def _is_pic_thunk(self, pc: int) -> bool:
+        """`mov (%esp),%reg; ret` at `pc`: gcc's i386 __x86.get_pc_thunk.REG, which a stripped
+        object leaves with neither a symbol nor an FDE (Debian's libjq: 4 % of jq's samples)."""
+        if self.bits != 32:
+            return False
+        try:
+            code = self._read(pc, 4)
+        except _Stop:
+            return False
+        return code[0] == 0x8B and code[1] in PIC_THUNK_MODRM and code[2] == 0x24 and code[3] == RET
 
     def _function_start(self, address: int) -> int | None:
         image = self.door.image_at(self.process, address)

@@ -31,3 +31,30 @@ def test_captured_samples_of_a_debian_binary_are_the_live_ones(debian_rootfs, de
     assert len(captured) > 50 and captured == live
     assert live_sampler.captured == 0
     assert sampler.captured >= len(captured) // 2, (sampler.captured, len(captured))
+
+
+def test_an_i386_pic_thunk_without_symbol_or_fde_is_unwound(debian_rootfs):
+    """Debian's i386 libjq calls __x86.get_pc_thunk.bx (`mov (%esp),%ebx; ret` at +0x60e0),
+    which strip leaves with neither a symbol nor an FDE: a tick on its first instruction finds
+    the return address on the stack top, as on its `ret` (4 % of jq's samples were truncated
+    there). The C handler is taught the same step."""
+    rootfs = str(debian_rootfs["i386"])
+    argv = ["/usr/bin/jq", "-n", "[range(2000)]|add"]
+    runs = {}
+    for native in (False, True):
+        samples, samplers = [], []
+
+        def attach(kernel, process, native=native, samples=samples, samplers=samplers):
+            sampler = Sampler(kernel.debug, interval=997, on_sample=samples.append, native=native)
+            sampler.attach(process)
+            samplers.append(sampler)
+
+        result = Sandbox(rootfs=rootfs, tools=[attach]).run(argv)
+        assert result.exit_code == 0 and result.stdout.strip() == b"1999000"
+        runs[native] = samples, samplers[0]
+    (live, _), (captured, sampler) = runs[False], runs[True]
+    assert captured == live and sampler.captured > 0
+    in_thunk = [s for s in captured if s.frames[0].module.startswith("libjq")
+                and s.frames[0].function is None and s.frames[0].offset == 0x60E0]
+    assert in_thunk and not any(s.truncated for s in in_thunk)
+    assert all(s.frames[1].module.startswith("libjq") for s in in_thunk)   # its caller
