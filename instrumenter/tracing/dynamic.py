@@ -150,8 +150,11 @@ class DynamicProbes:
         (TrampolineProbes.remove leaves it in its slot: a thread may still be inside)."""
         strategy = self.session.strategies[placement.strategy]
         process, address = placement.process, placement.address
-        if process.space is None or process.space.serial != placement.serial:
-            return                  # that space is gone (exit, exec): nothing left to take out
+        space = process.space
+        if space is None or space.serial != placement.serial or space.released:
+            # that space is gone (exit, exec; a zombie still names the space it released, whose
+            # sites the session forgot): nothing left to take out
+            return
         if placement.inherited:
             patch = self.debug.patch_at(process, address)
             if patch is not None and owner in patch.owners:     # not detached by the policy
