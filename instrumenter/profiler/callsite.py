@@ -24,6 +24,7 @@ from loader.cfi import CallFrameTable, CfiUnsupported
 from ..errors import DecodeError
 from ..insn.decode import decode
 from .callers import FunctionId
+from .start_code import main_of
 from .unwind import Unwinder
 
 CALL_LENGTHS = (5, 2, 3, 6, 7, 4)       # e8 rel32 first; then ff /2 forms by their ModRM size
@@ -35,7 +36,8 @@ class Functions:
     fde_range). The compiler emits one FDE per function, from its first instruction to its
     end, so its initial location is where the function starts, as gdb and perf find it
     in code without symbols; such a function is named "module+0xOFF" from its start, as
-    stack reports name stripped code (symbolize.py). An FDE whose first row is not a called
+    stack reports name stripped code (symbolize.py), except the program's main, which its
+    `_start` names (start_code.py). An FDE whose first row is not a called
     function's entry — the CFA not sp + one word, the return address not at [sp] (psABI:
     i386 2.2.2, AMD64 3.2.2), as in the PLT's FDE — covers no function.
 
@@ -45,6 +47,7 @@ class Functions:
     def __init__(self, door, tables=None):
         self.door = door
         self.table = tables if tables is not None else Unwinder(door).table_for
+        self._mains: dict[int, int | None] = {}      # space serial -> main's address
 
     def at(self, process, address: int) -> FunctionId | None:
         """The function whose code holds `address` in `process` (its image map now), or None
@@ -55,14 +58,26 @@ class Functions:
         symbol = mapped.image.symbols.function_at(address)
         if symbol is not None:
             return FunctionId(mapped.name, symbol.name, symbol.addr)
-        return self._by_fde(mapped, address)
+        return self._by_fde(process, mapped, address)
 
-    def _by_fde(self, mapped, address: int) -> FunctionId | None:
+    def _by_fde(self, process, mapped, address: int) -> FunctionId | None:
         table = self.table(mapped.image)
         bounds = table.fde_range(address)
         if bounds is None or not _called_entry(table, bounds[0], mapped.image.bits // 8):
             return None
+        if bounds[0] == self._main(process):
+            return FunctionId(mapped.name, "main", bounds[0])    # what _start hands libc
         return FunctionId(mapped.name, offset_name(mapped, bounds[0]), bounds[0])
+
+    def _main(self, process) -> int | None:
+        """The stripped program's main (start_code.py), found once per address space."""
+        space = getattr(process, "space", None)
+        if space is None:
+            return main_of(self.door, process)          # (a stand-in process of the tests)
+        key = space.serial
+        if key not in self._mains:
+            self._mains[key] = main_of(self.door, process)
+        return self._mains[key]
 
 
 def _called_entry(table: CallFrameTable, start: int, word: int) -> bool:

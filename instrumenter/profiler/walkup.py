@@ -12,8 +12,9 @@ runtime's start code) or after `max_levels` levels.
 
 Stripped code is walked the same way: a function no symbol covers is the one its `.eh_frame`
 FDE bounds (callsite.Functions), named "module+0xOFF" from its start and hooked like a named
-one. Its name says nothing, so a stripped `main` is not known to be the top: it is hooked as a
-caller, and, entered only once before, never runs its hooks; the walk ends there all the same.
+one. A stripped `main` is named by what glibc's `_start` hands the C library (start_code.py),
+so the walk stops there as at a named one; under other start code it is hooked as a caller,
+and, entered only once before, never runs its hooks: the walk ends there all the same.
 Only code in no function either way — no FDE, or one not starting at a called entry, like
 ld.so's lazy-binding trampoline the PLT jumps to — is named for the report and never hooked.
 
