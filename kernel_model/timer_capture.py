@@ -25,11 +25,13 @@ from typing import NamedTuple
 from emu import tick_capture
 
 CAPTURES = ("pc", "stack")
-# What the walk reads (psABI: x86-64 3.2.1 Figure 3.4; i386 2.2.1): the IP, the SP, then the
-# registers a callee preserves, which a CFI rule may name as saved or as the CFA's base.
-WALK_REGISTERS = {64: ("rip", "rsp", "rbp", "rbx", "r12", "r13", "r14", "r15"),
-                  32: ("eip", "esp", "ebp", "ebx", "esi", "edi")}
+# A rule's kind -> the TickCapture method that teaches it
+TEACH = {"plain": "teach_plain", "realigned": "teach_realigned", "outermost": "teach_outermost",
+         "zero-frame": "teach_zero_frame", "no-frame": "teach_no_frame"}
+# The registers a callee preserves (psABI: x86-64 3.2.1 Figure 3.4; i386 2.2.1), and what a walk
+# reads: the IP, the SP, then those, which a CFI rule may name as saved or as the CFA's base.
 CALLEE_SAVED = {64: ("rbx", "rbp", "r12", "r13", "r14", "r15"), 32: ("ebx", "esi", "edi", "ebp")}
+WALK_REGISTERS = {64: ("rip", "rsp", *CALLEE_SAVED[64]), 32: ("eip", "esp", *CALLEE_SAVED[32])}
 
 
 class CapturedFrame(NamedTuple):
@@ -76,17 +78,8 @@ class TimerCapture:
         taught = self._taught.get(space)
         if taught is not None and lookup in taught:
             return
-        capture = self.of(space)
-        if rule[0] == "plain":
-            capture.teach_plain(lookup, *rule[1:])
-        elif rule[0] == "realigned":
-            capture.teach_realigned(lookup, *rule[1:])
-        elif rule[0] == "zero-frame":
-            capture.teach_zero_frame(lookup, rule[1])
-        elif rule[0] == "no-frame":
-            capture.teach_no_frame(lookup, rule[1])
-        else:
-            capture.teach_outermost(lookup, rule[1])
+        teach = getattr(self.of(space), TEACH[rule[0]])
+        teach(lookup, *rule[1:])
         self._taught[space].add(lookup)
 
     def forget(self, space) -> None:

@@ -25,6 +25,21 @@ _CONSTANTS = {"DW_OP_const1u", "DW_OP_const1s", "DW_OP_const2u", "DW_OP_const2s"
               "DW_OP_const4s", "DW_OP_const8u", "DW_OP_const8s", "DW_OP_constu", "DW_OP_consts"}
 
 
+def register_offset(op: tuple, bits: int) -> tuple[str, int] | None:
+    """(register name, offset) of one `DW_OP_bregN offset` / `DW_OP_bregx N offset`
+    operation, else None (another operation, or a register this walk does not name)."""
+    name, args = op
+    if not name.startswith("DW_OP_breg"):
+        return None
+    register, offset, _ = _breg(name, args, DWARF_REGISTERS[bits])
+    return (register, offset) if register is not None else None
+
+
+def _breg(name: str, args: tuple, names) -> tuple[str | None, int, int]:
+    number, offset = (args[0], args[1]) if name == "DW_OP_bregx" else (int(name[len("DW_OP_breg"):]), args[0])
+    return (names[number] if number < len(names) else None), offset, number
+
+
 def evaluate(ops, registers: dict, read_word, bits: int, initial: tuple[int, ...] = ()) -> int:
     """The value `ops` computes; `registers` by name (emu/registers.py), `read_word(address)`
     reads one target word; `initial` is pushed first (the CFA, for register rules)."""
@@ -37,8 +52,7 @@ def evaluate(ops, registers: dict, read_word, bits: int, initial: tuple[int, ...
         elif name in _CONSTANTS:
             stack.append(args[0] & mask)
         elif name.startswith("DW_OP_breg"):
-            number, offset = (args[0], args[1]) if name == "DW_OP_bregx" else (int(name[len("DW_OP_breg"):]), args[0])
-            register = names[number] if number < len(names) else None
+            register, offset, number = _breg(name, args, names)
             if register not in registers:
                 raise CfiUnsupported(f"{name} reads register {register or number}, unknown in this frame")
             stack.append((registers[register] + offset) & mask)

@@ -35,7 +35,9 @@ def main_of(door, process) -> int | None:
     insns = _until_call(code, image.entry, arch, door, process)
     if insns is None:
         return None
-    return (_main_x86_64 if arch == "x86_64" else _main_i386)(insns, door, process)
+    if arch == "x86_64":
+        return _main_x86_64(insns)
+    return _main_i386(insns, door, process)
 
 
 def _until_call(code: bytes, address: int, arch: str, door, process):
@@ -65,7 +67,7 @@ def _calls_thunk(insn, door, process) -> bool:
         return False
 
 
-def _main_x86_64(insns, door, process) -> int | None:
+def _main_x86_64(insns) -> int | None:
     """The value %rdi was last given before the call."""
     for insn in reversed(insns[:-1]):
         if "rdi" not in insn.regs_written:
@@ -84,7 +86,7 @@ def _main_i386(insns, door, process) -> int | None:
     for insn in insns[:-1]:
         if "call" in insn.groups:
             ebx = insn.next_address                      # the thunk's mov (%esp),%ebx
-        elif insn.base_mnemonic == "add" and ebx is not None and insn.op_str.startswith("ebx,") \
+        elif insn.base_mnemonic == "add" and ebx is not None and insn.operands[0].reg == "ebx" \
                 and insn.operands[1].kind == "imm":
             ebx = (ebx + insn.operands[1].imm) & 0xFFFF_FFFF
     push = insns[-2] if len(insns) >= 2 and insns[-2].base_mnemonic == "push" else None

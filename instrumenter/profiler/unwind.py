@@ -26,7 +26,7 @@ from emu.memory import MemoryAccessError
 from kernel_model.debug import CALLEE_SAVED
 from loader.cfi import CallFrameTable, CfiUnsupported
 
-from .dwarf_expr import DWARF_REGISTERS, evaluate
+from .dwarf_expr import evaluate, register_offset
 
 MAX_DEPTH = 256
 # The walk reads the stack above the interrupted SP in one piece of at most this many bytes
@@ -354,26 +354,18 @@ def _realigned_form(rule, bits: int) -> tuple | None:
     register at CFA + n or at register + n (`DW_OP_bregN n`). ("realigned", register, n,
     ((saved register, base register or None for the CFA, n), ...)), else None."""
     ops = rule.cfa[1] if rule.cfa[0] == "expression" else ()
-    if len(ops) != 2 or ops[1][0] != "DW_OP_deref" or _breg(ops[0], bits) is None:
+    if len(ops) != 2 or ops[1][0] != "DW_OP_deref" or register_offset(ops[0], bits) is None:
         return None
-    base, offset = _breg(ops[0], bits)
+    base, offset = register_offset(ops[0], bits)
     saved = []
     for name, how in rule.saved.items():
         if how[0] == "at":
             saved.append((name, None, how[1]))
-        elif how[0] == "at-expression" and len(how[1]) == 1 and _breg(how[1][0], bits) is not None:
-            saved.append((name, *_breg(how[1][0], bits)))
+        elif how[0] == "at-expression" and len(how[1]) == 1 and register_offset(how[1][0], bits) is not None:
+            saved.append((name, *register_offset(how[1][0], bits)))
         else:
             return None
     if rule.saved.get(rule.return_register, ("",))[0] != "at":
         return None
     return "realigned", base, offset, tuple(saved)
 
-
-def _breg(op: tuple, bits: int) -> tuple[str, int] | None:
-    """(register, offset) of a `DW_OP_bregN offset` operation, else None."""
-    name, args = op
-    if not name.startswith("DW_OP_breg") or name == "DW_OP_bregx":
-        return None
-    number, names = int(name[len("DW_OP_breg"):]), DWARF_REGISTERS[bits]
-    return (names[number], args[0]) if number < len(names) else None
