@@ -26,6 +26,13 @@ def _inside_segments(addr: int, segments: tuple[Segment, ...]) -> bool:
     return any(seg.vaddr <= addr < seg.vaddr + seg.memsz for seg in segments)
 
 
+def _version_hidden(ndx) -> bool:
+    """Whether a .gnu.version entry marks a non-default version. pyelftools gives the reserved
+    indexes by name ("VER_NDX_GLOBAL" for an unversioned export, as every symbol of Debian's
+    perl, libz or the gconv modules is): those are never hidden."""
+    return isinstance(ndx, int) and bool(ndx & VERSYM_HIDDEN)
+
+
 def _symbol_rows(data: bytes) -> list[tuple[str, int, int, int, int, bool]]:
     """(name, value, size, type, binding, hidden) of .symtab, then .dynsym (a stripped
     static-pie or shared library keeps that one); `hidden`: a non-default symbol version."""
@@ -46,7 +53,7 @@ def _symbol_rows(data: bytes) -> list[tuple[str, int, int, int, int, bool]]:
             info = sym["st_info"]
             stype, bind = info["type"], info["bind"]
             hidden = name == ".dynsym" and versions is not None and \
-                bool(versions.get_symbol(index).entry["ndx"] & VERSYM_HIDDEN)
+                _version_hidden(versions.get_symbol(index).entry["ndx"])
             rows.append((sym.name, sym["st_value"], sym["st_size"],
                          stype if isinstance(stype, int) else ENUM_ST_INFO_TYPE[stype],
                          bind if isinstance(bind, int) else ENUM_ST_INFO_BIND[bind], hidden))

@@ -7,6 +7,7 @@ from loader.elf_symbols import symbols_from_rows
 from loader.image import Segment
 
 LIBM = "/lib/x86_64-linux-gnu/libm.so.6"
+LIBZ = "/lib/x86_64-linux-gnu/libz.so.1"
 SEGMENTS = (Segment(0x1000, 0x10000, 0x10000, 0, 5, b""),)
 
 
@@ -35,3 +36,15 @@ def test_real_libm_relocated_where_it_is_mapped():
     cos, hypot = image.symbols.lookup("cos"), image.symbols.lookup("hypot")
     assert cos.kind == "ifunc" and 0x7FFF_F000_0000 < cos.addr < 0x7FFF_F100_0000
     assert hypot.kind == "func" and image.symbols.function_at(hypot.addr).name == "hypot"
+
+
+def test_unversioned_exports_keep_the_table():
+    """libz exports its functions unversioned beside versioned ones: .gnu.version holds
+    VER_NDX_GLOBAL for them, which pyelftools names as a string. That entry once raised
+    inside the reader and left the whole table empty (Debian's perl, bash, sed, sqlite3,
+    libz and every gconv module were profiled as module+offset)."""
+    with open(LIBZ, "rb") as handle:
+        image = load_elf(handle.read(), LIBZ, pie_base=0x7FFF_F000_0000, shared_object=True)
+    deflate = image.symbols.lookup("deflate")
+    assert image.symbols_problem is None
+    assert deflate is not None and image.symbols.function_at(deflate.addr + 1).name == "deflate"
