@@ -58,9 +58,10 @@ class Functions:
         symbol = mapped.image.symbols.function_at(address)
         if symbol is not None:
             return FunctionId(mapped.name, symbol.name, symbol.addr)
-        return self._by_fde(process, mapped, address)
+        return self.by_fde(process, mapped, address)
 
-    def _by_fde(self, process, mapped, address: int) -> FunctionId | None:
+    def by_fde(self, process, mapped, address: int) -> FunctionId | None:
+        """The function the FDE covering `address` in `mapped` (an image-map entry) bounds."""
         table = self.table(mapped.image)
         bounds = table.fde_range(address)
         if bounds is None or not _called_entry(table, bounds[0], mapped.image.bits // 8):

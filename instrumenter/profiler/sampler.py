@@ -21,6 +21,7 @@ from typing import Callable, NamedTuple
 
 from kernel_model.debug import WALK_REGISTERS, CapturedFrame
 
+from .callsite import Functions
 from .symbolize import Frame, Symbolizer
 from .unwind import Unwinder
 
@@ -93,7 +94,7 @@ class Sampler:
         self.batch, self.native = batch, native
         self.captured = 0            # ticks the timer's C handler took (the others: live)
         self.unwinder = Unwinder(door, fixup, learn=door.timer_learn)   # fixup: hooks.LandingFixup
-        self.symbolizer = Symbolizer(door)
+        self.symbolizer = Symbolizer(door, Functions(door, self.unwinder.table_for))
         self.ticks = 0
 
     def attach(self, process) -> None:

@@ -34,8 +34,12 @@ class Frame(NamedTuple):
 class Symbolizer:
     """Names the addresses of one process at a time (its current image map)."""
 
-    def __init__(self, door):
+    def __init__(self, door, functions=None):
         self.door = door
+        # Stripped code: the function its .eh_frame FDE bounds (callsite.Functions), named
+        # "module+0xSTART" (or `main`) as the walk-up names and hooks it, so that a report's
+        # function rows and the walk-up's hot spots are the same functions. None: by offset.
+        self.functions = functions
         self._sizeless: dict[tuple, tuple] = {}     # (path, bias) -> starts, functions
         # Frames named from objects, for the image map they were named in (`_map`): a
         # sample's return addresses repeat from sample to sample, and naming one costs a search
@@ -91,6 +95,10 @@ class Symbolizer:
                 symbol = self._sizeless_before(image, lookup)
             if symbol is not None:
                 return Frame(mapped.name, symbol.name, address - symbol.addr, address)
+            function = self.functions.by_fde(process, mapped, lookup) \
+                if self.functions is not None and image is not None else None
+            if function is not None:
+                return Frame(mapped.name, function.name, address - function.entry, address)
             return Frame(mapped.name, None, address - mapped.base, address)
         return self._area_frame(process, address, lookup)
 
