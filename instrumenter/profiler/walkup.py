@@ -82,6 +82,7 @@ class WalkUp:
         self.activations = Activations()
         self.functions = Functions(self.door)      # by symbol, or by .eh_frame FDE where stripped
         self.timeline: list[Step] = []
+        self._seen_in: dict[FunctionId, int] = {}   # function -> pid of the last sample in it
         self.on_step = None             # on_step(Step): each step as it is taken (--record)
         self.tops: dict[FunctionId, list[FunctionId]] = {}     # hot spot -> where its walk ended
         self.joins: dict[FunctionId, FunctionId] = {}   # hot spot -> the walk it went on in
@@ -92,8 +93,28 @@ class WalkUp:
     # ---- sampling: the hot-spot decision ---------------------------------------------------
     def sample(self, process, sample) -> None:
         """One sample of `process` (the sampler's on_sample)."""
-        for spot in self.detector.add(self._leaf_function(process, sample)):
+        function = self._leaf_function(process, sample)
+        if function is not None:
+            self._seen_in[function] = sample.pid
+        for spot in self.detector.add(function):
             self._start(process, spot.function)
+
+    def _process_holding(self, function: FunctionId, process):
+        """A live process whose code at `function`'s entry is that function, where its hook is
+        placed (the probe, by file and address, then goes in every process mapping the file):
+        `process` if it is one, else the one last sampled in it, else any. A window mixes the
+        samples of every process of the run (a pipeline's seq, sort and shell), and a caller
+        list the calls seen in each: the process whose sample closed the window, or whose hook
+        found the callers, may map another program at that address or the same library at
+        another base; the one sampled in the function may have exec'd or exited."""
+        if self.functions.at(process, function.entry) == function:
+            return process
+        live = self.door.live_processes()
+        seen = self._seen_in.get(function)
+        for candidate in [p for p in live if p.pid == seen] + live:
+            if self.functions.at(candidate, function.entry) == function:
+                return candidate
+        return None
 
     def _leaf_function(self, process, sample) -> FunctionId | None:
         """The function the sample's PC is in: the symbolizer's name, or in code no symbol
@@ -205,9 +226,13 @@ class WalkUp:
 
     # ---- hooks in and out --------------------------------------------------------------------
     def _insert(self, process, entry, state: str, kind: str) -> None:
+        holder = self._process_holding(entry.function, process)
+        if holder is None:
+            self._step("stop", "its process exited", entry)
+            return
         entry.state = state
         entry.instrumented_at = self._now()
-        self.hooks.insert(process, entry, kind)
+        self.hooks.insert(holder, entry, kind)
         self._step("insert", kind, entry)
 
     def _remove(self, entry) -> None:

@@ -109,3 +109,26 @@ def test_a_dlopening_program_profiles_the_same_twice_and_from_its_trace(debian_r
     modules = profile.by_module()
     assert modules["UTF-16.so"] > 0 and modules["ISO8859-1.so"] > 0, modules
     assert folded_text(read_trace(str(traces[0]))) == folded_text(profile)
+
+
+PIPELINE = ["/bin/bash", "-c", f"seq 2000 | sort -R --random-source={GPL} | md5sum"]
+
+
+@ARCHES
+@pytest.mark.parametrize("mode, window", [("stack", 50), ("pc", 20)])
+def test_a_hot_spot_is_hooked_in_the_process_it_is_in(debian_rootfs, deb_arch, mode, window):
+    """A window mixes the samples of every process of a pipeline: seq's, sort's and the shell's.
+    A hot spot in seq or in sort's libc (mapped at another base than bash's, whose libtinfo
+    comes first) was hooked through the process whose sample closed the window: the shell,
+    where that address is another object or none ("0x7ffff7f438c0 is not executable", a
+    KernelPanic "in no object of pid 101"); and a caller seen from sort was hooked through
+the shell whose hook had reached the period (bash+0x124b0 for sort+0x124b0). Each hook goes
+to a live process that has the function there."""
+    rootfs = str(debian_rootfs[deb_arch])
+    plain = Sandbox(rootfs=rootfs).run(PIPELINE)
+    run = run_walkup(Sandbox(rootfs=rootfs), PIPELINE, interval=10_000, mode=mode,
+                     options=WalkUpOptions(window=window))
+    assert plain.exit_code == 0 and len(plain.stdout) == 36
+    assert (run.result.stdout, run.result.exit_code) == (plain.stdout, plain.exit_code)
+    hooked = {step.function.module for step in run.walk.timeline if step.action == "insert"}
+    assert "sort" in hooked, hooked
