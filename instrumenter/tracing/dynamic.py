@@ -159,6 +159,11 @@ class DynamicProbes:
             patch = self.debug.patch_at(process, address)
             if patch is not None and owner in patch.owners:     # not detached by the policy
                 self.debug.unpatch(process, address, owner)
+            if self.debug.patch_at(process, address) is None:
+                # The child's last patch there is gone: so is its entry for the site object it
+                # shares with the parent (SpaceTable.fork), or a probe placed there later would
+                # find that site and re-patch bytes the child no longer has patched.
+                getattr(strategy, "sites", {}).pop((placement.serial, address), None)
             return
         key = (placement.serial, address)
         sites = getattr(strategy, "sites", {})

@@ -132,3 +132,20 @@ to a live process that has the function there."""
     assert (run.result.stdout, run.result.exit_code) == (plain.stdout, plain.exit_code)
     hooked = {step.function.module for step in run.walk.timeline if step.action == "insert"}
     assert "sort" in hooked, hooked
+
+
+@ARCHES
+def test_a_probe_comes_back_where_a_fork_child_had_the_parents(debian_rootfs, deb_arch):
+    """dash forks a child per command: the child holds copies of the walk-up's hooks, and the
+    strategy's table shares the parent's site object for it. A level's hook taken out of the
+    child, then another placed at the same function (a sample per system call, windows of
+    three: the walk-up inserts and removes fast), found that site and re-patched bytes the
+    child no longer had patched ("no patch at 0x7ffff7ee27e0 in pid 102")."""
+    rootfs = str(debian_rootfs[deb_arch])
+    argv = ["/bin/dash", "-c", "seq 1 300 | sort -nr | head -3; echo x | sed s/x/y/"]
+    run = run_walkup(Sandbox(rootfs=rootfs), argv, interval=1, mode="pc", event="syscalls",
+                     options=WalkUpOptions(window=3))
+    assert run.result.exit_code == 0 and run.result.stdout == b"300\n299\n298\ny\n"
+    removed = {step.function for step in run.walk.timeline if step.action == "remove"}
+    again = [step for step in run.walk.timeline if step.action == "insert" and step.function in removed]
+    assert again, "no function was hooked again after a hook of it was taken out"
