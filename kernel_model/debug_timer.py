@@ -80,11 +80,17 @@ class TimerAccess:
         return timer.elapsed if timer is not None else 0
 
     def virtual_time_ns(self) -> int:
-        """The run's virtual clock as the guest reads it (CLOCK_MONOTONIC less its boot
-        offset, kernel_model/clock.py): it advances by the instructions of every slice a
-        preemption ended, by each system call's fixed cost and by sleeps — so its resolution is
-        the scheduling quantum, exactly what a program timing itself would see."""
-        return self._kernel.clock.elapsed_ns
+        """The run's virtual time in nanoseconds since it started, exact inside a hook: the
+        guest's clock (CLOCK_MONOTONIC less its boot offset, kernel_model/clock.py) plus the
+        instructions it has not charged (kernel_model/cpu_time.py), one nanosecond each, in
+        processes whose instructions are counted."""
+        return self._kernel.cpu_time.virtual_time_ns()
+
+    def thread_instructions(self, thread) -> int:
+        """The instructions `thread` ran itself (a task clock: not its process's other
+        threads'), exact inside a hook; 0 unless its process is counted (count_instructions)."""
+        kernel = self._kernel
+        return kernel.cpu_time.thread_instructions(thread, kernel.in_hook and thread is kernel.current)
 
     def _timer_switch(self, previous, thread) -> None:
         self._emit("thread_switch", previous, thread)

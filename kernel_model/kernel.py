@@ -13,6 +13,7 @@ from . import errno as E
 from . import idt as V
 from .blocking import WouldBlock
 from .clock import VirtualClock
+from .cpu_time import CpuTime
 from .debug import DebugInterface
 from .debug_access import symbolize
 from .errno import GuestErrno
@@ -67,6 +68,7 @@ class Kernel:
     def __init__(self, config: KernelConfig):
         self.config = config
         self.clock = VirtualClock()
+        self.cpu_time = CpuTime(self.clock)
         self.fs = FileSystem(config.rootfs, writable=config.writable, seed=config.seed,
                              clock=self.clock.realtime_ns)
         self.fs.data_budget.allows = self._memory_budget_allows    # overlay bytes are memory
@@ -253,6 +255,7 @@ class Kernel:
                 count = control.slice_count(thread, count)
             charged = count
             count, by_alarm = alarms.cap(count, machine)      # a tool's alarm: insn_alarms.py
+            self.cpu_time.begin(machine)
             self.in_hook = True
             try:
                 if self.timer is None:
@@ -261,15 +264,14 @@ class Kernel:
                     exit_ = self.timer.run(thread, machine, count)
             finally:
                 self.in_hook = False
+            preempted = exit_.kind == exits.BUDGET and not by_alarm
+            self.cpu_time.end(thread, count if preempted else 0)    # 1 ns per instruction
             self._release_pending()
             if charged:
                 # Charge what ran: a slice that a syscall, fork or fault ended early used only
                 # part of its count (Unicorn's exact, deterministic counter: emu/icount.py).
                 self.insns_used += machine.last_run_insns if self.timer is None \
                     else self.timer.slice_insns
-            preempted = exit_.kind == exits.BUDGET and not by_alarm
-            if preempted:
-                self.clock.advance(count)           # virtual time: 1 ns per guest instruction
             self._handle_exit(thread, exit_)
             if control is not None:
                 control.after_slice(thread, exit_)
@@ -327,10 +329,8 @@ class Kernel:
         self.scheduler.sleep(thread, [channel], reason, None)
 
     def stop_for_tracer(self, thread: Thread, reason: str) -> None:
-        """A traced thread's stop (ptrace-stop at a breakpoint): it sleeps on its tracer's
-        channel until the tracer resumes it; signals other than SIGKILL do not end such a
-        stop on Linux, but here a woken thread simply re-executes its trapping instruction
-        and stops again, which is the same thing seen from the guest."""
+        """A traced thread's stop (ptrace-stop at a breakpoint) until its tracer resumes it;
+        a thread woken otherwise re-executes its trap and stops again (as on Linux)."""
         self.scheduler.sleep(thread, [tracer_channel(thread)], reason, None)
         if self.in_hook:
             thread.process.machine.stop()

@@ -48,6 +48,7 @@ class Thread:
     sched_policy: int = 0                # SCHED_NORMAL (| SCHED_RESET_ON_FORK) (sched_attrs.py)
     rt_priority: int = 0
     suspended: int = 0                   # tools' holds (debug.suspend_thread): never picked while > 0
+    instructions: int = 0                # its finished slices' instructions, when counted (cpu_time.py)
 
     def describe(self) -> str:
         return f"pid {self.process.pid} tid {self.tid}"

@@ -94,15 +94,13 @@ class FullInstrumentation:
         entry.hook_runs += 1
         entry.metric.invocations += 1
         sp, _, chained = self.hooks.entry_state(ctx)
-        cpu = self.door.cpu(ctx.process)
-        self.activations.enter(ctx.thread.tid, entry, sp, cpu.instructions_retired,
-                               self.door.virtual_time_ns(), chained)
+        self.activations.enter(ctx.thread.tid, entry, sp, *self.hooks.clocks(ctx), chained)
         self.hooks.arm_exit(ctx, entry.function.entry)
 
     def _exited(self, ctx) -> None:
         self.hooks.count_exit()
         cpu = self.door.cpu(ctx.process)
         done = self.activations.leave(ctx.thread.tid, cpu.sp - cpu.arch.word,
-                                      cpu.instructions_retired, self.door.virtual_time_ns())
+                                      *self.hooks.clocks(ctx))
         if done is not None:
             done.entry.hook_runs += 1

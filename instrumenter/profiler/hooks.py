@@ -135,6 +135,11 @@ class Hooks:
                 return sp, pending.return_address, True
         return sp, address, True
 
+    def clocks(self, ctx) -> tuple[int, int]:
+        """(instructions the hooked thread ran itself, the run's virtual time in ns) now: the
+        metrics' clocks (kernel_model/cpu_time.py), exact at the hook."""
+        return self.door.thread_instructions(ctx.thread), self.door.virtual_time_ns()
+
     def arm_exit(self, ctx, function_entry: int) -> None:
         """Swap the return address for the landing (the uretprobe's entry half)."""
         self.session.returns.on_entry(ctx.thread, self.exit_probe, function_entry)

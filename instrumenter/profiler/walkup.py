@@ -153,9 +153,7 @@ class WalkUp:
         entry.hook_runs += 1
         entry.metric.invocations += 1
         sp, chained = self._learn_caller(ctx, entry)
-        cpu = self.door.cpu(ctx.process)
-        self.activations.enter(ctx.thread.tid, entry, sp, cpu.instructions_retired,
-                               self.door.virtual_time_ns(), chained)
+        self.activations.enter(ctx.thread.tid, entry, sp, *self.hooks.clocks(ctx), chained)
         self.hooks.arm_exit(ctx, entry.function.entry)
         self._check_period(ctx.process, entry)
 
@@ -163,8 +161,7 @@ class WalkUp:
         self.hooks.count_exit()
         cpu = self.door.cpu(ctx.process)
         entry_sp = cpu.sp - cpu.arch.word            # the ret popped the return address
-        done = self.activations.leave(ctx.thread.tid, entry_sp, cpu.instructions_retired,
-                                      self.door.virtual_time_ns())
+        done = self.activations.leave(ctx.thread.tid, entry_sp, *self.hooks.clocks(ctx))
         if done is not None:
             done.entry.hook_runs += 1
             self._check_period(ctx.process, done.entry)
