@@ -12,7 +12,8 @@ Everything is read from a LoadedImage's segments, where ld.so and the kernel fin
 PT_GNU_EH_FRAME locates `.eh_frame_hdr`, whose sorted table of (initial location, FDE) pairs
 finds the FDE of an address by binary search; pyelftools decodes that FDE (and its CIE) into
 rows. A program gcc linked -static has no `.eh_frame_hdr`: its FDEs are found from
-`__EH_FRAME_BEGIN__`, as libgcc's unwinder finds them in such a program. Nothing here knows the emulator; the profiler's unwinder (instrumenter/profiler/) applies
+`__EH_FRAME_BEGIN__`, as libgcc's unwinder finds them in such a program, or, stripped, from
+the section headers' `.eh_frame`, as gdb and perf do. Nothing here knows the emulator; the profiler's unwinder (instrumenter/profiler/) applies
 the rows to a thread's registers and memory.
 """
 from __future__ import annotations
@@ -147,16 +148,15 @@ class CallFrameTable:
         """Without .eh_frame_hdr (gcc links -static programs without --eh-frame-hdr), find the
         FDEs as libgcc does for such a program at run time: crtbegin registers
         `__EH_FRAME_BEGIN__` (__register_frame_info), and the unwinder walks .eh_frame from there,
-        entry by entry, to its zero terminator (crtend's `__FRAME_END__`). False without it."""
-        begin = self.image.symbols.lookup("__EH_FRAME_BEGIN__")
-        if begin is None:
+        entry by entry, to its zero terminator (crtend's `__FRAME_END__`). A stripped program
+        has neither symbol: its section headers still say where `.eh_frame` is, which is where
+        gdb and perf read it. False without either."""
+        bounds = self._eh_frame_bounds()
+        if bounds is None:
             return False
-        start = begin.addr
-        limit = self._segment_end(start)
-        end = self.image.symbols.lookup("__FRAME_END__")
-        stop = end.addr + 4 if end is not None and start < end.addr < limit else limit
+        start, stop = bounds
         # An FDE's CIE may precede __EH_FRAME_BEGIN__ (crt1's and crti's part of .eh_frame):
-        # the entries are read within their whole segment, walked from the symbol.
+        # the entries are read within their whole segment, walked from the start.
         base = next(seg.vaddr for seg in self.image.segments
                     if seg.vaddr <= start < seg.vaddr + seg.filesz)
         data = self._read(base, stop - base)
@@ -176,6 +176,21 @@ class CallFrameTable:
         table.sort()
         self._table, self._starts = table, [first for first, _ in table]
         return bool(table)
+
+    def _eh_frame_bounds(self) -> tuple[int, int] | None:
+        """[start, stop) of the .eh_frame entries to walk: from crtbegin's symbol, else from
+        the section headers."""
+        begin = self.image.symbols.lookup("__EH_FRAME_BEGIN__")
+        if begin is not None:
+            start = begin.addr
+            limit = self._segment_end(start)
+            end = self.image.symbols.lookup("__FRAME_END__")
+            return start, end.addr + 4 if end is not None and start < end.addr < limit else limit
+        section = self.image.sections.get(".eh_frame")
+        if section is None or not section[1]:
+            return None
+        start, size = section
+        return start, min(start + size, self._segment_end(start))
 
     def _eh_frame_hdr_address(self) -> int | None:
         image = self.image

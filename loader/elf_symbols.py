@@ -2,7 +2,9 @@
 
 A run does not need symbols: probes, the debugger and fault reports do. So load_elf keeps a
 `SymbolReader` on the image and the section headers and symbol tables are parsed only when the
-image's `symbols` are first used (and once per distinct file: load_elf shares images).
+image's `symbols` are first used (and once per distinct file: load_elf shares images). The same
+parse keeps where the allocated sections are (`sections`): a stripped program has no symbol to
+find its `.eh_frame` by and, linked -static, no `.eh_frame_hdr` either (loader/cfi.py).
 """
 from __future__ import annotations
 
@@ -33,14 +35,21 @@ def _version_hidden(ndx) -> bool:
     return isinstance(ndx, int) and bool(ndx & VERSYM_HIDDEN)
 
 
-def _symbol_rows(data: bytes) -> list[tuple[str, int, int, int, int, bool]]:
+SHF_ALLOC = 0x2
+
+
+def _allocated_sections(elf) -> dict[str, tuple[int, int]]:
+    """name -> (sh_addr, sh_size) of the sections that occupy memory, unrelocated."""
+    return {section.name: (section["sh_addr"], section["sh_size"]) for section in elf.iter_sections()
+            if section["sh_flags"] & SHF_ALLOC and section.name}
+
+
+def _symbol_rows(elf) -> list[tuple[str, int, int, int, int, bool]]:
     """(name, value, size, type, binding, hidden) of .symtab, then .dynsym (a stripped
     static-pie or shared library keeps that one); `hidden`: a non-default symbol version."""
-    from elftools.elf.elffile import ELFFile
     from elftools.elf.enums import ENUM_ST_INFO_BIND, ENUM_ST_INFO_TYPE
     from elftools.elf.sections import SymbolTableSection
 
-    elf = ELFFile(io.BytesIO(data))
     tables = {section.name: section for section in elf.iter_sections() if isinstance(section, SymbolTableSection)}
     versions = elf.get_section_by_name(".gnu.version")
     rows = []
@@ -94,21 +103,33 @@ class SymbolReader:
     symbol tables are malformed still runs, as under Linux, which never reads them: its table is
     empty and `problem` says why in one line."""
 
-    __slots__ = ("_data", "_bias", "_segments", "_table", "problem")
+    __slots__ = ("_data", "_bias", "_segments", "_table", "_sections", "problem")
 
     def __init__(self, data: bytes, bias: int, segments: tuple[Segment, ...]):
         self._data, self._bias, self._segments = data, bias, segments
         self._table: SymbolTable | None = None
+        self._sections: dict[str, tuple[int, int]] = {}
         self.problem: str | None = None
+
+    @property
+    def sections(self) -> dict[str, tuple[int, int]]:
+        """name -> (address, size) of the allocated sections, relocated; {} without section
+        headers (the kernel and ld.so never need them)."""
+        self()
+        return self._sections
 
     def __call__(self) -> SymbolTable:
         if self._table is None:
+            from elftools.elf.elffile import ELFFile
+            rows = []
             try:
-                rows = _symbol_rows(self._data)
+                elf = ELFFile(io.BytesIO(self._data))
+                self._sections = {name: (addr + self._bias, size) for name, (addr, size)
+                                  in _allocated_sections(elf).items()}
+                rows = _symbol_rows(elf)
             except Exception as exc:  # noqa: BLE001 -- pyelftools raises ELFError, construct
                 # errors, and plain IndexError/KeyError/UnicodeDecodeError on corrupt tables
                 self.problem = f"unreadable symbol table: {type(exc).__name__}: {exc}".splitlines()[0]
-                rows = []
             self._table = symbols_from_rows(rows, self._bias, self._segments)
             self._data = None  # the file's bytes are no longer needed
         return self._table

@@ -63,6 +63,12 @@ class LoadedImage(NamedTuple):
         return self.symbol_reader()
 
     @property
+    def sections(self) -> dict[str, tuple[int, int]]:
+        """name -> (address, size) of the allocated sections from the section headers (read
+        with the symbols), {} where there are none."""
+        return getattr(self.symbol_reader, "sections", {})
+
+    @property
     def symbols_problem(self) -> str | None:
         """Why `symbols` is empty although the file has a symbol table (one line), else None."""
         self.symbol_reader()

@@ -6,7 +6,10 @@ Names are taken when the sample is taken, from the objects mapped in the process
 (dlopen/dlclose reusing a range) and a sample never carries a stale name. What no object covers
 is named by its area: tool pages (the probes' XOL pages, native actions) as `[tool:NAME]`, the
 stack, the heap, and code in anonymous memory as `[jit]` — code written at run time has no
-symbol, and none is invented for it.
+symbol, and none is invented for it. Code of an object that has no symbol there (Debian's
+stripped programs) is named by the function its `.eh_frame` FDE bounds, from that function's
+start (`sort+0x8bb0`, and `main` where glibc's `_start` names it: callsite.Functions), as the
+walk-up names and hooks it, so that a report counts functions, not instructions.
 """
 from __future__ import annotations
 
@@ -21,7 +24,7 @@ STACKS_KEPT = 1 << 16          # whole stacks remembered (a bound on the memory 
 
 class Frame(NamedTuple):
     module: str            # "fib", "libc.so.6", "[tool:uprobes]", "[jit]", "[unknown]"
-    function: str | None   # None when no symbol covers the address
+    function: str | None   # None when neither a symbol nor an FDE-bounded function covers it
     offset: int            # from the function's start, else from the module's base
     address: int
 

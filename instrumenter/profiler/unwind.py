@@ -23,10 +23,11 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from emu.memory import MemoryAccessError
-from kernel_model.debug import CALLEE_SAVED
+from kernel_model.debug import CALLEE_SAVED, PROT_EXEC
 from loader.cfi import CallFrameTable, CfiUnsupported
 
 from .dwarf_expr import evaluate, register_offset
+from .frameless import in_plt, is_pic_thunk, is_plt_jump, is_ret
 
 MAX_DEPTH = 256
 # The walk reads the stack above the interrupted SP in one piece of at most this many bytes
@@ -38,9 +39,6 @@ STACK_WINDOW = 32 * 1024
 # the CFI says where they were saved — the timer's C handler walks by the same list.
 # The frame-pointer prologue: push %ebp; mov %esp,%ebp (89 e5) / push %rbp; mov %rsp,%rbp.
 PROLOGUE = {32: b"\x55\x89\xe5", 64: b"\x55\x48\x89\xe5"}
-RET = 0xC3
-# mov (%esp),%eax/%ecx/%edx/%ebx/%ebp/%esi/%edi: ModRM mod 00, rm 100 (a SIB byte follows: 0x24)
-PIC_THUNK_MODRM = frozenset({0x04, 0x0C, 0x14, 0x1C, 0x2C, 0x34, 0x3C})
 
 
 class Stack(NamedTuple):
@@ -128,7 +126,7 @@ class _Walk:
                 if step is None:
                     step = self._step_frame_pointer(pc, lookup, first=len(frames) == 1)
             except _Stop as stop:
-                return Stack(tuple(frames), stop.reason)
+                return self._stopped(frames, stop.reason)
             if step == "outermost":
                 return Stack(tuple(frames), None)
             old_sp, self.regs = self.regs[self.sp], step
@@ -138,6 +136,17 @@ class _Walk:
             if self.regs.get(self.ip) and self.regs[self.sp] <= old_sp:
                 return Stack(tuple(frames), f"stack pointer does not grow at {pc:#x}")
         return Stack(tuple(frames), f"deeper than {max_depth} frames")
+
+    def _stopped(self, frames: list[int], reason: str) -> Stack:
+        """The walk ends early at the last frame. A return address in no executable area is
+        not a frame: the step to it read a word that is not one (glibc's i386 memcpy pushes
+        %eax with no CFI saying so, and its FDE's CFA then points at the saved count)."""
+        if len(frames) > 1:
+            area = self.door.area_at(self.process, frames[-1])
+            if area is None or not area.perms & PROT_EXEC:
+                address = frames.pop()
+                reason = f"return address {address:#x} is not in code (after {frames[-1]:#x})"
+        return Stack(tuple(frames), reason)
 
     # ---- CFI --------------------------------------------------------------------------------
     def _step_cfi(self, lookup: int):
@@ -239,11 +248,8 @@ class _Walk:
         bp = self.regs.get(self.bp)
         sp, word = self.regs[self.sp], self.word
         caller = {name: self.regs[name] for name in CALLEE_SAVED[self.bits] if name in self.regs}
-        if first and (self._read(pc, 1)[0] == RET or self._is_pic_thunk(pc)):
-            # the interrupted instruction is a `ret`: it pops the return address from the stack
-            # top, whatever code this is (musl's i386 `int $0x80; ret` stub has no symbol); or
-            # the first one of an i386 PIC thunk, which reads it there: no frame either way
-            self._learn(lookup, ("no-frame", self.sp))
+        if first and self._frameless(pc):
+            self._learn(lookup, ("no-frame", self.sp))     # the return address on the stack top
             caller.update({self.ip: self._word(sp), self.sp: sp + word})
             return caller
         if bp == 0:
@@ -266,16 +272,15 @@ class _Walk:
             caller.update({self.ip: self._word(bp + word), self.sp: bp + 2 * word, self.bp: self._word(bp)})
         return caller
 
-    def _is_pic_thunk(self, pc: int) -> bool:
-        """`mov (%esp),%reg; ret` at `pc`: gcc's i386 __x86.get_pc_thunk.REG, which a stripped
-        object leaves with neither a symbol nor an FDE (Debian's libjq: 4 % of jq's samples)."""
-        if self.bits != 32:
-            return False
+    def _frameless(self, pc: int) -> bool:
+        """The interrupted instruction keeps no frame (frameless.py): a `ret`, an i386 PIC
+        thunk, a PLT stub's jump."""
         try:
             code = self._read(pc, 4)
-        except _Stop:
-            return False
-        return code[0] == 0x8B and code[1] in PIC_THUNK_MODRM and code[2] == 0x24 and code[3] == RET
+        except _Stop:                   # a `ret` may end its mapping
+            return is_ret(self._read(pc, 1))
+        return is_ret(code) or is_pic_thunk(code, self.bits) or (
+            is_plt_jump(code, self.bits) and in_plt(self.door.image_at(self.process, pc), pc))
 
     def _function_start(self, address: int) -> int | None:
         image = self.door.image_at(self.process, address)

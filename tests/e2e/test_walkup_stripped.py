@@ -9,9 +9,9 @@ Two programs, stripped with binutils' `strip` (which keeps `.eh_frame` and `.eh_
     only its top differs — `main` has no name, so it is hooked like any caller, and never
     entered again (it was entered once, before any hook), where the named walk stops at it.
   * a glibc program built by the host's gcc (x86-64 only: the host has no gcc -m32) with a hot
-    leaf under three levels of callers; `-Wl,--eh-frame-hdr` because gcc links -static without
-    the FDE search table (loader/cfi.py finds the FDEs of such a program only through its
-    `__EH_FRAME_BEGIN__` symbol, which strip removes). The program counts its own calls; the
+    leaf under three levels of callers, linked -static as gcc does (without the FDE search
+    table, `.eh_frame_hdr`: loader/cfi.py finds the FDEs from the section headers, since strip
+    removes the `__EH_FRAME_BEGIN__` symbol) and with `-Wl,--eh-frame-hdr`. The program counts its own calls; the
     counts each level's hooks saw equal what the program counted while they were in. Its
     `_start` (glibc's) names main, where the walk stops as on the named program.
   * the same program linked dynamically, in a root of its own with the host's ld.so and libc:
@@ -147,11 +147,18 @@ def test_the_stripped_sample_is_walked_like_the_named_one(arch, tmp_path):
     assert not walk.activations.still_open()
 
 
-@pytest.fixture(scope="module")
-def chain(tmp_path_factory) -> tuple[Path, Path]:
+@pytest.fixture(scope="module", params=[(), ("-Wl,--eh-frame-hdr",)], ids=["gcc-static", "eh-frame-hdr"])
+def chain(tmp_path_factory, request) -> tuple[Path, Path]:
     """(the named program, its stripped copy)."""
-    named = build_static(tmp_path_factory, "chain", PROGRAM, flags=("-Wl,--eh-frame-hdr",))
-    return named, _strip(named, tmp_path_factory.mktemp("stripped") / "s")
+    named = build_static(tmp_path_factory, "chain", PROGRAM, flags=request.param)
+    stripped = _strip(named, tmp_path_factory.mktemp("stripped") / "s")
+    assert _has_eh_frame_hdr(stripped) == bool(request.param)
+    return named, stripped
+
+
+def _has_eh_frame_hdr(program: Path) -> bool:
+    headers = subprocess.run(["readelf", "-lW", str(program)], capture_output=True, text=True, check=True)
+    return "GNU_EH_FRAME" in headers.stdout
 
 
 def test_the_stripped_chain_counts_what_the_program_counts(chain, monkeypatch):

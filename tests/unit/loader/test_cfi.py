@@ -6,6 +6,7 @@ import pytest
 
 from loader.cfi import CallFrameTable, CfiUnsupported
 from loader.elf import load_elf, load_elf_file
+from loader.symbols import SymbolTable
 
 ROOT = Path(__file__).resolve().parents[3]
 SAMPLES = ROOT / "samples" / "bin"
@@ -75,8 +76,26 @@ def test_an_fde_pyelftools_cannot_decode_is_unsupported_not_a_crash():
     assert table.rule_at(image.symbols.lookup("qsort").addr + 4) is not None   # the others read
 
 
-def test_an_object_without_eh_frame_hdr_says_so():
+def test_without_eh_frame_hdr_the_fdes_are_found_from_the_section_headers():
+    """As gdb and perf read a stripped gcc -static program (no .eh_frame_hdr, no
+    __EH_FRAME_BEGIN__ symbol): the same rows as through the search table."""
     image = load_elf_file(str(SAMPLES / "x86_64" / "fib"))
-    stripped = image._replace(phdr_addr=0)
-    table = CallFrameTable(stripped)
+    assert image.symbols.lookup("__EH_FRAME_BEGIN__") is None
+    table, headerless = CallFrameTable(image), CallFrameTable(image._replace(phdr_addr=0))
+    assert headerless and headerless.fde_starts() == table.fde_starts()
+    fib = image.symbols.lookup("fib")
+    for pc in range(fib.addr, fib.addr + fib.size):
+        assert headerless.rule_at(pc) == table.rule_at(pc)
+
+
+class _NoSections:
+    sections: dict = {}
+
+    def __call__(self):
+        return SymbolTable(())
+
+
+def test_an_object_without_eh_frame_hdr_or_section_headers_says_so():
+    image = load_elf_file(str(SAMPLES / "x86_64" / "fib"))
+    table = CallFrameTable(image._replace(phdr_addr=0, symbol_reader=_NoSections()))
     assert not table and table.problem == "no PT_GNU_EH_FRAME" and table.rule_at(image.entry) is None
