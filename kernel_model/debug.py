@@ -84,7 +84,7 @@ class DebugInterface(PatchAccess, SyscallAccess, ProcessAccess, SyscallStops, Tr
                      SignalFramePcs, CodeAliases):
     EVENTS = ("pre_fork", "fork", "fork_failed", "vfork", "vfork_done", "exec", "exit", "signal",
               "space_released", "syscall_entry", "syscall_exit", "image_mapped",
-              "timer_tick", "image_unmapped", "thread_switch")
+              "timer_tick", "timer_tick_batch", "image_unmapped", "thread_switch")
 
     def __init__(self, kernel=None):
         self._kernel = kernel                                   # for tracer stops

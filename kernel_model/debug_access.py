@@ -57,6 +57,14 @@ class ProcessAccess:
         return list(_image_map(process) or ())
 
     @staticmethod
+    def image_map_version(process) -> tuple[int, int]:
+        """Changes whenever `process`'s image map does (an exec, a fork's new space, an
+        object mapped or unmapped): a tool that named addresses under one version need not
+        look at the map again while it holds."""
+        images = _image_map(process)
+        return (getattr(process.space, "serial", 0), images.version if images is not None else 0)
+
+    @staticmethod
     def image_at(process, address: int):
         """The LoadedImage (relocated where it is mapped) whose object holds `address`, or
         None: what a tool decodes and symbolizes a probe site with."""

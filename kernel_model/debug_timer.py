@@ -13,6 +13,9 @@ Event, delivered to every subscriber with a method of that name:
                               kernel does anything else: `frame` is then a CapturedFrame (ip,
                               sp, and `stack`: the PC and return addresses, in stack mode)
                               and the registers are no longer the tick's.
+  timer_tick_batch(thread, frames)   the ticks the capture took since the last delivery, all
+                              CapturedFrames of `thread`, in order, each with its time (`ts`):
+                              a subscriber that has it hears no timer_tick for them.
   thread_switch(previous, thread)   the CPU goes on with `thread` after `previous` (None: the
                               first slice since the timer was armed); heard while the timer is
                               armed, as perf's context-switch records come with a sampling event.
@@ -40,7 +43,8 @@ class TimerAccess:
         if capture is not None and event == "insns" and available():
             native = TimerCapture(capture, batch)
         timer = self._kernel.timer = SamplingTimer(self._kernel, interval, self._timer_tick, event,
-                                                   on_switch=self._timer_switch, capture=native)
+                                                   on_switch=self._timer_switch, capture=native,
+                                                   on_ticks=self._timer_ticks_taken)
         if event == "syscalls":
             self.syscall_watchers.append(timer)
 
@@ -98,3 +102,16 @@ class TimerAccess:
     def _timer_tick(self, thread, frame) -> bool:
         self._emit("timer_tick", thread, frame)
         return True
+
+    def _timer_ticks_taken(self, thread, frames) -> None:
+        """The capture's ticks: to a subscriber with `timer_tick_batch` all at once (in tick
+        order, as a perf ring buffer is read), to the others one by one."""
+        timer = self._kernel.timer
+        for subscriber in self.subscribers:
+            batch = getattr(subscriber, "timer_tick_batch", None)
+            if batch is not None:
+                batch(thread, frames)
+            elif getattr(subscriber, "timer_tick", None) is not None:
+                for frame in frames:
+                    timer.elapsed = frame.ts
+                    subscriber.timer_tick(thread, frame)

@@ -59,10 +59,12 @@ class ImageMap:
 
     def __init__(self, images: list[MappedImage] | None = None):
         self._images: list[MappedImage] = sorted(images or [], key=lambda m: m.base)
+        self.version = 0        # changes with every object added or forgotten
 
     def add(self, mapped: MappedImage) -> None:
         self.forget(mapped.base, mapped.base + 1)
         bisect.insort(self._images, mapped, key=lambda m: m.base)
+        self.version += 1
 
     def forget(self, start: int, end: int) -> list[MappedImage]:
         """Drop the objects whose first page lies in [start, end) (munmap, MAP_FIXED over it);
@@ -70,6 +72,7 @@ class ImageMap:
         gone = [m for m in self._images if start <= m.base < end]
         if gone:
             self._images = [m for m in self._images if not start <= m.base < end]
+            self.version += 1
         return gone
 
     def at(self, address: int) -> MappedImage | None:

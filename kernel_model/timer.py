@@ -49,10 +49,11 @@ EVENTS = ("insns", "syscalls", "branches", "faults")
 
 class SamplingTimer:
     """Counts the events of one run (all its processes and threads: one CPU) and interrupts
-    every `interval` of them; `on_tick(thread, frame)` is the handler the gate leads to."""
+    every `interval` of them; `on_tick(thread, frame)` is the handler the gate leads to, and
+    `on_ticks(thread, frames)` takes the ticks a capture took (default: each to on_tick)."""
 
     def __init__(self, kernel, interval: int, on_tick, event: str = "insns", on_switch=None,
-                 capture=None):
+                 capture=None, on_ticks=None):
         if interval <= 0:
             raise KernelError(f"timer interval must be positive, not {interval}")
         if event not in EVENTS:
@@ -61,6 +62,7 @@ class SamplingTimer:
         self.interval = interval
         self.event = event
         self.on_tick = on_tick
+        self.on_ticks = on_ticks if on_ticks is not None else self.each_tick
         self.on_switch = on_switch    # on_switch(previous, thread): a slice of another thread
         self._last_thread = None
         self.left = interval          # events until the next tick
@@ -161,18 +163,25 @@ class SamplingTimer:
         return exit_, clock.executed - before
 
     def _deliver_captured(self, thread, capture, base: int, before: int) -> None:
-        """The ticks the capture took, each at its own virtual time (what timer_instructions
-        reads while its handler runs)."""
+        """The ticks the capture took, as one batch, each frame with its own virtual time
+        (`ts`, what timer_instructions read at that tick): on_ticks(thread, frames)."""
         records = capture.drain()
         if not records:
             return
         vector, stack = TIMER_VECTOR, self.capture.mode == "stack"
-        for record in records:
-            self.ticks += 1
-            self.elapsed = base + record.executed - before
-            self.on_tick(thread, CapturedFrame(vector, record.frames[0], record.sp,
-                                               record.frames if stack else None))
+        at = base - before
+        frames = [CapturedFrame(vector, record.frames[0], record.sp,
+                                record.frames if stack else None, at + record.executed)
+                  for record in records]
+        self.ticks += len(frames)
+        self.on_ticks(thread, frames)
         self.elapsed = base
+
+    def each_tick(self, thread, frames) -> None:
+        """Captured ticks one by one, each while timer_instructions reads its time."""
+        for frame in frames:
+            self.elapsed = frame.ts
+            self.on_tick(thread, frame)
 
     def _block_clock(self, machine):
         """The block clock of `machine` when the instruction timer may use it: an unlimited

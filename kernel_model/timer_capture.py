@@ -40,6 +40,7 @@ class CapturedFrame(NamedTuple):
     ip: int                          # the interrupted PC
     sp: int                          # the interrupted stack pointer
     stack: tuple[int, ...] | None    # the PC then return addresses, complete (stack mode)
+    ts: int = 0                      # the tick's virtual time (timer_instructions at the tick)
 
 
 def available() -> bool:

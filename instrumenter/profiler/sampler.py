@@ -96,6 +96,7 @@ class Sampler:
         self.unwinder = Unwinder(door, fixup, learn=door.timer_learn)   # fixup: hooks.LandingFixup
         self.symbolizer = Symbolizer(door, Functions(door, self.unwinder.table_for))
         self.ticks = 0
+        self._comm = (None, "")      # (the exe it was taken from, the program's name)
 
     def attach(self, process) -> None:
         """Start sampling the run `process` belongs to (the timer interrupts every process)."""
@@ -132,7 +133,29 @@ class Sampler:
             addresses, truncated = stack.frames, stack.truncated
         frames = self.symbolizer.frames(process, addresses)
         self.on_sample(Sample(self._now(process), process.pid, thread.tid,
-                              _comm(process), frames, truncated))
+                              self._comm_of(process), frames, truncated))
+
+    def timer_tick_batch(self, thread, frames) -> None:
+        """The ticks the timer's C handler took since the last delivery (CapturedFrames of
+        `thread`, in order, each with its time): timer_tick's work, with what is the same for
+        all of them looked up once."""
+        process, on_event, on_sample = thread.process, self.on_event, self.on_sample
+        pid, tid, comm = process.pid, thread.tid, self._comm_of(process)
+        self.symbolizer.follow(process)             # one image map for the whole batch
+        name, pc_only = self.symbolizer.named, self.mode == "pc"
+        self.ticks += len(frames)
+        self.captured += len(frames)
+        for frame in frames:
+            if on_event is not None:
+                on_event(Interrupt(frame.ts, pid, tid, frame.vector, frame.ip, frame.sp))
+            stack = name(process, (frame.ip,) if pc_only else frame.stack)
+            on_sample(Sample(frame.ts, pid, tid, comm, stack, None))
+
+    def _comm_of(self, process) -> str:
+        exe = process.exe
+        if exe is not self._comm[0]:
+            self._comm = (exe, _comm(process))
+        return self._comm[1]
 
     def exec(self, process, path, argv) -> None:
         self._count(process)

@@ -54,32 +54,61 @@ class Symbolizer:
         # Whole stacks, named from objects only: a hot loop's samples repeat the same stacks
         # (86 % of callchain 4000's, 92 % of Debian gawk's; none of fib's, all distinct).
         self._stacks: dict[tuple[int, ...], tuple[Frame, ...]] = {}
+        # The image map followed: its version (the door's image_map_version) and its objects
+        self._version: tuple | None = None
+        self._images: list = []
+        self._bases: list[int] = []
 
     def frames(self, process, addresses) -> tuple[Frame, ...]:
         """Names for a stack: the first address is the interrupted PC, the others return
         addresses, named by the call before them (address - 1), as gdb's backtrace does: a
         call that is a function's last instruction returns to the next function's start."""
-        images = self.door.images(process)
-        layout = tuple([(m.name, m.base, m.end) for m in images])
-        if layout != self._map:
-            self._map, self._stacks = layout, {}
-            self._named_pcs, self._named_returns = {}, {}
+        self.follow(process)
+        return self.named(process, addresses)
+
+    def named(self, process, addresses) -> tuple[Frame, ...]:
+        """frames(), for a process whose image map was just followed (follow)."""
         addresses = tuple(addresses)
         known = self._stacks.get(addresses)
         if known is not None or not addresses:
             return known or ()
-        context = (process, images, [m.base for m in images])
-        first = self._named_pcs.get(addresses[0]) or self._name(context, addresses[0], 0)
-        frames = [first]
-        returns = self._named_returns
-        for address in addresses[1:]:
-            frames.append(returns.get(address) or self._name(context, address, 1))
-        frames = tuple(frames)
-        if not any(frame.module.startswith("[") for frame in frames):   # all named from objects
-            if len(self._stacks) >= STACKS_KEPT:
-                self._stacks.clear()
-            self._stacks[addresses] = frames
+        first = self._named_pcs.get(addresses[0])
+        get = self._named_returns.get
+        rest = [get(address) for address in addresses[1:]]
+        if first is None or None in rest:
+            return self._name_stack(process, addresses, first, rest)
+        frames = (first, *rest)             # every one named from an object before
+        self._keep(addresses, frames)
         return frames
+
+    def follow(self, process) -> None:
+        """Look at `process`'s image map again only when its version changed; forget the
+        names when the objects or their places did."""
+        version = self.door.image_map_version(process)
+        if version == self._version:
+            return
+        images = self.door.images(process)
+        self._version, self._images, self._bases = version, images, [m.base for m in images]
+        layout = tuple([(m.name, m.base, m.end) for m in images])
+        if layout != self._map:
+            self._map, self._stacks = layout, {}
+            self._named_pcs, self._named_returns = {}, {}
+
+    def _name_stack(self, process, addresses: tuple, first, rest: list) -> tuple[Frame, ...]:
+        context = (process, self._images, self._bases)
+        if first is None:
+            first = self._name(context, addresses[0], 0)
+        rest = [frame if frame is not None else self._name(context, address, 1)
+                for frame, address in zip(rest, addresses[1:])]
+        frames = (first, *rest)
+        if not any(frame.module.startswith("[") for frame in frames):   # all named from objects
+            self._keep(addresses, frames)
+        return frames
+
+    def _keep(self, addresses: tuple, frames: tuple) -> None:
+        if len(self._stacks) >= STACKS_KEPT:
+            self._stacks.clear()
+        self._stacks[addresses] = frames
 
     def _name(self, context, address: int, is_return: int) -> Frame:
         process, images, bases = context

@@ -63,10 +63,15 @@ class Unwinder:
         # The CFI rule at each address unwound, for the image map it was found in: samples
         # walk through the same return sites again and again.
         self._map: tuple = ()
+        self._version: tuple | None = None      # the door's image_map_version of _map
         self._rules: dict[int, object] = {}
 
     def begin(self, process) -> None:
         """A walk in `process` begins: forget the rules found under another image map."""
+        version = self.door.image_map_version(process)
+        if version == self._version:
+            return
+        self._version = version
         layout = tuple((m.name, m.base, m.end) for m in self.door.images(process))
         if layout != self._map:
             self._map, self._rules = layout, {}

@@ -30,3 +30,14 @@ def test_library_base_is_its_offset_zero_mapping():
 def test_library_without_an_offset_zero_mapping_is_placed_by_its_offset():
     vmas = [Vma(0x7ffff7e03000, 0x7ffff7f59000, 5, LIBC, 0x26000)]
     assert _object_base(vmas, LIBC, 0x7ffff7e03000, 0x26000) == 0x7ffff7ddd000
+
+
+def test_the_version_changes_with_every_object_added_or_forgotten():
+    images = ImageMap()
+    versions = [images.version]
+    images.add(MappedImage(b"/lib/a.so", 0x10000, 0x20000))
+    versions.append(images.version)
+    assert images.forget(0x50000, 0x60000) == [] and images.version == versions[-1]   # nothing gone
+    images.forget(0x10000, 0x11000)
+    versions.append(images.version)
+    assert len(set(versions)) == 3

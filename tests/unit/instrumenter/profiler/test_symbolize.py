@@ -26,6 +26,9 @@ class Door:
     def images(self, process):
         return self.objects
 
+    def image_map_version(self, process):
+        return (0, len(self.objects))           # the objects never change under one Door
+
     def area_at(self, process, address):
         return next((a for a in self.areas if a.start <= address < a.end), None)
 
@@ -74,3 +77,14 @@ def test_stripped_code_is_named_by_the_function_its_fde_bounds():
     assert [(f.module, f.name, f.offset) for f in frames] == [
         ("libx.so", "libx.so+0x100", 0x23), ("libx.so", "libx.so+0x100", 0x80),
         ("libx.so", "libx.so+0x300", 0x300), ("prog", "work", 5)]
+
+
+def test_names_follow_the_image_map_version():
+    """An object mapped over another's range (dlclose, then dlopen of another there) is named
+    as soon as the map's version changes, never from the names taken before."""
+    door = Door()
+    symbolizer = Symbolizer(door)
+    assert symbolizer.frames(None, (0x8123,))[0].module == "libx.so"
+    door.objects[1] = SimpleNamespace(name="liby.so", base=0x8000, end=0x9000, image=STRIPPED)
+    door.image_map_version = lambda process: (0, 99)
+    assert symbolizer.frames(None, (0x8123,))[0].module == "liby.so"
