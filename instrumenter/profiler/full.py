@@ -6,28 +6,31 @@ comparison of hooks executed and guest instructions added is like for like.
 
 Not hooked: code no `call` enters, whose return-address slot is not one — the ELF entry
 (`_start`), the signal return trampolines (entered by the handler's `ret`); and the functions
-that return twice or elsewhere (setjmp, vfork, fork's child, getcontext), which a swapped return
-address would break as it breaks Linux's uretprobes; and the i386 PIC thunks, which return their
-own return address. In a dynamic program's stripped code the functions are the ones its FDEs
-bound, as for the walk-up (callsite.Functions).
+that return twice or elsewhere (setjmp, vfork, getcontext), which a swapped return address
+would break as it breaks Linux's uretprobes: by name, and by their code where they have none
+(return_slot.py, which finds the i386 PIC thunks too). In stripped code the functions are the
+ones its FDEs bound, as for the walk-up (callsite.Functions).
 """
 from __future__ import annotations
 
+import functools
 import re
 
 from ..tracing.probes import Probe
 from .callers import CallerList, FunctionId, MEASURING
 from .callsite import Functions
 from .hooks import Activations, Hooks
+from .return_slot import uses_return_address
 
 NOT_CALLED = re.compile(r"^(_start|_start_c|_dlstart.*|__restore.*|__clone|clone|__unmapself"
                         r"|.*setjmp.*|.*longjmp.*|.*vfork.*|getcontext|swapcontext|__cp_begin.*)$")
 
 
 def hookable_functions(door, process) -> list[FunctionId]:
-    """Every sized function symbol of the program's own object, by address; in a dynamic
-    program, also every function of its stripped code (no symbol covers it) that an FDE
-    bounds — the functions the walk-up can hook there (callsite.Functions)."""
+    """Every sized function symbol of the program's own object, by address, and every function
+    of its stripped code (no symbol covers it) that an FDE bounds — the functions the walk-up
+    can hook there (callsite.Functions); none that reads its own return address
+    (return_slot.py: setjmp, vfork, getcontext, the i386 PIC thunks, nameless or not)."""
     images = door.images(process)
     program = next((m for m in images if m.path == process.exe), images[0] if images else None)
     if program is None or program.image is None:
@@ -37,25 +40,26 @@ def hookable_functions(door, process) -> list[FunctionId]:
     for symbol in program.image.symbols.functions():
         if symbol.size and symbol.addr != entry and not NOT_CALLED.match(symbol.name):
             functions.setdefault(symbol.addr, FunctionId(program.name, symbol.name, symbol.addr))
-    if program.image.interp is not None:
-        for function in _stripped_functions(door, process, program):
-            if function.entry != entry:
-                functions.setdefault(function.entry, function)
-    return [functions[a] for a in sorted(functions) if not _pc_thunk(door, process, a)]
+    for function in _stripped_functions(door, process, program):
+        if function.entry != entry:
+            functions.setdefault(function.entry, function)
+    arch = door.arch(process).name
+    read = functools.partial(door.read_memory, process)
+    bounds = functools.partial(_bounds, program.image, Functions(door).table(program.image))
+    return [functions[a] for a in sorted(functions) if not uses_return_address(read, a, arch, bounds)]
 
 
-def _pc_thunk(door, process, address: int) -> bool:
-    """The i386 PIC thunk (gcc's __x86.get_pc_thunk.REG: `mov (%esp),REG; ret`) returns its own
-    return address: once its exit is armed that is the landing's, and the GOT base computed
-    from it is wrong."""
-    code = door.read_memory(process, address, 4)
-    return code[0] == 0x8B and code[1] & 0xC7 == 0x04 and code[2] == 0x24 and code[3] == 0xC3
+def _bounds(image, table, address: int) -> tuple[int, int] | None:
+    """[start, end) of the function of `image` that holds `address`: its sized symbol, else
+    its FDE."""
+    symbol = image.symbols.function_at(address)
+    if symbol is not None and symbol.size:
+        return symbol.addr, symbol.addr + symbol.size
+    return table.fde_range(address)
 
 
 def _stripped_functions(door, process, program) -> list[FunctionId]:
-    """The FDE-bounded functions of `program` that no symbol covers. Only for a dynamic program:
-    its setjmp, vfork and the like are libc's, in another object, while in a static one they
-    would be among these with no name to leave them out by (NOT_CALLED)."""
+    """The FDE-bounded functions of `program` that no symbol covers."""
     finder = Functions(door)
     symbols = program.image.symbols
     found = []

@@ -52,3 +52,18 @@ def test_its_stacks_unwind_and_its_samples_count_functions(bash_static):
     # the stacks reach the thread's start: the outermost frames are one function, _start's
     roots = Counter(s.frames[-1].function for s in samples if not s.truncated)
     assert len(roots) == 1
+
+
+def test_the_walk_up_and_its_comparison_with_full_instrumentation(bash_static):
+    """--walk-up --compare-full on bash-static: full instrumentation hooks its ~4 000
+    FDE-bounded functions (none that reads its own return address: setjmp, the i386 PIC
+    thunks), the walk-up a few dozen; the output is the unhooked run's either way."""
+    from instrumenter.profiler.walkup import WalkUpOptions
+    from trapline.profile.walkup_run import compare, run_walkup
+
+    argv = [str(bash_static), "-c", "i=0; while [ $i -lt 20 ]; do i=$((i+1)); done; echo $i"]
+    sandbox = Sandbox(clear_env=True)
+    run = run_walkup(sandbox, argv, interval=2_000, options=WalkUpOptions())
+    c = compare(sandbox, argv, run)
+    assert c.baseline.stdout == c.full.stdout == c.walkup.stdout == b"20\n"
+    assert c.full.functions > 4_000 and 0 < c.walkup.hooks < c.full.hooks // 10

@@ -170,7 +170,7 @@ def _comparison_table(c: dict) -> Table:
     if c["full"]["functions_hooked"]:
         ratios = (f"walk-up / full: hooks {100 * c['hooks_ratio']:.2f}%, instructions added "
                   f"{100 * c['instructions_added_ratio']:.2f}%")
-    else:       # a stripped static program: no function it could hook (full.py)
+    else:       # a program with neither symbols nor FDEs: no function it could hook (full.py)
         ratios = "walk-up / full: no ratio, full instrumentation found no function to hook"
     table.caption = f"{ratios}; same output: {c['same_output']}"
     return table
