@@ -19,12 +19,18 @@ class FakeThread:
     instructions: int = 0
 
 
-def test_a_slice_a_syscall_ends_is_on_the_tools_clock_but_not_on_the_guests():
+def _slice_of(ran: int):
+    """A CpuTime whose thread 1 is in a slice that ran `ran` counted instructions so far."""
     clock = VirtualClock()
     cpu = CpuTime(clock)
     machine, thread = FakeMachine(), FakeThread(1)
     cpu.begin(machine)
-    machine.instructions_retired += 700
+    machine.instructions_retired += ran
+    return clock, cpu, thread
+
+
+def test_a_slice_a_syscall_ends_is_on_the_tools_clock_but_not_on_the_guests():
+    clock, cpu, thread = _slice_of(700)
     assert cpu.virtual_time_ns() == 700                  # inside the slice (a hook)
     assert cpu.thread_instructions(thread, running=True) == 700
     cpu.end(thread, 0)                                   # ended by a system call
@@ -35,11 +41,7 @@ def test_a_slice_a_syscall_ends_is_on_the_tools_clock_but_not_on_the_guests():
 
 
 def test_a_preempted_slice_is_charged_once():
-    clock = VirtualClock()
-    cpu = CpuTime(clock)
-    machine, thread = FakeMachine(), FakeThread(1)
-    cpu.begin(machine)
-    machine.instructions_retired += 5_000
+    clock, cpu, thread = _slice_of(5_000)
     cpu.end(thread, 5_000)
     assert (clock.elapsed_ns, cpu.virtual_time_ns()) == (5_000, 5_000)
 
