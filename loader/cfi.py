@@ -24,6 +24,7 @@ import struct
 from typing import NamedTuple
 
 from elftools.dwarf.callframe import FDE, CallFrameInfo, RegisterRule
+from elftools.dwarf.constants import DW_CFA_GNU_args_size
 from elftools.dwarf.dwarf_expr import DWARFExprParser
 from elftools.dwarf.structs import DWARFStructs
 from elftools.common.exceptions import ELFError
@@ -284,6 +285,10 @@ class CallFrameTable:
             return None
         start = entry.header.initial_location
         end = start + entry.header.address_range
+        # DW_CFA_GNU_args_size (the size of the arguments pushed at a call, for a landing pad)
+        # changes no rule, and pyelftools stops at it; gcc emits it on i386 in functions with
+        # cleanups (Debian's i386 libc, its fclose; bash-static's lock-taking functions).
+        entry.instructions = [i for i in entry.instructions if i.opcode != DW_CFA_GNU_args_size]
         try:
             table = entry.get_decoded().table
         except (ValueError, KeyError, IndexError, TypeError, AssertionError) as exc:
