@@ -187,11 +187,19 @@ class Sampler:
             self.image_mapped(process, mapped)
 
 
+# The interrupted frame's registers are all live, and its CFI may name any of them: a
+# realigned function's prologue has the CFA in %ecx/%r10 (gcc's DRAP) before it saves it. The
+# walk reads the caller-saved ones too; after the first step only the callee-saved are known.
+CALLER_SAVED = {64: ("rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11"),
+                32: ("eax", "ecx", "edx")}
+
+
 def walk_registers(door, process, frame) -> dict:
-    """The interrupted thread's walk registers: IP and SP from the trap frame (what the
+    """The interrupted thread's registers for a walk: IP and SP from the trap frame (what the
     interrupt saved), the others live (an interrupt gate changes no general register)."""
     cpu = door.cpu(process)
-    names = WALK_REGISTERS[cpu.arch.bits]
+    bits = cpu.arch.bits
+    names = WALK_REGISTERS[bits] + CALLER_SAVED[bits]
     regs = dict(zip(names, cpu.register_batch(names).read()))
     regs[names[0]], regs[names[1]] = frame.ip, frame.sp
     return regs
