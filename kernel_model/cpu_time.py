@@ -25,8 +25,12 @@ class CpuTime:
         self._machine = None            # the running slice's Machine (None between slices)
 
     def begin(self, machine) -> None:
-        """A slice starts on `machine`."""
-        self._machine, self._slice_start = machine, machine.instructions_retired
+        """A slice starts on `machine`. One that does not count its instructions yet adds none
+        for this slice, even if a tool starts counting while it runs (its clock would then
+        count from another origin)."""
+        counted = machine.instructions_retired if machine.icount is not None else None
+        self._machine = machine if counted is not None else None
+        self._slice_start = counted or 0
 
     def end(self, thread, preempted_count: int) -> None:
         """The slice ended; a preemption gives the guest's clock its `preempted_count`."""
@@ -45,4 +49,6 @@ class CpuTime:
 
     def _running(self) -> int:
         machine = self._machine
-        return machine.instructions_retired - self._slice_start if machine is not None else 0
+        if machine is None or machine.icount is None:
+            return 0
+        return max(0, machine.instructions_retired - self._slice_start)

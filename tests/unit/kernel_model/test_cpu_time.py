@@ -11,6 +11,7 @@ from kernel_model.cpu_time import CpuTime
 @dataclass
 class FakeMachine:
     instructions_retired: int = 0
+    icount: object = "counting"
 
 
 @dataclass
@@ -53,6 +54,19 @@ def test_without_counting_the_tools_clock_is_the_guests():
     cpu.begin(FakeMachine())                             # instructions_retired stays 0
     cpu.end(thread, 5_000)
     assert (clock.elapsed_ns, cpu.virtual_time_ns(), thread.instructions) == (5_000, 5_000, 0)
+
+
+def test_counting_that_starts_inside_a_slice_adds_nothing_for_it():
+    """A tool counts the process from inside a slice on: the run's clock may already hold
+    other processes' instructions, which are not this slice's."""
+    clock = VirtualClock()
+    cpu = CpuTime(clock)
+    machine, thread = FakeMachine(icount=None), FakeThread(1)
+    cpu.begin(machine)
+    machine.icount, machine.instructions_retired = "counting", 90_000
+    assert cpu.virtual_time_ns() == 0
+    cpu.end(thread, 0)
+    assert (cpu.virtual_time_ns(), thread.instructions) == (0, 0)
 
 
 slices = st.lists(st.tuples(st.integers(0, 2), st.integers(0, 10_000), st.booleans(),
