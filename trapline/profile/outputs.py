@@ -59,6 +59,8 @@ def write_outputs(profile: Profile, directory: str, name: str, walkup: dict | No
 
 
 def _flamegraph(folded: str, svg: Path, title: str) -> str:
+    if not folded.strip():
+        return "no flame graph: no samples to draw"
     tool = flamegraph_tool()
     if tool is None:
         return (f"no flame graph: neither {' nor '.join(FLAMEGRAPH_TOOLS)} is on PATH "

@@ -55,6 +55,12 @@ def tables(profile: Profile, *, top: int = TOP_FUNCTIONS) -> list[Table]:
     return result
 
 
+# Why an event may never come: the sandbox maps memory when a program asks for it (mmap, brk,
+# the stack), so the only page faults are those the kernel turns into signals.
+NONE_WHY = {"faults": " (memory is mapped when the program asks for it: only faults that "
+                      "become signals are page faults here)"}
+
+
 def heading(profile: Profile) -> str:
     truncated = sum(profile.truncated().values())
     stacks = "PC only" if profile.mode == "pc" else \
@@ -63,8 +69,11 @@ def heading(profile: Profile) -> str:
             "faults": "page faults"}.get(profile.event, profile.event)
     switches = f"; {profile.switches} thread switches" if profile.switches else ""
     # two lines: wrapped at 80 columns, one line read "mode" at its end and "stack:" below
-    return (f"profile: {profile.total} samples, one every {profile.interval} {unit} (virtual time)\n"
+    text = (f"profile: {profile.total} samples, one every {profile.interval} {unit} (virtual time)\n"
             f"mode {profile.mode}: {stacks}{switches}")
+    if not profile.total:
+        text += f"\nno sample: the run had fewer than {profile.interval} {unit}{NONE_WHY.get(profile.event, '')}"
+    return text
 
 
 def print_report(profile: Profile, console: Console, *, top: int = TOP_FUNCTIONS) -> None:

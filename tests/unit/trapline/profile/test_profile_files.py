@@ -81,3 +81,17 @@ def test_a_bad_trace_is_one_line(tmp_path, text, reason):
     path.write_text(text)
     with pytest.raises(UsageError, match=reason):
         read_trace(str(path))
+
+
+def test_a_profile_without_samples_says_why_and_draws_nothing(tmp_path):
+    """--event faults in a run whose memory is all mapped when asked for: the report says so,
+    and no flame graph tool is run on empty stacks (flamegraph.pl fails on them)."""
+    from trapline.profile.outputs import write_outputs
+    from trapline.profile.report import heading
+
+    empty = Profile(interval=1, mode="stack", event="faults", command=["prog"])
+    text = heading(empty)
+    assert "no sample: the run had fewer than 1 page faults" in text and "become signals" in text
+    assert "no sample" not in heading(_profile())
+    notes = write_outputs(empty, str(tmp_path), "prog")
+    assert notes[-1] == "no flame graph: no samples to draw"
