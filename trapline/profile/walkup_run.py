@@ -22,6 +22,7 @@ class RunCost:
     strategies: dict = dataclasses.field(default_factory=dict)    # strategy -> sites
     stdout: bytes | None = None
     exit_code: int | None = None
+    objects: tuple = ()             # the objects (file names) whose functions it hooked
 
 
 @dataclass
@@ -138,7 +139,7 @@ def run_walkup(sandbox: Sandbox, argv: list[str], *, interval: int, options, mod
     placed = [p for p in walk.hooks.placed]
     cost = RunCost(state["door"].instruction_count(), walk.hooks.executed,
                    len({p.spec.text for p in placed}), _strategies(placed), result.stdout,
-                   result.exit_code)
+                   result.exit_code, _objects(e for e in walk.callers if e.instrumented_at is not None))
     return WalkUpRun(profile, result, walk, cost, writer=writer)
 
 
@@ -180,7 +181,11 @@ def run_full(sandbox: Sandbox, argv: list[str]) -> tuple[RunCost, object]:
     result = dataclasses.replace(sandbox, tools=[*sandbox.tools, attach], capture=True).run(argv)
     full, probes = state["full"], state["probes"]
     return RunCost(state["door"].instruction_count(), full.hooks.executed, len(probes),
-                   _strategies(probes), result.stdout, result.exit_code), full
+                   _strategies(probes), result.stdout, result.exit_code, _objects(full.callers)), full
+
+
+def _objects(entries) -> tuple:
+    return tuple(sorted({entry.function.module for entry in entries}))
 
 
 def compare(sandbox: Sandbox, argv: list[str], walkup: WalkUpRun) -> Comparison:
