@@ -112,6 +112,4 @@ class TimerAccess:
             if batch is not None:
                 batch(thread, frames)
             elif getattr(subscriber, "timer_tick", None) is not None:
-                for frame in frames:
-                    timer.elapsed = frame.ts
-                    subscriber.timer_tick(thread, frame)
+                timer.each_tick(thread, frames, subscriber.timer_tick)

@@ -177,11 +177,13 @@ class SamplingTimer:
         self.on_ticks(thread, frames)
         self.elapsed = base
 
-    def each_tick(self, thread, frames) -> None:
-        """Captured ticks one by one, each while timer_instructions reads its time."""
+    def each_tick(self, thread, frames, on_tick=None) -> None:
+        """Captured ticks one by one to `on_tick` (default: the gate's handler), each while
+        timer_instructions reads its time."""
+        on_tick = on_tick or self.on_tick
         for frame in frames:
             self.elapsed = frame.ts
-            self.on_tick(thread, frame)
+            on_tick(thread, frame)
 
     def _block_clock(self, machine):
         """The block clock of `machine` when the instruction timer may use it: an unlimited

@@ -152,3 +152,39 @@ def test_uncounted_ticks_land_on_the_block_boundary_after_each_multiple(arch):
     for k, ts in enumerate(times, start=1):
         assert 3000 * k <= ts < 3000 * k + 64        # a block of fib is a few instructions
     assert times == _run_uncounted(arch, 3000)[2]    # the same run, the same ticks
+
+
+def test_captured_ticks_reach_batch_and_single_tick_subscribers_alike(arch):
+    """With a capture, a subscriber with timer_tick_batch gets the ticks in batches and one
+    with only timer_tick gets them one by one, each while timer_instructions reads its time:
+    the same ticks, at the same times, in the same order."""
+    out = CapturedOutput(name=b"out")
+    kernel = Kernel(KernelConfig(stdout=out, stderr=out))
+    proc = kernel.spawn(str(SAMPLES / arch / "fib").encode(), [b"fib", b"20"], [])
+    door = kernel.debug
+
+    class Batches:
+        def __init__(self):
+            self.seen = []
+
+        def timer_tick_batch(self, thread, frames):
+            self.seen += [(f.ip, f.ts) for f in frames]
+
+    class Single:
+        def __init__(self):
+            self.seen = []
+
+        def timer_tick(self, thread, frame):
+            self.seen.append((frame.ip, door.timer_instructions()))
+
+    batches, single = Batches(), Single()
+    door.subscribe(batches)
+    door.subscribe(single)
+    door.arm_timer(1000, capture="pc")
+    assert kernel.run(proc) == 0
+    if not door.timer_capturing():
+        pytest.fail("no C compiler for the tick capture")
+    assert batches.seen == single.seen and len(single.seen) > 50
+    # each at the first block boundary at or after its multiple of the interval (block_clock.py)
+    times = [ts for _, ts in single.seen]
+    assert all(1000 * (i + 1) <= ts < 1000 * (i + 2) for i, ts in enumerate(times))
