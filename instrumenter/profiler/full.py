@@ -1,8 +1,11 @@
-"""Full instrumentation, the baseline seed 004 argues against: every function of the program
-hooked at entry and exit for the whole run ("a trace tool may log every entry into and every
-exit from a module subroutine method function"), with the same hooks the walk-up uses
-(hooks.py: an entry probe whose handler arms the exit through the return landing), so the
-comparison of hooks executed and guest instructions added is like for like.
+"""Full instrumentation, the baseline seed 004 argues against: every function hooked at entry
+and exit for the whole run ("a trace tool may log every entry into and every exit from a module
+subroutine method function"), with the same hooks the walk-up uses (hooks.py: an entry probe
+whose handler arms the exit through the return landing), so the comparison of hooks executed
+and guest instructions added is like for like. Every function of every module: the program,
+ld.so and each library as it is mapped, and the programs the run execs (the session asks the
+provider for an object's probes as the object comes: session.providers), since the walk-up
+hooks its hot spots wherever they are.
 
 Not hooked: code no `call` enters, whose return-address slot is not one — the ELF entry
 (`_start`), the signal return trampolines (entered by the handler's `ret`); and the functions
@@ -26,13 +29,15 @@ NOT_CALLED = re.compile(r"^(_start|_start_c|_dlstart.*|__restore.*|__clone|clone
                         r"|.*setjmp.*|.*longjmp.*|.*vfork.*|getcontext|swapcontext|__cp_begin.*)$")
 
 
-def hookable_functions(door, process) -> list[FunctionId]:
-    """Every sized function symbol of the program's own object, by address, and every function
-    of its stripped code (no symbol covers it) that an FDE bounds — the functions the walk-up
-    can hook there (callsite.Functions); none that reads its own return address
-    (return_slot.py: setjmp, vfork, getcontext, the i386 PIC thunks, nameless or not)."""
-    images = door.images(process)
-    program = next((m for m in images if m.path == process.exe), images[0] if images else None)
+def hookable_functions(door, process, program=None) -> list[FunctionId]:
+    """Every sized function symbol of the object `program` (default: the program's own), by
+    address, and every function of its stripped code (no symbol covers it) that an FDE bounds —
+    the functions the walk-up can hook there (callsite.Functions); not the object's entry
+    point, and none that reads its own return address (return_slot.py: setjmp, vfork,
+    getcontext, the i386 PIC thunks, nameless or not)."""
+    if program is None:
+        images = door.images(process)
+        program = next((m for m in images if m.path == process.exe), images[0] if images else None)
     if program is None or program.image is None:
         return []
     entry = program.image.entry
@@ -72,7 +77,8 @@ def _stripped_functions(door, process, program) -> list[FunctionId]:
 
 
 class FullInstrumentation:
-    """Hooks every function of `process`'s program with an entry/exit pair for the run."""
+    """Hooks every function of every object the run maps with an entry/exit pair for the run:
+    give `provide` to the session's providers before it attaches."""
 
     def __init__(self, door, session):
         self.door, self.session = door, session
@@ -80,15 +86,23 @@ class FullInstrumentation:
         self.activations = Activations()
         self.hooks = Hooks(session, door, on_identify=None, on_enter=self._entered,
                            on_exit=self._exited)
+        self.probes: list[Probe] = []       # every probe made, of every object
+        self._objects: set[bytes] = set()   # the objects (paths) probed: each once, for all
 
-    def probes(self, process) -> list[Probe]:
-        """The probes to give the session before it attaches (placed with the program)."""
+    def provide(self, process, mapped) -> list[Probe]:
+        """The probes of an object `process` has just mapped (or had when it was attached),
+        the first time the run maps that file; by file and offset, they apply to every process
+        that maps it."""
+        if mapped.path in self._objects or mapped.image is None:
+            return []
+        self._objects.add(mapped.path)
         probes = []
-        for function in hookable_functions(self.door, process):
+        for function in hookable_functions(self.door, process, mapped):
             entry = self.callers.entry(function)
             entry.state = MEASURING
-            probes.append(self.hooks.make_probe(process, function, f"full:{function.name}",
+            probes.append(self.hooks.make_probe(process, function, f"full:{function.module}:{function.name}",
                                                 self._action(entry)))
+        self.probes += probes
         return probes
 
     def _action(self, entry):

@@ -43,6 +43,9 @@ class Session:
         self.detacher: Detacher | None = None
         self._names: dict = {}                    # (id(image), address) -> (image, "func+0x12")
         self._ifuncs: dict[tuple, IfuncResolution] = {}   # (object path, IFUNC name) -> resolution
+        # provider(process, mapped) -> [Probe]: probes made for an object when it is mapped,
+        # as bpftrace's `uprobe:lib:*` (every function: profiler/full.py)
+        self.providers: list = []
         self.debug.subscribe(self)
         if any(p.spec.kind == SYSCALL for p in probes):
             self.debug.syscall_watchers.append(self)
@@ -89,12 +92,18 @@ class Session:
         if not objects and process.image is not None:       # a space without an image map
             objects = [_Program(process)]
         for mapped in objects:
+            self._provide(process, mapped)
             self._instrument_object(process, mapped)
 
     def image_mapped(self, process, mapped) -> None:
         """A library's code was mapped (ld.so, dlopen): place the probes pending on it."""
         if self.monitor.is_traced(process):
+            self._provide(process, mapped)
             self._instrument_object(process, mapped)
+
+    def _provide(self, process, mapped) -> None:
+        for provider in self.providers:
+            self.probes.extend(provider(process, mapped))
 
     def instrument_probes(self, process, probes) -> None:
         """Place `probes` (enabled while the program runs) on every object `process` maps."""

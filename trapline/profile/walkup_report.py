@@ -167,14 +167,14 @@ def _comparison_table(c: dict) -> Table:
         run = c[name]
         table.add_row(name, str(run["functions_hooked"]), str(run["hooks_executed"]),
                       str(run["instructions"]), str(run["instructions_added"]))
-    # The full run hooks the program's own object (full.py); a walk-up whose hot spots are in a
-    # library hooks functions it does not, and the ratio would compare different functions.
+    # The full run hooks every object the run maps (full.py); a walk-up that hooked an object
+    # it did not would make the ratio compare different functions.
     outside = sorted(set(c["walkup"].get("objects", ())) - set(c["full"].get("objects", ())))
     if not c["full"]["functions_hooked"]:     # neither symbols nor FDEs: nothing to hook (full.py)
         ratios = "walk-up / full: no ratio, full instrumentation found no function to hook"
     elif outside:
         ratios = (f"walk-up / full: no like-for-like ratio, the walk-up hooked functions in "
-                  f"{', '.join(outside)}, which the full run (the program's own) does not hook")
+                  f"{', '.join(outside)}, which the full run does not hook")
     else:
         ratios = (f"walk-up / full: hooks {100 * c['hooks_ratio']:.2f}%, instructions added "
                   f"{100 * c['instructions_added_ratio']:.2f}%")

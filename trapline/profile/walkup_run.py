@@ -164,7 +164,7 @@ def run_baseline(sandbox: Sandbox, argv: list[str]) -> RunCost:
 
 
 def run_full(sandbox: Sandbox, argv: list[str]) -> tuple[RunCost, object]:
-    """The program with every function hooked at entry and exit (full.py)."""
+    """The program with every function hooked at entry and exit, its libraries' too (full.py)."""
     from instrumenter.profiler.full import FullInstrumentation
 
     state: dict = {}
@@ -173,13 +173,13 @@ def run_full(sandbox: Sandbox, argv: list[str]) -> tuple[RunCost, object]:
         door = kernel.debug
         session = _session(kernel)
         full = state["full"] = FullInstrumentation(door, session)
-        probes = full.probes(process)
-        session.probes.extend(probes)
+        session.providers.append(full.provide)
         session.attach(process)
-        state["door"], state["probes"] = door, probes
+        state["door"] = door
 
     result = dataclasses.replace(sandbox, tools=[*sandbox.tools, attach], capture=True).run(argv)
-    full, probes = state["full"], state["probes"]
+    full = state["full"]
+    probes = full.probes
     return RunCost(state["door"].instruction_count(), full.hooks.executed, len(probes),
                    _strategies(probes), result.stdout, result.exit_code, _objects(full.callers)), full
 

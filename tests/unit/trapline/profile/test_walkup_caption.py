@@ -18,8 +18,8 @@ def test_the_ratio_when_the_walk_up_stayed_in_the_objects_the_full_run_hooked():
 
 
 def test_no_ratio_when_the_walk_up_hooked_a_library_the_full_run_did_not():
-    """Debian's sqlite3 works in libsqlite3: its full run hooked 58 times, the walk-up 1 229,
-    and '2118.97 %' compared different functions."""
+    """Before the full run hooked libraries, Debian's sqlite3 (whose work is in libsqlite3)
+    read 'hooks 2118.97%': 58 hooks of the program against the walk-up's 1 229 in libraries."""
     caption = _comparison_table(_comparison(["sqlite3"], ["libsqlite3.so.0", "sqlite3"])).caption
     assert caption.startswith("walk-up / full: no like-for-like ratio, the walk-up hooked "
                               "functions in libsqlite3.so.0, which the full run")
