@@ -50,7 +50,7 @@ EVENTS = ("insns", "syscalls", "branches", "faults")
 class SamplingTimer:
     """Counts the events of one run (all its processes and threads: one CPU) and interrupts
     every `interval` of them; `on_tick(thread, frame)` is the handler the gate leads to, and
-    `on_ticks(thread, frames)` takes the ticks a capture took (default: each to on_tick)."""
+    `on_ticks(thread, frames)` takes the ticks a capture took."""
 
     def __init__(self, kernel, interval: int, on_tick, event: str = "insns", on_switch=None,
                  capture=None, on_ticks=None):
@@ -62,7 +62,8 @@ class SamplingTimer:
         self.interval = interval
         self.event = event
         self.on_tick = on_tick
-        self.on_ticks = on_ticks if on_ticks is not None else self.each_tick
+        self.on_ticks = on_ticks if on_ticks is not None else \
+            (lambda thread, frames: self.each_tick(thread, frames, on_tick))
         self.on_switch = on_switch    # on_switch(previous, thread): a slice of another thread
         self._last_thread = None
         self.left = interval          # events until the next tick
@@ -177,10 +178,8 @@ class SamplingTimer:
         self.on_ticks(thread, frames)
         self.elapsed = base
 
-    def each_tick(self, thread, frames, on_tick=None) -> None:
-        """Captured ticks one by one to `on_tick` (default: the gate's handler), each while
-        timer_instructions reads its time."""
-        on_tick = on_tick or self.on_tick
+    def each_tick(self, thread, frames, on_tick) -> None:
+        """Captured ticks one by one to `on_tick`, each while timer_instructions reads its time."""
         for frame in frames:
             self.elapsed = frame.ts
             on_tick(thread, frame)

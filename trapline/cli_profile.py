@@ -84,8 +84,12 @@ def _walk_up(sandbox, argv, console, *, interval, mode, event, top, options, com
     sys.stdout.flush()
     try:
         if compare_full:
+            if progress is not None:        # the full run may take minutes: say what runs
+                progress.phase("comparing: the run with no tool, then with every function hooked")
             compare(sandbox, argv, run)
     finally:
+        if progress is not None:
+            progress.done()
         finish_record(run)          # the trace ends with the walk-up's report (and comparison)
     print_report(run.profile, console, top=top or TOP_FUNCTIONS)
     console.print()

@@ -29,16 +29,13 @@ NOT_CALLED = re.compile(r"^(_start|_start_c|_dlstart.*|__restore.*|__clone|clone
                         r"|.*setjmp.*|.*longjmp.*|.*vfork.*|getcontext|swapcontext|__cp_begin.*)$")
 
 
-def hookable_functions(door, process, program=None) -> list[FunctionId]:
-    """Every sized function symbol of the object `program` (default: the program's own), by
-    address, and every function of its stripped code (no symbol covers it) that an FDE bounds —
-    the functions the walk-up can hook there (callsite.Functions); not the object's entry
-    point, and none that reads its own return address (return_slot.py: setjmp, vfork,
-    getcontext, the i386 PIC thunks, nameless or not)."""
-    if program is None:
-        images = door.images(process)
-        program = next((m for m in images if m.path == process.exe), images[0] if images else None)
-    if program is None or program.image is None:
+def hookable_functions(door, process, program) -> list[FunctionId]:
+    """Every sized function symbol of the object `program` maps in `process`, by address, and
+    every function of its stripped code (no symbol covers it) that an FDE bounds — the
+    functions the walk-up can hook there (callsite.Functions); not the object's entry point,
+    and none that reads its own return address (return_slot.py: setjmp, vfork, getcontext,
+    the i386 PIC thunks, nameless or not)."""
+    if program.image is None:
         return []
     entry = program.image.entry
     functions = {}

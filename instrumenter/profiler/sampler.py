@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Callable, NamedTuple
 
-from kernel_model.debug import WALK_REGISTERS, CapturedFrame
+from kernel_model.debug import WALK_REGISTERS
 
 from .callsite import Functions
 from .symbolize import Frame, Symbolizer
@@ -117,16 +117,14 @@ class Sampler:
 
     # ---- events of the debug interface -------------------------------------------------------
     def timer_tick(self, thread, frame) -> None:
+        """A tick through the IDT, registers live (the capture's come by timer_tick_batch)."""
         self.ticks += 1
-        self.captured += isinstance(frame, CapturedFrame)
         process = thread.process
         if self.on_event is not None:
             self.on_event(Interrupt(self._now(process), process.pid, thread.tid, frame.vector,
                                     frame.ip, frame.sp or 0))
         if self.mode == "pc":
             addresses, truncated = (frame.ip,), None
-        elif isinstance(frame, CapturedFrame):
-            addresses, truncated = frame.stack, None         # walked at the interrupt, complete
         else:
             stack = self.unwinder.unwind(process, walk_registers(self.door, process, frame),
                                          tid=thread.tid)

@@ -28,6 +28,12 @@ class ProfileProgress:
             self.stream.flush()
             self.shown = True
 
+    def phase(self, text: str) -> None:
+        """Work that takes no samples (--compare-full's two more runs), shown until done()."""
+        self.stream.write(f"{CLEAR}{self.label}: {text}")
+        self.stream.flush()
+        self.shown = True
+
     def done(self) -> None:
         if self.shown:
             self.stream.write(CLEAR)

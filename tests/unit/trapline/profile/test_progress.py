@@ -31,3 +31,14 @@ def test_a_short_run_leaves_nothing_on_the_terminal():
     progress.sample(SimpleNamespace(ts=1000))
     progress.done()
     assert out.getvalue() == ""
+
+
+def test_the_comparison_runs_are_announced_and_erased():
+    """--compare-full's two more runs take no samples (the full one can take minutes on a
+    dynamic program: every function of every library hooked): a phase line says what runs."""
+    out = Terminal()
+    progress = ProfileProgress.for_terminal(out, "sqlite3")
+    progress.phase("comparing: the run with no tool, then with every function hooked")
+    progress.done()
+    assert out.getvalue().split(CLEAR) == [
+        "", "sqlite3: comparing: the run with no tool, then with every function hooked", ""]
