@@ -177,6 +177,8 @@ def trace(ctx, probes, enable_at, disable_at, detach_after, detach_on, strategy,
     if verbose:
         for line in result.monitor:
             click.echo(f"trapline: monitor: {line}", err=True)
+    for line in result.unattached:       # as bpftrace says of a probe it could not attach
+        click.echo(f"trapline: {line}", err=True)
     if count:
         click.echo(hit_table(sandbox.probes, result.dropped), err=True)
     elif result.dropped:

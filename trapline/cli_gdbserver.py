@@ -64,5 +64,7 @@ def gdbserver(listen, stdio, probes, strategy, output, debug_protocol, detach_pr
         result = run.run()
     except Exception as e:              # noqa: BLE001 -- every failure gets its status (exit_status.py)
         _fail(e)
+    for line in result.unattached:       # as trace says it (tracing/unattached.py)
+        click.echo(f"trapline: {line}", err=True)
     sys.stdout.flush()
     sys.exit(result.exit_code)

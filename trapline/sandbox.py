@@ -32,6 +32,8 @@ class RunResult:
     hits: dict[str, int] = field(default_factory=dict)
     dropped: dict[int, int] = field(default_factory=dict)
     monitor: list[str] = field(default_factory=list)  # the process monitor's reports, in order
+    # uprobes that no strategy ever placed, one line each with the reason (tracing/unattached.py)
+    unattached: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -120,6 +122,7 @@ class Sandbox:
             from instrumenter.tracing.probes import Probe
             from instrumenter.tracing.records import Buffers
             from instrumenter.tracing.session import Session
+            from instrumenter.tracing.unattached import never_attached
 
             from .probespec import parse_probe_spec
 
@@ -143,7 +146,8 @@ class Sandbox:
                          records=collected,
                          hits={p.spec.text: p.hits for p in session.probes} if session else {},
                          dropped=session.buffers.dropped() if session else {},
-                         monitor=list(session.monitor.reports) if session else [])
+                         monitor=list(session.monitor.reports) if session else [],
+                         unattached=never_attached(session) if session else [])
 
 
 __all__ = ["Sandbox", "RunResult", "KernelError"]

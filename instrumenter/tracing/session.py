@@ -47,6 +47,7 @@ class Session:
         # provider(process, mapped) -> [Probe]: probes made for an object when it is mapped,
         # as bpftrace's `uprobe:lib:*` (every function: profiler/full.py)
         self.providers: list = []
+        self.mapped_paths: set[bytes] = set()      # every object it was told of (unattached.py)
         self.debug.subscribe(self)
         if any(p.spec.kind == SYSCALL for p in probes):
             self.debug.syscall_watchers.append(self)
@@ -116,6 +117,7 @@ class Session:
 
     def _instrument_object(self, process, mapped, candidates=None) -> None:
         image = mapped.image
+        self.mapped_paths.add(mapped.path)
         matching = [p for p in (self.probes if candidates is None else candidates)
                     if p.spec.kind in (UPROBE, URETPROBE) and p.spec.matches_binary(mapped.path)]
         probes = [p for p in matching if p.enabled or candidates is not None]

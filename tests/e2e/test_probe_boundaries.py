@@ -157,3 +157,15 @@ def test_inside_an_instruction_of_a_library_loaded_at_start_or_by_dlopen(
                     f"instruction boundary (nearest: {start:#x} <{symbol}"
                     f"{f'+{offset}' if offset else ''}>, {after:#x} <{symbol}+{offset + after - start}>)"), \
         (SAMPLE_ARCH[arch], done.stderr)
+
+
+@pytest.mark.parametrize("arch", ["i386", "x86_64"])
+def test_a_probe_on_a_library_never_loaded_is_said_never_to_have_attached(arch):
+    """It waited for libnotthere.so to the end: 0 hits that looked like a function never
+    called. The run is the program's (its status, its output); the probe on fib still counts."""
+    fib = SAMPLES / "bin" / arch / "fib"
+    done = trace("-f", "jsonl", "-p", "uprobe:libnotthere.so:foo", "-p", "uprobe:fib:fib", str(fib), "10")
+    assert hits(done) == {"uprobe:fib:fib": 177} and "fib(10) = 55" in done.stdout.splitlines()
+    assert done.stderr.splitlines()[0] == ("trapline: uprobe:libnotthere.so:foo: never attached: "
+                                           "no object named libnotthere.so was mapped")
+    assert "never attached" not in done.stderr.split("\n", 1)[1]
