@@ -3,13 +3,13 @@ import sys
 
 import click
 
-from .cli import _fail, _parse_env, run_options
+from .cli import PROGRAM_COMMAND, _fail, _parse_env, run_options
 from .cli_walkup import walkup_options, walkup_settings
 
 TOP_FUNCTIONS = 25
 
 
-@click.command(context_settings={"ignore_unknown_options": True})
+@click.command(context_settings=PROGRAM_COMMAND)
 @click.option("--interval", type=click.IntRange(min=1), default=10_000, show_default=True,
               help="Sample every N guest instructions, or N system calls, taken branches or page "
               "faults with --event (virtual time: the same run, the same samples).")

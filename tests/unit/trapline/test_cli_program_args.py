@@ -1,0 +1,46 @@
+"""How the commands that run a program split their own options from the program's (issue 26):
+trapline's options end at the program's name or at `--`, as strace's do; an option before that
+which the command does not have is an error naming it, status 2, and nothing runs."""
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from trapline.cli import main
+
+ROOT = Path(__file__).resolve().parents[3]
+PROGRAM_COMMANDS = {"run": [], "trace": ["-p", "proc:exit"], "profile": [],
+                    "gdbserver": ["--stdio"]}
+
+
+@pytest.mark.parametrize("command,option", [
+    ("run", "-o"),                          # the issue's: trace, profile and gdbserver have -o
+    *((command, option) for command in sorted(PROGRAM_COMMANDS) for option in ("-O", "--bogus"))])
+def test_an_unknown_option_before_the_program_is_a_usage_error_naming_it(command, option):
+    """`trapline run --strace -o F -- prog` said 'cannot run CWD/-o: ENOENT' (exit 127)."""
+    argv = [command, *PROGRAM_COMMANDS[command], "--strace", option, "F", "--", "/bin/true"]
+    result = CliRunner().invoke(main, argv)
+    assert result.exit_code == 2, result.output
+    assert "No such option" in result.output and option in result.output
+    assert f"{command} --help' for help." in result.output
+    assert "cannot run" not in result.output
+
+
+@pytest.mark.parametrize("arch", ["i386", "x86_64"])
+@pytest.mark.parametrize("argv", [
+    ["run", "--clear-env", "{prog}", "-l", "-v", "--", "x"],    # after the name: all the program's
+    ["run", "--clear-env", "--", "{prog}", "-l", "--strace"],   # after --: the same
+])
+def test_the_programs_own_options_pass_through(arch, argv):
+    """Options after the program's name are its own even where trapline has the same (-v,
+    --strace): neither turns on trapline's verbosity or strace."""
+    prog = str(ROOT / "samples" / "bin" / arch / "args_env")
+    argv = [a.format(prog=prog) for a in argv]
+    done = subprocess.run([sys.executable, "-m", "trapline", *argv], capture_output=True,
+                          stdin=subprocess.DEVNULL, timeout=120)
+    assert done.returncode == 0 and done.stderr == b"", done.stderr.decode()
+    args = argv[argv.index(prog) + 1:]
+    assert done.stdout.decode().splitlines() == [f"argc={len(args) + 1}", f"argv[0]={prog}",
+                                                 *(f"argv[{i}]={a}" for i, a in enumerate(args, 1))]
