@@ -25,6 +25,7 @@ from .fdtable import FdTable
 from .fs import FileSystem
 from .itimer import IntervalTimers
 from .panic import is_kernel_bug, raise_if_kernel_bug, run_loop_panic
+from .path_search import load_from_path, needs_search, search_path
 from .proc import INIT_PID, RUNNABLE, ZOMBIE, Process, Thread
 from .sched import DEFAULT_QUANTUM, TRACER_STOP, Scheduler
 from .signals.delivery import Signals, status_for_sigchld
@@ -174,8 +175,11 @@ class Kernel:
     def add_thread(self, thread: Thread) -> None:
         self.scheduler.add(thread)
 
-    def spawn(self, path: bytes, argv: list[bytes], envp: list[bytes]) -> Process:
-        """Create the first process running `path` (a guest path) with fds 0-2 from the config."""
+    def spawn(self, path: bytes, argv: list[bytes], envp: list[bytes], *,
+              search: bool = False) -> Process:
+        """Create the first process running `path` (a guest path) with fds 0-2 from the config.
+        With `search`, a name without a slash is looked up in envp's PATH, as execvp does
+        (kernel_model/path_search.py); argv stays as given."""
         fds = FdTable()
         for fd, f in enumerate((self.config.stdin, self.config.stdout, self.config.stderr)):
             if f is not None:
@@ -184,7 +188,11 @@ class Kernel:
         proc = Process(pid=pid, ppid=INIT_PID, space=None, fds=fds, cwd=self.config.cwd,
                        pgid=pid, sid=pid)
         try:
-            program = self.load_program(proc, path, argv, envp)
+            if search and needs_search(path):
+                path, program = load_from_path(lambda candidate: self.load_program(
+                    proc, candidate, argv, envp), path, search_path(envp))
+            else:
+                program = self.load_program(proc, path, argv, envp)
         except GuestErrno as e:
             reason = E.NAMES.get(e.errno, str(e.errno))
             detail = str(e).split(": ", 1)[1] if ": " in str(e) else ""

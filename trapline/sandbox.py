@@ -75,8 +75,10 @@ class Sandbox:
         return [f"{k}={v}".encode() for k, v in base.items()]
 
     def _program_path(self, program: str) -> bytes:
-        """With a rootfs the program is a guest path; without one, a host path (host / is the root)."""
-        if self.rootfs is None:
+        """With a rootfs the program is a guest path; without one, a host path (host / is the root).
+        A name without a slash is neither: the kernel looks it up in the guest's PATH (spawn's
+        search, as execvp)."""
+        if self.rootfs is None and "/" in program:
             return os.path.abspath(program).encode()
         return program.encode()
 
@@ -113,7 +115,8 @@ class Sandbox:
         if self.strace:
             from trapline.strace.client import StraceClient
             StraceClient(kernel.debug, report, follow_forks=self.follow_forks).attach()
-        proc = kernel.spawn(self._program_path(argv[0]), [a.encode() for a in argv], self.environment())
+        proc = kernel.spawn(self._program_path(argv[0]), [a.encode() for a in argv], self.environment(),
+                            search=True)
         collected: list = []
         session = None
         if self.probes:

@@ -44,3 +44,22 @@ def test_the_programs_own_options_pass_through(arch, argv):
     args = argv[argv.index(prog) + 1:]
     assert done.stdout.decode().splitlines() == [f"argc={len(args) + 1}", f"argv[0]={prog}",
                                                  *(f"argv[{i}]={a}" for i, a in enumerate(args, 1))]
+
+
+@pytest.mark.parametrize("arch", ["i386", "x86_64"])
+def test_a_program_named_without_a_slash_is_found_in_the_guests_path(arch):
+    """`trapline run -- ls` said 'cannot run CWD/ls: ENOENT': a name is looked up in PATH, as
+    execvp does (kernel_model/path_search.py), here without a rootfs (the host's / read-only)."""
+    folder = ROOT / "samples" / "bin" / arch
+    done = subprocess.run([sys.executable, "-m", "trapline", "run", "-E", f"PATH=/nothing:{folder}",
+                           "--", "args_env"], capture_output=True, stdin=subprocess.DEVNULL, timeout=120)
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout.startswith(b"argc=1\nargv[0]=args_env\n")
+
+
+def test_a_name_not_in_the_path_is_one_line_and_status_127():
+    done = subprocess.run([sys.executable, "-m", "trapline", "run", "-E", "PATH=/nothing:/neither",
+                           "--", "args_env"], capture_output=True, stdin=subprocess.DEVNULL, timeout=120)
+    assert done.returncode == 127
+    assert done.stderr.decode().splitlines() == [
+        "trapline: cannot run args_env: ENOENT (not found in PATH /nothing:/neither)"]
