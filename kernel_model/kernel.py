@@ -23,6 +23,7 @@ from .exec import commit_program
 from .exit import exit_process, exit_thread
 from .fdtable import FdTable
 from .fs import FileSystem
+from .fsview import fs_view
 from .itimer import IntervalTimers
 from .panic import is_kernel_bug, raise_if_kernel_bug, run_loop_panic
 from .path_search import load_from_path, needs_search, search_path
@@ -187,6 +188,7 @@ class Kernel:
         pid = self.allocate_pid()
         proc = Process(pid=pid, ppid=INIT_PID, space=None, fds=fds, cwd=self.config.cwd,
                        pgid=pid, sid=pid)
+        proc.cwd = self._starting_directory(proc)
         try:
             if search and needs_search(path):
                 path, program = load_from_path(lambda candidate: self.load_program(
@@ -202,6 +204,15 @@ class Kernel:
         thread = commit_program(self, proc, program, program.argv)
         self.scheduler.add(thread)
         return proc
+
+    def _starting_directory(self, proc: Process) -> bytes:
+        """The configured cwd as a launcher's chdir(2) before the exec finds it (env -C,
+        fs/open.c): a directory of the guest's view, or the start fails with why."""
+        try:
+            return self.fs.directory(self.config.cwd, b"/", fs_view(proc))
+        except GuestErrno as e:
+            raise KernelError(f"cannot change directory to {self.config.cwd.decode(errors='replace')}: "
+                              f"{E.NAMES[e.errno]} ({E.ERRNOS[e.errno][1]})") from None
 
     def load_program(self, proc: Process, path: bytes, argv, envp):
         """Read and build the program at guest `path` for `proc` (nothing of proc changes):

@@ -140,7 +140,7 @@ def run(rootfs, cwd, env, clear_env, seed, writable, strace, follow_forks, quant
 @click.option("-f", "--format", "fmt", type=click.Choice(["text", "jsonl", "chrome", "folded"]), default="text",
               show_default=True, help="chrome: trace-event JSON (entry/return pairs as B/E); folded: "
               "stacks for flamegraph.pl. Both need -o FILE.")
-@click.option("-o", "--output", type=click.File("w"), default=None, help="Write events here (default: stdout).")
+@click.option("-o", "--output", type=click.File("w", lazy=False), default=None, help="Write events here (default: stdout).")
 @click.option("-c", "--count", is_flag=True, help="Print a table of hits per probe at the end (stderr).")
 @functools.partial(run_options, follow_short=False)
 @click.argument("program")

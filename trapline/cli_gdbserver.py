@@ -35,7 +35,7 @@ def _listen_address(text: str) -> tuple[str, int]:
 @click.option("--stdio", is_flag=True, help="Talk to GDB on stdin/stdout (target remote | ...).")
 @click.option("-p", "--probe", "probes", multiple=True, metavar="SPEC", help="A probe, as for trace.")
 @click.option("--strategy", type=click.Choice(STRATEGY_CHOICES), default="auto", show_default=True)
-@click.option("-o", "--output", type=click.File("w"), default=None,
+@click.option("-o", "--output", type=click.File("w", lazy=False), default=None,
               help="Write probe records here (default: stderr).")
 @click.option("--debug-protocol", is_flag=True, help="Log every packet on stderr.")
 @click.option("--detach-probes", is_flag=True,

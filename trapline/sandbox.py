@@ -63,8 +63,8 @@ class Sandbox:
     def guest_cwd(self) -> str:
         """Without a rootfs the guest sees the host's tree, so it starts where the user is
         (as under strace or gdb); with a rootfs it starts at its root unless told otherwise."""
-        if self.cwd is not None:
-            return self.cwd
+        if self.cwd is not None:        # relative: to the host's cwd as the program path is
+            return os.path.abspath(self.cwd) if self.rootfs is None else self.cwd
         return "/" if self.rootfs is not None else os.getcwd()
 
     def environment(self) -> list[bytes]:
