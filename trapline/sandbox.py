@@ -65,8 +65,8 @@ class Sandbox:
     def guest_cwd(self) -> str:
         """Without a rootfs the guest sees the host's tree, so it starts where the user is
         (as under strace or gdb); with a rootfs it starts at its root unless told otherwise."""
-        if self.cwd is not None:
-            return self.cwd
+        if self.cwd is not None:        # relative: to the host's cwd as the program path is
+            return os.path.abspath(self.cwd) if self.rootfs is None else self.cwd
         return "/" if self.rootfs is not None else os.getcwd()
 
     def environment(self) -> list[bytes]:
@@ -77,8 +77,10 @@ class Sandbox:
         return [f"{k}={v}".encode() for k, v in base.items()]
 
     def _program_path(self, program: str) -> bytes:
-        """With a rootfs the program is a guest path; without one, a host path (host / is the root)."""
-        if self.rootfs is None:
+        """With a rootfs the program is a guest path; without one, a host path (host / is the root).
+        A name without a slash is neither: the kernel looks it up in the guest's PATH (spawn's
+        search, as execvp)."""
+        if self.rootfs is None and "/" in program:
             return os.path.abspath(program).encode()
         return program.encode()
 
@@ -115,7 +117,8 @@ class Sandbox:
         if self.strace:
             from trapline.strace.client import StraceClient
             StraceClient(kernel.debug, report, follow_forks=self.follow_forks).attach()
-        proc = kernel.spawn(self._program_path(argv[0]), [a.encode() for a in argv], self.environment())
+        proc = kernel.spawn(self._program_path(argv[0]), [a.encode() for a in argv], self.environment(),
+                            search=True)
         collected: list = []
         session = None
         if self.probes:
