@@ -155,6 +155,7 @@ class Session:
             self.place(process, address, hook, probe)
         elif hasattr(self.strategies.get(self.strategy), "place_returns"):
             self.strategies[self.strategy].place_returns(process, probe, address)
+            _count_placement(probe, self.strategy)      # attached (unattached.py), and -c says how
             self._say(probe, address, f"returns ({self.strategy})")
         else:
             self.returns.place(process, probe, address)
