@@ -112,6 +112,8 @@ class WalkUp:
         self.timeline: list[Step] = []
         self._seen_in: dict[FunctionId, int] = {}   # function -> pid of the last sample in it
         self._untimed: list = []        # levels taken out whose timed callees wait for their exits
+        # measured function -> the callees it keeps hooked (None once its first call placed them)
+        self._timing: dict[FunctionId, list] = {}
         self.on_step = None             # on_step(Step): each step as it is taken (--record)
         self.tops: dict[FunctionId, list[FunctionId]] = {}     # hot spot -> where its walk ended
         self.joins: dict[FunctionId, FunctionId] = {}   # hot spot -> the walk it went on in
@@ -185,6 +187,8 @@ class WalkUp:
         entry.hook_runs += 1
         if measuring:
             entry.metric.invocations += 1
+            if None not in self._timing.get(entry.function, (None,)):
+                self._start_timing(ctx.process, entry)
             sp, chained, caller = self._learn_caller(ctx, entry)
         else:                       # timed for a measured caller: who called is all it needs
             sp, return_address, chained = self.hooks.entry_state(ctx)
@@ -332,18 +336,31 @@ class WalkUp:
         self._step("insert", kind, entry)
         if state == MEASURING:
             entry.timed = tuple(f for f in entry.callees if f != entry.function)
-            for callee in entry.timed:
-                self._time(process, self.callers.entry(callee))
+            self._timing[entry.function] = []
+            for callee in entry.timed:          # hooked now (the level below): kept as it is
+                if self.hooks.hooked(self.callers.entry(callee)):
+                    self._time(process, entry, self.callers.entry(callee))
         return True
 
-    def _time(self, process, callee) -> None:
-        """Keep `callee` hooked while a caller of it is measured (hooks.py, kind "time")."""
+    def _start_timing(self, process, entry) -> None:
+        """At a measured function's first measured call, before its body runs: the callees
+        not hooked yet are hooked to time them (a level never entered again, such as a main
+        under start code other than glibc's, places none)."""
+        for callee in entry.timed:
+            if callee not in self._timing[entry.function]:
+                self._time(process, entry, self.callers.entry(callee))
+        self._timing[entry.function].append(None)      # started
+
+    def _time(self, process, caller, callee) -> None:
+        """Keep `callee` hooked while `caller` is measured (hooks.py, kind "time")."""
+        self._timing[caller.function].append(callee.function)
         callee.timers += 1
         if callee.timers == 1 and callee.state not in (IDENTIFYING, MEASURING):
             if not self.hooks.hooked(callee):
                 holder = self._process_holding(callee.function, process)
                 if holder is None:
                     callee.timers -= 1
+                    self._timing[caller.function].remove(callee.function)
                     return
                 self.hooks.insert(holder, callee, "time")
             self._step("insert", "time", callee)
@@ -377,8 +394,9 @@ class WalkUp:
         open_now = {id(o.entry) for o in self.activations.still_open()}
         for entry in [e for e in self._untimed if id(e) not in open_now]:
             self._untimed.remove(entry)
-            for callee in entry.timed:
-                self._untime(self.callers.entry(callee))
+            for callee in self._timing.pop(entry.function, ()):
+                if callee is not None:
+                    self._untime(self.callers.entry(callee))
 
     def _step(self, action: str, kind: str, entry) -> None:
         self._log(Step(self._now(), action, kind, entry.function, entry.level, entry.hot_spot))
