@@ -11,6 +11,8 @@ import queue
 import socket
 import threading
 
+from emu import host_stop
+
 from .packets import PacketParser, frame
 
 _CLOSED = ("closed",)
@@ -45,7 +47,8 @@ class Connection:
         try:
             if on_listening is not None:
                 on_listening(listener.getsockname()[1])
-            sock, _ = listener.accept()
+            with host_stop.blocking():       # Ctrl-C while no GDB comes (host_stop.py)
+                sock, _ = listener.accept()
         finally:
             listener.close()
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -90,7 +93,8 @@ class Connection:
     def _next_event(self) -> tuple:
         """The next thing GDB sent; ConnectionClosed once it hung up (and for every later
         call: the end of the connection stays in the queue)."""
-        event = self._events.get()
+        with host_stop.blocking():           # Ctrl-C while GDB says nothing
+            event = self._events.get()
         if event is _CLOSED:
             self._events.put(_CLOSED)
             raise ConnectionClosed()
