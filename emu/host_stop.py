@@ -40,7 +40,7 @@ class StopRequested(TraplineError):
         self.signal = signal
 
 
-_lock = threading.Lock()
+_lock = threading.RLock()          # (the main thread's signal handler may run inside a holder)
 _requested: int | None = None         # the first request's signal
 _taken = False                        # a Machine.run raised it: the guest runs no more
 _running: list = []                   # Machines inside uc_emu_start (a run may nest one)
