@@ -53,6 +53,13 @@ def guest_command(command):
     return wrapper
 
 
+def interruptible():
+    """A host wait of a tool's own that the first signal must end (a gdbserver waiting for
+    GDB): the wait raises StopRequested (emu/host_stop.blocking). The tools reach no emulator
+    module themselves (tests/unit/trapline/test_tools_door.py): host signals are the CLI's."""
+    return host_stop.blocking()
+
+
 def finish(code) -> None:
     """Exit with `code`, or die of the signal that stopped the guests (strace's terminate())."""
     from .host_output import flush_stdio

@@ -145,3 +145,11 @@ def test_signal_ends_the_chrome_document_of_a_compute_loop(arch, signum, tmp_pat
         assert stop(run, signum) == -signum
     events = json.loads(out.read_text())["traceEvents"]
     assert events and {e["name"] for e in events} == {"mix"}
+
+
+def test_sigint_ends_a_gdbserver_waiting_for_gdb():
+    """`trapline gdbserver --listen` before GDB comes: Ctrl-C ends it as it ends a run."""
+    with running("gdbserver", "--listen", "localhost:0", "--", sample("x86_64", "hello"),
+                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL) as run:
+        assert b"listening on" in run.stderr.readline()
+        assert stop(run, signal.SIGINT) == -signal.SIGINT

@@ -11,8 +11,7 @@ import queue
 import socket
 import threading
 
-from emu import host_stop
-
+from ..host_signals import interruptible
 from .packets import PacketParser, frame
 
 _CLOSED = ("closed",)
@@ -47,7 +46,7 @@ class Connection:
         try:
             if on_listening is not None:
                 on_listening(listener.getsockname()[1])
-            with host_stop.blocking():       # Ctrl-C while no GDB comes (host_stop.py)
+            with interruptible():            # Ctrl-C while no GDB comes
                 sock, _ = listener.accept()
         finally:
             listener.close()
@@ -93,7 +92,7 @@ class Connection:
     def _next_event(self) -> tuple:
         """The next thing GDB sent; ConnectionClosed once it hung up (and for every later
         call: the end of the connection stays in the queue)."""
-        with host_stop.blocking():           # Ctrl-C while GDB says nothing
+        with interruptible():                # Ctrl-C while GDB says nothing
             event = self._events.get()
         if event is _CLOSED:
             self._events.put(_CLOSED)
