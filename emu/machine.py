@@ -22,7 +22,7 @@ from unicorn import (UC_ARCH_X86, UC_ERR_FETCH_PROT, UC_ERR_FETCH_UNMAPPED, UC_H
                      UC_HOOK_INSN_INVALID, UC_HOOK_INTR, Uc, UcError)
 from unicorn import x86_const as X
 
-from . import exits
+from . import exits, host_stop
 from .arch import Arch, arch_named
 from .cpuid import install as install_cpuid
 from .cpu_state import CpuStateViews, cpu_state_views
@@ -178,7 +178,8 @@ class Machine(MachineRegisters):
     # ---- running ---------------------------------------------------------------------------
     def run(self, begin: int, *, count: int = 0, until: int | None = None) -> exits.Exit:
         """Run from `begin` until a handler declines an event, a fault, stop(), or `count` insns,
-        or the PC reaches `until` (STOPPED). `until` stops without a count: a count installs
+        or the PC reaches `until` (STOPPED); raise StopRequested once the host asked every run
+        to end (host_stop.py). `until` stops without a count: a count installs
         Unicorn's counting hook, and the next run without one flushes every translation
         (uc.c uc_emu_start), which a Machine recycled for its translations cannot afford."""
         self._exit = None
@@ -198,15 +199,19 @@ class Machine(MachineRegisters):
             # translated at `until` (a recycled Machine ran this program) would run on.
             self.uc.ctl_remove_cache(until, until + 1)
         self._insns.value = 0             # Unicorn resets its own; a tracker is reset here
+        host_stop.enter(self)             # Ctrl-C, SIGTERM: StopRequested (host_stop.py)
         self._running = True
         try:
-            return self._run(begin, count, budget, until)
+            exit_ = self._run(begin, count, budget, until)
         finally:
+            host_stop.leave(self)
             self._account(budget)
             if until is not None:
                 # The block at `until` was translated as "stop here" (Unicorn checks the run's
                 # end address when it translates a block); drop it before a run that passes.
                 self.uc.ctl_remove_cache(until, until + 1)
+        host_stop.raise_if_pending()      # the run a host request ended goes no further
+        return exit_
 
     def _unlimited_budget(self) -> int:
         """The budget of a run without a count: 0 (no counting hook) or UNLIMITED (keep it).

@@ -18,6 +18,7 @@ from .cli_detach import detach_options, detach_starter
 from .cli_probe_times import OrderedOptionsCommand, probe_time_options, probe_times
 from .cli_handler import handler_options
 from .cli_handler import load as load_handler
+from .host_signals import guest_command
 
 
 class LazyGroup(click.Group):
@@ -105,6 +106,7 @@ def main():
 @run_options
 @click.argument("program")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
+@guest_command
 def run(rootfs, cwd, env, clear_env, seed, writable, strace, follow_forks, quantum, max_insns,
         verbose, program, args):
     """Run PROGRAM [ARGS...] in the sandbox; exit with its status (128+N after signal N)."""
@@ -146,6 +148,7 @@ def run(rootfs, cwd, env, clear_env, seed, writable, strace, follow_forks, quant
 @click.argument("program")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 @click.pass_context
+@guest_command
 def trace(ctx, probes, enable_at, disable_at, detach_after, detach_on, strategy, native, handler, handler_fxsave, children, backpatch, fmt, output, count, rootfs, cwd, env, clear_env, seed, writable, strace,
           follow_forks, quantum, max_insns, verbose, program, args):
     """Run PROGRAM with probes; one event per hit (text or JSON Lines).

@@ -21,6 +21,7 @@ import click
 from instrumenter.strategies.registry import CHOICES as STRATEGY_CHOICES
 
 from .cli import PROGRAM_COMMAND, _fail, _parse_env, run_options
+from .host_signals import guest_command
 
 
 def _listen_address(text: str) -> tuple[str, int]:
@@ -43,6 +44,7 @@ def _listen_address(text: str) -> tuple[str, int]:
 @run_options
 @click.argument("program")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
+@guest_command
 def gdbserver(listen, stdio, probes, strategy, output, debug_protocol, detach_probes, rootfs, cwd, env, clear_env,
               seed, writable, strace, follow_forks, quantum, max_insns, verbose, program, args):
     """Debug PROGRAM [ARGS...] with GDB through its probes (seed 003)."""

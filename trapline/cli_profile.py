@@ -5,6 +5,7 @@ import click
 
 from .cli import PROGRAM_COMMAND, _fail, _parse_env, run_options
 from .cli_walkup import walkup_options, walkup_settings
+from .host_signals import guest_command
 
 TOP_FUNCTIONS = 25
 
@@ -31,6 +32,7 @@ TOP_FUNCTIONS = 25
 @run_options
 @click.argument("program")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
+@guest_command
 def profile(interval, event, mode, top, output_dir, record, walk_up, threshold, window, min_calls,
             metric, period, max_levels, compare_full, rootfs, cwd, env, clear_env, seed, writable,
             strace, follow_forks, quantum, max_insns, verbose, program, args):
@@ -85,7 +87,7 @@ def _walk_up(sandbox, argv, console, *, interval, mode, event, top, options, com
                      record=record, progress=progress)
     sys.stdout.flush()
     try:
-        if compare_full:
+        if compare_full and not run.result.interrupted:    # (Ctrl-C: the report of what ran)
             if progress is not None:        # the full run may take minutes: say what runs
                 progress.phase("comparing: the run with no tool, then with every function hooked")
             compare(sandbox, argv, run)

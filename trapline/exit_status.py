@@ -11,13 +11,20 @@ conventions a user already knows, and one line on stderr:
        report), as timeout(1) answers for a command it stopped;
   70   an internal error (EX_SOFTWARE, sysexits.h): a bug in trapline, reported as one, with
        the traceback; never disguised as the user's error.
+Stopped by the host (SIGINT, SIGTERM, SIGHUP, or SIGPIPE when trapline's output went away),
+trapline writes what was recorded and dies of that signal, as strace does: a shell reports
+128+N (130, 143, 129, 141), with no message (host_signals.py, host_output.py).
 """
 from __future__ import annotations
 
+import signal
 import sys
 import traceback
 
 import click
+
+from emu import host_stop
+from emu.host_stop import StopRequested
 
 from instrumenter.errors import InstrumenterError
 from kernel_model import errno as E
@@ -27,6 +34,14 @@ from loader.errors import LoaderError
 from .errors import UsageError
 
 USAGE, CANNOT_EXECUTE, NOT_FOUND, STOPPED, INTERNAL = 2, 126, 127, 124, 70
+
+
+def _stopped_by_host(error: BaseException) -> bool:
+    """The host stopped the guests (StopRequested), or an output of trapline's went away
+    outside the writers that expect it (a report printed after the run): SIGPIPE."""
+    if isinstance(error, BrokenPipeError):
+        host_stop.request(signal.SIGPIPE)
+    return isinstance(error, (StopRequested, BrokenPipeError))
 
 
 def status_for(error: BaseException) -> int:
@@ -46,6 +61,9 @@ def status_for(error: BaseException) -> int:
 
 def exit_for(error: BaseException, echo) -> None:
     """Report `error` with `echo(text)` (stderr) and exit with its status."""
+    if _stopped_by_host(error):
+        from .host_signals import finish
+        finish(INTERNAL)                # dies of the signal: nothing to report
     status = status_for(error)
     if status == INTERNAL:
         echo(f"trapline: internal error (a bug in trapline, please report it): "

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from .host_signals import guest_command
 
 from .experiment_loss import (GUESTS, STRATEGY_ORDER, available_strategies,
                                           format_table, run_experiment)
@@ -49,6 +50,7 @@ def experiment():
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--binary-dir", type=click.Path(file_okay=False, exists=True), default=str(SAMPLE_BIN),
               show_default=True, help="Folder with ARCH/loss_threads and ARCH/loss_procs.")
+@guest_command
 def loss(arches, guests, strategies, workers, quanta, calls, seed, binary_dir):
     """Hits lost per strategy with several workers in the probed function (seed 001)."""
     try:

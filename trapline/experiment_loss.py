@@ -21,6 +21,7 @@ import os
 import time
 from dataclasses import dataclass
 
+from emu.host_stop import StopRequested
 from kernel_model.fs import CapturedOutput
 from kernel_model.kernel import Kernel, KernelConfig, wait_status_exit_code
 
@@ -100,13 +101,17 @@ def run_once(binary: str, arch: str, strategy: str, workers: int, quantum: int, 
 def run_experiment(binary_dir: str, arches, guests, strategies, workers_list, quanta,
                    calls: int, *, seed: int = 0, progress=None) -> list[LossRow]:
     """Every (arch, guest, strategy, workers, quantum) combination, in that nesting order;
-    `progress(done, total, row)` is called after each run."""
+    `progress(done, total, row)` is called after each run. A host signal (emu/host_stop.py)
+    ends it with the rows of the runs that finished."""
     grid = [(arch, guest, strategy, workers, quantum) for arch in arches for guest in guests
             for strategy in strategies for workers in workers_list for quantum in quanta]
     rows = []
     for arch, guest, strategy, workers, quantum in grid:
-        rows.append(run_once(guest_binary(binary_dir, arch, guest), arch, strategy, workers,
-                             quantum, calls, guest=guest, seed=seed))
+        try:
+            rows.append(run_once(guest_binary(binary_dir, arch, guest), arch, strategy, workers,
+                                 quantum, calls, guest=guest, seed=seed))
+        except StopRequested:           # Ctrl-C: the table of the runs that finished
+            break
         if progress is not None:
             progress(len(rows), len(grid), rows[-1])
     return rows

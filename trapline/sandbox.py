@@ -7,12 +7,14 @@ import os
 import sys
 from dataclasses import dataclass, field
 
+from emu.host_stop import StopRequested
 from kernel_model.errors import KernelError
 from kernel_model.fs import CapturedOutput, StdioFile
 from kernel_model.kernel import Kernel, KernelConfig, wait_status_exit_code
 from kernel_model.sched import DEFAULT_QUANTUM
 
 from .errors import UsageError
+from .host_output import closed_at_start, guarded
 
 # What a guest gets without --clear-env: small, fixed, never the host's environment.
 DEFAULT_ENV = (("PATH", "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"), ("HOME", "/root"),
@@ -34,6 +36,7 @@ class RunResult:
     monitor: list[str] = field(default_factory=list)  # the process monitor's reports, in order
     # uprobes that no strategy ever placed, one line each with the reason (tracing/unattached.py)
     unattached: list[str] = field(default_factory=list)
+    interrupted: int | None = None  # the host signal that ended the run (emu/host_stop.py)
 
 
 @dataclass
@@ -104,8 +107,9 @@ class Sandbox:
             stdin = CapturedOutput(self.stdin or b"", name=b"pipe:[0]")
             stdout, stderr = CapturedOutput(name=b"pipe:[1]"), CapturedOutput(name=b"pipe:[2]")
         else:
-            stdin, stdout, stderr = (StdioFile(fd) for fd in self.host_stdio)
-        report = sys.stderr
+            closed = closed_at_start()        # `2>&-`: the guest has no fd 2 either
+            stdin, stdout, stderr = (None if fd in closed else StdioFile(fd) for fd in self.host_stdio)
+        report = guarded(sys.stderr)          # strace lines, messages: a reader gone stops the run
         if self.quantum <= 0:
             raise UsageError("--quantum must be a positive number of instructions")
         self._check_children_options()
@@ -139,10 +143,17 @@ class Sandbox:
             attach(kernel, proc)
         if self.on_start is not None:
             self.on_start(kernel, proc, session)
-        status = kernel.run(proc)
+        try:
+            status, interrupted = kernel.run(proc), None
+        except StopRequested as stop:
+            # Ended by the host (Ctrl-C, SIGTERM, an output gone): what was recorded is still
+            # written, and the program counts as killed by that signal, as strace kills the
+            # child it started with the signal that ended it (strace.c, cleanup()).
+            status = interrupted = stop.signal
         if session is not None:
             session.flush()
         return RunResult(exit_code=wait_status_exit_code(status), wait_status=status,
+                         interrupted=interrupted,
                          stdout=stdout.data if self.capture else None,
                          stderr=stderr.data if self.capture else None,
                          messages=kernel.messages, unimplemented=dict(kernel.unimplemented),

@@ -21,6 +21,8 @@ from collections import Counter
 
 from instrumenter.tracing.probes import URETPROBE, UPROBE
 
+from .host_output import guarded
+
 FORMATS = ("chrome", "folded")
 
 
@@ -47,7 +49,7 @@ class ChromeSink:
     """Streams records as trace events; `close` ends the JSON document."""
 
     def __init__(self, out, specs):
-        self.out, self.pairs, self.started = out, _Pairs(specs), False
+        self.out, self.pairs, self.started = guarded(out), _Pairs(specs), False
 
     def __call__(self, records) -> None:
         for record in records:
@@ -94,7 +96,7 @@ class FoldedSink:
     """Counts entry hits per stack of paired functions; `close` writes the folded lines."""
 
     def __init__(self, out, specs, comm: str):
-        self.out, self.pairs, self.comm = out, _Pairs(specs), comm
+        self.out, self.pairs, self.comm = guarded(out), _Pairs(specs), comm
         self.stacks: dict[int, list[str]] = {}          # tid -> paired functions it is inside
         self.counts: Counter = Counter()
 

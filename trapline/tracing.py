@@ -2,6 +2,8 @@
 per-probe hit table of `-c`."""
 import json
 
+from .host_output import guarded
+
 
 def format_text(record) -> str:
     parts = [f"{record.ts:>14}", f"{record.pid:>6}", f"{record.tid:>6}", record.probe]
@@ -38,7 +40,7 @@ class StreamSink:
     """Writes records as they are drained, so events interleave with the guest's output."""
 
     def __init__(self, out, fmt: str):
-        self.out = out
+        self.out = guarded(out)             # a reader gone: the run stops (host_output.py)
         self.format = FORMATTERS[fmt]
 
     def __call__(self, records) -> None:

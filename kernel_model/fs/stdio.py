@@ -5,6 +5,8 @@ Both report a FIFO in fstat and is_tty False: the guest never gets a terminal, s
 """
 import os
 
+from emu import host_stop
+
 from .. import errno as E
 from ..errno import GuestErrno
 from .constants import BLOCK_SIZE, O_RDONLY, O_RDWR, S_IFIFO
@@ -61,13 +63,15 @@ class StdioFile(_StreamFile):
 
     def read(self, n: int) -> bytes:
         try:
-            return os.read(self.host_fd, n)
+            with host_stop.blocking():      # Ctrl-C while the host's stdin has nothing to read
+                return os.read(self.host_fd, n)
         except OSError as e:        # e.g. stdout redirected to a write-only file: EBADF
             raise GuestErrno(e.errno or E.EIO, "host stdio") from None
 
     def write(self, data: bytes) -> int:
         try:
-            return os.write(self.host_fd, bytes(data))
+            with host_stop.blocking():      # ... or while a host reader does not read
+                return os.write(self.host_fd, bytes(data))
         except BrokenPipeError:     # the host reader went away: EPIPE and SIGPIPE (pipe(7))
             from ..pipe import BrokenPipe      # pipe.py imports this module
             raise BrokenPipe(self.path) from None

@@ -11,6 +11,7 @@ import queue
 import socket
 import threading
 
+from ..host_signals import interruptible
 from .packets import PacketParser, frame
 
 _CLOSED = ("closed",)
@@ -45,7 +46,8 @@ class Connection:
         try:
             if on_listening is not None:
                 on_listening(listener.getsockname()[1])
-            sock, _ = listener.accept()
+            with interruptible():            # Ctrl-C while no GDB comes
+                sock, _ = listener.accept()
         finally:
             listener.close()
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -90,7 +92,8 @@ class Connection:
     def _next_event(self) -> tuple:
         """The next thing GDB sent; ConnectionClosed once it hung up (and for every later
         call: the end of the connection stays in the queue)."""
-        event = self._events.get()
+        with interruptible():                # Ctrl-C while GDB says nothing
+            event = self._events.get()
         if event is _CLOSED:
             self._events.put(_CLOSED)
             raise ConnectionClosed()

@@ -2,6 +2,7 @@
 read from a write-only host stdout (EBADF), alarm(0xffffffff) read back through setitimer (the
 i386 timeval's 32-bit tv_sec), and ftruncate of an overlay file to 2^40 bytes (a sparse file)."""
 import os
+import signal
 import struct
 
 from kernel_model import errno as E
@@ -80,3 +81,22 @@ def test_ftruncate_of_an_overlay_file_to_a_terabyte_is_sparse(tmp_path, arch, mo
     code, out = run(tmp_path, arch, TRUNCATE[arch])
     assert (code, out) == (4, bytes(4))
     assert not (tmp_path / "big").exists()
+
+
+WRITE_STDOUT = {"i386": "mov eax, 4; mov ebx, 1; mov ecx, DATA_ADDR; mov edx, 1; int 0x80",
+                "x86_64": "mov eax, 1; mov edi, 1; mov esi, DATA_ADDR; mov edx, 1; syscall"}
+
+
+def test_a_write_to_a_host_pipe_whose_reader_left_is_sigpipe_for_the_guest(tmp_path, arch):
+    """`trapline run PROG | head -0`: the guest's write gets what Linux gives it (pipe(7)):
+    SIGPIPE, whose default action ends it; trapline itself goes on (issue 26)."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    path = write_program(tmp_path, f"prog-{arch}", program_elf(arch, WRITE_STDOUT[arch] + "; " + EXIT[arch]))
+    try:
+        kernel = Kernel(KernelConfig(stdin=CapturedOutput(), stdout=StdioFile(write_end),
+                                     stderr=CapturedOutput()))
+        status = kernel.run(kernel.spawn(str(path).encode(), [b"prog"], []))
+    finally:
+        os.close(write_end)
+    assert status & 0x7F == signal.SIGPIPE
