@@ -31,7 +31,7 @@ from .registers import REGISTER_IDS
 MAX_REGS, MAX_SAVED = 16, 8
 CAPACITY = 1 << 16                  # words of records: ~2 000 samples of 30 frames
 RULE_PLAIN, RULE_OUTERMOST, RULE_ZERO_FRAME = 1, 2, 3
-RETURNS_ONLY, CFA_DEREF, FIRST_ONLY = 1, 2, 4
+RETURNS_ONLY, CFA_DEREF, FIRST_ONLY, SIGNAL_FRAME = 1, 2, 4, 8
 # Why a tick was declined (native/tick_capture.c's enum); 0: the last one was taken.
 DECLINED = ("taken", "no rule", "register lost", "memory unreadable", "buffer full",
             "too deep", "stack does not grow", "no PC")
@@ -115,7 +115,8 @@ class TickCapture:
             rule.saved_reg[i], rule.saved_offset[i], rule.saved_base[i] = index[name], offset, -1
         return self._teach(rule)
 
-    def teach_realigned(self, lookup: int, cfa_register: str, cfa_offset: int, saved: tuple) -> bool:
+    def teach_realigned(self, lookup: int, cfa_register: str, cfa_offset: int, saved: tuple,
+                        flags: int = 0) -> bool:
         """gcc's realigned frame (i386 main's DRAP): CFA = the word at cfa_register +
         cfa_offset; each (register, base, n) of `saved` at base + n, base a register or None
         for the CFA."""
@@ -124,12 +125,22 @@ class TickCapture:
         if cfa_register not in index or len(saved) > MAX_SAVED \
                 or any(base is not None and base not in index for _, base, _ in saved):
             return False
-        rule = _Rule(lookup=lookup, kind=RULE_PLAIN, flags=CFA_DEREF, cfa_reg=index[cfa_register],
+        rule = _Rule(lookup=lookup, kind=RULE_PLAIN, flags=CFA_DEREF | flags, cfa_reg=index[cfa_register],
                      nsaved=len(saved), cfa_offset=cfa_offset)
         for i, (name, base, offset) in enumerate(saved):
             rule.saved_reg[i], rule.saved_offset[i] = index[name], offset
             rule.saved_base[i] = -1 if base is None else index[base]
         return self._teach(rule)
+
+    def teach_signal(self, lookup: int, interrupted: bool, stack_pointer: str, sp_offset: int,
+                     saved: tuple) -> bool:
+        """A signal frame (a restorer's code at `lookup`, an interrupted PC if `interrupted`,
+        else a return address - 1): the caller's SP is the word at stack_pointer + sp_offset
+        and each (register, stack_pointer, n) of `saved` at stack_pointer + n (the kernel's
+        sigcontext); the caller's PC is an interrupted one, looked up as is, and its SP need
+        not be above this frame's (sigaltstack)."""
+        flags = SIGNAL_FRAME | (FIRST_ONLY if interrupted else RETURNS_ONLY)
+        return self.teach_realigned(lookup, stack_pointer, sp_offset, saved, flags=flags)
 
     def teach_outermost(self, lookup: int, cfa_register: str | None = None) -> bool:
         """The walk ends at `lookup` (when `cfa_register` is known in the frame, if given)."""

@@ -23,8 +23,10 @@ from .exec import commit_program
 from .exit import exit_process, exit_thread
 from .fdtable import FdTable
 from .fs import FileSystem
+from .fsview import fs_view
 from .itimer import IntervalTimers
 from .panic import is_kernel_bug, raise_if_kernel_bug, run_loop_panic
+from .path_search import load_from_path, needs_search, search_path
 from .proc import INIT_PID, RUNNABLE, ZOMBIE, Process, Thread
 from .sched import DEFAULT_QUANTUM, TRACER_STOP, Scheduler
 from .signals.delivery import Signals, status_for_sigchld
@@ -174,8 +176,11 @@ class Kernel:
     def add_thread(self, thread: Thread) -> None:
         self.scheduler.add(thread)
 
-    def spawn(self, path: bytes, argv: list[bytes], envp: list[bytes]) -> Process:
-        """Create the first process running `path` (a guest path) with fds 0-2 from the config."""
+    def spawn(self, path: bytes, argv: list[bytes], envp: list[bytes], *,
+              search: bool = False) -> Process:
+        """Create the first process running `path` (a guest path) with fds 0-2 from the config.
+        With `search`, a name without a slash is looked up in envp's PATH, as execvp does
+        (kernel_model/path_search.py); argv stays as given."""
         fds = FdTable()
         for fd, f in enumerate((self.config.stdin, self.config.stdout, self.config.stderr)):
             if f is not None:
@@ -183,8 +188,13 @@ class Kernel:
         pid = self.allocate_pid()
         proc = Process(pid=pid, ppid=INIT_PID, space=None, fds=fds, cwd=self.config.cwd,
                        pgid=pid, sid=pid)
+        proc.cwd = self._starting_directory(proc)
         try:
-            program = self.load_program(proc, path, argv, envp)
+            if search and needs_search(path):
+                path, program = load_from_path(lambda candidate: self.load_program(
+                    proc, candidate, argv, envp), path, search_path(envp))
+            else:
+                program = self.load_program(proc, path, argv, envp)
         except GuestErrno as e:
             reason = E.NAMES.get(e.errno, str(e.errno))
             detail = str(e).split(": ", 1)[1] if ": " in str(e) else ""
@@ -194,6 +204,15 @@ class Kernel:
         thread = commit_program(self, proc, program, program.argv)
         self.scheduler.add(thread)
         return proc
+
+    def _starting_directory(self, proc: Process) -> bytes:
+        """The configured cwd as a launcher's chdir(2) before the exec finds it (env -C,
+        fs/open.c): a directory of the guest's view, or the start fails with why."""
+        try:
+            return self.fs.directory(self.config.cwd, b"/", fs_view(proc))
+        except GuestErrno as e:
+            raise KernelError(f"cannot change directory to {self.config.cwd.decode(errors='replace')}: "
+                              f"{E.NAMES[e.errno]} ({E.ERRNOS[e.errno][1]})") from None
 
     def load_program(self, proc: Process, path: bytes, argv, envp):
         """Read and build the program at guest `path` for `proc` (nothing of proc changes):

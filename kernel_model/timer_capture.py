@@ -27,7 +27,7 @@ from emu import tick_capture
 CAPTURES = ("pc", "stack")
 # A rule's kind -> the TickCapture method that teaches it
 TEACH = {"plain": "teach_plain", "realigned": "teach_realigned", "outermost": "teach_outermost",
-         "zero-frame": "teach_zero_frame", "no-frame": "teach_no_frame"}
+         "zero-frame": "teach_zero_frame", "no-frame": "teach_no_frame", "signal": "teach_signal"}
 # The registers a callee preserves (psABI: x86-64 3.2.1 Figure 3.4; i386 2.2.1), and what a walk
 # reads: the IP, the SP, then those, which a CFI rule may name as saved or as the CFA's base.
 CALLEE_SAVED = {64: ("rbx", "rbp", "r12", "r13", "r14", "r15"), 32: ("ebx", "esi", "edi", "ebp")}
@@ -72,8 +72,10 @@ class TimerCapture:
         CFA offset, ((register, CFA offset), ...), (lost register, ...)), ("realigned", CFA
         register, offset, ((register, base register or None, offset), ...)), ("outermost",
         CFA register or None), ("zero-frame", frame pointer) for a return address in code
-        without CFI, or ("no-frame", stack pointer) for an interrupted PC whose return address
-        is on the stack top. Each once (until forgotten)."""
+        without CFI, ("no-frame", stack pointer) for an interrupted PC whose return address
+        is on the stack top, or ("signal", interrupted, stack pointer, offset, ((register,
+        stack pointer, offset), ...)) for a signal frame (the registers the kernel saved, the
+        next PC an interrupted one). Each once (until forgotten)."""
         if self.mode != "stack":
             return
         taught = self._taught.get(space)

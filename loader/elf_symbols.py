@@ -35,13 +35,20 @@ def _version_hidden(ndx) -> bool:
     return isinstance(ndx, int) and bool(ndx & VERSYM_HIDDEN)
 
 
-SHF_ALLOC = 0x2
+SHF_ALLOC, SHF_EXECINSTR = 0x2, 0x4
 
 
 def _allocated_sections(elf) -> dict[str, tuple[int, int]]:
     """name -> (sh_addr, sh_size) of the sections that occupy memory, unrelocated."""
     return {section.name: (section["sh_addr"], section["sh_size"]) for section in elf.iter_sections()
             if section["sh_flags"] & SHF_ALLOC and section.name}
+
+
+def _code_section_names(elf) -> frozenset[str]:
+    """The allocated sections that hold instructions (SHF_EXECINSTR: .init, .plt, .text, .fini)."""
+    return frozenset(section.name for section in elf.iter_sections()
+                     if section["sh_flags"] & SHF_ALLOC and section["sh_flags"] & SHF_EXECINSTR
+                     and section.name and section["sh_size"])
 
 
 def _symbol_rows(elf) -> list[tuple[str, int, int, int, int, bool]]:
@@ -103,12 +110,13 @@ class SymbolReader:
     symbol tables are malformed still runs, as under Linux, which never reads them: its table is
     empty and `problem` says why in one line."""
 
-    __slots__ = ("_data", "_bias", "_segments", "_table", "_sections", "problem")
+    __slots__ = ("_data", "_bias", "_segments", "_table", "_sections", "_code", "problem")
 
     def __init__(self, data: bytes, bias: int, segments: tuple[Segment, ...]):
         self._data, self._bias, self._segments = data, bias, segments
         self._table: SymbolTable | None = None
         self._sections: dict[str, tuple[int, int]] = {}
+        self._code: frozenset[str] = frozenset()
         self.problem: str | None = None
 
     @property
@@ -118,6 +126,12 @@ class SymbolReader:
         self()
         return self._sections
 
+    @property
+    def code_sections(self) -> frozenset[str]:
+        """The names among `sections` that hold instructions (SHF_EXECINSTR)."""
+        self()
+        return self._code
+
     def __call__(self) -> SymbolTable:
         if self._table is None:
             from elftools.elf.elffile import ELFFile
@@ -126,6 +140,7 @@ class SymbolReader:
                 elf = ELFFile(io.BytesIO(self._data))
                 self._sections = {name: (addr + self._bias, size) for name, (addr, size)
                                   in _allocated_sections(elf).items()}
+                self._code = _code_section_names(elf)
                 rows = _symbol_rows(elf)
             except Exception as exc:  # noqa: BLE001 -- pyelftools raises ELFError, construct
                 # errors, and plain IndexError/KeyError/UnicodeDecodeError on corrupt tables

@@ -69,6 +69,12 @@ class LoadedImage(NamedTuple):
         return getattr(self.symbol_reader, "sections", {})
 
     @property
+    def code_sections(self) -> dict[str, tuple[int, int]]:
+        """The `sections` that hold instructions (SHF_EXECINSTR), {} where there are none."""
+        names = getattr(self.symbol_reader, "code_sections", ())
+        return {name: place for name, place in self.sections.items() if name in names}
+
+    @property
     def symbols_problem(self) -> str | None:
         """Why `symbols` is empty although the file has a symbol table (one line), else None."""
         self.symbol_reader()

@@ -37,6 +37,13 @@ class LazyGroup(click.Group):
         return super().get_command(ctx, name)
 
 
+# Commands that run PROGRAM [ARGS...] read their own options up to the program's name (or `--`),
+# and everything after it is the program's, as strace, env and timeout(1) parse: `trapline run
+# ls -l` gives ls its -l. An option before the program that the command does not have is an
+# error naming it (click's "No such option", status 2), not the program's name (issue 26).
+PROGRAM_COMMAND = {"allow_interspersed_args": False}
+
+
 def _parse_env(pairs: tuple[str, ...]) -> dict[str, str]:
     env = {}
     for pair in pairs:
@@ -94,7 +101,7 @@ def main():
     """trapline: run and instrument x86/x86-64 Linux binaries in an emulated, modeled kernel."""
 
 
-@main.command(context_settings={"ignore_unknown_options": True})
+@main.command(context_settings=PROGRAM_COMMAND)
 @run_options
 @click.argument("program")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
@@ -114,7 +121,7 @@ def run(rootfs, cwd, env, clear_env, seed, writable, strace, follow_forks, quant
     sys.exit(result.exit_code)
 
 
-@main.command(cls=OrderedOptionsCommand, context_settings={"ignore_unknown_options": True})
+@main.command(cls=OrderedOptionsCommand, context_settings=PROGRAM_COMMAND)
 @click.option("-p", "--probe", "probes", multiple=True, required=True, metavar="SPEC",
               help="uprobe:BIN:FUNC[+OFF] | uprobe:BIN:0xADDR | uretprobe:BIN:FUNC | syscall:NAME"
                    " | proc:fork|vfork|exec|exit | signal:NAME")
@@ -133,7 +140,7 @@ def run(rootfs, cwd, env, clear_env, seed, writable, strace, follow_forks, quant
 @click.option("-f", "--format", "fmt", type=click.Choice(["text", "jsonl", "chrome", "folded"]), default="text",
               show_default=True, help="chrome: trace-event JSON (entry/return pairs as B/E); folded: "
               "stacks for flamegraph.pl. Both need -o FILE.")
-@click.option("-o", "--output", type=click.File("w"), default=None, help="Write events here (default: stdout).")
+@click.option("-o", "--output", type=click.File("w", lazy=False), default=None, help="Write events here (default: stdout).")
 @click.option("-c", "--count", is_flag=True, help="Print a table of hits per probe at the end (stderr).")
 @functools.partial(run_options, follow_short=False)
 @click.argument("program")
@@ -177,6 +184,8 @@ def trace(ctx, probes, enable_at, disable_at, detach_after, detach_on, strategy,
     if verbose:
         for line in result.monitor:
             click.echo(f"trapline: monitor: {line}", err=True)
+    for line in result.unattached:       # as bpftrace says of a probe it could not attach
+        click.echo(f"trapline: {line}", err=True)
     if count:
         click.echo(hit_table(sandbox.probes, result.dropped), err=True)
     elif result.dropped:

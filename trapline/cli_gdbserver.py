@@ -20,7 +20,7 @@ import click
 
 from instrumenter.strategies.registry import CHOICES as STRATEGY_CHOICES
 
-from .cli import _fail, _parse_env, run_options
+from .cli import PROGRAM_COMMAND, _fail, _parse_env, run_options
 
 
 def _listen_address(text: str) -> tuple[str, int]:
@@ -30,12 +30,12 @@ def _listen_address(text: str) -> tuple[str, int]:
     return host or "localhost", int(port)
 
 
-@click.command(context_settings={"ignore_unknown_options": True})
+@click.command(context_settings=PROGRAM_COMMAND)
 @click.option("--listen", metavar="HOST:PORT", default=None, help="Wait for GDB on this TCP address.")
 @click.option("--stdio", is_flag=True, help="Talk to GDB on stdin/stdout (target remote | ...).")
 @click.option("-p", "--probe", "probes", multiple=True, metavar="SPEC", help="A probe, as for trace.")
 @click.option("--strategy", type=click.Choice(STRATEGY_CHOICES), default="auto", show_default=True)
-@click.option("-o", "--output", type=click.File("w"), default=None,
+@click.option("-o", "--output", type=click.File("w", lazy=False), default=None,
               help="Write probe records here (default: stderr).")
 @click.option("--debug-protocol", is_flag=True, help="Log every packet on stderr.")
 @click.option("--detach-probes", is_flag=True,
@@ -64,5 +64,7 @@ def gdbserver(listen, stdio, probes, strategy, output, debug_protocol, detach_pr
         result = run.run()
     except Exception as e:              # noqa: BLE001 -- every failure gets its status (exit_status.py)
         _fail(e)
+    for line in result.unattached:       # as trace says it (tracing/unattached.py)
+        click.echo(f"trapline: {line}", err=True)
     sys.stdout.flush()
     sys.exit(result.exit_code)

@@ -3,13 +3,13 @@ import sys
 
 import click
 
-from .cli import _fail, _parse_env, run_options
+from .cli import PROGRAM_COMMAND, _fail, _parse_env, run_options
 from .cli_walkup import walkup_options, walkup_settings
 
 TOP_FUNCTIONS = 25
 
 
-@click.command(context_settings={"ignore_unknown_options": True})
+@click.command(context_settings=PROGRAM_COMMAND)
 @click.option("--interval", type=click.IntRange(min=1), default=10_000, show_default=True,
               help="Sample every N guest instructions, or N system calls, taken branches or page "
               "faults with --event (virtual time: the same run, the same samples).")
@@ -37,7 +37,7 @@ def profile(interval, event, mode, top, output_dir, record, walk_up, threshold, 
     """Run PROGRAM [ARGS...] under the sampling profiler; report where it spends its time."""
     from rich.console import Console
 
-    from .profile.outputs import write_outputs
+    from .profile.outputs import prepare_output_dir, write_outputs
     from .profile.progress import ProfileProgress
     from .profile.report import print_report
     from .profile.session import run_profiled
@@ -45,6 +45,8 @@ def profile(interval, event, mode, top, output_dir, record, walk_up, threshold, 
 
     console = Console(stderr=True, highlight=False)
     try:
+        if output_dir is not None:
+            prepare_output_dir(output_dir)
         sandbox = Sandbox(rootfs=rootfs, cwd=cwd, env=_parse_env(env), clear_env=clear_env, seed=seed,
                           writable=writable, strace=strace, verbose=verbose, capture=False,
                           follow_forks=follow_forks, quantum=quantum, max_insns=max_insns)
@@ -107,12 +109,14 @@ def report(top, output_dir, trace):
     """Report a trace written by `trapline profile --record` (the same report as the live run)."""
     from rich.console import Console
 
-    from .profile.outputs import write_outputs
+    from .profile.outputs import prepare_output_dir, write_outputs
     from .profile.record import read_trace
     from .profile.report import print_report
 
     console = Console(highlight=False)
     try:
+        if output_dir is not None:
+            prepare_output_dir(output_dir)
         recorded = read_trace(trace)
         print_report(recorded, console, top=top)
         if recorded.walkup is not None:

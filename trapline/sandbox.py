@@ -32,6 +32,8 @@ class RunResult:
     hits: dict[str, int] = field(default_factory=dict)
     dropped: dict[int, int] = field(default_factory=dict)
     monitor: list[str] = field(default_factory=list)  # the process monitor's reports, in order
+    # uprobes that no strategy ever placed, one line each with the reason (tracing/unattached.py)
+    unattached: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -63,8 +65,8 @@ class Sandbox:
     def guest_cwd(self) -> str:
         """Without a rootfs the guest sees the host's tree, so it starts where the user is
         (as under strace or gdb); with a rootfs it starts at its root unless told otherwise."""
-        if self.cwd is not None:
-            return self.cwd
+        if self.cwd is not None:        # relative: to the host's cwd as the program path is
+            return os.path.abspath(self.cwd) if self.rootfs is None else self.cwd
         return "/" if self.rootfs is not None else os.getcwd()
 
     def environment(self) -> list[bytes]:
@@ -75,8 +77,10 @@ class Sandbox:
         return [f"{k}={v}".encode() for k, v in base.items()]
 
     def _program_path(self, program: str) -> bytes:
-        """With a rootfs the program is a guest path; without one, a host path (host / is the root)."""
-        if self.rootfs is None:
+        """With a rootfs the program is a guest path; without one, a host path (host / is the root).
+        A name without a slash is neither: the kernel looks it up in the guest's PATH (spawn's
+        search, as execvp)."""
+        if self.rootfs is None and "/" in program:
             return os.path.abspath(program).encode()
         return program.encode()
 
@@ -113,13 +117,15 @@ class Sandbox:
         if self.strace:
             from trapline.strace.client import StraceClient
             StraceClient(kernel.debug, report, follow_forks=self.follow_forks).attach()
-        proc = kernel.spawn(self._program_path(argv[0]), [a.encode() for a in argv], self.environment())
+        proc = kernel.spawn(self._program_path(argv[0]), [a.encode() for a in argv], self.environment(),
+                            search=True)
         collected: list = []
         session = None
         if self.probes:
             from instrumenter.tracing.probes import Probe
             from instrumenter.tracing.records import Buffers
             from instrumenter.tracing.session import Session
+            from instrumenter.tracing.unattached import never_attached
 
             from .probespec import parse_probe_spec
 
@@ -143,7 +149,8 @@ class Sandbox:
                          records=collected,
                          hits={p.spec.text: p.hits for p in session.probes} if session else {},
                          dropped=session.buffers.dropped() if session else {},
-                         monitor=list(session.monitor.reports) if session else [])
+                         monitor=list(session.monitor.reports) if session else [],
+                         unattached=never_attached(session) if session else [])
 
 
 __all__ = ["Sandbox", "RunResult", "KernelError"]

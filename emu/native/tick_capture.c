@@ -12,9 +12,12 @@
  * return address and saved registers at CFA + n; or, for gcc's realigned i386 frames (main's
  * DRAP), CFA = *(register + offset) and registers saved at register + n; or "outermost" (the
  * walk ends there); or
- * "zero frame": code without CFI where a frame pointer of 0 ends the walk. Rules
- * are keyed by the address the walk looks up: the PC for the interrupted frame, a return
- * address - 1 for the others (the call before it).
+ * "zero frame": code without CFI where a frame pointer of 0 ends the walk; or a signal
+ * frame (SIGNAL_FRAME: a realigned rule whose register is the SP, reading the registers the
+ * kernel saved), after which the PC is an interrupted one again and the SP may be anywhere
+ * (sigaltstack). Rules are keyed by the address the walk looks up: the PC for an interrupted
+ * frame (the tick's, or the one a signal frame saved), a return address - 1 for the others
+ * (the call before it).
  *
  * Registers are numbered by their place in `reg_ids` (0: the IP, 1: the SP, then the others
  * the rules name); `keep` is the mask of those a callee preserves (psABI), carried into the
@@ -36,6 +39,7 @@ enum { RULE_FREE, RULE_PLAIN, RULE_OUTERMOST, RULE_ZERO_FRAME };
 #define RETURNS_ONLY 1          /* the rule holds for return addresses, not an interrupted PC */
 #define CFA_DEREF 2             /* CFA = the word at register + offset (a realigned stack) */
 #define FIRST_ONLY 4            /* the rule holds for an interrupted PC, not a return address */
+#define SIGNAL_FRAME 8          /* the caller's PC is an interrupted one (the kernel saved it) */
 
 struct rule {
     uint64_t lookup;
@@ -205,6 +209,7 @@ static int walk(struct tick_capture *c, void *uc, uint64_t *regs, uint64_t *fram
     struct pages p;
     uint32_t valid = c->nregs >= 32 ? ~0u : (1u << c->nregs) - 1;
     uint64_t mask = c->word == 8 ? ~0ull : 0xffffffffull;
+    int interrupted = 1;        /* the PC is where the thread was stopped, not a return address */
     p.n = 0;
     *n = 0;
     for (;;) {
@@ -214,8 +219,8 @@ static int walk(struct tick_capture *c, void *uc, uint64_t *regs, uint64_t *fram
         if (*n == MAX_DEPTH)
             return TOO_DEEP;
         frames[(*n)++] = pc;
-        struct rule *r = find(c, *n == 1 ? pc : pc - 1);
-        if (!r || (*n == 1 && (r->flags & RETURNS_ONLY)) || (*n > 1 && (r->flags & FIRST_ONLY)))
+        struct rule *r = find(c, interrupted ? pc : pc - 1);
+        if (!r || (interrupted && (r->flags & RETURNS_ONLY)) || (!interrupted && (r->flags & FIRST_ONLY)))
             return NO_RULE;
         if (r->kind == RULE_OUTERMOST)
             return r->cfa_reg < 0 || (valid & (1u << r->cfa_reg)) ? TAKEN : NO_REGISTER;
@@ -225,7 +230,8 @@ static int walk(struct tick_capture *c, void *uc, uint64_t *regs, uint64_t *fram
         int result = step(c, uc, &p, r, regs, &valid, mask);
         if (result != TAKEN)
             return result;
-        if (regs[0] && regs[1] <= old_sp)
+        interrupted = (r->flags & SIGNAL_FRAME) != 0;
+        if (!interrupted && regs[0] && regs[1] <= old_sp)
             return NO_GROWTH;
     }
 }

@@ -94,7 +94,7 @@ class Sampler:
         self.batch, self.native = batch, native
         self.captured = 0            # ticks the timer's C handler took (the others: live)
         self.unwinder = Unwinder(door, fixup, learn=door.timer_learn)   # fixup: hooks.LandingFixup
-        self.symbolizer = Symbolizer(door, Functions(door, self.unwinder.table_for))
+        self.symbolizer = Symbolizer(door, Functions(door, self.unwinder.table_for), self.unwinder)
         self.ticks = 0
         self._comm = (None, "")      # (the exe it was taken from, the program's name)
 

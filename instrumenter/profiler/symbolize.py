@@ -10,6 +10,10 @@ symbol, and none is invented for it. Code of an object that has no symbol there 
 stripped programs) is named by the function its `.eh_frame` FDE bounds, from that function's
 start (`sort+0x8bb0`, and `main` where glibc's `_start` names it: callsite.Functions), as the
 walk-up names and hooks it, so that a report counts functions, not instructions.
+A signal frame (the handler's return into a restorer, or a PC in one: sigframe.py) is named
+`[signal]` in the object or area that holds the restorer, as gdb shows `<signal handler
+called>` between a handler and the code it interrupted; the frame after it is an interrupted
+PC, named by its own address.
 """
 from __future__ import annotations
 
@@ -17,6 +21,8 @@ import bisect
 from typing import NamedTuple
 
 from kernel_model.debug import PROT_EXEC
+
+from .sigframe import SIGNAL_MARK
 
 TOOL_PAGES = (b"[uprobes]", b"[trapline-native]", b"[xol]")
 STACKS_KEPT = 1 << 16          # whole stacks remembered (a bound on the memory they take)
@@ -37,8 +43,11 @@ class Frame(NamedTuple):
 class Symbolizer:
     """Names the addresses of one process at a time (its current image map)."""
 
-    def __init__(self, door, functions=None):
+    def __init__(self, door, functions=None, unwinder=None):
         self.door = door
+        # The unwinder whose walks meet the signal frames (its signal_return_at, and
+        # signals.seen: the restorers met); None: no frame is taken for one.
+        self.unwinder = unwinder
         # Stripped code: the function its .eh_frame FDE bounds (callsite.Functions), named
         # "module+0xSTART" (or `main`) as the walk-up names and hooks it, so that a report's
         # function rows and the walk-up's hot spots are the same functions. None: by offset.
@@ -72,6 +81,9 @@ class Symbolizer:
         known = self._stacks.get(addresses)
         if known is not None or not addresses:
             return known or ()
+        seen = self.unwinder.signals.seen if self.unwinder is not None else None
+        if seen and not seen.isdisjoint(addresses):
+            return self._name_signal_stack(process, addresses)
         first = self._named_pcs.get(addresses[0])
         get = self._named_returns.get
         rest = [get(address) for address in addresses[1:]]
@@ -102,6 +114,23 @@ class Symbolizer:
                 for frame, address in zip(rest, addresses[1:])]
         frames = (first, *rest)
         if not any(frame.module.startswith("[") for frame in frames):   # all named from objects
+            self._keep(addresses, frames)
+        return frames
+
+    def _name_signal_stack(self, process, addresses: tuple) -> tuple[Frame, ...]:
+        """_name_stack for a stack that may pass through signal frames: the frame of a restorer
+        is the signal's mark, and the PC after it an interrupted one."""
+        context = (process, self._images, self._bases)
+        frames, interrupted = [], True
+        for address in addresses:
+            signal = self.unwinder.signal_return_at(process, address, interrupted)
+            frame = self._name(context, address, 0 if interrupted or signal is not None else 1)
+            if signal is not None:
+                frame = Frame(frame.module, SIGNAL_MARK, address - signal.start, address)
+            frames.append(frame)
+            interrupted = signal is not None
+        frames = tuple(frames)
+        if not any(frame.module.startswith("[") for frame in frames):
             self._keep(addresses, frames)
         return frames
 

@@ -9,6 +9,9 @@ Two ways up from one frame to its caller, tried in this order:
     only in a function that is seen to keep one — it starts with `push %ebp; mov %esp,%ebp`
     (or the %rbp forms) — with the entry instruction, the one after the push and a `ret`
     told apart, where the frame is not (or no longer) set up.
+Before either, a return address into a signal restorer (or an interrupted PC in one) is a
+signal frame (sigframe.py): the walk goes on at the interrupted PC with the registers the
+kernel saved, as gdb and perf do, and the frame stays in the stack as the signal's mark.
 Anything else ends the walk with the stack marked truncated and the reason: a stack is never
 completed by guessing. A walk is complete when it reaches the outermost frame: a return
 address the CFI declares undefined (glibc's `_start`, `clone`), a frame pointer of zero where
@@ -28,6 +31,7 @@ from loader.cfi import CallFrameTable, CfiUnsupported
 
 from .dwarf_expr import evaluate, register_offset
 from .frameless import in_plt, is_pic_thunk, is_plt_jump, is_ret
+from .sigframe import SIGCONTEXT, SIGCONTEXT_SPAN, SignalReturns, context_registers
 
 MAX_DEPTH = 256
 # The walk reads the stack above the interrupted SP in one piece of at most this many bytes
@@ -65,6 +69,7 @@ class Unwinder:
         self._map: tuple = ()
         self._version: tuple | None = None      # the door's image_map_version of _map
         self._rules: dict[int, object] = {}
+        self.signals = SignalReturns(door)          # restorers met, for the same image map
 
     def begin(self, process) -> None:
         """A walk in `process` begins: forget the rules found under another image map."""
@@ -75,6 +80,7 @@ class Unwinder:
         layout = tuple((m.name, m.base, m.end) for m in self.door.images(process))
         if layout != self._map:
             self._map, self._rules = layout, {}
+            self.signals.forget()
 
     def rule_at(self, process, lookup: int):
         """The CFI rule in force at `lookup` in `process` (None: no object or no FDE covers
@@ -85,6 +91,14 @@ class Unwinder:
             rule = self.table_for(image).rule_at(lookup) if image is not None else None
             found = self._rules[lookup] = (rule, _plain_form(rule))
         return found
+
+    def signal_return_at(self, process, address: int, interrupted: bool):
+        """The restorer (sigframe.SignalReturn) at `address` in `process`, an interrupted PC
+        or a return address; None where there is none. For the symbolizer, which names a
+        signal frame as such."""
+        self.begin(process)
+        cpu = self.door.cpu(process)
+        return self.signals.at(process, cpu, cpu.arch.bits, address, interrupted)
 
     def table_for(self, image) -> CallFrameTable:
         key = (image.path, image.load_bias, image.bits)
@@ -113,23 +127,31 @@ class _Walk:
         self._mask = (1 << self.bits) - 1
         self.entry = self._entry_function()
         self._window_at, self._window = self.regs.get(self.sp), None
+        self._interrupted: set[int] = set()     # frames whose PC is an interrupted one
 
     def run(self, max_depth: int) -> Stack:
         frames: list[int] = []
+        interrupted = True      # the PC is where the thread was stopped, not a return address
         while len(frames) < max_depth:
             pc = self.regs.get(self.ip)
             if pc is None or pc == 0:
                 return Stack(tuple(frames), None if frames else "no PC")
             frames.append(pc)
-            lookup = pc if len(frames) == 1 else pc - 1    # a return address is after its call
+            if interrupted:
+                self._interrupted.add(len(frames) - 1)
+            lookup = pc if interrupted else pc - 1         # a return address is after its call
             if self.entry is not None and self.entry[0] <= pc < self.entry[1]:
                 if self.entry[0] <= lookup and lookup + 1 < self.entry[1]:
                     self._learn(lookup, ("outermost", None))
                 return Stack(tuple(frames), None)          # the program's entry: outermost
+            signal = self.unwinder.signals.at(self.process, self.cpu, self.bits, pc, interrupted)
             try:
-                step = self._step_cfi(lookup)
-                if step is None:
-                    step = self._step_frame_pointer(pc, lookup, first=len(frames) == 1)
+                if signal is not None:
+                    step = self._step_signal(signal, lookup, interrupted)
+                else:
+                    step = self._step_cfi(lookup)
+                    if step is None:
+                        step = self._step_frame_pointer(pc, lookup, first=interrupted)
             except _Stop as stop:
                 return self._stopped(frames, stop.reason)
             if step == "outermost":
@@ -138,7 +160,10 @@ class _Walk:
             fixup = self.unwinder.fixup
             if fixup is not None and self.regs.get(self.ip):
                 self.regs[self.ip] = fixup(self.process, self.tid, self.regs[self.ip], self.regs[self.sp])
-            if self.regs.get(self.ip) and self.regs[self.sp] <= old_sp:
+            # Out of a signal frame the SP is the interrupted one: above the frame the kernel
+            # pushed, or on another stack altogether (sigaltstack), as gdb allows there.
+            interrupted = signal is not None
+            if not interrupted and self.regs.get(self.ip) and self.regs[self.sp] <= old_sp:
                 return Stack(tuple(frames), f"stack pointer does not grow at {pc:#x}")
         return Stack(tuple(frames), f"deeper than {max_depth} frames")
 
@@ -146,12 +171,24 @@ class _Walk:
         """The walk ends early at the last frame. A return address in no executable area is
         not a frame: the step to it read a word that is not one (glibc's i386 memcpy pushes
         %eax with no CFI saying so, and its FDE's CFA then points at the saved count)."""
-        if len(frames) > 1:
+        if len(frames) > 1 and len(frames) - 1 not in self._interrupted:
             area = self.door.area_at(self.process, frames[-1])
             if area is None or not area.perms & PROT_EXEC:
                 address = frames.pop()
                 reason = f"return address {address:#x} is not in code (after {frames[-1]:#x})"
         return Stack(tuple(frames), reason)
+
+    # ---- signal frames ----------------------------------------------------------------------
+    def _step_signal(self, signal, lookup: int, interrupted: bool) -> dict:
+        """Out of a signal frame: every general register as the kernel saved it for
+        sigreturn (sigframe.py), the IP the interrupted PC."""
+        context = (self.regs[self.sp] + signal.context) & self._mask
+        caller = context_registers(self._read(context, SIGCONTEXT_SPAN[self.bits]), self.bits)
+        layout = SIGCONTEXT[self.bits]
+        self._learn(lookup, ("signal", interrupted, self.sp, signal.context + layout[self.sp],
+                             tuple((name, self.sp, signal.context + layout[name])
+                                   for name in (self.ip, *CALLEE_SAVED[self.bits]))))
+        return caller
 
     # ---- CFI --------------------------------------------------------------------------------
     def _step_cfi(self, lookup: int):

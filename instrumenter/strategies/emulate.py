@@ -116,7 +116,7 @@ class EmulateProbes(ProbeStrategy):
     def check(self, process, address: int):
         """place's refusals for a new site, without patching; the decoded instruction."""
         arch, space = self.debug.arch(process).name, process.space
-        validate_site(process, address, functools.partial(self.debug.read_memory, process))
+        validate_site(process, address)
         code = self.debug.read_memory(process, address, MAX_INSN)
         insn = decode(code, address, arch)
         refusal = emulation_refusal(insn)

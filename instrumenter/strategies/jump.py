@@ -23,7 +23,6 @@ as the int3 trampoline's (instrumenter/strategies/page_layout.py).
 A probe added later to the same site gets a new part in front, and the site's jump is
 re-pointed at it. The tail of the covered bytes after the jump is int3: nothing executes it.
 """
-import functools
 import struct
 from dataclasses import dataclass, field
 
@@ -194,18 +193,17 @@ class JumpProbes(ProbeStrategy):
     def check(self, process, address: int):
         """place's refusals for a new site, without patching: (covered instructions, the
         function's code)."""
-        read_original = functools.partial(self.debug.read_memory, process)
         image = image_at(process, address)
         function = image.symbols.function_at(address) if image is not None else None
         vma = self.debug.area_at(process, address)
         if function is None or vma is None or not vma.perms & PROT_EXEC:
-            validate_site(process, address, read_original)   # its one-line errors
+            validate_site(process, address)   # its one-line errors
         if function is None:
             raise InstrumenterError(f"{address:#x}: no function symbol, so no way to prove that "
                                     "no branch lands inside the patched bytes")
         fc = self._function_code(process, image, function)
         if address not in fc.index:
-            validate_site(process, address, read_original)   # "not an instruction boundary"
+            validate_site(process, address)   # "not an instruction boundary"
         covered = qualify_in(fc, function.name, address)
         end = covered[-1].next_address
         self._check_no_other_probe(process, address, end)

@@ -69,7 +69,7 @@ class RelocateProbes(ProbeStrategy):
 
     # ---- placement ---------------------------------------------------------------------------
     def check(self, process, address: int) -> None:
-        validate_site(process, address, functools.partial(self.debug.read_memory, process))
+        validate_site(process, address)
         fc = find_function(self.debug, process, address, self.analysis)
         if (process.space.serial, fc.start) not in self.functions:
             self._check_free(process, fc)

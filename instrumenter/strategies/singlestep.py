@@ -71,7 +71,7 @@ class SingleStepProbes(ProbeStrategy):
             self.debug.unregister_breakpoint(process.space, address)
 
     def check(self, process, address: int) -> None:
-        validate_site(process, address, functools.partial(self.debug.read_memory, process))
+        validate_site(process, address)
         insn = decode(self.debug.read_memory(process, address, MAX_INSN), address,
                       self.debug.arch(process).name)
         if "singlestep" not in strategies_for(insn):

@@ -18,7 +18,6 @@ single-step). A probe can have both kinds of data.
 A site's trampoline is rebuilt in a new slot when a probe with user mode data joins or leaves
 it; the old one stays where it is: a thread may still be running through it.
 """
-import functools
 from dataclasses import dataclass, field
 
 from ..insn.decode import Insn, decode
@@ -54,9 +53,8 @@ class Site:
 
 
 class TrampolineProbes(ProbeStrategy):
-    # sites: (space.serial, address) -> Site; xols: space.serial -> areas, each near its code;
-    # boundary_cache: (space.serial, function, size) -> its instruction starts
-    tables = ("sites", "xols", "boundary_cache")
+    # sites: (space.serial, address) -> Site; xols: space.serial -> areas, each near its code
+    tables = ("sites", "xols")
     runs_user_handlers = True           # trapline trace --handler (Session.place checks it)
 
     def __init__(self, session):
@@ -92,8 +90,7 @@ class TrampolineProbes(ProbeStrategy):
             self._add_hook(process, site, hook, owner)
             return site
         arch = self.debug.arch(process).name
-        validate_site(process, address, functools.partial(self.debug.read_memory, process),
-                      self.boundary_cache)
+        validate_site(process, address)
         code = self.debug.read_memory(process, address, MAX_INSN)
         insn = decode(code, address, arch)
         xol = self.xol_for(process, near=address, operand=insn.rip_target)
@@ -112,8 +109,7 @@ class TrampolineProbes(ProbeStrategy):
     def check(self, process, address: int) -> None:
         """place's refusals for a new site, without patching (ProbeStrategy.refusal)."""
         arch = self.debug.arch(process).name
-        validate_site(process, address, functools.partial(self.debug.read_memory, process),
-                      self.boundary_cache)
+        validate_site(process, address)
         insn = decode(self.debug.read_memory(process, address, MAX_INSN), address, arch)
         relocate(insn, address, arch)                 # its refusal, wherever the copy goes
         for other in self.debug.patches_overlapping(process, address, 1):

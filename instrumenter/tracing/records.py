@@ -1,7 +1,9 @@
 """What a probe hit produces, and the per-process buffers records go to (seed 001 [0025]-[0027]).
 
-A buffer has a fixed capacity. When it is full, the consumer's drain is called first; only if
-nothing drains it are records dropped — and every drop is counted and reported, never silent.
+A buffer has a fixed capacity. The record that fills it has the consumer's drain called at once
+(a capacity of 1 streams every record as it is made, before the guest runs on: the CLI's
+records then interleave with the guest's own output in program order); only if nothing drains
+it are records dropped — and every drop is counted and reported, never silent.
 
 A buffer holds raw rows, as the seed's per-CPU buffers hold raw data that the consumer decodes:
 a row is a plain tuple of a Record's fields in order, and the drain receives Records made from
@@ -43,13 +45,12 @@ class Buffer:
     dropped: int = 0
 
     def put(self, row: tuple) -> None:
-        if len(self.rows) >= self.capacity:
-            if self.drain is not None:
-                self.flush()
-            else:
-                self.dropped += 1
-                return
+        if len(self.rows) >= self.capacity:         # full with no drain (a drain empties it)
+            self.dropped += 1
+            return
         self.rows.append(row)
+        if len(self.rows) >= self.capacity and self.drain is not None:
+            self.flush()
 
     def flush(self) -> None:
         if self.drain is not None and self.rows:
@@ -71,7 +72,7 @@ class Buffers:
         buffer = self.by_pid.get(pid)
         if buffer is not None:
             rows = buffer.rows
-            if len(rows) < buffer.capacity:
+            if len(rows) < buffer.capacity - 1:
                 rows.append(row)                    # the common case, inline (once per hit)
                 return
         else:

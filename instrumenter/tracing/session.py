@@ -12,6 +12,7 @@ from .context import ProbeContext, argument_words
 from .detach import Detacher, DetachReport
 from .dynamic import DynamicProbes, Placement
 from ..errors import InstrumenterError
+from ..insn.code_boundaries import NotAnInstruction, boundaries_of
 from .event_probes import EventProbes
 from ..profiler.probe_source import ProfileProbes
 from .ifunc import IfuncResolution, bound_implementations
@@ -46,6 +47,7 @@ class Session:
         # provider(process, mapped) -> [Probe]: probes made for an object when it is mapped,
         # as bpftrace's `uprobe:lib:*` (every function: profiler/full.py)
         self.providers: list = []
+        self.mapped_paths: set[bytes] = set()      # every object it was told of (unattached.py)
         self.debug.subscribe(self)
         if any(p.spec.kind == SYSCALL for p in probes):
             self.debug.syscall_watchers.append(self)
@@ -115,6 +117,7 @@ class Session:
 
     def _instrument_object(self, process, mapped, candidates=None) -> None:
         image = mapped.image
+        self.mapped_paths.add(mapped.path)
         matching = [p for p in (self.probes if candidates is None else candidates)
                     if p.spec.kind in (UPROBE, URETPROBE) and p.spec.matches_binary(mapped.path)]
         probes = [p for p in matching if p.enabled or candidates is not None]
@@ -152,6 +155,7 @@ class Session:
             self.place(process, address, hook, probe)
         elif hasattr(self.strategies.get(self.strategy), "place_returns"):
             self.strategies[self.strategy].place_returns(process, probe, address)
+            _count_placement(probe, self.strategy)      # attached (unattached.py), and -c says how
             self._say(probe, address, f"returns ({self.strategy})")
         else:
             self.returns.place(process, probe, address)
@@ -248,18 +252,19 @@ class Session:
     @staticmethod
     def resolve_in(image, mapped, probe: Probe) -> int:
         """The address of `probe` in the object `mapped` (`image`: its LoadedImage). A 0xADDR
-        is the object's own virtual address (as in its ELF file), moved by its load bias."""
+        is the object's own virtual address (as in its ELF file), moved by its load bias. It
+        must start an instruction of the object's code (insn/code_boundaries.py), checked here,
+        before any strategy, in every object the probe applies to, whenever it is mapped."""
         spec = probe.spec
-        if spec.address is not None:
-            return spec.address + (image.load_bias if image is not None else 0)
-        symbol = image.symbols.lookup(spec.function) if image is not None else None
-        if symbol is None:
-            raise InstrumenterError(f"{spec.text}: no function {spec.function!r} in "
-                                    f"{mapped.path.decode(errors='replace')}")
-        if spec.offset >= max(symbol.size, 1):
-            raise InstrumenterError(f"{spec.text}: offset {spec.offset:#x} is past the end of "
-                                    f"{spec.function} ({symbol.size} bytes)")
-        return symbol.addr + spec.offset
+        if image is None:
+            return spec.address if spec.address is not None else _no_function(spec, mapped)
+        address = spec.address + image.load_bias if spec.address is not None \
+            else _function_address(image, mapped, spec)
+        try:
+            boundaries_of(image).check(address, shift=image.load_bias)
+        except NotAnInstruction as refused:
+            raise InstrumenterError(f"{spec.text}: {refused}") from None
+        return address
 
     # ---- records ---------------------------------------------------------------------------
     def hit(self, probe: Probe, thread, address: int, *, kind: str = "entry",
@@ -399,6 +404,30 @@ def _check_handler(probe: Probe, name: str, strategy) -> None:
             and not getattr(strategy, "runs_user_handlers", False):
         raise InstrumenterError(f"{probe.spec.text}: strategy {name} has no trampoline page to "
                                 f"call the handler {handler.spec} from (use trampoline)")
+
+
+def _function_address(image, mapped, spec) -> int:
+    """FUNC+OFF: the offset stays inside the function; a symbol of size 0 (gcc's crti.o
+    `_init`, musl's `_start`) reaches as far as the code after it runs before the next symbol
+    or the end of its section (the boundary check says where its instructions start)."""
+    symbol = image.symbols.lookup(spec.function)
+    if symbol is None:
+        _no_function(spec, mapped)
+    if symbol.size:
+        if spec.offset >= symbol.size:
+            raise InstrumenterError(f"{spec.text}: offset {spec.offset:#x} is past the end of "
+                                    f"{spec.function} ({symbol.size} bytes)")
+    elif spec.offset and symbol.addr + spec.offset >= boundaries_of(image).extent(symbol):
+        extent = boundaries_of(image).extent(symbol) - symbol.addr
+        raise InstrumenterError(f"{spec.text}: offset {spec.offset:#x} is past the code of "
+                                f"{spec.function} (a symbol of no size, followed by {extent} "
+                                "bytes of code before the next symbol or section)")
+    return symbol.addr + spec.offset
+
+
+def _no_function(spec, mapped):
+    raise InstrumenterError(f"{spec.text}: no function {spec.function!r} in "
+                            f"{mapped.path.decode(errors='replace')}")
 
 
 def _signed(value: int, bits: int) -> int:

@@ -57,5 +57,7 @@ def test_probe_on_every_instruction_of_fib_keeps_the_output(arch):
 @pytest.mark.e2e
 def test_bad_probe_address_is_refused_with_one_line(tmp_path):
     from instrumenter.errors import InstrumenterError
-    with pytest.raises(InstrumenterError, match="not an instruction boundary in fib"):
+    with pytest.raises(InstrumenterError, match=r"^uprobe:fib:fib\+2: not an instruction boundary "
+                                                r"\(nearest: 0x[0-9a-f]+ <fib\+1>, "
+                                                r"0x[0-9a-f]+ <fib\+4>\)$"):
         Sandbox(probes=["uprobe:fib:fib+2"]).run([str(SAMPLES / "x86_64" / "fib"), "3"])

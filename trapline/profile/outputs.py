@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 from ..errors import UsageError
@@ -30,6 +31,18 @@ def flamegraph_tool() -> str | None:
     if found is None and os.access(DEBIAN_FLAMEGRAPH, os.X_OK):
         found = DEBIAN_FLAMEGRAPH
     return found
+
+
+def prepare_output_dir(directory: str) -> None:
+    """Make `directory` and prove it takes files before a run whose outputs go there, so a
+    folder that cannot be written fails at once, not after the whole run (issue 26)."""
+    try:
+        Path(directory).mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(dir=directory, prefix=".trapline-")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise UsageError(f"-o {directory}: {exc.strerror or exc}") from None
 
 
 def write_outputs(profile: Profile, directory: str, name: str, walkup: dict | None = None) -> list[str]:

@@ -25,6 +25,8 @@ class Door:
                                    read=lambda: [self.live[n] for n in names]))
 
     def read(self, address, size):
+        if 0x8048000 <= address and address + size <= 0x8050000:
+            return b"\xcc" * size          # code: the walk looks for a signal restorer there
         if not STACK <= address < STACK + 0x1000:
             raise AssertionError(f"read outside the stack: {address:#x}")
         return b"".join(struct.pack("<I", self.memory.get(a, 0)) for a in range(address, address + size, 4))[:size]
@@ -39,6 +41,9 @@ class Door:
 
     def images(self, process):
         return []
+
+    def image_at(self, process, address):
+        return None
 
 
 class Rules(Unwinder):
