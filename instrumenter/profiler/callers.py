@@ -28,7 +28,7 @@ class Metric:
     returns: int = 0                # exits seen through the return landing
     abandoned: int = 0              # activations a longjmp (or thread exit) skipped
     insns_inclusive: int = 0        # guest instructions from entry to exit, outermost activations
-    insns_exclusive: int = 0        # ... minus those of nested instrumented activations
+    insns_exclusive: int = 0        # each activation's own: inclusive less its timed callees'
     time_inclusive: int = 0         # virtual nanoseconds, the same way
     time_exclusive: int = 0
 
@@ -36,6 +36,12 @@ class Metric:
         if metric == "calls":
             return self.invocations
         return getattr(self, f"{metric}_{kind}")
+
+
+class Stop(NamedTuple):
+    """Why the walk went no further up from a function (one of its reasons)."""
+    reason: str          # a code: see walkup.py STOP_REASONS
+    why: str             # the sentence the report prints
 
 
 @dataclass
@@ -51,6 +57,14 @@ class CallerEntry:
     uncertain: dict = field(default_factory=dict)   # FunctionId -> why the caller is a guess
     unnamed: dict = field(default_factory=dict)     # "module+0xoff" -> calls from code no
                                                     # symbol nor FDE bounds: unhookable
+    outside: dict = field(default_factory=dict)     # FunctionId -> recursive calls whose first
+                                                    # caller outside the recursion it was
+    recursion: dict = field(default_factory=dict)   # why -> recursive calls whose outside caller
+                                                    # the stack did not give
+    stops: list = field(default_factory=list)       # [Stop]: why the walk ended here
+    went_on: int = 0                # callers its walk-up instrumented, merged into or joined
+    timed: tuple = ()               # the callees whose time its exclusive metric excludes
+    timers: int = 0                 # measured callers timing it now (its probe stays in)
     instrumented_at: int | None = None      # virtual time (guest instructions) of each step
     removed_at: int | None = None
 
@@ -87,3 +101,23 @@ class CallerList:
 
     def instrumented(self) -> list[CallerEntry]:
         return [e for e in self.entries.values() if e.state in (IDENTIFYING, MEASURING)]
+
+    def timing(self) -> list[CallerEntry]:
+        """Functions hooked only to time them for a measured caller's exclusive metric."""
+        return [e for e in self.entries.values() if e.timers and e.state not in (IDENTIFYING, MEASURING)]
+
+    def saw_outside(self, caller: FunctionId, callee: FunctionId) -> None:
+        """A recursive call of `callee` whose first frame outside the recursion is `caller`."""
+        entry = self.entry(callee)
+        entry.outside[caller] = entry.outside.get(caller, 0) + 1
+        self.entry(caller)
+
+    def walk_callers(self, function: FunctionId) -> list[FunctionId]:
+        """The callers the walk goes up to: the known callers other than the function itself,
+        then the callers outside its recursion, most calls first."""
+        entry = self.entry(function)
+        merged = {f: n for f, n in entry.callers.items() if f != function}
+        for f, n in entry.outside.items():
+            merged[f] = merged.get(f, 0) + n
+        order = {f: i for i, f in enumerate(merged)}
+        return sorted(merged, key=lambda f: (-merged[f], order[f]))

@@ -103,7 +103,7 @@ class FullInstrumentation:
         return probes
 
     def _action(self, entry):
-        return lambda ctx: self.hooks.enter(ctx, entry)
+        return lambda ctx: self.hooks.hit(ctx, entry)
 
     def _entered(self, ctx, entry) -> None:
         entry.hook_runs += 1

@@ -16,17 +16,30 @@ function was instrumented is closed (and counted) even when the entry hook is ta
 returns: no exit without its entry, no entry left without its exit, and no thread returns into a
 removed trampoline (the landing stays mapped for good).
 
-Activations: a per-thread shadow of the instrumented activations (entry sp, the clocks at entry,
-what nested instrumented activations took). Inclusive sums count only the outermost activation
-of a function on a thread (recursion is not counted twice); exclusive ones subtract the nested
-instrumented activations — only what is instrumented at the same time can be subtracted.
+A third kind, "time", keeps a callee's entry/exit pair in while a function that calls it is
+measured, so that the caller's exclusive metric is exact over its own calls: when the walk
+goes up from a level, the callees it knows the new level calls (the level below at least) stay
+hooked — measuring nothing of their own — until that level is taken out.
+
+Activations: a per-thread shadow of the hooked activations (entry sp, the clocks at entry, the
+caller its return address names, what its timed callees took). Inclusive sums count only the
+outermost activation of a function on a thread (recursion is not counted twice). Exclusive ones
+are each measured activation's inclusive less the inclusive of the activations it called
+directly — itself (recursion) and its timed callees — so a function's exclusive sum is the time
+in its own code and in the callees it was not told of; over a call tree whose functions are all
+measured and timed, the exclusive sums add up to the root's inclusive (tests/property).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from ..tracing.probes import UPROBE, URETPROBE, Probe, ProbeSpec
-from .callers import CallerEntry
+from .callers import IDENTIFYING, CallerEntry
+
+
+# The caller of an activation in a run where every function is hooked (full.py): whatever
+# activation encloses it is the one that called it, and it is charged to that one.
+ENCLOSING = "enclosing"
 
 
 @dataclass
@@ -35,6 +48,8 @@ class Open:
     sp: int
     insns: int
     time: int
+    counted: bool = True            # a measured activation (False: timed for its caller only)
+    caller: object = ENCLOSING      # the FunctionId its return address is in
     child_insns: int = 0
     child_time: int = 0
 
@@ -44,14 +59,15 @@ class Activations:
     by_tid: dict = field(default_factory=dict)      # tid -> [Open], innermost last
 
     def enter(self, tid: int, entry: CallerEntry, sp: int, insns: int, time: int,
-              chained: bool = False) -> None:
-        """An instrumented activation begins with its return address at `sp`; `chained`: that
-        slot holds the return landing already (a tail call from an instrumented function)."""
+              chained: bool = False, *, counted: bool = True, caller=ENCLOSING) -> None:
+        """A hooked activation begins with its return address at `sp`; `chained`: that slot
+        holds the return landing already (a tail call from an instrumented function);
+        `counted`: it is measured (else only timed for its caller's exclusive metric)."""
         stack = self.by_tid.setdefault(tid, [])
         # Left by a longjmp: dead (uretprobes.py on_entry); a tail call's caller stays.
         while stack and (stack[-1].sp < sp or (stack[-1].sp == sp and not chained)):
-            stack.pop().entry.metric.abandoned += 1
-        stack.append(Open(entry, sp, insns, time))
+            self._abandon(stack.pop())
+        stack.append(Open(entry, sp, insns, time, counted, caller))
 
     def leave(self, tid: int, sp: int, insns: int, time: int) -> Open | None:
         """The activation entered with `sp` returned: close it, the tail-calling ones that
@@ -61,7 +77,7 @@ class Activations:
         if not any(o.sp == sp for o in stack):
             return None
         while stack[-1].sp != sp:
-            stack.pop().entry.metric.abandoned += 1
+            self._abandon(stack.pop())
         done = None
         while stack and stack[-1].sp == sp:
             done = stack.pop()
@@ -69,21 +85,32 @@ class Activations:
         return done
 
     @staticmethod
+    def _abandon(gone: Open) -> None:
+        if gone.counted:
+            gone.entry.metric.abandoned += 1
+
+    @staticmethod
     def _close(stack: list, done: Open, insns: int, time: int) -> None:
         inclusive_insns, inclusive_time = insns - done.insns, time - done.time
-        metric = done.entry.metric
-        metric.returns += 1
-        metric.insns_exclusive += inclusive_insns - done.child_insns
-        metric.time_exclusive += inclusive_time - done.child_time
-        if not any(o.entry is done.entry for o in stack):     # the outermost: recursion once
-            metric.insns_inclusive += inclusive_insns
-            metric.time_inclusive += inclusive_time
-        if stack:
+        if done.counted:
+            metric = done.entry.metric
+            metric.returns += 1
+            metric.insns_exclusive += inclusive_insns - done.child_insns
+            metric.time_exclusive += inclusive_time - done.child_time
+            if not any(o.counted and o.entry is done.entry for o in stack):   # recursion once
+                metric.insns_inclusive += inclusive_insns
+                metric.time_inclusive += inclusive_time
+        # Its caller's activation excludes it when the caller called it directly and times it
+        # (a function reached by a tail call names its caller's caller, and stays in the
+        # exclusive time of the function that jumped to it, whose frame it took over).
+        if stack and (done.caller == ENCLOSING or stack[-1].entry.function == done.caller and (
+                done.entry.function == done.caller or done.entry.function in stack[-1].entry.timed)):
             stack[-1].child_insns += inclusive_insns
             stack[-1].child_time += inclusive_time
 
     def still_open(self) -> list[Open]:
-        return [o for tid in sorted(self.by_tid) for o in self.by_tid[tid]]
+        """The measured activations not closed yet (the timed ones measure nothing)."""
+        return [o for tid in sorted(self.by_tid) for o in self.by_tid[tid] if o.counted]
 
 
 class Hooks:
@@ -99,10 +126,10 @@ class Hooks:
         self.placed: list[Probe] = []   # every probe inserted, in order (removed ones too)
 
     def insert(self, process, entry: CallerEntry, kind: str) -> Probe:
-        """An identifying ("identify") or entry/exit ("measure") hook at `entry`'s function."""
-        handler = self.identify if kind == "identify" else self.enter
+        """An identifying ("identify"), or entry/exit ("measure", "time") hook at `entry`'s
+        function."""
         probe = self.make_probe(process, entry.function, f"walkup:{kind}:{entry.function.name}",
-                                lambda ctx: handler(ctx, entry))
+                                lambda ctx: self.hit(ctx, entry))
         self.probes[entry.function] = probe
         self.placed.append(probe)
         self.session.add_probe(probe)
@@ -120,6 +147,9 @@ class Hooks:
     def remove(self, entry: CallerEntry) -> None:
         probe = self.probes.pop(entry.function)
         self.session.remove_probe(probe)
+
+    def hooked(self, entry: CallerEntry) -> bool:
+        return entry.function in self.probes
 
     def entry_state(self, ctx) -> tuple[int, int, bool]:
         """(sp, the real return address, chained) at a hooked function's first instruction:
@@ -144,13 +174,14 @@ class Hooks:
         """Swap the return address for the landing (the uretprobe's entry half)."""
         self.session.returns.on_entry(ctx.thread, self.exit_probe, function_entry)
 
-    def identify(self, ctx, entry: CallerEntry) -> None:
+    def hit(self, ctx, entry: CallerEntry) -> None:
+        """A function's one probe serves each role it has in turn — identifying, measuring,
+        timing for a measured caller — so a role changes without re-patching the entry."""
         self.executed += 1
-        self.on_identify(ctx, entry)
-
-    def enter(self, ctx, entry: CallerEntry) -> None:
-        self.executed += 1
-        self.on_enter(ctx, entry)
+        if entry.state == IDENTIFYING:
+            self.on_identify(ctx, entry)
+        else:
+            self.on_enter(ctx, entry)
 
     def count_exit(self) -> None:
         self.executed += 1

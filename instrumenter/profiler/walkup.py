@@ -10,6 +10,19 @@ walk goes up one level: its callers are instrumented and its hooks removed. It s
 (entered once, before any hook could see it), at a thread's start routine (its caller is the
 runtime's start code) or after `max_levels` levels.
 
+Recursion: a call whose return address is in the function itself names no new caller, and a
+recursive hot spot (fib) may see nothing else — its outermost call was made before the hook
+went in. The hook then walks the thread's stack (the sampler's unwinder, from the entry's
+registers) to the first frame outside the recursion, the caller every stack sample of it shows,
+and the walk goes up there.
+
+Every place a walk goes no further up records why (CallerEntry.stops, STOP_REASONS): the report
+says, for each chain, where and why it stopped — none ends silently.
+
+Exclusive metrics: a measured function's callees that the walk knows (the level it came from
+at least) keep an entry/exit pair timing them while it is measured (hooks.py, kind "time"), so
+its exclusive metric is its inclusive less its timed callees' over the same calls.
+
 Stripped code is walked the same way: a function no symbol covers is the one its `.eh_frame`
 FDE bounds (callsite.Functions), named "module+0xOFF" from its start and hooked like a named
 one. A stripped `main` is named by what glibc's `_start` hands the C library (start_code.py),
@@ -25,15 +38,28 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .callers import DONE, IDENTIFYING, IDLE, MEASURING, CallerList, FunctionId
+from .callers import DONE, IDENTIFYING, IDLE, MEASURING, CallerList, FunctionId, Stop
 from .callsite import Functions, identify_caller, place_name
-from .hooks import Activations, Hooks
+from .hooks import Activations, Hooks, LandingFixup
 from .hotspot import HotSpotDetector
+from .sampler import CALLER_SAVED, WALK_REGISTERS
+from .unwind import Unwinder
 
 METRICS = ("insns", "calls", "time")
 TOP_NAMES = frozenset({"main"})
 # The runtime's start code (musl, glibc, ld.so): a function called from here is the program's
 # or a thread's first function, the top of every chain.
+# Why a walk went no further up from a function (CallerEntry.stops; walkup.json's "stops").
+STOP_REASONS = {
+    "top": "it reached the top: main, or the start code that calls the first function",
+    "max-levels": "--max-levels levels were instrumented",
+    "ended-identifying": "the program ended before the hot spot's --min-calls calls",
+    "ended-measuring": "the program ended before the level ran its period",
+    "no-outside-caller": "only recursive calls were seen and no caller outside the recursion",
+    "unnamed-caller": "a caller is in no function (no symbol, no FDE): it cannot be hooked",
+    "not-hookable": "a caller could not be hooked (its process exited)",
+    "already-walked": "its callers were walked up already by this walk",
+}
 START_NAMES = frozenset({"_start", "_start_c", "__libc_start_main", "libc_start_main_stage2",
                          "__libc_start_call_main", "start", "start_thread", "__clone", "clone",
                          "thread_start", "_dlstart", "_dlstart_c", "__dls2", "__dls3"})
@@ -81,8 +107,13 @@ class WalkUp:
         self.detector = HotSpotDetector(o.threshold, o.top, o.window, exclude=START_NAMES)
         self.activations = Activations()
         self.functions = Functions(self.door)      # by symbol, or by .eh_frame FDE where stripped
+        # The stack walked past recursion (the sampler's, with its tables, in a profile run).
+        self.unwinder = Unwinder(self.door, LandingFixup(self.door, self.session.returns))
         self.timeline: list[Step] = []
         self._seen_in: dict[FunctionId, int] = {}   # function -> pid of the last sample in it
+        self._untimed: list = []        # levels taken out whose timed callees wait for their exits
+        # measured function -> the callees it keeps hooked (None once its first call placed them)
+        self._timing: dict[FunctionId, list] = {}
         self.on_step = None             # on_step(Step): each step as it is taken (--record)
         self.tops: dict[FunctionId, list[FunctionId]] = {}     # hot spot -> where its walk ended
         self.joins: dict[FunctionId, FunctionId] = {}   # hot spot -> the walk it went on in
@@ -134,8 +165,10 @@ class WalkUp:
         entry.hot_spot, entry.level = function, 0
         if function.name in TOP_NAMES:
             self._top(entry, function, "main is hot itself")
+            self._stop(entry, "top", "main is hot itself", log=False)
             return
-        self._insert(process, entry, IDENTIFYING, "identify")
+        if not self._insert(process, entry, IDENTIFYING, "identify"):
+            self._stop(entry, "not-hookable", "it could not be hooked: its process exited", log=False)
 
     # ---- the hooks' handlers ---------------------------------------------------------------
     def _identified(self, ctx, entry) -> None:
@@ -148,14 +181,23 @@ class WalkUp:
             self._walk_up(ctx.process, entry)
 
     def _entered(self, ctx, entry) -> None:
-        if entry.state != MEASURING:
+        measuring = entry.state == MEASURING
+        if not measuring and not entry.timers:
             return
         entry.hook_runs += 1
-        entry.metric.invocations += 1
-        sp, chained = self._learn_caller(ctx, entry)
-        self.activations.enter(ctx.thread.tid, entry, sp, *self.hooks.clocks(ctx), chained)
+        if measuring:
+            entry.metric.invocations += 1
+            if None not in self._timing.get(entry.function, (None,)):
+                self._start_timing(ctx.process, entry)
+            sp, chained, caller = self._learn_caller(ctx, entry)
+        else:                       # timed for a measured caller: who called is all it needs
+            sp, return_address, chained = self.hooks.entry_state(ctx)
+            caller, _ = identify_caller(self.functions, ctx.process, return_address, entry.function)
+        self.activations.enter(ctx.thread.tid, entry, sp, *self.hooks.clocks(ctx), chained,
+                               counted=measuring, caller=caller)
         self.hooks.arm_exit(ctx, entry.function.entry)
-        self._check_period(ctx.process, entry)
+        if measuring:
+            self._check_period(ctx.process, entry)
 
     def _exited(self, ctx) -> None:
         self.hooks.count_exit()
@@ -165,18 +207,46 @@ class WalkUp:
         if done is not None:
             done.entry.hook_runs += 1
             self._check_period(ctx.process, done.entry)
+            self._release_timed()
 
-    def _learn_caller(self, ctx, entry) -> tuple[int, bool]:
-        """Name the caller from the return address; (sp at entry, reached by a tail call from
-        an instrumented function)."""
+    def _learn_caller(self, ctx, entry) -> tuple[int, bool, FunctionId | None]:
+        """Name the caller from the return address, and past a recursive call the first caller
+        outside the recursion; (sp at entry, reached by a tail call from an instrumented
+        function, the caller)."""
         sp, return_address, chained = self.hooks.entry_state(ctx)
         caller, why = identify_caller(self.functions, ctx.process, return_address, entry.function)
         if caller is not None:
             self.callers.saw_call(caller, entry.function, why)
+            if caller == entry.function:
+                self._learn_outside_caller(ctx, entry)
         else:                       # in no function symbol or FDE: named for the report, never hooked
             where = place_name(self.door, ctx.process, return_address)
             entry.unnamed[where] = entry.unnamed.get(where, 0) + 1
-        return sp, chained
+        return sp, chained, caller
+
+    def _learn_outside_caller(self, ctx, entry) -> None:
+        outside, why = self._outside_caller(ctx, entry.function)
+        if outside is not None:
+            self.callers.saw_outside(outside, entry.function)
+        else:
+            entry.recursion[why] = entry.recursion.get(why, 0) + 1
+
+    def _outside_caller(self, ctx, function: FunctionId) -> tuple[FunctionId | None, str | None]:
+        """(the function of the first frame above `function`'s recursion on this thread's
+        stack, or None and why not). The hook runs for the entry's first instruction: the walk
+        starts there, with the registers of the call (the psABI's state at a function's entry)."""
+        cpu = self.door.cpu(ctx.process)
+        names = WALK_REGISTERS[cpu.arch.bits] + CALLER_SAVED[cpu.arch.bits]
+        registers = dict(zip(names, cpu.register_batch(names).read()))
+        registers[names[0]] = function.entry                # names[0] is the IP, [1] the SP
+        stack = self.unwinder.unwind(ctx.process, registers, tid=ctx.thread.tid)
+        for address in stack.frames[1:]:
+            caller = self.functions.at(ctx.process, address - 1)    # a call may end its function
+            if caller is None:
+                return None, f"the frame at {place_name(self.door, ctx.process, address)} is in no function"
+            if caller != function:
+                return caller, None
+        return None, f"the stack {stack.truncated}" if stack.truncated else "the stack ends in the recursion"
 
     def _check_period(self, process, entry) -> None:
         if entry.state == MEASURING and entry.metric.value(self.options.metric) >= self.options.period:
@@ -186,26 +256,58 @@ class WalkUp:
     def _walk_up(self, process, entry) -> None:
         """Instrument `entry`'s callers (one level up), then take its own hooks out."""
         if entry.level >= self.options.max_levels:
-            self._step("stop", "max-levels", entry)
+            self._stop(entry, "max-levels", f"--max-levels {self.options.max_levels} reached")
         else:
-            for caller in self.callers.callers_of(entry.function):
+            callers = self.callers.walk_callers(entry.function)
+            for caller in callers:
                 self._climb(process, entry, caller)
+            self._stop_at_unhookable(entry, callers)
         self._remove(entry)
 
+    def _stop_at_unhookable(self, entry, callers: list) -> None:
+        """The reasons a walk-up leaves callers behind that it cannot instrument."""
+        if entry.unnamed:
+            places = ", ".join(entry.unnamed)
+            self._stop(entry, "unnamed-caller", f"called from {places}, in no function (no symbol, no FDE)")
+        if not callers and entry.function in entry.callers:
+            calls = entry.callers[entry.function]
+            whys = "; ".join(entry.recursion) or "no recursive call was walked"
+            self._stop(entry, "no-outside-caller",
+                       f"its {calls} calls seen were recursive and no caller outside the recursion was found: {whys}")
+
     def _climb(self, process, entry, caller: FunctionId) -> None:
-        if caller == entry.function:
-            return                  # recursion: it is instrumented already
         if caller.name in START_NAMES:
             self._top(entry, entry.function, "called by the start code")
+            self._stop(entry, "top", f"called by the start code ({caller.name})", log=False)
         elif caller.name in TOP_NAMES:
             self._top(entry, caller, "main")
+            self._stop(entry, "top", f"called by {caller.name}, the top", log=False)
         else:
             target = self.callers.entry(caller)
             if target.state == IDLE:
                 target.level, target.hot_spot = entry.level + 1, entry.hot_spot
-                self._insert(process, target, MEASURING, "measure")
+                if self._insert(process, target, MEASURING, "measure"):
+                    entry.went_on += 1
+                else:
+                    self._stop(entry, "not-hookable", f"its caller {caller.name} could not be hooked: "
+                               "its process exited", log=False)
             elif target.hot_spot != entry.hot_spot:
                 self._join(entry.hot_spot, target, entry.level + 1)
+                entry.went_on += 1
+            elif target.state == MEASURING:
+                entry.went_on += 1          # the walk goes on there when that level is done
+            else:
+                self._stop(entry, "already-walked", f"its caller {caller.name} was walked already "
+                           f"(level {target.level})")
+
+    def _stop(self, entry, reason: str, why: str, *, log: bool = True) -> None:
+        """The walk goes no further up from `entry` that way: say why (in the timeline too,
+        unless a step of its own says so already)."""
+        stop = Stop(reason, why)
+        if stop not in entry.stops:
+            entry.stops.append(stop)
+        if log:
+            self._step("stop", reason, entry)
 
     def _top(self, entry, function: FunctionId, why: str) -> None:
         tops = self.tops.setdefault(entry.hot_spot, [])
@@ -222,22 +324,79 @@ class WalkUp:
                        target.function, level, hot_spot))
 
     # ---- hooks in and out --------------------------------------------------------------------
-    def _insert(self, process, entry, state: str, kind: str) -> None:
-        holder = self._process_holding(entry.function, process)
-        if holder is None:
-            self._step("stop", "its process exited", entry)
-            return
+    def _insert(self, process, entry, state: str, kind: str) -> bool:
+        if not self.hooks.hooked(entry):
+            holder = self._process_holding(entry.function, process)
+            if holder is None:
+                self._step("stop", "its process exited", entry)
+                return False
+            self.hooks.insert(holder, entry, kind)
         entry.state = state
         entry.instrumented_at = self._now()
-        self.hooks.insert(holder, entry, kind)
         self._step("insert", kind, entry)
+        if state == MEASURING:
+            entry.timed = tuple(f for f in entry.callees if f != entry.function)
+            self._timing[entry.function] = []
+            for callee in entry.timed:          # hooked now (the level below): kept as it is
+                if self.hooks.hooked(self.callers.entry(callee)):
+                    self._time(process, entry, self.callers.entry(callee))
+        return True
+
+    def _start_timing(self, process, entry) -> None:
+        """At a measured function's first measured call, before its body runs: the callees
+        not hooked yet are hooked to time them (a level never entered again, such as a main
+        under start code other than glibc's, places none)."""
+        for callee in entry.timed:
+            if callee not in self._timing[entry.function]:
+                self._time(process, entry, self.callers.entry(callee))
+        self._timing[entry.function].append(None)      # started
+
+    def _time(self, process, caller, callee) -> None:
+        """Keep `callee` hooked while `caller` is measured (hooks.py, kind "time")."""
+        self._timing[caller.function].append(callee.function)
+        callee.timers += 1
+        if callee.timers == 1 and callee.state not in (IDENTIFYING, MEASURING):
+            if not self.hooks.hooked(callee):
+                holder = self._process_holding(callee.function, process)
+                if holder is None:
+                    callee.timers -= 1
+                    self._timing[caller.function].remove(callee.function)
+                    return
+                self.hooks.insert(holder, callee, "time")
+            self._step("insert", "time", callee)
+
+    def _untime(self, callee) -> None:
+        callee.timers -= 1
+        if callee.timers == 0 and callee.state not in (IDENTIFYING, MEASURING):
+            self.hooks.remove(callee)
+            self._step("remove", "time", callee)
 
     def _remove(self, entry) -> None:
         kind = "identify" if entry.state == IDENTIFYING else "measure"
+        measured = entry.state == MEASURING
         entry.state = DONE
         entry.removed_at = self._now()
-        self.hooks.remove(entry)
         self._step("remove", kind, entry)
+        if entry.timers:            # a measured caller times it: its probe stays, in that role
+            self._step("insert", "time", entry)
+        else:
+            self.hooks.remove(entry)
+        if measured:
+            self._untimed.append(entry)
+            self._release_timed()
+
+    def _release_timed(self) -> None:
+        """Untime the callees of the levels taken out once none of their measured activations
+        is open: the last one (the period is reached at its entry with --metric calls) calls
+        them still, and its exclusive metric must exclude them too."""
+        if not self._untimed:
+            return
+        open_now = {id(o.entry) for o in self.activations.still_open()}
+        for entry in [e for e in self._untimed if id(e) not in open_now]:
+            self._untimed.remove(entry)
+            for callee in self._timing.pop(entry.function, ()):
+                if callee is not None:
+                    self._untime(self.callers.entry(callee))
 
     def _step(self, action: str, kind: str, entry) -> None:
         self._log(Step(self._now(), action, kind, entry.function, entry.level, entry.hot_spot))
@@ -251,6 +410,22 @@ class WalkUp:
         return self.door.instruction_count()
 
     # ---- the end of the run ------------------------------------------------------------------
+    def finish(self) -> None:
+        """The program ended: the levels still instrumented say that the run ended their walk."""
+        for entry in self.callers:
+            if entry.state == IDENTIFYING:
+                self._stop(entry, "ended-identifying", f"the program ended after {entry.metric.invocations} "
+                           f"of the {self.options.min_calls} calls --min-calls waits for")
+            elif entry.state == MEASURING:
+                o = self.options
+                self._stop(entry, "ended-measuring", f"the program ended after {entry.metric.value(o.metric)} "
+                           f"of its period's {o.period} ({o.metric})")
+
+    def ends_of(self, hot_spot: FunctionId) -> list[tuple[int, object, Stop]]:
+        """(level, entry, stop): where and why `hot_spot`'s chain stopped, its own levels and
+        those of the walks it went on in (full_chain)."""
+        return [(level, entry, stop) for level, entry in self.full_chain(hot_spot) for stop in entry.stops]
+
     def chains(self) -> dict[FunctionId, list]:
         """Hot spot -> the caller-list entries its walk instrumented or reached, by level."""
         chains: dict[FunctionId, list] = {}

@@ -45,7 +45,7 @@ def _sampled_calls(profile) -> set:
 def _hooks_accounted(walk) -> None:
     inserted = [s.function for s in walk.timeline if s.action == "insert"]
     removed = [s.function for s in walk.timeline if s.action == "remove"]
-    still = [e.function for e in walk.callers.instrumented()]
+    still = [e.function for e in walk.callers.instrumented() + walk.callers.timing()]
     assert sorted(inserted) == sorted(removed + still)
     assert sorted(walk.hooks.probes) == sorted(still)
 
@@ -77,11 +77,14 @@ def test_the_walk_climbs_the_real_chain_to_main(arch, program):
         level = by_name[name]
         m = level.metric
         assert (m.invocations, m.returns, m.abandoned, level.state) == (20, 20, 0, "done"), name
-        assert level.hook_runs == 40 and m.insns_inclusive > 0 and m.insns_exclusive > 0
-    # nothing instrumented runs inside them, and spiral's recursion is counted once inclusive
-    # (outermost frames) and once exclusive (each frame less the one it called): the same sum
+        # 40 measuring; a level below the top runs more, timed while its caller is measured
+        assert level.hook_runs >= 40 and m.insns_inclusive > 0 and m.insns_exclusive > 0
+    assert by_name["outer"].hook_runs == 40
+    # leaf stays timed while inner and spiral are measured: their exclusive counts exclude it
+    # (spiral's recursion too: each frame less the one it called)
     for name in ("inner", "spiral"):
-        assert by_name[name].metric.insns_inclusive == by_name[name].metric.insns_exclusive
+        assert by_name[name].timed == (first.function,)
+        assert 0 < by_name[name].metric.insns_exclusive < by_name[name].metric.insns_inclusive
     assert run.cost.strategies == {"jump": 5}          # the cheapest strategy took every site
     _hooks_accounted(walk)
     assert not walk.activations.still_open()
@@ -154,7 +157,8 @@ def test_the_perturbation_comparison_is_exact(arch):
     assert c.baseline.stdout == c.full.stdout == c.walkup.stdout
     assert c.full.hooks > 10 * c.walkup.hooks > 0
     assert c.added(c.full) > c.added(c.walkup) > 0
-    assert c.hook_ratio < 0.05 and c.insn_ratio < 0.05
+    # the callees timed for the exclusive counts (issue 26) cost hooks too: 5.3% on i386
+    assert c.hook_ratio < 0.08 and c.insn_ratio < 0.08
 
 
 def test_the_cli_reports_and_writes_walkup_json(tmp_path):

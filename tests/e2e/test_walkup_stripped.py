@@ -122,11 +122,16 @@ def test_the_stripped_sample_is_walked_like_the_named_one(arch, tmp_path):
     levels = {name_of[e.function.entry]: e.level for e in walk.chains()[spot]}
     assert levels == {"leaf": 0, "inner": 1, "spiral": 1, "middle": 2, "outer": 3, "main": 2}
     mine, theirs = _by_entry(walk), _by_entry(named)
+    # the stripped main, measured (never entered again), keeps the callees hooked at its
+    # insertion timed for the rest of the run: their hooks run more than on the named program
+    (main,) = [e for e in walk.chains()[spot] if name_of[e.function.entry] == "main"]
+    assert {name_of[f.entry] for f in main.timed} == {"spiral"}     # the level that reached it
     for name in ("leaf", "inner", "spiral", "middle", "outer"):
         entry, named_entry = mine[symbols.lookup(name).addr], theirs[symbols.lookup(name).addr]
         assert entry.function.name == f"callchain+{entry.function.entry - base:#x}"
-        assert (entry.level, entry.state, entry.hook_runs) == (named_entry.level, named_entry.state,
-                                                                named_entry.hook_runs), name
+        assert (entry.level, entry.state) == (named_entry.level, named_entry.state), name
+        if entry.function not in main.timed:
+            assert entry.hook_runs == named_entry.hook_runs, name
         m, n = entry.metric, named_entry.metric
         assert (m.invocations, m.returns, m.abandoned) == (n.invocations, n.returns, n.abandoned), name
         assert {f.entry: c for f, c in entry.callers.items()} == \
@@ -142,7 +147,9 @@ def test_the_stripped_sample_is_walked_like_the_named_one(arch, tmp_path):
     assert [e.function for e in walk.callers.instrumented()] == [main.function]
     steps = [(s.action, s.kind, name_of[s.function.entry]) for s in walk.timeline]
     named_steps = [(s.action, s.kind, s.function.name) for s in named.timeline if s.action != "top"]
-    assert [s for s in steps if s[2] != "main"] == [s for s in named_steps if s[2] != "main"]
+    # (the timing hooks differ: the stripped main keeps spiral timed, see above)
+    assert [s for s in steps if s[2] != "main" and s[1] != "time"] == \
+        [s for s in named_steps if s[2] != "main" and s[1] != "time"]
     assert not walk.activations.still_open()
 
 
@@ -193,8 +200,10 @@ def test_the_stripped_chain_counts_what_the_program_counts(chain, monkeypatch):
     assert top == ("chain", "main", image.symbols.lookup("main").addr)
     for name in LEVELS[1:]:
         entry = chain[name]
-        (inserted,) = [c for s, c in seen if s.function == entry.function and s.action == "insert"]
-        (removed,) = [c for s, c in seen if s.function == entry.function and s.action == "remove"]
+        (inserted,) = [c for s, c in seen if s.function == entry.function and s.action == "insert"
+                       and s.kind == "measure"]
+        (removed,) = [c for s, c in seen if s.function == entry.function and s.action == "remove"
+                      and s.kind == "measure"]
         # the hooks were taken out by the entry hook of the period's last call, before the
         # function's body counted that call itself
         counted = removed[name] + 1 - inserted[name]

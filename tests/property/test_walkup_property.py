@@ -31,7 +31,7 @@ def _check(walk, stdout: bytes, expected: bytes) -> bool:
     assert stdout == expected
     inserted = sorted(s.function for s in walk.timeline if s.action == "insert")
     removed = [s.function for s in walk.timeline if s.action == "remove"]
-    still = [e.function for e in walk.callers.instrumented()]
+    still = [e.function for e in walk.callers.instrumented() + walk.callers.timing()]
     assert inserted == sorted(removed + still) and sorted(walk.hooks.probes) == sorted(still)
     assert walk.hooks.executed == sum(e.hook_runs for e in walk.callers)
     open_by = {}
@@ -48,7 +48,19 @@ def _check(walk, stdout: bytes, expected: bytes) -> bool:
             below = [c for c in entry.callees if c in walk.callers.entries
                      and walk.callers.entry(c).level == entry.level - 1]
             assert below, entry
+    _every_chain_says_why_it_stopped(walk)
     return bool(inserted)
+
+
+def _every_chain_says_why_it_stopped(walk) -> None:
+    """Each hot spot's chain has a reason where it ended, and every function a walk hooked
+    either led the walk on or says why it did not (issue 26: a recursive hot spot, or a run
+    that ended before --min-calls, left chains with neither)."""
+    for spot in walk.detector.decided:
+        assert walk.ends_of(spot), spot
+    for entry in walk.callers:
+        if entry.hot_spot is not None and entry.instrumented_at is not None:
+            assert entry.went_on or entry.stops, entry
 
 
 @pytest.mark.parametrize("arch", ["i386", "x86_64"])

@@ -12,7 +12,11 @@ from rich.table import Table
 from .model import Profile
 from .walkup_run import Comparison, WalkUpRun
 
-WALKUP_VERSION = 2      # 2: "hooked", each hooked function's track in the Chrome trace
+# 2: "hooked", each hooked function's track in the Chrome trace.
+# 3: each hot spot's "ends" (where and why its chain stopped); each level's "stops",
+#    "outside_callers" (past recursion) and "timed_callees" (what its exclusive metric excludes:
+#    exclusive is now inclusive less those callees' time in the same calls).
+WALKUP_VERSION = 3
 UNITS = {"insns": "guest instructions", "calls": "invocations", "time": "virtual ns"}
 
 
@@ -32,7 +36,15 @@ def _level(level: int, entry) -> dict:
                         for f, n in entry.callers.items()],
             "callees": [{"function": f.name, "calls": n} for f, n in entry.callees.items()],
             "unnamed_callers": [{"address": where, "calls": n} for where, n in entry.unnamed.items()],
-            "instrumented_at": entry.instrumented_at, "removed_at": entry.removed_at}
+            "instrumented_at": entry.instrumented_at, "removed_at": entry.removed_at,
+            "outside_callers": [{"function": f.name, "calls": n} for f, n in entry.outside.items()],
+            "timed_callees": [f.name for f in entry.timed],
+            "stops": [{"reason": stop.reason, "why": stop.why} for stop in entry.stops]}
+
+
+def _ends(walk, hot_spot) -> list[dict]:
+    return [{"function": entry.function.name, "module": entry.function.module, "level": level,
+             "reason": stop.reason, "why": stop.why} for level, entry, stop in walk.ends_of(hot_spot)]
 
 
 def comparison_json(c: Comparison) -> dict:
@@ -64,7 +76,8 @@ def walkup_json(run: WalkUpRun) -> dict:
                        "window": s.window, "samples": s.samples, "share": round(s.share, 2),
                        "by": s.by, "chain": [_level(n, e) for n, e in walk.full_chain(s.function)],
                        "top": [f.name for f in walk.tops_of(s.function)],
-                       "joins": _name(walk.joins.get(s.function)) if s.function in walk.joins else None}
+                       "joins": _name(walk.joins.get(s.function)) if s.function in walk.joins else None,
+                       "ends": _ends(walk, s.function)}
                       for s in walk.detector.decided.values()],
         "timeline": [{"ts": s.ts, "action": s.action, "kind": s.kind, "function": s.function.name,
                       "level": s.level, "hot_spot": s.hot_spot.name} for s in walk.timeline],
@@ -131,7 +144,9 @@ def tables(data: dict) -> list[Table]:
         for level in spot["chain"]:
             callers = ", ".join([f"{c['function']}×{c['calls']}" + ("?" if c["uncertain"] else "")
                                  for c in level["callers"]]
-                                + [f"{c['address']}×{c['calls']} (in no function)" for c in level["unnamed_callers"]])
+                                + [f"{c['address']}×{c['calls']} (in no function)" for c in level["unnamed_callers"]]
+                                + [f"{c['function']}×{c['calls']} (outside the recursion)"
+                                   for c in level.get("outside_callers", ())])
             walked = "" if level["walk"] == spot["function"] else f" (walk of {level['walk']})"
             chain.add_row(str(level["level"]), level["function"] + walked, level["state"],
                           str(level["invocations"]), str(level["insns_inclusive"]),
@@ -141,6 +156,12 @@ def tables(data: dict) -> list[Table]:
             notes.append(f"top of the chain: {', '.join(spot['top'])}")
         if spot["joins"]:
             notes.append(f"goes on in the walk from {spot['joins']}")
+        notes += [f"stopped at {end['function']} (level {end['level']}): {end['why']}"
+                  for end in spot.get("ends", ())]
+        timed = [f"{level['function']} less {', '.join(level['timed_callees'])}"
+                 for level in spot["chain"] if level.get("timed_callees")]
+        if timed:
+            notes.append(f"insns excl: inclusive less the timed callees' (same calls): {'; '.join(timed)}")
         if notes:
             chain.caption = "; ".join(notes)
         out.append(chain)

@@ -119,6 +119,7 @@ def run_walkup(sandbox: Sandbox, argv: list[str], *, interval: int, options, mod
                           on_module=sink.module, fixup=LandingFixup(door, session.returns),
                           on_event=sink.event, batch=1)    # each sample at its tick: it may place hooks
         walk.functions.table = sampler.unwinder.table_for  # each object's CFI read once for both
+        walk.unwinder = sampler.unwinder                   # past recursion: the samples' walk
         sampler.attach(process)
         if writer is not None:
             walk.on_step = writer.walkup_step
@@ -136,6 +137,7 @@ def run_walkup(sandbox: Sandbox, argv: list[str], *, interval: int, options, mod
     profile.exit_code = result.exit_code
     resolve_lines(profile, lambda path: host_path(sandbox, path))
     walk = state["walk"]
+    walk.finish()
     placed = [p for p in walk.hooks.placed]
     cost = RunCost(state["door"].instruction_count(), walk.hooks.executed,
                    len({p.spec.text for p in placed}), _strategies(placed), result.stdout,
