@@ -8,8 +8,10 @@ is a Debian 12 userland (amd64), as `python3 tests/e2e/fetch_debian_bins.py` mak
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -56,14 +58,23 @@ def _debian_root() -> Path:
     return Path(ensure_debian_rootfs()["amd64"])
 
 
-@pytest.mark.e2e
-@pytest.mark.parametrize("block", list(_blocks()))
-def test_example_shows_what_it_prints(block, shell_env, tmp_path):
+@pytest.fixture
+def example_folder():
+    """A fresh folder whose path has the same length on every run: the guest's environment holds
+    PWD, whose length moves the stack, and strace lines show stack addresses."""
+    folder = Path(tempfile.mkdtemp(prefix="trapline-docs-", dir="/tmp"))
     for entry in REPO.iterdir():
         if entry.name not in (".git",):
-            (tmp_path / entry.name).symlink_to(entry)
+            (folder / entry.name).symlink_to(entry)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("block", list(_blocks()))
+def test_example_shows_what_it_prints(block, shell_env, example_folder):
     for example in block:
-        done = subprocess.run(["bash", "-c", example.command], cwd=tmp_path, env=shell_env,
+        done = subprocess.run(["bash", "-c", example.command], cwd=example_folder, env=shell_env,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                               timeout=TIMEOUT)
         where = f"{example.path.relative_to(REPO)}:{example.line}: $ {example.command}"
