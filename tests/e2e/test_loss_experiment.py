@@ -2,7 +2,7 @@
 sharing the code — running through the probed function, the strategies that never take their
 patch out record every hit; the restore-and-single-step baseline loses hits whenever a quantum
 ends inside its window, and the stop-all variant (seed 001 [0005]) loses none by holding every
-other thread for the window, at a cost the "held" column counts. The documented configuration (README.md, "Probe loss"): 4 workers x 100
+other thread for the window, at a cost the "held" column counts. The documented configuration (docs/guide/emulate.md, the loss experiment): 4 workers x 100
 calls, quanta 7 and 50."""
 import pytest
 from click.testing import CliRunner
@@ -51,7 +51,7 @@ def test_stopall_holds_the_others_for_the_stepped_instruction(guest):
 def test_singlestep_loses_hits_with_several_workers(arch, guest):
     """Every quantum of the documented configuration loses hits with threads; with processes
     quantum 7 does on both arches (at 50, x86-64's workers happen never to be switched inside
-    the window: 0 lost, see the README table)."""
+    the window: 0 lost, see the table in docs/guide/emulate.md)."""
     rows = [run_once(_binary(arch, guest), arch, "singlestep", WORKERS, q, CALLS, guest=guest)
             for q in QUANTA]
     must_lose = QUANTA if guest == "threads" else (7,)
