@@ -120,7 +120,8 @@ class Hooks:
     def __init__(self, session, door, *, on_identify, on_enter, on_exit):
         self.session, self.door = session, door
         self.on_identify, self.on_enter = on_identify, on_enter
-        self.exit_probe = Probe(ProbeSpec("walkup:exit", URETPROBE), action=on_exit, nargs=0)
+        self.exit_probe = Probe(ProbeSpec("walkup:exit", URETPROBE), action=on_exit, nargs=0,
+                                closes_chains=True)
         self.executed = 0               # hook runs: identifying, entry and exit hooks
         self.probes: dict = {}          # FunctionId -> the Probe placed there now
         self.placed: list[Probe] = []   # every probe inserted, in order (removed ones too)

@@ -22,8 +22,9 @@ mode's choice (instrumenter/strategies/emulate_return_sites.py): "frame" (the de
 frame-dismantling `pop %ebp`/`pop %rbp`/`leave` right before a `ret` that nothing branches to,
 and the `ret` itself otherwise; "ret" takes every `ret`, as DTrace's fbt does on amd64. Either
 way each return is seen exactly once. A function that leaves by a tail jump returns through
-another function's `ret` and is not reported (the trampoline strategy's return-address
-replacement sees those).
+another function's `ret`: its jumps that may leave it get sites as well, and one that leaves
+for a function's entry arms the uretprobe landing in the return slot (_TailJumpHit), so that
+return is reported after the tail-called function's (issue 26).
 """
 import functools
 from dataclasses import dataclass, field
@@ -33,7 +34,7 @@ from ..errors import DecodeError, InstrumenterError
 from .base import ProbeStrategy
 from .emulate_insn import FrameCpu, StackFault, compile_emulation, emulation_refusal
 from .placement import image_at, patch_site, validate_site
-from .emulate_return_sites import RETURN_MODES, return_sites
+from .emulate_return_sites import RETURN_MODES, leaving_jumps, return_sites
 
 INT3, LOCK = b"\xcc", b"\xf0"
 PATCHES = {"int3": INT3, "lock": LOCK}
@@ -155,11 +156,26 @@ class EmulateProbes(ProbeStrategy):
         arch = self.debug.arch(process).name
         code = self.debug.read_memory(process, symbol.addr, symbol.size)
         sites = return_sites(code, symbol.addr, arch, self.returns)
-        if not sites:
+        jumps = leaving_jumps(code, symbol.addr, arch)
+        for jump in jumps:
+            refusal = emulation_refusal(jump)
+            if refusal is not None:
+                raise InstrumenterError(
+                    f"{probe.spec.text}: {symbol.name} may leave by `{jump.mnemonic} "
+                    f"{jump.op_str}` at {jump.address:#x} (a tail call through a pointer, or a "
+                    f"jump table), which this strategy cannot emulate ({refusal}); its return "
+                    "would be missed: use --strategy trampoline")
+        if not sites and not jumps:
             raise InstrumenterError(f"{probe.spec.text}: {symbol.name} has no ret instruction "
-                                    "(it leaves by tail jumps): use --strategy trampoline")
+                                    "and no jump out of it, so it never returns")
+        placed = []
         hook = _ReturnHit(self.session, probe, function)
-        return [self.place(process, s.address, hook, probe.spec.text) for s in sites]
+        placed += [self.place(process, s.address, hook, probe.spec.text) for s in sites]
+        if jumps:
+            self.session.returns.landing_for(process)        # mapped now, not inside a trap
+            leave = _TailJumpHit(self.session, probe, function, symbol)
+            placed += [self.place(process, jump.address, leave, probe.spec.text) for jump in jumps]
+        return placed
 
     # ---- the trap handler (seed 001 FIG. 3) --------------------------------------------------
     def _on_trap(self, site: EmulatedSite, frame, thread) -> bool:
@@ -175,6 +191,10 @@ class EmulateProbes(ProbeStrategy):
             result = site.run(FrameCpu(frame, process, self.debug))
         except StackFault as fault:
             return self._stack_fault(site, frame, thread, fault)
+        for hook in site.hooks:           # those that must see where the instruction went
+            emulated = getattr(hook, "emulated", None)
+            if emulated is not None:
+                emulated(thread, frame)
         if result is None:
             return True
         if not result.finished:                  # a SyscallRun that comes back to the site
@@ -197,3 +217,31 @@ class _ReturnHit:
         cpu = self.session.debug.cpu(thread.process)
         retval = cpu.register("eax" if cpu.arch.bits == 32 else "rax")
         self.session.hit(self.probe, thread, self.function, kind="return", retval=retval)
+
+
+class _TailJumpHit:
+    """A uretprobe's part of a jump that may leave its function: when the emulated jump did
+    leave for another function's entry (a tail call), the frame is dismantled and [sp] is the
+    function's return address, which is swapped for the uretprobe landing as a uretprobe's
+    entry does (tracing/uretprobes.py on_entry): the return through the tail-called function's
+    `ret` comes back there and is reported, after that function's own. A jump into the
+    function's own split-off part (gcc's `f.cold`) or into no function's entry is no tail call."""
+
+    def __init__(self, session, probe, function: int, symbol):
+        self.session, self.probe, self.function = session, probe, function
+        self.start, self.end, self.name = symbol.addr, symbol.addr + symbol.size, symbol.name
+
+    def __call__(self, thread, address: int) -> None:
+        """Before the jump runs: nothing yet (its target is known once it has)."""
+
+    def emulated(self, thread, frame) -> None:
+        target = frame.ip
+        if self.start <= target < self.end or not self._function_entry(thread.process, target):
+            return
+        self.session.returns.on_entry(thread, self.probe, self.function, sp=frame.sp)
+
+    def _function_entry(self, process, target: int) -> bool:
+        image = image_at(process, target)
+        symbol = image.symbols.function_at(target) if image is not None else None
+        return (symbol is not None and symbol.addr == target
+                and not symbol.name.startswith(f"{self.name}.cold"))

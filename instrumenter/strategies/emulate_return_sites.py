@@ -13,6 +13,15 @@ once per return. The modes:
            on the `ret` itself, so each return is still seen exactly once.
   "ret"    (DTrace fbt on amd64): every `ret`/`ret imm16`.
 
+A function may also leave by a tail jump (`jmp f`, a jcc to f, `jmp *reg` through a pointer):
+it returns through f's `ret`, which no site of its own sees. Every jump that may leave the
+function (`leaving_jumps`: a direct target outside it, or any indirect jump, whose target is
+known only when it runs) gets a site too — where it can be emulated: the emulate strategy
+refuses a return probe on a function with an indirect jump, which it cannot run itself; when the emulated jump does leave for a function's
+entry, the return address at [sp] is swapped for the uretprobe landing there
+(instrumenter/strategies/emulate.py _TailJumpHit), as a uretprobe's entry does, so the return
+through f's `ret` is seen once, after f's own.
+
 The return value is already in eax/rax at the `pop`/`leave` for compiled code: the psABIs
 return in eax/rax, and epilogues only restore callee-saved registers and the stack after the
 value is computed.
@@ -63,3 +72,18 @@ def _dismantles_frame(insn: Insn) -> bool:
 
 def _text(insn: Insn) -> str:
     return f"{insn.mnemonic} {insn.op_str}".strip()
+
+
+def leaving_jumps(code: bytes, start: int, arch: str) -> list[Insn]:
+    """The jumps of the function whose bytes are `code` at `start` that may leave it: a
+    jmp/jcc whose target lies outside it, and every indirect jmp (a jump table's or a tail
+    call through a pointer: only running it tells which)."""
+    end = start + len(code)
+    found = []
+    for insn in function_insns(code, start, arch):
+        if "jump" not in insn.groups:
+            continue
+        target = insn.branch_target
+        if target is None or not start <= target < end:
+            found.append(insn)
+    return found

@@ -47,3 +47,7 @@ class Probe:
     enabled: bool = True         # the session has it placed (or pending on a library)
     removable: bool = False      # may be taken out: placed only by strategies that can
     placements: list = field(default_factory=list, repr=False)   # dynamic.py's Placement rows
+    # a uretprobe whose action pairs the frames of a tail-call chain itself (the walk-up's
+    # exit: profiler/hooks.py Activations.leave): one hit per return through the landing,
+    # not one per chained frame (tracing/uretprobes.py)
+    closes_chains: bool = False

@@ -7,6 +7,13 @@ function returns there, the landing's breakpoint handler reports the return valu
 pops the shadow stack and resumes at the original return address. Frames abandoned by longjmp
 are recognised because their saved sp lies below the returning frame's (the stack grows down).
 
+Tail calls (issue 26): a function that leaves by `jmp f` hands its return slot to f, so f's
+entry finds the landing there already. f's pending return is chained to the caller's (it keeps
+the caller's real return address and leaves the slot alone), and one return through the landing
+reports every chained frame, innermost (the tail-called function) first, each with the same
+return value — as Linux's handle_trampoline() walks the return_instances that
+prepare_uretprobe() chained (kernel/events/uprobes.c, RP_CHECK_CHAIN_CALL).
+
 Children (seed 002 with uretprobes): a fork or vfork child starts with its parent's stack and
 registers, landing addresses included, so it inherits the forking thread's pending returns as
 its own copy — what Linux does in uprobe_copy_process()/dup_utask() for CLONE_VFORK. A child the
@@ -31,6 +38,7 @@ class Pending:
     return_address: int
     probe: object
     function: int
+    chained: bool = False    # entered by a tail jump: returns with the pending below it
 
     @property
     def function_name(self) -> str:
@@ -51,6 +59,11 @@ class ReturnProbes:
         self._landing(process)
         self.session.place(process, function, _ReturnEntry(self, probe, function), probe)
 
+    def landing_for(self, process) -> int:
+        """The landing of `process`'s space, mapped now if it is not yet (a strategy that arms
+        it later, from inside a trap: emulate.py's tail jumps)."""
+        return self._landing(process)
+
     def _landing(self, process) -> int:
         space = process.space
         landing = self.landings.get(space.serial)
@@ -63,49 +76,77 @@ class ReturnProbes:
             self.landings[space.serial] = landing
         return landing
 
-    def on_entry(self, thread, probe, function: int) -> None:
+    def on_entry(self, thread, probe, function: int, sp: int | None = None) -> None:
+        """`thread` is at `function`'s entry, its return address at `sp` (the live sp unless
+        given: a trap frame's saved sp)."""
         if not getattr(probe, "enabled", True):   # disabled (detach.py): no landing pushed
             return
         cpu = self.session.debug.cpu(thread.process)
         word = cpu.arch.word
         fmt = "<I" if word == 4 else "<Q"
-        sp = cpu.sp
+        sp = cpu.sp if sp is None else sp
         original = struct.unpack(fmt, cpu.read(sp, word))[0]
         stack = self.shadow.setdefault(thread.tid, [])
+        landing = self._landing(thread.process)
         # Frames a longjmp abandoned lie at or below this call's return slot: they are dead, and
         # one left at this very slot would be taken for this call's at its return (Linux drops
         # them here too: cleanup_return_instances, arch_uretprobe_is_alive(RP_CHECK_CALL)). A
         # slot holding the landing already was reached by a tail call: the frame there is alive
         # (RP_CHECK_CHAIN_CALL) and returns with this one.
-        chained = original == self.landings.get(thread.process.space.serial)
+        chained = original == landing
         while stack and (stack[-1].sp < sp or (stack[-1].sp == sp and not chained)):
             stack.pop()
+        if chained:
+            if not stack or stack[-1].sp != sp:
+                # No pending return owns the landing in this slot (the program copied the
+                # address there itself): nothing to chain to, as Linux refuses ("handle tail
+                # call"), and the slot is left as the program made it.
+                return
+            # The chained frame returns where the frame it continues does (prepare_uretprobe
+            # copies orig_ret_vaddr); the slot keeps the landing.
+            stack.append(Pending(sp, stack[-1].return_address, probe, function, chained=True))
+            return
         stack.append(Pending(sp, original, probe, function))
-        self.session.debug.write_memory(thread.process, sp, struct.pack(fmt, self._landing(thread.process)))
+        self.session.debug.write_memory(thread.process, sp, struct.pack(fmt, landing))
 
     def is_landing(self, process, address: int) -> bool:
         return self.landings.get(process.space.serial) == address
 
     def _on_return(self, frame, thread) -> bool:
-        pending = self.unwind(frame, thread)
+        chain = self.unwind_chain(frame, thread)
         cpu = self.session.debug.cpu(thread.process)
         retval = cpu.register("eax" if cpu.arch.bits == 32 else "rax")
-        resolved = getattr(pending.probe, "resolved", None)
-        if resolved is not None:            # an IFUNC resolver returned (instrumenter/tracing/ifunc.py)
-            resolved(thread, retval)
-            return True
-        self.session.hit(pending.probe, thread, pending.function, kind="return", retval=retval)
+        closed = []                  # probes that pair a whole chain themselves: hit once
+        for pending in chain:
+            probe = pending.probe
+            resolved = getattr(probe, "resolved", None)
+            if resolved is not None:        # an IFUNC resolver returned (instrumenter/tracing/ifunc.py)
+                resolved(thread, retval)
+                continue
+            if getattr(probe, "closes_chains", False):
+                if any(probe is done for done in closed):
+                    continue
+                closed.append(probe)
+            self.session.hit(probe, thread, pending.function, kind="return", retval=retval)
         return True
 
     def unwind(self, frame, thread) -> Pending:
-        """`thread` came back through the landing: pop the frame that returned (and frames it
-        abandoned) from its shadow stack and resume at the real return address."""
+        """`thread` came back through the landing: pop the frames that returned (and frames
+        they abandoned) and resume at the real return address; the outermost frame returned."""
+        return self.unwind_chain(frame, thread)[-1]
+
+    def unwind_chain(self, frame, thread) -> list[Pending]:
+        """As `unwind`; every frame that returned, innermost (the last tail-called) first."""
         stack = self.shadow.get(thread.tid) or []
         sp_now = frame.sp if frame.sp is not None else self.session.debug.cpu(thread.process).sp
         index = _returning(stack, sp_now)
         if index is None:
             raise InstrumenterError(f"return landing hit by tid {thread.tid} with no pending return")
         pending = stack[index]
+        end = index + 1
+        while end < len(stack) and stack[end].chained and stack[end].sp == pending.sp:
+            end += 1
+        chain = stack[index:end][::-1]
         popped = stack[index:]
         del stack[index:]
         frame.ip = pending.return_address
@@ -114,7 +155,7 @@ class ReturnProbes:
         # there, and no landing address outlives its return (a detach finds none: detach.py).
         self._write_slots(thread.process, [(p.sp, p.return_address) for p in popped],
                           expect=self.landings.get(thread.process.space.serial))
-        return pending
+        return chain
 
     def returning(self, thread, sp_now: int) -> Pending | None:
         """The pending return that `thread` takes when it reaches the landing with `sp_now`."""
