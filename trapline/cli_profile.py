@@ -34,7 +34,7 @@ TOP_FUNCTIONS = 25
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 @guest_command
 def profile(interval, event, mode, top, output_dir, record, walk_up, threshold, window, min_calls,
-            metric, period, max_levels, compare_full, rootfs, cwd, env, clear_env, seed, writable,
+            metric, period, max_levels, exclusive, compare_full, rootfs, cwd, env, clear_env, seed, writable,
             strace, follow_forks, quantum, max_insns, verbose, program, args):
     """Run PROGRAM [ARGS...] under the sampling profiler; report where it spends its time."""
     from rich.console import Console
@@ -57,7 +57,7 @@ def profile(interval, event, mode, top, output_dir, record, walk_up, threshold, 
             run = _walk_up(sandbox, [program, *args], console, interval=interval, mode=mode,
                            event=event, top=top,
                            options=walkup_settings(threshold, top, window, min_calls, metric,
-                                                   period, max_levels), compare_full=compare_full,
+                                                   period, max_levels, exclusive), compare_full=compare_full,
                            record=record, progress=progress)
         else:
             run = run_profiled(sandbox, [program, *args], interval=interval, mode=mode, event=event,

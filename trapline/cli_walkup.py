@@ -25,6 +25,10 @@ def walkup_options(command):
                      help="How long a level stays instrumented before the walk goes up (in --metric units)."),
         click.option("--max-levels", type=click.IntRange(min=1), default=8, show_default=True,
                      help="Levels above a hot spot the walk may instrument."),
+        click.option("--exclusive", type=click.Choice(["off", "exact"]), default="off", show_default=True,
+                     help="Each level's exclusive metric (inclusive less its callees'): 'exact' keeps "
+                     "the callees a measured level calls hooked to time them, at a price in hooks; "
+                     "'off' places no such hooks and reports no exclusive figure."),
         click.option("--compare-full/--no-compare-full", default=False,
                      help="Also run the program with no tool and with every function hooked, and "
                      "report hooks executed and guest instructions added (exact)."),
@@ -34,7 +38,8 @@ def walkup_options(command):
     return command
 
 
-def walkup_settings(threshold, top, window, min_calls, metric, period, max_levels):
+def walkup_settings(threshold, top, window, min_calls, metric, period, max_levels, exclusive):
     from instrumenter.profiler.walkup import WalkUpOptions
     return WalkUpOptions(threshold=threshold, top=top or WALKUP_TOP, window=window,
-                         min_calls=min_calls, metric=metric, period=period, max_levels=max_levels)
+                         min_calls=min_calls, metric=metric, period=period, max_levels=max_levels,
+                         exclusive=exclusive)

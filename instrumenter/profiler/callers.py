@@ -28,9 +28,10 @@ class Metric:
     returns: int = 0                # exits seen through the return landing
     abandoned: int = 0              # activations a longjmp (or thread exit) skipped
     insns_inclusive: int = 0        # guest instructions from entry to exit, outermost activations
-    insns_exclusive: int = 0        # each activation's own: inclusive less its timed callees'
+    insns_exclusive: int | None = 0     # each activation's own: inclusive less its timed callees';
+                                        # None: not measured (the walk-up's --exclusive off)
     time_inclusive: int = 0         # virtual nanoseconds, the same way
-    time_exclusive: int = 0
+    time_exclusive: int | None = 0
 
     def value(self, metric: str, kind: str = "inclusive") -> int:
         if metric == "calls":
@@ -70,13 +71,17 @@ class CallerEntry:
 
 
 class CallerList:
-    def __init__(self):
+    def __init__(self, *, exclusive: bool = True):
+        """`exclusive`: its entries' metrics have an exclusive sum; without, their exclusive
+        fields are None — no figure rather than one that subtracts only some callees."""
         self.entries: dict[FunctionId, CallerEntry] = {}
+        self.exclusive = exclusive
 
     def entry(self, function: FunctionId) -> CallerEntry:
         found = self.entries.get(function)
         if found is None:
-            found = self.entries[function] = CallerEntry(function)
+            metric = Metric() if self.exclusive else Metric(insns_exclusive=None, time_exclusive=None)
+            found = self.entries[function] = CallerEntry(function, metric=metric)
         return found
 
     def __contains__(self, function: FunctionId) -> bool:

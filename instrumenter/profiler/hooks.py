@@ -19,7 +19,9 @@ removed trampoline (the landing stays mapped for good).
 A third kind, "time", keeps a callee's entry/exit pair in while a function that calls it is
 measured, so that the caller's exclusive metric is exact over its own calls: when the walk
 goes up from a level, the callees it knows the new level calls (the level below at least) stay
-hooked — measuring nothing of their own — until that level is taken out.
+hooked — measuring nothing of their own — until that level is taken out. They are placed only
+with the walk-up's `--exclusive exact` (walkup.py): with `off`, the default, no callee is timed
+and the metrics have no exclusive figure (None), as a level's callees are mostly not hooked.
 
 Activations: a per-thread shadow of the hooked activations (entry sp, the clocks at entry, the
 caller its return address names, what its timed callees took). Inclusive sums count only the
@@ -95,8 +97,9 @@ class Activations:
         if done.counted:
             metric = done.entry.metric
             metric.returns += 1
-            metric.insns_exclusive += inclusive_insns - done.child_insns
-            metric.time_exclusive += inclusive_time - done.child_time
+            if metric.insns_exclusive is not None:      # None: no exclusive figure is kept
+                metric.insns_exclusive += inclusive_insns - done.child_insns
+                metric.time_exclusive += inclusive_time - done.child_time
             if not any(o.counted and o.entry is done.entry for o in stack):   # recursion once
                 metric.insns_inclusive += inclusive_insns
                 metric.time_inclusive += inclusive_time

@@ -55,7 +55,7 @@ def test_the_walk_climbs_the_real_chain_to_main(arch, program):
     argv = [SAMPLES / arch / program, "100"]
     # leaf is called by inner 12 times a round and by spiral once: the identifying hook waits
     # for 13 calls, so it sees both callers and the walk goes up both ways
-    run = _walk(argv, min_calls=13)
+    run = _walk(argv, min_calls=13, exclusive="exact")
     assert run.result.exit_code == 0 and run.result.stdout == run_baseline(*rooted(argv)).stdout
     walk = run.walk
     (first, *_) = walk.detector.decided.values()
@@ -149,15 +149,15 @@ def test_a_walk_that_meets_another_goes_on_in_its_chain(arch):
 
 def test_the_perturbation_comparison_is_exact(arch):
     argv = [str(SAMPLES / arch / "callchain"), "200"]
-    run = _walk(argv)
+    run = _walk(argv, exclusive="exact")
     c = compare(*rooted(argv), run)
-    again = compare(*rooted(argv), _walk(argv))
+    again = compare(*rooted(argv), _walk(argv, exclusive="exact"))
     assert walkup_json(run)["comparison"] == walkup_json(type(run)(
         run.profile, run.result, run.walk, run.cost, again))["comparison"]      # deterministic
     assert c.baseline.stdout == c.full.stdout == c.walkup.stdout
     assert c.full.hooks > 10 * c.walkup.hooks > 0
     assert c.added(c.full) > c.added(c.walkup) > 0
-    # the callees timed for the exclusive counts (issue 26) cost hooks too: 5.3% on i386
+    # the callees timed for --exclusive exact (issue 26) cost hooks too: 5.3% on i386
     assert c.hook_ratio < 0.08 and c.insn_ratio < 0.08
 
 
@@ -174,6 +174,9 @@ def test_the_cli_reports_and_writes_walkup_json(tmp_path):
     data = json.loads((tmp_path / "walkup.json").read_text())
     assert data["format"] == "trapline-walkup" and data["hot_spots"][0]["function"] == "leaf"
     assert [level["function"] for level in data["hot_spots"][0]["chain"]] == CHAIN
+    # --exclusive off, the default: no exclusive figure anywhere (test_walkup_exclusive.py)
+    assert data["options"]["exclusive"] == "off" and "insns excl" not in report
+    assert all(level["insns_exclusive"] is None for level in data["hot_spots"][0]["chain"])
     assert data["comparison"]["full"]["hooks_executed"] > data["comparison"]["walkup"]["hooks_executed"]
     trace = json.loads((tmp_path / "profile.trace.json").read_text())["traceEvents"]
     walk_events = [e for e in trace if e.get("cat") == "walk-up"]

@@ -58,7 +58,7 @@ def test_exclusive_is_inclusive_less_the_callees_as_full_instrumentation_counts_
     the walk-up's must be the same. Before, inner's was its inclusive (7740/7740 on x86-64):
     leaf was no longer hooked while inner was measured."""
     argv = [SAMPLES / arch / "callchain", "100"]
-    walk = _walk(argv, min_calls=13).walk
+    walk = _walk(argv, min_calls=13, exclusive="exact").walk
     _, full = run_full(*rooted(argv))
     measured = {e.function.name: e for e in walk.callers}
     everything = {e.function.name: e.metric for e in full.callers}

@@ -109,7 +109,7 @@ def _by_entry(walk) -> dict:
 def test_the_stripped_sample_is_walked_like_the_named_one(arch, tmp_path):
     named_program = SAMPLES / arch / "callchain"
     stripped_program = _strip(named_program, tmp_path / "stripped")
-    options = WalkUpOptions(window=20, period=20, threshold=50, min_calls=13)
+    options = WalkUpOptions(window=20, period=20, threshold=50, min_calls=13, exclusive="exact")
     named = run_walkup(*rooted([named_program, "100"]), interval=1_000, options=options).walk
     run = run_walkup(*rooted([stripped_program, "100"]), interval=1_000, options=options)
     assert run.result.stdout == run_baseline(*rooted([named_program, "100"])).stdout

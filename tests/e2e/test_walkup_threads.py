@@ -40,9 +40,10 @@ def test_full_instrumentation_counts_threads_and_longjmps_exactly(arch):
     assert metric["crunch"].invocations == metric["crunch"].returns == 3
 
 
-def test_the_walk_up_in_threads_pairs_every_exit_and_keeps_the_output(arch):
+@pytest.mark.parametrize("exclusive", ["off", "exact"])
+def test_the_walk_up_in_threads_pairs_every_exit_and_keeps_the_output(arch, exclusive):
     argv = [str(SAMPLES / arch / "hotchain"), "40", "5"]
-    options = WalkUpOptions(threshold=30, window=20, min_calls=20, period=30)
+    options = WalkUpOptions(threshold=30, window=20, min_calls=20, period=30, exclusive=exclusive)
     run = run_walkup(*rooted(argv), interval=1_000, options=options)
     assert run.result.stdout == run_baseline(*rooted(argv)).stdout
     walk = run.walk
@@ -63,6 +64,8 @@ def test_the_walk_up_in_threads_pairs_every_exit_and_keeps_the_output(arch):
     still = walk.callers.instrumented() + walk.callers.timing()      # timed for a measured caller
     assert inserted == sorted(removed + [e.function for e in still])
     assert walk.hooks.executed == sum(e.hook_runs for e in walk.callers)
+    timed = walk.callers.timing() or any(s.kind == "time" for s in walk.timeline)
+    assert bool(timed) == (exclusive == "exact")
 
 
 def test_a_uretprobe_survives_longjmp_out_of_its_function(arch):

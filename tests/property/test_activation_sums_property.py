@@ -3,7 +3,8 @@ recursion: when every function is measured and times the callees it calls, each 
 exclusive sum is the time spent in its own code, and the exclusive sums add up to the root's
 inclusive — a recursive function counted once inclusive and its frames never twice. Both ways
 of naming the caller: by return address, as the walk-up's hooks do, and the enclosing
-activation, as full instrumentation does."""
+activation, as full instrumentation does. Without an exclusive figure (the walk-up's
+--exclusive off) the inclusive sums and the counts are the same, and no exclusive is made up."""
 from hypothesis import given, settings, strategies as st
 
 from instrumenter.profiler.callers import CallerList, FunctionId
@@ -27,8 +28,8 @@ trees = st.recursive(
 
 
 class _Run:
-    def __init__(self, by_return_address: bool):
-        self.callers, self.activations = CallerList(), Activations()
+    def __init__(self, by_return_address: bool, exclusive: bool = True):
+        self.callers, self.activations = CallerList(exclusive=exclusive), Activations()
         self.by_return_address = by_return_address
         self.clock, self.own, self.recursive = 0, {}, False
 
@@ -79,3 +80,17 @@ def test_the_property_meets_recursion():
 
     draw()
     assert any(seen)
+
+
+@settings(max_examples=300)
+@given(tree=trees, by_return_address=st.booleans())
+def test_without_exclusive_the_inclusive_sums_are_the_same_and_none_is_made_up(tree, by_return_address):
+    exact, off = _Run(by_return_address), _Run(by_return_address, exclusive=False)
+    for run in (exact, off):
+        run.call(tree, OUTSIDE, 0x7fff0000)
+    for entry in off.callers:
+        m, x = entry.metric, exact.callers.entry(entry.function).metric
+        assert m.insns_exclusive is None and m.time_exclusive is None
+        assert (m.invocations, m.returns, m.abandoned, m.insns_inclusive, m.time_inclusive) == \
+            (x.invocations, x.returns, x.abandoned, x.insns_inclusive, x.time_inclusive)
+    assert off.callers.entry(_function(tree[0])).metric.insns_inclusive == off.clock

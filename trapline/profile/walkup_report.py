@@ -1,8 +1,8 @@
 """The walk-up's report (seed 004): per hot spot the chain walked up with, at each level, the
-metric (inclusive and exclusive), invocations and the callers found; the timeline of hooks
-inserted and removed in virtual time; and the perturbation comparison — full instrumentation
-against the walk-up, hooks executed and guest instructions added. As rich tables for the
-terminal and as JSON (`walkup.json` in -o DIR), both in a fixed order.
+metric (inclusive, and exclusive with --exclusive exact), invocations and the callers found; the
+timeline of hooks inserted and removed in virtual time; and the perturbation comparison — full
+instrumentation against the walk-up, hooks executed and guest instructions added. As rich tables
+for the terminal and as JSON (`walkup.json` in -o DIR), both in a fixed order.
 """
 from __future__ import annotations
 
@@ -16,7 +16,11 @@ from .walkup_run import Comparison, WalkUpRun
 # 3: each hot spot's "ends" (where and why its chain stopped); each level's "stops",
 #    "outside_callers" (past recursion) and "timed_callees" (what its exclusive metric excludes:
 #    exclusive is now inclusive less those callees' time in the same calls).
-WALKUP_VERSION = 3
+# 4: options "exclusive" ("off" or "exact", --exclusive); with "off" each level's
+#    "insns_exclusive" and "time_exclusive" are null (no figure measured) and its
+#    "timed_callees" empty. A report without the option is "exact" from version 3 on; the
+#    exclusive counts of versions 1 and 2 (callees measured at the same moment only) are not shown.
+WALKUP_VERSION = 4
 UNITS = {"insns": "guest instructions", "calls": "invocations", "time": "virtual ns"}
 
 
@@ -70,7 +74,7 @@ def walkup_json(run: WalkUpRun) -> dict:
         "format": "trapline-walkup", "version": WALKUP_VERSION,
         "options": {"threshold": o.threshold, "top": o.top, "window": o.window,
                     "min_calls": o.min_calls, "metric": o.metric, "period": o.period,
-                    "max_levels": o.max_levels},
+                    "max_levels": o.max_levels, "exclusive": o.exclusive},
         "windows": walk.detector.windows,
         "hot_spots": [{"function": s.function.name, "module": s.function.module,
                        "window": s.window, "samples": s.samples, "share": round(s.share, 2),
@@ -115,13 +119,29 @@ def chrome_events(data: dict, profile: Profile) -> list[dict]:
                        "ts": start / 1000, "dur": (stop - start) / 1000,
                        "args": {"level": hooked["level"], "hot_spot": hooked["walk"],
                                 "invocations": hooked["invocations"],
-                                "insns_inclusive": hooked["insns_inclusive"],
-                                "insns_exclusive": hooked["insns_exclusive"]}})
+                                "insns_inclusive": hooked["insns_inclusive"]}
+                       | _exclusive_arg(data, hooked)})
     for step in data["timeline"]:
         events.append({"ph": "i", "name": f"{step['action']} {step['kind']} {step['function']}",
                        "cat": "walk-up", "pid": pid, "tid": WALK_TID, "ts": step["ts"] / 1000, "s": "t",
                        "args": {"level": step["level"], "hot_spot": step["hot_spot"]}})
     return events
+
+
+def _exclusive_arg(data: dict, hooked: dict) -> dict:
+    """The exclusive count among a track's args, where one was measured (--exclusive exact)."""
+    if not _has_exclusive(data) or hooked.get("insns_exclusive") is None:
+        return {}
+    return {"insns_exclusive": hooked["insns_exclusive"]}
+
+
+def _has_exclusive(data: dict) -> bool:
+    """Whether the report's exclusive counts are figures to show: --exclusive exact, or a
+    report from before the option that made them exact (version 3); those of versions 1 and 2
+    subtracted only the callees measured at the same moment, mostly none."""
+    if "exclusive" in data["options"]:
+        return data["options"]["exclusive"] == "exact"
+    return data.get("version", 1) >= 3
 
 
 def _table(title: str, columns) -> Table:
@@ -134,13 +154,15 @@ def _table(title: str, columns) -> Table:
 def tables(data: dict) -> list[Table]:
     """The walk-up's tables from its report (walkup_json: a live run's, or a recorded one's)."""
     metric = data["options"]["metric"]
+    exclusive = _has_exclusive(data)
     out = []
     for spot in data["hot_spots"]:
         title = (f"Walk-up from {spot['function']} ({spot['module']}): hot in window {spot['window']}, "
                  f"{spot['share']:.1f}% of its samples ({spot['by']})")
         chain = _table(title, [("level", "right"), ("function", "left"), ("state", "left"),
-                               ("calls", "right"), ("insns incl", "right"), ("insns excl", "right"),
-                               ("time incl", "right"), ("callers found", "left")])
+                               ("calls", "right"), ("insns incl", "right")]
+                       + [("insns excl", "right")] * exclusive
+                       + [("time incl", "right"), ("callers found", "left")])
         for level in spot["chain"]:
             callers = ", ".join([f"{c['function']}×{c['calls']}" + ("?" if c["uncertain"] else "")
                                  for c in level["callers"]]
@@ -150,7 +172,8 @@ def tables(data: dict) -> list[Table]:
             walked = "" if level["walk"] == spot["function"] else f" (walk of {level['walk']})"
             chain.add_row(str(level["level"]), level["function"] + walked, level["state"],
                           str(level["invocations"]), str(level["insns_inclusive"]),
-                          str(level["insns_exclusive"]), str(level["time_inclusive"]), callers)
+                          *[str(level["insns_exclusive"])] * exclusive, str(level["time_inclusive"]),
+                          callers)
         notes = []
         if spot["top"]:
             notes.append(f"top of the chain: {', '.join(spot['top'])}")
@@ -162,6 +185,8 @@ def tables(data: dict) -> list[Table]:
                  for level in spot["chain"] if level.get("timed_callees")]
         if timed:
             notes.append(f"insns excl: inclusive less the timed callees' (same calls): {'; '.join(timed)}")
+        if not exclusive:
+            notes.append("no exclusive counts (--exclusive exact times each level's callees for them)")
         if notes:
             chain.caption = "; ".join(notes)
         out.append(chain)

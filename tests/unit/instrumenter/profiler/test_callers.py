@@ -1,8 +1,12 @@
 """The caller list (seed 004 [0204]-[0214]) and the per-thread activations of hooks.py:
 callers and callees learned from return addresses, inclusive/exclusive sums with recursion
-counted once, frames a longjmp abandoned, exits with no entry ignored."""
+counted once, frames a longjmp abandoned, exits with no entry ignored; a list that keeps no
+exclusive sums (the walk-up's --exclusive off) has none to show."""
+import pytest
+
 from instrumenter.profiler.callers import IDLE, MEASURING, CallerList, FunctionId
 from instrumenter.profiler.hooks import Activations
+from instrumenter.profiler.walkup import WalkUpOptions
 
 F, G, H = (FunctionId("prog", name, 0x100 * i) for i, name in enumerate("fgh", 1))
 
@@ -75,3 +79,22 @@ def test_a_frame_a_longjmp_left_at_the_same_depth_is_dead_at_the_next_entry():
     acts.leave(1, 900, insns=130, time=0)
     assert (f.metric.abandoned, f.metric.returns, f.metric.insns_inclusive) == (1, 1, 30)
     assert acts.still_open() == []
+
+
+def test_a_list_without_exclusive_sums_keeps_the_inclusive_ones_and_no_exclusive():
+    callers = CallerList(exclusive=False)
+    f, g = callers.entry(F), callers.entry(G)
+    acts = Activations()
+    acts.enter(1, f, sp=1000, insns=0, time=0)
+    acts.enter(1, g, sp=900, insns=10, time=0)
+    acts.leave(1, 900, insns=40, time=0)
+    acts.leave(1, 1000, insns=50, time=7)
+    assert (g.metric.insns_inclusive, g.metric.insns_exclusive, g.metric.time_exclusive) == (30, None, None)
+    assert (f.metric.insns_inclusive, f.metric.insns_exclusive, f.metric.returns) == (50, None, 1)
+
+
+def test_the_walk_ups_exclusive_option_is_off_or_exact():
+    assert WalkUpOptions().exclusive == "off"
+    WalkUpOptions(exclusive="exact").check()
+    with pytest.raises(ValueError, match="exclusive 'some': expected one of off, exact"):
+        WalkUpOptions(exclusive="some").check()
