@@ -102,7 +102,10 @@ def _process(machine, function):
     return SimpleNamespace(
         pid=1, space=SimpleNamespace(serial=1, machine=machine, vm=areas), machine=machine,
         threads=[], vm=areas,
-        image=SimpleNamespace(path="code", symbols=_Symbols(function)))
+        # The generated code lies in no ELF object: an image with no segments holds no address,
+        # so placement's boundary check leaves it to the decoder (strategies/placement.py).
+        image=SimpleNamespace(path="code", symbols=_Symbols(function), segments=[], code_sections={},
+                              load_bias=0, bits=machine.arch.bits, entry=0, arch=machine.arch.name))
 
 
 def _session(debug):
