@@ -52,9 +52,11 @@ def unprobed(arch: str, guest: str, args: tuple[bytes, ...], quantum: int) -> tu
 
 def detach_run(arch: str, guest: str, args: tuple[bytes, ...], specs, strategy: str,
                at: int, quantum: int, native: str | None = None,
-               at_hit: int | None = None) -> DetachRun:
+               at_hit: int | None = None, trigger: str | None = None) -> DetachRun:
     """Detach once the clock reaches `at`, or (`at_hit`) from the probes' actions at their
-    at_hit-th hit in all: the next safe point then finds a thread just sent into tool code."""
+    at_hit-th hit in all: the next safe point then finds a thread just sent into tool code.
+    `trigger` (one of `specs`): only that probe's hits count and carry the action (it is never
+    native: a native action runs in the guest, and the detach is asked from a Python one)."""
     kernel, stdout = _kernel(quantum)
     path = str(SAMPLES / arch / guest).encode()
     proc = kernel.spawn(path, [path, *args], [])
@@ -68,8 +70,10 @@ def detach_run(arch: str, guest: str, args: tuple[bytes, ...], specs, strategy: 
             detach()
     for text in specs:
         spec = parse_probe_spec(text)
-        probes.append(Probe(spec, nargs=2, native=native if spec.kind == "uprobe" else None,
-                            action=action if at_hit is not None else None))
+        counts = at_hit is not None and trigger in (None, text)
+        in_guest = spec.kind == "uprobe" and text != trigger
+        probes.append(Probe(spec, nargs=2, native=native if in_guest else None,
+                            action=action if counts else None))
     session = Session(kernel, probes, buffers=Buffers(drain=records.extend), strategy=strategy)
     result = DetachRun(0, b"", records)
     try:
