@@ -49,6 +49,7 @@ class Thread:
     rt_priority: int = 0
     suspended: int = 0                   # tools' holds (debug.suspend_thread): never picked while > 0
     instructions: int = 0                # its finished slices' instructions, when counted (cpu_time.py)
+    turn_used: int = 0                   # instructions of its quantum used this turn (sched.py)
 
     def describe(self) -> str:
         return f"pid {self.process.pid} tid {self.tid}"
