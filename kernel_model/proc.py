@@ -81,6 +81,7 @@ class Process:
     vfork_parent: Thread | None = None     # the parent thread sleeping until we exec or exit
     exit_signal: int = 17                  # SIGCHLD unless clone said otherwise
     personality: int = 0                   # personality(2); fork copies it (kernel_model/personality.py)
+    groups: tuple = ()                     # supplementary gids (setgroups); fork and exec keep them
 
     @property
     def machine(self):
