@@ -28,6 +28,7 @@ from .cpuid import install as install_cpuid
 from .cpu_state import CpuStateViews, cpu_state_views
 from .errata import CHAINING_VECTORS, InterruptErrata
 from .errors import MachineError
+from .host_hugepages import decline_huge_pages
 from .icount import UNLIMITED, counter_of
 from .insn_tracker import InstructionTracker
 from .internals import binding
@@ -54,6 +55,7 @@ _NEVER_EXECUTED = {32: 0xFFFF_F000, 64: 0xFFFF_8000_0000_0000 - PAGE}
 class Machine(MachineRegisters):
     def __init__(self, arch: str | Arch):
         self.arch = arch if isinstance(arch, Arch) else arch_named(arch)
+        decline_huge_pages()                # 2 MiB of host memory per Machine otherwise
         self.uc = Uc(UC_ARCH_X86, self.arch.uc_mode)
         self.mem = Memory(self.uc)
         self.trap_handler = None

@@ -346,10 +346,17 @@ class Memory:
 
     # ---- access ----------------------------------------------------------------------------
     def read(self, addr: int, size: int) -> bytes:
+        """`size` bytes at `addr`; MemoryAccessError unless every one of them is mapped. A
+        negative size or address is no range at all (a guest's count taken as signed): it
+        must not reach the slicing below, where it made an empty or a None slice."""
         start, end, view, _ = self._hit
-        if start <= addr and addr + size <= end or self._find(addr, size):
+        if start <= addr <= addr + size <= end or size >= 0 and self._find(addr, size):
             start, _, view, _ = self._hit
             return view[addr - start:addr - start + size].tobytes()
+        if size < 0 or addr < 0 or size > _SMALL_READ and not self.is_mapped(addr, size):
+            # Refused before any buffer is made: a guest's huge count over unmapped memory
+            # would otherwise have the host allocate it first.
+            raise MemoryAccessError(addr, size)
         # Across pieces, or not mapped: Unicorn says which. uclib directly: the binding's
         # mem_read builds a buffer, then a bytearray of it.
         buffer = self._small if size <= _SMALL_READ else ctypes.create_string_buffer(size)

@@ -25,6 +25,7 @@ def exit_thread(kernel, thread) -> None:
         kernel.futex_wake(proc, thread.clear_child_tid, 1)
     thread.state = ZOMBIE
     kernel.scheduler.remove(thread)
+    kernel.task_limit.task_exited()
 
 
 def exit_process(kernel, proc, status: int) -> None:

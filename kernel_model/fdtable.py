@@ -6,6 +6,17 @@ from .errno import GuestErrno
 
 FD_CLOEXEC = 1
 DEFAULT_NOFILE = 1024      # RLIMIT_NOFILE soft limit Linux gives by default
+NR_OPEN_DEFAULT = 64       # the fd slots a new table has (BITS_PER_LONG of the 64-bit kernel)
+
+
+def table_size_for(fd: int) -> int:
+    """The fdtable's max_fds once `fd` is in it: 64, then powers of two (fs/file.c
+    alloc_fdtable: fd / 128 rounded up to a power of two, times 128). The host's 6.18 kernel
+    gives 128 for fds 64-127, 256 for 128-255, 512 for 256-511 (probed with select)."""
+    size = NR_OPEN_DEFAULT
+    while size <= fd:
+        size *= 2
+    return size
 
 
 @dataclass
@@ -18,6 +29,9 @@ class FdTable:
     def __init__(self, limit: int = DEFAULT_NOFILE):
         self.entries: dict[int, FdEntry] = {}
         self.limit = limit
+        # The table's size, which only grows (expand_files), until a fork copies it sized by
+        # its highest open fd (dup_fd); select cuts its nfds to it (core_sys_select).
+        self.max_fds = NR_OPEN_DEFAULT
 
     def get(self, fd: int):
         entry = self.entries.get(fd)
@@ -48,6 +62,8 @@ class FdTable:
         if fd in self.entries:
             self.close(fd)
         self.entries[fd] = FdEntry(file, cloexec)
+        if fd >= self.max_fds:
+            self.max_fds = table_size_for(fd)
         return fd
 
     def close(self, fd: int) -> None:
@@ -70,6 +86,7 @@ class FdTable:
         for fd, entry in sorted(self.entries.items()):
             new.entries[fd] = FdEntry(entry.file, entry.cloexec)
             _retain(entry.file)
+        new.max_fds = table_size_for(max(self.entries, default=-1))
         return new
 
     def targets(self) -> dict[int, object]:

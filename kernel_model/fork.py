@@ -109,14 +109,14 @@ def do_clone(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid: in
     if flags & CLONE_THREAD and not flags & CLONE_SIGHAND or flags & CLONE_SIGHAND and not flags & CLONE_VM:
         raise GuestErrno(E.EINVAL)
     if flags & CLONE_THREAD:
-        kernel.check_task_limit()
+        kernel.check_task_limit(ctx.thread)
         return _new_thread(kernel, ctx, flags, stack, parent_tid, child_tid, tls)
     # The pre-fork event (seed 002 FIG. 4) comes before anything that can still fail: the tool
     # learns of the attempt and the pid the child will get; a failure is reported after it.
     child_pid = kernel.peek_next_pid()
     kernel.debug.pre_fork(parent, child_pid, vfork=bool(flags & CLONE_VFORK))
     try:
-        kernel.check_task_limit()
+        kernel.check_task_limit(ctx.thread)
         return _new_process(kernel, ctx, flags, stack, parent_tid, child_tid, tls)
     except GuestErrno as failure:
         kernel.debug.fork_failed(parent, child_pid, failure.errno)
@@ -134,7 +134,8 @@ def _new_process(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid
                     sid=parent.sid,
                     exe=parent.exe, argv=list(parent.argv), image=parent.image,
                     sigactions=dict(parent.sigactions), rlimits=dict(parent.rlimits),
-                    exit_signal=flags & CSIGNAL, personality=parent.personality)
+                    exit_signal=flags & CSIGNAL, personality=parent.personality,
+                    groups=parent.groups)
     if space is not parent.space:
         kernel.install_space(space)
         kernel.debug.copy_breakpoints(parent.space, space)

@@ -31,6 +31,7 @@ from .proc import INIT_PID, RUNNABLE, ZOMBIE, Process, Thread
 from .sched import DEFAULT_QUANTUM, TRACER_STOP, Scheduler
 from .signals.delivery import Signals, status_for_sigchld
 from .space_pool import POOL_SIZE, SpacePool
+from .task_limit import TaskLimit
 from .signals import signal_name
 from .syscalls.dispatch import SyscallDispatcher
 from .syscalls.impls.utsname import UtsName
@@ -81,6 +82,8 @@ class Kernel:
         self.scheduler.timers = IntervalTimers(self)
         self.debug = DebugInterface(self)
         self.processes: dict[int, Process] = {}
+        self.processes_created = 0        # every process the run made (spawn, fork, vfork)
+        self.task_limit = TaskLimit(config.max_tasks)
         self.reaped_count = 0
         self._releasing: list = []        # spaces nobody uses, freed once no Machine runs
         self.space_pool = SpacePool(config.space_pool)    # released Machines kept for their code
@@ -132,9 +135,19 @@ class Kernel:
     def peek_next_pid(self) -> int:
         return self.next_pid
 
-    def check_task_limit(self) -> None:
-        if len(self.scheduler.threads) >= self.config.max_tasks:
-            raise GuestErrno(E.EAGAIN, "task limit")
+    def check_task_limit(self, thread: Thread) -> None:
+        """EAGAIN at the task limit; a guest that keeps forking there with nothing ending is a
+        runaway (task_limit.py): its slice ends and the run loop stops the run."""
+        try:
+            self.task_limit.check(len(self.scheduler.threads), thread.tid)
+        except GuestErrno:
+            if self.task_limit.runaway is None and self.task_limit.is_runaway():
+                alive = sum(1 for p in self.processes.values() if p.state != ZOMBIE)
+                self.task_limit.stop(alive, len(self.scheduler.threads) - alive,
+                                     self.processes_created)
+                if self.in_hook:
+                    thread.process.machine.stop()
+            raise
 
     def install_space(self, space) -> None:
         install_idt_handlers(self, space)
@@ -171,6 +184,7 @@ class Kernel:
 
     def add_process(self, proc: Process, thread: Thread) -> None:
         self.processes[proc.pid] = proc
+        self.processes_created += 1
         self.scheduler.add(thread)
 
     def add_thread(self, thread: Thread) -> None:
@@ -201,6 +215,7 @@ class Kernel:
             raise ExecFailed(f"cannot run {path.decode(errors='replace')}: {reason}"
                              + (f" ({detail})" if detail else ""), e.errno) from None
         self.processes[pid] = proc
+        self.processes_created += 1
         thread = commit_program(self, proc, program, program.argv)
         self.scheduler.add(thread)
         return proc
@@ -235,6 +250,8 @@ class Kernel:
         preempted = False
         alarms = self.debug.instruction_alarms
         while True:
+            if self.task_limit.runaway is not None:
+                raise self.task_limit.runaway
             if alarms:
                 alarms.fire()           # a safe point: between instructions, outside hooks
             control = self.debug.run_controller      # a debugger's (kernel_model/debug_run.py)
@@ -255,6 +272,8 @@ class Kernel:
                 break
             if self.debug.holds_stopped(thread):        # stopped by its tracer where it slept
                 continue
+            if preempted or thread is not self.current:
+                self.scheduler.new_turn(thread)
             self._switch_to(thread)
             if self.signals.deliverable(thread):
                 if control is not None and control.intercept_signal(thread):
@@ -289,8 +308,9 @@ class Kernel:
             if charged:
                 # Charge what ran: a slice that a syscall, fork or fault ended early used only
                 # part of its count (Unicorn's exact, deterministic counter: emu/icount.py).
-                self.insns_used += machine.last_run_insns if self.timer is None \
-                    else self.timer.slice_insns
+                ran = machine.last_run_insns if self.timer is None else self.timer.slice_insns
+                self.insns_used += ran
+                preempted = self.scheduler.turn_over(thread, ran) or preempted
             self._handle_exit(thread, exit_)
             if control is not None:
                 control.after_slice(thread, exit_)

@@ -49,6 +49,7 @@ class Thread:
     rt_priority: int = 0
     suspended: int = 0                   # tools' holds (debug.suspend_thread): never picked while > 0
     instructions: int = 0                # its finished slices' instructions, when counted (cpu_time.py)
+    turn_used: int = 0                   # instructions of its quantum used this turn (sched.py)
 
     def describe(self) -> str:
         return f"pid {self.process.pid} tid {self.tid}"
@@ -80,6 +81,7 @@ class Process:
     vfork_parent: Thread | None = None     # the parent thread sleeping until we exec or exit
     exit_signal: int = 17                  # SIGCHLD unless clone said otherwise
     personality: int = 0                   # personality(2); fork copies it (kernel_model/personality.py)
+    groups: tuple = ()                     # supplementary gids (setgroups); fork and exec keep them
 
     @property
     def machine(self):

@@ -1,7 +1,11 @@
 """The scheduler: deterministic choice of the next thread, sleep/wakeup, timeouts, deadlock.
 
 Policy (DESIGN.md): a thread runs until it blocks, exits, or — only while another thread is
-runnable — uses up its instruction quantum. Runnable threads are served round-robin in the
+runnable — uses up its instruction quantum. The quantum is a turn's, not a slice's: a slice
+that a fork, a fault or another call run outside Unicorn's hooks ends early leaves the thread
+the rest of its quantum, not a new one (a thread failing fork() in a loop kept the CPU for
+ever, and a fork bomb at the task limit was one process spinning while the others never ran:
+issue 26), as Linux's scheduler charges a task's runtime whatever ends its time on the CPU. Runnable threads are served round-robin in the
 order they were created, so a run's interleaving depends only on its inputs and the quantum.
 When nothing is runnable but threads sleep with a deadline, virtual time jumps to the earliest
 deadline. When nothing can ever run again, `deadlock_report()` names every sleeper.
@@ -120,7 +124,17 @@ class Scheduler:
         others = any(t is not thread and t.state == RUNNABLE for t in self.threads)
         timed = any(t.state == SLEEPING and t.deadline_ns is not None for t in self.threads)
         timer = self.timers is not None and self.timers.next_deadline() is not None
-        return self.quantum if others or timed or timer else 0
+        return self.quantum - thread.turn_used if others or timed or timer else 0
+
+    @staticmethod
+    def new_turn(thread: Thread) -> None:
+        """`thread` is picked after another, or again after its turn ended: a whole quantum."""
+        thread.turn_used = 0
+
+    def turn_over(self, thread: Thread, insns: int) -> bool:
+        """Charge a slice's `insns` to `thread`'s turn; whether its quantum is used up."""
+        thread.turn_used += insns
+        return thread.turn_used >= self.quantum
 
     def deadlock_report(self, tools=()) -> str:
         """One line per live thread (what it waits for), then one per tool that waits too

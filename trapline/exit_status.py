@@ -7,8 +7,9 @@ conventions a user already knows, and one line on stderr:
        probe that cannot be placed where it was asked;
   126  the program exists but cannot be executed (EACCES, ENOEXEC, ELIBBAD...), as a shell says;
   127  the program (or its interpreter) is not found, as a shell says;
-  124  the guest did not finish: --max-insns ran out or nothing could run any more (a deadlock
-       report), as timeout(1) answers for a command it stopped;
+  124  the guest did not finish: --max-insns ran out, nothing could run any more (a deadlock
+       report) or it kept forking at the task limit (a runaway's report), as timeout(1)
+       answers for a command it stopped;
   70   an internal error (EX_SOFTWARE, sysexits.h): a bug in trapline, reported as one, with
        the traceback; never disguised as the user's error.
 Stopped by the host (SIGINT, SIGTERM, SIGHUP, or SIGPIPE when trapline's output went away),
@@ -52,7 +53,8 @@ def status_for(error: BaseException) -> int:
     if isinstance(error, LoaderError):
         return CANNOT_EXECUTE
     from kernel_model.kernel import Deadlock, InstructionBudgetExceeded
-    if isinstance(error, (Deadlock, InstructionBudgetExceeded)):
+    from kernel_model.task_limit import TaskLimitRunaway
+    if isinstance(error, (Deadlock, InstructionBudgetExceeded, TaskLimitRunaway)):
         return STOPPED
     if isinstance(error, KernelError) and not isinstance(error, KernelPanic):
         return USAGE                   # a request the kernel cannot honour (bad rootfs, cwd...)

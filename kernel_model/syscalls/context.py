@@ -62,6 +62,8 @@ class SyscallContext:
 
     # ---- guest memory ----------------------------------------------------------------------
     def read(self, addr: int, size: int) -> bytes:
+        """`size` bytes of user memory; EFAULT if any is unmapped, or for a negative size (a
+        count taken as signed is, as the unsigned size_t Linux copies, past user space)."""
         if size == 0:
             return b""
         if addr == 0:
@@ -85,6 +87,24 @@ class SyscallContext:
 
     def writable(self, addr: int, size: int) -> bool:
         return self.vm.allows(addr, size, PROT_WRITE)
+
+    def accessible_prefix(self, addr: int, size: int, prot: int) -> int:
+        """How many of the `size` bytes from `addr` on a copy to or from the user moves before
+        its first fault: the run of areas allowing `prot` from `addr` (copy_to_user and
+        copy_from_user return what they could not copy, and read/write return the short
+        count: mm/filemap.c filemap_read, generic_perform_write)."""
+        end, at = addr + size, addr
+        while at < end:
+            vma = self.vm.vma_at(at)
+            if vma is None or vma.perms & prot != prot:
+                break
+            at = vma.end
+        return min(at, end) - addr
+
+    def access_ok(self, addr: int, size: int) -> bool:
+        """Linux's access_ok(): the range lies below the top of user space (whether it is
+        mapped is found when it is copied)."""
+        return 0 <= addr and addr + size <= self.vm.layout.user_top
 
     def read_cstr(self, addr: int, limit: int = 4096) -> bytes:
         if addr == 0:

@@ -8,10 +8,10 @@ from ...flags import (F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_GETFL, F_GETLK, F_GET
                       FD_CLOEXEC, FIOCLEX, FIONBIO, FIONCLEX, FIONREAD, O_ACCMODE, O_APPEND,
                       O_DIRECT, O_NOATIME, O_NONBLOCK, O_PATH, O_RDWR, O_WRONLY, SEEK_CUR,
                       SEEK_END, SEEK_SET)
+from ..iovec import gather, import_iovec, read_into
 from ..kinds import K
 from ..registry import syscall
 
-IOV_MAX = 1024
 MAX_RW = 0x7FFFF000          # Linux MAX_RW_COUNT: larger transfers are truncated, not refused
 SETFL_MASK = O_APPEND | O_NONBLOCK | FASYNC | O_DIRECT | O_NOATIME     # what F_SETFL may change
 
@@ -88,36 +88,24 @@ def _offset64(ctx, lo: int, hi: int) -> int:
     return offset
 
 
-def _iovecs(ctx, iov, iovcnt):
-    if iovcnt > IOV_MAX:
-        raise GuestErrno(E.EINVAL)
-    fmt = "<II" if ctx.word == 4 else "<QQ"
-    raw = ctx.read(iov, 2 * ctx.word * iovcnt)
-    return [struct.unpack_from(fmt, raw, 2 * ctx.word * i) for i in range(iovcnt)]
-
-
 @syscall("readv", args=(("fd", K.FD), ("iov", K.IOVEC_OUT), ("iovcnt", K.INT)))
 def sys_readv(ctx, fd, iov, iovcnt):
+    # fs/read_write.c vfs_readv: the file's mode is checked before the vector is imported
     f = ctx.proc.fds.get(ctx.int32(fd))
     _readable(f)
-    total = 0
-    for base, length in _iovecs(ctx, iov, ctx.int32(iovcnt)):
-        if not length:
-            continue
-        data = f.read(length)
-        ctx.write(base, data)
-        total += len(data)
-        if len(data) < length:
-            break
-    return total
+    return read_into(ctx, import_iovec(ctx, iov, iovcnt), f.read)
 
 
 @syscall("writev", args=(("fd", K.FD), ("iov", K.IOVEC_IN), ("iovcnt", K.INT)))
 def sys_writev(ctx, fd, iov, iovcnt):
     f = ctx.proc.fds.get(ctx.int32(fd))
     _writable(f)
-    data = b"".join(ctx.read(base, length) for base, length in _iovecs(ctx, iov, ctx.int32(iovcnt)))
-    return f.write(data) if data else 0
+    data, faulted = gather(ctx, import_iovec(ctx, iov, iovcnt))
+    if not data:
+        if faulted:
+            raise GuestErrno(E.EFAULT)
+        return 0
+    return f.write(data)
 
 
 @syscall("lseek", args=(("fd", K.FD), ("offset", K.LONG), ("whence", K.WHENCE)))

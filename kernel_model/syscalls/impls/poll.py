@@ -139,7 +139,9 @@ def _do_select(ctx, key: tuple, n: int, sets: tuple[int, int, int], timeout_ns: 
     n = ctx.int32(n)
     if n < 0:
         raise GuestErrno(E.EINVAL)
-    n = min(n, ctx.proc.fds.limit)            # core_sys_select(): n beyond the table is cut
+    # core_sys_select(): n beyond the fd table's size is cut, so a 1024-bit fd_set that ends
+    # in unmapped memory is read only up to the table's 64 (or 128, 256...) bits
+    n = min(n, ctx.proc.fds.max_fds)
     nbytes = -(-n // (8 * ctx.word)) * ctx.word      # whole longs, as the fd_set is an array of them
 
     def body(wait: TimedWait) -> int:

@@ -71,9 +71,66 @@ def sys_setid(ctx, uid):
     return 0
 
 
-@syscall("getgroups", "getgroups32")
-def sys_getgroups(ctx, size, lst):
+NGROUPS_MAX = 65536
+OVERFLOW_GID = 65534
+
+
+def _gid_size(ctx, name: str) -> int:
+    """i386's getgroups/setgroups (80, 81) are the 16-bit old_gid_t ones (kernel/uid16.c);
+    the *32 calls and x86-64's take 32-bit gids."""
+    return 2 if ctx.abi == "i386" and not name.endswith("32") else 4
+
+
+def _getgroups(ctx, name: str, size: int, lst: int) -> int:
+    """kernel/groups.c getgroups: a negative size is EINVAL; a size of 0 asks for the count;
+    a smaller size than the count is EINVAL; only the groups are copied out."""
+    size = ctx.int32(size)
+    if size < 0:
+        raise GuestErrno(E.EINVAL)
+    groups = ctx.proc.groups
+    if size:
+        if len(groups) > size:
+            raise GuestErrno(E.EINVAL)
+        width = _gid_size(ctx, name)
+        if width == 2:                    # high2lowgid: what does not fit is the overflow gid
+            groups = [g if g <= 0xFFFF else OVERFLOW_GID for g in groups]
+        ctx.write(lst, b"".join(g.to_bytes(width, "little") for g in groups))
+    return len(groups)
+
+
+def _setgroups(ctx, name: str, size: int, lst: int) -> int:
+    """kernel/groups.c setgroups (the sandbox's root may): more than NGROUPS_MAX, or a
+    negative size as unsigned, is EINVAL before anything is read; then the list, EFAULT."""
+    size = ctx.int32(size)
+    if size & 0xFFFFFFFF > NGROUPS_MAX:
+        raise GuestErrno(E.EINVAL)
+    width = _gid_size(ctx, name)
+    raw = ctx.read(lst, size * width) if size else b""
+    gids = [int.from_bytes(raw[i:i + width], "little") for i in range(0, len(raw), width)]
+    if width == 2:                        # low2highgid: (old_gid_t)-1 stays -1
+        gids = [0xFFFFFFFF if g == 0xFFFF else g for g in gids]
+    ctx.proc.groups = tuple(sorted(gids))         # groups_sort keeps duplicates
     return 0
+
+
+@syscall("getgroups")
+def sys_getgroups(ctx, size, lst):
+    return _getgroups(ctx, "getgroups", size, lst)
+
+
+@syscall("getgroups32")
+def sys_getgroups32(ctx, size, lst):
+    return _getgroups(ctx, "getgroups32", size, lst)
+
+
+@syscall("setgroups")
+def sys_setgroups(ctx, size, lst):
+    return _setgroups(ctx, "setgroups", size, lst)
+
+
+@syscall("setgroups32")
+def sys_setgroups32(ctx, size, lst):
+    return _setgroups(ctx, "setgroups32", size, lst)
 
 
 @syscall("getpgid", args=(("pid", K.PID),))

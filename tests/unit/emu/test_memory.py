@@ -76,6 +76,27 @@ def test_unmapped_access_raises_memory_access_error(m, op):
     assert isinstance(info.value, MachineError)
 
 
+@pytest.mark.parametrize("fresh", [True, False])
+def test_a_negative_size_or_address_is_no_range(m, fresh):
+    """Issue 26: writev(1, 0xe, -1) reached read(0xe, -16); with no piece found yet (right
+    after a map or protect) the fast path took (0, -1, None) as the piece holding it and
+    sliced None (a KernelPanic); with a piece found, it returned b"" for the negative size."""
+    m.mem.map(0x40000, PAGE, RW)
+    if not fresh:
+        m.mem.read(0x40000, 1)                       # the piece is the last hit
+    for addr, size in ((0xE, -16), (0x40010, -16), (0x40010, -1), (-16, 8)):
+        with pytest.raises(MemoryAccessError):
+            m.mem.read(addr, size)
+
+
+def test_a_huge_read_of_unmapped_memory_allocates_nothing(m):
+    """A guest's count of 2**40 bytes over a page that ends: refused before a host buffer of
+    that size is made (it raised MemoryError, or took the host's memory)."""
+    m.mem.map(0x40000, PAGE, RW)
+    with pytest.raises(MemoryAccessError):
+        m.mem.read(0x40000, 1 << 40)
+
+
 def test_read_cstr_crosses_a_page_boundary(m):
     m.mem.map(0x40000, 2 * PAGE, RW)
     m.mem.write(0x40FFC, b"hello world\0tail")
