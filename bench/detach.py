@@ -1,4 +1,4 @@
-"""What a detach costs (seed 003, US 7,017,153; instrumenter/tracing/detach.py): the time of
+"""What a detach costs (US 7,017,153; instrumenter/tracing/detach.py): the time of
 `Session.detach` at a safe point in the middle of fib's recursion, with N probes placed.
 
 The guest is bench/wide_guest.py: fib (probed at entry and return: its uretprobe landings are on

@@ -2,7 +2,7 @@
 probes installed elsewhere (issue 4):
   (a) trampoline strategy, Python action: int3 -> #BP -> trampoline, per hit;
   (a2) trampoline strategy, native count action: int3 -> #BP -> trampoline, the count made in
-      the trampoline page (seed 000's user instrumentation code), no Python per hit;
+      the trampoline page (US 9,336,001's user instrumentation code), no Python per hit;
   (b) jump strategy, native count action: no trap, no Python per hit;
   (c) for comparison, a plain Unicorn code hook on fib's entry calling the same Python
       function, alone and with 1000 other code hooks installed.

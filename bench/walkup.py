@@ -1,9 +1,9 @@
-"""The walk-up against full instrumentation (issue 18, seed 004's argument): on a sample with a
+"""The walk-up against full instrumentation (issue 18, US 7,823,129's argument): on a sample with a
 hot leaf, hooks executed and guest instructions added by `trapline profile --walk-up` vs every
 function of the program hooked at entry and exit, side by side with the host time of each run
-and the ratios, for both ways of --exclusive: "off" (the default: seed 004's identifying and
+and the ratios, for both ways of --exclusive: "off" (the default: US 7,823,129's identifying and
 measuring hooks only, no exclusive figure) and "exact" (each measured level's callees timed too,
-for an exact exclusive count). Goal, seed 004's argument: the walk-up with --exclusive off
+for an exact exclusive count). Goal, US 7,823,129's argument: the walk-up with --exclusive off
 executes <= 1 % of full instrumentation's hooks; exact pays for its figure in timing hooks.
 
 Hooks and instructions are exact (the runs are deterministic: the same numbers every time);

@@ -1,5 +1,5 @@
 """Taken branches of one Machine, counted with a translation-block hook (issue 18: the
-profiler's `--event branches`, seed 004's "programmed performance monitor event" — what a
+profiler's `--event branches`, US 7,823,129's "programmed performance monitor event" — what a
 BR_INST_RETIRED.NEAR_TAKEN counter is to a real profiler).
 
 Unicorn calls a UC_HOOK_BLOCK hook as each translated block begins, with its address and size.
@@ -15,7 +15,7 @@ The countdown: with `left` set, the hook stops the run (uc_emu_stop) at the bloc
 brings it to zero; `fired` says so. Unicorn finishes the block it is in, so the run stops at the
 next block boundary — deterministic, as every count here.
 
-Cost: one Python call per block (~0.5 µs, UNICORN_FACTS.md), paid only while a counter exists:
+Cost: one Python call per block (~0.5 µs, docs/unicorn.md), paid only while a counter exists:
 a profiler asks for it.
 """
 from unicorn import UC_HOOK_BLOCK

@@ -1,15 +1,15 @@
 """Code breakpoints: stop the CPU before the instruction at an address, without patching it.
 
-A debugger's breakpoint must coexist with a tool's patches (seed 003, US 6,957,421: debugging
+A debugger's breakpoint must coexist with a tool's patches (US 6,957,421: debugging
 breakpoints in instrumented code): an int3 of its own at a probed address would have to share
 the probe's byte, and a jump-patched site has no byte of its own at all. So a debugger
-breakpoint is a code hook ranged to exactly its address (free until hit: UNICORN_FACTS.md
+breakpoint is a code hook ranged to exactly its address (free until hit: docs/unicorn.md
 "never-hit ranged hooks cost nothing"), as the LOCK-prefix sites are (lock_sites.py), and the
 program's bytes are never touched: reads show them as they are.
 
 The hook runs before the instruction. `on_hit(address) -> bool`: True ends the run with a
 STOPPED exit before the instruction executes (`emu_stop` in a code hook skips the hooked
-instruction, UNICORN_FACTS.md item 8: the PC stays at `address`); False lets it run (a
+instruction, docs/unicorn.md item 8: the PC stays at `address`); False lets it run (a
 thread resuming from the breakpoint it stopped at). Translations of the address are dropped
 when a hook is added, so code translated before sees it.
 """

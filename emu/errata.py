@@ -1,4 +1,4 @@
-"""Corrections for Unicorn 2.1.4 behaviour that differs from the architecture (UNICORN_FACTS.md).
+"""Corrections for Unicorn 2.1.4 behaviour that differs from the architecture (docs/unicorn.md).
 
 Kept here, behind the Machine, so that the layers above see architectural behaviour. One
 erratum has a module of its own: without paging every page looks executable to Unicorn, which
@@ -22,7 +22,7 @@ from .internals.uc_context import context_int
 # Vectors that QEMU's check_exception treats as contributory or page faults (Intel SDM Vol. 3A,
 # 6.15, Table 6-4: #DE, #TS, #NP, #SS, #GP are contributory; #PF is its own class). A fault of these
 # kinds handled by a hook leaves env->old_exception set, so the *next* one would become #DF (8) and
-# the one after that a silent triple-fault stop (UNICORN_FACTS.md item 6).
+# the one after that a silent triple-fault stop (docs/unicorn.md item 6).
 CHAINING_VECTORS = frozenset({0, 10, 11, 12, 13, 14})
 DOUBLE_FAULT = 8
 

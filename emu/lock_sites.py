@@ -1,8 +1,8 @@
 """LOCK-prefix probe sites: a 0xf0 byte that raises #UD as a real CPU does (erratum:
-UNICORN_FACTS.md item 5).
+docs/unicorn.md item 5).
 
 A tool patches a LOCK prefix over a probed instruction so that the bytes there form an invalid
-LOCK use (seed 001, DTrace's FBT `f0 89 e5`), but Unicorn runs a LOCK-prefixed mov as a plain
+LOCK use (US 7,350,196, DTrace's FBT `f0 89 e5`), but Unicorn runs a LOCK-prefixed mov as a plain
 mov. So each such site gets a code hook ranged to exactly its address (free until hit; one per
 site, as there are few). Arm it BEFORE writing the patch: the write drops the translations of
 the site, and the re-translation picks the hook up.
@@ -48,7 +48,7 @@ class LockSites:
             block translated with 0xf0);
           - unhandled, or the patch is still there with the IP unmoved: end the run with a
             TRAP exit. `emu_stop` in a code hook skips the hooked instruction
-            (UNICORN_FACTS.md item 8), which is what a fault needs: PC stays at `address`.
+            (docs/unicorn.md item 8), which is what a fault needs: PC stays at `address`.
         """
         m = self.machine
         if address not in self._hooks or m.mem.read(address, 1) != LOCK:

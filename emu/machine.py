@@ -1,7 +1,7 @@
 """The machine: one Unicorn instance = one address space, plus the CPU that runs in it.
 
 Threads and vfork children share a Machine and are switched by saving/restoring register
-contexts; a forked child gets a new Machine with a copy of the memory (UNICORN_FACTS.md item 2).
+contexts; a forked child gets a new Machine with a copy of the memory (docs/unicorn.md item 2).
 
 The Machine reports events through callbacks that the kernel installs:
   trap_handler(vector, pc) -> bool     interrupts and exceptions (int3, int 0x80, #DE, #GP, #UD...)
@@ -46,7 +46,7 @@ PAGE = 0x1000
 _ALWAYS_SOFTWARE = frozenset({3, 4})
 
 # An address the guest can never execute: emu_start's `until` must not be reachable, and it
-# must not sit inside hot code (UNICORN_FACTS.md: the TB covering until-1 is re-translated).
+# must not sit inside hot code (docs/unicorn.md: the TB covering until-1 is re-translated).
 # Runs without a count that keep Unicorn's counting hook after a run with one (run()).
 STICKY_RUNS = 64
 _NEVER_EXECUTED = {32: 0xFFFF_F000, 64: 0xFFFF_8000_0000_0000 - PAGE}

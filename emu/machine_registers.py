@@ -37,7 +37,7 @@ class MachineRegisters:
     def pc(self) -> int:
         pc = self.cpu_state.eip.value & self._pc_mask
         # Inside the syscall hook Unicorn still shows the syscall instruction itself and adds 2
-        # after the hook returns (UNICORN_FACTS.md item 4); show the architectural value.
+        # after the hook returns (docs/unicorn.md item 4); show the architectural value.
         return pc + SYSCALL_INSN_LEN if self._in_syscall_hook else pc
 
     @pc.setter

@@ -9,7 +9,7 @@ the guest unmaps them or the Machine is closed. A view lives exactly as long as 
 host pages: made with the piece, dropped when unmap cuts the piece or release frees it, so no
 view ever reaches freed pages.
 
-Host writes do not invalidate Unicorn's translated code (UNICORN_FACTS.md item 1), so every
+Host writes do not invalidate Unicorn's translated code (docs/unicorn.md item 1), so every
 write that touches an executable page also removes the translations of that range. There is no
 other write path, so no code patch can be left stale.
 """

@@ -1,6 +1,6 @@
 """Register names, the RegisterFile snapshot, and raw ctypes access for hot paths.
 
-UNICORN_FACTS.md: the binding's reg_read/reg_write cost ~1.9 µs each, raw `uclib` calls ~0.45 µs
+docs/unicorn.md: the binding's reg_read/reg_write cost ~1.9 µs each, raw `uclib` calls ~0.45 µs
 and a raw batch of 7 registers ~1.5 µs. Trap dispatch and syscalls use `RawRegisters`.
 """
 import ctypes

@@ -5,7 +5,7 @@ The guest's own clock (clock.py) moves by a preempted slice's instructions, each
 fixed cost and sleeps; a slice that a system call or a fault ends adds nothing for the
 instructions it ran, so that a probe's added instructions — which end no slice — cannot change
 what a probed program reads from its clock. A tool measuring a function in virtual time (the
-walk-up's `--metric time`, seed 004 [0190]) needs a clock that also moves inside such a slice:
+walk-up's `--metric time`, US 7,823,129 [0190]) needs a clock that also moves inside such a slice:
 `virtual_time_ns` is the guest's clock plus the instructions it has not charged (one nanosecond
 each, as a preemption charges them), exact inside a hook. And a thread's own instructions, like
 a task clock (perf's task-clock, not the CPU's): `thread_instructions` leaves out what other

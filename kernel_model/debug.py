@@ -19,7 +19,7 @@ Events are delivered synchronously, in the order they happen, to every subscribe
   timer_tick(thread, frame)            the profiling timer interrupted `thread`: debug_timer.py
 A subscriber is any object with methods of those names (missing ones are skipped).
 
-Gates (seed 002): a tool may put a gate on an address space that several processes share (a
+Gates (US 7,185,320): a tool may put a gate on an address space that several processes share (a
 vfork child runs in its parent's Space). While it is there, every tool trap of that space (#BP
 at a registered address, #UD at a registered LOCK site) goes to `gate(handler, address, frame,
 thread)` instead of the handler, so that the tool can tell which process trapped — the traced
@@ -27,9 +27,9 @@ parent's trap goes on to the handler, an untraced child's is the tool's to deal 
 
 Tracer stops: a tool may leave a thread stopped "waiting for its tracer" (ptrace's
 breakpoint stop), and registers itself as a tracer so that a deadlock report can say what the
-tool itself waits for (seed 002 FIG. 1).
+tool itself waits for (US 7,185,320 FIG. 1).
 
-The tracing facility (kernel_model/tracing_facility.py, seed 002 [0034]-[0037]): a tool traces
+The tracing facility (kernel_model/tracing_facility.py, US 7,185,320 [0034]-[0037]): a tool traces
 a process (attach), sets event flags and options per process or per thread (set_event_mask) and
 signals that pass untraced (set_signal_mask); the threads that respond to an event stop and the
 tool is told (`tracer.trace_stop(stop)`); it stops threads itself (stop) and resumes them, with
@@ -99,7 +99,7 @@ class DebugInterface(PatchAccess, SyscallAccess, ProcessAccess, SyscallStops, Tr
         # children and exec'd images are one continuous order.
         self.instruction_clock = InstructionClock()
 
-    # ---- kernel breakpoint handlers (seed 000: the kernel's #BP handler calls the tool's) ----
+    # ---- kernel breakpoint handlers (US 9,336,001: the kernel's #BP handler calls the tool's) ----
     def register_breakpoint(self, space, address: int, handler) -> None:
         """`handler(frame, thread) -> bool` runs when the int3 at `address` in `space` traps;
         it may rewrite frame.ip (IRET then resumes there). True: the guest goes on at once."""
@@ -217,7 +217,7 @@ class DebugInterface(PatchAccess, SyscallAccess, ProcessAccess, SyscallStops, Tr
         self.copy_patches(parent_space, child_space)
         self.copy_stale_ranges(parent_space, child_space)     # after a detach (debug_detach.py)
 
-    # ---- #UD sites (seed 001: a LOCK prefix patched over a probed instruction) ----------------
+    # ---- #UD sites (US 7,350,196: a LOCK prefix patched over a probed instruction) ----------------
     def register_invalid_opcode_site(self, space, address: int, handler) -> None:
         """`handler(frame, thread) -> bool` runs when the LOCK patch at `address` raises #UD
         (a fault: frame.ip == address); like a breakpoint handler it may rewrite the frame.

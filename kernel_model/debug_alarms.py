@@ -1,5 +1,5 @@
 """Time and code in use, for a tool that changes its probes while the program runs (part of
-the debug interface, kernel_model/debug.py; seed 000: "an existing breakpoint may be removed as
+the debug interface, kernel_model/debug.py; US 9,336,001: "an existing breakpoint may be removed as
 desired").
 
 - `at_instruction(count, callback)`: run `callback()` when the run's instruction clock — the

@@ -1,4 +1,4 @@
-"""Code breakpoints carried into a tool's copies of the program's code (seed 003, US 6,957,421:
+"""Code breakpoints carried into a tool's copies of the program's code (US 6,957,421:
 "debugging breakpoints that are carried from the block of original code or are inserted into
 the block of instrumented code during debugging"). Part of the debug interface
 (kernel_model/debug.py), mixed into DebugInterface.

@@ -2,7 +2,7 @@
 
 What ptrace gives a real tool for a thread stopped in a trap (PTRACE_GETREGS/SETREGS, PEEK/POKE
 and /proc/PID/mem), what uprobes' handlers get as pt_regs, and the page protections a tool must
-respect when it emulates an instruction (seed 001). The registers are those of the thread that
+respect when it emulates an instruction (US 7,350,196). The registers are those of the thread that
 is live on the space's CPU: the one that trapped, inside a trap or event handler. A switched-out
 thread's registers are read and written with DebugInterface.read_register/write_register.
 

@@ -1,4 +1,4 @@
-"""What a tool needs to leave a process as if it had never been there (seed 003, US 7,017,153:
+"""What a tool needs to leave a process as if it had never been there (US 7,017,153:
 uninstrumenting by stack unwinding and cleanup). Part of the debug interface
 (kernel_model/debug.py), mixed into DebugInterface.
 

@@ -1,4 +1,4 @@
-"""Tool patches in a traced process's text, kept by the door (seed 002's breakpoint store and
+"""Tool patches in a traced process's text, kept by the door (US 7,185,320's breakpoint store and
 process-image store), so that every tool sees the program's own bytes under them.
 
 Part of the debug interface (kernel_model/debug.py). A tool patches code only through
@@ -16,8 +16,8 @@ jumps (gdbserver/mem-break.c `check_mem_read`/`check_mem_write`) and Linux for u
   * a fork child's copy of the memory holds the same patches, so it gets a copy of the table
     (`copy_patches`, from the kernel's fork path); a released space is forgotten.
 
-Lifting (seed 002 FIG. 6-8, and single-stepping over a breakpoint): `backpatch` writes every
-site's original bytes back into the space and keeps the list of what it restored — the seed's
+Lifting (US 7,185,320 FIG. 6-8, and single-stepping over a breakpoint): `backpatch` writes every
+site's original bytes back into the space and keeps the list of what it restored — the patent's
 breakpoint list — and `reinsert_patches` writes those patches again; in between the space runs
 the original program (a vfork child borrows it), the sites stay in the table, a site placed
 meanwhile is written only at re-insertion, and a site removed meanwhile leaves the list.
@@ -220,7 +220,7 @@ class PatchAccess:
             raise KernelError(f"no patch at {address:#x} in pid {process.pid}")
         return site
 
-    # ---- lifting (single-step window; seed 002 backpatching) -----------------------------
+    # ---- lifting (single-step window; US 7,185,320 backpatching) -----------------------------
     def lift_patch(self, process, address: int) -> None:
         """Put the original bytes of one site back in memory; the site stays in the table."""
         site = self._site(process, address)

@@ -20,7 +20,7 @@ every thread's registers and memory and block on its user):
 Without a controller the loop runs exactly as before, so an undebugged run is unchanged.
 
 Code breakpoints (emu/code_breakpoints.py) stop a space's CPU before the instruction at an
-address without patching the text, so they coexist with every tool patch (seed 003,
+address without patching the text, so they coexist with every tool patch (US 6,957,421,
 US 6,957,421: debugging breakpoints in instrumented code).
 """
 from emu.code_breakpoints import CodeBreakpoints

@@ -1,4 +1,4 @@
-"""Signal frames show original PCs (seed 003, US 6,898,785: signal handlers never see an
+"""Signal frames show original PCs (US 6,898,785: signal handlers never see an
 address of a relocated instrumented function). Part of the debug interface
 (kernel_model/debug.py), mixed into DebugInterface.
 

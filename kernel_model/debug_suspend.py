@@ -1,5 +1,5 @@
 """Holding threads still (part of the debug interface, kernel_model/debug.py): what
-PTRACE_INTERRUPT / a group stop give a real tool, and what seed 001's stop-all scheme ([0005])
+PTRACE_INTERRUPT / a group stop give a real tool, and what US 7,350,196's stop-all scheme ([0005])
 needs — "all threads executing in the instrumented program are suspended" while one thread
 single-steps an original instruction.
 

@@ -1,4 +1,4 @@
-"""Code a tool put into a process (trampolines calling user handlers, seed 000): where it is,
+"""Code a tool put into a process (trampolines calling user handlers, US 9,336,001): where it is,
 so that a fault inside it is reported as the tool's and never blamed on the program. Part of
 the debug interface (kernel_model/debug.py), mixed into DebugInterface.
 

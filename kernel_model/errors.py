@@ -30,7 +30,7 @@ class TraceError(KernelError):
 
 
 class VforkParentBusy(TraceError):
-    """Seed 002 [0037]: "continuing the parent process before the child has completed results
+    """US 7,185,320 [0037]: "continuing the parent process before the child has completed results
     in an error" — a vfork parent lends its address space to its child and may not run until
     the child has exec'd or exited (the vfork-done event)."""
 

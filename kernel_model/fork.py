@@ -111,7 +111,7 @@ def do_clone(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid: in
     if flags & CLONE_THREAD:
         kernel.check_task_limit(ctx.thread)
         return _new_thread(kernel, ctx, flags, stack, parent_tid, child_tid, tls)
-    # The pre-fork event (seed 002 FIG. 4) comes before anything that can still fail: the tool
+    # The pre-fork event (US 7,185,320 FIG. 4) comes before anything that can still fail: the tool
     # learns of the attempt and the pid the child will get; a failure is reported after it.
     child_pid = kernel.peek_next_pid()
     kernel.debug.pre_fork(parent, child_pid, vfork=bool(flags & CLONE_VFORK))

@@ -44,7 +44,7 @@ def _breakpoint_handler(kernel, space):
 
 
 def _invalid_opcode_handler(kernel, space):
-    """#UD: a LOCK-prefix probe site a tool registered (seed 001) gets the frame first (a
+    """#UD: a LOCK-prefix probe site a tool registered (US 7,350,196) gets the frame first (a
     fault, so frame.ip is the patched address); any other #UD is the program's: SIGILL."""
     def handle(frame):
         handler = kernel.debug.invalid_opcode_site(space, frame.ip)

@@ -133,7 +133,7 @@ def _file_reader(kernel, proc, path: bytes) -> Callable[[], bytes]:
 
 def record_unmapping(kernel, proc, start: int, end: int) -> None:
     """[start, end) was unmapped from `proc`: the objects whose first page it held are gone
-    (dlclose); announce each (the profiler's module-unload records, seed 004)."""
+    (dlclose); announce each (the profiler's module-unload records, US 7,823,129)."""
     for mapped in proc.space.images.forget(start, end):
         kernel.debug.image_unmapped(proc, mapped)
 

@@ -1,5 +1,5 @@
 """Bare guests: one function run on its own, as kernel code at CPL 0 (or, for comparison, at
-CPL 3), with no process around it — the setting of seed 001's figures 4A-6B.
+CPL 3), with no process around it — the setting of US 7,350,196's figures 4A-6B.
 
 A kernel function traps at the SAME privilege level: the CPU pushes EFLAGS, CS and EIP on the
 very stack the function is using, and no ESP/SS (Intel SDM Vol. 3A, 6.12.1, Figure 6-4), so a

@@ -1,6 +1,6 @@
 """The scheduler: deterministic choice of the next thread, sleep/wakeup, timeouts, deadlock.
 
-Policy (DESIGN.md): a thread runs until it blocks, exits, or — only while another thread is
+Policy (docs/architecture.md): a thread runs until it blocks, exits, or — only while another thread is
 runnable — uses up its instruction quantum. The quantum is a turn's, not a slice's: a slice
 that a fork, a fault or another call run outside Unicorn's hooks ends early leaves the thread
 the rest of its quantum, not a new one (a thread failing fork() in a loop kept the CPU for
@@ -138,7 +138,7 @@ class Scheduler:
 
     def deadlock_report(self, tools=()) -> str:
         """One line per live thread (what it waits for), then one per tool that waits too
-        (`tools`: the debug interface's tracers, seed 002 FIG. 1's third party)."""
+        (`tools`: the debug interface's tracers, US 7,185,320 FIG. 1's third party)."""
         lines = [_waiter_line(t) for t in self.threads if t.state != ZOMBIE]
         lines += [f"tool: {line}" for line in tools]
         return "deadlock: nothing can run\n" + "\n".join(f"  {line}" for line in lines)

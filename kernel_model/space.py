@@ -111,7 +111,7 @@ class Space:
         """Drop to ring 3 at pc/sp the way a kernel does: IRET from a ring-0 frame.
 
         Unicorn starts at CPL 0 with no segments loaded; segment registers at CPL 3 can only be
-        reached through a privilege-changing IRET (UNICORN_FACTS.md item 7).
+        reached through a privilege-changing IRET (docs/unicorn.md item 7).
         """
         m, sel, word = self.machine, self.selectors, self.machine.arch.word
         m.set_reg("cs", sel.kernel_cs)

@@ -1,6 +1,6 @@
 """The profiling timer: an interrupt every N guest instructions, through the IDT's timer vector.
 
-Seed 004 samples "on a timer interrupt or a programmed performance monitor event": the
+US 7,823,129 samples "on a timer interrupt or a programmed performance monitor event": the
 interrupted thread's trap frame (EIP/RIP, and EBP/RBP for the frame-pointer walk) goes to the
 profiler's kernel handler. Here time is virtual: the timer counts executed guest instructions
 (so the same run takes the same samples.
@@ -18,7 +18,7 @@ the instruction ticks where the block clock fires, without stopping the run: wha
 records hold reaches the handler as CapturedFrame before the kernel does anything else (at its
 next entry or the run's end). A tick the C handler cannot take stops the run as above.
 
-`event="syscalls"` counts system calls instead (seed 004's "other types of periodic events"):
+`event="syscalls"` counts system calls instead (US 7,823,129's "other types of periodic events"):
 every N-th call's return to user mode is interrupted, so the sample's PC is the instruction
 after the call. The timer is then a syscall watcher of the debug interface; it stops the run at
 the call's return and delivers the tick before the next instruction.

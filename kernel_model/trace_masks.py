@@ -1,6 +1,6 @@
-"""The tracing facility's event masks and their precedence rules (seed 002 [0035]-[0036]).
+"""The tracing facility's event masks and their precedence rules (US 7,185,320 [0035]-[0036]).
 
-The seed describes HP-UX ttrace(2): a tracer sets event flags "in the context of a traced
+The patent describes HP-UX ttrace(2): a tracer sets event flags "in the context of a traced
 process, or its individual threads" (TT_PROC_SET_EVENT_MASK, TT_LWP_SET_EVENT_MASK, each a
 `ttevent_t` of event flags `tte_events` and options `tte_opts`):
 
@@ -18,7 +18,7 @@ process, or its individual threads" (TT_PROC_SET_EVENT_MASK, TT_LWP_SET_EVENT_MA
 
 This module is those rules and nothing else (plain data, no kernel): the facility
 (kernel_model/tracing_facility.py) asks it whether a thread responds to an event, and the
-property tests check it against a reference model written from the seed's sentences.
+property tests check it against a reference model written from the patent's sentences.
 """
 import enum
 from dataclasses import dataclass
@@ -69,7 +69,7 @@ class EventMask:
 def responds(process_mask: EventMask, thread_mask: EventMask | None, event: TraceEvent) -> bool:
     """Does a thread respond to `event`? The process's flag first: when it is set the thread's
     mask is not examined; only when it is unset does the thread's own flag decide. (For one
-    flag that amounts to either being set; written the seed's way round on purpose.)"""
+    flag that amounts to either being set; written the patent's way round on purpose.)"""
     if process_mask.events & event:
         return True
     return thread_mask is not None and bool(thread_mask.events & event)

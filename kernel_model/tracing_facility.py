@@ -1,4 +1,4 @@
-"""The tracing facility (seed 002 [0034]-[0037]): stops, event masks, per-signal masks, resume.
+"""The tracing facility (US 7,185,320 [0034]-[0037]): stops, event masks, per-signal masks, resume.
 
 Part of the debug interface (kernel_model/debug.py, mixed into DebugInterface). What ttrace(2)
 and ptrace(2) give a debugger, for the tools of this sandbox (the instrumenter's process monitor,
@@ -20,14 +20,14 @@ a GDB stub):
                                              signal number it is delivered, without it a stopped
                                              signal is suppressed; a vfork parent whose child
                                              has not exec'd or exited cannot be resumed
-                                             (VforkParentBusy, seed [0037])
+                                             (VforkParentBusy, patent [0037])
   trace_stop_of(thread)                      the stop a thread is in, or None
 
 A stopped thread is a thread of the kernel that does not run until resumed: it sleeps on its
 tracer channel (kernel.tracer_channel), so a deadlock report names it and what it waits for.
 The tracer is told of every stop with `tracer.trace_stop(stop)` (a TraceStop), synchronously,
 in the order the kernel makes them; it may resume the thread inside that call (the thread then
-never leaves the CPU), later from another event, or never (seed 002 FIG. 1). A tracer with a
+never leaves the CPU), later from another event, or never (US 7,185,320 FIG. 1). A tracer with a
 `trace_exit(pid, status)` method hears of its processes' exits when EXIT is in their masks.
 
 Where the events stop (ttrace's rules, as gdb's inf-ttrace.c relies on them):
@@ -273,7 +273,7 @@ class TracingFacility:
 
     def vfork_child_of(self, thread):
         """The vfork child `thread` lends its address space to, while the child has neither
-        exec'd nor exited (None otherwise): the thread may not run until then (seed [0037];
+        exec'd nor exited (None otherwise): the thread may not run until then (patent [0037];
         a debugger refuses to resume it with VforkParentBusy, as resume() does)."""
         return self._vfork_child_of(thread)
 

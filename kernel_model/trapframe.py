@@ -3,7 +3,7 @@
 Intel SDM Vol. 3A, 6.12.1 (Figure 6-4): on a privilege change the CPU switches to the kernel
 stack and pushes SS, ESP, EFLAGS, CS, EIP, then the error code when the vector has one. Without
 a privilege change (a trap in ring-0 code) SS and ESP are not pushed: the frame then sits on the
-very stack the interrupted code uses (seed 001, FIG. 4A-6B). In 64-bit mode SS:RSP are always
+very stack the interrupted code uses (US 7,350,196, FIG. 4A-6B). In 64-bit mode SS:RSP are always
 pushed (SDM 6.14.2) and every slot is 8 bytes.
 
 `TrapFrame` lists the slots from the lowest address (where the stack pointer points after the

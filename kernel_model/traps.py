@@ -3,10 +3,10 @@
 What the CPU does on an interrupt or exception (Intel SDM Vol. 3A, 6.12.1), the dispatcher does
 on the Machine's behalf: look the vector up in the IDT, build the frame (on the thread's kernel
 stack when the trap comes from ring 3, on the current stack otherwise), call the gate's handler
-with it, then return as IRET does — from the frame, which the handler may have changed (seed 000
-rewrites the saved IP; seed 001 emulates an instruction on it).
+with it, then return as IRET does — from the frame, which the handler may have changed (US 9,336,001
+rewrites the saved IP; US 7,350,196 emulates an instruction on it).
 
-Breakpoint redirects (the fast path of seed 000's probes). A tool whose #BP handler for an
+Breakpoint redirects (the fast path of US 9,336,001's probes). A tool whose #BP handler for an
 address does nothing to the trap frame but rewrite its saved IP may register that as a
 *redirect* (`set_breakpoint_redirect`). The Machine asks `redirect_breakpoint` about every
 int3 before it reports the trap; for an int3 at such an address, raised in ring 3 while the #BP

@@ -49,7 +49,7 @@ CFLAGS = [
     "-std=c11",
     "-O1",  # readable code; fib's shape is pinned by its attributes
     "-static", "-fno-pie", "-no-pie",  # ET_EXEC at fixed addresses, no ld.so
-    "-fno-omit-frame-pointer", "-mno-omit-leaf-frame-pointer",  # unwinding, seed 001
+    "-fno-omit-frame-pointer", "-mno-omit-leaf-frame-pointer",  # unwinding, US 7,350,196
     # Keep `push %ebp; mov %esp,%ebp` as the first instructions of every
     # function: LLVM's shrink-wrapping would sink the prologue below early
     # returns, and entry probes patch the prologue.

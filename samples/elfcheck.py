@@ -12,7 +12,7 @@ descriptions (empty when the binary is as the rest of trapline expects):
 - every function defined in the sample's C source present as a sized symbol
   and starting with the frame-pointer prologue
   `push %ebp/%rbp; mov %esp/%rsp,%ebp/%rbp`, which the emulate strategy
-  (seed 001) patches;
+  (US 7,350,196) patches;
 - `fib` making exactly two direct calls to itself and no jump to itself, so
   that fib(n) runs exactly 2*F(n+1)-1 invocations of fib.
 """

@@ -11,7 +11,7 @@
  * parent keeps running. Like the threads of loss_threads, the workers stay
  * runnable and the scheduler's quantum interleaves them; a strategy that
  * restores the original instruction while it single-steps lets the other
- * processes run it unobserved (seed 001, [0004]-[0006]).
+ * processes run it unobserved (US 7,350,196, [0004]-[0006]).
  * The workers touch no libc state (they share the parent's thread pointer,
  * hence its errno): each counts its calls in its own slot of shared memory,
  * and the parent prints the total after reaping them all, so the output is:

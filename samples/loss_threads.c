@@ -8,7 +8,7 @@
  * scheduler's instruction quantum interleaves them as finely as it is set.
  * A probe on probed() must therefore see exactly THREADS * CALLS hits; a
  * strategy that restores the original instruction while it single-steps
- * (seed 001, [0004]-[0006]) lets other threads through unobserved.
+ * (US 7,350,196, [0004]-[0006]) lets other threads through unobserved.
  * Each thread counts its own calls in its own slot; the main thread prints
  * the total after joining, so the output is fixed:
  *   threads=N calls=N*CALLS

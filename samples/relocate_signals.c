@@ -1,5 +1,5 @@
 /*
- * relocate_signals.c -- a signal handler sees the PC it interrupted (seed 003:
+ * relocate_signals.c -- a signal handler sees the PC it interrupted (US 6,957,421:
  * signal handlers never see a relocated function's address, US 6,898,785).
  *
  *  a. spin(n) loops n times over a few arithmetic instructions while an

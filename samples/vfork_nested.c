@@ -1,6 +1,6 @@
 /*
- * vfork_nested.c -- a vfork child that vforks a child of its own: seed 002
- * FIG. 1 as the seed draws it.
+ * vfork_nested.c -- a vfork child that vforks a child of its own: US 7,185,320
+ * FIG. 1 as the patent draws it.
  *
  *  1. The parent calls work(3) (the probe target; it calls leaf(i) 3 times),
  *     then vforks.

@@ -2,7 +2,7 @@
  * vfork_probe.c -- probed functions called by a parent and by its vfork
  * children, with the number of calls each process made printed.
  *
- * The guest of seed 002 (an instrumented parent that vforks): the probe
+ * The guest of US 7,185,320 (an instrumented parent that vforks): the probe
  * targets work(n), which calls leaf(i) n times, are called
  *
  *  1. by the parent before the first vfork (work(3): 1 work, 3 leaf calls);

@@ -94,10 +94,10 @@ def run_options(f, *, follow_short: bool = True):
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]},
              lazy_commands={"experiment": "trapline.experiment:experiment",   # `trapline experiment loss`
-                            "explain": "trapline.explain:explain",            # seed 001's figures, run
-                            "profile": "trapline.cli_profile:profile",       # issue 18, seed 004
+                            "explain": "trapline.explain:explain",            # US 7,350,196's figures, run
+                            "profile": "trapline.cli_profile:profile",       # issue 18, US 7,823,129
                             "report": "trapline.cli_profile:report",
-                            "gdbserver": "trapline.cli_gdbserver:gdbserver"})  # GDB remote stub (seed 003)
+                            "gdbserver": "trapline.cli_gdbserver:gdbserver"})  # GDB remote stub (US 6,957,421)
 def main():
     """trapline: run and instrument x86/x86-64 Linux binaries in an emulated, modeled kernel."""
 
@@ -135,7 +135,7 @@ def run(rootfs, cwd, env, clear_env, seed, writable, strace, follow_forks, quant
 @handler_options
 @click.option("--children", type=click.Choice(["follow", "detach", "naive"]), default="follow",
               show_default=True, help="Children of a traced process: traced too (follow), run the "
-              "original code (detach), or the naive tool of seed 002 FIG. 1 (vfork deadlock).")
+              "original code (detach), or the naive tool of US 7,185,320 FIG. 1 (vfork deadlock).")
 @click.option("--backpatch", type=click.Choice(["lazy", "eager"]), default="lazy", show_default=True,
               help="--children detach, vfork child: backpatch at its first hit (lazy) or at the "
               "pre-fork event (eager).")

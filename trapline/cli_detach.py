@@ -1,5 +1,5 @@
 """`trapline trace --detach-after N` and `--detach-on SIGNAL`: leave the program at a moment
-and let it run on bare (seed 003, US 7,017,153; instrumenter/tracing/detach.py).
+and let it run on bare (US 7,017,153; instrumenter/tracing/detach.py).
 
 --detach-after N   once N guest instructions have run (the records' clock): the records stop
                    there (the last has ts <= N) and the program runs to its end unprobed;

@@ -1,4 +1,4 @@
-"""`trapline gdbserver`: run PROGRAM (probed with -p, as `trapline trace`) under the seed-003
+"""`trapline gdbserver`: run PROGRAM (probed with -p, as `trapline trace`) under the US 6,957,421
 debugger and serve it to GDB over the remote serial protocol, as gdbserver does.
 
     gdb -ex 'target remote | trapline gdbserver --stdio -p uprobe:fib:fib -- samples/bin/x86_64/fib 5' fib
@@ -9,7 +9,7 @@ stdout goes to stderr (gdbserver's own rule for a stdio connection). Probe recor
 FILE, or to stderr.
 
 GDB's `detach` removes GDB's breakpoints and lets the program run on with its probes, as it
-ran before the debugger came; with --detach-probes it detaches the probes too (seed 003,
+ran before the debugger came; with --detach-probes it detaches the probes too (US 6,957,421,
 US 7,017,153: instrumenter/tracing/detach.py): the records stop at the detach and the program
 runs to its end as if it had never been probed. (`detach` of one fork child GDB does not
 follow, D;PID, leaves the probes alone either way.)
@@ -47,7 +47,7 @@ def _listen_address(text: str) -> tuple[str, int]:
 @guest_command
 def gdbserver(listen, stdio, probes, strategy, output, debug_protocol, detach_probes, rootfs, cwd, env, clear_env,
               seed, writable, strace, follow_forks, quantum, max_insns, verbose, program, args):
-    """Debug PROGRAM [ARGS...] with GDB through its probes (seed 003)."""
+    """Debug PROGRAM [ARGS...] with GDB through its probes (US 6,957,421)."""
     from .gdbserver.session import DebugRun
 
     try:

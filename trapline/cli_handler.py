@@ -1,5 +1,5 @@
 """`trapline trace --handler FILE.s | FILE.o:SYMBOL | FILE.so:SYMBOL [--handler-fxsave]`: the user's own handler
-code, called inside the guest from each uprobe's trampoline page (seed 000's user breakpoint
+code, called inside the guest from each uprobe's trampoline page (US 9,336,001's user breakpoint
 handler; instrumenter/strategies/page_layout.py documents the saved-register block it gets)."""
 import click
 

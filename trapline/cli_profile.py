@@ -1,4 +1,4 @@
-"""`trapline profile` and `trapline report` (issue 18, seed 004's tprof phase)."""
+"""`trapline profile` and `trapline report` (issue 18, US 7,823,129's tprof phase)."""
 import sys
 
 import click

@@ -1,4 +1,4 @@
-"""`trapline profile --walk-up` options (issue 18, seed 004's walk up the call graph): the hot-spot
+"""`trapline profile --walk-up` options (issue 18, US 7,823,129's walk up the call graph): the hot-spot
 decision, the metric and period of each level, and the perturbation comparison."""
 import click
 
@@ -9,7 +9,7 @@ def walkup_options(command):
     """The walk-up's options, added to `trapline profile`."""
     options = [
         click.option("--walk-up/--no-walk-up", "walk_up", default=False,
-                     help="Walk up the call graph from the hot spots (seed 004): hook each hot "
+                     help="Walk up the call graph from the hot spots (US 7,823,129): hook each hot "
                      "function's entry, instrument its callers, level by level, removing hooks."),
         click.option("--threshold", type=click.FloatRange(min=0, min_open=True, max=100), default=10.0,
                      show_default=True, help="A function with this percent of a window's samples is hot."),

@@ -52,7 +52,7 @@ def experiment():
               show_default=True, help="Folder with ARCH/loss_threads and ARCH/loss_procs.")
 @guest_command
 def loss(arches, guests, strategies, workers, quanta, calls, seed, binary_dir):
-    """Hits lost per strategy with several workers in the probed function (seed 001)."""
+    """Hits lost per strategy with several workers in the probed function (US 7,350,196)."""
     try:
         rows = run_experiment(binary_dir, arches or ("i386", "x86_64"), guests or tuple(GUESTS),
                               available_strategies(list(strategies) or None), _ints(workers),

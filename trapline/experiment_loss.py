@@ -1,4 +1,4 @@
-"""The probe-loss experiment (seed 001, [0004]-[0006] and [0046]): does a strategy see every hit
+"""The probe-loss experiment (US 7,350,196, [0004]-[0006] and [0046]): does a strategy see every hit
 when several threads, or several processes sharing the code, run through the probed instruction?
 
 Two guests, WORKERS workers each calling `probed()` CALLS times without locks, so all of them
@@ -8,7 +8,7 @@ neither fork nor vfork: each has its own pid and shares the parent's memory, pro
 A uprobe on `probed` must count WORKERS * CALLS hits. Strategies that never take the patch out
 (emulate, trampoline, jump) lose nothing; singlestep restores the original instruction while it
 steps, and whenever a quantum ends inside that window another worker runs the original
-unobserved. singlestep-stopall (seed 001 [0005]) steps the same way but holds every other
+unobserved. singlestep-stopall (US 7,350,196 [0005]) steps the same way but holds every other
 thread of the address space for the window: it loses nothing, and what it costs is the "held"
 column, the thread-instructions during which other threads were held (for each window, the
 guest instructions that ran in it times the threads held).

@@ -1,8 +1,8 @@
-"""`trapline explain`: seed 001's figures 4A-6B, reproduced by running code.
+"""`trapline explain`: US 7,350,196's figures 4A-6B, reproduced by running code.
 
 It runs small functions under emulate probes and prints, for each emulation, the stack words
 the trap handler found (the trap frame the CPU pushed, the words the instruction reads) and
-the words it leaves for IRET, labeled as the seed labels them: positions relative to "ESP
+the words it leaves for IRET, labeled as the patent labels them: positions relative to "ESP
 after trap" (ESP before/after trap, EBP before trap marked where they fall) and contents by
 the figures' reference numerals — EFLAGS (402), CS (404), EIP (406), EIP+1 (408), EBP (410).
 
@@ -29,7 +29,7 @@ from loader.elf import load_elf_file
 SAMPLE_BIN = Path(__file__).resolve().parents[1] / "samples" / "bin"
 DEMO_ADDRESS = 0x0040_0000
 DEMO_ARGUMENT = 21
-# A function that builds its frame with ENTER and dismantles it with LEAVE (seed [0029]).
+# A function that builds its frame with ENTER and dismantles it with LEAVE (patent [0029]).
 DEMO_SOURCE = {
     "i386": "enter 8, 0; mov eax, [ebp+8]; add eax, eax; mov [ebp-4], eax; leave; ret",
     "x86_64": "enter 16, 0; lea eax, [rdi+rdi]; mov [rbp-4], eax; leave; ret",
@@ -53,7 +53,7 @@ def _fib_emulations(arch: str, ring: int, form: str) -> list:
     fib = guest.function("fib")
     probes = KernelEmulateProbes(guest, form=form, record=True)
     probes.place_entry(fib, _fires)
-    probes.place_returns(fib, _fires)                     # pop %ebp (seed 001)
+    probes.place_returns(fib, _fires)                     # pop %ebp (US 7,350,196)
     symbol = guest.symbols.function_at(fib)
     for site in return_sites(probes.original_bytes(fib, symbol.size), fib, arch, "ret"):
         probes.place(site.address, _fires)                # and the ret after it
@@ -217,20 +217,20 @@ def explain_text(arch: str = "i386", form: str = "int3", modes=("kernel", "user"
 @click.option("--mode", type=click.Choice(["kernel", "user", "both"]), default="both",
               show_default=True, help="Run the examples as kernel code (CPL 0), user code, or both.")
 @click.option("--technique", type=click.Choice(["emulate", "trampoline", "detach", "relocate"]), default="emulate",
-              show_default=True, help="emulate: seed 001's figures; trampoline: seed 000's page "
+              show_default=True, help="emulate: US 7,350,196's figures; trampoline: US 9,336,001's page "
               "with its handler (trapline/explain_trampoline.py).")
 @click.option("--handler", default=None, metavar="FILE.s|FILE.o:SYMBOL",
               help="With --technique trampoline: this handler instead of samples/handlers' limit_n.s.")
 def explain(arch, form, mode, technique, handler):
-    """Show seed 001's in-trap emulation (the trap frame and stack words before and after each
-    emulated push %ebp, pop %ebp, enter, leave and ret), or seed 000's trampoline page."""
+    """Show US 7,350,196's in-trap emulation (the trap frame and stack words before and after each
+    emulated push %ebp, pop %ebp, enter, leave and ret), or US 9,336,001's trampoline page."""
     modes = ("kernel", "user") if mode == "both" else (mode,)
     try:
-        if technique == "relocate":                    # seed 003's function relocation
+        if technique == "relocate":                    # US 6,957,421's function relocation
             from .explain_relocate import explain_relocate
             click.echo(explain_relocate(arch), nl=False)
             return
-        if technique == "detach":                      # seed 003's uninstrumenting
+        if technique == "detach":                      # US 6,957,421's uninstrumenting
             from .explain_detach import explain_detach
             click.echo(explain_detach(arch), nl=False)
             return

@@ -1,4 +1,4 @@
-"""`trapline explain --technique detach`: seed 003's uninstrumenting (US 7,017,153), as done in a
+"""`trapline explain --technique detach`: US 6,957,421's uninstrumenting (US 7,017,153), as done in a
 run.
 
 samples/bin/ARCH/fib is probed at fib's entry and return (uretprobe) with the trampoline

@@ -1,4 +1,4 @@
-"""`trapline explain --technique relocate`: seed 003's function relocation (US 6,957,421) and
+"""`trapline explain --technique relocate`: US 6,957,421's function relocation (US 6,957,421) and
 original-space return pointers (US 6,898,785), as done in a run.
 
 samples/bin/ARCH/fib is probed at fib's entry and at fib+1 with the relocate strategy. At the

@@ -1,10 +1,10 @@
-"""`trapline explain --technique trampoline`: seed 000's trampoline page, as placed in a run.
+"""`trapline explain --technique trampoline`: US 9,336,001's trampoline page, as placed in a run.
 
 samples/bin/ARCH/fib is probed at fib's entry with a native count (user instrumentation code)
 and a user handler from samples/handlers/ (limit_n.s: fib's first argument becomes at most 5);
 the listing shows the int3 that replaced the original instruction, what the kernel breakpoint
 handler does with the saved IP (FIG. 5 block 540), and the trampoline page disassembled with
-capstone, block by block under the seed's names and reference numerals (FIG. 6 blocks
+capstone, block by block under the patent's names and reference numerals (FIG. 6 blocks
 610-650, the handler copied in at FIG. 4 block 440); then the program runs and shows what the
 handler did. Addresses are fixed (no randomization), so the output is the same on every run.
 """

@@ -1,7 +1,7 @@
 """The Python binding's private parts (unicorn==2.1.4, package unicorn.unicorn_py3), used by
 emu/ only through this file.
 
-Why they are used at all: the binding wraps every call and every hook in Python (UNICORN_FACTS.md:
+Why they are used at all: the binding wraps every call and every hook in Python (docs/unicorn.md:
 ~1.9 µs a register access, ~1.5 µs a hook call, where uclib itself costs ~0.25-0.5 µs), so the
 paths of every probe hit and system call call uclib directly with the Uc's handle and register
 bare ctypes callbacks. What that needs from the binding:

@@ -4,7 +4,7 @@ and written through a saved context, located by diffing contexts around known ev
 
   old_exception     QEMU's "exception in flight" (target/i386/cpu.h): a fault handled by a hook
                     is never delivered, so it stays set and the next contributory fault becomes
-                    #DF (UNICORN_FACTS.md item 6); errata.py resets it to -1 as QEMU's
+                    #DF (docs/unicorn.md item 6); errata.py resets it to -1 as QEMU's
                     x86_cpu_do_interrupt does after a delivery.
   exception_is_int  1 after `int n`/int3/into, 0 after a CPU exception (raise_interrupt2): the
                     one way to tell them apart in the interrupt hook (errata.py).

@@ -12,7 +12,7 @@
  *
  * Why C: a hook in Python costs ~0.5 us a block; this one costs ~1-2 ns (fib: 1.1-1.2x, where
  * Unicorn's own per-instruction counting hook, the only other way to stop after N
- * instructions, costs 3-4x: UNICORN_FACTS.md, bench/profile.py).
+ * instructions, costs 3-4x: docs/unicorn.md, bench/profile.py).
  *
  * The instructions of a block are learned once per (address, length) by decoding its bytes
  * with capstone (cs_disasm_iter: no Python on the way, ~1-2 us a block) and kept in an

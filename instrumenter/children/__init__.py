@@ -1,1 +1,1 @@
-"""Children of traced processes (seed 002): the monitor, the policies, the backpatch engine."""
+"""Children of traced processes (US 7,185,320): the monitor, the policies, the backpatch engine."""

@@ -1,9 +1,9 @@
-"""The backpatch engine (seed 002, FIG. 3 item 360): make an instrumented address space run the
+"""The backpatch engine (US 7,185,320, FIG. 3 item 360): make an instrumented address space run the
 original program for a process the tool does not trace, and instrument it again afterwards.
 
 Every strategy patches code through the debug interface, which keeps each space's sites with
 their original bytes (kernel_model/debug_patches.py: int3s, LOCK prefixes, 5-byte jumps alike)
-— the seed's breakpoint store and process-image store. Backpatching writes those bytes back and
+— the patent's breakpoint store and process-image store. Backpatching writes those bytes back and
 records the list; re-inserting writes the patches of the list again. XOL pages (trampolines, return landings, native counters)
 are left alone: without the patches nothing enters them.
 

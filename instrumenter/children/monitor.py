@@ -1,4 +1,4 @@
-"""The process monitor (seed 002, FIG. 3 item 320 and FIG. 5): which processes the tool traces,
+"""The process monitor (US 7,185,320, FIG. 3 item 320 and FIG. 5): which processes the tool traces,
 what the kernel announced it is about to create, and who deals with each child.
 
 Fed by the kernel's debug interface (kernel_model/debug.py). A pre-fork event carries the pid
@@ -10,7 +10,7 @@ process event and every trap of an untraced process in a shared space to it.
 
 Its one-line reports (`reports`) are part of a run's result, in event order.
 
-The monitor is also the processes' tracer in the debug interface's tracing facility (seed 002
+The monitor is also the processes' tracer in the debug interface's tracing facility (US 7,185,320
 [0034]-[0037], kernel_model/tracing_facility.py): it attaches to the first process with the
 policy's fork/vfork event flags and options, so that the kernel stops a forking thread, the new
 child's first thread, and a vfork parent at vfork-done, and tells the monitor; the policy says

@@ -8,7 +8,7 @@
            - fork: the child's copy of the memory is cleaned of every patch before it runs
              (a clone(CLONE_VM) child has no copy: it shares the parent's probes and stays
              traced, as under follow, because taking them out would lose the parent's hits);
-           - vfork (seed 002 FIG. 6-8): lazy — the child's first trap suspends it, every site of
+           - vfork (US 7,185,320 FIG. 6-8): lazy — the child's first trap suspends it, every site of
              the shared space is backpatched with the original bytes and the child resumes at
              the original instruction (that hit is not recorded); eager — the space is
              backpatched at the pre-fork event already. Either way every site is re-inserted
@@ -20,7 +20,7 @@
              in the live slots of the shared stack, which get the landing back at vfork-done.
              So the child never enters the landing and its returns are not recorded, while
              the parent returns through it once, with the child's pid.
-  naive    seed 002 FIG. 1 on purpose: the tool waits only for its traced process's events, so
+  naive    US 7,185,320 FIG. 1 on purpose: the tool waits only for its traced process's events, so
            a vfork child that reaches a breakpoint stops for a tracer that never comes, while
            the parent sleeps until the child is done. The kernel reports the deadlock. (Fork
            children are cleaned, as under detach: FIG. 1 is about vfork.) A uretprobe's landing
@@ -28,7 +28,7 @@
            probed function it shares with the parent) stops there, and the run deadlocks.
 
 Linux vfork suspends only the calling thread: other threads of the parent keep running while
-the space is backpatched, and their hits in that window are lost. The seed assumes a
+the space is backpatched, and their hits in that window are lost. The patent assumes a
 single-threaded parent; the monitor reports the case when it happens.
 """
 from kernel_model.debug import TraceEvent, TraceOption
@@ -108,7 +108,7 @@ class ChildPolicy:
     def _keep_shared_child(self, parent, child) -> None:
         """clone(CLONE_VM) without CLONE_VFORK: the child runs in the parent's memory while
         the parent runs too. Its patches are the parent's own; taking them out (or
-        backpatching, which the seed does only while a vfork parent sleeps) would lose the
+        backpatching, which the patent does only while a vfork parent sleeps) would lose the
         parent's hits. So the child keeps the probes and is traced as under follow."""
         self.monitor.traced.add(child.pid)
         self.report(f"fork pid {child.pid} shares the memory of pid {parent.pid} (clone with "

@@ -1,4 +1,4 @@
-"""Tool address -> original address (seed 003, US 6,957,421: debugging instrumented code).
+"""Tool address -> original address (US 6,957,421: debugging instrumented code).
 
 A thread of a probed program is sometimes inside the tool's code: an XOL slot holding the
 relocated copy of a probed instruction (trampoline strategy), a jump site's trampoline (its

@@ -1,4 +1,4 @@
-"""A debugger on the debug interface that sees through the instrumentation (seed 003,
+"""A debugger on the debug interface that sees through the instrumentation (US 6,957,421,
 US 6,957,421: providing debugging capability for instrumented code).
 
 All-stop, as GDB's default: the debugger is the kernel's run controller (kernel_model/
@@ -77,7 +77,7 @@ class Debugger(ForkEvents, ExecEvents, UserHolds, Watchpoints):
 
     def _arm(self, process, address: int) -> None:
         """A code hook at `address`, and at every tool copy of its instruction (a jump probe's
-        covered instruction runs in the trampoline: seed 003, breakpoints carried from the
+        covered instruction runs in the trampoline: US 6,957,421, breakpoints carried from the
         original block into the instrumented one)."""
         self.debug.add_code_breakpoint(process.space, address, self._on_breakpoint)
         for copy in self.addrmap.copies_of(process, address):

@@ -1,4 +1,4 @@
-"""Exec under the debugger (GDB's exec-events, `catch exec`; the seed's debugger reports
+"""Exec under the debugger (GDB's exec-events, `catch exec`; the patent's debugger reports
 fork/vfork/exec events). Mixed into Debugger.
 
 A debugged process that execs keeps being debugged in its new image. Its breakpoints were

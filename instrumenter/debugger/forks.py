@@ -1,4 +1,4 @@
-"""Fork, vfork and vfork-done under the debugger (GDB's fork-events/vfork-events; seed 002
+"""Fork, vfork and vfork-done under the debugger (GDB's fork-events/vfork-events; US 7,185,320
 [0036]-[0037] and US 7,415,699 on the child of a modified parent). Mixed into Debugger.
 
 At a fork or vfork of a debugged process the child is debugged too, with the parent's
@@ -9,7 +9,7 @@ parent stops once more (VFORK_DONE) before it runs on.
 
 A vfork child borrows its parent's address space until then, and the parent waits: resuming
 the parent alone while its child still holds the space is refused with the tracing facility's
-VforkParentBusy (the seed: continuing the parent before the child has completed is an error),
+VforkParentBusy (the patent: continuing the parent before the child has completed is an error),
 rather than letting the debugger believe it runs.
 """
 from kernel_model.debug import VforkParentBusy

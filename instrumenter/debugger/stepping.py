@@ -1,4 +1,4 @@
-"""One ORIGINAL instruction per step, whatever the probes did to it (seed 003).
+"""One ORIGINAL instruction per step, whatever the probes did to it (US 6,957,421).
 
 The kernel runs the stepped thread one machine instruction per slice (slice_count 1, the
 others held back: GDB's vCont;s:T;c lets them run only once the step is done). After each

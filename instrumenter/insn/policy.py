@@ -211,7 +211,7 @@ def forms_of(cls: InsnClass, arch: str) -> tuple[Form, ...]:
 # ---- strategies -----------------------------------------------------------------------------
 @dataclass(frozen=True)
 class EmulateRule:
-    """One instruction shape the emulate strategy (seed 001) executes on the trap frame."""
+    """One instruction shape the emulate strategy (US 7,350,196) executes on the trap frame."""
     name: str
     mnemonic: str
     operands: str | None       # exact op_str, "reg" for any register operand, None for any
@@ -271,7 +271,7 @@ _ALL = frozenset(InsnClass)
 STRATEGIES = {s.name: s for s in (
     StrategyPolicy("emulate", frozenset(r.cls for r in EMULATE_RULES),
                    "only the instruction shapes of EMULATE_RULES (see emulate_rule_for)"),
-    StrategyPolicy("trampoline", RELOCATABLE, "runs a relocated copy out of line (seed 000)"),
+    StrategyPolicy("trampoline", RELOCATABLE, "runs a relocated copy out of line (US 9,336,001)"),
     StrategyPolicy("jump", RELOCATABLE, "like trampoline, for every instruction under the 5-byte "
                    "jmp, provided none refers into the patched bytes (patched_range_conflict)"),
     StrategyPolicy("relocate", RELOCATABLE - {InsnClass.JMP_INDIRECT}, "every reachable "

@@ -1,4 +1,4 @@
-"""The caller list of the walk-up (seed 004 [0204]-[0214]): for every function the walk-up has
+"""The caller list of the walk-up (US 7,823,129 [0204]-[0214]): for every function the walk-up has
 met, whether it is instrumented now, how many times its hooks have run since it was, the
 functions it calls and the functions that call it (learned from the return addresses its entry
 hooks saw), and what its hooks measured.

@@ -1,6 +1,6 @@
 """Who called: the caller of a function, from the return address its entry hook sees.
 
-Seed 004 [0178]: "If it obtains control at the entry then the call stack will have the return
+US 7,823,129 [0178]: "If it obtains control at the entry then the call stack will have the return
 address at a known displacement" — at a function's first instruction that is [sp] on x86 (the
 call pushed it; System V psABIs, i386 2.2.2 and AMD64 3.2.2). The caller is the function whose
 code holds the call, looked up at return address - 1 (a call may be its function's last

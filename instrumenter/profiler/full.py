@@ -1,4 +1,4 @@
-"""Full instrumentation, the baseline seed 004 argues against: every function hooked at entry
+"""Full instrumentation, the baseline US 7,823,129 argues against: every function hooked at entry
 and exit for the whole run ("a trace tool may log every entry into and every exit from a module
 subroutine method function"), with the same hooks the walk-up uses (hooks.py: an entry probe
 whose handler arms the exit through the return landing), so the comparison of hooks executed

@@ -3,7 +3,7 @@ the tracing session's probes (instrumenter/tracing/session.py add_probe/remove_p
 safe point by dynamic.py with the cheapest strategy that accepts the site: the registry's `auto`
 order, a jump first).
 
-Two kinds, as seed 004 has them:
+Two kinds, as US 7,823,129 has them:
   * the identifying hook at a hot spot's entry ([0178]): its handler reads the return address at
     [sp] and names the caller (callsite.py);
   * a caller's entry/exit pair measuring a metric ([0190]): the entry hook counts the invocation,

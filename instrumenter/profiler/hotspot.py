@@ -1,4 +1,4 @@
-"""Hot-spot decision (seed 004 [0166]): after a sampling window, a function whose share of the
+"""Hot-spot decision (US 7,823,129 [0166]): after a sampling window, a function whose share of the
 window's samples reaches the threshold is a hot spot; "if there are no functions that reach the
 desired percentages then some predetermined number of functions that have the highest counts"
 are. The decision is taken again for every window (a program's phases change what is hot), and

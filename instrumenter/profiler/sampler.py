@@ -1,4 +1,4 @@
-"""The sampling profiler's kernel-side handler (seed 004's tprof phase): on every tick of the
+"""The sampling profiler's kernel-side handler (US 7,823,129's tprof phase): on every tick of the
 profiling timer (kernel_model/debug_timer.py) it takes the interrupted thread's PC from the trap
 frame and, in stack mode, unwinds its stack from the live registers (frame pointers and CFI:
 unwind.py), names every frame (symbolize.py) and hands the sample on.
@@ -56,7 +56,7 @@ class ModuleUnload(NamedTuple):
 
 
 class Interrupt(NamedTuple):
-    """A timer interrupt (seed 004's interrupt records): its vector and the trap frame's IP/SP."""
+    """A timer interrupt (US 7,823,129's interrupt records): its vector and the trap frame's IP/SP."""
     ts: int
     pid: int
     tid: int

@@ -1,6 +1,6 @@
 """Where a stripped program's `main` is: the first argument its `_start` hands the C library.
 
-The walk-up stops at `main` (seed 004: up to the top of the chain), which a stripped program
+The walk-up stops at `main` (US 7,823,129: up to the top of the chain), which a stripped program
 does not name. glibc's start code says where it is, as gdb and radare2 find a stripped main:
 `_start` (glibc sysdeps/x86_64/start.S, sysdeps/i386/start.S) calls __libc_start_main with
 main as its first argument —

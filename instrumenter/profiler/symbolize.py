@@ -1,4 +1,4 @@
-"""Address -> module, function and offset, for the profiler's samples (seed 004's "ID to name"
+"""Address -> module, function and offset, for the profiler's samples (US 7,823,129's "ID to name"
 records; issue 18: the program, shared libraries, the vDSO and tool pages named as such).
 
 Names are taken when the sample is taken, from the objects mapped in the process at that moment

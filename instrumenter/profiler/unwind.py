@@ -1,11 +1,11 @@
-"""The stack unwinder of the sampling profiler (seed 004: "the call stack" of each sample).
+"""The stack unwinder of the sampling profiler (US 7,823,129: "the call stack" of each sample).
 
 Two ways up from one frame to its caller, tried in this order:
   - CFI (loader/cfi.py): the object's `.eh_frame` says, for the very instruction, where the
     CFA is and where the return address and the saved registers are. Exact at every
     instruction, prologues and epilogues included; the only way through code built without
     frame pointers (Debian's).
-  - the frame-pointer chain (seed 004, and every profiler since): for code without CFI, but
+  - the frame-pointer chain (US 7,823,129, and every profiler since): for code without CFI, but
     only in a function that is seen to keep one — it starts with `push %ebp; mov %esp,%ebp`
     (or the %rbp forms) — with the entry instruction, the one after the push and a `ret`
     told apart, where the frame is not (or no longer) set up.

@@ -1,4 +1,4 @@
-"""The walk up the call graph (seed 004's invention, [0166]-[0214]).
+"""The walk up the call graph (US 7,823,129's invention, [0166]-[0214]).
 
 Sampling decides the hot spots (hotspot.py). Each gets an identifying hook at its entry; its
 handler names the caller from the return address (callsite.py) and, once the hot function has
@@ -24,7 +24,7 @@ that the walk knows (the level it came from at least) keep an entry/exit pair ti
 it is measured (hooks.py, kind "time"), so its exclusive metric is its inclusive less its timed
 callees' over the same calls — at a price in hooks (callchain 2000: 2.70% of full
 instrumentation's, against 0.71%). With "off", the default, no callee is timed — the walk-up
-places exactly the identifying and measuring hooks of seed 004 — and no exclusive figure is
+places exactly the identifying and measuring hooks of US 7,823,129 — and no exclusive figure is
 kept (the metrics' exclusive fields are None): one that subtracted only the callees measured at
 the same moment would mostly equal the inclusive, a wrong answer.
 

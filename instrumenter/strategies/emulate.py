@@ -1,4 +1,4 @@
-"""The emulate strategy (seed 001: lossless function entry and return tracing).
+"""The emulate strategy (US 7,350,196: lossless function entry and return tracing).
 
 The probed instruction is replaced for as long as the probe exists, and is never run: when a
 thread reaches it, the trap handler calls the tracing framework (the probe hooks) and then does
@@ -18,7 +18,7 @@ Two patch forms ([0028]):
 
 Return probes (`uretprobe:` with this strategy) patch one site per `ret`/`ret imm16` of the
 function, found by disassembling it, and report eax/rax there. Which site is the `returns`
-mode's choice (instrumenter/strategies/emulate_return_sites.py): "frame" (the default) takes the seed's
+mode's choice (instrumenter/strategies/emulate_return_sites.py): "frame" (the default) takes the patent's
 frame-dismantling `pop %ebp`/`pop %rbp`/`leave` right before a `ret` that nothing branches to,
 and the `ret` itself otherwise; "ret" takes every `ret`, as DTrace's fbt does on amd64. Either
 way each return is seen exactly once. A function that leaves by a tail jump returns through
@@ -177,7 +177,7 @@ class EmulateProbes(ProbeStrategy):
             placed += [self.place(process, jump.address, leave, probe.spec.text) for jump in jumps]
         return placed
 
-    # ---- the trap handler (seed 001 FIG. 3) --------------------------------------------------
+    # ---- the trap handler (US 7,350,196 FIG. 3) --------------------------------------------------
     def _on_trap(self, site: EmulatedSite, frame, thread) -> bool:
         """Tracing framework first (step 302), then emulate (304), update the IP (306), return
         from the trap (308) — the IRET is the dispatcher's, from the frame changed here."""

@@ -1,4 +1,4 @@
-"""Execute one instruction on a trap frame (seed 001, [0031]-[0045]): the emulate strategy's CPU.
+"""Execute one instruction on a trap frame (US 7,350,196, [0031]-[0045]): the emulate strategy's CPU.
 
 The probed instruction never runs: the trap handler does what it would have done, to the
 state the thread will resume with — the IP, SP and flags in the hardware trap frame (IRET
@@ -8,7 +8,7 @@ shapes come from `policy.EMULATE_RULES`, and `emulation_refusal` rejects the few
 shapes this module does not emulate, with the reason.
 
 For a user-mode trap the frame holds SP (the CPU switched stacks, SDM Vol. 3A, 6.12.1), so
-moving the user SP is a change of `frame.sp`. The seed's kernel-mode figures 4A-6B, where the
+moving the user SP is a change of `frame.sp`. The patent's kernel-mode figures 4A-6B, where the
 frame itself must be shifted on the live stack, run these same handlers against
 instrumenter/strategies/emulate_kernel.py's LiveStackCpu, which moves the frame when it commits.
 """

@@ -1,4 +1,4 @@
-"""Emulation on a trap frame that sits on the live stack: seed 001, figures 4A-6B.
+"""Emulation on a trap frame that sits on the live stack: US 7,350,196, figures 4A-6B.
 
 When kernel code traps, the CPU does not switch stacks: it pushes EFLAGS, CS and EIP right
 below the ESP of the interrupted code and no SS:ESP (Intel SDM Vol. 3A, 6.12.1, Figure 6-4).
@@ -12,7 +12,7 @@ slots the frame gave up.
 The instruction semantics are emulate_insn.py's, run against `LiveStackCpu`: its `frame.sp` is
 the SP the interrupted code had, and its stores are held back until `commit`, because the
 frame itself sits where a `push` stores (FIG. 4A: the pushed EBP goes where EFLAGS is). The
-commit first writes the moved frame, then the stores: the seed moves the frame one word at a
+commit first writes the moved frame, then the stores: the patent moves the frame one word at a
 time in an order that never overwrites a word before it is moved; reading the whole frame
 first is the same.
 

@@ -1,4 +1,4 @@
-"""The emulate strategy for a bare guest (kernel_model/ring0.py): seed 001 on kernel code.
+"""The emulate strategy for a bare guest (kernel_model/ring0.py): US 7,350,196 on kernel code.
 
 The same patch forms as instrumenter/strategies/emulate.py — int3 (#BP, a trap) or a LOCK prefix over the
 first byte (#UD, a fault) — and the same handler order ([0031], FIG. 3): the probe fires, the
@@ -94,7 +94,7 @@ class KernelEmulateProbes:
         return bytes(data)
 
     def place_entry(self, function: int, hook) -> BareSite:
-        """The frame-building instruction at `function` (seed 001 CODE SAMPLE 1)."""
+        """The frame-building instruction at `function` (US 7,350,196 CODE SAMPLE 1)."""
         insn = decode(self._readable(function), function, self.guest.arch)
         text = f"{insn.mnemonic} {insn.op_str}".strip()
         if not text.startswith(ENTRY_FORMS[self.guest.arch]):

@@ -1,11 +1,11 @@
 """Where an emulated return probe goes: the frame-dismantling instruction or the `ret`.
 
-Seed 001 ([0029], CODE SAMPLE 2) fires the return probe at the instruction that dismantles the
+US 7,350,196 ([0029], CODE SAMPLE 2) fires the return probe at the instruction that dismantles the
 stack frame — `pop %ebp` or `leave` — and DTrace's fbt provider on amd64 patches the `ret`
 instead. Both see every return, provided the probe sits on an instruction that runs exactly
 once per return. The modes:
 
-  "frame"  (the default, seed 001): for each `ret`, the `pop %ebp`/`pop %rbp`/`leave` right
+  "frame"  (the default, US 7,350,196): for each `ret`, the `pop %ebp`/`pop %rbp`/`leave` right
            before it — when the only way into the `ret` is falling through from it. A `ret`
            that a branch inside the function targets (a shrink-wrapped early return that never
            built a frame), a `ret` after anything else (a frameless function), and every `ret`

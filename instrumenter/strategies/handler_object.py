@@ -1,5 +1,5 @@
 """A user handler compiled to an ELF relocatable object (`--handler FILE.o:SYMBOL`), relocated
-into a trampoline page (seed 000, FIG. 4 block 440: the user breakpoint handler is copied to the
+into a trampoline page (US 9,336,001, FIG. 4 block 440: the user breakpoint handler is copied to the
 page). Read with pyelftools.
 
 The object's allocated sections are laid out twice over: the read-only ones (code, .rodata) in

@@ -1,5 +1,5 @@
 """A user handler that is a function of a shared object (`--handler FILE.so:SYMBOL`), copied
-into a trampoline page whole (seed 000, FIG. 4 block 440). Read with pyelftools.
+into a trampoline page whole (US 9,336,001, FIG. 4 block 440). Read with pyelftools.
 
 A shared object is linked already: its PT_LOAD segments keep their distances (code reaches data
 PC-relative), so they are copied as one image, from the lowest segment's page on, and only the

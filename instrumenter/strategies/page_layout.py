@@ -1,4 +1,4 @@
-"""The seed's trampoline data, laid out in one place (US 9,336,001 FIG. 2 item 144, FIG. 4
+"""The patent's trampoline data, laid out in one place (US 9,336,001 FIG. 2 item 144, FIG. 4
 blocks 430-440, FIG. 6 blocks 610-650), for every strategy that builds a trampoline.
 
 One trampoline, from its first byte:

@@ -1,4 +1,4 @@
-"""Placement validation (seed 000, FIG. 3/4): a probe address must be mapped, executable and
+"""Placement validation (US 9,336,001, FIG. 3/4): a probe address must be mapped, executable and
 on an instruction boundary; otherwise a clear error and nothing is patched.
 
 Boundaries come from a linear disassembly from the nearest known instruction start: the sized

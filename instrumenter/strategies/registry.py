@@ -28,28 +28,28 @@ class Strategy(NamedTuple):
 # trampoline one comes first.
 REGISTRY: tuple[Strategy, ...] = (
     Strategy("trampoline", "instrumenter.strategies.trampoline", "TrampolineProbes", (),
-             "int3; the handler sends the thread to a relocated copy in an XOL page (seed 000)",
+             "int3; the handler sends the thread to a relocated copy in an XOL page (US 9,336,001)",
              "one trap (~1.5 us with a Python action)", 20),
     Strategy("emulate", "instrumenter.strategies.emulate", "EmulateProbes", (("form", "int3"),),
-             "int3; the instruction is emulated on the trap frame (seed 001); a system call "
+             "int3; the instruction is emulated on the trap frame (US 7,350,196); a system call "
              "is run by the kernel as the instruction would have run it",
              "one trap and the emulation (~10 us)", 30),
     Strategy("emulate-lock", "instrumenter.strategies.emulate", "EmulateProbes", (("form", "lock"),),
-             "a LOCK prefix makes #UD; the instruction is emulated (seed 001)",
+             "a LOCK prefix makes #UD; the instruction is emulated (US 7,350,196)",
              "one #UD and the emulation (~10 us)", 40),
     Strategy("singlestep", "instrumenter.strategies.singlestep", "SingleStepProbes", (),
              "the original is put back and single-stepped: loses hits in threads (the baseline)",
              "two traps and two code writes; loses hits in threads", 100),
     Strategy("singlestep-stopall", "instrumenter.strategies.singlestep_stopall",
              "StopAllSingleStepProbes", (),
-             "singlestep with every other thread of the space held for the step (seed 001 [0005])",
+             "singlestep with every other thread of the space held for the step (US 7,350,196 [0005])",
              "two traps and two code writes; every other thread held for the step", 90),
     Strategy("jump", "instrumenter.strategies.jump", "JumpProbes", (),
              "a 5-byte jmp to an out-of-line copy: no trap per hit (optimized kprobes)",
              "a few guest instructions (native count), one trap for a Python action", 10),
     Strategy("relocate", "instrumenter.strategies.relocate", "RelocateProbes", (),
              "an int3 at the function's entry sends it to an instrumented copy of the whole "
-             "function; calls there push ORIGINAL return addresses (seed 003)",
+             "function; calls there push ORIGINAL return addresses (US 6,957,421)",
              "a trap per entry from original code, per call made in the copy and per return "
              "to it, one per Python action", 95),
 )
@@ -62,7 +62,7 @@ BY_NAME = {s.name: s for s in REGISTRY}
 # emulator's API, where a trampoline runs the instruction as guest code). emulate takes what
 # the others refuse: a site with no XOL page within reach, a system call. singlestep comes
 # last: it loses hits in threaded programs, so it is chosen only for a site nothing else takes
-# (and -v, the listing and the records say so). relocate (seed 003) takes a whole function and
+# (and -v, the listing and the records say so). relocate (US 6,957,421) takes a whole function and
 # several traps per call made from its copy: auto tries it only where nothing cheaper and
 # lossless would (in practice never: singlestep-stopall takes what it takes); it is for
 # `--strategy relocate`.

@@ -1,4 +1,4 @@
-"""The relocate strategy (seed 003: US 6,957,421 function relocation, US 6,898,785 original-
+"""The relocate strategy (US 6,957,421: US 6,957,421 function relocation, US 6,898,785 original-
 space return pointers).
 
 Placing a probe anywhere in a function (relocate_blocks.py finds its reachable code, or says
@@ -8,7 +8,7 @@ why it cannot be relocated) puts, through the door's patches, an *instrumentatio
 inlined as a call-out int3 or a native part, internal branches retargeted, every instruction
 relocated) is laid out and its slot reserved in the XOL pages (a tool area, "[uprobes]")
 when the probe is placed — mapping pages from inside a trap is what Unicorn does not like
-(UNICORN_FACTS.md 8) — and written when the entry breakpoint is first reached: that hit, and
+(docs/unicorn.md 8) — and written when the entry breakpoint is first reached: that hit, and
 every later entry from original code, moves the thread's PC into the copy, where it stays
 until the function returns or leaves by a branch to original code.
 

@@ -1,4 +1,4 @@
-"""The code of a function to relocate (seed 003, US 6,957,421: "the function's code, from its
+"""The code of a function to relocate (US 6,957,421: "the function's code, from its
 symbol bounds and the reachable basic blocks").
 
 `find_function(debug, process, address)` gives the function that holds `address` — its bounds

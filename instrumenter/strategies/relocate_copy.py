@@ -1,4 +1,4 @@
-"""The instrumented copy of a function (seed 003, US 6,957,421 "instrumented code block").
+"""The instrumented copy of a function (US 6,957,421 "instrumented code block").
 
 `lay_out_copy(fc, at, arch, probes)` builds, for the function's reachable instructions
 (relocate_blocks.py), in address order, one piece per instruction:

@@ -1,4 +1,4 @@
-"""Original-space return pointers (seed 003, US 6,898,785: calls from relocated instrumented
+"""Original-space return pointers (US 6,898,785: calls from relocated instrumented
 functions to functions that expect a return pointer in the original address space).
 
 A call in a relocated copy pushes the ORIGINAL return address R (the address after the call in

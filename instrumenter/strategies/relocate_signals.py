@@ -1,4 +1,4 @@
-"""Signal frames of threads in a relocated copy (seed 003, US 6,898,785: signal handlers see
+"""Signal frames of threads in a relocated copy (US 6,898,785: signal handlers see
 original-space addresses; US 6,957,421: the relocation table both ways).
 
 A signal that interrupts a copy's own instructions (a timer's SIGALRM between two of them, a

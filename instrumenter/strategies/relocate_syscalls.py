@@ -1,4 +1,4 @@
-"""System calls inside a relocated function (seed 003, US 6,957,421: the whole function runs
+"""System calls inside a relocated function (US 6,957,421: the whole function runs
 in its instrumented copy, most of musl's libc included, whose functions make their calls with
 an inline `syscall` / `int $0x80`).
 

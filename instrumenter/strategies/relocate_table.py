@@ -1,4 +1,4 @@
-"""One relocation table per address space, both ways (seed 003, US 6,957,421: the relocation
+"""One relocation table per address space, both ways (US 6,957,421: the relocation
 information the debugger, the detacher, fault reports and symbolization share).
 
   original_of(address) -> (original, exact)   an address inside a relocated copy -> the

@@ -1,6 +1,6 @@
-"""The singlestep strategy: restore, single-step, re-insert — the lossy baseline of seed 001.
+"""The singlestep strategy: restore, single-step, re-insert — the lossy baseline of US 7,350,196.
 
-This is the classic scheme the seed argues against ([0004]-[0006]), kept on purpose as the
+This is the classic scheme the patent argues against ([0004]-[0006]), kept on purpose as the
 control group of the loss experiment (trapline/experiment_loss.py). Do not "fix" it.
 
 On a hit of the int3: call the probe hooks, put the ORIGINAL bytes back at the site, set TF in

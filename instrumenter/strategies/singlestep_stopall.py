@@ -1,4 +1,4 @@
-"""The stop-all single-step strategy: seed 001's second prior scheme ([0005]).
+"""The stop-all single-step strategy: US 7,350,196's second prior scheme ([0005]).
 
 "When a thread executing the instrumented program encounters the reserved trap, all threads
 executing in the instrumented program are suspended while the thread that caused the trap

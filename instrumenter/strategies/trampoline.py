@@ -1,4 +1,4 @@
-"""The trampoline strategy (seed 000, FIG. 2-6).
+"""The trampoline strategy (US 9,336,001, FIG. 2-6).
 
 Setup (FIG. 4): validate the address (instrumenter/strategies/placement.py), decode the
 instruction there once, lay out the site's trampoline in an XOL page mapped into the process

@@ -1,4 +1,4 @@
-"""User handlers (seed 000's user breakpoint handler, FIG. 2 item 146): the user's own code,
+"""User handlers (US 9,336,001's user breakpoint handler, FIG. 2 item 146): the user's own code,
 copied into each trampoline page that calls it (instrumenter/strategies/page_layout.py says how
 it is called: `handler(struct trapline_regs *regs, void *scratch)`, the psABI's convention).
 

@@ -1,4 +1,4 @@
-"""Execute-out-of-line pages (seed 000: the trampoline lives in a page mapped into the process).
+"""Execute-out-of-line pages (US 9,336,001: the trampoline lives in a page mapped into the process).
 
 Pages are mapped through the kernel's debug interface, near the code they serve (x86-64: within
 ±2 GiB so that `jmp rel32` reaches both ways), and handed out in 16-byte aligned slots.

@@ -1,1 +1,1 @@
-"""The consumer side (seed 001): the session, probe specs, records, actions' context, return probes."""
+"""The consumer side (US 7,350,196): the session, probe specs, records, actions' context, return probes."""

@@ -1,4 +1,4 @@
-"""Detach at any moment (seed 003, US 7,017,153: "reverting a process in an in-line instrumented
+"""Detach at any moment (US 7,017,153: "reverting a process in an in-line instrumented
 state to an uninstrumented state"): `Session.detach()`.
 
 At a safe point (between two guest instructions, outside every hook: kernel_model/

@@ -1,4 +1,4 @@
-"""Detach, part 2: clean the call stacks (seed 003, US 7,017,153: "cleans a call stack of the
+"""Detach, part 2: clean the call stacks (US 7,017,153: "cleans a call stack of the
 process by unwinding the call stack and resetting the storage locations for return pointers
 from the instrumented code space to uninstrumented code space").
 

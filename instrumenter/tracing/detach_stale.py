@@ -1,4 +1,4 @@
-"""After a detach: what each former tool address stood for (seed 003, US 7,017,153: a pointer
+"""After a detach: what each former tool address stood for (US 7,017,153: a pointer
 into the unmapped instrumented code space that the program kept — a return address it copied, a
 function pointer taken from one — faults when it is used; the fault is translated to the
 original address and the program goes on there, and the translation is reported).

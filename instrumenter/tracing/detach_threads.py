@@ -1,4 +1,4 @@
-"""Detach, part 1: every thread's PC out of the tool's code (seed 003, US 7,017,153).
+"""Detach, part 1: every thread's PC out of the tool's code (US 7,017,153).
 
 Before the tool's pages can go, no thread may be about to execute them. At the safe point of
 the detach each thread of a traced space is looked at:

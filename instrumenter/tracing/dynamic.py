@@ -1,4 +1,4 @@
-"""Probes enabled and disabled while the program runs (seed 000: "an existing breakpoint may be
+"""Probes enabled and disabled while the program runs (US 9,336,001: "an existing breakpoint may be
 removed as desired using a process analogous" to its insertion).
 
 A probe is enabled by placing it in every traced process it applies to (every address space

@@ -1,6 +1,6 @@
-"""Probe definitions (bpftrace's probe kinds, seed 001's providers: uprobe, uretprobe, syscall;
+"""Probe definitions (bpftrace's probe kinds, US 7,350,196's providers: uprobe, uretprobe, syscall;
 proc and signal, which fire on the debug interface's process events; profile, which fires on the
-profiling timer: seed 004).
+profiling timer: US 7,823,129).
 
 A probe is enabled while the session has it (instrumenter/tracing/session.py); `enable_at` and
 `disable_at` say when, in guest instructions on the run's clock (the records' `ts`): the probe

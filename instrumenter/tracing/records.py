@@ -1,11 +1,11 @@
-"""What a probe hit produces, and the per-process buffers records go to (seed 001 [0025]-[0027]).
+"""What a probe hit produces, and the per-process buffers records go to (US 7,350,196 [0025]-[0027]).
 
 A buffer has a fixed capacity. The record that fills it has the consumer's drain called at once
 (a capacity of 1 streams every record as it is made, before the guest runs on: the CLI's
 records then interleave with the guest's own output in program order); only if nothing drains
 it are records dropped — and every drop is counted and reported, never silent.
 
-A buffer holds raw rows, as the seed's per-CPU buffers hold raw data that the consumer decodes:
+A buffer holds raw rows, as the patent's per-CPU buffers hold raw data that the consumer decodes:
 a row is a plain tuple of a Record's fields in order, and the drain receives Records made from
 them. Rows of ints and strings are tuples the garbage collector stops tracking, so a run that
 keeps a million records pending does not pay for traversing them at every collection (with six

@@ -1,4 +1,4 @@
-"""The consumer side of the tracing framework (seed 001 FIG. 1): probes are enabled on the
+"""The consumer side of the tracing framework (US 7,350,196 FIG. 1): probes are enabled on the
 processes of a kernel, hits produce records into per-process buffers.
 
 It talks to the kernel only through its debug interface (kernel_model/debug.py), as a real
@@ -53,9 +53,9 @@ class Session:
             self.debug.syscall_watchers.append(self)
         self.dynamic = DynamicProbes(self)          # probes enabled and disabled while it runs
         self.events = EventProbes(self)             # proc: and signal: probes
-        self.profiles = ProfileProbes(self)         # profile: probes (seed 004's timer)
+        self.profiles = ProfileProbes(self)         # profile: probes (US 7,823,129's timer)
         # Subscribed last: at a fork event every strategy has copied its bookkeeping to the
-        # child before the children policy decides what the child keeps (seed 002).
+        # child before the children policy decides what the child keeps (US 7,185,320).
         self.monitor = ProcessMonitor(self, make_policy(self, children, backpatch))
         for probe in probes:
             self.dynamic.schedule(probe)            # --enable-at / --disable-at
@@ -73,7 +73,7 @@ class Session:
         probe the session does not have, or one removed already)."""
         self.dynamic.remove(probe)
 
-    # ---- detaching at any moment (detach.py, seed 003 US 7,017,153) --------------------------
+    # ---- detaching at any moment (detach.py, US 7,017,153) --------------------------
     def detach(self, *, at_once: bool = False, on_done=None) -> DetachReport:
         """Leave every traced process as if never probed, at the next safe point (`at_once`:
         the caller is at one): records stop, text restored, tool pages unmapped, PCs and
@@ -397,7 +397,7 @@ def _count_placement(probe, strategy: str) -> None:
 
 
 def _check_handler(probe: Probe, name: str, strategy) -> None:
-    """A user handler is code in a trampoline page (seed 000): only strategies that build one
+    """A user handler is code in a trampoline page (US 9,336,001): only strategies that build one
     can call it."""
     handler = getattr(probe, "handler", None)      # `probe` may be an IFUNC resolver's watch
     if handler is not None and probe.spec.kind == UPROBE \

@@ -14,7 +14,7 @@ reports every chained frame, innermost (the tail-called function) first, each wi
 return value — as Linux's handle_trampoline() walks the return_instances that
 prepare_uretprobe() chained (kernel/events/uprobes.c, RP_CHECK_CHAIN_CALL).
 
-Children (seed 002 with uretprobes): a fork or vfork child starts with its parent's stack and
+Children (US 7,185,320 with uretprobes): a fork or vfork child starts with its parent's stack and
 registers, landing addresses included, so it inherits the forking thread's pending returns as
 its own copy — what Linux does in uprobe_copy_process()/dup_utask() for CLONE_VFORK. A child the
 tool does not trace gets the real return addresses instead (`detach_child`): in its registers,

@@ -86,7 +86,7 @@ class Signals:
                 proc.pending_signals &= ~bit(sig)
             info = proc.siginfo.pop(sig, {"code": SI_USER, "pid": 0})
             if self.kernel.debug.trace_signal(thread, sig, info):
-                continue                # the tracer's now (seed 002 [0036]): resume decides
+                continue                # the tracer's now (US 7,185,320 [0036]): resume decides
             self._act(thread, sig, info)
         thread.interrupted = False
 

@@ -15,7 +15,7 @@ guest-visible result (>= 0) or raising GuestErrno. Its decorator is the call's d
   returns       how the result is shown (kinds.Ret);
   outside_hook  the call changes the address-space layout or the running program (munmap,
                 mprotect, execve, exit...): Unicorn must not be inside emu_start when it runs
-                (UNICORN_FACTS.md item 8), so the dispatcher defers it to the kernel's run loop.
+                (docs/unicorn.md item 8), so the dispatcher defers it to the kernel's run loop.
 
 The implementation reads a prefix of the longest declared list (connect fails on its
 descriptor before it reads the address); registering checks that, and that no name is

@@ -1,5 +1,5 @@
 /*
- * relocate_frames: what a function's callees see of it (seed 003, US 6,898,785: a relocated
+ * relocate_frames: what a function's callees see of it (US 6,898,785: a relocated
  * function's callees must see ORIGINAL-space return pointers).  Probed with
  * `--strategy relocate`, the functions below run from instrumented copies; this program
  * must print exactly what it prints unprobed:

@@ -1,5 +1,5 @@
 /*
- * trapline_regs.h -- the saved-register block a user handler gets (seed 000's
+ * trapline_regs.h -- the saved-register block a user handler gets (US 9,336,001's
  * Save_Registers), as instrumenter/strategies/page_layout.py lays it out: the
  * general registers in Linux pt_regs' order, then the flags, the probed
  * address and the stack pointer at the probe.  Changes to the general

@@ -1,4 +1,4 @@
-"""Instrumented parents and their children (seed 002) on the child-process samples.
+"""Instrumented parents and their children (US 7,185,320) on the child-process samples.
 
 For vfork_probe (vfork children that _exit and that execve), fork_probe (a fork child running
 the same probed functions) and vfork_exec_chain (vfork + execve, level after level), on both
@@ -145,7 +145,7 @@ def test_vfork_exec_chain_detach_reinstruments_the_parent_after_the_exec(arch, b
 
 @pytest.mark.parametrize("arch", ARCHES)
 def test_naive_monitor_deadlocks_like_fig_1(arch):
-    """Seed 002 FIG. 1: the vfork child stops at an inherited breakpoint nobody waits for, the
+    """US 7,185,320 FIG. 1: the vfork child stops at an inherited breakpoint nobody waits for, the
     parent sleeps until the child is done, the tool waits for the parent: a deadlock report,
     never a hang."""
     with pytest.raises(Deadlock) as raised:

@@ -1,4 +1,4 @@
-"""Shells and their children under each children policy (seed 002), on Debian's static busybox
+"""Shells and their children under each children policy (US 7,185,320), on Debian's static busybox
 and bash, both arches.
 
 The probes sit in libc's syscall wrappers, which both the shell and its children run: every

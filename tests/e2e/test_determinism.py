@@ -1,7 +1,7 @@
-"""The determinism contract (DESIGN.md): same inputs and seed => byte-identical results.
+"""The determinism contract (docs/architecture.md): same inputs and seed => byte-identical results.
 
 Two sandbox runs with --strace must agree on stdout, stderr (the syscall trace included)
-and exit status; the seed alone decides what /dev/urandom yields.
+and exit status; the patent alone decides what /dev/urandom yields.
 """
 
 from __future__ import annotations

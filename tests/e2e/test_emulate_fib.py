@@ -1,4 +1,4 @@
-"""The emulate strategy (seed 001) on fib: entry probes on `push %ebp`/`push %rbp` and return
+"""The emulate strategy (US 7,350,196) on fib: entry probes on `push %ebp`/`push %rbp` and return
 probes on every `ret` see each of the 2·F(n+1)−1 calls, in both patch forms (int3 and the
 LOCK-prefix #UD), on both architectures, and the program's output is unchanged."""
 import pytest

@@ -1,5 +1,5 @@
 """`trapline explain --technique trampoline` (trapline/explain_trampoline.py): the page of
-seed 000 with its handler, block by block, the same on every run."""
+US 9,336,001 with its handler, block by block, the same on every run."""
 import re
 from pathlib import Path
 

@@ -1,4 +1,4 @@
-"""Debian's gdb debugs probed programs through `trapline gdbserver` (seed 003, US 6,957,421),
+"""Debian's gdb debugs probed programs through `trapline gdbserver` (US 6,957,421),
 on both arches: breakpoints on probed functions, the original prologue under the probes'
 int3s and jumps, stepi over a probed and an emulated instruction, registers, bt, finish,
 threads, Ctrl-C, kill and detach; the probe records are those of the run without gdb."""

@@ -1,4 +1,4 @@
-"""GDB's detach with `trapline gdbserver --detach-probes` (seed 003, US 7,017,153): the probes
+"""GDB's detach with `trapline gdbserver --detach-probes` (US 7,017,153): the probes
 leave with the debugger — the records stop at the detach, the program runs to its end with its
 native output and status. Driven by the scripted protocol client on both arches."""
 import pytest

@@ -1,4 +1,4 @@
-"""Real gdb through relocated functions (seed 003, US 6,957,421 / US 6,898,785): with main and
+"""Real gdb through relocated functions (US 6,957,421 / US 6,898,785): with main and
 fib relocated (`--strategy relocate`), `bt` in fib shows main's ORIGINAL return address, and
 after `finish` the thread, back in main's copy, is shown at the original address: `x/3i $pc`
 lists main's original instructions and `stepi` runs exactly one of them."""

@@ -1,4 +1,4 @@
-"""Real gdb breakpoints carried into a relocated body (seed 003, US 6,957,421: "debugging
+"""Real gdb breakpoints carried into a relocated body (US 6,957,421: "debugging
 breakpoints that are carried from the block of original code into the instrumented code, or
 inserted there during debugging"). fib relocated (`--strategy relocate`, probes at fib and at
 its third instruction): a breakpoint on that original instruction, inside the body, and one

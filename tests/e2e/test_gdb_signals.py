@@ -1,4 +1,4 @@
-"""Signals under gdb (seed 002 [0036]-[0037], as gdb users expect): each signal stops the
+"""Signals under gdb (US 7,185,320 [0036]-[0037], as gdb users expect): each signal stops the
 program before delivery by default, `continue` passes it on, `handle SIG nostop noprint pass`
 (QPassSignals) lets it through untouched, and `signal 0` drops it."""
 import pytest

@@ -1,4 +1,4 @@
-"""User handlers in the trampoline page (issue 16, seed 000): the samples' fib probed with the
+"""User handlers in the trampoline page (issue 16, US 9,336,001): the samples' fib probed with the
 handlers of samples/handlers/ (assembly and relocatable objects), from the CLI and the library,
 both arches; native actions under --strategy trampoline run in the page; a handler that faults
 is named as the handler."""
@@ -107,7 +107,7 @@ def run_fib(arch, probes, strategy="trampoline", n=10, program="fib", args=None)
 @pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("native", [None, "count"])
 def test_a_counting_handler_counts_every_call_beside_kernel_or_native_data(arch, native):
-    """A probe with both kinds of data (seed 000): the handler counts in its scratch area, the
+    """A probe with both kinds of data (US 9,336,001): the handler counts in its scratch area, the
     hit is recorded by the kernel handler (Python) or counted in the page (native)."""
     handler = load_handler(str(HANDLERS / arch / "count.s"))
     probe = Probe(parse_probe_spec("uprobe:fib:fib"), handler=handler, native=native)

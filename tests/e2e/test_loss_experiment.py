@@ -1,7 +1,7 @@
-"""The loss experiment (seed 001 [0006] vs [0046]): with several workers — threads, or processes
+"""The loss experiment (US 7,350,196 [0006] vs [0046]): with several workers — threads, or processes
 sharing the code — running through the probed function, the strategies that never take their
 patch out record every hit; the restore-and-single-step baseline loses hits whenever a quantum
-ends inside its window, and the stop-all variant (seed 001 [0005]) loses none by holding every
+ends inside its window, and the stop-all variant (US 7,350,196 [0005]) loses none by holding every
 other thread for the window, at a cost the "held" column counts. The documented configuration (docs/guide/emulate.md, the loss experiment): 4 workers x 100
 calls, quanta 7 and 50."""
 import pytest

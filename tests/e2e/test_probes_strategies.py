@@ -172,7 +172,7 @@ def test_auto_emulates_what_has_no_xol_page_in_reach(arch, monkeypatch):
 @pytest.mark.e2e
 def test_auto_falls_back_to_single_stepping_last_and_says_so(monkeypatch):
     """fib+1 (mov ebp, esp) is no emulated form: with no XOL page either, auto's last resorts
-    take it — single-stepping, and of its two schemes the stop-all one (seed 001 [0005]), which
+    take it — single-stepping, and of its two schemes the stop-all one (US 7,350,196 [0005]), which
     loses no hit in threads, before the lossy baseline — and auto says so."""
     from instrumenter.strategies.xol import XolArea
     monkeypatch.setattr(XolArea, "reaches", lambda self, address: False)

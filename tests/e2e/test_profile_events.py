@@ -1,4 +1,4 @@
-"""The profiler's other event sources (issue 18, seed 004's "programmed performance monitor event
+"""The profiler's other event sources (issue 18, US 7,823,129's "programmed performance monitor event
 or other types of periodic events"): a sample every N taken branches or N page faults, in
 virtual time and deterministic, both arches; and `profile:EVENT:N` as a `trapline trace` probe,
 whose records carry pid, tid, the PC and, with `:stack`, the unwound stack."""

@@ -1,4 +1,4 @@
-"""The recorded trace's records besides the samples (issue 18, seed 004's trace phases): a
+"""The recorded trace's records besides the samples (issue 18, US 7,823,129's trace phases): a
 timer interrupt record before every sample, thread-switch records as the CPU goes from thread
 to thread (four threads scheduled by quanta), and a module-unload record when an object's first
 page is unmapped (dlclose). `trapline report` reads them back into the same report."""

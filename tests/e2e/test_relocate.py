@@ -1,4 +1,4 @@
-"""The relocate strategy on the samples (seed 003, US 6,957,421 / US 6,898,785): every
+"""The relocate strategy on the samples (US 6,957,421 / US 6,898,785): every
 function of a sample that can be relocated is probed at its entry, the output is the
 unprobed run's and the hits are the trampoline strategy's; fib's probe counts every call with
 Python and native actions; a function with an indirect jump is refused with its reason.

@@ -1,4 +1,4 @@
-"""Original-space return pointers (seed 003, US 6,898,785) on glibc programs: with every
+"""Original-space return pointers (US 6,898,785) on glibc programs: with every
 function of relocate_frames (return addresses, libgcc unwinding, longjmp, a signal handler
 unwinding through its frame, an alarm during a relocated loop) and of cxx_throw (a C++
 exception thrown from libstdc++ through relocated main) probed under `--strategy relocate`,

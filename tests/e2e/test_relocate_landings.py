@@ -1,4 +1,4 @@
-"""Landings inside a relocated function continue in its copy (seed 003, US 6,898,785): a
+"""Landings inside a relocated function continue in its copy (US 6,898,785): a
 longjmp back to the setjmp of relocated crunch() in samples/hotchain (every seventh level2 call,
 in three threads) lands at the original return address of the setjmp call, whose relocate
 breakpoint sends the thread into the copy although the copy recorded no such call, so every

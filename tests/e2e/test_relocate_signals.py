@@ -1,4 +1,4 @@
-"""Signal handlers never see a relocated address (seed 003, US 6,898,785), and sigreturn goes on
+"""Signal handlers never see a relocated address (US 6,898,785), and sigreturn goes on
 in the copy: samples/relocate_signals's handlers read the interrupted PC from their ucontext —
 SIGALRMs of an interval timer while spin() runs relocated, SIGSEGVs of poke()'s relocated
 store — and check it lies in the original function. With spin and poke relocated (probes at

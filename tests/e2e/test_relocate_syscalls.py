@@ -1,4 +1,4 @@
-"""System calls in relocated functions (seed 003, instrumenter/strategies/relocate_syscalls.py):
+"""System calls in relocated functions (US 6,957,421, instrumenter/strategies/relocate_syscalls.py):
 musl's functions that make their calls with an inline `syscall` / `int $0x80` run relocated —
 blocking calls restarted after a handler (SA_RESTART) or ended by EINTR in the copy, sigreturn
 made from a relocated `__restore_rt`, sigaction, kill, raise, setitimer, writes — and the

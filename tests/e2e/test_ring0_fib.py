@@ -1,7 +1,7 @@
-"""fib from samples/ loaded as kernel code (CPL 0) under emulate probes (seed 001's own setting):
+"""fib from samples/ loaded as kernel code (CPL 0) under emulate probes (US 7,350,196's own setting):
 entry probes on `push %ebp`/`push %rbp` and return probes on `pop %ebp`/`pop %rbp` (or on the
 `ret`) see each of the 2·F(n+1)−1 calls once, the result is right, both patch forms, both arches;
-and `trapline explain` prints the seed's figures deterministically."""
+and `trapline explain` prints the patent's figures deterministically."""
 import pytest
 from click.testing import CliRunner
 

@@ -1,8 +1,8 @@
-"""Seed 002 FIG. 1 reproduced on purpose: with the naive monitor (it waits for the traced
+"""US 7,185,320 FIG. 1 reproduced on purpose: with the naive monitor (it waits for the traced
 parent's events only), vfork_status's vfork child reaches the probed child_work, stops for a
 tracer that never looks, the parent sleeps until the child execs or exits, and the tool waits
 for the parent. The run ends with the kernel's deadlock report naming all three, never hangs;
-the seed's tool (--children detach) runs the same program to completion.
+the patent's tool (--children detach) runs the same program to completion.
 """
 import re
 import subprocess

@@ -1,4 +1,4 @@
-"""Seed 002 FIG. 1 exactly as the seed draws it, on samples/vfork_nested (both arches).
+"""US 7,185,320 FIG. 1 exactly as the patent draws it, on samples/vfork_nested (both arches).
 
 The tool traces the parent through the kernel's tracing facility with the fork/vfork event
 flags. Under `--children naive` the children inherit trace control and the flags (FIG. 1: "child
@@ -10,7 +10,7 @@ is done, the grandchild waits for its tracer, and the tool for the parent ([0020
 reports the deadlock, naming all four, instead of hanging. No breakpoint is involved: the child
 calls no probed function before its vfork.
 
-The seed's method runs the same program to completion: `follow` (every child traced, its
+The patent's method runs the same program to completion: `follow` (every child traced, its
 stops resumed, the grandchild's hits recorded under its pid) and `detach` with backpatching
 (children untraced, the shared space backpatched at the grandchild's first hit, re-inserted at
 vfork-done).

@@ -1,4 +1,4 @@
-"""`trapline profile --walk-up` end to end (issue 18, seed 004's walk up the call graph) on
+"""`trapline profile --walk-up` end to end (issue 18, US 7,823,129's walk up the call graph) on
 samples/callchain (main -> outer -> middle -> inner -> leaf, leaf hot; spiral recursing into
 leaf), both arches, with and without frame pointers: the chain walked up is the real call chain
 (checked against the sampled stacks, which the unwinder property checks against the program's

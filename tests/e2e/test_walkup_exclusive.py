@@ -1,7 +1,7 @@
 """`trapline profile --walk-up --exclusive off|exact`, both arches, on samples/callchain (main ->
 outer -> middle -> inner -> leaf, leaf hot). "exact" keeps each measured level's callees hooked
 to time them, so its exclusive count is exact (test_walkup_ends.py), at a price in hooks;
-"off", the default, places only seed 004's hooks — the identifying hook, then each measured
+"off", the default, places only US 7,823,129's hooks — the identifying hook, then each measured
 level's entry and exit — exactly what the walk-up executed before the timing hooks came in
 (173 hooks on x86-64 callchain 100, 3.89% of full instrumentation's, where exact runs 531),
 and reports no exclusive figure rather than one that subtracts only the callees measured at
@@ -39,7 +39,7 @@ def _walk(arch: str, exclusive: str):
 
 
 def seed_hooks(walk) -> int:
-    """The hook runs of seed 004's walk-up, from what the walk measured: one per identifying
+    """The hook runs of US 7,823,129's walk-up, from what the walk measured: one per identifying
     call, and per measured activation its entry and, where it returned, its exit."""
     return sum(e.metric.invocations + e.metric.returns for e in walk.callers)
 

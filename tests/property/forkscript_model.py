@@ -37,7 +37,7 @@ def _tokens(steps) -> list[str]:
 
 def scripts(max_depth: int, vfork_children_flat: bool):
     """Hypothesis strategy for scripts. With vfork_children_flat, a vfork child's steps have
-    no children of their own (the seed's vfork child only calls, hashes, execs or exits)."""
+    no children of their own (the patent's vfork child only calls, hashes, execs or exits)."""
     calls = st.tuples(st.just("call"), st.sampled_from("abc"), st.integers(0, 3))
     leaf_steps = st.one_of(calls, st.just(("k",)))
 

@@ -1,4 +1,4 @@
-"""Children of an instrumented parent (seed 002), for random probe sets and random process trees.
+"""Children of an instrumented parent (US 7,185,320), for random probe sets and random process trees.
 
 samples/forkscript runs a generated script of calls, vforks, forks, execs and exits from argv
 (forkscript_model.py), printing each image's calls, pid and the hash of its probed functions'
@@ -157,7 +157,7 @@ POLICY = st.sampled_from([("follow", "lazy"), ("detach", "lazy"), ("detach", "ea
 def test_children_policies_on_random_process_trees(data, arch, policy, strategy):
     children, backpatch = policy
     sites = sorted(set(data.draw(probe_sets(arch), label="probes")))
-    # Under detach the vfork children stay flat (calls, hashes, exec, exit: what the seed's
+    # Under detach the vfork children stay flat (calls, hashes, exec, exit: what the patent's
     # vfork child does); under follow they may fork and vfork again.
     steps = data.draw(scripts(max_depth=2, vfork_children_flat=children == "detach"),
                       label="script")

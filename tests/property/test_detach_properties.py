@@ -1,4 +1,4 @@
-"""Detach at any moment changes nothing and leaves nothing (seed 003, US 7,017,153;
+"""Detach at any moment changes nothing and leaves nothing (US 7,017,153;
 instrumenter/tracing/detach.py).
 
 A sample — recursion (fib), threads (loss_threads), signals (signals), fork

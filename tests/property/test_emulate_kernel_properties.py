@@ -1,4 +1,4 @@
-"""Seed 001's claim for kernel code: after the handler has emulated a probed instruction on a
+"""US 7,350,196's claim for kernel code: after the handler has emulated a probed instruction on a
 frame that sits on the very stack the instruction changes, "the architecture state is no
 different than it would have been had the [instruction] been natively executed" ([0038], [0041]).
 

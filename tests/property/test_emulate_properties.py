@@ -1,4 +1,4 @@
-"""Seed 001's claim, checked: after the trap handler has emulated a probed instruction, "the
+"""US 7,350,196's claim, checked: after the trap handler has emulated a probed instruction, "the
 architecture state is no different than it would have been had the [instruction] been natively
 executed" ([0038], [0041]).
 

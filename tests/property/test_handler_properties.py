@@ -1,4 +1,4 @@
-"""User handlers in the seed's trampoline page (issue 16, seed 000 FIG. 6), both arches:
+"""User handlers in the patent's trampoline page (issue 16, US 9,336,001 FIG. 6), both arches:
 
   * a program probed at any instruction of fib with a handler that sets a register behaves as
     the handler says: exactly as the same program whose kernel breakpoint handler (a Python

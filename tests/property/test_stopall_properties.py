@@ -1,4 +1,4 @@
-"""singlestep-stopall (seed 001 [0005]) loses nothing and changes nothing, for random workers,
+"""singlestep-stopall (US 7,350,196 [0005]) loses nothing and changes nothing, for random workers,
 quanta and probed instructions, on both arches.
 
 samples/loss_threads (pthreads) and samples/loss_procs (clone(CLONE_VM) processes sharing the

@@ -1,5 +1,5 @@
-"""The tracing facility follows the seed's precedence rules (seed 002 [0035]-[0037]), checked
-against a small reference model written from the seed's sentences, on random masks, options,
+"""The tracing facility follows the patent's precedence rules (US 7,185,320 [0035]-[0037]), checked
+against a small reference model written from the patent's sentences, on random masks, options,
 threads, events and signals.
 
 The facility under test is the real one (the debug interface of a real Kernel) driven by its
@@ -26,7 +26,7 @@ STOP_EVENTS = [F, V, X, S]
 SIGNALS = [1, 2, 3, 10, 12, 13, 14, 15, 17, 20, 28, 34, 40, 64]      # anything but SIGKILL/SIGSTOP
 
 
-# ---- the reference model: the seed's sentences, one by one ------------------------------------
+# ---- the reference model: the patent's sentences, one by one ------------------------------------
 def ref_responds(process_events, thread_events, event) -> bool:
     """[0035]/[0036]: "If an event is requested by a process, the event mask of the thread is
     not examined. For the event mask of the thread to be significant, the process event must be

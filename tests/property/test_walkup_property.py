@@ -5,7 +5,7 @@ still listed at the end; every hook execution is counted for some function; ever
 entry has its exit, a longjmp's abandonment or is still open; each level's function is a real
 caller of the level below it (the program's static call graph is the ground truth). Both ways
 of --exclusive: with "off" the walk places no timing hook and keeps no exclusive figure — each
-hook run is an identifying or a measuring one (seed 004's walk-up, test_walkup_exclusive.py);
+hook run is an identifying or a measuring one (US 7,823,129's walk-up, test_walkup_exclusive.py);
 with "exact" each exclusive count is at most its inclusive."""
 import pytest
 from hypothesis import given, settings, strategies as st

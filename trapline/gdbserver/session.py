@@ -1,4 +1,4 @@
-"""One debugged run: the sandbox (with its probes), the seed-003 debugger attached to the
+"""One debugged run: the sandbox (with its probes), the US 6,957,421 debugger attached to the
 first process before it runs, and the GDB connection serving its stops."""
 import os
 import signal

@@ -1,4 +1,4 @@
-"""A profile: the samples of one run and what a report counts in them (seed 004's tprof
+"""A profile: the samples of one run and what a report counts in them (US 7,823,129's tprof
 report: samples per process, thread, module and function, with percentages).
 
 A sample's frames run from the interrupted PC outwards (instrumenter/profiler/sampler.py); a

@@ -1,5 +1,5 @@
-"""`trapline profile --record FILE` and `trapline report FILE`: the seed's trace, written while
-the program runs and processed later into the same report (seed 004: the trace phases).
+"""`trapline profile --record FILE` and `trapline report FILE`: the patent's trace, written while
+the program runs and processed later into the same report (US 7,823,129: the trace phases).
 
 Format (version 3): JSON Lines, one record per line, each an object whose "t" says its kind.
   {"t": "header", "format": "trapline-profile", "version": 3, "interval": N, "event": "insns",

@@ -1,4 +1,4 @@
-"""The terminal report of a profile, tprof-style (seed 004): samples per process, thread,
+"""The terminal report of a profile, tprof-style (US 7,823,129): samples per process, thread,
 module and function with percentages, as rich tables.
 """
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """One profiled run: the program in the Sandbox with the sampling profiler attached
 (instrumenter/profiler/), its samples gathered into a Profile and, with --record, written as
-the seed's trace while the program runs (record.py)."""
+the patent's trace while the program runs (record.py)."""
 from __future__ import annotations
 
 import os

@@ -1,4 +1,4 @@
-"""The walk-up's report (seed 004): per hot spot the chain walked up with, at each level, the
+"""The walk-up's report (US 7,823,129): per hot spot the chain walked up with, at each level, the
 metric (inclusive, and exclusive with --exclusive exact), invocations and the callers found; the
 timeline of hooks inserted and removed in virtual time; and the perturbation comparison — full
 instrumentation against the walk-up, hooks executed and guest instructions added. As rich tables

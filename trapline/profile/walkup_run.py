@@ -1,5 +1,5 @@
-"""`trapline profile --walk-up`: the sampled run with seed 004's walk up the call graph, and
-(`--compare-full`) the perturbation comparison the seed argues for — the same program run
+"""`trapline profile --walk-up`: the sampled run with US 7,823,129's walk up the call graph, and
+(`--compare-full`) the perturbation comparison the patent argues for — the same program run
 without any tool, with every function hooked at entry and exit, and with the walk-up: hooks
 executed and guest instructions added, each run deterministic, so the numbers are exact.
 """

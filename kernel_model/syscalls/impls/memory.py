@@ -1,7 +1,7 @@
 """brk, mmap/mmap2, munmap, mprotect, madvise, mremap.
 
 munmap/mprotect/mremap change mappings that the running code may sit in, so they run outside
-Unicorn's hooks (UNICORN_FACTS.md item 8).
+Unicorn's hooks (docs/unicorn.md item 8).
 """
 import struct
 

@@ -1,4 +1,4 @@
-# A user breakpoint handler (seed 000) for uprobe:fib:fib: fib's first argument n
+# A user breakpoint handler (US 9,336,001) for uprobe:fib:fib: fib's first argument n
 # ([esp+4] at entry, i386 psABI 2.2) is at most 5 after it: `fib 10` prints "fib(10) = 5".
 #   [esp+4] = struct trapline_regs * (page_layout.py: esp at offset 36)
     mov eax, dword ptr [esp + 4]

@@ -60,7 +60,7 @@ def test_divide_error_reports_the_div_instruction(arch):
 
 def test_repeated_divide_errors_stay_divide_errors(arch):
     """Unicorn would turn the second handled #DE into #DF and stop silently on the third
-    (UNICORN_FACTS.md item 6); the erratum fix in emu/ keeps every one a #DE."""
+    (docs/unicorn.md item 6); the erratum fix in emu/ keeps every one a #DE."""
     m = machine_with(arch, "xor ecx, ecx; mov eax, 1; div ecx; nop")
     div_at = _offset_after(arch, "xor ecx, ecx; mov eax, 1")
     seen = []
@@ -93,7 +93,7 @@ def test_ud2_reaches_trap_handler_as_vector_6_at_the_instruction(arch):
 
 
 def test_ud_handler_that_moves_pc_resumes_there(arch):
-    """Seed 001's LOCK/#UD probe: the handler emulates and skips the bad instruction."""
+    """US 7,350,196's LOCK/#UD probe: the handler emulates and skips the bad instruction."""
     m = machine_with(arch, "ud2; mov eax, 9; int3")
 
     def skip(vector, pc):

@@ -1,5 +1,5 @@
 """emu.memory: mapping, the region view, host reads/writes, C strings, and the one write path
-that keeps translated code in step with memory (UNICORN_FACTS.md item 1)."""
+that keeps translated code in step with memory (docs/unicorn.md item 1)."""
 import pytest
 
 from emu.errors import MachineError

@@ -74,7 +74,7 @@ def test_a_redirect_steps_aside_when_its_handler_is_replaced(arch):
 
 
 def test_a_redirect_steps_aside_behind_a_gate(arch):
-    """A gate on the space must see every tool trap (seed 002): the redirect does not skip it."""
+    """A gate on the space must see every tool trap (US 7,185,320): the redirect does not skip it."""
     prog, kernel, _ = _guest(arch)
     calls, gated = [], []
     site = prog.labels["site"]

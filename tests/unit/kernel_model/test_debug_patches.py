@@ -1,6 +1,6 @@
 """The door's table of tool patches (kernel_model/debug_patches.py): reads through the door
 show the original bytes, writes into a patched range update them and keep the patch; sites are
-shared by owners; backpatching (seed 002 FIG. 6-8) restores byte-exactly and re-insertion gives
+shared by owners; backpatching (US 7,185,320 FIG. 6-8) restores byte-exactly and re-insertion gives
 back the instrumented image; a fork child gets a copy of the table, a released space none.
 """
 from types import SimpleNamespace

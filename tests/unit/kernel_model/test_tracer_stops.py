@@ -1,4 +1,4 @@
-"""What the kernel offers a tool for seed 002: the pre-fork event before anything can fail and a
+"""What the kernel offers a tool for US 7,185,320: the pre-fork event before anything can fail and a
 fork_failed event after it, gates on shared spaces, tracer stops, and a deadlock report that
 names every waiter — threads stopped for their tracer and the tools that wait too."""
 import io

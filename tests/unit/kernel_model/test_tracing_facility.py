@@ -1,4 +1,4 @@
-"""The tracing facility of the debug interface (seed 002 [0034]-[0037]) on whole guest runs:
+"""The tracing facility of the debug interface (US 7,185,320 [0034]-[0037]) on whole guest runs:
 fork and vfork stops on both sides, the vfork parent that may not be resumed early, inheritance
 of the masks, untraced children, signal stops with delivery or suppression and the per-signal
 pass mask, stops a tool asks for (of a running and of a sleeping thread), and the errors the

@@ -62,7 +62,7 @@ def test_user_int3_builds_the_hardware_frame_on_the_kernel_stack(arch):
 
 
 def test_handler_rewriting_the_saved_ip_redirects_execution(arch):
-    """Seed 000 in miniature: int3 at the probed site; the breakpoint handler points the saved
+    """US 9,336,001 in miniature: int3 at the probed site; the breakpoint handler points the saved
     IP at a trampoline, which does its work and jumps back past the probe."""
     source = ("mov ebx, 1; int3; back: mov ecx, 3; int 0x80; "
               "tramp: mov edx, 42; jmp back")
@@ -126,7 +126,7 @@ def _ring0_program(arch, source):
 
 
 def test_same_privilege_trap_in_32bit_mode_pushes_only_eip_cs_eflags():
-    """Seed 001, FIG. 4A-6B: a trap in ring-0 code puts EIP/CS/EFLAGS on the live stack."""
+    """US 7,350,196, FIG. 4A-6B: a trap in ring-0 code puts EIP/CS/EFLAGS on the live stack."""
     prog = _ring0_program("i386", "push 0x1234; int3; pop ebx; int 0x80")
     space, m = prog.space, prog.machine
     captured = {}

@@ -1,4 +1,4 @@
-"""The process monitor (seed 002 FIG. 5): pre-fork predictions checked against what follows,
+"""The process monitor (US 7,185,320 FIG. 5): pre-fork predictions checked against what follows,
 which processes are traced, and the dispatch of events and untraced traps to the policy.
 Driven by the debug interface's events on stand-in processes (no guest runs here)."""
 from types import SimpleNamespace

@@ -1,4 +1,4 @@
-"""The seed-003 debugger as a library (instrumenter/debugger/), without GDB: a scripted user
+"""The US 6,957,421 debugger as a library (instrumenter/debugger/), without GDB: a scripted user
 stops at a breakpoint on a probed function, reads the original bytes under the probe's patch,
 steps one original instruction at a time through every strategy's patch, and the probe
 records come out as without the debugger."""

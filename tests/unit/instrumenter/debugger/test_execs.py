@@ -1,4 +1,4 @@
-"""Exec under the seed-003 debugger (instrumenter/debugger/execs.py): with exec events the
+"""Exec under the US 6,957,421 debugger (instrumenter/debugger/execs.py): with exec events the
 process stops before the new program's first instruction, naming its file, and the old image's
 breakpoints are gone; without them the same addresses are set again in the new image."""
 import pytest

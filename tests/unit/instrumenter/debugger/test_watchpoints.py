@@ -1,4 +1,4 @@
-"""Watchpoints in the seed-003 debugger (instrumenter/debugger/watchpoints.py, through the door's
+"""Watchpoints in the US 6,957,421 debugger (instrumenter/debugger/watchpoints.py, through the door's
 memory hooks): a watched store stops after its instruction with the store done once; the
 probe's own stores (a native action's register block on the stack) pass."""
 import pytest

@@ -1,4 +1,4 @@
-"""The caller list (seed 004 [0204]-[0214]) and the per-thread activations of hooks.py:
+"""The caller list (US 7,823,129 [0204]-[0214]) and the per-thread activations of hooks.py:
 callers and callees learned from return addresses, inclusive/exclusive sums with recursion
 counted once, frames a longjmp abandoned, exits with no entry ignored; a list that keeps no
 exclusive sums (the walk-up's --exclusive off) has none to show."""

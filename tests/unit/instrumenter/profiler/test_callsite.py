@@ -1,4 +1,4 @@
-"""Who called (seed 004 [0178]): the caller from the return address at [sp]; a direct call to
+"""Who called (US 7,823,129 [0178]): the caller from the return address at [sp]; a direct call to
 another function before it means a tail call (the function found is the caller's caller) and
 no call before it means a word the psABI does not promise — both uncertain, with the reason."""
 import struct

@@ -1,4 +1,4 @@
-"""The hot-spot decision (seed 004 [0166]): threshold share per window, the top K when none
+"""The hot-spot decision (US 7,823,129 [0166]): threshold share per window, the top K when none
 reaches it, re-evaluated every window, a function decided once stays decided."""
 import pytest
 

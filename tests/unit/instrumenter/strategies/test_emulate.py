@@ -1,5 +1,5 @@
-"""Emulate and singlestep strategies (seed 001) and the Machine support they rely on: LOCK-prefix
-#UD sites (UNICORN_FACTS.md item 5), TF single-step traps, refusals with reasons, a faulting
+"""Emulate and singlestep strategies (US 7,350,196) and the Machine support they rely on: LOCK-prefix
+#UD sites (docs/unicorn.md item 5), TF single-step traps, refusals with reasons, a faulting
 emulated push, and the singlestep window (original bytes in place until #DB)."""
 import pytest
 

@@ -1,5 +1,5 @@
 """Where emulated return probes go (instrumenter/strategies/emulate_return_sites.py): the frame-dismantling
-instruction before each `ret` when it is the only way into it (seed 001), the `ret` otherwise,
+instruction before each `ret` when it is the only way into it (US 7,350,196), the `ret` otherwise,
 and every `ret` in "ret" mode (DTrace fbt on amd64) — one site per return in every case."""
 import pytest
 

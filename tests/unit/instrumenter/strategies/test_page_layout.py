@@ -1,4 +1,4 @@
-"""The seed's trampoline page (instrumenter/strategies/page_layout.py), run on a bare Machine:
+"""The patent's trampoline page (instrumenter/strategies/page_layout.py), run on a bare Machine:
 the handler gets the saved-register block, its changes are the thread's, everything else
 (registers, flags, the red zone, the program's stack) is as it was, the call is made as the
 psABI says (16-byte aligned stack, DF clear), and x87/SSE state survives with fxsave.

@@ -1,4 +1,4 @@
-"""Seed 001's figures 4A/4B, 5A/5B and 6A/6B, word by word.
+"""US 7,350,196's figures 4A/4B, 5A/5B and 6A/6B, word by word.
 
 Kernel code (CPL 0, i386) traps at the same privilege level: the CPU pushes EFLAGS (402), CS
 (404) and EIP (406) on the stack the function uses, and the handler shifts them so that IRET
