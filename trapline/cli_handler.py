@@ -21,7 +21,7 @@ def load(handler: str | None, fxsave: bool):
             raise click.UsageError("--handler-fxsave needs --handler")
         return None
     from instrumenter.errors import InstrumenterError
-    from instrumenter.strategies.user_handler import load_handler
+    from instrumenter.strategies.handlers.user import load_handler
 
     from .errors import UsageError
     try:

@@ -20,9 +20,9 @@ import click
 from keystone import KS_ARCH_X86, KS_MODE_32, KS_MODE_64, Ks
 
 from emu.errors import TraplineError
-from instrumenter.strategies.emulate_kernel_probes import KernelEmulateProbes
+from instrumenter.strategies.emulate.kernel_probes import KernelEmulateProbes
 from instrumenter.errors import InstrumenterError
-from instrumenter.strategies.emulate_return_sites import return_sites
+from instrumenter.strategies.emulate.return_sites import return_sites
 from kernel_model.ring0 import BareGuest
 from loader.elf import load_elf_file
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import capstone
 
-from instrumenter.strategies.user_handler import load_handler
+from instrumenter.strategies.handlers.user import load_handler
 from instrumenter.tracing.probes import Probe
 from instrumenter.tracing.records import Buffers
 from instrumenter.tracing.session import Session

@@ -35,7 +35,7 @@ from .base import ProbeStrategy
 from .native import NativeData, new_slot, status_flags_dead
 from .native_collector import NativeCollector
 from .page_layout import SCRATCH_SIZE, HandlerCall, fault_namer, lay_out, slot_size
-from .user_handler import check_handler_of, handler_of
+from .handlers.user import check_handler_of, handler_of
 from .placement import image_at, patch_site, validate_site
 from ..insn.policy import InsnClass, classify, patched_range_conflict
 from ..insn.relocate import relocate

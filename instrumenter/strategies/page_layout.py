@@ -208,7 +208,7 @@ def call_glue(arch: str, at: int, handler: int, scratch: int) -> bytes:
 class HandlerCall:
     """One user handler at one site: its code is copied into the page, its writable data and
     scratch area are in the data pages (`data`, `scratch`)."""
-    handler: object               # instrumenter/strategies/user_handler.py UserHandler
+    handler: object               # instrumenter/strategies/handlers/user.py UserHandler
     owner: str                    # the probe (spec text)
     scratch: int
     data: int

@@ -30,11 +30,11 @@ REGISTRY: tuple[Strategy, ...] = (
     Strategy("trampoline", "instrumenter.strategies.trampoline", "TrampolineProbes", (),
              "int3; the handler sends the thread to a relocated copy in an XOL page (US 9,336,001)",
              "one trap (~1.5 us with a Python action)", 20),
-    Strategy("emulate", "instrumenter.strategies.emulate", "EmulateProbes", (("form", "int3"),),
+    Strategy("emulate", "instrumenter.strategies.emulate.strategy", "EmulateProbes", (("form", "int3"),),
              "int3; the instruction is emulated on the trap frame (US 7,350,196); a system call "
              "is run by the kernel as the instruction would have run it",
              "one trap and the emulation (~10 us)", 30),
-    Strategy("emulate-lock", "instrumenter.strategies.emulate", "EmulateProbes", (("form", "lock"),),
+    Strategy("emulate-lock", "instrumenter.strategies.emulate.strategy", "EmulateProbes", (("form", "lock"),),
              "a LOCK prefix makes #UD; the instruction is emulated (US 7,350,196)",
              "one #UD and the emulation (~10 us)", 40),
     Strategy("singlestep", "instrumenter.strategies.singlestep", "SingleStepProbes", (),
@@ -47,7 +47,7 @@ REGISTRY: tuple[Strategy, ...] = (
     Strategy("jump", "instrumenter.strategies.jump", "JumpProbes", (),
              "a 5-byte jmp to an out-of-line copy: no trap per hit (optimized kprobes)",
              "a few guest instructions (native count), one trap for a Python action", 10),
-    Strategy("relocate", "instrumenter.strategies.relocate", "RelocateProbes", (),
+    Strategy("relocate", "instrumenter.strategies.relocate.strategy", "RelocateProbes", (),
              "an int3 at the function's entry sends it to an instrumented copy of the whole "
              "function; calls there push ORIGINAL return addresses (US 6,957,421)",
              "a trap per entry from original code, per call made in the copy and per return "

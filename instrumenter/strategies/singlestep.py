@@ -12,7 +12,7 @@ Between the restore and the re-insert the site holds the original instruction. I
 scheduler switches threads in that window (here: an instruction quantum that ends right after
 the int3), another thread runs the original instruction and the probe never sees it: a lost
 event. Unicorn honours TF natively (intno 1 after one instruction, PC after it; checked by
-tests/unit/instrumenter/strategies/test_emulate.py), so no emulator workaround is needed.
+tests/unit/instrumenter/strategies/emulate/test_strategy.py), so no emulator workaround is needed.
 """
 import functools
 from dataclasses import dataclass, field

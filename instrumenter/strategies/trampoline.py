@@ -28,7 +28,7 @@ from .page_layout import (SCRATCH_SIZE, HandlerCall, Page, fault_namer, has_hand
                           slot_size)
 from .placement import patch_site, validate_site
 from .task_scratch import TaskScratch
-from .user_handler import check_handler_of, handler_of
+from .handlers.user import check_handler_of, handler_of
 from ..insn.relocate import relocate
 from .xol import XolArea
 

@@ -38,7 +38,7 @@ class Probe:
     spec: ProbeSpec
     action: object = None        # Python callable(ProbeContext) or None (record only)
     native: str | None = None    # "count" or "args:N": runs inside the guest (trampoline)
-    handler: object = None       # a user handler (strategies/user_handler.py), called in-page
+    handler: object = None       # a user handler (strategies/handlers/user.py), called in-page
     nargs: int = 6               # argument words recorded per hit
     hits: int = 0
     chosen: dict = field(default_factory=dict)   # strategy name -> sites it took (the listing)

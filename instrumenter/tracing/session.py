@@ -18,7 +18,7 @@ from ..profiler.probe_source import ProfileProbes
 from .ifunc import IfuncResolution, bound_implementations
 from ..children.monitor import ProcessMonitor
 from ..strategies.native import NativeHit
-from ..strategies.user_handler import check_handler_of
+from ..strategies.handlers.user import check_handler_of
 from .probes import SYSCALL, UPROBE, URETPROBE, Probe
 from .records import Buffers
 from .uretprobes import ReturnProbes

@@ -61,7 +61,7 @@ class ReturnProbes:
 
     def landing_for(self, process) -> int:
         """The landing of `process`'s space, mapped now if it is not yet (a strategy that arms
-        it later, from inside a trap: emulate.py's tail jumps)."""
+        it later, from inside a trap: emulate/strategy.py's tail jumps)."""
         return self._landing(process)
 
     def _landing(self, process) -> int:

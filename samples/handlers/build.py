@@ -6,7 +6,7 @@ limit_n.c -> ARCH/limit_n.so too (a shared object's function as a handler).
     python samples/handlers/build.py --check    rebuild in a temporary folder, compare bytes
 
 Relocatable, position-independent, hidden visibility (so that i386 reaches its data GOT-
-relative and x86-64 PC-relative: instrumenter/strategies/handler_object.py), no unwind tables,
+relative and x86-64 PC-relative: instrumenter/strategies/handlers/object_file.py), no unwind tables,
 no debug info; the pinned `ziglang` wheel, run from this folder with relative names.
 """
 import argparse

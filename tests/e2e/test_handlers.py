@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from instrumenter.strategies.user_handler import load_handler
+from instrumenter.strategies.handlers.user import load_handler
 from instrumenter.tracing.probes import Probe
 from instrumenter.tracing.records import Buffers
 from instrumenter.tracing.session import Session

@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from instrumenter.errors import InstrumenterError
-from instrumenter.strategies.relocate_blocks import analyse
+from instrumenter.strategies.relocate.blocks import analyse
 from instrumenter.tracing.probes import Probe
 from loader.elf import load_elf_file
 from trapline import Sandbox

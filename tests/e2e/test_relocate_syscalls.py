@@ -1,4 +1,4 @@
-"""System calls in relocated functions (US 6,957,421, instrumenter/strategies/relocate_syscalls.py):
+"""System calls in relocated functions (US 6,957,421, instrumenter/strategies/relocate/syscalls.py):
 musl's functions that make their calls with an inline `syscall` / `int $0x80` run relocated —
 blocking calls restarted after a handler (SA_RESTART) or ended by EINTR in the copy, sigreturn
 made from a relocated `__restore_rt`, sigaction, kill, raise, setitimer, writes — and the
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from instrumenter.insn.decode import decode
-from instrumenter.strategies.relocate_syscalls import is_system_call
+from instrumenter.strategies.relocate.syscalls import is_system_call
 from instrumenter.tracing.probes import Probe
 from loader.elf import load_elf_file
 from trapline import Sandbox

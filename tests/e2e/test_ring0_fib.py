@@ -5,7 +5,7 @@ and `trapline explain` prints the patent's figures deterministically."""
 import pytest
 from click.testing import CliRunner
 
-from instrumenter.strategies.emulate_kernel_probes import KernelEmulateProbes
+from instrumenter.strategies.emulate.kernel_probes import KernelEmulateProbes
 from kernel_model.ring0 import BareGuest
 from loader.elf import load_elf_file
 from trapline.cli import main

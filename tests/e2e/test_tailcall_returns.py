@@ -20,7 +20,7 @@ STRATEGIES = ("trampoline", "jump", "emulate", "emulate-lock", "singlestep",
               "singlestep-stopall", "relocate")
 ROUNDS = 12
 # The jump and relocate strategies refuse a function with an indirect jump (it might land inside
-# the patched bytes, or anywhere in a copy: jump.py qualify_in, relocate_blocks.py), which the
+# the patched bytes, or anywhere in a copy: jump.py qualify_in, relocate/blocks.py), which the
 # steps' switch compiles to.
 # emulate refuses a return probe on a function with no ret and no jump out (thrower only calls
 # longjmp): it never returns.

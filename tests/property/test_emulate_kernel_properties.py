@@ -10,7 +10,7 @@ stack pointer where the trap frames were written, which a real CPU leaves there 
 SP is not state of the interrupted code: no red zone in kernel code). CPL 3 runs the same way
 (the frame is on the kernel stack), both architectures, both patch forms.
 
-Preconditions of any same-privilege emulation (instrumenter/strategies/emulate_kernel.py): the frame
+Preconditions of any same-privilege emulation (instrumenter/strategies/emulate/kernel.py): the frame
 pointer is not below the stack pointer, and the stack has room for the frame below.
 """
 import pytest
@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from emu.arch import arch_named
 from emu.registers import gpr_names
 from instrumenter.insn.decode import decode
-from instrumenter.strategies.emulate import lock_patch_refusal
-from instrumenter.strategies.emulate_kernel_probes import KernelEmulateProbes
+from instrumenter.strategies.emulate.strategy import lock_patch_refusal
+from instrumenter.strategies.emulate.kernel_probes import KernelEmulateProbes
 from kernel_model.ring0 import BareGuest
 from tests.unit.emu.guest import asm
 

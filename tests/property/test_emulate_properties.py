@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from emu.arch import arch_named
 from emu.registers import gpr_names
-from instrumenter.strategies.emulate import EmulateProbes, lock_patch_refusal
-from instrumenter.strategies.emulate_insn import emulation_refusal
+from instrumenter.strategies.emulate.strategy import EmulateProbes, lock_patch_refusal
+from instrumenter.strategies.emulate.insn import emulation_refusal
 from instrumenter.insn.decode import decode
 from tests.unit.emu.guest import asm
 from tests.unit.instrumenter.strategies.emulate_harness import emulating_space

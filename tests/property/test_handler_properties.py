@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from instrumenter.insn.decode import boundaries, decode
 from instrumenter.insn.policy import InsnClass, classify
 from instrumenter.strategies.page_layout import READ_ONLY, REGS, reg_offset
-from instrumenter.strategies.user_handler import UserHandler
+from instrumenter.strategies.handlers.user import UserHandler
 from instrumenter.tracing.probes import Probe
 from loader.elf import load_elf_file
 from trapline import Sandbox

@@ -1,6 +1,6 @@
 """A ring-3 Space with the kernel's IDT handlers and a minimal tool session around it: enough
 for the emulate and singlestep strategies to place probes and take their traps, without a
-whole Kernel (tests/unit/instrumenter/strategies/test_emulate.py, tests/property/test_emulate_properties.py).
+whole Kernel (tests/unit/instrumenter/strategies/emulate/test_strategy.py, tests/property/test_emulate_properties.py).
 """
 from types import SimpleNamespace
 

@@ -12,7 +12,7 @@ from instrumenter.insn.decode import decode
 from instrumenter.insn.relocate import relocate
 from instrumenter.strategies.page_layout import (BLOCK_SIZE, REGS, HandlerCall, lay_out,
                                                  reg_offset)
-from instrumenter.strategies.user_handler import UserHandler
+from instrumenter.strategies.handlers.user import UserHandler
 from tests.unit.emu.guest import ARCHES, CODE, DATA, STACK_SP, asm, machine_with
 
 ORIGINAL = CODE + 0xE00        # the probed instruction, then an int3 that ends the run

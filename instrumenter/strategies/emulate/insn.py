@@ -10,16 +10,16 @@ shapes this module does not emulate, with the reason.
 For a user-mode trap the frame holds SP (the CPU switched stacks, SDM Vol. 3A, 6.12.1), so
 moving the user SP is a change of `frame.sp`. The patent's kernel-mode figures 4A-6B, where the
 frame itself must be shifted on the live stack, run these same handlers against
-instrumenter/strategies/emulate_kernel.py's LiveStackCpu, which moves the frame when it commits.
+instrumenter/strategies/emulate/kernel.py's LiveStackCpu, which moves the frame when it commits.
 """
 import functools
 import struct
 
 from kernel_model.debug import PROT_READ, PROT_WRITE
 
-from ..insn.decode import Insn, canonical_register
-from ..errors import InstrumenterError
-from ..insn.policy import EmulateRule, emulate_rule_for
+from ...insn.decode import Insn, canonical_register
+from ...errors import InstrumenterError
+from ...insn.policy import EmulateRule, emulate_rule_for
 
 _MASK = {"i386": 0xFFFF_FFFF, "x86_64": 0xFFFF_FFFF_FFFF_FFFF}
 _WORD = {"i386": 4, "x86_64": 8}

@@ -1,4 +1,4 @@
-"""instrumenter/strategies/relocate_*.py: a function's reachable code, its instrumented copy
+"""instrumenter/strategies/relocate/: a function's reachable code, its instrumented copy
 and the relocation table both ways, and the return records of original-space return pointers.
 """
 from pathlib import Path
@@ -6,14 +6,14 @@ from pathlib import Path
 import pytest
 
 from instrumenter.errors import InstrumenterError
-from instrumenter.strategies.relocate_blocks import analyse
-from instrumenter.strategies.relocate_copy import lay_out_copy
-from instrumenter.strategies.relocate_returns import ReturnRecords
-from instrumenter.strategies.relocate_table import SpaceRelocations
+from instrumenter.strategies.relocate.blocks import analyse
+from instrumenter.strategies.relocate.copy import lay_out_copy
+from instrumenter.strategies.relocate.returns import ReturnRecords
+from instrumenter.strategies.relocate.table import SpaceRelocations
 from instrumenter.insn.decode import decode
 from loader.elf import load_elf_file
 
-ROOT = Path(__file__).resolve().parents[4]
+ROOT = Path(__file__).resolve().parents[5]
 COPY_AT = 0x7000_0000
 
 

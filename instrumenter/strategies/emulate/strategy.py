@@ -2,7 +2,7 @@
 
 The probed instruction is replaced for as long as the probe exists, and is never run: when a
 thread reaches it, the trap handler calls the tracing framework (the probe hooks) and then does
-what the instruction would have done, on the trap frame (instrumenter/strategies/emulate_insn.py), and
+what the instruction would have done, on the trap frame (instrumenter/strategies/emulate/insn.py), and
 returns from the trap past it. Nothing is ever restored, so no other thread can run the
 original instruction unobserved — the loss of restore-and-single-step ([0004]-[0006],
 instrumenter/strategies/singlestep.py) cannot happen.
@@ -18,7 +18,7 @@ Two patch forms ([0028]):
 
 Return probes (`uretprobe:` with this strategy) patch one site per `ret`/`ret imm16` of the
 function, found by disassembling it, and report eax/rax there. Which site is the `returns`
-mode's choice (instrumenter/strategies/emulate_return_sites.py): "frame" (the default) takes the patent's
+mode's choice (instrumenter/strategies/emulate/return_sites.py): "frame" (the default) takes the patent's
 frame-dismantling `pop %ebp`/`pop %rbp`/`leave` right before a `ret` that nothing branches to,
 and the `ret` itself otherwise; "ret" takes every `ret`, as DTrace's fbt does on amd64. Either
 way each return is seen exactly once. A function that leaves by a tail jump returns through
@@ -29,12 +29,12 @@ return is reported after the tail-called function's (issue 26).
 import functools
 from dataclasses import dataclass, field
 
-from ..insn.decode import decode
-from ..errors import DecodeError, InstrumenterError
-from .base import ProbeStrategy
-from .emulate_insn import FrameCpu, StackFault, compile_emulation, emulation_refusal
-from .placement import image_at, patch_site, validate_site
-from .emulate_return_sites import RETURN_MODES, leaving_jumps, return_sites
+from ...insn.decode import decode
+from ...errors import DecodeError, InstrumenterError
+from ..base import ProbeStrategy
+from .insn import FrameCpu, StackFault, compile_emulation, emulation_refusal
+from ..placement import image_at, patch_site, validate_site
+from .return_sites import RETURN_MODES, leaving_jumps, return_sites
 
 INT3, LOCK = b"\xcc", b"\xf0"
 PATCHES = {"int3": INT3, "lock": LOCK}

@@ -21,7 +21,7 @@ relocated, or the tool detached): the original code does what the copy did.
 """
 import functools
 
-from .relocate_copy import Copy
+from .copy import Copy
 
 
 class SignalFrames:

@@ -19,7 +19,7 @@ function (`leaving_jumps`: a direct target outside it, or any indirect jump, who
 known only when it runs) gets a site too — where it can be emulated: the emulate strategy
 refuses a return probe on a function with an indirect jump, which it cannot run itself; when the emulated jump does leave for a function's
 entry, the return address at [sp] is swapped for the uretprobe landing there
-(instrumenter/strategies/emulate.py _TailJumpHit), as a uretprobe's entry does, so the return
+(instrumenter/strategies/emulate/strategy.py _TailJumpHit), as a uretprobe's entry does, so the return
 through f's `ret` is seen once, after f's own.
 
 The return value is already in eax/rax at the `pop`/`leave` for compiled code: the psABIs
@@ -28,8 +28,8 @@ value is computed.
 """
 from dataclasses import dataclass
 
-from ..insn.decode import Insn, boundaries, decode
-from ..errors import InstrumenterError
+from ...insn.decode import Insn, boundaries, decode
+from ...errors import InstrumenterError
 
 RETURN_MODES = ("frame", "ret")
 _DISMANTLE = {"i386": ("pop ebp", "leave"), "x86_64": ("pop rbp", "leave")}

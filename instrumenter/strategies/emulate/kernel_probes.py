@@ -1,23 +1,23 @@
 """The emulate strategy for a bare guest (kernel_model/ring0.py): US 7,350,196 on kernel code.
 
-The same patch forms as instrumenter/strategies/emulate.py — int3 (#BP, a trap) or a LOCK prefix over the
+The same patch forms as instrumenter/strategies/emulate/strategy.py — int3 (#BP, a trap) or a LOCK prefix over the
 first byte (#UD, a fault) — and the same handler order ([0031], FIG. 3): the probe fires, the
 instruction is emulated on the trap frame, the handler returns with IRET. The difference is
 where the frame is: a ring-0 guest traps at the same privilege level, so the frame sits on its
-own stack and the emulation moves it (instrumenter/strategies/emulate_kernel.py); a ring-3 guest's frame
+own stack and the emulation moves it (instrumenter/strategies/emulate/kernel.py); a ring-3 guest's frame
 is on the kernel stack with SS:ESP, as for a process.
 
 Entry probes go on a function's first instruction (`push %ebp`/`push %rbp` or `enter`); return
-probes on one site per `ret`, chosen as for processes (instrumenter/strategies/emulate_return_sites.py).
+probes on one site per `ret`, chosen as for processes (instrumenter/strategies/emulate/return_sites.py).
 """
 from dataclasses import dataclass, field
 
-from ..insn.decode import decode
-from .emulate import PATCHES, lock_patch_refusal
-from .emulate_insn import StackFault, compile_emulation, emulation_refusal
-from .emulate_kernel import emulate_on_frame
-from ..errors import InstrumenterError
-from .emulate_return_sites import RETURN_MODES, return_sites
+from ...insn.decode import decode
+from .strategy import PATCHES, lock_patch_refusal
+from .insn import StackFault, compile_emulation, emulation_refusal
+from .kernel import emulate_on_frame
+from ...errors import InstrumenterError
+from .return_sites import RETURN_MODES, return_sites
 
 MAX_INSN = 15
 ENTRY_FORMS = {"i386": ("push ebp", "enter"), "x86_64": ("push rbp", "enter")}
@@ -34,7 +34,7 @@ class BareSite:
 
 class KernelEmulateProbes:
     """Probes on a BareGuest's code, emulated on the trap frame. With `record`, every
-    emulation is kept in `emulations` (instrumenter.strategies.emulate_kernel.Emulation)."""
+    emulation is kept in `emulations` (instrumenter.strategies.emulate.kernel.Emulation)."""
 
     def __init__(self, guest, form: str = "int3", returns: str = "frame", record: bool = False):
         if form not in PATCHES:

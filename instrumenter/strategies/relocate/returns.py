@@ -7,7 +7,7 @@ its backtraces, `__builtin_return_address`, libgcc's unwinder (FDEs are found fo
 and signal frames all see original addresses. A breakpoint at R (a door patch) maps the
 return back into the copy when the callee returns.
 
-Every return to R goes into the copy (relocate.py `_on_return`), whether the call was made
+Every return to R goes into the copy (strategy.py `_on_return`), whether the call was made
 there or not — a call made by original code (a thread that was in the function before it was
 relocated), a longjmp to a setjmp whose call returned already, a vfork child on its parent's
 stack: the copy's piece for R runs the same instruction with the same registers and stack, so

@@ -12,7 +12,7 @@ and the piece goes on in the copy:
     instruction's 2 bytes, which lands on the same instruction in the copy: it runs again;
   * a signal delivered at the call's return (the kernel's usual point) or while it sleeps
     sees the copy's IP, which the signal frame shows as the original address
-    (relocate_signals.py: the instruction itself, or the one after it once it ran);
+    (signals.py: the instruction itself, or the one after it once it ran);
   * `syscall` leaves the address of the next instruction in RCX (Intel SDM Vol. 2B,
     SYSCALL: RCX <- RIP), which would be a copy address: the copy follows it with
     `mov $original_next, %rcx` (no flags touched), so RCX is what the original would hold;
@@ -23,10 +23,10 @@ and the piece goes on in the copy:
 `sysenter` stays refused: it returns through the vDSO's fixed address, not to the next
 instruction.
 """
-from ..insn.decode import Insn
-from ..insn.emit import Emitter
-from ..insn.policy import InsnClass
-from ..insn.relocate import Relocated
+from ...insn.decode import Insn
+from ...insn.emit import Emitter
+from ...insn.policy import InsnClass
+from ...insn.relocate import Relocated
 
 SYSCALL, INT80 = b"\x0f\x05", b"\xcd\x80"
 

@@ -9,7 +9,7 @@ ends at the new ESP — down one slot for `push %ebp` (FIG. 4A -> 4B, [0036]), u
 [0044]), up past the return address for `ret` — and write what the instruction stores into the
 slots the frame gave up.
 
-The instruction semantics are emulate_insn.py's, run against `LiveStackCpu`: its `frame.sp` is
+The instruction semantics are insn.py's, run against `LiveStackCpu`: its `frame.sp` is
 the SP the interrupted code had, and its stores are held back until `commit`, because the
 frame itself sits where a `push` stores (FIG. 4A: the pushed EBP goes where EFLAGS is). The
 commit first writes the moved frame, then the stores: the patent moves the frame one word at a
@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 from kernel_model.debug import PROT_READ, PROT_WRITE
 
-from .emulate_insn import StackFault
+from .insn import StackFault
 
 _FMT = {2: "<H", 4: "<I", 8: "<Q"}
 
@@ -46,7 +46,7 @@ class _Registers:
 
 
 class LiveStackCpu:
-    """emulate_insn.FrameCpu's interface for a bare guest's trap, with stores held back."""
+    """insn.FrameCpu's interface for a bare guest's trap, with stores held back."""
 
     def __init__(self, frame, view):
         sp = frame.sp if frame.sp is not None else frame.address + frame.size
@@ -130,7 +130,7 @@ class Emulation:
 
 
 def emulate_on_frame(run, frame, view, *, bp: str, record=None) -> Emulation | None:
-    """Run the compiled emulation `run` (emulate_insn.compile_emulation) for `frame` and
+    """Run the compiled emulation `run` (insn.compile_emulation) for `frame` and
     commit it; with `record` (site, insn, form), also return what it did."""
     cpu = LiveStackCpu(frame, view)
     before_frame, bp_before = copy.copy(frame), view.register(bp)

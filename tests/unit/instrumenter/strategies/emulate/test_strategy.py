@@ -6,15 +6,15 @@ import pytest
 from emu import exits
 from emu.machine import Machine
 from instrumenter.insn.decode import decode
-from instrumenter.strategies.emulate import EmulateProbes, lock_patch_refusal
-from instrumenter.strategies.emulate_insn import emulation_refusal
+from instrumenter.strategies.emulate.strategy import EmulateProbes, lock_patch_refusal
+from instrumenter.strategies.emulate.insn import emulation_refusal
 from instrumenter.errors import InstrumenterError
 from instrumenter.strategies.singlestep import TF, SingleStepProbes
 from kernel_model import idt as V
 from kernel_model.signals import SIGSEGV
 from tests.unit.emu.guest import CODE, asm, machine_with
 
-from .emulate_harness import emulating_space
+from ..emulate_harness import emulating_space
 from tests.unit.kernel_model.userland import USER_CODE, USER_SP
 
 ARCHES = ("i386", "x86_64")

@@ -7,9 +7,9 @@ Two forms (`--handler`):
                    (so labels and absolute references are right wherever it lands). It runs from
                    its first instruction and returns with `ret`.
   FILE.o:SYMBOL    the function SYMBOL of an ELF relocatable object, relocated into the page
-                   (instrumenter/strategies/handler_object.py; compile with -fPIC).
+                   (instrumenter/strategies/handlers/object_file.py; compile with -fPIC).
   FILE.so:SYMBOL   the function SYMBOL of a shared object, copied whole into the page and
-                   relocated there (instrumenter/strategies/handler_shared.py).
+                   relocated there (instrumenter/strategies/handlers/shared_object.py).
 
 A handler is loaded (and an object read) once, when the probe is made; its bytes are produced
 per placement, for the architecture of the probed process.
@@ -19,10 +19,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from ..errors import InstrumenterError
-from ..tracing.probes import UPROBE
-from .handler_object import load_object
-from .page_layout import assemble
+from ...errors import InstrumenterError
+from ...tracing.probes import UPROBE
+from .object_file import load_object
+from ..page_layout import assemble
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class UserHandler:
     spec: str                              # as the user wrote it (messages)
     fxsave: bool = False                   # save x87/SSE state around the call (FXSAVE/FXRSTOR)
     source: str | None = None              # .s text
-    obj: object = None                     # .o or .so (handler_object.py, handler_shared.py)
+    obj: object = None                     # .o or .so (object_file.py, shared_object.py)
     _sizes: dict = field(default_factory=dict, repr=False)
 
     @property

@@ -10,13 +10,13 @@ information the debugger, the detacher, fault reports and symbolization share).
         that original instruction (its piece: call-outs first).
 
 Copies a function had before (a probe added later rebuilds it) stay in the table until they
-are freed: a thread may still run in one (relocate.py frees them when no thread's PC is there).
+are freed: a thread may still run in one (strategy.py frees them when no thread's PC is there).
 `RelocationSource` answers ToolAddressMap (instrumenter/debugger/addrmap.py) from the tables
 of the session's relocate strategy.
 """
 from dataclasses import dataclass, field
 
-from .relocate_copy import Copy
+from .copy import Copy
 
 
 @dataclass
@@ -76,7 +76,7 @@ class RelocationSource:
         self.strategy = strategy
 
     def lookup(self, process, address: int):
-        from ..debugger.addrmap import ToolLocation      # the debugger imports strategies
+        from ...debugger.addrmap import ToolLocation      # the debugger imports strategies
         table = self.strategy.tables_of(process)
         location = table.locate(address) if table is not None else None
         if location is None:

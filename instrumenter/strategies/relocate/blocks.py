@@ -13,19 +13,19 @@ tables, instrumenter/insn/policy.py, decide each instruction):
   * an indirect jump in the reachable code: it may land anywhere in the body (a jump table,
     a computed goto) and its target cannot be retargeted into the copy;
   * an instruction the relocator refuses (REFUSED class), but for `syscall` and `int 0x80`,
-    which a copy of the whole function makes itself (relocate_syscalls.py);
+    which a copy of the whole function makes itself (syscalls.py);
   * a branch into the middle of an instruction (overlapping code);
   * the address itself is not one of the reachable instruction starts.
 The function's `calls` are the reachable calls whose return address lies inside the bounds:
-each gets a return point (relocate_returns.py).
+each gets a return point (returns.py).
 """
 from dataclasses import dataclass
 
-from ..errors import DecodeError, InstrumenterError
-from ..insn.decode import Insn, decode
-from ..insn.policy import InsnClass, classify
-from .placement import image_at
-from .relocate_syscalls import is_system_call
+from ...errors import DecodeError, InstrumenterError
+from ...insn.decode import Insn, decode
+from ...insn.policy import InsnClass, classify
+from ..placement import image_at
+from .syscalls import is_system_call
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class FunctionCode:
     @property
     def calls(self) -> tuple[Insn, ...]:
         """Reachable calls whose ORIGINAL return address is an instruction of the function:
-        the places a callee returns to (relocate_returns.py plants a breakpoint there)."""
+        the places a callee returns to (returns.py plants a breakpoint there)."""
         return tuple(i for i in self.insns if "call" in i.groups and i.next_address in self.index)
 
     def contains(self, address: int) -> bool:
@@ -105,7 +105,7 @@ def analyse(code: bytes, start: int, name: str, arch: str):
 
 def _refusal(insn: Insn, name: str) -> str | None:
     if is_system_call(insn):
-        return None                  # the copy makes it itself (relocate_syscalls.py)
+        return None                  # the copy makes it itself (syscalls.py)
     c = classify(insn)
     if c.cls is InsnClass.REFUSED:
         return f"{insn} in {name} cannot be relocated: {c.reason}"

@@ -1,4 +1,4 @@
-"""User handlers (instrumenter/strategies/user_handler.py, handler_object.py): assembly and
+"""User handlers (instrumenter/strategies/handlers/user.py, object_file.py): assembly and
 relocatable objects become code for any address; what cannot be used is one line."""
 import struct
 from pathlib import Path
@@ -8,9 +8,9 @@ from elftools.elf.elffile import ELFFile
 
 from instrumenter.errors import InstrumenterError
 from instrumenter.insn.decode import decode
-from instrumenter.strategies.user_handler import load_handler
+from instrumenter.strategies.handlers.user import load_handler
 
-HANDLERS = Path(__file__).resolve().parents[4] / "samples" / "handlers"
+HANDLERS = Path(__file__).resolve().parents[5] / "samples" / "handlers"
 ARCHES = ("i386", "x86_64")
 
 
@@ -115,7 +115,7 @@ def test_assembly_that_does_not_assemble_says_why():
 def test_only_an_entry_uprobes_hook_has_a_handler_to_call():
     from types import SimpleNamespace
 
-    from instrumenter.strategies.user_handler import handler_of
+    from instrumenter.strategies.handlers.user import handler_of
     from instrumenter.tracing.probes import Probe
     from trapline.probespec import parse_probe_spec
     handler = load_handler(str(HANDLERS / "x86_64" / "count.s"))

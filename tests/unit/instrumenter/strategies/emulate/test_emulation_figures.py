@@ -8,7 +8,7 @@ for IRET (the "B" figure) at the figure's positions ("ESP after trap + 8" ...).
 """
 import pytest
 
-from instrumenter.strategies.emulate_kernel_probes import KernelEmulateProbes
+from instrumenter.strategies.emulate.kernel_probes import KernelEmulateProbes
 from kernel_model.ring0 import BareGuest
 from tests.unit.emu.guest import asm
 

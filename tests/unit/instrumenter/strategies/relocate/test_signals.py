@@ -1,13 +1,13 @@
-"""instrumenter/strategies/relocate_signals.py: which original address a signal frame shows for
+"""instrumenter/strategies/relocate/signals.py: which original address a signal frame shows for
 a PC in a relocated copy, and where sigreturn goes on — the same copy, the function's newer
 copy at the same point, or the original address once no copy is left."""
 import pytest
 
-from instrumenter.strategies.relocate_copy import lay_out_copy
-from instrumenter.strategies.relocate_signals import SignalFrames
-from instrumenter.strategies.relocate_table import SpaceRelocations
+from instrumenter.strategies.relocate.copy import lay_out_copy
+from instrumenter.strategies.relocate.signals import SignalFrames
+from instrumenter.strategies.relocate.table import SpaceRelocations
 
-from .test_relocate_table import COPY_AT, _fib
+from .test_table import COPY_AT, _fib
 
 STEP = "step"
 
@@ -102,7 +102,7 @@ def test_with_no_copy_left_the_original_code_goes_on(arch):
 def test_the_stale_pointer_table_of_a_detach_holds_every_exact_point(arch):
     """instrumenter/tracing/detach_stale.py asks `stale_points`: each point a signal frame may
     show is translated after the copy's pages are gone too, to the same original address."""
-    from instrumenter.strategies.relocate import RelocateProbes
+    from instrumenter.strategies.relocate.strategy import RelocateProbes
     fc = _fib(arch)
     fc, strategy, copy, frames = _setup(arch, {fc.start: (True, [])})
     points = RelocateProbes.stale_points(strategy, None)

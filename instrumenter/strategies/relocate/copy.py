@@ -1,13 +1,13 @@
 """The instrumented copy of a function (US 6,957,421 "instrumented code block").
 
 `lay_out_copy(fc, at, arch, probes)` builds, for the function's reachable instructions
-(relocate_blocks.py), in address order, one piece per instruction:
+(blocks.py), in address order, one piece per instruction:
 
   [int3]            call-out: the probes' Python actions at this original address (kernel
                     mode data: the strategy's breakpoint handler runs them, then IP += 1)
   [native parts]    count / args:N actions run in the guest (native.py emit_part)
   [int3]            before a call only: the call is recorded for its return point
-                    (relocate_returns.py), then IP += 1
+                    (returns.py), then IP += 1
   relocated insn    instrumenter/insn/relocate.py's recipe for the instruction at this
                     address; every exit whose target is an instruction of the function is
                     retargeted to that instruction's piece; a final jump to the next
@@ -16,8 +16,8 @@
 then one "original continuation" per return point: the instruction at the return address
 relocated on its own, jumping back to original code — where a callee's return would go on
 when the function has no copy (every return goes into the copy once it is written:
-relocate.py `_on_return`; a signal frame taken in a continuation resumes in one:
-relocate_signals.py). A call in the copy pushes the ORIGINAL
+strategy.py `_on_return`; a signal frame taken in a continuation resumes in one:
+signals.py). A call in the copy pushes the ORIGINAL
 return address (the relocator's call recipe, US 6,898,785), so the callee and everything that
 reads the stack sees original addresses.
 
@@ -27,12 +27,12 @@ lay it out at the slot (`same_size` says whether the second matches the first).
 import struct
 from dataclasses import dataclass, field
 
-from ..errors import InstrumenterError
-from ..insn.emit import ABS_JUMP_LEN, REL_JUMP_LEN, rel32
-from ..insn.relocate import relocate
-from .native import emit_part
-from .relocate_blocks import FunctionCode
-from .relocate_syscalls import is_system_call, relocate_system_call
+from ...errors import InstrumenterError
+from ...insn.emit import ABS_JUMP_LEN, REL_JUMP_LEN, rel32
+from ...insn.relocate import relocate
+from ..native import emit_part
+from .blocks import FunctionCode
+from .syscalls import is_system_call, relocate_system_call
 
 INT3 = b"\xcc"
 

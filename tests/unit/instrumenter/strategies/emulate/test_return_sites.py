@@ -1,10 +1,10 @@
-"""Where emulated return probes go (instrumenter/strategies/emulate_return_sites.py): the frame-dismantling
+"""Where emulated return probes go (instrumenter/strategies/emulate/return_sites.py): the frame-dismantling
 instruction before each `ret` when it is the only way into it (US 7,350,196), the `ret` otherwise,
 and every `ret` in "ret" mode (DTrace fbt on amd64) — one site per return in every case."""
 import pytest
 
 from instrumenter.errors import InstrumenterError
-from instrumenter.strategies.emulate_return_sites import return_sites
+from instrumenter.strategies.emulate.return_sites import return_sites
 from tests.unit.emu.guest import asm
 
 START = 0x1000

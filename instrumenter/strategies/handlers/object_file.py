@@ -27,7 +27,7 @@ from elftools.elf.constants import SH_FLAGS
 from elftools.elf.elffile import ELFFile
 from elftools.elf.relocation import RelocationSection
 
-from ..errors import InstrumenterError
+from ...errors import InstrumenterError
 
 ARCH_OF_MACHINE = {"EM_X86_64": "x86_64", "EM_386": "i386"}
 _SKIPPED = (".eh_frame", ".note", ".comment", ".debug", ".llvm")
@@ -65,8 +65,8 @@ class _Reloc:
 
 def load_object(path: str, symbol: str):
     """The handler `symbol` of the ELF file at `path`: a relocatable object (HandlerObject) or
-    a shared object (handler_shared.py SharedHandler); one-line InstrumenterError otherwise."""
-    from .handler_shared import SharedHandler
+    a shared object (shared_object.py SharedHandler); one-line InstrumenterError otherwise."""
+    from .shared_object import SharedHandler
     try:
         with open(path, "rb") as f:
             elf = ELFFile(f)

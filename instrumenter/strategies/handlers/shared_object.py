@@ -8,7 +8,7 @@ dynamic relocations are applied for where the image lands (System V psABIs: AMD6
 A relocation to a symbol it does not define (libc's `puts`), TLS, or a copy relocation is
 refused with one line. The image lands in the read/write/execute XOL page: a handler that writes
 its own .data costs the emulator a retranslation of the page on each such write (an object file,
-handler_object.py, keeps its writable sections apart).
+object_file.py, keeps its writable sections apart).
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import struct
 
 from elftools.elf.relocation import RelocationSection
 
-from ..errors import InstrumenterError
+from ...errors import InstrumenterError
 
 # type -> (name, kind): "B" base + addend, "S" symbol (+ addend), "S+A" symbol + addend
 _X86_64 = {8: ("R_X86_64_RELATIVE", "B"), 6: ("R_X86_64_GLOB_DAT", "S"),

@@ -1,10 +1,10 @@
 """The relocate strategy (US 6,957,421: US 6,957,421 function relocation, US 6,898,785 original-
 space return pointers).
 
-Placing a probe anywhere in a function (relocate_blocks.py finds its reachable code, or says
+Placing a probe anywhere in a function (blocks.py finds its reachable code, or says
 why it cannot be relocated) puts, through the door's patches, an *instrumentation breakpoint*
 (int3) on the function's first instruction and one on every return address of its calls
-(relocate_returns.py). The instrumented copy (relocate_copy.py: every probe of the function
+(returns.py). The instrumented copy (copy.py: every probe of the function
 inlined as a call-out int3 or a native part, internal branches retargeted, every instruction
 relocated) is laid out and its slot reserved in the XOL pages (a tool area, "[uprobes]")
 when the probe is placed — mapping pages from inside a trap is what Unicorn does not like
@@ -16,20 +16,20 @@ A probe added to a relocated function rebuilds the copy in a new slot (the new c
 next entries); one removed rebuilds it too, and the last one removed takes every breakpoint
 out. An old copy stays mapped until no thread's PC (live or in a signal frame) is in it: no
 stack holds a copy address, since calls push original ones. The relocation table
-(relocate_table.py) maps both ways and answers the debugger (`address_source`).
+(table.py) maps both ways and answers the debugger (`address_source`).
 """
 import functools
 from dataclasses import dataclass, field
 
-from ..errors import InstrumenterError
-from .base import ProbeStrategy, take_hook_off
-from .native import new_slot
-from .placement import patch_site, validate_site
-from .relocate_blocks import FunctionCode, find_function
-from .relocate_copy import Copy, lay_out_copy
-from .relocate_returns import ReturnRecords
-from .relocate_signals import SignalFrames
-from .relocate_table import RelocationSource, SpaceRelocations
+from ...errors import InstrumenterError
+from ..base import ProbeStrategy, take_hook_off
+from ..native import new_slot
+from ..placement import patch_site, validate_site
+from .blocks import FunctionCode, find_function
+from .copy import Copy, lay_out_copy
+from .returns import ReturnRecords
+from .signals import SignalFrames
+from .table import RelocationSource, SpaceRelocations
 
 INT3 = b"\xcc"
 
@@ -64,7 +64,7 @@ class RelocateProbes(ProbeStrategy):
         super().__init__(session)
         self.returns = ReturnRecords()
         self.retired: list[tuple[object, int, Copy]] = []   # (process, serial, copy) to free
-        # Signal frames show original PCs, and sigreturn goes on in the copy (relocate_signals.py).
+        # Signal frames show original PCs, and sigreturn goes on in the copy (signals.py).
         self.debug.register_signal_pc_translator(SignalFrames(self).translate)
 
     # ---- placement ---------------------------------------------------------------------------
@@ -315,7 +315,7 @@ class RelocateProbes(ProbeStrategy):
         return None if location is None else location[0]
 
     def stale_points(self, process) -> dict[int, int]:
-        """Every exact point of every mapped copy (relocate_signals.py's points: a piece's
+        """Every exact point of every mapped copy (signals.py's points: a piece's
         start, its instruction's start, a call's call-out, a kept jump back) -> its original."""
         table = self.tables_of(process)
         points = {}
