@@ -1,4 +1,4 @@
-"""`trapline explain --technique detach` (trapline/explain_detach.py): a detach with a thread at
+"""`trapline explain --technique detach` (trapline/explain/detach.py): a detach with a thread at
 a trampoline and landings on its stack, step by step, the same on every run."""
 import re
 
@@ -6,7 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from trapline.explain import explain
-from trapline.explain_detach import explain_detach
+from trapline.explain.detach import explain_detach
 
 pytestmark = pytest.mark.e2e
 

@@ -1,4 +1,4 @@
-"""`trapline explain --technique relocate` (trapline/explain_relocate.py): fib beside its copy,
+"""`trapline explain --technique relocate` (trapline/explain/relocate.py): fib beside its copy,
 the table both ways, and original return addresses on the stack, on both arches."""
 import re
 

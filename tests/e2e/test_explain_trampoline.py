@@ -1,4 +1,4 @@
-"""`trapline explain --technique trampoline` (trapline/explain_trampoline.py): the page of
+"""`trapline explain --technique trampoline` (trapline/explain/trampoline.py): the page of
 US 9,336,001 with its handler, block by block, the same on every run."""
 import re
 from pathlib import Path
@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from trapline.explain import explain
-from trapline.explain_trampoline import explain_trampoline
+from trapline.explain.trampoline import explain_trampoline
 
 pytestmark = pytest.mark.e2e
 HANDLERS = Path(__file__).resolve().parents[2] / "samples" / "handlers"

@@ -1,4 +1,4 @@
-"""`trapline trace --detach-after N` and `--detach-on SIGNAL` (trapline/cli_detach.py): the
+"""`trapline trace --detach-after N` and `--detach-on SIGNAL` (trapline/cli/detach.py): the
 records stop at the detach and the program runs on to its normal end with its native output."""
 import re
 import subprocess

@@ -16,8 +16,8 @@ from tests.door_scan import imported_modules, lines_past_the_door
 
 TRAPLINE = Path(__file__).resolve().parents[3] / "trapline"
 PACKAGES = {
-    "gdbserver": [TRAPLINE / "gdbserver", TRAPLINE / "cli_gdbserver.py"],
-    "profile": [TRAPLINE / "profile", TRAPLINE / "cli_profile.py"],
+    "gdbserver": [TRAPLINE / "gdbserver", TRAPLINE / "cli" / "gdbserver.py"],
+    "profile": [TRAPLINE / "profile", TRAPLINE / "cli" / "profile.py"],
 }
 ALLOWED_KERNEL_MODULES = {"kernel_model.debug", "kernel_model.debug_abi"}
 PAST_THE_DOOR = re.compile(r"\.machine\b|\.space\b|\.vm\b|\.kernel\b|(?<!debug)(?<!debugger)\.threads\b"

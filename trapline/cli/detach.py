@@ -13,7 +13,7 @@ and told on stderr too (always: it is a program behaviour worth knowing).
 """
 import click
 
-from .errors import UsageError
+from ..errors import UsageError
 
 
 def detach_options(f):

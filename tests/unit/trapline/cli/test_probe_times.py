@@ -1,4 +1,4 @@
-"""`trapline trace --enable-at N --disable-at N` (trapline/cli_probe_times.py): each applies to
+"""`trapline trace --enable-at N --disable-at N` (trapline/cli/probe_times.py): each applies to
 the -p written last before it; misplaced or repeated ones are usage errors (exit status 2)."""
 import json
 from pathlib import Path
@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from trapline.cli import main
 
-FIB = str(Path(__file__).resolve().parents[3] / "samples" / "bin" / "x86_64" / "fib")
+FIB = str(Path(__file__).resolve().parents[4] / "samples" / "bin" / "x86_64" / "fib")
 
 
 def _trace(*options: str):

@@ -3,9 +3,9 @@ import sys
 
 import click
 
-from .cli import PROGRAM_COMMAND, _fail, _parse_env, run_options
-from .cli_walkup import walkup_options, walkup_settings
-from .host_signals import guest_command
+from . import PROGRAM_COMMAND, _fail, _parse_env, run_options
+from .walkup import walkup_options, walkup_settings
+from ..host_signals import guest_command
 
 TOP_FUNCTIONS = 25
 
@@ -39,11 +39,11 @@ def profile(interval, event, mode, top, output_dir, record, walk_up, threshold, 
     """Run PROGRAM [ARGS...] under the sampling profiler; report where it spends its time."""
     from rich.console import Console
 
-    from .profile.outputs import prepare_output_dir, write_outputs
-    from .profile.progress import ProfileProgress
-    from .profile.report import print_report
-    from .profile.session import run_profiled
-    from .sandbox import Sandbox
+    from ..profile.outputs import prepare_output_dir, write_outputs
+    from ..profile.progress import ProfileProgress
+    from ..profile.report import print_report
+    from ..profile.session import run_profiled
+    from ..sandbox import Sandbox
 
     console = Console(stderr=True, highlight=False)
     try:
@@ -67,7 +67,7 @@ def profile(interval, event, mode, top, output_dir, record, walk_up, threshold, 
         if output_dir is not None:
             walkup = None
             if walk_up:
-                from .profile.walkup_report import walkup_json
+                from ..profile.walkup_report import walkup_json
                 walkup = walkup_json(run)
             for note in write_outputs(run.profile, output_dir, " ".join([program, *args]), walkup):
                 console.print(f"trapline: {note}")
@@ -79,9 +79,9 @@ def profile(interval, event, mode, top, output_dir, record, walk_up, threshold, 
 def _walk_up(sandbox, argv, console, *, interval, mode, event, top, options, compare_full,
              record=None, progress=None):
     """The walk-up run (trapline/profile/walkup_run.py) and its report."""
-    from .profile.report import print_report
-    from .profile.walkup_report import print_walkup
-    from .profile.walkup_run import compare, finish_record, run_walkup
+    from ..profile.report import print_report
+    from ..profile.walkup_report import print_walkup
+    from ..profile.walkup_run import compare, finish_record, run_walkup
 
     run = run_walkup(sandbox, argv, interval=interval, options=options, mode=mode, event=event,
                      record=record, progress=progress)
@@ -111,9 +111,9 @@ def report(top, output_dir, trace):
     """Report a trace written by `trapline profile --record` (the same report as the live run)."""
     from rich.console import Console
 
-    from .profile.outputs import prepare_output_dir, write_outputs
-    from .profile.record import read_trace
-    from .profile.report import print_report
+    from ..profile.outputs import prepare_output_dir, write_outputs
+    from ..profile.record import read_trace
+    from ..profile.report import print_report
 
     console = Console(highlight=False)
     try:
@@ -122,7 +122,7 @@ def report(top, output_dir, trace):
         recorded = read_trace(trace)
         print_report(recorded, console, top=top)
         if recorded.walkup is not None:
-            from .profile.walkup_report import print_walkup_report
+            from ..profile.walkup_report import print_walkup_report
             console.print()
             print_walkup_report(recorded.walkup, console)
         if output_dir is not None:

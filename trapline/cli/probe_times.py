@@ -10,7 +10,7 @@ how they interleave with -p's, so the command keeps the order the parser saw the
 """
 import click
 
-from .errors import UsageError
+from ..errors import UsageError
 
 ORDER_KEY = "trapline.option_order"
 TIME_OPTIONS = ("enable_at", "disable_at")

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from trapline.cli import main
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 PROGRAM_COMMANDS = {"run": [], "trace": ["-p", "proc:exit"], "profile": [],
                     "gdbserver": ["--stdio"]}
 

@@ -17,10 +17,10 @@ from instrumenter.tracing.probes import Probe
 from instrumenter.tracing.records import Buffers
 from instrumenter.tracing.session import Session
 
-from .explain_guest import spawn_fib
-from .probespec import parse_probe_spec
+from .guest import spawn_fib
+from ..probespec import parse_probe_spec
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SEED_NUMBERS = {
     "Save_Registers": "FIG. 6 block 610: save the registers and the thread's stack state",
     "Call_User_BreakpointHandler": "block 620: call the user breakpoint handler",

@@ -14,11 +14,11 @@ import click
 from instrumenter.strategies.registry import CHOICES as STRATEGY_CHOICES
 from kernel_model.sched import DEFAULT_QUANTUM
 
-from .cli_detach import detach_options, detach_starter
-from .cli_probe_times import OrderedOptionsCommand, probe_time_options, probe_times
-from .cli_handler import handler_options
-from .cli_handler import load as load_handler
-from .host_signals import guest_command
+from .detach import detach_options, detach_starter
+from .probe_times import OrderedOptionsCommand, probe_time_options, probe_times
+from .handler import handler_options
+from .handler import load as load_handler
+from ..host_signals import guest_command
 
 
 class LazyGroup(click.Group):
@@ -57,7 +57,7 @@ def _parse_env(pairs: tuple[str, ...]) -> dict[str, str]:
 
 def _fail(error: BaseException) -> None:
     """One line (a traceback for a bug) and trapline's own exit status (exit_status.py)."""
-    from .exit_status import exit_for
+    from ..exit_status import exit_for
     exit_for(error, lambda text: click.echo(text, err=True))
 
 
@@ -95,9 +95,9 @@ def run_options(f, *, follow_short: bool = True):
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]},
              lazy_commands={"experiment": "trapline.experiment:experiment",   # `trapline experiment loss`
                             "explain": "trapline.explain:explain",            # US 7,350,196's figures, run
-                            "profile": "trapline.cli_profile:profile",       # issue 18, US 7,823,129
-                            "report": "trapline.cli_profile:report",
-                            "gdbserver": "trapline.cli_gdbserver:gdbserver"})  # GDB remote stub (US 6,957,421)
+                            "profile": "trapline.cli.profile:profile",       # issue 18, US 7,823,129
+                            "report": "trapline.cli.profile:report",
+                            "gdbserver": "trapline.cli.gdbserver:gdbserver"})  # GDB remote stub (US 6,957,421)
 def main():
     """trapline: run and instrument x86/x86-64 Linux binaries in an emulated, modeled kernel."""
 
@@ -110,7 +110,7 @@ def main():
 def run(rootfs, cwd, env, clear_env, seed, writable, strace, follow_forks, quantum, max_insns,
         verbose, program, args):
     """Run PROGRAM [ARGS...] in the sandbox; exit with its status (128+N after signal N)."""
-    from .sandbox import Sandbox
+    from ..sandbox import Sandbox
 
     sandbox = Sandbox(rootfs=rootfs, cwd=cwd, env=_parse_env(env), clear_env=clear_env, seed=seed,
                       writable=writable, strace=strace, verbose=verbose, capture=False,
@@ -158,9 +158,9 @@ def trace(ctx, probes, enable_at, disable_at, detach_after, detach_on, strategy,
     from instrumenter.strategies.native import parse_native
     from instrumenter.tracing.probes import UPROBE, Probe
 
-    from .probespec import parse_probe_spec
-    from .sandbox import Sandbox
-    from .tracing import hit_table
+    from ..probespec import parse_probe_spec
+    from ..sandbox import Sandbox
+    from ..tracing import hit_table
 
     out = output or sys.stdout          # bpftrace prints events on stdout, between the guest's lines
     try:
@@ -200,13 +200,13 @@ def trace(ctx, probes, enable_at, disable_at, detach_after, detach_on, strategy,
 def _trace_sink(fmt: str, output, out, specs, program: str):
     """Where trace's records go: streamed lines, or a chrome/folded document (trace_formats.py)
     that needs a file of its own, since the guest's output would fall into the middle of it."""
-    from .errors import UsageError
-    from .tracing import StreamSink
+    from ..errors import UsageError
+    from ..tracing import StreamSink
     if fmt in ("text", "jsonl"):
         return StreamSink(out, fmt)
     if output is None:
         raise UsageError(f"-f {fmt} writes one document: give it a file with -o FILE")
-    from .trace_formats import ChromeSink, FoldedSink
+    from ..trace_formats import ChromeSink, FoldedSink
     if fmt == "chrome":
         return ChromeSink(output, specs)
     return FoldedSink(output, specs, comm=program.rsplit("/", 1)[-1])

@@ -26,7 +26,7 @@ from instrumenter.strategies.emulate.return_sites import return_sites
 from kernel_model.ring0 import BareGuest
 from loader.elf import load_elf_file
 
-SAMPLE_BIN = Path(__file__).resolve().parents[1] / "samples" / "bin"
+SAMPLE_BIN = Path(__file__).resolve().parents[2] / "samples" / "bin"
 DEMO_ADDRESS = 0x0040_0000
 DEMO_ARGUMENT = 21
 # A function that builds its frame with ENTER and dismantles it with LEAVE (patent [0029]).
@@ -218,7 +218,7 @@ def explain_text(arch: str = "i386", form: str = "int3", modes=("kernel", "user"
               show_default=True, help="Run the examples as kernel code (CPL 0), user code, or both.")
 @click.option("--technique", type=click.Choice(["emulate", "trampoline", "detach", "relocate"]), default="emulate",
               show_default=True, help="emulate: US 7,350,196's figures; trampoline: US 9,336,001's page "
-              "with its handler (trapline/explain_trampoline.py).")
+              "with its handler (trapline/explain/trampoline.py).")
 @click.option("--handler", default=None, metavar="FILE.s|FILE.o:SYMBOL",
               help="With --technique trampoline: this handler instead of samples/handlers' limit_n.s.")
 def explain(arch, form, mode, technique, handler):
@@ -227,18 +227,18 @@ def explain(arch, form, mode, technique, handler):
     modes = ("kernel", "user") if mode == "both" else (mode,)
     try:
         if technique == "relocate":                    # US 6,957,421's function relocation
-            from .explain_relocate import explain_relocate
+            from .relocate import explain_relocate
             click.echo(explain_relocate(arch), nl=False)
             return
         if technique == "detach":                      # US 6,957,421's uninstrumenting
-            from .explain_detach import explain_detach
+            from .detach import explain_detach
             click.echo(explain_detach(arch), nl=False)
             return
         if technique == "trampoline":
-            from .explain_trampoline import explain_trampoline
+            from .trampoline import explain_trampoline
             click.echo(explain_trampoline(arch, handler), nl=False)
             return
         click.echo(explain_text(arch, form, modes), nl=False)
     except Exception as e:              # noqa: BLE001 -- every failure gets its status (exit_status.py)
-        from .exit_status import exit_for
+        from ..exit_status import exit_for
         exit_for(e, lambda text: click.echo(text, err=True))

@@ -23,7 +23,7 @@ def load(handler: str | None, fxsave: bool):
     from instrumenter.errors import InstrumenterError
     from instrumenter.strategies.handlers.user import load_handler
 
-    from .errors import UsageError
+    from ..errors import UsageError
     try:
         return load_handler(handler, fxsave=fxsave)
     except InstrumenterError as e:

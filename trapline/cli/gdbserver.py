@@ -20,8 +20,8 @@ import click
 
 from instrumenter.strategies.registry import CHOICES as STRATEGY_CHOICES
 
-from .cli import PROGRAM_COMMAND, _fail, _parse_env, run_options
-from .host_signals import guest_command
+from . import PROGRAM_COMMAND, _fail, _parse_env, run_options
+from ..host_signals import guest_command
 
 
 def _listen_address(text: str) -> tuple[str, int]:
@@ -48,7 +48,7 @@ def _listen_address(text: str) -> tuple[str, int]:
 def gdbserver(listen, stdio, probes, strategy, output, debug_protocol, detach_probes, rootfs, cwd, env, clear_env,
               seed, writable, strace, follow_forks, quantum, max_insns, verbose, program, args):
     """Debug PROGRAM [ARGS...] with GDB through its probes (US 6,957,421)."""
-    from .gdbserver.session import DebugRun
+    from ..gdbserver.session import DebugRun
 
     try:
         if stdio == (listen is not None):

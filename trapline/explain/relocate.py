@@ -16,8 +16,8 @@ from instrumenter.tracing.probes import Probe
 from instrumenter.tracing.records import Buffers
 from instrumenter.tracing.session import Session
 
-from .explain_guest import spawn_fib
-from .probespec import parse_probe_spec
+from .guest import spawn_fib
+from ..probespec import parse_probe_spec
 
 SHOW_AT_HIT = 3
 
