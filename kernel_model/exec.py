@@ -19,11 +19,11 @@ from .errno import GuestErrno
 from .exit import exit_thread, release_vfork_parent
 from .images import MappedImage
 from .interp import LOADER_BRK, place_interpreter, place_loader, span_of
-from .layout import PAGE
+from .memory.layout import PAGE
 from .personality import apply_exec_personality
 from .proc import Thread
-from .space import Space
-from .vm import PROT_EXEC, PROT_READ, PROT_WRITE, page_up
+from .memory.space import Space
+from .memory.vm import PROT_EXEC, PROT_READ, PROT_WRITE, page_up
 
 PLATFORM = {"i386": b"i686", "x86_64": b"x86_64"}
 MAX_ARG_BYTES = 128 * 1024 * 32      # Linux MAX_ARG_STRLEN * 32 -> E2BIG beyond it
@@ -126,7 +126,7 @@ def area_offset(image, start: int) -> int:
 
 def map_segments(space: Space, image, name: bytes) -> int:
     """Map every PT_LOAD; return the end of the highest segment (where the heap starts). An
-    area a recycled Machine kept (kernel_model/space_pool.py: same range and permissions) is
+    area a recycled Machine kept (kernel_model/memory/space_pool.py: same range and permissions) is
     synced instead of mapped, so that the code translated from it stays valid."""
     for start, end, perms, data in load_plan(tuple(image.segments)):
         check_segment_fits(space, start, end)

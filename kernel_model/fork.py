@@ -12,11 +12,11 @@ import struct
 
 from . import errno as E
 from .errno import GuestErrno
-from .gdt import descriptor
+from .cpu.gdt import descriptor
 from .proc import Process, Thread
 from .sched_attrs import inherited as sched_inherited
-from .space import Space
-from .space_pool import code_areas
+from .memory.space import Space
+from .memory.space_pool import code_areas
 
 CSIGNAL = 0x000000FF
 CLONE_VM, CLONE_FS, CLONE_FILES, CLONE_SIGHAND = 0x100, 0x200, 0x400, 0x800
@@ -29,7 +29,7 @@ NAMESPACE_FLAGS = 0x7E020000 & ~CLONE_NEWNS | CLONE_NEWNS     # CLONE_NEW*: not 
 
 def copy_space(parent: Space, memory_limit: int, pool=None) -> Space:
     """A new address space with a copy of every user mapping and the TLS descriptors. A
-    Machine from the pool (space_pool.py) with the parent's text areas keeps its translations
+    Machine from the pool (memory/space_pool.py) with the parent's text areas keeps its translations
     of the pages that are the same in the parent."""
     recycled = pool.take(parent.arch, code_areas(parent.vm.vmas), like=parent.machine.mem) \
         if pool is not None else None

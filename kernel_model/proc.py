@@ -48,7 +48,7 @@ class Thread:
     sched_policy: int = 0                # SCHED_NORMAL (| SCHED_RESET_ON_FORK) (sched_attrs.py)
     rt_priority: int = 0
     suspended: int = 0                   # tools' holds (debug.suspend_thread): never picked while > 0
-    instructions: int = 0                # its finished slices' instructions, when counted (cpu_time.py)
+    instructions: int = 0                # its finished slices' instructions, when counted (time/cpu_time.py)
     turn_used: int = 0                   # instructions of its quantum used this turn (sched.py)
 
     def describe(self) -> str:
@@ -59,7 +59,7 @@ class Thread:
 class Process:
     pid: int
     ppid: int
-    space: object                          # kernel_model.space.Space
+    space: object                          # kernel_model.memory.space.Space
     fds: FdTable
     cwd: bytes = b"/"                      # global guest path (may lie outside `root`)
     root: bytes = b"/"                     # global guest path of the root chroot(2) gave

@@ -3,11 +3,11 @@ execve's refusals are errnos, and time is virtual."""
 import pytest
 
 from kernel_model import errno as E
-from kernel_model.clock import EPOCH_NS, SYSCALL_COST_NS, VirtualClock
+from kernel_model.time.clock import EPOCH_NS, SYSCALL_COST_NS, VirtualClock
 from kernel_model.errno import GuestErrno
 from kernel_model.exec import MAX_ARG_BYTES, build_program
-from kernel_model.layout import PAGE
-from kernel_model.vm import PROT_EXEC, PROT_READ, PROT_WRITE
+from kernel_model.memory.layout import PAGE
+from kernel_model.memory.vm import PROT_EXEC, PROT_READ, PROT_WRITE
 from tests.unit.loader.elf_builder import DATA_MEMSZ, build_elf
 
 BITS = {"i386": 32, "x86_64": 64}

@@ -16,9 +16,9 @@ import pytest
 
 from kernel_model.fork import CLONE_FILES, copy_space
 from kernel_model.fs import CapturedOutput
-from kernel_model.gdt import descriptor
+from kernel_model.cpu.gdt import descriptor
 from kernel_model.kernel import Kernel, KernelConfig
-from kernel_model.vm import MAP_ANONYMOUS, MAP_FIXED, MAP_PRIVATE, PROT_EXEC, PROT_READ, PROT_WRITE
+from kernel_model.memory.vm import MAP_ANONYMOUS, MAP_FIXED, MAP_PRIVATE, PROT_EXEC, PROT_READ, PROT_WRITE
 from tests.unit.emu.guest import asm
 from tests.unit.loader.elf_builder import build_elf
 

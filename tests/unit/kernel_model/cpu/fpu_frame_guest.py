@@ -15,7 +15,7 @@ from pathlib import Path
 from tests.unit.emu.guest import asm
 from tests.unit.loader.elf_builder import CODE_OFFSET, build_elf
 
-from .tinyelf import write_program
+from ..tinyelf import write_program
 
 SA_SIGINFO, SA_RESTORER = 0x4, 0x04000000
 IMAGE_DELTA = 0x800                  # the FXRSTOR image: in the code segment, 16-byte aligned

@@ -8,7 +8,7 @@ from kernel_model.errno import GuestErrno
 from kernel_model.errors import KernelPanic
 from kernel_model.fdtable import FdTable
 from kernel_model.fs.constants import O_NONBLOCK, O_RDONLY, O_WRONLY, S_IFIFO
-from kernel_model.pipe import PIPE_BUF, BrokenPipe, Pipe
+from kernel_model.fs.pipe import PIPE_BUF, BrokenPipe, Pipe
 from kernel_model.readiness import POLLERR, POLLHUP, POLLIN, POLLOUT, POLLRDNORM, POLLWRNORM
 
 

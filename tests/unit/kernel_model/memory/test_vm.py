@@ -1,12 +1,12 @@
-"""kernel_model.vm: the page mapper with Linux's mmap/munmap/mprotect/brk semantics
+"""kernel_model.memory.vm: the page mapper with Linux's mmap/munmap/mprotect/brk semantics
 (mm/mmap.c, mm/mprotect.c) and /proc/self/maps lines (fs/proc/task_mmu.c)."""
 import pytest
 
 from emu.machine import Machine
 from kernel_model import errno as E
 from kernel_model.errno import GuestErrno
-from kernel_model.layout import LAYOUTS, PAGE
-from kernel_model.vm import (MAP_ANONYMOUS, MAP_FIXED, MAP_FIXED_NOREPLACE, MAP_PRIVATE, MAP_SHARED,
+from kernel_model.memory.layout import LAYOUTS, PAGE
+from kernel_model.memory.vm import (MAP_ANONYMOUS, MAP_FIXED, MAP_FIXED_NOREPLACE, MAP_PRIVATE, MAP_SHARED,
                              PROT_EXEC, PROT_READ, PROT_WRITE, AreaMap, Vma)
 
 ANON = MAP_PRIVATE | MAP_ANONYMOUS

@@ -41,10 +41,10 @@ a call that must be restarted rewinds the live EIP instead of the frame's (the s
 once IRET would have run); signals are delivered by the run loop after the call, from the live
 registers either way. The frameless path is taken only from ring 3 and while the gate is the
 one registered (a tool that puts its own handler on the vector gets every call with a frame).
-tests/unit/kernel_model/test_frameless_syscalls.py checks that both paths end in the same state.
+tests/unit/kernel_model/cpu/test_frameless_syscalls.py checks that both paths end in the same state.
 """
 from . import idt as vectors
-from .errors import KernelPanic
+from ..errors import KernelPanic
 from .trapframe import TrapFrame
 
 

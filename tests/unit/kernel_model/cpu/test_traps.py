@@ -1,4 +1,4 @@
-"""kernel_model.space + traps: ring 3 by IRET, hardware trap frames on the kernel stack, IRET
+"""kernel_model.memory.space + traps: ring 3 by IRET, hardware trap frames on the kernel stack, IRET
 semantics from a (possibly rewritten) frame, #GP for `int n` through a DPL-0 gate, and
 same-privilege traps that push onto the live stack (Intel SDM Vol. 3A, 6.12.1, 6.13, 6.14.2)."""
 import struct
@@ -6,10 +6,10 @@ import struct
 import pytest
 
 from emu import exits
-from kernel_model import idt as V
-from kernel_model.space import USER_EFLAGS
+from kernel_model.cpu import idt as V
+from kernel_model.memory.space import USER_EFLAGS
 
-from .userland import USER_CODE, USER_SP, user_program
+from ..userland import USER_CODE, USER_SP, user_program
 
 
 def _stop(frame):

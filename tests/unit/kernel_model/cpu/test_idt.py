@@ -1,4 +1,4 @@
-"""kernel_model.idt + vectors: real gate descriptors in guest memory (Intel SDM Vol. 3A, 6.11
+"""kernel_model.cpu.idt + vectors: real gate descriptors in guest memory (Intel SDM Vol. 3A, 6.11
 Figure 6-2 for 32-bit gates, 6.14.1 Figure 6-8 for 64-bit gates) with Linux's DPLs."""
 import struct
 
@@ -6,9 +6,9 @@ from kernel_model.debug import DebugInterface
 
 import pytest
 
-from kernel_model import idt as V
-from kernel_model.space import Space
-from kernel_model.idt_handlers import EXCEPTION_SIGNALS, install_idt_handlers
+from kernel_model.cpu import idt as V
+from kernel_model.memory.space import Space
+from kernel_model.cpu.idt_handlers import EXCEPTION_SIGNALS, install_idt_handlers
 
 
 class RecordingKernel:

@@ -1,6 +1,6 @@
 """Address spaces end (issue 12): a zombie keeps its status, not its memory; exec drops the old
 image once the new one is committed; the debug interface says `space_released` first; released
-Machines go to the pool (kernel_model/space_pool.py) and come back for a matching exec or fork,
+Machines go to the pool (kernel_model/memory/space_pool.py) and come back for a matching exec or fork,
 where the guest cannot tell them from new ones."""
 import io
 from pathlib import Path
@@ -9,10 +9,10 @@ import pytest
 
 from kernel_model.fs import CapturedOutput
 from kernel_model.kernel import Kernel, KernelConfig
-from kernel_model.space import Space
-from kernel_model.space_pool import SpacePool
+from kernel_model.memory.space import Space
+from kernel_model.memory.space_pool import SpacePool
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 
 
 class Released:

@@ -1,11 +1,11 @@
-"""kernel_model.gdt: descriptor encoding (Intel SDM Vol. 3A, 3.4.5, Figure 3-8) and the
+"""kernel_model.cpu.gdt: descriptor encoding (Intel SDM Vol. 3A, 3.4.5, Figure 3-8) and the
 Linux selector layout (arch/x86/include/asm/segment.h) written into guest memory."""
 import struct
 
 import pytest
 
-from kernel_model import gdt
-from kernel_model.space import Space
+from kernel_model.cpu import gdt
+from kernel_model.memory.space import Space
 
 
 def decode_descriptor(desc: int) -> dict:

@@ -1,4 +1,4 @@
-"""Instruction alarms (kernel_model/insn_alarms.py, debug_alarms.py): a tool's callback runs
+"""Instruction alarms (kernel_model/time/insn_alarms.py, debug_alarms.py): a tool's callback runs
 with the run's instruction clock exactly at the count it asked for, outside every hook, in
 count then addition order; an alarm asked for inside a hook runs at the next safe point."""
 import io
@@ -7,7 +7,7 @@ from pathlib import Path
 from kernel_model.fs import CapturedOutput
 from kernel_model.kernel import Kernel, KernelConfig
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 
 
 def _kernel(arch: str, program: str = "fib", *args: bytes, quantum: int = 200_000):

@@ -10,8 +10,8 @@ from dataclasses import dataclass, replace
 
 from emu.memory import PROT_EXEC, PROT_READ, PROT_WRITE  # noqa: F401  (the one definition)
 
-from . import errno as E
-from .errno import GuestErrno
+from .. import errno as E
+from ..errno import GuestErrno
 from .layout import PAGE, Layout
 
 MAP_SHARED, MAP_PRIVATE, MAP_FIXED, MAP_ANONYMOUS = 0x01, 0x02, 0x10, 0x20
@@ -120,7 +120,7 @@ class AreaMap:
 
     def adopt_area(self, vma: Vma) -> None:
         """Record an area whose pages are already mapped in the Machine (a recycled Machine's
-        kept code: kernel_model/space_pool.py)."""
+        kept code: kernel_model/memory/space_pool.py)."""
         self._insert(vma)
 
     def rename_area(self, vma: Vma, **changes) -> None:

@@ -15,14 +15,14 @@ with the rest, so the bytes that reach the reader, and their order, are the same
 """
 from typing import Callable
 
-from . import errno as E
-from .blocking import WouldBlock
-from .errno import GuestErrno
-from .errors import KernelPanic
-from .fs.constants import BLOCK_SIZE, O_ACCMODE, O_NONBLOCK, O_RDONLY, O_WRONLY, S_IFIFO
-from .fs.records import StatResult
-from .fs.stdio import PIPE_DEV
-from .readiness import POLLERR, POLLHUP, POLLIN, POLLOUT, POLLRDNORM, POLLWRNORM
+from .. import errno as E
+from ..blocking import WouldBlock
+from ..errno import GuestErrno
+from ..errors import KernelPanic
+from .constants import BLOCK_SIZE, O_ACCMODE, O_NONBLOCK, O_RDONLY, O_WRONLY, S_IFIFO
+from .records import StatResult
+from .stdio import PIPE_DEV
+from ..readiness import POLLERR, POLLHUP, POLLIN, POLLOUT, POLLRDNORM, POLLWRNORM
 
 PIPE_BUF = 4096                  # include/uapi/linux/limits.h: the atomic write size
 DEFAULT_CAPACITY = 65536         # 16 pages: Linux's default pipe size (pipe(7), "Pipe capacity")

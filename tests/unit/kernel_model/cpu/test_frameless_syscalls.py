@@ -1,4 +1,4 @@
-"""Frameless system calls (kernel_model/traps.py): an `int 0x80` from ring 3 through the kernel's
+"""Frameless system calls (kernel_model/cpu/traps.py): an `int 0x80` from ring 3 through the kernel's
 DPL-3 gate runs without a trap frame. The property: a call made from any register state ends
 in the same state (registers, flags, the memory it wrote, output, exit status) whether it went
 the frameless path or the full one (frame on the kernel stack, handler, IRET); and the frameless
@@ -11,15 +11,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kernel_model import idt as V
+from kernel_model.cpu import idt as V
 from kernel_model.fs import CapturedOutput
 from kernel_model.kernel import Kernel, KernelConfig
-from kernel_model.traps import TrapDispatcher
+from kernel_model.cpu.traps import TrapDispatcher
 from tests.unit.kernel_model.userland import USER_CODE, user_program
 from tests.unit.loader import elf_builder
 
-from . import tinyelf
-from .tinyelf import tiny_elf, write_program
+from .. import tinyelf
+from ..tinyelf import tiny_elf, write_program
 
 BUF = "buf"        # an argument that points at a scratch buffer in the data segment
 # i386 numbers: read, write, time, getpid, getuid, kill, brk, getppid, uname, sched_yield,

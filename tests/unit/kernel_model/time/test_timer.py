@@ -1,4 +1,4 @@
-"""The profiling timer (kernel_model/timer.py, debug_timer.py): an interrupt every N guest
+"""The profiling timer (kernel_model/time/timer.py, debug_timer.py): an interrupt every N guest
 instructions through the IDT's timer vector, deterministic and invisible to the program."""
 from pathlib import Path
 
@@ -7,9 +7,9 @@ import pytest
 from kernel_model.errors import KernelError
 from kernel_model.fs import CapturedOutput
 from kernel_model.kernel import Kernel, KernelConfig
-from kernel_model.timer import TIMER_VECTOR
+from kernel_model.time.timer import TIMER_VECTOR
 
-SAMPLES = Path(__file__).resolve().parents[3] / "samples" / "bin"
+SAMPLES = Path(__file__).resolve().parents[4] / "samples" / "bin"
 
 
 class Ticks:

@@ -2,7 +2,7 @@
 
 The inode keeps one Pipe while any end of it is open (`node.pipe`, Linux's inode->i_pipe); it
 goes, with whatever bytes are still buffered, when the last end closes (put_pipe_info). The
-ends are ordinary pipe ends (kernel_model/pipe.py), so reads, writes, poll, EOF and EPIPE are
+ends are ordinary pipe ends (kernel_model/fs/pipe.py), so reads, writes, poll, EOF and EPIPE are
 the anonymous pipe's. What is particular to a fifo is open(2):
 - O_RDONLY counts a reader and, without O_NONBLOCK, sleeps until some writer has opened since
   (wait_for_partner on w_counter);
@@ -15,11 +15,11 @@ that sleeps is remembered in `waiting` with the partner counter it saw: it stays
 writer arriving must find the sleeping reader, as in Linux) and is not counted twice when its
 open runs again.
 """
-from . import errno as E
-from .blocking import WouldBlock
-from .errno import GuestErrno
-from .fs.constants import O_ACCMODE, O_NONBLOCK, O_RDONLY, O_RDWR, O_WRONLY
-from .fs.records import StatResult
+from .. import errno as E
+from ..blocking import WouldBlock
+from ..errno import GuestErrno
+from .constants import O_ACCMODE, O_NONBLOCK, O_RDONLY, O_RDWR, O_WRONLY
+from .records import StatResult
 from .pipe import Pipe, PipeEnd
 
 

@@ -1,11 +1,11 @@
-"""The tools' clocks (kernel_model/cpu_time.py): a virtual time that moves with every counted
+"""The tools' clocks (kernel_model/time/cpu_time.py): a virtual time that moves with every counted
 instruction, never backwards, and per-thread instruction counts."""
 from dataclasses import dataclass
 
 from hypothesis import given, strategies as st
 
-from kernel_model.clock import VirtualClock
-from kernel_model.cpu_time import CpuTime
+from kernel_model.time.clock import VirtualClock
+from kernel_model.time.cpu_time import CpuTime
 
 
 @dataclass

@@ -10,12 +10,12 @@ import struct
 from emu.fpu import reset_fpu
 from emu.machine import Machine
 
-from .gdt import SELECTORS, Gdt
-from .idt import Idt
-from .images import ImageMap
+from ..cpu.gdt import SELECTORS, Gdt
+from ..cpu.idt import Idt
+from ..images import ImageMap
 from .layout import LAYOUTS, PAGE
-from .traps import TrapDispatcher
-from .tsc import disable_user_time_stamps
+from ..cpu.traps import TrapDispatcher
+from ..time.tsc import disable_user_time_stamps
 from .vm import PROT_EXEC, PROT_READ, PROT_WRITE, AreaMap
 
 IRET32 = b"\xcf"            # iretd
@@ -37,7 +37,7 @@ _SERIALS = itertools.count(1)
 class Space:
     def __init__(self, arch: str, *, memory_limit: int = 4 << 30, recycled=None):
         """A new address space: a new Machine, or `recycled`, a RecycledMachine of the pool
-        (kernel_model/space_pool.py) whose kernel region and kept code areas are in place."""
+        (kernel_model/memory/space_pool.py) whose kernel region and kept code areas are in place."""
         self.serial = next(_SERIALS)
         self.released = False
         self.machine = recycled.machine if recycled is not None else Machine(arch)
@@ -53,7 +53,7 @@ class Space:
         else:
             for vma in recycled.kept:
                 self.vm.adopt_area(vma)
-        disable_user_time_stamps(self.machine)     # RDTSC traps to the kernel (tsc.py)
+        disable_user_time_stamps(self.machine)     # RDTSC traps to the kernel (time/tsc.py)
         self.gdt = Gdt(self.machine, lay.gdt, arch)
         self.idt = Idt(self.machine, lay.idt, lay.stubs, self.selectors.kernel_cs)
         self.current_kstack_top = self.kstack_top(0)

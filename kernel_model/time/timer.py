@@ -40,7 +40,7 @@ from emu import block_clock
 from emu.block_clock import clock_of
 from emu.branch_counter import BranchCounter
 
-from .errors import KernelError
+from ..errors import KernelError
 from .timer_capture import CapturedFrame
 
 TIMER_VECTOR = 0x20
