@@ -263,7 +263,7 @@ class Memory:
 
         A `bytes` object is its own token (immutable: the same object is the same bytes, and
         the token keeps it alive, so its identity is never reused): exec hands the same object
-        for the same file (kernel_model/exec.py load_plan), so a Machine that was synced from
+        for the same file (kernel_model/process/exec.py load_plan), so a Machine that was synced from
         it and not changed since needs no comparison either."""
         if self._sources.get((addr, len(data))) is data:
             return 0

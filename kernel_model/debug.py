@@ -66,7 +66,7 @@ from .debug_exe import ExecutableAccess
 from .debug_watch import WatchAccess
 from .errors import KernelError, TraceError, VforkParentBusy  # noqa: F401  (tools catch them)
 from .cpu.idt import PF as PAGE_FAULT
-from .proc import ZOMBIE
+from .process.proc import ZOMBIE
 from .memory.vm import PROT_EXEC, PROT_READ, PROT_WRITE  # noqa: F401  (the page bits tools compare areas with)
 from .signals import SIGSEGV
 from .trace_masks import EventMask, TraceEvent, TraceOption  # noqa: F401  (a tool's vocabulary)

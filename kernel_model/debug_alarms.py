@@ -14,7 +14,7 @@ desired").
 from emu.registers import REGISTER_IDS
 
 from .time.insn_alarms import InstructionAlarms
-from .proc import ZOMBIE
+from .process.proc import ZOMBIE
 
 
 class InstructionTime:

@@ -19,16 +19,16 @@ from .debug_access import symbolize
 from .errno import GuestErrno
 from .errors import ExecFailed, KernelError
 from .binprm import load_program
-from .exec import commit_program
-from .exit import exit_process, exit_thread
+from .process.exec import commit_program
+from .process.exit import exit_process, exit_thread
 from .fdtable import FdTable
 from .fs import FileSystem
 from .fsview import fs_view
 from .time.itimer import IntervalTimers
 from .panic import is_kernel_bug, raise_if_kernel_bug, run_loop_panic
 from .path_search import load_from_path, needs_search, search_path
-from .proc import INIT_PID, RUNNABLE, ZOMBIE, Process, Thread
-from .sched import DEFAULT_QUANTUM, TRACER_STOP, Scheduler
+from .process.proc import INIT_PID, RUNNABLE, ZOMBIE, Process, Thread
+from .process.sched import DEFAULT_QUANTUM, TRACER_STOP, Scheduler
 from .signals.delivery import Signals, status_for_sigchld
 from .memory.space_pool import POOL_SIZE, SpacePool
 from .task_limit import TaskLimit
@@ -231,7 +231,7 @@ class Kernel:
 
     def load_program(self, proc: Process, path: bytes, argv, envp):
         """Read and build the program at guest `path` for `proc` (nothing of proc changes):
-        kernel_model/binprm.py, `#!` scripts included; kernel_model/exec.py commits it."""
+        kernel_model/binprm.py, `#!` scripts included; kernel_model/process/exec.py commits it."""
         return load_program(self, proc, path, argv, envp)
 
     # ---- the run loop ----------------------------------------------------------------------
@@ -394,7 +394,7 @@ class Kernel:
         """ITIMER_REAL / alarm: SIGALRM when the virtual clock reaches the deadline."""
         proc.itimer_real = (self.clock.monotonic_ns() + value_ns, interval_ns) if value_ns else None
         if value_ns and self.in_hook and self.current is not None:
-            # The running slice was sized without this deadline (sched.py slice_for: no limit
+            # The running slice was sized without this deadline (process/sched.py slice_for: no limit
             # when nothing else waits): end it, so the next one stops at the timer's quanta.
             self.current.process.machine.stop()
 

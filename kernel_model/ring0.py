@@ -24,7 +24,7 @@ from emu import exits
 from .cpu import idt as V
 from .debug_cpu import SpaceCpu
 from .errors import KernelError
-from .exec import map_segments
+from .process.exec import map_segments
 from .memory.space import Space
 from .memory.vm import PROT_EXEC, PROT_READ, PROT_WRITE
 

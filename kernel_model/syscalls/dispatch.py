@@ -22,7 +22,7 @@ from .. import errno as E
 from ..blocking import WouldBlock
 from ..errno import GuestErrno
 from ..fs.pipe import BrokenPipe
-from ..proc import RUNNABLE
+from ..process.proc import RUNNABLE
 from ..trace_syscall_stops import ENTERED as ENTRY_STOPPED
 from ..signals import SIGPIPE
 from .context import SyscallContext

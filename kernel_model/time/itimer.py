@@ -1,6 +1,6 @@
 """ITIMER_REAL (setitimer, alarm): per-process timers on the virtual clock, as the scheduler
 sees them. When a timer's deadline passes, SIGALRM is posted and an interval timer re-arms."""
-from ..proc import ZOMBIE
+from ..process.proc import ZOMBIE
 from ..signals import SIGALRM
 
 

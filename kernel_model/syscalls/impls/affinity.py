@@ -10,7 +10,7 @@ permission check of sched_setaffinity (check_same_owner or CAP_SYS_NICE) always 
 from ... import errno as E
 from ...cpu.cpus import ALL_CPUS, CPUMASK_SIZE, NR_CPUS
 from ...errno import GuestErrno
-from ...proc import INIT_PID
+from ...process.proc import INIT_PID
 from ..kinds import K
 from ..registry import syscall
 

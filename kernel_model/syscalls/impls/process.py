@@ -3,7 +3,7 @@ import struct
 
 from ... import errno as E
 from ...errno import GuestErrno
-from ...exec import execve
+from ...process.exec import execve
 from ...cpu.gdt import DATA_RING3, I386_TLS_COUNT, I386_TLS_FIRST, descriptor
 from ..kinds import K, Ret
 from ..registry import syscall

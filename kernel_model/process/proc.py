@@ -7,7 +7,7 @@ States are explicit so that a deadlock report can name what everybody waits for.
 """
 from dataclasses import dataclass, field
 
-from .fdtable import FdTable
+from ..fdtable import FdTable
 
 # Process / thread states
 RUNNABLE = "runnable"

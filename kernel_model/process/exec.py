@@ -14,16 +14,16 @@ from loader.errors import LoaderError
 from loader.image import PERM_R, PERM_W, PERM_X
 from loader.stack import build_initial_stack
 
-from . import errno as E
-from .errno import GuestErrno
+from .. import errno as E
+from ..errno import GuestErrno
 from .exit import exit_thread, release_vfork_parent
-from .images import MappedImage
-from .interp import LOADER_BRK, place_interpreter, place_loader, span_of
-from .memory.layout import PAGE
-from .personality import apply_exec_personality
+from ..images import MappedImage
+from ..interp import LOADER_BRK, place_interpreter, place_loader, span_of
+from ..memory.layout import PAGE
+from ..personality import apply_exec_personality
 from .proc import Thread
-from .memory.space import Space
-from .memory.vm import PROT_EXEC, PROT_READ, PROT_WRITE, page_up
+from ..memory.space import Space
+from ..memory.vm import PROT_EXEC, PROT_READ, PROT_WRITE, page_up
 
 PLATFORM = {"i386": b"i686", "x86_64": b"x86_64"}
 MAX_ARG_BYTES = 128 * 1024 * 32      # Linux MAX_ARG_STRLEN * 32 -> E2BIG beyond it

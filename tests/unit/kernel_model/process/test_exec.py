@@ -1,11 +1,11 @@
-"""kernel_model.exec + clock: an image is built completely before anything is committed,
+"""kernel_model.process.exec + clock: an image is built completely before anything is committed,
 execve's refusals are errnos, and time is virtual."""
 import pytest
 
 from kernel_model import errno as E
 from kernel_model.time.clock import EPOCH_NS, SYSCALL_COST_NS, VirtualClock
 from kernel_model.errno import GuestErrno
-from kernel_model.exec import MAX_ARG_BYTES, build_program
+from kernel_model.process.exec import MAX_ARG_BYTES, build_program
 from kernel_model.memory.layout import PAGE
 from kernel_model.memory.vm import PROT_EXEC, PROT_READ, PROT_WRITE
 from tests.unit.loader.elf_builder import DATA_MEMSZ, build_elf

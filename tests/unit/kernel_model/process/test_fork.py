@@ -1,4 +1,4 @@
-"""kernel_model.fork: what a child gets of its parent.
+"""kernel_model.process.fork: what a child gets of its parent.
 
 copy_space is checked on its own (every area with its permissions, name, offset and the bytes
 the parent wrote, the break, the TLS descriptors; the copy is the child's alone). Then small
@@ -14,7 +14,7 @@ import io
 
 import pytest
 
-from kernel_model.fork import CLONE_FILES, copy_space
+from kernel_model.process.fork import CLONE_FILES, copy_space
 from kernel_model.fs import CapturedOutput
 from kernel_model.cpu.gdt import descriptor
 from kernel_model.kernel import Kernel, KernelConfig
@@ -22,7 +22,7 @@ from kernel_model.memory.vm import MAP_ANONYMOUS, MAP_FIXED, MAP_PRIVATE, PROT_E
 from tests.unit.emu.guest import asm
 from tests.unit.loader.elf_builder import build_elf
 
-from .userland import USER_CODE, USER_STACK, user_program
+from ..userland import USER_CODE, USER_STACK, user_program
 
 SIGCHLD = 17
 

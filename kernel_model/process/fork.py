@@ -10,13 +10,13 @@
 """
 import struct
 
-from . import errno as E
-from .errno import GuestErrno
-from .cpu.gdt import descriptor
+from .. import errno as E
+from ..errno import GuestErrno
+from ..cpu.gdt import descriptor
 from .proc import Process, Thread
-from .sched_attrs import inherited as sched_inherited
-from .memory.space import Space
-from .memory.space_pool import code_areas
+from ..sched_attrs import inherited as sched_inherited
+from ..memory.space import Space
+from ..memory.space_pool import code_areas
 
 CSIGNAL = 0x000000FF
 CLONE_VM, CLONE_FS, CLONE_FILES, CLONE_SIGHAND = 0x100, 0x200, 0x400, 0x800

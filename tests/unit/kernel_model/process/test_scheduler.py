@@ -8,7 +8,7 @@ import pytest
 from kernel_model.fs import CapturedOutput
 from kernel_model.kernel import Deadlock, InstructionBudgetExceeded, Kernel, KernelConfig
 
-from .tinyelf import tiny_elf, write_program
+from ..tinyelf import tiny_elf, write_program
 
 # pipe(fds) then read(fds[0], buf, 1): the write end stays open in the same process, so the
 # read can never complete.

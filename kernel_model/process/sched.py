@@ -15,7 +15,7 @@ thread keeps sleeping, waking and becoming runnable as it would, it is only neve
 until every hold is released (Linux's freezer and SIGSTOP keep a task off the CPU the same
 way, without losing the wakeups that arrive meanwhile).
 """
-from .errors import KernelError
+from ..errors import KernelError
 from .proc import RUNNABLE, SLEEPING, ZOMBIE, Thread
 
 DEFAULT_QUANTUM = 200_000       # guest instructions per slice while several threads are runnable
