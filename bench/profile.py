@@ -10,7 +10,7 @@ each translated block's instructions and stops the run at the first block bounda
 tick), not on Unicorn's per-instruction counting hook ("counted"), which a run pays only when a
 tool counts every instruction. "timer only" is a tool with no capture: every tick is an exit
 from Unicorn and a trap through the IDT. The profiler arms the timer with a capture
-(kernel_model/timer_capture.py): the block clock's C hook takes the ticks it can walk (PC, SP,
+(kernel_model/time/timer_capture.py): the block clock's C hook takes the ticks it can walk (PC, SP,
 return addresses) without leaving Unicorn, so --mode pc/stack can cost less than "timer only";
 what they add over "block clock" is the C walk plus naming and counting each sample in Python.
 """

@@ -8,10 +8,10 @@ The Machine reports events through callbacks that the kernel installs:
   syscall_handler(pc) -> bool          the x86-64 `syscall` instruction
   breakpoint_redirect(pc) -> int|None  asked first about every int3: an IP means the trap is
                                        taken care of and the guest resumes there (the int3
-                                       probe fast path, kernel_model/traps.py)
+                                       probe fast path, kernel_model/cpu/traps.py)
   set_fast_interrupt(vector, fn)       fn(vector) -> bool|None is asked first about every
                                        `int vector` (the frameless system call,
-                                       kernel_model/traps.py): None sends it to trap_handler
+                                       kernel_model/cpu/traps.py): None sends it to trap_handler
 `pc` is the architectural saved IP: after the instruction for traps (int3, int n, syscall),
 at the instruction for faults (Intel SDM Vol. 3A, 6.5). A handler returns True to let the
 guest continue inside the same run, False to end `run()` with an Exit describing the event.
@@ -117,7 +117,7 @@ class Machine(MachineRegisters):
         """Back to the state of a new Machine, except memory and translated code: the CPU as
         Unicorn creates it, no handlers, no LOCK sites, no instruction counting (a later
         count_instructions flushes the code translated without the counting hook). For a
-        Machine taken from the kernel's pool of released ones (kernel_model/space_pool.py)."""
+        Machine taken from the kernel's pool of released ones (kernel_model/memory/space_pool.py)."""
         if self._running:
             raise MachineError("cannot reset a Machine while it runs")
         self.lock_sites.clear()

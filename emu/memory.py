@@ -25,7 +25,7 @@ from .internals.binding import handle, uclib
 
 PAGE = 0x1000
 # The page protection bits, defined once for the project (issue 15): Unicorn's UC_PROT_* and
-# Linux's PROT_* are the same bits; kernel_model/vm.py and flags.py re-export them upward.
+# Linux's PROT_* are the same bits; kernel_model/memory/vm.py and kernel_model/flags.py re-export them upward.
 PROT_READ, PROT_WRITE, PROT_EXEC = 1, 2, 4
 _SMALL_READ = 256
 
@@ -259,11 +259,11 @@ class Memory:
     def sync(self, addr: int, data: bytes) -> int:
         """Make guest [addr, addr+len(data)) (mapped, one piece) hold `data`, writing only the
         pages that differ, so that the translated code of the others stays valid (a recycled
-        Machine's text: kernel_model/space_pool.py). Returns the number of pages written.
+        Machine's text: kernel_model/memory/space_pool.py). Returns the number of pages written.
 
         A `bytes` object is its own token (immutable: the same object is the same bytes, and
         the token keeps it alive, so its identity is never reused): exec hands the same object
-        for the same file (kernel_model/exec.py load_plan), so a Machine that was synced from
+        for the same file (kernel_model/process/exec.py load_plan), so a Machine that was synced from
         it and not changed since needs no comparison either."""
         if self._sources.get((addr, len(data))) is data:
             return 0

@@ -3,11 +3,11 @@
 The file must be a regular, executable file of the caller's view of the file system. A `#!`
 script runs its interpreter with the script's path as an argument; the program returned
 carries the argv it was built with. Nothing of the caller changes here: the image is built
-in a new space (exec.py) and committed by the kernel only once it is complete.
+in a new space (process/exec.py) and committed by the kernel only once it is complete.
 """
 from . import errno as E
 from .errno import GuestErrno
-from .exec import build_program
+from .process.exec import build_program
 from .fsview import fs_view
 
 MAX_INTERPRETER_DEPTH = 4     # Linux BINPRM_MAX_RECURSION: #! scripts running #! scripts

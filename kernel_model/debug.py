@@ -65,9 +65,9 @@ from .debug_tool_code import ToolCode
 from .debug_exe import ExecutableAccess
 from .debug_watch import WatchAccess
 from .errors import KernelError, TraceError, VforkParentBusy  # noqa: F401  (tools catch them)
-from .idt import PF as PAGE_FAULT
-from .proc import ZOMBIE
-from .vm import PROT_EXEC, PROT_READ, PROT_WRITE  # noqa: F401  (the page bits tools compare areas with)
+from .cpu.idt import PF as PAGE_FAULT
+from .process.proc import ZOMBIE
+from .memory.vm import PROT_EXEC, PROT_READ, PROT_WRITE  # noqa: F401  (the page bits tools compare areas with)
 from .signals import SIGSEGV
 from .trace_masks import EventMask, TraceEvent, TraceOption  # noqa: F401  (a tool's vocabulary)
 from .tracing_facility import TraceStop, TracingFacility  # noqa: F401
@@ -119,7 +119,7 @@ class DebugInterface(PatchAccess, SyscallAccess, ProcessAccess, SyscallStops, Tr
         gate = self._gates.get(space.serial)
         return handler if gate is None else functools.partial(gate, handler, address)
 
-    # ---- breakpoint redirects (the int3 fast path, kernel_model/traps.py) --------------------
+    # ---- breakpoint redirects (the int3 fast path, kernel_model/cpu/traps.py) --------------------
     def register_breakpoint_redirect(self, space, address: int, redirect) -> None:
         """For a breakpoint handler (registered first, `register_breakpoint`) that does nothing
         to the trap frame but rewrite its saved IP: `redirect(thread) -> int | None` gives the
@@ -130,7 +130,7 @@ class DebugInterface(PatchAccess, SyscallAccess, ProcessAccess, SyscallStops, Tr
         Why that is exact: the frame round trip of a ring-3 int3 through a present DPL-3 gate is
         the identity on everything but the IP (SDM Vol. 3A 6.12.1, IRET's return to the outer
         level); the only difference is the five frame words not written below the thread's
-        kernel stack top, memory dead between traps. kernel_model/traps.py states the argument
+        kernel stack top, memory dead between traps. kernel_model/cpu/traps.py states the argument
         and checks the gate on every use; this interface adds the other precondition: the
         redirect is taken only while the handler it stands in for is still the one the kernel
         would call for the address (breakpoint_at: not replaced by another tool, not behind a

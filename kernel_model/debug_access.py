@@ -34,7 +34,7 @@ class ProcessAccess:
 
     @staticmethod
     def area_at(process, address: int):
-        """The area of `process` holding `address` (kernel_model.vm.Vma), None if unmapped:
+        """The area of `process` holding `address` (kernel_model.memory.vm.Vma), None if unmapped:
         a line of /proc/PID/maps."""
         return process.space.vm.vma_at(address)
 
@@ -80,7 +80,7 @@ class ProcessAccess:
         when given, so that rel32 jumps reach (x86-64)."""
         from .errno import GuestErrno
         from .errors import KernelError
-        from .vm import MAP_ANONYMOUS, MAP_PRIVATE
+        from .memory.vm import MAP_ANONYMOUS, MAP_PRIVATE
         vm = process.space.vm
         hint = 0
         if near is not None and process.space.machine.arch.bits == 64:   # i386: rel32 reaches everything

@@ -4,7 +4,7 @@ desired").
 
 - `at_instruction(count, callback)`: run `callback()` when the run's instruction clock — the
   virtual time of every record — reaches `count`, at a safe point (kernel_model/
-  insn_alarms.py); `at_safe_point(callback)`: as soon as the guest is between instructions
+  time/insn_alarms.py); `at_safe_point(callback)`: as soon as the guest is between instructions
   outside every hook (a probe's action that wants to place or remove probes asks for this).
 - `code_addresses_in_use(process)`: every address a thread of the space will execute or
   return to without the tool's say: each live thread's PC and the PCs saved in its pending
@@ -13,8 +13,8 @@ desired").
 """
 from emu.registers import REGISTER_IDS
 
-from .insn_alarms import InstructionAlarms
-from .proc import ZOMBIE
+from .time.insn_alarms import InstructionAlarms
+from .process.proc import ZOMBIE
 
 
 class InstructionTime:

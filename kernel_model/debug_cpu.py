@@ -67,5 +67,5 @@ class SpaceCpu:
         return self._mem.is_mapped(address, size)
 
     def area_at(self, address: int):
-        """The area (kernel_model.vm.Vma: start, end, perms, name) holding `address`, or None."""
+        """The area (kernel_model.memory.vm.Vma: start, end, perms, name) holding `address`, or None."""
         return self._vm.vma_at(address)

@@ -21,7 +21,7 @@ import struct
 from emu.memory import MemoryAccessError
 from emu.registers import REGISTER_IDS
 
-from .proc import RUNNABLE, ZOMBIE
+from .process.proc import RUNNABLE, ZOMBIE
 from .signals.frame import (RT32_UC_OFFSET, RT64_UC_OFFSET, SC32, SF32_SC_OFFSET, UC32_HEAD,
                             UC64_HEAD)
 

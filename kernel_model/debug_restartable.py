@@ -15,7 +15,7 @@ buffer index, stores the record and commits by incrementing the index; a thread 
 half-way never leaves a slot reserved and unwritten, so the buffer can be drained at any
 moment without losing a record.
 """
-from .proc import RUNNABLE
+from .process.proc import RUNNABLE
 
 
 class RestartableSequences:

@@ -26,7 +26,7 @@ US 6,957,421: debugging breakpoints in instrumented code).
 from emu.code_breakpoints import CodeBreakpoints
 from emu.fpu import read_fpu, write_fpu
 
-from .proc import RUNNABLE, ZOMBIE
+from .process.proc import RUNNABLE, ZOMBIE
 
 
 def space_hook(door, attribute: str, space, make):

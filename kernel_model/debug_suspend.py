@@ -5,12 +5,12 @@ single-steps an original instruction.
 
 A hold is counted (two tools, or one tool twice, may hold a thread; it runs again when every
 hold is released) and orthogonal to the thread's state: a held thread that sleeps still
-receives its wakeups and signals, it is only not scheduled (kernel_model/sched.py). Holding
+receives its wakeups and signals, it is only not scheduled (kernel_model/process/sched.py). Holding
 the running thread inside a hook stops its Machine, as a stop for the tracer does. (Named
 suspend_thread/resume_thread: stop/resume are the tracing facility's, ptrace's stops with
 their notifications, kernel_model/tracing_facility.py; a hold notifies nobody.)
 """
-from .proc import ZOMBIE
+from .process.proc import ZOMBIE
 from .signals import SIGKILL
 
 ALL_BUT_SIGKILL = ((1 << 64) - 1) & ~(1 << (SIGKILL - 1))

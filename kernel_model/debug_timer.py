@@ -1,7 +1,7 @@
 """The profiling timer as the debug interface offers it (what perf_event_open's sampling events
 are to a real profiler): a tool arms an interrupt every N guest instructions (or system calls,
-taken branches, page faults: timer.py) and is told of every tick, with the interrupted thread and its trap frame. Part of the debug interface
-(kernel_model/debug.py); the timer itself is kernel_model/timer.py.
+taken branches, page faults: time/timer.py) and is told of every tick, with the interrupted thread and its trap frame. Part of the debug interface
+(kernel_model/debug.py); the timer itself is kernel_model/time/timer.py.
 
 Event, delivered to every subscriber with a method of that name:
   timer_tick(thread, frame)   the timer interrupted `thread` (its registers are live: the
@@ -20,8 +20,8 @@ Event, delivered to every subscriber with a method of that name:
                               first slice since the timer was armed); heard while the timer is
                               armed, as perf's context-switch records come with a sampling event.
 """
-from .timer import SamplingTimer
-from .timer_capture import CALLEE_SAVED, CAPTURES, WALK_REGISTERS, CapturedFrame, TimerCapture, available
+from .time.timer import SamplingTimer
+from .time.timer_capture import CALLEE_SAVED, CAPTURES, WALK_REGISTERS, CapturedFrame, TimerCapture, available
 
 __all__ = ["TimerAccess", "CALLEE_SAVED", "CAPTURES", "WALK_REGISTERS", "CapturedFrame"]
 
@@ -36,7 +36,7 @@ class TimerAccess:
         timer for the run: arming again restarts it).
 
         `capture` ("pc" or "stack", instruction ticks only): let the C handler take the ticks
-        it can (timer_capture.py), teaching it stack rules with `timer_learn`; `batch`: hand
+        it can (time/timer_capture.py), teaching it stack rules with `timer_learn`; `batch`: hand
         its records over at the latest when that many wait (None: when its buffer fills)."""
         self.disarm_timer()
         native = None
@@ -85,8 +85,8 @@ class TimerAccess:
 
     def virtual_time_ns(self) -> int:
         """The run's virtual time in nanoseconds since it started, exact inside a hook: the
-        guest's clock (CLOCK_MONOTONIC less its boot offset, kernel_model/clock.py) plus the
-        instructions it has not charged (kernel_model/cpu_time.py), one nanosecond each, in
+        guest's clock (CLOCK_MONOTONIC less its boot offset, kernel_model/time/clock.py) plus the
+        instructions it has not charged (kernel_model/time/cpu_time.py), one nanosecond each, in
         processes whose instructions are counted."""
         return self._kernel.cpu_time.virtual_time_ns()
 

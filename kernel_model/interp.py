@@ -4,7 +4,7 @@ Linux's load_elf_binary (fs/binfmt_elf.c) opens the file PT_INTERP names in the 
 checks that it is an ELF file for the same machine (ELIBBAD otherwise), and maps it with
 load_elf_interp: an ET_DYN interpreter goes where mmap puts a mapping of its whole span, which
 with address randomization off is the top of the mmap area (just below mmap_base, see
-kernel_model/layout.py). Control then starts at the interpreter's entry, and the auxiliary
+kernel_model/memory/layout.py). Control then starts at the interpreter's entry, and the auxiliary
 vector tells it where the program is (AT_PHDR, AT_ENTRY) and where it was put itself (AT_BASE).
 """
 from __future__ import annotations
@@ -17,8 +17,8 @@ from loader.image import LoadedImage
 
 from . import errno as E
 from .errno import GuestErrno
-from .layout import LAYOUTS, PAGE
-from .vm import page_up
+from .memory.layout import LAYOUTS, PAGE
+from .memory.vm import page_up
 
 
 # Where brk starts for an ET_DYN program without PT_INTERP (ld.so run as a program, a

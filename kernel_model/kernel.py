@@ -10,33 +10,33 @@ from dataclasses import dataclass
 from emu import exits
 
 from . import errno as E
-from . import idt as V
+from .cpu import idt as V
 from .blocking import WouldBlock
-from .clock import VirtualClock
-from .cpu_time import CpuTime
+from .time.clock import VirtualClock
+from .time.cpu_time import CpuTime
 from .debug import DebugInterface
 from .debug_access import symbolize
 from .errno import GuestErrno
 from .errors import ExecFailed, KernelError
 from .binprm import load_program
-from .exec import commit_program
-from .exit import exit_process, exit_thread
+from .process.exec import commit_program
+from .process.exit import exit_process, exit_thread
 from .fdtable import FdTable
 from .fs import FileSystem
 from .fsview import fs_view
-from .itimer import IntervalTimers
+from .time.itimer import IntervalTimers
 from .panic import is_kernel_bug, raise_if_kernel_bug, run_loop_panic
 from .path_search import load_from_path, needs_search, search_path
-from .proc import INIT_PID, RUNNABLE, ZOMBIE, Process, Thread
-from .sched import DEFAULT_QUANTUM, TRACER_STOP, Scheduler
+from .process.proc import INIT_PID, RUNNABLE, ZOMBIE, Process, Thread
+from .process.sched import DEFAULT_QUANTUM, TRACER_STOP, Scheduler
 from .signals.delivery import Signals, status_for_sigchld
-from .space_pool import POOL_SIZE, SpacePool
+from .memory.space_pool import POOL_SIZE, SpacePool
 from .task_limit import TaskLimit
 from .signals import signal_name
 from .syscalls.dispatch import SyscallDispatcher
 from .syscalls.impls.utsname import UtsName
 from .user_faults import deliver_exception, page_fault
-from .idt_handlers import install_idt_handlers
+from .cpu.idt_handlers import install_idt_handlers
 
 FIRST_PID = 100          # pids start at a fixed number: no host pid leaks into a run
 
@@ -97,7 +97,7 @@ class Kernel:
         self._random_offset = 0
         self._pipe_ino = 0
         self.insns_used = 0
-        self.timer = None                 # the profiling timer a tool armed (timer.py), or None
+        self.timer = None                 # the profiling timer a tool armed (time/timer.py), or None
 
     # ---- messages --------------------------------------------------------------------------
     def report(self, text: str, *, always: bool = True) -> None:
@@ -231,7 +231,7 @@ class Kernel:
 
     def load_program(self, proc: Process, path: bytes, argv, envp):
         """Read and build the program at guest `path` for `proc` (nothing of proc changes):
-        kernel_model/binprm.py, `#!` scripts included; kernel_model/exec.py commits it."""
+        kernel_model/binprm.py, `#!` scripts included; kernel_model/process/exec.py commits it."""
         return load_program(self, proc, path, argv, envp)
 
     # ---- the run loop ----------------------------------------------------------------------
@@ -292,13 +292,13 @@ class Kernel:
             if control is not None:
                 count = control.slice_count(thread, count)
             charged = count
-            count, by_alarm = alarms.cap(count, machine)      # a tool's alarm: insn_alarms.py
+            count, by_alarm = alarms.cap(count, machine)      # a tool's alarm: time/insn_alarms.py
             self.cpu_time.begin(machine)
             self.in_hook = True
             try:
                 if self.timer is None:
                     exit_ = machine.run(machine.pc, count=count)
-                else:                               # interrupted at every tick (timer.py)
+                else:                               # interrupted at every tick (time/timer.py)
                     exit_ = self.timer.run(thread, machine, count)
             finally:
                 self.in_hook = False
@@ -394,7 +394,7 @@ class Kernel:
         """ITIMER_REAL / alarm: SIGALRM when the virtual clock reaches the deadline."""
         proc.itimer_real = (self.clock.monotonic_ns() + value_ns, interval_ns) if value_ns else None
         if value_ns and self.in_hook and self.current is not None:
-            # The running slice was sized without this deadline (sched.py slice_for: no limit
+            # The running slice was sized without this deadline (process/sched.py slice_for: no limit
             # when nothing else waits): end it, so the next one stops at the timer's quanta.
             self.current.process.machine.stop()
 
@@ -412,7 +412,7 @@ class Kernel:
             raise
 
     def _int80_frameless(self, _frame) -> bool | None:
-        """int 0x80 without a trap frame (traps.py says why that is exact), unless a debug
+        """int 0x80 without a trap frame (cpu/traps.py says why that is exact), unless a debug
         watcher looks: it may change registers at the call's entry or exit, which IRET
         would then restore from the frame."""
         if self.debug.syscall_watchers:

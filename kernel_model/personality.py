@@ -12,7 +12,7 @@ in do_brk_flags), the program's own segments, and the stack of a program that do
 """
 from loader.program_headers import EXSTACK_DEFAULT, EXSTACK_ENABLE_X
 
-from .vm import PROT_EXEC, PROT_READ, PROT_WRITE
+from .memory.vm import PROT_EXEC, PROT_READ, PROT_WRITE
 
 READ_IMPLIES_EXEC = 0x0400000
 PER_QUERY = 0xFFFFFFFF          # personality(0xffffffff) reads without changing

@@ -5,12 +5,12 @@ A kernel function traps at the SAME privilege level: the CPU pushes EFLAGS, CS a
 very stack the function is using, and no ESP/SS (Intel SDM Vol. 3A, 6.12.1, Figure 6-4), so a
 handler that emulates `push %ebp` or `pop %ebp` has to shift the frame it returns through
 (instrumenter/strategies/emulate_kernel.py). In 64-bit mode the CPU aligns RSP to 16 and pushes SS:RSP on
-every trap (SDM 6.14.2): the trap dispatcher (traps.py) already models both.
+every trap (SDM 6.14.2): the trap dispatcher (cpu/traps.py) already models both.
 
 Unicorn has no paging, so no page is "supervisor only": what makes the loaded code kernel code
-is the privilege it runs at — CS and SS are the GDT's ring-0 selectors (gdt.py) and the stack
-is a kernel stack of the Space (layout.py `kstacks`). A user-mode guest gets Linux's user
-selectors through a privilege-changing IRET (space.py `enter_user_mode`) and a stack at the
+is the privilege it runs at — CS and SS are the GDT's ring-0 selectors (cpu/gdt.py) and the stack
+is a kernel stack of the Space (memory/layout.py `kstacks`). A user-mode guest gets Linux's user
+selectors through a privilege-changing IRET (memory/space.py `enter_user_mode`) and a stack at the
 top of user space; its traps then land on the kernel stack with SS:ESP, as for any process.
 
 The function is called the way its ABI says (SysV i386: arguments on the stack; x86-64 psABI:
@@ -21,12 +21,12 @@ import struct
 
 from emu import exits
 
-from . import idt as V
+from .cpu import idt as V
 from .debug_cpu import SpaceCpu
 from .errors import KernelError
-from .exec import map_segments
-from .space import Space
-from .vm import PROT_EXEC, PROT_READ, PROT_WRITE
+from .process.exec import map_segments
+from .memory.space import Space
+from .memory.vm import PROT_EXEC, PROT_READ, PROT_WRITE
 
 INT3 = b"\xcc"
 ARGUMENT_REGISTERS = ("rdi", "rsi", "rdx", "rcx", "r8", "r9")      # x86-64 psABI 3.2.3

@@ -46,8 +46,8 @@ Where the events stop (ttrace's rules, as gdb's inf-ttrace.c relies on them):
 from dataclasses import dataclass, field
 
 from .errors import TraceError, VforkParentBusy
-from .proc import RUNNABLE, SLEEPING, ZOMBIE
-from .sched import TRACER_STOP
+from .process.proc import RUNNABLE, SLEEPING, ZOMBIE
+from .process.sched import TRACER_STOP
 from .signals import SIGKILL
 from .signals import signal_name
 from .trace_masks import (EventMask, TraceEvent, TraceOption, bit, child_mask, option_on,

@@ -2,7 +2,7 @@
 (Linux arch/x86/mm/fault.c and arch/x86/kernel/traps.c)."""
 from emu import exits
 
-from . import idt as V
+from .cpu import idt as V
 from .signals.numbers import signal_name
 
 

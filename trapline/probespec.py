@@ -20,7 +20,7 @@ from .errors import UsageError
 EXPECTED = ("expected uprobe:BIN:FUNC, uprobe:BIN:FUNC+OFF, uprobe:BIN:0xADDR, "
             "uretprobe:BIN:FUNC, syscall:NAME, proc:fork|vfork|exec|exit, signal:NAME or "
             "profile:insns|syscalls|branches|faults:N[:stack]")
-# profile:EVENT:N -- the profiling timer's events (kernel_model/timer.py), `insn` as bpftrace-ish
+# profile:EVENT:N -- the profiling timer's events (kernel_model/time/timer.py), `insn` as bpftrace-ish
 PROFILE_EVENTS = {"insn": "insns", "insns": "insns", "syscalls": "syscalls", "branches": "branches",
                   "faults": "faults"}
 _SYMBOL = re.compile(r"^[A-Za-z_.$][\w.$@]*$")

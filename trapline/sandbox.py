@@ -11,7 +11,7 @@ from emu.host_stop import StopRequested
 from kernel_model.errors import KernelError
 from kernel_model.fs import CapturedOutput, StdioFile
 from kernel_model.kernel import Kernel, KernelConfig, wait_status_exit_code
-from kernel_model.sched import DEFAULT_QUANTUM
+from kernel_model.process.sched import DEFAULT_QUANTUM
 
 from .errors import UsageError
 from .host_output import closed_at_start, guarded

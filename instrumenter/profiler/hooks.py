@@ -171,7 +171,7 @@ class Hooks:
 
     def clocks(self, ctx) -> tuple[int, int]:
         """(instructions the hooked thread ran itself, the run's virtual time in ns) now: the
-        metrics' clocks (kernel_model/cpu_time.py), exact at the hook."""
+        metrics' clocks (kernel_model/time/cpu_time.py), exact at the hook."""
         return self.door.thread_instructions(ctx.thread), self.door.virtual_time_ns()
 
     def arm_exit(self, ctx, function_entry: int) -> None:

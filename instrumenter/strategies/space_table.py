@@ -9,7 +9,7 @@ for per-space entries (a space's XOL areas), or `(space.serial, address)` for pe
     so each of the parent's entries is entered for the child too, as is or through `copy`;
   * `forget(space)`: the space is released, or a detached child's copy is cleaned: its
     entries go.
-Serials are never reused (kernel_model/space.py), so a forgotten entry can never be found
+Serials are never reused (kernel_model/memory/space.py), so a forgotten entry can never be found
 under a new space.
 """
 

@@ -2,7 +2,7 @@
 state to an uninstrumented state"): `Session.detach()`.
 
 At a safe point (between two guest instructions, outside every hook: kernel_model/
-insn_alarms.py), for every address space the session traces:
+time/insn_alarms.py), for every address space the session traces:
   0. every probe is disabled: nothing is recorded from this instant;
   1. every thread's PC leaves the tool's code (detach_threads.py: moved to the original address
      it stands for, or stepped to such a point);

@@ -108,7 +108,7 @@ class FileSystem:
             self._check_open_existing(node, flags, creating)
         if flags & O_PATH or node.is_fifo:
             # A fifo has no data in the file system: the caller opens its pipe
-            # (kernel_model/fifo.py, Linux's fifo_open in fs/pipe.c). The description shows
+            # (kernel_model/fs/fifo.py, Linux's fifo_open in fs/pipe.c). The description shows
             # what it opened, whatever is renamed or planted around it later (Node.pin).
             return OpenFile(r.path, flags, node.pin(), None)
         if node.is_dir:

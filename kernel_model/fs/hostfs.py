@@ -36,7 +36,7 @@ class HostContext:
     table: InodeTable
     clock: Callable[[], int]
     writable: bool
-    # The pipe of each host fifo some end of which is open (kernel_model/fifo.py): kept here by
+    # The pipe of each host fifo some end of which is open (kernel_model/fs/fifo.py): kept here by
     # host identity, since every lookup makes a new HostNode of the same inode.
     fifo_pipes: dict = field(default_factory=dict)
 

@@ -92,7 +92,7 @@ class OverlaySymlink(OverlayNode):
 
 class OverlaySpecial(OverlayNode):
     """A fifo, socket or device node: visible, renamable, but with no driver to open here. A
-    fifo is opened by the kernel above the file system (kernel_model/fifo.py), which keeps the
+    fifo is opened by the kernel above the file system (kernel_model/fs/fifo.py), which keeps the
     pipe of the inode in `pipe` while an end of it is open (fs/pipe.c: inode->i_pipe)."""
     pipe = None
 

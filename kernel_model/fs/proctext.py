@@ -40,7 +40,7 @@ _FAMILY, _MODEL, _STEPPING = signature()
 _ADDRESS_BITS = cpuid(0x80000008, 0)[0]
 CPU_FLAGS = " ".join(linux_flags()).encode()
 
-# One "processor" block: the modeled CPU count is kernel_model/cpus.py NR_CPUS.
+# One "processor" block: the modeled CPU count is kernel_model/cpu/cpus.py NR_CPUS.
 CPUINFO = b"".join(line + b"\n" for line in [
     b"processor\t: 0",
     b"vendor_id\t: GenuineIntel",

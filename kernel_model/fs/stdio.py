@@ -73,7 +73,7 @@ class StdioFile(_StreamFile):
             with host_stop.blocking():      # ... or while a host reader does not read
                 return os.write(self.host_fd, bytes(data))
         except BrokenPipeError:     # the host reader went away: EPIPE and SIGPIPE (pipe(7))
-            from ..pipe import BrokenPipe      # pipe.py imports this module
+            from .pipe import BrokenPipe      # pipe.py imports this module
             raise BrokenPipe(self.path) from None
         except OSError as e:        # stdin opened read-only, a full disk: the host's errno
             raise GuestErrno(e.errno or E.EIO, "host stdio") from None

@@ -14,9 +14,9 @@ from emu.fpu import read_fpu, reset_fpu, write_fpu
 
 from .. import errno as E
 from ..errno import GuestErrno
-from ..fpframe import RestoreError, fpstate_pieces, math_frame, restore_fpstate
-from ..proc import RUNNABLE, SLEEPING, STOPPED
-from ..vm import PROT_WRITE
+from ..cpu.fpframe import RestoreError, fpstate_pieces, math_frame, restore_fpstate
+from ..process.proc import RUNNABLE, SLEEPING, STOPPED
+from ..memory.vm import PROT_WRITE
 from .frame import (RT32_SIZE, RT64_SIZE, SF32_SIZE, SavedRegisters, build_frame32,
                     build_rt_frame32, build_rt_frame64, pack_siginfo, parse_frame32,
                     parse_rt_frame32, parse_rt_frame64)

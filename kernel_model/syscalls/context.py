@@ -9,7 +9,7 @@ from emu.memory import MemoryAccessError
 
 from .. import errno as E
 from ..errno import GuestErrno
-from ..vm import PROT_WRITE
+from ..memory.vm import PROT_WRITE
 
 
 class SyscallContext:

@@ -21,8 +21,8 @@ from . import numbers_i386, numbers_x86_64
 from .. import errno as E
 from ..blocking import WouldBlock
 from ..errno import GuestErrno
-from ..pipe import BrokenPipe
-from ..proc import RUNNABLE
+from ..fs.pipe import BrokenPipe
+from ..process.proc import RUNNABLE
 from ..trace_syscall_stops import ENTERED as ENTRY_STOPPED
 from ..signals import SIGPIPE
 from .context import SyscallContext

@@ -13,7 +13,7 @@ import struct
 
 from .. import errno as E
 from ..errno import GuestErrno
-from ..vm import PROT_READ, PROT_WRITE
+from ..memory.vm import PROT_READ, PROT_WRITE
 
 UIO_MAXIOV = 1024                 # include/uapi/linux/uio.h
 MAX_RW_COUNT = 0x7FFFF000         # include/linux/fs.h: INT_MAX & PAGE_MASK

@@ -3,7 +3,7 @@
 mkfifo/mknod, ls -l, stat and a shell that writes into a fifo in the background while cat
 reads it run on both sides (sandbox_runner.py: the native side is chrooted in a user
 namespace, where, as in the sandbox, device nodes cannot be made: EPERM without CAP_MKNOD).
-The CPU count is the sandbox's own (one modeled CPU, kernel_model/cpus.py) while the host
+The CPU count is the sandbox's own (one modeled CPU, kernel_model/cpu/cpus.py) while the host
 has its own, so nproc and taskset are checked against the modeled machine, not the host.
 """
 from __future__ import annotations

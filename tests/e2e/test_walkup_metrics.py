@@ -1,4 +1,4 @@
-"""The walk-up's metrics on their clocks (kernel_model/cpu_time.py): instructions are the hooked
+"""The walk-up's metrics on their clocks (kernel_model/time/cpu_time.py): instructions are the hooked
 thread's own, so a function's exclusive count does not depend on how the scheduler interleaves
 the threads; virtual time moves with the instructions between system calls, so compute-only code
 has a time, equal to its instructions, and code that makes system calls adds their cost."""

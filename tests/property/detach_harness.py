@@ -18,7 +18,7 @@ from instrumenter.tracing.session import Session
 from emu.registers import gpr_names
 from kernel_model.fs import CapturedOutput
 from kernel_model.kernel import Kernel, KernelConfig, wait_status_exit_code
-from kernel_model.vm import PROT_EXEC
+from kernel_model.memory.vm import PROT_EXEC
 from trapline.probespec import parse_probe_spec
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "bin"

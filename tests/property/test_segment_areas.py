@@ -5,8 +5,8 @@ from types import SimpleNamespace
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kernel_model.exec import _perms, segment_areas
-from kernel_model.layout import PAGE
+from kernel_model.process.exec import _perms, segment_areas
+from kernel_model.memory.layout import PAGE
 from loader.image import PERM_R, PERM_W, PERM_X
 
 segments = st.lists(st.builds(lambda vaddr, memsz, perms: SimpleNamespace(vaddr=vaddr, memsz=memsz, perms=perms),

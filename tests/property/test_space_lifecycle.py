@@ -2,7 +2,7 @@
 exec and exit, every probe hit in every new process.
 
 Spaces are released as processes exit or exec, their Machines go back to the kernel's pool and
-come out again for later forks and execs (kernel_model/space_pool.py), and every tool table is
+come out again for later forks and execs (kernel_model/memory/space_pool.py), and every tool table is
 keyed by a space's serial. For random probe sets, random trees of forkscript (calls, forks,
 vforks, execs, exits), each strategy, and pools of 0, 1 and 4 Machines:
 - every process's records equal the calls it made (a recycled Machine, or a reused id, never
@@ -24,7 +24,7 @@ from instrumenter.tracing.records import Buffers
 from instrumenter.tracing.session import Session
 from kernel_model.fs import CapturedOutput
 from kernel_model.kernel import Kernel, KernelConfig
-from kernel_model.space import Space
+from kernel_model.memory.space import Space
 from trapline.probespec import parse_probe_spec
 
 from .forkscript_model import Output, argv, scripts

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from kernel_model.debug import EventMask, TraceEvent, TraceOption, VforkParentBusy
 from kernel_model.fs import CapturedOutput
 from kernel_model.kernel import Kernel, KernelConfig
-from kernel_model.proc import Process, Thread
+from kernel_model.process.proc import Process, Thread
 
 SIG_IGN = 1                # <signal.h>: the disposition that ignores a signal
 

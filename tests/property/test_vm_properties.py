@@ -7,8 +7,8 @@ from hypothesis import strategies as st
 
 from emu.machine import Machine
 from kernel_model.errno import GuestErrno
-from kernel_model.layout import LAYOUTS, PAGE
-from kernel_model.vm import MAP_ANONYMOUS, MAP_FIXED, MAP_FIXED_NOREPLACE, MAP_PRIVATE, AreaMap
+from kernel_model.memory.layout import LAYOUTS, PAGE
+from kernel_model.memory.vm import MAP_ANONYMOUS, MAP_FIXED, MAP_FIXED_NOREPLACE, MAP_PRIVATE, AreaMap
 
 # A small window keeps operations colliding with each other; the heap sits inside it.
 WINDOW = 0x1000_0000

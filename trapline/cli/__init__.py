@@ -12,7 +12,7 @@ import click
 
 
 from instrumenter.strategies.registry import CHOICES as STRATEGY_CHOICES
-from kernel_model.sched import DEFAULT_QUANTUM
+from kernel_model.process.sched import DEFAULT_QUANTUM
 
 from .detach import detach_options, detach_starter
 from .probe_times import OrderedOptionsCommand, probe_time_options, probe_times

@@ -1,6 +1,6 @@
 """CPU affinity: sched_getaffinity / sched_setaffinity (kernel/sched/core.c, kernel/compat.c).
 
-The modeled machine has NR_CPUS online CPUs (kernel_model/cpus.py). A task's effective mask is
+The modeled machine has NR_CPUS online CPUs (kernel_model/cpu/cpus.py). A task's effective mask is
 always its requested mask ANDed with the online CPUs, so with every online CPU allowed there is
 nothing to remember per task: getaffinity reports the online mask, and setaffinity only has to
 refuse a mask with no online CPU (EINVAL, as __set_cpus_allowed_ptr does). Any live task may be
@@ -8,9 +8,9 @@ named, pid 0 meaning the caller and pid 1 the virtual init; the guest is root, s
 permission check of sched_setaffinity (check_same_owner or CAP_SYS_NICE) always passes.
 """
 from ... import errno as E
-from ...cpus import ALL_CPUS, CPUMASK_SIZE, NR_CPUS
+from ...cpu.cpus import ALL_CPUS, CPUMASK_SIZE, NR_CPUS
 from ...errno import GuestErrno
-from ...proc import INIT_PID
+from ...process.proc import INIT_PID
 from ..kinds import K
 from ..registry import syscall
 

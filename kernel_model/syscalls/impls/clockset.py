@@ -16,7 +16,7 @@ from typing import NoReturn
 
 from ... import errno as E
 from ...errno import GuestErrno
-from ...proc import INIT_PID
+from ...process.proc import INIT_PID
 from ..kinds import K
 from ..registry import syscall
 

@@ -1,7 +1,7 @@
 """Sending signals: kill, tgkill, tkill (kill(2): pid > 0, 0 = own group, -1 = all, < -1 = group)."""
 from ... import errno as E
 from ...errno import GuestErrno
-from ...proc import ZOMBIE
+from ...process.proc import ZOMBIE
 from ...signals import NSIG
 from ..kinds import K
 from ..registry import syscall

@@ -7,9 +7,9 @@ import struct
 
 from ... import errno as E
 from ...errno import GuestErrno
-from ...layout import PAGE
+from ...memory.layout import PAGE
 from ...images import record_library_mapping, record_unmapping
-from ...vm import MAP_ANONYMOUS, MAP_PRIVATE, MAP_SHARED, PROT_EXEC, PROT_MASK
+from ...memory.vm import MAP_ANONYMOUS, MAP_PRIVATE, MAP_SHARED, PROT_EXEC, PROT_MASK
 from ...personality import heap_prot, implied_prot
 from ..kinds import K, Ret
 from ..registry import syscall

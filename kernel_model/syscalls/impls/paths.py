@@ -7,7 +7,7 @@ import os
 
 from ... import errno as E
 from ...errno import GuestErrno
-from ...fifo import open_fifo
+from ...fs.fifo import open_fifo
 from ...fs.constants import S_IFBLK, S_IFCHR, S_IFIFO, S_IFMT, S_IFREG, S_IFSOCK
 from ...fs.renamed import follow_rename
 from ...fs.rootpath import getcwd_text

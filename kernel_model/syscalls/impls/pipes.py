@@ -4,7 +4,7 @@ import struct
 from ... import errno as E
 from ...errno import GuestErrno
 from ...fs.constants import O_CLOEXEC, O_NONBLOCK
-from ...pipe import Pipe
+from ...fs.pipe import Pipe
 from ..kinds import K
 from ..registry import syscall
 

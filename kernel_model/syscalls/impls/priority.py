@@ -18,7 +18,7 @@ turns it back into a nice value.
 """
 from ... import errno as E
 from ...errno import GuestErrno
-from ...proc import INIT_PID
+from ...process.proc import INIT_PID
 from ..kinds import K
 from ..registry import syscall
 from .process import DEFAULT_RLIMITS, RLIMIT_NICE

@@ -3,8 +3,8 @@ import struct
 
 from ... import errno as E
 from ...errno import GuestErrno
-from ...exec import execve
-from ...gdt import DATA_RING3, I386_TLS_COUNT, I386_TLS_FIRST, descriptor
+from ...process.exec import execve
+from ...cpu.gdt import DATA_RING3, I386_TLS_COUNT, I386_TLS_FIRST, descriptor
 from ..kinds import K, Ret
 from ..registry import syscall
 

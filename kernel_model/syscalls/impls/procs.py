@@ -1,12 +1,12 @@
-"""fork, vfork, clone, clone3, wait4, waitpid, waitid (kernel_model/fork.py, exit.py do the work)."""
+"""fork, vfork, clone, clone3, wait4, waitpid, waitid (kernel_model/process/fork.py, exit.py do the work)."""
 import struct
 
 from ... import errno as E
 from ...blocking import WouldBlock
 from ...errno import GuestErrno
-from ...exit import reap
-from ...fork import CLONE_VFORK, CLONE_VM, do_clone
-from ...proc import ZOMBIE
+from ...process.exit import reap
+from ...process.fork import CLONE_VFORK, CLONE_VM, do_clone
+from ...process.proc import ZOMBIE
 from ...signals import SIGCHLD
 from ..kinds import K
 from ..registry import syscall

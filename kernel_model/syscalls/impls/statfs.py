@@ -25,7 +25,7 @@ from ... import errno as E
 from ...errno import GuestErrno
 from ...fs.constants import DEVTMPFS_DEV, PROC_DEV
 from ...fs.stdio import PIPE_DEV
-from ...proc import ZOMBIE
+from ...process.proc import ZOMBIE
 from ..kinds import K
 from ..registry import syscall
 from .paths import base_dir, fs_view

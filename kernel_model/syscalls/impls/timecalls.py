@@ -1,11 +1,11 @@
-"""Clocks, sleeps and randomness: all virtual (kernel_model/clock.py) or from the run's seed."""
+"""Clocks, sleeps and randomness: all virtual (kernel_model/time/clock.py) or from the run's seed."""
 import hashlib
 import struct
 
 from ... import errno as E
 from ...blocking import WouldBlock
 from ...errno import GuestErrno
-from ...vm import PROT_WRITE
+from ...memory.vm import PROT_WRITE
 from ..kinds import K
 from ..registry import syscall
 

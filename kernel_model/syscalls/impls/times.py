@@ -3,7 +3,7 @@
 
 The counter is Linux's jiffies with HZ = USER_HZ: it starts at INITIAL_JIFFIES (-300 s as an
 unsigned 32-bit count, so that wraps show early) at boot, and the virtual clock's boot was an
-hour before the run (kernel_model/clock.py). CPU time is the model's process CPU clock, the one
+hour before the run (kernel_model/time/clock.py). CPU time is the model's process CPU clock, the one
 clock_gettime(CLOCK_PROCESS_CPUTIME_ID) reads, counted as user time; waited-for children's
 times are not kept (0).
 """

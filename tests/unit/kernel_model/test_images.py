@@ -1,6 +1,6 @@
 """kernel_model/images.py: which object holds an address, and where a library's object begins."""
 from kernel_model.images import ImageMap, MappedImage, _object_base, _object_end
-from kernel_model.vm import Vma
+from kernel_model.memory.vm import Vma
 
 LIBC = b"/usr/lib/x86_64-linux-gnu/libc.so.6"
 

@@ -10,8 +10,8 @@ import pytest
 from kernel_model.errors import KernelError
 from kernel_model.fs import CapturedOutput
 from kernel_model.kernel import Deadlock, Kernel, KernelConfig
-from kernel_model.proc import RUNNABLE, SLEEPING, Thread
-from kernel_model.sched import Scheduler
+from kernel_model.process.proc import RUNNABLE, SLEEPING, Thread
+from kernel_model.process.sched import Scheduler
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -11,7 +11,7 @@ from kernel_model.debug import DebugInterface
 from kernel_model.errno import EAGAIN
 from kernel_model.fs import CapturedOutput
 from kernel_model.kernel import Deadlock, Kernel, KernelConfig
-from kernel_model.proc import Thread
+from kernel_model.process.proc import Thread
 
 ROOT = Path(__file__).resolve().parents[3]
 

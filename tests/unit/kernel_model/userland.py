@@ -1,8 +1,8 @@
 """A Space with a little user program in it: the kernel tests' guest."""
 from dataclasses import dataclass
 
-from kernel_model.space import Space
-from kernel_model.vm import PROT_EXEC, PROT_READ, PROT_WRITE
+from kernel_model.memory.space import Space
+from kernel_model.memory.vm import PROT_EXEC, PROT_READ, PROT_WRITE
 from tests.unit.emu.guest import asm
 
 USER_CODE = 0x0040_0000

@@ -1,11 +1,11 @@
-"""The breakpoint redirect (kernel_model/traps.py): an int3 whose #BP handler only rewrites the
+"""The breakpoint redirect (kernel_model/cpu/traps.py): an int3 whose #BP handler only rewrites the
 saved IP may skip materialising the trap frame. These tests run the same code through the fast
 path and the full path (frame on the kernel stack, handler, IRET) and require the same end
 state; and they check the fast path steps aside whenever its preconditions do not hold."""
 import pytest
 
-from kernel_model import idt as V
-from kernel_model.traps import TrapDispatcher
+from kernel_model.cpu import idt as V
+from kernel_model.cpu.traps import TrapDispatcher
 from tests.unit.kernel_model.userland import USER_CODE, USER_SP, user_program
 from trapline import Sandbox
 

@@ -6,7 +6,7 @@ from kernel_model import errno as E
 from kernel_model.fs import O_RDONLY, FileSystem
 from kernel_model.fs.rootpath import beneath_root, getcwd_text, link_text
 from kernel_model.fsview import fs_view, global_view
-from kernel_model.proc import Process
+from kernel_model.process.proc import Process
 
 from .helpers import FakeProcess, errno_of, make_rootfs
 

@@ -94,7 +94,7 @@ def test_fifos_are_host_fifos_sharing_one_pipe_slot(wfs, rootfs):
     one = wfs.open(b"/ff", O_RDONLY, 0, b"/", PROC).node
     two = wfs.open(b"/ff", O_WRONLY, 0, b"/", PROC).node
     assert one is not two and one.pipe is None
-    one.pipe = "the pipe"                  # what kernel_model/fifo.py keeps while ends are open
+    one.pipe = "the pipe"                  # what kernel_model/fs/fifo.py keeps while ends are open
     assert two.pipe == "the pipe"
     two.pipe = None
     assert one.pipe is None

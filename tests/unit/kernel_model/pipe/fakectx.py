@@ -3,10 +3,10 @@ inode counter) and a real FdTable: the syscall code under test runs unchanged.""
 from types import SimpleNamespace
 
 from emu.memory import MemoryAccessError
-from kernel_model.clock import VirtualClock
+from kernel_model.time.clock import VirtualClock
 from kernel_model.fdtable import FdTable
 from kernel_model.syscalls.context import SyscallContext
-from kernel_model.vm import PROT_READ, PROT_WRITE, AreaMap
+from kernel_model.memory.vm import PROT_READ, PROT_WRITE, AreaMap
 
 BASE = 0x10000          # the one writable area
 SIZE = 0x4000

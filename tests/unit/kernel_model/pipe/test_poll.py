@@ -8,7 +8,7 @@ from kernel_model import errno as E
 from kernel_model.blocking import WouldBlock
 from kernel_model.errno import GuestErrno
 from kernel_model.fs.stdio import CapturedOutput
-from kernel_model.pipe import Pipe
+from kernel_model.fs.pipe import Pipe
 from kernel_model.readiness import (POLLERR, POLLHUP, POLLIN, POLLNVAL, POLLOUT, POLLRDNORM,
                                     POLLWRNORM)
 from kernel_model.syscalls.impls.poll import sys_poll, sys_ppoll, sys_ppoll_time64

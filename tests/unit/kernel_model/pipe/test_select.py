@@ -8,7 +8,7 @@ from kernel_model import errno as E
 from kernel_model.blocking import WouldBlock
 from kernel_model.errno import GuestErrno
 from kernel_model.fs.stdio import CapturedOutput
-from kernel_model.pipe import Pipe
+from kernel_model.fs.pipe import Pipe
 from kernel_model.syscalls.impls.poll import (sys_newselect, sys_pselect6, sys_pselect6_time64,
                                               sys_select)
 

@@ -9,8 +9,8 @@ import pytest
 from kernel_model import errno as E
 from kernel_model.blocking import WouldBlock
 from kernel_model.errno import GuestErrno
-from kernel_model.pipe import BrokenPipe
-from kernel_model.proc import RUNNABLE, SLEEPING
+from kernel_model.fs.pipe import BrokenPipe
+from kernel_model.process.proc import RUNNABLE, SLEEPING
 from kernel_model.signals import SIGPIPE
 from kernel_model.syscalls.dispatch import (BLOCKED, NO_RETURN, Call, Convention,
                                             SyscallDispatcher)

@@ -10,7 +10,7 @@ from instrumenter.strategies.emulate.strategy import EmulateProbes, lock_patch_r
 from instrumenter.strategies.emulate.insn import emulation_refusal
 from instrumenter.errors import InstrumenterError
 from instrumenter.strategies.singlestep import TF, SingleStepProbes
-from kernel_model import idt as V
+from kernel_model.cpu import idt as V
 from kernel_model.signals import SIGSEGV
 from tests.unit.emu.guest import CODE, asm, machine_with
 

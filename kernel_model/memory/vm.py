@@ -1,0 +1,244 @@
+"""The page mapper: a process's virtual memory areas on top of the Machine's memory.
+
+Linux semantics (mm/mmap.c, mm/mprotect.c): page granularity, MAP_FIXED replaces what was
+there, munmap of a hole is fine, mprotect of an unmapped page is ENOMEM, brk grows and shrinks
+the heap and never fails loudly (it returns the old break). Every area is named the way
+/proc/self/maps names it.
+"""
+import bisect
+from dataclasses import dataclass, replace
+
+from emu.memory import PROT_EXEC, PROT_READ, PROT_WRITE  # noqa: F401  (the one definition)
+
+from .. import errno as E
+from ..errno import GuestErrno
+from .layout import PAGE, Layout
+
+MAP_SHARED, MAP_PRIVATE, MAP_FIXED, MAP_ANONYMOUS = 0x01, 0x02, 0x10, 0x20
+MAP_GROWSDOWN, MAP_NORESERVE, MAP_FIXED_NOREPLACE = 0x100, 0x4000, 0x100000
+PROT_MASK = PROT_READ | PROT_WRITE | PROT_EXEC
+
+
+def page_up(n: int) -> int:
+    return (n + PAGE - 1) & ~(PAGE - 1)
+
+
+@dataclass(frozen=True)
+class Vma:
+    start: int
+    end: int
+    perms: int
+    name: bytes = b""          # b"[heap]", b"[stack]", a file path, or b"" for anonymous
+    offset: int = 0            # file offset of `start` for file mappings
+    shared: bool = False
+
+    def maps_line(self) -> bytes:
+        rwx = "".join(c if self.perms & bit else "-" for c, bit in
+                      (("r", PROT_READ), ("w", PROT_WRITE), ("x", PROT_EXEC)))
+        kind = "s" if self.shared else "p"
+        # fs/proc/task_mmu.c: "%08lx-%08lx %c%c%c%c %08llx %02x:%02x %lu " (note the trailing
+        # space, kept on anonymous lines), then a name padded to column 73 on 64-bit kernels.
+        head = f"{self.start:08x}-{self.end:08x} {rwx}{kind} {self.offset:08x} 00:00 0 "
+        if self.name:
+            head = head.ljust(73)
+        return head.encode() + self.name + b"\n"
+
+
+_NO_VMA = Vma(0, 0, 0)        # holds no address
+
+
+def _start(vma: Vma) -> int:
+    return vma.start
+
+
+class AreaMap:
+    """The areas (Vma) of one address space, in address order, and the calls that change them
+    (mmap, munmap, mprotect, brk) on the Machine's memory: Linux's mm_struct and its VMA list.
+    The address space itself, with this map, its Machine, GDT and IDT, is space.Space."""
+
+    def __init__(self, machine, layout: Layout, *, memory_limit: int = 4 << 30):
+        self.machine = machine
+        self.layout = layout
+        self.vmas: list[Vma] = []
+        self.brk_start = self.brk_end = 0
+        self.memory_limit = memory_limit
+        # Set by the kernel: may `extra` more bytes be mapped, counting every live process?
+        self.budget_allows = None
+        self._last_hit = (0, _NO_VMA)         # vma_at's last answer: (index, area)
+
+    # ---- queries ---------------------------------------------------------------------------
+    def vma_at(self, addr: int) -> Vma | None:
+        """The area holding `addr`. Every syscall that takes a buffer asks (EFAULT checks),
+        mostly about the area it asked about last time, so the last answer is tried first.
+        It is still right if that very Vma object is still in the list: areas are immutable
+        and never overlap, so the one holding `addr` can only be that one."""
+        vmas = self.vmas
+        i, vma = self._last_hit
+        if vma.start <= addr < vma.end and i < len(vmas) and vmas[i] is vma:
+            return vma
+        i = bisect.bisect_right(vmas, addr, key=_start) - 1
+        if i >= 0 and vmas[i].end > addr:
+            self._last_hit = (i, vmas[i])
+            return vmas[i]
+        return None
+
+    def allows(self, addr: int, size: int, prot: int) -> bool:
+        """Whether every byte of [addr, addr+size) lies in areas whose permissions include
+        `prot`: the kernel's access_ok plus the VMA check a copy to or from the user makes
+        (a syscall's buffer, a signal frame being built)."""
+        end = addr + size
+        while addr < end:
+            vma = self.vma_at(addr)
+            if vma is None or vma.perms & prot != prot:
+                return False
+            addr = vma.end
+        return True
+
+    def maps_text(self) -> bytes:
+        return b"".join(v.maps_line() for v in self.vmas)
+
+    def mapped_bytes(self) -> int:
+        return sum(v.end - v.start for v in self.vmas)
+
+    def _overlapping(self, start: int, end: int) -> list[Vma]:
+        return [v for v in self.vmas if v.start < end and v.end > start]
+
+    # ---- primitive: establish an area ------------------------------------------------------
+    def map_area(self, start: int, size: int, perms: int, *, name: bytes = b"",
+                 data: bytes = b"", offset: int = 0, shared: bool = False) -> int:
+        """Map [start, start+size) (page aligned), replacing whatever was there."""
+        end = start + page_up(size)
+        if self.mapped_bytes() + (end - start) > self.memory_limit or \
+                (self.budget_allows is not None and not self.budget_allows(end - start)):
+            raise GuestErrno(E.ENOMEM, "guest memory limit")
+        self._remove(start, end)
+        self.machine.mem.map(start, end - start, perms & PROT_MASK)
+        if data:
+            self.machine.mem.write(start, data)
+        self._insert(Vma(start, end, perms & PROT_MASK, name, offset, shared))
+        return start
+
+    def adopt_area(self, vma: Vma) -> None:
+        """Record an area whose pages are already mapped in the Machine (a recycled Machine's
+        kept code: kernel_model/memory/space_pool.py)."""
+        self._insert(vma)
+
+    def rename_area(self, vma: Vma, **changes) -> None:
+        self.vmas.remove(vma)
+        self._insert(replace(vma, **changes))
+
+    def _insert(self, vma: Vma) -> None:
+        bisect.insort(self.vmas, vma, key=lambda v: v.start)
+
+    def _remove(self, start: int, end: int) -> None:
+        """Unmap [start, end), splitting areas that straddle the edges."""
+        for vma in self._overlapping(start, end):
+            self.vmas.remove(vma)
+            if vma.start < start:
+                self._insert(replace(vma, end=start))
+            if vma.end > end:
+                self._insert(replace(vma, start=end, offset=vma.offset + (end - vma.start)))
+        self.machine.mem.unmap(start, end - start)
+
+    # ---- mmap family -----------------------------------------------------------------------
+    def find_free(self, size: int, below: int | None = None) -> int:
+        """Top-down search for a hole of `size` bytes below `below` (Linux's default layout)."""
+        top = below if below is not None else self.layout.mmap_base
+        for vma in sorted(self.vmas, key=lambda v: v.start, reverse=True):
+            if vma.start >= top:
+                continue
+            if vma.end <= top - size:
+                return top - size
+            top = min(top, vma.start)
+        if top - size >= 0x10000:           # stay above mmap_min_addr
+            return top - size
+        raise GuestErrno(E.ENOMEM, "no free address range")
+
+    def mmap(self, addr: int, length: int, prot: int, flags: int, *, data: bytes = b"",
+             name: bytes = b"", offset: int = 0) -> int:
+        if length <= 0 or addr % PAGE:
+            raise GuestErrno(E.EINVAL)
+        size = page_up(length)
+        if size > self.layout.user_top:
+            raise GuestErrno(E.ENOMEM)
+        if flags & (MAP_FIXED | MAP_FIXED_NOREPLACE):
+            if addr + size > self.layout.user_top or addr < 0x1000:
+                raise GuestErrno(E.EPERM if addr < 0x1000 else E.ENOMEM)
+            if flags & MAP_FIXED_NOREPLACE and self._overlapping(addr, addr + size):
+                raise GuestErrno(E.EEXIST)
+            start = addr
+        elif addr and addr + size <= self.layout.user_top and not self._overlapping(addr, addr + size):
+            start = addr                     # the hint is free: honour it, as Linux does
+        else:
+            start = self.find_free(size)
+        file_bytes = data[:size]
+        return self.map_area(start, size, prot, name=name, data=file_bytes, offset=offset,
+                             shared=bool(flags & MAP_SHARED))
+
+    def munmap(self, addr: int, length: int) -> None:
+        if addr % PAGE or length <= 0 or addr + length > self.layout.user_top:
+            raise GuestErrno(E.EINVAL)
+        self._remove(addr, addr + page_up(length))
+
+    def mprotect(self, addr: int, length: int, prot: int) -> None:
+        if addr % PAGE:
+            raise GuestErrno(E.EINVAL)
+        end = addr + page_up(length)
+        covered = addr
+        for vma in sorted(self._overlapping(addr, end), key=lambda v: v.start):
+            if vma.start > covered:
+                raise GuestErrno(E.ENOMEM)
+            covered = vma.end
+        if covered < end:
+            raise GuestErrno(E.ENOMEM)
+        for vma in self._overlapping(addr, end):
+            self.vmas.remove(vma)
+            lo, hi = max(vma.start, addr), min(vma.end, end)
+            if vma.start < lo:
+                self._insert(replace(vma, end=lo))
+            self._insert(replace(vma, start=lo, end=hi, perms=prot & PROT_MASK,
+                                 offset=vma.offset + (lo - vma.start)))
+            if vma.end > hi:
+                self._insert(replace(vma, start=hi, offset=vma.offset + (hi - vma.start)))
+        self.machine.mem.protect(addr, end - addr, prot & PROT_MASK)
+
+    # ---- brk -------------------------------------------------------------------------------
+    def set_brk_start(self, addr: int) -> None:
+        self.brk_start = self.brk_end = page_up(addr)
+
+    def brk(self, new: int, *, prot: int = PROT_READ | PROT_WRITE) -> int:
+        """Linux sys_brk: move the break if possible; always return the (possibly old) break.
+        New heap pages get `prot` (VM_DATA_DEFAULT_FLAGS: executable too under
+        READ_IMPLIES_EXEC, kernel_model/personality.py)."""
+        if new < self.brk_start:
+            return self.brk_end
+        old_top, new_top = page_up(self.brk_end), page_up(new)
+        try:
+            if new_top > old_top:
+                if self._overlapping(old_top, new_top + PAGE):    # keep a guard gap, as Linux does
+                    return self.brk_end
+                self.map_area(old_top, new_top - old_top, prot, name=b"[heap]")
+                self._merge_heap()
+            elif new_top < old_top:
+                self._remove(new_top, old_top)
+        except GuestErrno:
+            return self.brk_end
+        self.brk_end = new
+        return new
+
+    def _merge_heap(self) -> None:
+        """Join touching [heap] areas that have the same permissions. Like Linux's brk, which
+        extends the last area only when its flags match: a part that mprotect changed stays an
+        area of its own (and keeps those permissions in the Machine too)."""
+        heap = sorted((v for v in self.vmas if v.name == b"[heap]"), key=lambda v: v.start)
+        runs: list[list[Vma]] = []
+        for vma in heap:
+            if runs and runs[-1][-1].end == vma.start and runs[-1][-1].perms == vma.perms:
+                runs[-1].append(vma)
+            else:
+                runs.append([vma])
+        for run in runs:
+            if len(run) > 1:
+                for vma in run:
+                    self.vmas.remove(vma)
+                self._insert(replace(run[0], end=run[-1].end))

@@ -1,0 +1,8 @@
+"""Processes and threads, from birth to reaping, and who runs next:
+
+  proc.py   processes and threads (the kernel's `struct proc`)
+  fork.py   fork, vfork and clone: new processes and threads
+  exec.py   execve: a program image built in a fresh address space, then committed
+  exit.py   exit and reaping
+  sched.py  the scheduler: the next thread, sleep/wakeup, timeouts, deadlock
+"""

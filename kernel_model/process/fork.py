@@ -1,0 +1,188 @@
+"""fork, vfork and clone: new processes and threads (Linux kernel/fork.c, copy_process).
+
+- fork: the child gets a copy of the address space (a new Space, the touched pages copied
+  with the same protections and names), of the fd table (descriptions shared), of the signal
+  dispositions, cwd and umask. It returns 0 in the child and the child's pid in the parent.
+- vfork (CLONE_VM|CLONE_VFORK): the child runs in the parent's Space; the parent thread sleeps
+  until the child execs or exits (the `vfork-done` event).
+- CLONE_THREAD (pthread_create): a new thread of the same process, with its own stack, TLS and
+  tid, sharing everything else.
+"""
+import struct
+
+from .. import errno as E
+from ..errno import GuestErrno
+from ..cpu.gdt import descriptor
+from .proc import Process, Thread
+from ..sched_attrs import inherited as sched_inherited
+from ..memory.space import Space
+from ..memory.space_pool import code_areas
+
+CSIGNAL = 0x000000FF
+CLONE_VM, CLONE_FS, CLONE_FILES, CLONE_SIGHAND = 0x100, 0x200, 0x400, 0x800
+CLONE_PIDFD, CLONE_PTRACE, CLONE_VFORK, CLONE_PARENT = 0x1000, 0x2000, 0x4000, 0x8000
+CLONE_THREAD, CLONE_NEWNS, CLONE_SYSVSEM, CLONE_SETTLS = 0x10000, 0x20000, 0x40000, 0x80000
+CLONE_PARENT_SETTID, CLONE_CHILD_CLEARTID, CLONE_DETACHED = 0x100000, 0x200000, 0x400000
+CLONE_UNTRACED, CLONE_CHILD_SETTID, CLONE_IO = 0x800000, 0x1000000, 0x80000000
+NAMESPACE_FLAGS = 0x7E020000 & ~CLONE_NEWNS | CLONE_NEWNS     # CLONE_NEW*: not supported
+
+
+def copy_space(parent: Space, memory_limit: int, pool=None) -> Space:
+    """A new address space with a copy of every user mapping and the TLS descriptors. A
+    Machine from the pool (memory/space_pool.py) with the parent's text areas keeps its translations
+    of the pages that are the same in the parent."""
+    recycled = pool.take(parent.arch, code_areas(parent.vm.vmas), like=parent.machine.mem) \
+        if pool is not None else None
+    child = Space(parent.arch, memory_limit=memory_limit, recycled=recycled)
+    try:
+        _copy_areas(parent, child)
+    except BaseException:
+        child.release()
+        raise
+    child.vm.brk_start, child.vm.brk_end = parent.vm.brk_start, parent.vm.brk_end
+    child.images = parent.images.copy()
+    for index, desc in enumerate(parent.gdt.entries):
+        if desc != child.gdt.entries[index]:
+            child.gdt.set_entry(index, desc)
+    return child
+
+
+def _copy_areas(parent: Space, child: Space) -> None:
+    for vma in parent.vm.vmas:
+        size = vma.end - vma.start
+        kept = child.vm.vma_at(vma.start)
+        if kept is not None and (kept.start, kept.end, kept.perms) == (vma.start, vma.end, vma.perms):
+            child.machine.mem.sync_from(parent.machine.mem, vma.start, size)
+            child.vm.rename_area(kept, name=vma.name, offset=vma.offset, shared=vma.shared)
+            continue
+        child.vm.map_area(vma.start, size, vma.perms, name=vma.name, offset=vma.offset,
+                          shared=vma.shared)
+        # Only the pages the parent touched are copied (emu/host_pages.py): a fork of a shell
+        # with an 8 MiB stack copies the few pages of it in use.
+        child.machine.mem.copy_from(parent.machine.mem, vma.start, size)
+
+
+def clone_registers(parent_thread: Thread, child_space: Space, *, stack: int = 0, tweak=None):
+    """The child's register context: the parent's at the syscall, returning 0, with a new SP
+    when one is given; `tweak(machine)` may adjust more (TLS) while the child's registers are
+    loaded. When the child shares the parent's Machine, the parent's registers are put back."""
+    parent_machine = parent_thread.process.machine
+    context = parent_machine.save_context()
+    machine = child_space.machine
+    machine.restore_context(context)
+    machine.set_reg("eax" if machine.arch.bits == 32 else "rax", 0)
+    if stack:
+        machine.sp = stack
+    if tweak is not None:
+        tweak(machine)
+    child_context = machine.save_context()
+    if machine is parent_machine:
+        machine.restore_context(context)
+    return child_context
+
+
+def tls_setter(ctx, child: Thread, tls: int):
+    """CLONE_SETTLS: x86-64 takes the FS base; i386 a `struct user_desc` (set_thread_area)."""
+    if ctx.abi == "i386":
+        entry, base, limit, bits = struct.unpack("<iIII", ctx.read(tls, 16))
+        if entry == -1:
+            raise GuestErrno(E.EINVAL)
+        access = 0xF3 & ~(0x02 if bits >> 3 & 1 else 0)
+        flags = (0x8 if bits >> 4 & 1 else 0) | (0x4 if bits & 1 else 0)
+        child.tls[entry] = descriptor(base, limit, access, flags)
+
+    def apply(machine) -> None:
+        if machine.arch.bits == 64:
+            machine.set_reg("fs_base", tls)
+            return
+        space_gdt = ctx.proc.space.gdt
+        for index, desc in child.tls.items():
+            space_gdt.set_entry(index, desc)
+        machine.set_reg("gs", (max(child.tls) << 3) | 3)
+    return apply
+
+
+def do_clone(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid: int, tls: int) -> int:
+    parent = ctx.proc
+    if flags & NAMESPACE_FLAGS:
+        raise GuestErrno(E.EPERM)                 # namespaces need privileges the sandbox lacks
+    if flags & CLONE_THREAD and not flags & CLONE_SIGHAND or flags & CLONE_SIGHAND and not flags & CLONE_VM:
+        raise GuestErrno(E.EINVAL)
+    if flags & CLONE_THREAD:
+        kernel.check_task_limit(ctx.thread)
+        return _new_thread(kernel, ctx, flags, stack, parent_tid, child_tid, tls)
+    # The pre-fork event (US 7,185,320 FIG. 4) comes before anything that can still fail: the tool
+    # learns of the attempt and the pid the child will get; a failure is reported after it.
+    child_pid = kernel.peek_next_pid()
+    kernel.debug.pre_fork(parent, child_pid, vfork=bool(flags & CLONE_VFORK))
+    try:
+        kernel.check_task_limit(ctx.thread)
+        return _new_process(kernel, ctx, flags, stack, parent_tid, child_tid, tls)
+    except GuestErrno as failure:
+        kernel.debug.fork_failed(parent, child_pid, failure.errno)
+        raise
+
+
+def _new_process(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid: int, tls: int) -> int:
+    parent = ctx.proc
+    space = parent.space if flags & CLONE_VM else copy_space(parent.space, kernel.config.memory_limit,
+                                                                 kernel.space_pool)
+    pid = kernel.allocate_pid()
+    child = Process(pid=pid, ppid=parent.pid, space=space,
+                    fds=parent.fds if flags & CLONE_FILES else parent.fds.copy(),
+                    cwd=parent.cwd, root=parent.root, umask=parent.umask, pgid=parent.pgid,
+                    sid=parent.sid,
+                    exe=parent.exe, argv=list(parent.argv), image=parent.image,
+                    sigactions=dict(parent.sigactions), rlimits=dict(parent.rlimits),
+                    exit_signal=flags & CSIGNAL, personality=parent.personality,
+                    groups=parent.groups)
+    if space is not parent.space:
+        kernel.install_space(space)
+        kernel.debug.copy_breakpoints(parent.space, space)
+    thread = Thread(tid=pid, process=child, kstack_top=space.kstack_top(pid),
+                    sigmask=ctx.thread.sigmask, tls=dict(ctx.thread.tls),
+                    **sched_inherited(ctx.thread))
+    tweak = tls_setter(ctx, thread, tls) if flags & CLONE_SETTLS else None
+    thread.context = clone_registers(ctx.thread, space, stack=stack, tweak=tweak)
+    _restore_tls(ctx)
+    child.threads.append(thread)
+    _settid(ctx, flags, thread, parent_tid, child_tid, space)
+    parent.children.append(child)
+    kernel.add_process(child, thread)
+    if flags & CLONE_VFORK:
+        child.vfork_parent = ctx.thread
+        kernel.debug.vfork(parent, child)
+        kernel.sleep_after_return(ctx.thread, ("vfork", child.pid), f"vfork child {child.pid} to exec or exit")
+    else:
+        kernel.debug.fork(parent, child)
+    return pid
+
+
+def _settid(ctx, flags, thread, parent_tid, child_tid, space) -> None:
+    if flags & CLONE_PARENT_SETTID and parent_tid:
+        ctx.write(parent_tid, struct.pack("<i", thread.tid))
+    if flags & CLONE_CHILD_SETTID and child_tid:
+        space.machine.mem.write(child_tid, struct.pack("<i", thread.tid))
+    if flags & CLONE_CHILD_CLEARTID:
+        thread.clear_child_tid = child_tid
+
+
+def _restore_tls(ctx) -> None:
+    """The GDT holds the running thread's TLS descriptors (Linux reloads them on every switch)."""
+    for index, desc in ctx.thread.tls.items():
+        ctx.proc.space.gdt.set_entry(index, desc)
+
+
+def _new_thread(kernel, ctx, flags, stack, parent_tid, child_tid, tls) -> int:
+    proc = ctx.proc
+    tid = kernel.allocate_pid()
+    thread = Thread(tid=tid, process=proc, kstack_top=proc.space.kstack_top(len(proc.threads)),
+                    sigmask=ctx.thread.sigmask, tls=dict(ctx.thread.tls),
+                    **sched_inherited(ctx.thread))
+    tweak = tls_setter(ctx, thread, tls) if flags & CLONE_SETTLS else None
+    thread.context = clone_registers(ctx.thread, proc.space, stack=stack, tweak=tweak)
+    _restore_tls(ctx)
+    _settid(ctx, flags, thread, parent_tid, child_tid, proc.space)
+    proc.threads.append(thread)
+    kernel.add_thread(thread)
+    return tid

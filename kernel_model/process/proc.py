@@ -1,0 +1,107 @@
+"""Processes and threads (the kernel's `struct proc`, after xv6's proc.h).
+
+A Process owns an address space (a Space: Machine + page mapper + GDT/IDT), an fd table, a cwd,
+signal dispositions and its children. A Thread is a register context plus a kernel stack inside
+a process. Threads of one process, and a vfork child until it execs or exits, share one Space.
+States are explicit so that a deadlock report can name what everybody waits for.
+"""
+from dataclasses import dataclass, field
+
+from ..fdtable import FdTable
+
+# Process / thread states
+RUNNABLE = "runnable"
+SLEEPING = "sleeping"      # on `wait_channels`, for `wait_reason`
+STOPPED = "stopped"
+ZOMBIE = "zombie"          # process: exited, not yet reaped; thread: exited
+INIT_PID = 1               # the virtual init that adopts orphans and reaps them
+
+
+@dataclass(eq=False)
+class Thread:
+    tid: int
+    process: "Process"
+    kstack_top: int
+    context: object = None               # saved Machine context while not running
+    state: str = RUNNABLE
+    wait_reason: str = ""
+    wait_channels: tuple = ()            # what wakeup() must name to make it runnable again
+    deadline_ns: int | None = None       # virtual time at which a timed sleep ends
+    restart: dict = field(default_factory=dict)   # state kept across re-executions of a blocked call
+    clear_child_tid: int = 0             # set_tid_address / CLONE_CHILD_CLEARTID
+    robust_list: int = 0
+    sigmask: int = 0
+    pending_signals: int = 0             # thread-directed (tgkill, faults)
+    held_signals: int = 0                # kept pending by a tool for a moment (debug_suspend.py)
+    sigaltstack: tuple[int, int, int] = (0, 2, 0)     # (sp, flags=SS_DISABLE, size)
+    tls: dict = field(default_factory=dict)   # i386: GDT index -> descriptor of this thread's TLS
+    comm: bytes = b""
+    pending_fault: object = None
+    deferred: bool = False               # a syscall waits to run outside Unicorn's hooks
+    blocked_call: str | None = None      # the syscall this thread sleeps in (for EINTR/restart)
+    syscall_abi: str = ""                # the ABI of the call a debug watcher is told of (TS_COMPAT)
+    saved_sigmask: int | None = None     # the caller's mask while sigsuspend & co. run with another
+    saved_contexts: list = field(default_factory=list)   # (frame address, full context) per handler
+    interrupted: bool = False
+    nice: int = 0                        # -20..19 (setpriority); fork copies it, as sched_fork
+    ioprio: int = 0                      # ioprio_set's value; 0 = IOPRIO_CLASS_NONE (never set)
+    sched_policy: int = 0                # SCHED_NORMAL (| SCHED_RESET_ON_FORK) (sched_attrs.py)
+    rt_priority: int = 0
+    suspended: int = 0                   # tools' holds (debug.suspend_thread): never picked while > 0
+    instructions: int = 0                # its finished slices' instructions, when counted (time/cpu_time.py)
+    turn_used: int = 0                   # instructions of its quantum used this turn (sched.py)
+
+    def describe(self) -> str:
+        return f"pid {self.process.pid} tid {self.tid}"
+
+
+@dataclass(eq=False)
+class Process:
+    pid: int
+    ppid: int
+    space: object                          # kernel_model.memory.space.Space
+    fds: FdTable
+    cwd: bytes = b"/"                      # global guest path (may lie outside `root`)
+    root: bytes = b"/"                     # global guest path of the root chroot(2) gave
+    umask: int = 0o022
+    pgid: int = 0
+    sid: int = 0
+    exe: bytes = b""                       # guest path of the running executable
+    argv: list[bytes] = field(default_factory=list)
+    image: object = None                   # the LoadedImage running (for symbolization)
+    threads: list[Thread] = field(default_factory=list)
+    children: list["Process"] = field(default_factory=list)
+    state: str = RUNNABLE
+    exit_status: int | None = None         # wait status word (exit code << 8, or signal number)
+    sigactions: dict[int, tuple[int, int, int, int]] = field(default_factory=dict)  # sig -> (handler, flags, restorer, mask)
+    pending_signals: int = 0               # process-directed (kill)
+    siginfo: dict = field(default_factory=dict)   # signal -> what its siginfo_t will say
+    itimer_real: tuple[int, int] | None = None    # (deadline ns, interval ns) of ITIMER_REAL
+    rlimits: dict[int, tuple[int, int]] = field(default_factory=dict)
+    vfork_parent: Thread | None = None     # the parent thread sleeping until we exec or exit
+    exit_signal: int = 17                  # SIGCHLD unless clone said otherwise
+    personality: int = 0                   # personality(2); fork copies it (kernel_model/personality.py)
+    groups: tuple = ()                     # supplementary gids (setgroups); fork and exec keep them
+
+    @property
+    def machine(self):
+        return self.space.machine
+
+    @property
+    def vm(self):
+        return self.space.vm
+
+    @property
+    def arch(self) -> str:
+        return self.space.machine.arch.name
+
+    def live_threads(self) -> list[Thread]:
+        return [t for t in self.threads if t.state != ZOMBIE]
+
+    # ---- the view the file system needs for /proc/self -------------------------------------
+    def maps_text(self) -> bytes:
+        return self.space.vm.maps_text()
+
+    def fd_targets(self) -> dict[int, bytes]:
+        return {fd: getattr(f, "proc_link", None) or getattr(f, "path", b"") or b"anon_inode:[unknown]"
+                for fd, f in self.fds.targets().items()}

@@ -1,0 +1,258 @@
+"""The profiling timer: an interrupt every N guest instructions, through the IDT's timer vector.
+
+US 7,823,129 samples "on a timer interrupt or a programmed performance monitor event": the
+interrupted thread's trap frame (EIP/RIP, and EBP/RBP for the frame-pointer walk) goes to the
+profiler's kernel handler. Here time is virtual: the timer counts executed guest instructions
+(so the same run takes the same samples.
+
+How the interrupt is raised: the Machine's instruction budget is the timer's count-down
+register (what the local APIC's current-count register is to a real CPU, Intel SDM Vol. 3A
+10.5.4): the kernel gives a run at most the instructions left until the next tick, and a run
+that ends by its budget with the tick due has reached it. The kernel then delivers the
+interrupt at that instruction boundary as the CPU delivers an external interrupt (SDM 6.12.1):
+through the gate of TIMER_VECTOR (0x20, where Linux's legacy PIT IRQ 0 lands), with a hardware
+trap frame on the thread's kernel stack, the handler, and IRET.
+
+A timer armed with a capture (timer_capture.py: a sampling tool's wish) lets a C handler take
+the instruction ticks where the block clock fires, without stopping the run: what the ticks'
+records hold reaches the handler as CapturedFrame before the kernel does anything else (at its
+next entry or the run's end). A tick the C handler cannot take stops the run as above.
+
+`event="syscalls"` counts system calls instead (US 7,823,129's "other types of periodic events"):
+every N-th call's return to user mode is interrupted, so the sample's PC is the instruction
+after the call. The timer is then a syscall watcher of the debug interface; it stops the run at
+the call's return and delivers the tick before the next instruction.
+
+`event="branches"` counts taken branches (a performance monitor's BR_INST_RETIRED.NEAR_TAKEN,
+in virtual time): a translation-block hook on each Machine the timer runs counts block entries
+that do not continue where the last block ended (emu/branch_counter.py) and stops the run at the
+N-th, at a block boundary. `event="faults"` counts page faults (#PF from user code): every N-th
+is delivered at the faulting instruction, before the kernel turns the fault into its signal.
+
+The timer does not perturb the guest: a slice the timer cut short is resumed at once for the
+thread that ran it, with the rest of its quantum, without a scheduling decision, a signal check
+or a clock step in between — the tick is invisible to the program except through what a tool's
+handler does. A tick that falls due on a run that ended otherwise (a system call taken outside
+Unicorn's hooks, a fault, an exit) is delivered before the next instruction the CPU runs.
+"""
+from emu import exits
+from emu import block_clock
+from emu.block_clock import clock_of
+from emu.branch_counter import BranchCounter
+
+from ..errors import KernelError
+from .timer_capture import CapturedFrame
+
+TIMER_VECTOR = 0x20
+EVENTS = ("insns", "syscalls", "branches", "faults")
+
+
+class SamplingTimer:
+    """Counts the events of one run (all its processes and threads: one CPU) and interrupts
+    every `interval` of them; `on_tick(thread, frame)` is the handler the gate leads to, and
+    `on_ticks(thread, frames)` takes the ticks a capture took."""
+
+    def __init__(self, kernel, interval: int, on_tick, event: str = "insns", on_switch=None,
+                 capture=None, on_ticks=None):
+        if interval <= 0:
+            raise KernelError(f"timer interval must be positive, not {interval}")
+        if event not in EVENTS:
+            raise KernelError(f"timer event {event!r}: expected one of {', '.join(EVENTS)}")
+        self.kernel = kernel
+        self.interval = interval
+        self.event = event
+        self.on_tick = on_tick
+        self.on_ticks = on_ticks if on_ticks is not None else \
+            (lambda thread, frames: self.each_tick(thread, frames, on_tick))
+        self.on_switch = on_switch    # on_switch(previous, thread): a slice of another thread
+        self._last_thread = None
+        self.left = interval          # events until the next tick
+        self.pending = False          # a tick fell due where it could not be delivered yet
+        self.ticks = 0
+        self.slice_insns = 0          # instructions of the last slice run() ran (all pieces)
+        self.elapsed = 0              # instructions counted since the timer was armed
+        self._stopped = False         # a system call's tick stopped the run (syscall_exit)
+        self._branches: dict[int, BranchCounter] = {}     # space serial -> its Machine's counter
+        # The tick's first half in C (timer_capture.py), on the block clock's runs; None: every
+        # tick goes through the IDT.
+        self.capture = capture
+
+    # ---- instruction ticks: the run loop's slice, cut into pieces at the ticks -------------
+    def run(self, thread, machine, count: int):
+        """Run `thread` for a slice of `count` instructions (0: unlimited) as the run loop
+        would, interrupting it at every tick on the way; the exit is the slice's."""
+        self.slice_insns = 0
+        if thread is not self._last_thread:
+            previous, self._last_thread = self._last_thread, thread
+            if self.on_switch is not None:
+                self.on_switch(previous, thread)
+        while True:
+            self._deliver_pending(thread)
+            clock = self._block_clock(machine) if not count else None
+            if clock is not None:
+                exit_, ran = self._run_block_clocked(thread, machine, clock)
+            else:
+                exit_, ran = self._run_counted(thread, machine, count)
+            self.slice_insns += ran
+            self.elapsed += ran
+            if self.event == "insns":
+                # (the clock's deadline moved on past the ticks its C handler took)
+                self.left = clock.left if clock is not None else self.left - ran
+                if self.left <= 0:
+                    # the next tick is due at the next multiple of the interval
+                    self.left = self.left % self.interval or self.interval
+                    self.pending = True
+                if clock is not None and (clock.fired or clock.paused) \
+                        and exit_.kind == exits.STOPPED and not self._stopped:
+                    if not self.kernel.may_continue(thread) or thread.deferred:
+                        return exit_
+                    exit_ = exits.Exit(exits.BUDGET, machine.pc)    # the clock's stop: go on
+            elif self._branch_stop(thread, exit_):
+                if not self.kernel.may_continue(thread) or thread.deferred:
+                    return exit_
+                exit_ = exits.Exit(exits.BUDGET, machine.pc)      # the count's stop: go on
+            elif self.event == "faults" and exit_.kind == exits.FAULT:
+                self._fault(thread)
+                return exit_
+            if exit_.kind == exits.STOPPED and self._stopped:
+                self._stopped = False               # stopped for a system call's tick
+                if not self.kernel.may_continue(thread) or thread.deferred:
+                    return exit_
+                self._deliver_pending(thread)
+                continue
+            if exit_.kind != exits.BUDGET:
+                return exit_
+            self._deliver_pending(thread)
+            if self.kernel.debug.instruction_alarms.due():
+                # The tick's handler asked for a safe point (a profiler placing or removing
+                # hooks, debug_alarms.py): the run loop fires alarms between slices.
+                return exits.Exit(exits.STOPPED, machine.pc)
+            if count and self.slice_insns >= count:
+                return exit_                         # the quantum's end: the scheduler's turn
+            if not self.kernel.may_continue(thread):
+                return exits.Exit(exits.STOPPED, machine.pc)
+
+    def _run_counted(self, thread, machine, count: int):
+        """One piece with Unicorn's exact count (the budget stops at the tick's instruction)."""
+        piece = self._clip(count - self.slice_insns if count else 0)
+        branches = self._branch_counter(thread) if self.event == "branches" else None
+        if branches is not None:
+            branches.begin_run(self.left)
+        exit_ = machine.run(machine.pc, count=piece)
+        return exit_, machine.last_run_insns
+
+    def _run_block_clocked(self, thread, machine, clock):
+        """One piece of an unlimited slice on the block clock: no per-instruction hook; the run
+        stops at the first block boundary at or after the tick (block_clock.py), unless the
+        capture takes the tick there; its records are delivered at every entry into the kernel
+        and at the run's end."""
+        before, base = clock.executed, self.elapsed
+        capture = self.capture.of(thread.process.space) if self.capture is not None else None
+        if capture is not None:
+            clock.attach_capture(capture, self.interval)
+            machine.on_kernel_entry = lambda: self._deliver_captured(thread, capture, base, before)
+        clock.begin_run(self.left)
+        try:
+            exit_ = machine.run(machine.pc)
+        finally:
+            clock.end_run()
+            if capture is not None:
+                machine.on_kernel_entry = None
+                clock.detach_capture()
+        if capture is not None:
+            self._deliver_captured(thread, capture, base, before)
+        return exit_, clock.executed - before
+
+    def _deliver_captured(self, thread, capture, base: int, before: int) -> None:
+        """The ticks the capture took, as one batch, each frame with its own virtual time
+        (`ts`, what timer_instructions read at that tick): on_ticks(thread, frames)."""
+        records = capture.drain()
+        if not records:
+            return
+        vector, stack = TIMER_VECTOR, self.capture.mode == "stack"
+        at = base - before
+        frames = [CapturedFrame(vector, record.frames[0], record.sp,
+                                record.frames if stack else None, at + record.executed)
+                  for record in records]
+        self.ticks += len(frames)
+        self.on_ticks(thread, frames)
+        self.elapsed = base
+
+    def each_tick(self, thread, frames, on_tick) -> None:
+        """Captured ticks one by one to `on_tick`, each while timer_instructions reads its time."""
+        for frame in frames:
+            self.elapsed = frame.ts
+            on_tick(thread, frame)
+
+    def _block_clock(self, machine):
+        """The block clock of `machine` when the instruction timer may use it: an unlimited
+        slice on a Machine that does not count every instruction already (a tool that counts
+        pays Unicorn's exact count anyway, and then the ticks stay exact)."""
+        if self.event != "insns" or machine.icount is not None or not block_clock.available():
+            return None
+        return clock_of(machine)
+
+    def _branch_stop(self, thread, exit_) -> bool:
+        if self.event != "branches" or not self._branches_ran(self._branch_counter(thread)):
+            return False
+        return exit_.kind == exits.STOPPED and not self._stopped
+
+    def _clip(self, count: int) -> int:
+        if self.event != "insns":
+            return count
+        return min(count, self.left) if count else self.left
+
+    # ---- taken-branch and page-fault ticks ---------------------------------------------------
+    def _branch_counter(self, thread) -> BranchCounter:
+        """The taken-branch counter of `thread`'s Machine (one per address space), made when
+        that Machine first runs under this timer."""
+        space = thread.process.space
+        counter = self._branches.get(space.serial)
+        if counter is None:
+            counter = self._branches[space.serial] = BranchCounter(space.machine)
+        return counter
+
+    def _branches_ran(self, counter: BranchCounter) -> bool:
+        """Take the run's taken branches off the count; True when they reached the tick."""
+        if not counter.fired:
+            self.left = counter.left
+            return False
+        self.left = self.interval
+        self.pending = True
+        return True
+
+    def _fault(self, thread) -> None:
+        """A page fault ended the run: every `interval`-th one is a tick, delivered at the
+        faulting instruction before the kernel handles the fault (its trap frame is the
+        fault's: the sample's PC is the instruction that faulted)."""
+        self.left -= 1
+        if self.left <= 0:
+            self.left = self.interval
+            self.pending = True
+            self._deliver_pending(thread)
+
+    # ---- system-call ticks (a syscall watcher of the debug interface) -----------------------
+    def syscall_entry(self, thread, name, args) -> None:
+        pass
+
+    def syscall_exit(self, thread, name, args, result) -> None:
+        """Every `interval`-th call ends with a tick, delivered once it has returned."""
+        self.left -= 1
+        if self.left <= 0:
+            self.left = self.interval
+            self.pending = self._stopped = True
+            thread.process.machine.stop()
+
+    # ---- delivery --------------------------------------------------------------------------
+    def _deliver_pending(self, thread) -> None:
+        if not self.pending or self.kernel.current is not thread:
+            return
+        self.pending = False
+        self.ticks += 1
+        space = thread.process.space
+        if space.idt.handler_for(TIMER_VECTOR) is None:
+            space.idt.set_gate(TIMER_VECTOR, self._gate_handler)      # DPL 0: `int $0x20` is #GP
+        space.traps.dispatch(TIMER_VECTOR, space.machine.pc, software=False)
+
+    def _gate_handler(self, frame) -> bool:
+        return self.on_tick(self.kernel.current, frame)
