@@ -4,7 +4,7 @@ the block of instrumented code during debugging"). Part of the debug interface
 (kernel_model/debug.py), mixed into DebugInterface.
 
 A tool that runs an original instruction at another address (a relocated function's copy,
-instrumenter/strategies/relocate*.py) registers that address as an *alias* of the original:
+instrumenter/strategies/relocate/) registers that address as an *alias* of the original:
 
   register_code_alias(space, relocated, original)
   unregister_code_aliases(space, [relocated, ...])       the copy is freed

@@ -3,7 +3,7 @@ address of a relocated instrumented function). Part of the debug interface
 (kernel_model/debug.py), mixed into DebugInterface.
 
 A tool that runs the program's instructions somewhere else (a relocated copy of a function,
-instrumenter/strategies/relocate*.py) registers a translator; the kernel's signal-frame code
+instrumenter/strategies/relocate/) registers a translator; the kernel's signal-frame code
 (kernel_model/signals/delivery.py) asks it about the interrupted PC before it builds a frame:
 
   translate(thread, pc) -> None | STEP | (original, resume)

@@ -4,7 +4,7 @@ CPL 3), with no process around it — the setting of US 7,350,196's figures 4A-6
 A kernel function traps at the SAME privilege level: the CPU pushes EFLAGS, CS and EIP on the
 very stack the function is using, and no ESP/SS (Intel SDM Vol. 3A, 6.12.1, Figure 6-4), so a
 handler that emulates `push %ebp` or `pop %ebp` has to shift the frame it returns through
-(instrumenter/strategies/emulate_kernel.py). In 64-bit mode the CPU aligns RSP to 16 and pushes SS:RSP on
+(instrumenter/strategies/emulate/kernel.py). In 64-bit mode the CPU aligns RSP to 16 and pushes SS:RSP on
 every trap (SDM 6.14.2): the trap dispatcher (cpu/traps.py) already models both.
 
 Unicorn has no paging, so no page is "supervisor only": what makes the loaded code kernel code

@@ -65,7 +65,7 @@ def _snapshot(kernel, session, thread) -> list[str]:
     for original, stub in sorted(copy.stubs.items()):
         for line in _disassemble(code, copy.address, stub.start, stub.end, arch, copy):
             out.append(f"   for {original:#x}: {line}")
-    out.append("2. the relocation table, both ways (relocate_table.py):")
+    out.append("2. the relocation table, both ways (relocate/table.py):")
     for insn in fc.insns[:4]:
         at = strategy.relocated_of(process, insn.address)
         out.append(f"   relocated_of({insn.address:#x}) = {at:#x};  original_of({at:#x}) = "
@@ -73,7 +73,7 @@ def _snapshot(kernel, session, thread) -> list[str]:
     pc = debug.read_register(thread, "rip" if arch == "x86_64" else "eip")
     out.append(f"   the thread's PC {pc:#x} is in the copy: original_of -> "
                f"{_pair(strategy.original_of(process, pc))}")
-    out.append("3. original-space return pointers (relocate_returns.py): the stack holds")
+    out.append("3. original-space return pointers (relocate/returns.py): the stack holds")
     records = strategy.returns.records.get((process.space.serial, thread.tid), [])
     word = 8 if arch == "x86_64" else 4
     for sp, original in reversed(records):
