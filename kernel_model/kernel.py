@@ -3,13 +3,15 @@
 The run loop (xv6's scheduler()) picks a thread, loads its registers into its address space's
 Machine, and runs it until it blocks, exits, makes a call that must run outside Unicorn's hooks,
 faults, or — while another thread is runnable — uses up its quantum.
+
+Mixed in from their own files: starting the first process (process/spawn.py) and the paths
+by which a system call enters the kernel (syscalls/entry.py).
 """
 import sys
 from dataclasses import dataclass
 
 from emu import exits
 
-from . import errno as E
 from .cpu import idt as V
 from .blocking import WouldBlock
 from .time.clock import VirtualClock
@@ -17,23 +19,20 @@ from .time.cpu_time import CpuTime
 from .debug import DebugInterface
 from .debug_access import symbolize
 from .errno import GuestErrno
-from .errors import ExecFailed, KernelError
-from .binprm import load_program
-from .process.exec import commit_program
+from .errors import KernelError
 from .process.exit import exit_process, exit_thread
-from .fdtable import FdTable
 from .fs import FileSystem
-from .fsview import fs_view
 from .time.itimer import IntervalTimers
-from .panic import is_kernel_bug, raise_if_kernel_bug, run_loop_panic
-from .path_search import load_from_path, needs_search, search_path
-from .process.proc import INIT_PID, RUNNABLE, ZOMBIE, Process, Thread
+from .panic import is_kernel_bug, run_loop_panic
+from .process.proc import RUNNABLE, ZOMBIE, Process, Thread
 from .process.sched import DEFAULT_QUANTUM, TRACER_STOP, Scheduler
+from .process.spawn import Spawning
 from .signals.delivery import Signals, status_for_sigchld
 from .memory.space_pool import POOL_SIZE, SpacePool
 from .task_limit import TaskLimit
 from .signals import signal_name
 from .syscalls.dispatch import SyscallDispatcher
+from .syscalls.entry import SyscallEntry
 from .syscalls.impls.utsname import UtsName
 from .user_faults import deliver_exception, page_fault
 from .cpu.idt_handlers import install_idt_handlers
@@ -67,7 +66,7 @@ class KernelConfig:
     space_pool: int = POOL_SIZE   # released Machines kept for their translated code (0: none)
 
 
-class Kernel:
+class Kernel(Spawning, SyscallEntry):
     def __init__(self, config: KernelConfig):
         self.config = config
         self.clock = VirtualClock()
@@ -91,7 +90,7 @@ class Kernel:
         self.exec_count = 0
         self.current: Thread | None = None
         self.in_hook = False
-        self._syscall_space = self._syscall_views = None     # _syscall_instruction
+        self._syscall_space = self._syscall_views = None     # _syscall_instruction (syscalls/entry.py)
         self.messages: list[str] = []
         self.unimplemented: dict[str, int] = {}
         self._random_offset = 0
@@ -189,50 +188,6 @@ class Kernel:
 
     def add_thread(self, thread: Thread) -> None:
         self.scheduler.add(thread)
-
-    def spawn(self, path: bytes, argv: list[bytes], envp: list[bytes], *,
-              search: bool = False) -> Process:
-        """Create the first process running `path` (a guest path) with fds 0-2 from the config.
-        With `search`, a name without a slash is looked up in envp's PATH, as execvp does
-        (kernel_model/path_search.py); argv stays as given."""
-        fds = FdTable()
-        for fd, f in enumerate((self.config.stdin, self.config.stdout, self.config.stderr)):
-            if f is not None:
-                fds.install(f, at=fd)
-        pid = self.allocate_pid()
-        proc = Process(pid=pid, ppid=INIT_PID, space=None, fds=fds, cwd=self.config.cwd,
-                       pgid=pid, sid=pid)
-        proc.cwd = self._starting_directory(proc)
-        try:
-            if search and needs_search(path):
-                path, program = load_from_path(lambda candidate: self.load_program(
-                    proc, candidate, argv, envp), path, search_path(envp))
-            else:
-                program = self.load_program(proc, path, argv, envp)
-        except GuestErrno as e:
-            reason = E.NAMES.get(e.errno, str(e.errno))
-            detail = str(e).split(": ", 1)[1] if ": " in str(e) else ""
-            raise ExecFailed(f"cannot run {path.decode(errors='replace')}: {reason}"
-                             + (f" ({detail})" if detail else ""), e.errno) from None
-        self.processes[pid] = proc
-        self.processes_created += 1
-        thread = commit_program(self, proc, program, program.argv)
-        self.scheduler.add(thread)
-        return proc
-
-    def _starting_directory(self, proc: Process) -> bytes:
-        """The configured cwd as a launcher's chdir(2) before the exec finds it (env -C,
-        fs/open.c): a directory of the guest's view, or the start fails with why."""
-        try:
-            return self.fs.directory(self.config.cwd, b"/", fs_view(proc))
-        except GuestErrno as e:
-            raise KernelError(f"cannot change directory to {self.config.cwd.decode(errors='replace')}: "
-                              f"{E.NAMES[e.errno]} ({E.ERRNOS[e.errno][1]})") from None
-
-    def load_program(self, proc: Process, path: bytes, argv, envp):
-        """Read and build the program at guest `path` for `proc` (nothing of proc changes):
-        kernel_model/binprm.py, `#!` scripts included; kernel_model/process/exec.py commits it."""
-        return load_program(self, proc, path, argv, envp)
 
     # ---- the run loop ----------------------------------------------------------------------
     def run(self, proc: Process) -> int:
@@ -402,49 +357,6 @@ class Kernel:
         self.wakeup(("children", parent.pid))
         if child.exit_signal:
             self.signals.post(parent, child.exit_signal, info=status_for_sigchld(child))
-
-    # ---- system calls ----------------------------------------------------------------------
-    def int80_handler(self, frame) -> bool:
-        try:
-            return self.syscalls.handle(self.current, "i386", frame, in_hook=self.in_hook)
-        except Exception as e:           # a kernel bug: KernelPanic with a report (panic.py)
-            raise_if_kernel_bug(self.current, "i386", e)
-            raise
-
-    def _int80_frameless(self, _frame) -> bool | None:
-        """int 0x80 without a trap frame (cpu/traps.py says why that is exact), unless a debug
-        watcher looks: it may change registers at the call's entry or exit, which IRET
-        would then restore from the frame."""
-        if self.debug.syscall_watchers:
-            return None
-        try:
-            return self.syscalls.handle(self.current, "i386", None, in_hook=True)
-        except Exception as e:
-            raise_if_kernel_bug(self.current, "i386", e)
-            raise
-
-    def _on_syscall_instruction(self, pc: int) -> bool:
-        return self._syscall_instruction(self.current, pc, in_hook=True)
-
-    def _syscall_instruction(self, thread: Thread, pc: int, *, in_hook: bool) -> bool:
-        """x86-64 `syscall`: rcx <- return RIP, r11 <- RFLAGS (Intel SDM Vol. 2B, SYSCALL).
-        rcx and r11 are stored through the Machine's register cells (what uc_reg_write does
-        for a general register, without a uclib call each: this runs on every syscall)."""
-        space = thread.process.space
-        if space is not self._syscall_space:
-            machine = space.machine
-            self._syscall_space = space
-            self._syscall_views = (machine.register_cell("rcx"), machine.register_cell("r11"),
-                                   space.syscall_registers[2])
-        rcx, r11, rflags = self._syscall_views
-        rcx.value = pc
-        # RFLAGS has no view: QEMU keeps the flags in pieces only its helpers assemble
-        r11.value = rflags.read()
-        try:
-            return self.syscalls.handle(thread, "x86_64", None, in_hook=in_hook)
-        except Exception as e:
-            raise_if_kernel_bug(thread, "x86_64", e)
-            raise
 
     # ---- faults and death ------------------------------------------------------------------
     def deliver_exception(self, frame, signal: int) -> bool:

@@ -38,6 +38,9 @@ ld.so's lazy-binding trampoline the PLT jumps to — is named for the report and
 
 All decisions are taken in virtual time, on the deterministic run, so the same run takes the
 same steps. The timeline records every hook inserted and removed with the instruction clock.
+
+Mixed in from their own files: the exclusive timing of measured levels' callees
+(walkup_timing.py) and the report's queries on the finished walk (walkup_chains.py).
 """
 from __future__ import annotations
 
@@ -49,6 +52,8 @@ from .hooks import Activations, Hooks, LandingFixup
 from .hotspot import HotSpotDetector
 from .sampler import CALLER_SAVED, WALK_REGISTERS
 from .unwind import Unwinder
+from .walkup_chains import WalkUpChains
+from .walkup_timing import ExclusiveTiming
 
 METRICS = ("insns", "calls", "time")
 EXCLUSIVE = ("off", "exact")    # --exclusive: no exclusive figure, or an exact one (timing hooks)
@@ -104,7 +109,7 @@ class Step:
 
 
 @dataclass
-class WalkUp:
+class WalkUp(ExclusiveTiming, WalkUpChains):
     door: object
     session: object
     options: WalkUpOptions = field(default_factory=WalkUpOptions)
@@ -351,42 +356,6 @@ class WalkUp:
                     self._time(process, entry, self.callers.entry(callee))
         return True
 
-    def _callees_to_time(self, entry) -> tuple:
-        """The callees a measured level's exclusive metric excludes, each timed while it is
-        measured: none without --exclusive exact."""
-        if self.options.exclusive != "exact":
-            return ()
-        return tuple(f for f in entry.callees if f != entry.function)
-
-    def _start_timing(self, process, entry) -> None:
-        """At a measured function's first measured call, before its body runs: the callees
-        not hooked yet are hooked to time them (a level never entered again, such as a main
-        under start code other than glibc's, places none)."""
-        for callee in entry.timed:
-            if callee not in self._timing[entry.function]:
-                self._time(process, entry, self.callers.entry(callee))
-        self._timing[entry.function].append(None)      # started
-
-    def _time(self, process, caller, callee) -> None:
-        """Keep `callee` hooked while `caller` is measured (hooks.py, kind "time")."""
-        self._timing[caller.function].append(callee.function)
-        callee.timers += 1
-        if callee.timers == 1 and callee.state not in (IDENTIFYING, MEASURING):
-            if not self.hooks.hooked(callee):
-                holder = self._process_holding(callee.function, process)
-                if holder is None:
-                    callee.timers -= 1
-                    self._timing[caller.function].remove(callee.function)
-                    return
-                self.hooks.insert(holder, callee, "time")
-            self._step("insert", "time", callee)
-
-    def _untime(self, callee) -> None:
-        callee.timers -= 1
-        if callee.timers == 0 and callee.state not in (IDENTIFYING, MEASURING):
-            self.hooks.remove(callee)
-            self._step("remove", "time", callee)
-
     def _remove(self, entry) -> None:
         kind = "identify" if entry.state == IDENTIFYING else "measure"
         measured = entry.state == MEASURING
@@ -400,19 +369,6 @@ class WalkUp:
         if measured:
             self._untimed.append(entry)
             self._release_timed()
-
-    def _release_timed(self) -> None:
-        """Untime the callees of the levels taken out once none of their measured activations
-        is open: the last one (the period is reached at its entry with --metric calls) calls
-        them still, and its exclusive metric must exclude them too."""
-        if not self._untimed:
-            return
-        open_now = {id(o.entry) for o in self.activations.still_open()}
-        for entry in [e for e in self._untimed if id(e) not in open_now]:
-            self._untimed.remove(entry)
-            for callee in self._timing.pop(entry.function, ()):
-                if callee is not None:
-                    self._untime(self.callers.entry(callee))
 
     def _step(self, action: str, kind: str, entry) -> None:
         self._log(Step(self._now(), action, kind, entry.function, entry.level, entry.hot_spot))
@@ -436,49 +392,3 @@ class WalkUp:
                 o = self.options
                 self._stop(entry, "ended-measuring", f"the program ended after {entry.metric.value(o.metric)} "
                            f"of its period's {o.period} ({o.metric})")
-
-    def ends_of(self, hot_spot: FunctionId) -> list[tuple[int, object, Stop]]:
-        """(level, entry, stop): where and why `hot_spot`'s chain stopped, its own levels and
-        those of the walks it went on in (full_chain)."""
-        return [(level, entry, stop) for level, entry in self.full_chain(hot_spot) for stop in entry.stops]
-
-    def chains(self) -> dict[FunctionId, list]:
-        """Hot spot -> the caller-list entries its walk instrumented or reached, by level."""
-        chains: dict[FunctionId, list] = {}
-        for entry in self.callers:
-            if entry.hot_spot is not None:
-                chains.setdefault(entry.hot_spot, []).append(entry)
-        return {spot: sorted(entries, key=lambda e: e.level) for spot, entries in chains.items()}
-
-    def tops_of(self, hot_spot: FunctionId) -> list[FunctionId]:
-        """Where `hot_spot`'s chain ended: its own tops and those of the walks it went on in."""
-        tops, pending, seen = [], [hot_spot], set()
-        while pending:
-            spot = pending.pop(0)
-            if spot in seen:
-                continue
-            seen.add(spot)
-            tops += [f for f in self.tops.get(spot, []) if f not in tops]
-            pending += [self.callers.entries[f].hot_spot for f, _ in self.join_points.get(spot, [])]
-        return tops
-
-    def full_chain(self, hot_spot: FunctionId) -> list[tuple[int, object]]:
-        """(level, entry) from `hot_spot` up to the top, following the walks it met: a walk that
-        reaches a function another walk has stops there (`_join`), but its chain goes on in the
-        other walk's levels from that function, renumbered from this hot spot."""
-        chains = self.chains()
-        levels = [(e.level, e) for e in chains.get(hot_spot, [])]
-        have = {e.function for _, e in levels}
-        pending, seen = list(self.join_points.get(hot_spot, [])), {hot_spot}
-        while pending:
-            function, level = pending.pop(0)
-            other = self.callers.entries[function]
-            if other.hot_spot is None or other.hot_spot in seen:
-                continue
-            seen.add(other.hot_spot)
-            pending += [(f, level + n - other.level) for f, n in self.join_points.get(other.hot_spot, [])]
-            for entry in chains.get(other.hot_spot, []):
-                if entry.level >= other.level and entry.function not in have:
-                    have.add(entry.function)
-                    levels.append((level + entry.level - other.level, entry))
-        return sorted(levels, key=lambda pair: pair[0])
