@@ -1,6 +1,6 @@
 """Structural checks on the built sample binaries.
 
-Used by build.py right after each build and by tests/e2e/test_samples_build.py
+Used by build.py right after each build and by tests/e2e/samples/test_samples_build.py
 on the committed binaries.  Every check returns a list of one-line problem
 descriptions (empty when the binary is as the rest of trapline expects):
 

@@ -1,4 +1,4 @@
-"""Run Debian's gdb in batch mode against `trapline gdbserver --stdio` (tests/e2e/test_gdb*.py).
+"""Run Debian's gdb in batch mode against `trapline gdbserver --stdio` (tests/e2e/gdb/test_gdb*.py).
 
 gdb is installed by .ci/run (apt), or by the first test that needs it (gdb_tool.py); a host
 that cannot install it fails these tests with that reason rather than skipping them. `remotetimeout` is raised because a loaded CI host may take longer than

@@ -5,7 +5,7 @@ samples/loss_threads (pthreads) and samples/loss_procs (clone(CLONE_VM) processe
 code) run WORKERS workers that each call probed() CALLS times without locks; probed() is
 straight-line code, so a probe on ANY of its instructions must count WORKERS * CALLS hits.
 The baseline singlestep loses hits there whenever a quantum ends inside its window
-(tests/e2e/test_loss_experiment.py); with every other thread of the space held for the window,
+(tests/e2e/experiments/test_loss_experiment.py); with every other thread of the space held for the window,
 nothing may be lost, the guest's output and exit status are the unprobed run's, and when the
 run ends no thread is held and no site is left restored.
 """

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from tests.e2e.test_tailcall_returns import returns_of
+from tests.e2e.trace.test_tailcall_returns import returns_of
 
 from .tailcall_model import FUNCTIONS, TailcallModel
 

@@ -14,8 +14,8 @@ from instrumenter.profiler.callers import IDENTIFYING
 from instrumenter.profiler.walkup import WalkUpOptions
 from trapline.profile.walkup_run import run_baseline, run_walkup
 from trapline.sandbox import Sandbox
-from tests.e2e.test_walkup import SAMPLES
-from tests.e2e.test_walkup_exclusive import assert_only_seed_hooks, seed_hooks
+from tests.e2e.profile.test_walkup import SAMPLES
+from tests.e2e.profile.test_walkup_exclusive import assert_only_seed_hooks, seed_hooks
 
 MIN_ACCEPTED = 15               # examples whose walk inserted a hook (some decide none: short runs)
 MIN_TIMED = 3                   # of them, exact ones whose walk timed a callee
