@@ -1,4 +1,4 @@
-"""The modeled CPU: what CPUID answers, decided in one place (docs/architecture.md, "Dynamic loading").
+"""The modeled CPU: what CPUID answers, decided in one place (docs/ARCHITECTURE.md, "Dynamic loading").
 
 glibc picks its string and memory functions by CPUID (ifuncs), ld.so checks the ISA level of
 libraries, and programs test feature bits before using an instruction. So CPUID must advertise

@@ -1,7 +1,7 @@
 """A Python exception escaping the kernel model becomes a KernelPanic with a report.
 
 A guest never gets a Python traceback for its own misbehaviour: bad pointers, flags or numbers
-are an errno or a signal (docs/architecture.md, rules). An exception that still escapes a syscall or the
+are an errno or a signal (docs/ARCHITECTURE.md, rules). An exception that still escapes a syscall or the
 run loop is a bug in trapline, and the report says where to look: the call (name, number, the
 six argument words as the calling ABI saw them), the exception, and the innermost frames of
 the kernel model where it was raised — as Linux's oops names the task, the syscall and RIP.

@@ -11,7 +11,7 @@ plugin; without it, "ci" is loaded):
             (`pytest tests/property -n 2 --hypothesis-profile=thorough`). Randomized: each
             run explores new examples (a failure prints its reproduction blob).
 Deadlines are off everywhere: the code under test drives an emulator whose speed depends
-on the host, and timing goals belong to bench/, never to tests (docs/architecture.md, Testing).
+on the host, and timing goals belong to bench/, never to tests (docs/ARCHITECTURE.md, Testing).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The one interface of a probe strategy (issue 15; docs/architecture.md "One strategy registry").
+"""The one interface of a probe strategy (issue 15; docs/ARCHITECTURE.md "One strategy registry").
 
 Every strategy of the registry (registry.py) is a ProbeStrategy:
   place(process, address, hook, owner) -> site   put `hook` on the instruction at `address`,

@@ -1,6 +1,6 @@
 """The scheduler: deterministic choice of the next thread, sleep/wakeup, timeouts, deadlock.
 
-Policy (docs/architecture.md): a thread runs until it blocks, exits, or — only while another thread is
+Policy (docs/ARCHITECTURE.md): a thread runs until it blocks, exits, or — only while another thread is
 runnable — uses up its instruction quantum. The quantum is a turn's, not a slice's: a slice
 that a fork, a fault or another call run outside Unicorn's hooks ends early leaves the thread
 the rest of its quantum, not a new one (a thread failing fork() in a loop kept the CPU for

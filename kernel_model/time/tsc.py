@@ -1,4 +1,4 @@
-"""The time-stamp counter, virtual like every clock (docs/architecture.md: no host time in a run).
+"""The time-stamp counter, virtual like every clock (docs/ARCHITECTURE.md: no host time in a run).
 
 Unicorn's RDTSC and RDTSCP read the host's clock, and glibc's ld.so executes RDTSC at start-up
 (HP_TIMING), so a run would carry host time. The kernel sets CR4.TSD ("time stamp disable",

@@ -1,7 +1,7 @@
 """Debian's static busybox and bash, fetched once into a git-ignored cache.
 
 The e2e tests compare trapline against the native behaviour of real third-party binaries
-(docs/architecture.md, Testing). Debian's ``busybox-static`` and ``bash-static`` are ideal: fully
+(docs/ARCHITECTURE.md, Testing). Debian's ``busybox-static`` and ``bash-static`` are ideal: fully
 static (no dynamic loader to model), built by someone else, and the same source version
 for amd64 and i386, so one arch's native output is a valid oracle for the other.
 

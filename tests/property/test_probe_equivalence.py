@@ -1,4 +1,4 @@
-"""Probed and unprobed runs end in the same architectural state (docs/architecture.md, Testing).
+"""Probed and unprobed runs end in the same architectural state (docs/ARCHITECTURE.md, Testing).
 
 A random straight-line sequence of instructions, generated from the policy forms (the same
 templates as the relocation property), sits at the start of a function; a probe goes on its

@@ -1,4 +1,4 @@
-"""The central relocation property (docs/architecture.md, Testing): for any relocatable instruction,
+"""The central relocation property (docs/ARCHITECTURE.md, Testing): for any relocatable instruction,
 generated from the policy tables, at any original and any XOL placement, from any register,
 flag and memory state, running the relocated copy out of line ends in the same architectural
 state as running the original in place — same exit (trap or fault) at the same ORIGINAL

@@ -80,7 +80,7 @@ def _flamegraph(folded: str, svg: Path, title: str) -> str:
                 "(apt-get install libdevel-nytprof-perl, or set TRAPLINE_FLAMEGRAPH); "
                 "the folded stacks are what it reads")
     # --hash colours each function by its name, and a fixed Perl hash seed keeps flamegraph.pl's
-    # element order: the same profile draws the same bytes (docs/architecture.md's determinism contract)
+    # element order: the same profile draws the same bytes (docs/ARCHITECTURE.md's determinism contract)
     env = {**os.environ, "PERL_HASH_SEED": "0", "PERL_PERTURB_KEYS": "0"}
     try:
         done = subprocess.run([tool, "--title", title, "--countname", "samples", "--hash"],

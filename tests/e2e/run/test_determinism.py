@@ -1,4 +1,4 @@
-"""The determinism contract (docs/architecture.md): same inputs and seed => byte-identical results.
+"""The determinism contract (docs/ARCHITECTURE.md): same inputs and seed => byte-identical results.
 
 Two sandbox runs with --strace must agree on stdout, stderr (the syscall trace included)
 and exit status; the patent alone decides what /dev/urandom yields.

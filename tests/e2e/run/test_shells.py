@@ -7,7 +7,7 @@ exercises the process model through a shell: pipelines (pipe + fork + dup2 + exe
 subshells and command substitution (fork + wait4), background jobs and ``wait``,
 nested shells (execve of /bin/sh from a child), signals with traps, and here-documents.
 
-``sleep 1`` finishes at once in wall time: the sandbox's clock is virtual (docs/architecture.md,
+``sleep 1`` finishes at once in wall time: the sandbox's clock is virtual (docs/ARCHITECTURE.md,
 "Time and randomness are virtual"), which is intended; only its result is compared.
 
 One native quirk matters here: the native launcher is a Python process, and Python sets
@@ -158,7 +158,7 @@ DETERMINISM_SCRIPT = (
 @pytest.mark.parametrize("shell", sorted(SHELLS))
 @pytest.mark.parametrize("arch", ARCHES)
 def test_pipeline_runs_are_byte_identical_with_strace(arch, shell, follow_forks, rootfs_for):
-    """docs/architecture.md's determinism contract across fork, exec, pipes and the scheduler."""
+    """docs/ARCHITECTURE.md's determinism contract across fork, exec, pipes and the scheduler."""
     argv = [SHELLS[shell], "-c", DETERMINISM_SCRIPT]
     options = ["--strace", "-f"] if follow_forks else ["--strace"]
     first, second = (

@@ -1,4 +1,4 @@
-"""strace is a client of the debug interface (issue 15, docs/architecture.md: strace output lives above
+"""strace is a client of the debug interface (issue 15, docs/ARCHITECTURE.md: strace output lives above
 the kernel and reaches it only through kernel_model/debug.py, as strace reaches Linux only
 through ptrace).
 
