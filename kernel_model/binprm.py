@@ -51,20 +51,25 @@ def read_interpreter(kernel, proc, path: bytes) -> tuple[bytes, bytes]:
     return read_executable(kernel, proc, path), kernel.fs.realpath(path, proc.cwd, fs_view(proc))
 
 
-def load_program(kernel, proc, path: bytes, argv, envp, *, depth: int = 0):
-    """Read and build the program at guest `path` for `proc`."""
+def load_program(kernel, proc, path: bytes, argv, envp, *, depth: int = 0,
+                 execfn: bytes | None = None):
+    """Read and build the program at guest `path` for `proc`. `execfn` is the path execve was
+    given (a #! script's own path when its interpreter is loaded: fs/exec.c copies the filename
+    once, before binfmt_script swaps the file)."""
     data = read_executable(kernel, proc, path)
     if data.startswith(b"#!"):
         if depth >= MAX_INTERPRETER_DEPTH:
             raise GuestErrno(E.ELOOP)
         interpreter, arg = parse_shebang(data)
         new_argv = [interpreter] + ([arg] if arg else []) + [path] + list(argv[1:])
-        return load_program(kernel, proc, interpreter, new_argv, envp, depth=depth + 1)
+        return load_program(kernel, proc, interpreter, new_argv, envp, depth=depth + 1,
+                            execfn=execfn or path)
     kernel.exec_count += 1
     config = kernel.config
     program = build_program(data, kernel.fs.realpath(path, proc.cwd, fs_view(proc)), argv, envp,
                             seed=config.seed, exec_count=kernel.exec_count,
                             memory_limit=config.memory_limit, pool=kernel.space_pool,
-                            read_interpreter=lambda name: read_interpreter(kernel, proc, name))
+                            read_interpreter=lambda name: read_interpreter(kernel, proc, name),
+                            execfn=execfn or path)
     program.argv = list(argv)
     return program

@@ -145,9 +145,12 @@ def map_segments(space: Space, image, name: bytes) -> int:
 
 def build_program(data: bytes, exe_path: bytes, argv: list[bytes], envp: list[bytes], *,
                   seed: int, exec_count: int, memory_limit: int, pool=None,
-                  read_interpreter=None) -> ProgramImage:
+                  read_interpreter=None, execfn: bytes | None = None) -> ProgramImage:
     """Raises GuestErrno(ENOEXEC/E2BIG/ENOMEM/ELIBBAD...) for what execve would refuse.
-    `read_interpreter(path)` gives (bytes, resolved path) of the file a PT_INTERP names."""
+    `read_interpreter(path)` gives (bytes, resolved path) of the file a PT_INTERP names.
+    `exe_path` is the file's resolved path (the mapped image, /proc/self/exe); `execfn` the
+    path execve was given, which Linux copies to the top of the new stack and AT_EXECFN points
+    at (fs/exec.c: bprm->filename, bprm->exec), symlinks unresolved (default: exe_path)."""
     if sum(len(a) + 1 for a in argv + envp) > MAX_ARG_BYTES:
         raise GuestErrno(E.E2BIG)
     try:
@@ -168,7 +171,7 @@ def build_program(data: bytes, exe_path: bytes, argv: list[bytes], envp: list[by
     space = Space(image.arch, memory_limit=memory_limit, recycled=recycled)
     try:
         return _build_in(space, image, exe_path, argv, envp, seed, exec_count, interp_file,
-                         brk_start)
+                         brk_start, execfn or exe_path)
     except BaseException:
         space.release()             # the new image is dropped whole: a failed exec changes nothing
         raise
@@ -179,7 +182,7 @@ def code_areas_of(areas) -> tuple:
 
 
 def _build_in(space, image, exe_path, argv, envp, seed, exec_count, interp_file,
-              brk_start) -> ProgramImage:
+              brk_start, execfn) -> ProgramImage:
     end = map_segments(space, image, exe_path)
     space.vm.set_brk_start(end if brk_start is None else brk_start)
     interp = None
@@ -191,7 +194,7 @@ def _build_in(space, image, exe_path, argv, envp, seed, exec_count, interp_file,
                       name=b"[stack]")
     random16 = hashlib.sha256(b"AT_RANDOM|%d|%d" % (seed, exec_count)).digest()[:16]
     stack = build_initial_stack(image, argv, envp, stack_top=lay.stack_top, random16=random16,
-                                execfn=exe_path, platform=PLATFORM[image.arch],
+                                execfn=execfn, platform=PLATFORM[image.arch],
                                 interp_base=interp.base if interp else 0)
     space.machine.mem.write(stack.base, stack.data)
     entry = interp.image.entry if interp else image.entry
