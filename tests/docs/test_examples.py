@@ -61,14 +61,11 @@ def _debian_root() -> Path:
 @pytest.fixture
 def example_folder():
     """A fresh folder whose path has the same length on every run: the guest's environment holds
-    PWD and its stack the program's resolved path, whose lengths move the stack, and strace lines
-    show stack addresses. So samples/ is copied (2 MB), not linked: a link would put the clone's
-    own path, whatever its length, on the guest's stack."""
+    PWD and its stack the program's path, whose lengths move the stack, and strace lines show
+    stack addresses."""
     folder = Path(tempfile.mkdtemp(prefix="trapline-docs-", dir="/tmp"))
     for entry in REPO.iterdir():
-        if entry.name == "samples":
-            shutil.copytree(entry, folder / entry.name, symlinks=True)
-        elif entry.name not in (".git",):
+        if entry.name not in (".git",):
             (folder / entry.name).symlink_to(entry)
     yield folder
     shutil.rmtree(folder, ignore_errors=True)
