@@ -70,7 +70,7 @@ def profile(interval, event, mode, top, output_dir, record, walk_up, threshold, 
                 from ..profile.walkup_report import walkup_json
                 walkup = walkup_json(run)
             for note in write_outputs(run.profile, output_dir, " ".join([program, *args]), walkup):
-                console.print(f"trapline: {note}")
+                console.print(f"trapline: {note}", soft_wrap=True, markup=False)   # one line: a Unix tool's message
     except Exception as e:              # noqa: BLE001 -- every failure gets its status (exit_status.py)
         _fail(e)
     sys.exit(run.result.exit_code)
@@ -128,6 +128,6 @@ def report(top, output_dir, trace):
         if output_dir is not None:
             # a recorded walk-up's report: the live run's walkup.json and Chrome-trace events
             for note in write_outputs(recorded, output_dir, " ".join(recorded.command), recorded.walkup):
-                console.print(f"trapline: {note}")
+                console.print(f"trapline: {note}", soft_wrap=True, markup=False)   # one line: a Unix tool's message
     except Exception as e:              # noqa: BLE001
         _fail(e)

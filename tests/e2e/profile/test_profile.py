@@ -3,6 +3,7 @@ structure (both arches, with and without frame pointers), on Debian's dynamic bi
 files it writes (folded stacks, speedscope JSON validated against speedscope's published schema,
 Chrome trace events, the recorded trace read back by `trapline report`)."""
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -200,3 +201,17 @@ def test_sampling_every_n_system_calls(arch):
     jsonschema.validate(document, speedscope_schema())
     assert document["profiles"][0]["unit"] == "none"
     assert {e["ph"] for e in chrome_trace(profile)["traceEvents"]} <= {"M", "i"}
+
+
+def test_traplines_own_notes_are_one_line_each_whatever_the_width(tmp_path):
+    """rich wrapped `trapline: wrote ...` and `no flame graph: ...` at the console's width, even
+    into a pipe: a note is one line, as a Unix tool's messages are."""
+    out = tmp_path / ("a-folder-with-a-long-name-" * 3)
+    done = subprocess.run([sys.executable, "-m", "trapline", "profile", "--interval", "3000", "-o", str(out),
+                           str(SAMPLES / "x86_64" / "callchain"), "20"],
+                          capture_output=True, text=True, cwd=ROOT, env={**os.environ, "COLUMNS": "40"})
+    assert done.returncode == 0, done.stderr
+    wrote = [line for line in done.stderr.splitlines() if line.startswith("trapline: wrote ")]
+    assert len(wrote) == 1 and wrote[0].endswith("profile.trace.json"), done.stderr
+    assert all(line.startswith("trapline: ") for line in done.stderr.splitlines()
+               if "flame graph" in line or "profile.folded" in line), done.stderr
