@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from emu.fpu import FpuState
 from kernel_model.cpu.fpframe import (RestoreError, fpstate_pieces, math_frame, restore_fpstate)
 from tests.unit.kernel_model.cpu.fpu_frame_guest import compared_fields, image_of, write_fpu_program
-from tests.unit.kernel_model.test_fpu_state import run_in_trapline
+from tests.unit.kernel_model.cpu.test_fpu_state import run_in_trapline
 
 ARCHES = ("i386", "x86_64")
 

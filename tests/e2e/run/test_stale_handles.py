@@ -6,7 +6,7 @@ directory and nothing of the host folder, which the native side cannot reach fro
 and the sandbox must not reach through its host paths. A shell reaches the old directory by
 its magic link (the kept name follows the rename: fs/renamed.py); getdents and fstat on the
 old descriptor itself, which reach the host directory object, are checked by the guest
-programs of tests/unit/kernel_model/test_stale_handles.py.
+programs of tests/unit/kernel_model/fs/test_stale_handles.py.
 """
 from __future__ import annotations
 

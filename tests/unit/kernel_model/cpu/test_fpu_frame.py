@@ -13,7 +13,7 @@ from kernel_model.cpu.fpframe import FP_XSTATE_MAGIC1, FP_XSTATE_MAGIC2
 
 from .fpu_frame_guest import (EDITED_ST0, EDITED_XMM0, compared_fields, image_of,
                               write_fpu_program)
-from ..test_fpu_state import run_in_trapline
+from .test_fpu_state import run_in_trapline
 
 UC_FLAGS = {"x86_64": 7, "i386": 1}        # UC_FP_XSTATE | UC_SIGCONTEXT_SS | UC_STRICT_RESTORE_SS
 THIRD_X87 = struct.pack("<QH", 0xAAAAAAAAAAAAAAAB, 0x3FFD)

@@ -13,8 +13,8 @@ from tests.unit.loader.elf_builder import CODE_OFFSET, DATA_OFFSET, build_elf
 from kernel_model.fs import CapturedOutput
 from kernel_model.kernel import Kernel, KernelConfig
 
-from .test_syscalls import UNMAPPED, exit_code
-from .tinyelf import write_program
+from ..test_syscalls import UNMAPPED, exit_code
+from ...tinyelf import write_program
 
 
 def long_elf(arch: str, source: str, data: bytes = b"") -> bytes:

@@ -12,7 +12,7 @@ import pytest
 
 from kernel_model import errno as E
 
-from .syscall_steps import run_script
+from ..syscall_steps import run_script
 
 O_RDONLY, O_DIRECTORY, O_PATH = 0, 0o200000, 0o10000000
 SECRET = b"HOST-SECRET"

@@ -2,7 +2,7 @@
 both ABIs (a renamed cwd: test_stale_handles.py)."""
 from kernel_model import errno as E
 
-from .syscall_steps import run_script
+from ...syscall_steps import run_script
 
 
 def test_getcwd_of_a_removed_directory_is_enoent(tmp_path, arch):

@@ -8,7 +8,7 @@ from kernel_model import errno as E
 from kernel_model.syscalls.impls.statfs import (OVERLAYFS_SUPER_MAGIC, PIPEFS_MAGIC,
                                                 PROC_SUPER_MAGIC, TMPFS_MAGIC)
 
-from .call_script import run_script
+from ...call_script import run_script
 
 LAYOUT = {"x86_64": "<qqQQQQQIIqqq32x", "i386": "<iiIIIIIIIiii16x"}
 STATFS64 = "<IIQQQQQIIIII16x"

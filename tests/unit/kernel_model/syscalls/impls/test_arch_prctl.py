@@ -4,7 +4,7 @@ import struct
 
 from kernel_model import errno as E
 
-from .call_script import run_script
+from ...call_script import run_script
 
 ARCH_SET_GS, ARCH_SET_FS, ARCH_GET_FS, ARCH_GET_GS = 0x1001, 0x1002, 0x1003, 0x1004
 TASK_SIZE_MAX = 0x7FFF_FFFF_F000

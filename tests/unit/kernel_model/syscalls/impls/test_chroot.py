@@ -6,7 +6,7 @@ import pytest
 
 from kernel_model import errno as E
 
-from .syscall_steps import run_script
+from ...syscall_steps import run_script
 
 
 @pytest.fixture

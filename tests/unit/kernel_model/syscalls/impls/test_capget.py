@@ -4,7 +4,7 @@ import struct
 
 from kernel_model import errno as E
 
-from .call_script import run_script
+from ...call_script import run_script
 
 V1, V3 = 0x19980330, 0x20080522
 

@@ -2,7 +2,7 @@
 the answers of a root without CAP_SYS_NICE (kernel/sys.c, block/ioprio.c)."""
 from kernel_model import errno as E
 
-from .call_script import run_script
+from ...call_script import run_script
 
 PRIO_PROCESS, PRIO_PGRP, PRIO_USER = 0, 1, 2
 WHO_PROCESS, WHO_PGRP, WHO_USER = 1, 2, 3

@@ -2,7 +2,7 @@
 (fadvise64 on both ABIs with i386's split 64-bit arguments, and fadvise64_64)."""
 from kernel_model import errno as E
 
-from .call_script import run_script
+from ...call_script import run_script
 
 READ_ALL, SIZE_BUFFER = 3, 10
 O_RDONLY = 0

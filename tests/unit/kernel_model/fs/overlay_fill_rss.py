@@ -1,6 +1,6 @@
 """A guest writing COUNT MiB into an in-memory overlay file under a LIMIT MiB memory budget;
 prints "written failures peak_rss_kib". Run in its own process (its peak RSS is the measure):
-python -m tests.unit.kernel_model.overlay_fill_rss LIMIT COUNT"""
+python -m tests.unit.kernel_model.fs.overlay_fill_rss LIMIT COUNT"""
 import io
 import resource
 import struct
@@ -11,8 +11,8 @@ from pathlib import Path
 from kernel_model.fs import CapturedOutput
 from kernel_model.kernel import Kernel, KernelConfig
 
-from .test_guest_errors import EXIT
-from .tinyelf import program_elf, write_program
+from ..test_guest_errors import EXIT
+from ..tinyelf import program_elf, write_program
 
 # buf = mmap(1 MiB); fd = open("big", O_WRONLY|O_CREAT); COUNT times write(fd, buf, 1 MiB),
 # adding what was written and counting the failures; both to stdout.

@@ -18,7 +18,7 @@ from kernel_model.kernel import Kernel, KernelConfig
 from tests.unit.emu.guest import asm
 from tests.unit.loader.elf_builder import CODE_OFFSET, build_elf
 
-from .tinyelf import write_program
+from ..tinyelf import write_program
 
 SIGUSR1 = 10
 SA_SIGINFO, SA_RESTORER = 0x4, 0x04000000

@@ -5,7 +5,7 @@ import pytest
 from kernel_model import errno as E
 from tests.property.syscall_fuzz_guest import RO_VADDR
 
-from .call_script import run_script
+from ...call_script import run_script
 
 MREMAP_MAYMOVE = 1
 

@@ -4,7 +4,7 @@ import struct
 
 from kernel_model import errno as E
 
-from .call_script import run_script
+from ...call_script import run_script
 
 NORMAL, FIFO, RR, BATCH, IDLE, DEADLINE = 0, 1, 2, 3, 5, 6
 RESET_ON_FORK = 0x40000000

@@ -3,7 +3,7 @@ bytes before it are the result, none is EFAULT; flags as Linux checks them."""
 from kernel_model import errno as E
 from tests.property.syscall_fuzz_guest import DATA_SIZE, DATA_VADDR
 
-from .call_script import run_script
+from ...call_script import run_script
 
 END = DATA_VADDR + DATA_SIZE          # the data segment's end: unmapped beyond
 GRND_NONBLOCK, GRND_RANDOM, GRND_INSECURE = 1, 2, 4

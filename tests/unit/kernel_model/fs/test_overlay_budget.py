@@ -11,8 +11,8 @@ from kernel_model import errno as E
 from kernel_model.fs import CapturedOutput, O_RDONLY
 from kernel_model.kernel import Kernel, KernelConfig
 
-from .tinyelf import program_elf, write_program
-from .test_guest_errors import EXIT
+from ..tinyelf import program_elf, write_program
+from ..test_guest_errors import EXIT
 
 MiB = 1 << 20
 LIMIT = 48 * MiB
@@ -91,9 +91,9 @@ class _View:
 
 
 def fill_in_a_process(limit_mib: int, count: int) -> tuple[int, int, int]:
-    done = subprocess.run([sys.executable, "-m", "tests.unit.kernel_model.overlay_fill_rss",
+    done = subprocess.run([sys.executable, "-m", "tests.unit.kernel_model.fs.overlay_fill_rss",
                            str(limit_mib), str(count)], capture_output=True, check=True,
-                           cwd=Path(__file__).resolve().parents[3])
+                           cwd=Path(__file__).resolve().parents[4])
     status, written, failures, peak_kib = map(int, done.stdout.split())
     assert status == 0
     return written, failures, peak_kib

@@ -8,7 +8,7 @@ from kernel_model import errno as E
 from kernel_model.fs import CapturedOutput
 from kernel_model.kernel import Kernel, KernelConfig
 
-from .tinyelf import tiny_elf, write_program
+from ..tinyelf import tiny_elf, write_program
 
 UNMAPPED = 0x1000          # below every mapping (mmap_min_addr)
 

@@ -6,7 +6,7 @@ import pytest
 
 from kernel_model import errno as E
 
-from .call_script import run_script
+from ...call_script import run_script
 
 REALTIME, MONOTONIC, PROCESS_CPUTIME, TAI = 0, 1, 2, 11
 TIME_ERROR, STA_UNSYNC = 5, 0x40

@@ -4,7 +4,7 @@ import struct
 
 from kernel_model import errno as E
 
-from .call_script import run_script
+from ...call_script import run_script
 
 O_RDONLY = 0
 CLOEXEC, UNSHARE = 4, 2

@@ -2,7 +2,7 @@
 oldolduname) report it; the checks of kernel/sys.c."""
 from kernel_model import errno as E
 
-from .call_script import run_script
+from ...call_script import run_script
 
 FIELD = 65
 
