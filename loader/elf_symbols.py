@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import io
 
-from loader.image import Segment, Symbol
-from loader.symbols import SymbolTable
+from loader.image import Segment
+from loader.symbols import Symbol, SymbolTable
 
 STT_OBJECT, STT_FUNC = 1, 2
 STT_GNU_IFUNC = 10          # STT_LOOS: a function whose address its resolver picks at load time

@@ -26,14 +26,6 @@ class Segment(NamedTuple):
     data: bytes
 
 
-class Symbol(NamedTuple):
-    """A function or data object from the symbol table; `addr` already includes the load bias."""
-    name: str
-    addr: int
-    size: int
-    kind: str  # "func", "ifunc" (STT_GNU_IFUNC: `addr` is its resolver) or "object"
-
-
 class LoadedImage(NamedTuple):
     """A validated executable, relocated to where it will live (static-pie already biased)."""
     path: str

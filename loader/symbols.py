@@ -2,9 +2,15 @@
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, NamedTuple
 
-from loader.image import Symbol
+
+class Symbol(NamedTuple):
+    """A function or data object from the symbol table; `addr` already includes the load bias."""
+    name: str
+    addr: int
+    size: int
+    kind: str  # "func", "ifunc" (STT_GNU_IFUNC: `addr` is its resolver) or "object"
 
 
 class _Ranges:

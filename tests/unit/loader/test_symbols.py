@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from loader.elf import load_elf
-from loader.image import Symbol
+from loader.symbols import Symbol
 from loader.symbols import SymbolTable
 from tests.unit.loader.elf_builder import CODE_OFFSET, STB_GLOBAL, STB_LOCAL, STB_WEAK, STT_FUNC, build_elf
 

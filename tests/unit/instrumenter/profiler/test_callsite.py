@@ -6,8 +6,7 @@ from types import SimpleNamespace
 
 from instrumenter.profiler.callers import FunctionId
 from instrumenter.profiler.callsite import Functions, identify_caller
-from loader.image import Symbol
-from loader.symbols import SymbolTable
+from loader.symbols import Symbol, SymbolTable
 
 BASE = 0x1000
 #   0x1000 caller:  push ebp; call callee (e8); ret

@@ -4,8 +4,7 @@ from types import SimpleNamespace
 
 from instrumenter.profiler.symbolize import Symbolizer
 from kernel_model.debug import PROT_EXEC, PROT_READ, PROT_WRITE
-from loader.image import Symbol
-from loader.symbols import SymbolTable
+from loader.symbols import Symbol, SymbolTable
 
 PROGRAM = SimpleNamespace(path="prog", load_bias=0,
                           symbols=SymbolTable([Symbol("main", 0x1000, 0x40, "func"),
