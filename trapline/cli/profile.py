@@ -80,8 +80,8 @@ def _walk_up(sandbox, argv, console, *, interval, mode, event, top, options, com
              record=None, progress=None):
     """The walk-up run (trapline/profile/walkup_run.py) and its report."""
     from ..profile.report import print_report
-    from ..profile.walkup_report import print_walkup
-    from ..profile.walkup_run import compare, finish_record, run_walkup
+    from ..profile.walkup_report import finish_record, print_walkup
+    from ..profile.walkup_run import compare, run_walkup
 
     run = run_walkup(sandbox, argv, interval=interval, options=options, mode=mode, event=event,
                      record=record, progress=progress)

@@ -228,6 +228,13 @@ def _comparison_table(c: dict) -> Table:
     return table
 
 
+def finish_record(run: WalkUpRun) -> None:
+    """End the recorded trace of `run` (if any) with its lines and the walk-up's report."""
+    if run.writer is not None:
+        writer, run.writer = run.writer, None
+        writer.close(run.profile, walkup_json(run))
+
+
 def print_walkup(run: WalkUpRun, console: Console) -> None:
     print_walkup_report(walkup_json(run), console)
 

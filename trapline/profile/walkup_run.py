@@ -145,14 +145,6 @@ def run_walkup(sandbox: Sandbox, argv: list[str], *, interval: int, options, mod
     return WalkUpRun(profile, result, walk, cost, writer=writer)
 
 
-def finish_record(run: WalkUpRun) -> None:
-    """End the recorded trace of `run` (if any) with its lines and the walk-up's report."""
-    from .walkup_report import walkup_json
-    if run.writer is not None:
-        writer, run.writer = run.writer, None
-        writer.close(run.profile, walkup_json(run))
-
-
 def run_baseline(sandbox: Sandbox, argv: list[str]) -> RunCost:
     """The program with no tool at all (its instructions only)."""
     state: dict = {}
