@@ -47,6 +47,7 @@ def makedev(major: int, minor: int) -> int:
 ROOTFS_DEV = makedev(8, 1)       # looks like /dev/sda1
 DEVTMPFS_DEV = makedev(0, 5)
 PROC_DEV = makedev(0, 4)
+PIPE_DEV = 0x0c        # st_dev Linux gives pipefs inodes on a typical system
 
 
 def file_type(mode: int) -> int:

@@ -19,9 +19,8 @@ from .. import errno as E
 from ..blocking import WouldBlock
 from ..errno import GuestErrno
 from ..errors import KernelPanic
-from .constants import BLOCK_SIZE, O_ACCMODE, O_NONBLOCK, O_RDONLY, O_WRONLY, S_IFIFO
+from .constants import BLOCK_SIZE, O_ACCMODE, O_NONBLOCK, O_RDONLY, O_WRONLY, PIPE_DEV, S_IFIFO
 from .records import StatResult
-from .stdio import PIPE_DEV
 from ..readiness import POLLERR, POLLHUP, POLLIN, POLLOUT, POLLRDNORM, POLLWRNORM
 
 PIPE_BUF = 4096                  # include/uapi/linux/limits.h: the atomic write size

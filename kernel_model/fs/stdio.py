@@ -9,10 +9,9 @@ from emu import host_stop
 
 from .. import errno as E
 from ..errno import GuestErrno
-from .constants import BLOCK_SIZE, O_RDONLY, O_RDWR, S_IFIFO
+from .constants import BLOCK_SIZE, O_RDONLY, O_RDWR, PIPE_DEV, S_IFIFO
+from .pipe import BrokenPipe
 from .records import StatResult
-
-PIPE_DEV = 0x0c        # st_dev Linux gives pipefs inodes on a typical system
 
 
 def _fifo_stat(ino: int) -> StatResult:
@@ -73,7 +72,6 @@ class StdioFile(_StreamFile):
             with host_stop.blocking():      # ... or while a host reader does not read
                 return os.write(self.host_fd, bytes(data))
         except BrokenPipeError:     # the host reader went away: EPIPE and SIGPIPE (pipe(7))
-            from .pipe import BrokenPipe      # pipe.py imports this module
             raise BrokenPipe(self.path) from None
         except OSError as e:        # stdin opened read-only, a full disk: the host's errno
             raise GuestErrno(e.errno or E.EIO, "host stdio") from None

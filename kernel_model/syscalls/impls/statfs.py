@@ -23,8 +23,7 @@ import struct
 
 from ... import errno as E
 from ...errno import GuestErrno
-from ...fs.constants import DEVTMPFS_DEV, PROC_DEV
-from ...fs.stdio import PIPE_DEV
+from ...fs.constants import DEVTMPFS_DEV, PIPE_DEV, PROC_DEV
 from ...process.proc import ZOMBIE
 from ..kinds import K
 from ..registry import syscall
