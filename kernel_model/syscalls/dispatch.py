@@ -26,7 +26,7 @@ from ..process.proc import RUNNABLE
 from ..trace_syscall_stops import ENTERED as ENTRY_STOPPED
 from ..signals import SIGPIPE
 from .context import SyscallContext
-from .registry import IMPLEMENTATIONS
+from .registry import IMPLEMENTATIONS, NO_RETURN
 
 NUMBERS = {"i386": numbers_i386.NUMBERS, "x86_64": numbers_x86_64.NUMBERS}
 WORD_BITS = {"i386": 32, "x86_64": 64}
@@ -38,11 +38,6 @@ KEEPS_SAVED_MASK = frozenset({"rt_sigsuspend", "sigsuspend"})
 ENDS_THE_THREAD = frozenset({"exit", "exit_group"})
 
 
-class NoReturn:
-    """Returned by calls after which the caller's registers must not be touched (exit, execve)."""
-
-
-NO_RETURN = NoReturn()
 BLOCKED = object()          # _run: the call sleeps and will be executed again
 
 

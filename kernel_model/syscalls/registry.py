@@ -49,6 +49,13 @@ class SyscallDef:
 IMPLEMENTATIONS: dict[str, SyscallDef] = {}
 
 
+class NoReturn:
+    """Returned by calls after which the caller's registers must not be touched (exit, execve)."""
+
+
+NO_RETURN = NoReturn()
+
+
 def syscall(*names: str, args: Args | None = None, i386: Args | None = None,
             returns: Ret = Ret.INT, outside_hook: bool = False):
     """Register the decorated function under one or more syscall names sharing a declaration;

@@ -6,7 +6,7 @@ from ...errno import GuestErrno
 from ...process.exec import execve
 from ...cpu.gdt import DATA_RING3, I386_TLS_COUNT, I386_TLS_FIRST, descriptor
 from ..kinds import K, Ret
-from ..registry import syscall
+from ..registry import NO_RETURN, syscall
 
 ARCH_SET_GS, ARCH_SET_FS, ARCH_GET_FS, ARCH_GET_GS = 0x1001, 0x1002, 0x1003, 0x1004
 RLIM_INFINITY = (1 << 64) - 1
@@ -20,22 +20,17 @@ DEFAULT_RLIMITS = {RLIMIT_STACK: (8 << 20, RLIM_INFINITY), RLIMIT_NOFILE: (1024,
 RLIM_NLIMITS = 16
 
 
-def _no_return():
-    from ..dispatch import NO_RETURN
-    return NO_RETURN
-
-
 @syscall("exit", args=(("status", K.INT),), returns=Ret.NONE, outside_hook=True)
 def sys_exit(ctx, status):
     """Ends the calling thread; the process ends with its last thread."""
     ctx.kernel.exit_thread(ctx.thread, status & 0xFF)
-    return _no_return()
+    return NO_RETURN
 
 
 @syscall("exit_group", args=(("status", K.INT),), returns=Ret.NONE, outside_hook=True)
 def sys_exit_group(ctx, status):
     ctx.kernel.exit_process(ctx.proc, status & 0xFF)
-    return _no_return()
+    return NO_RETURN
 
 
 @syscall("getpid", args=())
@@ -309,7 +304,7 @@ def sys_execve(ctx, pathname, argv_ptr, envp_ptr):
     argv = [ctx.read_cstr(p, 131072) for p in ctx.read_pointer_array(argv_ptr)]
     envp = [ctx.read_cstr(p, 131072) for p in ctx.read_pointer_array(envp_ptr)]
     execve(ctx.kernel, ctx.proc, path, argv, envp)           # may fail: caller intact
-    return _no_return()
+    return NO_RETURN
 
 
 PR_SET_PDEATHSIG, PR_GET_PDEATHSIG, PR_GET_DUMPABLE, PR_SET_DUMPABLE = 1, 2, 3, 4

@@ -7,7 +7,7 @@ from ...blocking import WouldBlock
 from ...errno import GuestErrno
 from ...signals import NSIG, SIGKILL, SIGSTOP
 from ..kinds import K
-from ..registry import syscall
+from ..registry import NO_RETURN, syscall
 
 SIG_BLOCK, SIG_UNBLOCK, SIG_SETMASK = 0, 1, 2
 UNBLOCKABLE = (1 << (SIGKILL - 1)) | (1 << (SIGSTOP - 1))
@@ -76,14 +76,12 @@ def sys_sigaltstack(ctx, ss, old_ss):
 
 @syscall("rt_sigreturn", args=(), outside_hook=True)
 def sys_rt_sigreturn(ctx):
-    from ..dispatch import NO_RETURN
     ctx.kernel.signals.sigreturn(ctx, rt=True)
     return NO_RETURN
 
 
 @syscall("sigreturn", args=(), outside_hook=True)
 def sys_sigreturn(ctx):
-    from ..dispatch import NO_RETURN
     ctx.kernel.signals.sigreturn(ctx, rt=False)
     return NO_RETURN
 

@@ -12,9 +12,8 @@ from kernel_model.errno import GuestErrno
 from kernel_model.fs.pipe import BrokenPipe
 from kernel_model.process.proc import RUNNABLE, SLEEPING
 from kernel_model.signals import SIGPIPE
-from kernel_model.syscalls.dispatch import (BLOCKED, NO_RETURN, Call, Convention,
-                                            SyscallDispatcher)
-from kernel_model.syscalls.registry import IMPLEMENTATIONS
+from kernel_model.syscalls.dispatch import BLOCKED, Call, Convention, SyscallDispatcher
+from kernel_model.syscalls.registry import IMPLEMENTATIONS, NO_RETURN
 
 
 class FakeKernel:
