@@ -1,5 +1,5 @@
 """The x87/SSE state: what a program starts with, as Linux gives it, and the whole user state
-read and loaded at once (a signal frame holds it: kernel_model/cpu/fpframe.py).
+read and loaded at once (a signal frame holds it: kernel_model/signals/fpframe.py).
 
 Linux resets the FPU of a new image (execve: fpu_flush_thread -> fpstate_reset, arch/x86/kernel/
 fpu/core.c) and of a signal handler (handle_signal -> fpu__clear_user_states, arch/x86/kernel/

@@ -35,7 +35,7 @@ from .syscalls.dispatch import SyscallDispatcher
 from .syscalls.entry import SyscallEntry
 from .syscalls.impls.utsname import UtsName
 from .user_faults import deliver_exception, page_fault
-from .cpu.idt_handlers import install_idt_handlers
+from .idt_handlers import install_idt_handlers
 
 FIRST_PID = 100          # pids start at a fixed number: no host pid leaks into a run
 

@@ -2,9 +2,8 @@
 
   gdt.py           the Global Descriptor Table, with Linux's selector layout
   idt.py           the Interrupt Descriptor Table's gates and the vector numbers
-  idt_handlers.py  the kernel's handler behind each gate
   trapframe.py     the hardware trap frame, in the order the CPU pushes it
   traps.py         trap dispatch through the IDT, with IRET semantics
-  fpframe.py       the x87/SSE state in a signal frame, as Linux writes and reads it
+  tsc.py           the time-stamp counter (RDTSC, RDTSCP) on the virtual clock
   cpus.py          the modeled CPUs (one, CPU 0)
 """

@@ -2,7 +2,7 @@
 
 This module is the table itself (gate formats, the Idt that writes and reads gates) and the
 architecture's vector numbers (imported as `V`); which handler the kernel puts behind each
-gate is idt_handlers.py.
+gate is kernel_model/idt_handlers.py.
 
 Gate formats: Intel SDM Vol. 3A, 6.11 (Figure 6-2, 32-bit gates) and 6.14.1 (Figure 6-8,
 64-bit gates). Each gate's offset points at a stub in the kernel region; the kernel keeps the

@@ -15,7 +15,7 @@ from ..cpu.idt import Idt
 from ..images import ImageMap
 from .layout import LAYOUTS, PAGE
 from ..cpu.traps import TrapDispatcher
-from ..time.tsc import disable_user_time_stamps
+from ..cpu.tsc import disable_user_time_stamps
 from .vm import PROT_EXEC, PROT_READ, PROT_WRITE, AreaMap
 
 IRET32 = b"\xcf"            # iretd
@@ -53,7 +53,7 @@ class Space:
         else:
             for vma in recycled.kept:
                 self.vm.adopt_area(vma)
-        disable_user_time_stamps(self.machine)     # RDTSC traps to the kernel (time/tsc.py)
+        disable_user_time_stamps(self.machine)     # RDTSC traps to the kernel (cpu/tsc.py)
         self.gdt = Gdt(self.machine, lay.gdt, arch)
         self.idt = Idt(self.machine, lay.idt, lay.stubs, self.selectors.kernel_cs)
         self.current_kstack_top = self.kstack_top(0)

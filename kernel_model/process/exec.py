@@ -3,7 +3,7 @@
 Like Linux's fs/exec.c and fs/binfmt_elf.c load_elf_binary (and xv6's exec), the new image is
 built completely in a new Space — segments, the interpreter (kernel_model/interp.py), heap and
 stack — before anything of the caller changes (`build_program`; the file and `#!` lookup are
-kernel_model/binprm.py); only `commit_program`, the point of no return, replaces the caller's
+binprm.py); only `commit_program`, the point of no return, replaces the caller's
 image, so a failed exec leaves the caller intact. `execve` is the whole call.
 """
 import functools

@@ -1,12 +1,12 @@
 """The first process of a run: its fds from the config, its starting directory, its program
-loaded (kernel_model/binprm.py) and committed (exec.py), as a launcher's fork + chdir + execve.
+loaded (binprm.py) and committed (exec.py), as a launcher's fork + chdir + execve.
 
 Kept apart from kernel.py, which mixes it into Kernel (the debug interface's mixins do the
 same: kernel_model/debug.py), because starting a run is one concept and the run loop another;
 `Kernel.spawn` and `Kernel.load_program` stay the entry points their callers use.
 """
 from .. import errno as E
-from ..binprm import load_program
+from .binprm import load_program
 from ..errno import GuestErrno
 from ..errors import ExecFailed, KernelError
 from ..fdtable import FdTable
@@ -58,5 +58,5 @@ class Spawning:
 
     def load_program(self, proc: Process, path: bytes, argv, envp):
         """Read and build the program at guest `path` for `proc` (nothing of proc changes):
-        kernel_model/binprm.py, `#!` scripts included; kernel_model/process/exec.py commits it."""
+        binprm.py, `#!` scripts included; kernel_model/process/exec.py commits it."""
         return load_program(self, proc, path, argv, envp)

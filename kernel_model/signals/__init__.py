@@ -3,6 +3,7 @@
   numbers.py   the signal numbers, their names (strace's spelling) and default actions
   delivery.py  posting, delivery to a handler or a default action, sigreturn (Signals)
   frame.py     the signal frames a handler runs on, byte for byte as Linux builds them
+  fpframe.py   the x87/SSE state in a signal frame, as Linux writes and reads it
 
 The numbers and names are re-exported here: `from kernel_model.signals import SIGSEGV`.
 """

@@ -14,7 +14,7 @@ from emu.fpu import read_fpu, reset_fpu, write_fpu
 
 from .. import errno as E
 from ..errno import GuestErrno
-from ..cpu.fpframe import RestoreError, fpstate_pieces, math_frame, restore_fpstate
+from .fpframe import RestoreError, fpstate_pieces, math_frame, restore_fpstate
 from ..process.proc import RUNNABLE, SLEEPING, STOPPED
 from ..memory.vm import PROT_WRITE
 from .frame import (RT32_SIZE, RT64_SIZE, SF32_SIZE, SavedRegisters, build_frame32,

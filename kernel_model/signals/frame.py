@@ -4,7 +4,7 @@ Layouts: Linux arch/x86/include/asm/sigframe.h, uapi/asm/sigcontext.h, uapi/asm/
   x86-64  rt_sigframe: pretcode, ucontext (flags, link, stack_t, sigcontext[256], sigmask), siginfo
   i386    rt_sigframe: pretcode, sig, pinfo, puc, siginfo, ucontext (sigcontext[88]), retcode[8]
   i386    sigframe:    pretcode, sig, sigcontext[88], fpstate_unused[624], extramask, retcode
-The FPU/SSE state follows each frame, 64-byte aligned (kernel_model/cpu/fpframe.py), and
+The FPU/SSE state follows each frame, 64-byte aligned (kernel_model/signals/fpframe.py), and
 sigcontext.fpstate points at it; uc_flags says it is in the XSAVE format (UC_FP_XSTATE), with,
 on x86-64, UC_SIGCONTEXT_SS | UC_STRICT_RESTORE_SS (arch/x86/kernel/signal_64.c frame_uc_flags).
 """

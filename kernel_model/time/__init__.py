@@ -5,7 +5,6 @@
   itimer.py         ITIMER_REAL (setitimer, alarm)
   timer.py          the profiling timer: an interrupt every N guest instructions
   timer_capture.py  the timer's tick taken at the interrupt, in C, for a sampling tool
-  tsc.py            the time-stamp counter (RDTSC, RDTSCP) on the virtual clock
   insn_alarms.py    a tool's callback when the instruction clock reaches a count
 
 A package named `time` here does not shadow the standard library's: imports are absolute

@@ -1,9 +1,9 @@
 """Random x87/SSE register values survive a signal round trip bit for bit.
 
-Guest level: the program of tests/unit/kernel_model/cpu/fpu_frame_guest.py loads a drawn FXSAVE image
+Guest level: the program of tests/unit/kernel_model/signals/fpu_frame_guest.py loads a drawn FXSAVE image
 (control, status and tag words, MXCSR, eight 80-bit registers, every XMM register), takes a
 signal whose handler computes with both units and wrecks them, and dumps its state after
-sigreturn. Model level: kernel_model/cpu/fpframe.py writes any state into a frame and reads the
+sigreturn. Model level: kernel_model/signals/fpframe.py writes any state into a frame and reads the
 same state back, on both frame layouts."""
 from types import SimpleNamespace
 
@@ -12,9 +12,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from emu.fpu import FpuState
-from kernel_model.cpu.fpframe import (RestoreError, fpstate_pieces, math_frame, restore_fpstate)
-from tests.unit.kernel_model.cpu.fpu_frame_guest import compared_fields, image_of, write_fpu_program
-from tests.unit.kernel_model.cpu.test_fpu_state import run_in_trapline
+from kernel_model.signals.fpframe import (RestoreError, fpstate_pieces, math_frame, restore_fpstate)
+from tests.unit.kernel_model.signals.fpu_frame_guest import compared_fields, image_of, write_fpu_program
+from tests.unit.kernel_model.signals.test_fpu_state import run_in_trapline
 
 ARCHES = ("i386", "x86_64")
 

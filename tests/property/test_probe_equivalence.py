@@ -12,7 +12,7 @@ stack below the red zone for the flag-saving part). The probe must have seen exa
 
 The process and kernel are minimal stand-ins: a Machine, a debug interface that maps pages
 and keeps breakpoint handlers, and a loop that hands int3 traps to those handlers as the
-kernel's #BP gate does (kernel_model/cpu/idt_handlers.py).
+kernel's #BP gate does (kernel_model/idt_handlers.py).
 """
 import random
 from dataclasses import replace

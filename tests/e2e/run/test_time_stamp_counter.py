@@ -1,4 +1,4 @@
-"""RDTSC and RDTSCP run on the virtual clock (kernel_model/time/tsc.py): no host time in a run.
+"""RDTSC and RDTSCP run on the virtual clock (kernel_model/cpu/tsc.py): no host time in a run.
 
 glibc's ld.so reads the time-stamp counter at start-up; with LD_DEBUG=statistics it prints the
 cycles its work took, so that output is a window on the counter from ld.so itself, on both

@@ -11,7 +11,7 @@ from kernel_model.debug import DebugInterface
 from kernel_model.errors import KernelError
 from kernel_model.fs import CapturedOutput
 from kernel_model.kernel import Kernel, KernelConfig
-from kernel_model.cpu.idt_handlers import install_idt_handlers
+from kernel_model.idt_handlers import install_idt_handlers
 from tests.unit.kernel_model.userland import user_program
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 from kernel_model.debug import DebugInterface
 from kernel_model.memory.space import Space
-from kernel_model.cpu.idt_handlers import install_idt_handlers
+from kernel_model.idt_handlers import install_idt_handlers
 from kernel_model.memory.vm import PROT_EXEC, PROT_READ, PROT_WRITE
 from tests.unit.kernel_model.userland import USER_CODE, USER_SP, USER_STACK
 

@@ -8,7 +8,7 @@ import pytest
 
 from kernel_model.cpu import idt as V
 from kernel_model.memory.space import Space
-from kernel_model.cpu.idt_handlers import EXCEPTION_SIGNALS, install_idt_handlers
+from kernel_model.idt_handlers import EXCEPTION_SIGNALS, install_idt_handlers
 
 
 class RecordingKernel:

@@ -5,10 +5,10 @@ script runs its interpreter with the script's path as an argument; the program r
 carries the argv it was built with. Nothing of the caller changes here: the image is built
 in a new space (process/exec.py) and committed by the kernel only once it is complete.
 """
-from . import errno as E
-from .errno import GuestErrno
-from .process.exec import build_program
-from .fsview import fs_view
+from .. import errno as E
+from ..errno import GuestErrno
+from .exec import build_program
+from ..fsview import fs_view
 
 MAX_INTERPRETER_DEPTH = 4     # Linux BINPRM_MAX_RECURSION: #! scripts running #! scripts
 BINPRM_BUF_SIZE = 256         # the #! line must fit in the first 256 bytes

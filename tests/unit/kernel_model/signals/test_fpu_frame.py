@@ -1,15 +1,15 @@
 """The x87/SSE state of the interrupted code travels in the signal frame, as Linux's does
-(kernel_model/cpu/fpframe.py): it survives a handler that computes with both units and wrecks them,
-a handler that edits the saved state changes what the interrupted code sees, the frame carries
-the XSAVE magic words and uc_flags Linux writes for this CPU, and a state Linux refuses at
-sigreturn (reserved MXCSR bits) is a SIGSEGV. Where the host runs x86 binaries the same files
-run natively and must give the same bytes."""
+(kernel_model/signals/fpframe.py): it survives a handler that computes with both units and
+wrecks them, a handler that edits the saved state changes what the interrupted code sees, the
+frame carries the XSAVE magic words and uc_flags Linux writes for this CPU, and a state Linux
+refuses at sigreturn (reserved MXCSR bits) is a SIGSEGV. Where the host runs x86 binaries the
+same files run natively and must give the same bytes."""
 import platform
 import random
 import struct
 import subprocess
 
-from kernel_model.cpu.fpframe import FP_XSTATE_MAGIC1, FP_XSTATE_MAGIC2
+from kernel_model.signals.fpframe import FP_XSTATE_MAGIC1, FP_XSTATE_MAGIC2
 
 from .fpu_frame_guest import (EDITED_ST0, EDITED_XMM0, compared_fields, image_of,
                               write_fpu_program)

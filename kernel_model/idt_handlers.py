@@ -6,9 +6,9 @@ Exceptions raised by user code become signals (Linux arch/x86/kernel/traps.c): #
 #UD -> SIGILL, #GP -> SIGSEGV, #PF -> SIGSEGV (or SIGBUS), #BP/#DB -> SIGTRAP. `int 0x80`
 is the i386 system-call gate.
 """
-from . import idt as V
-from ..signals import SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGTRAP
-from ..time.tsc import emulate_time_stamp
+from .cpu import idt as V
+from .signals import SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGTRAP
+from .cpu.tsc import emulate_time_stamp
 
 EXCEPTION_SIGNALS = {
     V.DE: SIGFPE, V.DB: SIGTRAP, V.BP: SIGTRAP, V.OF: SIGSEGV, V.BR: SIGSEGV, V.UD: SIGILL,
@@ -55,7 +55,7 @@ def _invalid_opcode_handler(kernel, space):
 
 
 def _general_protection_handler(kernel, space):
-    """#GP: RDTSC/RDTSCP trapped by CR4.TSD run on the virtual clock (kernel_model/time/tsc.py);
+    """#GP: RDTSC/RDTSCP trapped by CR4.TSD run on the virtual clock (kernel_model/cpu/tsc.py);
     any other #GP is the program's: SIGSEGV."""
     def handle(frame):
         if emulate_time_stamp(space.machine, lambda: kernel.clock, frame):
