@@ -1,9 +1,9 @@
 """Guest instructions counted block by block, in C: the profiling timer's clock (issue 18).
 
 Unicorn stops a run after N instructions only through `emu_start(count=N)`, which translates
-every instruction with a call to its counting hook (icount.py): 3-4x slower on call-heavy code
-(bench/profile.py). A block hook is called once per translated block instead; written in C
-(native/block_clock.c) it costs ~1-2 ns a block, 1.1-1.2x on fib. It adds each block's
+every instruction with a call to its counting hook (icount.py): several times slower on
+call-heavy code (bench/profile.py). A block hook is called once per translated block instead;
+written in C (native/block_clock.c) it costs little beside the block itself. It adds each block's
 instructions as the block begins and stops the run at the first block boundary at or after a
 deadline, before that block runs (the stop lands on the block's first instruction).
 
@@ -80,7 +80,7 @@ def available() -> bool:
 def clock_of(machine) -> "BlockClock":
     """The block clock of `machine`, made at the first call. It lives as long as the Machine:
     Unicorn holds a pointer to its state until the Uc is closed. Once made, its hook stays
-    (counting only, ~1-2 ns a block) when no deadline is set."""
+    (counting only) when no deadline is set."""
     clock = _CLOCKS.get(machine)
     if clock is None:
         clock = _CLOCKS[machine] = BlockClock(machine)

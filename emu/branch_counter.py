@@ -15,7 +15,7 @@ The countdown: with `left` set, the hook stops the run (uc_emu_stop) at the bloc
 brings it to zero; `fired` says so. Unicorn finishes the block it is in, so the run stops at the
 next block boundary — deterministic, as every count here.
 
-Cost: one Python call per block (~0.5 µs, docs/unicorn.md), paid only while a counter exists:
+Cost: one Python call per block (docs/unicorn.md), paid only while a counter exists:
 a profiler asks for it.
 """
 from unicorn import UC_HOOK_BLOCK

@@ -1,10 +1,10 @@
 """Direct views of the CPU state Unicorn runs on: EIP/RIP, the general registers and the CS
 selector as plain ctypes integers over `CPUX86State`, for the path of every int3 probe hit.
 
-Why: every register access through uclib is a ctypes call of ~0.2 µs, and a PC written with
+Why: every register access through uclib is a ctypes call, and a PC written with
 uc_reg_write also sets `quit_request` (uc.c), so the CPU loop leaves cpu_exec and enters it
-again before the next block: together ~0.6 µs of a trampoline hit that otherwise costs about as
-much (bench/probe_rate.py). A ctypes view over the field itself is a load or a store.
+again before the next block: together about as much as the rest of a trampoline hit
+(bench/probe_rate.py). A ctypes view over the field itself is a load or a store.
 
 Where the state lives, and how it is found and confirmed for each Uc: internals/cpu_env.py.
 Where it is not found (another Unicorn build, no /proc), `cpu_state_views` gives views of the
@@ -98,7 +98,7 @@ class ViewedRegisters:
 def register_fetcher(state, names: tuple[str, ...]):
     """A callable returning the values of `names` (general registers) as a tuple. Over a
     direct view with names of one width it is one itemgetter call on the register slots
-    (~70 ns for three, where a load per ctypes view costs ~200 ns): the syscall dispatcher
+    (cheaper than a load per ctypes view, one per register): the syscall dispatcher
     reads a call's arguments with it on every call."""
     if not names:
         return tuple

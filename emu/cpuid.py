@@ -75,8 +75,8 @@ def install(uc, state=None):
     With `state`, direct views of the CPU state (cpu_state.py), the hook is a raw one
     (raw_hooks.py) that reads and writes the registers' low halves through the views: what
     uc_reg_read/uc_reg_write of EAX..EDX do (in 64-bit mode WRITE_DWORD keeps the upper
-    halves), without the binding's wrapper and four register writes of ~2 µs each. A static
-    glibc program runs ~23 cpuid at start, so every exec paid ~0.3 ms."""
+    halves), without the binding's wrapper and four binding register writes. A static glibc
+    program runs ~23 cpuid at start, so every exec paid them (docs/benchmarks.md)."""
     from unicorn import UC_HOOK_INSN
     from unicorn import x86_const as X
 

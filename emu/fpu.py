@@ -66,7 +66,7 @@ def init_state(bits: int) -> FpuState:
 
 
 # The registers of an FpuState in one uc_reg_read_batch/uc_reg_write_batch call (a signal
-# delivery and its sigreturn move all of them: ~100 binding calls cost ~0.4 ms). Each value gets
+# delivery and its sigreturn move all of them, ~100 binding calls otherwise). Each value gets
 # a 16-byte slot: FCW/FSW/FTW/FOP/FCS/FDS are 16-bit, MXCSR 32-bit, FIP/FDP 64-bit, FP0-7 an
 # uc_x86_float80 (64-bit significand, 16-bit sign and exponent), XMM 128-bit.
 _CONTROL = (X.UC_X86_REG_FPCW, X.UC_X86_REG_FPSW, X.UC_X86_REG_FPTAG, X.UC_X86_REG_FOP,

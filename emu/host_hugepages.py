@@ -4,13 +4,12 @@ Unicorn's TCG reserves a 1 GiB code buffer per instance and, as QEMU's alloc_cod
 does, asks madvise(MADV_HUGEPAGE) for it: where transparent huge pages are enabled (even in the
 default "madvise" mode), the first translated block faults in and zeroes a whole 2 MiB page.
 Every address space here has its own Machine, so a fork costs 2 MiB of host memory before the
-guest has touched a byte: 256 processes of a fork bomb held 0.8 GiB, ~2.9 MiB each, and ~0.9
-MiB without the huge page (a Uc that ran one block, measured with /proc/self/statm).
+guest has touched a byte: in a fork bomb, the huge page is most of what each process holds.
 
 prctl(PR_SET_THP_DISABLE) (Linux >= 3.15, include/uapi/linux/prctl.h) turns huge pages off for
-this host process, so the advice is ignored. Measured on the samples and on Debian's bash-static
-running loops and pipelines: the same wall time within noise, 20-65 % less peak RSS; the fork
-bomb at the 256-task limit: 0.8 GiB -> 0.28 GiB, and faster (no 2 MiB page to clear per fork).
+this host process, so the advice is ignored. On the samples and on Debian's bash-static running
+loops and pipelines the wall time stays the same and the peak RSS drops; the fork bomb at the
+256-task limit holds a fraction of the memory, and runs faster (no 2 MiB page to clear per fork).
 The flag is process-wide and inherited by host children (a flame graph tool); neither uses
 huge pages of its own. Where prctl is missing or refuses, nothing changes.
 """

@@ -81,16 +81,15 @@ def copy(destination: int, source: int, size: int) -> None:
     """Copy the touched pages of [source, source+size) to destination (a fresh, zero range).
 
     Copying into fresh pages costs a host page fault per 4 KiB page, more than the copy itself
-    (a fork of a shell holding 4 MiB: ~2.2 ms for the 4.5 MiB it touched). So the destination
+    (bench/fork_exec.py forks a shell holding 4 MiB). So the destination
     is prepared per run of touched pages, best effort (an older kernel refuses the advice with
     EINVAL, and the copy faults as before):
       - a run of at least HUGE_PAGE is advised MADV_HUGEPAGE: the 2 MiB-aligned chunks lying
         wholly inside it, and only those, are faulted in as one huge page each. They are fully
         touched in the source, so the child holds no byte more than a page-by-page copy would
-        (~0.4 ms for the same 4.5 MiB; unmapping them is ~5x cheaper too);
+        (and far fewer faults; unmapping them is cheaper too);
       - a run of at least _PREFAULT_RUN is populated with MADV_POPULATE_WRITE (Linux 5.14):
-        the kernel faults its pages in one call instead of one trap each (~1.3 ms instead of
-        ~2.2 for 4.5 MiB of small pages)."""
+        the kernel faults its pages in one call instead of one trap each."""
     for offset, length in touched_runs(source, size):
         target = destination + offset
         if length >= HUGE_PAGE:

@@ -9,9 +9,8 @@ not part of the API: its place in `struct uc_struct` is located once per process
 exact count at that instruction, not a count rounded to a scheduler slice. Where it is not
 located, a code hook counts the same instructions (insn_tracker.py: slower, the same counts).
 
-Cost: the counting hook makes translated code call a helper per instruction (~1.6-1.8x slower
-on fib, measured on this machine), so a Machine counts only once a tool asks it to
-(`Machine.count_instructions`).
+Cost: the counting hook makes translated code call a helper per instruction (slower guest code:
+docs/unicorn.md), so a Machine counts only once a tool asks it to (`Machine.count_instructions`).
 
 What is counted: every instruction the CPU began, including the int3 of a probe, the
 instructions of trampolines and native actions, and an instruction that faulted (its hook ran

@@ -8,8 +8,8 @@ of Unicorn (emu/internals/) when they are not where they were verified.
           6.5), so an interrupt whose PC is not where the last instruction began came from an
           instruction (exception_is_int's fallback, errata.py).
 
-Cost: a Python call per instruction (~0.3 µs: ~30x slower guest code, docs/unicorn.md), which
-is why it is only a fallback. Unicorn calls its own counting hook first and skips the others
+Cost: a Python call per instruction (many times slower guest code, docs/unicorn.md), which is
+why it is only a fallback. Unicorn calls its own counting hook first and skips the others
 for the instruction it stops before (uc.c helper_uc_tracecode), so a run ended by its budget
 counts the same; tests/unit/emu/test_internals.py compares the two counters on one program.
 """

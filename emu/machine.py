@@ -129,7 +129,7 @@ class Machine(MachineRegisters):
     def close(self) -> None:
         """Free the emulator instance and every page of guest memory now, not when the garbage
         collector finds the Uc (its hooks' closures make a cycle, so that can take long: every
-        exited process kept ~10 MB). Must not be called while this Machine runs. Afterwards the
+        exited process kept its memory). Must not be called while this Machine runs. Afterwards the
         Machine is unusable: `uc` and `mem` are gone, and any use raises instead of touching
         freed memory."""
         if self.uc is None:
@@ -224,8 +224,8 @@ class Machine(MachineRegisters):
         "we have to drop all translated blocks"). The scheduler gives a thread a quantum while
         another is runnable and lets it run free when it is alone: a shell that forks a command
         ran with a quantum until it waited, then without, and re-translated its code for every
-        command (~1000 blocks, ~5 ms). So once the hook is there it stays for the next
-        STICKY_RUNS runs without a count (each instruction pays the hook: ~1.6x on hot code),
+        command (~1000 blocks). So once the hook is there it stays for the next
+        STICKY_RUNS runs without a count (each instruction pays the hook: slower hot code),
         and is dropped, with the one flush, only when the Machine has run alone that long."""
         if self.icount is not None:
             return UNLIMITED

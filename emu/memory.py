@@ -2,8 +2,8 @@
 
 All guest RAM lives in host pages (emu/host_pages.py) handed to Unicorn with uc_mem_map_ptr:
 a read is a slice of a memoryview over the host pages and a write a slice assignment, with no
-call into Unicorn (a view costs ~0.1 µs per small access where ctypes.string_at/memmove cost
-~0.7: every one-byte read(2) and write(2) of a guest passes here); a copy of an address space
+call into Unicorn (a view costs a fraction of ctypes.string_at/memmove per small access: every
+one-byte read(2) and write(2) of a guest passes here); a copy of an address space
 (fork) copies only the pages the guest touched; and the pages go back to the host as soon as
 the guest unmaps them or the Machine is closed. A view lives exactly as long as its piece of
 host pages: made with the piece, dropped when unmap cuts the piece or release frees it, so no
@@ -95,7 +95,7 @@ class Memory:
         # Read-only code ranges known to hold the same bytes as in other Memories: (addr, size)
         # -> a token shared by every Memory holding those bytes there (_sync sets it, every
         # change of the range forgets it). A fork's recycled text with the parent's token needs
-        # no comparison (~0.3 ms for busybox's 1.75 MiB of text, memory cold).
+        # no comparison (busybox's 1.75 MiB of text, memory cold, at every fork otherwise).
         self._sources: dict[tuple[int, int], object] = {}
         self._small = ctypes.create_string_buffer(_SMALL_READ)
         # A Memory dropped without release() (a run that ended in an error, a test's Machine)
@@ -179,7 +179,8 @@ class Memory:
     def _paint(self, lo: int, hi: int, perms: int | None) -> None:
         """Record [lo, hi) as mapped with `perms` (None: unmapped) in the permission map, the
         mirror of Unicorn's regions that perms_at(), regions() and the write path read: asking
-        Unicorn (uc_mem_regions) costs ~40 µs, and the TLB walker asks on every fill."""
+        Unicorn (uc_mem_regions) costs a call listing every region, and the TLB walker asks on
+        every fill."""
         kept = []
         for start, end, old in self._perm_map:
             if end <= lo or start >= hi:
@@ -224,7 +225,7 @@ class Memory:
     def _refresh_ranges(self) -> None:
         """The tables that perms_at() and the write path read, rebuilt on first use after a
         map/unmap/protect (`_stale`): a fork or an exec maps and unmaps a dozen areas in a
-        row, and each rebuild asks Unicorn for every region (~40 µs)."""
+        row, and each rebuild asks Unicorn for every region."""
         self._stale = False
         regions = self.regions()
         self._region_starts = [s for s, _, _ in regions]

@@ -1,8 +1,8 @@
 """Hooks registered through uclib with bare ctypes callbacks, and what their failures do.
 
 On the paths of every probe hit and system call, the binding's Python wrapper around a hook
-costs ~1.5 µs a call (docs/unicorn.md), so the Machine's interrupt and `syscall` hooks are
-registered here directly. Such a callback catches its own exceptions and hands them to
+costs more than the hook's own work (docs/unicorn.md), so the Machine's interrupt and `syscall`
+hooks are registered here directly. Such a callback catches its own exceptions and hands them to
 `hook_failed`, which does what the binding's wrapper would: a wrapper doing it would cost a
 call more on every event. The binding's private parts this needs are in internals/binding.py.
 """

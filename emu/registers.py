@@ -1,7 +1,8 @@
 """Register names, the RegisterFile snapshot, and raw ctypes access for hot paths.
 
-docs/unicorn.md: the binding's reg_read/reg_write cost ~1.9 µs each, raw `uclib` calls ~0.45 µs
-and a raw batch of 7 registers ~1.5 µs. Trap dispatch and syscalls use `RawRegisters`.
+docs/unicorn.md: the binding's reg_read/reg_write cost several times what raw `uclib` calls do,
+and a raw batch of registers less than one binding call per register. Trap dispatch and syscalls
+use `RawRegisters`.
 """
 import ctypes
 from dataclasses import dataclass, field
@@ -87,7 +88,7 @@ class RawRegisters:
 
 class RawRegister:
     """One register read/written through uclib without the binding's prototypes (BARE_UCLIB:
-    ~0.25 µs instead of ~0.45 µs with them, and 1.9 µs through the binding). The x86-64
+    cheaper than with them, and much cheaper than through the binding). The x86-64
     syscall entry reads RFLAGS with one on every call."""
     __slots__ = ("_h", "_id", "_v", "_p")
 

@@ -1,7 +1,7 @@
 """The profiling timer's tick taken in C, without leaving Unicorn (native/tick_capture.c).
 
 A tick the kernel delivers costs a stop of Unicorn, a restart and a trap through the IDT in
-Python, ~15-25 us (bench/profile.py), where the guest runs 10 000 instructions in ~20 us: a
+Python (bench/profile.py), about as long as the guest takes to run 10 000 instructions: a
 sampling profiler at that interval would double the run. So the tick's first half runs where
 the clock fires, in the block clock's C hook, as a real profiler's interrupt handler records a
 sample into a ring buffer (perf's NMI handler and its mmap'd buffer) and the tool reads the

@@ -1,6 +1,6 @@
 """The page walker: Unicorn's TLB is filled with each page's own permissions (UC_TLB_VIRTUAL).
 
-Why (erratum of Unicorn 2.1.4, read in its sources and measured on this machine):
+Why (erratum of Unicorn 2.1.4, read in its sources and seen in profiles):
   Unicorn runs x86 guests without paging. QEMU's x86 tlb_fill then gives every page
   PAGE_READ|PAGE_WRITE|PAGE_EXEC (target/i386/excp_helper.c, handle_mmu_fault: CR0.PG clear),
   so every TLB entry looks executable (accel/tcg/cputlb.c tlb_set_page_with_attrs sets
@@ -9,9 +9,10 @@ Why (erratum of Unicorn 2.1.4, read in its sources and measured on this machine)
   and Unicorn's notdirty_write clears that flag only for an entry with no code address and no
   memory hook covering the page (uc_mem_hook_installed). Neither ever held: every guest store
   took the slow path -- store_helper, two find_memory_mapping/flatview_translate lookups,
-  notdirty_write -- about 28 ns instead of 2 ns. An i386 program, which passes arguments and
-  saves registers on the stack, paid it on every call: busybox `factor` spent 80 % of its time
-  there (~25x slower than the same applet on x86-64, whose hot loop keeps to registers).
+  notdirty_write -- instead of the fast path's one host store. An i386 program, which passes
+  arguments and saves registers on the stack, paid it on every call: busybox `factor` spent most
+  of its time there (far slower than the same applet on x86-64, whose hot loop keeps to
+  registers).
 
 The remedy is what an MMU does (Intel SDM Vol. 3A, 4.10.2: a TLB entry caches the page's
 access rights): Unicorn asks this walker on every TLB miss, and the entry gets the page's

@@ -127,7 +127,7 @@ class CallFrameTable:
         raw = memoryview(self._read(at, 2 * size * count))
         if table_enc == DW_EH_PE_datarel | 0x0B:
             # what every linker writes (datarel sdata4): the whole table in one unpack, not
-            # 2 x 8 500 decodes (glibc's libc.so.6: 60 ms of a profiled run's start-up)
+            # 2 x 8 500 decodes (glibc's libc.so.6: most of a profiled run's start-up)
             mask = (1 << self.image.bits) - 1
             table = [((start + hdr) & mask, (fde + hdr) & mask)
                      for start, fde in struct.iter_unpack("<ii", raw)]

@@ -1,7 +1,7 @@
 """pyelftools reads the ELF header and program headers; this module turns what it reads into ints.
 
 pyelftools' `ELFStructs` holds the structure definitions of one ELF class. `ELFFile` would build a
-fresh set for every file it opens (about 0.3 ms of construct objects each time, and its import
+fresh set for every file it opens (construct objects built again each time, and its import
 pulls in the DWARF readers); an exec needs only two structures, so one set per class is built on
 first use and kept. pyelftools decodes enum fields into names ('ET_EXEC', 'PT_LOAD'); the loader's
 rules and messages work on the numbers, so the names are mapped back through pyelftools' own
@@ -34,7 +34,7 @@ class ElfHeader(NamedTuple):
 @functools.cache
 def _structs(bits: int):
     """pyelftools' little-endian ELF header structure for ELFCLASS32 (bits=32) or ELFCLASS64."""
-    from elftools.elf.structs import ELFStructs  # the import costs ~5 ms: paid by the first read
+    from elftools.elf.structs import ELFStructs  # a costly import: paid by the first read
 
     structs = ELFStructs(little_endian=True, elfclass=bits)
     structs.create_basic_structs()
@@ -43,7 +43,7 @@ def _structs(bits: int):
 
 @functools.cache
 def _phdr_struct(bits: int):
-    """Elf_Phdr of the class; pyelftools builds it with its other structures (~0.3 ms, once)."""
+    """Elf_Phdr of the class; pyelftools builds it with its other structures (once)."""
     structs = _structs(bits)
     structs.create_advanced_structs()  # no e_machine: p_type decodes with the generic PT_* names
     return structs.Elf_Phdr

@@ -1,8 +1,8 @@
 """What the loader produces: an ELF executable described for the kernel that will map it.
 
 Nothing here knows about the emulator; `kernel_model` maps the segments and builds the stack.
-The records are NamedTuples: immutable like frozen dataclasses, and ~8x cheaper to define
-(a frozen dataclass execs generated methods at import: ~0.4 ms each, paid by every start).
+The records are NamedTuples: immutable like frozen dataclasses, and cheaper to define (a frozen
+dataclass execs generated methods at import, paid by every start).
 """
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 emu/ only through this file.
 
 Why they are used at all: the binding wraps every call and every hook in Python (docs/unicorn.md:
-~1.9 µs a register access, ~1.5 µs a hook call, where uclib itself costs ~0.25-0.5 µs), so the
+a register access or a hook call through it costs several times uclib's own), so the
 paths of every probe hit and system call call uclib directly with the Uc's handle and register
 bare ctypes callbacks. What that needs from the binding:
 
@@ -35,7 +35,7 @@ __all__ = ["HOOK_CODE_CFUNC", "HOOK_INSN_CPUID_CFUNC", "HOOK_INSN_SYSCALL_CFUNC"
            "close", "is_64", "check"]
 
 # The binding declares uclib's prototypes with argtypes, so every call converts each argument
-# through from_param: ~0.25 µs of a ~0.65 µs register access. A second handle on the same
+# through from_param: a large part of a register access. A second handle on the same
 # library without prototypes takes ready ctypes objects as they are. Only ctypes objects
 # (c_void_p handle, byref pointer) and small ints may be passed: a bare Python int in a
 # pointer's place would be truncated to a C int.

@@ -1,7 +1,7 @@
 """C helpers of the Machine, compiled at first use (one shared object per source, cached).
 
-Some of Unicorn's hooks run for every translated block; a Python callback there costs ~0.5 µs a
-block (docs/unicorn.md), which is 10x a guest's own time on call-heavy code. The few such hooks
+Some of Unicorn's hooks run for every translated block; a Python callback there costs several
+times a guest's own time on call-heavy code (docs/unicorn.md). The few such hooks
 the Machine needs are written in C here and registered with uclib by address. The build uses the
 host's C compiler (`$CC`, `cc`, `gcc`) or the Zig toolchain trapline already depends on (`python
 -m ziglang cc`), and keeps the result under the user's cache directory, named by the source's

@@ -10,12 +10,12 @@
  * not take stops the run as above, for the kernel to deliver; one it takes and asks to stop
  * after (`paused`) stops the run there too, with no tick left to deliver.
  *
- * Why C: a hook in Python costs ~0.5 us a block; this one costs ~1-2 ns (fib: 1.1-1.2x, where
- * Unicorn's own per-instruction counting hook, the only other way to stop after N
- * instructions, costs 3-4x: docs/unicorn.md, bench/profile.py).
+ * Why C: a hook in Python costs more than many a block itself; this one costs little beside it
+ * (where Unicorn's own per-instruction counting hook, the only other way to stop after N
+ * instructions, makes the run several times slower: docs/unicorn.md, bench/profile.py).
  *
  * The instructions of a block are learned once per (address, length) by decoding its bytes
- * with capstone (cs_disasm_iter: no Python on the way, ~1-2 us a block) and kept in an
+ * with capstone (cs_disasm_iter: no Python on the way) and kept in an
  * open-addressing table; the table is emptied when code changes (block_clock_clear). */
 #include <stdint.h>
 #include <stdlib.h>
@@ -108,8 +108,8 @@ static uint32_t decode(struct block_clock *c, void *uc, uint64_t address, uint32
 
 static uint32_t insns_of(struct block_clock *c, void *uc, uint64_t address, uint32_t size)
 {
-    /* Most blocks begun are the few of a hot loop: a direct-mapped look first (~0.15x of the
-     * guest's time on fib 30 saved against the hashed table's multiply and probe). */
+    /* Most blocks begun are the few of a hot loop: a direct-mapped look first, which spares
+     * them the hashed table's multiply and probe. */
     struct entry *r = &c->recent[(address ^ (address >> 8)) & (RECENT - 1)];
     if (r->address == address && r->size == size)
         return r->insns;

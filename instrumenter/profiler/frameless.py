@@ -5,11 +5,11 @@ instruction (unwind.py), and teaches the timer's C handler the same ("no-frame")
 - a `ret`: it pops the return address from there, whatever code it ends (musl's i386
   `int $0x80; ret` stub has no symbol);
 - gcc's i386 PIC thunk, `mov (%esp),%reg; ret` (__x86.get_pc_thunk.REG), which a stripped
-  object leaves with neither a symbol nor an FDE (Debian's libjq: 4 % of jq's samples);
+  object leaves with neither a symbol nor an FDE (Debian's libjq: some of jq's samples);
 - the indirect jump of a PLT stub: the call landed there and the stub jumps on without touching
   the stack. A static glibc program's `.plt` (its IFUNCs' IRELATIVE slots, already bound) has
   no FDE (the linker writes one for a dynamic object's lazy PLT only), and Debian's bash-static
-  spends ~2.5 % of its samples in it. Recognised, as gdb's in_plt_section does, by the section
+  spends some of its samples in it. Recognised, as gdb's in_plt_section does, by the section
   the section headers name, and by the instruction itself: `endbr`, `jmp *m`, `bnd jmp *m`.
 """
 from __future__ import annotations

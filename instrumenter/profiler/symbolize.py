@@ -61,7 +61,7 @@ class Symbolizer:
         self._named_pcs: dict[int, Frame] = {}
         self._named_returns: dict[int, Frame] = {}
         # Whole stacks, named from objects only: a hot loop's samples repeat the same stacks
-        # (86 % of callchain 4000's, 92 % of Debian gawk's; none of fib's, all distinct).
+        # (most of callchain 4000's and of Debian gawk's; none of fib's, all distinct).
         self._stacks: dict[tuple[int, ...], tuple[Frame, ...]] = {}
         # The image map followed: its version (the door's image_map_version) and its objects
         self._version: tuple | None = None

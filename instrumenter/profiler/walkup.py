@@ -22,11 +22,11 @@ says, for each chain, where and why it stopped — none ends silently.
 Exclusive metrics, the user's choice (`exclusive`): with "exact", a measured function's callees
 that the walk knows (the level it came from at least) keep an entry/exit pair timing them while
 it is measured (hooks.py, kind "time"), so its exclusive metric is its inclusive less its timed
-callees' over the same calls — at a price in hooks (callchain 2000: 2.70% of full
-instrumentation's, against 0.71%). With "off", the default, no callee is timed — the walk-up
-places exactly the identifying and measuring hooks of US 7,823,129 — and no exclusive figure is
-kept (the metrics' exclusive fields are None): one that subtracted only the callees measured at
-the same moment would mostly equal the inclusive, a wrong answer.
+callees' over the same calls — at a price in hooks (several times the walk-up's own, still a
+small part of full instrumentation's: bench/walkup.py). With "off", the default, no callee is
+timed — the walk-up places exactly the identifying and measuring hooks of US 7,823,129 — and no
+exclusive figure is kept (the metrics' exclusive fields are None): one that subtracted only the
+callees measured at the same moment would mostly equal the inclusive, a wrong answer.
 
 Stripped code is walked the same way: a function no symbol covers is the one its `.eh_frame`
 FDE bounds (callsite.Functions), named "module+0xOFF" from its start and hooked like a named

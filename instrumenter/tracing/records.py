@@ -9,7 +9,7 @@ A buffer holds raw rows, as the patent's per-CPU buffers hold raw data that the 
 a row is a plain tuple of a Record's fields in order, and the drain receives Records made from
 them. Rows of ints and strings are tuples the garbage collector stops tracking, so a run that
 keeps a million records pending does not pay for traversing them at every collection (with six
-argument words a hit cost ~1 µs more while buffered hits were Record objects).
+argument words a hit cost measurably more while buffered hits were Record objects).
 """
 from dataclasses import dataclass, field
 

@@ -61,7 +61,7 @@ class TrapDispatcher:
         self._flags = machine.raw_register(machine.arch.flags)
         self._sp = machine.raw_register(machine.arch.sp)
         # One batched read on entry and one on return: this is the path of every int 0x80
-        # and int3, where each separate register access costs ~0.5 µs.
+        # and int3, where each separate register access is a ctypes call (docs/unicorn.md).
         self._entry_state = machine.raw_registers(("cs", machine.arch.flags, machine.arch.sp, "ss"))
         self._return_state = machine.raw_registers((machine.arch.pc, machine.arch.flags, machine.arch.sp))
         self._cs = machine.register_cell("cs")    # the redirect's ring check, once per hit

@@ -1,11 +1,11 @@
 """A pool of released Machines, kept for the code they translated.
 
 A new Unicorn instance starts with an empty translation cache, and translating is most of what
-a short-lived process costs here: `busybox true` runs ~800 new blocks, ~10 µs each, so every
-fork and every exec of a shell loop paid ~5 ms re-translating code that the process before it
-had translated already. Unicorn cannot share translations between instances, but an instance
-keeps them as long as the pages they came from stay mapped and unchanged (QEMU invalidates a
-block only on a write to its page or an unmap of it).
+a short-lived process costs here: `busybox true` runs ~800 new blocks, so every fork and every
+exec of a shell loop paid for re-translating code that the process before it had translated
+already (docs/benchmarks.md, "Processes at scale"). Unicorn cannot share translations between
+instances, but an instance keeps them as long as the pages they came from stay mapped and
+unchanged (QEMU invalidates a block only on a write to its page or an unmap of it).
 
 So when the kernel frees an address space, its Machine may come here instead of being closed:
 every user mapping is unmapped except the executable areas (the text), the CPU is reset to a
@@ -15,8 +15,8 @@ needs (Memory.sync writes only pages that differ, and drops only their translati
 recycled Machine is indistinguishable from a new one to the guest: same bytes, same zeroed
 registers, the rest unmapped. Only the time differs.
 
-The pool is small (POOL_SIZE Machines, least recently released dropped first, each ~4 MiB of
-host memory for its text and translations) so memory stays bounded.
+The pool is small (POOL_SIZE Machines, least recently released dropped first, each holding host
+memory for its text and translations) so memory stays bounded.
 """
 from collections import namedtuple
 

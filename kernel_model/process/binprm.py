@@ -35,8 +35,8 @@ def read_executable(kernel, proc, path: bytes) -> bytes:
         if (st.mode & S_IFMT) != S_IFREG:
             raise GuestErrno(E.EACCES)
         kernel.fs.access(path, proc.cwd, view, X_OK)
-        # One read of the whole file (2 MB of busybox in 1 MB chunks joined cost ~1 ms an
-        # exec), then chunks only if the file grew meanwhile.
+        # One read of the whole file (2 MB of busybox in 1 MB chunks joined cost a copy more
+        # every exec), then chunks only if the file grew meanwhile.
         chunks = [f.read(st.size + 1)]
         while chunks[-1] and (chunk := f.read(1 << 20)):
             chunks.append(chunk)

@@ -79,7 +79,7 @@ class Convention:
         self.space = None
         self.registers = None
         # Every live space's registers: processes take turns (a pipeline, a shell and the
-        # child it waits for), and building the fetchers again at each turn cost ~15 µs.
+        # child it waits for), and building the fetchers again at each turn cost more than a call.
         # Weak: an entry goes with its space.
         self._by_space: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 

@@ -33,7 +33,7 @@ DEBUG_LINE = b".debug_line"
 
 def _section_names(elf: ELFFile) -> set[bytes]:
     """The section names, from the section headers alone: pyelftools' own lookup by name
-    builds every section first (a shared library's hash tables: ~15 ms an object), which a
+    builds every section first (a shared library's hash tables, for every object), which a
     stripped object's profile paid for nothing (ELF gABI, "Section Header")."""
     header, stream = elf.header, elf.stream
     if not header["e_shnum"] or header["e_shstrndx"] >= header["e_shnum"]:
