@@ -11,7 +11,8 @@ of Unicorn (emu/internals/) when they are not where they were verified.
 Cost: a Python call per instruction (many times slower guest code, docs/unicorn.md), which is
 why it is only a fallback. Unicorn calls its own counting hook first and skips the others
 for the instruction it stops before (uc.c helper_uc_tracecode), so a run ended by its budget
-counts the same; tests/unit/emu/test_internals.py compares the two counters on one program.
+counts the same; tests/unit/emu/internals/test_internals.py compares the two counters on one
+program.
 """
 from unicorn import UC_HOOK_CODE
 

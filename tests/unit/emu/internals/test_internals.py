@@ -18,13 +18,13 @@ from emu.internals import cpu_env, uc_context, uc_struct
 from emu.machine import Machine
 from emu.tlb import FaultHooks
 
-from .guest import CODE, machine_with
+from ..guest import CODE, machine_with
 # Re-run under the fallback layout (the autouse fixture below):
-from .test_icount import (test_budgeted_slices_add_up_to_the_same_count,  # noqa: F401
+from ..test_icount import (test_budgeted_slices_add_up_to_the_same_count,  # noqa: F401
                           test_code_translated_before_counting_is_counted_after,
                           test_machines_sharing_a_clock_continue_one_count,
                           test_the_count_inside_a_hook_is_exact_and_includes_the_int3)
-from .test_machine import (test_code_made_non_executable_after_it_ran_faults_on_fetch,  # noqa: F401
+from ..test_machine import (test_code_made_non_executable_after_it_ran_faults_on_fetch,  # noqa: F401
                            test_divide_error_reports_the_div_instruction,
                            test_fault_after_a_handled_int_n_is_not_reported_as_software,
                            test_fetch_from_non_executable_page_is_a_protection_fault,
@@ -35,7 +35,7 @@ from .test_machine import (test_code_made_non_executable_after_it_ran_faults_on_
                            test_ud2_reaches_trap_handler_as_vector_6_at_the_instruction,
                            test_unmapped_data_access_is_a_fault_exit,
                            test_write_to_read_only_page_is_a_protection_fault)
-from .test_tlb import (test_a_fault_leaves_the_next_run_clean,  # noqa: F401
+from ..test_tlb import (test_a_fault_leaves_the_next_run_clean,  # noqa: F401
                        test_a_fetch_from_a_data_page_faults,
                        test_a_page_without_read_permission_faults_on_every_read,
                        test_a_store_into_a_read_only_page_faults,
@@ -157,7 +157,7 @@ def test_only_emu_internals_touches_the_bindings_private_parts():
     through emu/internals/binding.py only (a scan of every package's source)."""
     import pathlib
     import re
-    root = pathlib.Path(__file__).resolve().parents[3]
+    root = pathlib.Path(__file__).resolve().parents[4]
     private = re.compile(r"\._uch\b|\._hook_exception\b|_Uc__finalizer|\buc\._mode\b|unicorn_py3")
     found = [f"{path.relative_to(root)}:{number}"
              for package in ("emu", "loader", "kernel_model", "instrumenter", "trapline")
