@@ -2,7 +2,7 @@
 loaded (kernel_model/binprm.py) and committed (exec.py), as a launcher's fork + chdir + execve.
 
 Kept apart from kernel.py, which mixes it into Kernel (the debug interface's mixins do the
-same: kernel_model/debug.py), because starting a run is one concept and the run loop another;
+same: kernel_model/debug/), because starting a run is one concept and the run loop another;
 `Kernel.spawn` and `Kernel.load_program` stay the entry points their callers use.
 """
 from .. import errno as E

@@ -23,7 +23,7 @@ from ..blocking import WouldBlock
 from ..errno import GuestErrno
 from ..fs.pipe import BrokenPipe
 from ..process.proc import RUNNABLE
-from ..trace_syscall_stops import ENTERED as ENTRY_STOPPED
+from ..debug.tracing.syscall_stops import ENTERED as ENTRY_STOPPED
 from ..signals import SIGPIPE
 from .context import SyscallContext
 from .registry import IMPLEMENTATIONS
@@ -214,7 +214,7 @@ class SyscallDispatcher:
     # ---- observers: the debug interface's syscall events ------------------------------------
     def _report_entry(self, ctx: SyscallContext, call: Call, args) -> bool:
         """Tell the watchers a call starts (a restarted call entered once already); whether
-        the thread's tracer stopped it there (kernel_model/trace_syscall_stops.py)."""
+        the thread's tracer stopped it there (kernel_model/debug/tracing/syscall_stops.py)."""
         thread = ctx.thread
         if thread.restart:          # entered once: only an exit stop may still be due
             return ENTRY_STOPPED in thread.restart and \

@@ -4,9 +4,9 @@ or, deferred, from the run loop. Each turns an exception that is a kernel bug in
 KernelPanic with a report (kernel_model/panic.py).
 
 Kept apart from kernel.py, which mixes it into Kernel (the debug interface's mixins do the
-same: kernel_model/debug.py), because how a call enters the kernel is one concept and the run
+same: kernel_model/debug/), because how a call enters the kernel is one concept and the run
 loop another; `Kernel.int80_handler` and `Kernel._syscall_instruction` stay where their
-callers (cpu/idt_handlers.py, debug_syscalls.py) find them.
+callers (cpu/idt_handlers.py, debug/syscalls.py) find them.
 """
 from ..panic import raise_if_kernel_bug
 from ..process.proc import Thread
