@@ -1,7 +1,7 @@
 """Code breakpoints carried into a tool's copies of the program's code (US 6,957,421:
 "debugging breakpoints that are carried from the block of original code or are inserted into
 the block of instrumented code during debugging"). Part of the debug interface
-(kernel_model/debug/), mixed into DebugInterface.
+(kernel_model/debug/), one of its parts.
 
 A tool that runs an original instruction at another address (a relocated function's copy,
 instrumenter/strategies/relocate/) registers that address as an *alias* of the original:
@@ -26,11 +26,14 @@ class CodeAliases:
     _code_aliases: dict | None = None     # space.serial -> {relocated: original}
     _alias_passes: dict | None = None     # (space.serial, tid) -> the alias it passes once
 
+    def __init__(self, code_breakpoints):
+        self._code_breakpoints = code_breakpoints    # SpaceHooks shared with run.py, which adds them
+
     def register_code_alias(self, space, relocated: int, original: int) -> None:
         if self._code_aliases is None:
             self._code_aliases = {}
         self._code_aliases.setdefault(space.serial, {})[relocated] = original
-        breakpoints = (self._code_breakpoints or {}).get(space.serial)
+        breakpoints = self._code_breakpoints.get(space)
         if breakpoints is not None and original in breakpoints:
             breakpoints.add(relocated)
 
@@ -38,7 +41,7 @@ class CodeAliases:
         aliases = (self._code_aliases or {}).get(space.serial)
         if not aliases:
             return
-        breakpoints = (self._code_breakpoints or {}).get(space.serial)
+        breakpoints = self._code_breakpoints.get(space)
         for relocated in addresses:
             original = aliases.pop(relocated, None)
             if original is not None and breakpoints is not None and relocated in breakpoints:
@@ -51,7 +54,7 @@ class CodeAliases:
 
     def pass_code_alias_once(self, thread, relocated: int) -> None:
         space = thread.process.space
-        breakpoints = (self._code_breakpoints or {}).get(space.serial)
+        breakpoints = self._code_breakpoints.get(space)
         if breakpoints is None or relocated not in breakpoints:
             return                              # nothing would stop it there
         if self._alias_passes is None:

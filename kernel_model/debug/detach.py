@@ -1,6 +1,6 @@
 """What a tool needs to leave a process as if it had never been there (US 7,017,153:
 uninstrumenting by stack unwinding and cleanup). Part of the debug interface
-(kernel_model/debug/), mixed into DebugInterface.
+(kernel_model/debug/), one of its parts.
 
   step_thread(thread)            run one machine instruction of `thread` now, at a safe point
                                  (PTRACE_SINGLESTEP done synchronously): a thread caught half-way
@@ -33,8 +33,10 @@ assert SC32.size == 88
 
 
 class DetachAccess:
-    _kernel = None
     _stale: dict | None = None            # space.serial -> [(start, end, translate)]
+
+    def __init__(self, kernel=None):
+        self._kernel = kernel
 
     # ---- threads ---------------------------------------------------------------------------
     def step_thread(self, thread) -> bool:
@@ -146,13 +148,3 @@ class DetachAccess:
     def forget_stale_ranges(self, space) -> None:
         if self._stale:
             self._stale.pop(space.serial, None)
-
-
-    # ---- leaving -----------------------------------------------------------------------------
-    def unsubscribe(self, subscriber) -> None:
-        """`subscriber` hears of no event any more (a tool that detached), nor is it asked what
-        it waits for."""
-        self.subscribers = [s for s in self.subscribers
-                            if s is not subscriber and getattr(s, "subscriber", None) is not subscriber]
-        self.tracers = [t for t in self.tracers if t is not subscriber]
-        self.syscall_watchers = [w for w in self.syscall_watchers if w is not subscriber]

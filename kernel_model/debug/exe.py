@@ -1,8 +1,8 @@
 """What a process runs, as /proc shows it to a debugger: the program file (/proc/PID/exe; GDB
 reads the program's symbols from it at start and after every exec: qXfer:exec-file:read, the
 exec stop reply) and a thread's name (/proc/PID/task/TID/comm: GDB's `info threads`, from
-qXfer:threads:read). Part of the debug interface (kernel_model/debug/), mixed into
-DebugInterface.
+qXfer:threads:read). Part of the debug interface (kernel_model/debug/), one of its
+parts.
 
 The model keeps paths global (kernel_model/fsview.py): the global path names the file in the
 tree the sandbox sees, which is where a debugger on the same host finds it; a process's own

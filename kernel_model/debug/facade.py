@@ -44,363 +44,275 @@ context None <=> registers live. `read_register`/`write_register` go to whicheve
 Instruction counts: `count_instructions(process)` makes the process's Machine count every
 instruction exactly on the run's one InstructionClock (emu/icount.py), the virtual time of a
 tool's records; a tool asks for it per process it follows (attach, fork child, exec'd image).
+
+The door's parts: this class is a facade. It creates one part per concept (a class in its own
+file of kernel_model/debug/, with its own state, given the narrow collaborators it needs) and
+holds them; PARTS says which part answers which of its methods, and each such method is the
+part's own (same signature, same docstring) forwarded by `_forward_parts`. What the facade
+does itself is what spans parts: the events of the kernel's fork, exec, exit and space
+release, which tell several parts in turn, and attaching, which tells the tracing facility and
+its system-call stops. No part reads another's state: where one needs another, it is given it
+(or the one method it needs) when it is made, and calls it.
 """
+import operator
 import functools
+import inspect
 
 from emu.errors import MachineError as MemoryFault  # noqa: F401  (no page there: a tool's EFAULT)
-from emu.exits import FAULT, READ, WRITE, Exit
 from emu.icount import InstructionClock
-from emu.registers import REGISTER_IDS
 
+from ..errors import KernelError, TraceError, VforkParentBusy  # noqa: F401  (tools catch them)
+from ..memory.vm import PROT_EXEC, PROT_READ, PROT_WRITE  # noqa: F401  (the page bits tools compare areas with)
 from .access import ProcessAccess
+from .alarms import InstructionTime
+from .code_aliases import CodeAliases
 from .detach import DetachAccess
+from .events import EVENTS, DebugEvents
+from .exe import ExecutableAccess
 from .patches import PatchAccess, PatchConflict  # noqa: F401  (tools catch PatchConflict)
+from .restartable import RestartableSequences
+from .run import RunControl
+from .signal_pcs import SignalFramePcs
+from .space_hooks import SpaceHooks
+from .suspend import ThreadHolds
 from .syscall_stops import SyscallStops
 from .syscalls import SyscallAccess, SyscallRun  # noqa: F401  (what run_syscall answers)
+from .threads import ThreadAccess
 from .timer import CALLEE_SAVED, WALK_REGISTERS, CapturedFrame, TimerAccess  # noqa: F401  (the sampler's vocabulary)
-from .alarms import InstructionTime
-from .suspend import ThreadHolds
-from .run import RunControl
 from .tool_code import ToolCode
-from .exe import ExecutableAccess
-from .watch import WatchAccess
-from ..errors import KernelError, TraceError, VforkParentBusy  # noqa: F401  (tools catch them)
-from ..cpu.idt import PF as PAGE_FAULT
-from ..process.proc import ZOMBIE
-from ..memory.vm import PROT_EXEC, PROT_READ, PROT_WRITE  # noqa: F401  (the page bits tools compare areas with)
-from ..signals import SIGSEGV
-from .tracing.masks import EventMask, TraceEvent, TraceOption  # noqa: F401  (a tool's vocabulary)
+from .traps import ToolTraps
 from .tracing.facility import TraceStop, TracingFacility  # noqa: F401
+from .tracing.masks import EventMask, TraceEvent, TraceOption  # noqa: F401  (a tool's vocabulary)
 from .tracing.syscall_stops import SyscallTraceStops
-from .restartable import RestartableSequences
-from .signal_pcs import SignalFramePcs
-from .code_aliases import CodeAliases
+from .watch import WatchAccess
 
 
-class DebugInterface(PatchAccess, SyscallAccess, ProcessAccess, SyscallStops, TracingFacility,
-                     SyscallTraceStops, RestartableSequences,
-                     TimerAccess, ThreadHolds, InstructionTime, RunControl, ToolCode, DetachAccess,
-                     ExecutableAccess, WatchAccess,
-                     SignalFramePcs, CodeAliases):
-    EVENTS = ("pre_fork", "fork", "fork_failed", "vfork", "vfork_done", "exec", "exit", "signal",
-              "space_released", "syscall_entry", "syscall_exit", "image_mapped",
-              "timer_tick", "timer_tick_batch", "image_unmapped", "thread_switch")
+class DebugInterface:
+    EVENTS = EVENTS
+    ABIS = SyscallAccess.ABIS
+    SIGNAL_PC_STEP = SignalFramePcs.SIGNAL_PC_STEP      # a translator's answer (tools see only the door)
+
+    # The part (attribute, class) that answers each method of the door.
+    PARTS = {
+        ("_events", DebugEvents): "subscribe unsubscribe register_tracer tool_waits "
+                                  "syscall_entry syscall_resumed syscall_exit",
+        ("_traps", ToolTraps): "register_breakpoint unregister_breakpoint breakpoint_at "
+                               "register_breakpoint_redirect unregister_breakpoint_redirect "
+                               "set_gate clear_gate register_invalid_opcode_site "
+                               "unregister_invalid_opcode_site invalid_opcode_site "
+                               "register_debug_trap debug_trap_handler",
+        ("_threads", ThreadAccess): "current_thread deliver_page_fault deliver_exception "
+                                    "live_threads read_register write_register",
+        ("_patches", PatchAccess): "read_memory read_memory_raw write_memory patch repatch unpatch "
+                                   "patch_at patches_overlapping patched_addresses lift_patch "
+                                   "relay_patch backpatch reinsert_patches is_backpatched "
+                                   "has_patches remove_all_patches copy_patches forget_patches",
+        ("_access", ProcessAccess): "cpu forget_cpu arch area_at instructions_retired symbolize "
+                                    "images image_map_version image_at map_pages",
+        ("_syscalls", SyscallAccess): "run_syscall",
+        ("_syscall_info", SyscallStops): "syscall_abi peek peek_string threads",
+        ("_facility", TracingFacility): "detach tracer_of event_mask set_signal_mask responds "
+                                        "trace_stop_of stop resume record_tool_stop forget_tool_stop "
+                                        "stop_for_tracer resume_from_tracer vfork_child_of "
+                                        "holds_stopped trace_signal trace_fork trace_vfork_done "
+                                        "trace_exec",
+        ("_syscall_stops", SyscallTraceStops): "watch_syscalls_for trace_death stop_at_syscall",
+        ("_restartable", RestartableSequences): "register_restartable restart_sequence "
+                                                "sequence_to_finish copy_restartable "
+                                                "forget_restartable",
+        ("_timer", TimerAccess): "arm_timer disarm_timer timer_capturing timer_learn timer_ticks "
+                                 "timer_instructions virtual_time_ns thread_instructions",
+        ("_holds", ThreadHolds): "suspend_thread resume_thread hold_signals release_signals "
+                                 "is_suspended space_threads live_processes",
+        ("_time", InstructionTime): "count_instructions instruction_count at_instruction "
+                                    "at_safe_point code_addresses_in_use signal_name",
+        ("_run", RunControl): "set_run_controller add_code_breakpoint remove_code_breakpoint "
+                              "code_breakpoints forget_code_breakpoints interrupt_guest read_fpu "
+                              "write_fpu kill_process processes is_alive is_alive_thread "
+                              "thread_runnable post_signal next_signal take_signal",
+        ("_tool_code", ToolCode): "register_tool_code unregister_tool_code forget_tool_code "
+                                  "tool_code_fault",
+        ("_detach", DetachAccess): "step_thread thread_can_step signal_frame_pcs "
+                                   "set_signal_frame_pc stack_range unmap_tool_pages "
+                                   "keep_stale_range stale_code_fault copy_stale_ranges "
+                                   "forget_stale_ranges",
+        ("_exe", ExecutableAccess): "executable_path thread_name",
+        ("_watch", WatchAccess): "add_watchpoint remove_watchpoint settle_watch_stop "
+                                 "forget_watchpoints",
+        ("_signal_pcs", SignalFramePcs): "register_signal_pc_translator "
+                                         "unregister_signal_pc_translator signal_frame_pc "
+                                         "signal_frame_built signal_return_pc "
+                                         "forget_signal_frame_pcs",
+        ("_aliases", CodeAliases): "register_code_alias unregister_code_aliases "
+                                   "code_alias_original pass_code_alias_once code_alias_passes "
+                                   "code_aliases_of copy_code_aliases forget_code_aliases",
+    }
 
     def __init__(self, kernel=None):
-        self._kernel = kernel                                   # for tracer stops
-        self._gates: dict[int, object] = {}                     # space.serial -> gate
-        self.tracers: list = []                                 # tools: objects with waits_for()
-        self.subscribers: list = []
-        self._breakpoints: dict[tuple[int, int], object] = {}   # (space.serial, address) -> handler
-        self._invalid_opcodes: dict[tuple[int, int], object] = {}  # LOCK-prefix #UD sites
-        self._debug_traps: dict[int, object] = {}                 # space.serial -> #DB handler
-        self.syscall_watchers: list = []                        # objects with syscall_entry/exit
         # One clock for every process of the run, so that timestamps of parents, fork
         # children and exec'd images are one continuous order.
         self.instruction_clock = InstructionClock()
+        self._events = DebugEvents()
+        self._traps = ToolTraps(kernel)
+        self._threads = ThreadAccess(kernel)
+        self._patches = PatchAccess()
+        self._access = ProcessAccess()
+        self._syscalls = SyscallAccess(kernel)
+        self._syscall_info = SyscallStops()
+        self._facility = TracingFacility(kernel)
+        self._syscall_stops = SyscallTraceStops(kernel, self._facility, self._events)
+        self._restartable = RestartableSequences()
+        self._timer = TimerAccess(kernel, self._events)
+        self._holds = ThreadHolds(kernel)
+        self._time = InstructionTime(kernel, self.instruction_clock)
+        code_breakpoints = SpaceHooks()         # run control places them, aliases carry them
+        self._aliases = CodeAliases(code_breakpoints)
+        self._run = RunControl(kernel, self._aliases, code_breakpoints)
+        self._tool_code = ToolCode()
+        self._detach = DetachAccess(kernel)
+        self._exe = ExecutableAccess()
+        self._watch = WatchAccess(kernel)
+        self._signal_pcs = SignalFramePcs(self._detach.step_thread)
 
-    # ---- kernel breakpoint handlers (US 9,336,001: the kernel's #BP handler calls the tool's) ----
-    def register_breakpoint(self, space, address: int, handler) -> None:
-        """`handler(frame, thread) -> bool` runs when the int3 at `address` in `space` traps;
-        it may rewrite frame.ip (IRET then resumes there). True: the guest goes on at once."""
-        self._breakpoints[(space.serial, address)] = handler
+    # ---- the parts' state that tools and the kernel read as attributes -----------------------
+    @property
+    def subscribers(self) -> list:
+        return self._events.subscribers
 
-    def unregister_breakpoint(self, space, address: int) -> None:
-        self._breakpoints.pop((space.serial, address), None)
-        self.unregister_breakpoint_redirect(space, address)
+    @property
+    def tracers(self) -> list:
+        return self._events.tracers
 
-    def breakpoint_at(self, space, address: int):
-        handler = self._breakpoints.get((space.serial, address))
-        if self._gates and handler is not None:
-            return self._gated(space, handler, address)
-        return handler
+    @property
+    def syscall_watchers(self) -> list:
+        """What the dispatcher tells of every call (empty: nobody watches, it tells nothing)."""
+        return self._events.syscall_watchers
 
-    def _gated(self, space, handler, address: int):
-        gate = self._gates.get(space.serial)
-        return handler if gate is None else functools.partial(gate, handler, address)
+    @property
+    def run_controller(self):
+        """A debugger's run controller, asked by the run loop (run.py), or None."""
+        return self._run.run_controller
 
-    # ---- breakpoint redirects (the int3 fast path, kernel_model/cpu/traps.py) --------------------
-    def register_breakpoint_redirect(self, space, address: int, redirect) -> None:
-        """For a breakpoint handler (registered first, `register_breakpoint`) that does nothing
-        to the trap frame but rewrite its saved IP: `redirect(thread) -> int | None` gives the
-        IP the handler would write (running the tool's hooks on the way), or None, before doing
-        anything, to send this hit through the full path. The kernel may then take the int3
-        without materialising the frame.
+    @property
+    def instruction_alarms(self):
+        """The run's alarms on its instruction clock (alarms.py), which the run loop fires."""
+        return self._time.instruction_alarms
 
-        Why that is exact: the frame round trip of a ring-3 int3 through a present DPL-3 gate is
-        the identity on everything but the IP (SDM Vol. 3A 6.12.1, IRET's return to the outer
-        level); the only difference is the five frame words not written below the thread's
-        kernel stack top, memory dead between traps. kernel_model/cpu/traps.py states the argument
-        and checks the gate on every use; this interface adds the other precondition: the
-        redirect is taken only while the handler it stands in for is still the one the kernel
-        would call for the address (breakpoint_at: not replaced by another tool, not behind a
-        gate), otherwise the hit goes the full path to whatever is registered now.
-        A space without a trap dispatcher (a tool's stand-in), or an interface without a kernel
-        to name the trapping thread, keeps the full path only: equivalent, just slower."""
-        handler = self._breakpoints.get((space.serial, address))
-        if handler is None:
-            raise KernelError(f"breakpoint redirect at {address:#x} without a breakpoint handler")
-        traps = getattr(space, "traps", None)
-        kernel = self._kernel
-        if traps is None or kernel is None:
-            return
-        # breakpoint_at's question, asked on every hit without a call: is `handler` (this very
-        # object) still registered, and no gate on the space?
-        breakpoints, gates = self._breakpoints, self._gates
-        space_id = space.serial
-        key = (space_id, address)
+    # ---- attaching: the facility, and its system-call stops when a mask asks for them --------
+    def attach(self, process, tracer, events: TraceEvent = TraceEvent.NONE,
+               options: TraceOption = TraceOption.NONE) -> None:
+        """Trace `process`: `tracer.trace_stop(stop)` hears of its threads' stops."""
+        self._facility.attach(process, tracer, events, options)
+        self._syscall_stops.watch_syscalls_for(events)
 
-        def stand_in():
-            if breakpoints.get(key) is not handler or (gates and space_id in gates):
-                return None
-            return redirect(kernel.current)
-        traps.set_breakpoint_redirect(address, stand_in)
+    def set_event_mask(self, target, events: TraceEvent,
+                       options: TraceOption = TraceOption.NONE) -> None:
+        """Set the event flags and options of a traced process or of one of its threads
+        (`target` is a Process or a Thread); the signal mask is kept."""
+        self._facility.set_event_mask(target, events, options)
+        self._syscall_stops.watch_syscalls_for(events)
 
-    @staticmethod
-    def unregister_breakpoint_redirect(space, address: int) -> None:
-        traps = getattr(space, "traps", None)
-        if traps is not None:
-            traps.clear_breakpoint_redirect(address)
-
-    # ---- gates on shared address spaces -----------------------------------------------------
-    def set_gate(self, space, gate) -> None:
-        """`gate(handler, address, frame, thread) -> bool` sees every tool trap of `space`."""
-        self._gates[space.serial] = gate
-
-    def clear_gate(self, space) -> None:
-        self._gates.pop(space.serial, None)
-
+    # ---- a space's handlers, over every part that keeps some ---------------------------------
     def clear_space(self, space) -> None:
         """Forget every handler of `space` (a detached fork child's copy): its traps, if any
         were left, would be the program's own."""
-        key = space.serial
-        for site in [k for k in self._breakpoints if k[0] == key]:
-            del self._breakpoints[site]
-            self.unregister_breakpoint_redirect(space, site[1])
-        for site in [k for k in self._invalid_opcodes if k[0] == key]:
-            self.unregister_invalid_opcode_site(space, site[1])
-        self._debug_traps.pop(key, None)
-        self._gates.pop(key, None)
-        self.forget_tool_code(space)
-
-    # ---- tracer stops (ptrace's breakpoint stop) ----------------------------------------------
-    def register_tracer(self, tracer) -> None:
-        """`tracer.waits_for() -> str | None`: what the tool waits for, for deadlock reports."""
-        self.tracers.append(tracer)
-
-    def tool_waits(self) -> list[str]:
-        return [line for line in (t.waits_for() for t in self.tracers) if line]
-
-    def stop_for_tracer(self, thread, reason: str) -> None:
-        """Leave `thread` stopped until its tracer resumes it (resume_from_tracer, or resume)."""
-        self._kernel.stop_for_tracer(thread, reason)
-        self.record_tool_stop(thread, reason)
-
-    def resume_from_tracer(self, thread) -> None:
-        self.forget_tool_stop(thread)
-        self._kernel.resume_from_tracer(thread)
+        self._traps.forget_traps(space)
+        self._tool_code.forget_tool_code(space)
 
     def copy_breakpoints(self, parent_space, child_space) -> None:
         """fork: the child's copy of the memory holds the same int3s (and LOCK patches); give
         them the same handlers (and the child's Machine the same #UD sites), and the same
         table of patches and original bytes (kernel_model/debug/patches.py)."""
-        for (space_id, address), handler in list(self._breakpoints.items()):
-            if space_id == parent_space.serial:
-                self._breakpoints[(child_space.serial, address)] = handler
-        for (space_id, address), handler in list(self._invalid_opcodes.items()):
-            if space_id == parent_space.serial:
-                self.register_invalid_opcode_site(child_space, address, handler)
-        if parent_space.serial in self._debug_traps:
-            self._debug_traps[child_space.serial] = self._debug_traps[parent_space.serial]
-        self.copy_restartable(parent_space, child_space)
-        self.copy_code_aliases(parent_space, child_space)
-        self.copy_patches(parent_space, child_space)
-        self.copy_stale_ranges(parent_space, child_space)     # after a detach (detach.py)
+        self._traps.copy_traps(parent_space, child_space)
+        self._restartable.copy_restartable(parent_space, child_space)
+        self._aliases.copy_code_aliases(parent_space, child_space)
+        self._patches.copy_patches(parent_space, child_space)
+        self._detach.copy_stale_ranges(parent_space, child_space)     # after a detach (detach.py)
 
-    # ---- #UD sites (US 7,350,196: a LOCK prefix patched over a probed instruction) ----------------
-    def register_invalid_opcode_site(self, space, address: int, handler) -> None:
-        """`handler(frame, thread) -> bool` runs when the LOCK patch at `address` raises #UD
-        (a fault: frame.ip == address); like a breakpoint handler it may rewrite the frame.
-        Unicorn needs to be told where such patches sit (emu/machine.py trap_lock_prefix)."""
-        self._invalid_opcodes[(space.serial, address)] = handler
-        space.machine.trap_lock_prefix(address)
-
-    def unregister_invalid_opcode_site(self, space, address: int) -> None:
-        if self._invalid_opcodes.pop((space.serial, address), None) is not None:
-            space.machine.untrap_lock_prefix(address)
-
-    def invalid_opcode_site(self, space, address: int):
-        handler = self._invalid_opcodes.get((space.serial, address))
-        if self._gates and handler is not None:
-            return self._gated(space, handler, address)
-        return handler
-
-    # ---- #DB (single-step traps, TF in the saved flags) ---------------------------------------
-    def register_debug_trap(self, space, handler) -> None:
-        """`handler(frame, thread) -> bool | None` sees every #DB of `space` first; None means
-        "not mine" and the trap takes its usual course (SIGTRAP)."""
-        self._debug_traps[space.serial] = handler
-
-    def debug_trap_handler(self, space):
-        return self._debug_traps.get(space.serial)
-
-    # ---- operations a tool may perform ------------------------------------------------------
-    def current_thread(self):
-        """The thread the kernel runs (whose registers are live): inside an event or a trap
-        handler, the one that raised it (the forking thread at fork/vfork)."""
-        return self._kernel.current
-
-    def deliver_page_fault(self, frame, thread, ip: int, address: int, *, write: bool,
-                           unmapped: bool) -> bool:
-        """The instruction at `ip`, which a tool ran on the trapped thread's behalf, would have
-        page-faulted at `address`: raise #PF as the CPU would (a fault: the saved IP is the
-        instruction, SDM Vol. 3A 6.5), with the error and si_addr the kernel gives it."""
-        frame.ip, frame.vector, frame.fault_address = ip, PAGE_FAULT, address
-        thread.pending_fault = Exit(FAULT, ip, address=address, access=WRITE if write else READ,
-                                    unmapped=unmapped)
-        return self._kernel.deliver_exception(frame, SIGSEGV)
-
-    def deliver_exception(self, frame, signal: int) -> bool:
-        """The trapped thread gets `signal` for the exception `frame` describes, as the kernel
-        would have given it had no tool claimed the trap (force_sig_fault): a tool that finds
-        the program itself at fault (an emulated store into an unmapped page) hands it back."""
-        return self._kernel.deliver_exception(frame, signal)
-
-    @staticmethod
-    def live_threads(process) -> list:
-        """The threads of `process` that have not exited (/proc/PID/task)."""
-        return [thread for thread in process.threads if thread.state != ZOMBIE]
-
-    @staticmethod
-    def read_register(thread, name: str) -> int:
-        """`thread`'s register `name` (emu/registers.py names), wherever it lives now: the
-        Machine for the running thread, its saved context for any other (module docstring)."""
-        context = _register_context(thread)
-        if context is None:
-            return thread.process.machine.reg(name)
-        return context.reg_read(REGISTER_IDS[name])
-
-    @staticmethod
-    def write_register(thread, name: str, value: int) -> None:
-        """Set `thread`'s register `name`; a thread that is not running resumes with it (its
-        saved context is what the kernel restores when it switches the thread in)."""
-        context = _register_context(thread)
-        if context is None:
-            thread.process.machine.set_reg(name, value)
-        else:
-            context.reg_write(REGISTER_IDS[name], value)
-
-    def count_instructions(self, process) -> None:
-        """Count every instruction `process` runs from now on, exactly, on the run's one clock
-        (emu/icount.py): `instructions_retired` is then the virtual time of its records.
-        Idempotent; threads and a vfork child share their Machine, hence its counting. Costs
-        ~1.7x on translated code, so only the processes a tool follows are counted."""
-        process.machine.count_instructions(self.instruction_clock)
-
-    def syscall_entry(self, thread, name: str, args) -> None:
-        for watcher in self.syscall_watchers:
-            watcher.syscall_entry(thread, name, args)
-
-    def syscall_resumed(self, thread, name: str, args) -> bool:
-        """A call its tracer stopped at the entry runs now: True if a watcher stops it again
-        (the exit stop of exit/exit_group, kernel_model/debug/tracing/syscall_stops.py)."""
-        return any(watcher.syscall_resumed(thread, name, args) for watcher in self.syscall_watchers
-                   if hasattr(watcher, "syscall_resumed"))
-
-    def syscall_exit(self, thread, name: str, args, result: int) -> None:
-        for watcher in self.syscall_watchers:
-            watcher.syscall_exit(thread, name, args, result)
-
-    def subscribe(self, subscriber, events=None) -> None:
-        """`subscriber` hears of the events it has methods for; of those in `events` (names
-        from EVENTS) only, when given."""
-        if events is not None:
-            unknown = set(events) - set(self.EVENTS)
-            if unknown:
-                raise KernelError(f"no debug event {sorted(unknown)[0]!r} (have: {', '.join(self.EVENTS)})")
-            subscriber = _Subscription(subscriber, frozenset(events))
-        self.subscribers.append(subscriber)
-
-    def _emit(self, event: str, *args, **kwargs) -> None:
-        for subscriber in self.subscribers:
-            handler = getattr(subscriber, event, None)
-            if handler is not None:
-                handler(*args, **kwargs)
-
+    # ---- the kernel's events (module docstring) ----------------------------------------------
     def pre_fork(self, parent, child_pid: int, *, vfork: bool) -> None:
-        self._emit("pre_fork", parent, child_pid, vfork=vfork)
+        self._events.emit("pre_fork", parent, child_pid, vfork=vfork)
 
     def fork(self, parent, child) -> None:
-        self._emit("fork", parent, child)
-        self.trace_fork(parent, child, vfork=False)
+        self._events.emit("fork", parent, child)
+        self._facility.trace_fork(parent, child, vfork=False)
 
     def fork_failed(self, parent, child_pid: int, errno: int) -> None:
-        self._emit("fork_failed", parent, child_pid, errno)
+        self._events.emit("fork_failed", parent, child_pid, errno)
 
     def vfork(self, parent, child) -> None:
-        self._emit("vfork", parent, child)
-        self.trace_fork(parent, child, vfork=True)
+        self._events.emit("vfork", parent, child)
+        self._facility.trace_fork(parent, child, vfork=True)
 
     def vfork_done(self, parent, child) -> None:
-        self._emit("vfork_done", parent, child)
-        self.trace_vfork_done(parent, child)
+        self._events.emit("vfork_done", parent, child)
+        self._facility.trace_vfork_done(parent, child)
 
     def exec(self, process, path: bytes, argv) -> None:
-        self._emit("exec", process, path, argv)
-        self.trace_exec(process)
+        self._events.emit("exec", process, path, argv)
+        self._facility.trace_exec(process)
 
     def exit(self, process, status: int) -> None:
-        self._emit("exit", process, status)
+        self._events.emit("exit", process, status)
         self.trace_exit(process, status)
 
+    def trace_exit(self, process, status: int) -> None:
+        """The process is gone: its tracer hears of it if EXIT is in a mask; its state goes."""
+        self._facility.trace_exit(process, status)
+        self._syscall_stops.forget_process(process)
+
     def signal(self, process, thread, signal: int, info: dict | None = None) -> None:
-        self._emit("signal", process, thread, signal, info)
+        self._events.emit("signal", process, thread, signal, info)
 
     def signal_ignored(self, process, thread, signal: int, info: dict | None = None) -> None:
-        self._emit("signal_ignored", process, thread, signal, info)
+        self._events.emit("signal_ignored", process, thread, signal, info)
 
     def image_mapped(self, process, mapped) -> None:
         """A shared object's code was mapped in `process` after exec (ld.so loading a library,
         a dlopen): `mapped` is its MappedImage. The program and ld.so come with `exec`."""
-        self._timer_forget(process)
-        self._emit("image_mapped", process, mapped)
+        self._timer.forget_timer_rules(process)
+        self._events.emit("image_mapped", process, mapped)
 
     def image_unmapped(self, process, mapped) -> None:
         """An object's first page was unmapped from `process` (dlclose): `mapped` is gone."""
-        self._timer_forget(process)
-        self._emit("image_unmapped", process, mapped)
+        self._timer.forget_timer_rules(process)
+        self._events.emit("image_unmapped", process, mapped)
 
     def space_released(self, space) -> None:
         """Tools forget `space` (their tables are keyed on `space.serial`), then so do the
         kernel's handler tables; the kernel frees the space right after."""
-        self._emit("space_released", space)
+        self._events.emit("space_released", space)
         self.clear_space(space)
-        self.forget_cpu(space)
-        self.forget_patches(space)
-        self.forget_code_breakpoints(space)
-        self.forget_watchpoints(space)
-        self.forget_stale_ranges(space)
-        self.forget_restartable(space)
-        self.forget_signal_frame_pcs(space)
-        self.forget_code_aliases(space)
+        self._access.forget_cpu(space)
+        self._patches.forget_patches(space)
+        self._run.forget_code_breakpoints(space)
+        self._watch.forget_watchpoints(space)
+        self._detach.forget_stale_ranges(space)
+        self._restartable.forget_restartable(space)
+        self._signal_pcs.forget_signal_frame_pcs(space)
+        self._aliases.forget_code_aliases(space)
 
 
-class _Subscription:
-    """A subscriber that asked for some events only: the others are not its methods."""
-    __slots__ = ("subscriber", "events")
-
-    def __init__(self, subscriber, events: frozenset):
-        self.subscriber, self.events = subscriber, events
-
-    def __getattr__(self, name: str):
-        if name in DebugInterface.EVENTS and name not in self.events:
-            raise AttributeError(name)
-        return getattr(self.subscriber, name)
+def _forward_parts(door) -> None:
+    """Give `door` each method PARTS names: the part's static function as it is (it keeps no
+    state), or a method that calls the part's (its name, signature and docstring)."""
+    for (attribute, part), names in door.PARTS.items():
+        for name in names.split():
+            if name in vars(door):
+                raise TypeError(f"DebugInterface.{name} is both its own and {part.__name__}'s")
+            setattr(door, name, _forwarded(attribute, part, name))
 
 
-def _register_context(thread):
-    """The saved context holding `thread`'s registers, or None when they are live in its
-    Machine. An exited thread has neither (its context is not saved when it dies)."""
-    if thread.state == ZOMBIE:
-        raise KernelError(f"tid {thread.tid} has exited: it has no registers")
-    return thread.context
+def _forwarded(attribute: str, part, name: str):
+    function = inspect.getattr_static(part, name)
+    if isinstance(function, staticmethod):
+        return function
+    method = operator.attrgetter(f"{attribute}.{name}")     # self.<part>.<name>, in one C call
+
+    @functools.wraps(function)
+    def forward(self, *args, **kwargs):
+        return method(self)(*args, **kwargs)
+    return forward
+
+
+_forward_parts(DebugInterface)

@@ -90,7 +90,7 @@ def _overlay(data: bytearray, address: int, site: PatchSite, source: bytes) -> N
 
 
 class PatchAccess:
-    """Mixed into DebugInterface: the patch table and the memory views that respect it."""
+    """A part of DebugInterface: the patch table and the memory views that respect it."""
     _patches: dict | None = None             # space.serial -> SpacePatches
 
     def _space_patches(self, process, create: bool = False) -> SpacePatches | None:

@@ -29,23 +29,13 @@ from emu.fpu import read_fpu, write_fpu
 from ..process.proc import RUNNABLE, ZOMBIE
 
 
-def space_hook(door, attribute: str, space, make):
-    """The hook object of `space` in the door's table `attribute` (space.serial -> object with
-    a `machine`), made by `make(machine)` when there is none or it belongs to a Machine the
-    space no longer runs on."""
-    table = getattr(door, attribute)
-    if table is None:
-        table = {}
-        setattr(door, attribute, table)
-    hook = table.get(space.serial)
-    if hook is None or hook.machine is not space.machine:
-        hook = table[space.serial] = make(space.machine)
-    return hook
-
-
 class RunControl:
     run_controller = None
-    _code_breakpoints: dict | None = None          # space.serial -> CodeBreakpoints
+
+    def __init__(self, kernel, aliases, code_breakpoints):
+        self._kernel = kernel
+        self._aliases = aliases                      # code_aliases.py: a tool's copies of code
+        self._code_breakpoints = code_breakpoints    # SpaceHooks: space -> CodeBreakpoints
 
     def set_run_controller(self, controller) -> None:
         """Install (or with None, remove) the one run controller (module docstring)."""
@@ -57,30 +47,32 @@ class RunControl:
         says so (True); the run then ends and the run loop reaches a schedule point."""
         kernel = self._kernel
 
+        aliases = self._aliases
+
         def hit(address):           # an alias of a tool's copy stands for its original
             thread = kernel.current
-            if self.code_alias_passes(thread, address):
+            if aliases.code_alias_passes(thread, address):
                 return False
-            return on_hit(thread, self.code_alias_original(space, address))
-        breakpoints = space_hook(self, "_code_breakpoints", space, lambda machine: CodeBreakpoints(machine, hit))
+            return on_hit(thread, aliases.code_alias_original(space, address))
+        breakpoints = self._code_breakpoints.hook(space, lambda machine: CodeBreakpoints(machine, hit))
         breakpoints.add(address)
-        for alias in self.code_aliases_of(space, address):         # code_aliases.py
+        for alias in aliases.code_aliases_of(space, address):         # code_aliases.py
             breakpoints.add(alias)
 
     def remove_code_breakpoint(self, space, address: int) -> None:
-        breakpoints = (self._code_breakpoints or {}).get(space.serial)
+        breakpoints = self._code_breakpoints.get(space)
         if breakpoints is not None:
             breakpoints.remove(address)
-            for alias in self.code_aliases_of(space, address):
+            for alias in self._aliases.code_aliases_of(space, address):
                 breakpoints.remove(alias)
 
     def code_breakpoints(self, space) -> list[int]:
-        breakpoints = (self._code_breakpoints or {}).get(space.serial)
+        breakpoints = self._code_breakpoints.get(space)
         return breakpoints.addresses() if breakpoints is not None else []
 
     def forget_code_breakpoints(self, space) -> None:
         """The space is released (or recycled for another program): its hooks go."""
-        breakpoints = (self._code_breakpoints or {}).pop(space.serial, None)
+        breakpoints = self._code_breakpoints.pop(space)
         if breakpoints is not None:
             breakpoints.clear()
 

@@ -1,6 +1,6 @@
 """Signal frames show original PCs (US 6,898,785: signal handlers never see an
 address of a relocated instrumented function). Part of the debug interface
-(kernel_model/debug/), mixed into DebugInterface.
+(kernel_model/debug/), one of its parts.
 
 A tool that runs the program's instructions somewhere else (a relocated copy of a function,
 instrumenter/strategies/relocate/) registers a translator; the kernel's signal-frame code
@@ -37,6 +37,9 @@ class SignalFramePcs:
     _frame_pcs: dict | None = None      # (space.serial, tid) -> [(frame, original, resume)]
     _unbound: dict | None = None        # (space.serial, tid) -> (original, resume), frame not built
 
+    def __init__(self, step_thread):
+        self._step_thread = step_thread     # detach.py: one instruction of a thread, now
+
     def register_signal_pc_translator(self, translate) -> None:
         if self._pc_translators is None:
             self._pc_translators = []
@@ -66,7 +69,7 @@ class SignalFramePcs:
         answer = self._translate_pc(thread, machine.pc)
         steps = 0
         while answer == STEP and not synchronous and steps < _MAX_STEPS:
-            if not self.step_thread(thread):              # detach.py
+            if not self._step_thread(thread):             # detach.py
                 return None
             steps += 1
             answer = self._translate_pc(thread, machine.pc)

@@ -17,7 +17,8 @@ ALL_BUT_SIGKILL = ((1 << 64) - 1) & ~(1 << (SIGKILL - 1))
 
 
 class ThreadHolds:
-    _kernel = None
+    def __init__(self, kernel):
+        self._kernel = kernel
 
     def suspend_thread(self, thread) -> None:
         """Keep `thread` off the CPU until `resume_thread(thread)` (one per suspend)."""

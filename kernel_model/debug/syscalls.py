@@ -28,6 +28,9 @@ class SyscallRun(NamedTuple):
 class SyscallAccess:
     ABIS = {"syscall": "x86_64", "int80": "i386"}
 
+    def __init__(self, kernel):
+        self._kernel = kernel
+
     def run_syscall(self, frame, thread, address: int, kind: str) -> SyscallRun:
         """Run the system call of the `kind` instruction ("syscall": x86-64 `syscall`,
         "int80": `int 0x80`, 2 bytes each) at `address` for `thread`, which trapped there on a

@@ -27,7 +27,9 @@ __all__ = ["TimerAccess", "CALLEE_SAVED", "CAPTURES", "WALK_REGISTERS", "Capture
 
 
 class TimerAccess:
-    _kernel = None
+    def __init__(self, kernel, events):
+        self._kernel = kernel
+        self._events = events               # events.py: who hears the ticks
 
     def arm_timer(self, interval: int, *, event: str = "insns", capture: str | None = None,
                   batch: int | None = None) -> None:
@@ -46,12 +48,12 @@ class TimerAccess:
                                                    on_switch=self._timer_switch, capture=native,
                                                    on_ticks=self._timer_ticks_taken)
         if event == "syscalls":
-            self.syscall_watchers.append(timer)
+            self._events.add_syscall_watcher(timer)
 
     def disarm_timer(self) -> None:
         timer, self._kernel.timer = self._kernel.timer, None
-        if timer is not None and timer in self.syscall_watchers:
-            self.syscall_watchers.remove(timer)
+        if timer is not None:
+            self._events.remove_syscall_watcher(timer)
 
     def timer_capturing(self) -> bool:
         """Whether ticks are taken by the C handler (a capture was asked for and can be built)."""
@@ -65,7 +67,7 @@ class TimerAccess:
         if timer is not None and timer.capture is not None:
             timer.capture.learn(process.space, lookup, rule)
 
-    def _timer_forget(self, process) -> None:
+    def forget_timer_rules(self, process) -> None:
         """An object was mapped or unmapped in `process`: the rules may describe what is gone."""
         timer = self._kernel.timer
         if timer is not None and timer.capture is not None:
@@ -97,17 +99,17 @@ class TimerAccess:
         return kernel.cpu_time.thread_instructions(thread, kernel.in_hook and thread is kernel.current)
 
     def _timer_switch(self, previous, thread) -> None:
-        self._emit("thread_switch", previous, thread)
+        self._events.emit("thread_switch", previous, thread)
 
     def _timer_tick(self, thread, frame) -> bool:
-        self._emit("timer_tick", thread, frame)
+        self._events.emit("timer_tick", thread, frame)
         return True
 
     def _timer_ticks_taken(self, thread, frames) -> None:
         """The capture's ticks: to a subscriber with `timer_tick_batch` all at once (in tick
         order, as a perf ring buffer is read), to the others one by one."""
         timer = self._kernel.timer
-        for subscriber in self.subscribers:
+        for subscriber in self._events.subscribers:
             batch = getattr(subscriber, "timer_tick_batch", None)
             if batch is not None:
                 batch(thread, frames)

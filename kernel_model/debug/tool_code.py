@@ -1,6 +1,6 @@
 """Code a tool put into a process (trampolines calling user handlers, US 9,336,001): where it is,
 so that a fault inside it is reported as the tool's and never blamed on the program. Part of
-the debug interface (kernel_model/debug/), mixed into DebugInterface.
+the debug interface (kernel_model/debug/), one of its parts.
 
 A tool registers a range of a space with a namer, `name(ip) -> str | None`: for a fault at ip
 it says whose code faulted ("handler of uprobe:fib:fib faulted at handler+0x12"), or None when

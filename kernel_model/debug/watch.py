@@ -1,6 +1,6 @@
 """Watchpoints for a debugger: what x86's debug registers give ptrace users (PTRACE_POKEUSER
 of DR0-DR3/DR7), as memory hooks (emu/watchpoints.py). Part of the debug interface
-(kernel_model/debug/), mixed into DebugInterface.
+(kernel_model/debug/), one of its parts.
 
   add_watchpoint(space, address, length, kind, on_access)
         stop at every load (kind "read"), store ("write") or both ("access") the program's
@@ -18,30 +18,32 @@ fire for them either.
 """
 from emu.watchpoints import MemoryWatch
 
-from .run import space_hook
+from .space_hooks import SpaceHooks
 
 
 class WatchAccess:
-    _watches: dict | None = None             # space.serial -> MemoryWatch
+    def __init__(self, kernel):
+        self._kernel = kernel
+        self._watches = SpaceHooks()             # space -> MemoryWatch
 
     def add_watchpoint(self, space, address: int, length: int, kind: str, on_access) -> None:
         kernel = self._kernel
 
         def access(pc, at, size, is_write):
             return on_access(kernel.current, pc, at, size, is_write)
-        space_hook(self, "_watches", space, lambda machine: MemoryWatch(machine, access)).add(address, length, kind)
+        self._watches.hook(space, lambda machine: MemoryWatch(machine, access)).add(address, length, kind)
 
     def remove_watchpoint(self, space, address: int, length: int, kind: str) -> None:
-        watch = (self._watches or {}).get(space.serial)
+        watch = self._watches.get(space)
         if watch is not None:
             watch.remove(address, length, kind)
 
     def settle_watch_stop(self, space) -> None:
-        watch = (self._watches or {}).get(space.serial)
+        watch = self._watches.get(space)
         if watch is not None:
             watch.undo()
 
     def forget_watchpoints(self, space) -> None:
-        watch = (self._watches or {}).pop(space.serial, None)
+        watch = self._watches.pop(space)
         if watch is not None:
             watch.clear()

@@ -23,9 +23,9 @@ from ..blocking import WouldBlock
 from ..errno import GuestErrno
 from ..fs.pipe import BrokenPipe
 from ..process.proc import RUNNABLE
-from ..debug.tracing.syscall_stops import ENTERED as ENTRY_STOPPED
 from ..signals import SIGPIPE
 from .context import SyscallContext
+from .entry_stop import ENTERED as ENTRY_STOPPED
 from .registry import IMPLEMENTATIONS
 
 NUMBERS = {"i386": numbers_i386.NUMBERS, "x86_64": numbers_x86_64.NUMBERS}

@@ -1,6 +1,6 @@
 """The tracing facility (US 7,185,320 [0034]-[0037]): stops, event masks, per-signal masks, resume.
 
-Part of the debug interface (kernel_model/debug/, mixed into DebugInterface). What ttrace(2)
+Part of the debug interface (kernel_model/debug/, one of its parts). What ttrace(2)
 and ptrace(2) give a debugger, for the tools of this sandbox (the instrumenter's process monitor,
 a GDB stub):
 
@@ -101,6 +101,9 @@ class _Traced:
 class TracingFacility:
     _tracing: dict | None = None
 
+    def __init__(self, kernel=None):
+        self._kernel = kernel
+
     # ---- state (kept per pid and tid: stable numbers, never reused in a run) ----------------
     def _trace_tables(self) -> dict:
         tables = self._tracing
@@ -128,7 +131,6 @@ class TracingFacility:
         if getattr(process, "state", None) == ZOMBIE:
             raise TraceError(f"pid {process.pid} has exited")
         processes[process.pid] = _Traced(tracer, EventMask(TraceEvent(events), TraceOption(options)))
-        self.watch_syscalls_for(events)
 
     def detach(self, process) -> None:
         """Untrace `process`: its masks are forgotten and its stopped threads resume."""
@@ -138,6 +140,9 @@ class TracingFacility:
             tables["threads"].pop(thread.tid, None)
             if tables["stops"].pop(thread.tid, None) is not None:
                 self._release(thread)
+
+    def is_traced(self, process) -> bool:
+        return self._traced(process) is not None
 
     def tracer_of(self, process):
         traced = self._traced(process)
@@ -150,7 +155,6 @@ class TracingFacility:
         (`target` is a Process or a Thread); the signal mask is kept."""
         mask = self._mask_of(target, create=True)
         mask.events, mask.options = TraceEvent(events), TraceOption(options)
-        self.watch_syscalls_for(events)
 
     def event_mask(self, target) -> EventMask:
         """A copy of the flags set on `target` (a thread without its own: an empty mask)."""
@@ -204,7 +208,7 @@ class TracingFacility:
         stop = TraceStop("stop", thread.process.pid, thread.tid, thread,
                          reason="on its tracer's request")
         if thread.state == RUNNABLE or thread.state == SLEEPING and thread.blocked_call:
-            self._stop(thread, stop)
+            self.enter_stop(thread, stop)
         else:
             self._trace_tables()["stops"][thread.tid] = stop
             self._notify(thread, stop)
@@ -237,9 +241,25 @@ class TracingFacility:
         if self._tracing:
             self._tracing["stops"].pop(thread.tid, None)
 
-    def _stop(self, thread, stop: TraceStop, *, notify: bool = True) -> None:
+    # ---- tracer stops a tool makes itself (ptrace's breakpoint stop) --------------------------
+    def stop_for_tracer(self, thread, reason: str) -> None:
+        """Leave `thread` stopped until its tracer resumes it (resume_from_tracer, or resume)."""
+        self._kernel.stop_for_tracer(thread, reason)
+        self.record_tool_stop(thread, reason)
+
+    def resume_from_tracer(self, thread) -> None:
+        self.forget_tool_stop(thread)
+        self._kernel.resume_from_tracer(thread)
+
+    def pass_signal_once(self, thread, signal: int) -> None:
+        """`signal`, posted to `thread` next, is delivered without a signal stop (it was the
+        tracer's already: a resume with it, a death after its exit stop)."""
+        self._trace_tables()["passing"][thread.tid] = signal
+
+    def enter_stop(self, thread, stop: TraceStop, *, notify: bool = True) -> None:
         """Put `thread` in `stop`, tell its tracer, and take it off the CPU unless the tracer
-        resumed it inside the notification."""
+        resumed it inside the notification (the events' stops here, the system-call and exit
+        stops of syscall_stops.py)."""
         self._trace_tables()["stops"][thread.tid] = stop
         self._park(thread, stop)
         if notify:
@@ -268,7 +288,7 @@ class TracingFacility:
             raise TraceError(f"no signal {signal}: signals are 1..64")
         info = stop.info if stop is not None and stop.signal == signal and stop.info else \
             {"code": SI_USER, "pid": 0}
-        self._trace_tables()["passing"][thread.tid] = signal
+        self.pass_signal_once(thread, signal)
         self._kernel.signals.post(thread.process, signal, thread=thread, info=info)
 
     def vfork_child_of(self, thread):
@@ -315,7 +335,7 @@ class TracingFacility:
         passing = passing_signals(traced.mask, self._tracing["threads"].get(thread.tid))
         if signal_passes(passing, signal):
             return False
-        self._stop(thread, TraceStop("signal", thread.process.pid, thread.tid, thread,
+        self.enter_stop(thread, TraceStop("signal", thread.process.pid, thread.tid, thread,
                                      signal=signal, info=info))
         return True
 
@@ -335,10 +355,10 @@ class TracingFacility:
             self._tracing["processes"][child.pid] = _Traced(traced.tracer,
                                                             child_mask(traced.mask, thread_mask))
         if not vfork:
-            self._stop(thread, TraceStop(name, parent.pid, thread.tid, thread, other_pid=child.pid,
+            self.enter_stop(thread, TraceStop(name, parent.pid, thread.tid, thread, other_pid=child.pid,
                                          is_parent=True))
         if self._traced(child) is not None:
-            self._stop(child_thread, TraceStop(name, child.pid, child_thread.tid, child_thread,
+            self.enter_stop(child_thread, TraceStop(name, child.pid, child_thread.tid, child_thread,
                                                other_pid=parent.pid))
 
     def trace_vfork_done(self, parent, child) -> None:
@@ -349,7 +369,7 @@ class TracingFacility:
         if thread is None or not self.responds(thread, TraceEvent.VFORK):
             return
         self._tracing["stops"].pop(thread.tid, None)
-        self._stop(thread, TraceStop("vfork", parent.pid, thread.tid, thread, other_pid=child.pid,
+        self.enter_stop(thread, TraceStop("vfork", parent.pid, thread.tid, thread, other_pid=child.pid,
                                      is_parent=True))
 
     def trace_exec(self, process) -> None:
@@ -357,7 +377,7 @@ class TracingFacility:
             return
         thread = self._kernel.current if self._kernel is not None else None
         if thread is not None and thread.process is process and self.responds(thread, TraceEvent.EXEC):
-            self._stop(thread, TraceStop("exec", process.pid, thread.tid, thread))
+            self.enter_stop(thread, TraceStop("exec", process.pid, thread.tid, thread))
 
     def trace_exit(self, process, status: int) -> None:
         """The process is gone: its tracer hears of it if EXIT is in a mask; its state goes."""
@@ -367,7 +387,6 @@ class TracingFacility:
         for thread in threads_of:
             self._tracing["stops"].pop(thread.tid, None)
             self._tracing["passing"].pop(thread.tid, None)
-            self._tracing.get("dying", {}).pop(thread.tid, None)
         traced = self._traced(process)
         if traced is None:
             return

@@ -19,29 +19,33 @@ do_exit's PTRACE_EVENT_EXIT): `signal` is the killing signal and `result` the wa
 resumed, the signal, still pending and passed, kills. SIGKILL does not stop: it ends any stop.
 
 The facility watches the system calls (DebugInterface.syscall_watchers) only once a mask asks
-for these events, so an untraced run pays nothing.
+for these events, so an untraced run pays nothing. The facility (facility.py) decides who
+responds and makes the stops; this part asks it, and keeps only what is its own: its watcher
+and the deaths it stopped before.
 """
 from ...signals import SIGKILL
+from ...syscalls.entry_stop import ENTERED  # noqa: F401  (the dispatcher reads it too)
+from .facility import TraceStop
 from .masks import TraceEvent
 
 SYSCALL_EVENTS = TraceEvent.SYSCALL_ENTRY | TraceEvent.SYSCALL_EXIT
 WATCHED_EVENTS = SYSCALL_EVENTS | TraceEvent.EXIT
 EXIT_CALLS = ("exit", "exit_group")
-ENTERED = "trace_entry_stopped"         # thread.restart key: the entry stop was made
 EXIT_STOPPED = "trace_exit_stopped"     # thread.restart key: ... and the exit stop
 
 
 class _SyscallWatcher:
     """The facility's syscall watcher: asks the masks at each entry and exit."""
 
-    def __init__(self, facility):
-        self.facility = facility
+    def __init__(self, facility, stops):
+        self.facility = facility            # facility.py: responds()
+        self.stops = stops                  # SyscallTraceStops: stop_at_syscall()
 
     def syscall_entry(self, thread, name: str, args) -> None:
         facility = self.facility
         if facility.responds(thread, TraceEvent.SYSCALL_ENTRY):
             thread.restart[ENTERED] = True
-            facility.stop_at_syscall(thread, "syscall-entry", name)
+            self.stops.stop_at_syscall(thread, "syscall-entry", name)
         elif name in EXIT_CALLS and facility.responds(thread, TraceEvent.EXIT):
             self._exit_stop(thread, name, args)
 
@@ -56,43 +60,51 @@ class _SyscallWatcher:
 
     def _exit_stop(self, thread, name: str, args) -> None:
         thread.restart[ENTERED] = thread.restart[EXIT_STOPPED] = True
-        self.facility.stop_at_syscall(thread, "exit", name, args[0] & 0xFF)
+        self.stops.stop_at_syscall(thread, "exit", name, args[0] & 0xFF)
 
     def syscall_exit(self, thread, name: str, args, result: int) -> None:
         facility = self.facility
         if facility.responds(thread, TraceEvent.SYSCALL_EXIT):
-            facility.stop_at_syscall(thread, "syscall-exit", name, result)
+            self.stops.stop_at_syscall(thread, "syscall-exit", name, result)
 
 
 class SyscallTraceStops:
-    _syscall_watcher = None
+    def __init__(self, kernel, facility, events):
+        self._kernel = kernel
+        self._facility = facility           # facility.py: who responds, and the stops
+        self._events = events               # events.py: the syscall watchers
+        self._syscall_watcher = None
+        self._dying: dict = {}              # tid -> the signal whose exit stop was made
 
     def watch_syscalls_for(self, events) -> None:
         """A mask now asks for system-call or exit stops: watch the calls (once)."""
         if events & WATCHED_EVENTS and self._syscall_watcher is None:
-            self._syscall_watcher = _SyscallWatcher(self)
-            self.syscall_watchers.append(self._syscall_watcher)
+            self._syscall_watcher = _SyscallWatcher(self._facility, self)
+            self._events.add_syscall_watcher(self._syscall_watcher)
 
     def trace_death(self, thread, signal: int, status: int) -> bool:
         """Signals asks before `signal` kills `thread`'s process (wait status `status`): True
         when the thread stopped first (its EXIT stop); resumed, the signal kills."""
-        tracing = self._tracing
-        if not tracing or signal == SIGKILL:
+        if signal == SIGKILL:
             return False
-        dying = tracing.setdefault("dying", {})
+        dying = self._dying
         if dying.pop(thread.tid, None) == signal:
             return False            # its exit stop was made: the death goes on
-        if self._traced(thread.process) is None or not self.responds(thread, TraceEvent.EXIT):
+        facility = self._facility
+        if not facility.is_traced(thread.process) or not facility.responds(thread, TraceEvent.EXIT):
             return False
-        from .facility import TraceStop
         dying[thread.tid] = signal
-        tracing["passing"][thread.tid] = signal          # no second signal stop for it
+        facility.pass_signal_once(thread, signal)          # no second signal stop for it
         self._kernel.signals.post(thread.process, signal, thread=thread)
-        self._stop(thread, TraceStop("exit", thread.process.pid, thread.tid, thread,
-                                     signal=signal, result=status))
+        facility.enter_stop(thread, TraceStop("exit", thread.process.pid, thread.tid, thread,
+                                              signal=signal, result=status))
         return True
 
     def stop_at_syscall(self, thread, event: str, name: str, result: int | None = None) -> None:
-        from .facility import TraceStop
-        self._stop(thread, TraceStop(event, thread.process.pid, thread.tid, thread,
-                                     syscall=name, result=result))
+        self._facility.enter_stop(thread, TraceStop(event, thread.process.pid, thread.tid, thread,
+                                                    syscall=name, result=result))
+
+    def forget_process(self, process) -> None:
+        """The process is gone (trace_exit): so are its threads' deaths in progress."""
+        for thread in getattr(process, "threads", ()):      # a tool's stand-in may have none
+            self._dying.pop(thread.tid, None)

@@ -4,9 +4,12 @@ a freed copy takes its hooks away, and a pass lets a thread through one alias on
 from types import SimpleNamespace
 
 from kernel_model.debug.code_aliases import CodeAliases
+from kernel_model.debug.space_hooks import SpaceHooks
 
 
 class _Hooks(set):
+    machine = None                  # the space's (a stand-in without a Machine)
+
     def add(self, address):
         super().add(address)
 
@@ -16,16 +19,17 @@ class _Hooks(set):
 
 class _Door(CodeAliases):
     def __init__(self):
-        self._code_breakpoints = {}
+        self.hooks = SpaceHooks()                           # shared with debug/run.py in the door
+        super().__init__(self.hooks)
 
     def add_code_breakpoint(self, space, address):        # debug/run.py's part of it
-        hooks = self._code_breakpoints.setdefault(space.serial, _Hooks())
+        hooks = self.hooks.hook(space, lambda machine: _Hooks())
         hooks.add(address)
         for alias in self.code_aliases_of(space, address):
             hooks.add(alias)
 
 
-SPACE = SimpleNamespace(serial=7)
+SPACE = SimpleNamespace(serial=7, machine=None)
 
 
 def _thread(tid=1):
@@ -38,11 +42,11 @@ def test_breakpoint_before_or_after_the_alias():
     door.add_code_breakpoint(SPACE, 0x1000)
     door.register_code_alias(SPACE, 0x9100, 0x1000)                 # a newer copy
     door.register_code_alias(SPACE, 0x9004, 0x1004)                 # no breakpoint there
-    assert door._code_breakpoints[7] == {0x1000, 0x9000, 0x9100}
+    assert door.hooks.get(SPACE) == {0x1000, 0x9000, 0x9100}
     assert door.code_alias_original(SPACE, 0x9100) == 0x1000
     assert door.code_alias_original(SPACE, 0x1004) == 0x1004
     door.unregister_code_aliases(SPACE, [0x9000, 0x9004])           # the old copy is freed
-    assert door._code_breakpoints[7] == {0x1000, 0x9100}
+    assert door.hooks.get(SPACE) == {0x1000, 0x9100}
     assert door.code_aliases_of(SPACE, 0x1000) == [0x9100]
 
 

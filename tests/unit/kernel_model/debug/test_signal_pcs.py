@@ -12,6 +12,7 @@ HALF_DONE = {0x7003, 0x7004}
 
 class _Door(SignalFramePcs):
     def __init__(self):
+        super().__init__(self.step_thread)                  # the door gives detach.py's
         self.steps = 0
 
     def step_thread(self, thread):
