@@ -54,9 +54,9 @@ release, which tell several parts in turn, and attaching, which tells the tracin
 its system-call stops. No part reads another's state: where one needs another, it is given it
 (or the one method it needs) when it is made, and calls it.
 """
-import operator
 import functools
 import inspect
+import operator
 
 from emu.errors import MachineError as MemoryFault  # noqa: F401  (no page there: a tool's EFAULT)
 from emu.icount import InstructionClock
