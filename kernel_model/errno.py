@@ -1,6 +1,6 @@
 """Linux errno values as the guest sees them, their names and messages, and the exception that
 carries one: the one errno table of the project (the kernel fails calls with it, strace prints
-`-1 ENOENT (No such file or directory)` from it, through kernel_model/debug_abi.py).
+`-1 ENOENT (No such file or directory)` from it, through kernel_model/debug/abi.py).
 
 Numbers 1..133 are Linux's (asm-generic/errno-base.h and errno.h), identical on i386 and x86-64,
 spelled out here rather than taken from the host's `errno` module so that the guest sees Linux

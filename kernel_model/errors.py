@@ -24,7 +24,7 @@ class KernelPanic(InternalError):
 
 
 class TraceError(KernelError):
-    """A tool's request to the tracing facility (kernel_model/tracing_facility.py) that the
+    """A tool's request to the tracing facility (kernel_model/debug/tracing/facility.py) that the
     kernel refuses, as ttrace(2) and ptrace(2) return an error to the debugger: resuming a
     thread that is not stopped, masks on a process nobody traces, a second tracer."""
 

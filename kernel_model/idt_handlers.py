@@ -33,7 +33,7 @@ def install_idt_handlers(kernel, space) -> None:
 
 
 def _breakpoint_handler(kernel, space):
-    """#BP: a breakpoint a tool registered (kernel_model/debug.py) gets the trap frame first;
+    """#BP: a breakpoint a tool registered (kernel_model/debug/) gets the trap frame first;
     an int3 nobody owns is the program's own: SIGTRAP."""
     def handle(frame):
         handler = kernel.debug.breakpoint_at(space, frame.ip - 1)

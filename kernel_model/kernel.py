@@ -17,7 +17,7 @@ from .blocking import WouldBlock
 from .time.clock import VirtualClock
 from .time.cpu_time import CpuTime
 from .debug import DebugInterface
-from .debug_access import symbolize
+from .debug.access import symbolize
 from .errno import GuestErrno
 from .errors import KernelError
 from .process.exit import exit_process, exit_thread
@@ -209,19 +209,19 @@ class Kernel(Spawning, SyscallEntry):
                 raise self.task_limit.runaway
             if alarms:
                 alarms.fire()           # a safe point: between instructions, outside hooks
-            control = self.debug.run_controller      # a debugger's (kernel_model/debug_run.py)
+            control = self.debug.run_controller      # a debugger's (kernel_model/debug/run.py)
             if control is not None:
                 control.schedule_point()
             if preempted:
                 thread = self.scheduler.rotate(self.current)
             else:
                 thread = self.scheduler.pick(self.current)
-            thread = self.debug.sequence_to_finish(self.current, thread)   # debug_restartable.py
+            thread = self.debug.sequence_to_finish(self.current, thread)   # debug/restartable.py
             if control is not None and thread is not None:
                 thread = control.choose(thread)
             if thread is None:
                 if control is not None and control.idle():
-                    continue                # its user holds what could run (debug_run.py)
+                    continue                # its user holds what could run (debug/run.py)
                 if self.scheduler.threads:
                     raise Deadlock(self.scheduler.deadlock_report(self.debug.tool_waits()))
                 break
@@ -232,7 +232,7 @@ class Kernel(Spawning, SyscallEntry):
             self._switch_to(thread)
             if self.signals.deliverable(thread):
                 if control is not None and control.intercept_signal(thread):
-                    continue                        # the debugger sees it first (debug_run.py)
+                    continue                        # the debugger sees it first (debug/run.py)
                 self.signals.deliver(thread)        # on the way back to user mode
                 if thread.state != RUNNABLE:
                     continue
@@ -278,7 +278,7 @@ class Kernel(Spawning, SyscallEntry):
         previous = self.current
         if previous is not None and previous is not thread and previous.context is None \
                 and previous.state != ZOMBIE:
-            self.debug.restart_sequence(previous)      # debug_restartable.py (rseq)
+            self.debug.restart_sequence(previous)      # debug/restartable.py (rseq)
             previous.context = previous.process.machine.save_context()
         if thread.context is not None:
             thread.process.machine.restore_context(thread.context)

@@ -22,7 +22,7 @@ import struct
 from emu import exits
 
 from .cpu import idt as V
-from .debug_cpu import SpaceCpu
+from .debug.cpu import SpaceCpu
 from .errors import KernelError
 from .process.exec import map_segments
 from .memory.space import Space
@@ -87,7 +87,7 @@ class BareGuest:
         self.space.vm.map_area(address, len(code), PROT_READ | PROT_EXEC, name=b"[code]", data=code)
 
     def cpu(self):
-        """The guest's CPU and memory as a tool sees them (kernel_model/debug_cpu.py)."""
+        """The guest's CPU and memory as a tool sees them (kernel_model/debug/cpu.py)."""
         if self._cpu is None:
             self._cpu = SpaceCpu(self.space)
         return self._cpu

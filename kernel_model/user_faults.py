@@ -24,10 +24,10 @@ def deliver_exception(kernel, frame, signal: int) -> bool:
     proc = thread.process
     thread.held_signals = 0          # the faulting instruction gets its signal: no hold keeps it
     fault_address = frame.fault_address if frame.fault_address is not None else frame.ip
-    if kernel.debug.stale_code_fault(proc, frame):   # into a detached tool's pages: debug_detach.py
+    if kernel.debug.stale_code_fault(proc, frame):   # into a detached tool's pages: debug/detach.py
         return True
     blame = kernel.debug.tool_code_fault(proc, frame.ip)
-    if blame is not None:        # a tool's code faulted (kernel_model/debug_tool_code.py)
+    if blame is not None:        # a tool's code faulted (kernel_model/debug/tool_code.py)
         kernel.kill(proc, signal, f"{blame}: {signal_name(signal)} ({_detail(frame, thread)})")
         return False
     handler = proc.sigactions.get(signal, (0,))[0]

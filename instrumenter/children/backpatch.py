@@ -2,7 +2,7 @@
 original program for a process the tool does not trace, and instrument it again afterwards.
 
 Every strategy patches code through the debug interface, which keeps each space's sites with
-their original bytes (kernel_model/debug_patches.py: int3s, LOCK prefixes, 5-byte jumps alike)
+their original bytes (kernel_model/debug/patches.py: int3s, LOCK prefixes, 5-byte jumps alike)
 — the patent's breakpoint store and process-image store. Backpatching writes those bytes back and
 records the list; re-inserting writes the patches of the list again. XOL pages (trampolines, return landings, native counters)
 are left alone: without the patches nothing enters them.

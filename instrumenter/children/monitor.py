@@ -1,7 +1,7 @@
 """The process monitor (US 7,185,320, FIG. 3 item 320 and FIG. 5): which processes the tool traces,
 what the kernel announced it is about to create, and who deals with each child.
 
-Fed by the kernel's debug interface (kernel_model/debug.py). A pre-fork event carries the pid
+Fed by the kernel's debug interface (kernel_model/debug/). A pre-fork event carries the pid
 the child will get and whether it is a vfork; the fork/vfork event that follows is checked
 against it, and so is a failure (FIG. 5: a vfork that failed, or a child with another pid, is
 reported — the tool would otherwise act on the wrong process). Children of traced processes
@@ -11,7 +11,7 @@ process event and every trap of an untraced process in a shared space to it.
 Its one-line reports (`reports`) are part of a run's result, in event order.
 
 The monitor is also the processes' tracer in the debug interface's tracing facility (US 7,185,320
-[0034]-[0037], kernel_model/tracing_facility.py): it attaches to the first process with the
+[0034]-[0037], kernel_model/debug/tracing/facility.py): it attaches to the first process with the
 policy's fork/vfork event flags and options, so that the kernel stops a forking thread, the new
 child's first thread, and a vfork parent at vfork-done, and tells the monitor; the policy says
 which stops it resumes (every one, except under `naive`: FIG. 1's tool resumes only what names
@@ -70,7 +70,7 @@ class ProcessMonitor:
         """A traced thread stopped at a fork/vfork event: the policy resumes it or not."""
         self.policy.on_trace_stop(stop)
 
-    # ---- the trap gate of shared spaces (kernel_model/debug.py set_gate) ------------------
+    # ---- the trap gate of shared spaces (kernel_model/debug/ set_gate) ------------------
     def gate(self, handler, address: int, frame, thread) -> bool:
         if thread.process.pid in self.traced:
             return handler(frame, thread)

@@ -2,7 +2,7 @@
 US 6,957,421: providing debugging capability for instrumented code).
 
 All-stop, as GDB's default: the debugger is the kernel's run controller (kernel_model/
-debug_run.py), so between two slices of guest execution it may stop the world — no thread
+debug/run.py), so between two slices of guest execution it may stop the world — no thread
 runs while `on_stop(event)` talks to the user — and it resumes by returning from it, with
 each thread told to continue or to step.
 
@@ -185,7 +185,7 @@ class Debugger(ForkEvents, ExecEvents, UserHolds, Watchpoints):
             self.debug.post_signal(thread, signal, info)
         for thread in self.threads():
             # A stop in a relocated copy is at an alias of the original address (the door's
-            # kernel_model/debug_code_aliases.py): that breakpoint is the one it resumes from.
+            # kernel_model/debug/code_aliases.py): that breakpoint is the one it resumes from.
             pc = self.debug.code_alias_original(thread.process.space, self.real_pc(thread))
             if self._breakpoint_of(thread.process, pc) is not None:
                 self._resuming[thread.tid] = pc
@@ -220,7 +220,7 @@ class Debugger(ForkEvents, ExecEvents, UserHolds, Watchpoints):
         self.interrupt_requested = True
         self.debug.interrupt_guest()
 
-    # ---- the run controller (kernel_model/debug_run.py) -----------------------------------
+    # ---- the run controller (kernel_model/debug/run.py) -----------------------------------
     def schedule_point(self) -> None:
         if self.interrupt_requested and not self.stepper.active:
             self.interrupt_requested = False
@@ -274,7 +274,7 @@ class Debugger(ForkEvents, ExecEvents, UserHolds, Watchpoints):
         self.stepper.after_slice(thread)
         self.settle_watch_hit(thread)
 
-    # ---- process events (kernel_model/debug.py) --------------------------------------------
+    # ---- process events (kernel_model/debug/) --------------------------------------------
     def exit(self, process, status: int) -> None:
         if process.pid in self.processes and not self.detached:
             self.stepper.process_ended(process)

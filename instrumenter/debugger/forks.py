@@ -64,7 +64,7 @@ class ForkEvents:
 
     def check_vfork_parents(self, resumed) -> None:
         """Refuse to resume a vfork parent alone while its child borrows its space: the
-        tracing facility's rule and error (VforkParentBusy, kernel_model/tracing_facility.py),
+        tracing facility's rule and error (VforkParentBusy, kernel_model/debug/tracing/facility.py),
         one for every tool. `resumed` are the threads the user lets run; a child resumed with
         its parent, or not debugged (it runs anyway), lets the parent wake when it execs or
         exits."""

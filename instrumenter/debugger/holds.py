@@ -34,7 +34,7 @@ class UserHolds:
             self.debug.resume_thread(thread)
 
     def idle(self) -> bool:
-        """Nothing can run (kernel_model/debug_run.py): True when that is because the user
+        """Nothing can run (kernel_model/debug/run.py): True when that is because the user
         holds threads, after a stop is pending for it; False: a real deadlock or the end."""
         if not self._holds or self.detached:
             return False

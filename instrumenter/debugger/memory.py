@@ -1,7 +1,7 @@
 """Memory as the program has it, under the tool's patches (GDB's shadowing of breakpoints:
 gdbserver's mem-break.c check_mem_read/check_mem_write, and the patent's process-image store).
 
-The debug interface keeps every tool patch (kernel_model/debug_patches.py): its read_memory
+The debug interface keeps every tool patch (kernel_model/debug/patches.py): its read_memory
 shows the original bytes under each int3, LOCK prefix and jump, and its write_memory into a
 patched range changes the saved original and leaves the patch in place. The debugger's own
 breakpoints patch nothing (emu/code_breakpoints.py), so this layer only forwards; it is where

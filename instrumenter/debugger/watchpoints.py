@@ -1,5 +1,5 @@
 """Watchpoints (GDB's watch/rwatch/awatch: Z2/Z3/Z4), through the debug interface's memory
-hooks (kernel_model/debug_watch.py). Mixed into Debugger.
+hooks (kernel_model/debug/watch.py). Mixed into Debugger.
 
 A watched access stops the thread before the accessing instruction, with the instruction's
 stores undone (emu/watchpoints.py); the debugger then runs exactly that instruction (the

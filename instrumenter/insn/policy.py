@@ -239,7 +239,7 @@ EMULATE_RULES = tuple(EmulateRule(*e) for e in (
     ("jcc_rel", "*", None, InsnClass.JCC_REL, "IP = target if the condition holds in EFLAGS"),
     ("call_rel", "call", None, InsnClass.CALL_REL, "push the return address, IP = target"),
     # Refused out of line (RULES: fast_syscall, software_interrupt), but the kernel that runs
-    # the call can run it as the instruction would (kernel_model/debug_syscalls.py).
+    # the call can run it as the instruction would (kernel_model/debug/syscalls.py).
     ("syscall", "syscall", None, InsnClass.REFUSED, "system call: the kernel runs it with "
      "the instruction's own return address (RCX, restart, signals)"),
     ("int80", "int", "0x80", InsnClass.REFUSED, "system call: the kernel runs int 0x80's path "

@@ -1,7 +1,7 @@
 """`profile:EVENT:N` probes for `trapline trace` (issue 18; bpftrace's profile:hz:N, but in
 virtual time): a record every N guest instructions (`insn`/`insns`), taken branches, system
 calls or page faults, through the same profiling timer the sampler arms
-(kernel_model/debug_timer.py). A record carries the virtual time, pid, tid, the interrupted PC
+(kernel_model/debug/timer.py). A record carries the virtual time, pid, tid, the interrupted PC
 and its symbol, and with `:stack` the unwound return addresses as its args (frame pointers and
 CFI, as the profiler's samples: unwind.py).
 

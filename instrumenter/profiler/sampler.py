@@ -1,5 +1,5 @@
 """The sampling profiler's kernel-side handler (US 7,823,129's tprof phase): on every tick of the
-profiling timer (kernel_model/debug_timer.py) it takes the interrupted thread's PC from the trap
+profiling timer (kernel_model/debug/timer.py) it takes the interrupted thread's PC from the trap
 frame and, in stack mode, unwinds its stack from the live registers (frame pointers and CFI:
 unwind.py), names every frame (symbolize.py) and hands the sample on.
 
@@ -9,7 +9,7 @@ every `interval` system calls, taken branches or page faults (`event="syscalls"`
 "faults"), the processes count their instructions (emu/icount.py) and a sample's time is the
 instruction count at its tick.
 Ticks of instructions are taken at the interrupt, in C, where the timer's capture can walk them
-(kernel_model/debug_timer.py): the sampler teaches it every step its own live walks take, and
+(kernel_model/debug/timer.py): the sampler teaches it every step its own live walks take, and
 names the frames it hands over (CapturedFrame) like those of a live walk — the same samples,
 at a fraction of the cost (bench/profile.py).
 The sampler also reports module loads (the program at exec, libraries as they are mapped), the
@@ -89,7 +89,7 @@ class Sampler:
         self.on_sample, self.on_module = on_sample, on_module
         # on_event(record): the trace's other records (Interrupt, ThreadSwitch, ModuleUnload)
         self.on_event = on_event
-        # batch: samples taken at the interrupt (debug_timer.py's capture) reach on_sample at the
+        # batch: samples taken at the interrupt (debug/timer.py's capture) reach on_sample at the
         # latest when that many wait (1: each at its tick, as a tool that acts on it needs)
         self.batch, self.native = batch, native
         self.captured = 0            # ticks the timer's C handler took (the others: live)

@@ -58,7 +58,7 @@ class Unwinder:
     def __init__(self, door, fixup=None, learn=None):
         self.door = door
         # learn(process, lookup, rule): the timer's C handler is taught each rule a walk
-        # takes, to walk the next ticks through the same frames itself (debug_timer.py).
+        # takes, to walk the next ticks through the same frames itself (debug/timer.py).
         self.learn = learn
         # fixup(process, tid, address, sp) -> address: a tool that swapped return addresses
         # for its own landing (uretprobes) gives the real one back, as perf asks uprobes.

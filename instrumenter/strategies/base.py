@@ -2,7 +2,7 @@
 
 Every strategy of the registry (registry.py) is a ProbeStrategy:
   place(process, address, hook, owner) -> site   put `hook` on the instruction at `address`,
-        patching the code through the debug interface (kernel_model/debug_patches.py); raises
+        patching the code through the debug interface (kernel_model/debug/patches.py); raises
         InstrumenterError with a one-line reason when it cannot take the site, and then has
         patched nothing;
   remove(process, address, hook, owner)          take the hook off; the last one restores the

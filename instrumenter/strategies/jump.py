@@ -371,7 +371,7 @@ class JumpProbes(ProbeStrategy):
 
     def _set_redirect(self, space, site: JumpSite, part: int) -> None:
         """_on_hit leaves the saved IP as it is (the byte after the part's int3): the kernel
-        may take these int3s by a breakpoint redirect (kernel_model/debug.py
+        may take these int3s by a breakpoint redirect (kernel_model/debug/
         register_breakpoint_redirect), while _on_hit is still its handler for the part."""
         def redirect(thread):
             for hook in site.hooks:
@@ -397,7 +397,7 @@ class JumpProbes(ProbeStrategy):
         self.natives.fork(parent, child)
 
     def forget(self, space) -> None:
-        """The space is released (kernel_model/debug.py space_released) or a detached child's
+        """The space is released (kernel_model/debug/ space_released) or a detached child's
         copy cleaned: collect what it counted, then drop its entries."""
         self.natives.forget_space(space)
         super().forget(space)

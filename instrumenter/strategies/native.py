@@ -263,7 +263,7 @@ def _rip(e: Emitter, opcode: bytes, target: int, tail: bytes = b"") -> None:
 
 
 def _append_args_x86_64(e: Emitter, slot: NativeSlot, part: int) -> None:
-    """A restartable sequence (kernel_model/debug_restartable.py): rax = [index]; if rax <
+    """A restartable sequence (kernel_model/debug/restartable.py): rax = [index]; if rax <
     capacity: store the argument registers at array + rax*N*8 (through r11, which passes no
     argument), then commit with `inc qword [index]`; else an int3 whose handler drains the
     buffer and sends the thread back to the start (native_collector.py)."""

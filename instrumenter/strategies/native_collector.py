@@ -3,7 +3,7 @@ collected from guest memory into the session's hits and records, at process exit
 end of the run, and — for an args:N buffer that fills up — at once, from the guest's own trap.
 
 A full buffer does not drop records: the append is a restartable sequence (the debug
-interface's rseq for tools, kernel_model/debug_restartable.py) that ends in one committing
+interface's rseq for tools, kernel_model/debug/restartable.py) that ends in one committing
 increment, so every record below the index is complete whatever thread was switched out where,
 and a full buffer traps (an int3 in the part) into `_drain`, which collects the slot, resets its
 index and sends the thread back to the start of its append.

@@ -33,7 +33,7 @@ def validate_site(process, address: int) -> None:
 
 
 def patch_site(debug, process, address: int, data: bytes, owner):
-    """Patch the code through the door (kernel_model/debug_patches.py), which keeps the
+    """Patch the code through the door (kernel_model/debug/patches.py), which keeps the
     original bytes; a conflict with another patch is this placement's refusal."""
     try:
         return debug.patch(process, address, data, owner)

@@ -11,7 +11,7 @@ It is the singlestep baseline (singlestep.py: restore, TF, #DB, re-insert) with 
 closed to everybody else: on the hit every other thread that runs in the address space — the
 process's threads, a vfork child borrowing the space, processes made with clone(CLONE_VM) as
 samples/loss_procs makes them — is held through the debug interface (kernel_model/
-debug_suspend.py) before the original bytes go back, and released after the #DB has written
+debug/suspend.py) before the original bytes go back, and released after the #DB has written
 the int3 again. Nothing can run the original instruction unobserved, so nothing is lost; the
 price is that every other thread stands still for the window, which the loss experiment
 reports as held thread-instructions: for each window, the guest instructions that ran during

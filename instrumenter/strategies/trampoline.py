@@ -172,7 +172,7 @@ class TrampolineProbes(ProbeStrategy):
 
     def _set_redirect(self, space, site: Site) -> None:
         """_on_hit only rewrites the saved IP: let the kernel take the int3 by a breakpoint
-        redirect (kernel_model/debug.py register_breakpoint_redirect says why that is exact;
+        redirect (kernel_model/debug/ register_breakpoint_redirect says why that is exact;
         the kernel takes it only while _on_hit is still its handler for the address)."""
         address = site.address
 

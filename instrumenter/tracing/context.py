@@ -21,7 +21,7 @@ class ProbeContext:
         self.probe = probe
         self.address = address
         self.retval = retval
-        self._cpu = kernel.debug.cpu(process)          # through the door (kernel_model/debug_cpu.py)
+        self._cpu = kernel.debug.cpu(process)          # through the door (kernel_model/debug/cpu.py)
 
     @property
     def pid(self) -> int:
@@ -46,7 +46,7 @@ class ProbeContext:
     def read(self, address: int, size: int) -> bytes:
         """The program's memory as the program has it: the tool's own patches (int3 bytes,
         jumps) read as the original bytes they replaced, as gdbserver shows memory under its
-        breakpoints (the door keeps them: kernel_model/debug_patches.py)."""
+        breakpoints (the door keeps them: kernel_model/debug/patches.py)."""
         return self.kernel.debug.read_memory(self.process, address, size)
 
     def read_string(self, address: int, limit: int = 256) -> bytes:

@@ -12,14 +12,14 @@ time/insn_alarms.py), for every address space the session traces:
      unwinding and by the uretprobe shadow stacks reset to the original ones, signal frames'
      saved PCs too), and the shadow stacks dropped;
   4. every probe is taken out through its strategy, and then every patched text byte is
-     restored through the door (kernel_model/debug_patches.py `remove_all_patches`: the
+     restored through the door (kernel_model/debug/patches.py `remove_all_patches`: the
      program's bytes exactly, whoever patched them), and the door forgets the space's
      breakpoint handlers, #UD sites, #DB handler, gates and tool code ranges;
   5. the instrumentation code space is unmapped (XOL pages: trampolines, jump trampolines,
      landings, handler copies; native data pages), and a table of what each former tool
      address stood for is kept: a stale pointer the program copied (a return address it saved)
      that it later jumps to faults in the unmapped range, and the door sends the thread to the
-     original address instead (kernel_model/debug_detach.py); each such translation is
+     original address instead (kernel_model/debug/detach.py); each such translation is
      reported (`DetachReport.stale`).
 Afterwards the session hears of no event; children and exec'd images run bare.
 

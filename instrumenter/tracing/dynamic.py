@@ -7,7 +7,7 @@ once) and disabled by taking each of its placements out again, at any moment: fr
 the CLI's `--enable-at N`/`--disable-at N`), or from a probe's action. The logical switch is
 immediate — a disabled probe records nothing from that instant, an enabled one from the next
 instruction — and the patching is done at a safe point: between two guest instructions,
-outside every hook (kernel_model/debug_alarms.py), where no thread is half-way through a
+outside every hook (kernel_model/debug/alarms.py), where no thread is half-way through a
 handler that could still send it to a trampoline being taken away. With `enable_at` E and
 `disable_at` D the probe sees exactly the hits with E < ts <= D.
 

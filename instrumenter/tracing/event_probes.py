@@ -1,9 +1,9 @@
 """proc:fork, proc:vfork, proc:exec, proc:exit and signal:NAME probes: records made from the
-debug interface's process events (kernel_model/debug.py), as bpftrace's tracepoints
+debug interface's process events (kernel_model/debug/), as bpftrace's tracepoints
 sched:sched_process_fork/exec/exit and signal:signal_deliver give them.
 
 A record carries the process the event is about (the parent for fork/vfork), the thread that
-raised it, the virtual time (the run's instruction clock, exact: kernel_model/debug_alarms.py)
+raised it, the virtual time (the run's instruction clock, exact: kernel_model/debug/alarms.py)
 and the event's own fields, in a fixed order:
   fork, vfork   child_pid
   exec          path, argv
@@ -49,7 +49,7 @@ class EventProbes:
         for probe in self._probes(PROC, lambda spec: spec.event == event):
             self._record(probe, process, self._thread_of(process), event, fields)
 
-    # ---- events (kernel_model/debug.py) --------------------------------------------------------
+    # ---- events (kernel_model/debug/) --------------------------------------------------------
     def fork(self, parent, child) -> None:
         self._proc("fork", parent, (("child_pid", child.pid),))
 

@@ -1,7 +1,7 @@
 """The consumer side of the tracing framework (US 7,350,196 FIG. 1): probes are enabled on the
 processes of a kernel, hits produce records into per-process buffers.
 
-It talks to the kernel only through its debug interface (kernel_model/debug.py), as a real
+It talks to the kernel only through its debug interface (kernel_model/debug/), as a real
 tool talks to ptrace/uprobes: breakpoint handlers, memory reads/writes, XOL pages, process
 events (fork copies the patches with the memory; exec brings a new image to instrument).
 """
@@ -303,7 +303,7 @@ class Session:
         self.jumps.natives.collect()
         self.buffers.flush()
 
-    # ---- process events (kernel_model/debug.py) -------------------------------------------
+    # ---- process events (kernel_model/debug/) -------------------------------------------
     def exec(self, process, path, argv) -> None:
         self.returns.forget_process(process)
         self.jumps.forget_process(process, exited=False)

@@ -32,7 +32,7 @@ class Thread:
     robust_list: int = 0
     sigmask: int = 0
     pending_signals: int = 0             # thread-directed (tgkill, faults)
-    held_signals: int = 0                # kept pending by a tool for a moment (debug_suspend.py)
+    held_signals: int = 0                # kept pending by a tool for a moment (debug/suspend.py)
     sigaltstack: tuple[int, int, int] = (0, 2, 0)     # (sp, flags=SS_DISABLE, size)
     tls: dict = field(default_factory=dict)   # i386: GDT index -> descriptor of this thread's TLS
     comm: bytes = b""

@@ -10,7 +10,7 @@ order they were created, so a run's interleaving depends only on its inputs and 
 When nothing is runnable but threads sleep with a deadline, virtual time jumps to the earliest
 deadline. When nothing can ever run again, `deadlock_report()` names every sleeper.
 
-Suspension (a tool's hold, kernel_model/debug_suspend.py) is orthogonal to the state: a held
+Suspension (a tool's hold, kernel_model/debug/suspend.py) is orthogonal to the state: a held
 thread keeps sleeping, waking and becoming runnable as it would, it is only never picked
 until every hold is released (Linux's freezer and SIGSTOP keep a task off the CPU the same
 way, without losing the wakeups that arrive meanwhile).

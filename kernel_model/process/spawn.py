@@ -1,9 +1,9 @@
 """The first process of a run: its fds from the config, its starting directory, its program
 loaded (binprm.py) and committed (exec.py), as a launcher's fork + chdir + execve.
 
-Kept apart from kernel.py, which mixes it into Kernel (the debug interface's mixins do the
-same: kernel_model/debug.py), because starting a run is one concept and the run loop another;
-`Kernel.spawn` and `Kernel.load_program` stay the entry points their callers use.
+Kept apart from kernel.py, which mixes it into Kernel, because starting a run is one concept
+and the run loop another; `Kernel.spawn` and `Kernel.load_program` stay the entry points their
+callers use.
 """
 from .. import errno as E
 from .binprm import load_program

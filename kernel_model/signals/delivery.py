@@ -141,7 +141,7 @@ class Signals:
         machine = thread.process.machine
         interrupted = machine.pc
         # A PC in a tool's copy of the program's code is saved as the original address it
-        # stands for (kernel_model/debug_signal_pcs.py; asynchronous signals may step first).
+        # stands for (kernel_model/debug/signal_pcs.py; asynchronous signals may step first).
         shown = debug.signal_frame_pc(thread, synchronous="addr" in info)
         if thread.state != RUNNABLE:
             return
@@ -244,7 +244,7 @@ class Signals:
         fix = 0x40DD5
         flags_name = "eflags" if machine.arch.bits == 32 else "rflags"
         flags = (machine.reg(flags_name) & ~fix) | (saved.flags & fix)
-        pc = self.kernel.debug.signal_return_pc(thread, frame, saved.pc)   # debug_signal_pcs.py
+        pc = self.kernel.debug.signal_return_pc(thread, frame, saved.pc)   # debug/signal_pcs.py
         ctx.set_user_state(pc=pc, sp=saved.gpr[sp_name], flags=flags)
         thread.sigmask = saved.mask & ~UNBLOCKABLE
         self._restore_fpu(ctx, saved.fpstate, ia32=machine.arch.bits == 32)

@@ -1,5 +1,5 @@
 """Linux signal numbers on x86, their names as strace prints them, and their default actions
-(signal(7)): the one table of signals, for the kernel and, through kernel_model/debug_abi.py,
+(signal(7)): the one table of signals, for the kernel and, through kernel_model/debug/abi.py,
 for tools.
 
 Numbers are arch/x86/include/uapi/asm/signal.h (the same on i386 and x86-64). Real-time signals

@@ -23,9 +23,9 @@ from ..blocking import WouldBlock
 from ..errno import GuestErrno
 from ..fs.pipe import BrokenPipe
 from ..process.proc import RUNNABLE
-from ..trace_syscall_stops import ENTERED as ENTRY_STOPPED
 from ..signals import SIGPIPE
 from .context import SyscallContext
+from .entry_stop import ENTERED as ENTRY_STOPPED
 from .registry import IMPLEMENTATIONS, NO_RETURN
 
 NUMBERS = {"i386": numbers_i386.NUMBERS, "x86_64": numbers_x86_64.NUMBERS}
@@ -209,7 +209,7 @@ class SyscallDispatcher:
     # ---- observers: the debug interface's syscall events ------------------------------------
     def _report_entry(self, ctx: SyscallContext, call: Call, args) -> bool:
         """Tell the watchers a call starts (a restarted call entered once already); whether
-        the thread's tracer stopped it there (kernel_model/trace_syscall_stops.py)."""
+        the thread's tracer stopped it there (kernel_model/debug/tracing/syscall_stops.py)."""
         thread = ctx.thread
         if thread.restart:          # entered once: only an exit stop may still be due
             return ENTRY_STOPPED in thread.restart and \

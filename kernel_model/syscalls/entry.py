@@ -3,10 +3,9 @@ with a trap frame (the IDT's handler) or without one, and x86-64 `syscall` from 
 or, deferred, from the run loop. Each turns an exception that is a kernel bug into a
 KernelPanic with a report (kernel_model/syscalls/panic.py).
 
-Kept apart from kernel.py, which mixes it into Kernel (the debug interface's mixins do the
-same: kernel_model/debug.py), because how a call enters the kernel is one concept and the run
-loop another; `Kernel.int80_handler` and `Kernel._syscall_instruction` stay where their
-callers (idt_handlers.py, debug_syscalls.py) find them.
+Kept apart from kernel.py, which mixes it into Kernel, because how a call enters the kernel is
+one concept and the run loop another; `Kernel.int80_handler` and `Kernel._syscall_instruction`
+stay where their callers (idt_handlers.py, debug/syscalls.py) find them.
 """
 from .panic import raise_if_kernel_bug
 from ..process.proc import Thread

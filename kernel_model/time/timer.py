@@ -125,7 +125,7 @@ class SamplingTimer:
             self._deliver_pending(thread)
             if self.kernel.debug.instruction_alarms.due():
                 # The tick's handler asked for a safe point (a profiler placing or removing
-                # hooks, debug_alarms.py): the run loop fires alarms between slices.
+                # hooks, debug/alarms.py): the run loop fires alarms between slices.
                 return exits.Exit(exits.STOPPED, machine.pc)
             if count and self.slice_insns >= count:
                 return exit_                         # the quantum's end: the scheduler's turn

@@ -6,7 +6,7 @@ instructions that can only be served in place or by the kernel (system calls, #U
 is placed on a real ring-3 space (tests/unit/instrumenter/strategies/emulate_harness.py) with
 every strategy of the registry: the first in `auto`'s order whose `refusal` is None must take
 the site with `place`. Which strategy runs a hit correctly is each strategy's own property
-(test_probe_equivalence.py, test_emulate_properties.py, test_debug_patches.py); this one
+(test_probe_equivalence.py, test_emulate_properties.py, kernel_model/debug/test_patches.py); this one
 proves that auto's fall-back reaches one of them for every site. The in-place-only
 instructions are few: each is tried on both arches, and must go to its fall-back. (They were
 drawn one time in three, with a floor of one example on each fall-back: a system call came

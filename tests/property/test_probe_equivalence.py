@@ -31,8 +31,8 @@ from instrumenter.strategies.jump import JumpProbes
 from instrumenter.strategies.native import NativeSpec
 from instrumenter.insn.policy import InsnClass, forms_of
 from instrumenter.strategies.trampoline import TrampolineProbes
-from kernel_model.debug_cpu import SpaceCpu
-from kernel_model.debug_patches import PatchAccess
+from kernel_model.debug.cpu import SpaceCpu
+from kernel_model.debug.patches import PatchAccess
 
 from .relocation_harness import PAGE, Layout
 from .relocation_instances import GPRS, SP, instances, plant_indirect_target
@@ -49,7 +49,7 @@ _CMPXCHG8B_16B = frozenset({"cmpxchg8b", "cmpxchg16b"})
 
 # ---- stand-ins for the kernel ------------------------------------------------------------
 class _Debug(PatchAccess):
-    """The door's own patch table and memory views (kernel_model/debug_patches.py)."""
+    """The door's own patch table and memory views (kernel_model/debug/patches.py)."""
 
     def __init__(self):
         self.breakpoints = {}

@@ -57,7 +57,7 @@ def explain_detach(arch: str = "x86_64", n: int = 8) -> str:
     for slot in report.rewritten:
         out.append(f"   tid {slot.tid}: [{slot.slot:#x}] {slot.tool:#x} (uretprobe landing) -> "
                    f"{slot.original:#x} <{name(slot.original)}>  found by {slot.found_by}")
-    out.append("3. text restored through the door (debug_patches.py):")
+    out.append("3. text restored through the door (debug/patches.py):")
     for address, raw, original in state["patched"]:
         out.append(f"   {address:#x} <{name(address)}>: {raw.hex()} -> {original.hex()}")
     out.append("4. unmapped: " + ", ".join(f"{n.decode()} {s:#x}-{e:#x}"

@@ -1,4 +1,4 @@
-"""strace as a client of the debug interface (kernel_model/debug.py), the one door between a
+"""strace as a client of the debug interface (kernel_model/debug/), the one door between a
 tool and the kernel: it sees what ptrace shows a real strace — syscall entry and exit with the
 call's name, ABI and arguments, signal deliveries, forks and exits — and reads the caller's
 memory through the door, never the kernel's internals.

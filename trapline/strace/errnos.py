@@ -1,9 +1,9 @@
 """A failed syscall's return as strace prints it: `-1 ENOENT (No such file or directory)`.
 
 The names and messages are the kernel's one errno table (kernel_model/errno.py), read through
-the debug interface's re-export (kernel_model/debug_abi.py).
+the debug interface's re-export (kernel_model/debug/abi.py).
 """
-from kernel_model.debug_abi import ERRNOS, KERNEL_RESTART_ERRNOS
+from kernel_model.debug.abi import ERRNOS, KERNEL_RESTART_ERRNOS
 
 
 def format_error_return(errno: int) -> str:

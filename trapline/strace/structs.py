@@ -4,7 +4,7 @@ Layouts are the kernel's x86 ones (arch/x86/include/uapi/asm/stat.h, signal.h; u
 resource.h, utsname.h); `word` is the ABI's long size (4 on i386, 8 on x86-64). Every decoder
 returns the bare address when the memory cannot be read, as strace does.
 """
-from kernel_model.debug_abi import NSIG, flags, short_signal_name, signal_name
+from kernel_model.debug.abi import NSIG, flags, short_signal_name, signal_name
 
 from .strings import MemReader, format_address, format_buffer, quote, read_word, read_words
 

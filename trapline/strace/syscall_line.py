@@ -3,14 +3,14 @@
 The formatter works after the syscall returned (strace's exit-time view): input arguments are
 decoded from the values they had on entry, output buffers and structures are read from memory
 only when the call succeeded, otherwise their address is shown. Argument kinds are the
-kernel's declarations of its syscalls, re-exported by the door (kernel_model/debug_abi.py);
+kernel's declarations of its syscalls, re-exported by the door (kernel_model/debug/abi.py);
 the few syscalls whose argument list depends on another argument (open's mode, fcntl, ioctl,
 futex, clone, _llseek, i386 old mmap) are special-cased here.
 """
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from kernel_model.debug_abi import Kind, Ret, flags, return_kind, signal_name, signature
+from kernel_model.debug.abi import Kind, Ret, flags, return_kind, signal_name, signature
 
 from . import structs
 from .errnos import format_error_return

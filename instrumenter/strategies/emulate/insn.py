@@ -209,7 +209,7 @@ def _call(insn, cpu, rule: EmulateRule) -> None:
 
 def _system_call(insn, cpu, rule: EmulateRule):
     """`syscall` or `int 0x80`: the kernel runs the call as the instruction would have, with
-    its original return address (kernel_model/debug_syscalls.py); a SyscallRun."""
+    its original return address (kernel_model/debug/syscalls.py); a SyscallRun."""
     return cpu.debug.run_syscall(cpu.frame, cpu.debug.current_thread(), insn.address, rule.name)
 
 

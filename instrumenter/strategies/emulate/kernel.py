@@ -51,7 +51,7 @@ class LiveStackCpu:
     def __init__(self, frame, view):
         sp = frame.sp if frame.sp is not None else frame.address + frame.size
         self.frame = _Registers(frame.ip, sp, frame.flags)
-        self.view = view                      # the guest's CPU and memory (kernel_model/debug_cpu.py)
+        self.view = view                      # the guest's CPU and memory (kernel_model/debug/cpu.py)
         self.stores: list[tuple[int, bytes]] = []
 
     def register(self, name: str) -> int:

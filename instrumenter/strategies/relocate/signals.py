@@ -4,7 +4,7 @@ original-space addresses; US 6,957,421: the relocation table both ways).
 A signal that interrupts a copy's own instructions (a timer's SIGALRM between two of them, a
 fault of a relocated load or store) would save a copy address in its frame, where the handler
 reads it (ucontext's IP, a profiler's sample, a crash reporter's backtrace). The kernel asks
-the door (kernel_model/debug_signal_pcs.py), and the door asks `translate`:
+the door (kernel_model/debug/signal_pcs.py), and the door asks `translate`:
 
   * at a point where the registers are the program's at an original address — a piece's
     start (its call-outs not run yet), its relocated instruction's start (call-outs done),

@@ -1,6 +1,6 @@
 """args:N records are drained without loss (issue 16, US 9,336,001's "record arguments into a
 per-process buffer in guest memory that the tool drains without loss"): the in-guest append
-is a restartable sequence (kernel_model/debug_restartable.py) and a full buffer traps into
+is a restartable sequence (kernel_model/debug/restartable.py) and a full buffer traps into
 the tool, which collects it and sends the thread back to its append
 (instrumenter/strategies/native_collector.py). Before, more than the buffer's capacity
 between two collections were counted as drops.

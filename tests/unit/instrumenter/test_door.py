@@ -1,4 +1,4 @@
-"""The instrumenter reaches the kernel only through kernel_model/debug.py (issue 15, docs/ARCHITECTURE.md:
+"""The instrumenter reaches the kernel only through kernel_model/debug/ (issue 15, docs/ARCHITECTURE.md:
 the debug interface is the only door between a tool and the kernel, as ptrace and uprobes are).
 
 A scan of instrumenter/'s source: no import of a kernel module but the debug interface (and the

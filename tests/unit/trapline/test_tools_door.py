@@ -1,6 +1,6 @@
 """gdbserver and the profiler's front end are clients of the debug interface (issue 15): like
 strace (tests/unit/trapline/strace/test_door.py), they reach the kernel only through
-kernel_model/debug.py, here by way of the library's debugger and profiler (instrumenter/,
+kernel_model/debug/, here by way of the library's debugger and profiler (instrumenter/,
 itself scanned by tests/unit/instrumenter/test_door.py).
 
 A scan of each package's source: no import of the emulator, the loader or a kernel module but
@@ -19,7 +19,7 @@ PACKAGES = {
     "gdbserver": [TRAPLINE / "gdbserver", TRAPLINE / "cli" / "gdbserver.py"],
     "profile": [TRAPLINE / "profile", TRAPLINE / "cli" / "profile.py"],
 }
-ALLOWED_KERNEL_MODULES = {"kernel_model.debug", "kernel_model.debug_abi"}
+ALLOWED_KERNEL_MODULES = {"kernel_model.debug", "kernel_model.debug.abi"}
 PAST_THE_DOOR = re.compile(r"\.machine\b|\.space\b|\.vm\b|\.kernel\b|(?<!debug)(?<!debugger)\.threads\b"
                            r"|\.set_reg\(|\.reg\(|\.restart\b|\.sigmask\b|\.cpu_state\b")
 

@@ -1,5 +1,5 @@
 """The library debugger's breakpoints carried into a relocated function (US 6,957,421,
-US 6,957,421; kernel_model/debug_code_aliases.py): on fib's entry, on an instruction of its
+US 6,957,421; kernel_model/debug/code_aliases.py): on fib's entry, on an instruction of its
 body and on a return point, resumed plainly (no step over the breakpoint, as GDB would do),
 the stops under `relocate` are those under `trampoline`, one per original instruction run —
 the entry and return points, stopped at in the original code before the relocate int3 sends

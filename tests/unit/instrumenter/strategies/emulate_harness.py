@@ -21,7 +21,6 @@ def emulating_space(arch: str, code: bytes):
     space.vm.map_area(USER_CODE, 0x1000, PROT_READ | PROT_EXEC, data=code)
     space.vm.map_area(USER_STACK, 0x1000, PROT_READ | PROT_WRITE)
     space.enter_user_mode(USER_CODE, USER_SP, kstack_top=space.kstack_top(0))
-    debug = DebugInterface()
     process = SimpleNamespace(machine=space.machine, space=space, vm=space.vm, image=None,
                               pid=1, threads=[])
     thread = SimpleNamespace(process=process, tid=1, pending_fault=None)
@@ -31,9 +30,9 @@ def emulating_space(arch: str, code: bytes):
     def deliver_exception(frame, signal):
         exceptions.append((frame.vector, signal, frame.ip))
         return False
-    kernel = SimpleNamespace(debug=debug, current=thread, int80_handler=lambda frame: False,
+    kernel = SimpleNamespace(current=thread, int80_handler=lambda frame: False,
                              deliver_exception=deliver_exception, exceptions=exceptions)
-    debug._kernel = kernel               # the door hands unclaimed exceptions to this kernel
+    kernel.debug = debug = DebugInterface(kernel)   # the door hands unclaimed exceptions to it
     install_idt_handlers(kernel, space)
     session = SimpleNamespace(debug=debug, kernel=kernel)
     return space, process, session

@@ -1,4 +1,4 @@
-"""Instruction alarms (kernel_model/time/insn_alarms.py, debug_alarms.py): a tool's callback runs
+"""Instruction alarms (kernel_model/time/insn_alarms.py, debug/alarms.py): a tool's callback runs
 with the run's instruction clock exactly at the count it asked for, outside every hook, in
 count then addition order; an alarm asked for inside a hook runs at the next safe point."""
 import io
@@ -64,7 +64,7 @@ def test_an_alarm_asked_for_inside_a_hook_runs_at_the_next_safe_point(arch):
 
 def test_code_in_use_includes_the_pcs_pending_signal_frames_return_to(arch):
     """Inside a handler, the interrupted PC sigreturn will resume at is in use too (a tool
-    must not reuse out-of-line code there): kernel_model/debug_alarms.py."""
+    must not reuse out-of-line code there): kernel_model/debug/alarms.py."""
     kernel, proc = _kernel(arch, "signals")
     debug, seen = kernel.debug, []
 

@@ -1,4 +1,4 @@
-"""The profiling timer (kernel_model/time/timer.py, debug_timer.py): an interrupt every N guest
+"""The profiling timer (kernel_model/time/timer.py, debug/timer.py): an interrupt every N guest
 instructions through the IDT's timer vector, deterministic and invisible to the program."""
 from pathlib import Path
 

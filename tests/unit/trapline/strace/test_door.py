@@ -1,9 +1,9 @@
 """strace is a client of the debug interface (issue 15, docs/ARCHITECTURE.md: strace output lives above
-the kernel and reaches it only through kernel_model/debug.py, as strace reaches Linux only
+the kernel and reaches it only through kernel_model/debug/, as strace reaches Linux only
 through ptrace).
 
 A scan of trapline/strace/'s source: no import of a kernel module but the door's re-export of
-the plain ABI tables it prints with (kernel_model/debug_abi.py: flag, errno and signal names,
+the plain ABI tables it prints with (kernel_model/debug/abi.py: flag, errno and signal names,
 syscall argument kinds), nothing of the emulator, and none of the attribute paths that reach
 past the door (a process's Machine, address space or page mapper, the kernel) outside comments.
 """
@@ -13,7 +13,7 @@ from pathlib import Path
 from tests.door_scan import imported_modules, lines_past_the_door
 
 STRACE = Path(__file__).resolve().parents[4] / "trapline" / "strace"
-ALLOWED_KERNEL_MODULES = {"kernel_model.debug", "kernel_model.debug_abi"}
+ALLOWED_KERNEL_MODULES = {"kernel_model.debug", "kernel_model.debug.abi"}
 PAST_THE_DOOR = re.compile(r"\.machine\b|\.space\b|\.vm\b|\.kernel\b|(?<!debug)\.threads\b"
                            r"|\.set_reg\(|\.reg\(|\.restart\b|\.sigmask\b")
 

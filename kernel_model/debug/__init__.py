@@ -1,0 +1,9 @@
+"""The debug interface, "the door": what a tool may observe of the kernel (as ptrace/uprobes
+offer). The facade and the specification of its events are kernel_model/debug/facade.py; the
+vocabulary a tool imports with it is re-exported here, so that a tool names only
+`kernel_model.debug` (and the plain ABI tables of kernel_model/debug/abi.py).
+"""
+from .facade import (CALLEE_SAVED, WALK_REGISTERS, CapturedFrame, DebugInterface,  # noqa: F401
+                     EventMask, KernelError, MemoryFault, PatchConflict, PROT_EXEC, PROT_READ,
+                     PROT_WRITE, SyscallRun, TraceError, TraceEvent, TraceOption, TraceStop,
+                     TracingFacility, VforkParentBusy)

@@ -1,0 +1,12 @@
+"""The plain data a tool decodes the kernel's ABI with, re-exported by the debug interface
+(kernel_model/debug/) so that a tool such as strace imports it from the door and nothing else
+of the kernel: flag and constant names (flags.py), errno names and messages (errno.py), signal
+names (signals/), and each syscall's declared argument and return kinds (syscalls/). One table
+per fact: the kernel itself uses the same tables.
+"""
+from .. import flags  # noqa: F401
+from ..errno import ERRNOS, KERNEL_RESTART_ERRNOS  # noqa: F401
+from ..signals import NSIG, SIGNAL_NAMES, short_signal_name, signal_name  # noqa: F401
+from ..syscalls import impls  # noqa: F401  (importing them registers every declaration)
+from ..syscalls.kinds import Kind, Ret  # noqa: F401
+from ..syscalls.registry import return_kind, signature  # noqa: F401

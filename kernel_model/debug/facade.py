@@ -1,0 +1,318 @@
+"""The debug interface: what a tool may observe of the kernel (as ptrace/uprobes offer).
+
+Events are delivered synchronously, in the order they happen, to every subscriber:
+  pre_fork(parent, child_pid, vfork)   before the child exists, with the pid it will get
+  fork(parent, child), vfork(parent, child)
+  fork_failed(parent, child_pid, errno) the fork/vfork announced by pre_fork did not happen
+  vfork_done(parent, child)            the vfork parent is about to resume
+  exec(process, path, argv)            after a successful execve committed the new image
+  exit(process, status)                a process became a zombie (wait status word)
+  signal(process, thread, signal, info) a signal is delivered (or takes its default action)
+  signal_ignored(process, thread, signal, info)  a signal was taken and ignored (SIG_IGN, or
+                                       ignored by default as SIGCHLD is): a tracer sees it still
+  space_released(space)                no process uses `space` any more (its last user exited,
+                                       or exec replaced its image): the last moment its memory
+                                       can be read; then it is freed and its serial is never
+                                       seen again. Every table keyed on the space forgets it.
+  image_mapped(process, mapped)        a shared object's code was mapped after exec (ld.so
+                                       loading a library, dlopen): kernel_model/images.py
+  timer_tick(thread, frame)            the profiling timer interrupted `thread`: timer.py
+A subscriber is any object with methods of those names (missing ones are skipped).
+
+Gates (US 7,185,320): a tool may put a gate on an address space that several processes share (a
+vfork child runs in its parent's Space). While it is there, every tool trap of that space (#BP
+at a registered address, #UD at a registered LOCK site) goes to `gate(handler, address, frame,
+thread)` instead of the handler, so that the tool can tell which process trapped — the traced
+parent's trap goes on to the handler, an untraced child's is the tool's to deal with.
+
+Tracer stops: a tool may leave a thread stopped "waiting for its tracer" (ptrace's
+breakpoint stop), and registers itself as a tracer so that a deadlock report can say what the
+tool itself waits for (US 7,185,320 FIG. 1).
+
+The tracing facility (kernel_model/debug/tracing/facility.py, US 7,185,320 [0034]-[0037]): a tool traces
+a process (attach), sets event flags and options per process or per thread (set_event_mask) and
+signals that pass untraced (set_signal_mask); the threads that respond to an event stop and the
+tool is told (`tracer.trace_stop(stop)`); it stops threads itself (stop) and resumes them, with
+or without a signal (resume). The notifications above go to every subscriber regardless, unless
+it subscribed to some events only (`subscribe(tool, events=(...))`).
+
+Registers (PTRACE_GETREGS/SETREGS): a thread's registers are live in its Machine while it is
+the one running there, and in its saved context otherwise (sleeping, stopped, runnable but
+switched out, a new child before its first run) — kernel.py `_switch_to` keeps that invariant:
+context None <=> registers live. `read_register`/`write_register` go to whichever holds them.
+
+Instruction counts: `count_instructions(process)` makes the process's Machine count every
+instruction exactly on the run's one InstructionClock (emu/icount.py), the virtual time of a
+tool's records; a tool asks for it per process it follows (attach, fork child, exec'd image).
+
+The door's parts: this class is a facade. It creates one part per concept (a class in its own
+file of kernel_model/debug/, with its own state, given the narrow collaborators it needs) and
+holds them; PARTS says which part answers which of its methods, and each such method is the
+part's own (same signature, same docstring) forwarded by `_forward_parts`. What the facade
+does itself is what spans parts: the events of the kernel's fork, exec, exit and space
+release, which tell several parts in turn, and attaching, which tells the tracing facility and
+its system-call stops. No part reads another's state: where one needs another, it is given it
+(or the one method it needs) when it is made, and calls it.
+"""
+import functools
+import inspect
+import operator
+
+from emu.errors import MachineError as MemoryFault  # noqa: F401  (no page there: a tool's EFAULT)
+from emu.icount import InstructionClock
+
+from ..errors import KernelError, TraceError, VforkParentBusy  # noqa: F401  (tools catch them)
+from ..memory.vm import PROT_EXEC, PROT_READ, PROT_WRITE  # noqa: F401  (the page bits tools compare areas with)
+from .access import ProcessAccess
+from .alarms import InstructionTime
+from .code_aliases import CodeAliases
+from .detach import DetachAccess
+from .events import EVENTS, DebugEvents
+from .exe import ExecutableAccess
+from .patches import PatchAccess, PatchConflict  # noqa: F401  (tools catch PatchConflict)
+from .restartable import RestartableSequences
+from .run import RunControl
+from .signal_pcs import SignalFramePcs
+from .space_hooks import SpaceHooks
+from .suspend import ThreadHolds
+from .syscall_stops import SyscallStops
+from .syscalls import SyscallAccess, SyscallRun  # noqa: F401  (what run_syscall answers)
+from .threads import ThreadAccess
+from .timer import CALLEE_SAVED, WALK_REGISTERS, CapturedFrame, TimerAccess  # noqa: F401  (the sampler's vocabulary)
+from .tool_code import ToolCode
+from .traps import ToolTraps
+from .tracing.facility import TraceStop, TracingFacility  # noqa: F401
+from .tracing.masks import EventMask, TraceEvent, TraceOption  # noqa: F401  (a tool's vocabulary)
+from .tracing.syscall_stops import SyscallTraceStops
+from .watch import WatchAccess
+
+
+class DebugInterface:
+    EVENTS = EVENTS
+    ABIS = SyscallAccess.ABIS
+    SIGNAL_PC_STEP = SignalFramePcs.SIGNAL_PC_STEP      # a translator's answer (tools see only the door)
+
+    # The part (attribute, class) that answers each method of the door.
+    PARTS = {
+        ("_events", DebugEvents): "subscribe unsubscribe register_tracer tool_waits "
+                                  "syscall_entry syscall_resumed syscall_exit",
+        ("_traps", ToolTraps): "register_breakpoint unregister_breakpoint breakpoint_at "
+                               "register_breakpoint_redirect unregister_breakpoint_redirect "
+                               "set_gate clear_gate register_invalid_opcode_site "
+                               "unregister_invalid_opcode_site invalid_opcode_site "
+                               "register_debug_trap debug_trap_handler",
+        ("_threads", ThreadAccess): "current_thread deliver_page_fault deliver_exception "
+                                    "live_threads read_register write_register",
+        ("_patches", PatchAccess): "read_memory read_memory_raw write_memory patch repatch unpatch "
+                                   "patch_at patches_overlapping patched_addresses lift_patch "
+                                   "relay_patch backpatch reinsert_patches is_backpatched "
+                                   "has_patches remove_all_patches copy_patches forget_patches",
+        ("_access", ProcessAccess): "cpu forget_cpu arch area_at instructions_retired symbolize "
+                                    "images image_map_version image_at map_pages",
+        ("_syscalls", SyscallAccess): "run_syscall",
+        ("_syscall_info", SyscallStops): "syscall_abi peek peek_string threads",
+        ("_facility", TracingFacility): "detach tracer_of event_mask set_signal_mask responds "
+                                        "trace_stop_of stop resume record_tool_stop forget_tool_stop "
+                                        "stop_for_tracer resume_from_tracer vfork_child_of "
+                                        "holds_stopped trace_signal trace_fork trace_vfork_done "
+                                        "trace_exec",
+        ("_syscall_stops", SyscallTraceStops): "watch_syscalls_for trace_death stop_at_syscall",
+        ("_restartable", RestartableSequences): "register_restartable restart_sequence "
+                                                "sequence_to_finish copy_restartable "
+                                                "forget_restartable",
+        ("_timer", TimerAccess): "arm_timer disarm_timer timer_capturing timer_learn timer_ticks "
+                                 "timer_instructions virtual_time_ns thread_instructions",
+        ("_holds", ThreadHolds): "suspend_thread resume_thread hold_signals release_signals "
+                                 "is_suspended space_threads live_processes",
+        ("_time", InstructionTime): "count_instructions instruction_count at_instruction "
+                                    "at_safe_point code_addresses_in_use signal_name",
+        ("_run", RunControl): "set_run_controller add_code_breakpoint remove_code_breakpoint "
+                              "code_breakpoints forget_code_breakpoints interrupt_guest read_fpu "
+                              "write_fpu kill_process processes is_alive is_alive_thread "
+                              "thread_runnable post_signal next_signal take_signal",
+        ("_tool_code", ToolCode): "register_tool_code unregister_tool_code forget_tool_code "
+                                  "tool_code_fault",
+        ("_detach", DetachAccess): "step_thread thread_can_step signal_frame_pcs "
+                                   "set_signal_frame_pc stack_range unmap_tool_pages "
+                                   "keep_stale_range stale_code_fault copy_stale_ranges "
+                                   "forget_stale_ranges",
+        ("_exe", ExecutableAccess): "executable_path thread_name",
+        ("_watch", WatchAccess): "add_watchpoint remove_watchpoint settle_watch_stop "
+                                 "forget_watchpoints",
+        ("_signal_pcs", SignalFramePcs): "register_signal_pc_translator "
+                                         "unregister_signal_pc_translator signal_frame_pc "
+                                         "signal_frame_built signal_return_pc "
+                                         "forget_signal_frame_pcs",
+        ("_aliases", CodeAliases): "register_code_alias unregister_code_aliases "
+                                   "code_alias_original pass_code_alias_once code_alias_passes "
+                                   "code_aliases_of copy_code_aliases forget_code_aliases",
+    }
+
+    def __init__(self, kernel=None):
+        # One clock for every process of the run, so that timestamps of parents, fork
+        # children and exec'd images are one continuous order.
+        self.instruction_clock = InstructionClock()
+        self._events = DebugEvents()
+        self._traps = ToolTraps(kernel)
+        self._threads = ThreadAccess(kernel)
+        self._patches = PatchAccess()
+        self._access = ProcessAccess()
+        self._syscalls = SyscallAccess(kernel)
+        self._syscall_info = SyscallStops()
+        self._facility = TracingFacility(kernel)
+        self._syscall_stops = SyscallTraceStops(kernel, self._facility, self._events)
+        self._restartable = RestartableSequences()
+        self._timer = TimerAccess(kernel, self._events)
+        self._holds = ThreadHolds(kernel)
+        self._time = InstructionTime(kernel, self.instruction_clock)
+        code_breakpoints = SpaceHooks()         # run control places them, aliases carry them
+        self._aliases = CodeAliases(code_breakpoints)
+        self._run = RunControl(kernel, self._aliases, code_breakpoints)
+        self._tool_code = ToolCode()
+        self._detach = DetachAccess(kernel)
+        self._exe = ExecutableAccess()
+        self._watch = WatchAccess(kernel)
+        self._signal_pcs = SignalFramePcs(self._detach.step_thread)
+
+    # ---- the parts' state that tools and the kernel read as attributes -----------------------
+    @property
+    def subscribers(self) -> list:
+        return self._events.subscribers
+
+    @property
+    def tracers(self) -> list:
+        return self._events.tracers
+
+    @property
+    def syscall_watchers(self) -> list:
+        """What the dispatcher tells of every call (empty: nobody watches, it tells nothing)."""
+        return self._events.syscall_watchers
+
+    @property
+    def run_controller(self):
+        """A debugger's run controller, asked by the run loop (run.py), or None."""
+        return self._run.run_controller
+
+    @property
+    def instruction_alarms(self):
+        """The run's alarms on its instruction clock (alarms.py), which the run loop fires."""
+        return self._time.instruction_alarms
+
+    # ---- attaching: the facility, and its system-call stops when a mask asks for them --------
+    def attach(self, process, tracer, events: TraceEvent = TraceEvent.NONE,
+               options: TraceOption = TraceOption.NONE) -> None:
+        """Trace `process`: `tracer.trace_stop(stop)` hears of its threads' stops."""
+        self._facility.attach(process, tracer, events, options)
+        self._syscall_stops.watch_syscalls_for(events)
+
+    def set_event_mask(self, target, events: TraceEvent,
+                       options: TraceOption = TraceOption.NONE) -> None:
+        """Set the event flags and options of a traced process or of one of its threads
+        (`target` is a Process or a Thread); the signal mask is kept."""
+        self._facility.set_event_mask(target, events, options)
+        self._syscall_stops.watch_syscalls_for(events)
+
+    # ---- a space's handlers, over every part that keeps some ---------------------------------
+    def clear_space(self, space) -> None:
+        """Forget every handler of `space` (a detached fork child's copy): its traps, if any
+        were left, would be the program's own."""
+        self._traps.forget_traps(space)
+        self._tool_code.forget_tool_code(space)
+
+    def copy_breakpoints(self, parent_space, child_space) -> None:
+        """fork: the child's copy of the memory holds the same int3s (and LOCK patches); give
+        them the same handlers (and the child's Machine the same #UD sites), and the same
+        table of patches and original bytes (kernel_model/debug/patches.py)."""
+        self._traps.copy_traps(parent_space, child_space)
+        self._restartable.copy_restartable(parent_space, child_space)
+        self._aliases.copy_code_aliases(parent_space, child_space)
+        self._patches.copy_patches(parent_space, child_space)
+        self._detach.copy_stale_ranges(parent_space, child_space)     # after a detach (detach.py)
+
+    # ---- the kernel's events (module docstring) ----------------------------------------------
+    def pre_fork(self, parent, child_pid: int, *, vfork: bool) -> None:
+        self._events.emit("pre_fork", parent, child_pid, vfork=vfork)
+
+    def fork(self, parent, child) -> None:
+        self._events.emit("fork", parent, child)
+        self._facility.trace_fork(parent, child, vfork=False)
+
+    def fork_failed(self, parent, child_pid: int, errno: int) -> None:
+        self._events.emit("fork_failed", parent, child_pid, errno)
+
+    def vfork(self, parent, child) -> None:
+        self._events.emit("vfork", parent, child)
+        self._facility.trace_fork(parent, child, vfork=True)
+
+    def vfork_done(self, parent, child) -> None:
+        self._events.emit("vfork_done", parent, child)
+        self._facility.trace_vfork_done(parent, child)
+
+    def exec(self, process, path: bytes, argv) -> None:
+        self._events.emit("exec", process, path, argv)
+        self._facility.trace_exec(process)
+
+    def exit(self, process, status: int) -> None:
+        self._events.emit("exit", process, status)
+        self.trace_exit(process, status)
+
+    def trace_exit(self, process, status: int) -> None:
+        """The process is gone: its tracer hears of it if EXIT is in a mask; its state goes."""
+        self._facility.trace_exit(process, status)
+        self._syscall_stops.forget_process(process)
+
+    def signal(self, process, thread, signal: int, info: dict | None = None) -> None:
+        self._events.emit("signal", process, thread, signal, info)
+
+    def signal_ignored(self, process, thread, signal: int, info: dict | None = None) -> None:
+        self._events.emit("signal_ignored", process, thread, signal, info)
+
+    def image_mapped(self, process, mapped) -> None:
+        """A shared object's code was mapped in `process` after exec (ld.so loading a library,
+        a dlopen): `mapped` is its MappedImage. The program and ld.so come with `exec`."""
+        self._timer.forget_timer_rules(process)
+        self._events.emit("image_mapped", process, mapped)
+
+    def image_unmapped(self, process, mapped) -> None:
+        """An object's first page was unmapped from `process` (dlclose): `mapped` is gone."""
+        self._timer.forget_timer_rules(process)
+        self._events.emit("image_unmapped", process, mapped)
+
+    def space_released(self, space) -> None:
+        """Tools forget `space` (their tables are keyed on `space.serial`), then so do the
+        kernel's handler tables; the kernel frees the space right after."""
+        self._events.emit("space_released", space)
+        self.clear_space(space)
+        self._access.forget_cpu(space)
+        self._patches.forget_patches(space)
+        self._run.forget_code_breakpoints(space)
+        self._watch.forget_watchpoints(space)
+        self._detach.forget_stale_ranges(space)
+        self._restartable.forget_restartable(space)
+        self._signal_pcs.forget_signal_frame_pcs(space)
+        self._aliases.forget_code_aliases(space)
+
+
+def _forward_parts(door) -> None:
+    """Give `door` each method PARTS names: the part's static function as it is (it keeps no
+    state), or a method that calls the part's (its name, signature and docstring)."""
+    for (attribute, part), names in door.PARTS.items():
+        for name in names.split():
+            if name in vars(door):
+                raise TypeError(f"DebugInterface.{name} is both its own and {part.__name__}'s")
+            setattr(door, name, _forwarded(attribute, part, name))
+
+
+def _forwarded(attribute: str, part, name: str):
+    function = inspect.getattr_static(part, name)
+    if isinstance(function, staticmethod):
+        return function
+    method = operator.attrgetter(f"{attribute}.{name}")     # self.<part>.<name>, in one C call
+
+    @functools.wraps(function)
+    def forward(self, *args, **kwargs):
+        return method(self)(*args, **kwargs)
+    return forward
+
+
+_forward_parts(DebugInterface)
