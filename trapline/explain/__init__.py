@@ -210,35 +210,36 @@ def explain_text(arch: str = "i386", form: str = "int3", modes=("kernel", "user"
     return "\n".join(out).rstrip() + "\n"
 
 
-@click.command()
+TECHNIQUE_HELP = ("emulate: US 7,350,196's figures; trampoline: US 9,336,001's page with its handler; "
+                  "relocate, detach, jump, ... (trapline/explain/techniques.py). Default: emulate.")
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--arch", type=click.Choice(["i386", "x86_64"]), default="i386", show_default=True)
 @click.option("--form", type=click.Choice(["int3", "lock"]), default="int3", show_default=True,
               help="Patch with int3 (#BP, a trap) or a LOCK prefix (#UD, a fault).")
 @click.option("--mode", type=click.Choice(["kernel", "user", "both"]), default="both",
               show_default=True, help="Run the examples as kernel code (CPL 0), user code, or both.")
-@click.option("--technique", type=click.Choice(["emulate", "trampoline", "detach", "relocate"]), default="emulate",
-              show_default=True, help="emulate: US 7,350,196's figures; trampoline: US 9,336,001's page "
-              "with its handler (trapline/explain/trampoline.py).")
+@click.option("--technique", default=None, metavar="NAME", help=TECHNIQUE_HELP)
 @click.option("--handler", default=None, metavar="FILE.s|FILE.o:SYMBOL",
               help="With --technique trampoline: this handler instead of samples/handlers' limit_n.s.")
-def explain(arch, form, mode, technique, handler):
-    """Show US 7,350,196's in-trap emulation (the trap frame and stack words before and after each
-    emulated push %ebp, pop %ebp, enter, leave and ret), or US 9,336,001's trampoline page."""
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True, help="json: the document the text is rendered from "
+              "(trapline/explain/schema/explain.schema.json).")
+def explain(arch, form, mode, technique, handler, fmt):
+    """Show how a probing technique works, from a real run: US 7,350,196's in-trap emulation
+    (the trap frame and stack words before and after each emulated push %ebp, pop %ebp, enter,
+    leave and ret), US 9,336,001's trampoline page, the jump patch, and the others of
+    --technique."""
+    from . import document, techniques
     modes = ("kernel", "user") if mode == "both" else (mode,)
+    name = technique or "emulate"
     try:
-        if technique == "relocate":                    # US 6,957,421's function relocation
-            from .relocate import explain_relocate
-            click.echo(explain_relocate(arch), nl=False)
-            return
-        if technique == "detach":                      # US 6,957,421's uninstrumenting
-            from .detach import explain_detach
-            click.echo(explain_detach(arch), nl=False)
-            return
-        if technique == "trampoline":
-            from .trampoline import explain_trampoline
-            click.echo(explain_trampoline(arch, handler), nl=False)
-            return
-        click.echo(explain_text(arch, form, modes), nl=False)
+        options = {"emulate": {"form": form, "modes": modes},
+                   "trampoline": {"handler": handler}}.get(techniques.known(name).name, {})
+        doc = techniques.build(name, arch, **options)
+        click.echo(document.render_json(doc) if fmt == "json" else document.render_text(doc),
+                   nl=False)
     except Exception as e:              # noqa: BLE001 -- every failure gets its status (exit_status.py)
         from ..exit_status import exit_for
         exit_for(e, lambda text: click.echo(text, err=True))

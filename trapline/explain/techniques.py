@@ -1,0 +1,58 @@
+"""The techniques `trapline explain --technique` knows, in one table: the name, what it shows, and
+the function that runs it and returns its document (document.py).
+
+Each module is imported only when its technique is asked for (capstone, keystone and the
+instrumenter are not cheap to import). The four older techniques print text; their lines
+become the document (document.from_lines), so their text output is what it always was.
+"""
+from __future__ import annotations
+
+import importlib
+from typing import NamedTuple
+
+from . import document as d
+from ..errors import UsageError
+
+
+class Technique(NamedTuple):
+    name: str
+    module: str
+    function: str
+    summary: str
+    lines: bool = False             # the function returns text, not a document
+
+
+TECHNIQUES: tuple[Technique, ...] = (
+    Technique("emulate", "trapline.explain", "explain_text",
+              "in-trap emulation: the trap frame and stack words of each emulated instruction "
+              "(US 7,350,196)", lines=True),
+    Technique("trampoline", "trapline.explain.trampoline", "explain_trampoline",
+              "the trampoline page with its handler, block by block (US 9,336,001)", lines=True),
+    Technique("relocate", "trapline.explain.relocate", "explain_relocate",
+              "a function relocated whole, its table, original return pointers (US 6,957,421)",
+              lines=True),
+    Technique("detach", "trapline.explain.detach", "explain_detach",
+              "uninstrumenting at any moment: PCs moved, return pointers reset (US 7,017,153)",
+              lines=True),
+    Technique("jump", "trapline.explain.jump", "explain_jump",
+              "the 5-byte jump patch, the relocated instructions, a native count running"),
+)
+BY_NAME = {t.name: t for t in TECHNIQUES}
+NAMES = tuple(t.name for t in TECHNIQUES)
+
+
+def known(name: str) -> Technique:
+    technique = BY_NAME.get(name)
+    if technique is None:
+        raise UsageError(f"explain: unknown technique {name!r} (have: {', '.join(NAMES)})")
+    return technique
+
+
+def build(name: str, arch: str, **options) -> dict:
+    """The document of technique `name` on `arch` (options: the ones its function takes)."""
+    technique = known(name)
+    function = getattr(importlib.import_module(technique.module), technique.function)
+    result = function(arch, **options)
+    if technique.lines:
+        return d.from_lines(name, arch, result.rstrip("\n").split("\n"))
+    return result
