@@ -36,6 +36,10 @@ TECHNIQUES: tuple[Technique, ...] = (
               lines=True),
     Technique("jump", "trapline.explain.jump", "explain_jump",
               "the 5-byte jump patch, the relocated instructions, a native count running"),
+    Technique("singlestep", "trapline.explain.singlestep", "explain_singlestep",
+              "restore, TF, #DB, re-insert; the window where another thread is not seen"),
+    Technique("singlestep-stopall", "trapline.explain.singlestep", "explain_stopall",
+              "single-stepping with every other thread held: the window closed"),
 )
 BY_NAME = {t.name: t for t in TECHNIQUES}
 NAMES = tuple(t.name for t in TECHNIQUES)
