@@ -36,6 +36,9 @@ TECHNIQUES: tuple[Technique, ...] = (
               lines=True),
     Technique("jump", "trapline.explain.jump", "explain_jump",
               "the 5-byte jump patch, the relocated instructions, a native count running"),
+    Technique("uretprobe", "trapline.explain.uretprobe", "explain_uretprobe",
+              "return probes: the return address swapped for the landing, the shadow stack, "
+              "tail calls and longjmp"),
     Technique("singlestep", "trapline.explain.singlestep", "explain_singlestep",
               "restore, TF, #DB, re-insert; the window where another thread is not seen"),
     Technique("singlestep-stopall", "trapline.explain.singlestep", "explain_stopall",
