@@ -210,6 +210,21 @@ def explain_text(arch: str = "i386", form: str = "int3", modes=("kernel", "user"
     return "\n".join(out).rstrip() + "\n"
 
 
+MAX_INSNS = 200_000_000          # explain -p: the probe must be reached within this (probe.py)
+STRATEGIES = ("trampoline", "emulate", "emulate-lock", "singlestep", "singlestep-stopall", "jump",
+              "relocate")       # instrumenter/strategies/registry.py NAMES, without importing it
+
+
+def _explain_probe(spec, technique, program, strategy, max_insns) -> dict:
+    from ..errors import UsageError
+    from .probe import explain_probe
+    if technique is not None:
+        raise UsageError("explain: --technique and -p are two different questions: ask one")
+    if spec is None:
+        raise UsageError("explain: a PROGRAM needs -p SPEC (explain -p SPEC -- PROGRAM ARGS)")
+    return explain_probe(spec, program, strategy=strategy, max_insns=max_insns)
+
+
 TECHNIQUE_HELP = ("emulate: US 7,350,196's figures; trampoline: US 9,336,001's page with its handler; "
                   "relocate, detach, jump, ... (trapline/explain/techniques.py). Default: emulate.")
 
@@ -226,18 +241,29 @@ TECHNIQUE_HELP = ("emulate: US 7,350,196's figures; trampoline: US 9,336,001's p
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True, help="json: the document the text is rendered from "
               "(trapline/explain/schema/explain.schema.json).")
-def explain(arch, form, mode, technique, handler, fmt):
+@click.option("-p", "--probe", "spec", default=None, metavar="SPEC",
+              help="Explain this uprobe on PROGRAM (explain -p SPEC -- PROGRAM ARGS): the site, "
+              "each strategy's answer, the bytes, the generated code, the first hit.")
+@click.option("--strategy", type=click.Choice(["auto", *STRATEGIES]), default="auto",
+              show_default=True, help="With -p: the strategy to place the probe with.")
+@click.option("--max-insns", type=click.IntRange(min=1), default=MAX_INSNS, show_default=True,
+              help="With -p: the probe must be reached within this many guest instructions.")
+@click.argument("program", nargs=-1, type=click.UNPROCESSED)
+def explain(arch, form, mode, technique, handler, fmt, spec, strategy, max_insns, program):
     """Show how a probing technique works, from a real run: US 7,350,196's in-trap emulation
     (the trap frame and stack words before and after each emulated push %ebp, pop %ebp, enter,
     leave and ret), US 9,336,001's trampoline page, the jump patch, and the others of
-    --technique."""
+    --technique; or, with -p SPEC -- PROGRAM ARGS, what trapline does with that probe."""
     from . import document, techniques
     modes = ("kernel", "user") if mode == "both" else (mode,)
     name = technique or "emulate"
     try:
-        options = {"emulate": {"form": form, "modes": modes},
-                   "trampoline": {"handler": handler}}.get(techniques.known(name).name, {})
-        doc = techniques.build(name, arch, **options)
+        if spec is not None or program:
+            doc = _explain_probe(spec, technique, list(program), strategy, max_insns)
+        else:
+            options = {"emulate": {"form": form, "modes": modes},
+                       "trampoline": {"handler": handler}}.get(techniques.known(name).name, {})
+            doc = techniques.build(name, arch, **options)
         click.echo(document.render_json(doc) if fmt == "json" else document.render_text(doc),
                    nl=False)
     except Exception as e:              # noqa: BLE001 -- every failure gets its status (exit_status.py)

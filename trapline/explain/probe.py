@@ -1,0 +1,278 @@
+"""`trapline explain -p SPEC [--strategy S] -- PROGRAM ARGS`: what trapline did with the user's own
+probe on any program, and why.
+
+The program runs in the sandbox (trapline/sandbox.py, output captured) with one uprobe placed by
+a session of its own, between two observers of the debug interface:
+  before the session places the probe in an object (the program at attach, a library when ld.so
+    maps it: `image_mapped`, heard first because it subscribed first), the instruction at the
+    site, its opcode-policy class (instrumenter/insn/policy.py) and every strategy's answer in
+    `auto`'s order (ProbeStrategy.refusal: the reason it would refuse the site, or none);
+  after it: the strategy that took the site (for `auto` the first that accepted, for --strategy
+    the one named), the bytes there before and after (door reads: read_memory shows the original,
+    read_memory_raw what the CPU runs), the areas the site and the tool's code lie in, and the
+    code generated for the site; then code breakpoints on the site and on that code follow the
+    first hit instruction by instruction (steps.py).
+Bad input is one line and exit 2 (exit_status.py: InstrumenterError and UsageError are usage
+errors): a probe that matches no object or function, an address that is not an instruction
+boundary (the session's own checks say which), a site no strategy takes, or a site never reached
+before the program ended or ran `max_insns` instructions.
+"""
+from __future__ import annotations
+
+import capstone
+
+from instrumenter.errors import InstrumenterError
+from instrumenter.insn.decode import decode
+from instrumenter.insn.policy import classify, strategies_for
+from instrumenter.strategies import registry
+from instrumenter.tracing.probes import UPROBE, Probe
+from instrumenter.tracing.records import Buffers
+from instrumenter.tracing.session import Session
+
+from . import document as d
+from .steps import StepRecorder
+from ..errors import UsageError
+from ..probespec import parse_probe_spec
+
+MAX_INSNS = 200_000_000
+
+
+def explain_probe(spec_text: str, argv: list[str], *, strategy: str = "auto",
+                  max_insns: int = MAX_INSNS) -> dict:
+    from kernel_model.kernel import InstructionBudgetExceeded
+    from ..sandbox import Sandbox
+    spec = parse_probe_spec(spec_text)
+    if spec.kind != UPROBE:
+        raise UsageError(f"explain -p {spec_text}: explains a uprobe (uprobe:BIN:FUNC[+OFF] or "
+                         "uprobe:BIN:0xADDR)")
+    if not argv:
+        raise UsageError("explain -p: no program given (explain -p SPEC -- PROGRAM ARGS)")
+    probe = Probe(spec, nargs=0)
+    watch = _Watch(probe, strategy)
+    sandbox = Sandbox(capture=True, max_insns=max_insns, tools=[watch.attach])
+    try:
+        result = sandbox.run(argv)
+        status, stopped = result.exit_code, None
+    except InstructionBudgetExceeded:
+        result, status, stopped = None, None, max_insns
+    watch.close()
+    if watch.site is None:
+        raise InstrumenterError(f"{spec_text}: matches no object the program mapped"
+                                if not watch.matched else
+                                f"{spec_text}: never placed (no strategy took it)")
+    if probe.hits == 0:
+        ended = (f"within {stopped} instructions (--max-insns)" if stopped is not None
+                 else f"before the program ended (exit status {status})")
+        raise InstrumenterError(f"{spec_text}: placed at {watch.site['address']:#x} "
+                                f"<{watch.site['name']}> but never reached {ended}")
+    return watch.document(argv, status, stopped, result)
+
+
+class _Watch:
+    def __init__(self, probe, strategy: str):
+        self.probe, self.strategy = probe, strategy
+        self.session = None
+        self.debug = None
+        self.process = None
+        self.site: dict | None = None       # what was seen before placing
+        self.placed: dict | None = None     # what was seen after
+        self.matched = False
+        self.recorder: StepRecorder | None = None
+
+    # ---- the run ------------------------------------------------------------------------------
+    def attach(self, kernel, process) -> None:
+        """Sandbox's tool hook: the observers around a session of our own."""
+        self.debug, self.process = kernel.debug, process
+        self.debug.subscribe(_Before(self), events=("image_mapped",))
+        self.session = Session(kernel, [self.probe], buffers=Buffers(drain=lambda r: None),
+                               strategy=self.strategy)
+        for mapped in self.debug.images(process):
+            self.before(process, mapped)
+        self.session.attach(process)
+        self.after(process)
+        self.debug.subscribe(_After(self), events=("image_mapped",))
+
+    def before(self, process, mapped) -> None:
+        spec = self.probe.spec
+        if self.site is not None or not spec.matches_binary(mapped.path):
+            return
+        self.matched = True
+        address = Session.resolve_in(mapped.image, mapped, self.probe)   # its one-line errors
+        arch = self.debug.arch(process).name
+        insn = decode(self.debug.read_memory(process, address, 16), address, arch)
+        answers = [(name, self.session.strategies[name].refusal(process, address))
+                   for name in self.session.auto_order]
+        self.site = {"address": address, "name": self.debug.symbolize(process, address),
+                     "object": mapped.path.decode(errors="replace"), "insn": insn, "arch": arch,
+                     "answers": answers, "area": _area(self.debug.area_at(process, address))}
+
+    def after(self, process) -> None:
+        if self.site is None or self.placed is not None or not self.probe.placements:
+            return
+        placement = self.probe.placements[0]
+        address, name = placement.address, placement.strategy
+        insn = self.site["insn"]
+        strategy = self.session.strategies[name]
+        site = getattr(strategy, "sites", {}).get((process.space.serial, address))
+        listing, path, until = _generated(self.debug, process, name, site, insn)
+        size = max(insn.length, (site.end - address) if name == "jump" else 0)
+        self.placed = {"strategy": name, "listing": listing,
+                       "before": self.debug.read_memory(process, address, size),
+                       "after": self.debug.read_memory_raw(process, address, size),
+                       "tool_area": _area(self.debug.area_at(process, path[0])) if path else None}
+        labels = {item["address"]: "generated" for item in listing if item["kind"] == "insn"}
+        self.recorder = StepRecorder(
+            self.debug, process, address, path, until,
+            where=lambda a: "tool code" if a in labels else self.debug.symbolize(process, a))
+
+    def close(self) -> None:
+        if self.recorder is not None and self.process.space is not None:
+            self.recorder.close()
+
+    # ---- the document -------------------------------------------------------------------------
+    def document(self, argv, status, stopped, result) -> dict:
+        site, placed, insn = self.site, self.placed, self.site["insn"]
+        asm = f"{insn.mnemonic} {insn.op_str}".strip()
+        policy = classify(insn)
+        can = strategies_for(insn)
+        chosen = placed["strategy"]
+        sections = [
+            d.section("1. the site", [
+                d.insn(site["address"], insn.raw, asm, f"<{site['name']}> in {site['object']}"),
+                d.text(f"area: {site['area']}"),
+                d.text(f"opcode policy: class {policy.cls.value} ({policy.reason}); can be "
+                       f"probed by {', '.join(can) or 'none of the instruction-level strategies'}")]),
+            d.section(f"2. the strategies, in auto's order (cheapest per hit first): "
+                      + (f"--strategy {self.strategy}" if self.strategy != "auto"
+                         else "auto takes the first that accepts"), _answers(site["answers"], chosen)),
+            d.section(f"3. placed by {chosen}: the bytes at the site", [
+                d.patch(site["address"], placed["before"], placed["after"],
+                        "original -> what the CPU runs now")]
+                + ([d.text(f"tool code in: {placed['tool_area']}")] if placed["tool_area"] else [])),
+            d.section("4. the code generated for the site", placed["listing"] or [
+                d.text(_no_code(chosen))]),
+            d.section("5. the first hit, instruction by instruction (code breakpoints: nothing "
+                      "stops)", [d.text(HIT_NOTES.get(chosen, ""))] + self.recorder.items()
+                      + ([] if self.recorder.done else [d.text(
+                          "(the hit left by another way than the next instruction: the "
+                          "step-through ends there)")])),
+        ]
+        run = (f"run stopped at --max-insns {stopped}" if stopped is not None
+               else f"run: exit status {status}, {len(result.stdout)} bytes of output")
+        sections.append(d.section(None, [d.text(f"{run}; the probe was hit {self.probe.hits} "
+                                                "time(s)")]))
+        title = (f"{site['arch']}: {' '.join(argv)}, probe {self.probe.spec.text} "
+                 f"(--strategy {self.strategy})")
+        return d.document("probe", site["arch"], title, sections, strategy=chosen,
+                          address=site["address"], hits=self.probe.hits,
+                          exit_status=status, answers={n: r for n, r in site["answers"]})
+
+
+HIT_NOTES = {
+    "jump": "the site's jmp leads to the probe's part: its int3 traps (#BP) and the kernel's "
+            "breakpoint handler runs the probe's action; then the relocated instructions and "
+            "the jump back run as guest code",
+    "trampoline": "the site's int3 traps (#BP): the kernel's breakpoint handler runs the probe's "
+                  "action and sets the saved IP to the trampoline (US 9,336,001 FIG. 5 block "
+                  "540); the copy and the jump back run as guest code",
+    "emulate": "the site's int3 traps (#BP): the handler runs the probe's action and emulates "
+               "the instruction on the trap frame; IRET resumes after it (the registers it "
+               "changed are shown on the int3's step)",
+    "emulate-lock": "the site's LOCK prefix faults (#UD): the handler runs the probe's action and "
+                    "emulates the instruction on the trap frame",
+    "singlestep": "the site's int3 traps (#BP): the action runs, the original goes back, TF is "
+                  "set; the CPU runs it and raises #DB, which writes the int3 again",
+    "singlestep-stopall": "as singlestep, with every other thread of the space held from the "
+                          "#BP to the #DB",
+    "relocate": "the site's int3 traps (#BP): the thread is sent into the function's "
+                "instrumented copy",
+}
+
+
+class _Before:
+    """Subscribed before the session: sees a library mapped before the session places in it."""
+    def __init__(self, watch):
+        self.watch = watch
+
+    def image_mapped(self, process, mapped) -> None:
+        if process is self.watch.process:
+            self.watch.before(process, mapped)
+
+
+class _After:
+    """Subscribed after the session: sees what it placed."""
+    def __init__(self, watch):
+        self.watch = watch
+
+    def image_mapped(self, process, mapped) -> None:
+        if process is self.watch.process:
+            self.watch.after(process)
+
+
+def _answers(answers, chosen: str) -> list[dict]:
+    out = []
+    for name, refusal in answers:
+        summary = registry.BY_NAME[name].summary
+        if name == chosen:
+            verdict = "CHOSEN"
+        elif refusal is None:
+            verdict = "would accept"
+        else:
+            verdict = f"refuses: {refusal}"
+        out.append(d.text(f"{name:<19} {verdict}   [{summary}]"))
+    return out
+
+
+def _area(vma) -> str:
+    if vma is None:
+        return "(none)"
+    name = vma.name.decode(errors="replace") or "(anonymous)"
+    return vma.maps_line().decode(errors="replace").split(" ", 1)[0] + " " + \
+        "".join(c if vma.perms & bit else "-" for c, bit in (("r", 1), ("w", 2), ("x", 4))) + \
+        f" {name}"
+
+
+def _no_code(strategy: str) -> str:
+    return {"emulate": "none: the kernel's breakpoint handler emulates the instruction on the "
+                       "trap frame (see --technique emulate)",
+            "emulate-lock": "none: the #UD handler emulates the instruction (see --technique "
+                            "emulate --form lock)",
+            "singlestep": "none: the original is put back and single-stepped (see --technique "
+                          "singlestep)",
+            "singlestep-stopall": "none: the original is put back and single-stepped with the "
+                                  "other threads held (see --technique singlestep-stopall)",
+            "relocate": "the whole function's instrumented copy (see --technique relocate)"
+            }.get(strategy, "none")
+
+
+def _generated(debug, process, name, site, insn):
+    """(listing items, addresses a hit runs through, where it rejoins the program)."""
+    arch = debug.arch(process).name
+    if name == "trampoline" and site is not None:
+        items, path = _page_listing(site.page, arch)
+        return items, path, insn.next_address
+    if name == "jump" and site is not None:
+        from .jump import _listing, _path, _relocated
+        from instrumenter.insn.emit import REL_JUMP_LEN  # noqa: F401  (the jump's length)
+        covered, at = [], insn.address
+        while at < site.end:
+            one = decode(debug.read_memory(process, at, 16), at, arch)
+            covered.append(one)
+            at = one.next_address
+        items = _listing(debug, process, site.entry, site.body, arch, "the probe's part") + \
+            _relocated(debug, process, site, covered, arch)
+        return items, _path(debug, process, site, arch), site.end
+    return [], [], insn.next_address
+
+
+def _page_listing(page, arch):
+    from .trampoline import _describe
+    cs = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_32 if arch == "i386" else capstone.CS_MODE_64)
+    items, path = [], []
+    for block in page.blocks:
+        code = bytes(page.code[block.start - page.address:block.end - page.address])
+        for one in cs.disasm(code, block.start):
+            path.append(one.address)
+            items.append(d.insn(one.address, bytes(one.bytes), f"{one.mnemonic} {one.op_str}".strip(),
+                                f"{block.name}: {_describe(block.name)}".rstrip(": ")))
+    return items, path
