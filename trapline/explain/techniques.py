@@ -39,6 +39,8 @@ TECHNIQUES: tuple[Technique, ...] = (
     Technique("uretprobe", "trapline.explain.uretprobe", "explain_uretprobe",
               "return probes: the return address swapped for the landing, the shadow stack, "
               "tail calls and longjmp"),
+    Technique("handler", "trapline.explain.handler", "explain_handler",
+              "a user handler in the trampoline page: save, call, restore, copy, jump"),
     Technique("singlestep", "trapline.explain.singlestep", "explain_singlestep",
               "restore, TF, #DB, re-insert; the window where another thread is not seen"),
     Technique("singlestep-stopall", "trapline.explain.singlestep", "explain_stopall",
