@@ -41,6 +41,9 @@ TECHNIQUES: tuple[Technique, ...] = (
               "tail calls and longjmp"),
     Technique("handler", "trapline.explain.handler", "explain_handler",
               "a user handler in the trampoline page: save, call, restore, copy, jump"),
+    Technique("backpatch", "trapline.explain.backpatch", "explain_backpatch",
+              "a vfork program under each children policy, the site's bytes at each step, the "
+              "naive tool's deadlock (US 7,185,320)"),
     Technique("singlestep", "trapline.explain.singlestep", "explain_singlestep",
               "restore, TF, #DB, re-insert; the window where another thread is not seen"),
     Technique("singlestep-stopall", "trapline.explain.singlestep", "explain_stopall",
