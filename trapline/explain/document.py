@@ -50,7 +50,7 @@ def patch(address: int, before: bytes, after: bytes, note: str = "") -> dict:
             "note": note}
 
 
-def event(at: int, tid: int, what: str, *, site: bytes | None = None, lost: bool = False) -> dict:
+def event(at: int, tid: int | None, what: str, *, site: bytes | None = None, lost: bool = False) -> dict:
     return {"kind": "event", "at": at, "tid": tid, "what": what,
             "site_bytes": None if site is None else site.hex(), "lost": lost}
 
@@ -102,7 +102,8 @@ def _item_line(item: dict) -> str:
     if kind == "event":
         site = f"  [site: {_spaced(item['site_bytes'])}]" if item["site_bytes"] is not None else ""
         lost = "   <== LOST: no probe saw this execution" if item["lost"] else ""
-        return f"t={item['at']:<9} tid {item['tid']}: {item['what']}{site}{lost}"
+        who = f"tid {item['tid']}" if item["tid"] is not None else "tool"
+        return f"t={item['at']:<9} {who}: {item['what']}{site}{lost}"
     if kind == "register":
         note = f"  ({item['note']})" if item["note"] else ""
         return f"{item['name']}: {item['before']:#x} -> {item['after']:#x}{note}"

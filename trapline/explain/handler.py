@@ -18,7 +18,7 @@ from instrumenter.tracing.records import Buffers
 from instrumenter.tracing.session import Session
 
 from . import document as d
-from .guest import ROOT, spawn_fib
+from .guest import ROOT, spawn_sample
 from .probe import _page_listing
 from .steps import StepRecorder
 from ..probespec import parse_probe_spec
@@ -28,7 +28,7 @@ N = 10
 
 def explain_handler(arch: str = "x86_64") -> dict:
     handler = ROOT / "samples" / "handlers" / arch / "limit_n.s"
-    kernel, proc, stdout = spawn_fib(arch, N)
+    kernel, proc, stdout = spawn_sample(arch, "fib", [str(N)])
     debug = kernel.debug
     probe = Probe(parse_probe_spec("uprobe:fib:fib"), handler=load_handler(str(handler)))
     session = Session(kernel, [probe], buffers=Buffers(drain=lambda r: None), strategy="trampoline")

@@ -22,7 +22,7 @@ from instrumenter.tracing.records import Buffers
 from instrumenter.tracing.session import Session
 
 from . import document as d
-from .guest import spawn_fib
+from .guest import spawn_sample
 from .steps import StepRecorder
 from ..probespec import parse_probe_spec
 
@@ -37,7 +37,7 @@ METHODS = {
 
 
 def explain_jump(arch: str = "x86_64") -> dict:
-    kernel, proc, stdout = spawn_fib(arch, N)
+    kernel, proc, stdout = spawn_sample(arch, "fib", [str(N)])
     debug = kernel.debug
     fib = proc.image.symbols.lookup("fib")
     session = Session(kernel, [], buffers=Buffers(), strategy="jump")

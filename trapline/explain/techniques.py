@@ -44,6 +44,9 @@ TECHNIQUES: tuple[Technique, ...] = (
     Technique("backpatch", "trapline.explain.backpatch", "explain_backpatch",
               "a vfork program under each children policy, the site's bytes at each step, the "
               "naive tool's deadlock (US 7,185,320)"),
+    Technique("walkup", "trapline.explain.walkup", "explain_walkup",
+              "samples, the hot spot, its identifying hook, callers instrumented level by level "
+              "(US 7,823,129)"),
     Technique("singlestep", "trapline.explain.singlestep", "explain_singlestep",
               "restore, TF, #DB, re-insert; the window where another thread is not seen"),
     Technique("singlestep-stopall", "trapline.explain.singlestep", "explain_stopall",
