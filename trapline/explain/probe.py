@@ -2,12 +2,13 @@
 probe on any program, and why.
 
 The program runs in the sandbox (trapline/sandbox.py, output captured) with one uprobe placed by
-a session of its own, between two observers of the debug interface:
-  before the session places the probe in an object (the program at attach, a library when ld.so
-    maps it: `image_mapped`, heard first because it subscribed first), the instruction at the
-    site, its opcode-policy class (instrumenter/insn/policy.py) and every strategy's answer in
-    `auto`'s order (ProbeStrategy.refusal: the reason it would refuse the site, or none);
-  after it: the strategy that took the site (for `auto` the first that accepted, for --strategy
+a session of its own whose `place` is watched on both sides (every uprobe placement goes through
+it: the program's at attach, a library's when ld.so maps it, an IFUNC's implementation when its
+resolver has returned):
+  before: the instruction at the site, its opcode-policy class (instrumenter/insn/policy.py) and
+    every strategy's answer in `auto`'s order (ProbeStrategy.refusal: the reason it would
+    refuse the site, or none), asked while nothing is placed there;
+  after: the strategy that took the site (for `auto` the first that accepted, for --strategy
     the one named), the bytes there before and after (door reads: read_memory shows the original,
     read_memory_raw what the CPU runs), the areas the site and the tool's code lie in, and the
     code generated for the site; then code breakpoints on the site and on that code follow the
@@ -76,35 +77,47 @@ class _Watch:
         self.process = None
         self.site: dict | None = None       # what was seen before placing
         self.placed: dict | None = None     # what was seen after
-        self.matched = False
         self.recorder: StepRecorder | None = None
 
     # ---- the run ------------------------------------------------------------------------------
     def attach(self, kernel, process) -> None:
-        """Sandbox's tool hook: the observers around a session of our own."""
+        """Sandbox's tool hook: a session of our own, its `place` watched on both sides (every
+        uprobe placement goes through it: the program's at attach, a library's when ld.so
+        maps it, an IFUNC's implementation when its resolver returns)."""
         self.debug, self.process = kernel.debug, process
-        self.debug.subscribe(_Before(self), events=("image_mapped",))
         self.session = Session(kernel, [self.probe], buffers=Buffers(drain=lambda r: None),
                                strategy=self.strategy)
-        for mapped in self.debug.images(process):
-            self.before(process, mapped)
-        self.session.attach(process)
-        self.after(process)
-        self.debug.subscribe(_After(self), events=("image_mapped",))
+        place = self.session.place
 
-    def before(self, process, mapped) -> None:
-        spec = self.probe.spec
-        if self.site is not None or not spec.matches_binary(mapped.path):
-            return
-        self.matched = True
-        address = Session.resolve_in(mapped.image, mapped, self.probe)   # its one-line errors
+        def watched(process, address, hook, probe):
+            if probe is self.probe and self.site is None:
+                self.before(process, address)
+            site = place(process, address, hook, probe)
+            if probe is self.probe and self.placed is None:
+                self.after(process)
+            return site
+        self.session.place = watched
+        self.session.attach(process)
+
+    @property
+    def matched(self) -> bool:
+        return self.session is not None and any(self.probe.spec.matches_binary(path)
+                                                for path in self.session.mapped_paths)
+
+    def before(self, process, address: int) -> None:
+        """The site before anything is placed there: the instruction, every strategy's answer."""
         arch = self.debug.arch(process).name
         insn = decode(self.debug.read_memory(process, address, 16), address, arch)
         answers = [(name, self.session.strategies[name].refusal(process, address))
                    for name in self.session.auto_order]
-        self.site = {"address": address, "name": self.debug.symbolize(process, address),
-                     "object": mapped.path.decode(errors="replace"), "insn": insn, "arch": arch,
-                     "answers": answers, "area": _area(self.debug.area_at(process, address))}
+        image = self.debug.image_at(process, address)
+        function = self.probe.spec.function
+        symbol = image.symbols.lookup(function) if image is not None and function else None
+        ifunc = symbol is not None and symbol.kind == "ifunc"
+        self.site = {"ifunc": ifunc,"address": address, "name": self.debug.symbolize(process, address),
+                     "object": image.path if image is not None else "?", "insn": insn,
+                     "arch": arch, "answers": answers,
+                     "area": _area(self.debug.area_at(process, address))}
 
     def after(self, process) -> None:
         if self.site is None or self.placed is not None or not self.probe.placements:
@@ -140,6 +153,9 @@ class _Watch:
             d.section("1. the site", [
                 d.insn(site["address"], insn.raw, asm, f"<{site['name']}> in {site['object']}"),
                 d.text(f"area: {site['area']}"),
+                *([d.text(f"{self.probe.spec.function} is an IFUNC: its resolver ran and chose "
+                          "this implementation; the probe went there (instrumenter/tracing/"
+                          "ifunc.py)")] if site["ifunc"] else []),
                 d.text(f"opcode policy: class {policy.cls.value} ({policy.reason}); can be "
                        f"probed by {', '.join(can) or 'none of the instruction-level strategies'}")]),
             d.section(f"2. the strategies, in auto's order (cheapest per hit first): "
@@ -187,26 +203,6 @@ HIT_NOTES = {
     "relocate": "the site's int3 traps (#BP): the thread is sent into the function's "
                 "instrumented copy",
 }
-
-
-class _Before:
-    """Subscribed before the session: sees a library mapped before the session places in it."""
-    def __init__(self, watch):
-        self.watch = watch
-
-    def image_mapped(self, process, mapped) -> None:
-        if process is self.watch.process:
-            self.watch.before(process, mapped)
-
-
-class _After:
-    """Subscribed after the session: sees what it placed."""
-    def __init__(self, watch):
-        self.watch = watch
-
-    def image_mapped(self, process, mapped) -> None:
-        if process is self.watch.process:
-            self.watch.after(process)
 
 
 def _answers(answers, chosen: str) -> list[dict]:

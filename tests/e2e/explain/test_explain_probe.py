@@ -78,6 +78,18 @@ def test_a_libc_function_of_the_hosts_ls():
     assert steps[0]["where"] == "libc.so.6:opendir"
 
 
+def test_an_ifunc_is_explained_at_the_implementation_its_resolver_chose():
+    """glibc's strlen is an IFUNC: the probe is placed when the resolver has returned, at the
+    implementation, and the explanation is of that site (it failed before: nothing was placed
+    when the library was mapped)."""
+    doc = _doc("-p", "uprobe:libc.so.6:strlen", "--", "/bin/ls", "/")
+    texts = [i["text"] for i in _items(doc, 0) if i["kind"] == "text"]
+    assert any(t.startswith("strlen is an IFUNC") for t in texts)
+    assert doc["facts"]["hits"] >= 1
+    steps = [i for i in _items(doc, 4) if i["kind"] == "step"]
+    assert steps and steps[0]["address"] == doc["facts"]["address"]
+
+
 @pytest.mark.parametrize("args,line", [
     (["-p", "uprobe:ls:main", "--", "/bin/ls", "/"],
      "trapline: uprobe:ls:main: no function 'main' in /usr/bin/ls"),
