@@ -23,8 +23,11 @@ from emu.errors import TraplineError
 from instrumenter.strategies.emulate.kernel_probes import KernelEmulateProbes
 from instrumenter.errors import InstrumenterError
 from instrumenter.strategies.emulate.return_sites import return_sites
+from instrumenter.strategies.registry import CHOICES as STRATEGY_CHOICES
 from kernel_model.ring0 import BareGuest
 from loader.elf import load_elf_file
+
+from .techniques import NAMES as TECHNIQUES
 
 SAMPLE_BIN = Path(__file__).resolve().parents[2] / "samples" / "bin"
 DEMO_ADDRESS = 0x0040_0000
@@ -211,8 +214,6 @@ def explain_text(arch: str = "i386", form: str = "int3", modes=("kernel", "user"
 
 
 MAX_INSNS = 200_000_000          # explain -p: the probe must be reached within this (probe.py)
-STRATEGIES = ("trampoline", "emulate", "emulate-lock", "singlestep", "singlestep-stopall", "jump",
-              "relocate")       # instrumenter/strategies/registry.py NAMES, without importing it
 
 
 def _explain_probe(spec, technique, program, strategy, max_insns) -> dict:
@@ -225,12 +226,13 @@ def _explain_probe(spec, technique, program, strategy, max_insns) -> dict:
     return explain_probe(spec, program, strategy=strategy, max_insns=max_insns)
 
 
-TECHNIQUE_HELP = ("emulate: US 7,350,196's figures; trampoline: US 9,336,001's page with its handler; "
-                  "relocate, detach, jump, ... (trapline/explain/techniques.py). Default: emulate.")
+TECHNIQUE_HELP = (f"One of: {', '.join(TECHNIQUES)} (trapline/explain/techniques.py says what each "
+                  "shows). Default: emulate.")
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--arch", type=click.Choice(["i386", "x86_64"]), default="i386", show_default=True)
+@click.option("--arch", type=click.Choice(["i386", "x86_64"]), default="i386", show_default=True,
+              help="The techniques' samples' arch (with -p the program's own).")
 @click.option("--form", type=click.Choice(["int3", "lock"]), default="int3", show_default=True,
               help="Patch with int3 (#BP, a trap) or a LOCK prefix (#UD, a fault).")
 @click.option("--mode", type=click.Choice(["kernel", "user", "both"]), default="both",
@@ -244,7 +246,7 @@ TECHNIQUE_HELP = ("emulate: US 7,350,196's figures; trampoline: US 9,336,001's p
 @click.option("-p", "--probe", "spec", default=None, metavar="SPEC",
               help="Explain this uprobe on PROGRAM (explain -p SPEC -- PROGRAM ARGS): the site, "
               "each strategy's answer, the bytes, the generated code, the first hit.")
-@click.option("--strategy", type=click.Choice(["auto", *STRATEGIES]), default="auto",
+@click.option("--strategy", type=click.Choice(STRATEGY_CHOICES), default="auto",
               show_default=True, help="With -p: the strategy to place the probe with.")
 @click.option("--max-insns", type=click.IntRange(min=1), default=MAX_INSNS, show_default=True,
               help="With -p: the probe must be reached within this many guest instructions.")

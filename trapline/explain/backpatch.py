@@ -62,7 +62,7 @@ def _run(arch: str, children: str, mode: str):
 
     def reported(text):                       # the monitor's one-line reports, in event order
         report(text)
-        timeline.add(debug.current_thread() or proc.threads[0], f"monitor: {text}")
+        timeline.add(debug.current_thread() or debug.threads(proc)[0], f"monitor: {text}")
     session.monitor.report = reported
     session.attach(proc)
     timeline.site = proc.image.symbols.lookup("work").addr
@@ -74,7 +74,7 @@ def _run(arch: str, children: str, mode: str):
         first = str(stuck).strip().split("\n")[0]
         line = f"run: DEADLOCK, reported by the kernel: {first}"
         result = {"exit_status": None, "hits": probe.hits, "deadlock": True}
-        timeline.add(proc.threads[0], "the kernel finds nothing can run: the child waits for "
+        timeline.add(debug.threads(proc)[0], "the kernel finds nothing can run: the child waits for "
                                       "a tracer, the parent for the child: the naive tool's deadlock")
     lines = stdout.data.decode().strip().split("\n")
     result["line"] = line + (f"; output {len(lines)} lines, the last {lines[-1]!r}"
@@ -94,7 +94,7 @@ class _Timeline:
 
     def add(self, thread, what: str) -> None:
         byte = None
-        if self.site is not None and self.proc.space is not None:
+        if self.site is not None and self.debug.is_alive(self.proc):
             byte = self.debug.read_memory_raw(self.proc, self.site, 1)
         self.events.append(d.event(self.debug.instruction_count(), thread.tid, what, site=byte))
 
@@ -104,21 +104,21 @@ class _Timeline:
         self.add(context.thread, f"hit at work() in pid {pid} (recorded)")
 
     def pre_fork(self, parent, child_pid, *, vfork) -> None:
-        self.add(parent.threads[0], f"pre-fork event: pid {parent.pid} will "
+        self.add(self.debug.threads(parent)[0], f"pre-fork event: pid {parent.pid} will "
                                     f"{'vfork' if vfork else 'fork'} pid {child_pid} (predicted)")
 
     def vfork(self, parent, child) -> None:
-        self.add(child.threads[0], f"vfork: pid {child.pid} runs in pid {parent.pid}'s space, "
+        self.add(self.debug.threads(child)[0], f"vfork: pid {child.pid} runs in pid {parent.pid}'s space, "
                                    "the parent sleeps")
 
     def vfork_done(self, parent, child) -> None:
-        self.add(parent.threads[0], f"vfork-done: pid {child.pid} exec'd or exited, pid "
+        self.add(self.debug.threads(parent)[0], f"vfork-done: pid {child.pid} exec'd or exited, pid "
                                     f"{parent.pid} resumes")
 
     def exec(self, process, path, argv) -> None:
-        self.add(process.threads[0], f"exec: pid {process.pid} gets a new image (its own "
+        self.add(self.debug.threads(process)[0], f"exec: pid {process.pid} gets a new image (its own "
                                      "space: the site byte shown is still the parent's)")
 
     def exit(self, process, status) -> None:
         if process is not self.proc:
-            self.add(process.threads[0], f"exit: pid {process.pid}")
+            self.add(self.debug.threads(process)[0], f"exit: pid {process.pid}")

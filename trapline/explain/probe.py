@@ -139,7 +139,7 @@ class _Watch:
             where=lambda a: "tool code" if a in labels else self.debug.symbolize(process, a))
 
     def close(self) -> None:
-        if self.recorder is not None and self.process.space is not None:
+        if self.recorder is not None and self.debug.is_alive(self.process):
             self.recorder.close()
 
     # ---- the document -------------------------------------------------------------------------
