@@ -243,6 +243,9 @@ TECHNIQUE_HELP = (f"One of: {', '.join(TECHNIQUES)} (trapline/explain/techniques
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True, help="json: the document the text is rendered from "
               "(trapline/explain/schema/explain.schema.json).")
+@click.option("--html", "html_file", type=click.Path(dir_okay=False, writable=True), default=None,
+              metavar="FILE", help="Write the explanation as one self-contained page (SVG, a "
+              "step-through of the hit) to FILE instead of printing it.")
 @click.option("-p", "--probe", "spec", default=None, metavar="SPEC",
               help="Explain this uprobe on PROGRAM (explain -p SPEC -- PROGRAM ARGS): the site, "
               "each strategy's answer, the bytes, the generated code, the first hit.")
@@ -251,7 +254,7 @@ TECHNIQUE_HELP = (f"One of: {', '.join(TECHNIQUES)} (trapline/explain/techniques
 @click.option("--max-insns", type=click.IntRange(min=1), default=MAX_INSNS, show_default=True,
               help="With -p: the probe must be reached within this many guest instructions.")
 @click.argument("program", nargs=-1, type=click.UNPROCESSED)
-def explain(arch, form, mode, technique, handler, fmt, spec, strategy, max_insns, program):
+def explain(arch, form, mode, technique, handler, fmt, html_file, spec, strategy, max_insns, program):
     """Show how a probing technique works, from a real run: US 7,350,196's in-trap emulation
     (the trap frame and stack words before and after each emulated push %ebp, pop %ebp, enter,
     leave and ret), US 9,336,001's trampoline page, the jump patch, and the others of
@@ -266,6 +269,12 @@ def explain(arch, form, mode, technique, handler, fmt, spec, strategy, max_insns
             options = {"emulate": {"form": form, "modes": modes},
                        "trampoline": {"handler": handler}}.get(techniques.known(name).name, {})
             doc = techniques.build(name, arch, **options)
+        if html_file is not None:
+            from .html import render_html
+            with open(html_file, "w", encoding="utf-8") as page:
+                page.write(render_html(doc))
+            click.echo(f"trapline: wrote {html_file}", err=True)
+            return
         click.echo(document.render_json(doc) if fmt == "json" else document.render_text(doc),
                    nl=False)
     except Exception as e:              # noqa: BLE001 -- every failure gets its status (exit_status.py)

@@ -95,12 +95,12 @@ def _item_line(item: dict) -> str:
         return item["text"]
     if kind == "insn":
         note = f"  ; {item['note']}" if item["note"] else ""
-        return f"{item['address']:#x}  {_spaced(item['bytes']):<24} {item['asm']}".rstrip() + note
+        return f"{item['address']:#x}  {spaced(item['bytes']):<24} {item['asm']}".rstrip() + note
     if kind == "bytes":
         note = f"  ({item['note']})" if item["note"] else ""
-        return f"{item['address']:#x}: {_spaced(item['before'])} -> {_spaced(item['after'])}{note}"
+        return f"{item['address']:#x}: {spaced(item['before'])} -> {spaced(item['after'])}{note}"
     if kind == "event":
-        site = f"  [site: {_spaced(item['site_bytes'])}]" if item["site_bytes"] is not None else ""
+        site = f"  [site: {spaced(item['site_bytes'])}]" if item["site_bytes"] is not None else ""
         lost = "   <== LOST: no probe saw this execution" if item["lost"] else ""
         who = f"tid {item['tid']}" if item["tid"] is not None else "tool"
         return f"t={item['at']:<9} {who}: {item['what']}{site}{lost}"
@@ -121,7 +121,7 @@ def _step_line(item: dict) -> str:
     return head + (f"   => {changed}" if changed else "")
 
 
-def _spaced(hexbytes: str) -> str:
+def spaced(hexbytes: str) -> str:
     return " ".join(hexbytes[i:i + 2] for i in range(0, len(hexbytes), 2))
 
 
