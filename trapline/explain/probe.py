@@ -65,7 +65,7 @@ def explain_probe(spec_text: str, argv: list[str], *, strategy: str = "auto",
         ended = (f"within {stopped} instructions (--max-insns)" if stopped is not None
                  else f"before the program ended (exit status {status})")
         raise InstrumenterError(f"{spec_text}: placed at {watch.site['address']:#x} "
-                                f"<{watch.site['name']}> but never reached {ended}")
+                                f"({watch.placed['strategy']}) but never reached {ended}")
     return watch.document(argv, status, stopped, result)
 
 

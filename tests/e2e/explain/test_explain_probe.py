@@ -99,6 +99,11 @@ def test_an_ifunc_is_explained_at_the_implementation_its_resolver_chose():
      "trapline: uprobe:nothere:f: matches no object the program mapped"),
     (["-p", "uprobe:fib:fib", "--max-insns", "50", "--", "FIB", "5"],
      "trapline: uprobe:fib:fib: placed at 0x"),
+    (["-p", "uprobe:fib:__aio_close", "--", "FIB", "5"],      # musl's, never called by fib
+     "trapline: uprobe:fib:__aio_close: placed at 0x"),
+    (["-p", "uretprobe:fib:fib", "--", "FIB", "5"],
+     "trapline: explain -p uretprobe:fib:fib: explains a uprobe"),
+    (["-p", "uprobe:fib:fib"], "trapline: explain -p: no program given"),
     (["-p", "uprobe:fib:fib", "--technique", "jump", "--", "FIB", "5"],
      "trapline: explain: --technique and -p are two different questions"),
 ])
@@ -108,3 +113,5 @@ def test_bad_input_is_one_line_and_status_2(args, line):
     assert result.exit_code == 2
     lines = result.output.strip().split("\n")
     assert len(lines) == 1 and lines[0].startswith(line), lines
+    if "placed at" in line:
+        assert "but never reached " in lines[0]
