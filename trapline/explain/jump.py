@@ -17,6 +17,7 @@ import capstone
 from instrumenter.insn.decode import decode
 from instrumenter.insn.emit import REL_JUMP_LEN
 from instrumenter.insn.relocate import relocate
+from instrumenter.strategies.jump import analyse
 from instrumenter.tracing.probes import Probe
 from instrumenter.tracing.records import Buffers
 from instrumenter.tracing.session import Session
@@ -138,6 +139,7 @@ def _site_sections(debug, proc, site, before, arch, n, fib, insns, labels) -> li
                    "last, the bytes lie inside fib, no instruction of fib branches, reads or "
                    "returns into them, fib has no indirect jump, no other probe and no thread "
                    "lies under them"),
+            d.text(_references(insns, site.address, site.end)),
             d.text("the status flags are written before anything reads them after the site "
                    "(status_flags_dead): the count needs no save" if site.flags_dead else
                    "the status flags are live after the site: the count saves and restores them"),
@@ -153,6 +155,21 @@ def _site_sections(debug, proc, site, before, arch, n, fib, insns, labels) -> li
                       "debug_patches.py)", head),
             d.section(f"{3 + 2 * n}. {name}: where the jump leads (an XOL page, [uprobes])",
                       part + body)]
+
+
+def _references(insns, start: int, end: int) -> str:
+    """Every address fib's instructions refer to (analyse(): branch targets, RIP-relative
+    operands, the return addresses of calls), against the patched bytes."""
+    refs = analyse(b"".join(i.raw for i in insns), insns[0].address, insns[0].arch).refs
+    inside = sorted(t for t in refs if start < t < end)
+    at_site = [f"`{i.mnemonic} {i.op_str}`" for i in refs.get(start, [])]
+    listed = ", ".join(f"{t:#x}" for t in sorted(refs))
+    said = (f"fib's instructions refer to {len(refs)} addresses ({listed}); "
+            + (f"inside {start + 1:#x}..{end - 1:#x}: {', '.join(f'{t:#x}' for t in inside)}"
+               if inside else f"none inside {start + 1:#x}..{end - 1:#x}"))
+    if at_site:
+        said += f"; {', '.join(at_site)} reach the site itself: the jmp is there, as it should be"
+    return said
 
 
 def _listing(debug, proc, start, onward, arch, note) -> list[dict]:

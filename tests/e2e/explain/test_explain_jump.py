@@ -20,6 +20,7 @@ def test_the_jump_its_refusals_its_relocated_call_and_a_counted_hit(arch):
     assert any("branches into the patched bytes" in r for r in refused)
     assert any("a 5-byte jump does not fit" in r for r in refused)
     assert fits[0]["note"].endswith("a jump fits here")
+    assert len(re.findall(r"fib's instructions refer to \d+ addresses \(.*\); none inside ", text)) == 2
     patches = [i for s in doc["sections"] for i in s["items"] if i["kind"] == "bytes"]
     assert [p["after"][:2] for p in patches] == ["e9", "e9"]           # jmp rel32 at both sites
     assert patches[0]["before"][:2] == "55"                            # push %ebp / push %rbp
