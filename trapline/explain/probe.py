@@ -201,7 +201,8 @@ HIT_NOTES = {
     "singlestep-stopall": "as singlestep, with every other thread of the space held from the "
                           "#BP to the #DB",
     "relocate": "the site's int3 traps (#BP): the thread is sent into the function's "
-                "instrumented copy",
+                "instrumented copy; the breakpoints see the copy's instructions under the "
+                "original addresses they stand for (the door's code aliases)",
 }
 
 

@@ -69,8 +69,10 @@ class StepRecorder:
                 if watched != nxt[3] and watched is not None:
                     changes.append((self.watch_name, watched, nxt[3]))
             insn = next(cs.disasm(code, address, 1), None)
-            raw = bytes(insn.bytes) if insn is not None else b""
-            asm = f"{insn.mnemonic} {insn.op_str}".strip() if insn is not None else "(not code)"
+            if insn is not None:
+                raw, asm = bytes(insn.bytes), f"{insn.mnemonic} {insn.op_str}".strip()
+            else:               # a LOCK prefix on an instruction that takes none: #UD (SDM 2A 2.1.1)
+                raw, asm = code[:1], f"(no valid instruction at {code[:4].hex(' ')}...: #UD)"
             out.append(step(n + 1, tid, address, raw, asm, self.where(address), changes,
                             last=nxt is None))
         return out
