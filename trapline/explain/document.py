@@ -59,7 +59,7 @@ def register(name: str, before: int, after: int, note: str = "") -> dict:
     return {"kind": "register", "name": name, "before": before, "after": after, "note": note}
 
 
-def from_lines(technique: str, arch: str, lines: list[str]) -> dict:
+def from_lines(technique: str, arch: str, lines: list[str], **facts) -> dict:
     """A document of an older technique's printed lines: `=== X ===` lines are the title and
     section headings, every other line a text item (rendered back unchanged)."""
     title, sections = None, []
@@ -74,7 +74,7 @@ def from_lines(technique: str, arch: str, lines: list[str]) -> dict:
             if not sections:
                 sections.append(section(None, []))
             sections[-1]["items"].append(text(line))
-    return document(technique, arch, title or technique, sections)
+    return document(technique, arch, title or technique, sections, **facts)
 
 
 # ---- text -------------------------------------------------------------------------------------

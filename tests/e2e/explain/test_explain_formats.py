@@ -56,3 +56,14 @@ def test_an_unknown_technique_is_one_line_and_status_2():
     lines = result.output.strip().split("\n")
     assert lines == ["trapline: explain: unknown technique 'teleport' (have: "
                      + ", ".join(NAMES) + ")"]
+
+
+@pytest.mark.parametrize("technique,facts", [
+    ("trampoline", {"output": "fib(10) = 5", "hits": 15}),
+    ("relocate", {"output": "fib(5) = 5", "hits": {"uprobe:fib:fib": 15, "uprobe:fib:fib+1": 15}}),
+    ("detach", {"output": "fib(8) = 21", "entries": 6, "returns": 0, "threads_moved": 1,
+                "return_pointers_reset": 6}),
+])
+def test_the_older_techniques_json_has_the_runs_figures(technique, facts):
+    doc = json.loads(_run("--technique", technique, "--arch", "i386", "--format", "json"))
+    assert {k: doc["facts"][k] for k in facts} == facts and doc["facts"]["exit_status"] == 0
