@@ -15,6 +15,7 @@ of a few kinds, each rendered on one line:
   register  a register before and after (what a handler changed)
   step      one instruction of a hit followed step by step (steps.py): its number, thread,
             address, bytes, assembly, where it is, and the registers it changed
+  area      a mapped area of the process (as /proc/PID/maps shows it) and what lies there
 Sections of the techniques that predate this module (emulate, trampoline, relocate, detach)
 hold their lines as text items (`from_lines`), which renders exactly as they printed before.
 """
@@ -57,6 +58,11 @@ def event(at: int, tid: int | None, what: str, *, site: bytes | None = None, los
 
 def register(name: str, before: int, after: int, note: str = "") -> dict:
     return {"kind": "register", "name": name, "before": before, "after": after, "note": note}
+
+
+def area(start: int, end: int, perms: str, name: str, note: str = "") -> dict:
+    return {"kind": "area", "start": start, "end": end, "perms": perms, "name": name,
+            "note": note}
 
 
 def from_lines(technique: str, arch: str, lines: list[str], **facts) -> dict:
@@ -109,6 +115,9 @@ def _item_line(item: dict) -> str:
         return f"{item['name']}: {item['before']:#x} -> {item['after']:#x}{note}"
     if kind == "step":
         return _step_line(item)
+    if kind == "area":
+        note = f"  ({item['note']})" if item["note"] else ""
+        return f"{item['start']:08x}-{item['end']:08x} {item['perms']} {item['name']}{note}"
     raise ValueError(f"unknown item kind {kind!r}")
 
 

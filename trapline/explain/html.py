@@ -7,6 +7,7 @@ and the script are in the page. Each item kind has its form:
   text      a paragraph;  insn  a row of a listing table;  register  a row of a table;
   bytes     an SVG of the bytes before and after, the changed ones marked;
   event     a timeline entry, a lost hit marked;
+  area      an SVG bar per mapped area, labelled as /proc/PID/maps;
   step      a step-through: buttons and the arrow keys move through the hit, each step showing
             the instruction run, where it is, and what it changed (registers, flags, the
             watched word) as an SVG board; the whole list is below with the current step marked.
@@ -129,6 +130,8 @@ def _group(run: list[dict], section: int, index: int) -> list[str]:
         return ["<ol class=\"timeline\">" + "".join(_event(i) for i in run) + "</ol>"]
     if kind == "step":
         return [_stepper(run, f"stepper-{section}-{index}")]
+    if kind == "area":
+        return [_areas(run)]
     raise ValueError(f"unknown item kind {kind!r}")
 
 
@@ -151,6 +154,25 @@ def _bytes_figure(item: dict) -> str:
     parts.append("</svg>")
     caption = f"{item['address']:#x}" + (f": {escape(item['note'])}" if item["note"] else "")
     return f"<figure>{''.join(parts)}<figcaption class=\"mono\">{caption}</figcaption></figure>"
+
+
+def _areas(run: list[dict]) -> str:
+    """The areas as bars, lowest address first, each labelled as /proc/PID/maps would."""
+    rows = sorted(run, key=lambda a: a["start"])
+    height = 30 * len(rows) + 4
+    parts = [f"<svg class=\"areas\" width=\"760\" height=\"{height}\" viewBox=\"0 0 760 {height}\" "
+             "xmlns=\"http://www.w3.org/2000/svg\">"]
+    for n, a in enumerate(rows):
+        y = 30 * n + 2
+        fill = "#dfe9f7" if "x" in a["perms"] else "#eeeeee"
+        parts.append(f"<rect x=\"0\" y=\"{y}\" width=\"756\" height=\"26\" fill=\"{fill}\" "
+                     f"stroke=\"#666\"/><text x=\"6\" y=\"{y + 17}\">{a['start']:08x}-{a['end']:08x} "
+                     f"{escape(a['perms'])} {escape(a['name'])}</text>")
+        if a["note"]:
+            parts.append(f"<title>{escape(a['note'])}</title>")
+    parts.append("</svg>")
+    notes = "; ".join(escape(a["note"]) for a in rows if a["note"])
+    return f"<figure>{''.join(parts)}<figcaption>{notes}</figcaption></figure>"
 
 
 def _event(item: dict) -> str:

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import capstone
 
+from kernel_model.debug import PROT_EXEC, PROT_READ, PROT_WRITE
+
 from instrumenter.errors import InstrumenterError
 from instrumenter.insn.decode import decode
 from instrumenter.insn.policy import classify, strategies_for
@@ -117,7 +119,7 @@ class _Watch:
         self.site = {"ifunc": ifunc,"address": address, "name": self.debug.symbolize(process, address),
                      "object": image.path if image is not None else "?", "insn": insn,
                      "arch": arch, "answers": answers,
-                     "area": _area(self.debug.area_at(process, address))}
+                     "area": _area(self.debug.area_at(process, address), "the probed site")}
 
     def after(self, process) -> None:
         if self.site is None or self.placed is not None or not self.probe.placements:
@@ -132,7 +134,8 @@ class _Watch:
         self.placed = {"strategy": name, "listing": listing,
                        "before": self.debug.read_memory(process, address, size),
                        "after": self.debug.read_memory_raw(process, address, size),
-                       "tool_area": _area(self.debug.area_at(process, path[0])) if path else None}
+                       "tool_area": _area(self.debug.area_at(process, path[0]), "the tool's code "
+                                          f"for the site, at {path[0]:#x}") if path else None}
         labels = {item["address"]: "generated" for item in listing if item["kind"] == "insn"}
         self.recorder = StepRecorder(
             self.debug, process, address, path, until,
@@ -152,7 +155,7 @@ class _Watch:
         sections = [
             d.section("1. the site", [
                 d.insn(site["address"], insn.raw, asm, f"<{site['name']}> in {site['object']}"),
-                d.text(f"area: {site['area']}"),
+                site["area"],
                 *([d.text(f"{self.probe.spec.function} is an IFUNC: its resolver ran and chose "
                           "this implementation; the probe went there (instrumenter/tracing/"
                           "ifunc.py)")] if site["ifunc"] else []),
@@ -164,7 +167,7 @@ class _Watch:
             d.section(f"3. placed by {chosen}: the bytes at the site", [
                 d.patch(site["address"], placed["before"], placed["after"],
                         "original -> what the CPU runs now")]
-                + ([d.text(f"tool code in: {placed['tool_area']}")] if placed["tool_area"] else [])),
+                + ([placed["tool_area"]] if placed["tool_area"] else [])),
             d.section("4. the code generated for the site", placed["listing"] or [
                 d.text(_no_code(chosen))]),
             d.section("5. the first hit, instruction by instruction (code breakpoints: nothing "
@@ -220,13 +223,10 @@ def _answers(answers, chosen: str) -> list[dict]:
     return out
 
 
-def _area(vma) -> str:
-    if vma is None:
-        return "(none)"
-    name = vma.name.decode(errors="replace") or "(anonymous)"
-    return vma.maps_line().decode(errors="replace").split(" ", 1)[0] + " " + \
-        "".join(c if vma.perms & bit else "-" for c, bit in (("r", 1), ("w", 2), ("x", 4))) + \
-        f" {name}"
+def _area(vma, note: str) -> dict:
+    perms = "".join(c if vma.perms & bit else "-" for c, bit in
+                    (("r", PROT_READ), ("w", PROT_WRITE), ("x", PROT_EXEC)))
+    return d.area(vma.start, vma.end, perms, vma.name.decode(errors="replace") or "(anonymous)", note)
 
 
 def _no_code(strategy: str) -> str:

@@ -84,3 +84,5 @@ def test_the_page_of_a_users_probe_has_its_step_through(tmp_path):
     page.feed(text)
     [steps] = page.steppers
     assert steps[0]["asm"] == "int3" and steps[-1]["last"] and page.doc == doc
+    assert text.count("<svg class=\"areas\"") == 2          # the site's area, the tool's
+    assert "[uprobes]" in text

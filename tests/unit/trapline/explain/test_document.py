@@ -23,6 +23,7 @@ items = st.one_of(
     st.builds(d.event, st.integers(0, 2**40), st.one_of(st.none(), st.integers(1, 2**15)), line,
               site=st.one_of(st.none(), raw), lost=st.booleans()),
     st.builds(d.register, line, word, word, line),
+    st.builds(d.area, address, address, st.sampled_from(["r-x", "rw-", "rwx", "---"]), line, line),
     st.builds(step, st.integers(1, 500), st.integers(1, 2**15), address, raw, line, line, changes,
               last=st.booleans()),
 )
