@@ -60,7 +60,8 @@ def explain_jump(arch: str = "x86_64") -> dict:
         sections += _site_sections(debug, proc, site, before[site.address], arch, n, fib.addr,
                                    insns, labels)
     recorder = StepRecorder(debug, proc, fib.addr, _path(debug, proc, sites[0], arch),
-                            sites[0].end, watch=lambda: _read_word(debug, proc, counter), watch_name="counter",
+                            sites[0].end, watch=lambda: _read_word(debug, proc, counter),
+                            watch_name="counter",
                             where=lambda a: labels.get(a) or debug.symbolize(proc, a))
     status = kernel.run(proc)
     recorder.close()
@@ -222,31 +223,21 @@ def _disasm(code, address, arch):
 
 
 def _path(debug, proc, site, arch) -> list[int]:
-    """Every address a hit of `site` runs through: the chain of parts and the body."""
-    code = debug.read_memory_raw(proc, site.entry, 512)
+    """Every address a hit of `site` runs through: the chain of parts and the relocated body,
+    following the jumps that stay in the tool's area, up to the jump back to site.end (a
+    relocated call's jump to its callee leaves the area: the path ends there too)."""
+    tool = debug.area_at(proc, site.entry)
     out, at = [], site.entry
-    for _ in range(64):
-        insn = decode(code[at - site.entry:], at, arch)
+    while len(out) < 256 and tool.start <= at < tool.end:
+        insn = decode(debug.read_memory_raw(proc, at, 16), at, arch)
         out.append(at)
-        if insn.base_mnemonic == "jmp" and insn.branch_target == site.end:
-            break
-        at = insn.branch_target if insn.base_mnemonic == "jmp" else insn.next_address
-        if not site.entry <= at < site.entry + len(code):
-            code = debug.read_memory_raw(proc, at, 512)
-            site_entry = at
-            return out + _path_from(debug, proc, site_entry, site.end, arch)
-    return out
-
-
-def _path_from(debug, proc, start, end, arch) -> list[int]:
-    code = debug.read_memory_raw(proc, start, 512)
-    out, at = [], start
-    for _ in range(64):
-        insn = decode(code[at - start:], at, arch)
-        out.append(at)
-        if insn.base_mnemonic == "jmp" and insn.branch_target == end:
-            break
-        at = insn.next_address
+        target = insn.branch_target
+        if insn.base_mnemonic == "jmp" and target is not None:
+            if target == site.end:
+                break
+            at = target
+        else:
+            at = insn.next_address
     return out
 
 

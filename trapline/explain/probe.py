@@ -33,7 +33,7 @@ from instrumenter.tracing.records import Buffers
 from instrumenter.tracing.session import Session
 
 from . import document as d
-from .steps import StepRecorder
+from .steps import StepRecorder, exits_of
 from ..errors import UsageError
 from ..probespec import parse_probe_spec
 
@@ -137,6 +137,8 @@ class _Watch:
                        "tool_area": _area(self.debug.area_at(process, path[0]), "the tool's code "
                                           f"for the site, at {path[0]:#x}") if path else None}
         labels = {item["address"]: "generated" for item in listing if item["kind"] == "insn"}
+        branch = insn.branch_target                    # a probed branch may leave by its target
+        until = {until} | exits_of(self.debug, process, path) | ({branch} if branch else set())
         self.recorder = StepRecorder(
             self.debug, process, address, path, until,
             where=lambda a: "tool code" if a in labels else self.debug.symbolize(process, a))
@@ -250,7 +252,6 @@ def _generated(debug, process, name, site, insn):
         return items, path, insn.next_address
     if name == "jump" and site is not None:
         from .jump import _listing, _path, _relocated
-        from instrumenter.insn.emit import REL_JUMP_LEN  # noqa: F401  (the jump's length)
         covered, at = [], insn.address
         while at < site.end:
             one = decode(debug.read_memory(process, at, 16), at, arch)

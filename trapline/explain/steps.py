@@ -20,14 +20,33 @@ GENERAL = {"i386": ("eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi", "efl
                       "r11", "r12", "r13", "r14", "r15", "rflags")}
 
 
-class StepRecorder:
-    """Watches `addresses` in `process`'s space; records the first pass from `start` to `until`."""
+def exits_of(debug, process, path: list[int]) -> set[int]:
+    """Where a hit through the tool code at `path` may leave it for the program: the targets of
+    its branches that lie outside the tool's area (the jump back, a relocated branch taken, a
+    relocated call's jump to its callee)."""
+    from instrumenter.insn.decode import decode
+    if not path:
+        return set()
+    arch = debug.arch(process).name
+    tool = debug.area_at(process, path[0])
+    out = set()
+    for address in path:
+        target = decode(debug.read_memory_raw(process, address, 16), address, arch).branch_target
+        if target is not None and not tool.start <= target < tool.end:
+            out.add(target)
+    return out
 
-    def __init__(self, debug, process, start: int, addresses, until: int, *, watch=None,
+
+class StepRecorder:
+    """Watches `addresses` in `process`'s space; records the first pass from `start` to the
+    first address of `until` (one address, or a set: every way the hit may leave)."""
+
+    def __init__(self, debug, process, start: int, addresses, until, *, watch=None,
                  watch_name: str = "watched", where=None):
         self.debug, self.process = debug, process
         self.arch = debug.arch(process).name
-        self.start, self.until = start, until
+        self.start = start
+        self.until = set(until) if isinstance(until, (set, frozenset, list, tuple)) else {until}
         self.watch = watch or (lambda: None)       # extra state read at each step (a counter)
         self.watch_name = watch_name
         self.where = where or (lambda address: "")  # a name for an address (tool code, symbol)
@@ -35,7 +54,7 @@ class StepRecorder:
         self.raw: list[tuple[int, int, dict, object, bytes]] = []
         self.tid: int | None = None
         self.done = False
-        self.addresses = sorted(set(addresses) | {start, until})
+        self.addresses = sorted(set(addresses) | {start} | self.until)
         for address in self.addresses:
             debug.add_code_breakpoint(process.space, address, self._on_hit)
 
@@ -47,7 +66,7 @@ class StepRecorder:
         registers = {name: self.debug.read_register(thread, name) for name in GENERAL[self.arch]}
         code = self.debug.read_memory_raw(self.process, address, 16)   # as the thread runs it
         self.raw.append((thread.tid, address, registers, self.watch(), code))
-        if address == self.until and len(self.raw) > 1:
+        if address in self.until and len(self.raw) > 1:
             self.done = True
         return False
 

@@ -115,3 +115,15 @@ def test_bad_input_is_one_line_and_status_2(args, line):
     assert len(lines) == 1 and lines[0].startswith(line), lines
     if "placed at" in line:
         assert "but never reached " in lines[0]
+
+
+@pytest.mark.parametrize("arch", ["i386", "x86_64"])
+def test_a_hit_that_leaves_by_a_relocated_call_ends_at_the_callee(arch):
+    """fib+0x16 covers `mov edi, eax; call fib` on both arches: the relocated call pushes the
+    original return address and jumps to fib, where the hit is over (the step-through ran on
+    into the recursive call's own hit before, and showed it as the same hit)."""
+    doc = _doc("-p", "uprobe:fib:fib+0x16", "--", str(SAMPLES_BIN / arch / "fib"), "3")
+    steps = [i for i in _items(doc, 4) if i["kind"] == "step"]
+    assert steps[-2]["asm"].startswith("jmp") and steps[-1]["last"]
+    assert steps[-1]["where"] == "fib"
+    assert [s["address"] for s in steps].count(doc["facts"]["address"]) == 1
