@@ -195,6 +195,17 @@ def _frame_rows(e) -> list[str]:
 
 
 def explain_text(arch: str = "i386", form: str = "int3", modes=("kernel", "user")) -> str:
+    return _emulate(arch, form, modes)[0]
+
+
+def emulate_document(arch: str = "i386", form: str = "int3", modes=("kernel", "user")) -> dict:
+    """The lines as a document (document.py); facts: the instructions emulated, per example."""
+    from .document import from_lines
+    text, facts = _emulate(arch, form, modes)
+    return from_lines("emulate", arch, text.rstrip("\n").split("\n"), **facts)
+
+
+def _emulate(arch: str, form: str, modes) -> tuple[str, dict]:
     sections = []
     if "kernel" in modes:
         sections.append((f"fib(1) from samples/bin/{arch}/fib as kernel code (CPL 0, same-privilege "
@@ -210,7 +221,10 @@ def explain_text(arch: str = "i386", form: str = "int3", modes=("kernel", "user"
         out += [f"note: {n}" for n in notes]
         for e in emulations:
             out += describe(e) + [""]
-    return "\n".join(out).rstrip() + "\n"
+    facts = {"form": form, "emulated": [{"example": title, "instructions": [
+        f"{e.insn.mnemonic} {e.insn.op_str}".strip() for e in emulations]}
+        for title, emulations, _ in sections]}
+    return "\n".join(out).rstrip() + "\n", facts
 
 
 MAX_INSNS = 200_000_000          # explain -p: the probe must be reached within this (probe.py)

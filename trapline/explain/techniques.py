@@ -10,7 +10,6 @@ from __future__ import annotations
 import importlib
 from typing import NamedTuple
 
-from . import document as d
 from ..errors import UsageError
 
 
@@ -19,13 +18,12 @@ class Technique(NamedTuple):
     module: str
     function: str
     summary: str
-    lines: bool = False             # the function returns text, not a document
 
 
 TECHNIQUES: tuple[Technique, ...] = (
-    Technique("emulate", "trapline.explain", "explain_text",
+    Technique("emulate", "trapline.explain", "emulate_document",
               "in-trap emulation: the trap frame and stack words of each emulated instruction "
-              "(US 7,350,196)", lines=True),
+              "(US 7,350,196)"),
     Technique("trampoline", "trapline.explain.trampoline", "trampoline_document",
               "the trampoline page with its handler, block by block (US 9,336,001)"),
     Technique("relocate", "trapline.explain.relocate", "relocate_document",
@@ -65,7 +63,4 @@ def build(name: str, arch: str, **options) -> dict:
     """The document of technique `name` on `arch` (options: the ones its function takes)."""
     technique = known(name)
     function = getattr(importlib.import_module(technique.module), technique.function)
-    result = function(arch, **options)
-    if technique.lines:
-        return d.from_lines(name, arch, result.rstrip("\n").split("\n"))
-    return result
+    return function(arch, **options)

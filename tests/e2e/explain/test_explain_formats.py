@@ -67,3 +67,12 @@ def test_an_unknown_technique_is_one_line_and_status_2():
 def test_the_older_techniques_json_has_the_runs_figures(technique, facts):
     doc = json.loads(_run("--technique", technique, "--arch", "i386", "--format", "json"))
     assert {k: doc["facts"][k] for k in facts} == facts and doc["facts"]["exit_status"] == 0
+
+
+def test_emulate_json_lists_the_instructions_emulated_per_example():
+    doc = json.loads(_run("--technique", "emulate", "--arch", "x86_64", "--form", "lock",
+                          "--mode", "user", "--format", "json"))
+    assert doc["facts"]["form"] == "lock"
+    [user] = doc["facts"]["emulated"]
+    assert user["example"].endswith("as user code (CPL 3)")
+    assert user["instructions"] == ["push rbp", "pop rbp", "ret"]
