@@ -58,8 +58,13 @@ def explain_probe(spec_text: str, argv: list[str], *, strategy: str = "auto",
         status, stopped = result.exit_code, None
     except InstructionBudgetExceeded:
         result, status, stopped = None, None, max_insns
+    except InstrumenterError as refused:       # a named strategy's refusal says no probe name
+        if str(refused).startswith(spec_text):
+            raise
+        raise InstrumenterError(f"{spec_text}: --strategy {strategy} refuses the site: "
+                                f"{refused}") from None
     watch.close()
-    if watch.site is None:
+    if watch.site is None or watch.placed is None:
         raise InstrumenterError(f"{spec_text}: matches no object the program mapped"
                                 if not watch.matched else
                                 f"{spec_text}: never placed (no strategy took it)")

@@ -101,6 +101,8 @@ def test_an_ifunc_is_explained_at_the_implementation_its_resolver_chose():
      "trapline: uprobe:fib:fib: placed at 0x"),
     (["-p", "uprobe:fib:__aio_close", "--", "FIB", "5"],      # musl's, never called by fib
      "trapline: uprobe:fib:__aio_close: placed at 0x"),
+    (["-p", "uprobe:fib:fib+0xc", "--strategy", "jump", "--", "FIB", "5"],
+     "trapline: uprobe:fib:fib+0xc: --strategy jump refuses the site: 0x"),
     (["-p", "uretprobe:fib:fib", "--", "FIB", "5"],
      "trapline: explain -p uretprobe:fib:fib: explains a uprobe"),
     (["-p", "uprobe:fib:fib"], "trapline: explain -p: no program given"),
