@@ -23,8 +23,11 @@ from emu.errors import TraplineError
 from instrumenter.strategies.emulate.kernel_probes import KernelEmulateProbes
 from instrumenter.errors import InstrumenterError
 from instrumenter.strategies.emulate.return_sites import return_sites
+from instrumenter.strategies.registry import CHOICES as STRATEGY_CHOICES
 from kernel_model.ring0 import BareGuest
 from loader.elf import load_elf_file
+
+from .techniques import NAMES as TECHNIQUES
 
 SAMPLE_BIN = Path(__file__).resolve().parents[2] / "samples" / "bin"
 DEMO_ADDRESS = 0x0040_0000
@@ -192,6 +195,17 @@ def _frame_rows(e) -> list[str]:
 
 
 def explain_text(arch: str = "i386", form: str = "int3", modes=("kernel", "user")) -> str:
+    return _emulate(arch, form, modes)[0]
+
+
+def emulate_document(arch: str = "i386", form: str = "int3", modes=("kernel", "user")) -> dict:
+    """The lines as a document (document.py); facts: the instructions emulated, per example."""
+    from .document import from_lines
+    text, facts = _emulate(arch, form, modes)
+    return from_lines("emulate", arch, text.rstrip("\n").split("\n"), **facts)
+
+
+def _emulate(arch: str, form: str, modes) -> tuple[str, dict]:
     sections = []
     if "kernel" in modes:
         sections.append((f"fib(1) from samples/bin/{arch}/fib as kernel code (CPL 0, same-privilege "
@@ -207,38 +221,76 @@ def explain_text(arch: str = "i386", form: str = "int3", modes=("kernel", "user"
         out += [f"note: {n}" for n in notes]
         for e in emulations:
             out += describe(e) + [""]
-    return "\n".join(out).rstrip() + "\n"
+    facts = {"form": form, "emulated": [{"example": title, "instructions": [
+        f"{e.insn.mnemonic} {e.insn.op_str}".strip() for e in emulations]}
+        for title, emulations, _ in sections]}
+    return "\n".join(out).rstrip() + "\n", facts
 
 
-@click.command()
-@click.option("--arch", type=click.Choice(["i386", "x86_64"]), default="i386", show_default=True)
+MAX_INSNS = 200_000_000          # explain -p: the probe must be reached within this (probe.py)
+
+
+def _explain_probe(spec, technique, program, strategy, max_insns) -> dict:
+    from ..errors import UsageError
+    from .probe import explain_probe
+    if technique is not None:
+        raise UsageError("explain: --technique and -p are two different questions: ask one")
+    if spec is None:
+        raise UsageError("explain: a PROGRAM needs -p SPEC (explain -p SPEC -- PROGRAM ARGS)")
+    return explain_probe(spec, program, strategy=strategy, max_insns=max_insns)
+
+
+TECHNIQUE_HELP = (f"One of: {', '.join(TECHNIQUES)} (trapline/explain/techniques.py says what each "
+                  "shows). Default: emulate.")
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--arch", type=click.Choice(["i386", "x86_64"]), default="i386", show_default=True,
+              help="The techniques' samples' arch (with -p the program's own).")
 @click.option("--form", type=click.Choice(["int3", "lock"]), default="int3", show_default=True,
               help="Patch with int3 (#BP, a trap) or a LOCK prefix (#UD, a fault).")
 @click.option("--mode", type=click.Choice(["kernel", "user", "both"]), default="both",
               show_default=True, help="Run the examples as kernel code (CPL 0), user code, or both.")
-@click.option("--technique", type=click.Choice(["emulate", "trampoline", "detach", "relocate"]), default="emulate",
-              show_default=True, help="emulate: US 7,350,196's figures; trampoline: US 9,336,001's page "
-              "with its handler (trapline/explain/trampoline.py).")
+@click.option("--technique", default=None, metavar="NAME", help=TECHNIQUE_HELP)
 @click.option("--handler", default=None, metavar="FILE.s|FILE.o:SYMBOL",
               help="With --technique trampoline: this handler instead of samples/handlers' limit_n.s.")
-def explain(arch, form, mode, technique, handler):
-    """Show US 7,350,196's in-trap emulation (the trap frame and stack words before and after each
-    emulated push %ebp, pop %ebp, enter, leave and ret), or US 9,336,001's trampoline page."""
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True, help="json: the document the text is rendered from "
+              "(trapline/explain/schema/explain.schema.json).")
+@click.option("--html", "html_file", type=click.Path(dir_okay=False, writable=True), default=None,
+              metavar="FILE", help="Write the explanation as one self-contained page (SVG, a "
+              "step-through of the hit) to FILE instead of printing it.")
+@click.option("-p", "--probe", "spec", default=None, metavar="SPEC",
+              help="Explain this uprobe on PROGRAM (explain -p SPEC -- PROGRAM ARGS): the site, "
+              "each strategy's answer, the bytes, the generated code, the first hit.")
+@click.option("--strategy", type=click.Choice(STRATEGY_CHOICES), default="auto",
+              show_default=True, help="With -p: the strategy to place the probe with.")
+@click.option("--max-insns", type=click.IntRange(min=1), default=MAX_INSNS, show_default=True,
+              help="With -p: the probe must be reached within this many guest instructions.")
+@click.argument("program", nargs=-1, type=click.UNPROCESSED)
+def explain(arch, form, mode, technique, handler, fmt, html_file, spec, strategy, max_insns, program):
+    """Show how a probing technique works, from a real run: US 7,350,196's in-trap emulation
+    (the trap frame and stack words before and after each emulated push %ebp, pop %ebp, enter,
+    leave and ret), US 9,336,001's trampoline page, the jump patch, and the others of
+    --technique; or, with -p SPEC -- PROGRAM ARGS, what trapline does with that probe."""
+    from . import document, techniques
     modes = ("kernel", "user") if mode == "both" else (mode,)
+    name = technique or "emulate"
     try:
-        if technique == "relocate":                    # US 6,957,421's function relocation
-            from .relocate import explain_relocate
-            click.echo(explain_relocate(arch), nl=False)
+        if spec is not None or program:
+            doc = _explain_probe(spec, technique, list(program), strategy, max_insns)
+        else:
+            options = {"emulate": {"form": form, "modes": modes},
+                       "trampoline": {"handler": handler}}.get(techniques.known(name).name, {})
+            doc = techniques.build(name, arch, **options)
+        if html_file is not None:
+            from .html import render_html
+            with open(html_file, "w", encoding="utf-8") as page:
+                page.write(render_html(doc))
+            click.echo(f"trapline: wrote {html_file}", err=True)
             return
-        if technique == "detach":                      # US 6,957,421's uninstrumenting
-            from .detach import explain_detach
-            click.echo(explain_detach(arch), nl=False)
-            return
-        if technique == "trampoline":
-            from .trampoline import explain_trampoline
-            click.echo(explain_trampoline(arch, handler), nl=False)
-            return
-        click.echo(explain_text(arch, form, modes), nl=False)
+        click.echo(document.render_json(doc) if fmt == "json" else document.render_text(doc),
+                   nl=False)
     except Exception as e:              # noqa: BLE001 -- every failure gets its status (exit_status.py)
         from ..exit_status import exit_for
         exit_for(e, lambda text: click.echo(text, err=True))

@@ -22,6 +22,18 @@ DETACH_AT_HIT = 6
 
 
 def explain_detach(arch: str = "x86_64", n: int = 8) -> str:
+    lines, _ = _detach(arch, n)
+    return "\n".join(lines) + "\n"
+
+
+def detach_document(arch: str = "x86_64") -> dict:
+    """The lines as a document (document.py), with the run's figures as facts."""
+    from .document import from_lines
+    lines, facts = _detach(arch, 8)
+    return from_lines("detach", arch, lines, **facts)
+
+
+def _detach(arch: str, n: int) -> tuple[list[str], dict]:
     kernel, proc, stdout = spawn_fib(arch, n)
     records: list = []
     state: dict = {}
@@ -68,7 +80,11 @@ def explain_detach(arch: str = "x86_64", n: int = 8) -> str:
     out.append(f"run: exit status {status >> 8}, output {stdout.data.decode().strip()!r}; "
                f"records: {entries} entries and {exits} returns, all before the detach "
                f"(last at {max(r.ts for r in records)})" + (f"; landing was {landing:#x}" if landing else ""))
-    return "\n".join(out) + "\n"
+    facts = {"exit_status": status >> 8, "output": stdout.data.decode().strip(),
+             "entries": entries, "returns": exits, "requested_at": report.requested_at,
+             "done_at": report.done_at, "threads_moved": len(report.moved),
+             "return_pointers_reset": len(report.rewritten)}
+    return out, facts
 
 
 def _tool_areas(kernel, proc) -> list:

@@ -16,3 +16,29 @@ def spawn_fib(arch: str, n: int):
                                  report=io.StringIO()))
     program = ROOT / "samples" / "bin" / arch / "fib"
     return kernel, kernel.spawn(str(program).encode(), [b"fib", str(n).encode()], []), stdout
+
+
+def spawn_sample(arch: str, name: str, args: list[str], *, quantum: int | None = None):
+    """(kernel, process, captured stdout) for samples/bin/ARCH/NAME ARGS, not started yet; a
+    small `quantum` interleaves the threads finely (the loss experiment's setting).
+
+    The program is run as ./NAME from its own folder, with no environment: execve's filename is
+    copied to the top of the new stack (fs/exec.c), so an absolute path would move every stack
+    address, and the instructions start-up code spends on it, with the folder trapline lies in;
+    this way the same sample gives the same explanation in every clone."""
+    stdout = CapturedOutput(name=b"pipe:[1]")
+    extra = {} if quantum is None else {"quantum": quantum}
+    folder = ROOT / "samples" / "bin" / arch
+    kernel = Kernel(KernelConfig(stdin=CapturedOutput(), stdout=stdout, stderr=CapturedOutput(),
+                                 report=io.StringIO(), cwd=str(folder).encode(), **extra))
+    argv = [name.encode()] + [a.encode() for a in args]
+    return kernel, kernel.spawn(f"./{name}".encode(), argv, []), stdout
+
+
+def sample_sandbox(arch: str, **options):
+    """A Sandbox (trapline/sandbox.py) whose guest root is samples/bin/ARCH (the samples are
+    static: they need nothing else), so a sample runs as /NAME with an empty environment: no
+    host path on its stack, as spawn_sample. Returns (sandbox, folder)."""
+    from ..sandbox import Sandbox
+    folder = ROOT / "samples" / "bin" / arch
+    return Sandbox(rootfs=str(folder), clear_env=True, env={}, **options), folder

@@ -23,6 +23,18 @@ SHOW_AT_HIT = 3
 
 
 def explain_relocate(arch: str = "x86_64", n: int = 5) -> str:
+    lines, _ = _relocate(arch, n)
+    return "\n".join(lines) + "\n"
+
+
+def relocate_document(arch: str = "x86_64") -> dict:
+    """The lines as a document (document.py), with the run's figures as facts."""
+    from .document import from_lines
+    lines, facts = _relocate(arch, 5)
+    return from_lines("relocate", arch, lines, **facts)
+
+
+def _relocate(arch: str, n: int) -> tuple[list[str], dict]:
     kernel, proc, stdout = spawn_fib(arch, n)
     shown: list[str] = []
 
@@ -39,7 +51,9 @@ def explain_relocate(arch: str = "x86_64", n: int = 5) -> str:
             f"(relocate strategy), shown at the entry probe's {SHOW_AT_HIT}rd hit ===")
     tail = (f"run: exit status {status >> 8}, output {stdout.data.decode().strip()!r}; hits "
             f"{entry.hits} and {inside.hits} (fib is called {entry.hits} times)")
-    return "\n".join([head, *shown, tail]) + "\n"
+    facts = {"exit_status": status >> 8, "output": stdout.data.decode().strip(),
+             "hits": {entry.spec.text: entry.hits, inside.spec.text: inside.hits}}
+    return [head, *shown, tail], facts
 
 
 def _snapshot(kernel, session, thread) -> list[str]:

@@ -52,6 +52,18 @@ def listing(page, arch: str) -> list[str]:
 
 
 def explain_trampoline(arch: str = "x86_64", handler: str | None = None, n: int = 10) -> str:
+    lines, _ = _trampoline(arch, handler, n)
+    return "\n".join(lines) + "\n"
+
+
+def trampoline_document(arch: str = "x86_64", handler: str | None = None) -> dict:
+    """The lines as a document (document.py), with the run's figures as facts."""
+    from .document import from_lines
+    lines, facts = _trampoline(arch, handler, 10)
+    return from_lines("trampoline", arch, lines, **facts)
+
+
+def _trampoline(arch: str, handler: str | None, n: int) -> tuple[list[str], dict]:
     spec = handler or str(ROOT / "samples" / "handlers" / arch / "limit_n.s")
     kernel, proc, stdout = spawn_fib(arch, n)
     probe = Probe(parse_probe_spec("uprobe:fib:fib"), native="count", handler=load_handler(spec))
@@ -77,4 +89,6 @@ def explain_trampoline(arch: str = "x86_64", handler: str | None = None, n: int 
             "2·F(6) − 1 = 15 calls)" if probe.hits == 15 else
             f"run: exit status {status >> 8}, output {stdout.data.decode().strip()!r}, "
             f"{probe.hits} hits counted in the page"]
-    return "\n".join(out) + "\n"
+    facts = {"exit_status": status >> 8, "output": stdout.data.decode().strip(),
+             "hits": probe.hits, "site": address, "trampoline": site.trampoline}
+    return out, facts
