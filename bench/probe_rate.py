@@ -93,7 +93,7 @@ class _RunTimer:
 def _guest_seconds(path: str, n: int, others: list[str], fib_probe, strategy: str) -> float:
     """Kernel.run time of `path n` with `others` (Python no-op probes) installed and, when
     fib_probe is given, that probe on fib; checks the fib probe saw every call."""
-    from instrumenter.tracing.probes import Probe
+    from instrumenter.probes.definitions import Probe
     from trapline.probespec import parse_probe_spec
 
     probes = [Probe(parse_probe_spec(s), action=_noop, nargs=0) for s in others]
@@ -129,13 +129,13 @@ def _probe_rates(path: str, n: int, others: list[str], fib_probe, strategy: str,
 
 
 def _python_probe():
-    from instrumenter.tracing.probes import Probe
+    from instrumenter.probes.definitions import Probe
     from trapline.probespec import parse_probe_spec
     return Probe(parse_probe_spec("uprobe:wide:fib"), action=_noop, nargs=0)
 
 
 def _native_probe():
-    from instrumenter.tracing.probes import Probe
+    from instrumenter.probes.definitions import Probe
     from trapline.probespec import parse_probe_spec
     return Probe(parse_probe_spec("uprobe:wide:fib"), native="count")
 

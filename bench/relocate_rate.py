@@ -22,7 +22,7 @@ ROWS = (("trampoline", None), ("jump", None), ("relocate", None),
 
 
 def _seconds(arch: str, strategy: str, native, probed: bool) -> tuple[float, int]:
-    from instrumenter.tracing.probes import Probe
+    from instrumenter.probes.definitions import Probe
     from trapline.probespec import parse_probe_spec
     probes = [Probe(parse_probe_spec("uprobe:fib:fib+1"), native=native)] if probed else []
     result = {}

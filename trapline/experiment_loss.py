@@ -26,8 +26,8 @@ from kernel_model.fs import CapturedOutput
 from kernel_model.kernel import Kernel, KernelConfig, wait_status_exit_code
 
 from instrumenter.errors import InstrumenterError
-from instrumenter.tracing.probes import UPROBE, Probe, ProbeSpec
-from instrumenter.tracing.records import Buffers
+from instrumenter.probes.definitions import UPROBE, Probe, ProbeSpec
+from instrumenter.probes.records import Buffers
 from instrumenter.tracing.session import Session
 from instrumenter.strategies.registry import NAMES as STRATEGY_NAMES
 

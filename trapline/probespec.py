@@ -9,7 +9,7 @@ Bad specs give one line saying what was expected.
 """
 import re
 
-from instrumenter.tracing.probes import (PROC, PROC_EVENTS, PROFILE, SIGNAL, SYSCALL, UPROBE,
+from instrumenter.probes.definitions import (PROC, PROC_EVENTS, PROFILE, SIGNAL, SYSCALL, UPROBE,
                                          URETPROBE, ProbeSpec)
 from kernel_model.signals import SIGNAL_NAMES
 from kernel_model.syscalls.numbers_i386 import NUMBERS as I386_SYSCALLS

@@ -126,8 +126,8 @@ class Sandbox:
         collected: list = []
         session = None
         if self.probes:
-            from instrumenter.tracing.probes import Probe
-            from instrumenter.tracing.records import Buffers
+            from instrumenter.probes.definitions import Probe
+            from instrumenter.probes.records import Buffers
             from instrumenter.tracing.session import Session
             from instrumenter.tracing.unattached import never_attached
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-from instrumenter.tracing.probes import URETPROBE, UPROBE
+from instrumenter.probes.definitions import URETPROBE, UPROBE
 
 from .host_output import guarded
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import re
 
-from ..tracing.probes import Probe
+from ..probes.definitions import Probe
 from .callers import CallerList, FunctionId, MEASURING
 from .callsite import Functions
 from .hooks import Activations, Hooks

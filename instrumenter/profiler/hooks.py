@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..tracing.probes import UPROBE, URETPROBE, Probe, ProbeSpec
+from ..probes.definitions import UPROBE, URETPROBE, Probe, ProbeSpec
 from .callers import IDENTIFYING, CallerEntry
 
 

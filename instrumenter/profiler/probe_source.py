@@ -11,7 +11,7 @@ the reason). Only processes the session traces produce records.
 from __future__ import annotations
 
 from ..errors import InstrumenterError
-from ..tracing.probes import PROFILE
+from ..probes.definitions import PROFILE
 from .hooks import LandingFixup
 from .sampler import walk_registers
 from .unwind import Unwinder

@@ -34,7 +34,7 @@ from functools import lru_cache
 import capstone
 from capstone import x86_const as X
 
-from ..tracing.context import X86_64_ARGUMENT_REGISTERS, ProbeContext
+from ..probes.context import X86_64_ARGUMENT_REGISTERS, ProbeContext
 from ..insn.emit import RED_ZONE, REG_NUMBERS, Emitter
 from ..errors import InstrumenterError
 

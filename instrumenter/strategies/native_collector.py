@@ -11,7 +11,7 @@ index and sends the thread back to the start of its append.
 import struct
 from dataclasses import dataclass, field
 
-from ..tracing.records import Buffer
+from ..probes.records import Buffer
 from .native import NativeSlot
 
 @dataclass

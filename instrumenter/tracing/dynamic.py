@@ -23,7 +23,7 @@ removed: under `auto`, the trampoline.
 from typing import NamedTuple
 
 from ..errors import InstrumenterError
-from .probes import SYSCALL, UPROBE, URETPROBE
+from ..probes.definitions import SYSCALL, UPROBE, URETPROBE
 
 TRAMPOLINE_SLOT = 64            # what TrampolineProbes allocates per site (trampoline.py)
 

@@ -16,7 +16,7 @@ children: instrumenter/children/policies.py).
 """
 from kernel_model.debug import DebugInterface
 
-from .probes import PROC, SIGNAL
+from ..probes.definitions import PROC, SIGNAL
 
 signal_name = DebugInterface.signal_name
 

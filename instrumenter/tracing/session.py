@@ -8,7 +8,7 @@ events (fork copies the patches with the memory; exec brings a new image to inst
 from ..strategies import registry as strategies
 from ..children.backpatch import forget_space_tables
 from ..children.policies import make_policy
-from .context import ProbeContext, argument_words
+from ..probes.context import ProbeContext, argument_words
 from .detach import Detacher, DetachReport
 from .dynamic import DynamicProbes, Placement
 from ..errors import InstrumenterError
@@ -19,8 +19,8 @@ from .ifunc import IfuncResolution, bound_implementations
 from ..children.monitor import ProcessMonitor
 from ..strategies.native import NativeHit
 from ..strategies.handlers.user import check_handler_of
-from .probes import SYSCALL, UPROBE, URETPROBE, Probe
-from .records import Buffers
+from ..probes.definitions import SYSCALL, UPROBE, URETPROBE, Probe
+from ..probes.records import Buffers
 from .uretprobes import ReturnProbes
 
 

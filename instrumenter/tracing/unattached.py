@@ -6,7 +6,7 @@ the end, with 0 hits that look like a function never called. bpftrace says when 
 attach a probe (its attach step warns or fails per probe); trapline says it at the end, when
 whether the object would come is known.
 """
-from .probes import UPROBE, URETPROBE
+from ..probes.definitions import UPROBE, URETPROBE
 
 
 def never_attached(session) -> list[str]:

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from instrumenter.errors import InstrumenterError
 from instrumenter.tracing.detach import TOOL_AREAS
-from instrumenter.tracing.probes import Probe
-from instrumenter.tracing.records import Buffers
+from instrumenter.probes.definitions import Probe
+from instrumenter.probes.records import Buffers
 from instrumenter.tracing.session import Session
 from emu.registers import gpr_names
 from kernel_model.fs import CapturedOutput

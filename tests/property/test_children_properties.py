@@ -27,8 +27,8 @@ from elftools.elf.elffile import ELFFile
 from hypothesis import given, strategies as st
 
 from instrumenter.insn.decode import boundaries
-from instrumenter.tracing.probes import Probe
-from instrumenter.tracing.records import Buffers
+from instrumenter.probes.definitions import Probe
+from instrumenter.probes.records import Buffers
 from instrumenter.tracing.session import Session
 from kernel_model.fs import CapturedOutput
 from kernel_model.kernel import Kernel, KernelConfig

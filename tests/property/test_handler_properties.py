@@ -21,7 +21,7 @@ from instrumenter.insn.decode import boundaries, decode
 from instrumenter.insn.policy import InsnClass, classify
 from instrumenter.strategies.page_layout import READ_ONLY, REGS, reg_offset
 from instrumenter.strategies.handlers.user import UserHandler
-from instrumenter.tracing.probes import Probe
+from instrumenter.probes.definitions import Probe
 from loader.elf import load_elf_file
 from trapline import Sandbox
 from trapline.probespec import parse_probe_spec

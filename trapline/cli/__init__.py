@@ -156,7 +156,7 @@ def trace(ctx, probes, enable_at, disable_at, detach_after, detach_on, strategy,
     --enable-at N and --disable-at N apply to the -p written last before them: that probe
     records the hits with N_enable < ts <= N_disable (ts: guest instructions run so far)."""
     from instrumenter.strategies.native import parse_native
-    from instrumenter.tracing.probes import UPROBE, Probe
+    from instrumenter.probes.definitions import UPROBE, Probe
 
     from ..probespec import parse_probe_spec
     from ..sandbox import Sandbox

@@ -12,8 +12,8 @@ the hits the probe records (with the pid that made them) and the process monitor
 each with the byte at work() then: cc (the int3) or the original. The same inputs give the same
 output on every run.
 """
-from instrumenter.tracing.probes import Probe
-from instrumenter.tracing.records import Buffers
+from instrumenter.probes.definitions import Probe
+from instrumenter.probes.records import Buffers
 from instrumenter.tracing.session import Session
 
 from . import document as d

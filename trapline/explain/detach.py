@@ -11,8 +11,8 @@ text restored, the tool's pages unmapped; then the program runs on bare to the o
 unprobed. Addresses are fixed (no randomization), so the output is the same on every run.
 """
 
-from instrumenter.tracing.probes import Probe
-from instrumenter.tracing.records import Buffers
+from instrumenter.probes.definitions import Probe
+from instrumenter.probes.records import Buffers
 from instrumenter.tracing.session import Session
 
 from .guest import spawn_fib

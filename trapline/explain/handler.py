@@ -13,8 +13,8 @@ the argument word at [esp+4] on i386 (psABI 2.2: on the stack), which the handle
 through the saved esp. The same inputs give the same output on every run.
 """
 from instrumenter.strategies.handlers.user import load_handler
-from instrumenter.tracing.probes import Probe
-from instrumenter.tracing.records import Buffers
+from instrumenter.probes.definitions import Probe
+from instrumenter.probes.records import Buffers
 from instrumenter.tracing.session import Session
 
 from . import document as d

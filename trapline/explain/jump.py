@@ -18,8 +18,8 @@ from instrumenter.insn.decode import decode
 from instrumenter.insn.emit import REL_JUMP_LEN
 from instrumenter.insn.relocate import relocate
 from instrumenter.strategies.jump import analyse
-from instrumenter.tracing.probes import Probe
-from instrumenter.tracing.records import Buffers
+from instrumenter.probes.definitions import Probe
+from instrumenter.probes.records import Buffers
 from instrumenter.tracing.session import Session
 
 from . import document as d

@@ -28,8 +28,8 @@ from instrumenter.errors import InstrumenterError
 from instrumenter.insn.decode import decode
 from instrumenter.insn.policy import classify, strategies_for
 from instrumenter.strategies import registry
-from instrumenter.tracing.probes import UPROBE, Probe
-from instrumenter.tracing.records import Buffers
+from instrumenter.probes.definitions import UPROBE, Probe
+from instrumenter.probes.records import Buffers
 from instrumenter.tracing.session import Session
 
 from . import document as d

@@ -12,8 +12,8 @@ output is the same on every run.
 """
 
 from instrumenter.insn.decode import decode
-from instrumenter.tracing.probes import Probe
-from instrumenter.tracing.records import Buffers
+from instrumenter.probes.definitions import Probe
+from instrumenter.probes.records import Buffers
 from instrumenter.tracing.session import Session
 
 from .guest import spawn_fib

@@ -14,8 +14,8 @@ the start up to the first lost hit's window closing (for stop-all, the same numb
 the totals count the whole run: executions at the site, hits, lost. `at` is the instruction
 clock as the hook reads it. The same inputs give the same output on every run.
 """
-from instrumenter.tracing.probes import Probe
-from instrumenter.tracing.records import Buffers
+from instrumenter.probes.definitions import Probe
+from instrumenter.probes.records import Buffers
 from instrumenter.tracing.session import Session
 
 from . import document as d

@@ -13,8 +13,8 @@ from pathlib import Path
 import capstone
 
 from instrumenter.strategies.handlers.user import load_handler
-from instrumenter.tracing.probes import Probe
-from instrumenter.tracing.records import Buffers
+from instrumenter.probes.definitions import Probe
+from instrumenter.probes.records import Buffers
 from instrumenter.tracing.session import Session
 
 from .guest import spawn_fib

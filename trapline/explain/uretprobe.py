@@ -14,8 +14,8 @@ dropped then. The same inputs give the same output on every run.
 """
 import struct
 
-from instrumenter.tracing.probes import Probe
-from instrumenter.tracing.records import Buffers
+from instrumenter.probes.definitions import Probe
+from instrumenter.probes.records import Buffers
 from instrumenter.tracing.session import Session
 
 from . import document as d

@@ -24,7 +24,7 @@ class DebugRun:
     detach_probes: bool = False        # GDB's detach detaches the probes too (--detach-probes)
 
     def run(self):
-        from instrumenter.tracing.probes import Probe
+        from instrumenter.probes.definitions import Probe
 
         from ..probespec import parse_probe_spec
         from ..sandbox import Sandbox

@@ -72,7 +72,7 @@ class _Counting:
 
 
 def _session(kernel, probes=()):
-    from instrumenter.tracing.records import Buffers
+    from instrumenter.probes.records import Buffers
     from instrumenter.tracing.session import Session
     # The hooks' handlers are the consumers; the records the session buffers are not kept.
     return Session(kernel, list(probes), buffers=Buffers(capacity=4096, drain=lambda records: None))

@@ -20,7 +20,7 @@ import os
 from dataclasses import dataclass, field
 
 from ...errors import InstrumenterError
-from ...tracing.probes import UPROBE
+from ...probes.definitions import UPROBE
 from .object_file import load_object
 from ..page_layout import assemble
 

@@ -4,7 +4,7 @@ through the door into a patched range changes the program's bytes while the patc
 """
 import pytest
 
-from instrumenter.tracing.probes import Probe
+from instrumenter.probes.definitions import Probe
 from loader.elf import load_elf_file
 from trapline import Sandbox
 from trapline.probespec import parse_probe_spec

@@ -57,7 +57,7 @@ def test_a_strlen_probe_first_added_after_the_binding_is_read_from_the_got(arch,
     resolver ran already (the PLT slot is bound, lazily or at load) and nobody watched it. The
     probe goes where the GOT slots point (instrumenter/tracing/ifunc.py bound_implementations)
     and reports exactly the five lengths printed after that."""
-    from instrumenter.tracing.probes import Probe
+    from instrumenter.probes.definitions import Probe
     from trapline import Sandbox
     from trapline.probespec import parse_probe_spec
     late = Probe(parse_probe_spec("uretprobe:libc.so.6:strlen"))

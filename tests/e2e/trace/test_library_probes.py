@@ -119,7 +119,7 @@ def test_an_ifunc_probe_enabled_after_its_resolver_ran_goes_where_it_resolved(pr
     """strlen's resolver runs while ld.so relocates, before main: a probe on strlen enabled
     at main's instruction count (--enable-at) is placed at the implementation the resolver
     returned then, and sees the program's two more strlen calls on two more arguments."""
-    from instrumenter.tracing.probes import Probe
+    from instrumenter.probes.definitions import Probe
     from trapline import Sandbox
     from trapline.probespec import parse_probe_spec
     reached = []
@@ -138,7 +138,7 @@ def test_an_ifunc_probe_first_added_after_ld_so_bound_it_is_read_from_the_got(pr
     (Session.add_probe), after ld.so stored the implementation in the GOT slot of the program's
     `length = strlen`. It is placed where that slot (and libc's own IRELATIVE slots) point, and
     sees exactly the program's strlen calls on its arguments: two more arguments, two more hits."""
-    from instrumenter.tracing.probes import Probe
+    from instrumenter.probes.definitions import Probe
     from trapline import Sandbox
     from trapline.probespec import parse_probe_spec
 

@@ -14,7 +14,7 @@ from collections import Counter
 import pytest
 
 from instrumenter.strategies import native
-from instrumenter.tracing.probes import Probe
+from instrumenter.probes.definitions import Probe
 from trapline import Sandbox
 from trapline.probespec import parse_probe_spec
 

@@ -6,8 +6,8 @@ import pytest
 
 from hypothesis import given, settings, strategies as st
 
-from instrumenter.tracing.probes import Probe
-from instrumenter.tracing.records import Buffers
+from instrumenter.probes.definitions import Probe
+from instrumenter.probes.records import Buffers
 from instrumenter.tracing.session import Session, _EntryHit
 from kernel_model.fs import CapturedOutput
 from kernel_model.kernel import Kernel, KernelConfig

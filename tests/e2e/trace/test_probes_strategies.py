@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from instrumenter.strategies.jump import qualify
-from instrumenter.tracing.probes import Probe
+from instrumenter.probes.definitions import Probe
 from loader.elf import load_elf_file
 from trapline import Sandbox
 from trapline.cli import main

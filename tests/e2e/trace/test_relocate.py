@@ -9,7 +9,7 @@ import pytest
 
 from instrumenter.errors import InstrumenterError
 from instrumenter.strategies.relocate.blocks import analyse
-from instrumenter.tracing.probes import Probe
+from instrumenter.probes.definitions import Probe
 from loader.elf import load_elf_file
 from trapline import Sandbox
 from trapline.probespec import parse_probe_spec

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from instrumenter.insn.decode import decode
-from instrumenter.tracing.probes import Probe
+from instrumenter.probes.definitions import Probe
 from loader.elf import load_elf_file
 from trapline import Sandbox
 from trapline.probespec import parse_probe_spec

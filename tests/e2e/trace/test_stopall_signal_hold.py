@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from instrumenter.tracing.probes import Probe
+from instrumenter.probes.definitions import Probe
 from trapline import Sandbox
 from trapline.probespec import parse_probe_spec
 

@@ -8,7 +8,7 @@ and the program's output is that of the unprobed run.
 """
 import pytest
 
-from instrumenter.tracing.probes import Probe
+from instrumenter.probes.definitions import Probe
 from trapline import Sandbox
 from trapline.probespec import parse_probe_spec
 

@@ -1,7 +1,7 @@
 """Probe specs in bpftrace form, and one-line errors for bad ones."""
 import pytest
 
-from instrumenter.tracing.probes import SYSCALL, UPROBE, URETPROBE
+from instrumenter.probes.definitions import SYSCALL, UPROBE, URETPROBE
 from trapline.errors import UsageError
 from trapline.probespec import parse_probe_spec
 

@@ -1,7 +1,7 @@
 """proc: and signal: probe specs (trapline/probespec.py)."""
 import pytest
 
-from instrumenter.tracing.probes import PROC, SIGNAL
+from instrumenter.probes.definitions import PROC, SIGNAL
 from trapline.errors import UsageError
 from trapline.probespec import parse_probe_spec
 

@@ -1,7 +1,7 @@
 """profile:EVENT:N[:stack] probe specs (trapline/probespec.py, issue 18)."""
 import pytest
 
-from instrumenter.tracing.probes import PROFILE
+from instrumenter.probes.definitions import PROFILE
 from trapline.errors import UsageError
 from trapline.probespec import parse_probe_spec
 

@@ -5,7 +5,7 @@ import pytest
 
 from instrumenter.debugger.debugger import Debugger
 from instrumenter.debugger.events import EXITED, INITIAL, SIGNAL, WATCH
-from instrumenter.tracing.probes import Probe
+from instrumenter.probes.definitions import Probe
 from tests.unit.instrumenter.debugger.test_debugger import ScriptedUser
 from trapline import Sandbox
 from trapline.probespec import parse_probe_spec

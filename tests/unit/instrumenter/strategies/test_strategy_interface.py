@@ -14,7 +14,7 @@ from instrumenter.insn.decode import boundaries
 from instrumenter.strategies import registry as strategies
 from instrumenter.strategies.base import ProbeStrategy
 from instrumenter.strategies.space_table import SpaceTable
-from instrumenter.tracing.probes import Probe
+from instrumenter.probes.definitions import Probe
 from instrumenter.tracing.session import Session
 from kernel_model.fs import CapturedOutput
 from kernel_model.kernel import Kernel, KernelConfig

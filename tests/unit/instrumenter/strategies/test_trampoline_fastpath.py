@@ -123,7 +123,7 @@ def _traced(arch, monkeypatch, fast: bool):
 
     def action(ctx):
         seen.append((ctx.timestamp, tuple(sorted(ctx.registers().items()))))
-    from instrumenter.tracing.probes import Probe
+    from instrumenter.probes.definitions import Probe
     from trapline.probespec import parse_probe_spec
     probes = [Probe(parse_probe_spec(spec), action=action, nargs=2)
               for spec in ("uprobe:fib:fib", "uprobe:fib:fib+1", "uprobe:fib:main")]

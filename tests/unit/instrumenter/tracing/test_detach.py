@@ -5,8 +5,8 @@ fault and reported."""
 import pytest
 
 from instrumenter.errors import InstrumenterError
-from instrumenter.tracing.probes import Probe
-from instrumenter.tracing.records import Buffers
+from instrumenter.probes.definitions import Probe
+from instrumenter.probes.records import Buffers
 from instrumenter.tracing.session import Session
 from kernel_model.kernel import wait_status_exit_code
 from tests.property.detach_harness import SAMPLES, _kernel, detach_run, unprobed

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from instrumenter.tracing.probes import Probe
+from instrumenter.probes.definitions import Probe
 from trapline.probespec import parse_probe_spec
 from trapline.sandbox import Sandbox
 from trapline.tracing import format_jsonl, format_text

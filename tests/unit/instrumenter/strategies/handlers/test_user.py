@@ -116,7 +116,7 @@ def test_only_an_entry_uprobes_hook_has_a_handler_to_call():
     from types import SimpleNamespace
 
     from instrumenter.strategies.handlers.user import handler_of
-    from instrumenter.tracing.probes import Probe
+    from instrumenter.probes.definitions import Probe
     from trapline.probespec import parse_probe_spec
     handler = load_handler(str(HANDLERS / "x86_64" / "count.s"))
     entry = Probe(parse_probe_spec("uprobe:fib:fib"), handler=handler)
@@ -135,8 +135,8 @@ def test_a_handler_that_cannot_run_is_refused_before_anything_is_patched(strateg
     strategy say the address was already patched."""
     import io
 
-    from instrumenter.tracing.probes import Probe
-    from instrumenter.tracing.records import Buffers
+    from instrumenter.probes.definitions import Probe
+    from instrumenter.probes.records import Buffers
     from instrumenter.tracing.session import Session
     from kernel_model.fs import CapturedOutput
     from kernel_model.kernel import Kernel, KernelConfig

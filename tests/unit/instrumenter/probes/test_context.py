@@ -1,8 +1,8 @@
-"""instrumenter.tracing.context: what a Python action sees — and the virtual timestamp of records,
+"""instrumenter.probes.context: what a Python action sees — and the virtual timestamp of records,
 which counts guest instructions exactly (emu/icount.py)."""
 import pytest
 
-from instrumenter.tracing.probes import Probe
+from instrumenter.probes.definitions import Probe
 from trapline import Sandbox
 from trapline.probespec import parse_probe_spec
 

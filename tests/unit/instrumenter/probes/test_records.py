@@ -1,8 +1,8 @@
-"""instrumenter/tracing/records.py: the per-process buffers hand a record to the drain as soon as
+"""instrumenter/probes/records.py: the per-process buffers hand a record to the drain as soon as
 it fills its buffer (issue 26), and drop only when nothing drains them."""
 from hypothesis import given, strategies as st
 
-from instrumenter.tracing.records import Buffers
+from instrumenter.probes.records import Buffers
 
 
 def _row(n: int, pid: int = 1) -> tuple:
