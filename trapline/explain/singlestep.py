@@ -6,7 +6,7 @@ at a small instruction quantum, so the scheduler switches threads inside a windo
 
 What the strategy does is watched from outside it: its breakpoint and #DB handlers are wrapped
 (each call is an event: the hit with the original bytes put back and TF set; the #DB with the
-int3 written again), and a code breakpoint at probed() (kernel_model/debug_run.py: a hook before
+int3 written again), and a code breakpoint at probed() (kernel_model/debug/run.py: a hook before
 the instruction, no byte patched) sees every thread that arrives there, with the bytes the site
 holds then: an int3 is a hit; the original bytes are the stepping thread's single step, or, for
 any other thread, an execution no probe sees — a lost hit, marked. The timeline shown runs from

@@ -1,6 +1,6 @@
 """One hit followed instruction by instruction: what a step-through of `trapline explain` shows.
 
-A debugger's code breakpoints (kernel_model/debug_run.py add_code_breakpoint: a hook before the
+A debugger's code breakpoints (kernel_model/debug/run.py add_code_breakpoint: a hook before the
 instruction at an address, no byte patched, so it coexists with the tool's int3s and jumps) are
 put on every address the hit may run: the probed site and the tool code of its trampoline. The
 first thread that reaches the site is followed; each breakpoint it passes is one step, with
