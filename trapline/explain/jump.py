@@ -153,7 +153,7 @@ def _site_sections(debug, proc, site, before, arch, n, fib, insns, labels) -> li
     labels.update({i["address"]: f"native part of {name}" for i in part})
     labels.update({i["address"]: f"{name} relocated" for i in body})
     return [d.section(f"{2 + 2 * n}. {name}: the patch (through the door: kernel_model/"
-                      "debug_patches.py)", head),
+                      "debug/patches.py)", head),
             d.section(f"{3 + 2 * n}. {name}: where the jump leads (an XOL page, [uprobes])",
                       part + body)]
 
