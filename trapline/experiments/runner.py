@@ -1,0 +1,178 @@
+"""`trapline experiment run`: a spec's points run on a pool or a cluster (execute.py) into DIR,
+with its manifest; Ctrl-C (or --limit) leaves DIR partial, and --resume DIR runs what is left.
+
+DIR holds the spec as given (spec.toml), results.csv and results.jsonl (results.py), the
+plots (plots.py, once every point is done) and manifest.toml (manifest.py), written last, with
+status "complete" or "partial" and the points done.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import UsageError
+from . import manifest as manifests
+from . import plots
+from .execute import Where, executor, run_points
+from .inputs import sha256
+from .plan import Plan, make_plan
+from .point import PointTask
+from .results import CSV_NAME, JSONL_NAME, csv_text, jsonl_text, read_jsonl
+from .spec import Spec, load_spec
+
+
+@dataclass
+class Progress:
+    """What the command shows while points run (a rich bar on a terminal, nothing otherwise)."""
+    start: object = None            # callable(total, already_done, where: str)
+    advance: object = None          # callable(point index, its parameters)
+    stop: object = None             # callable()
+
+
+@dataclass
+class Outcome:
+    directory: Path | None
+    plan: Plan
+    rows: dict = field(default_factory=dict)          # point index -> row
+    loaded: set = field(default_factory=set)          # (tree, guest path)
+    complete: bool = False
+    interrupted: bool = False                         # Ctrl-C stopped it
+
+    def ordered_rows(self) -> list[dict]:
+        return [self.rows[i] for i in sorted(self.rows)]
+
+
+def tasks_for(plan: Plan, indices) -> list[PointTask]:
+    tasks = []
+    for index in indices:
+        point = plan.points[index]
+        tree = plan.trees[point.tree]
+        tasks.append(PointTask(point, tree.entries, tree.blobs))
+    return tasks
+
+
+def checked_plan(spec: Spec) -> Plan:
+    plan = make_plan(spec)
+    collected = plan.points[0].collect if plan.points else []
+    plots.check(spec, plan.parameters, collected)
+    return plan
+
+
+def compute(plan: Plan, indices, where: Where, progress: Progress | None = None,
+            outcome: Outcome | None = None, limit: int | None = None) -> Outcome:
+    """Run the points `indices` of `plan` (at most `limit` of them); rows go into `outcome`."""
+    outcome = outcome or Outcome(None, plan)
+    todo = [i for i in indices if i not in outcome.rows][:limit]
+
+    def keep(result) -> None:
+        outcome.rows[result.index] = {"point": result.index, **plan.points[result.index].params,
+                                      **result.row}
+        outcome.loaded.update((plan.points[result.index].tree, p) for p in result.loaded)
+        if progress and progress.advance:
+            progress.advance(result.index, plan.points[result.index].params)
+    if progress and progress.start:
+        progress.start(len(plan.points), len(outcome.rows), where.describe())
+    try:
+        with executor(where) as pool:
+            finished = run_points(pool, tasks_for(plan, todo), keep)
+    finally:
+        if progress and progress.stop:
+            progress.stop()
+    outcome.interrupted = not finished
+    outcome.complete = finished and len(outcome.rows) == len(plan.points)
+    return outcome
+
+
+def run(spec: Spec, directory: Path, where: Where, progress: Progress | None = None,
+        limit: int | None = None) -> Outcome:
+    plan = checked_plan(spec)              # every mistake of the spec before DIR exists
+    if directory.exists() and any(directory.iterdir()):
+        raise UsageError(f"-o {directory}: exists and is not empty (--resume {directory} "
+                         "finishes a partial run)")
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / manifests.SPEC_NAME).write_bytes(spec.text)
+    outcome = Outcome(directory, plan)
+    _write(outcome, spec)                  # partial, no point done: a DIR that says so
+    try:
+        compute(plan, range(len(plan.points)), where, progress, outcome, limit)
+    finally:
+        _write(outcome, spec)
+    return outcome
+
+
+def resume(directory: Path, where: Where, progress: Progress | None = None,
+           limit: int | None = None) -> Outcome:
+    manifest = manifests.read(directory)
+    spec = spec_of(directory, manifest)
+    plan = checked_plan(spec)
+    changed = changed_input(manifest, plan)
+    if changed:
+        raise UsageError(f"--resume {directory}: {changed}; start a new run instead")
+    outcome = Outcome(directory, plan)
+    done = set(manifest.get("points_done", []))
+    if done:
+        rows = read_jsonl((directory / JSONL_NAME).read_text())
+        outcome.rows = {row["point"]: row for row in rows if row["point"] in done}
+    outcome.loaded = {(i["tree"], i["guest"]) for i in manifest.get("inputs", []) if i.get("loaded")}
+    try:
+        compute(plan, range(len(plan.points)), where, progress, outcome, limit)
+    finally:
+        _write(outcome, spec)
+    return outcome
+
+
+def spec_of(directory: Path, manifest: dict) -> Spec:
+    text = (directory / manifests.SPEC_NAME).read_bytes()
+    recorded = next((i for i in manifest.get("inputs", []) if i.get("role") == "spec"), {})
+    if recorded.get("sha256") != sha256(text):
+        raise InputChanged(f"input {manifests.SPEC_NAME} changed: sha256 {recorded.get('sha256')} "
+                           f"in the manifest, {sha256(text)} now")
+    base = manifest.get("spec_base") or None
+    return load_spec(text, str(directory / manifests.SPEC_NAME), Path(base) if base else None)
+
+
+class InputChanged(UsageError):
+    """An input's bytes are not the ones the manifest recorded."""
+
+
+def changed_input(manifest: dict, plan: Plan) -> str | None:
+    """The first recorded input whose bytes differ now (or that is gone), said in one line."""
+    now = {e.source: e.sha256 for tree in plan.trees.values() for e in tree.entries if e.kind != "dir"}
+    for item in manifest.get("inputs", []):
+        if item.get("role") == "spec":
+            continue
+        current = now.get(item["source"])
+        if current != item["sha256"]:
+            what = "is gone" if current is None else f"sha256 {item['sha256']} in the manifest, {current} now"
+            return f"input {item['source']} (guest {item['guest']}) changed: {what}"
+    return None
+
+
+def _write(outcome: Outcome, spec: Spec) -> None:
+    directory, plan = outcome.directory, outcome.plan
+    rows = outcome.ordered_rows()
+    (directory / CSV_NAME).write_text(csv_text(plan.parameters, rows))
+    (directory / JSONL_NAME).write_text(jsonl_text(rows))
+    outputs = [manifests.output_entry(directory, CSV_NAME, True),
+               manifests.output_entry(directory, JSONL_NAME, True)]
+    if outcome.complete:
+        for name in plots.draw(spec, rows, directory):
+            plot = next(p for p in spec.data.get("plots", []) if name.rsplit(".", 1)[0] == p["name"])
+            outputs.append(manifests.output_entry(directory, name, plots.host_dependent(plot)))
+    data = {
+        "format": manifests.FORMAT,
+        "status": "complete" if outcome.complete else "partial",
+        "experiment": spec.name,
+        "spec": manifests.SPEC_NAME,
+        "spec_source": spec.source,
+        "spec_base": str(spec.base) if spec.base else "",
+        "points_total": len(plan.points),
+        "points_done": sorted(outcome.rows),
+        "parameters": plan.parameters,
+        "environment": manifests.environment(),
+        "inputs": manifests.inputs(spec.text, plan, outcome.loaded),
+        "points": [{"index": p.index, "params": p.params, "tree": p.tree,
+                    "done": p.index in outcome.rows} for p in plan.points],
+        "outputs": outputs,
+    }
+    manifests.write(directory, data)
