@@ -74,7 +74,7 @@ def _dask_client(where: Where):
             cluster.close()
         return
     try:
-        client = Client(where.scheduler, timeout="10s")
+        client = Client(where.scheduler, timeout="5s")
     except (OSError, TimeoutError, ValueError) as e:
         raise UsageError(f"--scheduler {where.scheduler}: cannot reach it ({e})") from None
     try:
