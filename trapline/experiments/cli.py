@@ -22,16 +22,6 @@ from ..errors import UsageError
 SPEC_PACKAGE = "trapline.experiments.specs"
 
 
-def _ints(text: str) -> list[int]:
-    try:
-        values = [int(v) for v in text.split(",") if v.strip()]
-    except ValueError:
-        raise click.BadParameter(f"{text!r}: expected comma-separated numbers") from None
-    if not values or min(values) < 1:
-        raise click.BadParameter(f"{text!r}: expected positive numbers")
-    return values
-
-
 def shipped() -> dict[str, str]:
     """Shipped spec name -> its TOML text."""
     folder = resources.files(SPEC_PACKAGE)

@@ -15,8 +15,6 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 
-from emu.host_stop import StopRequested
-
 from .inputs import materialize
 from .metrics import format_float
 
@@ -101,10 +99,8 @@ def _run(plan, root, *, probes: bool) -> _Outcome:
         out.probes = [Probe(parse_probe_spec(p), nargs=0, native=native) for p in plan.probes]
         out.cold = [Probe(parse_probe_spec(p), nargs=0, native=native) for p in plan.cold_probes]
     loaded = _Loaded()
-    kernels = []
 
     def watch(kernel, process):
-        kernels.append(kernel)
         kernel.debug.subscribe(loaded, events=("exec", "image_mapped"))
         loaded.paths.update(m.path.decode(errors="replace") for m in kernel.debug.images(process))
 
@@ -125,14 +121,12 @@ def _run(plan, root, *, probes: bool) -> _Outcome:
                       on_start=keep_session, **({"quantum": plan.quantum} if plan.quantum else {}))
     try:
         out.result = sandbox.run([plan.program, *plan.argv])
-    except StopRequested:
-        raise
     except Exception as e:          # noqa: BLE001 -- a point's failure is its result (docstring)
         out.error = e
     if sessions:                    # read after the run: the count grows while it runs
         strategy = sessions[0].strategies.get(plan.strategy)
         out.held = getattr(strategy, "held_thread_insns", 0)
-    out.insns = kernels[0].insns_used if kernels else 0
+    out.insns = out.result.insns_charged if out.result else 0
     out.loaded = loaded.paths
     return out
 
