@@ -86,8 +86,9 @@ def _dask_client(where: Where):
 def run_points(pool, tasks: list[PointTask], on_result) -> bool:
     """Submit every task, call on_result(PointResult) as each finishes; True when all did,
     False when Ctrl-C stopped it (pending points cancelled, finished ones kept)."""
-    futures = [pool.submit(run_point, task) for task in tasks]
+    futures = []
     try:
+        futures += [pool.submit(run_point, task) for task in tasks]
         for future in as_completed(futures):
             on_result(future.result())
     except KeyboardInterrupt:

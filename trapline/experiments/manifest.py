@@ -6,6 +6,7 @@ the sweep points and which are done, and sha256 and size of every output.
 """
 from __future__ import annotations
 
+import functools
 import platform
 import subprocess
 import tomllib
@@ -23,6 +24,11 @@ DISTRIBUTIONS = ("trapline", "unicorn", "capstone", "keystone-engine", "pyelftoo
 
 
 def environment() -> dict:
+    return dict(_environment())
+
+
+@functools.cache
+def _environment() -> dict:
     env = {"python": platform.python_version()}
     for name in DISTRIBUTIONS:
         try:

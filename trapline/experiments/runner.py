@@ -59,8 +59,9 @@ def checked_plan(spec: Spec) -> Plan:
 
 
 def compute(plan: Plan, indices, where: Where, progress: Progress | None = None,
-            outcome: Outcome | None = None, limit: int | None = None) -> Outcome:
-    """Run the points `indices` of `plan` (at most `limit` of them); rows go into `outcome`."""
+            outcome: Outcome | None = None, limit: int | None = None, save=None) -> Outcome:
+    """Run the points `indices` of `plan` (at most `limit` of them); rows go into `outcome`,
+    and `save()` is called after each (DIR then lists every point done, whatever ends it)."""
     outcome = outcome or Outcome(None, plan)
     todo = [i for i in indices if i not in outcome.rows][:limit]
 
@@ -68,6 +69,8 @@ def compute(plan: Plan, indices, where: Where, progress: Progress | None = None,
         outcome.rows[result.index] = {"point": result.index, **plan.points[result.index].params,
                                       **result.row}
         outcome.loaded.update((plan.points[result.index].tree, p) for p in result.loaded)
+        if save is not None:
+            save()
         if progress and progress.advance:
             progress.advance(result.index, plan.points[result.index].params)
     if progress and progress.start:
@@ -94,7 +97,8 @@ def run(spec: Spec, directory: Path, where: Where, progress: Progress | None = N
     outcome = Outcome(directory, plan)
     _write(outcome, spec)                  # partial, no point done: a DIR that says so
     try:
-        compute(plan, range(len(plan.points)), where, progress, outcome, limit)
+        compute(plan, range(len(plan.points)), where, progress, outcome, limit,
+                save=lambda: _write(outcome, spec))
     finally:
         _write(outcome, spec)
     return outcome
@@ -115,7 +119,8 @@ def resume(directory: Path, where: Where, progress: Progress | None = None,
         outcome.rows = {row["point"]: row for row in rows if row["point"] in done}
     outcome.loaded = {(i["tree"], i["guest"]) for i in manifest.get("inputs", []) if i.get("loaded")}
     try:
-        compute(plan, range(len(plan.points)), where, progress, outcome, limit)
+        compute(plan, range(len(plan.points)), where, progress, outcome, limit,
+                save=lambda: _write(outcome, spec))
     finally:
         _write(outcome, spec)
     return outcome
