@@ -45,6 +45,7 @@ class PointPlan:
     expect_stdout: str | None
     baseline: bool
     collect: list[str]
+    records: bool = False        # keep the probe records (`trace -f jsonl` lines)
 
 
 @dataclass
@@ -110,7 +111,8 @@ def _point(spec: Spec, index: int, point: dict, collect: list[str], trees: dict,
         expected_hits=expected,
         expect_stdout=None if expect is None else _fill(expect, probe_names, "program.expect_stdout",
                                                         spec.source),
-        baseline=spec.table("metrics").get("baseline", False), collect=collect)
+        baseline=spec.table("metrics").get("baseline", False), collect=collect,
+        records=spec.table("metrics").get("records", False))
 
 
 def _fill(template: str, names: dict, key: str, source: str) -> str:

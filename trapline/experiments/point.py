@@ -32,6 +32,7 @@ class PointResult:
     index: int
     row: dict
     loaded: list[str]            # guest paths of the programs and objects the guest mapped
+    records: str = ""            # the probe records as JSON Lines, when the spec keeps them
 
 
 _ONE_AT_A_TIME = threading.Lock()        # a guest run owns the process (execute.py)
@@ -56,7 +57,7 @@ def _run_point(task: PointTask) -> PointResult:
     row = {k: v for k, v in row.items() if k in plan.collect}
     row["host_wall_s"] = format_float(time.perf_counter() - wall)
     row["host_cpu_s"] = format_float(time.process_time() - cpu)
-    return PointResult(plan.index, row, sorted(outcome.loaded))
+    return PointResult(plan.index, row, sorted(outcome.loaded), "".join(outcome.records))
 
 
 @dataclass
@@ -67,6 +68,7 @@ class _Outcome:
     probes: list = None
     cold: list = None
     pid_hits: Counter = None
+    records: list = None         # JSON Lines, kept when plan.records
     held: int = 0
     loaded: set = None
 
@@ -93,7 +95,8 @@ def _run(plan, root, *, probes: bool) -> _Outcome:
 
     from ..probespec import parse_probe_spec
     from ..sandbox import Sandbox
-    out = _Outcome(probes=[], cold=[], pid_hits=Counter(), loaded=set())
+    from ..tracing import format_jsonl
+    out = _Outcome(probes=[], cold=[], pid_hits=Counter(), loaded=set(), records=[])
     if probes:
         native = plan.native or None
         out.probes = [Probe(parse_probe_spec(p), nargs=0, native=native) for p in plan.probes]
@@ -113,6 +116,8 @@ def _run(plan, root, *, probes: bool) -> _Outcome:
     def count(records):
         for record in records:
             out.pid_hits[record.pid] += 1
+            if plan.records and probes:
+                out.records.append(format_jsonl(record) + "\n")
 
     sandbox = Sandbox(rootfs=str(root), cwd=plan.cwd, env=plan.env, clear_env=plan.clear_env,
                       seed=plan.seed, stdin=plan.stdin, max_insns=plan.max_insns,

@@ -35,6 +35,7 @@ class Outcome:
     plan: Plan
     rows: dict = field(default_factory=dict)          # point index -> row
     loaded: set = field(default_factory=set)          # (tree, guest path)
+    records: dict = field(default_factory=dict)       # point index -> its records' JSON Lines
     complete: bool = False
     interrupted: bool = False                         # Ctrl-C stopped it
 
@@ -69,6 +70,8 @@ def compute(plan: Plan, indices, where: Where, progress: Progress | None = None,
         outcome.rows[result.index] = {"point": result.index, **plan.points[result.index].params,
                                       **result.row}
         outcome.loaded.update((plan.points[result.index].tree, p) for p in result.loaded)
+        if plan.points[result.index].records:
+            outcome.records[result.index] = result.records
         if save is not None:
             save()
         if progress and progress.advance:
@@ -118,6 +121,10 @@ def resume(directory: Path, where: Where, progress: Progress | None = None,
         rows = read_jsonl((directory / JSONL_NAME).read_text())
         outcome.rows = {row["point"]: row for row in rows if row["point"] in done}
     outcome.loaded = {(i["tree"], i["guest"]) for i in manifest.get("inputs", []) if i.get("loaded")}
+    for index in outcome.rows:
+        path = directory / records_name(index)
+        if path.is_file():
+            outcome.records[index] = path.read_text()
     try:
         compute(plan, range(len(plan.points)), where, progress, outcome, limit,
                 save=lambda: _write(outcome, spec))
@@ -153,6 +160,11 @@ def changed_input(manifest: dict, plan: Plan) -> str | None:
     return None
 
 
+def records_name(index: int) -> str:
+    """A point's probe records (metrics.records = true), named so that they sort in point order."""
+    return f"records/{index:06d}.jsonl"
+
+
 def _write(outcome: Outcome, spec: Spec) -> None:
     directory, plan = outcome.directory, outcome.plan
     rows = outcome.ordered_rows()
@@ -160,6 +172,12 @@ def _write(outcome: Outcome, spec: Spec) -> None:
     (directory / JSONL_NAME).write_text(jsonl_text(rows))
     outputs = [manifests.output_entry(directory, CSV_NAME, True),
                manifests.output_entry(directory, JSONL_NAME, True)]
+    for index in sorted(outcome.records):
+        name = records_name(index)
+        if not (directory / name).is_file():
+            (directory / name).parent.mkdir(exist_ok=True)
+            (directory / name).write_text(outcome.records[index])
+        outputs.append(manifests.output_entry(directory, name, False))
     if outcome.complete:
         for name in plots.draw(spec, rows, directory):
             plot = next(p for p in spec.data.get("plots", []) if name.rsplit(".", 1)[0] == p["name"])

@@ -37,6 +37,7 @@ is one line naming the key (`SpecError`, exit 2 as every usage error: trapline/e
     collect = ["hits", "guest_insns"]   # default: every deterministic metric (metrics.py)
     expected_hits = "workers * calls"   # an expression of params: gives lost_hits
     baseline = false                    # also run unprobed: instructions added by the probes
+    records = false                     # keep each point's probe records: DIR/records/N.jsonl
 
     [[plots]]
     name = "lost"                       # DIR/lost.png and DIR/lost.svg
@@ -74,7 +75,8 @@ PROGRAM = {"sample": (str, False), "arch": (str, False), "path": (str, False),
 RUN = {"probes": (list, False), "cold_probes": (int, False), "strategy": (str, False),
        "native": (str, False), "children": (str, False), "backpatch": (str, False),
        "quantum": (int, False), "max_insns": (int, False)}
-METRICS = {"collect": (list, False), "expected_hits": (str, False), "baseline": (bool, False)}
+METRICS = {"collect": (list, False), "expected_hits": (str, False), "baseline": (bool, False),
+           "records": (bool, False)}
 PLOT = {"name": (str, True), "x": (str, True), "y": (str, True), "series": (str, False),
         "panels": (str, False), "logx": (bool, False), "logy": (bool, False),
         "title": (str, False)}

@@ -21,7 +21,7 @@ from .execute import Where
 from .inputs import sha256
 from .metrics import is_host
 from .results import CSV_NAME, JSONL_NAME, csv_text, jsonl_text, read_csv, read_jsonl
-from .runner import InputChanged, changed_input, checked_plan, compute, spec_of
+from .runner import InputChanged, changed_input, checked_plan, compute, records_name, spec_of
 
 
 @dataclass
@@ -50,6 +50,11 @@ def verify(directory: Path, where: Where, progress=None) -> Verdict:
         difference = _compare_file(directory / name, fresh, name)
         if difference:
             return Verdict(False, notes + [difference])
+    for index in sorted(outcome.records):
+        difference = _compare_lines(directory / records_name(index), outcome.records[index],
+                                    records_name(index))
+        if difference:
+            return Verdict(False, notes + [difference])
     skipped = sorted({c for row in rows for c in row if is_host(c)})
     lines = notes + [f"{len(done)} points run again: {CSV_NAME} and {JSONL_NAME} identical, cell "
                      f"by cell, skipping the host columns {', '.join(skipped) or '(none)'}"]
@@ -57,10 +62,26 @@ def verify(directory: Path, where: Where, progress=None) -> Verdict:
         problem = _check_output(directory, output, spec, rows, manifest)
         if problem:
             return Verdict(False, lines + [problem])
-    plotted = [o["path"] for o in manifest.get("outputs", []) if o["path"] not in (CSV_NAME, JSONL_NAME)]
+    if outcome.records:
+        lines.append(f"probe records of {len(outcome.records)} points identical, line by line")
+    plotted = [o["path"] for o in manifest.get("outputs", [])
+               if o["path"] not in (CSV_NAME, JSONL_NAME) and not o["path"].startswith("records/")]
     if plotted:
         lines.append(f"plots drawn again, byte-identical: {', '.join(plotted)}")
     return Verdict(True, lines + ["verified"])
+
+
+def _compare_lines(path: Path, fresh: str, name: str) -> str | None:
+    try:
+        stored = path.read_text().splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        return f"{name}: cannot read it ({e})"
+    for number, (before, after) in enumerate(zip(stored, fresh.splitlines()), start=1):
+        if before != after:
+            return f"{name}: line {number}: recorded {before}, now {after}"
+    if len(stored) != len(fresh.splitlines()):
+        return f"{name}: {len(stored)} records recorded, {len(fresh.splitlines())} now"
+    return None
 
 
 def _compare_file(path: Path, fresh: str, name: str) -> str | None:
@@ -106,7 +127,7 @@ def _check_output(directory: Path, output: dict, spec, rows, manifest) -> str | 
     path = directory / output["path"]
     if not path.is_file():
         return f"{output['path']}: missing"
-    if output["path"] in (CSV_NAME, JSONL_NAME):
+    if output["path"] in (CSV_NAME, JSONL_NAME) or output["path"].startswith("records/"):
         if sha256(path.read_bytes()) != output["sha256"]:
             return (f"{output['path']}: sha256 differs from the manifest's (its deterministic cells "
                     "are identical: the file was changed in a host_* column or its layout)")

@@ -182,3 +182,28 @@ def test_a_real_localhost_dask_cluster_gives_the_local_results(done, spec_dir, t
     assert _deterministic((out / "results.csv").read_text()) == \
         _deterministic((done / "results.csv").read_text())
     assert (out / "lost.svg").read_bytes() == (done / "lost.svg").read_bytes()
+
+
+@pytest.mark.e2e
+def test_records_are_kept_per_point_and_verified_line_by_line(spec_dir, tmp_path):
+    spec = spec_dir / "records.toml"
+    spec.write_text(SPEC.replace('workers = [2, 4]', 'workers = [2]').replace(
+        "baseline = true", "records = true").replace('"100"', '"5"').replace("* 100", "* 5"))
+    out = tmp_path / "records"
+    result = _invoke("run", str(spec), "-o", str(out), "-j", "2")
+    assert result.exit_code == 0, result.output
+    files = sorted(p.name for p in (out / "records").iterdir())
+    assert files == ["000000.jsonl", "000001.jsonl"]
+    header, *rows = read_csv((out / "results.csv").read_text())
+    for name, row in zip(files, rows):
+        lines = (out / "records" / name).read_text().splitlines()
+        assert len(lines) == int(row[header.index("hits")]) > 0
+        assert all('"probe":"uprobe:loss_threads:probed"' in line for line in lines)
+    verified = _invoke("verify", str(out), "-j", "2")
+    assert verified.exit_code == 0 and "probe records of 2 points identical" in verified.output
+    first = (out / "records" / "000001.jsonl").read_text().splitlines(keepends=True)
+    tampered = first[0].replace('"tid":', '"tid":9')
+    (out / "records" / "000001.jsonl").write_text("".join([tampered] + first[1:]))
+    verified = _invoke("verify", str(out), "-j", "2")
+    assert verified.exit_code == 1, verified.output
+    assert f"differs: records/000001.jsonl: line 1: recorded {tampered.rstrip()}, now " in verified.output

@@ -95,7 +95,7 @@ def test_the_command_exits_2_with_the_line_and_writes_nothing(tmp_path, what, te
 def test_an_unknown_spec_name_lists_the_shipped_ones():
     result = CliRunner().invoke(main, ["experiment", "run", "nonesuch"])
     assert result.exit_code == 2
-    assert "no shipped spec of that name (have: loss, probe-cost)" in result.output
+    assert "no shipped spec of that name (have: children, loss, probe-cost)" in result.output
 
 
 def test_an_unreachable_scheduler_is_one_line(tmp_path):
