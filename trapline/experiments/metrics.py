@@ -31,16 +31,20 @@ METRICS = {
                           "probes"),
     "expected_hits": ("metrics.expected_hits for the point", "expected"),
     "lost_hits": ("expected_hits - hits", "expected"),
+    "detached_at": ("the instruction clock when nothing of the tool was left (run.detach_after)",
+                    "detach"),
     "base_insns": ("guest instructions of the same point run without probes", "baseline"),
     "added_insns": ("guest_insns - base_insns: what the instrumentation executed in the guest",
                     "baseline"),
     "added_insns_per_hit": ("added_insns / hits (6 decimals)", "baseline"),
+    "stdout_as_unprobed": ("the stdout is the unprobed run's, byte for byte", "baseline"),
 }
 ALWAYS = ("outcome", "error", "exit_code")      # what every row needs to be read at all
 HOST = {"host_wall_s": "host wall-clock seconds of the point (not deterministic)",
         "host_cpu_s": "host CPU seconds of the worker for the point (not deterministic)"}
 NEEDS = {"probes": "run.probes or run.cold_probes", "expected": "metrics.expected_hits",
-         "baseline": "metrics.baseline = true", "expect_stdout": "program.expect_stdout"}
+         "baseline": "metrics.baseline = true", "expect_stdout": "program.expect_stdout",
+         "detach": "run.detach_after"}
 
 
 def is_host(column: str) -> bool:
@@ -75,6 +79,8 @@ def _needs_met(spec) -> set[str]:
         have.add("baseline")
     if "expect_stdout" in spec.table("program"):
         have.add("expect_stdout")
+    if run.get("detach_after") or "detach_after" in _swept(spec):
+        have.add("detach")
     return have
 
 

@@ -40,6 +40,7 @@ class PointPlan:
     backpatch: str
     quantum: int | None
     max_insns: int
+    detach_after: int
     seed: int
     expected_hits: int | None
     expect_stdout: str | None
@@ -57,7 +58,7 @@ class Plan:
 
 
 def make_plan(spec: Spec) -> Plan:
-    sweep = spec.table("sweep")
+    sweep = sweeps.drawn(spec.table("sweep"), spec.data.get("seed", 0))
     collect = selected(spec)
     plan = Plan(spec, [], parameters=list(spec.params) + sweeps.names(sweep))
     programs: dict[tuple, tuple[str, str]] = {}
@@ -108,6 +109,7 @@ def _point(spec: Spec, index: int, point: dict, collect: list[str], trees: dict,
         cwd=values["cwd"], probes=probes, cold_probes=cold, strategy=values["strategy"],
         native=values["native"], children=values["children"], backpatch=values["backpatch"],
         quantum=values["quantum"], max_insns=values["max_insns"], seed=values["seed"],
+        detach_after=values["detach_after"],
         expected_hits=expected,
         expect_stdout=None if expect is None else _fill(expect, probe_names, "program.expect_stdout",
                                                         spec.source),
@@ -168,7 +170,8 @@ def _check_options(values: dict, keys: dict, source: str) -> None:
     native = values["native"]
     if native not in NATIVE and not (native.startswith("args:") and native[5:].isdigit()):
         raise SpecError(f"{source}: {keys['native']}: {native!r} is not count or args:N")
-    for name, low in (("quantum", 1), ("max_insns", 0), ("cold_probes", 0), ("seed", 0)):
+    for name, low in (("quantum", 1), ("max_insns", 0), ("cold_probes", 0), ("seed", 0),
+                      ("detach_after", 0)):
         value = values[name]
         if value is None and name == "quantum":
             continue

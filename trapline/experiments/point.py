@@ -54,6 +54,8 @@ def _run_point(task: PointTask) -> PointResult:
         row["base_insns"] = base.insns
         row["added_insns"] = outcome.insns - base.insns
         row["added_insns_per_hit"] = format_float(row["added_insns"] / max(1, outcome.total_hits))
+        row["stdout_as_unprobed"] = (outcome.result.stdout == base.result.stdout
+                                     if base.result else False)
     row = {k: v for k, v in row.items() if k in plan.collect}
     row["host_wall_s"] = format_float(time.perf_counter() - wall)
     row["host_cpu_s"] = format_float(time.process_time() - cpu)
@@ -70,6 +72,7 @@ class _Outcome:
     pid_hits: Counter = None
     records: list = None         # JSON Lines, kept when plan.records
     held: int = 0
+    detached_at: int | None = None
     loaded: set = None
 
     @property
@@ -109,9 +112,16 @@ def _run(plan, root, *, probes: bool) -> _Outcome:
 
     sessions = []
 
+    detach = None
+    if probes and plan.detach_after:
+        from ..cli.detach import detach_starter
+        detach = detach_starter(plan.detach_after, None, False)
+
     def keep_session(kernel, process, session):
         if session is not None:
             sessions.append(session)
+        if detach is not None:
+            detach(kernel, process, session)
 
     def count(records):
         for record in records:
@@ -131,6 +141,8 @@ def _run(plan, root, *, probes: bool) -> _Outcome:
     if sessions:                    # read after the run: the count grows while it runs
         strategy = sessions[0].strategies.get(plan.strategy)
         out.held = getattr(strategy, "held_thread_insns", 0)
+        detacher = sessions[0].detacher
+        out.detached_at = detacher.report.done_at if detacher and detacher.report else None
     out.insns = out.result.insns_charged if out.result else 0
     out.loaded = loaded.paths
     return out
@@ -163,6 +175,8 @@ def _metrics(plan, out: _Outcome) -> dict:
     row["refused"] = len(refusals)
     row["refusals"] = " | ".join(refusals)
     row["held_thread_insns"] = out.held
+    if plan.detach_after:
+        row["detached_at"] = out.detached_at if out.detached_at is not None else ""
     if plan.expected_hits is not None:
         row["expected_hits"] = plan.expected_hits
         row["lost_hits"] = plan.expected_hits - hits

@@ -25,6 +25,8 @@ is one line naming the key (`SpecError`, exit 2 as every usage error: trapline/e
     backpatch = "lazy"                  # lazy | eager
     quantum = 1000
     max_insns = 0
+    detach_after = 0                    # detach every probe after N instructions (trace
+                                        #   --detach-after); 0: never
 
     [params]                            # constants, usable as {name} and in expressions
     calls = 100
@@ -32,6 +34,8 @@ is one line naming the key (`SpecError`, exit 2 as every usage error: trapline/e
     [sweep]                             # the cartesian product of these lists, in this order;
     strategy = ["emulate", "jump"]      # a name of a [run]/[program] option sets that option
     zip = [{ guest = ["threads", "processes"], sample = ["loss_threads", "loss_procs"] }]
+    detach_after = { random = 8, low = 1000, high = 60000 }   # 8 integers drawn from the
+                                        #   spec's seed (sorted): the same on every run
 
     [metrics]
     collect = ["hits", "guest_insns"]   # default: every deterministic metric (metrics.py)
@@ -74,7 +78,7 @@ PROGRAM = {"sample": (str, False), "arch": (str, False), "path": (str, False),
            "expect_stdout": (str, False)}
 RUN = {"probes": (list, False), "cold_probes": (int, False), "strategy": (str, False),
        "native": (str, False), "children": (str, False), "backpatch": (str, False),
-       "quantum": (int, False), "max_insns": (int, False)}
+       "quantum": (int, False), "max_insns": (int, False), "detach_after": (int, False)}
 METRICS = {"collect": (list, False), "expected_hits": (str, False), "baseline": (bool, False),
            "records": (bool, False)}
 PLOT = {"name": (str, True), "x": (str, True), "y": (str, True), "series": (str, False),
@@ -85,7 +89,7 @@ SETTABLE = {**{k: "program" for k in ("sample", "arch", "path", "rootfs", "stdin
             **{k: "run" for k in RUN if k != "probes"}, "seed": ""}
 DEFAULTS = {"arch": "x86_64", "cold_probes": 0, "strategy": "auto", "native": "",
             "children": "follow", "backpatch": "lazy", "quantum": None, "max_insns": 0,
-            "seed": 0, "clear_env": False, "stdin": "", "cwd": "/"}
+            "seed": 0, "clear_env": False, "stdin": "", "cwd": "/", "detach_after": 0}
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 _PARAM = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -135,7 +139,7 @@ def check_structure(data: dict, source: str) -> None:
     run = data.get("run", {})
     _check_table(run, RUN, "run.", source)
     _check_strings(run.get("probes", []), "run.probes", source)
-    for key in ("cold_probes", "max_insns"):
+    for key in ("cold_probes", "max_insns", "detach_after"):
         if run.get(key, 0) < 0:
             raise SpecError(f"{source}: run.{key}: expected a number >= 0, got {run[key]}")
     if run.get("quantum", 1) < 1:
@@ -173,7 +177,22 @@ def _check_sweep(sweep: dict, params: dict, source: str) -> None:
                     raise SpecError(f"{source}: sweep.zip[{i}]: its lists differ in length "
                                     f"({', '.join(f'{n}={len(v)}' for n, v in group.items())})")
             continue
+        if isinstance(value, dict):
+            _check_random(value, f"sweep.{key}", source)
+            _check_axis(key, [0], f"sweep.{key}", params, source)
+            continue
         _check_axis(key, value, f"sweep.{key}", params, source)
+
+
+RANDOM = {"random": (int, True), "low": (int, True), "high": (int, True)}
+
+
+def _check_random(table: dict, key: str, source: str) -> None:
+    """{ random = N, low = A, high = B }: N distinct integers drawn in [A, B]."""
+    _check_table(table, RANDOM, f"{key}.", source)
+    if table["random"] < 1 or table["high"] - table["low"] + 1 < table["random"]:
+        raise SpecError(f"{source}: {key}: cannot draw {table['random']} distinct integers "
+                        f"from [{table['low']}, {table['high']}]")
 
 
 def _check_axis(name: str, values, key: str, params: dict, source: str) -> None:

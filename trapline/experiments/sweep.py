@@ -8,6 +8,20 @@ length once); tests/unit/trapline/experiments/test_sweep.py holds it as a proper
 from __future__ import annotations
 
 import itertools
+import random
+
+
+def drawn(sweep: dict, seed: int) -> dict:
+    """The sweep with each { random = N, low = A, high = B } replaced by its N distinct integers,
+    drawn from a generator seeded by the spec's seed and the parameter's name (so the same spec
+    draws the same points anywhere), sorted."""
+    result = {}
+    for key, value in sweep.items():
+        if isinstance(value, dict):
+            draw = random.Random(f"trapline-sweep:{seed}:{key}")
+            value = sorted(draw.sample(range(value["low"], value["high"] + 1), value["random"]))
+        result[key] = value
+    return result
 
 
 def axes(sweep: dict) -> list[list[dict]]:

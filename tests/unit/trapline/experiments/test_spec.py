@@ -51,6 +51,10 @@ BAD = [
     ("plot axis", GOOD + '[[plots]]\nname = "p"\nx = "quantum"\ny = "hits"\n', "plots[0].x",
      "not a parameter"),
     ("not TOML", 'name = \n', "", "not TOML"),
+    ("random draw too big", GOOD + 'n = { random = 5, low = 1, high = 3 }\n', "sweep.n",
+     "cannot draw 5 distinct integers from [1, 3]"),
+    ("random draw key", GOOD + 'n = { random = 2, low = 1, hgih = 3 }\n', "sweep.n.hgih",
+     "unknown key"),
     ("cold probes beyond the functions", GOOD.replace("[run]\n", "[run]\ncold_probes = 100000\n"),
      "run.cold_probes", "functions"),
 ]
@@ -95,7 +99,7 @@ def test_the_command_exits_2_with_the_line_and_writes_nothing(tmp_path, what, te
 def test_an_unknown_spec_name_lists_the_shipped_ones():
     result = CliRunner().invoke(main, ["experiment", "run", "nonesuch"])
     assert result.exit_code == 2
-    assert "no shipped spec of that name (have: children, loss, probe-cost)" in result.output
+    assert "no shipped spec of that name (have: children, detach, loss, probe-cost)" in result.output
 
 
 def test_an_unreachable_scheduler_is_one_line(tmp_path):
@@ -106,6 +110,17 @@ def test_an_unreachable_scheduler_is_one_line(tmp_path):
     assert result.exit_code == 2, result.output
     assert result.output.startswith("trapline: --scheduler tcp://127.0.0.1:1: cannot reach it")
     assert len(result.output.strip().splitlines()) == 1
+
+
+def test_every_shipped_spec_plans():
+    from trapline.experiments.cli import shipped
+    sizes = {}
+    for name, text in shipped().items():
+        spec = load_spec(text.encode(), name, None)
+        plan = make_plan(spec)
+        check_plots(spec, plan.parameters, plan.points[0].collect)
+        sizes[name] = len(plan.points)
+    assert sizes == {"children": 36, "detach": 60, "loss": 224, "probe-cost": 80}
 
 
 def test_templates_and_expressions_fill_each_point():

@@ -4,7 +4,7 @@ import math
 
 from hypothesis import given, strategies as st
 
-from trapline.experiments.sweep import axes, names, points
+from trapline.experiments.sweep import axes, drawn, names, points
 
 NAMES = st.sampled_from(["a", "b", "c", "d", "e", "f", "g", "h"])
 VALUES = st.lists(st.integers(0, 9) | st.sampled_from(["x", "y"]), min_size=1, max_size=4)
@@ -64,3 +64,20 @@ def test_a_zip_group_keeps_its_place_in_the_order():
     assert names(sweep) == ["arch", "guest", "sample", "q"]
     assert [tuple(p.values()) for p in points(sweep)][:4] == [
         ("i386", "t", "lt", 1), ("i386", "t", "lt", 7), ("i386", "p", "lp", 1), ("i386", "p", "lp", 7)]
+
+
+@given(st.integers(0, 2**32), st.integers(1, 20), st.integers(0, 1000), st.integers(0, 50))
+def test_random_values_are_distinct_sorted_in_range_and_the_seed_s_alone(seed, count, low, extra):
+    high = low + count - 1 + extra
+    sweep = {"n": {"random": count, "low": low, "high": high}, "m": [1, 2]}
+    values = drawn(sweep, seed)["n"]
+    assert values == sorted(set(values)) and len(values) == count
+    assert low <= values[0] and values[-1] <= high
+    assert drawn({"n": sweep["n"]}, seed)["n"] == values      # the other axes change nothing
+    assert drawn(sweep, seed)["n"] == values                  # the same draw every time
+    assert len(points(drawn(sweep, seed))) == 2 * count
+
+
+def test_another_seed_draws_other_values():
+    sweep = {"n": {"random": 5, "low": 0, "high": 10**6}}
+    assert drawn(sweep, 1)["n"] != drawn(sweep, 2)["n"]
