@@ -4,6 +4,7 @@
       [--resume DIR] [--limit N]   a spec's sweep into DIR (runner.py)
   verify DIR                      run it again and compare bit for bit (verify.py)
   list / show NAME                the specs shipped in the package (specs/*.toml)
+  schema                          the spec's JSON Schema (schema.py)
   loss [...]                      the loss spec with its options on the command line, printed
                                   as a table (loss.py)
 
@@ -129,6 +130,15 @@ def list_command():
     width = max(map(len, specs))
     for name, text in specs.items():
         click.echo(f"{name:<{width}}  {tomllib.loads(text).get('description', '')}")
+
+
+@experiment.command("schema")
+def schema_command():
+    """Print the spec's JSON Schema (for editors that check TOML against one)."""
+    import json
+
+    from .schema import schema
+    click.echo(json.dumps(schema(), indent=2))
 
 
 @experiment.command("show")

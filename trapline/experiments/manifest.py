@@ -36,6 +36,8 @@ def _environment() -> dict:
         except metadata.PackageNotFoundError:
             env[name] = ""
     env["git_commit"], env["git_dirty"] = _git()
+    from emu.cpuid import brand
+    env["modeled_cpu"] = brand()           # what CPUID and /proc/cpuinfo tell the guest
     return env
 
 
