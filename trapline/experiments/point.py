@@ -107,6 +107,7 @@ def _run(plan, root, *, probes: bool) -> _Outcome:
     loaded = _Loaded()
 
     def watch(kernel, process):
+        loaded.paths.add(plan.program)          # the path it was started by (a link, maybe)
         kernel.debug.subscribe(loaded, events=("exec", "image_mapped"))
         loaded.paths.update(m.path.decode(errors="replace") for m in kernel.debug.images(process))
 
