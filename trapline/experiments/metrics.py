@@ -29,22 +29,34 @@ METRICS = {
     "refusals": ("why: one reason per refused uprobe, ' | '-separated", "probes"),
     "held_thread_insns": ("thread-instructions other threads were held (singlestep-stopall)",
                           "probes"),
+    "samples": ("profile samples the walk-up's sampler took", "walkup"),
+    "walkup_hooks": ("hooks the walk-up executed", "walkup"),
+    "full_hooks": ("hooks full instrumentation (every function, entry and exit) executed",
+                   "walkup"),
+    "walkup_functions": ("functions the walk-up hooked at some time", "walkup"),
+    "full_functions": ("functions full instrumentation hooked", "walkup"),
+    "walkup_added_insns": ("guest instructions the walk-up added to the tool-less run", "walkup"),
+    "full_added_insns": ("guest instructions full instrumentation added", "walkup"),
+    "hook_ratio": ("walkup_hooks / full_hooks (6 decimals)", "walkup"),
+    "insn_ratio": ("walkup_added_insns / full_added_insns (6 decimals)", "walkup"),
     "expected_hits": ("metrics.expected_hits for the point", "expected"),
     "lost_hits": ("expected_hits - hits", "expected"),
     "detached_at": ("the instruction clock when nothing of the tool was left (run.detach_after)",
                     "detach"),
-    "base_insns": ("guest instructions of the same point run without probes", "baseline"),
+    "base_insns": ("guest instructions of the same point run without probes (or without the "
+                   "walk-up)", ("baseline", "walkup")),
     "added_insns": ("guest_insns - base_insns: what the instrumentation executed in the guest",
                     "baseline"),
     "added_insns_per_hit": ("added_insns / hits (6 decimals)", "baseline"),
-    "stdout_as_unprobed": ("the stdout is the unprobed run's, byte for byte", "baseline"),
+    "stdout_as_unprobed": ("the stdout is the unprobed run's, byte for byte (the walk-up's: "
+                           "the tool-less and the full run's)", ("baseline", "walkup")),
 }
 ALWAYS = ("outcome", "error", "exit_code")      # what every row needs to be read at all
 HOST = {"host_wall_s": "host wall-clock seconds of the point (not deterministic)",
         "host_cpu_s": "host CPU seconds of the worker for the point (not deterministic)"}
 NEEDS = {"probes": "run.probes or run.cold_probes", "expected": "metrics.expected_hits",
          "baseline": "metrics.baseline = true", "expect_stdout": "program.expect_stdout",
-         "detach": "run.detach_after"}
+         "detach": "run.detach_after", "walkup": "a [walkup] table"}
 
 
 def is_host(column: str) -> bool:
@@ -56,15 +68,21 @@ def selected(spec) -> list[str]:
     have = _needs_met(spec)
     wanted = spec.table("metrics").get("collect")
     if wanted is None:
-        return [m for m, (_, need) in METRICS.items() if not need or need in have]
+        return [m for m, (_, need) in METRICS.items() if _met(need, have)]
     for i, name in enumerate(wanted):
         if name not in METRICS:
             raise SpecError(f"{spec.source}: metrics.collect[{i}]: unknown metric {name!r} "
                             f"(have: {', '.join(METRICS)})")
         need = METRICS[name][1]
-        if need and need not in have:
-            raise SpecError(f"{spec.source}: metrics.collect[{i}]: {name} needs {NEEDS[need]}")
+        if not _met(need, have):
+            first = need[0] if isinstance(need, tuple) else need
+            raise SpecError(f"{spec.source}: metrics.collect[{i}]: {name} needs {NEEDS[first]}")
     return [m for m in METRICS if m in wanted or m in ALWAYS]
+
+
+def _met(need, have: set[str]) -> bool:
+    """A metric's need: "" (none), one name, or a tuple of names any of which will do."""
+    return any(n in have for n in need) if isinstance(need, tuple) else (not need or need in have)
 
 
 def _needs_met(spec) -> set[str]:
@@ -81,6 +99,8 @@ def _needs_met(spec) -> set[str]:
         have.add("expect_stdout")
     if run.get("detach_after") or "detach_after" in _swept(spec):
         have.add("detach")
+    if "walkup" in spec.data:
+        have.add("walkup")
     return have
 
 

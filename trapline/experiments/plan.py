@@ -16,7 +16,7 @@ from . import sweep as sweeps
 from .inputs import Tree, program_tree, rootfs_tree
 from .metrics import selected
 from .samples import ARCHES, sample_path
-from .spec import DEFAULTS, SETTABLE, Spec, SpecError
+from .spec import DEFAULTS, SETTABLE, WALKUP, Spec, SpecError
 
 NATIVE = ("", "count")          # and "args:N"
 
@@ -47,6 +47,7 @@ class PointPlan:
     baseline: bool
     collect: list[str]
     records: bool = False        # keep the probe records (`trace -f jsonl` lines)
+    walkup: dict | None = None   # the walk-up's options, when the spec has [walkup]
 
 
 @dataclass
@@ -110,6 +111,7 @@ def _point(spec: Spec, index: int, point: dict, collect: list[str], trees: dict,
         native=values["native"], children=values["children"], backpatch=values["backpatch"],
         quantum=values["quantum"], max_insns=values["max_insns"], seed=values["seed"],
         detach_after=values["detach_after"],
+        walkup=({k: values[k] for k in WALKUP} if "walkup" in spec.data else None),
         expected_hits=expected,
         expect_stdout=None if expect is None else _fill(expect, probe_names, "program.expect_stdout",
                                                         spec.source),
@@ -167,6 +169,14 @@ def _check_options(values: dict, keys: dict, source: str) -> None:
     expect("children", POLICIES)
     expect("backpatch", BACKPATCH_MODES)
     expect("arch", ARCHES)
+    expect("exclusive", ("off", "exact"))
+    for name in ("window", "period", "interval"):
+        if type(values[name]) is not int or values[name] < 1:
+            raise SpecError(f"{source}: {keys[name]}: expected an integer >= 1, got {values[name]!r}")
+    if isinstance(values["threshold"], bool) or not isinstance(values["threshold"], (int, float)) \
+            or not 0 < values["threshold"] <= 100:
+        raise SpecError(f"{source}: {keys['threshold']}: expected a percentage in (0, 100], "
+                        f"got {values['threshold']!r}")
     native = values["native"]
     if native not in NATIVE and not (native.startswith("args:") and native[5:].isdigit()):
         raise SpecError(f"{source}: {keys['native']}: {native!r} is not count or args:N")

@@ -47,6 +47,8 @@ def _run_point(task: PointTask) -> PointResult:
     plan = task.plan
     root = materialize(task.entries, task.blobs, plan.tree)
     wall, cpu = time.perf_counter(), time.process_time()
+    if plan.walkup is not None:
+        return _walkup_point(plan, root, wall, cpu)
     outcome = _run(plan, root, probes=True)
     row = _metrics(plan, outcome)
     if plan.baseline and outcome.error is None:       # an unfinished run adds nothing to compare
@@ -60,6 +62,26 @@ def _run_point(task: PointTask) -> PointResult:
     row["host_wall_s"] = format_float(time.perf_counter() - wall)
     row["host_cpu_s"] = format_float(time.process_time() - cpu)
     return PointResult(plan.index, row, sorted(outcome.loaded), "".join(outcome.records))
+
+
+def _walkup_point(plan, root, wall: float, cpu: float) -> PointResult:
+    from .walkup_point import walkup_row
+    try:
+        row = walkup_row(plan, _sandbox(plan, root))
+    except Exception as e:          # noqa: BLE001 -- a point's failure is its result
+        from ..exit_status import status_for
+        row = {"outcome": _kind(e), "error": _first_line(e), "exit_code": status_for(e)}
+    row = {k: v for k, v in row.items() if k in plan.collect}
+    row["host_wall_s"] = format_float(time.perf_counter() - wall)
+    row["host_cpu_s"] = format_float(time.process_time() - cpu)
+    return PointResult(plan.index, row, [plan.program])
+
+
+def _sandbox(plan, root, **options):
+    from ..sandbox import Sandbox
+    return Sandbox(rootfs=str(root), cwd=plan.cwd, env=plan.env, clear_env=plan.clear_env,
+                   seed=plan.seed, stdin=plan.stdin, max_insns=plan.max_insns,
+                   **({"quantum": plan.quantum} if plan.quantum else {}), **options)
 
 
 @dataclass
@@ -97,7 +119,6 @@ def _run(plan, root, *, probes: bool) -> _Outcome:
     from instrumenter.tracing.probes import Probe
 
     from ..probespec import parse_probe_spec
-    from ..sandbox import Sandbox
     from ..tracing import format_jsonl
     out = _Outcome(probes=[], cold=[], pid_hits=Counter(), loaded=set(), records=[])
     if probes:
@@ -130,11 +151,9 @@ def _run(plan, root, *, probes: bool) -> _Outcome:
             if plan.records and probes:
                 out.records.append(format_jsonl(record) + "\n")
 
-    sandbox = Sandbox(rootfs=str(root), cwd=plan.cwd, env=plan.env, clear_env=plan.clear_env,
-                      seed=plan.seed, stdin=plan.stdin, max_insns=plan.max_insns,
-                      probes=out.probes + out.cold, strategy=plan.strategy, sink=count,
-                      children=plan.children, backpatch=plan.backpatch, tools=[watch],
-                      on_start=keep_session, **({"quantum": plan.quantum} if plan.quantum else {}))
+    sandbox = _sandbox(plan, root, probes=out.probes + out.cold, strategy=plan.strategy,
+                       sink=count, children=plan.children, backpatch=plan.backpatch,
+                       tools=[watch], on_start=keep_session)
     try:
         out.result = sandbox.run([plan.program, *plan.argv])
     except Exception as e:          # noqa: BLE001 -- a point's failure is its result (docstring)

@@ -70,7 +70,7 @@ class SpecError(UsageError):
 
 # key -> (type or types, required); the types are Python's as tomllib gives them
 TOP = {"name": (str, True), "description": (str, False), "seed": (int, False),
-       "program": (dict, True), "run": (dict, False), "params": (dict, False),
+       "program": (dict, True), "run": (dict, False), "walkup": (dict, False), "params": (dict, False),
        "sweep": (dict, False), "metrics": (dict, False), "plots": (list, False)}
 PROGRAM = {"sample": (str, False), "arch": (str, False), "path": (str, False),
            "rootfs": (str, False), "argv": (list, False), "env": (dict, False),
@@ -79,6 +79,9 @@ PROGRAM = {"sample": (str, False), "arch": (str, False), "path": (str, False),
 RUN = {"probes": (list, False), "cold_probes": (int, False), "strategy": (str, False),
        "native": (str, False), "children": (str, False), "backpatch": (str, False),
        "quantum": (int, False), "max_insns": (int, False), "detach_after": (int, False)}
+# [walkup]: the point measures the walk-up against full instrumentation (walkup_point.py)
+WALKUP = {"threshold": ((int, float), False), "window": (int, False), "period": (int, False),
+          "interval": (int, False), "exclusive": (str, False)}
 METRICS = {"collect": (list, False), "expected_hits": (str, False), "baseline": (bool, False),
            "records": (bool, False)}
 PLOT = {"name": (str, True), "x": (str, True), "y": (str, True), "series": (str, False),
@@ -86,10 +89,13 @@ PLOT = {"name": (str, True), "x": (str, True), "y": (str, True), "series": (str,
         "title": (str, False)}
 # options a sweep or a param of the same name sets, with the table they belong to
 SETTABLE = {**{k: "program" for k in ("sample", "arch", "path", "rootfs", "stdin", "cwd")},
-            **{k: "run" for k in RUN if k != "probes"}, "seed": ""}
+            **{k: "run" for k in RUN if k != "probes"}, **{k: "walkup" for k in WALKUP},
+            "seed": ""}
 DEFAULTS = {"arch": "x86_64", "cold_probes": 0, "strategy": "auto", "native": "",
             "children": "follow", "backpatch": "lazy", "quantum": None, "max_insns": 0,
-            "seed": 0, "clear_env": False, "stdin": "", "cwd": "/", "detach_after": 0}
+            "seed": 0, "clear_env": False, "stdin": "", "cwd": "/", "detach_after": 0,
+            # the walk-up's (trapline profile --walk-up's defaults, --interval 10000)
+            "threshold": 10.0, "window": 50, "period": 50, "interval": 10000, "exclusive": "off"}
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 _PARAM = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -150,6 +156,9 @@ def check_structure(data: dict, source: str) -> None:
             raise SpecError(f"{source}: params.{key}: expected a string, number or boolean, "
                             f"got {_kind(value)}")
     _check_sweep(data.get("sweep", {}), data.get("params", {}), source)
+    _check_table(data.get("walkup", {}), WALKUP, "walkup.", source)
+    if "walkup" in data and (run.get("probes") or run.get("cold_probes")):
+        raise SpecError(f"{source}: walkup: a walk-up point places its own hooks: no run.probes")
     metrics = data.get("metrics", {})
     _check_table(metrics, METRICS, "metrics.", source)
     _check_strings(metrics.get("collect", []), "metrics.collect", source)
@@ -236,6 +245,8 @@ def _check_strings(values: list, key: str, source: str, *, numbers: bool = False
 
 
 def _type_name(kind) -> str:
+    if isinstance(kind, tuple):
+        return "a number"
     return {str: "a string", int: "an integer", bool: "true or false", dict: "a table",
             list: "a list", float: "a number"}[kind]
 

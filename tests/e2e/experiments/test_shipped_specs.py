@@ -65,3 +65,31 @@ def test_a_detach_at_random_points_leaves_the_output_as_unprobed(tmp_path):
         assert int(row["detached_at"]) >= int(row["detach_after"])
         # fib(15) calls fib 2*F(16)-1 = 1973 times: a detach inside the run sees fewer
         assert 0 < int(row["hits_by_probe"].split()[0].split("=")[1]) < 1973, row
+
+
+WALKUP = """
+name = "walkup-small"
+[program]
+sample = "callchain"
+argv = ["100"]
+[walkup]
+interval = 2000
+period = 100
+[sweep]
+window = [10, 20]
+"""
+
+
+@pytest.mark.e2e
+def test_the_walk_up_executes_a_few_percent_of_full_instrumentation_s_hooks(tmp_path):
+    (tmp_path / "w.toml").write_text(WALKUP)
+    result = CliRunner().invoke(main, ["experiment", "run", str(tmp_path / "w.toml"), "-o",
+                                       str(tmp_path / "w"), "-j", "2"])
+    assert result.exit_code == 0, result.output
+    rows = _rows(tmp_path / "w")
+    assert [r["window"] for r in rows] == ["10", "20"]
+    for row in rows:
+        assert (row["outcome"], row["stdout_as_unprobed"]) == ("ok", "true"), row
+        assert 0 < int(row["walkup_hooks"]) < int(row["full_hooks"]) // 10
+        assert float(row["hook_ratio"]) == round(int(row["walkup_hooks"]) / int(row["full_hooks"]), 6)
+        assert int(row["samples"]) > 0 and int(row["base_insns"]) > 0

@@ -55,6 +55,11 @@ BAD = [
      "cannot draw 5 distinct integers from [1, 3]"),
     ("random draw key", GOOD + 'n = { random = 2, low = 1, hgih = 3 }\n', "sweep.n.hgih",
      "unknown key"),
+    ("walk-up with probes", GOOD + '[walkup]\nwindow = 10\n', "walkup", "no run.probes"),
+    ("walk-up option", 'name = "t"\n[program]\nsample = "hello"\n[walkup]\nexclusive = "some"\n',
+     "walkup.exclusive", "'some' is not one of off, exact"),
+    ("walk-up threshold", 'name = "t"\n[program]\nsample = "hello"\n[walkup]\nthreshold = 0\n',
+     "walkup.threshold", "expected a percentage"),
     ("cold probes beyond the functions", GOOD.replace("[run]\n", "[run]\ncold_probes = 100000\n"),
      "run.cold_probes", "functions"),
 ]
@@ -99,7 +104,7 @@ def test_the_command_exits_2_with_the_line_and_writes_nothing(tmp_path, what, te
 def test_an_unknown_spec_name_lists_the_shipped_ones():
     result = CliRunner().invoke(main, ["experiment", "run", "nonesuch"])
     assert result.exit_code == 2
-    assert "no shipped spec of that name (have: children, detach, loss, probe-cost)" in result.output
+    assert "no shipped spec of that name (have: children, detach, loss, probe-cost, walkup)" in result.output
 
 
 def test_an_unreachable_scheduler_is_one_line(tmp_path):
@@ -120,7 +125,7 @@ def test_every_shipped_spec_plans():
         plan = make_plan(spec)
         check_plots(spec, plan.parameters, plan.points[0].collect)
         sizes[name] = len(plan.points)
-    assert sizes == {"children": 36, "detach": 60, "loss": 224, "probe-cost": 80}
+    assert sizes == {"children": 36, "detach": 60, "loss": 224, "probe-cost": 80, "walkup": 36}
 
 
 def test_templates_and_expressions_fill_each_point():
