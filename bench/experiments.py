@@ -62,7 +62,8 @@ def deterministic(rows: list[dict]) -> list[dict]:
 def timed(plan, where) -> tuple[float, list[dict]]:
     started = time.perf_counter()
     if where is None:
-        rows = [{"point": t.plan.index, **t.plan.params, **run_point(t).row}
+        rows = [{"point": t.plan.index, **t.plan.params,
+                 **run_point(t, plan.trees[t.plan.tree].blobs).row}
                 for t in tasks_for(plan, range(len(plan.points)))]
     else:
         rows = compute(plan, range(len(plan.points)), where).ordered_rows()
@@ -81,7 +82,8 @@ def measure(kind: str, points: int, runs: int) -> list[tuple[str, float, float, 
             reference = deterministic(rows)
         elif deterministic(rows) != reference:
             raise RuntimeError(f"{kind} on {name}: rows differ from the in-process run's")
-        steady = (points - 1) / max(whole - startup, 1e-9)
+        # on a busy host a start-up can take longer than a whole sweep did: no figure then
+        steady = (points - 1) / (whole - startup) if whole > startup else None
         figures.append((name, whole, startup, steady))
     return figures
 
@@ -95,7 +97,7 @@ def run(quick: bool = False, runs: int = 1, figure: str | None = None) -> list[s
         results[kind] = measure(kind, points, runs)
         for name, whole, startup, steady in results[kind]:
             lines.append(f"| {kind} | {points} | {name} | {whole:.2f} | {startup:.2f} | "
-                         f"{points / whole:.1f} | {steady:.1f} |")
+                         f"{points / whole:.1f} | {'n/a' if steady is None else f'{steady:.1f}'} |")
     if figure:
         draw(results, sizes, figure)
         lines.append(f"figure: {figure}")
@@ -111,7 +113,7 @@ def draw(results: dict, sizes: dict, path: str) -> None:
         names = [r[0] for r in rows]
         ax.bar([i - 0.2 for i in range(len(rows))], [sizes[kind] / r[1] for r in rows], 0.4,
                label="whole sweep")
-        ax.bar([i + 0.2 for i in range(len(rows))], [r[3] for r in rows], 0.4,
+        ax.bar([i + 0.2 for i in range(len(rows))], [r[3] or 0 for r in rows], 0.4,
                label="steady (start-up taken out)")
         ax.set_xticks(range(len(rows)), names, fontsize=8)
         ax.set_ylabel("points per second")

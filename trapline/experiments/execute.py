@@ -4,6 +4,11 @@ LocalCluster started for the command), through one path: both are concurrent.fut
 stops on Ctrl-C is the same, and so are the results: a point's row depends on its PointTask
 alone, and rows are put in point order whatever order they finish in.
 
+A tree's bytes go to the workers once per tree where the executor can keep them: Dask scatters
+each file's bytes once (content-addressed: the same file in two trees is one piece of data) and
+a point's task carries references; a local pool's task carries the bytes themselves (a pipe to
+a process on the same host). Either way by content, never by a host path.
+
 Each point runs alone in its worker process (point.py holds a lock around a run): a guest run
 owns its process's host-stop state and Unicorn's, so a Dask worker with several threads runs
 its points one at a time.
@@ -15,7 +20,7 @@ import os
 import signal
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing import get_context
 
 from ..errors import UsageError
@@ -41,6 +46,21 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+@dataclass
+class Pool:
+    """An executor, and how a tree's bytes reach what it runs (`ship(digest, blobs)`)."""
+    executor: object
+    client: object = None            # a distributed.Client: its files are scattered once
+    shipped: dict = field(default_factory=dict)
+
+    def ship(self, digest: str, blobs: dict):
+        if self.client is None:
+            return blobs
+        if digest not in self.shipped:
+            self.shipped[digest] = self.client.scatter(blobs, hash=True)   # sha256 -> Future
+        return self.shipped[digest]
+
+
 @contextmanager
 def executor(where: Where):
     if where.scheduler and where.dask_local:
@@ -49,12 +69,12 @@ def executor(where: Where):
         pool = ProcessPoolExecutor(max_workers=where.jobs or os.cpu_count(),
                                    mp_context=get_context("spawn"), initializer=_ignore_sigint)
         try:
-            yield pool
+            yield Pool(pool)
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
         return
     with _dask_client(where) as client:
-        yield client.get_executor(pure=False)
+        yield Pool(client.get_executor(pure=False), client)
 
 
 @contextmanager
@@ -83,12 +103,14 @@ def _dask_client(where: Where):
         client.close()
 
 
-def run_points(pool, tasks: list[PointTask], on_result) -> bool:
-    """Submit every task, call on_result(PointResult) as each finishes; True when all did,
-    False when Ctrl-C stopped it (pending points cancelled, finished ones kept)."""
+def run_points(pool: Pool, tasks: list[PointTask], blobs: dict, on_result) -> bool:
+    """Submit every task (`blobs`: tree digest -> its files' bytes), call on_result(PointResult)
+    as each finishes; True when all did, False when Ctrl-C stopped it (pending points
+    cancelled, finished ones kept)."""
     futures = []
     try:
-        futures += [pool.submit(run_point, task) for task in tasks]
+        futures += [pool.executor.submit(run_point, task, pool.ship(task.plan.tree, blobs[task.plan.tree]))
+                    for task in tasks]
         for future in as_completed(futures):
             on_result(future.result())
     except KeyboardInterrupt:

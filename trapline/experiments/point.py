@@ -21,10 +21,10 @@ from .metrics import format_float
 
 @dataclass
 class PointTask:
-    """What a worker receives: the plan, and the tree's entries and bytes (inputs.py)."""
+    """What a worker receives with the tree's bytes (run_point's `blobs`): the plan and the
+    tree's entries (inputs.py)."""
     plan: object                 # plan.PointPlan
     entries: list
-    blobs: dict
 
 
 @dataclass
@@ -38,14 +38,15 @@ class PointResult:
 _ONE_AT_A_TIME = threading.Lock()        # a guest run owns the process (execute.py)
 
 
-def run_point(task: PointTask) -> PointResult:
+def run_point(task: PointTask, blobs: dict) -> PointResult:
+    """`blobs`: sha256 -> bytes of the tree's files (execute.py ships them)."""
     with _ONE_AT_A_TIME:
-        return _run_point(task)
+        return _run_point(task, blobs)
 
 
-def _run_point(task: PointTask) -> PointResult:
+def _run_point(task: PointTask, blobs: dict) -> PointResult:
     plan = task.plan
-    root = materialize(task.entries, task.blobs, plan.tree)
+    root = materialize(task.entries, blobs, plan.tree)
     wall, cpu = time.perf_counter(), time.process_time()
     if plan.walkup is not None:
         return _walkup_point(plan, root, wall, cpu)

@@ -48,7 +48,7 @@ def tasks_for(plan: Plan, indices) -> list[PointTask]:
     for index in indices:
         point = plan.points[index]
         tree = plan.trees[point.tree]
-        tasks.append(PointTask(point, tree.entries, tree.blobs))
+        tasks.append(PointTask(point, tree.entries))
     return tasks
 
 
@@ -80,7 +80,8 @@ def compute(plan: Plan, indices, where: Where, progress: Progress | None = None,
         progress.start(len(plan.points), len(outcome.rows), where.describe())
     try:
         with executor(where) as pool:
-            finished = run_points(pool, tasks_for(plan, todo), keep)
+            finished = run_points(pool, tasks_for(plan, todo),
+                                  {d: t.blobs for d, t in plan.trees.items()}, keep)
     finally:
         if progress and progress.stop:
             progress.stop()
