@@ -38,6 +38,7 @@ class Outcome:
     records: dict = field(default_factory=dict)       # point index -> its records' JSON Lines
     complete: bool = False
     interrupted: bool = False                         # Ctrl-C stopped it
+    why_partial: str = "not run yet"                  # the manifest's word while partial
 
     def ordered_rows(self) -> list[dict]:
         return [self.rows[i] for i in sorted(self.rows)]
@@ -87,7 +88,22 @@ def compute(plan: Plan, indices, where: Where, progress: Progress | None = None,
             progress.stop()
     outcome.interrupted = not finished
     outcome.complete = finished and len(outcome.rows) == len(plan.points)
+    outcome.why_partial = ("" if outcome.complete else "interrupted (Ctrl-C)" if outcome.interrupted
+                           else f"--limit {limit}" if limit else "points left")
     return outcome
+
+
+def _computed(outcome: Outcome, spec: Spec, where: Where, progress, limit) -> None:
+    """compute() into DIR: saved after each point, and at the end whatever ended it (an error
+    is named in the manifest: the folder says why it is partial)."""
+    try:
+        compute(outcome.plan, range(len(outcome.plan.points)), where, progress, outcome, limit,
+                save=lambda: _write(outcome, spec))
+    except BaseException as e:
+        outcome.why_partial = f"stopped by an error: {str(e).splitlines()[0] if str(e) else type(e).__name__}"
+        raise
+    finally:
+        _write(outcome, spec)
 
 
 def run(spec: Spec, directory: Path, where: Where, progress: Progress | None = None,
@@ -100,11 +116,7 @@ def run(spec: Spec, directory: Path, where: Where, progress: Progress | None = N
     (directory / manifests.SPEC_NAME).write_bytes(spec.text)
     outcome = Outcome(directory, plan)
     _write(outcome, spec)                  # partial, no point done: a DIR that says so
-    try:
-        compute(plan, range(len(plan.points)), where, progress, outcome, limit,
-                save=lambda: _write(outcome, spec))
-    finally:
-        _write(outcome, spec)
+    _computed(outcome, spec, where, progress, limit)
     return outcome
 
 
@@ -126,11 +138,7 @@ def resume(directory: Path, where: Where, progress: Progress | None = None,
         path = directory / records_name(index)
         if path.is_file():
             outcome.records[index] = path.read_text()
-    try:
-        compute(plan, range(len(plan.points)), where, progress, outcome, limit,
-                save=lambda: _write(outcome, spec))
-    finally:
-        _write(outcome, spec)
+    _computed(outcome, spec, where, progress, limit)
     return outcome
 
 
@@ -186,6 +194,7 @@ def _write(outcome: Outcome, spec: Spec) -> None:
     data = {
         "format": manifests.FORMAT,
         "status": "complete" if outcome.complete else "partial",
+        "partial_because": "" if outcome.complete else outcome.why_partial,
         "experiment": spec.name,
         "spec": manifests.SPEC_NAME,
         "spec_source": spec.source,

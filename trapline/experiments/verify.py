@@ -56,6 +56,9 @@ def verify(directory: Path, where: Where, progress=None) -> Verdict:
         if difference:
             return Verdict(False, notes + [difference])
     skipped = sorted({c for row in rows for c in row if is_host(c)})
+    if manifest.get("status") != "complete":
+        notes.append(f"note: a partial folder ({manifest.get('partial_because', '')}): "
+                     f"{len(done)} of {manifest.get('points_total')} points done, those are compared")
     lines = notes + [f"{len(done)} points run again: {CSV_NAME} and {JSONL_NAME} identical, cell "
                      f"by cell, skipping the host columns {', '.join(skipped) or '(none)'}"]
     for output in manifest.get("outputs", []):

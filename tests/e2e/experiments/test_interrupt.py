@@ -53,6 +53,7 @@ def test_ctrl_c_leaves_a_partial_folder_that_resume_completes(tmp_path):
     manifest = _manifest(out)
     done = manifest["points_done"]
     assert manifest["status"] == "partial" and 1 <= len(done) < POINTS, manifest
+    assert manifest["partial_because"] == "interrupted (Ctrl-C)"
     rows = (out / "results.csv").read_text().splitlines()[1:]
     assert [int(row.split(",")[0]) for row in rows] == done
     assert f"partial, {len(done)} of {POINTS} points done" in stdout

@@ -148,6 +148,7 @@ def test_limit_leaves_a_partial_folder_that_resume_finishes(done, spec_dir, tmp_
     assert "partial, 3 of 4 points done; trapline experiment run --resume" in first.output
     manifest = tomllib.loads((out / "manifest.toml").read_text())
     assert (manifest["status"], manifest["points_done"]) == ("partial", [0, 1, 2])
+    assert manifest["partial_because"] == "--limit 3"
     assert not (out / "lost.png").exists()                    # plots wait for every point
     second = _invoke("run", "--resume", str(out), "-j", "2")
     assert second.exit_code == 0, second.output

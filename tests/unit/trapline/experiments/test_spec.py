@@ -1,5 +1,7 @@
 """trapline/experiments/spec.py and plan.py: every mistake in a spec is one line naming the key,
 and `trapline experiment run` exits 2 with it, writing nothing."""
+import tomllib
+
 import pytest
 from click.testing import CliRunner
 
@@ -115,6 +117,9 @@ def test_an_unreachable_scheduler_is_one_line(tmp_path):
     assert result.exit_code == 2, result.output
     assert result.output.startswith("trapline: --scheduler tcp://127.0.0.1:1: cannot reach it")
     assert len(result.output.strip().splitlines()) == 1
+    manifest = tomllib.loads((tmp_path / "o" / "manifest.toml").read_text())
+    assert (manifest["status"], manifest["points_done"]) == ("partial", [])
+    assert manifest["partial_because"].startswith("stopped by an error: --scheduler tcp://127.0.0.1:1")
 
 
 def test_every_shipped_spec_plans():
