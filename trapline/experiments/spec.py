@@ -23,10 +23,17 @@ is one line naming the key (`SpecError`, exit 2 as every usage error: trapline/e
     native = ""                         # "count" or "args:N": the action runs in the guest
     children = "follow"                 # follow | detach | naive
     backpatch = "lazy"                  # lazy | eager
-    quantum = 1000
+    quantum = 1000                      # default: the scheduler's (trapline run --quantum)
     max_insns = 0
     detach_after = 0                    # detach every probe after N instructions (trace
                                         #   --detach-after); 0: never
+
+    [walkup]                            # instead of probes: the walk-up against full
+    threshold = 10                      #   instrumentation (walkup_point.py), with these
+    window = 50                         #   options of `trapline profile --walk-up`
+    period = 50
+    interval = 10000
+    exclusive = "off"
 
     [params]                            # constants, usable as {name} and in expressions
     calls = 100
