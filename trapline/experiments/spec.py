@@ -23,7 +23,7 @@ is one line naming the key (`SpecError`, exit 2 as every usage error: trapline/e
     native = ""                         # "count" or "args:N": the action runs in the guest
     children = "follow"                 # follow | detach | naive
     backpatch = "lazy"                  # lazy | eager
-    quantum = 1000                      # default: the scheduler's (trapline run --quantum)
+    quantum = 200000                    # the scheduler's default (trapline run --quantum)
     max_insns = 0
     detach_after = 0                    # detach every probe after N instructions (trace
                                         #   --detach-after); 0: never
