@@ -53,7 +53,9 @@ METRICS = {
 }
 ALWAYS = ("outcome", "error", "exit_code")      # what every row needs to be read at all
 HOST = {"host_wall_s": "host wall-clock seconds of the point (not deterministic)",
-        "host_cpu_s": "host CPU seconds of the worker for the point (not deterministic)"}
+        "host_cpu_s": "host CPU seconds of the worker for the point (not deterministic)",
+        "host_hits_per_cpu_s": "hits per host CPU second of the probed run (its start-up "
+                               "included; not deterministic)"}
 NEEDS = {"probes": "run.probes or run.cold_probes", "expected": "metrics.expected_hits",
          "baseline": "metrics.baseline = true", "expect_stdout": "program.expect_stdout",
          "detach": "run.detach_after", "walkup": "a [walkup] table"}

@@ -51,6 +51,7 @@ def _run_point(task: PointTask, blobs: dict) -> PointResult:
     if plan.walkup is not None:
         return _walkup_point(plan, root, wall, cpu)
     outcome = _run(plan, root, probes=True)
+    probed_cpu = time.process_time() - cpu
     row = _metrics(plan, outcome)
     if plan.baseline and outcome.error is None:       # an unfinished run adds nothing to compare
         base = _run(plan, root, probes=False)
@@ -62,6 +63,8 @@ def _run_point(task: PointTask, blobs: dict) -> PointResult:
     row = {k: v for k, v in row.items() if k in plan.collect}
     row["host_wall_s"] = format_float(time.perf_counter() - wall)
     row["host_cpu_s"] = format_float(time.process_time() - cpu)
+    if plan.probes or plan.cold_probes:
+        row["host_hits_per_cpu_s"] = format_float(outcome.total_hits / probed_cpu if probed_cpu else 0.0)
     return PointResult(plan.index, row, sorted(outcome.loaded), "".join(outcome.records))
 
 

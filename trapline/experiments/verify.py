@@ -67,10 +67,14 @@ def verify(directory: Path, where: Where, progress=None) -> Verdict:
             return Verdict(False, lines + [problem])
     if outcome.records:
         lines.append(f"probe records of {len(outcome.records)} points identical, line by line")
-    plotted = [o["path"] for o in manifest.get("outputs", [])
-               if o["path"] not in (CSV_NAME, JSONL_NAME) and not o["path"].startswith("records/")]
-    if plotted:
-        lines.append(f"plots drawn again, byte-identical: {', '.join(plotted)}")
+    plots_out = [o for o in manifest.get("outputs", [])
+                 if o["path"] not in (CSV_NAME, JSONL_NAME) and not o["path"].startswith("records/")]
+    compared = [o["path"] for o in plots_out if not o.get("host_data")]
+    skipped = [o["path"] for o in plots_out if o.get("host_data")]
+    if compared:
+        lines.append(f"plots drawn again, byte-identical: {', '.join(compared)}")
+    if skipped:
+        lines.append(f"plots of host columns skipped: {', '.join(skipped)}")
     return Verdict(True, lines + ["verified"])
 
 

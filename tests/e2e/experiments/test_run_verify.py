@@ -38,6 +38,10 @@ name = "lost"
 x = "workers"
 y = "lost_hits"
 series = "strategy"
+[[plots]]
+name = "time"
+x = "workers"
+y = "host_cpu_s"
 """
 
 
@@ -72,15 +76,17 @@ def _deterministic(csv_text: str) -> list[list[str]]:
 @pytest.mark.e2e
 def test_a_run_writes_its_folder_and_verifies_bit_for_bit(done, spec_dir):
     assert sorted(p.name for p in done.iterdir()) == [
-        "lost.png", "lost.svg", "manifest.toml", "results.csv", "results.jsonl", "spec.toml"]
+        "lost.png", "lost.svg", "manifest.toml", "results.csv", "results.jsonl", "spec.toml",
+        "time.png", "time.svg"]
     assert (done / "spec.toml").read_bytes() == (spec_dir / "small.toml").read_bytes()
     manifest = tomllib.loads((done / "manifest.toml").read_text())
     assert (manifest["status"], manifest["points_done"]) == ("complete", [0, 1, 2, 3])
     program = [i for i in manifest["inputs"] if i["role"] == "file"]
     assert [(i["guest"], i["loaded"], i["size"]) for i in program] == [
         ("/bin/loss_threads", True, (spec_dir / "loss_threads").stat().st_size)]
-    assert {o["path"] for o in manifest["outputs"]} == {"results.csv", "results.jsonl", "lost.png",
-                                                         "lost.svg"}
+    assert {o["path"]: o["host_data"] for o in manifest["outputs"]} == {
+        "results.csv": True, "results.jsonl": True, "lost.png": False, "lost.svg": False,
+        "time.png": True, "time.svg": True}
     header, *table = read_csv((done / "results.csv").read_text())
     assert header[:4] == ["point", "program", "strategy", "workers"]
     rows = {(r[2], r[3]): r for r in table}
@@ -89,8 +95,9 @@ def test_a_run_writes_its_folder_and_verifies_bit_for_bit(done, spec_dir):
     assert rows[("singlestep", "4")][lost] == "35"           # docs/guide/emulate.md's figure
     result = _invoke("verify", str(done), "--jobs", "2")
     assert result.exit_code == 0, result.output
-    assert "skipping the host columns host_cpu_s, host_wall_s" in result.output
+    assert "skipping the host columns host_cpu_s, host_hits_per_cpu_s, host_wall_s" in result.output
     assert "plots drawn again, byte-identical: lost.png, lost.svg" in result.output
+    assert "plots of host columns skipped: time.png, time.svg" in result.output
     assert result.output.rstrip().endswith("verified")
 
 
