@@ -37,6 +37,9 @@ class RunResult:
     # uprobes that no strategy ever placed, one line each with the reason (tracing/unattached.py)
     unattached: list[str] = field(default_factory=list)
     interrupted: int | None = None  # the host signal that ended the run (emu/host_stop.py)
+    # guest instructions as --max-insns charges them: all of them under a budget, else only
+    # the slices run while several threads could (kernel_model/kernel.py, Kernel.run)
+    insns_charged: int = 0
 
 
 @dataclass
@@ -161,7 +164,8 @@ class Sandbox:
                          hits={p.spec.text: p.hits for p in session.probes} if session else {},
                          dropped=session.buffers.dropped() if session else {},
                          monitor=list(session.monitor.reports) if session else [],
-                         unattached=never_attached(session) if session else [])
+                         unattached=never_attached(session) if session else [],
+                         insns_charged=kernel.insns_used)
 
 
 __all__ = ["Sandbox", "RunResult", "KernelError"]

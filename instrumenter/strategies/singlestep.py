@@ -1,7 +1,7 @@
 """The singlestep strategy: restore, single-step, re-insert — the lossy baseline of US 7,350,196.
 
 This is the classic scheme the patent argues against ([0004]-[0006]), kept on purpose as the
-control group of the loss experiment (trapline/experiment_loss.py). Do not "fix" it.
+control group of the loss experiment (trapline/experiments/loss.py). Do not "fix" it.
 
 On a hit of the int3: call the probe hooks, put the ORIGINAL bytes back at the site, set TF in
 the saved flags and return from the trap to the site itself. The CPU runs the original

@@ -93,7 +93,7 @@ def run_options(f, *, follow_short: bool = True):
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]},
-             lazy_commands={"experiment": "trapline.experiment:experiment",   # `trapline experiment loss`
+             lazy_commands={"experiment": "trapline.experiments.cli:experiment",   # `trapline experiment loss`
                             "explain": "trapline.explain:explain",            # US 7,350,196's figures, run
                             "profile": "trapline.cli.profile:profile",       # issue 18, US 7,823,129
                             "report": "trapline.cli.profile:report",

@@ -7,7 +7,7 @@ calls, quanta 7 and 50."""
 import pytest
 from click.testing import CliRunner
 
-from trapline.experiment_loss import (GUESTS, available_strategies, guest_binary,
+from trapline.experiments.loss import (GUESTS, available_strategies, guest_binary,
                                           run_experiment, run_once)
 from trapline.cli import main
 

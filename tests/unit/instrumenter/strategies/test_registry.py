@@ -4,7 +4,7 @@ import click
 from instrumenter.strategies import registry as strategies
 from instrumenter.insn.policy import STRATEGIES as POLICIES
 from trapline.cli import trace
-from trapline.experiment_loss import STRATEGY_ORDER, available_strategies
+from trapline.experiments.loss import STRATEGY_ORDER, available_strategies
 
 
 def test_registry_names_are_unique_and_auto_tries_every_strategy_singlestep_last():

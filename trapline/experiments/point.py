@@ -1,0 +1,226 @@
+"""One sweep point, run in a worker: its tree written into the worker's cache (inputs.py), the
+guest run in-process through the library API (trapline/sandbox.py, as `trapline trace` does),
+and its row of metrics returned with the guest paths of the objects it loaded.
+
+A run that does not finish — a deadlock, the instruction budget spent, a runaway fork, a probe
+that cannot be placed — is a result like any other: its row says which (outcome, error) and
+carries trapline's exit status for it, so a sweep over a tool that deadlocks the guest reports
+the deadlock in its table instead of hanging or failing the whole sweep.
+"""
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass
+
+from .inputs import materialize
+from .metrics import format_float
+
+
+@dataclass
+class PointTask:
+    """What a worker receives with the tree's bytes (run_point's `blobs`): the plan and the
+    tree's entries (inputs.py)."""
+    plan: object                 # plan.PointPlan
+    entries: list
+
+
+@dataclass
+class PointResult:
+    index: int
+    row: dict
+    loaded: list[str]            # guest paths of the programs and objects the guest mapped
+    records: str = ""            # the probe records as JSON Lines, when the spec keeps them
+
+
+_ONE_AT_A_TIME = threading.Lock()        # a guest run owns the process (execute.py)
+
+
+def run_point(task: PointTask, blobs: dict) -> PointResult:
+    """`blobs`: sha256 -> bytes of the tree's files (execute.py ships them)."""
+    with _ONE_AT_A_TIME:
+        return _run_point(task, blobs)
+
+
+def _run_point(task: PointTask, blobs: dict) -> PointResult:
+    plan = task.plan
+    root = materialize(task.entries, blobs, plan.tree)
+    wall, cpu = time.perf_counter(), time.process_time()
+    if plan.walkup is not None:
+        return _walkup_point(plan, root, wall, cpu)
+    outcome = _run(plan, root, probes=True)
+    probed_cpu = time.process_time() - cpu
+    row = _metrics(plan, outcome)
+    if plan.baseline and outcome.error is None:       # an unfinished run adds nothing to compare
+        base = _run(plan, root, probes=False)
+        row["base_insns"] = base.insns
+        row["added_insns"] = outcome.insns - base.insns
+        row["added_insns_per_hit"] = format_float(row["added_insns"] / max(1, outcome.total_hits))
+        row["stdout_as_unprobed"] = (outcome.result.stdout == base.result.stdout
+                                     if base.result else False)
+    row = {k: v for k, v in row.items() if k in plan.collect}
+    row["host_wall_s"] = format_float(time.perf_counter() - wall)
+    row["host_cpu_s"] = format_float(time.process_time() - cpu)
+    if plan.probes or plan.cold_probes:
+        row["host_hits_per_cpu_s"] = format_float(outcome.total_hits / probed_cpu if probed_cpu else 0.0)
+    return PointResult(plan.index, row, sorted(outcome.loaded), "".join(outcome.records))
+
+
+def _walkup_point(plan, root, wall: float, cpu: float) -> PointResult:
+    from .walkup_point import walkup_row
+    try:
+        row = walkup_row(plan, _sandbox(plan, root))
+    except Exception as e:          # noqa: BLE001 -- a point's failure is its result
+        from ..exit_status import status_for
+        row = {"outcome": _kind(e), "error": _first_line(e), "exit_code": status_for(e)}
+    row = {k: v for k, v in row.items() if k in plan.collect}
+    row["host_wall_s"] = format_float(time.perf_counter() - wall)
+    row["host_cpu_s"] = format_float(time.process_time() - cpu)
+    return PointResult(plan.index, row, [plan.program])
+
+
+def _sandbox(plan, root, **options):
+    from ..sandbox import Sandbox
+    return Sandbox(rootfs=str(root), cwd=plan.cwd, env=plan.env, clear_env=plan.clear_env,
+                   seed=plan.seed, stdin=plan.stdin, max_insns=plan.max_insns,
+                   **({"quantum": plan.quantum} if plan.quantum else {}), **options)
+
+
+@dataclass
+class _Outcome:
+    result: object = None        # sandbox.RunResult, None when the run raised
+    error: BaseException | None = None
+    insns: int = 0
+    probes: list = None
+    cold: list = None
+    pid_hits: Counter = None
+    records: list = None         # JSON Lines, kept when plan.records
+    held: int = 0
+    detached_at: int | None = None
+    loaded: set = None
+
+    @property
+    def total_hits(self) -> int:
+        return sum(p.hits for p in self.probes + self.cold)
+
+
+class _Loaded:
+    """The door's exec and image_mapped events (kernel_model/debug.py): the files the guest ran."""
+
+    def __init__(self):
+        self.paths: set[str] = set()
+
+    def exec(self, process, path: bytes, argv) -> None:
+        self.paths.add(path.decode(errors="replace"))
+
+    def image_mapped(self, process, mapped) -> None:
+        self.paths.add(mapped.path.decode(errors="replace"))
+
+
+def _run(plan, root, *, probes: bool) -> _Outcome:
+    from instrumenter.probes.definitions import Probe
+
+    from ..probespec import parse_probe_spec
+    from ..tracing import format_jsonl
+    out = _Outcome(probes=[], cold=[], pid_hits=Counter(), loaded=set(), records=[])
+    if probes:
+        native = plan.native or None
+        out.probes = [Probe(parse_probe_spec(p), nargs=0, native=native) for p in plan.probes]
+        out.cold = [Probe(parse_probe_spec(p), nargs=0, native=native) for p in plan.cold_probes]
+    loaded = _Loaded()
+
+    def watch(kernel, process):
+        loaded.paths.add(plan.program)          # the path it was started by (a link, maybe)
+        kernel.debug.subscribe(loaded, events=("exec", "image_mapped"))
+        loaded.paths.update(m.path.decode(errors="replace") for m in kernel.debug.images(process))
+
+    sessions = []
+
+    detach = None
+    if probes and plan.detach_after:
+        from ..cli.detach import detach_starter
+        detach = detach_starter(plan.detach_after, None, False)
+
+    def keep_session(kernel, process, session):
+        if session is not None:
+            sessions.append(session)
+        if detach is not None:
+            detach(kernel, process, session)
+
+    def count(records):
+        for record in records:
+            out.pid_hits[record.pid] += 1
+            if plan.records and probes:
+                out.records.append(format_jsonl(record) + "\n")
+
+    sandbox = _sandbox(plan, root, probes=out.probes + out.cold, strategy=plan.strategy,
+                       sink=count, children=plan.children, backpatch=plan.backpatch,
+                       tools=[watch], on_start=keep_session)
+    try:
+        out.result = sandbox.run([plan.program, *plan.argv])
+    except Exception as e:          # noqa: BLE001 -- a point's failure is its result (docstring)
+        out.error = e
+    if sessions:                    # read after the run: the count grows while it runs
+        strategy = sessions[0].strategies.get(plan.strategy)
+        out.held = getattr(strategy, "held_thread_insns", 0)
+        detacher = sessions[0].detacher
+        out.detached_at = detacher.report.done_at if detacher and detacher.report else None
+    out.insns = out.result.insns_charged if out.result else 0
+    out.loaded = loaded.paths
+    return out
+
+
+def _metrics(plan, out: _Outcome) -> dict:
+    from ..exit_status import status_for
+    result = out.result
+    stdout = result.stdout if result else b""
+    stderr = result.stderr if result else b""
+    row = {"outcome": "ok" if out.error is None else _kind(out.error),
+           "error": _first_line(out.error),
+           "exit_code": result.exit_code if result else status_for(out.error),
+           "guest_insns": out.insns,
+           "stdout_sha256": hashlib.sha256(stdout).hexdigest(),
+           "stderr_sha256": hashlib.sha256(stderr).hexdigest(),
+           "stdout_bytes": len(stdout)}
+    if plan.expect_stdout is not None:
+        row["stdout_matches"] = stdout == plan.expect_stdout.encode()
+    hits = out.total_hits
+    row["hits"] = hits
+    row["hits_by_probe"] = " ".join(f"p{i}={p.hits}" for i, p in enumerate(out.probes))
+    row["cold_hits"] = sum(p.hits for p in out.cold)
+    row["pid_hits"] = " ".join(f"{pid}={n}" for pid, n in sorted(out.pid_hits.items()))
+    placed = Counter()
+    for probe in out.probes + out.cold:
+        placed.update(probe.chosen)
+    row["placed"] = " ".join(f"{name}={n}" for name, n in sorted(placed.items()))
+    refusals = result.unattached if result else []
+    row["refused"] = len(refusals)
+    row["refusals"] = " | ".join(refusals)
+    row["held_thread_insns"] = out.held
+    if plan.detach_after:
+        row["detached_at"] = out.detached_at if out.detached_at is not None else ""
+    if plan.expected_hits is not None:
+        row["expected_hits"] = plan.expected_hits
+        row["lost_hits"] = plan.expected_hits - hits
+    return row
+
+
+def _first_line(error: BaseException | None) -> str:
+    if error is None:
+        return ""
+    lines = str(error).splitlines()
+    return lines[0] if lines else type(error).__name__
+
+
+def _kind(error: BaseException) -> str:
+    from kernel_model.kernel import Deadlock, InstructionBudgetExceeded
+    from kernel_model.task_limit import TaskLimitRunaway
+    kinds = ((Deadlock, "deadlock"), (InstructionBudgetExceeded, "max-insns"),
+             (TaskLimitRunaway, "runaway"))
+    for cls, name in kinds:
+        if isinstance(error, cls):
+            return name
+    from ..exit_status import INTERNAL, status_for
+    return "internal-error" if status_for(error) == INTERNAL else "error"

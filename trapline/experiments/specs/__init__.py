@@ -1,0 +1,1 @@
+"""The experiment specs shipped with trapline (package data: `trapline experiment list`)."""
