@@ -21,7 +21,6 @@ from ..errors import UsageError
 from .shipped import shipped
 
 
-
 def load(argument: str):
     from .spec import load_spec
     path = Path(argument)
