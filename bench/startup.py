@@ -59,11 +59,11 @@ def _environment(**changes) -> dict[str, str]:
     return env
 
 
-def _timed(argv: list[str], env: dict[str, str]) -> tuple[float, float, float]:
+def _timed(argv: list[str], env: dict[str, str], cwd: Path = ROOT) -> tuple[float, float, float]:
     """(wall s, cpu s, peak RSS MiB) of one run of argv, its output discarded; it must exit 0.
     wait4 gives this child's own rusage (RUSAGE_CHILDREN's maxrss is the largest of all)."""
     t0 = time.perf_counter()
-    child = subprocess.Popen(argv, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    child = subprocess.Popen(argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     err = child.stderr.read()
     _, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - t0
@@ -81,21 +81,22 @@ def _source_only_copy(where: Path) -> Path:
     return where
 
 
-def _commands(arch: str, workload: str, args: tuple, tmp: Path) -> list[tuple[str, list[str], dict]]:
+def _commands(arch: str, workload: str, args: tuple, tmp: Path) -> list[tuple[str, list[str], dict, Path]]:
+    """(label, argv, environment, folder to run in) of each command compared."""
     program = SAMPLES / arch / workload.split()[0]
     with_pyc = _environment(PYTHONDONTWRITEBYTECODE=None)
-    commands = [("python3 -c pass", [sys.executable, "-c", "pass"], with_pyc),
-                ("native", [str(program), *args], with_pyc),
-                ("trapline", _trapline_argv(program, *args), with_pyc)]
-    if arch == "x86_64" and workload == "hello":
+    commands = [("python3 -c pass", [sys.executable, "-c", "pass"], with_pyc, ROOT),
+                ("native", [str(program), *args], with_pyc, ROOT),
+                ("trapline", _trapline_argv(program, *args), with_pyc, ROOT)]
+    if arch == "x86_64" and workload == "hello":     # -m finds the packages in the folder it runs in
         commands.append(("trapline, no .pyc", _trapline_argv(program, *args),
-                         _environment(PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=str(_source_only_copy(tmp)))))
+                         _environment(PYTHONDONTWRITEBYTECODE="1"), _source_only_copy(tmp)))
     qemu = shutil.which(f"qemu-{arch}")
     if qemu:
-        commands.append((f"qemu-{arch} (user mode)", [qemu, str(program), *args], with_pyc))
+        commands.append((f"qemu-{arch} (user mode)", [qemu, str(program), *args], with_pyc, ROOT))
     python = qiling_python()
     if python:
-        commands.append(("Qiling", [python, "-c", QILING_SCRIPT, str(program), *args], with_pyc))
+        commands.append(("Qiling", [python, "-c", QILING_SCRIPT, str(program), *args], with_pyc, ROOT))
     return commands
 
 
@@ -108,14 +109,14 @@ def _warm_bytecode() -> None:
 def _side_by_side(arch: str, workload: str, args: tuple, runs: int) -> list[str]:
     with tempfile.TemporaryDirectory(prefix="trapline-startup-") as tmp:
         commands = _commands(arch, workload, args, Path(tmp))
-        figures: dict[str, list[tuple[float, float, float]]] = {label: [] for label, _, _ in commands}
-        for label, argv, env in commands:       # one untimed round: page cache, dynamic linker
-            _timed(argv, env)
+        figures: dict[str, list[tuple[float, float, float]]] = {label: [] for label, *_ in commands}
+        for label, argv, env, cwd in commands:      # one untimed round: page cache, dynamic linker
+            _timed(argv, env, cwd)
         for _ in range(runs):
-            for label, argv, env in commands:
-                figures[label].append(_timed(argv, env))
+            for label, argv, env, cwd in commands:
+                figures[label].append(_timed(argv, env, cwd))
     lines = [f"{arch} {workload}:"]
-    for label, _, _ in commands:
+    for label, *_ in commands:
         walls, cpus, rss = zip(*figures[label])
         lines.append(f"  {label:26}: median {statistics.median(walls) * 1e3:7.1f} ms wall, "
                      f"{statistics.median(cpus) * 1e3:7.1f} ms CPU, peak RSS {max(rss):6.1f} MiB")
