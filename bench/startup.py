@@ -1,22 +1,26 @@
-"""End-to-end start-up: `trapline run -- samples/bin/x86_64/hello` as a whole process, side by side.
+"""End-to-end start-up: `trapline run` of a static hello and of fib 27 as whole processes, side by side.
 
-Median wall time (and CPU time, user+sys, which a busy host disturbs less) of several runs of
-each command, in turns so that drift in the host's load hits all alike:
+Median wall time, CPU time (user+sys, which a busy host disturbs less) and peak RSS (wait4's
+ru_maxrss of each run) of several runs of each command, in turns so that drift in the host's
+load hits all alike, for each arch (x86_64, i386):
   * `python3 -c pass`: the interpreter's own floor (site, .pth files);
-  * the native hello;
-  * `trapline run -- hello`, with the project's bytecode (.pyc) present, as CI and users have it
-    (pip writes it at install; an editable install writes it on first import), and without it
-    (PYTHONDONTWRITEBYTECODE=1 and no __pycache__: every project module compiled at each start;
-    the packages are copied to a temporary folder without __pycache__ for this);
-  * qemu-x86_64 (user mode) and Qiling, only when installed.
-The console script is run with this interpreter directly (a pyenv shim alone costs ~50 ms).
-Then load_elf's cost per exec on Debian's busybox (2 MB), first call and repeated, and with
---importtime the modules `-X importtime` finds most expensive in the trapline run.
-Goal (issue 12, section 3): trapline hello end to end <= 0.15 s with bytecode, and at least 2x
-faster than Qiling.
+  * the native program;
+  * `python3 -m trapline run -- PROGRAM` from the repository's root, with the project's bytecode (.pyc) present, as CI and users have
+    it (pip writes it at install; an editable install writes it on first import), and, for the
+    x86-64 hello, without it (PYTHONDONTWRITEBYTECODE=1 and no __pycache__: every project
+    module compiled at each start; the packages are copied without __pycache__ for this);
+  * qemu-x86_64/qemu-i386 (user mode) and Qiling 1.4.6, only when installed (Qiling: an
+    interpreter that has it, bench/dd_bs1.py qiling_python: $TRAPLINE_QILING_PYTHON, else
+    /tmp/qlvenv/bin/python, a venv of its own since it pins its own dependencies).
+Then Qiling's CPU and wall time over trapline's, pair by pair (the median of the ratios of
+runs made one after the other), and load_elf's cost per exec on Debian's busybox (2 MB), first
+call and repeated; with --importtime the modules `-X importtime` finds most expensive in the
+trapline run.
+Goals (issue 31, start-up): trapline hello <= 0.15 s of CPU with bytecode, and at least 2x
+faster than Qiling end to end on hello and on fib 27, both arches.
+`python3 -m bench.startup --runs=N [--importtime] [--arch=x86_64|i386]`.
 """
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -26,20 +30,23 @@ import time
 from pathlib import Path
 
 from .common import ROOT, SAMPLES
+from .dd_bs1 import qiling_python
 
 HELLO = SAMPLES / "x86_64" / "hello"
 BUSYBOX = ROOT / "tests" / "e2e" / ".cache" / "debian" / "amd64" / "root" / "bin" / "busybox"
 PACKAGES = ("emu", "loader", "kernel_model", "instrumenter", "trapline")
+ARCHES = ("x86_64", "i386")
+WORKLOADS = (("hello", ()), ("fib 27", ("27",)))
 GOAL_S = 0.15
+GOAL_VS_QILING = 2.0
 QILING_SCRIPT = ("import sys; from qiling import Qiling; from qiling.const import QL_VERBOSE; "
-                 "Qiling([sys.argv[1]], '/', verbose=QL_VERBOSE.DISABLED).run()")
+                 "Qiling(sys.argv[1:], '/', verbose=QL_VERBOSE.DISABLED).run()")
 
 
-def _trapline_argv() -> list[str]:
-    """The console script next to this interpreter, run by it (no shell shim in between)."""
-    script = Path(sys.executable).parent / "trapline"
-    head = [sys.executable, str(script)] if script.is_file() else [sys.executable, "-m", "trapline"]
-    return head + ["run", "--", str(HELLO)]
+def _trapline_argv(program: Path = HELLO, *args: str) -> list[str]:
+    """This checkout's trapline, run by this interpreter from the repository's root (no shell
+    shim in between; an installed console script may belong to another checkout)."""
+    return [sys.executable, "-m", "trapline", "run", "--", str(program), *args]
 
 
 def _environment(**changes) -> dict[str, str]:
@@ -52,17 +59,19 @@ def _environment(**changes) -> dict[str, str]:
     return env
 
 
-def _timed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """(wall, cpu) seconds of one run of argv, its output discarded; it must exit 0."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+def _timed(argv: list[str], env: dict[str, str], cwd: Path = ROOT) -> tuple[float, float, float]:
+    """(wall s, cpu s, peak RSS MiB) of one run of argv, its output discarded; it must exit 0.
+    wait4 gives this child's own rusage (RUSAGE_CHILDREN's maxrss is the largest of all)."""
     t0 = time.perf_counter()
-    done = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    child = subprocess.Popen(argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    err = child.stderr.read()
+    _, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        raise RuntimeError(f"{argv[-1]} exited {done.returncode}: {done.stderr.decode()[-300:]}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu
+    child.returncode = os.waitstatus_to_exitcode(status)
+    child.stderr.close()
+    if child.returncode != 0:
+        raise RuntimeError(f"{argv[-1]} exited {child.returncode}: {err.decode()[-300:]}")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def _source_only_copy(where: Path) -> Path:
@@ -72,56 +81,68 @@ def _source_only_copy(where: Path) -> Path:
     return where
 
 
-def _commands(tmp: Path) -> list[tuple[str, list[str], dict[str, str]]]:
+def _commands(arch: str, workload: str, args: tuple, tmp: Path) -> list[tuple[str, list[str], dict, Path]]:
+    """(label, argv, environment, folder to run in) of each command compared."""
+    program = SAMPLES / arch / workload.split()[0]
     with_pyc = _environment(PYTHONDONTWRITEBYTECODE=None)
-    commands = [
-        ("python3 -c pass", [sys.executable, "-c", "pass"], with_pyc),
-        ("native hello", [str(HELLO)], with_pyc),
-        ("trapline, .pyc present", _trapline_argv(), with_pyc),
-        ("trapline, no .pyc", _trapline_argv(),
-         _environment(PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=str(_source_only_copy(tmp)))),
-    ]
-    qemu = shutil.which("qemu-x86_64")
+    commands = [("python3 -c pass", [sys.executable, "-c", "pass"], with_pyc, ROOT),
+                ("native", [str(program), *args], with_pyc, ROOT),
+                ("trapline", _trapline_argv(program, *args), with_pyc, ROOT)]
+    if arch == "x86_64" and workload == "hello":     # -m finds the packages in the folder it runs in
+        commands.append(("trapline, no .pyc", _trapline_argv(program, *args),
+                         _environment(PYTHONDONTWRITEBYTECODE="1"), _source_only_copy(tmp)))
+    qemu = shutil.which(f"qemu-{arch}")
     if qemu:
-        commands.append(("qemu-x86_64 (user mode)", [qemu, str(HELLO)], with_pyc))
-    probe = subprocess.run([sys.executable, "-c", "import qiling"], capture_output=True)
-    if probe.returncode == 0:
-        commands.append(("Qiling", [sys.executable, "-c", QILING_SCRIPT, str(HELLO)], with_pyc))
+        commands.append((f"qemu-{arch} (user mode)", [qemu, str(program), *args], with_pyc, ROOT))
+    python = qiling_python()
+    if python:
+        commands.append(("Qiling", [python, "-c", QILING_SCRIPT, str(program), *args], with_pyc, ROOT))
     return commands
 
 
 def _warm_bytecode() -> None:
     """Write the project's .pyc the way a first import does (and check the run works)."""
-    subprocess.run(_trapline_argv(), env=_environment(PYTHONDONTWRITEBYTECODE=None),
+    subprocess.run(_trapline_argv(), env=_environment(PYTHONDONTWRITEBYTECODE=None), cwd=ROOT,
                    stdout=subprocess.DEVNULL, check=True)
 
 
-def startup_lines(runs: int) -> list[str]:
+def _side_by_side(arch: str, workload: str, args: tuple, runs: int) -> list[str]:
+    with tempfile.TemporaryDirectory(prefix="trapline-startup-") as tmp:
+        commands = _commands(arch, workload, args, Path(tmp))
+        figures: dict[str, list[tuple[float, float, float]]] = {label: [] for label, *_ in commands}
+        for label, argv, env, cwd in commands:      # one untimed round: page cache, dynamic linker
+            _timed(argv, env, cwd)
+        for _ in range(runs):
+            for label, argv, env, cwd in commands:
+                figures[label].append(_timed(argv, env, cwd))
+    lines = [f"{arch} {workload}:"]
+    for label, *_ in commands:
+        walls, cpus, rss = zip(*figures[label])
+        lines.append(f"  {label:26}: median {statistics.median(walls) * 1e3:7.1f} ms wall, "
+                     f"{statistics.median(cpus) * 1e3:7.1f} ms CPU, peak RSS {max(rss):6.1f} MiB")
+    ours = figures["trapline"]
+    if workload == "hello":
+        cpu = statistics.median(f[1] for f in ours)
+        lines.append(f"  goal: <= {GOAL_S * 1e3:.0f} ms CPU with .pyc: {'met' if cpu <= GOAL_S else 'NOT met'} "
+                     f"({cpu * 1e3:.0f} ms; {cpu - statistics.median(f[1] for f in figures['python3 -c pass']):.3f} s "
+                     f"above the bare interpreter)")
+    if "Qiling" in figures:
+        cpu_ratio = statistics.median(q[1] / t[1] for q, t in zip(figures["Qiling"], ours))
+        wall_ratio = statistics.median(q[0] / t[0] for q, t in zip(figures["Qiling"], ours))
+        verdict = "met" if min(cpu_ratio, wall_ratio) >= GOAL_VS_QILING else "NOT met"
+        lines.append(f"  goal: >= {GOAL_VS_QILING:.0f}x faster than Qiling: {verdict} "
+                     f"(Qiling/trapline {cpu_ratio:.2f}x CPU, {wall_ratio:.2f}x wall, pair by pair)")
+    else:
+        lines.append("  Qiling not installed: no comparison")
+    return lines
+
+
+def startup_lines(runs: int, arches=ARCHES) -> list[str]:
     _warm_bytecode()
     lines = []
-    with tempfile.TemporaryDirectory(prefix="trapline-startup-") as tmp:
-        commands = _commands(Path(tmp))
-        walls: dict[str, list[float]] = {label: [] for label, _, _ in commands}
-        cpus: dict[str, list[float]] = {label: [] for label, _, _ in commands}
-        for label, argv, env in commands:       # one untimed round: page cache, dynamic linker
-            _timed(argv, env)
-        for _ in range(runs):
-            for label, argv, env in commands:
-                wall, cpu = _timed(argv, env)
-                walls[label].append(wall)
-                cpus[label].append(cpu)
-    median = {label: statistics.median(values) for label, values in walls.items()}
-    for label, _, _ in commands:
-        lines.append(f"{label:24}: median {median[label] * 1e3:6.1f} ms wall, "
-                     f"{statistics.median(cpus[label]) * 1e3:6.1f} ms CPU (min {min(walls[label]) * 1e3:6.1f} ms)")
-    ours = median["trapline, .pyc present"]
-    verdict = "met" if ours <= GOAL_S else "NOT met"
-    lines.append(f"goal: trapline hello <= {GOAL_S * 1e3:.0f} ms with .pyc: {verdict} "
-                 f"({ours * 1e3:.0f} ms; {ours - median['python3 -c pass']:.3f} s above the bare interpreter)")
-    if "Qiling" in median:
-        lines.append(f"goal: >= 2x faster than Qiling: {median['Qiling'] / ours:.1f}x")
-    else:
-        lines.append("Qiling not installed: no comparison")
+    for arch in arches:
+        for workload, args in WORKLOADS:
+            lines += _side_by_side(arch, workload, args, runs)
     return lines
 
 
@@ -177,12 +198,13 @@ def importtime_lines(top: int = 20) -> list[str]:
         f"  {own:7d} {cumulative:8d}  {name}" for name, (own, cumulative) in ranked]
 
 
-def run(runs: int = 15, importtime: bool = False) -> list[str]:
-    lines = startup_lines(runs) + load_elf_lines()
+def run(runs: int = 15, importtime: bool = False, arches=ARCHES) -> list[str]:
+    lines = startup_lines(runs, arches) + load_elf_lines()
     return lines + (importtime_lines() if importtime else [])
 
 
 if __name__ == "__main__":
     count = next((int(a.split("=", 1)[1]) for a in sys.argv if a.startswith("--runs=")), 15)
-    for text in run(count, importtime="--importtime" in sys.argv):
+    chosen = tuple(a.split("=", 1)[1] for a in sys.argv if a.startswith("--arch=")) or ARCHES
+    for text in run(count, importtime="--importtime" in sys.argv, arches=chosen):
         print(text, flush=True)

@@ -11,7 +11,6 @@ from a debug callback, Deadlock...): only a MachineError (the emulator refused w
 model asked of it, e.g. a MemoryAccessError from a raw memory access an implementation did not
 check) and plain Python exceptions are a kernel bug.
 """
-import traceback
 
 from emu.errors import MachineError, TraplineError
 
@@ -30,6 +29,7 @@ def is_kernel_bug(exc: BaseException) -> bool:
 def where(exc: BaseException) -> str:
     """`file:line in function` for the innermost FRAMES_SHOWN frames of trapline's own code
     (a library's frames below them, e.g. Unicorn's binding, say less), innermost first."""
+    import traceback            # a panic's report only: not imported by every start
     frames = traceback.extract_tb(exc.__traceback__)
     ours = [f for f in frames if _short(f.filename) != f.filename] or frames
     shown = ours[-FRAMES_SHOWN:]

@@ -1,4 +1,4 @@
-"""ELF executable -> LoadedImage. pyelftools reads the structures; this module decides what is acceptable.
+"""ELF executable -> LoadedImage. elf_structs reads the structures; this module decides what is acceptable.
 
 The checks follow Linux's load_elf_binary (fs/binfmt_elf.c): what it refuses with ENOEXEC we
 refuse with a one-line LoaderError, plus what the kernel model relies on (an entry point that
@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import OrderedDict
 
 from loader import program_headers as ph_rules
-from loader.arch import BY_MACHINE, ELFCLASS32, ElfArch
+from loader.arch import BY_MACHINE, ElfArch
 from loader.elf_structs import ELF_MAGIC, ElfHeader, read_header, read_program_headers
 from loader.elf_symbols import SymbolReader
 from loader.errors import LoaderError
@@ -51,7 +51,7 @@ def _identify(data: bytes) -> ElfArch:
     if not data.startswith(ELF_MAGIC):
         raise LoaderError("not an ELF file (bad magic)")
     header = header_buffer(data)[:MIN_EHDR_SIZE]
-    machine = read_header(_ident_ignored(header, ELFCLASS32), 32).machine   # same offset in both
+    machine = read_header(header, 32).machine   # same offset in both
     arch = BY_MACHINE.get(machine)
     if arch is None:
         raise LoaderError(f"unsupported machine e_machine={machine}: only EM_386 and EM_X86_64 run")
@@ -65,7 +65,7 @@ def _file_type(header: ElfHeader) -> int:
 
 
 def _program_headers(data: bytes, header: ElfHeader, arch: ElfArch) -> list[ProgramHeader]:
-    """The table as pyelftools reads it, after checking that the table itself is where it claims."""
+    """The table as elf_structs reads it, after checking that the table itself is where it claims."""
     phoff, phent, phnum = header.phoff, header.phentsize, header.phnum
     if phent != arch.phent:
         raise LoaderError(f"bad e_phentsize {phent}: ELF{arch.bits} program headers are {arch.phent} bytes")
@@ -102,15 +102,9 @@ def _build(data: bytes, path: str, pie_base: int | None, shared_object: bool = F
         raise LoaderError(f"truncated ELF file: {len(data)} bytes, shorter than {what}: {exc}") from None
 
 
-def _ident_ignored(header: bytes, elf_class: int) -> bytes:
-    """The header with e_ident's class, byte order, version and OS ABI bytes set to what
-    pyelftools can decode: Linux ignores them (see _identify), pyelftools would refuse."""
-    return header[:4] + bytes([elf_class, 1, 1, 0]) + header[8:]
-
-
 def _build_for(arch: ElfArch, data: bytes, path: str, pie_base: int | None,
                shared_object: bool = False) -> LoadedImage:
-    header = read_header(_ident_ignored(header_buffer(data)[:arch.ehsize], arch.elf_class), arch.bits)
+    header = read_header(header_buffer(data)[:arch.ehsize], arch.bits)
     is_pie = _file_type(header) == ET_DYN
     phdrs = _program_headers(data, header, arch)
     interp = ph_rules.interpreter_path(phdrs, data)

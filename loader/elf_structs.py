@@ -1,24 +1,31 @@
-"""pyelftools reads the ELF header and program headers; this module turns what it reads into ints.
+"""The ELF header and program header table, read with `struct` into ints.
 
-pyelftools' `ELFStructs` holds the structure definitions of one ELF class. `ELFFile` would build a
-fresh set for every file it opens (construct objects built again each time, and its import
-pulls in the DWARF readers); an exec needs only two structures, so one set per class is built on
-first use and kept. pyelftools decodes enum fields into names ('ET_EXEC', 'PT_LOAD'); the loader's
-rules and messages work on the numbers, so the names are mapped back through pyelftools' own
-enum tables. Nothing of pyelftools is imported until a file is read.
+An exec reads only these two structures (fs/binfmt_elf.c load_elf_binary: the header from the
+first BINPRM_BUF_SIZE bytes, then load_elf_phdrs), and their layouts are fixed by the System V
+gABI ("ELF Header", "Program Header"; ElfN_Ehdr and ElfN_Phdr in include/uapi/linux/elf.h), so
+they are unpacked directly: pyelftools, which reads symbols and DWARF elsewhere (elf_symbols.py,
+cfi.py), built a construct parser per class and its import alone cost a start-up ~15 ms (with
+pdb, which its construct package imports). x86 is little-endian in both classes (ELFDATA2LSB).
 """
 from __future__ import annotations
 
-import functools
+import struct
 from typing import NamedTuple
 
-from loader.errors import LoaderError
 from loader.program_headers import ProgramHeader
 
 ELF_MAGIC = b"\x7fELF"
 # e_ident is a byte array whose class and byte order decide which structure set applies, so
 # these two bytes are read by index before any structure can be chosen (as ELFFile does too).
 EI_CLASS, EI_DATA = 4, 5
+
+# Elf32_Ehdr / Elf64_Ehdr from e_type on (after e_ident[16]): e_type, e_machine, e_version,
+# e_entry, e_phoff, e_shoff, e_flags, e_ehsize, e_phentsize, e_phnum (then e_shentsize, e_shnum,
+# e_shstrndx, not read).
+_EHDR = {32: struct.Struct("<16xHHIIIIIHHH"), 64: struct.Struct("<16xHHIQQQIHHH")}
+# Elf32_Phdr: p_type, p_offset, p_vaddr, p_paddr, p_filesz, p_memsz, p_flags, p_align.
+# Elf64_Phdr moves p_flags up beside p_type (for the alignment of the 8-byte fields).
+_PHDR = {32: struct.Struct("<IIIIIIII"), 64: struct.Struct("<IIQQQQQQ")}
 
 
 class ElfHeader(NamedTuple):
@@ -31,64 +38,25 @@ class ElfHeader(NamedTuple):
     phnum: int
 
 
-@functools.cache
-def _structs(bits: int):
-    """pyelftools' little-endian ELF header structure for ELFCLASS32 (bits=32) or ELFCLASS64."""
-    from elftools.elf.structs import ELFStructs  # a costly import: paid by the first read
-
-    structs = ELFStructs(little_endian=True, elfclass=bits)
-    structs.create_basic_structs()
-    return structs
-
-
-@functools.cache
-def _phdr_struct(bits: int):
-    """Elf_Phdr of the class; pyelftools builds it with its other structures (once)."""
-    structs = _structs(bits)
-    structs.create_advanced_structs()  # no e_machine: p_type decodes with the generic PT_* names
-    return structs.Elf_Phdr
-
-
-@functools.cache
-def _enums():
-    from elftools.elf import enums
-    return enums
-
-
-def _number(value, names) -> int:
-    """pyelftools gives an enum field as its name when it knows the value, else as the int."""
-    return value if isinstance(value, int) else names[value]
-
-
-def _parse(struct, data: bytes, what: str):
-    from elftools.construct import ConstructError
-    try:
-        return struct.parse(data)
-    except ConstructError as exc:  # a short or undecodable field: the file is malformed
-        raise LoaderError(f"malformed {what}: {type(exc).__name__}: {exc}".splitlines()[0]) from None
-
-
 def read_header(data: bytes, bits: int) -> ElfHeader:
     """The ELF header as ELFCLASS`bits` lays it out; `data` must hold at least the whole header.
     e_type and e_machine sit at the same offsets in both classes, so bits=32 reads them from any
     ELF file long enough for an Elf32_Ehdr."""
-    fields = _parse(_structs(bits).Elf_Ehdr, data, "ELF header")
-    enums = _enums()
-    return ElfHeader(type=_number(fields["e_type"], enums.ENUM_E_TYPE),
-                     machine=_number(fields["e_machine"], enums.ENUM_E_MACHINE),
-                     entry=fields["e_entry"], phoff=fields["e_phoff"], phentsize=fields["e_phentsize"],
-                     phnum=fields["e_phnum"])
+    e_type, machine, _version, entry, phoff, _shoff, _flags, _ehsize, phentsize, phnum = \
+        _EHDR[bits].unpack_from(data)
+    return ElfHeader(type=e_type, machine=machine, entry=entry, phoff=phoff, phentsize=phentsize,
+                     phnum=phnum)
 
 
 def read_program_headers(data: bytes, bits: int, phoff: int, phnum: int) -> list[ProgramHeader]:
     """The program header table; the caller has checked that it lies inside `data`."""
-    struct = _phdr_struct(bits)
-    size = struct.sizeof()
-    p_types = _enums().ENUM_P_TYPE_BASE
+    layout = _PHDR[bits]
     headers = []
     for index in range(phnum):
-        start = phoff + index * size
-        ph = _parse(struct, data[start:start + size], f"program header #{index}")
-        headers.append(ProgramHeader(index, _number(ph["p_type"], p_types), ph["p_flags"], ph["p_offset"],
-                                     ph["p_vaddr"], ph["p_filesz"], ph["p_memsz"]))
+        fields = layout.unpack_from(data, phoff + index * layout.size)
+        if bits == 64:
+            p_type, flags, offset, vaddr, _paddr, filesz, memsz, _align = fields
+        else:
+            p_type, offset, vaddr, _paddr, filesz, memsz, flags, _align = fields
+        headers.append(ProgramHeader(index, p_type, flags, offset, vaddr, filesz, memsz))
     return headers

@@ -1,6 +1,6 @@
 """Validation of the program header table, and the layout decisions Linux's load_elf_binary makes.
 
-Works on plain `ProgramHeader` tuples (read by loader.elf_structs through pyelftools) so every rule is testable
+Works on plain `ProgramHeader` tuples (read by loader.elf_structs) so every rule is testable
 without a file. Each rule rejects what Linux would refuse or what the kernel model relies on.
 """
 from __future__ import annotations

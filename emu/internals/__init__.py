@@ -20,7 +20,8 @@ setup.cfg: a 2.1.x update could move any of them).
 
 Every field is located once per host process, by the first Machine (located()): found by
 diffing Unicorn's state around known events, then confirmed with other values (confirmed()
-asks the same of a layout given from elsewhere, on fresh Ucs).
+asks the same of a layout given from elsewhere, on fresh Ucs: the one an earlier process kept
+on disk for the same library, layout_cache.py, is taken only when every field is confirmed).
 A field that is not found or not confirmed is None, and its user takes the fallback: slower,
 never wrong. Nothing here reads memory it has not confirmed: scans go through /proc/self/mem
 (procmem.py), where a wrong address reads nothing instead of crashing.
@@ -58,9 +59,21 @@ NOTHING = Layout()          # every use on its fallback
 @functools.cache
 def located() -> Layout:
     """The layout of this process's Unicorn, found and confirmed once (the first Machine asks,
-    before any hook can need it). Raises UnicornInternalsError only for the binding, which has
-    no fallback."""
+    before any hook can need it): the one an earlier process found for the same library when
+    every field of it is confirmed here (layout_cache.py), else located afresh and kept.
+    Raises UnicornInternalsError only for the binding, which has no fallback."""
     binding.check()
+    from . import layout_cache
+    kept = layout_cache.load(Layout)
+    if kept is not None and confirmed(kept) == kept:
+        return kept
+    layout = locate_all()
+    layout_cache.store(layout)
+    return layout
+
+
+def locate_all() -> Layout:
+    """Every field, found by experiment in this process."""
     emu_counter, invalid_addr = uc_struct.locate()
     context = {bits: uc_context.locate(bits) for bits in BITS}
     return Layout(

@@ -115,23 +115,36 @@ def _locate() -> EnvLayout | None:
         return None
     fd = procmem.open_self()
     try:
-        candidates = _env_candidates(fd, uc, eip_offset)
-        uc.reg_write(X.UC_X86_REG_RAX, _RAX2)
-        uc.reg_write(X.UC_X86_REG_RIP, _RIP2)
-        live = [c for c in candidates if _holds(fd, uc, c, eip_offset, _RAX2, _RIP2)]
         # Other pointers of uc_struct may happen to lie at a fixed distance from this Uc's env
         # (neighbours on the heap); only `cpu` keeps it for every new Uc, of both modes, and
-        # follows other values written into those (what confirm() asks of two more).
+        # follows other values written into those (what confirm() asks of two more). The
+        # first candidate, in uc_struct's order, that passes is the answer, so the scan stops
+        # there (`cpu` sits in uc_struct's first few hundred bytes; each word scanned reads
+        # _CPU_SCAN bytes: the whole scan was most of a start-up's locating).
         fresh = [_fresh_uc(mode, ax, ip) for mode, ax, ip in _FRESH]
-        general = [c for c in live
-                   if all(_holds(fd, u, c, eip_offset, ax, ip) for u, ax, ip in fresh)
-                   and all(_holds_other(fd, u, c, eip_offset, ax, ip) for u, ax, ip in fresh)]
+        found = next((c for c in _env_candidates(fd, uc, eip_offset)
+                      if _is_general(fd, uc, c, eip_offset, fresh)), None)
     finally:
         os.close(fd)
-    if not general:
+    if found is None:
         return None
-    cpu_pointer, env_distance = general[0]
+    cpu_pointer, env_distance = found
     return EnvLayout(cpu_pointer, env_distance, eip_offset, cs_offset)
+
+
+def _is_general(fd: int, uc: Uc, candidate: tuple[int, int], eip_offset: int, fresh) -> bool:
+    """The candidate follows a change made to the scratch Uc through the API (which is then
+    put back for the scan to go on) and holds for the fresh Ucs."""
+    uc.reg_write(X.UC_X86_REG_RAX, _RAX2)
+    uc.reg_write(X.UC_X86_REG_RIP, _RIP2)
+    try:
+        if not _holds(fd, uc, candidate, eip_offset, _RAX2, _RIP2):
+            return False
+    finally:
+        uc.reg_write(X.UC_X86_REG_RAX, _RAX)
+        uc.reg_write(X.UC_X86_REG_RIP, _RIP)
+    return all(_holds(fd, u, candidate, eip_offset, ax, ip) for u, ax, ip in fresh) \
+        and all(_holds_other(fd, u, candidate, eip_offset, ax, ip) for u, ax, ip in fresh)
 
 
 def _holds_other(fd: int, uc: Uc, candidate: tuple[int, int], eip_offset: int, ax: int,
@@ -159,12 +172,12 @@ def _unique(state: bytes, pattern: bytes, align: int) -> int | None:
     return hits[0] if len(hits) == 1 else None
 
 
-def _env_candidates(fd: int, uc: Uc, eip_offset: int) -> list[tuple[int, int]]:
+def _env_candidates(fd: int, uc: Uc, eip_offset: int):
     """(offset of a pointer in uc_struct, distance from its target to an `env` holding the
-    scratch values): every word of uc_struct that reads as an address is tried."""
+    scratch values), in that order: every word of uc_struct that reads as an address is
+    tried, when the caller asks for the next candidate."""
     head = procmem.read(fd, handle(uc).value, _UC_STRUCT_SCAN)
     rax = struct.pack("<Q", _RAX)
-    found = []
     for offset in range(0, len(head) - 7, 8):
         target = struct.unpack_from("<Q", head, offset)[0]
         if target < 0x10000 or target >= 1 << 47 or target % 8:
@@ -174,9 +187,8 @@ def _env_candidates(fd: int, uc: Uc, eip_offset: int) -> list[tuple[int, int]]:
         while at >= 0:
             rip_there = block[at + eip_offset:at + eip_offset + 8]
             if at % 8 == 0 and rip_there == struct.pack("<Q", _RIP):
-                found.append((offset, at))
+                yield offset, at
             at = block.find(rax, at + 1)
-    return found
 
 
 def _holds(fd: int, uc: Uc, candidate: tuple[int, int], eip_offset: int, ax: int,

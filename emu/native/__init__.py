@@ -15,10 +15,7 @@ import ctypes
 import hashlib
 import os
 import platform
-import shutil
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 SOURCES = Path(__file__).resolve().parent
@@ -39,7 +36,7 @@ def load(name: str) -> ctypes.CDLL | None:
         if not target.exists():
             _build(source, target)
         _loaded[name] = ctypes.CDLL(str(target))
-    except (OSError, subprocess.SubprocessError) as error:
+    except OSError as error:            # _build's failures, every compiler's reason in one
         unavailable[name] = f"cannot build {source.name}: {error}".splitlines()[0]
         return None
     return _loaded[name]
@@ -53,12 +50,16 @@ def _cache_dir() -> Path:
 
 
 def _compilers() -> list[list[str]]:
+    import shutil
     found = [[c] for c in (os.environ.get("CC"), "cc", "gcc") if c and shutil.which(c)]
     return found + [[sys.executable, "-m", "ziglang", "cc"]]
 
 
 def _build(source: Path, target: Path) -> None:
-    """Compile into a temporary file next to `target`, then rename it into place (atomic)."""
+    """Compile into a temporary file next to `target`, then rename it into place (atomic).
+    Only a first run builds: subprocess and tempfile are imported here, not by every start."""
+    import subprocess
+    import tempfile
     errors = []
     for compiler in _compilers():
         fd, partial = tempfile.mkstemp(dir=target.parent, suffix=".so.part")

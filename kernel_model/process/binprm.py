@@ -8,6 +8,7 @@ in a new space (process/exec.py) and committed by the kernel only once it is com
 from .. import errno as E
 from ..errno import GuestErrno
 from .exec import build_program
+from .exec_cache import read_through
 from ..fsview import fs_view
 
 MAX_INTERPRETER_DEPTH = 4     # Linux BINPRM_MAX_RECURSION: #! scripts running #! scripts
@@ -35,13 +36,18 @@ def read_executable(kernel, proc, path: bytes) -> bytes:
         if (st.mode & S_IFMT) != S_IFREG:
             raise GuestErrno(E.EACCES)
         kernel.fs.access(path, proc.cwd, view, X_OK)
-        # One read of the whole file (2 MB of busybox in 1 MB chunks joined cost a copy more
-        # every exec), then chunks only if the file grew meanwhile.
-        chunks = [f.read(st.size + 1)]
-        while chunks[-1] and (chunk := f.read(1 << 20)):
-            chunks.append(chunk)
+        # A file exec read before and that has not changed since is not read again (exec_cache.py)
+        return read_through(f.node, lambda: _read_whole(f, st.size))
     finally:
         f.close()
+
+
+def _read_whole(f, size: int) -> bytes:
+    """One read of the whole file (2 MB of busybox in 1 MB chunks joined cost a copy more
+    every exec), then chunks only if the file grew meanwhile."""
+    chunks = [f.read(size + 1)]
+    while chunks[-1] and (chunk := f.read(1 << 20)):
+        chunks.append(chunk)
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 

@@ -1,6 +1,9 @@
-"""`trapline run` imports only what a run needs (issue 12: a run starts at once).
+"""`trapline run` imports only what a run needs (issues 12 and 31: a run starts at once).
 
-How long it takes is a benchmark's business (bench/startup.py); what it imports is checked here.
+How long it takes is a benchmark's business (bench/startup.py); what it imports is checked here:
+a plain run of a static hello loads no probe strategy (not even their registry), no gdb stub, no
+profiler, no strace decoder, no disassembler or assembler and no pyelftools (an exec reads the
+ELF and program headers with struct; symbols are read only when a tool asks for them).
 """
 import subprocess
 import sys
@@ -8,9 +11,11 @@ from pathlib import Path
 
 import pytest
 
-HELLO = Path(__file__).resolve().parents[3] / "samples" / "bin" / "x86_64" / "hello"
-NOT_FOR_A_RUN = ("lief", "capstone", "keystone", "instrumenter", "rich", "trapline.strace",
-                 "trapline.explain", "trapline.experiments", "elftools.elf.elffile", "elftools.dwarf")
+SAMPLES = Path(__file__).resolve().parents[3] / "samples" / "bin"
+NOT_FOR_A_RUN = ("lief", "capstone", "keystone", "elftools", "rich", "instrumenter",
+                 "trapline.strace", "trapline.gdbserver", "trapline.cli.gdbserver", "trapline.cli.trace",
+                 "trapline.profile", "trapline.cli.profile", "trapline.tracing", "trapline.trace_formats",
+                 "trapline.explain", "trapline.experiments", "trapline.probespec")
 
 SCRIPT = """
 import sys
@@ -31,18 +36,22 @@ def _modules_after(*args: str) -> tuple[str, list[str]]:
     return status, [] if heavy == "-" else heavy.split()
 
 
-# The strategy registry is plain data the CLI's --strategy choices come from (about 1.5 ms): the
-# instrumenter package itself, its strategies and decoders, must not load for a run.
-REGISTRY_ONLY = ["instrumenter", "instrumenter.strategies", "instrumenter.strategies.registry"]
+@pytest.mark.parametrize("arch", ["i386", "x86_64"])
+def test_run_imports_no_tool_and_no_heavy_library(arch):
+    status, heavy = _modules_after("run", "--", str(SAMPLES / arch / "hello"))
+    assert status == "0" and heavy == []
 
 
-def test_run_imports_no_instrumenter_and_no_heavy_library():
-    status, heavy = _modules_after("run", "--", str(HELLO))
-    assert status == "0" and heavy == REGISTRY_ONLY
+def test_trace_still_loads_what_it_needs():
+    status, heavy = _modules_after("trace", "-p", "proc:exit", "--", str(SAMPLES / "x86_64" / "hello"))
+    assert status == "0"
+    assert {"trapline.cli.trace", "instrumenter.strategies.registry", "trapline.probespec"} <= set(heavy)
 
 
 @pytest.mark.parametrize("command, module", [("explain", "trapline.explain"),
-                                             ("experiment", "trapline.experiments")])
+                                             ("experiment", "trapline.experiments"),
+                                             ("gdbserver", "trapline.cli.gdbserver"),
+                                             ("profile", "trapline.cli.profile")])
 def test_other_commands_are_still_found(command, module):
     status, heavy = _modules_after(command, "--help")
     assert status == "0" and module in heavy

@@ -3,7 +3,7 @@ import click
 
 from instrumenter.strategies import registry as strategies
 from instrumenter.insn.policy import STRATEGIES as POLICIES
-from trapline.cli import trace
+from trapline.cli.trace import trace
 from trapline.experiments.loss import STRATEGY_ORDER, available_strategies
 
 
