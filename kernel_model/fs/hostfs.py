@@ -107,6 +107,11 @@ class HostNode(Node):
         else:
             self.ctx.fifo_pipes[key] = state
 
+    def can_host_stat(self) -> bool:
+        """host_stat() can answer: by the inode's own descriptor, or by its name while the
+        directory it was found in is still held (not once an open file let go of it)."""
+        return self.host_fd is not None or self.ref.dir is not DETACHED
+
     def host_stat(self) -> os.stat_result:
         if self.host_fd is not None:
             return host_call(os.stat, self.host_fd)

@@ -49,8 +49,8 @@ def _host_backing(node):
     if getattr(node, "data", None) is not None:       # an overlay copy: the guest's own bytes
         return None
     node = getattr(node, "lower", None) or node
-    if not callable(getattr(node, "host_stat", None)) or not hasattr(node, "first_stat"):
-        return None
+    if not callable(getattr(node, "can_host_stat", None)) or not node.can_host_stat():
+        return None                                   # not a host file, or reachable only by fd
     return node if S_ISREG(node.first_stat.st_mode) else None
 
 
