@@ -105,6 +105,9 @@ class CoarseHostFile:
     def _stamp(self) -> int:
         return self.now - self.now % self.TICK_NS
 
+    def can_host_stat(self) -> bool:
+        return True
+
     def host_stat(self):
         return SimpleNamespace(st_dev=1, st_ino=7, st_size=len(self.bytes), st_mtime_ns=self.mtime,
                                st_ctime_ns=self.ctime)
