@@ -11,10 +11,10 @@ import sys
 import click
 
 
-from instrumenter.strategies.registry import CHOICES as STRATEGY_CHOICES
 from kernel_model.process.sched import DEFAULT_QUANTUM
 
 from .detach import detach_options, detach_starter
+from .strategy_option import StrategyChoice
 from .probe_times import OrderedOptionsCommand, probe_time_options, probe_times
 from .handler import handler_options
 from .handler import load as load_handler
@@ -97,7 +97,8 @@ def run_options(f, *, follow_short: bool = True):
                             "explain": "trapline.explain:explain",            # US 7,350,196's figures, run
                             "profile": "trapline.cli.profile:profile",       # issue 18, US 7,823,129
                             "report": "trapline.cli.profile:report",
-                            "gdbserver": "trapline.cli.gdbserver:gdbserver"})  # GDB remote stub (US 6,957,421)
+                            "gdbserver": "trapline.cli.gdbserver:gdbserver",  # GDB remote stub (US 6,957,421)
+                            "check": "trapline.cli.check:check"})              # issue 29: strategies checked
 def main():
     """trapline: run and instrument x86/x86-64 Linux binaries in an emulated, modeled kernel."""
 
@@ -129,7 +130,7 @@ def run(rootfs, cwd, env, clear_env, seed, writable, strace, follow_forks, quant
                    " | proc:fork|vfork|exec|exit | signal:NAME")
 @probe_time_options
 @detach_options
-@click.option("--strategy", type=click.Choice(STRATEGY_CHOICES), default="auto", show_default=True)
+@click.option("--strategy", type=StrategyChoice(), default="auto", show_default=True)
 @click.option("--native", default=None, metavar="count|args:N",
               help="Run the uprobes' action inside the guest (jump-placed probes; no trap per hit).")
 @handler_options

@@ -63,6 +63,15 @@ def run_outcome(m: Machine, start: int, regions) -> Outcome:
     return Outcome(exit_, dict(regs.gpr), regs.flags, memory)
 
 
+def exit_text(e: Exit) -> str:
+    """An exit as a reader says it: "trap 3 at 0x401005", "fault (write 0x7000) at 0x401000"."""
+    if e.kind == "fault":
+        return f"fault ({e.access} {e.address:#x}{'' if e.unmapped else ', protection'}) at {e.pc:#x}"
+    if e.kind == "trap":
+        return f"trap {e.vector} at {e.pc:#x}"
+    return f"{e.kind} at {e.pc:#x}"
+
+
 def flag_names(bits: int) -> str:
     return " ".join(name for bit, name in FLAG_NAMES if bits & bit) or "-"
 
@@ -73,7 +82,7 @@ def first_difference(a: Outcome, b: Outcome, *, undefined_flags: int, stack: int
     undefined are masked; stack bytes below `dead_below` (memory the ABI does not preserve:
     instrumenter/insn/relocate.py) are not compared."""
     if a.exit != b.exit:
-        return Difference("exit", "exit", str(a.exit), str(b.exit), labels)
+        return Difference("exit", "exit", exit_text(a.exit), exit_text(b.exit), labels)
     for name in a.regs:
         if a.regs[name] != b.regs[name]:
             return Difference("register", name, f"{a.regs[name]:#x}", f"{b.regs[name]:#x}", labels)
@@ -203,7 +212,7 @@ def program_difference(a, b, *, undefined: int, ignore: tuple[int, int], stack: 
     if data_fault:       # out of line the faulting copy sits in the XOL page: compare the rest
         exit_b = replace(exit_b, pc=exit_a.pc) if exit_b.kind == exit_a.kind else exit_b
     if exit_a != exit_b:
-        return Difference("exit", "exit", str(exit_a), str(exit_b), labels)
+        return Difference("exit", "exit", exit_text(exit_a), exit_text(exit_b), labels)
     for name, value in a[1].items():
         if value != b[1][name]:
             return Difference("register", name, f"{value:#x}", f"{b[1][name]:#x}", labels)

@@ -148,6 +148,32 @@ def sequence_machine(layout: Layout, code: bytes) -> Machine:
     return m
 
 
+@dataclass
+class ProbedCase:
+    """A scenario as plain data (its repr is Python, for an `@example(...)` line): the layout
+    and the sequence's bytes at layout.orig."""
+    layout: Layout
+    code: bytes
+
+    def __init__(self, layout: Layout, insns_or_code):
+        self.layout = layout
+        self.code = insns_or_code if isinstance(insns_or_code, bytes) else \
+            b"".join(i.raw for i in insns_or_code)
+
+    @property
+    def insns(self) -> list[Insn]:
+        from instrumenter.insn.decode import decode
+        insns, offset = [], 0
+        while offset < len(self.code):
+            insn = decode(self.code[offset:offset + 15], self.layout.orig + offset, self.layout.arch)
+            insns.append(insn)
+            offset += insn.length
+        return insns
+
+    def __repr__(self) -> str:
+        return f"ProbedCase({self.layout!r}, bytes.fromhex({self.code.hex()!r}))"
+
+
 # ---- running -----------------------------------------------------------------------------
 def run_sequence(m: Machine, start: int, debug: ToyDebug | None = None, process=None):
     """Run to the first exit that is not a tool breakpoint (those are handled as the #BP
