@@ -38,6 +38,7 @@ class Tally:
     refused: Counter = field(default_factory=Counter)
     skipped: int = 0
     caught_at: int | None = None      # examples run when the first failure appeared
+    caught_in: str = ""               # the case it appeared in, and that case's example number
     failure: list[str] | None = None  # the shrunk counterexample's report
     error: str | None = None          # the property could not run (one line)
 
@@ -66,6 +67,7 @@ def run_cases(tally: Tally, cases: list[Case], body, *, seed: int, on_example=No
     """Run `body(example) -> (status, reason)` over each case until the first failure."""
     for case in cases:
         failing: list = []
+        first = tally.run
 
         @settings(max_examples=case.examples, database=None, deadline=None, derandomize=False,
                   verbosity=Verbosity.quiet, report_multiple_bugs=False,
@@ -82,6 +84,7 @@ def run_cases(tally: Tally, cases: list[Case], body, *, seed: int, on_example=No
         try:
             prop()
         except _Counterexample as found:
+            tally.caught_in = f"{case.label}: example {tally.caught_at - first} of {case.examples}"
             lines = list(found.lines)
             if reproduce is not None:
                 lines += reproduce(case, failing[-1])

@@ -175,13 +175,15 @@ class KillRow:
     bug: str
     arch: str
     caught: bool = False
-    examples: int | None = None        # examples run when it was caught
+    examples: int | None = None        # examples the battery ran when it was caught
+    caught_in: str = ""                # the case that caught it, and after how many of its own
     case: str = ""                     # the failure's first line (shrunk)
     not_applicable: str = ""
 
     def as_json(self) -> dict:
         return {"bug": self.bug, "arch": self.arch, "caught": self.caught,
-                "examples": self.examples, "case": self.case, "not_applicable": self.not_applicable}
+                "examples": self.examples, "caught_in": self.caught_in, "case": self.case,
+                "not_applicable": self.not_applicable}
 
 
 def planted_relocator(bug: Bug):
@@ -201,8 +203,11 @@ def kill_table(arches, *, examples: int = 30, seed: int = 0, progress=None) -> l
             tally = Tally("relocation", subject.name, arch)
             run_cases(tally, relocation_plan(arch, examples), relocation_body(subject), seed=seed)
             rows.append(KillRow(bug.name, arch, bool(tally.failure), tally.caught_at,
+                                tally.caught_in,
                                 tally.failure[0].replace(f" by {subject.name}", "") if tally.failure
                                 else (tally.error or "")))
+            if progress is not None:
+                progress(tally)
     return rows
 
 
@@ -213,12 +218,12 @@ def render_kill_table(rows: list[KillRow]) -> str:
     from rich.markup import escape
     from rich.table import Table
     table = Table(title="trapline check --self-test: planted relocation bugs")
-    for column in ("planted bug", "arch", "caught", "examples", "shrunk counterexample"):
+    for column in ("planted bug", "arch", "caught", "examples", "caught by", "shrunk counterexample"):
         table.add_column(column, justify="right" if column == "examples" else "left")
     for r in rows:
         caught = "n/a" if r.not_applicable else ("yes" if r.caught else "NO")
         table.add_row(escape(r.bug), r.arch, caught, "" if r.examples is None else str(r.examples),
-                      escape(r.not_applicable or r.case))
+                      escape(r.caught_in), escape(r.not_applicable or r.case))
     out = StringIO()
     Console(file=out, width=200, color_system=None).print(table)
     return out.getvalue().rstrip()
