@@ -31,9 +31,11 @@ ARCH_CHOICES = ("i386", "x86_64", "all")
               help="Instruction classes of the relocation property (default: all).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
+@click.option("--host/--no-host", default=True, show_default=True,
+              help="Also run the relocation property on the host CPU (x86-64 Linux hosts).")
 @click.option("--self-test", is_flag=True,
               help="Plant known relocation bugs in a copy of our relocator; each must be caught.")
-def check(strategies, arch, examples, seed, classes, fmt, self_test):
+def check(strategies, arch, examples, seed, classes, fmt, host, self_test):
     """Check strategies' relocation and probed programs against the original's behaviour."""
     from instrumenter.errors import StrategyError
     from trapline.testing.instructions import class_names
@@ -58,7 +60,7 @@ def check(strategies, arch, examples, seed, classes, fmt, self_test):
             click.echo(f"trapline: {error}", err=True)
             bad += 1
     command = _command(strategies, arch, examples, seed, classes)
-    tallies = _run(subjects, arches, examples, seed, chosen, command, fmt)
+    tallies = _run(subjects, arches, examples, seed, chosen, command, fmt, host and _host_ok(fmt))
     _emit(tallies, fmt)
     if any(t.failure for t in tallies):
         sys.exit(1)
@@ -75,7 +77,15 @@ def _command(strategies, arch, examples, seed, classes) -> str:
     return shlex.join(words)
 
 
-def _run(subjects, arches, examples, seed, classes, command, fmt):
+def _host_ok(fmt: str) -> bool:
+    from trapline.testing.host import host_unavailable
+    why = host_unavailable()
+    if why is not None:
+        click.echo(f"trapline: no host CPU oracle: {why}", err=True)
+    return why is None
+
+
+def _run(subjects, arches, examples, seed, classes, command, fmt, host: bool):
     from trapline.testing import battery
     tallies = []
     say = _progress_line(fmt)
@@ -88,6 +98,17 @@ def _run(subjects, arches, examples, seed, classes, command, fmt):
                                sum(c.examples for c in plan)) as tick:
                     battery.run_cases(tally, plan, battery.relocation_body(subj), seed=seed,
                                       on_example=tick, reproduce=_reproducer(command, "case"))
+                tallies.append(tally)
+                say(tally)
+            if subj.relocator is not None and host:
+                from trapline.testing.host_oracle import check_on_host
+                tally = battery.Tally("relocation on the host CPU", subj.name, arch)
+                plan = battery.host_plan(arch, examples, classes)
+                with _progress(fmt, f"{subj.name} relocation on the host CPU {arch}",
+                               sum(c.examples for c in plan)) as tick:
+                    battery.run_cases(tally, plan, battery.relocation_body(subj, check_on_host),
+                                      seed=seed, on_example=tick,
+                                      reproduce=_reproducer(command, "case"))
                 tallies.append(tally)
                 say(tally)
             if classes:

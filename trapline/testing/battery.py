@@ -130,10 +130,17 @@ def relocation_plan(arch: str, examples: int, classes: list[str] | None = None) 
     return plan
 
 
-def relocation_body(subject: Subject):
+def host_plan(arch: str, examples: int, classes: list[str] | None = None) -> list[Case]:
+    """The host oracle's cases: one per class and placement, a third of `examples` (at least
+    3) each — two host processes per example make it the slowest property."""
+    return [Case(c.label, c.cases, max(3, examples // 3), c.classes)
+            for c in relocation_plan(arch, examples, classes) if "`" not in c.label]
+
+
+def relocation_body(subject: Subject, oracle=check_relocation):
     def body(case: RelocationCase):
         try:
-            verdict = check_relocation(case, subject.relocator)
+            verdict = oracle(case, subject.relocator)
         except Exception as e:        # noqa: BLE001 -- the relocator's own bug
             raise _Counterexample(_relocation_lines(subject, case, None,
                                                     f"the relocator raised {type(e).__name__}: {e}"))

@@ -28,7 +28,7 @@ from kernel_model.debug_patches import PatchAccess
 
 from .instructions import instances, plant_indirect_target
 from .layouts import GPRS, LOADED_FLAGS, PAGE, SP, STATUS_FLAGS, Layout
-from .oracles import BUDGET, Difference, program_difference
+from .oracles import BUDGET, Difference, program_difference, undefined_flags
 
 CODE, DATA, STACK, TOOL = 0x0040_0000, 0x0060_0000, 0x0080_0000, 0x0100_0000
 TOOL_SPAN = 0x0100_0000          # where ToyDebug.map_pages puts XOL and native-data pages
@@ -259,7 +259,7 @@ def sequence_difference(layout: Layout, insns: list[Insn], placing: Placing) -> 
     probed = run_probed(layout, insns, code, placing, hits)
     undefined = 0
     for insn in insns:
-        undefined |= insn.flags_undefined
+        undefined |= undefined_flags(insn)
     if any(i.base_mnemonic in _CMPXCHG8B_16B for i in insns[1:]):
         # Unicorn's erratum (emu/errata.py): after another flag-setting instruction in the
         # same block, and under the budget's code hook, cmpxchg8b/16b compute the flags they
