@@ -31,11 +31,14 @@ ARCH_CHOICES = ("i386", "x86_64", "all")
               help="Instruction classes of the relocation property (default: all).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
+@click.option("--time-limit", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
+              metavar="SECONDS", help="An example still running after this long fails its "
+              "property as a hang (a strategy that never returns).")
 @click.option("--host/--no-host", default=True, show_default=True,
               help="Also run the relocation property on the host CPU (x86-64 Linux hosts).")
 @click.option("--self-test", is_flag=True,
               help="Plant known relocation bugs in a copy of our relocator; each must be caught.")
-def check(strategies, arch, examples, seed, classes, fmt, host, self_test):
+def check(strategies, arch, examples, seed, classes, fmt, time_limit, host, self_test):
     """Check strategies' relocation and probed programs against the original's behaviour."""
     from instrumenter.errors import StrategyError
     from trapline.testing.instructions import class_names
@@ -59,21 +62,27 @@ def check(strategies, arch, examples, seed, classes, fmt, host, self_test):
         except StrategyError as error:
             click.echo(f"trapline: {error}", err=True)
             bad += 1
-    command = _command(strategies, arch, examples, seed, classes)
-    tallies = _run(subjects, arches, examples, seed, chosen, command, fmt, host and _host_ok(fmt))
+    command = _command(strategies, arch, examples, seed, classes, time_limit, host)
+    tallies = _run(subjects, arches, examples, seed, chosen, command, fmt, host and _host_ok(fmt),
+                   time_limit)
     _emit(tallies, fmt)
     if any(t.failure for t in tallies):
         sys.exit(1)
     sys.exit(2 if bad or any(t.error for t in tallies) else 0)
 
 
-def _command(strategies, arch, examples, seed, classes) -> str:
+def _command(strategies, arch, examples, seed, classes, time_limit, host) -> str:
+    """The command that reproduces this run's output (the options that change it)."""
     words = ["trapline", "check"]
     for s in strategies:
         words += ["--strategy", s]
     words += ["--arch", arch, "--examples", str(examples), "--seed", str(seed)]
     if classes:
         words += ["--classes", classes]
+    if time_limit != 10.0:
+        words += ["--time-limit", f"{time_limit:g}"]
+    if not host:
+        words.append("--no-host")
     return shlex.join(words)
 
 
@@ -85,7 +94,7 @@ def _host_ok(fmt: str) -> bool:
     return why is None
 
 
-def _run(subjects, arches, examples, seed, classes, command, fmt, host: bool):
+def _run(subjects, arches, examples, seed, classes, command, fmt, host: bool, time_limit: float):
     from trapline.testing import battery
     tallies = []
     say = _progress_line(fmt)
@@ -97,7 +106,8 @@ def _run(subjects, arches, examples, seed, classes, command, fmt, host: bool):
                 with _progress(fmt, f"{subj.name} relocation {arch}",
                                sum(c.examples for c in plan)) as tick:
                     battery.run_cases(tally, plan, battery.relocation_body(subj), seed=seed,
-                                      on_example=tick, reproduce=_reproducer(command, "case"))
+                                      on_example=tick, reproduce=_reproducer(command, "case"),
+                                      time_limit=time_limit)
                 tallies.append(tally)
                 say(tally)
             if subj.relocator is not None and host:
@@ -108,7 +118,8 @@ def _run(subjects, arches, examples, seed, classes, command, fmt, host: bool):
                                sum(c.examples for c in plan)) as tick:
                     battery.run_cases(tally, plan, battery.relocation_body(subj, check_on_host),
                                       seed=seed, on_example=tick,
-                                      reproduce=_reproducer(command, "case"))
+                                      reproduce=_reproducer(command, "case"),
+                                      time_limit=time_limit)
                 tallies.append(tally)
                 say(tally)
             if classes:
@@ -120,7 +131,8 @@ def _run(subjects, arches, examples, seed, classes, command, fmt, host: bool):
                     try:
                         battery.run_cases(tally, plan, battery.sequence_body(subj, variant),
                                           seed=seed, on_example=tick,
-                                          reproduce=_reproducer(command, "case"))
+                                          reproduce=_reproducer(command, "case"),
+                                      time_limit=time_limit)
                     except Exception as e:     # noqa: BLE001 -- e.g. a constructor's StrategyError
                         tally.error = f"{type(e).__name__}: {e}"
                 tallies.append(tally)

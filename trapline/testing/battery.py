@@ -9,6 +9,7 @@ hypothesis runs is its shrunk, minimal one, which the report describes.
 from __future__ import annotations
 
 import re
+import signal
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -56,6 +57,11 @@ class Case:
     classes: str = ""
 
 
+class _Hung(BaseException):
+    """An example ran past the time limit (a BaseException: hypothesis does not catch it, so
+    a hang is reported at once, never shrunk one time limit per step)."""
+
+
 class _Counterexample(Exception):
     def __init__(self, lines: list[str]):
         super().__init__(lines[0])
@@ -63,8 +69,12 @@ class _Counterexample(Exception):
 
 
 def run_cases(tally: Tally, cases: list[Case], body, *, seed: int, on_example=None,
-              reproduce=None) -> Tally:
-    """Run `body(example) -> (status, reason)` over each case until the first failure."""
+              reproduce=None, time_limit: float | None = None) -> Tally:
+    """Run `body(example) -> (status, reason)` over each case until the first failure; an
+    example still running after `time_limit` seconds (a strategy that hangs) fails its
+    property with a report."""
+    if time_limit is not None:
+        body = _limited(body, time_limit)
     for case in cases:
         failing: list = []
         first = tally.run
@@ -90,10 +100,31 @@ def run_cases(tally: Tally, cases: list[Case], body, *, seed: int, on_example=No
                 lines += reproduce(case, failing[-1])
             tally.failure = lines
             return tally
+        except _Hung as hung:
+            tally.failure = [f"{case.label}: example {tally.run - first} still running after "
+                             f"{time_limit:g} s (a hang; not shrunk)", f"  example: {hung.args[0]!r}"]
+            if reproduce is not None:
+                tally.failure += reproduce(case, hung.args[0])
+            return tally
         except (Unsatisfiable, FailedHealthCheck) as e:
             tally.error = f"{case.label}: {type(e).__name__}: {str(e).splitlines()[0]}"
             return tally
     return tally
+
+
+def _limited(body, seconds: float):
+    """`body` under a wall-clock limit (SIGALRM: the check runs in the main thread)."""
+    def limited(example):
+        def expire(signum, frame):
+            raise _Hung(example)
+        previous = signal.signal(signal.SIGALRM, expire)
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        try:
+            return body(example)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+    return limited
 
 
 def _judged(body, example, failing: list, tally: Tally, *, counted: bool):

@@ -20,9 +20,10 @@ from __future__ import annotations
 import ctypes
 import os
 import platform
+import resource
 import signal
 
-from emu.exits import FAULT, FETCH, TRAP, Exit
+from emu.exits import BUDGET, FAULT, FETCH, TRAP, Exit
 
 from .layouts import PAGE, Layout, machine_for
 from .oracles import Outcome
@@ -33,6 +34,7 @@ PROT_READ, PROT_WRITE, PROT_EXEC = 1, 2, 4
 MAP_PRIVATE, MAP_ANONYMOUS, MAP_FIXED_NOREPLACE = 0x02, 0x20, 0x100000
 USER32_CS, USER_DS = 0x23, 0x2B
 SEGV_MAPERR = 1
+HOST_CPU_SECONDS = 1               # the child's CPU limit: a run longer than this is a loop
 _SIGNAL_VECTORS = {signal.SIGILL: 6, signal.SIGFPE: 0}     # #UD, #DE
 _GPR64 = ("rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp", "r8", "r9", "r10", "r11",
           "r12", "r13", "r14", "r15")
@@ -92,6 +94,9 @@ def _contents(layout: Layout, original: bytes, copy: bytes) -> list[tuple[int, i
 def _child(regions) -> None:
     """In the forked child: be traced, map and fill the pages, stop. Never returns."""
     try:
+        # A copy that never reaches the filler (a loop) must not hang the check: the kernel
+        # sends SIGXCPU at the soft limit (kernel/time/posix-cpu-timers.c), a stop the tracer sees.
+        resource.setrlimit(resource.RLIMIT_CPU, (HOST_CPU_SECONDS, HOST_CPU_SECONDS + 1))
         libc = _c()
         libc.ptrace(PTRACE_TRACEME, 0, None, None)
         for start, size, _, data in regions:
@@ -173,6 +178,8 @@ def _exit_of(sig: int, info: _SigInfo, rip: int) -> Exit:
         fetch = info.addr == rip
         return Exit(FAULT, rip, address=info.addr, access=FETCH if fetch else None,
                     unmapped=info.code == SEGV_MAPERR)
+    if sig == signal.SIGXCPU:
+        return Exit(BUDGET, rip)                   # ran past its CPU limit: as Unicorn's budget
     if sig in _SIGNAL_VECTORS:
         return Exit(TRAP, rip, vector=_SIGNAL_VECTORS[sig])
     raise HostSkip(f"the host stopped with signal {signal.Signals(sig).name}")

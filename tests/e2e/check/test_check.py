@@ -44,6 +44,12 @@ class NotAStrategy:
 class RaisesWhilePlacing(TrampolineProbes):
     def place(self, process, address, hook, owner):
         raise ZeroDivisionError("placing went wrong")
+
+
+class HangsWhilePlacing(TrampolineProbes):
+    def place(self, process, address, hook, owner):
+        while True:
+            pass
 '''
 
 
@@ -163,3 +169,17 @@ def test_trace_places_a_user_class_like_ours_and_names_one_that_raises(arch, use
     assert raising.returncode == 2
     assert raising.stderr.strip().splitlines()[-1].startswith(
         "trapline: strategy naiveprobes:RaisesWhilePlacing: ZeroDivisionError while placing ")
+
+
+def test_a_strategy_that_hangs_fails_at_the_time_limit_with_a_report(user_package):
+    done = trapline("check", "--strategy", "naiveprobes:HangsWhilePlacing", "--arch", "i386",
+                    "--time-limit", "1", "--no-host", pythonpath=[user_package])
+    assert done.returncode == 1, done.stdout + done.stderr
+    report = done.stdout.split("FAILED: naiveprobes:HangsWhilePlacing probed sequence "
+                               "(naiveprobes:HangsWhilePlacing) i386\n", 1)[1].splitlines()
+    assert report[0] == "sequence: example 1 still running after 1 s (a hang; not shrunk)"
+    assert report[1].startswith("  example: ProbedCase(Layout('i386', ")
+    assert report[3] == ("    trapline check --strategy naiveprobes:HangsWhilePlacing --arch i386 "
+                         "--examples 30 --seed 0 --time-limit 1 --no-host")
+    # its relocator is ours: that property ran and passed
+    assert "│ naiveprobes:HangsWhilePlacing │ relocation " in done.stdout

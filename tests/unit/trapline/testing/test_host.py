@@ -60,3 +60,10 @@ def test_an_unknown_disagreement_with_the_host_fails_and_names_the_flag(monkeypa
 
 def test_the_sdm_table_masks_imuls_undefined_sign_flag():
     assert check_on_host(IMUL, relocate).status == "passed"
+
+
+@pytest.mark.parametrize("arch", ["i386", "x86_64"])
+def test_a_loop_on_the_host_ends_at_its_cpu_limit_as_a_budget_exit(arch):
+    layout = _layout(arch)
+    host = run_on_host(layout, bytes.fromhex("ebfe"), b"", layout.orig)        # jmp $
+    assert (host.exit.kind, host.exit.pc) == ("budget", layout.orig)
