@@ -217,23 +217,29 @@ def sequence_body(subject: Subject, variant: str):
         why = unjudgeable(insns)
         if why is not None:
             return "skipped", why
+        placed: list[str] = []
         try:
-            diff, hits = sequence_difference(case.layout, insns, placing)
+            diff, hits = sequence_difference(case.layout, insns, placing, placed)
         except InstrumenterError as refused:
             return "refused", _reason(str(refused))
         except Exception as e:        # noqa: BLE001 -- the strategy's own bug
-            raise _Counterexample(_sequence_lines(variant, case, f"{type(e).__name__}: {e}"))
+            raise _Counterexample(_sequence_lines(variant, case, f"{type(e).__name__}: {e}",
+                                                  placed))
         if diff is not None:
-            raise _Counterexample(_sequence_lines(variant, case, str(diff)))
+            raise _Counterexample(_sequence_lines(variant, case, str(diff), placed))
         if hits != [insns[0].address]:
-            raise _Counterexample(_sequence_lines(variant, case, f"hits {hits}, expected one"))
+            raise _Counterexample(_sequence_lines(variant, case, f"hits {hits}, expected one",
+                                                  placed))
         return "passed", ""
     return body
 
 
-def _sequence_lines(variant: str, case: ProbedCase, difference: str) -> list[str]:
+def _sequence_lines(variant: str, case: ProbedCase, difference: str, placed: list[str]) -> list[str]:
     layout = case.layout
-    lines = [f"probed sequence at {layout.orig:#x} with {variant}: {difference}", "  program:"]
+    lines = [f"probed sequence at {layout.orig:#x} with {variant}: {difference}",
+             f"  layout: data {layout.data:#x}, stack {layout.stack:#x}, flags {layout.flags:#x}",
+             "  program:"]
     lines += [f"    {line}" for line in listing(case.code, layout.orig, layout.arch)]
+    lines += [f"  {line}" for line in placed]
     lines.append(f"  first difference: {difference}")
     return lines

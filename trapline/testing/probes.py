@@ -44,10 +44,12 @@ class ToyDebug(PatchAccess):
     def __init__(self):
         self.breakpoints = {}
         self.next_free = TOOL
+        self.mapped: list[tuple[int, int, int]] = []       # (address, size, perms): the tool's
 
     def map_pages(self, process, size, perms, *, near=None, name=b""):
         address, self.next_free = self.next_free, self.next_free + size + PAGE
         process.machine.mem.map(address, size, perms)
+        self.mapped.append((address, size, perms))
         return address
 
     def register_breakpoint(self, space, address, handler):
@@ -214,9 +216,11 @@ def builtin_placing(name: str) -> Placing:
     return Placing(JumpProbes, native=bool(count), inside=count == "count-inside")
 
 
-def run_probed(layout: Layout, insns: list[Insn], code: bytes, placing: Placing, hits: list):
+def run_probed(layout: Layout, insns: list[Insn], code: bytes, placing: Placing, hits: list,
+               listing: list | None = None):
     """The sequence run with a probe on its first instruction; each hit's address goes into
-    `hits` (a native count is read from its counter after the run)."""
+    `hits` (a native count is read from its counter after the run), and into `listing` the
+    strategy's code as placed: the patched sequence and its executable tool pages."""
     from instrumenter.strategies.native import NativeSpec
     start, end = insns[0].address, insns[-1].next_address
     function = SimpleNamespace(name="f", addr=start - 1 if placing.inside else start,
@@ -229,11 +233,27 @@ def run_probed(layout: Layout, insns: list[Insn], code: bytes, placing: Placing,
         else (lambda thread, address: hits.append(address))
     placer = placing.placer(session)
     placer.place(process, start, hook, "p")
+    if listing is not None:
+        listing += _placed_code(m, debug, start, len(code), layout.arch)
     outcome = run_sequence(m, start, debug, process)
     if placing.native:
         slot = placer.natives.spaces[process.space.serial].slots[0]
         hits.extend([start] * int.from_bytes(m.mem.read(slot.counter, 8), "little"))
     return outcome
+
+
+def _placed_code(m: Machine, debug: ToyDebug, start: int, length: int, arch: str) -> list[str]:
+    """The patched sequence and the tool's executable pages (up to their trailing filler)."""
+    from .listing import listing
+    lines = ["probed sequence:", *(f"  {line}" for line in listing(m.mem.read(start, length),
+                                                                   start, arch))]
+    for address, size, perms in debug.mapped:
+        if not perms & PROT_EXEC:
+            continue
+        data = m.mem.read(address, size).rstrip(b"\0").rstrip(b"\xcc")
+        lines.append(f"tool page {address:#x}:")
+        lines += [f"  {line}" for line in listing(data, address, arch)]
+    return lines
 
 
 def unjudgeable(insns: list[Insn]) -> str | None:
@@ -249,14 +269,16 @@ def unjudgeable(insns: list[Insn]) -> str | None:
     return None
 
 
-def sequence_difference(layout: Layout, insns: list[Insn], placing: Placing) -> tuple[Difference | None, list]:
-    """Run the sequence unprobed and probed; (the first difference or None, the hits seen).
-    InstrumenterError from placing propagates (a refusal)."""
+def sequence_difference(layout: Layout, insns: list[Insn], placing: Placing,
+                        listing: list | None = None) -> tuple[Difference | None, list]:
+    """Run the sequence unprobed and probed; (the first difference or None, the hits seen);
+    `listing` gets the strategy's placed code. InstrumenterError from placing propagates
+    (a refusal)."""
     code = b"".join(i.raw for i in insns)
     start, end = insns[0].address, insns[-1].next_address
     unprobed = run_sequence(sequence_machine(layout, code), start)
     hits: list[int] = []
-    probed = run_probed(layout, insns, code, placing, hits)
+    probed = run_probed(layout, insns, code, placing, hits, listing)
     undefined = 0
     for insn in insns:
         undefined |= undefined_flags(insn)
