@@ -107,3 +107,16 @@ def test_the_pytest_plugin_checks_it_in_the_users_own_test_file(installed, tmp_p
     done = _run(["-m", "pytest", "-q", "-p", "no:cacheprovider", "test_careful.py"], installed, tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "2 passed" in done.stdout
+
+
+@pytest.mark.parametrize("arch", ["i386", "x86_64"])
+def test_trace_places_the_installed_strategy_by_its_entry_point_name(installed, tmp_path, arch):
+    fib = ROOT / "samples" / "bin" / arch / "fib"
+    runs = {s: _run(["-m", "trapline", "trace", "-c", "-p", f"uprobe:{fib}:fib", "--strategy", s,
+                     str(fib)], installed, tmp_path) for s in ("trampoline", "careful")}
+    assert all(done.returncode == 0 for done in runs.values()), runs
+    table = {s: [line.split() for line in done.stderr.splitlines() if line.startswith("uprobe:")]
+             for s, done in runs.items()}
+    assert table["careful"][0][1] == table["trampoline"][0][1] != "0"      # the same hits
+    assert table["careful"][0][2] == "careful"
+    assert runs["careful"].stdout == runs["trampoline"].stdout
