@@ -16,9 +16,16 @@ Modules:
                 `program_difference` (probed vs unprobed)
   probes        probed straight-line programs on a stand-in kernel: `scenarios(arch)`,
                 `sequence_difference(layout, insns, placing)`, `Placing`
+  host          the host CPU as a second oracle: `run_on_host(layout, original, copy, start)`
+                (x86-64 Linux; i386 in compatibility mode), `host_unavailable()`
+  host_oracle   `check_on_host(case, relocator)`: Unicorn vs the host (ERRATA), and the copy
+                vs the original on the host
   subjects      what is checked: a strategy by name or `package.module:Class` -> Subject
-  battery       the properties run outside pytest, with counts, shrinking and reports
-  plugin        the pytest plugin (entry point `pytest11`: trapline)
+  battery       the properties run outside pytest, with counts, shrinking, time limits and
+                reports (`trapline check`)
+  planted       the self-test: bugs planted in a copy of the built-in relocator, kill_table
+  listing       disassembly for reports
+  plugin        the pytest plugin (entry point `pytest11`: trapline.testing.plugin)
 
 A relocator is `relocate(insn, new_address, arch, **options) -> Relocated` (the built-in one:
 instrumenter/insn/relocate.py); a strategy class carries it as its `relocator` attribute

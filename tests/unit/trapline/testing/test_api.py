@@ -108,3 +108,15 @@ def test_the_plugin_registers_the_profiles():
 def test_decode_of_a_case_is_the_instruction_at_the_original_address():
     case = RelocationCase("near", "jmp_rel", bytes.fromhex("eb10"), _layout("i386"))
     assert case.insn == decode(bytes.fromhex("eb10"), 0x40_0100, "i386")
+
+
+def test_traces_strategy_option_takes_a_class_path_and_refuses_a_bad_one_in_one_line():
+    from click.testing import CliRunner
+
+    from trapline.cli import trace
+    option = next(p for p in trace.params if p.name == "strategy")
+    assert option.type.convert("instrumenter.strategies.trampoline:TrampolineProbes", option, None)
+    done = CliRunner().invoke(trace, ["--strategy", "nosuch.mod:X", "-p", "syscall:write", "true"])
+    assert done.exit_code == 2
+    assert ("Invalid value for '--strategy': strategy nosuch.mod:X: cannot import nosuch.mod: "
+            "ModuleNotFoundError: No module named 'nosuch'") in done.output
