@@ -185,7 +185,8 @@ def relocation_body(subject: Subject, oracle=check_relocation):
 def _reason(text: str) -> str:
     """A refusal's reason without the instruction it names (so that reasons count up)."""
     text = re.sub(r"^0x[0-9a-f]+(: [^:]*)?: ", "", text)       # "0x1000: insn ops: reason"
-    return re.sub(r" \(try: [^)]*\)$", "", text)[:60]
+    text = re.sub(r" \(try: [^)]*\)$", "", text)
+    return text if len(text) <= 60 else text[:57].rsplit(" ", 1)[0] + "..."
 
 
 def _relocation_lines(subject: Subject, case: RelocationCase, relocated, difference: str):
