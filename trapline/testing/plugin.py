@@ -8,8 +8,11 @@ Profiles (choose with ``--hypothesis-profile=NAME``, an option of hypothesis' ow
   thorough  4 000 examples per test (per parametrized case), randomized: each run explores
             new examples (a failure prints its reproduction blob).
 Deadlines are off everywhere: the code under test drives an emulator whose speed depends on
-the host; timing goals belong to benchmarks, never to tests. The plugin only registers them:
-a project chooses its default (`settings.load_profile("ci")` in its conftest.py).
+the host (a first example, which builds the decoders and a Machine, takes longer than
+hypothesis's default 200 ms deadline); timing goals belong to benchmarks, never to tests. A
+project chooses its profile (`settings.load_profile("ci")` in its conftest.py, or
+--hypothesis-profile); one that chose none gets hypothesis's default with no deadline
+("trapline-default"), and nothing else of hypothesis's defaults changed.
 
 Fixtures (session-scoped: hypothesis runs many examples through one test function):
   trapline_machine      machine_for(layout, original_bytes, copy_bytes) -> a Machine
@@ -51,6 +54,16 @@ if settings is not None:
                               suppress_health_check=[HealthCheck.too_slow])
     settings.register_profile("thorough", max_examples=4_000, deadline=None,
                               suppress_health_check=[HealthCheck.too_slow])
+    settings.register_profile("trapline-default", deadline=None)
+
+
+def pytest_configure(config):
+    """No profile chosen (none loaded, no --hypothesis-profile): the default without deadline."""
+    if settings is None:
+        return
+    chosen = config.getoption("hypothesis_profile", default=None)
+    if chosen is None and settings.default is settings.get_profile("default"):
+        settings.load_profile("trapline-default")
 
 
 def _subject(strategy):

@@ -39,6 +39,9 @@ def test_relocation(case, trapline_relocation):
 @given(case=scenarios("i386").map(lambda s: ProbedCase(*s)))
 def test_probed(case, trapline_probed_run):
     trapline_probed_run(case, "careful")
+
+def test_no_profile_chosen_means_no_deadline():
+    assert settings().deadline is None and settings().max_examples == 100
 '''
 
 
@@ -106,7 +109,7 @@ def test_the_pytest_plugin_checks_it_in_the_users_own_test_file(installed, tmp_p
     (tmp_path / "test_careful.py").write_text(USER_TEST)
     done = _run(["-m", "pytest", "-q", "-p", "no:cacheprovider", "test_careful.py"], installed, tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "2 passed" in done.stdout
+    assert "3 passed" in done.stdout
 
 
 @pytest.mark.parametrize("arch", ["i386", "x86_64"])
