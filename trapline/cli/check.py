@@ -96,43 +96,18 @@ def _host_ok(fmt: str) -> bool:
 
 def _run(subjects, arches, examples, seed, classes, command, fmt, host: bool, time_limit: float):
     from trapline.testing import battery
-    tallies = []
     say = _progress_line(fmt)
+    tallies = []
     for subj in subjects:
         for arch in arches:
-            if subj.relocator is not None:
-                tally = battery.Tally("relocation", subj.name, arch)
-                plan = battery.relocation_plan(arch, examples, classes)
-                with _progress(fmt, f"{subj.name} relocation {arch}",
-                               sum(c.examples for c in plan)) as tick:
-                    battery.run_cases(tally, plan, battery.relocation_body(subj), seed=seed,
-                                      on_example=tick, reproduce=_reproducer(command, "case"),
-                                      time_limit=time_limit)
-                tallies.append(tally)
-                say(tally)
-            if subj.relocator is not None and host:
-                from trapline.testing.host_oracle import check_on_host
-                tally = battery.Tally("relocation on the host CPU", subj.name, arch)
-                plan = battery.host_plan(arch, examples, classes)
-                with _progress(fmt, f"{subj.name} relocation on the host CPU {arch}",
-                               sum(c.examples for c in plan)) as tick:
-                    battery.run_cases(tally, plan, battery.relocation_body(subj, check_on_host),
-                                      seed=seed, on_example=tick,
-                                      reproduce=_reproducer(command, "case"),
-                                      time_limit=time_limit)
-                tallies.append(tally)
-                say(tally)
-            if classes:
-                continue             # --classes narrows the battery to the relocation property
-            for variant in subj.placings:
-                tally = battery.Tally(f"probed sequence ({variant})", subj.name, arch)
-                plan = battery.sequence_plan(arch, examples)
-                with _progress(fmt, f"{variant} probed sequence {arch}", examples) as tick:
+            for prop in battery.properties(subj, arch, examples, classes, host=host):
+                tally = battery.Tally(prop.name, subj.name, arch)
+                total = sum(c.examples for c in prop.plan)
+                with _progress(fmt, f"{subj.name} {prop.name} {arch}", total) as tick:
                     try:
-                        battery.run_cases(tally, plan, battery.sequence_body(subj, variant),
-                                          seed=seed, on_example=tick,
+                        battery.run_cases(tally, prop.plan, prop.body, seed=seed, on_example=tick,
                                           reproduce=_reproducer(command, "case"),
-                                      time_limit=time_limit)
+                                          time_limit=time_limit)
                     except Exception as e:     # noqa: BLE001 -- e.g. a constructor's StrategyError
                         tally.error = f"{type(e).__name__}: {e}"
                 tallies.append(tally)

@@ -62,7 +62,9 @@ class _Hung(BaseException):
     a hang is reported at once, never shrunk one time limit per step)."""
 
 
-class _Counterexample(Exception):
+class Counterexample(Exception):
+    """A failing example, with its report's lines (the last one raised is the shrunk one)."""
+
     def __init__(self, lines: list[str]):
         super().__init__(lines[0])
         self.lines = lines
@@ -93,7 +95,7 @@ def run_cases(tally: Tally, cases: list[Case], body, *, seed: int, on_example=No
             _judged(body, example, failing, tally, counted=True)
         try:
             prop()
-        except _Counterexample as found:
+        except Counterexample as found:
             tally.caught_in = f"{case.label}: example {tally.caught_at - first} of {case.examples}"
             lines = list(found.lines)
             if reproduce is not None:
@@ -130,7 +132,7 @@ def _limited(body, seconds: float):
 def _judged(body, example, failing: list, tally: Tally, *, counted: bool):
     try:
         status, reason = body(example)
-    except _Counterexample:
+    except Counterexample:
         if not failing:
             tally.caught_at = tally.run
         failing.append(example)
@@ -173,10 +175,10 @@ def relocation_body(subject: Subject, oracle=check_relocation):
         try:
             verdict = oracle(case, subject.relocator)
         except Exception as e:        # noqa: BLE001 -- the relocator's own bug
-            raise _Counterexample(_relocation_lines(subject, case, None,
+            raise Counterexample(_relocation_lines(subject, case, None,
                                                     f"the relocator raised {type(e).__name__}: {e}"))
         if verdict.status == "failed":
-            raise _Counterexample(_relocation_lines(subject, case, verdict.relocated,
+            raise Counterexample(_relocation_lines(subject, case, verdict.relocated,
                                                     str(verdict.difference)))
         return verdict.status, _reason(verdict.reason)
     return body
@@ -224,12 +226,12 @@ def sequence_body(subject: Subject, variant: str):
         except InstrumenterError as refused:
             return "refused", _reason(str(refused))
         except Exception as e:        # noqa: BLE001 -- the strategy's own bug
-            raise _Counterexample(_sequence_lines(variant, case, f"{type(e).__name__}: {e}",
+            raise Counterexample(_sequence_lines(variant, case, f"{type(e).__name__}: {e}",
                                                   placed))
         if diff is not None:
-            raise _Counterexample(_sequence_lines(variant, case, str(diff), placed))
+            raise Counterexample(_sequence_lines(variant, case, str(diff), placed))
         if hits != [insns[0].address]:
-            raise _Counterexample(_sequence_lines(variant, case, f"hits {hits}, expected one",
+            raise Counterexample(_sequence_lines(variant, case, f"hits {hits}, expected one",
                                                   placed))
         return "passed", ""
     return body
@@ -244,3 +246,30 @@ def _sequence_lines(variant: str, case: ProbedCase, difference: str, placed: lis
     lines += [f"  {line}" for line in placed]
     lines.append(f"  first difference: {difference}")
     return lines
+
+
+# ---- the battery ---------------------------------------------------------------------------
+@dataclass
+class Property:
+    name: str
+    plan: list[Case]
+    body: object
+
+
+def properties(subject: Subject, arch: str, examples: int, classes: list[str] | None = None,
+               *, host: bool = False) -> list[Property]:
+    """What `trapline check` runs on `subject` for `arch`: relocation (under Unicorn, and on the
+    host CPU when `host`) where it has a relocator; a probed sequence per placing variant
+    unless `classes` narrows the battery to relocation."""
+    found = []
+    if subject.relocator is not None:
+        found.append(Property("relocation", relocation_plan(arch, examples, classes),
+                              relocation_body(subject)))
+        if host:
+            from .host_oracle import check_on_host
+            found.append(Property("relocation on the host CPU", host_plan(arch, examples, classes),
+                                  relocation_body(subject, check_on_host)))
+    if not classes:
+        found += [Property(f"probed sequence ({variant})", sequence_plan(arch, examples),
+                           sequence_body(subject, variant)) for variant in subject.placings]
+    return found

@@ -88,7 +88,7 @@ def trapline_machine():
 
 @pytest.fixture(scope="session")
 def trapline_relocation():
-    from .battery import _Counterexample, relocation_body
+    from .battery import Counterexample, relocation_body
 
     def check(case, strategy):
         subj = _subject(strategy)
@@ -96,14 +96,14 @@ def trapline_relocation():
             pytest.fail(f"{subj.name} has no relocator (a `relocator` attribute)")
         try:
             return relocation_body(subj)(case)
-        except _Counterexample as found:
+        except Counterexample as found:
             pytest.fail("\n".join(found.lines), pytrace=False)
     return check
 
 
 @pytest.fixture(scope="session")
 def trapline_probed_run():
-    from .battery import _Counterexample, sequence_body
+    from .battery import Counterexample, sequence_body
 
     def check(case, strategy):
         subj = _subject(strategy)
@@ -112,6 +112,6 @@ def trapline_probed_run():
             pytest.fail(f"{subj.name} cannot be placed on the stand-in kernel")
         try:
             return sequence_body(subj, variant)(case)
-        except _Counterexample as found:
+        except Counterexample as found:
             pytest.fail("\n".join(found.lines), pytrace=False)
     return check
