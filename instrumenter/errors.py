@@ -22,3 +22,9 @@ class RelocationRefused(InstrumenterError):
         super().__init__(reason + hint)
         self.reason = reason
         self.alternatives = tuple(alternatives)
+
+
+class StrategyError(InstrumenterError):
+    """A user's strategy (instrumenter/strategies/registry.py: `package.module:Class` or an
+    entry point) that cannot be loaded, does not implement the interface, or broke (raised
+    something other than InstrumenterError): one line naming it and the cause."""

@@ -56,6 +56,10 @@ class TrampolineProbes(ProbeStrategy):
     # sites: (space.serial, address) -> Site; xols: space.serial -> areas, each near its code
     tables = ("sites", "xols")
     runs_user_handlers = True           # trapline trace --handler (Session.place checks it)
+    # The relocator of the original instruction: relocate(insn, new_address, arch, **options)
+    # -> Relocated (instrumenter/insn/relocate.py). A subclass with its own is a whole strategy
+    # (issue 29: `trapline check` and trace place it like this one).
+    relocator = staticmethod(relocate)
 
     def __init__(self, session):
         super().__init__(session)
@@ -111,7 +115,7 @@ class TrampolineProbes(ProbeStrategy):
         arch = self.debug.arch(process).name
         validate_site(process, address)
         insn = decode(self.debug.read_memory(process, address, MAX_INSN), address, arch)
-        relocate(insn, address, arch)                 # its refusal, wherever the copy goes
+        self.relocator(insn, address, arch)           # its refusal, wherever the copy goes
         for other in self.debug.patches_overlapping(process, address, 1):
             if (process.space.serial, address) not in self.sites:
                 raise InstrumenterError(f"{address:#x} is already patched by {other.owners[0]}")
@@ -148,7 +152,7 @@ class TrampolineProbes(ProbeStrategy):
         copies = []
 
         def copy(here):
-            copies.append(relocate(site.insn, here, arch, task_scratch=True))
+            copies.append(self.relocator(site.insn, here, arch, task_scratch=True))
             return copies[-1]
         if not site.user_mode:
             at = xol.allocate(PLAIN_SLOT)

@@ -37,7 +37,9 @@ class Session:
         # Strategy name -> object with place(process, address, hook, owner) -> site, from the one
         # registry (instrumenter/strategies/registry.py), which also gives `auto` its order.
         self.trampolines = None                     # set by build(): the others share its pages
-        self.strategies = strategies.build(self)
+        # A user's strategy (`package.module:Class`, an entry point) is built beside ours.
+        self.strategies = strategies.build(
+            self, extra=(strategy,) if strategies.is_user_strategy(strategy) else ())
         self.jumps = self.strategies["jump"]
         self.auto_order = list(strategies.AUTO_ORDER)
         self.returns = ReturnProbes(self)
@@ -204,7 +206,7 @@ class Session:
                 raise InstrumenterError(f"{probe.spec.text}: --strategy {self.strategy} cannot "
                                         "take a probe out again (disable_at, remove_probe)")
             _check_handler(probe, self.strategy, strategy)
-            site = strategy.place(process, address, hook, probe.spec.text)
+            site = self._place_with(strategy, process, address, hook, probe)
             self._placed(probe, process, address, hook, self.strategy)
             _count_placement(probe, self.strategy)
             return site
@@ -228,6 +230,20 @@ class Session:
         if len(causes) == 1:             # the site itself (not a boundary, not mapped): once
             raise InstrumenterError(f"{probe.spec.text}: {causes.pop()}")
         raise InstrumenterError(f"{probe.spec.text}: no strategy can take {address:#x} ({'; '.join(reasons)})")
+
+    def _place_with(self, strategy, process, address: int, hook, probe):
+        """strategy.place; a user's strategy that raises anything but InstrumenterError (a
+        refusal) is a StrategyError naming it: its bug, not trapline's."""
+        if not strategies.is_user_strategy(self.strategy):
+            return strategy.place(process, address, hook, probe.spec.text)
+        try:
+            return strategy.place(process, address, hook, probe.spec.text)
+        except InstrumenterError:
+            raise
+        except Exception as e:          # noqa: BLE001 -- whatever the user's code raises
+            from ..errors import StrategyError
+            raise StrategyError(f"strategy {self.strategy}: {type(e).__name__} while placing "
+                                f"{probe.spec.text} at {address:#x}: {e}") from None
 
     @staticmethod
     def _placed(probe, process, address: int, hook, strategy: str) -> None:

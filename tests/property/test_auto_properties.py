@@ -26,9 +26,8 @@ from instrumenter.insn.policy import InsnClass, forms_of
 from instrumenter.strategies import registry
 from tests.unit.instrumenter.strategies.emulate_harness import emulating_space
 from tests.unit.kernel_model.userland import USER_CODE, USER_STACK
-
-from .relocation_harness import Layout
-from .relocation_instances import instances
+from trapline.testing.instructions import instances
+from trapline.testing.layouts import Layout
 
 ARCHES = ("i386", "x86_64")
 CLASSES = [c for c in InsnClass if c is not InsnClass.REFUSED]

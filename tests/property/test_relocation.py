@@ -1,6 +1,7 @@
 """The central relocation property (docs/ARCHITECTURE.md, Testing): for any relocatable instruction,
 generated from the policy tables, at any original and any XOL placement, from any register,
-flag and memory state, running the relocated copy out of line ends in the same architectural
+flag and memory state (trapline/testing: the same generators and oracle `trapline check` runs
+on anyone's relocator), running the relocated copy out of line ends in the same architectural
 state as running the original in place — same exit (trap or fault) at the same ORIGINAL
 address, same registers, same defined flags, same memory.
 
@@ -13,14 +14,11 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from instrumenter.insn.emit import RED_ZONE
-from instrumenter.errors import RelocationRefused
 from instrumenter.insn.forms import Form
-from instrumenter.insn.policy import RELOCATABLE, InsnClass, classify, forms_of
+from instrumenter.insn.policy import RELOCATABLE, InsnClass, forms_of
 from instrumenter.insn.relocate import relocate
-
-from .relocation_harness import build, first_difference, run
-from .relocation_instances import SP, instances, layouts, plant_indirect_target
+from trapline.testing.cases import draw_relocation_case
+from trapline.testing.oracles import check_relocation
 
 ARCHES = ("i386", "x86_64")
 CLASS_CASES = [(cls, arch, placement)
@@ -32,37 +30,25 @@ FORM_CASES = [(cls, form, arch, placement) for cls, arch, placement in CLASS_CAS
 
 
 def _check(data, cls: InsnClass, form: Form, arch: str, placement: str) -> None:
-    layout = data.draw(layouts(arch, placement), label="layout")
-    insn = data.draw(instances(form, arch, layout), label="insn")
-    assert classify(insn).cls is cls, f"{insn}: the form of {cls} classifies as {classify(insn)}"
-    if insn.branch_target is not None and 0 <= insn.branch_target - insn.address < len(insn.raw):
-        # To itself, or into its own bytes (`67 e2 fe`: addr16 loop into `e2 fe`, a loop to
-        # itself): either way a loop of up to 2^32 iterations, which both runs cut at the
-        # instruction budget, one jump apart (the thorough profile found this).
-        event("skipped: branch into the instruction itself (would loop for rcx iterations)")
+    case = draw_relocation_case(data.draw, cls, form, arch, placement)
+    verdict = check_relocation(case, relocate)
+    insn = case.insn
+    if verdict.status == "skipped":
+        # e.g. a branch to itself, or into its own bytes (`67 e2 fe`): a loop of up to 2^32
+        # iterations (the thorough profile found this)
+        event(f"skipped: {verdict.reason}")
         return
-    plant_indirect_target(data.draw, insn, cls, layout)
-    try:
-        relocated = relocate(insn, layout.xol, arch)
-    except RelocationRefused as refusal:
+    if verdict.status == "refused":
         # The only refusal a relocatable class may get: a far RIP-relative instruction that
         # uses the stack pointer, which the scratch-register save moves.
-        assert placement == "far" and insn.rip_relative and insn.uses("rsp"), str(refusal)
+        assert placement == "far" and insn.rip_relative and insn.uses("rsp"), verdict.reason
         event(f"{cls.value}: refused as expected ({insn.base_mnemonic} uses rsp, far)")
         return
+    relocated = verdict.relocated
     event(f"{arch} {cls.value} via {relocated.method}")
-    original = run(build(layout, insn.raw, relocated.code), layout.orig, layout)
-    moved = run(build(layout, insn.raw, relocated.code), layout.xol, layout)
-    final_sp = original.regs[SP[arch]]
-    dead_below = layout.stack
-    if cls is InsnClass.CALL_INDIRECT:
-        dead_below = final_sp                 # nothing below a callee's entry sp is live
-    elif relocated.scratch is not None:
-        dead_below = final_sp - RED_ZONE      # the scratch save sits below the red zone
-    diff = first_difference(original, moved, undefined_flags=insn.flags_undefined,
-                            stack=layout.stack, dead_below=dead_below)
-    assert diff is None, (f"{insn} [{insn.raw.hex()}] relocated to {layout.xol:#x} "
-                          f"({relocated.method}: {relocated.code.hex()}): {diff}")
+    assert verdict.difference is None, (
+        f"{insn} [{insn.raw.hex()}] relocated to {case.layout.xol:#x} "
+        f"({relocated.method}: {relocated.code.hex()}): {verdict.difference}")
 
 
 @pytest.mark.parametrize("cls,arch,placement", CLASS_CASES,

@@ -84,10 +84,11 @@ def run_options(f, *, follow_short: bool = True):
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]},
              lazy_commands={"experiment": "trapline.experiments.cli:experiment",   # `trapline experiment loss`
                             "explain": "trapline.explain:explain",            # US 7,350,196's figures, run
-                            "profile": "trapline.cli.profile:profile",       # issue 18, US 7,823,129
+                            "profile": "trapline.cli.profile:profile",       # US 7,823,129
                             "report": "trapline.cli.profile:report",
-                            "gdbserver": "trapline.cli.gdbserver:gdbserver",
-                            "trace": "trapline.cli.trace:trace"})          # probes: the instrumenter  # GDB remote stub (US 6,957,421)
+                            "gdbserver": "trapline.cli.gdbserver:gdbserver",  # GDB remote stub (US 6,957,421)
+                            "check": "trapline.cli.check:check",              # strategies checked
+                            "trace": "trapline.cli.trace:trace"})             # probes: the instrumenter
 def main():
     """trapline: run and instrument x86/x86-64 Linux binaries in an emulated, modeled kernel."""
 

@@ -18,9 +18,8 @@ import sys
 
 import click
 
-from instrumenter.strategies.registry import CHOICES as STRATEGY_CHOICES
-
 from . import PROGRAM_COMMAND, _fail, _parse_env, run_options
+from .strategy_option import StrategyChoice
 from ..host_signals import guest_command
 
 
@@ -35,7 +34,7 @@ def _listen_address(text: str) -> tuple[str, int]:
 @click.option("--listen", metavar="HOST:PORT", default=None, help="Wait for GDB on this TCP address.")
 @click.option("--stdio", is_flag=True, help="Talk to GDB on stdin/stdout (target remote | ...).")
 @click.option("-p", "--probe", "probes", multiple=True, metavar="SPEC", help="A probe, as for trace.")
-@click.option("--strategy", type=click.Choice(STRATEGY_CHOICES), default="auto", show_default=True)
+@click.option("--strategy", type=StrategyChoice(), default="auto", show_default=True)
 @click.option("-o", "--output", type=click.File("w", lazy=False), default=None,
               help="Write probe records here (default: stderr).")
 @click.option("--debug-protocol", is_flag=True, help="Log every packet on stderr.")

@@ -8,10 +8,10 @@ import sys
 
 import click
 
-from instrumenter.strategies.registry import CHOICES as STRATEGY_CHOICES
 
 from . import PROGRAM_COMMAND, _fail, _parse_env, run_options
 from .detach import detach_options, detach_starter
+from .strategy_option import StrategyChoice
 from .handler import handler_options
 from .handler import load as load_handler
 from .probe_times import OrderedOptionsCommand, probe_time_options, probe_times
@@ -28,7 +28,7 @@ def _say_choice(probe, address: int, strategy: str) -> None:
                    " | proc:fork|vfork|exec|exit | signal:NAME")
 @probe_time_options
 @detach_options
-@click.option("--strategy", type=click.Choice(STRATEGY_CHOICES), default="auto", show_default=True)
+@click.option("--strategy", type=StrategyChoice(), default="auto", show_default=True)
 @click.option("--native", default=None, metavar="count|args:N",
               help="Run the uprobes' action inside the guest (jump-placed probes; no trap per hit).")
 @handler_options

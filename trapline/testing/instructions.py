@@ -1,37 +1,38 @@
-"""Hypothesis strategies: instruction instances and machine states built from the policy forms.
+"""Hypothesis strategies for instructions, by the instruction policy's classes and forms.
 
 Everything comes from instrumenter/insn/policy.py (`forms_of`): a class or form added there is
-generated here without changes. Placements: "near" puts the XOL page within 1 GiB of the
-original (x86-64) or anywhere (i386, where rel32 always reaches); "far" (x86-64) puts it more
-than 2 GiB away from the original code and its data, forcing absolute jumps and the
-scratch-register path.
+generated here without changes. A form is a template (instrumenter/insn/forms.py); `instances`
+fills it for one layout: registers, immediates, branch displacements, a RIP-relative operand
+aimed into the layout's data page, pointer registers aimed at data, frame registers at the
+stack, counters small (rep). `plant_indirect_target` makes the target of an indirect call,
+jmp or ret an unmapped address, so the run ends cleanly there.
 """
-import random
+from __future__ import annotations
+
 import re
 import struct
 
-from hypothesis import assume
 from hypothesis import strategies as st
 from keystone import KS_ARCH_X86, KS_MODE_32, KS_MODE_64, Ks
 
-from instrumenter.insn.decode import decode
+from instrumenter.insn.decode import Insn, decode
 from instrumenter.insn.forms import Form
-from instrumenter.insn.policy import InsnClass
+from instrumenter.insn.policy import RELOCATABLE, InsnClass, forms_of
 
-from .relocation_harness import PAGE, Layout
+from .layouts import GPRS, LEGACY, SENTINEL, SP, WORD, Layout
 
-WORD = {"i386": 4, "x86_64": 8}
-GPRS = {"i386": ("eax", "ebx", "ecx", "edx", "esi", "edi", "ebp"),
-        "x86_64": ("rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "r8", "r9", "r10", "r11",
-                   "r12", "r13", "r14", "r15")}
-LEGACY = {"i386": GPRS["i386"], "x86_64": GPRS["x86_64"][:7]}
-SP = {"i386": "esp", "x86_64": "rsp"}
-# Highest page-aligned address a region may start at; indirect-branch targets live above it.
-TOP = {"i386": 0xF000_0000, "x86_64": 0x7FFE_0000_0000}
-SENTINEL = {"i386": 0xF800_0000, "x86_64": 0x7FFF_F000_0000}
 RIP_MARK = 0x11223344             # placeholder displacement, patched after decoding
-GIB = 1 << 30
 _KS = {"i386": Ks(KS_ARCH_X86, KS_MODE_32), "x86_64": Ks(KS_ARCH_X86, KS_MODE_64)}
+
+
+def class_names() -> dict[str, InsnClass]:
+    """The relocatable classes by name ("rip-relative", "jcc-rel"...: InsnClass values)."""
+    return {cls.value: cls for cls in sorted(RELOCATABLE, key=lambda c: c.value)}
+
+
+def classes_of(arch: str) -> list[InsnClass]:
+    """The relocatable classes that have forms on `arch`, in a stable order."""
+    return [cls for cls in class_names().values() if forms_of(cls, arch)]
 
 
 def widen(name: str, arch: str) -> str:
@@ -43,36 +44,9 @@ def narrow32(name: str) -> str:
 
 
 @st.composite
-def layouts(draw, arch: str, placement: str) -> Layout:
-    top_page = TOP[arch] // PAGE
-    orig_page = draw(st.integers(0x10, top_page - 0x40))
-    data_page = orig_page + draw(st.integers(-0x10000, 0x10000))          # within ±256 MiB
-    stack_page = orig_page + draw(st.integers(-0x20000, 0x20000))
-    if arch == "i386":
-        xol_page = draw(st.integers(0x10, top_page - 0x10))
-    elif placement == "near":
-        xol_page = orig_page + draw(st.integers(-GIB // PAGE, GIB // PAGE))
-    else:
-        xol_page = draw(st.integers(0x10, top_page - 0x10))
-        far = 2 * GIB + 0x10_0000
-        assume(abs(xol_page - orig_page) * PAGE > far and abs(xol_page - data_page) * PAGE > far)
-    for page in (data_page, stack_page, xol_page):
-        assume(0x10 <= page < top_page - 0x10)
-    word = WORD[arch]
-    regs = {r: draw(st.integers(0, (1 << (8 * word)) - 1)) for r in GPRS[arch]}
-    regs[SP[arch]] = stack_page * PAGE + 0x2000 + draw(st.integers(-0x100, 0x100))
-    layout = Layout(arch, orig=orig_page * PAGE + draw(st.integers(0x40, 0xF00)),
-                    xol=xol_page * PAGE + draw(st.integers(0, 0xF80)), data=data_page * PAGE,
-                    stack=stack_page * PAGE, regs=regs, flags=draw(st.integers(0, 0xFFF)))
-    assume(layout.disjoint())
-    seed = draw(st.integers(0, 2**32 - 1))
-    layout.fill = random.Random(seed).randbytes(6 * PAGE)     # hypothesis-chosen, reproducible
-    return layout
-
-
-@st.composite
-def instances(draw, form: Form, arch: str, layout: Layout):
-    """Instruction bytes for `form` at layout.orig, with registers prepared for it."""
+def instances(draw, form: Form, arch: str, layout: Layout) -> Insn:
+    """Instruction bytes for `form` at layout.orig, decoded, with layout.regs prepared for it
+    (the layout is changed in place: pointers, frames and counters)."""
     pointers = [widen(r, arch) for r in form.pointers]
     legacy_only = "{r8h}" in form.text
     regs = LEGACY[arch] if legacy_only else GPRS[arch]
@@ -129,7 +103,7 @@ def _fill_value(draw, key: str, arch: str, layout: Layout) -> str:
     return simple[key]()
 
 
-def plant_indirect_target(draw, insn, cls: InsnClass, layout: Layout) -> None:
+def plant_indirect_target(draw, insn: Insn, cls: InsnClass, layout: Layout) -> None:
     """Make the target of an indirect call/jmp/ret an unmapped address (a clean exit)."""
     arch, word = layout.arch, WORD[layout.arch]
     sentinel = SENTINEL[arch] + 16 * draw(st.integers(0, 0xFFFF))

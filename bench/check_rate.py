@@ -1,0 +1,61 @@
+"""Examples per second of each property of `trapline check` (issue 29): the single-instruction
+relocation property under Unicorn, the same on the host CPU (two traced host processes per
+example, x86-64 Linux hosts), and the probed-sequence property per strategy variant, on the
+built-in strategies, both arches.
+
+Each property runs its ci-budget battery (--examples 30: a case per class and placement and
+one per form for relocation, a third per class for the host, 30 sequences) from seed 0; the
+rate is examples run / CPU seconds (this process and its children: the host oracle's), best
+of three. `python3 -m bench.check_rate`.
+"""
+import resource
+import time
+
+from trapline.testing import battery
+from trapline.testing.host import host_unavailable
+from trapline.testing.host_oracle import check_on_host
+from trapline.testing.subjects import subject
+
+EXAMPLES = 30
+
+
+def _cpu() -> float:
+    own = time.process_time()
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own + children.ru_utime + children.ru_stime
+
+
+def _rate(make_tally, plan, body) -> tuple[int, float]:
+    best = float("inf")
+    for _ in range(3):
+        tally = make_tally()
+        start = _cpu()
+        battery.run_cases(tally, plan, body, seed=0)
+        best = min(best, _cpu() - start)
+        assert tally.failure is None and tally.error is None, (tally.failure, tally.error)
+    return tally.run, tally.run / best
+
+
+def rows(arch: str):
+    trampoline, jump = subject("trampoline"), subject("jump")
+    new = lambda name: lambda: battery.Tally(name, "bench", arch)     # noqa: E731
+    yield "relocation", _rate(new("relocation"), battery.relocation_plan(arch, EXAMPLES),
+                              battery.relocation_body(trampoline))
+    if host_unavailable() is None:
+        yield "relocation on the host CPU", _rate(
+            new("host"), battery.host_plan(arch, EXAMPLES),
+            battery.relocation_body(trampoline, check_on_host))
+    for subj, variant in ((trampoline, "trampoline"), (jump, "jump"), (jump, "jump+count")):
+        yield f"probed sequence ({variant})", _rate(
+            new(variant), battery.sequence_plan(arch, EXAMPLES), battery.sequence_body(subj, variant))
+
+
+def main() -> None:
+    print(f"{'property':34} {'arch':7} {'examples':>8} {'examples/s':>11}")
+    for arch in ("x86_64", "i386"):
+        for name, (run, rate) in rows(arch):
+            print(f"{name:34} {arch:7} {run:8d} {rate:11.0f}")
+
+
+if __name__ == "__main__":
+    main()
