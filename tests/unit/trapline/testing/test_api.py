@@ -113,7 +113,7 @@ def test_decode_of_a_case_is_the_instruction_at_the_original_address():
 def test_traces_strategy_option_takes_a_class_path_and_refuses_a_bad_one_in_one_line():
     from click.testing import CliRunner
 
-    from trapline.cli import trace
+    from trapline.cli.trace import trace
     option = next(p for p in trace.params if p.name == "strategy")
     assert option.type.convert("instrumenter.strategies.trampoline:TrampolineProbes", option, None)
     done = CliRunner().invoke(trace, ["--strategy", "nosuch.mod:X", "-p", "syscall:write", "true"])
