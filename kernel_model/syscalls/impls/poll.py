@@ -11,7 +11,7 @@ import struct
 from ... import errno as E
 from ...errno import GuestErrno
 from ...readiness import (POLLERR, POLLHUP, POLLNVAL, SELECT_EXCEPT, SELECT_READ, SELECT_WRITE,
-                          file_events, wait_channel)
+                          file_events, wait_channels)
 from ..kinds import K
 from ..registry import syscall
 from .timedwait import TimedWait
@@ -65,9 +65,9 @@ class _Waiters:
         self.names: dict[object, str] = {}
 
     def add(self, file) -> None:
-        channel = wait_channel(file)
-        if channel is not None and channel not in self.names:
-            self.names[channel] = getattr(file, "path", b"?").decode(errors="replace")
+        for channel in wait_channels(file):
+            if channel not in self.names:
+                self.names[channel] = getattr(file, "path", b"?").decode(errors="replace")
 
     def sleep(self, wait: TimedWait, call: str):
         what = ", ".join(self.names.values()) or "nothing"

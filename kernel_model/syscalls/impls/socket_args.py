@@ -1,0 +1,76 @@
+"""What the socket calls share: the socket behind an fd, socket addresses in and out of
+guest memory (net/socket.c: move_addr_to_kernel, move_addr_to_user), and the lookup of a
+bound name from the caller's point of view (its cwd and root)."""
+import struct
+
+from ... import errno as E
+from ...errno import GuestErrno
+from ...fsview import fs_view
+from ...net.address import parse
+from ...net.names import UnixNames
+from ...net.unix import UnixSocket, creds_of
+
+SOCKADDR_STORAGE = 128              # sizeof(struct sockaddr_storage)
+
+
+def sock_of(ctx, fd: int) -> UnixSocket:
+    """sockfd_lookup(): EBADF for a closed fd, ENOTSOCK for a file that is not a socket."""
+    f = ctx.proc.fds.get(ctx.int32(fd))
+    if not isinstance(f, UnixSocket):
+        raise GuestErrno(E.ENOTSOCK)
+    return f
+
+
+def unix_names(ctx) -> UnixNames:
+    return ctx.kernel.unix_names
+
+
+def read_sockaddr(ctx, addr: int, addrlen: int) -> bytes:
+    """move_addr_to_kernel(): a length outside [0, sizeof(sockaddr_storage)] is EINVAL."""
+    length = ctx.int32(addrlen)
+    if length < 0 or length > SOCKADDR_STORAGE:
+        raise GuestErrno(E.EINVAL)
+    return ctx.read(addr, length) if length else b""
+
+
+def check_sockaddr_out(ctx, addr: int, addrlen_ptr: int) -> None:
+    """Before a call consumes anything (accept, recvfrom): the length word must be readable
+    and not negative, and the address buffer writable for it, so that a bad pointer fails the
+    call instead of losing what it took."""
+    if not addr:
+        return
+    length = _user_length(ctx, addrlen_ptr)
+    if length and not ctx.writable(addr, length):
+        raise GuestErrno(E.EFAULT)
+    if not ctx.writable(addrlen_ptr, 4):
+        raise GuestErrno(E.EFAULT)
+
+
+def write_sockaddr(ctx, addr: int, addrlen_ptr: int, raw: bytes) -> None:
+    """move_addr_to_user(): at most the caller's length is copied, the full length stored."""
+    if not addr:
+        return
+    length = _user_length(ctx, addrlen_ptr)
+    ctx.write(addr, raw[:length])
+    ctx.write(addrlen_ptr, struct.pack("<i", len(raw)))
+
+
+def _user_length(ctx, addrlen_ptr: int) -> int:
+    length = struct.unpack("<i", ctx.read(addrlen_ptr, 4))[0]
+    if length < 0:
+        raise GuestErrno(E.EINVAL)
+    return length
+
+
+def finder(ctx):
+    """name -> the socket bound to it, seen from the calling process (unix_find_other)."""
+    names, fs, view = unix_names(ctx), ctx.kernel.fs, fs_view(ctx.proc)
+    return lambda name: names.find(fs, name, ctx.proc.cwd, view)
+
+
+def find_raw(ctx, raw: bytes) -> UnixSocket:
+    return finder(ctx)(parse(raw))
+
+
+def caller_creds(ctx):
+    return creds_of(ctx.proc)

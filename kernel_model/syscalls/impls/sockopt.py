@@ -1,0 +1,71 @@
+"""getsockopt and setsockopt (net/socket.c __sys_getsockopt/__sys_setsockopt, net/core/sock.c).
+
+Only SOL_SOCKET exists for an AF_UNIX socket: another level is EOPNOTSUPP (the family has no
+option handler). The socket answers what it knows (type, family, listening state, pending
+error, peer credentials); the rest is kept by kernel_model/net/options.py.
+"""
+import struct
+
+from ... import errno as E
+from ...errno import GuestErrno
+from ...net.constants import (AF_UNIX, SO_ACCEPTCONN, SO_DOMAIN, SO_ERROR, SO_PEERCRED,
+                              SO_PROTOCOL, SO_TYPE, SOL_SOCKET)
+from ...net.unix import LISTENING
+from ..kinds import K
+from ..registry import syscall
+from .socket_args import sock_of
+
+UCRED = struct.Struct("<iII")
+
+
+@syscall("setsockopt", args=(("sockfd", K.FD), ("level", K.INT), ("optname", K.INT),
+                             ("optval", K.STRUCT), ("optlen", K.UINT)))
+def sys_setsockopt(ctx, fd, level, optname, optval, optlen):
+    sock = sock_of(ctx, fd)
+    optlen = ctx.int32(optlen)
+    if optlen < 0:
+        raise GuestErrno(E.EINVAL)
+    if ctx.int32(level) != SOL_SOCKET:
+        raise GuestErrno(E.EOPNOTSUPP)
+    value = ctx.read(optval, optlen) if optlen else b""
+    sock.options.set(ctx.int32(optname), value)
+    return 0
+
+
+@syscall("getsockopt", args=(("sockfd", K.FD), ("level", K.INT), ("optname", K.INT),
+                             ("optval", K.STRUCT), ("optlen", K.INT_OUT)))
+def sys_getsockopt(ctx, fd, level, optname, optval, optlen):
+    sock = sock_of(ctx, fd)
+    if ctx.int32(level) != SOL_SOCKET:
+        raise GuestErrno(E.EOPNOTSUPP)
+    length = struct.unpack("<i", ctx.read(optlen, 4))[0]
+    if length < 0:
+        raise GuestErrno(E.EINVAL)
+    value = _value(ctx, sock, ctx.int32(optname))
+    # sk_getsockopt: an int option needs room for an int (EINVAL), other values are cut
+    if len(value) == 4 and length < 4 and length != 0:
+        raise GuestErrno(E.EINVAL)
+    length = min(length, len(value))
+    ctx.write(optval, value[:length])
+    ctx.write(optlen, struct.pack("<i", length))
+    return 0
+
+
+def _value(ctx, sock, name: int) -> bytes:
+    if name == SO_TYPE:
+        return struct.pack("<i", sock.type)
+    if name == SO_DOMAIN:
+        return struct.pack("<i", AF_UNIX)
+    if name == SO_PROTOCOL:
+        return struct.pack("<i", 0)
+    if name == SO_ACCEPTCONN:
+        return struct.pack("<i", int(sock.state == LISTENING))
+    if name == SO_ERROR:
+        return struct.pack("<i", sock.take_error())
+    if name == SO_PEERCRED:
+        creds = sock.peercred
+        return UCRED.pack(creds.pid, creds.uid, creds.gid)
+    value = sock.options.get(name, ctx.word)
+    if value is None:
+        raise GuestErrno(E.ENOPROTOOPT)
+    return value
