@@ -5,10 +5,10 @@ poll gets), so level-triggered items need no callbacks. The ready items found ar
 interest-list order and then moved to its end, as Linux puts a level-triggered item back at
 the tail of its ready list: with maxevents smaller than what is ready every item gets its turn.
 
-EPOLLONESHOT disables an item once reported until EPOLL_CTL_MOD. EPOLLET reports an item when
-a readiness bit appears that was not set at its last report (bits that go away are forgotten,
-so a reader that drains to EAGAIN hears of the next data): Linux reports on every wakeup of the
-file, also while the bit stays set, which a reader that stops early would notice.
+EPOLLONESHOT disables an item once reported until EPOLL_CTL_MOD. EPOLLET reports an item, as
+Linux reports on each wakeup of the file, when its file changed since the last report: files
+that count their changes (`generation`: sockets, eventfds) say so; for the others (pipes) a
+readiness bit that was not set at the last report stands for the change.
 
 An item goes when its file's last descriptor closes (eventpoll_release); closing the fd alone
 while a dup keeps the file open leaves it, as on Linux.
@@ -36,6 +36,7 @@ class Item:
     events: int
     data: int
     reported: int = 0                   # EPOLLET: the bits of the last report still set
+    generation: object = None           # EPOLLET: the file's change count at the last report
 
 
 class Epoll:
@@ -58,7 +59,7 @@ class Epoll:
 
     def modify(self, fd: int, file, events: int, data: int) -> None:
         item = self._item(fd, file)
-        item.events, item.data, item.reported = events, data, 0
+        item.events, item.data, item.reported, item.generation = events, data, 0, None
 
     def delete(self, fd: int, file) -> None:
         self._item(fd, file)
@@ -86,6 +87,7 @@ class Epoll:
                 item.events &= EP_PRIVATE_BITS
             if item.events & EPOLLET:
                 item.reported |= revents
+                item.generation = getattr(item.file, "generation", None)
             key = (item.fd, id(item.file))
             self.items[key] = self.items.pop(key)
         return [(revents, item.data) for item, revents in found]
@@ -97,7 +99,8 @@ class Epoll:
         revents = file_events(item.file) & (wanted | POLLERR | POLLHUP)
         if item.events & EPOLLET:
             item.reported &= revents
-            return revents if revents & ~item.reported else 0
+            changed = getattr(item.file, "generation", None) != item.generation
+            return revents if changed or revents & ~item.reported else 0
         return revents
 
     def _forget_closed(self) -> None:

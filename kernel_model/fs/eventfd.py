@@ -29,6 +29,7 @@ class EventFd:
         self.flags = O_RDWR | (O_NONBLOCK if nonblocking else 0)
         self.path = self.proc_link = b"anon_inode:[eventfd]"
         self.closed = False
+        self.generation = 0             # changes of the count (epoll's EPOLLET)
 
     @property
     def wait_channel(self) -> "EventFd":
@@ -46,6 +47,7 @@ class EventFd:
             self._wait("read")
         value = 1 if self.semaphore else self.count
         self.count -= value
+        self.generation += 1
         self._wakeup(self)
         return struct.pack("<Q", value)
 
@@ -58,6 +60,7 @@ class EventFd:
         if COUNT_MAX - self.count < value:
             self._wait("write")
         self.count += value
+        self.generation += 1
         if value:
             self._wakeup(self)
         return 8

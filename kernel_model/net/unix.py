@@ -68,6 +68,7 @@ class UnixSocket:
         self.peercred = NO_PEERCRED
         self.listen_creds = NO_PEERCRED
         self.in_flight = 0              # datagram bytes (true size) queued at receivers
+        self.generation = 0             # state changes, for epoll's EPOLLET
 
     def __repr__(self) -> str:
         return f"<UnixSocket {self.path.decode()} type={self.type} {self.state}>"
@@ -85,8 +86,10 @@ class UnixSocket:
         return bool(self.flags & O_NONBLOCK or flags & MSG_DONTWAIT)
 
     def _changed(self) -> None:
+        self.generation += 1
         self.kernel.wakeup(self)
         if self.peer is not None:
+            self.peer.generation += 1
             self.kernel.wakeup(self.peer)
 
     def _wait(self, flags: int, what: str, channel=None):
