@@ -134,14 +134,19 @@ class UnixSocket:
             raise GuestErrno(E.ECONNREFUSED)
         if len(server.backlog) > server.max_backlog:
             self._wait(0, "connect", server)
-        embryo = UnixSocket(self.kernel, self.type, embryo_ino)
-        embryo.name = server.name        # the accepted socket shows the listener's address
+        embryo = self._embryo(server, embryo_ino)
         embryo.peercred = creds
         embryo.options.sndbuf = server.options.sndbuf
         self.peercred = server.listen_creds
         pair(self, embryo)
         server.backlog.append(embryo)
         server._changed()
+
+    def _embryo(self, server: "UnixSocket", ino: int) -> "UnixSocket":
+        """The server's end of a new connection: it shows the listener's address."""
+        embryo = UnixSocket(self.kernel, self.type, ino)
+        embryo.name = server.name
+        return embryo
 
     def accept(self, flags: int) -> "UnixSocket":
         if not self.connection_based:
@@ -296,6 +301,13 @@ class UnixSocket:
             self._changed()
         return taken
 
+    def source(self, taken: Taken) -> bytes:
+        """The sender's address recvfrom/recvmsg report: none (length 0) when it has no name
+        (unix_copy_addr); a stream's sender is its peer."""
+        sender = taken.sender if self.type != SOCK_STREAM else \
+            (self.peer.name if self.peer is not None else None)
+        return sender.sockaddr() if sender is not None else b""
+
     def available(self) -> int:
         """FIONREAD/SIOCINQ: a stream's queued bytes, a datagram socket's next message's."""
         if self.type == SOCK_STREAM:
@@ -365,9 +377,7 @@ class UnixSocket:
 
     def _release(self, *, embryo: bool) -> None:
         self.closed = True
-        names = getattr(self.kernel, "unix_names", None)
-        if names is not None:
-            names.unbind(self.name, self.inode_key, self)
+        self._unbind()
         peer = self.peer
         if peer is not None and self.connection_based:
             peer.shutdown_bits = SHUTDOWN_MASK
@@ -382,6 +392,12 @@ class UnixSocket:
         self.backlog.clear()
         self.state = UNCONNECTED
         self._changed()
+
+
+    def _unbind(self) -> None:
+        names = getattr(self.kernel, "unix_names", None)
+        if names is not None:
+            names.unbind(self.name, self.inode_key, self)
 
 
 def pair(a: UnixSocket, b: UnixSocket) -> None:

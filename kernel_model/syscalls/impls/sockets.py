@@ -1,9 +1,11 @@
 """Creating and connecting sockets: socket, socketpair, bind, listen, accept, accept4,
-connect, getsockname, getpeername, shutdown (net/socket.c over net/unix/af_unix.c).
+connect, getsockname, getpeername, shutdown (net/socket.c over net/unix/af_unix.c and
+net/ipv4/af_inet.c).
 
-AF_UNIX is modeled (kernel_model/net/). The sandbox has no network: AF_INET and AF_INET6
-sockets fail with EAFNOSUPPORT, as on a kernel built without them, and the run's report says
-so once; other families fail the same way silently.
+AF_UNIX is modeled (kernel_model/net/unix.py), and AF_INET/AF_INET6 TCP and UDP on a loopback
+network inside the sandbox (kernel_model/net/inet.py): 127.0.0.1 and ::1 reach its own
+sockets, any other address is ENETUNREACH, noted once in the run's report. Other families
+(netlink, packet...) fail with EAFNOSUPPORT, as on a kernel built without them.
 """
 import struct
 
@@ -14,14 +16,15 @@ from ...net.address import is_autobind_request, parse
 from ...net.constants import (AF_INET, AF_INET6, AF_UNIX, AF_UNSPEC, SOCK_CLOEXEC, SOCK_DGRAM,
                               SOCK_NONBLOCK, SOCK_RAW, SOCK_SEQPACKET, SOCK_STREAM,
                               SOCK_TYPE_MASK, SOMAXCONN)
+from ...net.inet import InetSocket
 from ...net.unix import UnixSocket, pair
 from ..kinds import K
 from ..registry import syscall
 from .socket_args import (caller_creds, check_sockaddr_out, find_raw, read_sockaddr, sock_of,
                           unix_names, write_sockaddr)
 
-NPROTO = 46                          # AF_MAX: families beyond it are EAFNOSUPPORT
-NO_NETWORK = (AF_INET, AF_INET6)
+INET_FAMILIES = (AF_INET, AF_INET6)
+INET_PROTOCOLS = {SOCK_STREAM: 6, SOCK_DGRAM: 17}      # IPPROTO_TCP, IPPROTO_UDP
 UNIX_TYPES = (SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET)
 
 
@@ -39,10 +42,7 @@ def _unix_type(ctx, domain: int, sock_type: int, protocol: int) -> int:
     """The family's checks (__sock_create, unix_create): EAFNOSUPPORT for an unmodeled
     family, EPROTONOSUPPORT for a protocol other than 0/PF_UNIX, ESOCKTNOSUPPORT for an
     unknown type; SOCK_RAW is taken as SOCK_DGRAM, as unix_create does."""
-    domain = ctx.int32(domain)
-    if domain != AF_UNIX:
-        if domain in NO_NETWORK:
-            _note_no_network(ctx, domain)
+    if ctx.int32(domain) != AF_UNIX:
         raise GuestErrno(E.EAFNOSUPPORT)
     if ctx.int32(protocol) not in (0, AF_UNIX):
         raise GuestErrno(E.EPROTONOSUPPORT)
@@ -53,26 +53,47 @@ def _unix_type(ctx, domain: int, sock_type: int, protocol: int) -> int:
     return sock_type
 
 
-def _note_no_network(ctx, domain: int) -> None:
-    kernel = ctx.kernel
-    noted = getattr(kernel, "network_noted", False)
-    if not noted and hasattr(kernel, "report"):
-        kernel.network_noted = True
-        family = "AF_INET" if domain == AF_INET else "AF_INET6"
-        kernel.report(f"the sandbox has no network: {family} sockets fail with EAFNOSUPPORT")
+def _inet_type(ctx, sock_type: int, protocol: int) -> int:
+    """inet_create(): TCP for SOCK_STREAM, UDP for SOCK_DGRAM (protocol 0 or the one that
+    matches: EPROTONOSUPPORT otherwise); raw and other types are not modeled."""
+    protocol = ctx.int32(protocol)
+    if sock_type not in INET_PROTOCOLS:
+        raise GuestErrno(E.ESOCKTNOSUPPORT if sock_type != SOCK_RAW else E.EPROTONOSUPPORT)
+    if protocol not in (0, INET_PROTOCOLS[sock_type]):
+        raise GuestErrno(E.EPROTONOSUPPORT)
+    return sock_type
 
 
-def _new_socket(ctx, sock_type: int, flags: int) -> UnixSocket:
-    return UnixSocket(ctx.kernel, sock_type, ctx.kernel.next_pipe_ino(),
-                      nonblocking=bool(flags & SOCK_NONBLOCK))
+def note_unreachable(kernel):
+    """The run's one-line note, the first time a guest reaches for a host outside."""
+    def note(name) -> None:
+        if not getattr(kernel, "network_noted", False) and hasattr(kernel, "report"):
+            kernel.network_noted = True
+            kernel.report(f"the sandbox's network is loopback only: {name.text()} is "
+                          f"unreachable (ENETUNREACH)")
+    return note
+
+
+def _new_socket(ctx, sock_type: int, flags: int, family: int = AF_UNIX) -> UnixSocket:
+    nonblocking = bool(flags & SOCK_NONBLOCK)
+    if family == AF_UNIX:
+        return UnixSocket(ctx.kernel, sock_type, ctx.kernel.next_pipe_ino(),
+                          nonblocking=nonblocking)
+    ctx.kernel.note_unreachable = note_unreachable(ctx.kernel)
+    return InetSocket(ctx.kernel, family, sock_type, ctx.kernel.next_pipe_ino(),
+                      nonblocking=nonblocking)
 
 
 @syscall("socket", args=(("domain", K.INT), ("type", K.INT), ("protocol", K.INT)))
 def sys_socket(ctx, domain, type_, protocol):
     sock_type, flags = _split_type(ctx, type_)
-    sock_type = _unix_type(ctx, domain, sock_type, protocol)
+    family = ctx.int32(domain)
+    if family in INET_FAMILIES:
+        sock_type = _inet_type(ctx, sock_type, protocol)
+    else:
+        sock_type = _unix_type(ctx, domain, sock_type, protocol)
     fd = ctx.proc.fds.lowest_free()
-    return ctx.proc.fds.install(_new_socket(ctx, sock_type, flags), at=fd,
+    return ctx.proc.fds.install(_new_socket(ctx, sock_type, flags, family), at=fd,
                                 cloexec=bool(flags & SOCK_CLOEXEC))
 
 
@@ -80,6 +101,8 @@ def sys_socket(ctx, domain, type_, protocol):
                              ("sv", K.PIPEFD_OUT)))
 def sys_socketpair(ctx, domain, type_, protocol, sv):
     sock_type, flags = _split_type(ctx, type_)
+    if ctx.int32(domain) in INET_FAMILIES:
+        raise GuestErrno(E.EOPNOTSUPP)       # inet's socketpair is sock_no_socketpair
     sock_type = _unix_type(ctx, domain, sock_type, protocol)
     if not ctx.writable(sv, 8):
         raise GuestErrno(E.EFAULT)       # both fds or none (as pipe2)
@@ -100,6 +123,9 @@ def sys_socketpair(ctx, domain, type_, protocol, sv):
 def sys_bind(ctx, fd, addr, addrlen):
     sock = sock_of(ctx, fd)
     raw = read_sockaddr(ctx, addr, addrlen)
+    if isinstance(sock, InetSocket):
+        sock.bind_inet(sock.parse(raw))
+        return 0
     names = unix_names(ctx)
     if is_autobind_request(raw):
         if sock.name is None:
@@ -130,6 +156,10 @@ def sys_listen(ctx, fd, backlog):
 def sys_connect(ctx, fd, addr, addrlen):
     sock = sock_of(ctx, fd)
     raw = read_sockaddr(ctx, addr, addrlen)
+    if isinstance(sock, InetSocket):
+        sock.connect_inet(raw, caller_creds(ctx), ctx.kernel.next_pipe_ino(),
+                          bool(sock.flags & SOCK_NONBLOCK))
+        return 0
     if not sock.connection_based:
         return _connect_datagram(ctx, sock, raw)
     if len(raw) < 2:

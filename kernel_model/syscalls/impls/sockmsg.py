@@ -14,6 +14,7 @@ from ...memory.vm import PROT_WRITE
 from ...net.address import parse
 from ...net.constants import (MSG_CMSG_CLOEXEC, MSG_CTRUNC, MSG_TRUNC, SCM_CREDENTIALS,
                               SCM_MAX_FD, SCM_RIGHTS, SOCK_STREAM, SOL_SOCKET)
+from ...net.inet import InetSocket
 from ...net.message import Credentials
 from ...fdtable import release_file
 from ..iovec import MAX_RW_COUNT, gather, import_iovec
@@ -82,6 +83,9 @@ def sys_sendmsg(ctx, fd, msg, flags):
 
 def _send(ctx, sock, data: bytes, flags: int, dest: int, addrlen: int, files, creds) -> int:
     target, named = None, bool(dest and addrlen)
+    if isinstance(sock, InetSocket):
+        raw = read_sockaddr(ctx, dest, addrlen) if named else None
+        return sock.send(data, flags, creds, files=files, raw=raw)
     if named and sock.type != SOCK_STREAM:
         target = find_raw(ctx, read_sockaddr(ctx, dest, addrlen))
     return sock.send(data, flags, creds, files=files, target=target, named=named)
@@ -187,10 +191,7 @@ def _result(sock, taken, flags: int) -> int:
 
 
 def _source(sock, taken) -> bytes:
-    """The sender's name, none (length 0) when it has none (unix_copy_addr)."""
-    sender = taken.sender if sock.type != SOCK_STREAM else \
-        (sock.peer.name if sock.peer is not None else None)
-    return sender.sockaddr() if sender is not None else b""
+    return sock.source(taken)
 
 
 def _scatter(ctx, segments, data: bytes) -> None:

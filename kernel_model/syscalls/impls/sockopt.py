@@ -1,7 +1,7 @@
 """getsockopt and setsockopt (net/socket.c __sys_getsockopt/__sys_setsockopt, net/core/sock.c).
 
 Only SOL_SOCKET exists for an AF_UNIX socket: another level is EOPNOTSUPP (the family has no
-option handler). The socket answers what it knows (type, family, listening state, pending
+option handler); an inet socket keeps its protocol levels' options as given. The socket answers what it knows (type, family, listening state, pending
 error, peer credentials); the rest is kept by kernel_model/net/options.py.
 """
 import struct
@@ -9,7 +9,8 @@ import struct
 from ... import errno as E
 from ...errno import GuestErrno
 from ...net.constants import (AF_UNIX, SO_ACCEPTCONN, SO_DOMAIN, SO_ERROR, SO_PEERCRED,
-                              SO_PROTOCOL, SO_TYPE, SOL_SOCKET)
+                              SO_PROTOCOL, SO_TYPE, SOCK_STREAM, SOL_SOCKET)
+from ...net.inet import InetSocket
 from ...net.unix import LISTENING
 from ..kinds import K
 from ..registry import syscall
@@ -25,10 +26,22 @@ def sys_setsockopt(ctx, fd, level, optname, optval, optlen):
     optlen = ctx.int32(optlen)
     if optlen < 0:
         raise GuestErrno(E.EINVAL)
-    if ctx.int32(level) != SOL_SOCKET:
-        raise GuestErrno(E.EOPNOTSUPP)
     value = ctx.read(optval, optlen) if optlen else b""
+    level = ctx.int32(level)
+    if level != SOL_SOCKET:
+        return _set_protocol_option(sock, level, ctx.int32(optname), value)
     sock.options.set(ctx.int32(optname), value)
+    return 0
+
+
+def _set_protocol_option(sock, level: int, name: int, value: bytes) -> int:
+    """IPPROTO_IP/IPV6/TCP/UDP options of an inet socket (TCP_NODELAY, IP_TOS...): kept and
+    read back, with no effect on the loopback network. AF_UNIX has none: EOPNOTSUPP."""
+    if not isinstance(sock, InetSocket):
+        raise GuestErrno(E.EOPNOTSUPP)
+    if len(value) < 4:
+        raise GuestErrno(E.EINVAL)
+    sock.options.ints[(level, name)] = value
     return 0
 
 
@@ -36,12 +49,16 @@ def sys_setsockopt(ctx, fd, level, optname, optval, optlen):
                              ("optval", K.STRUCT), ("optlen", K.INT_OUT)))
 def sys_getsockopt(ctx, fd, level, optname, optval, optlen):
     sock = sock_of(ctx, fd)
-    if ctx.int32(level) != SOL_SOCKET:
+    level = ctx.int32(level)
+    if level != SOL_SOCKET and not isinstance(sock, InetSocket):
         raise GuestErrno(E.EOPNOTSUPP)
     length = struct.unpack("<i", ctx.read(optlen, 4))[0]
     if length < 0:
         raise GuestErrno(E.EINVAL)
-    value = _value(ctx, sock, ctx.int32(optname))
+    if level != SOL_SOCKET:
+        value = sock.options.ints.get((level, ctx.int32(optname)), bytes(4))
+    else:
+        value = _value(ctx, sock, ctx.int32(optname))
     # sk_getsockopt: an int option needs room for an int (EINVAL), other values are cut
     if len(value) == 4 and length < 4 and length != 0:
         raise GuestErrno(E.EINVAL)
@@ -55,9 +72,10 @@ def _value(ctx, sock, name: int) -> bytes:
     if name == SO_TYPE:
         return struct.pack("<i", sock.type)
     if name == SO_DOMAIN:
-        return struct.pack("<i", AF_UNIX)
+        return struct.pack("<i", getattr(sock, "family", AF_UNIX))
     if name == SO_PROTOCOL:
-        return struct.pack("<i", 0)
+        inet = isinstance(sock, InetSocket)
+        return struct.pack("<i", (6 if sock.type == SOCK_STREAM else 17) if inet else 0)
     if name == SO_ACCEPTCONN:
         return struct.pack("<i", int(sock.state == LISTENING))
     if name == SO_ERROR:

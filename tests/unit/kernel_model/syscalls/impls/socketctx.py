@@ -4,6 +4,7 @@ structures out in its memory."""
 import struct
 from types import SimpleNamespace
 
+from kernel_model.net.inet_ports import InetPorts
 from kernel_model.net.names import UnixNames
 
 from .fakectx import BASE, fake_ctx
@@ -20,6 +21,7 @@ PID = 4242
 def socket_ctx(abi: str = "x86_64"):
     ctx = fake_ctx(abi)
     ctx.kernel.unix_names = UnixNames()
+    ctx.kernel.inet_ports = InetPorts()
     ctx.kernel.reports = []
     ctx.kernel.report = ctx.kernel.reports.append
     ctx.proc.pid = PID
