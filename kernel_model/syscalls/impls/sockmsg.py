@@ -67,7 +67,11 @@ def sys_sendto(ctx, fd, buf, length, flags, dest, addrlen):
 
 @syscall("sendmsg", args=(("sockfd", K.FD), ("msg", K.STRUCT), ("flags", K.HEX)))
 def sys_sendmsg(ctx, fd, msg, flags):
-    sock = sock_of(ctx, fd)
+    return send_msghdr(ctx, sock_of(ctx, fd), msg, flags)
+
+
+def send_msghdr(ctx, sock, msg: int, flags: int) -> int:
+    """____sys_sendmsg: one struct msghdr at `msg` through `sock`."""
     header = MsgHdr.read(ctx, msg)
     files, creds = _control_in(ctx, header)
     try:
@@ -155,7 +159,11 @@ def sys_recvfrom(ctx, fd, buf, length, flags, src, addrlen):
 
 @syscall("recvmsg", args=(("sockfd", K.FD), ("msg", K.STRUCT), ("flags", K.HEX)))
 def sys_recvmsg(ctx, fd, msg, flags):
-    sock = sock_of(ctx, fd)
+    return receive_msghdr(ctx, sock_of(ctx, fd), msg, flags)
+
+
+def receive_msghdr(ctx, sock, msg: int, flags: int) -> int:
+    """____sys_recvmsg: one message into the struct msghdr at `msg`."""
     header = MsgHdr.read(ctx, msg)
     flags &= 0xFFFFFFFF
     segments = import_iovec(ctx, header.iov, header.iovlen)

@@ -263,3 +263,27 @@ def test_bad_receive_buffer_consumes_nothing():
     sys_sendto(ctx, a, BUF, 3, 0, 0, 0)
     assert errno_of(sys_recvfrom, ctx, b, 0x1000, 3, 0, 0, 0) == E.EFAULT
     assert ctx.proc.fds.get(b).available() == 3
+
+
+@pytest.mark.parametrize("abi", ABIS)
+def test_sendmmsg_and_recvmmsg(abi):
+    from kernel_model.syscalls.impls.sockmmsg import sys_recvmmsg, sys_sendmmsg
+    ctx = socket_ctx(abi)
+    a, b = pair(ctx, SOCK_DGRAM)
+    word = "I" if ctx.word == 4 else "Q"
+    entry = 32 if ctx.word == 4 else 64
+    fmt = "<IiIIIIi" if ctx.word == 4 else "<QixxxxQQQQixxxx"
+    vec = DATA + 0x200
+    for i, text in enumerate((b"one", b"three")):           # msghdr i: one iovec at BUF+16*i
+        ctx.write(BUF + 16 * i, text)
+        ctx.write(IOV + 16 * i, struct.pack(f"<{word}{word}", BUF + 16 * i, len(text)))
+        ctx.write(vec + i * entry, struct.pack(fmt, 0, 0, IOV + 16 * i, 1, 0, 0, 0))
+    assert sys_sendmmsg(ctx, a, vec, 2, 0) == 2
+    lengths = [struct.unpack_from("<I", ctx.read(vec + i * entry + entry - (4 if ctx.word == 4
+                                                                           else 8), 4))[0]
+               for i in range(2)]
+    assert lengths == [3, 5]
+    ctx.write(BUF, bytes(32))
+    assert sys_recvmmsg(ctx, b, vec, 4, 0, 0) == 2           # two, then it stops: no wait
+    assert ctx.read(BUF, 3) == b"one" and ctx.read(BUF + 16, 5) == b"three"
+    assert errno_of(sys_recvmmsg, ctx, b, vec, 4, MSG_DONTWAIT, 0) == E.EAGAIN
