@@ -1,7 +1,8 @@
 """Socket options at SOL_SOCKET (net/core/sock.c: sk_setsockopt, sk_getsockopt) that an AF_UNIX
 socket keeps. Integer options are stored as set; SO_SNDBUF/SO_RCVBUF are doubled and floored
 as Linux does ("to allow room for bookkeeping overhead", socket(7)); SO_RCVTIMEO/SO_SNDTIMEO
-and SO_LINGER are kept as the bytes given and read back, not applied to blocking calls."""
+are kept as the struct timeval given and bound the socket calls' sleeps (socket_args.py);
+SO_LINGER is kept and read back."""
 import struct
 from dataclasses import dataclass, field
 
@@ -56,6 +57,18 @@ class SocketOptions:
             self.rcvlowat = max(number, 1) if number >= 0 else 0x7FFFFFFF
         else:
             raise GuestErrno(E.ENOPROTOOPT)
+
+    def timeout_ns(self, name: int, word: int) -> int | None:
+        """SO_RCVTIMEO/SO_SNDTIMEO as nanoseconds; None for none (zero, the default)."""
+        raw = self.raw.get(name)
+        if raw is None:
+            return None
+        fmt = "<ii" if word == 4 else "<qq"
+        if len(raw) < struct.calcsize(fmt):
+            return None
+        sec, usec = struct.unpack_from(fmt, raw)
+        total = sec * 10**9 + usec * 1000
+        return total if total > 0 else None
 
     def get(self, name: int, word: int) -> bytes | None:
         """The value of an option kept here, or None when the socket answers it itself."""

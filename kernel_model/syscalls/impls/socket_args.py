@@ -4,11 +4,13 @@ bound name from the caller's point of view (its cwd and root)."""
 import struct
 
 from ... import errno as E
+from ...blocking import WouldBlock
 from ...errno import GuestErrno
 from ...fsview import fs_view
 from ...net.address import parse
 from ...net.names import UnixNames
 from ...net.unix import UnixSocket, creds_of
+from .timedwait import TimedWait
 
 SOCKADDR_STORAGE = 128              # sizeof(struct sockaddr_storage)
 
@@ -74,3 +76,23 @@ def find_raw(ctx, raw: bytes) -> UnixSocket:
 
 def caller_creds(ctx):
     return creds_of(ctx.proc)
+
+
+def timed(ctx, sock: UnixSocket, key: tuple, option: int, operation, expired_errno=E.EAGAIN):
+    """Run `operation` under the socket's SO_RCVTIMEO or SO_SNDTIMEO: a sleep longer than it
+    ends in `expired_errno` (EAGAIN; EINPROGRESS for connect), as sock_rcvtimeo/sock_sndtimeo
+    bound Linux's waits. The deadline survives re-execution (timedwait.py)."""
+    timeout_ns = sock.options.timeout_ns(option, ctx.word)
+    if timeout_ns is None:
+        return operation()
+
+    def body(wait: TimedWait):
+        try:
+            return operation()
+        except WouldBlock as blocked:
+            if wait.expired:
+                raise GuestErrno(expired_errno) from None
+            channels = blocked.channel if isinstance(blocked.channel, list) else [blocked.channel]
+            wait.sleep(channels, blocked.reason)
+
+    return TimedWait(ctx, key, timeout_ns).run(body)

@@ -15,13 +15,13 @@ from ...fsview import fs_view
 from ...net.address import is_autobind_request, parse
 from ...net.constants import (AF_INET, AF_INET6, AF_UNIX, AF_UNSPEC, SOCK_CLOEXEC, SOCK_DGRAM,
                               SOCK_NONBLOCK, SOCK_RAW, SOCK_SEQPACKET, SOCK_STREAM,
-                              SOCK_TYPE_MASK, SOMAXCONN)
+                              SOCK_TYPE_MASK, SO_RCVTIMEO, SOMAXCONN)
 from ...net.inet import InetSocket
 from ...net.unix import UnixSocket, pair
 from ..kinds import K
 from ..registry import syscall
 from .socket_args import (caller_creds, check_sockaddr_out, find_raw, read_sockaddr, sock_of,
-                          unix_names, write_sockaddr)
+                          timed, unix_names, write_sockaddr)
 
 INET_FAMILIES = (AF_INET, AF_INET6)
 INET_PROTOCOLS = {SOCK_STREAM: 6, SOCK_DGRAM: 17}      # IPPROTO_TCP, IPPROTO_UDP
@@ -195,7 +195,8 @@ def _accept(ctx, fd, addr, addrlen, flags: int) -> int:
     listener = sock_of(ctx, fd)
     new_fd = ctx.proc.fds.lowest_free()  # EMFILE before a connection is taken
     check_sockaddr_out(ctx, addr, addrlen)
-    sock = listener.accept(0)
+    sock = timed(ctx, listener, ("accept", id(listener)), SO_RCVTIMEO,
+                 lambda: listener.accept(0))
     if flags & SOCK_NONBLOCK:
         sock.flags |= SOCK_NONBLOCK
     ctx.proc.fds.install(sock, at=new_fd, cloexec=bool(flags & SOCK_CLOEXEC))

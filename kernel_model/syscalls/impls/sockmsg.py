@@ -13,7 +13,8 @@ from ...errno import GuestErrno
 from ...memory.vm import PROT_WRITE
 from ...net.address import parse
 from ...net.constants import (MSG_CMSG_CLOEXEC, MSG_CTRUNC, MSG_TRUNC, SCM_CREDENTIALS,
-                              SCM_MAX_FD, SCM_RIGHTS, SOCK_STREAM, SOL_SOCKET)
+                              SCM_MAX_FD, SCM_RIGHTS, SO_RCVTIMEO, SO_SNDTIMEO, SOCK_STREAM,
+                              SOL_SOCKET)
 from ...net.inet import InetSocket
 from ...net.message import Credentials
 from ...fdtable import release_file
@@ -21,7 +22,7 @@ from ..iovec import MAX_RW_COUNT, gather, import_iovec
 from ..kinds import K
 from ..registry import syscall
 from .socket_args import (caller_creds, check_sockaddr_out, find_raw, read_sockaddr, sock_of,
-                          write_sockaddr)
+                          timed, write_sockaddr)
 
 UCRED = struct.Struct("<iII")
 
@@ -89,10 +90,13 @@ def _send(ctx, sock, data: bytes, flags: int, dest: int, addrlen: int, files, cr
     target, named = None, bool(dest and addrlen)
     if isinstance(sock, InetSocket):
         raw = read_sockaddr(ctx, dest, addrlen) if named else None
-        return sock.send(data, flags, creds, files=files, raw=raw)
-    if named and sock.type != SOCK_STREAM:
-        target = find_raw(ctx, read_sockaddr(ctx, dest, addrlen))
-    return sock.send(data, flags, creds, files=files, target=target, named=named)
+        send = lambda: sock.send(data, flags, creds, files=files, raw=raw)   # noqa: E731
+    else:
+        if named and sock.type != SOCK_STREAM:
+            target = find_raw(ctx, read_sockaddr(ctx, dest, addrlen))
+        send = lambda: sock.send(data, flags, creds, files=files,            # noqa: E731
+                                 target=target, named=named)
+    return timed(ctx, sock, ("send", id(sock)), SO_SNDTIMEO, send)
 
 
 def _control_in(ctx, header: MsgHdr) -> tuple[list, Credentials]:
@@ -148,7 +152,7 @@ def sys_recvfrom(ctx, fd, buf, length, flags, src, addrlen):
         raise GuestErrno(E.EFAULT)
     check_sockaddr_out(ctx, src, addrlen)
     flags &= 0xFFFFFFFF
-    taken = sock.recv(length, flags)
+    taken = _recv(ctx, sock, length, flags)
     _discard_files(taken.files)          # recvfrom has no control buffer: passed files go
     if taken.data:
         ctx.store(buf, taken.data)
@@ -175,7 +179,7 @@ def receive_msghdr(ctx, sock, msg: int, flags: int) -> int:
         raise GuestErrno(E.EINVAL)
     if not ctx.writable(msg, MsgHdr.layout(ctx.word).size):
         raise GuestErrno(E.EFAULT)
-    taken = sock.recv(capacity, flags)
+    taken = _recv(ctx, sock, capacity, flags)
     _scatter(ctx, segments, taken.data)
     out_flags = MSG_TRUNC if len(taken.data) < taken.length and sock.type != SOCK_STREAM else 0
     used, ctrunc = _control_out(ctx, sock, header, taken, flags)
@@ -189,6 +193,10 @@ def receive_msghdr(ctx, sock, msg: int, flags: int) -> int:
     ctx.write(msg, fmt.pack(header.name, header.namelen, header.iov, header.iovlen,
                             header.control, header.controllen, header.flags))
     return _result(sock, taken, flags)
+
+
+def _recv(ctx, sock, n: int, flags: int):
+    return timed(ctx, sock, ("recv", id(sock)), SO_RCVTIMEO, lambda: sock.recv(n, flags))
 
 
 def _result(sock, taken, flags: int) -> int:

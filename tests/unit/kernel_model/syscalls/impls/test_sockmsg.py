@@ -287,3 +287,22 @@ def test_sendmmsg_and_recvmmsg(abi):
     assert sys_recvmmsg(ctx, b, vec, 4, 0, 0) == 2           # two, then it stops: no wait
     assert ctx.read(BUF, 3) == b"one" and ctx.read(BUF + 16, 5) == b"three"
     assert errno_of(sys_recvmmsg, ctx, b, vec, 4, MSG_DONTWAIT, 0) == E.EAGAIN
+
+
+@pytest.mark.parametrize("abi", ABIS)
+def test_so_rcvtimeo_bounds_the_wait(abi):
+    from kernel_model.net.constants import SO_RCVTIMEO
+    ctx = socket_ctx(abi)
+    _, b = pair(ctx, SOCK_DGRAM)
+    timeval = struct.pack("<ii" if ctx.word == 4 else "<qq", 0, 250_000)     # 250 ms
+    ctx.write(DATA + 0x700, timeval)
+    assert sys_setsockopt(ctx, b, SOL_SOCKET, SO_RCVTIMEO, DATA + 0x700, len(timeval)) == 0
+    with pytest.raises(WouldBlock) as info:
+        sys_recvfrom(ctx, b, DATA, 4, 0, 0, 0)
+    assert info.value.deadline_ns == ctx.kernel.clock.monotonic_ns() + 250 * 10**6
+    ctx.kernel.clock.advance(100 * 10**6)           # woken early: the same deadline
+    with pytest.raises(WouldBlock) as again:
+        sys_recvfrom(ctx, b, DATA, 4, 0, 0, 0)
+    assert again.value.deadline_ns == info.value.deadline_ns
+    ctx.kernel.clock.advance(150 * 10**6)
+    assert errno_of(sys_recvfrom, ctx, b, DATA, 4, 0, 0, 0) == E.EAGAIN
