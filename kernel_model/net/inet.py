@@ -27,6 +27,7 @@ class InetSocket(UnixSocket):
         super().__init__(kernel, sock_type, ino, nonblocking=nonblocking)
         self.family = family
         self.peer_name: InetName | None = None      # UDP's connected destination
+        self.reset_seen = False                     # TCP: a write after the peer closed
 
     @property
     def ports(self):
@@ -133,6 +134,14 @@ class InetSocket(UnixSocket):
             if self.state == LISTENING or flags & MSG_NOSIGNAL:
                 raise GuestErrno(E.EPIPE)
             self._broken(flags)                  # sk_stream_wait_connect: EPIPE, SIGPIPE
+        error = self.take_error()
+        if error:
+            raise GuestErrno(error)              # a reset already came back: ECONNRESET
+        if self.peer.closed and not self.reset_seen and data:
+            # The peer's FIN leaves us in CLOSE_WAIT, where a write still succeeds; the peer
+            # answers it with a reset, and only the next write fails (EPIPE, SIGPIPE).
+            self.reset_seen = True
+            return len(data)
         return super().send(data, flags, creds)
 
     def _send_udp(self, data: bytes, flags: int, creds, raw: bytes | None) -> int:

@@ -132,3 +132,15 @@ def test_ipv6_loopback():
     sys_getpeername(ctx, client, OUT, LEN)
     assert get_len(ctx) == 28 and ctx.read(OUT, 28) == six
     assert errno_of(sys_bind, ctx, client, ADDR, 16) == E.EINVAL              # short for v6
+
+
+def test_first_write_after_the_peer_closed_succeeds_the_next_is_epipe():
+    ctx = socket_ctx()
+    srv = tcp_server(ctx)
+    client = sys_socket(ctx, AF_INET, SOCK_STREAM, 0)
+    sys_connect(ctx, client, ADDR, put_in(ctx, LOOPBACK, 8080))
+    ctx.proc.fds.close(sys_accept(ctx, srv, 0, 0))
+    assert sys_sendto(ctx, client, DATA, 4, 0, 0, 0) == 4             # CLOSE_WAIT
+    with pytest.raises(BrokenPipe):
+        sys_sendto(ctx, client, DATA, 4, 0, 0, 0)
+    assert sys_recvfrom(ctx, client, DATA, 4, 0, 0, 0) == 0            # EOF
