@@ -25,6 +25,7 @@ from .socket_args import (caller_creds, check_sockaddr_out, find_raw, read_socka
 
 INET_FAMILIES = (AF_INET, AF_INET6)
 INET_PROTOCOLS = {SOCK_STREAM: 6, SOCK_DGRAM: 17}      # IPPROTO_TCP, IPPROTO_UDP
+IPPROTO_UDPLITE = 136       # UDP-Lite: on a loss-free loopback, UDP with a coverage option
 UNIX_TYPES = (SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET)
 
 
@@ -54,12 +55,13 @@ def _unix_type(ctx, domain: int, sock_type: int, protocol: int) -> int:
 
 
 def _inet_type(ctx, sock_type: int, protocol: int) -> int:
-    """inet_create(): TCP for SOCK_STREAM, UDP for SOCK_DGRAM (protocol 0 or the one that
-    matches: EPROTONOSUPPORT otherwise); raw and other types are not modeled."""
+    """inet_create(): TCP for SOCK_STREAM, UDP (or UDP-Lite) for SOCK_DGRAM (protocol 0 or
+    one that matches: EPROTONOSUPPORT otherwise); raw and other types are not modeled."""
     protocol = ctx.int32(protocol)
     if sock_type not in INET_PROTOCOLS:
         raise GuestErrno(E.ESOCKTNOSUPPORT if sock_type != SOCK_RAW else E.EPROTONOSUPPORT)
-    if protocol not in (0, INET_PROTOCOLS[sock_type]):
+    if protocol not in (0, INET_PROTOCOLS[sock_type]) and \
+            (sock_type, protocol) != (SOCK_DGRAM, IPPROTO_UDPLITE):
         raise GuestErrno(E.EPROTONOSUPPORT)
     return sock_type
 
@@ -102,7 +104,10 @@ def sys_socket(ctx, domain, type_, protocol):
 def sys_socketpair(ctx, domain, type_, protocol, sv):
     sock_type, flags = _split_type(ctx, type_)
     if ctx.int32(domain) in INET_FAMILIES:
-        raise GuestErrno(E.EOPNOTSUPP)       # inet's socketpair is sock_no_socketpair
+        # __sys_socketpair creates both sockets first (inet_create's protocol checks), then
+        # asks the family, whose socketpair is sock_no_socketpair
+        _inet_type(ctx, sock_type, protocol)
+        raise GuestErrno(E.EOPNOTSUPP)
     sock_type = _unix_type(ctx, domain, sock_type, protocol)
     if not ctx.writable(sv, 8):
         raise GuestErrno(E.EFAULT)       # both fds or none (as pipe2)

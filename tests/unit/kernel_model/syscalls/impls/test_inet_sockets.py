@@ -144,3 +144,13 @@ def test_first_write_after_the_peer_closed_succeeds_the_next_is_epipe():
     with pytest.raises(BrokenPipe):
         sys_sendto(ctx, client, DATA, 4, 0, 0, 0)
     assert sys_recvfrom(ctx, client, DATA, 4, 0, 0, 0) == 0            # EOF
+
+
+def test_socketpair_checks_the_protocol_before_refusing_the_family():
+    """socketpair01: AF_INET with a protocol that does not fit the type is EPROTONOSUPPORT
+    (the sockets are created first), with one that fits EOPNOTSUPP."""
+    ctx = socket_ctx()
+    assert errno_of(sys_socketpair, ctx, AF_INET, SOCK_DGRAM, 6, SV) == E.EPROTONOSUPPORT
+    assert errno_of(sys_socketpair, ctx, AF_INET, SOCK_STREAM, 17, SV) == E.EPROTONOSUPPORT
+    assert errno_of(sys_socketpair, ctx, AF_INET, SOCK_DGRAM, 17, SV) == E.EOPNOTSUPP
+    assert sys_socket(ctx, AF_INET, SOCK_DGRAM, 136) >= 0              # UDP-Lite
