@@ -48,10 +48,10 @@ class SocketOptions:
         elif name in INT_OPTIONS:
             self.ints[name] = number
         elif name in (SO_SNDBUF, SO_SNDBUFFORCE):
-            self.sndbuf = max(min(number & 0x7FFFFFFF, _ceiling(name, SO_SNDBUFFORCE)) * 2,
+            self.sndbuf = max(_buffer_size(number, forced=name == SO_SNDBUFFORCE) * 2,
                               SOCK_MIN_SNDBUF)
         elif name in (SO_RCVBUF, SO_RCVBUFFORCE):
-            self.rcvbuf = max(min(number & 0x7FFFFFFF, _ceiling(name, SO_RCVBUFFORCE)) * 2,
+            self.rcvbuf = max(_buffer_size(number, forced=name == SO_RCVBUFFORCE) * 2,
                               SOCK_MIN_RCVBUF)
         elif name == SO_RCVLOWAT:
             self.rcvlowat = max(number, 1) if number >= 0 else 0x7FFFFFFF
@@ -89,6 +89,12 @@ class SocketOptions:
         return None
 
 
-def _ceiling(name: int, forced: int) -> int:
-    """net.core.wmem_max/rmem_max bound SO_SNDBUF/SO_RCVBUF; the *FORCE forms (root) do not."""
-    return 0x7FFFFFFF if name == forced else SYSCTL_WMEM_MAX
+def _buffer_size(number: int, *, forced: bool) -> int:
+    """sk_setsockopt: SO_SNDBUF/SO_RCVBUF take the value as unsigned, capped at
+    net.core.wmem_max/rmem_max; the *FORCE forms (root) take a negative one as 0 and no cap
+    but INT_MAX / 2, so that doubling stays an int."""
+    if forced:
+        number = max(number, 0)
+    else:
+        number = min(number & 0xFFFFFFFF, SYSCTL_WMEM_MAX)
+    return min(number, 0x7FFFFFFF // 2)

@@ -104,3 +104,17 @@ def test_socketcall_errors():
     assert errno_of(sys_socketcall, ctx, 1, 0x1000) == E.EFAULT
     ctx.write(ARGS, struct.pack("<3I", 16, SOCK_DGRAM, 0))          # AF_NETLINK
     assert errno_of(sys_socketcall, ctx, 1, ARGS) == E.EAFNOSUPPORT
+
+
+def test_forced_buffer_sizes_stay_ints():
+    """setsockopt04: SO_SNDBUFFORCE of INT_MAX doubles to INT_MAX - 1 (it ended in a kernel
+    panic: the doubled value did not fit the int getsockopt returns); a negative one is 0."""
+    from kernel_model.net.constants import SO_RCVBUFFORCE, SO_SNDBUFFORCE
+    ctx = socket_ctx()
+    fd = sys_socket(ctx, AF_UNIX, SOCK_STREAM, 0)
+    set_int(ctx, fd, SO_SNDBUFFORCE, 0x7FFFFFFF)
+    assert get_int(ctx, fd, SO_SNDBUF) == 0x7FFFFFFE
+    set_int(ctx, fd, SO_RCVBUFFORCE, -1)
+    assert get_int(ctx, fd, SO_RCVBUF) == 2304
+    set_int(ctx, fd, SO_SNDBUF, -1)                      # unsigned: capped at wmem_max
+    assert get_int(ctx, fd, SO_SNDBUF) == 2 * 212992
