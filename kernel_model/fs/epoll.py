@@ -27,6 +27,7 @@ EPOLLWAKEUP = 1 << 29
 EPOLLONESHOT = 1 << 30
 EPOLLET = 1 << 31
 EP_PRIVATE_BITS = EPOLLWAKEUP | EPOLLONESHOT | EPOLLET | EPOLLEXCLUSIVE
+EP_MAX_NESTS = 4                        # fs/eventpoll.c: epoll instances inside each other
 
 
 @dataclass
@@ -55,6 +56,8 @@ class Epoll:
             raise GuestErrno(E.EEXIST)
         if file is self or _watches(file, self):
             raise GuestErrno(E.ELOOP)       # ep_loop_check: no epoll may watch itself
+        if isinstance(file, Epoll) and _depth(file) + 1 > EP_MAX_NESTS:
+            raise GuestErrno(E.EINVAL)      # nested deeper than the kernel follows
         self.items[key] = Item(fd, file, events, data)
 
     def modify(self, fd: int, file, events: int, data: int) -> None:
@@ -158,3 +161,11 @@ def _watches(file, target: Epoll, depth: int = 0) -> bool:
     if not isinstance(file, Epoll) or depth > 5:
         return False
     return any(i.file is target or _watches(i.file, target, depth + 1) for i in file.items.values())
+
+
+def _depth(ep: Epoll, seen: int = 0) -> int:
+    """How many epoll instances lie below `ep` along its longest chain of nested ones."""
+    if seen > EP_MAX_NESTS:
+        return seen
+    return max((1 + _depth(i.file, seen + 1) for i in ep.items.values()
+                if isinstance(i.file, Epoll)), default=0)

@@ -13,7 +13,8 @@ Any other address is unreachable: ENETUNREACH, noted once in the run's report.
 """
 from .. import errno as E
 from ..errno import GuestErrno
-from .constants import MSG_NOSIGNAL, SO_REUSEADDR, SOCK_DGRAM, SOCK_STREAM
+from .constants import (MSG_ERRQUEUE, MSG_MORE, MSG_NOSIGNAL, MSG_OOB, SO_REUSEADDR,
+                        SOCK_DGRAM, SOCK_STREAM)
 from .inet_address import LOOPBACK, InetName, parse, unbound
 from .message import Message
 from .queue import Taken
@@ -28,6 +29,7 @@ class InetSocket(UnixSocket):
         self.family = family
         self.peer_name: InetName | None = None      # UDP's connected destination
         self.reset_seen = False                     # TCP: a write after the peer closed
+        self.corked = b""                           # MSG_MORE: bytes held for the next send
 
     @property
     def ports(self):
@@ -128,6 +130,12 @@ class InetSocket(UnixSocket):
              raw: bytes | None = None) -> int:
         if files:
             raise GuestErrno(E.EINVAL)           # SCM_RIGHTS is AF_UNIX's
+        if self.type == SOCK_DGRAM and flags & MSG_OOB:
+            raise GuestErrno(E.EOPNOTSUPP)
+        if flags & MSG_MORE:
+            return self._cork(data, flags, creds, raw)
+        if self.corked:
+            return self._uncork(data, flags, creds, raw)
         if self.type == SOCK_DGRAM:
             return self._send_udp(data, flags, creds, raw)
         if self.peer is None:
@@ -143,6 +151,22 @@ class InetSocket(UnixSocket):
             self.reset_seen = True
             return len(data)
         return super().send(data, flags, creds)
+
+    def _cork(self, data: bytes, flags: int, creds, raw: bytes | None) -> int:
+        """MSG_MORE: hold the bytes until a send without it (tcp's corking, udp's pending
+        datagram), after the checks the send would make."""
+        if self.type == SOCK_STREAM and self.peer is None:
+            return self.send(data, flags & ~MSG_MORE, creds)     # its error, as a send's
+        if self.type == SOCK_DGRAM and not raw and self.peer_name is None and not self.corked:
+            raise GuestErrno(E.EDESTADDRREQ)
+        self.corked += bytes(data)
+        return len(data)
+
+    def _uncork(self, data: bytes, flags: int, creds, raw: bytes | None) -> int:
+        """The send after MSG_MORE ones carries their bytes too; it returns its own count."""
+        held, self.corked = self.corked, b""
+        sent = self.send(held + bytes(data), flags, creds, raw=raw)
+        return max(0, sent - len(held))
 
     def _send_udp(self, data: bytes, flags: int, creds, raw: bytes | None) -> int:
         if raw:
@@ -167,10 +191,15 @@ class InetSocket(UnixSocket):
             receiver._changed()
         return len(data)
 
-    def recv(self, n: int, flags: int) -> Taken:
+    def check_receivable(self, flags: int) -> None:
+        """tcp_recvmsg/udp_recvmsg: the error queue is empty (EAGAIN), a TCP socket not
+        connected is ENOTCONN, urgent data never comes (EINVAL)."""
+        if flags & MSG_ERRQUEUE:
+            raise GuestErrno(E.EAGAIN)
         if self.type == SOCK_STREAM and self.state != CONNECTED:
-            raise GuestErrno(E.ENOTCONN)        # tcp_recvmsg on a socket not connected
-        return super().recv(n, flags)
+            raise GuestErrno(E.ENOTCONN)
+        if flags & MSG_OOB:
+            raise GuestErrno(E.EINVAL if self.type == SOCK_STREAM else E.EOPNOTSUPP)
 
     def source(self, taken: Taken) -> bytes:
         """UDP: the sender's address; TCP reports none (tcp_recvmsg leaves msg_namelen 0)."""

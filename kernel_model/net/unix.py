@@ -27,7 +27,8 @@ from ..fs.records import StatResult
 from ..readiness import (POLLERR, POLLHUP, POLLIN, POLLOUT, POLLRDNORM, POLLWRBAND,
                          POLLWRNORM)
 from .address import UnixName, sockaddr_of
-from .constants import (MAX_DGRAM_QLEN, MSG_DONTWAIT, MSG_NOSIGNAL, MSG_PEEK, MSG_WAITALL,
+from .constants import (MAX_DGRAM_QLEN, MSG_DONTWAIT, MSG_NOSIGNAL, MSG_OOB, MSG_PEEK,
+                        MSG_WAITALL,
                         RCV_SHUTDOWN, SEND_SHUTDOWN, SOCK_DGRAM, SOCK_SEQPACKET, SOCK_STREAM)
 from .message import Credentials, Message
 from .options import SocketOptions
@@ -148,11 +149,16 @@ class UnixSocket:
         embryo.name = server.name
         return embryo
 
-    def accept(self, flags: int) -> "UnixSocket":
+    def check_accept(self) -> None:
+        """unix_accept/inet_accept refuse before anything is copied: EOPNOTSUPP for a
+        datagram socket, EINVAL for one not listening."""
         if not self.connection_based:
             raise GuestErrno(E.EOPNOTSUPP)
         if self.state != LISTENING:
             raise GuestErrno(E.EINVAL)
+
+    def accept(self, flags: int) -> "UnixSocket":
+        self.check_accept()
         if not self.backlog:
             self._wait(flags, "accept")
         sock = self.backlog.pop(0)
@@ -194,6 +200,8 @@ class UnixSocket:
     def send(self, data: bytes, flags: int, creds: Credentials, *, files=(),
              target: "UnixSocket | None" = None, named: bool = False) -> int:
         """sendmsg: `target` is the socket msg_name found (`named`), else the peer."""
+        if flags & MSG_OOB and self.type != SOCK_STREAM:
+            raise GuestErrno(E.EOPNOTSUPP)     # datagrams have no urgent data
         if self.type == SOCK_STREAM:
             return self._send_stream(data, flags, creds, list(files), named)
         if self.type == SOCK_SEQPACKET:
@@ -257,13 +265,21 @@ class UnixSocket:
         return len(data)
 
     # ---- receiving -----------------------------------------------------------------------------
-    def recv(self, n: int, flags: int) -> Taken:
+    def check_receivable(self, flags: int) -> None:
+        """What recv refuses before it looks at the caller's buffer: a listening or never
+        connected stream (EINVAL; seqpacket ENOTCONN), out-of-band data that never comes
+        (stream: EINVAL, unix_stream_recv_urg; datagrams: EOPNOTSUPP)."""
         if self.state == LISTENING:
             raise GuestErrno(E.EINVAL)
         if self.type == SOCK_STREAM and self.state != CONNECTED:
             raise GuestErrno(E.EINVAL)
         if self.type == SOCK_SEQPACKET and self.state != CONNECTED:
             raise GuestErrno(E.ENOTCONN)
+        if flags & MSG_OOB:
+            raise GuestErrno(E.EINVAL if self.type == SOCK_STREAM else E.EOPNOTSUPP)
+
+    def recv(self, n: int, flags: int) -> Taken:
+        self.check_receivable(flags)
         if self.queue and not self._waits_for_more(n, flags):
             return self._take(n, flags)
         if self.queue:

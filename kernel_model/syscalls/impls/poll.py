@@ -10,6 +10,7 @@ import struct
 
 from ... import errno as E
 from ...errno import GuestErrno
+from ...memory.vm import PROT_READ
 from ...readiness import (POLLERR, POLLHUP, POLLNVAL, SELECT_EXCEPT, SELECT_READ, SELECT_WRITE,
                           file_events, wait_channels)
 from ..kinds import K
@@ -55,6 +56,8 @@ def _read_sigmask(ctx, addr: int, size: int) -> int | None:
         return None
     if size != SIGSET_SIZE:
         raise GuestErrno(E.EINVAL)
+    if ctx.accessible_prefix(addr, SIGSET_SIZE, PROT_READ) < SIGSET_SIZE:
+        raise GuestErrno(E.EFAULT)           # a PROT_NONE page is mapped but not readable
     return struct.unpack("<Q", ctx.read(addr, SIGSET_SIZE))[0]
 
 

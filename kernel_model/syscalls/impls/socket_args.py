@@ -36,24 +36,25 @@ def read_sockaddr(ctx, addr: int, addrlen: int) -> bytes:
 
 
 def check_sockaddr_out(ctx, addr: int, addrlen_ptr: int) -> None:
-    """Before a call consumes anything (accept, recvfrom): the length word must be readable
-    and not negative, and the address buffer writable for it, so that a bad pointer fails the
-    call instead of losing what it took."""
+    """Before a call consumes anything (accept, recvfrom): the length word must be readable,
+    writable and not negative. The address itself is written only if there is one to give
+    (TCP's recvfrom gives none, and leaves a bad address pointer alone, as Linux does)."""
     if not addr:
         return
-    length = _user_length(ctx, addrlen_ptr)
-    if length and not ctx.writable(addr, length):
-        raise GuestErrno(E.EFAULT)
+    _user_length(ctx, addrlen_ptr)
     if not ctx.writable(addrlen_ptr, 4):
         raise GuestErrno(E.EFAULT)
 
 
-def write_sockaddr(ctx, addr: int, addrlen_ptr: int, raw: bytes) -> None:
-    """move_addr_to_user(): at most the caller's length is copied, the full length stored."""
-    if not addr:
+def write_sockaddr(ctx, addr: int, addrlen_ptr: int, raw: bytes, *,
+                   optional: bool = True) -> None:
+    """move_addr_to_user(): at most the caller's length is copied, the full length stored.
+    accept and recvfrom skip a NULL address (`optional`); getsockname/getpeername do not."""
+    if not addr and optional:
         return
     length = _user_length(ctx, addrlen_ptr)
-    ctx.write(addr, raw[:length])
+    if min(length, len(raw)):
+        ctx.write(addr, raw[:length])
     ctx.write(addrlen_ptr, struct.pack("<i", len(raw)))
 
 

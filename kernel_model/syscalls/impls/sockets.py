@@ -198,6 +198,7 @@ def _accept(ctx, fd, addr, addrlen, flags: int) -> int:
     if flags & ~(SOCK_CLOEXEC | SOCK_NONBLOCK):
         raise GuestErrno(E.EINVAL)
     listener = sock_of(ctx, fd)
+    listener.check_accept()
     new_fd = ctx.proc.fds.lowest_free()  # EMFILE before a connection is taken
     check_sockaddr_out(ctx, addr, addrlen)
     sock = timed(ctx, listener, ("accept", id(listener)), SO_RCVTIMEO,
@@ -212,14 +213,14 @@ def _accept(ctx, fd, addr, addrlen, flags: int) -> int:
 @syscall("getsockname", args=(("sockfd", K.FD), ("addr", K.STRUCT), ("addrlen", K.INT_OUT)))
 def sys_getsockname(ctx, fd, addr, addrlen):
     sock = sock_of(ctx, fd)
-    write_sockaddr(ctx, addr, addrlen, sock.sockname())
+    write_sockaddr(ctx, addr, addrlen, sock.sockname(), optional=False)
     return 0
 
 
 @syscall("getpeername", args=(("sockfd", K.FD), ("addr", K.STRUCT), ("addrlen", K.INT_OUT)))
 def sys_getpeername(ctx, fd, addr, addrlen):
     sock = sock_of(ctx, fd)
-    write_sockaddr(ctx, addr, addrlen, sock.peername())
+    write_sockaddr(ctx, addr, addrlen, sock.peername(), optional=False)
     return 0
 
 

@@ -18,7 +18,7 @@ from ...net.constants import (MSG_CMSG_CLOEXEC, MSG_CTRUNC, MSG_TRUNC, SCM_CREDE
 from ...net.inet import InetSocket
 from ...net.message import Credentials
 from ...fdtable import release_file
-from ..iovec import MAX_RW_COUNT, gather, import_iovec
+from ..iovec import MAX_RW_COUNT, UIO_MAXIOV, gather, import_iovec
 from ..kinds import K
 from ..registry import syscall
 from .socket_args import (caller_creds, check_sockaddr_out, find_raw, read_sockaddr, sock_of,
@@ -48,6 +48,12 @@ class MsgHdr:
         return cls(*fmt.unpack(ctx.read(addr, fmt.size)))
 
 
+def _check_iovlen(header: MsgHdr) -> None:
+    """copy_msghdr_from_user: more than UIO_MAXIOV entries is EMSGSIZE (not readv's EINVAL)."""
+    if header.iovlen > UIO_MAXIOV:
+        raise GuestErrno(E.EMSGSIZE)
+
+
 def _cmsg_header(word: int) -> struct.Struct:
     """struct cmsghdr: size_t cmsg_len; int cmsg_level; int cmsg_type (then data aligned)."""
     return struct.Struct("<Iii" if word == 4 else "<Qii")
@@ -74,6 +80,7 @@ def sys_sendmsg(ctx, fd, msg, flags):
 def send_msghdr(ctx, sock, msg: int, flags: int) -> int:
     """____sys_sendmsg: one struct msghdr at `msg` through `sock`."""
     header = MsgHdr.read(ctx, msg)
+    _check_iovlen(header)
     files, creds = _control_in(ctx, header)
     try:
         data, faulted = gather(ctx, import_iovec(ctx, header.iov, header.iovlen))
@@ -147,6 +154,7 @@ def _one_control(ctx, kind: int, payload: bytes, files: list, creds: Credentials
                            ("flags", K.HEX), ("src_addr", K.STRUCT), ("addrlen", K.INT_OUT)))
 def sys_recvfrom(ctx, fd, buf, length, flags, src, addrlen):
     sock = sock_of(ctx, fd)
+    sock.check_receivable(flags & 0xFFFFFFFF)
     length = min(length, MAX_RW_COUNT)
     if length and not ctx.writable(buf, length):
         raise GuestErrno(E.EFAULT)
@@ -170,6 +178,8 @@ def receive_msghdr(ctx, sock, msg: int, flags: int) -> int:
     """____sys_recvmsg: one message into the struct msghdr at `msg`."""
     header = MsgHdr.read(ctx, msg)
     flags &= 0xFFFFFFFF
+    _check_iovlen(header)
+    sock.check_receivable(flags)
     segments = import_iovec(ctx, header.iov, header.iovlen)
     capacity = sum(length for _, length in segments)
     for base, length in segments:

@@ -163,3 +163,22 @@ def test_poll_on_an_epoll_fd_sleeps_on_what_it_watches():
     assert info.value.channel == [ctx.proc.fds.get(efd)]
     ctx.proc.fds.get(efd).write(struct.pack("<Q", 1))
     assert sys_poll(ctx, DATA + 0x400, 1, 0) == 1
+
+
+def test_nesting_deeper_than_four_is_einval():
+    """epoll_ctl04: a chain of five nested epoll instances cannot go into a sixth."""
+    ctx = socket_ctx()
+    chain = [sys_epoll_create1(ctx, 0)]
+    for _ in range(4):
+        outer = sys_epoll_create1(ctx, 0)
+        assert add(ctx, outer, chain[-1], POLLIN, 0) == 0
+        chain.append(outer)
+    assert errno_of(add, ctx, sys_epoll_create1(ctx, 0), chain[-1], POLLIN, 0) == E.EINVAL
+
+
+def test_recvmsg_with_too_many_iovecs_is_emsgsize():
+    from kernel_model.syscalls.impls.sockmsg import sys_recvmsg
+    ctx = socket_ctx()
+    sys_socketpair(ctx, AF_UNIX, SOCK_STREAM, 0, SV)
+    ctx.write(DATA + 0x500, struct.pack("<QixxxxQQQQixxxx", 0, 0, DATA, 1025, 0, 0, 0))
+    assert errno_of(sys_recvmsg, ctx, pair_fds(ctx)[1], DATA + 0x500, 0) == E.EMSGSIZE

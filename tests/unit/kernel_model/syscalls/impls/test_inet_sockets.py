@@ -154,3 +154,42 @@ def test_socketpair_checks_the_protocol_before_refusing_the_family():
     assert errno_of(sys_socketpair, ctx, AF_INET, SOCK_STREAM, 17, SV) == E.EPROTONOSUPPORT
     assert errno_of(sys_socketpair, ctx, AF_INET, SOCK_DGRAM, 17, SV) == E.EOPNOTSUPP
     assert sys_socket(ctx, AF_INET, SOCK_DGRAM, 136) >= 0              # UDP-Lite
+
+
+def test_ltp_errno_orders():
+    """LTP's accept01, recvfrom01, recv01, sendto01, getsockname01: the state is refused
+    before a bad address is looked at, a TCP recvfrom leaves a bad address pointer alone,
+    out-of-band and error-queue reads of data that never comes, MSG_OOB on UDP."""
+    from kernel_model.net.constants import MSG_ERRQUEUE, MSG_OOB
+    ctx = socket_ctx()
+    fd = sys_socket(ctx, AF_INET, SOCK_STREAM, 0)
+    assert errno_of(sys_accept, ctx, fd, 3, LEN) == E.EINVAL          # not listening
+    put_len(ctx, 16)
+    assert errno_of(sys_getsockname, ctx, fd, 0, LEN) == E.EFAULT     # NULL address
+    srv = tcp_server(ctx)
+    client = sys_socket(ctx, AF_INET, SOCK_STREAM, 0)
+    sys_connect(ctx, client, ADDR, put_in(ctx, LOOPBACK, 8080))
+    conn = sys_accept(ctx, srv, 0, 0)
+    sys_sendto(ctx, client, DATA, 4, 0, 0, 0)
+    put_len(ctx, 16)
+    assert sys_recvfrom(ctx, conn, DATA, 4, 0, 0xFFFFFFFFFFFF0000, LEN) == 4
+    assert get_len(ctx) == 0
+    assert errno_of(sys_recvfrom, ctx, conn, DATA, 4, MSG_OOB, 0, 0) == E.EINVAL
+    assert errno_of(sys_recvfrom, ctx, conn, DATA, 4, MSG_ERRQUEUE, 0, 0) == E.EAGAIN
+    udp = sys_socket(ctx, AF_INET, SOCK_DGRAM, 0)
+    assert errno_of(sys_sendto, ctx, udp, DATA, 1, MSG_OOB, ADDR, 16) == E.EOPNOTSUPP
+
+
+def test_msg_more_holds_the_bytes_until_the_last_send():
+    """send02: after send(MSG_MORE) the receiver has nothing; the next send delivers all."""
+    from kernel_model.net.constants import MSG_MORE
+    ctx = socket_ctx()
+    rx = sys_socket(ctx, AF_INET, SOCK_DGRAM, 0)
+    sys_bind(ctx, rx, ADDR, put_in(ctx, LOOPBACK, 4000))
+    tx = sys_socket(ctx, AF_INET, SOCK_DGRAM, 0)
+    ctx.write(DATA, b"abcdef")
+    assert sys_sendto(ctx, tx, DATA, 3, MSG_MORE, ADDR, 16) == 3
+    assert errno_of(sys_recvfrom, ctx, rx, DATA + 0x100, 64, 0x40, 0, 0) == E.EAGAIN
+    assert sys_sendto(ctx, tx, DATA + 3, 3, 0, ADDR, 16) == 3
+    assert sys_recvfrom(ctx, rx, DATA + 0x100, 64, 0, 0, 0) == 6
+    assert ctx.read(DATA + 0x100, 6) == b"abcdef"
