@@ -179,14 +179,14 @@ def receive_msghdr(ctx, sock, msg: int, flags: int) -> int:
     header = MsgHdr.read(ctx, msg)
     flags &= 0xFFFFFFFF
     _check_iovlen(header)
+    if header.name and header.namelen < 0:
+        raise GuestErrno(E.EINVAL)          # copy_msghdr_from_user, before the protocol
     sock.check_receivable(flags)
     segments = import_iovec(ctx, header.iov, header.iovlen)
     capacity = sum(length for _, length in segments)
     for base, length in segments:
         if length and ctx.accessible_prefix(base, length, PROT_WRITE) < length:
             raise GuestErrno(E.EFAULT)
-    if header.name and header.namelen < 0:
-        raise GuestErrno(E.EINVAL)
     if not ctx.writable(msg, MsgHdr.layout(ctx.word).size):
         raise GuestErrno(E.EFAULT)
     taken = _recv(ctx, sock, capacity, flags)

@@ -11,6 +11,7 @@ from ...errno import GuestErrno
 from ...net.constants import (AF_UNIX, SO_ACCEPTCONN, SO_DOMAIN, SO_ERROR, SO_PEERCRED,
                               SO_PROTOCOL, SO_TYPE, SOCK_STREAM, SOL_SOCKET)
 from ...net.inet import InetSocket
+from ...net.protocol_options import get_option, set_option
 from ...net.unix import LISTENING
 from ..kinds import K
 from ..registry import syscall
@@ -35,13 +36,11 @@ def sys_setsockopt(ctx, fd, level, optname, optval, optlen):
 
 
 def _set_protocol_option(sock, level: int, name: int, value: bytes) -> int:
-    """IPPROTO_IP/IPV6/TCP/UDP options of an inet socket (TCP_NODELAY, IP_TOS...): kept and
-    read back, with no effect on the loopback network. AF_UNIX has none: EOPNOTSUPP."""
+    """IPPROTO_IP/IPV6/TCP/UDP options of an inet socket (kernel_model/net/
+    protocol_options.py); AF_UNIX has none: EOPNOTSUPP."""
     if not isinstance(sock, InetSocket):
         raise GuestErrno(E.EOPNOTSUPP)
-    if len(value) < 4:
-        raise GuestErrno(E.EINVAL)
-    sock.options.ints[(level, name)] = value
+    set_option(sock, level, name, value)
     return 0
 
 
@@ -56,7 +55,7 @@ def sys_getsockopt(ctx, fd, level, optname, optval, optlen):
     if length < 0:
         raise GuestErrno(E.EINVAL)
     if level != SOL_SOCKET:
-        value = sock.options.ints.get((level, ctx.int32(optname)), bytes(4))
+        value = get_option(sock, level, ctx.int32(optname))
     else:
         value = _value(ctx, sock, ctx.int32(optname))
     # sk_getsockopt: an int option needs room for an int (EINVAL), other values are cut

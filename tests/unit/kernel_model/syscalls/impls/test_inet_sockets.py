@@ -193,3 +193,24 @@ def test_msg_more_holds_the_bytes_until_the_last_send():
     assert sys_sendto(ctx, tx, DATA + 3, 3, 0, ADDR, 16) == 3
     assert sys_recvfrom(ctx, rx, DATA + 0x100, 64, 0, 0, 0) == 6
     assert ctx.read(DATA + 0x100, 6) == b"abcdef"
+
+
+def test_protocol_level_options():
+    """getsockopt01/setsockopt01: an unknown level is EOPNOTSUPP to get and ENOPROTOOPT to
+    set, an unknown option of a known level ENOPROTOOPT; known ones have Linux's defaults."""
+    from kernel_model.syscalls.impls.sockopt import sys_getsockopt, sys_setsockopt
+    ctx = socket_ctx()
+    fd = sys_socket(ctx, AF_INET, SOCK_STREAM, 0)
+    put_len(ctx, 4)
+    for level, name, errno in ((500, 10, E.EOPNOTSUPP), (17, 10, E.EOPNOTSUPP),
+                               (0, -1, E.ENOPROTOOPT), (6, -1, E.ENOPROTOOPT)):
+        assert errno_of(sys_getsockopt, ctx, fd, level, name, DATA, LEN) == errno
+    ctx.write(DATA, struct.pack("<i", 1))
+    for level, name in ((500, 10), (17, 10), (0, -1), (6, -1)):
+        assert errno_of(sys_setsockopt, ctx, fd, level, name, DATA, 4) == E.ENOPROTOOPT
+    assert sys_getsockopt(ctx, fd, 0, 2, DATA + 8, LEN) == 0                # IP_TTL
+    assert struct.unpack("<i", ctx.read(DATA + 8, 4))[0] == 64
+    assert sys_setsockopt(ctx, fd, 6, 1, DATA, 4) == 0                      # TCP_NODELAY
+    put_len(ctx, 4)
+    sys_getsockopt(ctx, fd, 6, 1, DATA + 8, LEN)
+    assert struct.unpack("<i", ctx.read(DATA + 8, 4))[0] == 1
