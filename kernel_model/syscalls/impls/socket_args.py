@@ -6,6 +6,7 @@ import struct
 from ... import errno as E
 from ...blocking import WouldBlock
 from ...errno import GuestErrno
+from ...flags import O_PATH
 from ...fsview import fs_view
 from ...net.address import parse
 from ...net.names import UnixNames
@@ -16,8 +17,11 @@ SOCKADDR_STORAGE = 128              # sizeof(struct sockaddr_storage)
 
 
 def sock_of(ctx, fd: int) -> UnixSocket:
-    """sockfd_lookup(): EBADF for a closed fd, ENOTSOCK for a file that is not a socket."""
+    """sockfd_lookup(): EBADF for a closed fd or an O_PATH one (fdget does not return it),
+    ENOTSOCK for a file that is not a socket."""
     f = ctx.proc.fds.get(ctx.int32(fd))
+    if getattr(f, "flags", 0) & O_PATH:
+        raise GuestErrno(E.EBADF)
     if not isinstance(f, UnixSocket):
         raise GuestErrno(E.ENOTSOCK)
     return f

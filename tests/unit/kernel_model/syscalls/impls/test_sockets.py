@@ -243,3 +243,12 @@ def test_getpeername_unconnected_and_shutdown():
     assert ctx.proc.fds.get(b).write(b"back") == 4      # the other direction still works
     assert ctx.proc.fds.get(a).read(4) == b"back"
     assert ctx.proc.fds.get(a).state == CONNECTED and ctx.proc.fds.get(a).state != LISTENING
+
+
+def test_an_o_path_descriptor_is_ebadf():
+    """accept03: socket calls do not see an O_PATH file at all (fdget), so EBADF, not
+    ENOTSOCK."""
+    from types import SimpleNamespace
+    ctx = socket_ctx()
+    fd = ctx.proc.fds.install(SimpleNamespace(flags=0o10000000, close=lambda: None))
+    assert errno_of(sys_accept, ctx, fd, 0, 0) == E.EBADF
