@@ -30,6 +30,7 @@ class InetSocket(UnixSocket):
         self.peer_name: InetName | None = None      # UDP's connected destination
         self.reset_seen = False                     # TCP: a write after the peer closed
         self.corked = b""                           # MSG_MORE: bytes held for the next send
+        self.multicast_groups: set[bytes] = set()   # joined groups (protocol_options.py)
 
     @property
     def ports(self):

@@ -30,17 +30,17 @@ def sys_setsockopt(ctx, fd, level, optname, optval, optlen):
     value = ctx.read(optval, optlen) if optlen else b""
     level = ctx.int32(level)
     if level != SOL_SOCKET:
-        return _set_protocol_option(sock, level, ctx.int32(optname), value)
+        return _set_protocol_option(sock, level, ctx.int32(optname), value, ctx.word)
     sock.options.set(ctx.int32(optname), value)
     return 0
 
 
-def _set_protocol_option(sock, level: int, name: int, value: bytes) -> int:
+def _set_protocol_option(sock, level: int, name: int, value: bytes, word: int) -> int:
     """IPPROTO_IP/IPV6/TCP/UDP options of an inet socket (kernel_model/net/
     protocol_options.py); AF_UNIX has none: EOPNOTSUPP."""
     if not isinstance(sock, InetSocket):
         raise GuestErrno(E.EOPNOTSUPP)
-    set_option(sock, level, name, value)
+    set_option(sock, level, name, value, word)
     return 0
 
 

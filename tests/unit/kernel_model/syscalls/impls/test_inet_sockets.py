@@ -214,3 +214,25 @@ def test_protocol_level_options():
     put_len(ctx, 4)
     sys_getsockopt(ctx, fd, 6, 1, DATA + 8, LEN)
     assert struct.unpack("<i", ctx.read(DATA + 8, 4))[0] == 1
+
+
+@pytest.mark.parametrize("abi", ["i386", "x86_64"])
+def test_multicast_membership_is_not_copied_to_an_accepted_socket(abi):
+    """accept02 (CVE-2017-8890): the listener joined a group; the accepted socket is in none."""
+    from kernel_model.syscalls.impls.sockopt import sys_setsockopt
+    ctx = socket_ctx(abi)
+    group_req = struct.pack("<I", 1) + bytes(ctx.word - 4) + struct.pack("<H", AF_INET) + \
+        bytes(2) + bytes([224, 0, 0, 1]) + bytes(120)
+    ctx.write(DATA + 0x400, group_req)
+    srv = sys_socket(ctx, AF_INET, SOCK_STREAM, 0)
+    assert sys_setsockopt(ctx, srv, 0, 42, DATA + 0x400, len(group_req)) == 0   # JOIN
+    assert errno_of(sys_setsockopt, ctx, srv, 0, 42, DATA + 0x400, len(group_req)) == \
+        E.EADDRINUSE
+    sys_bind(ctx, srv, ADDR, put_in(ctx, ANY, 7777))
+    sys_listen(ctx, srv, 1)
+    client = sys_socket(ctx, AF_INET, SOCK_STREAM, 0)
+    sys_connect(ctx, client, ADDR, put_in(ctx, LOOPBACK, 7777))
+    conn = sys_accept(ctx, srv, 0, 0)
+    assert errno_of(sys_setsockopt, ctx, conn, 0, 45, DATA + 0x400, len(group_req)) == \
+        E.EADDRNOTAVAIL                                                           # LEAVE
+    assert sys_setsockopt(ctx, srv, 0, 45, DATA + 0x400, len(group_req)) == 0
