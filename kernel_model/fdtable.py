@@ -93,6 +93,16 @@ class FdTable:
         return {fd: e.file for fd, e in sorted(self.entries.items())}
 
 
+def retain_file(file) -> None:
+    """Hold an open file description outside any table (a socket message carrying it in an
+    SCM_RIGHTS message): it stays open until `release_file`."""
+    _retain(file)
+
+
+def release_file(file) -> None:
+    _release(file)
+
+
 def _retain(file) -> None:
     """Count references to an open file description: it closes when the last fd goes."""
     file.refs = getattr(file, "refs", 0) + 1

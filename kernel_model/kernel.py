@@ -22,6 +22,8 @@ from .errno import GuestErrno
 from .errors import KernelError
 from .process.exit import exit_process, exit_thread
 from .fs import FileSystem
+from .net.inet_ports import InetPorts
+from .net.names import UnixNames
 from .time.itimer import IntervalTimers
 from .panic import is_kernel_bug, run_loop_panic
 from .process.proc import RUNNABLE, ZOMBIE, Process, Thread
@@ -76,6 +78,8 @@ class Kernel(Spawning, SyscallEntry):
         self.fs.data_budget.allows = self._memory_budget_allows    # overlay bytes are memory
         self.syscalls = SyscallDispatcher(self)
         self.uts = UtsName()              # the run's UTS namespace (sethostname, uname)
+        self.unix_names = UnixNames()     # names AF_UNIX sockets are bound to (kernel_model/net)
+        self.inet_ports = InetPorts()     # the loopback network's bound ports
         self.signals = Signals(self)
         self.scheduler = Scheduler(self.clock, config.quantum)
         self.scheduler.timers = IntervalTimers(self)

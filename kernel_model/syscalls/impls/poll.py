@@ -10,8 +10,9 @@ import struct
 
 from ... import errno as E
 from ...errno import GuestErrno
+from ...memory.vm import PROT_READ
 from ...readiness import (POLLERR, POLLHUP, POLLNVAL, SELECT_EXCEPT, SELECT_READ, SELECT_WRITE,
-                          file_events, wait_channel)
+                          file_events, wait_channels)
 from ..kinds import K
 from ..registry import syscall
 from .timedwait import TimedWait
@@ -55,6 +56,8 @@ def _read_sigmask(ctx, addr: int, size: int) -> int | None:
         return None
     if size != SIGSET_SIZE:
         raise GuestErrno(E.EINVAL)
+    if ctx.accessible_prefix(addr, SIGSET_SIZE, PROT_READ) < SIGSET_SIZE:
+        raise GuestErrno(E.EFAULT)           # a PROT_NONE page is mapped but not readable
     return struct.unpack("<Q", ctx.read(addr, SIGSET_SIZE))[0]
 
 
@@ -65,9 +68,9 @@ class _Waiters:
         self.names: dict[object, str] = {}
 
     def add(self, file) -> None:
-        channel = wait_channel(file)
-        if channel is not None and channel not in self.names:
-            self.names[channel] = getattr(file, "path", b"?").decode(errors="replace")
+        for channel in wait_channels(file):
+            if channel not in self.names:
+                self.names[channel] = getattr(file, "path", b"?").decode(errors="replace")
 
     def sleep(self, wait: TimedWait, call: str):
         what = ", ".join(self.names.values()) or "nothing"
