@@ -50,11 +50,17 @@ def rows(arch: str):
             new(variant), battery.sequence_plan(arch, EXAMPLES), battery.sequence_body(subj, variant))
 
 
-def main() -> None:
-    print(f"{'property':34} {'arch':7} {'examples':>8} {'examples/s':>11}")
+def run() -> list[str]:
+    """The table's lines (bench/run.py prints them beside the other benchmarks')."""
+    lines = [f"{'property':34} {'arch':7} {'examples':>8} {'examples/s':>11}"]
     for arch in ("x86_64", "i386"):
-        for name, (run, rate) in rows(arch):
-            print(f"{name:34} {arch:7} {run:8d} {rate:11.0f}")
+        for name, (done, rate) in rows(arch):
+            lines.append(f"{name:34} {arch:7} {done:8d} {rate:11.0f}")
+    return lines
+
+
+def main() -> None:
+    print("\n".join(run()))
 
 
 if __name__ == "__main__":
