@@ -14,7 +14,9 @@ import click
 from instrumenter.strategies.registry import CHOICES as STRATEGY_CHOICES
 from kernel_model.process.sched import DEFAULT_QUANTUM
 
+from ..version import __version__
 from .detach import detach_options, detach_starter
+from .strace_options import strace_options
 from .probe_times import OrderedOptionsCommand, probe_time_options, probe_times
 from .handler import handler_options
 from .handler import load as load_handler
@@ -65,8 +67,9 @@ def _say_choice(probe, address: int, strategy: str) -> None:
     click.echo(f"trapline: {probe.spec.text} at {address:#x}: {strategy}", err=True)
 
 
-def run_options(f, *, follow_short: bool = True):
-    """Options shared by every command that runs a guest (`trace` keeps -f for --format)."""
+def run_options(f, *, follow_short: bool = True, taken: frozenset = frozenset()):
+    """Options shared by every command that runs a guest (`trace` keeps -f for --format), and
+    strace's (strace_options.py) but for the spellings in `taken`, the command's own."""
     options = [
         click.option("--rootfs", type=click.Path(file_okay=False), default=None,
                      help="Folder that is the guest's /. Default: the host / read-only."),
@@ -79,14 +82,16 @@ def run_options(f, *, follow_short: bool = True):
         click.option("--writable", is_flag=True,
                      help="Write through to the rootfs folder (default: in-memory overlay)."),
         click.option("--strace", is_flag=True, help="Print system calls on stderr, strace-style."),
-        click.option(*(("-f", "--follow-forks") if follow_short else ("--follow-forks",)), is_flag=True,
-                     help="With --strace: trace child processes too ([pid N] prefixes)."),
+        click.option(*(("-f", "--follow-forks") if follow_short else ("--follow-forks",)), count=True,
+                     help="With --strace: trace child processes too ([pid N] prefixes); -ff with "
+                     "-o FILE: one file FILE.PID per process."),
         click.option("--quantum", type=click.IntRange(min=1), default=DEFAULT_QUANTUM, show_default=True,
                      help="Guest instructions per time slice while several threads can run."),
         click.option("--max-insns", type=click.IntRange(min=0), default=0,
                      help="Stop the run after about this many guest instructions (0: no limit)."),
         click.option("-v", "--verbose", is_flag=True, help="More diagnostics from trapline."),
     ]
+    f = strace_options(f, taken=taken)
     for option in reversed(options):
         f = option(f)
     return f
@@ -98,6 +103,8 @@ def run_options(f, *, follow_short: bool = True):
                             "profile": "trapline.cli.profile:profile",       # issue 18, US 7,823,129
                             "report": "trapline.cli.profile:report",
                             "gdbserver": "trapline.cli.gdbserver:gdbserver"})  # GDB remote stub (US 6,957,421)
+@click.version_option(__version__, "-V", "--version", prog_name="trapline",
+                      message="%(prog)s -- version %(version)s")     # strace -V's wording
 def main():
     """trapline: run and instrument x86/x86-64 Linux binaries in an emulated, modeled kernel."""
 
@@ -108,13 +115,14 @@ def main():
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 @guest_command
 def run(rootfs, cwd, env, clear_env, seed, writable, strace, follow_forks, quantum, max_insns,
-        verbose, program, args):
+        verbose, program, args, strace_options):
     """Run PROGRAM [ARGS...] in the sandbox; exit with its status (128+N after signal N)."""
     from ..sandbox import Sandbox
 
     sandbox = Sandbox(rootfs=rootfs, cwd=cwd, env=_parse_env(env), clear_env=clear_env, seed=seed,
                       writable=writable, strace=strace, verbose=verbose, capture=False,
-                      follow_forks=follow_forks, quantum=quantum, max_insns=max_insns)
+                      follow_forks=bool(follow_forks), quantum=quantum, max_insns=max_insns,
+                      strace_options=strace_options)
     try:
         result = sandbox.run([program, *args])
     except Exception as e:              # noqa: BLE001 -- every failure gets its status (exit_status.py)
@@ -144,13 +152,14 @@ def run(rootfs, cwd, env, clear_env, seed, writable, strace, follow_forks, quant
               "stacks for flamegraph.pl. Both need -o FILE.")
 @click.option("-o", "--output", type=click.File("w", lazy=False), default=None, help="Write events here (default: stdout).")
 @click.option("-c", "--count", is_flag=True, help="Print a table of hits per probe at the end (stderr).")
-@functools.partial(run_options, follow_short=False)
+@functools.partial(run_options, follow_short=False,
+                   taken=frozenset({"-o", "--output", "-c", "-f"}))
 @click.argument("program")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 @click.pass_context
 @guest_command
 def trace(ctx, probes, enable_at, disable_at, detach_after, detach_on, strategy, native, handler, handler_fxsave, children, backpatch, fmt, output, count, rootfs, cwd, env, clear_env, seed, writable, strace,
-          follow_forks, quantum, max_insns, verbose, program, args):
+          follow_forks, quantum, max_insns, verbose, program, args, strace_options):
     """Run PROGRAM with probes; one event per hit (text or JSON Lines).
 
     --enable-at N and --disable-at N apply to the -p written last before them: that probe
@@ -172,8 +181,8 @@ def trace(ctx, probes, enable_at, disable_at, detach_after, detach_on, strategy,
         user_handler = load_handler(handler, handler_fxsave)
         sandbox = Sandbox(rootfs=rootfs, cwd=cwd, env=_parse_env(env), clear_env=clear_env, seed=seed,
                           writable=writable, strace=strace, verbose=verbose, capture=False,
-                          follow_forks=follow_forks, quantum=quantum, max_insns=max_insns,
-                          probes=[Probe(s, native=native if s.kind == UPROBE else None,
+                          follow_forks=bool(follow_forks), quantum=quantum, max_insns=max_insns,
+                          strace_options=strace_options, probes=[Probe(s, native=native if s.kind == UPROBE else None,
                                         enable_at=on, disable_at=off,
                                         handler=user_handler if s.kind == UPROBE else None)
                                   for s, (on, off) in zip(specs, times)], strategy=strategy, on_choice=_say_choice if verbose else None,

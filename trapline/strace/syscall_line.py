@@ -17,7 +17,7 @@ from .errnos import format_error_return
 from .strings import (MemReader, format_address, format_argv, format_buffer, format_envp,
                       format_path, read_words)
 
-__all__ = ["MemReader", "format_syscall", "format_exit", "format_killed", "unknown_name"]
+__all__ = ["MemReader", "format_call", "format_syscall", "format_exit", "format_killed", "unknown_name"]
 
 MAX_ERRNO = 4095             # include/linux/err.h: -4095..-1 are errors
 PAGE_SHIFT = 12              # mmap2's offset unit is 4096 bytes on x86
@@ -53,20 +53,26 @@ def unknown_name(number: int) -> str:
     return f"syscall_{number:#x}"
 
 
-def format_syscall(name: str, args: Sequence[int], ret: int, mem: MemReader, abi_bits: int,
-                   align: int = 0) -> str:
-    """The strace line for a finished syscall. `args` and `ret` are raw register values;
-    `align` pads to strace's `-a` column (strace's default is 40; 0 means no padding)."""
+def format_call(name: str, args: Sequence[int], ret: int, mem: MemReader,
+                abi_bits: int) -> tuple[str, str, bool]:
+    """(`name(args...)`, the text after `= `, whether it failed) for a finished syscall;
+    `args` and `ret` are raw register values."""
     if abi_bits not in (32, 64):
         raise ValueError(f"abi_bits must be 32 or 64, not {abi_bits}")
     mask = (1 << abi_bits) - 1
     call = _Call(name, tuple(a & mask for a in args), _signed(ret, abi_bits), mem, abi_bits)
-    head = f"{name}({', '.join(_format_args(call))})"
+    return f"{name}({', '.join(_format_args(call))})", _format_return(call), call.failed
+
+
+def format_syscall(name: str, args: Sequence[int], ret: int, mem: MemReader, abi_bits: int,
+                   align: int = 0) -> str:
+    """The strace line for a finished syscall. `align` pads to strace's `-a` column (strace's
+    default is 40; 0 means no padding)."""
+    head, result, _ = format_call(name, args, ret, mem, abi_bits)
+    head += " "
     if align:
-        head = (head + " ").ljust(align)
-    else:
-        head += " "
-    return f"{head}= {_format_return(call)}"
+        head = head.ljust(align)
+    return f"{head}= {result}"
 
 
 def format_exit(status: int) -> str:
@@ -322,7 +328,20 @@ def _clone_args(call: _Call) -> list[str]:
     return texts
 
 
+def _set_thread_area_args(call: _Call) -> list[str]:
+    return [structs.format_user_desc(call.mem, call.arg(0))]
+
+
+def _sigreturn_args(call: _Call) -> list[str]:
+    """The client passes the address of the frame's saved mask (structs.SIGRETURN_MASK_OFFSET
+    from the stack pointer); i386's sigreturn saves only the 32 old signals there."""
+    size = 4 if call.name == "sigreturn" else 8
+    return [structs.format_sigreturn_mask(call.mem, call.arg(0), size)]
+
+
 _SPECIAL: dict[str, Callable[[_Call], list[str]]] = {
+    "set_thread_area": _set_thread_area_args, "rt_sigreturn": _sigreturn_args,
+    "sigreturn": _sigreturn_args,
     "open": _open_args, "openat": _open_args, "fcntl": _fcntl_args, "fcntl64": _fcntl_args,
     "ioctl": _ioctl_args, "futex": _futex_args, "_llseek": _llseek_args,
     "mmap": _old_mmap_args, "clone": _clone_args,
@@ -332,6 +351,20 @@ _SPECIAL: dict[str, Callable[[_Call], list[str]]] = {
 # --- return value ------------------------------------------------------------------------------
 
 def _format_return(call: _Call) -> str:
+    text = _format_return_value(call)
+    note = _RETURN_NOTES.get(call.name)
+    return text + note(call) if note is not None and not call.failed else text
+
+
+def _set_thread_area_note(call: _Call) -> str:
+    entry = structs.user_desc_entry(call.mem, call.arg(0))
+    return "" if entry is None else f" (entry_number={entry})"
+
+
+_RETURN_NOTES: dict[str, Callable[[_Call], str]] = {"set_thread_area": _set_thread_area_note}
+
+
+def _format_return_value(call: _Call) -> str:
     kind = return_kind(call.name)
     if kind is Ret.NONE:
         return "?"
