@@ -95,7 +95,8 @@ class DebugInterface:
     # The part (attribute, class) that answers each method of the door.
     PARTS = {
         ("_events", DebugEvents): "subscribe unsubscribe register_tracer tool_waits "
-                                  "syscall_entry syscall_resumed syscall_exit",
+                                  "syscall_entry syscall_resumed syscall_exit "
+                                  "syscall_interrupted",
         ("_traps", ToolTraps): "register_breakpoint unregister_breakpoint breakpoint_at "
                                "register_breakpoint_redirect unregister_breakpoint_redirect "
                                "set_gate clear_gate register_invalid_opcode_site "

@@ -10,6 +10,7 @@ what was read at its entry.
 """
 from . import syscall_line
 from .options import StraceOptions
+from .siginfo import format_siginfo
 from .output import StraceOutput, aligned
 from .strings import format_execve_call
 from .structs import SIGRETURN_MASK_OFFSET
@@ -20,9 +21,15 @@ NO_RETURN_CALLS = frozenset({"exit", "exit_group"})
 # the stack they lie on is gone by the exit); their result is added at the exit.
 ENTRY_TIME_CALLS = frozenset({"execve", "set_thread_area", "rt_sigreturn", "sigreturn"})
 
-SI_CODES = {0: "SI_USER", -6: "SI_TKILL", 0x80: "SI_KERNEL", 1: "CLD_EXITED", 2: "CLD_KILLED",
-            3: "CLD_DUMPED"}
 ABI_BITS = {"i386": 32, "x86_64": 64}
+# What a sleeping call returns to the kernel when a signal with a handler interrupts it, which
+# strace shows as its result: ERESTARTNOHAND for pause and sigsuspend (kernel/signal.c),
+# ERESTART_RESTARTBLOCK for the sleeps (kernel/time/hrtimer.c), ERESTARTSYS for the others.
+ERESTARTSYS, ERESTARTNOHAND, ERESTART_RESTARTBLOCK = 512, 514, 516
+RESTART_ERRNOS = {"pause": ERESTARTNOHAND, "rt_sigsuspend": ERESTARTNOHAND,
+                  "sigsuspend": ERESTARTNOHAND, "nanosleep": ERESTART_RESTARTBLOCK,
+                  "clock_nanosleep": ERESTART_RESTARTBLOCK,
+                  "clock_nanosleep_time64": ERESTART_RESTARTBLOCK}
 
 
 class _Memory:
@@ -58,6 +65,7 @@ class StraceClient:
         self.live: set[int] = set()
         self._entry_heads: dict[int, str] = {}                 # tid -> the call as entered
         self._entered_ns: dict[int, int] = {}                  # tid -> virtual time at entry
+        self._last_args: dict[int, object] = {}                # tid -> its call's arguments
 
     def attach(self) -> "StraceClient":
         """Follow the kernel's processes from now on: its events and every syscall stop."""
@@ -159,23 +167,15 @@ class StraceClient:
         signal (`thread` None: it kills; a death with no delivered siginfo has no line)."""
         if info is None or (self.options.signals is not None and sig not in self.options.signals):
             return
-        name = syscall_line.signal_name(sig)
-        code = info.get("code", 0)
-        fields = [f"si_signo={name}", f"si_code={SI_CODES.get(code, code)}"]
-        if "addr" in info:
-            fields.append(f"si_addr={info['addr']:#x}")
-        else:
-            fields += [f"si_pid={info.get('pid', 0)}", "si_uid=0"]
-            if "status" in info:
-                status = info["status"]         # CLD_KILLED/CLD_DUMPED: the signal, by name
-                fields.append(f"si_status={syscall_line.signal_name(status) if code in (2, 3) else status}")
-        self._emit(proc, f"--- {name} {{{', '.join(fields)}}} ---", thread.tid if thread else None)
+        line = f"--- {syscall_line.signal_name(sig)} {format_siginfo(sig, info)} ---"
+        self._emit(proc, line, thread.tid if thread else None)
 
     signal_ignored = signal
 
     # ---- syscall stops ----------------------------------------------------------------------
     def syscall_entry(self, thread, name: str, args) -> None:
         """What must be read from the caller's memory before the call runs."""
+        self._last_args[thread.tid] = args
         if self.options.durations or self.summary is not None:
             self._entered_ns.setdefault(thread.tid, self.debug.virtual_time_ns())
         if name in NO_RETURN_CALLS:
@@ -200,6 +200,14 @@ class StraceClient:
         if entry_head is not None and not (name == "execve" and failed):
             head = entry_head            # (a failed execve's memory is still the caller's)
         self._emit_call(thread.process, thread.tid, name, head, text, failed)
+
+
+    def syscall_interrupted(self, thread, name: str) -> None:
+        """A sleeping call a signal interrupts ends with strace's `= ? ERESTARTSYS` line,
+        before the signal's; restarted, it shows again whole."""
+        args = self._last_args.get(thread.tid, ())
+        head, text, _ = self._call(thread, name, args, -RESTART_ERRNOS.get(name, ERESTARTSYS))
+        self._emit_call(thread.process, thread.tid, name, head, text, True)
 
 
 def _seconds(ns: int) -> str:

@@ -86,6 +86,18 @@ def format_buffer(mem: MemReader, addr: int, length: int) -> str:
     return quote_from(mem, data, truncated=length > limit)
 
 
+def format_buffer_hex(mem: MemReader, addr: int, length: int) -> str:
+    """A buffer every byte of which is shown as \\xNN (strace's QUOTE_FORCE_HEX)."""
+    if not addr:
+        return "NULL"
+    limit = max_strlen(mem)
+    shown = min(max(length, 0), limit)
+    data = mem.read(addr, shown)
+    if data is None or len(data) < shown:
+        return format_address(addr)
+    return quote(data, truncated=length > limit, hex_strings=2)
+
+
 def format_cstring(mem: MemReader, addr: int, limit: int | None = None) -> str:
     """A NUL-terminated string (argv entries): up to `limit` characters (-s), "..." when
     longer."""

@@ -241,3 +241,52 @@ def format_sigreturn_mask(mem: MemReader, addr: int, size: int) -> str:
     """`{mask=[INT]}`: the mask the frame restores (strace's sigreturn decoder)."""
     mask = read_word(mem, addr, size)
     return f"{{mask={format_address(addr) if mask is None else sigset_text(mask, size * 8)}}}"
+
+
+def format_statx(mem: MemReader, addr: int) -> str:
+    """struct statx (uapi/linux/stat.h) abbreviated as strace prints it without -v."""
+    data = mem.read(addr, 48)
+    if data is None or len(data) < 48:
+        return format_address(addr)
+    mask = int.from_bytes(data[0:4], "little")
+    attributes = int.from_bytes(data[8:16], "little")
+    mode = int.from_bytes(data[28:30], "little")
+    size = int.from_bytes(data[40:48], "little")
+    return (f"{{stx_mask={flags.decode_flags(mask, flags.STATX_MASK)}, "
+            f"stx_attributes={flags.decode_flags(attributes, flags.STATX_ATTRIBUTES)}, "
+            f"stx_mode={flags.decode_file_mode(mode)}, stx_size={size}, ...}}")
+
+
+def format_itimerval(mem: MemReader, addr: int, word: int) -> str:
+    """`{it_interval={tv_sec=0, tv_usec=0}, it_value={tv_sec=0, tv_usec=10000}}`."""
+    if not addr:
+        return "NULL"
+    values = read_words(mem, addr, word, 4)
+    if values is None:
+        return format_address(addr)
+    s1, u1, s2, u2 = (_signed(v, word * 8) for v in values)
+    return (f"{{it_interval={{tv_sec={s1}, tv_usec={u1}}}, "
+            f"it_value={{tv_sec={s2}, tv_usec={u2}}}}}")
+
+
+def format_dirents(mem: MemReader, addr: int, size: int, reclen_at: int) -> str:
+    """`0x... /* 8 entries */`: strace counts the records by their d_reclen without -v."""
+    data = mem.read(addr, size) if size > 0 else b""
+    if data is None:
+        return format_address(addr)
+    count, offset = 0, 0
+    while offset + reclen_at + 2 <= len(data):
+        reclen = int.from_bytes(data[offset + reclen_at:offset + reclen_at + 2], "little")
+        if reclen == 0:
+            break
+        count, offset = count + 1, offset + reclen
+    return f"{addr:#x} /* {count} entries */"
+
+
+def format_cpu_set(mem: MemReader, addr: int, size: int) -> str:
+    """`[0 1]`: the CPUs set in the first `size` bytes of a cpu_set_t."""
+    data = mem.read(addr, size) if size > 0 else b""
+    if data is None:
+        return format_address(addr)
+    mask = int.from_bytes(data, "little")
+    return "[" + " ".join(str(cpu) for cpu in range(len(data) * 8) if mask >> cpu & 1) + "]"

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from kernel_model.debug.abi import Kind, Ret, flags, return_kind, signal_name, signature
 
-from . import structs
+from . import arguments, structs
 from .errnos import format_error_return
 from .strings import (MemReader, format_address, format_argv, format_buffer, format_envp,
                       format_path, read_words)
@@ -91,10 +91,15 @@ def _format_args(call: _Call) -> list[str]:
         return special(call)
     params = signature(call.name, "i386" if call.bits == 32 else "x86_64")
     if params is None:
+        decoders = arguments.SIGNATURES.get(call.name)
+        if decoders is not None:
+            return [decode(call, index, call.arg(index)) for index, decode in enumerate(decoders)]
         return [flags.format_hex(value) for value in call.args]
     shown, word = [], 0
     for _, kind in params:          # an i386 64-bit offset takes two words
-        shown.append(_format_value(call, word, kind))
+        override = arguments.OVERRIDES.get((call.name, word))
+        shown.append(override(call, word, call.arg(word)) if override is not None
+                     else _format_value(call, word, kind))
         word += 2 if kind is Kind.OFFSET64_SPLIT else 1
     return shown
 
@@ -341,7 +346,7 @@ def _sigreturn_args(call: _Call) -> list[str]:
 
 _SPECIAL: dict[str, Callable[[_Call], list[str]]] = {
     "set_thread_area": _set_thread_area_args, "rt_sigreturn": _sigreturn_args,
-    "sigreturn": _sigreturn_args,
+    "sigreturn": _sigreturn_args, "prctl": arguments.prctl_args, "mremap": arguments.mremap_args,
     "open": _open_args, "openat": _open_args, "fcntl": _fcntl_args, "fcntl64": _fcntl_args,
     "ioctl": _ioctl_args, "futex": _futex_args, "_llseek": _llseek_args,
     "mmap": _old_mmap_args, "clone": _clone_args,
