@@ -78,6 +78,13 @@ SIGNATURES: dict[str, tuple[Decoder, ...]] = {
 }
 
 
+# The overridden arguments that the kernel fills in (shown after `<... NAME resumed>`), and the
+# arguments printed at the entry of the calls of SIGNATURES.
+OUTPUTS = frozenset({("getrandom", 0), ("statx", 4), ("setitimer", 2), ("getitimer", 1),
+                     ("getdents64", 1), ("getdents", 1), ("sched_getaffinity", 2)})
+ENTRY_COUNTS = {"rt_sigpending": 0}
+
+
 def prctl_args(call) -> list[str]:
     """`prctl(PR_GET_NAME, "busybox")`, `prctl(PR_SET_PDEATHSIG, SIGKILL)`: the option by
     name, then what that option takes (flags.PR_ARGUMENTS); others as four hex words."""

@@ -15,6 +15,7 @@ from .output import StraceOutput, aligned
 from .strings import format_execve_call
 from .structs import SIGRETURN_MASK_OFFSET
 from .summary import Summary
+from .unfinished import UNFINISHED, InProgress, entry_part, resumed_part
 
 NO_RETURN_CALLS = frozenset({"exit", "exit_group"})
 # Calls whose arguments strace prints as they were at the entry (the kernel rewrites them, or
@@ -65,7 +66,11 @@ class StraceClient:
         self.live: set[int] = set()
         self._entry_heads: dict[int, str] = {}                 # tid -> the call as entered
         self._entered_ns: dict[int, int] = {}                  # tid -> virtual time at entry
-        self._last_args: dict[int, object] = {}                # tid -> its call's arguments
+        self._in_progress: dict[int, InProgress] = {}          # tid -> the call it is in
+        self._last_args: dict[int, object] = {}                # tid -> its last call's arguments
+        # Several tasks' lines in one stream: a call in progress is split (unfinished.py).
+        self._interleaves = bool(self.options.follow_forks) and not (
+            self.options.output is not None and self.options.follow_forks > 1)
 
     def attach(self) -> "StraceClient":
         """Follow the kernel's processes from now on: its events and every syscall stop."""
@@ -94,12 +99,39 @@ class StraceClient:
         """A line that is not a syscall's (signals, exits)."""
         if not self._traced(proc, tid) or self.options.summary == 1:
             return
+        self._leave_unfinished(tid or proc.pid)
         self.output.write(tid or proc.pid, self._prefix(proc, tid), line)
 
+    def _leave_unfinished(self, tid: int) -> None:
+        """Before a line of `tid`, the other tasks' calls in progress show what they had at
+        their entry, `<unfinished ...>` (strace prints that part at the entry itself)."""
+        if not self._interleaves or len(self._in_progress) < 2 and tid in self._in_progress:
+            return
+        for other, call in self._in_progress.items():
+            if other == tid or call.shown or not self._shows_call(call.thread, call.name):
+                continue
+            call.shown = True
+            texts, entered = self._texts(call.thread, call.name, call.args)
+            proc = call.thread.process
+            self.output.write(other, self._prefix(proc, other),
+                              entry_part(call.name, texts, entered) + UNFINISHED)
+
+    def _shows_call(self, thread, name: str) -> bool:
+        return (self._traced(thread.process, thread.tid) and self.options.traces(name)
+                and self.options.summary != 1)
+
+    def _texts(self, thread, name: str, args, result: int = 0) -> tuple[list[str], int]:
+        bits = ABI_BITS[self.debug.syscall_abi(thread)]
+        texts, _, _ = syscall_line.format_parts(
+            name, args, result, _Memory(self.debug, thread.process, self.options), bits)
+        return texts, syscall_line.entry_arguments(name, bits, len(texts))
+
     def _emit_call(self, proc, tid: int, name: str, head: str, result: str,
-                   failed: bool | None) -> None:
-        """A syscall's line: `= ` at column 40; failed None: no result to speak of (`= ?`)."""
+                   failed: bool | None, resumed: str | None = None) -> None:
+        """A syscall's line: `= ` at column 40; failed None: no result to speak of (`= ?`);
+        `resumed`: the line's `<... NAME resumed>...)` form, if its start was printed."""
         if not self._traced(proc, tid) or not self.options.traces(name):
+            self._in_progress.pop(tid, None)
             return
         if self.summary is not None:
             self.summary.add(name, bool(failed), self._duration(tid))
@@ -108,6 +140,10 @@ class StraceClient:
         status = "unavailable" if failed is None else ("failed" if failed else "successful")
         if status not in self.options.statuses:
             return
+        self._leave_unfinished(tid)
+        call = self._in_progress.pop(tid, None)
+        if call is not None and call.shown:
+            head = resumed
         prefix = self._prefix(proc, tid)
         line = aligned(head, result, len(prefix))
         if self.options.durations and failed is not None:
@@ -158,6 +194,8 @@ class StraceClient:
     def exit(self, proc, status: int) -> None:
         """The wait status word: `exited with N` or `killed by SIG` (wait(2)'s WIFSIGNALED)."""
         signal = status & 0x7F
+        for thread in self.debug.threads(proc):
+            self._in_progress.pop(thread.tid, None)      # a call it died in ends with it
         self._emit(proc, syscall_line.format_killed(signal, bool(status & 0x80)) if signal
                    else syscall_line.format_exit((status >> 8) & 0xFF))
         self.live.discard(proc.pid)
@@ -176,6 +214,10 @@ class StraceClient:
     def syscall_entry(self, thread, name: str, args) -> None:
         """What must be read from the caller's memory before the call runs."""
         self._last_args[thread.tid] = args
+        if self._interleaves and name not in NO_RETURN_CALLS:
+            known = self._in_progress.get(thread.tid)
+            if known is None or known.name != name:     # (a sleeping call entered again: the same)
+                self._in_progress[thread.tid] = InProgress(thread, name, args)
         if self.options.durations or self.summary is not None:
             self._entered_ns.setdefault(thread.tid, self.debug.virtual_time_ns())
         if name in NO_RETURN_CALLS:
@@ -199,15 +241,26 @@ class StraceClient:
         head, text, failed = self._call(thread, name, args, result)
         if entry_head is not None and not (name == "execve" and failed):
             head = entry_head            # (a failed execve's memory is still the caller's)
-        self._emit_call(thread.process, thread.tid, name, head, text, failed)
+        self._emit_call(thread.process, thread.tid, name, head, text, failed,
+                        self._resumed(thread, name, args, result))
+
+    def _resumed(self, thread, name: str, args, result: int) -> str | None:
+        call = self._in_progress.get(thread.tid)
+        if call is None or not call.shown:
+            return None
+        texts, entered = self._texts(thread, name, args if name not in ENTRY_TIME_CALLS
+                                     else self._entry_args(thread, name, args), result)
+        return resumed_part(name, texts, entered)
 
 
     def syscall_interrupted(self, thread, name: str) -> None:
         """A sleeping call a signal interrupts ends with strace's `= ? ERESTARTSYS` line,
         before the signal's; restarted, it shows again whole."""
         args = self._last_args.get(thread.tid, ())
-        head, text, _ = self._call(thread, name, args, -RESTART_ERRNOS.get(name, ERESTARTSYS))
-        self._emit_call(thread.process, thread.tid, name, head, text, True)
+        errno = -RESTART_ERRNOS.get(name, ERESTARTSYS)
+        head, text, _ = self._call(thread, name, args, errno)
+        self._emit_call(thread.process, thread.tid, name, head, text, True,
+                        self._resumed(thread, name, args, errno))
 
 
 def _seconds(ns: int) -> str:

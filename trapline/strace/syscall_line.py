@@ -17,7 +17,7 @@ from .errnos import format_error_return
 from .strings import (MemReader, format_address, format_argv, format_buffer, format_envp,
                       format_path, read_words)
 
-__all__ = ["MemReader", "format_call", "format_syscall", "format_exit", "format_killed", "unknown_name"]
+__all__ = ["MemReader", "entry_arguments", "format_call", "format_parts", "format_syscall", "format_exit", "format_killed", "unknown_name"]
 
 MAX_ERRNO = 4095             # include/linux/err.h: -4095..-1 are errors
 PAGE_SHIFT = 12              # mmap2's offset unit is 4096 bytes on x86
@@ -53,15 +53,43 @@ def unknown_name(number: int) -> str:
     return f"syscall_{number:#x}"
 
 
-def format_call(name: str, args: Sequence[int], ret: int, mem: MemReader,
-                abi_bits: int) -> tuple[str, str, bool]:
-    """(`name(args...)`, the text after `= `, whether it failed) for a finished syscall;
+def format_parts(name: str, args: Sequence[int], ret: int, mem: MemReader,
+                 abi_bits: int) -> tuple[list[str], str, bool]:
+    """(each argument's text, the text after `= `, whether it failed) for a finished syscall;
     `args` and `ret` are raw register values."""
     if abi_bits not in (32, 64):
         raise ValueError(f"abi_bits must be 32 or 64, not {abi_bits}")
     mask = (1 << abi_bits) - 1
     call = _Call(name, tuple(a & mask for a in args), _signed(ret, abi_bits), mem, abi_bits)
-    return f"{name}({', '.join(_format_args(call))})", _format_return(call), call.failed
+    return _format_args(call), _format_return(call), call.failed
+
+
+def format_call(name: str, args: Sequence[int], ret: int, mem: MemReader,
+                abi_bits: int) -> tuple[str, str, bool]:
+    """(`name(args...)`, the text after `= `, whether it failed) for a finished syscall."""
+    texts, result, failed = format_parts(name, args, ret, mem, abi_bits)
+    return f"{name}({', '.join(texts)})", result, failed
+
+
+_OUTPUT_KINDS = frozenset(kind for kind in Kind if kind.name.endswith("_OUT")) | {Kind.STAT,
+                                                                                  Kind.STAT64}
+
+
+def entry_arguments(name: str, abi_bits: int, shown: int) -> int:
+    """How many of the `shown` arguments strace prints at the call's entry: those before the
+    first the kernel fills in (read's buffer, wait4's status...), all for the calls decoded
+    specially. The rest come after `<... NAME resumed>`."""
+    if name in _SPECIAL:
+        return shown
+    params = signature(name, "i386" if abi_bits == 32 else "x86_64")
+    if params is None:
+        return arguments.ENTRY_COUNTS.get(name, shown)
+    word = 0
+    for index, (_, kind) in enumerate(params):
+        if kind in _OUTPUT_KINDS or (name, word) in arguments.OUTPUTS:
+            return min(index, shown)
+        word += 2 if kind is Kind.OFFSET64_SPLIT else 1
+    return shown
 
 
 def format_syscall(name: str, args: Sequence[int], ret: int, mem: MemReader, abi_bits: int,

@@ -118,8 +118,23 @@ def normalize(text: str) -> list[str]:
         processes.setdefault(pid, []).append(_normalize_body(body + _UNFINISHED))
     if len(processes) == 1:
         return next(iter(processes.values()))
-    return [f"P{index} {line}" for index, lines in enumerate(processes.values())
-            for line in lines]
+    order = _creation_order(text, next(iter(processes)))
+    ranked = sorted(processes, key=lambda pid: order.get(pid, len(order)))
+    return [f"P{index} {line}" for index, pid in enumerate(ranked) for line in processes[pid]]
+
+
+_CREATED = re.compile(r"^(?:\d+ +|\[pid +\d+\] )?(?:<\.\.\. )?(?:fork|vfork|clone|clone3)\b.*= (\d+)")
+
+
+def _creation_order(text: str, root) -> dict:
+    """Processes by when they were created (the fork/clone results, in order), the first one
+    first: the same labels whichever ran first afterwards."""
+    order = {root: 0}
+    for line in text.splitlines():
+        match = _CREATED.match(line)
+        if match is not None and match.group(1) not in order:
+            order[match.group(1)] = len(order)
+    return order
 
 
 def identical_share(native: list[str], sandbox: list[str]) -> float:
