@@ -8,7 +8,6 @@ the few syscalls whose argument list depends on another argument (open's mode, f
 futex, clone, _llseek, i386 old mmap) are special-cased here.
 """
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from kernel_model.debug.abi import Kind, Ret, flags, return_kind, signal_name, signature
 
@@ -23,13 +22,16 @@ MAX_ERRNO = 4095             # include/linux/err.h: -4095..-1 are errors
 PAGE_SHIFT = 12              # mmap2's offset unit is 4096 bytes on x86
 
 
-@dataclass(frozen=True)
 class _Call:
-    name: str
-    args: tuple[int, ...]    # masked to the ABI's word size
-    ret: int                 # signed
-    mem: MemReader
-    bits: int
+    """One finished call as the formatters see it (a plain class: one is made per line)."""
+    __slots__ = ("name", "args", "ret", "mem", "bits")
+
+    def __init__(self, name: str, args: tuple[int, ...], ret: int, mem: MemReader, bits: int):
+        self.name = name
+        self.args = args         # masked to the ABI's word size
+        self.ret = ret           # signed
+        self.mem = mem
+        self.bits = bits
 
     @property
     def word(self) -> int:
@@ -60,7 +62,7 @@ def format_parts(name: str, args: Sequence[int], ret: int, mem: MemReader,
     if abi_bits not in (32, 64):
         raise ValueError(f"abi_bits must be 32 or 64, not {abi_bits}")
     mask = (1 << abi_bits) - 1
-    call = _Call(name, tuple(a & mask for a in args), _signed(ret, abi_bits), mem, abi_bits)
+    call = _Call(name, tuple([a & mask for a in args]), _signed(ret, abi_bits), mem, abi_bits)
     return _format_args(call), _format_return(call), call.failed
 
 
@@ -114,32 +116,61 @@ def format_killed(sig: int, core_dumped: bool = False) -> str:
 # --- arguments ---------------------------------------------------------------------------------
 
 def _format_args(call: _Call) -> list[str]:
-    special = _SPECIAL.get(call.name)
-    if special is not None and not (call.name == "mmap" and call.bits == 64):
-        return special(call)
-    params = signature(call.name, "i386" if call.bits == 32 else "x86_64")
+    plan = _PLANS.get((call.name, call.bits))
+    if plan is None:
+        plan = _PLANS[(call.name, call.bits)] = _plan(call.name, call.bits)
+    return plan(call)
+
+
+# (name, ABI bits) -> the call's argument formatter, built once from the declarations and the
+# tables (arguments.py) on the call's first line: a line then costs one call per argument.
+_PLANS: dict[tuple[str, int], Callable[[_Call], list[str]]] = {}
+
+
+def _plan(name: str, bits: int) -> Callable[[_Call], list[str]]:
+    special = _SPECIAL.get(name)
+    if special is not None and not (name == "mmap" and bits == 64):
+        return special
+    params = signature(name, "i386" if bits == 32 else "x86_64")
     if params is None:
-        decoders = arguments.SIGNATURES.get(call.name)
+        decoders = arguments.SIGNATURES.get(name)
         if decoders is not None:
-            return [decode(call, index, call.arg(index)) for index, decode in enumerate(decoders)]
-        return [flags.format_hex(value) for value in call.args]
-    shown, word = [], 0
+            return lambda call: [decode(call, index, call.arg(index))
+                                 for index, decode in enumerate(decoders)]
+        return lambda call: [flags.format_hex(value) for value in call.args]
+    formatters, word = [], 0
     for _, kind in params:          # an i386 64-bit offset takes two words
-        override = arguments.OVERRIDES.get((call.name, word))
-        shown.append(override(call, word, call.arg(word)) if override is not None
-                     else _format_value(call, word, kind))
+        override = arguments.OVERRIDES.get((name, word))
+        formatters.append(_overridden(override, word) if override is not None
+                          else _value_formatter(kind, word))
         word += 2 if kind is Kind.OFFSET64_SPLIT else 1
-    return shown
+    return lambda call: [format_one(call) for format_one in formatters]
+
+
+def _overridden(decode, index: int) -> Callable[[_Call], str]:
+    return lambda call: decode(call, index, call.arg(index))
+
+
+def _value_formatter(kind: Kind, index: int) -> Callable[[_Call], str]:
+    """The formatter of argument `index` of kind `kind`."""
+    if kind is Kind.OFFSET64_SPLIT:             # i386: (low, high) of a loff_t
+        return lambda call: str(_signed(call.arg(index) | call.arg(index + 1) << 32, 64))
+    simple = _SIMPLE.get(kind)
+    if simple is not None:
+        return lambda call: simple(call.arg(index), call)
+    output = _OUTPUT_DECODERS.get(kind)
+    if output is not None:      # output kinds show only an address unless the call worked
+        def format_output(call: _Call) -> str:
+            value = call.arg(index)
+            if call.failed or not value:
+                return format_address(value)
+            return output(call, index, value)
+        return format_output
+    return lambda call: _format_memory(call, index, kind, call.arg(index))
 
 
 def _format_value(call: _Call, index: int, kind: Kind) -> str:
-    value = call.arg(index)
-    if kind is Kind.OFFSET64_SPLIT:             # i386: (low, high) of a loff_t
-        return str(_signed(value | call.arg(index + 1) << 32, 64))
-    simple = _SIMPLE.get(kind)
-    if simple is not None:
-        return simple(value, call)
-    return _format_memory(call, index, kind, value)
+    return _value_formatter(kind, index)(call)
 
 
 _SIMPLE: dict[Kind, Callable[[int, _Call], str]] = {
@@ -183,7 +214,7 @@ _SIMPLE: dict[Kind, Callable[[int, _Call], str]] = {
 
 
 def _format_memory(call: _Call, index: int, kind: Kind, value: int) -> str:
-    """Kinds that read guest memory. Output kinds show only an address unless the call worked."""
+    """Kinds that read guest memory as the caller passed it."""
     mem, word = call.mem, call.word
     if kind is Kind.PATH:
         return format_path(mem, value)
@@ -207,37 +238,32 @@ def _format_memory(call: _Call, index: int, kind: Kind, value: int) -> str:
         return structs.format_rlimit(mem, value, 8)
     if kind is Kind.MODE_IF_CREAT:
         raise AssertionError("open's mode is handled by _open_args")
-    if call.failed or not value:
-        return format_address(value)
-    return _format_output(call, index, kind, value)
+    return format_address(value)
 
 
-def _format_output(call: _Call, index: int, kind: Kind, value: int) -> str:
-    mem, word, ret = call.mem, call.word, call.ret
-    decoders: dict[Kind, Callable[[], str]] = {
-        Kind.BUF_OUT: lambda: format_buffer(mem, value, ret),
-        Kind.STR_OUT: lambda: format_path(mem, value),
-        Kind.IOVEC_OUT: lambda: structs.format_iovec(
-            mem, value, _signed(call.arg(index + 1), 32), word, ret),
-        Kind.SIGSET_OUT: lambda: structs.format_sigset(mem, value, call.arg(index + 1)),
-        Kind.SIGACTION_OUT: lambda: structs.format_sigaction(mem, value, word),
-        Kind.TIMESPEC_OUT: lambda: structs.format_timespec(mem, value, word),
-        Kind.TIMESPEC64_OUT: lambda: structs.format_timespec(mem, value, 8),
-        Kind.TIMEVAL_OUT: lambda: structs.format_timeval(mem, value, word),
-        Kind.RLIMIT_OUT: lambda: structs.format_rlimit(mem, value, word),
-        Kind.RLIMIT64_OUT: lambda: structs.format_rlimit(mem, value, 8),
-        Kind.UTSNAME_OUT: lambda: structs.format_utsname(mem, value),
-        Kind.PIPEFD_OUT: lambda: structs.format_int_array(mem, value, 2),
-        Kind.INT_OUT: lambda: structs.format_int_array(mem, value, 1),
-        Kind.LOFF_OUT: lambda: structs.format_loff(mem, value),
-        Kind.WSTATUS_OUT: lambda: (structs.format_wait_status(mem, value) if ret > 0
-                                   else format_address(value)),
-        Kind.STAT: lambda: structs.format_stat(mem, value,
-                                               "stat64" if call.bits == 64 else "stat32"),
-        Kind.STAT64: lambda: structs.format_stat(mem, value, "stat64_i386"),
-    }
-    decoder = decoders.get(kind)
-    return decoder() if decoder is not None else format_address(value)
+# What the kernel fills in, read once the call succeeded: (call, argument index, address).
+_OUTPUT_DECODERS: dict[Kind, Callable[[_Call, int, int], str]] = {
+    Kind.BUF_OUT: lambda c, i, v: format_buffer(c.mem, v, c.ret),
+    Kind.STR_OUT: lambda c, i, v: format_path(c.mem, v),
+    Kind.IOVEC_OUT: lambda c, i, v: structs.format_iovec(
+        c.mem, v, _signed(c.arg(i + 1), 32), c.word, c.ret),
+    Kind.SIGSET_OUT: lambda c, i, v: structs.format_sigset(c.mem, v, c.arg(i + 1)),
+    Kind.SIGACTION_OUT: lambda c, i, v: structs.format_sigaction(c.mem, v, c.word),
+    Kind.TIMESPEC_OUT: lambda c, i, v: structs.format_timespec(c.mem, v, c.word),
+    Kind.TIMESPEC64_OUT: lambda c, i, v: structs.format_timespec(c.mem, v, 8),
+    Kind.TIMEVAL_OUT: lambda c, i, v: structs.format_timeval(c.mem, v, c.word),
+    Kind.RLIMIT_OUT: lambda c, i, v: structs.format_rlimit(c.mem, v, c.word),
+    Kind.RLIMIT64_OUT: lambda c, i, v: structs.format_rlimit(c.mem, v, 8),
+    Kind.UTSNAME_OUT: lambda c, i, v: structs.format_utsname(c.mem, v),
+    Kind.PIPEFD_OUT: lambda c, i, v: structs.format_int_array(c.mem, v, 2),
+    Kind.INT_OUT: lambda c, i, v: structs.format_int_array(c.mem, v, 1),
+    Kind.LOFF_OUT: lambda c, i, v: structs.format_loff(c.mem, v),
+    Kind.WSTATUS_OUT: lambda c, i, v: (structs.format_wait_status(c.mem, v) if c.ret > 0
+                                       else format_address(v)),
+    Kind.STAT: lambda c, i, v: structs.format_stat(c.mem, v,
+                                                   "stat64" if c.bits == 64 else "stat32"),
+    Kind.STAT64: lambda c, i, v: structs.format_stat(c.mem, v, "stat64_i386"),
+}
 
 
 # --- syscalls whose arguments depend on each other ---------------------------------------------
