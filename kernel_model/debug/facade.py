@@ -137,7 +137,7 @@ class DebugInterface:
                                    "set_signal_frame_pc stack_range unmap_tool_pages "
                                    "keep_stale_range stale_code_fault copy_stale_ranges "
                                    "forget_stale_ranges",
-        ("_exe", ExecutableAccess): "executable_path thread_name",
+        ("_exe", ExecutableAccess): "executable_path thread_name fd_path",
         ("_watch", WatchAccess): "add_watchpoint remove_watchpoint settle_watch_stop "
                                  "forget_watchpoints",
         ("_signal_pcs", SignalFramePcs): "register_signal_pc_translator "

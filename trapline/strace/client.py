@@ -36,12 +36,16 @@ RESTART_ERRNOS = {"pause": ERESTARTNOHAND, "rt_sigsuspend": ERESTARTNOHAND,
 class _Memory:
     """One traced process's memory as the formatter reads it (strings.MemReader): through the
     door's peeks, None where it is not readable; with -s and -x's settings."""
-    __slots__ = ("_debug", "_process", "max_strlen", "hex_strings", "verbose")
+    __slots__ = ("_debug", "_process", "max_strlen", "hex_strings", "verbose", "decode_fds")
 
     def __init__(self, debug, process, options: StraceOptions):
         self._debug, self._process = debug, process
         self.max_strlen, self.hex_strings = options.max_strlen, options.hex_strings
         self.verbose = options.verbose
+        self.decode_fds = options.decode_fds
+
+    def fd_path(self, fd: int):
+        return self._debug.fd_path(self._process, fd)
 
     def read(self, addr: int, n: int):
         return self._debug.peek(self._process, addr, n)
@@ -224,7 +228,8 @@ class StraceClient:
             head, _, _ = self._call(thread, name, args, 0)
             self._entered_ns.pop(thread.tid, None)
             self._emit_call(thread.process, thread.tid, name, head, "?", None)
-        elif name in ENTRY_TIME_CALLS:
+        elif name in ENTRY_TIME_CALLS or (name == "close" and self.options.decode_fds):
+            # (close: -y's path is the descriptor's before the call)
             head, _, _ = self._call(thread, name, self._entry_args(thread, name, args), 0)
             self._entry_heads[thread.tid] = head
 
@@ -237,7 +242,7 @@ class StraceClient:
         return (self.debug.read_register(thread, self.debug.arch(thread.process).sp) + offset,)
 
     def syscall_exit(self, thread, name: str, args, result: int) -> None:
-        entry_head = self._entry_heads.pop(thread.tid, None) if name in ENTRY_TIME_CALLS else None
+        entry_head = self._entry_heads.pop(thread.tid, None) if self._entry_heads else None
         head, text, failed = self._call(thread, name, args, result)
         if entry_head is not None and not (name == "execve" and failed):
             head = entry_head            # (a failed execve's memory is still the caller's)

@@ -39,11 +39,12 @@ _CREDS = ("getuid", "getuid32", "geteuid", "geteuid32", "getgid", "getgid32", "g
 _CLOCK = ("clock_gettime", "clock_gettime64", "clock_settime", "clock_settime64",
           "clock_getres", "clock_getres_time64", "clock_adjtime", "clock_adjtime64",
           "gettimeofday", "settimeofday", "time", "adjtimex", "stime")
-_FD_RETURNING = ("open", "openat", "openat2", "creat", "pipe", "pipe2", "dup", "dup2", "dup3",
+FD_RETURNING = frozenset(("open", "openat", "openat2", "creat", "pipe", "pipe2", "dup", "dup2", "dup3",
                  "socket", "socketpair", "accept", "accept4", "eventfd", "eventfd2",
                  "signalfd", "signalfd4", "timerfd_create", "epoll_create", "epoll_create1",
                  "memfd_create", "inotify_init", "inotify_init1", "fanotify_init",
-                 "perf_event_open", "userfaultfd", "pidfd_open", "open_by_handle_at")
+                 "perf_event_open", "userfaultfd", "pidfd_open", "open_by_handle_at",
+                 "fcntl", "fcntl64"))
 
 
 def _declared_with(kinds: frozenset) -> frozenset[str]:
@@ -59,7 +60,7 @@ def _declared_with(kinds: frozenset) -> frozenset[str]:
 def _classes() -> dict[str, frozenset[str]]:
     file_calls = _declared_with(frozenset({Kind.PATH})) | {"execve", "execveat", "open",
                                                             "creat", "statx"}
-    desc = (_declared_with(frozenset({Kind.FD, Kind.DIRFD})) | frozenset(_FD_RETURNING)
+    desc = (_declared_with(frozenset({Kind.FD, Kind.DIRFD})) | FD_RETURNING
             | {"read", "write", "close", "ioctl", "fcntl", "fcntl64"})
     return {
         "file": frozenset(file_calls), "desc": desc, "process": frozenset(_PROCESS),

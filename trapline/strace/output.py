@@ -11,6 +11,7 @@ import time
 
 from kernel_model.debug.abi import EPOCH_NS
 
+from ..errors import UsageError
 from .options import StraceOptions
 
 ALIGN_COLUMN = 40
@@ -23,14 +24,14 @@ class StraceOutput:
         self._files: dict[int, object] = {}
         self._last_ns: int | None = None
         if options.output is not None and options.follow_forks < 2:
-            self._stream = open(options.output, "w")       # noqa: SIM115 -- closed by close()
+            self._stream = _open(options.output)
 
     def _stream_for(self, pid: int):
         if self.options.output is None or self.options.follow_forks < 2:
             return self._stream
         stream = self._files.get(pid)
         if stream is None:
-            stream = self._files[pid] = open(f"{self.options.output}.{pid}", "w")  # noqa: SIM115
+            stream = self._files[pid] = _open(f"{self.options.output}.{pid}")
         return stream
 
     def pid_prefix(self, pid: int, several: bool) -> str:
@@ -71,6 +72,15 @@ class StraceOutput:
             stream.close()
         if self.options.output is not None and self.options.follow_forks < 2:
             self._stream.close()
+
+
+def _open(path: str):
+    """strace's -o file (closed by close()); one that cannot be made is the user's error, said
+    as strace says it."""
+    try:
+        return open(path, "w")          # noqa: SIM115
+    except OSError as error:
+        raise UsageError(f"Can't fopen '{path}': {error.strerror}") from None
 
 
 def aligned(head: str, result: str, column_used: int) -> str:

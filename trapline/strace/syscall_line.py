@@ -12,8 +12,9 @@ from collections.abc import Callable, Sequence
 from kernel_model.debug.abi import Kind, Ret, flags, return_kind, signal_name, signature
 
 from . import arguments, structs
+from .expressions import FD_RETURNING
 from .errnos import format_error_return
-from .strings import (MemReader, format_address, format_argv, format_buffer, format_envp,
+from .strings import (MemReader, escape_bytes, format_address, format_argv, format_buffer, format_envp,
                       format_path, read_words)
 
 __all__ = ["MemReader", "entry_arguments", "format_call", "format_parts", "format_syscall", "format_exit", "format_killed", "unknown_name"]
@@ -173,9 +174,17 @@ def _format_value(call: _Call, index: int, kind: Kind) -> str:
     return _value_formatter(kind, index)(call)
 
 
+def _fd_text(fd: int, call: _Call) -> str:
+    """`3`, or with -y `3</etc/passwd>`: the path /proc/PID/fd/3 links to."""
+    if not getattr(call.mem, "decode_fds", 0):
+        return str(fd)
+    path = call.mem.fd_path(fd)
+    return str(fd) if path is None else f"{fd}<{escape_bytes(path)}>"
+
+
 _SIMPLE: dict[Kind, Callable[[int, _Call], str]] = {
     Kind.INT: lambda v, c: str(_signed(v, 32)),
-    Kind.FD: lambda v, c: str(_signed(v, 32)),
+    Kind.FD: lambda v, c: _fd_text(_signed(v, 32), c),
     Kind.PID: lambda v, c: str(_signed(v, 32)),
     Kind.UINT: lambda v, c: str(v & 0xffffffff),
     Kind.LONG: lambda v, c: str(_signed(v, c.bits)),
@@ -186,7 +195,7 @@ _SIMPLE: dict[Kind, Callable[[int, _Call], str]] = {
     Kind.PTR: lambda v, c: format_address(v),
     Kind.STRUCT: lambda v, c: format_address(v),
     Kind.DIRFD: lambda v, c: ("AT_FDCWD" if _signed(v, 32) == flags.AT_FDCWD
-                              else str(_signed(v, 32))),
+                              else _fd_text(_signed(v, 32), c)),
     Kind.OPEN_FLAGS: lambda v, c: flags.decode_open_flags(v),
     Kind.PIPE_FLAGS: lambda v, c: flags.decode_flags(v, flags.OPEN_FLAGS),
     Kind.PROT: lambda v, c: flags.decode_prot(v),
@@ -289,7 +298,7 @@ _FCNTL_STRUCT_ARG = {flags.F_GETLK, flags.F_SETLK, flags.F_SETLKW, flags.F_GETLK
 
 def _fcntl_args(call: _Call) -> list[str]:
     cmd, arg = call.arg(1), call.arg(2)
-    texts = [str(_signed(call.arg(0), 32)), flags.decode_enum(cmd, flags.FCNTL_COMMANDS, "F_")]
+    texts = [_fd_text(_signed(call.arg(0), 32), call), flags.decode_enum(cmd, flags.FCNTL_COMMANDS, "F_")]
     if cmd in _FCNTL_NO_ARG:
         return texts
     if cmd == flags.F_SETFD:
@@ -307,7 +316,7 @@ def _fcntl_args(call: _Call) -> list[str]:
 
 def _ioctl_args(call: _Call) -> list[str]:
     request, arg = call.arg(1) & 0xffffffff, call.arg(2)
-    texts = [str(_signed(call.arg(0), 32)), flags.decode_ioctl_request(request)]
+    texts = [_fd_text(_signed(call.arg(0), 32), call), flags.decode_ioctl_request(request)]
     if request not in flags.IOCTL_REQUESTS:
         texts.append(flags.format_hex(arg))
     elif call.failed or not arg:
@@ -352,7 +361,7 @@ def _llseek_args(call: _Call) -> list[str]:
     result = call.arg(3)
     result_text = (format_address(result) if call.failed or not result
                    else structs.format_loff(call.mem, result))
-    return [str(_signed(call.arg(0), 32)), str(offset), result_text,
+    return [_fd_text(_signed(call.arg(0), 32), call), str(offset), result_text,
             flags.decode_enum(call.arg(4), flags.WHENCE, "SEEK_")]
 
 
@@ -436,6 +445,8 @@ def _format_return_value(call: _Call) -> str:
         return flags.format_octal(unsigned)
     if call.name in ("fcntl", "fcntl64"):
         return _fcntl_return(call.arg(1), unsigned)
+    if call.name in FD_RETURNING:
+        return _fd_text(call.ret, call)
     return str(call.ret)
 
 

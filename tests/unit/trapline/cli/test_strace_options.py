@@ -87,3 +87,24 @@ def test_summary_and_virtual_times(arch, tmp_path):
 def test_version():
     result = CliRunner().invoke(main, ["--version"])
     assert result.exit_code == 0 and result.output == f"trapline -- version {__version__}\n"
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_dash_y_shows_each_descriptors_path(arch, tmp_path):
+    """strace -y: `open(...) = 3</work/data.txt>`, the same path in the calls on 3, and close's
+    as it was before the close."""
+    out = tmp_path / "trace"
+    assert _run("-y", "-o", str(out), "--cwd", str(tmp_path), "--",
+                _sample(arch, "fileio")).exit_code == 0
+    text = out.read_text()
+    path = f"{tmp_path}/data.txt"
+    assert f"= 3<{path}>" in text
+    assert f"write(3<{path}>, " in text and f"close(3<{path}>)" in text
+    assert re.search(rf"fcntl(64)?\(3<{re.escape(str(tmp_path))}>, F_SETFD, FD_CLOEXEC\)", text)
+
+
+def test_an_output_file_that_cannot_be_made_is_one_line(tmp_path):
+    result = _run("-o", str(tmp_path / "no" / "such"), "--", _sample("x86_64", "hello"))
+    assert result.exit_code == 2
+    assert f"Can't fopen '{tmp_path}/no/such': No such file or directory" in result.output
+    assert "Traceback" not in result.output
