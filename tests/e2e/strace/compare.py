@@ -11,7 +11,8 @@ of 5+ digits), pids (in the places strace prints them), random bytes (getrandom'
 clock readings (tv_sec/tv_nsec results). What is left must be identical; `identical_share`
 measures how much is.
 
-`python3 -m tests.e2e.strace.compare` prints the table for every program of PROGRAMS.
+`python3 -m tests.e2e.strace.compare [--diff] [--dynamic]` prints the share of identical lines
+of every program (with --dynamic, also of DYNAMIC_PROGRAMS in the Debian rootfs).
 """
 from __future__ import annotations
 
@@ -46,6 +47,10 @@ BUSYBOX_PROGRAMS = {
     "false": (["/bin/busybox", "false"], False),
     "sh-pipe": (["/bin/busybox", "sh", "-c", "echo a | cat"], True),
 }
+
+# Dynamically linked programs of the Debian rootfs (ld.so, libc): single processes.
+DYNAMIC_PROGRAMS = {"dyn-true": ["/usr/bin/true"], "dyn-ls": ["/usr/bin/ls", "/"],
+                    "dyn-cat": ["/usr/bin/cat", "/etc/passwd"]}
 
 _ADDRESS = re.compile(r"0x[0-9a-f]{5,}")
 _PREFIX = re.compile(r"^(?:(\d+) +|\[pid +(\d+)\] )")
@@ -219,8 +224,11 @@ def sample_argv(arch: str, name: str) -> list[str]:
     return [str(SAMPLES / SAMPLE_ARCH[arch] / name), *SAMPLE_PROGRAMS[name]]
 
 
-def every_comparison(roots: dict[str, Path], output_option: bool = True):
+def every_comparison(roots: dict[str, Path], output_option: bool = True,
+                     dynamic_roots: dict[str, Path] | None = None):
     for arch in ("amd64", "i386"):
+        for name, argv in DYNAMIC_PROGRAMS.items() if dynamic_roots else ():
+            yield compare(name, arch, argv, dynamic_roots[arch], output_option=output_option)
         for name in SAMPLE_PROGRAMS:
             follow = name in ("fork_pipe", "exec_chain", "vfork_status", "spawn_tree")
             yield compare(name, arch, sample_argv(arch, name), None, follow=follow,
@@ -232,12 +240,14 @@ def every_comparison(roots: dict[str, Path], output_option: bool = True):
 def main(argv: list[str]) -> int:
     from tests.e2e.conftest import build_rootfs
     from tests.e2e.debian_bins import ensure_debian_bins
+    from tests.e2e.debian_rootfs import ensure_debian_rootfs
     bins = ensure_debian_bins()
+    dynamic_roots = ensure_debian_rootfs() if "--dynamic" in argv else None
     output_option = "--stderr" not in argv
     with tempfile.TemporaryDirectory() as folder:
         roots = {arch: build_rootfs(Path(folder) / arch, bins[arch]) for arch in bins}
         total_same = total = 0
-        for result in every_comparison(roots, output_option):
+        for result in every_comparison(roots, output_option, dynamic_roots):
             share = result.share
             lines = max(len(result.native), len(result.sandbox))
             total_same += round(share * lines)

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from tests.e2e.strace.compare import BUSYBOX_PROGRAMS, compare, sample_argv
+from tests.e2e.strace.compare import BUSYBOX_PROGRAMS, DYNAMIC_PROGRAMS, compare, sample_argv
 
 pytestmark = pytest.mark.e2e
 
@@ -63,3 +63,10 @@ def test_a_pipeline_under_dash_f(arch, rootfs_for):
     _check_frame(result)
     exits = [line for line in result.sandbox if "+++ exited with" in line]
     assert len(exits) == len([line for line in result.native if "+++ exited with" in line]) == 3
+
+
+@pytest.mark.parametrize("name", sorted(DYNAMIC_PROGRAMS))
+@pytest.mark.parametrize("arch", ARCHES)
+def test_dynamic_programs(arch, name, debian_rootfs):
+    """ld.so and libc: the frame is strace's (the vDSO-less sandbox maps a page or two more)."""
+    _check_frame(compare(name, arch, DYNAMIC_PROGRAMS[name], debian_rootfs[arch]))
