@@ -33,6 +33,10 @@ SPECS = (
     ("s_fds", "-y", "--decode-fds", {"count": True},
      "With --strace: each descriptor with its path, 3</etc/passwd> (what /proc/PID/fd/N links "
      "to); -yy is the same here (no socket or device details)."),
+    ("s_xlat", "-X", "--const-print-style", {"type": click.Choice(["raw", "abbrev", "verbose"]),
+                                             "default": None},
+     "With --strace: named constants and flags as numbers (raw), names (abbrev, the default) "
+     "or both (verbose), for the arguments decoded from the kernel's declarations."),
     ("s_time", "-t", "--absolute-timestamps", {"count": True},
      "With --strace: time of day on each line; -tt with microseconds; -ttt as seconds "
      "since the epoch." + VIRTUAL),
@@ -85,7 +89,7 @@ def _options(values: dict, kwargs: dict):
     from ..strace.options import StraceOptions
     options = StraceOptions(follow_forks=int(kwargs.get("follow_forks") or 0),
                             output=values["s_output"], hex_strings=values["s_hex"],
-                            decode_fds=values["s_fds"],
+                            decode_fds=values["s_fds"], xlat=values["s_xlat"] or "abbrev",
                             timestamps=values["s_time"], relative=values["s_relative"],
                             durations=values["s_durations"],
                             summary=1 if values["s_summary_only"] else 2 if values["s_summary"] else 0,

@@ -36,13 +36,14 @@ RESTART_ERRNOS = {"pause": ERESTARTNOHAND, "rt_sigsuspend": ERESTARTNOHAND,
 class _Memory:
     """One traced process's memory as the formatter reads it (strings.MemReader): through the
     door's peeks, None where it is not readable; with -s and -x's settings."""
-    __slots__ = ("_debug", "_process", "max_strlen", "hex_strings", "verbose", "decode_fds")
+    __slots__ = ("_debug", "_process", "max_strlen", "hex_strings", "verbose", "decode_fds", "xlat")
 
     def __init__(self, debug, process, options: StraceOptions):
         self._debug, self._process = debug, process
         self.max_strlen, self.hex_strings = options.max_strlen, options.hex_strings
         self.verbose = options.verbose
         self.decode_fds = options.decode_fds
+        self.xlat = options.xlat
 
     def fd_path(self, fd: int):
         return self._debug.fd_path(self._process, fd)

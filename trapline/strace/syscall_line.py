@@ -157,6 +157,8 @@ def _value_formatter(kind: Kind, index: int) -> Callable[[_Call], str]:
     if kind is Kind.OFFSET64_SPLIT:             # i386: (low, high) of a loff_t
         return lambda call: str(_signed(call.arg(index) | call.arg(index + 1) << 32, 64))
     simple = _SIMPLE.get(kind)
+    if simple is not None and kind in _NAMED_CONSTANT_KINDS:
+        return lambda call: _xlat(call, call.arg(index), simple)
     if simple is not None:
         return lambda call: simple(call.arg(index), call)
     output = _OUTPUT_DECODERS.get(kind)
@@ -172,6 +174,24 @@ def _value_formatter(kind: Kind, index: int) -> Callable[[_Call], str]:
 
 def _format_value(call: _Call, index: int, kind: Kind) -> str:
     return _value_formatter(kind, index)(call)
+
+
+# Kinds whose value strace names from a table: -X raw prints the number instead, -X verbose
+# both (`0x80000 /* O_CLOEXEC */`), the default (abbrev) the names.
+_NAMED_CONSTANT_KINDS = frozenset({
+    Kind.OPEN_FLAGS, Kind.PIPE_FLAGS, Kind.PROT, Kind.MAP_FLAGS, Kind.MREMAP_FLAGS, Kind.MADVISE,
+    Kind.SIGNAL, Kind.SIGMASK_HOW, Kind.WHENCE, Kind.CLOCK, Kind.TIMER_FLAGS, Kind.IOCTL_REQ,
+    Kind.FCNTL_CMD, Kind.AT_FLAGS, Kind.ACCESS_MODE, Kind.ACCESS_AT_FLAGS, Kind.WAIT_OPTIONS,
+    Kind.WAITID_TYPE, Kind.RLIMIT_RESOURCE, Kind.ARCH_PRCTL_CODE, Kind.FUTEX_OP, Kind.DIRFD})
+
+
+def _xlat(call: _Call, value: int, name: Callable[[int, _Call], str]) -> str:
+    style = getattr(call.mem, "xlat", "abbrev")
+    if style == "abbrev":
+        return name(value, call)
+    signed = _signed(value, 32)                 # AT_FDCWD as -100, flag sets in hex
+    raw = str(signed) if signed < 0 else flags.format_hex(value)
+    return raw if style == "raw" else f"{raw} /* {name(value, call)} */"
 
 
 def _fd_text(fd: int, call: _Call) -> str:

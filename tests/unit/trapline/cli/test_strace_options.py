@@ -108,3 +108,17 @@ def test_an_output_file_that_cannot_be_made_is_one_line(tmp_path):
     assert result.exit_code == 2
     assert f"Can't fopen '{tmp_path}/no/such': No such file or directory" in result.output
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_dash_capital_x_prints_constants_raw_or_both(arch, tmp_path):
+    out = tmp_path / "trace"
+    assert _run("-X", "raw", "-o", str(out), "--cwd", str(tmp_path), "--",
+                _sample(arch, "fileio")).exit_code == 0
+    assert re.search(r'^open\("data.txt", 0x[0-9a-f]+, 0644\)', out.read_text(), re.M)
+    assert "lseek(3, 0, 0x2)" in out.read_text() or "_llseek(3, 0, " in out.read_text()
+    (tmp_path / "w").mkdir()
+    assert _run("-X", "verbose", "-o", str(out), "--cwd", str(tmp_path / "w"), "--",
+                _sample(arch, "fileio")).exit_code == 0
+    assert re.search(r'^open\("data.txt", 0x[0-9a-f]+ /\* O_RDWR\|O_CREAT\|O_EXCL\|O_LARGEFILE \*/, 0644\)',
+                     out.read_text(), re.M)
