@@ -135,24 +135,25 @@ class StraceClient:
                    failed: bool | None, resumed: str | None = None) -> None:
         """A syscall's line: `= ` at column 40; failed None: no result to speak of (`= ?`);
         `resumed`: the line's `<... NAME resumed>...)` form, if its start was printed."""
+        call = self._in_progress.pop(tid, None)
         if not self._traced(proc, tid) or not self.options.traces(name):
-            self._in_progress.pop(tid, None)
             return
+        timed = self.summary is not None or self.options.durations
+        duration = self._duration(tid) if timed else 0
         if self.summary is not None:
-            self.summary.add(name, bool(failed), self._duration(tid))
+            self.summary.add(name, bool(failed), duration)
             if self.options.summary == 1:
                 return
         status = "unavailable" if failed is None else ("failed" if failed else "successful")
         if status not in self.options.statuses:
             return
         self._leave_unfinished(tid)
-        call = self._in_progress.pop(tid, None)
-        if call is not None and call.shown:
+        if call is not None and call.shown and resumed is not None:
             head = resumed
         prefix = self._prefix(proc, tid)
         line = aligned(head, result, len(prefix))
         if self.options.durations and failed is not None:
-            line += f" <{_seconds(self._duration(tid))}>"
+            line += f" <{_seconds(duration)}>"
         self.output.write(tid, prefix, line)
 
     def _duration(self, tid: int) -> int:

@@ -122,3 +122,15 @@ def test_dash_capital_x_prints_constants_raw_or_both(arch, tmp_path):
                 _sample(arch, "fileio")).exit_code == 0
     assert re.search(r'^open\("data.txt", 0x[0-9a-f]+ /\* O_RDWR\|O_CREAT\|O_EXCL\|O_LARGEFILE \*/, 0644\)',
                      out.read_text(), re.M)
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_times_are_the_virtual_clocks_in_the_lines_and_the_table(arch, tmp_path):
+    """-C -T: pause waits for alarm(1): one virtual second (less the microsecond its own call
+    charges), in its line and in its row of the table alike."""
+    out = tmp_path / "trace"
+    assert _run("-C", "-T", "-o", str(out), "--", _sample(arch, "signals")).exit_code == 0
+    text = out.read_text()
+    assert re.search(r"^pause\(\) += \? ERESTARTNOHAND \(To be restarted if no handler\) <0\.999999>$",
+                     text, re.M)
+    assert re.search(r"^ *\d+\.\d\d +0\.999999 +999999 +1 +1 pause$", text, re.M)
