@@ -37,6 +37,9 @@ SPECS = (
                                              "default": None},
      "With --strace: named constants and flags as numbers (raw), names (abbrev, the default) "
      "or both (verbose), for the arguments decoded from the kernel's declarations."),
+    ("s_stack", "-k", "--stack-trace", {"is_flag": True},
+     "With --strace: the stack of each call after its line (the profiler's unwinder: CFI, frame "
+     "pointers, signal frames)."),
     ("s_time", "-t", "--absolute-timestamps", {"count": True},
      "With --strace: time of day on each line; -tt with microseconds; -ttt as seconds "
      "since the epoch." + VIRTUAL),
@@ -94,6 +97,9 @@ def _options(values: dict, kwargs: dict):
                             durations=values["s_durations"],
                             summary=1 if values["s_summary_only"] else 2 if values["s_summary"] else 0,
                             verbose=values["s_no_abbrev"])
+    if values["s_stack"]:
+        from ..strace_stacks import stack_printer
+        options.stacks = stack_printer
     if values["s_strlen"] is not None:
         options.max_strlen = values["s_strlen"]
     expressions = [*values["s_expr"], *(f"trace={v}" for v in values["s_trace"]),

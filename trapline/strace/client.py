@@ -67,6 +67,7 @@ class StraceClient:
         self.follow_forks = bool(self.options.follow_forks)
         self.output = StraceOutput(out, self.options)
         self.summary = Summary() if self.options.summary else None
+        self._stack_lines = self.options.stacks(debug) if self.options.stacks else None
         self.root_pid: int | None = None
         self.live: set[int] = set()
         self._entry_heads: dict[int, str] = {}                 # tid -> the call as entered
@@ -132,7 +133,8 @@ class StraceClient:
         return texts, syscall_line.entry_arguments(name, bits, len(texts))
 
     def _emit_call(self, proc, tid: int, name: str, head: str, result: str,
-                   failed: bool | None, resumed: str | None = None) -> None:
+                   failed: bool | None, resumed: str | None = None, thread=None,
+                   in_call: bool = True) -> None:
         """A syscall's line: `= ` at column 40; failed None: no result to speak of (`= ?`);
         `resumed`: the line's `<... NAME resumed>...)` form, if its start was printed."""
         call = self._in_progress.pop(tid, None)
@@ -155,6 +157,9 @@ class StraceClient:
         if self.options.durations and failed is not None:
             line += f" <{_seconds(duration)}>"
         self.output.write(tid, prefix, line)
+        if self._stack_lines is not None and thread is not None:
+            for frame in self._stack_lines(thread, in_call):      # -k
+                self.output.write(tid, "", frame)
 
     def _duration(self, tid: int) -> int:
         entered = self._entered_ns.pop(tid, None)
@@ -181,7 +186,8 @@ class StraceClient:
         head = format_execve_call(path, argv, envp, env, self.options.max_strlen,
                                   self.options.verbose)
         self._entered_ns.pop(proc.pid, None)
-        self._emit_call(proc, proc.pid, "execve", head, "0", False)
+        self._emit_call(proc, proc.pid, "execve", head, "0", False,
+                        thread=threads[0] if threads else None, in_call=False)
 
     def finish(self) -> None:
         """The end of the run: -c's table, then the files closed."""
@@ -229,7 +235,8 @@ class StraceClient:
         if name in NO_RETURN_CALLS:
             head, _, _ = self._call(thread, name, args, 0)
             self._entered_ns.pop(thread.tid, None)
-            self._emit_call(thread.process, thread.tid, name, head, "?", None)
+            self._emit_call(thread.process, thread.tid, name, head, "?", None, thread=thread,
+                            in_call=False)      # (-k: strace shows its entry stop's IP)
         elif name in ENTRY_TIME_CALLS or (name == "close" and self.options.decode_fds):
             # (close: -y's path is the descriptor's before the call)
             head, _, _ = self._call(thread, name, self._entry_args(thread, name, args), 0)
@@ -249,7 +256,7 @@ class StraceClient:
         if entry_head is not None and not (name == "execve" and failed):
             head = entry_head            # (a failed execve's memory is still the caller's)
         self._emit_call(thread.process, thread.tid, name, head, text, failed,
-                        self._resumed(thread, name, args, result))
+                        self._resumed(thread, name, args, result), thread)
 
     def _resumed(self, thread, name: str, args, result: int) -> str | None:
         call = self._in_progress.get(thread.tid)

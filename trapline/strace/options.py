@@ -27,6 +27,7 @@ class StraceOptions:
     timestamps: int = 0                   # -t, -tt, -ttt (on the virtual clock)
     relative: bool = False                # -r (on the virtual clock)
     durations: bool = False               # -T (on the virtual clock)
+    stacks: object = None                 # -k: debug -> (thread -> lines), trapline/strace_stacks.py
     errors: list[str] = field(default_factory=list)
 
     def traces(self, name: str) -> bool:
