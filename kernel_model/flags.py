@@ -357,3 +357,80 @@ def format_hex(value: int) -> str:
 def format_octal(value: int) -> str:
     """C's `%#03o`, which strace uses for modes: 0644, 04755, 000, 007."""
     return ("0" + format(value, "o") if value else "0").zfill(3)
+
+
+# --- getrandom(2) flags (uapi/linux/random.h) -------------------------------------------------
+GRND_FLAGS = ((0x1, "GRND_NONBLOCK"), (0x2, "GRND_RANDOM"), (0x4, "GRND_INSECURE"))
+
+# --- statx(2) (uapi/linux/stat.h, uapi/linux/fcntl.h) -----------------------------------------
+# The sync type is a two-bit field of the flags, printed first and by name even when it is 0.
+AT_STATX_SYNC_TYPE = 0x6000
+AT_STATX_SYNC_TYPES = {0: "AT_STATX_SYNC_AS_STAT", AT_STATX_FORCE_SYNC: "AT_STATX_FORCE_SYNC",
+                       AT_STATX_DONT_SYNC: "AT_STATX_DONT_SYNC"}
+STATX_BASIC_STATS = 0x7ff
+# strace names the basic set as one name when all of it is there (its xlat lists it first).
+STATX_MASK = ((STATX_BASIC_STATS, "STATX_BASIC_STATS"), (0x1, "STATX_TYPE"), (0x2, "STATX_MODE"),
+              (0x4, "STATX_NLINK"), (0x8, "STATX_UID"), (0x10, "STATX_GID"),
+              (0x20, "STATX_ATIME"), (0x40, "STATX_MTIME"), (0x80, "STATX_CTIME"),
+              (0x100, "STATX_INO"), (0x200, "STATX_SIZE"), (0x400, "STATX_BLOCKS"),
+              (0x800, "STATX_BTIME"), (0x1000, "STATX_MNT_ID"), (0x2000, "STATX_DIOALIGN"),
+              (0x80000000, "STATX__RESERVED"))
+STATX_ATTRIBUTES = ((0x4, "STATX_ATTR_COMPRESSED"), (0x10, "STATX_ATTR_IMMUTABLE"),
+                    (0x20, "STATX_ATTR_APPEND"), (0x40, "STATX_ATTR_NODUMP"),
+                    (0x800, "STATX_ATTR_ENCRYPTED"), (0x1000, "STATX_ATTR_AUTOMOUNT"),
+                    (0x2000, "STATX_ATTR_MOUNT_ROOT"), (0x100000, "STATX_ATTR_VERITY"),
+                    (0x200000, "STATX_ATTR_DAX"))
+
+# --- interval timers (uapi/linux/time.h) ------------------------------------------------------
+ITIMER_WHICH = {0: "ITIMER_REAL", 1: "ITIMER_VIRTUAL", 2: "ITIMER_PROF"}
+
+# --- prctl(2) options (uapi/linux/prctl.h) ----------------------------------------------------
+PR_OPTIONS = {1: "PR_SET_PDEATHSIG", 2: "PR_GET_PDEATHSIG", 3: "PR_GET_DUMPABLE",
+              4: "PR_SET_DUMPABLE", 5: "PR_GET_UNALIGN", 6: "PR_SET_UNALIGN",
+              7: "PR_GET_KEEPCAPS", 8: "PR_SET_KEEPCAPS", 9: "PR_GET_FPEMU", 10: "PR_SET_FPEMU",
+              11: "PR_GET_FPEXC", 12: "PR_SET_FPEXC", 13: "PR_GET_TIMING", 14: "PR_SET_TIMING",
+              15: "PR_SET_NAME", 16: "PR_GET_NAME", 19: "PR_GET_ENDIAN", 20: "PR_SET_ENDIAN",
+              21: "PR_GET_SECCOMP", 22: "PR_SET_SECCOMP", 23: "PR_CAPBSET_READ",
+              24: "PR_CAPBSET_DROP", 25: "PR_GET_TSC", 26: "PR_SET_TSC",
+              27: "PR_GET_SECUREBITS", 28: "PR_SET_SECUREBITS", 29: "PR_SET_TIMERSLACK",
+              30: "PR_GET_TIMERSLACK", 31: "PR_TASK_PERF_EVENTS_DISABLE",
+              32: "PR_TASK_PERF_EVENTS_ENABLE", 33: "PR_MCE_KILL", 34: "PR_MCE_KILL_GET",
+              35: "PR_SET_MM", 36: "PR_SET_CHILD_SUBREAPER", 37: "PR_GET_CHILD_SUBREAPER",
+              38: "PR_SET_NO_NEW_PRIVS", 39: "PR_GET_NO_NEW_PRIVS", 40: "PR_GET_TID_ADDRESS",
+              41: "PR_SET_THP_DISABLE", 42: "PR_GET_THP_DISABLE", 45: "PR_SET_FP_MODE",
+              46: "PR_GET_FP_MODE", 47: "PR_CAP_AMBIENT", 50: "PR_SVE_SET_VL",
+              51: "PR_SVE_GET_VL", 52: "PR_GET_SPECULATION_CTRL",
+              53: "PR_SET_SPECULATION_CTRL", 54: "PR_PAC_RESET_KEYS",
+              55: "PR_SET_TAGGED_ADDR_CTRL", 56: "PR_GET_TAGGED_ADDR_CTRL",
+              57: "PR_SET_IO_FLUSHER", 58: "PR_GET_IO_FLUSHER", 59: "PR_SET_SYSCALL_USER_DISPATCH",
+              0x53564d41: "PR_SET_VMA"}
+# How strace prints the arguments after the option (strace's prctl.c): none, a signal, a
+# string in or out, an int pointer out, or the rest as plain numbers.
+PR_ARGUMENTS = {"PR_GET_DUMPABLE": (), "PR_GET_KEEPCAPS": (), "PR_GET_SECCOMP": (),
+                "PR_GET_TIMERSLACK": (), "PR_GET_CHILD_SUBREAPER": "int*",
+                "PR_GET_NO_NEW_PRIVS": (), "PR_GET_THP_DISABLE": (), "PR_GET_TIMING": (),
+                "PR_GET_SECUREBITS": (), "PR_GET_IO_FLUSHER": (),
+                "PR_TASK_PERF_EVENTS_DISABLE": (), "PR_TASK_PERF_EVENTS_ENABLE": (),
+                "PR_SET_NAME": "str", "PR_GET_NAME": "str_out", "PR_SET_PDEATHSIG": "signal",
+                "PR_GET_PDEATHSIG": "int*", "PR_SET_DUMPABLE": "ulong", "PR_SET_KEEPCAPS": "ulong",
+                "PR_SET_NO_NEW_PRIVS": "ulong4", "PR_SET_CHILD_SUBREAPER": "ulong",
+                "PR_SET_TIMERSLACK": "ulong", "PR_SET_THP_DISABLE": "ulong4"}
+
+# --- siginfo si_code names (uapi/asm-generic/siginfo.h) ---------------------------------------
+SI_CODES = {0: "SI_USER", 0x80: "SI_KERNEL", -1: "SI_QUEUE", -2: "SI_TIMER", -3: "SI_MESGQ",
+            -4: "SI_ASYNCIO", -5: "SI_SIGIO", -6: "SI_TKILL"}
+# The positive codes mean something per signal (SIGILL 4, SIGTRAP 5, SIGBUS 7, SIGFPE 8,
+# SIGSEGV 11, SIGCHLD 17, SIGPOLL 29).
+SIGNAL_SI_CODES = {
+    4: {1: "ILL_ILLOPC", 2: "ILL_ILLOPN", 3: "ILL_ILLADR", 4: "ILL_ILLTRP", 5: "ILL_PRVOPC",
+        6: "ILL_PRVREG", 7: "ILL_COPROC", 8: "ILL_BADSTK"},
+    5: {1: "TRAP_BRKPT", 2: "TRAP_TRACE", 3: "TRAP_BRANCH", 4: "TRAP_HWBKPT"},
+    7: {1: "BUS_ADRALN", 2: "BUS_ADRERR", 3: "BUS_OBJERR", 4: "BUS_MCEERR_AR", 5: "BUS_MCEERR_AO"},
+    8: {1: "FPE_INTDIV", 2: "FPE_INTOVF", 3: "FPE_FLTDIV", 4: "FPE_FLTOVF", 5: "FPE_FLTUND",
+        6: "FPE_FLTRES", 7: "FPE_FLTINV", 8: "FPE_FLTSUB"},
+    11: {1: "SEGV_MAPERR", 2: "SEGV_ACCERR", 3: "SEGV_BNDERR", 4: "SEGV_PKUERR"},
+    17: {1: "CLD_EXITED", 2: "CLD_KILLED", 3: "CLD_DUMPED", 4: "CLD_TRAPPED", 5: "CLD_STOPPED",
+         6: "CLD_CONTINUED"},
+    29: {1: "POLL_IN", 2: "POLL_OUT", 3: "POLL_MSG", 4: "POLL_ERR", 5: "POLL_PRI", 6: "POLL_HUP"},
+}
+FAULT_SIGNALS = frozenset({4, 5, 7, 8, 11})      # their siginfo carries si_addr

@@ -55,6 +55,7 @@ class Sandbox:
     capture: bool = True                   # capture stdout/stderr instead of passing through
     stdin: bytes | None = None
     follow_forks: bool = False             # strace -f: trace every process, [pid N] prefixes
+    strace_options: object = None          # trapline.strace.options.StraceOptions (-o, -e, -s...)
     quantum: int = DEFAULT_QUANTUM         # instructions per slice while several threads can run
     max_insns: int = 0                     # instruction budget; 0: none
     probes: list = field(default_factory=list)   # trace(): specs (str) or instrumenter Probes
@@ -121,11 +122,18 @@ class Sandbox:
                               verbose=self.verbose, report=report,
                               quantum=self.quantum, max_insns=self.max_insns)
         kernel = Kernel(config)
+        strace = None
         if self.strace:
             from trapline.strace.client import StraceClient
-            StraceClient(kernel.debug, report, follow_forks=self.follow_forks).attach()
-        proc = kernel.spawn(self._program_path(argv[0]), [a.encode() for a in argv], self.environment(),
-                            search=True)
+            strace = StraceClient(kernel.debug, report, follow_forks=self.follow_forks,
+                                  options=self.strace_options).attach()
+        environment = self.environment()
+        program_path = self._program_path(argv[0])
+        proc = kernel.spawn(program_path, [a.encode() for a in argv], environment, search=True)
+        if strace is not None:            # strace prints the execve it starts the program with:
+            # the path as typed (strace execs that, relative to its cwd), or PATH's find
+            shown = argv[0].encode() if "/" in argv[0] else kernel.debug.executable_path(proc)
+            strace.started(proc, shown, [a.encode() for a in argv], environment)
         collected: list = []
         session = None
         if self.probes:
@@ -155,6 +163,8 @@ class Sandbox:
             status = interrupted = stop.signal
         if session is not None:
             session.flush()
+        if strace is not None:
+            strace.finish()
         return RunResult(exit_code=wait_status_exit_code(status), wait_status=status,
                          interrupted=interrupted,
                          stdout=stdout.data if self.capture else None,

@@ -10,3 +10,6 @@ from ..signals import NSIG, SIGNAL_NAMES, short_signal_name, signal_name  # noqa
 from ..syscalls import impls  # noqa: F401  (importing them registers every declaration)
 from ..syscalls.kinds import Kind, Ret  # noqa: F401
 from ..syscalls.registry import return_kind, signature  # noqa: F401
+from ..syscalls.numbers_i386 import NUMBERS as I386_NUMBERS  # noqa: F401  (strace -e trace=)
+from ..syscalls.numbers_x86_64 import NUMBERS as X86_64_NUMBERS  # noqa: F401
+from ..time.clock import EPOCH_NS  # noqa: F401  (strace -t: the virtual clock's wall time)

@@ -73,6 +73,15 @@ class DebugEvents:
         for watcher in self.syscall_watchers:
             watcher.syscall_exit(thread, name, args, result)
 
+    def syscall_interrupted(self, thread, name: str) -> None:
+        """`thread`'s call `name`, asleep, was interrupted by a signal it has a handler for:
+        it ends here, before the handler runs, and restarts or fails with EINTR after it
+        (strace's `= ? ERESTARTSYS` line, kernel_model/signals/delivery.py)."""
+        for watcher in self.syscall_watchers:
+            interrupted = getattr(watcher, "syscall_interrupted", None)
+            if interrupted is not None:
+                interrupted(thread, name)
+
 
 class _Subscription:
     """A subscriber that asked for some events only: the others are not its methods."""

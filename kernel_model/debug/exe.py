@@ -8,6 +8,8 @@ The model keeps paths global (kernel_model/fsview.py): the global path names the
 tree the sandbox sees, which is where a debugger on the same host finds it; a process's own
 view of it (readlink("/proc/self/exe")) is the same path seen from the process's root.
 """
+from ..fsview import fs_view
+
 TASK_COMM_LEN = 16          # include/linux/sched.h: 15 bytes and the NUL
 
 
@@ -23,3 +25,12 @@ class ExecutableAccess:
         (exec sets it so, and a new thread inherits it), at most 15 bytes."""
         comm = getattr(thread, "comm", None)
         return comm or thread.process.exe.rsplit(b"/", 1)[-1][:TASK_COMM_LEN - 1]
+
+    @staticmethod
+    def fd_path(process, fd: int) -> bytes | None:
+        """What readlink("/proc/PID/fd/FD") shows the process (strace -y's `3</etc/passwd>`,
+        `1<pipe:[1]>`), None for a descriptor it does not have. Paths are seen from the
+        process's root, as its own readlink would see them."""
+        if process.fds is None or fd < 0:
+            return None
+        return fs_view(process).fd_targets().get(fd)

@@ -95,7 +95,8 @@ class DebugInterface:
     # The part (attribute, class) that answers each method of the door.
     PARTS = {
         ("_events", DebugEvents): "subscribe unsubscribe register_tracer tool_waits "
-                                  "syscall_entry syscall_resumed syscall_exit",
+                                  "syscall_entry syscall_resumed syscall_exit "
+                                  "syscall_interrupted",
         ("_traps", ToolTraps): "register_breakpoint unregister_breakpoint breakpoint_at "
                                "register_breakpoint_redirect unregister_breakpoint_redirect "
                                "set_gate clear_gate register_invalid_opcode_site "
@@ -136,7 +137,7 @@ class DebugInterface:
                                    "set_signal_frame_pc stack_range unmap_tool_pages "
                                    "keep_stale_range stale_code_fault copy_stale_ranges "
                                    "forget_stale_ranges",
-        ("_exe", ExecutableAccess): "executable_path thread_name",
+        ("_exe", ExecutableAccess): "executable_path thread_name fd_path",
         ("_watch", WatchAccess): "add_watchpoint remove_watchpoint settle_watch_stop "
                                  "forget_watchpoints",
         ("_signal_pcs", SignalFramePcs): "register_signal_pc_translator "

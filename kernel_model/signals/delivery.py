@@ -96,7 +96,7 @@ class Signals:
         if sig in (SIGKILL, SIGSTOP):
             handler = SIG_DFL
         if handler == SIG_IGN or (handler == SIG_DFL and sig in IGNORED_BY_DEFAULT):
-            self._finish_interrupted_call(thread, restart=True)
+            self._finish_interrupted_call(thread, restart=True, handled=False)
             # Linux does not even queue it for an untraced process (sig_ignored), but a
             # tracer sees it (strace's "--- SIGCHLD ... ---"): the tools hear of it.
             self.kernel.debug.signal_ignored(proc, thread, sig, info)
@@ -118,8 +118,10 @@ class Signals:
             proc.sigactions[sig] = (SIG_DFL, 0, 0, 0)
         self.kernel.debug.signal(proc, thread, sig, info)
 
-    def _finish_interrupted_call(self, thread, *, restart: bool) -> None:
-        """A call that slept and was rewound: re-run it (restart) or make it return -EINTR."""
+    def _finish_interrupted_call(self, thread, *, restart: bool, handled: bool = True) -> None:
+        """A call that slept and was rewound: re-run it (restart) or make it return -EINTR.
+        A handled signal ends it for the tools (their `= ? ERESTARTSYS`); an ignored one
+        leaves it asleep as far as they can tell (it simply runs again)."""
         call = thread.blocked_call
         if call is None:
             return
@@ -129,7 +131,11 @@ class Signals:
         # condition before signal_pending (include/linux/wait.h, ___wait_event).
         condition_met = thread.restart.get("condition_met", False)
         thread.restart.clear()
-        if condition_met or (restart and call not in NEVER_RESTARTED):
+        if condition_met:
+            return
+        if handled:
+            self.kernel.debug.syscall_interrupted(thread, call)
+        if restart and call not in NEVER_RESTARTED:
             return
         machine = thread.process.machine
         machine.set_reg("eax" if machine.arch.bits == 32 else "rax", -E.EINTR & machine.arch.mask)

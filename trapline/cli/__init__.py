@@ -11,6 +11,8 @@ import click
 
 from kernel_model.process.sched import DEFAULT_QUANTUM
 
+from ..version import __version__
+from .strace_options import strace_options
 from ..host_signals import guest_command
 
 
@@ -54,8 +56,9 @@ def _fail(error: BaseException) -> None:
     exit_for(error, lambda text: click.echo(text, err=True))
 
 
-def run_options(f, *, follow_short: bool = True):
-    """Options shared by every command that runs a guest (`trace` keeps -f for --format)."""
+def run_options(f, *, follow_short: bool = True, taken: frozenset = frozenset()):
+    """Options shared by every command that runs a guest (`trace` keeps -f for --format), and
+    strace's (strace_options.py) but for the spellings in `taken`, the command's own."""
     options = [
         click.option("--rootfs", type=click.Path(file_okay=False), default=None,
                      help="Folder that is the guest's /. Default: the host / read-only."),
@@ -68,14 +71,16 @@ def run_options(f, *, follow_short: bool = True):
         click.option("--writable", is_flag=True,
                      help="Write through to the rootfs folder (default: in-memory overlay)."),
         click.option("--strace", is_flag=True, help="Print system calls on stderr, strace-style."),
-        click.option(*(("-f", "--follow-forks") if follow_short else ("--follow-forks",)), is_flag=True,
-                     help="With --strace: trace child processes too ([pid N] prefixes)."),
+        click.option(*(("-f", "--follow-forks") if follow_short else ("--follow-forks",)), count=True,
+                     help="With --strace: trace child processes too ([pid N] prefixes); -ff with "
+                     "-o FILE: one file FILE.PID per process."),
         click.option("--quantum", type=click.IntRange(min=1), default=DEFAULT_QUANTUM, show_default=True,
                      help="Guest instructions per time slice while several threads can run."),
         click.option("--max-insns", type=click.IntRange(min=0), default=0,
                      help="Stop the run after about this many guest instructions (0: no limit)."),
         click.option("-v", "--verbose", is_flag=True, help="More diagnostics from trapline."),
     ]
+    f = strace_options(f, taken=taken)
     for option in reversed(options):
         f = option(f)
     return f
@@ -89,6 +94,8 @@ def run_options(f, *, follow_short: bool = True):
                             "gdbserver": "trapline.cli.gdbserver:gdbserver",  # GDB remote stub (US 6,957,421)
                             "check": "trapline.cli.check:check",              # strategies checked
                             "trace": "trapline.cli.trace:trace"})             # probes: the instrumenter
+@click.version_option(__version__, "-V", "--version", prog_name="trapline",
+                      message="%(prog)s -- version %(version)s")     # strace -V's wording
 def main():
     """trapline: run and instrument x86/x86-64 Linux binaries in an emulated, modeled kernel."""
 
@@ -99,13 +106,14 @@ def main():
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 @guest_command
 def run(rootfs, cwd, env, clear_env, seed, writable, strace, follow_forks, quantum, max_insns,
-        verbose, program, args):
+        verbose, program, args, strace_options):
     """Run PROGRAM [ARGS...] in the sandbox; exit with its status (128+N after signal N)."""
     from ..sandbox import Sandbox
 
     sandbox = Sandbox(rootfs=rootfs, cwd=cwd, env=_parse_env(env), clear_env=clear_env, seed=seed,
                       writable=writable, strace=strace, verbose=verbose, capture=False,
-                      follow_forks=follow_forks, quantum=quantum, max_insns=max_insns)
+                      follow_forks=bool(follow_forks), quantum=quantum, max_insns=max_insns,
+                      strace_options=strace_options)
     try:
         result = sandbox.run([program, *args])
     except Exception as e:              # noqa: BLE001 -- every failure gets its status (exit_status.py)

@@ -14,6 +14,7 @@ US 7,017,153: instrumenter/tracing/detach.py): the records stop at the detach an
 runs to its end as if it had never been probed. (`detach` of one fork child GDB does not
 follow, D;PID, leaves the probes alone either way.)
 """
+import functools
 import sys
 
 import click
@@ -40,12 +41,13 @@ def _listen_address(text: str) -> tuple[str, int]:
 @click.option("--debug-protocol", is_flag=True, help="Log every packet on stderr.")
 @click.option("--detach-probes", is_flag=True,
               help="GDB's detach detaches the probes too: the program runs on unprobed.")
-@run_options
+@functools.partial(run_options, taken=frozenset({"-o", "--output"}))
 @click.argument("program")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 @guest_command
 def gdbserver(listen, stdio, probes, strategy, output, debug_protocol, detach_probes, rootfs, cwd, env, clear_env,
-              seed, writable, strace, follow_forks, quantum, max_insns, verbose, program, args):
+              seed, writable, strace, follow_forks, quantum, max_insns, verbose, program, args,
+              strace_options):
     """Debug PROGRAM [ARGS...] with GDB through its probes (US 6,957,421)."""
     from ..gdbserver.session import DebugRun
 
@@ -60,7 +62,9 @@ def gdbserver(listen, stdio, probes, strategy, output, debug_protocol, detach_pr
                        if debug_protocol else None,
                        sandbox_options=dict(rootfs=rootfs, cwd=cwd, env=_parse_env(env),
                                             clear_env=clear_env, seed=seed, writable=writable,
-                                            strace=strace, verbose=verbose, follow_forks=follow_forks,
+                                            strace=strace, verbose=verbose,
+                                            follow_forks=bool(follow_forks),
+                                            strace_options=strace_options,
                                             quantum=quantum, max_insns=max_insns))
         result = run.run()
     except Exception as e:              # noqa: BLE001 -- every failure gets its status (exit_status.py)

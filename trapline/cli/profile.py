@@ -1,4 +1,5 @@
 """`trapline profile` and `trapline report` (issue 18, US 7,823,129's tprof phase)."""
+import functools
 import sys
 
 import click
@@ -29,13 +30,13 @@ TOP_FUNCTIONS = 25
               help="Write the trace (start-up, sample, interrupt, thread-switch, module and "
               "walk-up records) to FILE; `trapline report FILE` reads it back.")
 @walkup_options
-@run_options
+@functools.partial(run_options, taken=frozenset({"-o"}))
 @click.argument("program")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 @guest_command
 def profile(interval, event, mode, top, output_dir, record, walk_up, threshold, window, min_calls,
             metric, period, max_levels, exclusive, compare_full, rootfs, cwd, env, clear_env, seed, writable,
-            strace, follow_forks, quantum, max_insns, verbose, program, args):
+            strace, follow_forks, quantum, max_insns, verbose, program, args, strace_options):
     """Run PROGRAM [ARGS...] under the sampling profiler; report where it spends its time."""
     from rich.console import Console
 
@@ -51,7 +52,8 @@ def profile(interval, event, mode, top, output_dir, record, walk_up, threshold, 
             prepare_output_dir(output_dir)
         sandbox = Sandbox(rootfs=rootfs, cwd=cwd, env=_parse_env(env), clear_env=clear_env, seed=seed,
                           writable=writable, strace=strace, verbose=verbose, capture=False,
-                          follow_forks=follow_forks, quantum=quantum, max_insns=max_insns)
+                          follow_forks=bool(follow_forks), quantum=quantum, max_insns=max_insns,
+                          strace_options=strace_options)
         progress = ProfileProgress.for_terminal(sys.stderr, program.rsplit("/", 1)[-1])
         if walk_up:
             run = _walk_up(sandbox, [program, *args], console, interval=interval, mode=mode,

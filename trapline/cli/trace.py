@@ -43,13 +43,14 @@ def _say_choice(probe, address: int, strategy: str) -> None:
               "stacks for flamegraph.pl. Both need -o FILE.")
 @click.option("-o", "--output", type=click.File("w", lazy=False), default=None, help="Write events here (default: stdout).")
 @click.option("-c", "--count", is_flag=True, help="Print a table of hits per probe at the end (stderr).")
-@functools.partial(run_options, follow_short=False)
+@functools.partial(run_options, follow_short=False,
+                   taken=frozenset({"-o", "--output", "-c", "-f"}))
 @click.argument("program")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 @click.pass_context
 @guest_command
 def trace(ctx, probes, enable_at, disable_at, detach_after, detach_on, strategy, native, handler, handler_fxsave, children, backpatch, fmt, output, count, rootfs, cwd, env, clear_env, seed, writable, strace,
-          follow_forks, quantum, max_insns, verbose, program, args):
+          follow_forks, quantum, max_insns, verbose, program, args, strace_options):
     """Run PROGRAM with probes; one event per hit (text or JSON Lines).
 
     --enable-at N and --disable-at N apply to the -p written last before them: that probe
@@ -71,8 +72,8 @@ def trace(ctx, probes, enable_at, disable_at, detach_after, detach_on, strategy,
         user_handler = load_handler(handler, handler_fxsave)
         sandbox = Sandbox(rootfs=rootfs, cwd=cwd, env=_parse_env(env), clear_env=clear_env, seed=seed,
                           writable=writable, strace=strace, verbose=verbose, capture=False,
-                          follow_forks=follow_forks, quantum=quantum, max_insns=max_insns,
-                          probes=[Probe(s, native=native if s.kind == UPROBE else None,
+                          follow_forks=bool(follow_forks), quantum=quantum, max_insns=max_insns,
+                          strace_options=strace_options, probes=[Probe(s, native=native if s.kind == UPROBE else None,
                                         enable_at=on, disable_at=off,
                                         handler=user_handler if s.kind == UPROBE else None)
                                   for s, (on, off) in zip(specs, times)], strategy=strategy, on_choice=_say_choice if verbose else None,

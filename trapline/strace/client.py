@@ -9,21 +9,44 @@ exit_group: no exit event; a successful execve: the caller's memory is gone at i
 what was read at its entry.
 """
 from . import syscall_line
+from .options import StraceOptions
+from .siginfo import format_siginfo
+from .output import StraceOutput, aligned
+from .strings import format_execve_call
+from .structs import SIGRETURN_MASK_OFFSET
+from .summary import Summary
+from .unfinished import UNFINISHED, InProgress, entry_part, resumed_part
 
 NO_RETURN_CALLS = frozenset({"exit", "exit_group"})
+# Calls whose arguments strace prints as they were at the entry (the kernel rewrites them, or
+# the stack they lie on is gone by the exit); their result is added at the exit.
+ENTRY_TIME_CALLS = frozenset({"execve", "set_thread_area", "rt_sigreturn", "sigreturn"})
 
-SI_CODES = {0: "SI_USER", -6: "SI_TKILL", 0x80: "SI_KERNEL", 1: "CLD_EXITED", 2: "CLD_KILLED",
-            3: "CLD_DUMPED"}
 ABI_BITS = {"i386": 32, "x86_64": 64}
+# What a sleeping call returns to the kernel when a signal with a handler interrupts it, which
+# strace shows as its result: ERESTARTNOHAND for pause and sigsuspend (kernel/signal.c),
+# ERESTART_RESTARTBLOCK for the sleeps (kernel/time/hrtimer.c), ERESTARTSYS for the others.
+ERESTARTSYS, ERESTARTNOHAND, ERESTART_RESTARTBLOCK = 512, 514, 516
+RESTART_ERRNOS = {"pause": ERESTARTNOHAND, "rt_sigsuspend": ERESTARTNOHAND,
+                  "sigsuspend": ERESTARTNOHAND, "nanosleep": ERESTART_RESTARTBLOCK,
+                  "clock_nanosleep": ERESTART_RESTARTBLOCK,
+                  "clock_nanosleep_time64": ERESTART_RESTARTBLOCK}
 
 
 class _Memory:
     """One traced process's memory as the formatter reads it (strings.MemReader): through the
-    door's peeks, None where it is not readable."""
-    __slots__ = ("_debug", "_process")
+    door's peeks, None where it is not readable; with -s and -x's settings."""
+    __slots__ = ("_debug", "_process", "max_strlen", "hex_strings", "verbose", "decode_fds", "xlat")
 
-    def __init__(self, debug, process):
+    def __init__(self, debug, process, options: StraceOptions):
         self._debug, self._process = debug, process
+        self.max_strlen, self.hex_strings = options.max_strlen, options.hex_strings
+        self.verbose = options.verbose
+        self.decode_fds = options.decode_fds
+        self.xlat = options.xlat
+
+    def fd_path(self, fd: int):
+        return self._debug.fd_path(self._process, fd)
 
     def read(self, addr: int, n: int):
         return self._debug.peek(self._process, addr, n)
@@ -34,15 +57,26 @@ class _Memory:
 
 class StraceClient:
     """Like strace: only the first process unless `follow_forks` (-f); then lines carry a
-    `[pid N]` prefix while more than one traced process is alive."""
+    pid prefix (output.py) while more than one traced process is alive."""
 
-    def __init__(self, debug, out, *, follow_forks: bool = False):
+    def __init__(self, debug, out, *, follow_forks: bool = False,
+                 options: StraceOptions | None = None):
         self.debug = debug
-        self.out = out
-        self.follow_forks = follow_forks
+        self.options = options if options is not None else StraceOptions(
+            follow_forks=int(follow_forks))
+        self.follow_forks = bool(self.options.follow_forks)
+        self.output = StraceOutput(out, self.options)
+        self.summary = Summary() if self.options.summary else None
+        self._stack_lines = self.options.stacks(debug) if self.options.stacks else None
         self.root_pid: int | None = None
         self.live: set[int] = set()
-        self._execve_lines: dict[int, str] = {}     # tid -> its execve's line, read at entry
+        self._entry_heads: dict[int, str] = {}                 # tid -> the call as entered
+        self._entered_ns: dict[int, int] = {}                  # tid -> virtual time at entry
+        self._in_progress: dict[int, InProgress] = {}          # tid -> the call it is in
+        self._last_args: dict[int, object] = {}                # tid -> its last call's arguments
+        # Several tasks' lines in one stream: a call in progress is split (unfinished.py).
+        self._interleaves = bool(self.options.follow_forks) and not (
+            self.options.output is not None and self.options.follow_forks > 1)
 
     def attach(self) -> "StraceClient":
         """Follow the kernel's processes from now on: its events and every syscall stop."""
@@ -57,19 +91,109 @@ class StraceClient:
             self.live.add(proc.pid)
         return self.follow_forks or (proc.pid == self.root_pid and tid in (None, self.root_pid))
 
-    def _emit(self, proc, line: str, tid: int | None = None) -> None:
-        """strace -f tags lines with the thread id while several tasks are traced."""
-        if not self._traced(proc, tid):
-            return
+    def _prefix(self, proc, tid: int | None) -> str:
         several = len(self.live) > 1 or len(self.debug.threads(proc)) > 1
-        prefix = f"[pid {tid or proc.pid}] " if self.follow_forks and several else ""
-        self.out.write(prefix + line + "\n")
-        self.out.flush()
+        prefix = self.output.pid_prefix(tid or proc.pid, several)
+        return prefix + self.output.time_prefix(self._now())
 
-    def _line(self, thread, name: str, args, result: int) -> str:
+    def _now(self) -> int | None:
+        if not (self.options.timestamps or self.options.relative or self.options.durations):
+            return None
+        return self.debug.virtual_time_ns()
+
+    def _emit(self, proc, line: str, tid: int | None = None) -> None:
+        """A line that is not a syscall's (signals, exits)."""
+        if not self._traced(proc, tid) or self.options.summary == 1:
+            return
+        self._leave_unfinished(tid or proc.pid)
+        self.output.write(tid or proc.pid, self._prefix(proc, tid), line)
+
+    def _leave_unfinished(self, tid: int) -> None:
+        """Before a line of `tid`, the other tasks' calls in progress show what they had at
+        their entry, `<unfinished ...>` (strace prints that part at the entry itself)."""
+        if not self._interleaves or len(self._in_progress) < 2 and tid in self._in_progress:
+            return
+        for other, call in self._in_progress.items():
+            if other == tid or call.shown or not self._shows_call(call.thread, call.name):
+                continue
+            call.shown = True
+            texts, entered = self._texts(call.thread, call.name, call.args)
+            proc = call.thread.process
+            self.output.write(other, self._prefix(proc, other),
+                              entry_part(call.name, texts, entered) + UNFINISHED)
+
+    def _shows_call(self, thread, name: str) -> bool:
+        return (self._traced(thread.process, thread.tid) and self.options.traces(name)
+                and self.options.summary != 1)
+
+    def _texts(self, thread, name: str, args, result: int = 0) -> tuple[list[str], int]:
         bits = ABI_BITS[self.debug.syscall_abi(thread)]
-        return syscall_line.format_syscall(name, args, result,
-                                           _Memory(self.debug, thread.process), bits)
+        texts, _, _ = syscall_line.format_parts(
+            name, args, result, _Memory(self.debug, thread.process, self.options), bits)
+        return texts, syscall_line.entry_arguments(name, bits, len(texts))
+
+    def _emit_call(self, proc, tid: int, name: str, head: str, result: str,
+                   failed: bool | None, resumed: str | None = None, thread=None,
+                   in_call: bool = True) -> None:
+        """A syscall's line: `= ` at column 40; failed None: no result to speak of (`= ?`);
+        `resumed`: the line's `<... NAME resumed>...)` form, if its start was printed."""
+        call = self._in_progress.pop(tid, None)
+        if not self._traced(proc, tid) or not self.options.traces(name):
+            return
+        timed = self.summary is not None or self.options.durations
+        duration = self._duration(tid) if timed else 0
+        if self.summary is not None:
+            self.summary.add(name, bool(failed), duration)
+            if self.options.summary == 1:
+                return
+        status = "unavailable" if failed is None else ("failed" if failed else "successful")
+        if status not in self.options.statuses:
+            return
+        self._leave_unfinished(tid)
+        if call is not None and call.shown and resumed is not None:
+            head = resumed
+        prefix = self._prefix(proc, tid)
+        line = aligned(head, result, len(prefix))
+        if self.options.durations and failed is not None:
+            line += f" <{_seconds(duration)}>"
+        self.output.write(tid, prefix, line)
+        if self._stack_lines is not None and thread is not None:
+            for frame in self._stack_lines(thread, in_call):      # -k
+                self.output.write(tid, "", frame)
+
+    def _duration(self, tid: int) -> int:
+        entered = self._entered_ns.pop(tid, None)
+        if entered is None:
+            return 0
+        return max(self.debug.virtual_time_ns() - entered, 0)
+
+    def _call(self, thread, name: str, args, result: int) -> tuple[str, str, bool]:
+        bits = ABI_BITS[self.debug.syscall_abi(thread)]
+        return syscall_line.format_call(name, args, result,
+                                        _Memory(self.debug, thread.process, self.options), bits)
+
+    # ---- the program the tool starts (strace's own execve of it) -----------------------------
+    def started(self, proc, path: bytes, argv: list[bytes], env: list[bytes]) -> None:
+        """strace prints the execve it makes itself to start the program; the sandbox starts it
+        the same way (kernel_model/process/spawn.py), and tells the tool what it ran. The
+        environment's address is the new image's envp array on its initial stack (the psABI's
+        argc, argv[], NULL, envp[])."""
+        threads = self.debug.threads(proc)
+        envp = 0
+        if threads:
+            arch = self.debug.arch(proc)
+            envp = self.debug.read_register(threads[0], arch.sp) + arch.word * (len(argv) + 2)
+        head = format_execve_call(path, argv, envp, env, self.options.max_strlen,
+                                  self.options.verbose)
+        self._entered_ns.pop(proc.pid, None)
+        self._emit_call(proc, proc.pid, "execve", head, "0", False,
+                        thread=threads[0] if threads else None, in_call=False)
+
+    def finish(self) -> None:
+        """The end of the run: -c's table, then the files closed."""
+        if self.summary is not None:
+            self.output.write_raw(self.summary.table())
+        self.output.close()
 
     # ---- process events ---------------------------------------------------------------------
     def fork(self, parent, child) -> None:
@@ -82,40 +206,76 @@ class StraceClient:
     def exit(self, proc, status: int) -> None:
         """The wait status word: `exited with N` or `killed by SIG` (wait(2)'s WIFSIGNALED)."""
         signal = status & 0x7F
-        self._emit(proc, syscall_line.format_killed(signal) if signal
+        for thread in self.debug.threads(proc):
+            self._in_progress.pop(thread.tid, None)      # a call it died in ends with it
+        self._emit(proc, syscall_line.format_killed(signal, bool(status & 0x80)) if signal
                    else syscall_line.format_exit((status >> 8) & 0xFF))
         self.live.discard(proc.pid)
 
     def signal(self, proc, thread, sig: int, info: dict | None = None) -> None:
         """A signal-delivery line, as strace prints it for a handled, an ignored or a fatal
         signal (`thread` None: it kills; a death with no delivered siginfo has no line)."""
-        if info is None:
+        if info is None or (self.options.signals is not None and sig not in self.options.signals):
             return
-        name = syscall_line.signal_name(sig)
-        code = info.get("code", 0)
-        fields = [f"si_signo={name}", f"si_code={SI_CODES.get(code, code)}"]
-        if "addr" in info:
-            fields.append(f"si_addr={info['addr']:#x}")
-        else:
-            fields += [f"si_pid={info.get('pid', 0)}", "si_uid=0"]
-            if "status" in info:
-                status = info["status"]         # CLD_KILLED/CLD_DUMPED: the signal, by name
-                fields.append(f"si_status={syscall_line.signal_name(status) if code in (2, 3) else status}")
-        self._emit(proc, f"--- {name} {{{', '.join(fields)}}} ---")
+        line = f"--- {syscall_line.signal_name(sig)} {format_siginfo(sig, info)} ---"
+        self._emit(proc, line, thread.tid if thread else None)
 
     signal_ignored = signal
 
     # ---- syscall stops ----------------------------------------------------------------------
     def syscall_entry(self, thread, name: str, args) -> None:
         """What must be read from the caller's memory before the call runs."""
+        self._last_args[thread.tid] = args
+        if self._interleaves and name not in NO_RETURN_CALLS:
+            known = self._in_progress.get(thread.tid)
+            if known is None or known.name != name:     # (a sleeping call entered again: the same)
+                self._in_progress[thread.tid] = InProgress(thread, name, args)
+        if self.options.durations or self.summary is not None:
+            self._entered_ns.setdefault(thread.tid, self.debug.virtual_time_ns())
         if name in NO_RETURN_CALLS:
-            self._emit(thread.process, self._line(thread, name, args, 0), thread.tid)
-        elif name == "execve":
-            self._execve_lines[thread.tid] = self._line(thread, name, args, 0)
+            head, _, _ = self._call(thread, name, args, 0)
+            self._entered_ns.pop(thread.tid, None)
+            self._emit_call(thread.process, thread.tid, name, head, "?", None, thread=thread,
+                            in_call=False)      # (-k: strace shows its entry stop's IP)
+        elif name in ENTRY_TIME_CALLS or (name == "close" and self.options.decode_fds):
+            # (close: -y's path is the descriptor's before the call)
+            head, _, _ = self._call(thread, name, self._entry_args(thread, name, args), 0)
+            self._entry_heads[thread.tid] = head
+
+    def _entry_args(self, thread, name: str, args):
+        """sigreturn's argument is its frame: strace reads the mask the frame restores at the
+        stack pointer (structs.SIGRETURN_MASK_OFFSET)."""
+        offset = SIGRETURN_MASK_OFFSET.get((name, ABI_BITS[self.debug.syscall_abi(thread)]))
+        if offset is None:
+            return args
+        return (self.debug.read_register(thread, self.debug.arch(thread.process).sp) + offset,)
 
     def syscall_exit(self, thread, name: str, args, result: int) -> None:
-        entry_line = self._execve_lines.pop(thread.tid, None) if name == "execve" else None
-        if entry_line is not None and result == 0:
-            self._emit(thread.process, entry_line, thread.tid)   # the new image's memory now
-            return
-        self._emit(thread.process, self._line(thread, name, args, result), thread.tid)
+        entry_head = self._entry_heads.pop(thread.tid, None) if self._entry_heads else None
+        head, text, failed = self._call(thread, name, args, result)
+        if entry_head is not None and not (name == "execve" and failed):
+            head = entry_head            # (a failed execve's memory is still the caller's)
+        self._emit_call(thread.process, thread.tid, name, head, text, failed,
+                        self._resumed(thread, name, args, result), thread)
+
+    def _resumed(self, thread, name: str, args, result: int) -> str | None:
+        call = self._in_progress.get(thread.tid)
+        if call is None or not call.shown:
+            return None
+        texts, entered = self._texts(thread, name, args if name not in ENTRY_TIME_CALLS
+                                     else self._entry_args(thread, name, args), result)
+        return resumed_part(name, texts, entered)
+
+
+    def syscall_interrupted(self, thread, name: str) -> None:
+        """A sleeping call a signal interrupts ends with strace's `= ? ERESTARTSYS` line,
+        before the signal's; restarted, it shows again whole."""
+        args = self._last_args.get(thread.tid, ())
+        errno = -RESTART_ERRNOS.get(name, ERESTARTSYS)
+        head, text, _ = self._call(thread, name, args, errno)
+        self._emit_call(thread.process, thread.tid, name, head, text, True,
+                        self._resumed(thread, name, args, errno))
+
+
+def _seconds(ns: int) -> str:
+    return f"{ns // 10**9}.{ns % 10**9 // 1000:06}"

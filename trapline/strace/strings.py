@@ -32,7 +32,23 @@ def format_address(addr: int) -> str:
     return f"{addr:#x}" if addr else "NULL"
 
 
-def escape_bytes(data: bytes) -> str:
+def max_strlen(mem) -> int:
+    """-s N, carried by the reader of the traced process (client.py); 32 by default."""
+    return getattr(mem, "max_strlen", MAX_STRLEN)
+
+
+def _wants_hex(data: bytes, hex_strings: int) -> bool:
+    """-xx: every string in hex; -x: a string with a byte that is neither printable ASCII nor
+    one of C's named escapes (strace's string_quote)."""
+    if hex_strings >= 2:
+        return True
+    return bool(hex_strings) and any(
+        not 0x20 <= byte < 0x7f and byte not in _NAMED_ESCAPES for byte in data)
+
+
+def escape_bytes(data: bytes, hex_strings: int = 0) -> str:
+    if hex_strings and _wants_hex(data, hex_strings):
+        return "".join(f"\\x{byte:02x}" for byte in data)
     out = []
     for index, byte in enumerate(data):
         named = _NAMED_ESCAPES.get(byte)
@@ -46,29 +62,52 @@ def escape_bytes(data: bytes) -> str:
     return "".join(out)
 
 
-def quote(data: bytes, truncated: bool = False) -> str:
-    return '"' + escape_bytes(data) + '"' + (ELLIPSIS if truncated else "")
+def quote(data: bytes, truncated: bool = False, hex_strings: int = 0) -> str:
+    return '"' + escape_bytes(data, hex_strings) + '"' + (ELLIPSIS if truncated else "")
+
+
+def quote_from(mem, data: bytes, truncated: bool = False) -> str:
+    """quote() with the -x setting of the traced process's reader."""
+    return quote(data, truncated, getattr(mem, "hex_strings", 0))
 
 
 def format_buffer(mem: MemReader, addr: int, length: int) -> str:
-    """A buffer of `length` bytes (write's data, read's result): the first 32, then "..."."""
+    """A buffer of `length` bytes (write's data, read's result): the first 32, then "...";
+    NULL whatever the length (strace's printstr checks the address first)."""
+    if not addr:
+        return "NULL"
     if length <= 0:
         return '""' if length == 0 else format_address(addr)
-    shown = min(length, MAX_STRLEN)
+    limit = max_strlen(mem)
+    shown = min(length, limit)
     data = mem.read(addr, shown)
     if data is None or len(data) < shown:
         return format_address(addr)
-    return quote(data, truncated=length > MAX_STRLEN)
+    return quote_from(mem, data, truncated=length > limit)
 
 
-def format_cstring(mem: MemReader, addr: int, limit: int = MAX_STRLEN) -> str:
-    """A NUL-terminated string (argv entries): up to `limit` characters, "..." when longer."""
+def format_buffer_hex(mem: MemReader, addr: int, length: int) -> str:
+    """A buffer every byte of which is shown as \\xNN (strace's QUOTE_FORCE_HEX)."""
     if not addr:
         return "NULL"
+    limit = max_strlen(mem)
+    shown = min(max(length, 0), limit)
+    data = mem.read(addr, shown)
+    if data is None or len(data) < shown:
+        return format_address(addr)
+    return quote(data, truncated=length > limit, hex_strings=2)
+
+
+def format_cstring(mem: MemReader, addr: int, limit: int | None = None) -> str:
+    """A NUL-terminated string (argv entries): up to `limit` characters (-s), "..." when
+    longer."""
+    if not addr:
+        return "NULL"
+    limit = max_strlen(mem) if limit is None else limit
     data = mem.read_cstr(addr, limit + 1)
     if data is None:
         return format_address(addr)
-    return quote(data[:limit], truncated=len(data) > limit)
+    return quote_from(mem, data[:limit], truncated=len(data) > limit)
 
 
 def format_path(mem: MemReader, addr: int) -> str:
@@ -109,9 +148,12 @@ def format_argv(mem: MemReader, addr: int, word: int) -> str:
 
 
 def format_envp(mem: MemReader, addr: int, word: int) -> str:
-    """strace's default for execve's environment: `0x7ffc... /* 35 vars */`."""
+    """strace's default for execve's environment: `0x7ffc... /* 35 vars */`; in full with
+    --no-abbrev (strace -v), as argv."""
     if not addr:
         return "NULL"
+    if getattr(mem, "verbose", False):
+        return format_argv(mem, addr, word)
     count = 0
     while count < _MAX_ENV_VARS:
         pointer = read_word(mem, addr + count * word, word)
@@ -121,3 +163,21 @@ def format_envp(mem: MemReader, addr: int, word: int) -> str:
             return f"{addr:#x} /* {count} var{'' if count == 1 else 's'} */"
         count += 1
     return format_address(addr)
+
+
+def _string_array(strings: list[bytes], limit: int) -> str:
+    items = [quote(item[:limit], truncated=len(item) > limit) for item in strings[:limit]]
+    if len(strings) > limit:
+        items.append(ELLIPSIS)
+    return "[" + ", ".join(items) + "]"
+
+
+def format_execve_call(path: bytes, argv: list[bytes], envp: int, env: list[bytes],
+                       limit: int = MAX_STRLEN, verbose: bool = False) -> str:
+    """The execve(2) a tool makes to start its program, from the tool's own copy of the
+    arguments: `execve("/bin/ls", ["ls", "-l"], 0x7ffd... /* 4 vars */)`."""
+    if verbose:
+        shown_env = _string_array(env, limit)
+    else:
+        shown_env = f"{format_address(envp)} /* {len(env)} var{'' if len(env) == 1 else 's'} */"
+    return f"execve({quote(path)}, {_string_array(argv, limit)}, {shown_env})"

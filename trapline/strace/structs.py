@@ -202,3 +202,91 @@ def format_iovec(mem: MemReader, addr: int, count: int, word: int,
             remaining -= shown
         items.append(f"{{iov_base={format_buffer(mem, base, shown)}, iov_len={length}}}")
     return "[" + ", ".join(items + (["..."] if count > shown_count else [])) + "]"
+
+
+# struct user_desc (arch/x86/include/uapi/asm/ldt.h): three u32, then seven bit fields.
+_USER_DESC_BITS = (("seg_32bit", 0, 1), ("contents", 1, 2), ("read_exec_only", 3, 1),
+                   ("limit_in_pages", 4, 1), ("seg_not_present", 5, 1), ("useable", 6, 1))
+
+
+def format_user_desc(mem: MemReader, addr: int) -> str:
+    """set_thread_area's descriptor as the caller passed it: `{entry_number=-1, base_addr=...,
+    limit=0xfffff, seg_32bit=1, contents=0, ...}`."""
+    values = read_words(mem, addr, 4, 4) if addr else None
+    if values is None:
+        return format_address(addr)
+    entry, base, limit, bits = values
+    fields = [f"entry_number={_signed(entry, 32)}", f"base_addr={base:#x}", f"limit={limit:#x}"]
+    fields += [f"{name}={bits >> shift & ((1 << width) - 1)}" for name, shift, width in _USER_DESC_BITS]
+    return "{" + ", ".join(fields) + "}"
+
+
+def user_desc_entry(mem: MemReader, addr: int) -> int | None:
+    """The entry number the kernel wrote back (set_thread_area's `= 0 (entry_number=12)`)."""
+    value = read_word(mem, addr, 4) if addr else None
+    return None if value is None else _signed(value, 32)
+
+
+# Where the blocked-signal mask the sigreturn restores lies, from the stack pointer at the call
+# (the restorer's `ret` popped pretcode): x86-64 rt_sigframe's uc.uc_sigmask after uc_flags,
+# uc_link, stack_t (24) and sigcontext (256); i386's rt_sigframe_ia32 puts sig, pinfo, puc and
+# a 128-byte siginfo before its ucontext (20 + sigcontext 88); i386 sigreturn's sigframe has
+# sigcontext.oldmask 80 bytes in (the restorer popped sig too).
+SIGRETURN_MASK_OFFSET = {("rt_sigreturn", 64): 8 + 8 + 24 + 256,
+                         ("rt_sigreturn", 32): 12 + 128 + 20 + 88,
+                         ("sigreturn", 32): 80}
+
+
+def format_sigreturn_mask(mem: MemReader, addr: int, size: int) -> str:
+    """`{mask=[INT]}`: the mask the frame restores (strace's sigreturn decoder)."""
+    mask = read_word(mem, addr, size)
+    return f"{{mask={format_address(addr) if mask is None else sigset_text(mask, size * 8)}}}"
+
+
+def format_statx(mem: MemReader, addr: int) -> str:
+    """struct statx (uapi/linux/stat.h) abbreviated as strace prints it without -v."""
+    data = mem.read(addr, 48)
+    if data is None or len(data) < 48:
+        return format_address(addr)
+    mask = int.from_bytes(data[0:4], "little")
+    attributes = int.from_bytes(data[8:16], "little")
+    mode = int.from_bytes(data[28:30], "little")
+    size = int.from_bytes(data[40:48], "little")
+    return (f"{{stx_mask={flags.decode_flags(mask, flags.STATX_MASK)}, "
+            f"stx_attributes={flags.decode_flags(attributes, flags.STATX_ATTRIBUTES)}, "
+            f"stx_mode={flags.decode_file_mode(mode)}, stx_size={size}, ...}}")
+
+
+def format_itimerval(mem: MemReader, addr: int, word: int) -> str:
+    """`{it_interval={tv_sec=0, tv_usec=0}, it_value={tv_sec=0, tv_usec=10000}}`."""
+    if not addr:
+        return "NULL"
+    values = read_words(mem, addr, word, 4)
+    if values is None:
+        return format_address(addr)
+    s1, u1, s2, u2 = (_signed(v, word * 8) for v in values)
+    return (f"{{it_interval={{tv_sec={s1}, tv_usec={u1}}}, "
+            f"it_value={{tv_sec={s2}, tv_usec={u2}}}}}")
+
+
+def format_dirents(mem: MemReader, addr: int, size: int, reclen_at: int) -> str:
+    """`0x... /* 8 entries */`: strace counts the records by their d_reclen without -v."""
+    data = mem.read(addr, size) if size > 0 else b""
+    if data is None:
+        return format_address(addr)
+    count, offset = 0, 0
+    while offset + reclen_at + 2 <= len(data):
+        reclen = int.from_bytes(data[offset + reclen_at:offset + reclen_at + 2], "little")
+        if reclen == 0:
+            break
+        count, offset = count + 1, offset + reclen
+    return f"{addr:#x} /* {count} entries */"
+
+
+def format_cpu_set(mem: MemReader, addr: int, size: int) -> str:
+    """`[0 1]`: the CPUs set in the first `size` bytes of a cpu_set_t."""
+    data = mem.read(addr, size) if size > 0 else b""
+    if data is None:
+        return format_address(addr)
+    mask = int.from_bytes(data, "little")
+    return "[" + " ".join(str(cpu) for cpu in range(len(data) * 8) if mask >> cpu & 1) + "]"

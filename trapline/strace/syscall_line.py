@@ -8,28 +8,31 @@ the few syscalls whose argument list depends on another argument (open's mode, f
 futex, clone, _llseek, i386 old mmap) are special-cased here.
 """
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from kernel_model.debug.abi import Kind, Ret, flags, return_kind, signal_name, signature
 
-from . import structs
+from . import arguments, structs
+from .expressions import FD_RETURNING
 from .errnos import format_error_return
-from .strings import (MemReader, format_address, format_argv, format_buffer, format_envp,
+from .strings import (MemReader, escape_bytes, format_address, format_argv, format_buffer, format_envp,
                       format_path, read_words)
 
-__all__ = ["MemReader", "format_syscall", "format_exit", "format_killed", "unknown_name"]
+__all__ = ["MemReader", "entry_arguments", "format_call", "format_parts", "format_syscall", "format_exit", "format_killed", "unknown_name"]
 
 MAX_ERRNO = 4095             # include/linux/err.h: -4095..-1 are errors
 PAGE_SHIFT = 12              # mmap2's offset unit is 4096 bytes on x86
 
 
-@dataclass(frozen=True)
 class _Call:
-    name: str
-    args: tuple[int, ...]    # masked to the ABI's word size
-    ret: int                 # signed
-    mem: MemReader
-    bits: int
+    """One finished call as the formatters see it (a plain class: one is made per line)."""
+    __slots__ = ("name", "args", "ret", "mem", "bits")
+
+    def __init__(self, name: str, args: tuple[int, ...], ret: int, mem: MemReader, bits: int):
+        self.name = name
+        self.args = args         # masked to the ABI's word size
+        self.ret = ret           # signed
+        self.mem = mem
+        self.bits = bits
 
     @property
     def word(self) -> int:
@@ -53,20 +56,54 @@ def unknown_name(number: int) -> str:
     return f"syscall_{number:#x}"
 
 
-def format_syscall(name: str, args: Sequence[int], ret: int, mem: MemReader, abi_bits: int,
-                   align: int = 0) -> str:
-    """The strace line for a finished syscall. `args` and `ret` are raw register values;
-    `align` pads to strace's `-a` column (strace's default is 40; 0 means no padding)."""
+def format_parts(name: str, args: Sequence[int], ret: int, mem: MemReader,
+                 abi_bits: int) -> tuple[list[str], str, bool]:
+    """(each argument's text, the text after `= `, whether it failed) for a finished syscall;
+    `args` and `ret` are raw register values."""
     if abi_bits not in (32, 64):
         raise ValueError(f"abi_bits must be 32 or 64, not {abi_bits}")
     mask = (1 << abi_bits) - 1
-    call = _Call(name, tuple(a & mask for a in args), _signed(ret, abi_bits), mem, abi_bits)
-    head = f"{name}({', '.join(_format_args(call))})"
+    call = _Call(name, tuple([a & mask for a in args]), _signed(ret, abi_bits), mem, abi_bits)
+    return _format_args(call), _format_return(call), call.failed
+
+
+def format_call(name: str, args: Sequence[int], ret: int, mem: MemReader,
+                abi_bits: int) -> tuple[str, str, bool]:
+    """(`name(args...)`, the text after `= `, whether it failed) for a finished syscall."""
+    texts, result, failed = format_parts(name, args, ret, mem, abi_bits)
+    return f"{name}({', '.join(texts)})", result, failed
+
+
+_OUTPUT_KINDS = frozenset(kind for kind in Kind if kind.name.endswith("_OUT")) | {Kind.STAT,
+                                                                                  Kind.STAT64}
+
+
+def entry_arguments(name: str, abi_bits: int, shown: int) -> int:
+    """How many of the `shown` arguments strace prints at the call's entry: those before the
+    first the kernel fills in (read's buffer, wait4's status...), all for the calls decoded
+    specially. The rest come after `<... NAME resumed>`."""
+    if name in _SPECIAL:
+        return shown
+    params = signature(name, "i386" if abi_bits == 32 else "x86_64")
+    if params is None:
+        return arguments.ENTRY_COUNTS.get(name, shown)
+    word = 0
+    for index, (_, kind) in enumerate(params):
+        if kind in _OUTPUT_KINDS or (name, word) in arguments.OUTPUTS:
+            return min(index, shown)
+        word += 2 if kind is Kind.OFFSET64_SPLIT else 1
+    return shown
+
+
+def format_syscall(name: str, args: Sequence[int], ret: int, mem: MemReader, abi_bits: int,
+                   align: int = 0) -> str:
+    """The strace line for a finished syscall. `align` pads to strace's `-a` column (strace's
+    default is 40; 0 means no padding)."""
+    head, result, _ = format_call(name, args, ret, mem, abi_bits)
+    head += " "
     if align:
-        head = (head + " ").ljust(align)
-    else:
-        head += " "
-    return f"{head}= {_format_return(call)}"
+        head = head.ljust(align)
+    return f"{head}= {result}"
 
 
 def format_exit(status: int) -> str:
@@ -80,32 +117,94 @@ def format_killed(sig: int, core_dumped: bool = False) -> str:
 # --- arguments ---------------------------------------------------------------------------------
 
 def _format_args(call: _Call) -> list[str]:
-    special = _SPECIAL.get(call.name)
-    if special is not None and not (call.name == "mmap" and call.bits == 64):
-        return special(call)
-    params = signature(call.name, "i386" if call.bits == 32 else "x86_64")
+    plan = _PLANS.get((call.name, call.bits))
+    if plan is None:
+        plan = _PLANS[(call.name, call.bits)] = _plan(call.name, call.bits)
+    return plan(call)
+
+
+# (name, ABI bits) -> the call's argument formatter, built once from the declarations and the
+# tables (arguments.py) on the call's first line: a line then costs one call per argument.
+_PLANS: dict[tuple[str, int], Callable[[_Call], list[str]]] = {}
+
+
+def _plan(name: str, bits: int) -> Callable[[_Call], list[str]]:
+    special = _SPECIAL.get(name)
+    if special is not None and not (name == "mmap" and bits == 64):
+        return special
+    params = signature(name, "i386" if bits == 32 else "x86_64")
     if params is None:
-        return [flags.format_hex(value) for value in call.args]
-    shown, word = [], 0
+        decoders = arguments.SIGNATURES.get(name)
+        if decoders is not None:
+            return lambda call: [decode(call, index, call.arg(index))
+                                 for index, decode in enumerate(decoders)]
+        return lambda call: [flags.format_hex(value) for value in call.args]
+    formatters, word = [], 0
     for _, kind in params:          # an i386 64-bit offset takes two words
-        shown.append(_format_value(call, word, kind))
+        override = arguments.OVERRIDES.get((name, word))
+        formatters.append(_overridden(override, word) if override is not None
+                          else _value_formatter(kind, word))
         word += 2 if kind is Kind.OFFSET64_SPLIT else 1
-    return shown
+    return lambda call: [format_one(call) for format_one in formatters]
+
+
+def _overridden(decode, index: int) -> Callable[[_Call], str]:
+    return lambda call: decode(call, index, call.arg(index))
+
+
+def _value_formatter(kind: Kind, index: int) -> Callable[[_Call], str]:
+    """The formatter of argument `index` of kind `kind`."""
+    if kind is Kind.OFFSET64_SPLIT:             # i386: (low, high) of a loff_t
+        return lambda call: str(_signed(call.arg(index) | call.arg(index + 1) << 32, 64))
+    simple = _SIMPLE.get(kind)
+    if simple is not None and kind in _NAMED_CONSTANT_KINDS:
+        return lambda call: _xlat(call, call.arg(index), simple)
+    if simple is not None:
+        return lambda call: simple(call.arg(index), call)
+    output = _OUTPUT_DECODERS.get(kind)
+    if output is not None:      # output kinds show only an address unless the call worked
+        def format_output(call: _Call) -> str:
+            value = call.arg(index)
+            if call.failed or not value:
+                return format_address(value)
+            return output(call, index, value)
+        return format_output
+    return lambda call: _format_memory(call, index, kind, call.arg(index))
 
 
 def _format_value(call: _Call, index: int, kind: Kind) -> str:
-    value = call.arg(index)
-    if kind is Kind.OFFSET64_SPLIT:             # i386: (low, high) of a loff_t
-        return str(_signed(value | call.arg(index + 1) << 32, 64))
-    simple = _SIMPLE.get(kind)
-    if simple is not None:
-        return simple(value, call)
-    return _format_memory(call, index, kind, value)
+    return _value_formatter(kind, index)(call)
+
+
+# Kinds whose value strace names from a table: -X raw prints the number instead, -X verbose
+# both (`0x80000 /* O_CLOEXEC */`), the default (abbrev) the names.
+_NAMED_CONSTANT_KINDS = frozenset({
+    Kind.OPEN_FLAGS, Kind.PIPE_FLAGS, Kind.PROT, Kind.MAP_FLAGS, Kind.MREMAP_FLAGS, Kind.MADVISE,
+    Kind.SIGNAL, Kind.SIGMASK_HOW, Kind.WHENCE, Kind.CLOCK, Kind.TIMER_FLAGS, Kind.IOCTL_REQ,
+    Kind.FCNTL_CMD, Kind.AT_FLAGS, Kind.ACCESS_MODE, Kind.ACCESS_AT_FLAGS, Kind.WAIT_OPTIONS,
+    Kind.WAITID_TYPE, Kind.RLIMIT_RESOURCE, Kind.ARCH_PRCTL_CODE, Kind.FUTEX_OP, Kind.DIRFD})
+
+
+def _xlat(call: _Call, value: int, name: Callable[[int, _Call], str]) -> str:
+    style = getattr(call.mem, "xlat", "abbrev")
+    if style == "abbrev":
+        return name(value, call)
+    signed = _signed(value, 32)                 # AT_FDCWD as -100, flag sets in hex
+    raw = str(signed) if signed < 0 else flags.format_hex(value)
+    return raw if style == "raw" else f"{raw} /* {name(value, call)} */"
+
+
+def _fd_text(fd: int, call: _Call) -> str:
+    """`3`, or with -y `3</etc/passwd>`: the path /proc/PID/fd/3 links to."""
+    if not getattr(call.mem, "decode_fds", 0):
+        return str(fd)
+    path = call.mem.fd_path(fd)
+    return str(fd) if path is None else f"{fd}<{escape_bytes(path)}>"
 
 
 _SIMPLE: dict[Kind, Callable[[int, _Call], str]] = {
     Kind.INT: lambda v, c: str(_signed(v, 32)),
-    Kind.FD: lambda v, c: str(_signed(v, 32)),
+    Kind.FD: lambda v, c: _fd_text(_signed(v, 32), c),
     Kind.PID: lambda v, c: str(_signed(v, 32)),
     Kind.UINT: lambda v, c: str(v & 0xffffffff),
     Kind.LONG: lambda v, c: str(_signed(v, c.bits)),
@@ -116,7 +215,7 @@ _SIMPLE: dict[Kind, Callable[[int, _Call], str]] = {
     Kind.PTR: lambda v, c: format_address(v),
     Kind.STRUCT: lambda v, c: format_address(v),
     Kind.DIRFD: lambda v, c: ("AT_FDCWD" if _signed(v, 32) == flags.AT_FDCWD
-                              else str(_signed(v, 32))),
+                              else _fd_text(_signed(v, 32), c)),
     Kind.OPEN_FLAGS: lambda v, c: flags.decode_open_flags(v),
     Kind.PIPE_FLAGS: lambda v, c: flags.decode_flags(v, flags.OPEN_FLAGS),
     Kind.PROT: lambda v, c: flags.decode_prot(v),
@@ -144,7 +243,7 @@ _SIMPLE: dict[Kind, Callable[[int, _Call], str]] = {
 
 
 def _format_memory(call: _Call, index: int, kind: Kind, value: int) -> str:
-    """Kinds that read guest memory. Output kinds show only an address unless the call worked."""
+    """Kinds that read guest memory as the caller passed it."""
     mem, word = call.mem, call.word
     if kind is Kind.PATH:
         return format_path(mem, value)
@@ -168,37 +267,32 @@ def _format_memory(call: _Call, index: int, kind: Kind, value: int) -> str:
         return structs.format_rlimit(mem, value, 8)
     if kind is Kind.MODE_IF_CREAT:
         raise AssertionError("open's mode is handled by _open_args")
-    if call.failed or not value:
-        return format_address(value)
-    return _format_output(call, index, kind, value)
+    return format_address(value)
 
 
-def _format_output(call: _Call, index: int, kind: Kind, value: int) -> str:
-    mem, word, ret = call.mem, call.word, call.ret
-    decoders: dict[Kind, Callable[[], str]] = {
-        Kind.BUF_OUT: lambda: format_buffer(mem, value, ret),
-        Kind.STR_OUT: lambda: format_path(mem, value),
-        Kind.IOVEC_OUT: lambda: structs.format_iovec(
-            mem, value, _signed(call.arg(index + 1), 32), word, ret),
-        Kind.SIGSET_OUT: lambda: structs.format_sigset(mem, value, call.arg(index + 1)),
-        Kind.SIGACTION_OUT: lambda: structs.format_sigaction(mem, value, word),
-        Kind.TIMESPEC_OUT: lambda: structs.format_timespec(mem, value, word),
-        Kind.TIMESPEC64_OUT: lambda: structs.format_timespec(mem, value, 8),
-        Kind.TIMEVAL_OUT: lambda: structs.format_timeval(mem, value, word),
-        Kind.RLIMIT_OUT: lambda: structs.format_rlimit(mem, value, word),
-        Kind.RLIMIT64_OUT: lambda: structs.format_rlimit(mem, value, 8),
-        Kind.UTSNAME_OUT: lambda: structs.format_utsname(mem, value),
-        Kind.PIPEFD_OUT: lambda: structs.format_int_array(mem, value, 2),
-        Kind.INT_OUT: lambda: structs.format_int_array(mem, value, 1),
-        Kind.LOFF_OUT: lambda: structs.format_loff(mem, value),
-        Kind.WSTATUS_OUT: lambda: (structs.format_wait_status(mem, value) if ret > 0
-                                   else format_address(value)),
-        Kind.STAT: lambda: structs.format_stat(mem, value,
-                                               "stat64" if call.bits == 64 else "stat32"),
-        Kind.STAT64: lambda: structs.format_stat(mem, value, "stat64_i386"),
-    }
-    decoder = decoders.get(kind)
-    return decoder() if decoder is not None else format_address(value)
+# What the kernel fills in, read once the call succeeded: (call, argument index, address).
+_OUTPUT_DECODERS: dict[Kind, Callable[[_Call, int, int], str]] = {
+    Kind.BUF_OUT: lambda c, i, v: format_buffer(c.mem, v, c.ret),
+    Kind.STR_OUT: lambda c, i, v: format_path(c.mem, v),
+    Kind.IOVEC_OUT: lambda c, i, v: structs.format_iovec(
+        c.mem, v, _signed(c.arg(i + 1), 32), c.word, c.ret),
+    Kind.SIGSET_OUT: lambda c, i, v: structs.format_sigset(c.mem, v, c.arg(i + 1)),
+    Kind.SIGACTION_OUT: lambda c, i, v: structs.format_sigaction(c.mem, v, c.word),
+    Kind.TIMESPEC_OUT: lambda c, i, v: structs.format_timespec(c.mem, v, c.word),
+    Kind.TIMESPEC64_OUT: lambda c, i, v: structs.format_timespec(c.mem, v, 8),
+    Kind.TIMEVAL_OUT: lambda c, i, v: structs.format_timeval(c.mem, v, c.word),
+    Kind.RLIMIT_OUT: lambda c, i, v: structs.format_rlimit(c.mem, v, c.word),
+    Kind.RLIMIT64_OUT: lambda c, i, v: structs.format_rlimit(c.mem, v, 8),
+    Kind.UTSNAME_OUT: lambda c, i, v: structs.format_utsname(c.mem, v),
+    Kind.PIPEFD_OUT: lambda c, i, v: structs.format_int_array(c.mem, v, 2),
+    Kind.INT_OUT: lambda c, i, v: structs.format_int_array(c.mem, v, 1),
+    Kind.LOFF_OUT: lambda c, i, v: structs.format_loff(c.mem, v),
+    Kind.WSTATUS_OUT: lambda c, i, v: (structs.format_wait_status(c.mem, v) if c.ret > 0
+                                       else format_address(v)),
+    Kind.STAT: lambda c, i, v: structs.format_stat(c.mem, v,
+                                                   "stat64" if c.bits == 64 else "stat32"),
+    Kind.STAT64: lambda c, i, v: structs.format_stat(c.mem, v, "stat64_i386"),
+}
 
 
 # --- syscalls whose arguments depend on each other ---------------------------------------------
@@ -224,7 +318,7 @@ _FCNTL_STRUCT_ARG = {flags.F_GETLK, flags.F_SETLK, flags.F_SETLKW, flags.F_GETLK
 
 def _fcntl_args(call: _Call) -> list[str]:
     cmd, arg = call.arg(1), call.arg(2)
-    texts = [str(_signed(call.arg(0), 32)), flags.decode_enum(cmd, flags.FCNTL_COMMANDS, "F_")]
+    texts = [_fd_text(_signed(call.arg(0), 32), call), flags.decode_enum(cmd, flags.FCNTL_COMMANDS, "F_")]
     if cmd in _FCNTL_NO_ARG:
         return texts
     if cmd == flags.F_SETFD:
@@ -242,7 +336,7 @@ def _fcntl_args(call: _Call) -> list[str]:
 
 def _ioctl_args(call: _Call) -> list[str]:
     request, arg = call.arg(1) & 0xffffffff, call.arg(2)
-    texts = [str(_signed(call.arg(0), 32)), flags.decode_ioctl_request(request)]
+    texts = [_fd_text(_signed(call.arg(0), 32), call), flags.decode_ioctl_request(request)]
     if request not in flags.IOCTL_REQUESTS:
         texts.append(flags.format_hex(arg))
     elif call.failed or not arg:
@@ -287,7 +381,7 @@ def _llseek_args(call: _Call) -> list[str]:
     result = call.arg(3)
     result_text = (format_address(result) if call.failed or not result
                    else structs.format_loff(call.mem, result))
-    return [str(_signed(call.arg(0), 32)), str(offset), result_text,
+    return [_fd_text(_signed(call.arg(0), 32), call), str(offset), result_text,
             flags.decode_enum(call.arg(4), flags.WHENCE, "SEEK_")]
 
 
@@ -322,7 +416,20 @@ def _clone_args(call: _Call) -> list[str]:
     return texts
 
 
+def _set_thread_area_args(call: _Call) -> list[str]:
+    return [structs.format_user_desc(call.mem, call.arg(0))]
+
+
+def _sigreturn_args(call: _Call) -> list[str]:
+    """The client passes the address of the frame's saved mask (structs.SIGRETURN_MASK_OFFSET
+    from the stack pointer); i386's sigreturn saves only the 32 old signals there."""
+    size = 4 if call.name == "sigreturn" else 8
+    return [structs.format_sigreturn_mask(call.mem, call.arg(0), size)]
+
+
 _SPECIAL: dict[str, Callable[[_Call], list[str]]] = {
+    "set_thread_area": _set_thread_area_args, "rt_sigreturn": _sigreturn_args,
+    "sigreturn": _sigreturn_args, "prctl": arguments.prctl_args, "mremap": arguments.mremap_args,
     "open": _open_args, "openat": _open_args, "fcntl": _fcntl_args, "fcntl64": _fcntl_args,
     "ioctl": _ioctl_args, "futex": _futex_args, "_llseek": _llseek_args,
     "mmap": _old_mmap_args, "clone": _clone_args,
@@ -332,6 +439,20 @@ _SPECIAL: dict[str, Callable[[_Call], list[str]]] = {
 # --- return value ------------------------------------------------------------------------------
 
 def _format_return(call: _Call) -> str:
+    text = _format_return_value(call)
+    note = _RETURN_NOTES.get(call.name)
+    return text + note(call) if note is not None and not call.failed else text
+
+
+def _set_thread_area_note(call: _Call) -> str:
+    entry = structs.user_desc_entry(call.mem, call.arg(0))
+    return "" if entry is None else f" (entry_number={entry})"
+
+
+_RETURN_NOTES: dict[str, Callable[[_Call], str]] = {"set_thread_area": _set_thread_area_note}
+
+
+def _format_return_value(call: _Call) -> str:
     kind = return_kind(call.name)
     if kind is Ret.NONE:
         return "?"
@@ -344,6 +465,8 @@ def _format_return(call: _Call) -> str:
         return flags.format_octal(unsigned)
     if call.name in ("fcntl", "fcntl64"):
         return _fcntl_return(call.arg(1), unsigned)
+    if call.name in FD_RETURNING:
+        return _fd_text(call.ret, call)
     return str(call.ret)
 
 

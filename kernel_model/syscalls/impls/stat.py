@@ -16,8 +16,12 @@ from .paths import base_dir, fs_view, global_view
 STAT_X86_64 = struct.Struct("<QQQIIIIQqqqqQqQqQ24x")
 STAT64_I386 = struct.Struct("<Q4xIIIIIQ4xqIQIIIIIIQ")
 STAT_I386 = struct.Struct("<IIHHHHIIIIIIIIII8x")
-STATX = struct.Struct("<IIQIIIHHQQQQ" + "qIi" * 4 + "IIII" + "112x")
+STATX = struct.Struct("<IIQIIIHHQQQQ" + "qIi" * 4 + "IIII" + "Q" + "104x")
 STATX_BASIC_STATS = 0x7FF
+# Linux 5.8 on answers stx_mnt_id whatever was asked (fs/stat.c vfs_statx: result_mask |=
+# STATX_MNT_ID): one mount here, the root's. strace shows the mask as STATX_BASIC_STATS|STATX_MNT_ID.
+STATX_MNT_ID = 0x1000
+ROOT_MOUNT_ID = 1
 UTIME_NOW, UTIME_OMIT = (1 << 30) - 1, (1 << 30) - 2
 
 
@@ -54,10 +58,11 @@ def pack_old_stat_i386(st) -> bytes:
 
 def pack_statx(st) -> bytes:
     a, m, c = _split(st.atime_ns), _split(st.mtime_ns), _split(st.ctime_ns)
-    return STATX.pack(STATX_BASIC_STATS, st.blksize, 0, st.nlink, st.uid, st.gid, st.mode, 0,
-                      st.ino, st.size, st.blocks, 0,
+    return STATX.pack(STATX_BASIC_STATS | STATX_MNT_ID, st.blksize, 0, st.nlink, st.uid, st.gid,
+                      st.mode, 0, st.ino, st.size, st.blocks, 0,
                       a[0], a[1], 0, 0, 0, 0, c[0], c[1], 0, m[0], m[1], 0,
-                      _major(st.rdev), _minor(st.rdev), _major(st.dev), _minor(st.dev))
+                      _major(st.rdev), _minor(st.rdev), _major(st.dev), _minor(st.dev),
+                      ROOT_MOUNT_ID)
 
 
 def stat_path(ctx, dirfd: int, pathname: int, flags: int):

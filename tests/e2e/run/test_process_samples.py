@@ -101,10 +101,10 @@ def test_threads_trace_is_identical_across_runs(tmp_path, arch):
     assert first.returncode == 0, first.describe()
     # The four workers were cloned and contended (futex waits) in the traced run; with -f
     # and several threads alive, strace tags each line with the thread id.
-    lines = [re.sub(rb"^\[pid \d+\] ", b"", line) for line in first.stderr.splitlines()]
+    lines = [re.sub(rb"^\[pid +\d+\] ", b"", line) for line in first.stderr.splitlines()]
     assert sum(line.startswith(b"clone(") for line in lines) == 4, first.describe()
     assert any(line.startswith(b"futex(") for line in lines), first.describe()
-    assert re.search(rb"^\[pid 10[1-4]\] ", first.stderr, re.M), "worker threads are tagged"
+    assert re.search(rb"^\[pid +10[1-4]\] ", first.stderr, re.M), "worker threads are tagged"
     problems = compare_results(second, first)
     assert not problems, "two identical runs differ (first run shown as 'native'):\n" + (
         failure_report(second, first, problems)

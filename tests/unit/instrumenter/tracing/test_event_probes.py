@@ -76,8 +76,8 @@ def test_strace_prints_ignored_and_fatal_signals_as_strace_does(arch):
     sigchld = [line for line in lines if line.startswith("--- SIGCHLD")]
     assert [line.split("si_code=")[1].split(",")[0] for line in sigchld] == ["CLD_EXITED", "CLD_KILLED"]
     assert "si_pid=101" in sigchld[0] and "si_status=5" in sigchld[0]
-    killed = lines.index("[pid 102] +++ killed by SIGPIPE +++")
-    assert lines[killed - 1].startswith("[pid 102] --- SIGPIPE {si_signo=SIGPIPE, si_code=SI_USER")
+    killed = lines.index("[pid   102] +++ killed by SIGPIPE +++")
+    assert lines[killed - 1].startswith("[pid   102] --- SIGPIPE {si_signo=SIGPIPE, si_code=SI_USER")
 
 
 def test_event_records_in_both_formats(arch):

@@ -1,0 +1,263 @@
+"""Debian's strace and `trapline run --strace` on the same program in the same root, line by line.
+
+The native side runs Debian's strace (installed by .ci/run) on the host; the traced process is
+the native launcher of sandbox_runner.py, which enters the rootfs (chroot, mount namespace) and
+execs the program, so strace's lines from the program's own `execve` on are the program's, seen
+exactly as a shell-started `strace PROG` would see them. The sandbox side is `python -m trapline
+run --strace -o FILE` with the same environment.
+
+Both texts are normalized only for what legitimately differs between two runs: addresses (hex
+of 5+ digits), pids (in the places strace prints them), random bytes (getrandom's buffer) and
+clock readings (tv_sec/tv_nsec results). What is left must be identical; `identical_share`
+measures how much is.
+
+`python3 -m tests.e2e.strace.compare [--diff] [--dynamic]` prints the share of identical lines
+of every program (with --dynamic, also of DYNAMIC_PROGRAMS in the Debian rootfs).
+"""
+from __future__ import annotations
+
+import difflib
+import json
+import re
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.e2e.sandbox_runner import _NATIVE_LAUNCHER, FIXED_ENV, REPO_ROOT
+
+STRACE = "/usr/bin/strace"
+SAMPLES = REPO_ROOT / "samples" / "bin"
+SAMPLE_ARCH = {"amd64": "x86_64", "i386": "i386"}
+
+# Samples that end on their own within seconds, with nothing of the host's in their output.
+SAMPLE_PROGRAMS = {
+    "hello": [], "args_env": ["first", "second arg"], "fileio": [], "compute": [],
+    "fib": ["10"], "alloc": [], "callchain": [], "signals": [], "sigchain": [],
+    "fork_pipe": [], "exec_chain": [], "vfork_status": [], "spawn_tree": [],
+}
+# Busybox applets (single processes) and sh pipelines (followed with -f).
+BUSYBOX_PROGRAMS = {
+    "echo": (["/bin/busybox", "echo", "hi"], False),
+    "cat": (["/bin/busybox", "cat", "/etc/passwd"], False),
+    "ls": (["/bin/busybox", "ls", "/"], False),
+    "sha256sum": (["/bin/busybox", "sha256sum", "/etc/passwd"], False),
+    "true": (["/bin/busybox", "true"], False),
+    "false": (["/bin/busybox", "false"], False),
+    "sh-pipe": (["/bin/busybox", "sh", "-c", "echo a | cat"], True),
+}
+
+# Dynamically linked programs of the Debian rootfs (ld.so, libc): single processes.
+DYNAMIC_PROGRAMS = {"dyn-true": ["/usr/bin/true"], "dyn-ls": ["/usr/bin/ls", "/"],
+                    "dyn-cat": ["/usr/bin/cat", "/etc/passwd"]}
+
+_ADDRESS = re.compile(r"0x[0-9a-f]{5,}")
+_PREFIX = re.compile(r"^(?:(\d+) +|\[pid +(\d+)\] )")
+_PID_PLACES = [
+    re.compile(r"(si_pid=)\d+()"),
+    re.compile(r"(Process PID=)\d+()"),
+    re.compile(r"^((?:getpid|gettid|getppid|set_tid_address|fork|vfork|clone|clone3|wait4|"
+               r"waitpid)\(.*\) = )\d+()"),
+    re.compile(r"^((?:wait4|waitpid|kill|tgkill|tkill)\()\d+()"),
+    re.compile(r"^(tgkill\(PID, )\d+()"),
+]
+_RANDOM = re.compile(r'^(getrandom\()"(?:[^"\\]|\\.)*"(?:\.\.\.)?')
+_CLOCK = re.compile(r"(tv_sec=)\d+(, tv_nsec=)\d+")
+_RESULT = re.compile(r"^(.*\)) +(= .*)$")
+ALIGN_COLUMN = 40            # strace -a default: `= ` starts at column 40
+
+
+def _collapse_alignment(prefix: str, body: str) -> str:
+    """`head) <pad>= ret` -> `head) = ret` when the padding is strace's (the `= ` at column 40
+    counting the pid prefix, or one space past it); a wrong padding stays visible."""
+    match = _RESULT.match(body)
+    if match is None:
+        return body
+    head, result = match.groups()
+    width = len(prefix) + len(head) + 1
+    padding = len(body) - len(head) - len(result)
+    right = padding == 1 if width >= ALIGN_COLUMN else width + padding - 1 == ALIGN_COLUMN
+    return f"{head} {result}" if right else f"{head} <padding {padding}> {result}"
+
+
+def _split_prefix(line: str) -> tuple[str | None, str, str]:
+    match = _PREFIX.match(line)
+    if match is None:
+        return None, "", line
+    return match.group(1) or match.group(2), match.group(0), line[match.end():]
+
+
+def _normalize_body(body: str) -> str:
+    body = _ADDRESS.sub("ADDR", body)
+    for place in _PID_PLACES:
+        body = place.sub(r"\1PID\2", body)
+    body = _RANDOM.sub(r'\1"RANDOM"', body)
+    return _CLOCK.sub(r"\1T\2T", body)
+
+
+_UNFINISHED = " <unfinished ...>"
+_RESUMED = re.compile(r"^<\.\.\. [a-z_0-9]+ resumed>")
+
+
+def normalize(text: str) -> list[str]:
+    """One list of lines per trace. Lines of several processes (strace -f) are regrouped per
+    process, in the order each first appears, and a call split by a switch to another process
+    (`<unfinished ...>` ... `<... NAME resumed>`) is joined into one line: the interleaving
+    of processes is the host scheduler's, which no two native runs share either."""
+    processes: dict[str | None, list[str]] = {}
+    pending: dict[str | None, str] = {}
+    for line in text.splitlines():
+        pid, prefix, body = _split_prefix(line)
+        if body.endswith(_UNFINISHED):
+            pending[pid] = body[:-len(_UNFINISHED)]
+            continue
+        resumed = _RESUMED.match(body)
+        if resumed is not None and pid in pending:
+            body = pending.pop(pid) + body[resumed.end():]
+            body = re.sub(r"\) += ", ") = ", body)
+        else:
+            body = _collapse_alignment(prefix, body)
+        processes.setdefault(pid, []).append(_normalize_body(body))
+    for pid, body in pending.items():
+        processes.setdefault(pid, []).append(_normalize_body(body + _UNFINISHED))
+    if len(processes) == 1:
+        return next(iter(processes.values()))
+    order = _creation_order(text, next(iter(processes)))
+    ranked = sorted(processes, key=lambda pid: order.get(pid, len(order)))
+    return [f"P{index} {line}" for index, pid in enumerate(ranked) for line in processes[pid]]
+
+
+_CREATED = re.compile(r"^(?:\d+ +|\[pid +\d+\] )?(?:<\.\.\. )?(?:fork|vfork|clone|clone3)\b.*= (\d+)")
+
+
+def _creation_order(text: str, root) -> dict:
+    """Processes by when they were created (the fork/clone results, in order), the first one
+    first: the same labels whichever ran first afterwards."""
+    order = {root: 0}
+    for line in text.splitlines():
+        match = _CREATED.match(line)
+        if match is not None and match.group(1) not in order:
+            order[match.group(1)] = len(order)
+    return order
+
+
+def identical_share(native: list[str], sandbox: list[str]) -> float:
+    """Lines of the native trace that the sandbox's has too, in order (difflib's matching
+    blocks), over the longer of the two: 1.0 only when the traces are the same."""
+    if not native and not sandbox:
+        return 1.0
+    matcher = difflib.SequenceMatcher(None, native, sandbox, autojunk=False)
+    same = sum(block.size for block in matcher.get_matching_blocks())
+    return same / max(len(native), len(sandbox))
+
+
+def _program_part(native_text: str) -> str:
+    """Drop the launcher's own lines: the program starts at the launcher's execve (the second
+    execve of the trace; the first is the python interpreter's)."""
+    lines = native_text.splitlines(keepends=True)
+    execves = [i for i, line in enumerate(lines) if _split_prefix(line)[2].startswith("execve(")]
+    if len(execves) < 2:
+        raise AssertionError("the native trace has no execve of the program:\n" + native_text[-2000:])
+    return "".join(lines[execves[1]:])
+
+
+def native_trace(argv: list[str], root: Path | None, *, follow: bool, timeout: float = 60) -> str:
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "trace"
+        options = ["-f"] if follow else []
+        if root is None:
+            command = [STRACE, *options, "-o", str(out), *argv]
+            env = dict(FIXED_ENV)
+            subprocess.run(command, capture_output=True, timeout=timeout, env=env, check=False)
+            return out.read_text(errors="replace")
+        command = [STRACE, *options, "-o", str(out), sys.executable, "-I", "-c", _NATIVE_LAUNCHER,
+                   str(root), "/", json.dumps(FIXED_ENV), *argv]
+        subprocess.run(command, capture_output=True, timeout=timeout, env={}, check=False)
+        return _program_part(out.read_text(errors="replace"))
+
+
+def sandbox_trace(argv: list[str], root: Path | None, *, follow: bool, timeout: float = 120,
+                  output_option: bool = True) -> str:
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "trace"
+        command = [sys.executable, "-m", "trapline", "run", "--strace", "--clear-env"]
+        if root is not None:
+            command += ["--rootfs", str(root), "--cwd", "/"]
+        for key, value in FIXED_ENV.items():
+            command += ["-E", f"{key}={value}"]
+        if follow:
+            command.append("-f")
+        if output_option:
+            command += ["-o", str(out)]
+        done = subprocess.run([*command, "--", *argv], capture_output=True, timeout=timeout,
+                              cwd=REPO_ROOT, check=False)
+        if output_option:
+            return out.read_text(errors="replace")
+        return done.stderr.decode(errors="replace")
+
+
+@dataclass(frozen=True)
+class Comparison:
+    name: str
+    arch: str
+    native: list[str]
+    sandbox: list[str]
+
+    @property
+    def share(self) -> float:
+        return identical_share(self.native, self.sandbox)
+
+    def diff(self) -> str:
+        return "\n".join(difflib.unified_diff(self.native, self.sandbox, "strace", "trapline",
+                                              lineterm="", n=1))
+
+
+def compare(name: str, arch: str, argv: list[str], root: Path | None, *, follow: bool = False,
+            output_option: bool = True) -> Comparison:
+    native = normalize(native_trace(argv, root, follow=follow))
+    sandbox = normalize(sandbox_trace(argv, root, follow=follow, output_option=output_option))
+    return Comparison(name, arch, native, sandbox)
+
+
+def sample_argv(arch: str, name: str) -> list[str]:
+    return [str(SAMPLES / SAMPLE_ARCH[arch] / name), *SAMPLE_PROGRAMS[name]]
+
+
+def every_comparison(roots: dict[str, Path], output_option: bool = True,
+                     dynamic_roots: dict[str, Path] | None = None):
+    for arch in ("amd64", "i386"):
+        for name, argv in DYNAMIC_PROGRAMS.items() if dynamic_roots else ():
+            yield compare(name, arch, argv, dynamic_roots[arch], output_option=output_option)
+        for name in SAMPLE_PROGRAMS:
+            follow = name in ("fork_pipe", "exec_chain", "vfork_status", "spawn_tree")
+            yield compare(name, arch, sample_argv(arch, name), None, follow=follow,
+                          output_option=output_option)
+        for name, (argv, follow) in BUSYBOX_PROGRAMS.items():
+            yield compare(name, arch, argv, roots[arch], follow=follow, output_option=output_option)
+
+
+def main(argv: list[str]) -> int:
+    from tests.e2e.conftest import build_rootfs
+    from tests.e2e.debian_bins import ensure_debian_bins
+    from tests.e2e.debian_rootfs import ensure_debian_rootfs
+    bins = ensure_debian_bins()
+    dynamic_roots = ensure_debian_rootfs() if "--dynamic" in argv else None
+    output_option = "--stderr" not in argv
+    with tempfile.TemporaryDirectory() as folder:
+        roots = {arch: build_rootfs(Path(folder) / arch, bins[arch]) for arch in bins}
+        total_same = total = 0
+        for result in every_comparison(roots, output_option, dynamic_roots):
+            share = result.share
+            lines = max(len(result.native), len(result.sandbox))
+            total_same += round(share * lines)
+            total += lines
+            print(f"{result.arch:6} {result.name:14} {share * 100:5.1f} %  ({lines} lines)")
+            if "--diff" in argv:
+                print(result.diff())
+        print(f"all    {total_same * 100 / max(total, 1):5.1f} %  ({total} lines)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

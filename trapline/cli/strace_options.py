@@ -1,0 +1,117 @@
+"""strace's options on the commands that run a program (`run`, `trace`, `profile`, `gdbserver`),
+with strace 6.x's spelling (strace(1)): short forms where the command has no option of its own by
+that letter, and strace's long forms always (--output-separately, --string-limit, ...).
+
+The options are data (SPECS); `strace_options(f, taken=...)` adds them to a command and hands
+it one `strace_options` (trapline.strace.options.StraceOptions, or None without --strace). An
+option that only strace reads (-o, -e, -c, ...) turns --strace on, as it would be strace's.
+Times (-t, -tt, -ttt, -r, -T, -c) are the sandbox's virtual clock: a fixed epoch, one
+microsecond per system call and the time the guest sleeps; never the host's.
+"""
+import functools
+
+import click
+
+VIRTUAL = " On the sandbox's virtual clock (fixed epoch, 1 us per syscall), not the host's."
+
+# (dest, short, long, click keyword arguments, help)
+SPECS = (
+    ("s_output", "-o", "--output", {"metavar": "FILE", "default": None},
+     "With --strace: write the trace to FILE (with -ff: FILE.PID per process)."),
+    ("s_expr", "-e", None, {"metavar": "EXPR", "multiple": True},
+     "With --strace: trace=SET (names, %file %process %network %signal %memory %desc %ipc "
+     "%creds %clock, !SET, ?NAME), signal=SET, status=SET (successful failed unfinished "
+     "unavailable detached)."),
+    ("s_trace", None, "--trace", {"metavar": "SET", "multiple": True}, "Same as -e trace=SET."),
+    ("s_signal", None, "--signal", {"metavar": "SET", "multiple": True}, "Same as -e signal=SET."),
+    ("s_status", None, "--status", {"metavar": "SET", "multiple": True}, "Same as -e status=SET."),
+    ("s_strlen", "-s", "--string-limit", {"type": click.IntRange(min=0), "default": None,
+                                          "metavar": "N"},
+     "With --strace: show at most N bytes of each string (32)."),
+    ("s_hex", "-x", "--strings-in-hex", {"count": True},
+     "With --strace: non-ASCII strings in hex; -xx: every string."),
+    ("s_fds", "-y", "--decode-fds", {"count": True},
+     "With --strace: each descriptor with its path, 3</etc/passwd> (what /proc/PID/fd/N links "
+     "to); -yy is the same here (no socket or device details)."),
+    ("s_xlat", "-X", "--const-print-style", {"type": click.Choice(["raw", "abbrev", "verbose"]),
+                                             "default": None},
+     "With --strace: named constants and flags as numbers (raw), names (abbrev, the default) "
+     "or both (verbose), for the arguments decoded from the kernel's declarations."),
+    ("s_stack", "-k", "--stack-trace", {"is_flag": True},
+     "With --strace: the stack of each call after its line (the profiler's unwinder: CFI, frame "
+     "pointers, signal frames)."),
+    ("s_time", "-t", "--absolute-timestamps", {"count": True},
+     "With --strace: time of day on each line; -tt with microseconds; -ttt as seconds "
+     "since the epoch." + VIRTUAL),
+    ("s_relative", "-r", "--relative-timestamps", {"is_flag": True},
+     "With --strace: time since the previous line." + VIRTUAL),
+    ("s_durations", "-T", "--syscall-times", {"is_flag": True},
+     "With --strace: time spent in each call, <s.us> at the end of its line." + VIRTUAL),
+    ("s_summary_only", "-c", "--summary-only", {"is_flag": True},
+     "Count calls, errors and time per syscall; print the table at the end instead of the "
+     "lines." + VIRTUAL),
+    ("s_summary", "-C", "--summary", {"is_flag": True}, "Like -c, and print the lines too."),
+    ("s_successful", "-z", "--successful-only", {"is_flag": True},
+     "With --strace: only the calls that succeeded (-e status=successful)."),
+    ("s_failed", "-Z", "--failed-only", {"is_flag": True},
+     "With --strace: only the calls that failed (-e status=failed)."),
+    ("s_no_abbrev", None, "--no-abbrev", {"is_flag": True},
+     "With --strace: execve's environment in full (strace -v; -v is trapline's --verbose)."),
+)
+
+
+def strace_options(f, *, taken: frozenset = frozenset()):
+    """Add SPECS to command `f`; `taken` are the spellings the command already uses for its
+    own options (trace's -o/--output, -c; profile's -o): those are left out."""
+    for dest, short, long, kwargs, text in reversed(SPECS):
+        names = [name for name in (short, long) if name and name not in taken]
+        if dest == "s_output" and "--output" in taken:
+            names.append("--strace-output")
+        f = click.option(*names, dest, help=text, **kwargs)(f)
+
+    @functools.wraps(f)
+    def command(*args, **kwargs):
+        values = {dest: kwargs.pop(dest) for dest, *_ in SPECS}
+        kwargs["strace_options"] = _options(values, kwargs)
+        return f(*args, **kwargs)
+    return command
+
+
+def _asked(values: dict) -> bool:
+    return any(value not in (None, False, 0, ()) for value in values.values())
+
+
+def _options(values: dict, kwargs: dict):
+    """The StraceOptions asked for, or None when strace is not on; turns kwargs' `strace` on
+    when an option only strace reads was given."""
+    if _asked(values):
+        kwargs["strace"] = True
+    if not kwargs.get("strace"):
+        return None
+    from ..strace.expressions import ExpressionError, apply_expression
+    from ..strace.options import StraceOptions
+    options = StraceOptions(follow_forks=int(kwargs.get("follow_forks") or 0),
+                            output=values["s_output"], hex_strings=values["s_hex"],
+                            decode_fds=values["s_fds"], xlat=values["s_xlat"] or "abbrev",
+                            timestamps=values["s_time"], relative=values["s_relative"],
+                            durations=values["s_durations"],
+                            summary=1 if values["s_summary_only"] else 2 if values["s_summary"] else 0,
+                            verbose=values["s_no_abbrev"])
+    if values["s_stack"]:
+        from ..strace_stacks import stack_printer
+        options.stacks = stack_printer
+    if values["s_strlen"] is not None:
+        options.max_strlen = values["s_strlen"]
+    expressions = [*values["s_expr"], *(f"trace={v}" for v in values["s_trace"]),
+                   *(f"signal={v}" for v in values["s_signal"]),
+                   *(f"status={v}" for v in values["s_status"])]
+    if values["s_successful"]:
+        expressions.append("status=successful")
+    if values["s_failed"]:
+        expressions.append("status=failed")
+    for expression in expressions:
+        try:
+            apply_expression(options, expression)
+        except ExpressionError as error:
+            raise click.BadParameter(str(error), param_hint=f"-e {expression}") from None
+    return options

@@ -1,0 +1,126 @@
+"""strace's view of arguments the kernel declares with a generic kind (kernel_model/syscalls/:
+HEX, INT, STRUCT): which flag table, enum or structure strace 6.x prints for them.
+
+Data first: OVERRIDES maps (syscall, argument index) to a decoder, each decoder a small
+function of (call, index, value) built from flag tables (kernel_model/flags.py) or structure
+readers (structs.py). Output structures show their address when the call failed, as strace does.
+"""
+from collections.abc import Callable
+
+from kernel_model.debug.abi import flags, signal_name
+
+from . import structs
+from .strings import format_address
+
+Decoder = Callable[[object, int, int], str]
+
+
+def flag_set(table, zero: str = "0") -> Decoder:
+    return lambda call, index, value: flags.decode_flags(value, table, zero)
+
+
+def enum(table, prefix: str) -> Decoder:
+    return lambda call, index, value: flags.decode_enum(value, table, prefix)
+
+
+def output(read: Callable[[object, int], str]) -> Decoder:
+    """A structure the kernel fills in: its address unless the call succeeded."""
+    def decode(call, index, value):
+        if call.failed or not value:
+            return format_address(value)
+        return read(call, value)
+    return decode
+
+
+def statx_flags(call, index, value) -> str:
+    """`AT_STATX_SYNC_AS_STAT|AT_NO_AUTOMOUNT`: the sync type by name first, then the rest."""
+    sync = flags.AT_STATX_SYNC_TYPES.get(value & flags.AT_STATX_SYNC_TYPE, "")
+    rest = flags.decode_flags(value & ~flags.AT_STATX_SYNC_TYPE, flags.AT_FLAGS, zero="")
+    return "|".join(part for part in (sync, rest) if part) or "0"
+
+
+def _sigset_sized_by(size_index: int) -> Decoder:
+    return lambda call, index, value: structs.format_sigset(call.mem, value, call.arg(size_index))
+
+
+def random_bytes(call, index, value) -> str:
+    """getrandom's buffer: strace always shows random bytes in hex."""
+    from .strings import format_buffer_hex
+    return format_address(value) if call.failed else format_buffer_hex(call.mem, value, call.ret)
+
+
+OVERRIDES: dict[tuple[str, int], Decoder] = {
+    ("getrandom", 0): random_bytes,
+    ("getrandom", 2): flag_set(flags.GRND_FLAGS),
+    ("statx", 2): statx_flags,
+    ("statx", 3): flag_set(flags.STATX_MASK),
+    ("statx", 4): output(lambda call, value: structs.format_statx(call.mem, value)),
+    ("setitimer", 0): enum(flags.ITIMER_WHICH, "ITIMER_"),
+    ("setitimer", 1): lambda call, index, value: structs.format_itimerval(call.mem, value, call.word),
+    ("setitimer", 2): output(lambda call, value: structs.format_itimerval(call.mem, value, call.word)),
+    ("getitimer", 0): enum(flags.ITIMER_WHICH, "ITIMER_"),
+    ("getitimer", 1): output(lambda call, value: structs.format_itimerval(call.mem, value, call.word)),
+    ("getdents64", 1): output(lambda call, value: structs.format_dirents(call.mem, value, call.ret, 16)),
+    ("getdents", 1): output(lambda call, value: structs.format_dirents(call.mem, value, call.ret,
+                                                                        2 * call.word)),
+    ("sched_getaffinity", 2): output(lambda call, value: structs.format_cpu_set(call.mem, value,
+                                                                               call.ret)),
+    ("sched_setaffinity", 2): lambda call, index, value: structs.format_cpu_set(
+        call.mem, value, call.arg(1)),
+}
+
+# Calls the kernel declares without argument kinds, which strace decodes: their argument lists.
+SIGNATURES: dict[str, tuple[Decoder, ...]] = {
+    "rt_sigpending": (output(lambda call, value: structs.format_sigset(call.mem, value, call.arg(1))),
+                      lambda call, index, value: str(value)),
+    "rt_sigsuspend": (_sigset_sized_by(1), lambda call, index, value: str(value)),
+    "pause": (),
+}
+
+
+# The overridden arguments that the kernel fills in (shown after `<... NAME resumed>`), and the
+# arguments printed at the entry of the calls of SIGNATURES.
+OUTPUTS = frozenset({("getrandom", 0), ("statx", 4), ("setitimer", 2), ("getitimer", 1),
+                     ("getdents64", 1), ("getdents", 1), ("sched_getaffinity", 2)})
+ENTRY_COUNTS = {"rt_sigpending": 0}
+
+
+def prctl_args(call) -> list[str]:
+    """`prctl(PR_GET_NAME, "busybox")`, `prctl(PR_SET_PDEATHSIG, SIGKILL)`: the option by
+    name, then what that option takes (flags.PR_ARGUMENTS); others as four hex words."""
+    from .strings import format_cstring
+    option = call.arg(0) & 0xffffffff
+    name = flags.PR_OPTIONS.get(option)
+    if name is None:
+        return [f"{flags.format_hex(option)} /* PR_??? */",
+                *(flags.format_hex(call.arg(i)) for i in range(1, 5))]
+    shape = flags.PR_ARGUMENTS.get(name)
+    rest: list[str]
+    if shape == ():
+        rest = []
+    elif shape == "str":
+        rest = [format_cstring(call.mem, call.arg(1), 15)]
+    elif shape == "str_out":
+        rest = [format_address(call.arg(1)) if call.failed
+                else format_cstring(call.mem, call.arg(1), 15)]
+    elif shape == "signal":
+        rest = [signal_name(call.arg(1)) if call.arg(1) else "0"]
+    elif shape == "int*":
+        rest = [format_address(call.arg(1)) if call.failed or not call.arg(1)
+                else structs.format_int_array(call.mem, call.arg(1), 1)]
+    elif shape == "ulong":
+        rest = [str(call.arg(1))]
+    elif shape == "ulong4":
+        rest = [str(call.arg(i)) for i in range(1, 5)]
+    else:
+        rest = [flags.format_hex(call.arg(i)) for i in range(1, 5)]
+    return [name, *rest]
+
+
+def mremap_args(call) -> list[str]:
+    """new_address only with MREMAP_FIXED, as strace prints mremap."""
+    texts = [format_address(call.arg(0)), str(call.arg(1)), str(call.arg(2)),
+             flags.decode_flags(call.arg(3), flags.MREMAP_FLAGS)]
+    if call.arg(3) & flags.MREMAP_FIXED:
+        texts.append(format_address(call.arg(4)))
+    return texts

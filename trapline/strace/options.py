@@ -1,0 +1,37 @@
+"""What strace's command-line options ask for, once parsed (strace(1) 6.x spelling).
+
+trapline/cli/strace_options.py reads them off the command line; the client (client.py) and the
+formatter (syscall_line.py, strings.py) read this one object. `-e trace=`, `-e signal=` and
+`-e status=` are parsed here (expressions.py holds the syscall classes they name).
+"""
+from dataclasses import dataclass, field
+
+from .strings import MAX_STRLEN
+
+STATUSES = ("successful", "failed", "unfinished", "unavailable", "detached")
+
+
+@dataclass
+class StraceOptions:
+    follow_forks: int = 0                 # -f: 1; -ff: 2 (one file per process with -o)
+    output: str | None = None             # -o FILE (with -ff: FILE.PID)
+    max_strlen: int = MAX_STRLEN          # -s N
+    traced: frozenset[str] | None = None  # -e trace=SET; None: every call
+    signals: frozenset[int] | None = None  # -e signal=SET; None: every signal
+    statuses: frozenset[str] = frozenset(STATUSES)   # -e status=SET, -z, -Z
+    verbose: bool = False                 # -v: execve's environment in full
+    hex_strings: int = 0                  # -x: non-ASCII strings in hex; -xx: every string
+    xlat: str = "abbrev"                  # -X raw|abbrev|verbose: constants as numbers/names
+    decode_fds: int = 0                   # -y: descriptors with their paths (-yy: the same)
+    summary: int = 0                      # -c: the table only; -C: the lines and the table
+    timestamps: int = 0                   # -t, -tt, -ttt (on the virtual clock)
+    relative: bool = False                # -r (on the virtual clock)
+    durations: bool = False               # -T (on the virtual clock)
+    stacks: object = None                 # -k: debug -> (thread -> lines), trapline/strace_stacks.py
+    errors: list[str] = field(default_factory=list)
+
+    def traces(self, name: str) -> bool:
+        return self.traced is None or name in self.traced
+
+    def shows_status(self, failed: bool) -> bool:
+        return ("failed" if failed else "successful") in self.statuses
