@@ -155,9 +155,32 @@ static void count_block(struct block_clock *c, void *uc, uint64_t address, uint3
     c->blocks++;
 }
 
+static void on_block_slow(struct block_clock *c, void *uc, uint64_t address, uint32_t size);
+
 void block_clock_on_block(void *uc, uint64_t address, uint32_t size, void *user)
 {
+    /* The path of nearly every block, in the hook itself: the look in `recent` and the
+     * stores, with no call and no frame. Behind a call to insns_of, whose slow path inlines
+     * decode's 4 KiB buffer, fib's emulation under trace took 0.29 s instead of 0.22 s
+     * (fib 32; `run`: 0.18 s). */
     struct block_clock *c = user;
+    struct entry *r = &c->recent[(address ^ (address >> 8)) & (RECENT - 1)];
+    if ((c->deadline < 0 || c->executed < c->deadline) && r->address == address
+            && r->size == size && size) {
+        uint32_t insns = r->insns;
+        c->executed += insns;
+        c->block_address = address;
+        c->block_size = size;
+        c->block_insns = insns;
+        c->blocks++;
+        return;
+    }
+    on_block_slow(c, uc, address, size);
+}
+
+__attribute__((noinline))
+static void on_block_slow(struct block_clock *c, void *uc, uint64_t address, uint32_t size)
+{
     if (c->deadline < 0) {
         count_block(c, uc, address, size);
         return;
