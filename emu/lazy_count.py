@@ -10,11 +10,14 @@ because Unicorn reports events only at these points:
   translate.c ends the block after it: gen_interrupt, the syscall's gen_eob), so when its
   hook runs every instruction of the blocks begun has begun: the block clock's count is
   Unicorn's, with nothing to correct;
-- an instruction that faults (a page fault, #UD, #DE, #GP) may sit in the middle of its block:
-  Unicorn counted it (its counting hook runs before the instruction) and none after it, so the
-  block's instructions after the faulting one come off (`fault_at`), found by decoding the
-  block from its start. A faulting instruction that runs again (the kernel mapped the page)
-  begins a new block and is counted again, as Unicorn counts it again.
+- an instruction that faults (a page fault, #UD, #DE, #GP: RDTSC under CR4.TSD, which glibc's
+  ld.so runs at start) may sit in the middle of its block: Unicorn counted it (its counting
+  hook runs before the instruction) and none after it, and the CPU leaves the block there for
+  good (QEMU's cpu_loop_exit), so the block's instructions after the faulting one come off
+  the run's count for good (`fault_at`), found by decoding the block from its start. A run
+  goes on after a fault its handler took care of (the kernel emulated the RDTSC, moved the IP
+  past it) with a new block; a faulting instruction that runs again (the kernel mapped the
+  page) begins a new block and is counted again, as Unicorn counts it again.
 
 What the block clock cannot see are code hooks in the middle of a block (a code breakpoint, a
 watchpoint, a LOCK-prefix site: they stop before or inside an instruction). A Machine that has
@@ -35,29 +38,25 @@ class BlockCount:
         self._clock = clock_of(machine)       # installs the block hook (flushes the code cache)
         self._state = self._clock.state
         self._start = 0
-        self._cut = 0                          # instructions of the faulting block not begun
-        self._cut_block = -1                   # which block (its serial) `_cut` is about
+        self._cut = 0                          # instructions of faulting blocks never begun
         self._decoder = None
 
     def begin(self) -> None:
         self._clock.forget_changed_code()
         self._start = self._state.executed
-        self._cut_block = -1
+        self._cut = 0
 
     @property
     def value(self) -> int:
-        state = self._state
-        cut = self._cut if self._cut_block == state.blocks else 0
-        return state.executed - self._start - cut
+        return self._state.executed - self._start - self._cut
 
     def fault_at(self, pc: int) -> None:
-        """The instruction at `pc` faulted: it began, and the rest of its block did not."""
+        """The instruction at `pc` faulted: it began, and the rest of its block never will."""
         state = self._state
         start, size = state.block_address, state.block_size
         if not start <= pc < start + size:
             return                             # it began a block of its own (size 0 or 1 insn)
-        self._cut = state.block_insns - self._begun(start, size, pc)
-        self._cut_block = state.blocks
+        self._cut += state.block_insns - self._begun(start, size, pc)
 
     def _begun(self, start: int, size: int, pc: int) -> int:
         """Instructions of the block [start, start + size) that begin at or before `pc`."""
