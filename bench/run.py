@@ -5,12 +5,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench import (dd_bs1, dynamic, fib_speed, fork_exec, i386_arith, probe_rate,  # noqa: E402
-                   profile, startup, syscall_overhead, syscall_replay, walkup)
+                   profile, startup, syscall_overhead, syscall_replay, trace_cost, walkup)
 
 
 def main() -> None:
     for module in (startup, fib_speed, syscall_overhead, syscall_replay, dd_bs1, dynamic, fork_exec,
-                   i386_arith, probe_rate, profile, walkup):
+                   i386_arith, probe_rate, profile, trace_cost, walkup):
         print(f"== {module.__name__.split('.')[-1]}: {module.__doc__.strip().splitlines()[0]}")
         for line in module.run():
             print("  " + line, flush=True)
