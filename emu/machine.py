@@ -29,7 +29,6 @@ from .cpu_state import CpuStateViews, cpu_state_views
 from .errata import CHAINING_VECTORS, InterruptErrata
 from .errors import MachineError
 from .host_hugepages import decline_huge_pages
-from . import block_clock
 from .icount import UNLIMITED, counter_of
 from .insn_tracker import InstructionTracker
 from .internals import binding
@@ -180,6 +179,7 @@ class Machine(MachineRegisters):
         if not self._counting:
             self._counting = True
             self.uc.ctl_flush_tb()
+            from . import block_clock      # a run no tool counts never loads it
             if block_clock.available():
                 from .lazy_count import BlockCount
                 self._blocks = BlockCount(self)
