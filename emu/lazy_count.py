@@ -21,8 +21,8 @@ because Unicorn reports events only at these points:
 
 Not seen, and so not corrected: a store into the very block that is running (code that
 rewrites the instructions just ahead of it). QEMU leaves the block after that store without a
-hook (translate-all.c, precise self-modifying code), so the instructions after it in the block
-are counted though they did not run from that translation. No sample, libc or loader does it;
+hook (translate-all.c, precise self-modifying code) and runs the rest from a new translation,
+so the instructions after the store are counted twice: with the old block and with the new. No sample, libc or loader does it;
 a tool's own patches are made in hooks, at the end of a block. Measured on 23 trace commands
 (static and dynamic programs, every strategy, forks, threads, signals): ts identical.
 
