@@ -67,7 +67,9 @@ class _State(ctypes.Structure):
                 ("capstone", ctypes.c_size_t), ("insn", ctypes.c_void_p),
                 ("table", ctypes.c_void_p), ("mask", ctypes.c_uint64), ("used", ctypes.c_uint64),
                 ("take", ctypes.c_void_p), ("capture", ctypes.c_void_p), ("interval", ctypes.c_int64),
-                ("paused", ctypes.c_int32), ("recent", _Entry * RECENT)]
+                ("paused", ctypes.c_int32), ("recent", _Entry * RECENT),
+                ("block_address", ctypes.c_uint64), ("block_size", ctypes.c_uint32),
+                ("block_insns", ctypes.c_uint32), ("blocks", ctypes.c_int64)]
 
 
 _CLOCKS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # Machine -> its clock
@@ -144,6 +146,17 @@ class BlockClock:
         by every tick the C handler took; <= 0 when the deadline was reached and not taken)."""
         return self._left
 
+    @property
+    def state(self) -> _State:
+        """The C hook's state, read in place (emu/lazy_count.py: the block begun last)."""
+        return self._state
+
+    def forget_changed_code(self) -> None:
+        """Empty the table of block counts if code was patched since it was filled."""
+        if self._machine.mem.code_epoch != self._epoch:
+            self._epoch = self._machine.mem.code_epoch
+            native.load("block_clock").block_clock_clear(ctypes.byref(self._state))
+
     def attach_capture(self, capture, interval: int) -> None:
         """Let `capture` (tick_capture.TickCapture) take the ticks first: one it takes moves
         the deadline on by `interval` instead of stopping the run."""
@@ -159,9 +172,7 @@ class BlockClock:
     def begin_run(self, left: int) -> None:
         """A run begins: stop it at the first block boundary `left` instructions or more from
         here (0: the next block; None: never)."""
-        if self._machine.mem.code_epoch != self._epoch:
-            self._epoch = self._machine.mem.code_epoch
-            native.load("block_clock").block_clock_clear(ctypes.byref(self._state))
+        self.forget_changed_code()
         state = self._state
         state.deadline = -1 if left is None else state.executed + max(left, 0)
         state.fired = state.paused = 0

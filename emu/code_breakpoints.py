@@ -30,6 +30,7 @@ class CodeBreakpoints:
         machine = self.machine
         uc = machine.uc
         self._hooks[address] = uc.hook_add(UC_HOOK_CODE, self._on_site, None, address, address)
+        machine.exact_count_users.add(self)     # a stop inside a block (lazy_count.py)
         # Unicorn runs an instruction's code hooks in the order they were added: a LOCK-prefix
         # site's hook (lock_sites.py) would emulate the instruction before this one could stop
         # in front of it, so such a site's hook is added again, after this one.
@@ -43,6 +44,8 @@ class CodeBreakpoints:
         hook = self._hooks.pop(address, None)
         if hook is not None and not self.machine.closed:
             self.machine.uc.hook_del(hook)
+        if not self._hooks:
+            self.machine.exact_count_users.discard(self)
 
     def clear(self) -> None:
         for address in list(self._hooks):

@@ -24,11 +24,14 @@ class LockSites:
         if address not in self._hooks:
             self._hooks[address] = self.machine.uc.hook_add(UC_HOOK_CODE, self._on_site, None,
                                                             address, address)
+            self.machine.exact_count_users.add(self)     # a #UD inside a block (lazy_count.py)
 
     def untrap(self, address: int) -> None:
         hook = self._hooks.pop(address, None)
         if hook is not None:
             self.machine.uc.hook_del(hook)   # effective at the end of the current block at worst
+        if not self._hooks:
+            self.machine.exact_count_users.discard(self)
 
     def is_trapped(self, address: int) -> bool:
         return address in self._hooks

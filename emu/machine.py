@@ -44,6 +44,9 @@ PAGE = 0x1000
 # Vectors only an instruction can raise: int3 (#BP) and into (#OF); every vector >= 32 too, as
 # Unicorn delivers no external interrupts. Others need a look at the CPU state (errata.py).
 _ALWAYS_SOFTWARE = frozenset({3, 4})
+# #DB: a trap after the instruction (single-step, data breakpoints), not a fault inside it
+# (Intel SDM Vol. 3A, 17.3.1.2).
+_DEBUG = 1
 
 # An address the guest can never execute: emu_start's `until` must not be reachable, and it
 # must not sit inside hot code (docs/unicorn.md: the TB covering until-1 is re-translated).
@@ -81,6 +84,13 @@ class Machine(MachineRegisters):
         # carry the counting hook since a tool asked for counts
         self._insns = counter_of(self.uc, self._instruction_tracker)
         self._counting = False
+        # The block clock's exact count (lazy_count.py), used for runs without a budget once
+        # counting; `_live`: the counter of the run under way (this or `_insns`).
+        self._blocks = None
+        self._live = self._insns
+        # Code hooks that stop inside a block (code breakpoints, watchpoints, LOCK-prefix
+        # sites) register here: the block clock cannot see them, Unicorn's count can.
+        self.exact_count_users: set = set()
         self._running = False
         self._count_hook = False          # Unicorn's counting hook is installed (run())
         self._sticky_runs = 0             # runs without a count that keep it (run())
@@ -123,6 +133,7 @@ class Machine(MachineRegisters):
         self.lock_sites.clear()
         self.uc.context_restore(self._pristine)
         self.icount, self._counting = None, False
+        self._blocks, self._live = None, self._insns
         self.trap_handler = self.syscall_handler = self.breakpoint_redirect = None
         self._fast_vector, self._fast_interrupt = -1, None
 
@@ -168,6 +179,10 @@ class Machine(MachineRegisters):
         if not self._counting:
             self._counting = True
             self.uc.ctl_flush_tb()
+            from . import block_clock      # a run no tool counts never loads it
+            if block_clock.available():
+                from .lazy_count import BlockCount
+                self._blocks = BlockCount(self)
 
     @property
     def instructions_retired(self) -> int:
@@ -175,7 +190,7 @@ class Machine(MachineRegisters):
         instruction that raised the event included); 0 when nothing asked for counting."""
         if self.icount is None:
             return 0
-        return self.icount.total + (self._insns.value if self._running else 0)
+        return self.icount.total + (self._live.value if self._running else 0)
 
     # ---- running ---------------------------------------------------------------------------
     def run(self, begin: int, *, count: int = 0, until: int | None = None) -> exits.Exit:
@@ -201,6 +216,9 @@ class Machine(MachineRegisters):
             # translated at `until` (a recycled Machine ran this program) would run on.
             self.uc.ctl_remove_cache(until, until + 1)
         self._insns.value = 0             # Unicorn resets its own; a tracker is reset here
+        self._live = self._insns if budget or self._blocks is None else self._blocks
+        if self._live is self._blocks:
+            self._blocks.begin()
         host_stop.enter(self)             # Ctrl-C, SIGTERM: StopRequested (host_stop.py)
         self._running = True
         try:
@@ -227,7 +245,7 @@ class Machine(MachineRegisters):
         command (~1000 blocks). So once the hook is there it stays for the next
         STICKY_RUNS runs without a count (each instruction pays the hook: slower hot code),
         and is dropped, with the one flush, only when the Machine has run alone that long."""
-        if self.icount is not None:
+        if self.icount is not None and (self._blocks is None or self.exact_count_users):
             return UNLIMITED
         if self._count_hook and self._sticky_runs > 0:
             self._sticky_runs -= 1
@@ -273,6 +291,8 @@ class Machine(MachineRegisters):
         self.last_run_insns = min(self._insns.value, budget) if budget else 0
         if self.icount is not None and budget:
             self.icount.total += self.last_run_insns
+        elif self.icount is not None and self._live is self._blocks:
+            self.icount.total += self._blocks.value
 
     def _instruction_tracker(self) -> InstructionTracker:
         """The code hook that stands in for private fields not located (insn_tracker.py)."""
@@ -356,6 +376,8 @@ class Machine(MachineRegisters):
         pc = self.raw_pc.read()
         self.software_interrupt = (vector >= 32 or vector in _ALWAYS_SOFTWARE
                                    or self._errata.is_software(vector, pc))
+        if not self.software_interrupt and vector != _DEBUG:
+            self._faulted_at(pc)
         handled = self.trap_handler(vector, pc) if self.trap_handler else False
         if vector in CHAINING_VECTORS:
             self._errata.fault_handled()
@@ -366,6 +388,7 @@ class Machine(MachineRegisters):
         # #UD is a fault: the saved IP is the instruction itself (Intel SDM Vol. 3A, 6.15).
         pc = self.raw_pc.read()
         self.software_interrupt = False
+        self._faulted_at(pc)
         if self.on_kernel_entry is not None:
             self.on_kernel_entry()
         handled = self.trap_handler(6, pc) if self.trap_handler else False
@@ -373,6 +396,12 @@ class Machine(MachineRegisters):
             # declined, or the handler kept the PC on the bad instruction: deliver again later
             self._finish(exits.Exit(exits.TRAP, pc, vector=6))
         return True
+
+    def _faulted_at(self, pc: int) -> None:
+        """A fault at `pc`, maybe inside its block: the block clock's count of this run stops
+        at that instruction (lazy_count.py). Traps end their block and need nothing."""
+        if self._live is self._blocks and self._running:
+            self._blocks.fault_at(pc)
 
     def _on_syscall(self, _handle, _user):
         """The `syscall` instruction (a raw hook: raw_hooks.py)."""
@@ -394,3 +423,4 @@ class Machine(MachineRegisters):
         faulting instruction before asking it, and the run ends with UC_ERR_EXCEPTION."""
         self.software_interrupt = False
         self._fault = (kind, unmapped, self.raw_pc.read())
+        self._faulted_at(self._fault[2])

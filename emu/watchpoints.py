@@ -39,11 +39,14 @@ class MemoryWatch:
             return
         self._hooks[key] = self.machine.uc.hook_add(_HOOK_KINDS[kind], self._on_access, None,
                                                     address, address + length - 1)
+        self.machine.exact_count_users.add(self)     # a stop inside a block (lazy_count.py)
 
     def remove(self, address: int, length: int, kind: str) -> None:
         hook = self._hooks.pop((address, length, kind), None)
         if hook is not None and not self.machine.closed:
             self.machine.uc.hook_del(hook)
+        if not self._hooks:
+            self.machine.exact_count_users.discard(self)
 
     def clear(self) -> None:
         for key in list(self._hooks):

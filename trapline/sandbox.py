@@ -83,6 +83,12 @@ class Sandbox:
         base.update(self.env or {})
         return [f"{k}={v}".encode() for k, v in base.items()]
 
+    def _flush_sink(self) -> None:
+        """Write what the sink keeps for one write (trapline/tracing.py StreamSink.batch)."""
+        flush = getattr(self.sink, "flush", None)
+        if flush is not None:
+            flush()
+
     def _program_path(self, program: str) -> bytes:
         """With a rootfs the program is a guest path; without one, a host path (host / is the root).
         A name without a slash is neither: the kernel looks it up in the guest's PATH (spawn's
@@ -161,10 +167,14 @@ class Sandbox:
             # written, and the program counts as killed by that signal, as strace kills the
             # child it started with the signal that ended it (strace.c, cleanup()).
             status = interrupted = stop.signal
+        except BaseException:
+            self._flush_sink()               # what a batching sink holds of the records so far
+            raise
         if session is not None:
             session.flush()
         if strace is not None:
             strace.finish()
+        self._flush_sink()
         return RunResult(exit_code=wait_status_exit_code(status), wait_status=status,
                          interrupted=interrupted,
                          stdout=stdout.data if self.capture else None,

@@ -54,6 +54,12 @@ struct block_clock {
     int64_t interval;       /* the next tick after one `take` took: deadline + interval */
     int32_t paused;         /* `take` took the tick and asked for the run to stop */
     struct entry recent[RECENT];    /* direct-mapped, in front of `table`: no hash to compute */
+    /* The block begun last, for an exact count inside it (emu/lazy_count.py): where it
+     * starts, its length and instructions, and how many blocks were begun so far. */
+    uint64_t block_address;
+    uint32_t block_size;
+    uint32_t block_insns;
+    int64_t blocks;
 };
 
 static uint64_t slot_of(uint64_t address, uint32_t size, uint64_t mask)
@@ -137,10 +143,49 @@ static uint32_t insns_of(struct block_clock *c, void *uc, uint64_t address, uint
     return insns;
 }
 
+/* The common case first: no deadline (the instruction clock of a traced process), so a block
+ * costs a table look and four stores beside Unicorn's own call. */
+static void count_block(struct block_clock *c, void *uc, uint64_t address, uint32_t size)
+{
+    uint32_t insns = size ? insns_of(c, uc, address, size) : 0;
+    c->executed += insns;
+    c->block_address = address;
+    c->block_size = size;
+    c->block_insns = insns;
+    c->blocks++;
+}
+
+static void on_block_slow(struct block_clock *c, void *uc, uint64_t address, uint32_t size);
+
 void block_clock_on_block(void *uc, uint64_t address, uint32_t size, void *user)
 {
+    /* The path of nearly every block, in the hook itself: the look in `recent` and the
+     * stores, with no call and no frame. Behind a call to insns_of, whose slow path inlines
+     * decode's 4 KiB buffer, fib's emulation under trace took 0.29 s instead of 0.22 s
+     * (fib 32; `run`: 0.18 s). */
     struct block_clock *c = user;
-    if (c->deadline >= 0 && c->executed >= c->deadline && c->take && !c->fired) {
+    struct entry *r = &c->recent[(address ^ (address >> 8)) & (RECENT - 1)];
+    if ((c->deadline < 0 || c->executed < c->deadline) && r->address == address
+            && r->size == size && size) {
+        uint32_t insns = r->insns;
+        c->executed += insns;
+        c->block_address = address;
+        c->block_size = size;
+        c->block_insns = insns;
+        c->blocks++;
+        return;
+    }
+    on_block_slow(c, uc, address, size);
+}
+
+__attribute__((noinline))
+static void on_block_slow(struct block_clock *c, void *uc, uint64_t address, uint32_t size)
+{
+    if (c->deadline < 0) {
+        count_block(c, uc, address, size);
+        return;
+    }
+    if (c->executed >= c->deadline && c->take && !c->fired) {
         int taken = c->take(uc, address, c->capture, c->executed);
         if (taken) {
             do
@@ -161,8 +206,7 @@ void block_clock_on_block(void *uc, uint64_t address, uint32_t size, void *user)
         }
         return;
     }
-    if (size)
-        c->executed += insns_of(c, uc, address, size);
+    count_block(c, uc, address, size);
 }
 
 void block_clock_clear(struct block_clock *c)

@@ -75,6 +75,9 @@ class Buffers:
             if len(rows) < buffer.capacity - 1:
                 rows.append(row)                    # the common case, inline (once per hit)
                 return
+            if buffer.capacity == 1 and buffer.drain is not None and not rows:
+                buffer.drain([Record(*row)])        # streaming: the record goes at once
+                return
         else:
             buffer = self.by_pid[pid] = Buffer(pid, self.capacity, self.drain)
         buffer.put(row)

@@ -101,9 +101,9 @@ def _trace_sink(fmt: str, output, out, specs, program: str):
     """Where trace's records go: streamed lines, or a chrome/folded document (trace_formats.py)
     that needs a file of its own, since the guest's output would fall into the middle of it."""
     from ..errors import UsageError
-    from ..tracing import StreamSink
+    from ..tracing import StreamSink, batch_for
     if fmt in ("text", "jsonl"):
-        return StreamSink(out, fmt)
+        return StreamSink(out, fmt, batch=batch_for(output))
     if output is None:
         raise UsageError(f"-f {fmt} writes one document: give it a file with -o FILE")
     from ..trace_formats import ChromeSink, FoldedSink
