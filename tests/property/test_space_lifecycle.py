@@ -74,10 +74,10 @@ def run(arch, steps, specs, strategy, pool):
 def serials_in_tables(kernel, session) -> set[int]:
     """Every space serial a table of the tool or of the debug interface still holds."""
     serials = set()
-    debug = kernel.debug
-    for table in (debug._breakpoints, debug._invalid_opcodes):
+    traps, patches = kernel.debug._traps, kernel.debug._patches     # the door's parts' tables
+    for table in (traps._breakpoints, traps._invalid_opcodes):
         serials |= {key[0] for key in table}
-    serials |= set(debug._debug_traps) | set(debug._gates) | set(debug._patches or ())
+    serials |= set(traps._debug_traps) | set(traps._gates) | set(patches._patches or ())
     for strategy in session.strategies.values():
         serials |= {key[0] for key in getattr(strategy, "sites", {})}
     jumps = session.jumps
