@@ -11,6 +11,7 @@ from ...blocking import WouldBlock
 from ...errno import GuestErrno
 from ..kinds import K
 from ..registry import syscall
+from ...memory.futex_key import futex_key
 
 FUTEX_WAIT, FUTEX_WAKE, FUTEX_REQUEUE, FUTEX_CMP_REQUEUE, FUTEX_WAKE_OP = 0, 1, 3, 4, 5
 FUTEX_LOCK_PI, FUTEX_UNLOCK_PI, FUTEX_TRYLOCK_PI = 6, 7, 8
@@ -19,8 +20,8 @@ FUTEX_PRIVATE_FLAG, FUTEX_CLOCK_REALTIME = 128, 256
 NS = 10**9
 
 
-def _key(ctx, uaddr: int):
-    return ("futex", ctx.proc.space.serial, uaddr)
+def _key(ctx, uaddr: int, op: int):
+    return futex_key(ctx.proc.space, uaddr, bool(op & FUTEX_PRIVATE_FLAG))
 
 
 def _deadline(ctx, timeout: int, absolute: bool, realtime: bool, time64: bool) -> int | None:
@@ -46,7 +47,7 @@ def _deadline(ctx, timeout: int, absolute: bool, realtime: bool, time64: bool) -
 
 def _futex(ctx, uaddr, op, val, timeout, uaddr2, val3, time64=False):
     cmd = op & ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME)
-    kernel = ctx.kernel
+    kernel, private = ctx.kernel, bool(op & FUTEX_PRIVATE_FLAG)
     if cmd in (FUTEX_WAIT, FUTEX_WAIT_BITSET):
         if ctx.thread.restart.pop("futex_woken", False):
             return 0
@@ -58,16 +59,16 @@ def _futex(ctx, uaddr, op, val, timeout, uaddr2, val3, time64=False):
         current = struct.unpack("<I", ctx.read(uaddr, 4))[0]
         if current != val & 0xFFFFFFFF:
             raise GuestErrno(E.EAGAIN)
-        raise WouldBlock(_key(ctx, uaddr), f"futex {uaddr:#x}", deadline_ns=deadline)
+        raise WouldBlock(_key(ctx, uaddr, op), f"futex {uaddr:#x}", deadline_ns=deadline)
     if cmd in (FUTEX_WAKE, FUTEX_WAKE_BITSET):
-        return kernel.futex_wake(ctx.proc, uaddr, ctx.int32(val))
+        return kernel.futex_wake(ctx.proc, uaddr, ctx.int32(val), private=private)
     if cmd in (FUTEX_REQUEUE, FUTEX_CMP_REQUEUE):
         if cmd == FUTEX_CMP_REQUEUE and struct.unpack("<I", ctx.read(uaddr, 4))[0] != val3 & 0xFFFFFFFF:
             raise GuestErrno(E.EAGAIN)
-        woken = kernel.futex_wake(ctx.proc, uaddr, ctx.int32(val))
+        woken = kernel.futex_wake(ctx.proc, uaddr, ctx.int32(val), private=private)
         limit = timeout if ctx.word == 4 else timeout & 0xFFFFFFFF       # val2 shares the slot
         moved = 0
-        old, new = _key(ctx, uaddr), _key(ctx, uaddr2)
+        old, new = _key(ctx, uaddr, op), _key(ctx, uaddr2, op)
         for t in kernel.scheduler.threads:
             if moved >= limit:
                 break
