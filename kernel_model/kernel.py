@@ -344,6 +344,7 @@ class Kernel(Spawning, SyscallEntry):
                 break
             if t.state != RUNNABLE and key in t.wait_channels:
                 t.restart["futex_woken"] = True
+                t.restart["condition_met"] = True     # a signal before it runs: still woken
                 self.scheduler.make_runnable(t)
                 woken += 1
         return woken

@@ -15,6 +15,8 @@
  *  2. futex: the parent sleeps in FUTEX_WAIT on a shared word while it is 0;
  *     the child, after a 20 ms nanosleep, sets it to 1 and FUTEX_WAKEs it:
  *     the parent is woken and reads 1 (without the wake it would sleep on).
+ *     Then a wake that leaves the word at 0, the child exiting right after:
+ *     the parent's timed wait returns 0, not ETIMEDOUT.
  *  3. file: DIR/shared_mem_file, one page, mapped MAP_SHARED and filled with
  *     a "magic" word; the child execs this program with "reader PATH": it
  *     opens the file, maps it, checks the magic, adds 1 to a counter and
@@ -130,6 +132,25 @@ void futex_part(void)
     wait_while(&r->flag, 0);
     check(reap(pid) == 0, "futex child status");
     printf("futex: woken with flag %u\n", r->flag);
+
+    /* A wake that leaves the word as it was, and the waker's exit right after
+     * it (its SIGCHLD, ignored, reaches the parent before the parent runs):
+     * the wait still ends with 0, long before its time limit. */
+    r->flag = 0;
+    pid = fork();
+    if (pid < 0)
+        fail("fork");
+    if (pid == 0) {
+        struct timespec pause = {0, 20 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+        futex(&r->flag, FUTEX_WAKE, 1);
+        _exit(0);
+    }
+    struct timespec limit = {10, 0};
+    long woken = syscall(SYS_futex, &r->flag, FUTEX_WAIT, 0, &limit, NULL, 0);
+    printf("futex: a bare wake then exit: wait returned %s\n",
+           woken == 0 ? "0" : strerror(errno));
+    check(reap(pid) == 0, "futex child status");
     munmap(r, PAGE);
 }
 

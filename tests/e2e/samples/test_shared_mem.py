@@ -5,7 +5,10 @@ file's page with a child that execs and maps the file anew, then checks msync wr
 The native reference runs chrooted into the rootfs, which has no /dev/shm mounted, so it makes
 its file in /work; the sandbox runs it in /work and in its own /dev/shm (the tmpfs of
 kernel_model/fs/shmfs.py): all three print the same. Without shared pages the child's stores
-stay in its copy and the parent's futex wait never ends (the run times out)."""
+stay in its copy and the parent's futex wait never ends (the run times out); and a FUTEX_WAKE
+that leaves the word unchanged, the waker exiting right after it, was lost when the ignored
+SIGCHLD reached the woken parent first (its wait slept again until ETIMEDOUT: LTP's checkpoints,
+fork04)."""
 import shutil
 from pathlib import Path
 
@@ -17,6 +20,7 @@ SAMPLES = Path(__file__).resolve().parents[3] / "samples" / "bin"
 ENV = {"PATH": "/bin", "HOME": "/", "LANG": "C"}
 EXPECTED = (b"anon: shared 0x1234, private 7\n"
             b"futex: woken with flag 1\n"
+            b"futex: a bare wake then exit: wait returned 0\n"
             b"file: counter 1 after the reader's exec\n"
             b"file: after msync the file holds magic ok, counter 1\n")
 
