@@ -1,0 +1,54 @@
+"""bench/ltp: the LTP conformance runner's own logic (issue 32) — the cause a failed run is
+grouped under, the runtest list, where the tarball is looked for, the exclusions (each with its
+reason) and the report's figure. The builds and runs themselves are the runner's job."""
+from pathlib import Path
+
+from bench.ltp.build import TARBALL_NAME, default_tarball
+from bench.ltp.causes import cause
+from bench.ltp.ltp import excluded, report
+from bench.ltp.runner import read_runtest
+
+
+def test_causes_follow_ltp_exit_bits_and_the_sandbox_s_own_ends():
+    assert cause(None, b"") == "timeout"
+    assert cause(1, b"Traceback (most recent call last):\n") == "traceback"
+    assert cause(139, b"") == "signal SIGSEGV"
+    assert cause(2, b"trapline: unimplemented syscall msync (nr 26) returns -ENOSYS") == "ENOSYS msync"
+    assert cause(2 | 1, b"") == "TBROK"          # broken wins over failed: set-up did not finish
+    assert cause(1, b"") == "TFAIL"
+    assert cause(32, b"") == "TCONF"
+    assert cause(4, b"") == "TWARN"
+    assert cause(64, b"") == "exit 64"
+
+
+def test_runtest_lines_give_name_and_command(tmp_path: Path):
+    runtest = tmp_path / "syscalls"
+    runtest.write_text("#DESCRIPTION:x\n\nfork04 fork04\nmmap10_1 mmap10 -a\nlonely\n")
+    assert read_runtest(runtest) == [("fork04", ["fork04"]), ("mmap10_1", ["mmap10", "-a"])]
+
+
+def test_the_tarball_is_looked_for_beside_the_root_or_a_parent(tmp_path: Path):
+    repo = tmp_path / "work" / "wt" / "branch"
+    repo.mkdir(parents=True)
+    tarball = tmp_path / "work" / "shared" / "ltp" / TARBALL_NAME
+    assert default_tarball(repo) == repo.parent / "shared" / "ltp" / TARBALL_NAME   # none yet
+    tarball.parent.mkdir(parents=True)
+    tarball.write_bytes(b"")
+    assert default_tarball(repo) == tarball
+
+
+def test_every_exclusion_has_a_reason():
+    reasons = excluded()
+    assert "stime01" in reasons and "ptrace01" in reasons
+    assert all(isinstance(r, str) and len(r) > 10 for r in reasons.values())
+
+
+def test_report_gives_the_figure_and_causes_largest_first():
+    summary = {"arch": "i386", "not_built": [], "excluded": ["stime01"], "native_failures": ["x"],
+               "results": {"a": {"result": "pass"}, "b": {"result": "TBROK"},
+                           "c": {"result": "TBROK"}, "d": {"result": "timeout"}}}
+    lines = report(summary).splitlines()
+    assert lines[0] == ("i386: 1 of 4 natively-passing tests pass under trapline "
+                        "(1 fail natively, 1 excluded, 0 not built)")
+    assert lines[1].split() == ["2", "TBROK:", "b", "c"]
+    assert lines[2].split() == ["1", "timeout:", "d"]
