@@ -205,6 +205,30 @@ class AreaMap:
         file_bytes = data[:size]
         return self.map_area(start, size, prot, name=name, data=file_bytes, offset=offset)
 
+    def remap_shared(self, vma: Vma, old_addr: int, old_size: int, new_size: int,
+                     may_move: bool) -> int:
+        """mremap(2) growing a MAP_SHARED area (page-aligned sizes, new_size > old_size): the
+        pages it maps stay the same pages, wherever the area lands (mm/mremap.c move_vma moves
+        page table entries, never the pages), so the processes sharing them still do; the new
+        part is pages of its own. Returns the area's new start."""
+        extra = new_size - old_size
+        grown = (SharedPages(extra), 0, extra)
+        offset = vma.offset + (old_addr - vma.start)
+        end = old_addr + old_size
+        if not self._overlapping(end, end + extra) and end + extra <= self.layout.user_top:
+            self.map_shared_area(end, extra, vma.perms, [grown], name=vma.name, offset=offset + old_size)
+            return old_addr
+        if not may_move:
+            raise GuestErrno(E.ENOMEM)
+        pieces = [(pages, at, hi - lo)
+                  for lo, hi, pages, at in self.machine.mem.shared_pieces(old_addr, old_size)]
+        target = self.find_free(new_size)
+        # The new place holds the pages before the old one lets go of them.
+        self.map_shared_area(target, new_size, vma.perms, pieces + [grown], name=vma.name,
+                             offset=offset)
+        self._remove(old_addr, old_addr + old_size)
+        return target
+
     def munmap(self, addr: int, length: int) -> None:
         if addr % PAGE or length <= 0 or addr + length > self.layout.user_top:
             raise GuestErrno(E.EINVAL)

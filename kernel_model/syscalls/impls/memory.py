@@ -151,6 +151,8 @@ def sys_mremap(ctx, old_addr, old_size, new_size, flags, new_addr):
     if old_addr + old_size > vma.end:
         # mm/mremap.c vma_to_resize: the old range must lie in one mapping to be grown or moved
         raise GuestErrno(E.EFAULT)
+    if vma.shared:
+        return vm.remap_shared(vma, old_addr, old_size, new_size, bool(flags & MREMAP_MAYMOVE))
     grow_end = old_addr + new_size
     if not vm._overlapping(old_addr + old_size, grow_end) and grow_end <= vm.layout.user_top:
         vm.map_area(old_addr + old_size, new_size - old_size, vma.perms, name=vma.name)

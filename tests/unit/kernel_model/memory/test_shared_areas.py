@@ -115,3 +115,26 @@ def test_write_back_stops_at_the_end_of_the_file(arch):
     space.machine.mem.write(at, b"SHORT and beyond the end")
     space.release()
     assert bytes(f.data) == b"SHORT"                    # i_size bounds what the file holds
+
+
+def test_mremap_moves_a_shared_area_without_unsharing_it(arch):
+    parent = parent_with_areas(arch)
+    child = copy_space(parent, 4 << 30)
+    parent.vm.mmap(SHARED_AT + 2 * PAGE, PAGE, RW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED)  # no room
+    moved = parent.vm.remap_shared(parent.vm.vma_at(SHARED_AT), SHARED_AT, 2 * PAGE, 3 * PAGE,
+                                   may_move=True)
+    assert moved != SHARED_AT and parent.vm.vma_at(SHARED_AT) is None
+    assert parent.vm.vma_at(moved).shared and parent.vm.vma_at(moved).end == moved + 3 * PAGE
+    child.machine.mem.write(SHARED_AT + PAGE, b"seen")
+    assert parent.machine.mem.read(moved + PAGE, 4) == b"seen"
+    parent.machine.mem.write(moved + 2 * PAGE, b"new part")       # the grown page is mapped
+
+
+def test_mremap_grows_a_shared_area_in_place_when_there_is_room(arch):
+    parent = parent_with_areas(arch)
+    child = copy_space(parent, 4 << 30)
+    assert parent.vm.remap_shared(parent.vm.vma_at(SHARED_AT), SHARED_AT, 2 * PAGE, 3 * PAGE,
+                                  may_move=False) == SHARED_AT
+    child.machine.mem.write(SHARED_AT, b"still")
+    assert parent.machine.mem.read(SHARED_AT, 5) == b"still"
+    assert parent.vm.vma_at(SHARED_AT + 2 * PAGE).shared
