@@ -9,8 +9,9 @@ and makes new ones for the gaps, filled from the file.
 
 The file's own data (the overlay's, fs/) is a separate copy: the mapped bytes are written back
 to it by msync, by munmap, and when the last mapping of an extent goes (exit, exec) — Linux's
-writeback of dirty pages. Not modeled: read(2) of a page another process has written through
-its mapping before any of those (Linux reads the same page cache), and SIGBUS beyond EOF.
+writeback of dirty pages. A new MAP_PRIVATE mapping of the file starts from the shared pages'
+bytes (`cached`). Not modeled: read(2) of a page another process has written through its
+mapping before any of those (Linux reads the same page cache), and SIGBUS beyond EOF.
 """
 from dataclasses import dataclass
 
@@ -78,6 +79,20 @@ class PageCache:
             pieces.append((extent.pages, at - extent.offset, length))
             at += length
         return pieces
+
+    def cached(self, f, offset: int, data: bytes) -> bytes:
+        """`data`, file bytes read from `offset`, with the bytes of the file's shared pages
+        where it has any: what a MAP_PRIVATE mapping of the file starts with (Linux maps the
+        page cache's pages until the first write copies them)."""
+        extents = self._extents.get(self._key(f))
+        if not extents:
+            return data
+        out = bytearray(data)
+        for extent in extents:
+            lo, hi = max(offset, extent.offset), min(offset + len(out), extent.end)
+            if lo < hi:
+                out[lo - offset:hi - offset] = extent.pages.read(lo - extent.offset, hi - lo)
+        return bytes(out)
 
     def sync_mapped(self, mem, addr: int, size: int) -> None:
         """Write back what guest range [addr, addr+size) of Memory `mem` maps of files

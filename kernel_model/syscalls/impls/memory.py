@@ -46,7 +46,7 @@ def _mmap(ctx, addr, length, prot, flags, fd, offset):
             # One copy of the file's pages for every process that maps them (page_cache.py).
             backing = lambda size: ctx.kernel.page_cache.backing(f, offset, size)  # noqa: E731
         else:
-            data = f.pread(length, offset)
+            data = ctx.kernel.page_cache.cached(f, offset, f.pread(length, offset))
     start = ctx.proc.vm.mmap(addr, length, prot & PROT_MASK, flags, data=data, name=name,
                              offset=offset, backing=backing)
     if name and ctx.proc.vm.vma_at(start).perms & PROT_EXEC:

@@ -138,3 +138,13 @@ def test_mremap_grows_a_shared_area_in_place_when_there_is_room(arch):
     child.machine.mem.write(SHARED_AT, b"still")
     assert parent.machine.mem.read(SHARED_AT, 5) == b"still"
     assert parent.vm.vma_at(SHARED_AT + 2 * PAGE).shared
+
+
+def test_a_private_mapping_starts_from_the_shared_pages_bytes(arch):
+    cache, f = PageCache(), FakeFile(b"A" * PAGE + b"B" * PAGE)
+    space = user_program(arch, "nop", enter=False).space
+    at = space.vm.mmap(0, PAGE, RW, MAP_SHARED, backing=lambda size: cache.backing(f, PAGE, size))
+    space.machine.mem.write(at + 2, b"stored")            # not written back yet
+    assert cache.cached(f, 0, f.pread(2 * PAGE, 0))[PAGE:PAGE + 10] == b"BBstoredBB"
+    assert cache.cached(f, 0, b"AAAA") == b"AAAA"
+    assert PageCache().cached(f, PAGE, b"BB") == b"BB"
