@@ -67,6 +67,26 @@ def _run_bounded(argv, cwd: str, env: dict, timeout: float) -> Outcome:
         output, _ = child.communicate(timeout=timeout)
         return Outcome(child.returncode, output)
     except subprocess.TimeoutExpired:
-        os.killpg(child.pid, signal.SIGKILL)
+        kill_session(child.pid)
         output, _ = child.communicate()
         return Outcome(None, output)
+
+
+def kill_session(sid: int) -> None:
+    """SIGKILL every process of session `sid` (the one this runner started the test in). Its
+    process group is not enough: LTP's library puts each test in a group of its own
+    (setpgid in tst_test.c fork_testrun) to kill it as a whole itself."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # pid (comm) state ppid pgrp session ...: comm may hold spaces, so split after ')'
+        fields = stat[stat.rindex(")") + 2:].split()
+        if int(fields[3]) == sid:
+            try:
+                os.kill(int(entry.name), signal.SIGKILL)
+            except ProcessLookupError:
+                pass

@@ -52,3 +52,20 @@ def test_report_gives_the_figure_and_causes_largest_first():
                         "(1 fail natively, 1 excluded, 0 not built)")
     assert lines[1].split() == ["2", "TBROK:", "b", "c"]
     assert lines[2].split() == ["1", "timeout:", "d"]
+
+
+def test_a_run_at_its_time_limit_is_killed_with_every_process_of_its_session(tmp_path: Path):
+    """LTP puts each test in a process group of its own: the group the runner made is not
+    enough, the whole session goes (a native fork13 outlived its time limit before)."""
+    import os
+    import sys
+    from bench.ltp.runner import _run_bounded
+    marker = tmp_path / "pid"
+    own_group = (f"import os, time; os.setpgid(0, 0); open({str(marker)!r}, 'w').write(str(os.getpid()));"
+                 " time.sleep(300)")
+    script = f"{sys.executable} -c \"{own_group}\" & wait"
+    outcome = _run_bounded(["sh", "-c", script], str(tmp_path), dict(os.environ), 5)
+    assert outcome.returncode is None
+    pid = int(marker.read_text())
+    state = Path(f"/proc/{pid}/stat")
+    assert not state.exists() or state.read_text().split(") ")[1][0] in "ZX"
