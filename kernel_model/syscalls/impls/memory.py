@@ -27,6 +27,8 @@ def _mmap(ctx, addr, length, prot, flags, fd, offset):
     if prot & ~PROT_MASK & ~0x03000000:          # PROT_GROWSDOWN/UP are accepted
         raise GuestErrno(E.EINVAL)
     prot = implied_prot(ctx.proc.personality, prot)
+    if not length:
+        raise GuestErrno(E.EINVAL)          # do_mmap checks the length before the file
     if flags & MAP_TYPE not in (MAP_SHARED, MAP_PRIVATE, 0x03):
         raise GuestErrno(E.EINVAL)
     if offset % PAGE:
