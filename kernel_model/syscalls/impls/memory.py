@@ -42,18 +42,26 @@ def _mmap(ctx, addr, length, prot, flags, fd, offset):
         if (f.flags & 3) == 1:                     # O_WRONLY: mapping needs read access
             raise GuestErrno(E.EACCES)
         name = f.path
-        if shared:
-            if prot & PROT_WRITE and not f.writable:
-                raise GuestErrno(E.EACCES)      # mm/mmap.c do_mmap: a shared writable map
-            # One copy of the file's pages for every process that maps them (page_cache.py).
-            backing = lambda size: ctx.kernel.page_cache.backing(f, offset, size)  # noqa: E731
-        else:
-            data = ctx.kernel.page_cache.cached(f, offset, f.pread(length, offset))
+        data, backing = _file_contents(ctx, f, prot, shared, offset, length)
     start = ctx.proc.vm.mmap(addr, length, prot & PROT_MASK, flags, data=data, name=name,
                              offset=offset, backing=backing)
     if name and ctx.proc.vm.vma_at(start).perms & PROT_EXEC:
         record_library_mapping(ctx.kernel, ctx.proc, start, offset, f)   # ld.so, dlopen
     return start
+
+
+def _file_contents(ctx, f, prot: int, shared: bool, offset: int, length: int):
+    """(bytes, shared backing) of a file mapping: a private one gets the bytes, a shared one
+    the file's pages in the page cache — except a character device's (/dev/zero), whose
+    shared mapping is new anonymous shared memory each time (mm/shmem.c shmem_zero_setup)."""
+    if not shared:
+        return ctx.kernel.page_cache.cached(f, offset, f.pread(length, offset)), None
+    if prot & PROT_WRITE and not f.writable:
+        raise GuestErrno(E.EACCES)          # mm/mmap.c do_mmap: a shared writable map
+    if f.stat().mode & 0o170000 == 0o020000:
+        return b"", None
+    # One copy of the file's pages for every process that maps them (page_cache.py).
+    return b"", lambda size: ctx.kernel.page_cache.backing(f, offset, size)
 
 
 @syscall("mmap", args=(("addr", K.PTR), ("length", K.ULONG), ("prot", K.PROT),

@@ -41,3 +41,23 @@ def test_msync_checks_its_range_and_flags(arch):
         ("msync", "RO", 4096, MS_SYNC), ("msync", "RO", 4096, MS_SYNC | MS_ASYNC),
         ("msync", 0x1000, 4096, MS_SYNC), ("msync", "RO", 4096, 0x80)])
     assert results[1:] == [0, -E.EINVAL, -E.ENOMEM, -E.EINVAL]
+
+
+@pytest.mark.parametrize("arch", ["i386", "x86_64"])
+def test_each_shared_map_of_dev_zero_is_memory_of_its_own(arch):
+    """Two MAP_SHARED maps of /dev/zero are two separate zero-filled areas (shmem_zero_setup),
+    not one page-cache copy of the device: bytes read into the first (from /f) are not in the
+    second, whose first bytes go through a pipe into BUF."""
+    first, second = 0x0700_0000, 0x0702_0000
+    fixed = MAP_SHARED | 0x10
+    results, buf, _ = run_script(arch, [
+        ("openat", AT_FDCWD, "/dev/zero", 2, 0),
+        (mmap_call(arch), first, 4096, PROT_READ | PROT_WRITE, fixed, 3, 0),
+        (mmap_call(arch), second, 4096, PROT_READ | PROT_WRITE, fixed, 3, 0),
+        ("openat", AT_FDCWD, "/f", O_RDONLY, 0),
+        ("read", 4, first, 6),
+        ("pipe", "BUF+64"),
+        ("write", 6, second, 6),
+        ("read", 5, "BUF", 6)])
+    assert results == [3, first, second, 4, 6, 0, 6, 6]
+    assert buf[:6] == bytes(6)
