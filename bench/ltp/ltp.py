@@ -23,7 +23,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bench.ltp.build import build, default_tarball  # noqa: E402
-from bench.ltp.causes import cause  # noqa: E402
+from bench.ltp.causes import verdict  # noqa: E402
 from bench.ltp.runner import REPO, read_runtest, run  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -84,7 +84,8 @@ def native_results(tests, bin_dir, ltp_root, args, arch) -> dict[str, int | None
 
     def one(test):
         name, command = test
-        return name, run(command, bin_dir, ltp_root, args.timeout, under_trapline=False).returncode
+        outcome = run(command, bin_dir, ltp_root, args.timeout, under_trapline=False)
+        return name, 0 if verdict(outcome.returncode, outcome.output) == "pass" else outcome.returncode or -1
     with ThreadPoolExecutor(args.workers) as pool:
         for index, (name, rc) in enumerate(pool.map(one, todo), 1):
             known[name] = rc
@@ -109,7 +110,7 @@ def run_arch(arch: str, args) -> dict:
     def one(test):
         name, command = test
         outcome = run(command, bin_dir, ltp_root, args.trapline_timeout, under_trapline=True)
-        result = "pass" if outcome.passed else cause(outcome.returncode, outcome.output)
+        result = verdict(outcome.returncode, outcome.output)
         if args.verbose:
             log(f"{arch} {name}: {result}")
         return name, result, outcome.output[-4000:].decode(errors="replace")

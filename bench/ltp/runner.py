@@ -22,10 +22,6 @@ class Outcome:
     returncode: int | None          # None: killed at the time limit
     output: bytes                   # stdout and stderr together
 
-    @property
-    def passed(self) -> bool:
-        return self.returncode == 0
-
 
 def read_runtest(path: Path) -> list[tuple[str, list[str]]]:
     """(test name, command) of each line of a runtest file (comments and blanks skipped)."""

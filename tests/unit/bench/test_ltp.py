@@ -4,7 +4,7 @@ reason) and the report's figure. The builds and runs themselves are the runner's
 from pathlib import Path
 
 from bench.ltp.build import TARBALL_NAME, default_tarball
-from bench.ltp.causes import cause
+from bench.ltp.causes import cause, verdict
 from bench.ltp.ltp import excluded, report
 from bench.ltp.runner import read_runtest
 
@@ -19,6 +19,17 @@ def test_causes_follow_ltp_exit_bits_and_the_sandbox_s_own_ends():
     assert cause(32, b"") == "TCONF"
     assert cause(4, b"") == "TWARN"
     assert cause(64, b"") == "exit 64"
+
+
+def test_exit_0_with_an_empty_summary_is_no_result():
+    """Without shared memory the child's TBROK never reached the parent, which exited 0 with a
+    summary of zeros: that counted as a pass (chroot04 'passed' while seteuid was ENOSYS)."""
+    empty = b"chroot04.c:35: TBROK: seteuid(65534) failed\n\nSummary:\npassed   0\nfailed   0\n" \
+            b"broken   0\nskipped  0\nwarnings 0\n"
+    assert verdict(0, empty) == "no results"
+    assert verdict(0, empty.replace(b"passed   0", b"passed   1")) == "pass"
+    assert verdict(0, b"old API test without a summary\n") == "pass"
+    assert verdict(2, empty) == "TBROK"
 
 
 def test_runtest_lines_give_name_and_command(tmp_path: Path):
