@@ -1,7 +1,8 @@
 """futex(2): wait and wake on a word of guest memory (the basis of every mutex and join).
 
-A waiter sleeps on the channel ("futex", address space, address). A blocked FUTEX_WAIT is
-re-executed after it is woken; `thread.restart["futex_woken"]` makes that re-execution return 0
+A waiter sleeps on the futex's key (memory/futex_key.py): ("futex", address space, address), or
+the shared pages and offset for a word in MAP_SHARED memory, so that processes meet on it. A
+blocked FUTEX_WAIT is re-executed after it is woken; `thread.restart["futex_woken"]` makes that re-execution return 0
 even when the word still holds the expected value (a plain FUTEX_WAKE), so no wake-up is lost.
 """
 import struct
@@ -9,9 +10,9 @@ import struct
 from ... import errno as E
 from ...blocking import WouldBlock
 from ...errno import GuestErrno
+from ...memory.futex_key import futex_key
 from ..kinds import K
 from ..registry import syscall
-from ...memory.futex_key import futex_key
 
 FUTEX_WAIT, FUTEX_WAKE, FUTEX_REQUEUE, FUTEX_CMP_REQUEUE, FUTEX_WAKE_OP = 0, 1, 3, 4, 5
 FUTEX_LOCK_PI, FUTEX_UNLOCK_PI, FUTEX_TRYLOCK_PI = 6, 7, 8
