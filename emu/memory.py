@@ -33,13 +33,17 @@ _SMALL_READ = 256
 _NO_HIT = (0, -1, None, False)
 
 
-def _free_pieces(starts: list, ends: list, hosts: list, views: list) -> None:
+def _free_pieces(starts: list, ends: list, hosts: list, views: list, shares: list) -> None:
     views.clear()                 # first: no view may outlive the pages under it
-    for start, end, host in zip(starts, ends, hosts):
-        host_pages.free(host, end - start)
+    for start, end, host, shared in zip(starts, ends, hosts, shares):
+        if shared is None:
+            host_pages.free(host, end - start)
+        else:
+            shared.drop()         # other address spaces may still map them
     starts.clear()
     ends.clear()
     hosts.clear()
+    shares.clear()
 
 
 def _view(host: int, size: int) -> memoryview:
@@ -87,6 +91,9 @@ class Memory:
         self._ends: list[int] = []
         self._hosts: list[int] = []
         self._views: list[memoryview] = []        # _views[i]: the host pages of piece i
+        # _shares[i]: the SharedPages (emu/shared_pages.py) piece i maps part of, None for
+        # pages of this Memory's own; shared pages are dropped, never freed, from here.
+        self._shares: list = []
         # The piece the last read or write found, as (start, end, view, holds no code): a run
         # of small accesses (read(2)/write(2) of one byte) mostly lands in the same piece, and
         # neither its search nor the look for code in it needs doing again. Forgotten on every
@@ -100,7 +107,8 @@ class Memory:
         self._small = ctypes.create_string_buffer(_SMALL_READ)
         # A Memory dropped without release() (a run that ended in an error, a test's Machine)
         # still gives its host pages back when it is collected.
-        weakref.finalize(self, _free_pieces, self._starts, self._ends, self._hosts, self._views)
+        weakref.finalize(self, _free_pieces, self._starts, self._ends, self._hosts, self._views,
+                         self._shares)
 
     # ---- mapping ---------------------------------------------------------------------------
     def map(self, addr: int, size: int, perms: int) -> None:
@@ -114,12 +122,57 @@ class Memory:
         except UcError as e:
             host_pages.free(host, size)
             raise MachineError(f"cannot map {addr:#x}+{size:#x}: {e}") from None
+        self._add_piece(addr, size, host, None, perms)
+
+    def map_shared(self, addr: int, size: int, perms: int, shared, offset: int) -> None:
+        """Map [addr, addr+size) onto bytes [offset, offset+size) of `shared` (a SharedPages),
+        which other Memories may map too: their writes are this range's (MAP_SHARED)."""
+        host = shared.host + offset
+        try:
+            self._uc.mem_map_ptr(addr, size, perms, host)
+        except UcError as e:
+            raise MachineError(f"cannot map {addr:#x}+{size:#x}: {e}") from None
+        shared.hold()
+        self._add_piece(addr, size, host, shared, perms)
+
+    def _add_piece(self, addr: int, size: int, host: int, shared, perms: int) -> None:
         i = bisect.bisect_left(self._starts, addr)
         self._starts.insert(i, addr)
         self._ends.insert(i, addr + size)
         self._hosts.insert(i, host)
         self._views.insert(i, _view(host, size))
+        self._shares.insert(i, shared)
         self._paint(addr, addr + size, perms)
+
+    def shared_at(self, addr: int):
+        """(SharedPages, offset in it) of the shared page at `addr`; None if it is not one."""
+        i = bisect.bisect_right(self._starts, addr) - 1
+        if i < 0 or addr >= self._ends[i] or self._shares[i] is None:
+            return None
+        shared = self._shares[i]
+        return shared, self._hosts[i] - shared.host + (addr - self._starts[i])
+
+    def shared_pieces(self, addr: int, size: int):
+        """(start, end, SharedPages, offset in it of start) of each shared piece in range."""
+        for start, end in self._pieces_within(addr, addr + size):
+            lo, hi = max(start, addr), min(end, addr + size)
+            found = self.shared_at(lo)
+            if found is not None:
+                yield lo, hi, found[0], found[1]
+
+    def share_from(self, other: "Memory", addr: int, size: int, perms: int) -> None:
+        """Map here the same shared pages `other` maps at [addr, addr+size) (a fork's child
+        inherits a MAP_SHARED area: both see one copy, mm/memory.c copy_page_range leaves
+        shared areas to be faulted from the same object). Parts of `other` there that are
+        not shared pages are copied instead."""
+        for start, end in other._pieces_within(addr, addr + size):
+            lo, hi = max(start, addr), min(end, addr + size)
+            found = other.shared_at(lo)
+            if found is None:
+                self.map(lo, hi - lo, perms)
+                self.copy_from(other, lo, hi - lo)
+            else:
+                self.map_shared(lo, hi - lo, perms, *found)
 
     def unmap(self, addr: int, size: int) -> None:
         """Unmap whatever is mapped in [addr, addr+size); holes are fine (munmap semantics)."""
@@ -148,19 +201,25 @@ class Memory:
     def _cut(self, start: int, lo: int, hi: int) -> None:
         """Take [lo, hi) out of the piece that starts at `start`; free its host pages."""
         i = bisect.bisect_left(self._starts, start)
-        stop, host = self._ends[i], self._hosts[i]
-        del self._starts[i], self._ends[i], self._hosts[i], self._views[i]   # before the free
-        host_pages.free(host + (lo - start), hi - lo)
+        stop, host, shared = self._ends[i], self._hosts[i], self._shares[i]
+        del self._starts[i], self._ends[i], self._hosts[i], self._views[i], self._shares[i]
         if hi < stop:
-            self._starts.insert(i, hi)
-            self._ends.insert(i, stop)
-            self._hosts.insert(i, host + (hi - start))
-            self._views.insert(i, _view(host + (hi - start), stop - hi))
+            self._insert_part(i, hi, stop, host + (hi - start), shared)
         if start < lo:
-            self._starts.insert(i, start)
-            self._ends.insert(i, lo)
-            self._hosts.insert(i, host)
-            self._views.insert(i, _view(host, lo - start))
+            self._insert_part(i, start, lo, host, shared)
+        if shared is None:
+            host_pages.free(host + (lo - start), hi - lo)      # after its view is gone
+        else:
+            shared.drop()             # the parts kept hold it already
+
+    def _insert_part(self, i: int, start: int, end: int, host: int, shared) -> None:
+        self._starts.insert(i, start)
+        self._ends.insert(i, end)
+        self._hosts.insert(i, host)
+        self._views.insert(i, _view(host, end - start))
+        self._shares.insert(i, shared)
+        if shared is not None:
+            shared.hold()
 
     def protect(self, addr: int, size: int, perms: int) -> None:
         for start, end in self._pieces_within(addr, addr + size):
@@ -337,7 +396,7 @@ class Memory:
         """Give every host page back (after the Uc that used them was closed)."""
         self._hit = _NO_HIT
         self._sources.clear()
-        _free_pieces(self._starts, self._ends, self._hosts, self._views)
+        _free_pieces(self._starts, self._ends, self._hosts, self._views, self._shares)
         self._uc = None
 
     def resident_bytes(self) -> int:

@@ -30,6 +30,8 @@ from .process.proc import RUNNABLE, ZOMBIE, Process, Thread
 from .process.sched import DEFAULT_QUANTUM, TRACER_STOP, Scheduler
 from .process.spawn import Spawning
 from .signals.delivery import Signals, status_for_sigchld
+from .memory.futex_key import futex_key
+from .memory.page_cache import PageCache
 from .memory.space_pool import POOL_SIZE, SpacePool
 from .task_limit import TaskLimit
 from .signals import signal_name
@@ -90,6 +92,7 @@ class Kernel(Spawning, SyscallEntry):
         self.reaped_count = 0
         self._releasing: list = []        # spaces nobody uses, freed once no Machine runs
         self.space_pool = SpacePool(config.space_pool)    # released Machines kept for their code
+        self.page_cache = PageCache()       # files' MAP_SHARED pages (memory/page_cache.py)
         self.next_pid = FIRST_PID
         self.exec_count = 0
         self.current: Thread | None = None
@@ -337,14 +340,15 @@ class Kernel(Spawning, SyscallEntry):
         if tracer_channel(thread) in thread.wait_channels:
             self.scheduler.make_runnable(thread)
 
-    def futex_wake(self, proc: Process, uaddr: int, count: int) -> int:
-        key = ("futex", proc.space.serial, uaddr)
+    def futex_wake(self, proc: Process, uaddr: int, count: int, private: bool = False) -> int:
+        key = futex_key(proc.space, uaddr, private)
         woken = 0
         for t in self.scheduler.threads:
             if woken >= count:
                 break
             if t.state != RUNNABLE and key in t.wait_channels:
                 t.restart["futex_woken"] = True
+                t.restart["condition_met"] = True     # a signal before it runs: still woken
                 self.scheduler.make_runnable(t)
                 woken += 1
         return woken

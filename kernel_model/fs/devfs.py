@@ -10,6 +10,7 @@ from .. import errno as E
 from ..errno import GuestErrno
 from .constants import DEVTMPFS_DEV, S_IFCHR, S_IFDIR, S_IFLNK, makedev
 from .inodes import InodeTable
+from .node import Node
 from .randomstream import DeterministicRandom
 from .synthetic import SyntheticDir, SyntheticNode, SyntheticSymlink, synthetic_meta
 
@@ -70,7 +71,8 @@ def _nothing(n: int) -> bytes:
     return b""
 
 
-def build_dev(random: DeterministicRandom) -> SyntheticDir:
+def build_dev(random: DeterministicRandom, shm: Node | None = None) -> SyntheticDir:
+    """/dev: the character devices programs open, the fd links, and `shm` (shmfs.py)."""
     table = InodeTable(first=1)
     root_meta = synthetic_meta(DEVTMPFS_DEV, table.fresh(), S_IFDIR, 0o755)
 
@@ -94,5 +96,7 @@ def build_dev(random: DeterministicRandom) -> SyntheticDir:
         b"stdout": link(b"/proc/self/fd/1"),
         b"stderr": link(b"/proc/self/fd/2"),
     }
+    if shm is not None:
+        children[b"shm"] = shm
     return SyntheticDir("dev", root_meta, children)
 

@@ -25,6 +25,7 @@ from .namei import LAST_DOT, LAST_DOTDOT, LAST_NORM, Resolved, Walker
 from .node import Node, wants_write
 from .openfile import OpenFile
 from .overlay import overlay_root
+from .shmfs import build_shm
 from .procfs import ProcFs
 from .proctext import ProcessView, process_root
 from .randomstream import DeterministicRandom
@@ -52,7 +53,7 @@ class FileSystem:
         else:
             self._root = overlay_root(host_root, self._table, clock, self.data_budget)
         self.random = DeterministicRandom(seed)
-        self._dev = build_dev(self.random)
+        self._dev = build_dev(self.random, build_shm(clock, self.data_budget))
         self._procfs = ProcFs()
 
     # --- resolution ----------------------------------------------------------------------------

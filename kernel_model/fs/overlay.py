@@ -36,6 +36,7 @@ class OverlayContext:
     clock: Callable[[], int]
     budget: DataBudget = field(default_factory=DataBudget)   # file bytes held in memory
     shared_files: dict = field(default_factory=dict)    # host identity -> OverlayFile
+    mount: str = "rootfs"          # every node's mount: rename and link across mounts are EXDEV
 
     def meta(self, mode: int, nlink: int = 1) -> Meta:
         return new_meta(ROOTFS_DEV, self.table.fresh(), mode, self.clock(), nlink)
@@ -49,13 +50,15 @@ def meta_from_lower(lower: HostNode) -> Meta:
 
 
 class OverlayNode(Node):
-    mount = "rootfs"
-
     def __init__(self, ctx: OverlayContext, meta: Meta):
         self.ctx = ctx
         self.meta = meta
         self.fmt = meta.fmt
         self.ino = meta.ino
+
+    @property
+    def mount(self) -> str:
+        return self.ctx.mount
 
     def same_inode(self, other: Node) -> bool:
         return self is other

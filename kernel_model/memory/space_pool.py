@@ -47,6 +47,8 @@ class SpacePool:
         pieces = set(space.machine.mem.pieces())
         if not areas or any((start, end) not in pieces for start, end, _ in areas):
             return False            # no text, or an area mprotect split from its mapping
+        if any(v.shared and v.perms & PROT_EXEC for v in space.vm.vmas):
+            return False            # shared text: a new owner's sync would write others' pages
         kept = tuple(Vma(start, end, perms) for start, end, perms in areas)
         arch = space.arch
         machine = space.give_up_machine()

@@ -9,12 +9,14 @@ import bisect
 from dataclasses import dataclass, replace
 
 from emu.memory import PROT_EXEC, PROT_READ, PROT_WRITE  # noqa: F401  (the one definition)
+from emu.shared_pages import SharedPages
 
 from .. import errno as E
 from ..errno import GuestErrno
 from .layout import PAGE, Layout
 
 MAP_SHARED, MAP_PRIVATE, MAP_FIXED, MAP_ANONYMOUS = 0x01, 0x02, 0x10, 0x20
+MAP_TYPE, MAP_SHARED_VALIDATE = 0x0F, 0x03     # the latter: MAP_SHARED with checked flags
 MAP_GROWSDOWN, MAP_NORESERVE, MAP_FIXED_NOREPLACE = 0x100, 0x4000, 0x100000
 PROT_MASK = PROT_READ | PROT_WRITE | PROT_EXEC
 
@@ -107,21 +109,44 @@ class AreaMap:
     def map_area(self, start: int, size: int, perms: int, *, name: bytes = b"",
                  data: bytes = b"", offset: int = 0, shared: bool = False) -> int:
         """Map [start, start+size) (page aligned), replacing whatever was there."""
-        end = start + page_up(size)
-        if self.mapped_bytes() + (end - start) > self.memory_limit or \
-                (self.budget_allows is not None and not self.budget_allows(end - start)):
-            raise GuestErrno(E.ENOMEM, "guest memory limit")
-        self._remove(start, end)
+        end = self._make_room(start, size)
         self.machine.mem.map(start, end - start, perms & PROT_MASK)
         if data:
             self.machine.mem.write(start, data)
         self._insert(Vma(start, end, perms & PROT_MASK, name, offset, shared))
         return start
 
+    def map_shared_area(self, start: int, size: int, perms: int, backing, *, name: bytes = b"",
+                        offset: int = 0) -> int:
+        """Map [start, start+size) onto shared pages, replacing whatever was there: `backing`
+        is a list of (SharedPages, offset in it, length) that covers the range in order (one
+        object for anonymous memory, the page cache's extents of a file: page_cache.py)."""
+        end = self._make_room(start, size)
+        addr = start
+        for shared, shared_offset, length in backing:
+            self.machine.mem.map_shared(addr, length, perms & PROT_MASK, shared, shared_offset)
+            addr += length
+        assert addr == end, "shared backing must cover the area"
+        self._insert(Vma(start, end, perms & PROT_MASK, name, offset, True))
+        return start
+
+    def _make_room(self, start: int, size: int) -> int:
+        """Check the memory limits for a new area at start and unmap what lies there; its end."""
+        end = start + page_up(size)
+        if self.mapped_bytes() + (end - start) > self.memory_limit or \
+                (self.budget_allows is not None and not self.budget_allows(end - start)):
+            raise GuestErrno(E.ENOMEM, "guest memory limit")
+        self._remove(start, end)
+        return end
+
     def adopt_area(self, vma: Vma) -> None:
         """Record an area whose pages are already mapped in the Machine (a recycled Machine's
         kept code: kernel_model/memory/space_pool.py)."""
         self._insert(vma)
+
+    def remove_range(self, start: int, end: int) -> None:
+        """Unmap [start, end) without the checks of munmap (a kernel-side change)."""
+        self._remove(start, end)
 
     def rename_area(self, vma: Vma, **changes) -> None:
         self.vmas.remove(vma)
@@ -155,7 +180,10 @@ class AreaMap:
         raise GuestErrno(E.ENOMEM, "no free address range")
 
     def mmap(self, addr: int, length: int, prot: int, flags: int, *, data: bytes = b"",
-             name: bytes = b"", offset: int = 0) -> int:
+             name: bytes = b"", offset: int = 0, backing=None) -> int:
+        """mmap(2) at a place chosen as Linux does. MAP_SHARED areas map `backing(size)`'s
+        shared pages (map_shared_area's list), or, anonymous, pages of their own that a fork
+        will share (mm/shmem.c shmem_zero_setup)."""
         if length <= 0 or addr % PAGE:
             raise GuestErrno(E.EINVAL)
         size = page_up(length)
@@ -171,9 +199,35 @@ class AreaMap:
             start = addr                     # the hint is free: honour it, as Linux does
         else:
             start = self.find_free(size)
+        if flags & MAP_TYPE in (MAP_SHARED, MAP_SHARED_VALIDATE):
+            pieces = backing(size) if backing is not None else [(SharedPages(size), 0, size)]
+            return self.map_shared_area(start, size, prot, pieces, name=name, offset=offset)
         file_bytes = data[:size]
-        return self.map_area(start, size, prot, name=name, data=file_bytes, offset=offset,
-                             shared=bool(flags & MAP_SHARED))
+        return self.map_area(start, size, prot, name=name, data=file_bytes, offset=offset)
+
+    def remap_shared(self, vma: Vma, old_addr: int, old_size: int, new_size: int,
+                     may_move: bool) -> int:
+        """mremap(2) growing a MAP_SHARED area (page-aligned sizes, new_size > old_size): the
+        pages it maps stay the same pages, wherever the area lands (mm/mremap.c move_vma moves
+        page table entries, never the pages), so the processes sharing them still do; the new
+        part is pages of its own. Returns the area's new start."""
+        extra = new_size - old_size
+        grown = (SharedPages(extra), 0, extra)
+        offset = vma.offset + (old_addr - vma.start)
+        end = old_addr + old_size
+        if not self._overlapping(end, end + extra) and end + extra <= self.layout.user_top:
+            self.map_shared_area(end, extra, vma.perms, [grown], name=vma.name, offset=offset + old_size)
+            return old_addr
+        if not may_move:
+            raise GuestErrno(E.ENOMEM)
+        pieces = [(pages, at, hi - lo)
+                  for lo, hi, pages, at in self.machine.mem.shared_pieces(old_addr, old_size)]
+        target = self.find_free(new_size)
+        # The new place holds the pages before the old one lets go of them.
+        self.map_shared_area(target, new_size, vma.perms, pieces + [grown], name=vma.name,
+                             offset=offset)
+        self._remove(old_addr, old_addr + old_size)
+        return target
 
     def munmap(self, addr: int, length: int) -> None:
         if addr % PAGE or length <= 0 or addr + length > self.layout.user_top:

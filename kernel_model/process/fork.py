@@ -50,6 +50,13 @@ def copy_space(parent: Space, memory_limit: int, pool=None) -> Space:
 def _copy_areas(parent: Space, child: Space) -> None:
     for vma in parent.vm.vmas:
         size = vma.end - vma.start
+        if vma.shared:
+            # MAP_SHARED: the child maps the same pages (kernel/fork.c dup_mmap; a shared
+            # area is not copied on write), so either side's stores are the other's.
+            child.vm.remove_range(vma.start, vma.end)
+            child.machine.mem.share_from(parent.machine.mem, vma.start, size, vma.perms)
+            child.vm.adopt_area(vma)
+            continue
         kept = child.vm.vma_at(vma.start)
         if kept is not None and (kept.start, kept.end, kept.perms) == (vma.start, vma.end, vma.perms):
             child.machine.mem.sync_from(parent.machine.mem, vma.start, size)

@@ -129,10 +129,13 @@ class Signals:
         # A sleeper whose condition came true before the signal (restart["condition_met"],
         # set by the waker) completes its call: Linux's wait_event_interruptible checks the
         # condition before signal_pending (include/linux/wait.h, ___wait_event).
-        condition_met = thread.restart.get("condition_met", False)
-        thread.restart.clear()
-        if condition_met:
+        # Its restart state stays: it is what tells the re-executed call that it was woken
+        # (a futex waiter's "futex_woken": its word may still hold the value it waits on,
+        # so without it the call would sleep again, and a FUTEX_WAKE followed at once by the
+        # waker's exit — an ignored SIGCHLD — was lost).
+        if thread.restart.get("condition_met", False):
             return
+        thread.restart.clear()
         if handled:
             self.kernel.debug.syscall_interrupted(thread, call)
         if restart and call not in NEVER_RESTARTED:

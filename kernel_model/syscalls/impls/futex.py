@@ -1,7 +1,8 @@
 """futex(2): wait and wake on a word of guest memory (the basis of every mutex and join).
 
-A waiter sleeps on the channel ("futex", address space, address). A blocked FUTEX_WAIT is
-re-executed after it is woken; `thread.restart["futex_woken"]` makes that re-execution return 0
+A waiter sleeps on the futex's key (memory/futex_key.py): ("futex", address space, address), or
+the shared pages and offset for a word in MAP_SHARED memory, so that processes meet on it. A
+blocked FUTEX_WAIT is re-executed after it is woken; `thread.restart["futex_woken"]` makes that re-execution return 0
 even when the word still holds the expected value (a plain FUTEX_WAKE), so no wake-up is lost.
 """
 import struct
@@ -9,6 +10,7 @@ import struct
 from ... import errno as E
 from ...blocking import WouldBlock
 from ...errno import GuestErrno
+from ...memory.futex_key import futex_key
 from ..kinds import K
 from ..registry import syscall
 
@@ -19,8 +21,8 @@ FUTEX_PRIVATE_FLAG, FUTEX_CLOCK_REALTIME = 128, 256
 NS = 10**9
 
 
-def _key(ctx, uaddr: int):
-    return ("futex", ctx.proc.space.serial, uaddr)
+def _key(ctx, uaddr: int, op: int):
+    return futex_key(ctx.proc.space, uaddr, bool(op & FUTEX_PRIVATE_FLAG))
 
 
 def _deadline(ctx, timeout: int, absolute: bool, realtime: bool, time64: bool) -> int | None:
@@ -46,7 +48,7 @@ def _deadline(ctx, timeout: int, absolute: bool, realtime: bool, time64: bool) -
 
 def _futex(ctx, uaddr, op, val, timeout, uaddr2, val3, time64=False):
     cmd = op & ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME)
-    kernel = ctx.kernel
+    kernel, private = ctx.kernel, bool(op & FUTEX_PRIVATE_FLAG)
     if cmd in (FUTEX_WAIT, FUTEX_WAIT_BITSET):
         if ctx.thread.restart.pop("futex_woken", False):
             return 0
@@ -58,16 +60,16 @@ def _futex(ctx, uaddr, op, val, timeout, uaddr2, val3, time64=False):
         current = struct.unpack("<I", ctx.read(uaddr, 4))[0]
         if current != val & 0xFFFFFFFF:
             raise GuestErrno(E.EAGAIN)
-        raise WouldBlock(_key(ctx, uaddr), f"futex {uaddr:#x}", deadline_ns=deadline)
+        raise WouldBlock(_key(ctx, uaddr, op), f"futex {uaddr:#x}", deadline_ns=deadline)
     if cmd in (FUTEX_WAKE, FUTEX_WAKE_BITSET):
-        return kernel.futex_wake(ctx.proc, uaddr, ctx.int32(val))
+        return kernel.futex_wake(ctx.proc, uaddr, ctx.int32(val), private=private)
     if cmd in (FUTEX_REQUEUE, FUTEX_CMP_REQUEUE):
         if cmd == FUTEX_CMP_REQUEUE and struct.unpack("<I", ctx.read(uaddr, 4))[0] != val3 & 0xFFFFFFFF:
             raise GuestErrno(E.EAGAIN)
-        woken = kernel.futex_wake(ctx.proc, uaddr, ctx.int32(val))
+        woken = kernel.futex_wake(ctx.proc, uaddr, ctx.int32(val), private=private)
         limit = timeout if ctx.word == 4 else timeout & 0xFFFFFFFF       # val2 shares the slot
         moved = 0
-        old, new = _key(ctx, uaddr), _key(ctx, uaddr2)
+        old, new = _key(ctx, uaddr, op), _key(ctx, uaddr2, op)
         for t in kernel.scheduler.threads:
             if moved >= limit:
                 break

@@ -9,7 +9,7 @@ from ... import errno as E
 from ...errno import GuestErrno
 from ...memory.layout import PAGE
 from ...images import record_library_mapping, record_unmapping
-from ...memory.vm import MAP_ANONYMOUS, MAP_PRIVATE, MAP_SHARED, PROT_EXEC, PROT_MASK
+from ...memory.vm import MAP_ANONYMOUS, MAP_PRIVATE, MAP_SHARED, PROT_EXEC, PROT_MASK, PROT_WRITE
 from ...personality import heap_prot, implied_prot
 from ..kinds import K, Ret
 from ..registry import syscall
@@ -27,26 +27,41 @@ def _mmap(ctx, addr, length, prot, flags, fd, offset):
     if prot & ~PROT_MASK & ~0x03000000:          # PROT_GROWSDOWN/UP are accepted
         raise GuestErrno(E.EINVAL)
     prot = implied_prot(ctx.proc.personality, prot)
+    if not length:
+        raise GuestErrno(E.EINVAL)          # do_mmap checks the length before the file
     if flags & MAP_TYPE not in (MAP_SHARED, MAP_PRIVATE, 0x03):
         raise GuestErrno(E.EINVAL)
     if offset % PAGE:
         raise GuestErrno(E.EINVAL)
-    data, name = b"", b""
+    data, name, backing = b"", b"", None
+    shared = flags & MAP_TYPE in (MAP_SHARED, 0x03)
     if not flags & MAP_ANONYMOUS:
         f = ctx.proc.fds.get(ctx.int32(fd))
         if not hasattr(f, "pread") or f.stat().mode & 0o170000 not in (0o100000, 0o020000):
             raise GuestErrno(E.ENODEV)
         if (f.flags & 3) == 1:                     # O_WRONLY: mapping needs read access
             raise GuestErrno(E.EACCES)
-        data = f.pread(length, offset)
         name = f.path
-    # MAP_SHARED file mappings are modeled as private copies: no static program we run writes
-    # through one, and the file system has no page cache to share.
+        data, backing = _file_contents(ctx, f, prot, shared, offset, length)
     start = ctx.proc.vm.mmap(addr, length, prot & PROT_MASK, flags, data=data, name=name,
-                             offset=offset)
+                             offset=offset, backing=backing)
     if name and ctx.proc.vm.vma_at(start).perms & PROT_EXEC:
         record_library_mapping(ctx.kernel, ctx.proc, start, offset, f)   # ld.so, dlopen
     return start
+
+
+def _file_contents(ctx, f, prot: int, shared: bool, offset: int, length: int):
+    """(bytes, shared backing) of a file mapping: a private one gets the bytes, a shared one
+    the file's pages in the page cache — except a character device's (/dev/zero), whose
+    shared mapping is new anonymous shared memory each time (mm/shmem.c shmem_zero_setup)."""
+    if not shared:
+        return ctx.kernel.page_cache.cached(f, offset, f.pread(length, offset)), None
+    if prot & PROT_WRITE and not f.writable:
+        raise GuestErrno(E.EACCES)          # mm/mmap.c do_mmap: a shared writable map
+    if f.stat().mode & 0o170000 == 0o020000:
+        return b"", None
+    # One copy of the file's pages for every process that maps them (page_cache.py).
+    return b"", lambda size: ctx.kernel.page_cache.backing(f, offset, size)
 
 
 @syscall("mmap", args=(("addr", K.PTR), ("length", K.ULONG), ("prot", K.PROT),
@@ -68,8 +83,34 @@ def sys_mmap2(ctx, addr, length, prot, flags, fd, pgoffset):
 
 @syscall("munmap", args=(("addr", K.PTR), ("length", K.ULONG)), outside_hook=True)
 def sys_munmap(ctx, addr, length):
+    if 0 < length and addr % PAGE == 0:
+        ctx.kernel.page_cache.sync_mapped(ctx.mem, addr, length)    # the file sees the stores
     ctx.proc.vm.munmap(addr, length)
     record_unmapping(ctx.kernel, ctx.proc, addr, addr + length)    # dlclose: the object is gone
+    return 0
+
+
+MS_ASYNC, MS_INVALIDATE, MS_SYNC = 1, 2, 4
+
+
+@syscall("msync", args=(("addr", K.PTR), ("length", K.ULONG), ("flags", K.HEX)))
+def sys_msync(ctx, addr, length, flags):
+    """mm/msync.c: the range must be page aligned, mapped throughout (ENOMEM), with MS_ASYNC
+    or MS_SYNC but not both; the shared file pages in it are written back to their files."""
+    if addr % PAGE or flags & ~(MS_ASYNC | MS_INVALIDATE | MS_SYNC) or \
+            flags & MS_ASYNC and flags & MS_SYNC:
+        raise GuestErrno(E.EINVAL)
+    end = addr + ((length + PAGE - 1) & ~(PAGE - 1))
+    if end < addr:
+        raise GuestErrno(E.ENOMEM)
+    at = addr
+    while at < end:
+        vma = ctx.proc.vm.vma_at(at)
+        if vma is None:
+            raise GuestErrno(E.ENOMEM)
+        at = vma.end
+    if end > addr:
+        ctx.kernel.page_cache.sync_mapped(ctx.mem, addr, end - addr)
     return 0
 
 
@@ -97,7 +138,7 @@ def sys_madvise(ctx, addr, length, advice):
             if vma is None:
                 raise GuestErrno(E.ENOMEM)
             hi = min(vma.end, end)
-            if not vma.name or vma.name in (b"[heap]", b"[stack]"):
+            if not vma.shared and (not vma.name or vma.name in (b"[heap]", b"[stack]")):
                 ctx.mem.write(page, bytes(hi - page))
             page = hi
     return 0
@@ -120,6 +161,8 @@ def sys_mremap(ctx, old_addr, old_size, new_size, flags, new_addr):
     if old_addr + old_size > vma.end:
         # mm/mremap.c vma_to_resize: the old range must lie in one mapping to be grown or moved
         raise GuestErrno(E.EFAULT)
+    if vma.shared:
+        return vm.remap_shared(vma, old_addr, old_size, new_size, bool(flags & MREMAP_MAYMOVE))
     grow_end = old_addr + new_size
     if not vm._overlapping(old_addr + old_size, grow_end) and grow_end <= vm.layout.user_top:
         vm.map_area(old_addr + old_size, new_size - old_size, vma.perms, name=vma.name)

@@ -3,6 +3,7 @@
 import pytest
 
 from emu.machine import Machine
+from emu.shared_pages import SharedPages
 from kernel_model import errno as E
 from kernel_model.errno import GuestErrno
 from kernel_model.memory.layout import LAYOUTS, PAGE
@@ -101,10 +102,21 @@ def test_memory_limit_gives_enomem(arch):
     assert errno_of(lambda: vm.mmap(0, 2 * PAGE, RW, ANON)) == E.ENOMEM
 
 
-def test_file_data_is_copied_and_shared_flag_kept(vm):
-    addr = vm.mmap(0, 2 * PAGE, R, MAP_SHARED, data=b"file bytes", name=b"/etc/x", offset=0x3000)
+def test_private_file_data_is_copied(vm):
+    addr = vm.mmap(0, 2 * PAGE, R, MAP_PRIVATE, data=b"file bytes", name=b"/etc/x", offset=0x3000)
+    assert vm.machine.mem.read(addr, 10) == b"file bytes"
+    assert vm.vma_at(addr) == Vma(addr, addr + 2 * PAGE, R, b"/etc/x", 0x3000, False)
+
+
+def test_shared_file_mapping_maps_its_backing_pages(vm):
+    pages = SharedPages(4 * PAGE)
+    pages.write(PAGE, b"file bytes")
+    addr = vm.mmap(0, 2 * PAGE, R, MAP_SHARED, name=b"/etc/x", offset=0x3000,
+                   backing=lambda size: [(pages, PAGE, size)])
     assert vm.machine.mem.read(addr, 10) == b"file bytes"
     assert vm.vma_at(addr) == Vma(addr, addr + 2 * PAGE, R, b"/etc/x", 0x3000, True)
+    pages.write(PAGE + 5, b"BYTES")
+    assert vm.machine.mem.read(addr, 10) == b"file BYTES"      # the same pages, not a copy
 
 
 # ---- munmap --------------------------------------------------------------------------------

@@ -1,0 +1,82 @@
+"""bench/ltp: the LTP conformance runner's own logic (issue 32) — the cause a failed run is
+grouped under, the runtest list, where the tarball is looked for, the exclusions (each with its
+reason) and the report's figure. The builds and runs themselves are the runner's job."""
+from pathlib import Path
+
+from bench.ltp.build import TARBALL_NAME, default_tarball
+from bench.ltp.causes import cause, verdict
+from bench.ltp.ltp import excluded, report
+from bench.ltp.runner import read_runtest
+
+
+def test_causes_follow_ltp_exit_bits_and_the_sandbox_s_own_ends():
+    assert cause(None, b"") == "timeout"
+    assert cause(1, b"Traceback (most recent call last):\n") == "traceback"
+    assert cause(139, b"") == "signal SIGSEGV"
+    assert cause(2, b"trapline: unimplemented syscall msync (nr 26) returns -ENOSYS") == "ENOSYS msync"
+    assert cause(2 | 1, b"") == "TBROK"          # broken wins over failed: set-up did not finish
+    assert cause(1, b"") == "TFAIL"
+    assert cause(32, b"") == "TCONF"
+    assert cause(4, b"") == "TWARN"
+    assert cause(64, b"") == "exit 64"
+
+
+def test_exit_0_with_an_empty_summary_is_no_result():
+    """Without shared memory the child's TBROK never reached the parent, which exited 0 with a
+    summary of zeros: that counted as a pass (chroot04 'passed' while seteuid was ENOSYS)."""
+    empty = b"chroot04.c:35: TBROK: seteuid(65534) failed\n\nSummary:\npassed   0\nfailed   0\n" \
+            b"broken   0\nskipped  0\nwarnings 0\n"
+    assert verdict(0, empty) == "no results"
+    assert verdict(0, empty.replace(b"passed   0", b"passed   1")) == "pass"
+    assert verdict(0, b"old API test without a summary\n") == "pass"
+    assert verdict(2, empty) == "TBROK"
+
+
+def test_runtest_lines_give_name_and_command(tmp_path: Path):
+    runtest = tmp_path / "syscalls"
+    runtest.write_text("#DESCRIPTION:x\n\nfork04 fork04\nmmap10_1 mmap10 -a\nlonely\n")
+    assert read_runtest(runtest) == [("fork04", ["fork04"]), ("mmap10_1", ["mmap10", "-a"])]
+
+
+def test_the_tarball_is_looked_for_beside_the_root_or_a_parent(tmp_path: Path):
+    repo = tmp_path / "work" / "wt" / "branch"
+    repo.mkdir(parents=True)
+    tarball = tmp_path / "work" / "shared" / "ltp" / TARBALL_NAME
+    assert default_tarball(repo) == repo.parent / "shared" / "ltp" / TARBALL_NAME   # none yet
+    tarball.parent.mkdir(parents=True)
+    tarball.write_bytes(b"")
+    assert default_tarball(repo) == tarball
+
+
+def test_every_exclusion_has_a_reason():
+    reasons = excluded()
+    assert "stime01" in reasons and "ptrace01" in reasons
+    assert all(isinstance(r, str) and len(r) > 10 for r in reasons.values())
+
+
+def test_report_gives_the_figure_and_causes_largest_first():
+    summary = {"arch": "i386", "not_built": [], "excluded": ["stime01"], "native_failures": ["x"],
+               "results": {"a": {"result": "pass"}, "b": {"result": "TBROK"},
+                           "c": {"result": "TBROK"}, "d": {"result": "timeout"}}}
+    lines = report(summary).splitlines()
+    assert lines[0] == ("i386: 1 of 4 natively-passing tests pass under trapline "
+                        "(1 fail natively, 1 excluded, 0 not built)")
+    assert lines[1].split() == ["2", "TBROK:", "b", "c"]
+    assert lines[2].split() == ["1", "timeout:", "d"]
+
+
+def test_a_run_at_its_time_limit_is_killed_with_every_process_of_its_session(tmp_path: Path):
+    """LTP puts each test in a process group of its own: the group the runner made is not
+    enough, the whole session goes (a native fork13 outlived its time limit before)."""
+    import os
+    import sys
+    from bench.ltp.runner import _run_bounded
+    marker = tmp_path / "pid"
+    own_group = (f"import os, time; os.setpgid(0, 0); open({str(marker)!r}, 'w').write(str(os.getpid()));"
+                 " time.sleep(300)")
+    script = f"{sys.executable} -c \"{own_group}\" & wait"
+    outcome = _run_bounded(["sh", "-c", script], str(tmp_path), dict(os.environ), 5)
+    assert outcome.returncode is None
+    pid = int(marker.read_text())
+    state = Path(f"/proc/{pid}/stat")
+    assert not state.exists() or state.read_text().split(") ")[1][0] in "ZX"
