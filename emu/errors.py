@@ -18,3 +18,11 @@ class UnicornInternalsError(InternalError):
 
 class MachineError(TraplineError):
     """The emulator was asked for something it cannot do (bad mapping, bad register...)."""
+
+
+class MemoryAccessError(MachineError):
+    """A host-side read or write of guest memory touched an unmapped address."""
+
+    def __init__(self, address: int, size: int):
+        super().__init__(f"guest memory not mapped at {address:#x} (+{size})")
+        self.address = address

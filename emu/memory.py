@@ -12,6 +12,9 @@ view ever reaches freed pages.
 Host writes do not invalidate Unicorn's translated code (docs/unicorn.md item 1), so every
 write that touches an executable page also removes the translations of that range. There is no
 other write path, so no code patch can be left stale.
+
+Beside it: the permission map that mirrors Unicorn's regions (emu/perm_map.py) and the
+page-by-page sync of a recycled Machine's text (emu/page_sync.py).
 """
 import bisect
 import ctypes
@@ -20,13 +23,12 @@ import weakref
 from unicorn import UC_ERR_OK, UcError
 
 from . import host_pages
-from .errors import MachineError
+from . import page_sync
+from .errors import MachineError, MemoryAccessError  # noqa: F401  (re-exported)
 from .internals.binding import handle, uclib
+from .perm_map import PROT_EXEC, PROT_READ, PROT_WRITE, PermMap  # noqa: F401  (re-exported)
 
 PAGE = 0x1000
-# The page protection bits, defined once for the project (issue 15): Unicorn's UC_PROT_* and
-# Linux's PROT_* are the same bits; kernel_model/memory/vm.py and kernel_model/flags.py re-export them upward.
-PROT_READ, PROT_WRITE, PROT_EXEC = 1, 2, 4
 _SMALL_READ = 256
 
 
@@ -51,14 +53,6 @@ def _view(host: int, size: int) -> memoryview:
     return memoryview((ctypes.c_char * size).from_address(host)).cast("B")
 
 
-class MemoryAccessError(MachineError):
-    """A host-side read or write of guest memory touched an unmapped address."""
-
-    def __init__(self, address: int, size: int):
-        super().__init__(f"guest memory not mapped at {address:#x} (+{size})")
-        self.address = address
-
-
 def page_down(addr: int) -> int:
     return addr & ~(PAGE - 1)
 
@@ -73,17 +67,8 @@ class Memory:
         # Bumped whenever translations are dropped because code may have changed: tables
         # kept per translated block (block_clock.py) are stale from then on.
         self.code_epoch = 0
-        # Sorted, non-overlapping (start, end) ranges that are executable: the write path
-        # checks them to know when translations must be dropped.
-        self._exec_starts: list[int] = []
-        self._stale = False               # the range tables need a rebuild (_refresh_ranges)
-        self._perm_map: list[tuple[int, int, int]] = []    # (start, end, perms): _paint()
-        self._exec_ends: list[int] = []
-        # Every mapped range with its perms, as Unicorn holds them (regions()), sorted: the
-        # page walker (tlb.py) asks perms_at() on every TLB miss.
-        self._region_starts: list[int] = []
-        self._region_ends: list[int] = []
-        self._region_perms: list[int] = []
+        # Which ranges are mapped with which perms, Unicorn's regions mirrored (emu/perm_map.py).
+        self._perms = PermMap()
         # Mapped guest ranges and the host pages behind them: _starts[i] .. _ends[i] is at
         # host address _hosts[i]. A range is split when part of it is unmapped (the host
         # pages of that part are freed at once); mprotect leaves the pieces as they are.
@@ -181,7 +166,7 @@ class Memory:
             lo, hi = max(start, addr), min(stop, end)
             # Only executable ranges can hold translations: Unicorn translates only what it may
             # fetch, and protect() drops them when a range stops being executable.
-            if self._touches_exec(lo, hi):
+            if self._perms.touches_exec(lo, hi):
                 self.code_epoch += 1
                 self._uc.ctl_remove_cache(lo, hi)
             self._forget_sources(lo, hi)
@@ -236,35 +221,13 @@ class Memory:
                 self._paint(lo, hi, perms)
 
     def _paint(self, lo: int, hi: int, perms: int | None) -> None:
-        """Record [lo, hi) as mapped with `perms` (None: unmapped) in the permission map, the
-        mirror of Unicorn's regions that perms_at(), regions() and the write path read: asking
-        Unicorn (uc_mem_regions) costs a call listing every region, and the TLB walker asks on
-        every fill."""
-        kept = []
-        for start, end, old in self._perm_map:
-            if end <= lo or start >= hi:
-                kept.append((start, end, old))
-                continue
-            if start < lo:
-                kept.append((start, lo, old))
-            if end > hi:
-                kept.append((hi, end, old))
-        if perms is not None:
-            kept.append((lo, hi, perms))
-        kept.sort()
-        self._perm_map = kept
-        self._stale = True
+        """Record [lo, hi) as mapped with `perms` (None: unmapped); forget the last hit."""
+        self._perms.paint(lo, hi, perms)
         self._hit = _NO_HIT
 
     def regions(self) -> list[tuple[int, int, int]]:
         """Mapped ranges as (start, end_exclusive, perms), sorted, adjacent equal ones merged."""
-        out: list[list[int]] = []
-        for begin, end, perms in self._perm_map:
-            if out and out[-1][1] == begin and out[-1][2] == perms:
-                out[-1][1] = end
-            else:
-                out.append([begin, end, perms])
-        return [tuple(r) for r in out]
+        return self._perms.regions()
 
     def is_mapped(self, addr: int, size: int = 1) -> bool:
         need = addr
@@ -276,23 +239,7 @@ class Memory:
         return False
 
     def perms_at(self, addr: int) -> int | None:
-        if self._stale:
-            self._refresh_ranges()
-        i = bisect.bisect_right(self._region_starts, addr) - 1
-        return self._region_perms[i] if i >= 0 and addr < self._region_ends[i] else None
-
-    def _refresh_ranges(self) -> None:
-        """The tables that perms_at() and the write path read, rebuilt on first use after a
-        map/unmap/protect (`_stale`): a fork or an exec maps and unmaps a dozen areas in a
-        row, and each rebuild asks Unicorn for every region."""
-        self._stale = False
-        regions = self.regions()
-        self._region_starts = [s for s, _, _ in regions]
-        self._region_ends = [e for _, e, _ in regions]
-        self._region_perms = [p for _, _, p in regions]
-        ranges = [(s, e) for s, e, p in regions if p & PROT_EXEC]
-        self._exec_starts = [s for s, _ in ranges]
-        self._exec_ends = [e for _, e in ranges]
+        return self._perms.perms_at(addr)
 
     def _host_address(self, addr: int, size: int) -> int | None:
         """The host address of guest [addr, addr+size) when one piece holds all of it."""
@@ -311,75 +258,28 @@ class Memory:
             for piece_lo, piece_hi in self._pieces_within(lo, hi):
                 a, b = max(piece_lo, lo), min(piece_hi, hi)
                 host_pages.copy(self._host_address(a, b - a), source + (a - lo), b - a)
-        if self._touches_exec(addr, addr + size):
+        if self._perms.touches_exec(addr, addr + size):
             self.code_epoch += 1
             self._uc.ctl_remove_cache(addr, addr + size)
             self._forget_sources(addr, addr + size)
 
     def sync(self, addr: int, data: bytes) -> int:
-        """Make guest [addr, addr+len(data)) (mapped, one piece) hold `data`, writing only the
-        pages that differ, so that the translated code of the others stays valid (a recycled
-        Machine's text: kernel_model/memory/space_pool.py). Returns the number of pages written.
-
-        A `bytes` object is its own token (immutable: the same object is the same bytes, and
-        the token keeps it alive, so its identity is never reused): exec hands the same object
-        for the same file (kernel_model/process/exec.py load_plan), so a Machine that was synced from
-        it and not changed since needs no comparison either."""
-        if self._sources.get((addr, len(data))) is data:
-            return 0
-        source = ctypes.cast(ctypes.c_char_p(data), ctypes.c_void_p).value    # bytes only
-        written = self._sync(addr, source, len(data))
-        self._set_source(addr, len(data), data)
-        return written
+        """Make [addr, addr+len(data)) hold `data`, writing only the pages that differ
+        (emu/page_sync.py). Returns the number of pages written."""
+        return page_sync.sync(self, addr, data)
 
     def sync_from(self, other: "Memory", addr: int, size: int) -> int:
-        """sync() with the bytes `other` holds at the same range (a fork's recycled text):
-        nothing to compare when both hold them from the same sync (same_source)."""
-        key = (addr, size)
-        token = other._sources.get(key)
-        if token is not None and self._sources.get(key) is token:
-            return 0
-        source = other._host_address(addr, size)
-        if source is None:
-            raise MemoryAccessError(addr, size)
-        written = self._sync(addr, source, size)
-        if token is None:
-            token = object()
-            other._set_source(addr, size, token)
-        self._set_source(addr, size, token)
-        return written
+        """sync() with the bytes `other` holds at the same range (emu/page_sync.py)."""
+        return page_sync.sync_from(self, other, addr, size)
 
     def same_source(self, other: "Memory") -> bool:
         """Whether some range holds bytes this Memory and `other` got from the same sync."""
         return any(other._sources.get(key) is token for key, token in self._sources.items())
 
-    def _set_source(self, addr: int, size: int, token: object) -> None:
-        """Record the token of [addr, addr+size) if nothing but Memory's own write path can
-        change it: a range the guest may write (RWX) could change behind our back."""
-        if all(not perms & PROT_WRITE for start, end, perms in self._perm_map
-               if start < addr + size and end > addr):
-            self._sources[(addr, size)] = token
-
     def _forget_sources(self, lo: int, hi: int) -> None:
         if self._sources:
             for key in [k for k in self._sources if k[0] < hi and k[0] + k[1] > lo]:
                 del self._sources[key]
-
-    def _sync(self, addr: int, source: int, size: int) -> int:
-        host = self._host_address(addr, size)
-        if host is None:
-            raise MemoryAccessError(addr, size)
-        if host_pages.equal(host, source, size):
-            return 0
-        written = 0
-        for offset in range(0, size, PAGE):
-            length = min(PAGE, size - offset)
-            if not host_pages.equal(host + offset, source + offset, length):
-                ctypes.memmove(host + offset, source + offset, length)
-                self.code_epoch += 1
-                self._uc.ctl_remove_cache(addr + offset, addr + offset + length)
-                written += 1
-        return written
 
     def pieces(self) -> list[tuple[int, int]]:
         """The mapped ranges as they were mapped (map() calls less what unmap() cut away)."""
@@ -440,7 +340,7 @@ class Memory:
                 self._uc.mem_write(addr, data)
             except UcError:
                 raise MemoryAccessError(addr, len(data)) from None
-        if self._touches_exec(addr, addr + size):
+        if self._perms.touches_exec(addr, addr + size):
             self.code_epoch += 1
             self._uc.ctl_remove_cache(addr, addr + size)
             self._forget_sources(addr, addr + size)
@@ -452,18 +352,8 @@ class Memory:
         if i < 0 or addr + size > self._ends[i]:
             return False
         start, end = self._starts[i], self._ends[i]
-        self._hit = (start, end, self._views[i], not self._touches_exec(start, end))
+        self._hit = (start, end, self._views[i], not self._perms.touches_exec(start, end))
         return True
-
-    def _touches_exec(self, lo: int, hi: int) -> bool:
-        if self._stale:
-            # One look at the permission map instead of rebuilding the tables, which wait for
-            # perms_at: a fork or an exec alternates maps with writes or copies, and a released
-            # space unmaps a dozen pieces in a row, each asking this.
-            return any(perms & PROT_EXEC for low, high, perms in self._perm_map
-                       if low < hi and high > lo)
-        i = bisect.bisect_right(self._exec_starts, hi - 1) - 1
-        return i >= 0 and self._exec_ends[i] > lo
 
     def read_cstr(self, addr: int, limit: int = 4096) -> bytes:
         """Read a NUL-terminated string (without the NUL); MemoryAccessError if it runs off."""

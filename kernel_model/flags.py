@@ -51,7 +51,7 @@ OPEN_FLAGS = (
 
 # --- mmap/mprotect (mman-common.h, x86 mman.h) ---------------------------------------------------
 PROT_NONE = 0x0
-# PROT_READ, PROT_WRITE, PROT_EXEC: emu/memory.py's, the one definition (imported at the top)
+# PROT_READ, PROT_WRITE, PROT_EXEC: emu/perm_map.py's, the one definition (imported at the top)
 PROT_SEM = 0x8
 PROT_GROWSDOWN = 0x01000000
 PROT_GROWSUP = 0x02000000
