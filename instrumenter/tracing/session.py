@@ -11,6 +11,7 @@ from ..children.policies import make_policy
 from ..probes.context import ProbeContext, argument_words
 from .detach import Detacher, DetachReport
 from .dynamic import DynamicProbes, Placement
+from .entry_hit import _EntryHit
 from ..errors import InstrumenterError
 from ..insn.code_boundaries import NotAnInstruction, boundaries_of
 from .event_probes import EventProbes
@@ -21,6 +22,7 @@ from ..strategies.native import NativeHit
 from ..strategies.handlers.user import check_handler_of
 from ..probes.definitions import SYSCALL, UPROBE, URETPROBE, Probe
 from ..probes.records import Buffers
+from .probe_address import _Program, _function_address, _no_function
 from .uretprobes import ReturnProbes
 
 
@@ -371,39 +373,6 @@ class Session:
                                   _signed(result, cpu.arch.bits), "syscall_exit", name))
 
 
-class _EntryHit:
-    """A uprobe's part of a site: record the hit (and run the probe's action).
-
-    This is Session.hit for kind "entry", inlined: it runs on every hit of every int3 and jump
-    probe, where each call and lookup counts (bench/probe_rate.py). The site's symbolized
-    name is kept with the image it was computed for (a fork child runs the same image, an
-    exec'd one gets new hooks)."""
-    __slots__ = ("session", "probe", "_image", "_address", "_name")
-
-    def __init__(self, session, probe):
-        self.session, self.probe = session, probe
-        self._image = self._address = self._name = None
-
-    def __call__(self, thread, address: int) -> None:
-        probe, session = self.probe, self.session
-        if not probe.enabled:             # disabled, not taken out yet (dynamic.py)
-            return
-        probe.hits += 1
-        process = thread.process
-        cpu = session.debug.cpu(process)
-        nargs = probe.nargs
-        args = argument_words(cpu, nargs) if nargs else ()
-        image = process.image
-        if address != self._address or image is not self._image:
-            self._name = session.name_of(process, address)
-            self._image, self._address = image, address
-        session.buffers.put((cpu.instructions_retired, process.pid, thread.tid,
-                             probe.spec.text, address, args, None, "entry", self._name))
-        action = probe.action
-        if action is not None:
-            action(ProbeContext(session.kernel, thread, probe, address))
-
-
 def _count_placement(probe, strategy: str) -> None:
     """For the -c listing; an IFUNC's resolution places its resolver's hook as a stand-in
     probe, which keeps no listing."""
@@ -422,38 +391,6 @@ def _check_handler(probe: Probe, name: str, strategy) -> None:
                                 f"call the handler {handler.spec} from (use trampoline)")
 
 
-def _function_address(image, mapped, spec) -> int:
-    """FUNC+OFF: the offset stays inside the function; a symbol of size 0 (gcc's crti.o
-    `_init`, musl's `_start`) reaches as far as the code after it runs before the next symbol
-    or the end of its section (the boundary check says where its instructions start)."""
-    symbol = image.symbols.lookup(spec.function)
-    if symbol is None:
-        _no_function(spec, mapped)
-    if symbol.size:
-        if spec.offset >= symbol.size:
-            raise InstrumenterError(f"{spec.text}: offset {spec.offset:#x} is past the end of "
-                                    f"{spec.function} ({symbol.size} bytes)")
-    elif spec.offset and symbol.addr + spec.offset >= boundaries_of(image).extent(symbol):
-        extent = boundaries_of(image).extent(symbol) - symbol.addr
-        raise InstrumenterError(f"{spec.text}: offset {spec.offset:#x} is past the code of "
-                                f"{spec.function} (a symbol of no size, followed by {extent} "
-                                "bytes of code before the next symbol or section)")
-    return symbol.addr + spec.offset
-
-
-def _no_function(spec, mapped):
-    raise InstrumenterError(f"{spec.text}: no function {spec.function!r} in "
-                            f"{mapped.path.decode(errors='replace')}")
-
-
 def _signed(value: int, bits: int) -> int:
     value &= (1 << bits) - 1
     return value - (1 << bits) if value >> (bits - 1) else value
-
-
-class _Program:
-    """The program of a process, as a mapped object (for a space that records none)."""
-    __slots__ = ("path", "image")
-
-    def __init__(self, process):
-        self.path, self.image = process.exe, process.image

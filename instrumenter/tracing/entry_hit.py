@@ -1,0 +1,40 @@
+"""A uprobe's entry hook: the per-hit path that records an entry hit and runs the probe's action.
+
+It is apart from session.py because it is the hot path (every hit of every int3 and jump probe
+runs it, bench/probe_rate.py) and one concept of its own: the session builds one per entry
+site (Session.place_resolved) and keeps the general, slower Session.hit for the other kinds.
+"""
+from ..probes.context import ProbeContext, argument_words
+
+
+class _EntryHit:
+    """A uprobe's part of a site: record the hit (and run the probe's action).
+
+    This is Session.hit for kind "entry", inlined: it runs on every hit of every int3 and jump
+    probe, where each call and lookup counts (bench/probe_rate.py). The site's symbolized
+    name is kept with the image it was computed for (a fork child runs the same image, an
+    exec'd one gets new hooks)."""
+    __slots__ = ("session", "probe", "_image", "_address", "_name")
+
+    def __init__(self, session, probe):
+        self.session, self.probe = session, probe
+        self._image = self._address = self._name = None
+
+    def __call__(self, thread, address: int) -> None:
+        probe, session = self.probe, self.session
+        if not probe.enabled:             # disabled, not taken out yet (dynamic.py)
+            return
+        probe.hits += 1
+        process = thread.process
+        cpu = session.debug.cpu(process)
+        nargs = probe.nargs
+        args = argument_words(cpu, nargs) if nargs else ()
+        image = process.image
+        if address != self._address or image is not self._image:
+            self._name = session.name_of(process, address)
+            self._image, self._address = image, address
+        session.buffers.put((cpu.instructions_retired, process.pid, thread.tid,
+                             probe.spec.text, address, args, None, "entry", self._name))
+        action = probe.action
+        if action is not None:
+            action(ProbeContext(session.kernel, thread, probe, address))
