@@ -21,6 +21,7 @@ from ..readiness import POLLERR, POLLHUP, POLLIN, POLLRDNORM, file_events, wait_
 from .constants import BLOCK_SIZE, O_RDWR
 from .eventfd import ANON_INODE_DEV, ANON_INODE_INO
 from .records import StatResult
+from .unseekable import Unseekable
 
 EPOLLEXCLUSIVE = 1 << 28
 EPOLLWAKEUP = 1 << 29
@@ -40,7 +41,7 @@ class Item:
     generation: object = None           # EPOLLET: the file's change count at the last report
 
 
-class Epoll:
+class Epoll(Unseekable):
     is_tty = False
 
     def __init__(self):
@@ -135,21 +136,6 @@ class Epoll:
     def stat(self) -> StatResult:
         return StatResult(ANON_INODE_DEV, ANON_INODE_INO, 0o600, 1, 0, 0, 0, 0, BLOCK_SIZE,
                           0, 0, 0, 0)
-
-    def pread(self, n: int, off: int) -> bytes:
-        raise GuestErrno(E.ESPIPE)
-
-    def pwrite(self, data: bytes, off: int) -> int:
-        raise GuestErrno(E.ESPIPE)
-
-    def seek(self, off: int, whence: int) -> int:
-        raise GuestErrno(E.ESPIPE)
-
-    def truncate(self, length: int) -> None:
-        raise GuestErrno(E.EINVAL)
-
-    def getdents(self, limit: int | None = None):
-        raise GuestErrno(E.ENOTDIR)
 
     def close(self) -> None:
         self.closed = True

@@ -12,6 +12,7 @@ from ..errno import GuestErrno
 from ..readiness import POLLIN, POLLOUT, POLLRDNORM, POLLWRNORM
 from .constants import BLOCK_SIZE, O_NONBLOCK, O_RDWR
 from .records import StatResult
+from .unseekable import Unseekable
 
 EFD_SEMAPHORE = 1
 COUNT_MAX = 0xFFFFFFFFFFFFFFFE          # ULLONG_MAX - 1: the largest value the counter holds
@@ -19,7 +20,7 @@ ANON_INODE_DEV = 0x0e                   # st_dev of anon_inode files (one inode 
 ANON_INODE_INO = 1
 
 
-class EventFd:
+class EventFd(Unseekable):
     is_tty = False
 
     def __init__(self, wakeup, count: int, *, semaphore: bool, nonblocking: bool):
@@ -75,21 +76,6 @@ class EventFd:
     def stat(self) -> StatResult:
         return StatResult(ANON_INODE_DEV, ANON_INODE_INO, 0o600, 1, 0, 0, 0, 0, BLOCK_SIZE,
                           0, 0, 0, 0)
-
-    def pread(self, n: int, off: int) -> bytes:
-        raise GuestErrno(E.ESPIPE)
-
-    def pwrite(self, data: bytes, off: int) -> int:
-        raise GuestErrno(E.ESPIPE)
-
-    def seek(self, off: int, whence: int) -> int:
-        raise GuestErrno(E.ESPIPE)
-
-    def truncate(self, length: int) -> None:
-        raise GuestErrno(E.EINVAL)
-
-    def getdents(self, limit: int | None = None):
-        raise GuestErrno(E.ENOTDIR)
 
     def close(self) -> None:
         self.closed = True

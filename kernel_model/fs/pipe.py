@@ -22,6 +22,7 @@ from ..errors import KernelPanic
 from .constants import BLOCK_SIZE, O_ACCMODE, O_NONBLOCK, O_RDONLY, O_WRONLY, PIPE_DEV, S_IFIFO
 from .records import StatResult
 from ..readiness import POLLERR, POLLHUP, POLLIN, POLLOUT, POLLRDNORM, POLLWRNORM
+from .unseekable import Unseekable
 
 PIPE_BUF = 4096                  # include/uapi/linux/limits.h: the atomic write size
 DEFAULT_CAPACITY = 65536         # 16 pages: Linux's default pipe size (pipe(7), "Pipe capacity")
@@ -138,7 +139,7 @@ class Pipe:
         return mask | (POLLERR if self.readers == 0 else 0)
 
 
-class PipeEnd:
+class PipeEnd(Unseekable):
     """One end of a pipe as an open file description (the OpenFile interface of kernel_model.fs).
 
     `flags` is a plain attribute: fcntl(F_SETFL) and FIONBIO change O_NONBLOCK in it."""
@@ -193,21 +194,6 @@ class PipeEnd:
         return self.pipe.events(self._mode)
 
     # ---- a pipe is a stream: no offset, no size, no listing ---------------------------------
-    def pread(self, n: int, off: int) -> bytes:
-        raise GuestErrno(E.ESPIPE)
-
-    def pwrite(self, data: bytes, off: int) -> int:
-        raise GuestErrno(E.ESPIPE)
-
-    def seek(self, off: int, whence: int) -> int:
-        raise GuestErrno(E.ESPIPE)
-
-    def truncate(self, length: int) -> None:
-        raise GuestErrno(E.EINVAL)       # do_sys_ftruncate(): not a regular file
-
-    def getdents(self, limit: int | None = None):
-        raise GuestErrno(E.ENOTDIR)
-
     def stat(self) -> StatResult:
         # Linux's pipefs inode: S_IFIFO | 0600, one link, owned by the creator (root here).
         # st_size stays 0 as on Linux (FIONREAD, not fstat, tells how much is buffered).

@@ -12,13 +12,14 @@ from ..errno import GuestErrno
 from .constants import BLOCK_SIZE, O_RDONLY, O_RDWR, PIPE_DEV, S_IFIFO
 from .pipe import BrokenPipe
 from .records import StatResult
+from .unseekable import Unseekable
 
 
 def _fifo_stat(ino: int) -> StatResult:
     return StatResult(PIPE_DEV, ino, S_IFIFO | 0o600, 1, 0, 0, 0, 0, BLOCK_SIZE, 0, 0, 0, 0)
 
 
-class _StreamFile:
+class _StreamFile(Unseekable):
     """A stream: no offset (lseek/pread/pwrite fail with ESPIPE), no truncate, no listing."""
 
     is_tty = False
@@ -28,21 +29,6 @@ class _StreamFile:
         self.flags = flags
         self._ino = ino
         self.closed = False
-
-    def pread(self, n: int, off: int) -> bytes:
-        raise GuestErrno(E.ESPIPE)
-
-    def pwrite(self, data: bytes, off: int) -> int:
-        raise GuestErrno(E.ESPIPE)
-
-    def seek(self, off: int, whence: int) -> int:
-        raise GuestErrno(E.ESPIPE)
-
-    def truncate(self, length: int) -> None:
-        raise GuestErrno(E.EINVAL)
-
-    def getdents(self, limit: int | None = None):
-        raise GuestErrno(E.ENOTDIR)
 
     def stat(self) -> StatResult:
         return _fifo_stat(self._ino)

@@ -33,6 +33,7 @@ from .constants import (MAX_DGRAM_QLEN, MSG_DONTWAIT, MSG_NOSIGNAL, MSG_OOB, MSG
 from .message import Credentials, Message
 from .options import SocketOptions
 from .queue import MessageQueue, StreamQueue, Taken
+from ..fs.unseekable import Unseekable
 
 UNCONNECTED, LISTENING, CONNECTED = "unconnected", "listening", "connected"
 SHUTDOWN_MASK = RCV_SHUTDOWN | SEND_SHUTDOWN
@@ -46,7 +47,7 @@ def datagram_cost(size: int) -> int:
     return SKB_COST + -(-max(size, 1) // 64) * 64
 
 
-class UnixSocket:
+class UnixSocket(Unseekable):
     is_tty = False
 
     def __init__(self, kernel, sock_type: int, ino: int, *, nonblocking: bool = False):
@@ -367,21 +368,6 @@ class UnixSocket:
     def stat(self) -> StatResult:
         return StatResult(SOCK_DEV, self.ino, S_IFSOCK | 0o777, 1, 0, 0, 0, 0, BLOCK_SIZE,
                           0, 0, 0, 0)
-
-    def pread(self, n: int, off: int) -> bytes:
-        raise GuestErrno(E.ESPIPE)
-
-    def pwrite(self, data: bytes, off: int) -> int:
-        raise GuestErrno(E.ESPIPE)
-
-    def seek(self, off: int, whence: int) -> int:
-        raise GuestErrno(E.ESPIPE)
-
-    def truncate(self, length: int) -> None:
-        raise GuestErrno(E.EINVAL)
-
-    def getdents(self, limit: int | None = None):
-        raise GuestErrno(E.ENOTDIR)
 
     def close(self) -> None:
         """unix_release_sock(): the last fd went. A connection-based peer is shut down both
