@@ -12,7 +12,8 @@ the host (a first example, which builds the decoders and a Machine, takes longer
 hypothesis's default 200 ms deadline); timing goals belong to benchmarks, never to tests. A
 project chooses its profile (`settings.load_profile("ci")` in its conftest.py, or
 --hypothesis-profile); one that chose none gets hypothesis's default with no deadline
-("trapline-default"), and nothing else of hypothesis's defaults changed.
+("trapline-default"), and nothing else of hypothesis's defaults changed. On a CI service
+(the CI variable set), hypothesis loads its profile named "ci" by itself: there it is this one.
 
 Fixtures (session-scoped: hypothesis runs many examples through one test function):
   trapline_machine      machine_for(layout, original_bytes, copy_bytes) -> a Machine

@@ -41,8 +41,19 @@ def test_probed(case, trapline_probed_run):
     trapline_probed_run(case, "careful")
 
 def test_no_profile_chosen_means_no_deadline():
-    assert settings().deadline is None and settings().max_examples == 100
+    import os
+    if os.environ.get("CI"):    # hypothesis loads its "ci" profile on CI; the plugin's replaces it
+        assert settings().deadline is None and settings().max_examples == 30
+        assert settings().derandomize
+    else:
+        assert settings().deadline is None and settings().max_examples == 100
 '''
+
+# Environment variables by which hypothesis detects a CI service (hypothesis._settings); the
+# user's test runs once outside CI and once on it, whatever the machine running this test is.
+CI_VARIABLES = ("CI", "TF_BUILD", "BUILDKITE", "CIRCLECI", "CIRRUS_CI", "CODEBUILD_BUILD_ID",
+                "GITHUB_ACTIONS", "GITLAB_CI", "HEROKU_TEST_RUN_ID", "TEAMCITY_VERSION",
+                "bamboo.buildKey", "__TOX_ENVIRONMENT_VARIABLE_ORIGINAL_CI")
 
 
 def _pip(*args, cwd):
@@ -83,8 +94,13 @@ def installed(tmp_path_factory) -> Path:
     return target
 
 
-def _run(args, installed: Path, cwd: Path):
+def _run(args, installed: Path, cwd: Path, ci: bool | None = None):
     env = dict(os.environ, PYTHONPATH=str(installed))
+    if ci is not None:
+        for name in CI_VARIABLES:
+            env.pop(name, None)
+        if ci:
+            env["CI"] = "true"
     return subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=cwd,
                           env=env, timeout=900)
 
@@ -105,9 +121,11 @@ def test_trapline_check_finds_and_checks_the_installed_strategy(installed, tmp_p
     assert all(r["failed"] == 0 and r["accepted"] > 0 for r in careful)
 
 
-def test_the_pytest_plugin_checks_it_in_the_users_own_test_file(installed, tmp_path):
+@pytest.mark.parametrize("ci", [False, True], ids=["local", "on-ci"])
+def test_the_pytest_plugin_checks_it_in_the_users_own_test_file(installed, tmp_path, ci):
     (tmp_path / "test_careful.py").write_text(USER_TEST)
-    done = _run(["-m", "pytest", "-q", "-p", "no:cacheprovider", "test_careful.py"], installed, tmp_path)
+    done = _run(["-m", "pytest", "-q", "-p", "no:cacheprovider", "test_careful.py"], installed, tmp_path,
+                ci=ci)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "3 passed" in done.stdout
 
