@@ -85,6 +85,9 @@ class _Watch:
         self.site: dict | None = None       # what was seen before placing
         self.placed: dict | None = None     # what was seen after
         self.recorder: StepRecorder | None = None
+        self.stripped_main: str | None = None   # how main was found in a stripped program
+        self.site_offset: int | None = None     # then: the probe's offset in main
+        self.site_address: int | None = None    # and the site's address in the run
 
     # ---- the run ------------------------------------------------------------------------------
     def attach(self, kernel, process) -> None:
@@ -92,6 +95,7 @@ class _Watch:
         uprobe placement goes through it: the program's at attach, a library's when ld.so
         maps it, an IFUNC's implementation when its resolver returns)."""
         self.debug, self.process = kernel.debug, process
+        self._find_stripped_main(process)
         self.session = Session(kernel, [self.probe], buffers=Buffers(drain=lambda r: None),
                                strategy=self.strategy)
         place = self.session.place
@@ -106,6 +110,24 @@ class _Watch:
         self.session.place = watched
         self.session.attach(process)
 
+    def _find_stripped_main(self, process) -> None:
+        """uprobe:PROG:main[+OFF] on a program without the symbol (Debian strips /bin/ls): the
+        probe goes to the function _start hands to __libc_start_main (stripped_main.py), as the
+        file's own address (uprobe:PROG:0xADDR), and the explanation says how it was found."""
+        import os
+        from dataclasses import replace
+        from .stripped_main import has_main, main_in_file, sentence
+        spec = self.probe.spec
+        path = self.debug.executable_path(process)
+        if spec.function != "main" or not spec.matches_binary(path) or has_main(process):
+            return
+        found = main_in_file(self.debug, process)
+        if found is not None:
+            self.probe.spec = replace(spec, function=None, offset=0, address=found + spec.offset)
+            self.stripped_main = sentence(os.path.basename(path.decode(errors="replace")),
+                                          self.debug.arch(process).name)
+            self.site_offset = spec.offset
+
     @property
     def matched(self) -> bool:
         return self.session is not None and any(self.probe.spec.matches_binary(path)
@@ -114,6 +136,7 @@ class _Watch:
     def before(self, process, address: int) -> None:
         """The site before anything is placed there: the instruction, every strategy's answer."""
         arch = self.debug.arch(process).name
+        self.site_address = address
         insn = decode(self.debug.read_memory(process, address, 16), address, arch)
         answers = [(name, self.session.strategies[name].refusal(process, address))
                    for name in self.session.auto_order]
@@ -121,7 +144,7 @@ class _Watch:
         function = self.probe.spec.function
         symbol = image.symbols.lookup(function) if image is not None and function else None
         ifunc = symbol is not None and symbol.kind == "ifunc"
-        self.site = {"ifunc": ifunc,"address": address, "name": self.debug.symbolize(process, address),
+        self.site = {"ifunc": ifunc,"address": address, "name": self._name(process, address),
                      "object": image.path if image is not None else "?", "insn": insn,
                      "arch": arch, "answers": answers,
                      "area": _area(self.debug.area_at(process, address), "the probed site")}
@@ -146,7 +169,14 @@ class _Watch:
         until = {until} | exits_of(self.debug, process, path) | ({branch} if branch else set())
         self.recorder = StepRecorder(
             self.debug, process, address, path, until,
-            where=lambda a: "tool code" if a in labels else self.debug.symbolize(process, a))
+            where=lambda a: "tool code" if a in labels else self._name(process, a))
+
+    def _name(self, process, address: int) -> str:
+        """The door's name for `address`; the site itself as main+OFF when main was found in a
+        stripped program (the door knows no name there)."""
+        if self.stripped_main and self.site_offset is not None and address == self.site_address:
+            return f"main+{self.site_offset:#x}" if self.site_offset else "main"
+        return self.debug.symbolize(process, address)
 
     def close(self) -> None:
         if self.recorder is not None and self.debug.is_alive(self.process):
@@ -163,6 +193,7 @@ class _Watch:
             d.section("1. the site", [
                 d.insn(site["address"], insn.raw, asm, f"<{site['name']}> in {site['object']}"),
                 site["area"],
+                *([d.text(self.stripped_main)] if self.stripped_main else []),
                 *([d.text(f"{self.probe.spec.function} is an IFUNC: its resolver ran and chose "
                           "this implementation; the probe went there (instrumenter/tracing/"
                           "ifunc.py)")] if site["ifunc"] else []),

@@ -91,8 +91,8 @@ def test_an_ifunc_is_explained_at_the_implementation_its_resolver_chose():
 
 
 @pytest.mark.parametrize("args,line", [
-    (["-p", "uprobe:ls:main", "--", "/bin/ls", "/"],
-     "trapline: uprobe:ls:main: no function 'main' in /usr/bin/ls"),
+    (["-p", "uprobe:ls:parse_args", "--", "/bin/ls", "/"],    # stripped: only main is found
+     "trapline: uprobe:ls:parse_args: no function 'parse_args' in /usr/bin/ls"),
     (["-p", "uprobe:libc.so.6:opendir+1", "--", "/bin/ls", "/"],
      "trapline: uprobe:libc.so.6:opendir+1: not an instruction boundary"),
     (["-p", "uprobe:nothere:f", "--", "FIB", "1"],
