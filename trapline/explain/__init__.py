@@ -148,64 +148,66 @@ def _sp_after(e) -> int:
     return f.address + f.size if f.sp is None else f.sp
 
 
-def describe(e) -> list[str]:
-    """The lines for one emulation: header, then one row per stack word."""
+def describe(e) -> list:
+    """The lines for one emulation (rows.py rows and text): the trap, then one row per stack
+    word."""
+    from .rows import row
     sp, bp, _ = _regs(e.insn.arch)
     word, f0, f1 = e.frame_before.word, e.frame_before, e.frame_after
     op = e.insn.base_mnemonic
-    vector = "#BP (int3)" if e.form == "int3" else "#UD (LOCK prefix)"
-    lines = [f"{vector} at {e.site:#x}: `{e.insn.mnemonic} {e.insn.op_str}`".rstrip("` ") + "`"
-             + f"   ({SEED_TEXT.get(op, 'emulated')})"]
+    lines: list = [row("trap", vector="#BP (int3)" if e.form == "int3" else "#UD (LOCK prefix)",
+                       site=e.site, asm=f"{e.insn.mnemonic} {e.insn.op_str}".strip(),
+                       figure=SEED_TEXT.get(op, "emulated"))]
     cpl = f0.cs & 3
     pushed = "EFLAGS, CS, EIP" if f0.sp is None else (
         "SS, ESP, EFLAGS, CS, EIP" if e.insn.arch == "i386" else "SS, RSP, RFLAGS, CS, RIP")
     where = "on the interrupted stack" if f0.sp is None or cpl == 0 else "on the kernel stack"
-    lines.append(f"  CPL {cpl}; the CPU pushed {pushed} {where}; {sp} before trap = "
-                 f"{e.sp_before_trap:#x}, {bp} before trap = {e.bp_before_trap:#x}")
+    lines.append(row("trap-state", cpl=cpl, pushed=pushed, stack=where, sp=sp,
+                     sp_before=e.sp_before_trap, bp=bp, bp_before=e.bp_before_trap))
     if f0.sp is not None and cpl == 3:
         lines += _frame_rows(e)
     width = 2 * word
-    rows = [f"  {'position':<52}  {'address':<{width + 4}}{'before emulation':<{width + 26}}"
-            "before IRET"]
+    lines.append(f"  {'position':<52}  {'address':<{width + 4}}{'before emulation':<{width + 26}}"
+                 "before IRET")
     names_before, names_after = _content_names(e, False), _content_names(e, True)
     new_sp = _sp_after(e)
     for address in range(e.window, e.window + len(e.before), word):
         old, new = e.word_at(address, after=False), e.word_at(address, after=True)
-        left = f"{old:#0{width + 2}x} {names_before.get(address, '')}"
-        right = f"{new:#0{width + 2}x} {names_after.get(address, '')}"
+        after_is = names_after.get(address, "")
         if address not in names_after and old == new:
-            right += f"(left behind, below the new {sp})" if address < new_sp else "(unchanged)"
-        rows.append(f"  {_position(e, address):<52}  {address:#0{width + 2}x}  "
-                    f"{left:<{width + 26}}{right}".rstrip())
-    lines += rows
-    lines.append(f"  handler: {bp} {e.bp_before_trap:#x} -> {e.bp_after:#x}; IRET pops from "
-                 f"{f1.address:#x}: resumes at {f1.ip:#x} with {sp} = {new_sp:#x}")
+            after_is = f"(left behind, below the new {sp})" if address < new_sp else "(unchanged)"
+        lines.append(row("stack-word", position=_position(e, address), address=address, word=word,
+                         before=old, before_is=names_before.get(address, ""), after=new,
+                         after_is=after_is))
+    lines.append(row("iret", bp=bp, bp_before=e.bp_before_trap, bp_after=e.bp_after,
+                     frame=f1.address, resumes_at=f1.ip, sp=sp, sp_after=new_sp))
     return lines
 
 
-def _frame_rows(e) -> list[str]:
+def _frame_rows(e) -> list:
     """A ring-3 trap's frame on the kernel stack: slot by slot, before and after."""
-    out = [f"  trap frame at {e.frame_before.address:#x} (kernel stack):"]
+    from .rows import row
+    out: list = [row("kernel-frame", address=e.frame_before.address)]
     for (slot, old), (_, new) in zip(e.frame_before.slots(), e.frame_after.slots()):
-        note = "  (changed by the emulation)" if old != new else ""
-        out.append(f"    {slot:<10} {old:#0{2 * e.frame_before.word + 2}x} -> "
-                   f"{new:#0{2 * e.frame_before.word + 2}x}{note}")
+        out.append(row("frame-slot", slot=slot, word=e.frame_before.word, before=old, after=new))
     out.append("  the user stack:")
     return out
 
 
 def explain_text(arch: str = "i386", form: str = "int3", modes=("kernel", "user")) -> str:
-    return _emulate(arch, form, modes)[0]
+    from .document import render_text
+    return render_text(emulate_document(arch, form, modes))
 
 
 def emulate_document(arch: str = "i386", form: str = "int3", modes=("kernel", "user")) -> dict:
-    """The lines as a document (document.py); facts: the instructions emulated, per example."""
+    """The lines and rows as a document (document.py); facts: the instructions emulated, per
+    example."""
     from .document import from_lines
-    text, facts = _emulate(arch, form, modes)
-    return from_lines("emulate", arch, text.rstrip("\n").split("\n"), **facts)
+    lines, facts = _emulate(arch, form, modes)
+    return from_lines("emulate", arch, lines, **facts)
 
 
-def _emulate(arch: str, form: str, modes) -> tuple[str, dict]:
+def _emulate(arch: str, form: str, modes) -> tuple[list, dict]:
     sections = []
     if "kernel" in modes:
         sections.append((f"fib(1) from samples/bin/{arch}/fib as kernel code (CPL 0, same-privilege "
@@ -224,7 +226,9 @@ def _emulate(arch: str, form: str, modes) -> tuple[str, dict]:
     facts = {"form": form, "emulated": [{"example": title, "instructions": [
         f"{e.insn.mnemonic} {e.insn.op_str}".strip() for e in emulations]}
         for title, emulations, _ in sections]}
-    return "\n".join(out).rstrip() + "\n", facts
+    while out and out[-1] == "":                  # the last emulation's blank line
+        out.pop()
+    return out, facts
 
 
 MAX_INSNS = 200_000_000          # explain -p: the probe must be reached within this (probe.py)

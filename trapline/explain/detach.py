@@ -16,24 +16,26 @@ from instrumenter.probes.records import Buffers
 from instrumenter.tracing.session import Session
 
 from .guest import spawn_fib
+from .rows import area, row
 from ..probespec import parse_probe_spec
 
 DETACH_AT_HIT = 6
 
 
 def explain_detach(arch: str = "x86_64", n: int = 8) -> str:
-    lines, _ = _detach(arch, n)
-    return "\n".join(lines) + "\n"
+    from .document import from_lines, render_text
+    lines, facts = _detach(arch, n)
+    return render_text(from_lines("detach", arch, lines, **facts))
 
 
 def detach_document(arch: str = "x86_64") -> dict:
-    """The lines as a document (document.py), with the run's figures as facts."""
+    """The lines and rows as a document (document.py), with the run's figures as facts."""
     from .document import from_lines
     lines, facts = _detach(arch, 8)
     return from_lines("detach", arch, lines, **facts)
 
 
-def _detach(arch: str, n: int) -> tuple[list[str], dict]:
+def _detach(arch: str, n: int) -> tuple[list, dict]:
     kernel, proc, stdout = spawn_fib(arch, n)
     records: list = []
     state: dict = {}
@@ -58,23 +60,22 @@ def _detach(arch: str, n: int) -> tuple[list[str], dict]:
     out = [f"=== {arch}: samples/bin/{arch}/fib {n}, probes uprobe:fib:fib and uretprobe:fib:fib "
            f"(trampoline strategy); the entry probe's action asks for a detach at its "
            f"{DETACH_AT_HIT}th hit ===",
-           f"detach asked at instruction {report.requested_at}, done at the same safe point "
-           f"({report.done_at}): between two instructions, outside every hook",
-           "tool areas before: " + ", ".join(f"{n.decode()} {s:#x}-{e:#x}" for s, e, n in state["areas"]),
+           row("detach-point", requested_at=report.requested_at, done_at=report.done_at),
+           row("tool-areas", areas=[area(n, s, e) for s, e, n in state["areas"]]),
            "1. threads out of the tool's code (detach_threads.py):"]
     for moved in report.moved:
-        out.append(f"   tid {moved.tid}: PC {moved.tool:#x} (fib's trampoline) -> {moved.original:#x} "
-                   f"<{name(moved.original)}> [{_how(moved.how)}]")
+        out.append(row("thread-moved", tid=moved.tid, tool=moved.tool, original=moved.original,
+                       symbol=name(moved.original), how=moved.how))
     out.append("2. return pointers into tool code reset (detach_stacks.py), innermost first:")
     for slot in report.rewritten:
-        out.append(f"   tid {slot.tid}: [{slot.slot:#x}] {slot.tool:#x} (uretprobe landing) -> "
-                   f"{slot.original:#x} <{name(slot.original)}>  found by {slot.found_by}")
+        out.append(row("return-reset", tid=slot.tid, slot=slot.slot, tool=slot.tool,
+                       original=slot.original, symbol=name(slot.original), found_by=slot.found_by))
     out.append("3. text restored through the door (debug/patches.py):")
     for address, raw, original in state["patched"]:
-        out.append(f"   {address:#x} <{name(address)}>: {raw.hex()} -> {original.hex()}")
-    out.append("4. unmapped: " + ", ".join(f"{n.decode()} {s:#x}-{e:#x}"
-                                          for _, s, e, n in report.unmapped)
-               + f"; tool areas after: {', '.join(a[2].decode() for a in state['after']) or 'none'}")
+        out.append(row("restored", address=address, symbol=name(address), patched=raw.hex(),
+                       original=original.hex()))
+    out.append(row("unmapped", areas=[area(n, s, e) for _, s, e, n in report.unmapped],
+                   left=[a[2].decode() for a in state["after"]]))
     entries = sum(1 for r in records if r.kind == "entry")
     exits = sum(1 for r in records if r.kind == "return")
     out.append(f"run: exit status {status >> 8}, output {stdout.data.decode().strip()!r}; "
@@ -83,16 +84,11 @@ def _detach(arch: str, n: int) -> tuple[list[str], dict]:
     facts = {"exit_status": status >> 8, "output": stdout.data.decode().strip(),
              "entries": entries, "returns": exits, "requested_at": report.requested_at,
              "done_at": report.done_at, "threads_moved": len(report.moved),
-             "return_pointers_reset": len(report.rewritten)}
+             "return_pointers_reset": len(report.rewritten),
+             "last_record_at": max(r.ts for r in records)}
     return out, facts
 
 
 def _tool_areas(kernel, proc) -> list:
     from instrumenter.tracing.detach import TOOL_AREAS
     return sorted((v.start, v.end, v.name) for v in proc.space.vm.vmas if v.name in TOOL_AREAS)
-
-
-def _how(how: str) -> str:
-    return {"exact": "exact: the original instruction has not run yet",
-            "after": "after: the original instruction ran, only the jump back was left",
-            "landing": "at the landing: the real return address"}.get(how, how)

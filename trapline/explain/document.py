@@ -16,8 +16,10 @@ of a few kinds, each rendered on one line:
   step      one instruction of a hit followed step by step (steps.py): its number, thread,
             address, bytes, assembly, where it is, and the registers it changed
   area      a mapped area of the process (as /proc/PID/maps shows it) and what lies there
-Sections of the techniques that predate this module (emulate, trampoline, relocate, detach)
-hold their lines as text items (`from_lines`), which renders exactly as they printed before.
+  row       a fact of the techniques that predate this module (emulate, trampoline, relocate,
+            detach): its fields, laid out as they printed it before (rows.py)
+Those four techniques build their documents with `from_lines` from their lines and rows: a
+`=== X ===` line is a heading, another line a text item, a row stays a row.
 """
 from __future__ import annotations
 
@@ -65,12 +67,14 @@ def area(start: int, end: int, perms: str, name: str, note: str = "") -> dict:
             "note": note}
 
 
-def from_lines(technique: str, arch: str, lines: list[str], **facts) -> dict:
-    """A document of an older technique's printed lines: `=== X ===` lines are the title and
-    section headings, every other line a text item (rendered back unchanged)."""
+def from_lines(technique: str, arch: str, lines: list, **facts) -> dict:
+    """A document of an older technique's lines and rows (rows.row): `=== X ===` lines are the
+    title and section headings, every other line a text item (rendered back unchanged), a row
+    an item of its own."""
     title, sections = None, []
     for line in lines:
-        heading = line[4:-4] if line.startswith("=== ") and line.endswith(" ===") else None
+        heading = line[4:-4] if isinstance(line, str) and line.startswith("=== ") \
+            and line.endswith(" ===") else None
         if heading is not None and title is None:
             title = heading
             sections.append(section(None, []))
@@ -79,7 +83,7 @@ def from_lines(technique: str, arch: str, lines: list[str], **facts) -> dict:
         else:
             if not sections:
                 sections.append(section(None, []))
-            sections[-1]["items"].append(text(line))
+            sections[-1]["items"].append(text(line) if isinstance(line, str) else line)
     return document(technique, arch, title or technique, sections, **facts)
 
 
@@ -118,6 +122,9 @@ def _item_line(item: dict) -> str:
     if kind == "area":
         note = f"  ({item['note']})" if item["note"] else ""
         return f"{item['start']:08x}-{item['end']:08x} {item['perms']} {item['name']}{note}"
+    if kind == "row":
+        from .rows import row_line
+        return row_line(item)
     raise ValueError(f"unknown item kind {kind!r}")
 
 

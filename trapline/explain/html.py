@@ -8,6 +8,7 @@ and the script are in the page. Each item kind has its form:
   bytes     an SVG of the bytes before and after, the changed ones marked;
   event     a timeline entry, a lost hit marked;
   area      an SVG bar per mapped area, labelled as /proc/PID/maps;
+  row       a table per kind of row (html_rows.py), an emulation's stack words drawn as SVG;
   step      a step-through: buttons and the arrow keys move through the hit, each step showing
             the instruction run, where it is, and what it changed (registers, flags, the
             watched word) as an SVG board; the whole list is below with the current step marked.
@@ -28,7 +29,8 @@ h1{font-size:1.3em}h2{font-size:1.05em;margin-top:1.6em;border-bottom:1px solid 
 pre,code,td.mono,.mono{font-family:ui-monospace,monospace;font-size:12.5px}
 p.text{white-space:pre-wrap;margin:.25em 0}
 table{border-collapse:collapse;margin:.4em 0}td{padding:1px 8px;vertical-align:top}
-table.listing tr:nth-child(odd){background:#f6f6f6}
+table.listing tr:nth-child(odd),table.rows tr:nth-child(even){background:#f6f6f6}
+table.rows th{text-align:left;font-weight:normal;color:#666;font-size:.85em}
 ol.timeline{padding-left:1.2em}ol.timeline li.lost{background:#fde2e2;font-weight:bold}
 .chip{display:inline-block;padding:0 4px;border-radius:3px;background:#eee;font-family:monospace}
 .stepper{border:1px solid #999;border-radius:6px;padding:.6em;margin:.6em 0}
@@ -132,6 +134,9 @@ def _group(run: list[dict], section: int, index: int) -> list[str]:
         return [_stepper(run, f"stepper-{section}-{index}")]
     if kind == "area":
         return [_areas(run)]
+    if kind == "row":
+        from .html_rows import rows_html
+        return rows_html(run)
     raise ValueError(f"unknown item kind {kind!r}")
 
 

@@ -17,26 +17,28 @@ from instrumenter.probes.records import Buffers
 from instrumenter.tracing.session import Session
 
 from .guest import spawn_fib
+from .rows import row
 from ..probespec import parse_probe_spec
 
 SHOW_AT_HIT = 3
 
 
 def explain_relocate(arch: str = "x86_64", n: int = 5) -> str:
-    lines, _ = _relocate(arch, n)
-    return "\n".join(lines) + "\n"
+    from .document import from_lines, render_text
+    lines, facts = _relocate(arch, n)
+    return render_text(from_lines("relocate", arch, lines, **facts))
 
 
 def relocate_document(arch: str = "x86_64") -> dict:
-    """The lines as a document (document.py), with the run's figures as facts."""
+    """The lines and rows as a document (document.py), with the run's figures as facts."""
     from .document import from_lines
     lines, facts = _relocate(arch, 5)
     return from_lines("relocate", arch, lines, **facts)
 
 
-def _relocate(arch: str, n: int) -> tuple[list[str], dict]:
+def _relocate(arch: str, n: int) -> tuple[list, dict]:
     kernel, proc, stdout = spawn_fib(arch, n)
-    shown: list[str] = []
+    shown: list = []
 
     def action(context):
         if entry.hits == SHOW_AT_HIT:
@@ -56,7 +58,7 @@ def _relocate(arch: str, n: int) -> tuple[list[str], dict]:
     return [head, *shown, tail], facts
 
 
-def _snapshot(kernel, session, thread) -> list[str]:
+def _snapshot(kernel, session, thread) -> list:
     debug = kernel.debug
     process = thread.process
     strategy = session.strategies["relocate"]
@@ -64,58 +66,55 @@ def _snapshot(kernel, session, thread) -> list[str]:
     fc = next(f.code for f in strategy.functions.values() if f.code.name == "fib")
     copy = strategy.relocations[process.space.serial].current[fc.start]
     code = debug.read_memory(process, copy.address, len(copy.code))
-    out = [f"1. fib [{fc.start:#x}, {fc.end:#x}) relocated to {copy.address:#x}-{copy.end:#x} "
-           "(an XOL area, [uprobes]); breakpoints in the original (door patches, shown "
-           "unpatched by reads): "
-           + ", ".join(f"{a:#x}" for a in [fc.start] + [c.next_address for c in fc.calls]),
-           "   original                                   | copy"]
+    out: list = [row("relocated", function="fib", start=fc.start, end=fc.end,
+                     copy_start=copy.address, copy_end=copy.end,
+                     breakpoints=[fc.start] + [c.next_address for c in fc.calls]),
+                 "   original                                   | copy"]
     for insn in fc.insns:
         piece = copy.by_original[insn.address]
-        left = f"   {insn.address:#x}: {insn.mnemonic} {insn.op_str}".ljust(47)[:47]
-        lines = _disassemble(code, copy.address, piece.start, piece.end, arch, copy)
-        out.append(f"{left}| {lines[0]}")
-        out += [f"{'':47}| {line}" for line in lines[1:]]
+        pieces = _disassemble(code, copy.address, piece.start, piece.end, arch, copy)
+        for k, copied in enumerate(pieces):
+            first = k == 0
+            out.append(row("copy-insn", original=insn.address if first else None,
+                           original_asm=f"{insn.mnemonic} {insn.op_str}" if first else None,
+                           **copied))
     out.append("   continuations (a return not made from the copy goes on in original code):")
     for original, stub in sorted(copy.stubs.items()):
-        for line in _disassemble(code, copy.address, stub.start, stub.end, arch, copy):
-            out.append(f"   for {original:#x}: {line}")
+        for copied in _disassemble(code, copy.address, stub.start, stub.end, arch, copy):
+            out.append(row("continuation", original=original, **copied))
     out.append("2. the relocation table, both ways (relocate/table.py):")
     for insn in fc.insns[:4]:
         at = strategy.relocated_of(process, insn.address)
-        out.append(f"   relocated_of({insn.address:#x}) = {at:#x};  original_of({at:#x}) = "
-                   f"{_pair(strategy.original_of(process, at))}")
+        back, exact = strategy.original_of(process, at)
+        out.append(row("table", original=insn.address, relocated=at, back=back, exact=exact))
     pc = debug.read_register(thread, "rip" if arch == "x86_64" else "eip")
-    out.append(f"   the thread's PC {pc:#x} is in the copy: original_of -> "
-               f"{_pair(strategy.original_of(process, pc))}")
+    original, exact = strategy.original_of(process, pc)
+    out.append(row("pc-in-copy", pc=pc, original=original, exact=exact))
     out.append("3. original-space return pointers (relocate/returns.py): the stack holds")
     records = strategy.returns.records.get((process.space.serial, thread.tid), [])
     word = 8 if arch == "x86_64" else 4
     for sp, original in reversed(records):
         slot = sp - word
         value = int.from_bytes(debug.read_memory(process, slot, word), "little")
-        out.append(f"   [{slot:#x}] = {value:#x} <{debug.symbolize(process, value)}> (original): "
-                   f"its int3 sends this thread back to {copy.return_point(original):#x} in the "
-                   "copy")
+        out.append(row("return-pointer", slot=slot, value=value,
+                       symbol=debug.symbolize(process, value),
+                       copy_return=copy.return_point(original)))
     return out
 
 
-def _pair(location) -> str:
-    original, exact = location
-    return f"({original:#x}, {'exact' if exact else 'not exact'})"
-
-
-def _disassemble(code: bytes, base: int, start: int, end: int, arch: str, copy) -> list[str]:
-    lines, at = [], start
+def _disassemble(code: bytes, base: int, start: int, end: int, arch: str, copy) -> list[dict]:
+    """The copy's instructions in [start, end) as a copy row's fields (address, asm, note)."""
+    out, at = [], start
     while at < end:
         insn = decode(code[at - base:], at, arch)
-        note = {"probe": "  ; call-out: the probes' Python actions",
-                "call": "  ; the call is recorded for its return point"}.get(
+        note = {"probe": "call-out: the probes' Python actions",
+                "call": "the call is recorded for its return point"}.get(
                     copy.callouts.get(at, ("", 0))[0], "")
         target = insn.branch_target
         if target is not None and copy.address <= target < copy.end and not note:
-            note = "  ; retargeted into the copy"
+            note = "retargeted into the copy"
         elif target is not None and not note:
-            note = "  ; to original code"
-        lines.append(f"{at:#x}: {insn.mnemonic} {insn.op_str}".rstrip() + note)
+            note = "to original code"
+        out.append({"address": at, "asm": f"{insn.mnemonic} {insn.op_str}".rstrip(), "note": note})
         at += insn.length
-    return lines or [""]
+    return out or [{"address": None, "asm": "", "note": ""}]

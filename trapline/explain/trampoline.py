@@ -18,6 +18,7 @@ from instrumenter.probes.records import Buffers
 from instrumenter.tracing.session import Session
 
 from .guest import spawn_fib
+from .rows import row
 from ..probespec import parse_probe_spec
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,33 +38,33 @@ def _describe(name: str) -> str:
     return SEED_NUMBERS.get(name, "")
 
 
-def listing(page, arch: str) -> list[str]:
-    """The page disassembled, each block under its name."""
+def listing(page, arch: str) -> list[dict]:
+    """The page disassembled, each block under its name (rows.py rows)."""
     cs = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_32 if arch == "i386" else capstone.CS_MODE_64)
-    lines = []
+    rows = []
     for block in page.blocks:
-        owner = f" [{block.owner}]" if block.owner else ""
-        lines.append(f"  {block.name}{owner}   ({_describe(block.name)})")
+        rows.append(row("block", name=block.name, owner=block.owner or "", role=_describe(block.name)))
         code = bytes(page.code[block.start - page.address:block.end - page.address])
         for insn in cs.disasm(code, block.start):
-            raw = insn.bytes.hex()
-            lines.append(f"    {insn.address:#x}  {raw:<24} {insn.mnemonic} {insn.op_str}".rstrip())
-    return lines
+            rows.append(row("page-insn", address=insn.address, bytes=insn.bytes.hex(),
+                            asm=f"{insn.mnemonic} {insn.op_str}".rstrip()))
+    return rows
 
 
 def explain_trampoline(arch: str = "x86_64", handler: str | None = None, n: int = 10) -> str:
-    lines, _ = _trampoline(arch, handler, n)
-    return "\n".join(lines) + "\n"
+    from .document import from_lines, render_text
+    lines, facts = _trampoline(arch, handler, n)
+    return render_text(from_lines("trampoline", arch, lines, **facts))
 
 
 def trampoline_document(arch: str = "x86_64", handler: str | None = None) -> dict:
-    """The lines as a document (document.py), with the run's figures as facts."""
+    """The lines and rows as a document (document.py), with the run's figures as facts."""
     from .document import from_lines
     lines, facts = _trampoline(arch, handler, 10)
     return from_lines("trampoline", arch, lines, **facts)
 
 
-def _trampoline(arch: str, handler: str | None, n: int) -> tuple[list[str], dict]:
+def _trampoline(arch: str, handler: str | None, n: int) -> tuple[list, dict]:
     spec = handler or str(ROOT / "samples" / "handlers" / arch / "limit_n.s")
     kernel, proc, stdout = spawn_fib(arch, n)
     probe = Probe(parse_probe_spec("uprobe:fib:fib"), native="count", handler=load_handler(spec))
@@ -75,12 +76,10 @@ def _trampoline(arch: str, handler: str | None, n: int) -> tuple[list[str], dict
     pc = "EIP" if arch == "i386" else "RIP"
     out = [f"=== {arch}: samples/bin/{arch}/fib {n}, probe uprobe:fib:fib with --native count "
            f"and --handler {Path(spec).relative_to(ROOT) if spec.startswith(str(ROOT)) else spec} ===",
-           f"{address:#x} <fib>: int3 (cc) replaces `{insn.mnemonic} {insn.op_str}` "
-           f"({insn.raw.hex()}) — FIG. 4 block 450",
-           f"#BP -> the kernel breakpoint handler (FIG. 5 blocks 530-540): kernel mode data (none "
-           f"here: the count is native), then saved {pc} {address + 1:#x} -> {site.trampoline:#x}",
-           f"trampoline page at {site.trampoline:#x} ({len(site.page.code)} bytes, in the "
-           "process's [uprobes] mapping):"]
+           row("int3-patch", address=address, symbol="fib", asm=f"{insn.mnemonic} {insn.op_str}",
+               before=insn.raw.hex(), after="cc"),
+           row("redirect", pc=pc, saved=address + 1, to=site.trampoline),
+           row("page", address=site.trampoline, size=len(site.page.code))]
     out += listing(site.page, arch)
     status = kernel.run(proc)
     session.flush()

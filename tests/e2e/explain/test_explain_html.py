@@ -21,6 +21,7 @@ class _Page(HTMLParser):
         super().__init__()
         self.open, self.mismatched, self.doc, self._in_doc = [], [], None, False
         self.steppers, self.figures, self.lost, self.external = [], 0, 0, []
+        self.stacks = 0
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
@@ -29,7 +30,8 @@ class _Page(HTMLParser):
         self._in_doc = attrs.get("id") == "trapline-doc"
         if "stepper" in (attrs.get("class") or "").split():
             self.steppers.append(json.loads(attrs["data-steps"]))
-        self.figures += tag == "figure"
+        self.figures += tag == "svg" and attrs.get("class") == "bytes"
+        self.stacks += tag == "svg" and attrs.get("class") == "stack"
         self.lost += attrs.get("class") == "lost"
         self.external += [v for k, v in attrs.items() if k in ("src", "href")]
 
@@ -69,6 +71,8 @@ def test_each_page_carries_its_document_and_shows_its_steps(technique, tmp_path)
     assert [st for s in page.steppers for st in s] == [i for i in items if i["kind"] == "step"]
     assert page.figures == sum(i["kind"] == "bytes" for i in items)
     assert page.lost == sum(i["kind"] == "event" and i["lost"] for i in items)
+    emulations = sum(i["kind"] == "row" and i["of"] == "iret" for i in items)
+    assert page.stacks == emulations and (emulations > 0) == (technique == "emulate")
     assert page.external == []                                # nothing is fetched
     assert not re.search(r"https?://(?!www\.w3\.org/2000/svg)", text)
     assert html.escape(doc["title"]) in text
