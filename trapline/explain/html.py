@@ -10,8 +10,8 @@ and the script are in the page. Each item kind has its form:
   area      an SVG bar per mapped area, labelled as /proc/PID/maps;
   row       a table per kind of row (html_rows.py), an emulation's stack words drawn as SVG;
   step      a step-through: buttons and the arrow keys move through the hit, each step showing
-            the instruction run, where it is, and what it changed (registers, flags, the
-            watched word) as an SVG board; the whole list is below with the current step marked.
+            the instruction run, where it is, and what it changed (registers, the flags that
+            changed by name, the watched word, the stack and memory words) as an SVG board; the whole list is below with the current step marked.
 The same document gives the same bytes (no time, no randomness, sorted JSON).
 """
 from __future__ import annotations
@@ -43,10 +43,14 @@ svg text{font-family:ui-monospace,monospace;font-size:12px}
 SCRIPT = """
 (function(){
   function hex(v){return '0x'+BigInt(v).toString(16);}
+  // the status and control flags of EFLAGS that changed (Intel SDM vol. 1 3.4.3)
+  var FLAGS=[['CF',0],['PF',2],['AF',4],['ZF',6],['SF',7],['TF',8],['IF',9],['DF',10],['OF',11]];
+  function flags(a,b){return FLAGS.filter(function(f){return ((a>>f[1])&1)!==((b>>f[1])&1);})
+    .map(function(f){return f[0]+(((b>>f[1])&1)?'=1':'=0');}).join(' ');}
   function board(svg, step){
     var rows=step.changes, h=24*(rows.length+1);
     svg.setAttribute('height', String(h));
-    svg.setAttribute('viewBox','0 0 640 '+h);
+    svg.setAttribute('viewBox','0 0 760 '+h);
     while(svg.firstChild){svg.removeChild(svg.firstChild);}
     var ns='http://www.w3.org/2000/svg';
     function t(x,y,s,cls){var e=document.createElementNS(ns,'text');e.setAttribute('x',x);
@@ -55,8 +59,9 @@ SCRIPT = """
     t(4,16,'changed');
     rows.forEach(function(c,i){var y=24*(i+1);
       var r=document.createElementNS(ns,'rect');r.setAttribute('x',0);r.setAttribute('y',y+2);
-      r.setAttribute('width',640);r.setAttribute('height',22);r.setAttribute('fill','#fff4cc');
-      svg.appendChild(r);t(4,y+17,c.name);t(160,y+17,hex(c.before));t(400,y+17,'-> '+hex(c.after));});
+      r.setAttribute('width',760);r.setAttribute('height',22);r.setAttribute('fill','#fff4cc');
+      svg.appendChild(r);t(4,y+17,c.name);t(160,y+17,hex(c.before));t(400,y+17,'-> '+hex(c.after));
+      if(c.name==='eflags'||c.name==='rflags'){t(540,y+17,flags(c.before,c.after));}});
   }
   function show(el, k){
     var steps=JSON.parse(el.getAttribute('data-steps'));
@@ -198,7 +203,7 @@ def _stepper(steps: list[dict], ident: str) -> str:
             f"data-steps=\"{data}\"><button class=\"prev\" type=\"button\">&#9664; previous</button>"
             "<button class=\"next\" type=\"button\">next &#9654;</button> "
             "<span>(or the arrow keys)</span><p class=\"where mono\"></p>"
-            "<svg class=\"board\" width=\"640\" height=\"24\" xmlns=\"http://www.w3.org/2000/svg\">"
+            "<svg class=\"board\" width=\"760\" height=\"24\" xmlns=\"http://www.w3.org/2000/svg\">"
             f"</svg><table class=\"steps\">{rows}</table></div>")
 
 

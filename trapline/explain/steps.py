@@ -10,10 +10,17 @@ watched, and the recording ends at `until` (the original code the hit goes back 
 
 Steps are numbered from 1 rather than stamped with the instruction clock: inside a code hook
 the clock may stand at its translated block's start, and a step-through needs only the order.
+
+Memory: at each step the recorder reads the words the instruction may write (written.py: its
+memory operands, and the word below the stack pointer, where a push, a call or an emulated push
+stores), and reads them again at the next step; a word that differs is a change of that step,
+named by its address ([0x7fffffffed08]), after the registers'.
 """
 from __future__ import annotations
 
 import capstone
+
+from .written import written_words
 
 GENERAL = {"i386": ("eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi", "eflags"),
            "x86_64": ("rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi", "r8", "r9", "r10",
@@ -50,9 +57,10 @@ class StepRecorder:
         self.watch = watch or (lambda: None)       # extra state read at each step (a counter)
         self.watch_name = watch_name
         self.where = where or (lambda address: "")  # a name for an address (tool code, symbol)
-        # (tid, address, registers, watched, the code bytes there)
-        self.raw: list[tuple[int, int, dict, object, bytes]] = []
+        # (tid, address, registers, watched, the code bytes there, {address: bytes} it may write)
+        self.raw: list[tuple[int, int, dict, object, bytes, dict]] = []
         self.tid: int | None = None
+        self.after: list[dict] = []   # after step k: the words step k's instruction may write
         self.done = False
         self.addresses = sorted(set(addresses) | {start} | self.until)
         for address in self.addresses:
@@ -65,10 +73,24 @@ class StepRecorder:
         self.tid = thread.tid
         registers = {name: self.debug.read_register(thread, name) for name in GENERAL[self.arch]}
         code = self.debug.read_memory_raw(self.process, address, 16)   # as the thread runs it
-        self.raw.append((thread.tid, address, registers, self.watch(), code))
+        if self.raw:                  # what the previous step's instruction left in memory
+            self.after.append(self._read(self.raw[-1][5]))
+        targets = {a: n for a, n in written_words(code, address, self.arch, registers)}
+        self.raw.append((thread.tid, address, registers, self.watch(), code, self._read(targets)))
         if address in self.until and len(self.raw) > 1:
             self.done = True
         return False
+
+    def _read(self, words: dict) -> dict:
+        """{address: bytes} now, for {address: size} (or the sizes of a former read)."""
+        out = {}
+        for at, size in words.items():
+            try:
+                out[at] = self.debug.read_memory(self.process, at, size if isinstance(size, int)
+                                                 else len(size))
+            except Exception:                # noqa: BLE001 -- an unmapped word shows no change
+                continue
+        return out
 
     def close(self) -> None:
         for address in self.addresses:
@@ -79,7 +101,7 @@ class StepRecorder:
         cs = capstone.Cs(capstone.CS_ARCH_X86,
                          capstone.CS_MODE_32 if self.arch == "i386" else capstone.CS_MODE_64)
         out = []
-        for n, (tid, address, registers, watched, code) in enumerate(self.raw):
+        for n, (tid, address, registers, watched, code, before) in enumerate(self.raw):
             nxt = self.raw[n + 1] if n + 1 < len(self.raw) else None
             changes = []
             if nxt is not None:
@@ -87,6 +109,11 @@ class StepRecorder:
                            if registers[name] != nxt[2][name]]
                 if watched != nxt[3] and watched is not None:
                     changes.append((self.watch_name, watched, nxt[3]))
+                after = self.after[n] if n < len(self.after) else {}
+                changes += [(f"[{at:#x}]", int.from_bytes(old, "little"),
+                             int.from_bytes(after[at], "little"))
+                            for at, old in sorted(before.items())
+                            if at in after and after[at] != old]
             insn = next(cs.disasm(code, address, 1), None)
             if insn is not None:
                 raw, asm = bytes(insn.bytes), f"{insn.mnemonic} {insn.op_str}".strip()

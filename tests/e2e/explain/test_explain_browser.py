@@ -63,7 +63,19 @@ def _expected_board(step: dict) -> list[str]:
     out = ["changed"]
     for change in step["changes"]:
         out += [change["name"], _hex(change["before"]), "-> " + _hex(change["after"])]
+        if change["name"] in ("eflags", "rflags"):
+            out.append(_flags(change["before"], change["after"]))
     return out
+
+
+FLAGS = (("CF", 0), ("PF", 2), ("AF", 4), ("ZF", 6), ("SF", 7), ("TF", 8), ("IF", 9), ("DF", 10),
+         ("OF", 11))
+
+
+def _flags(before: int, after: int) -> str:
+    """The flags that changed, as the page names them: ZF=1 (Intel SDM vol. 1 3.4.3)."""
+    return " ".join(f"{name}={after >> bit & 1}" for name, bit in FLAGS
+                    if before >> bit & 1 != after >> bit & 1)
 
 
 SHOWN = """

@@ -129,3 +129,17 @@ def test_a_hit_that_leaves_by_a_relocated_call_ends_at_the_callee(arch):
     assert steps[-2]["asm"].startswith("jmp") and steps[-1]["last"]
     assert steps[-1]["where"] == "fib"
     assert [s["address"] for s in steps].count(doc["facts"]["address"]) == 1
+
+
+@pytest.mark.parametrize("arch,site", [("i386", "fib+3"), ("x86_64", "fib+4")])
+def test_an_emulated_push_shows_the_stack_word_it_wrote(arch, site):
+    """The int3's step of an emulated push (push edi / push r14): the stack pointer one word
+    down and the word there written by the handler (steps showed registers only before)."""
+    doc = _doc("-p", f"uprobe:fib:{site}", "--strategy", "emulate", "--",
+               str(SAMPLES_BIN / arch / "fib"), "3")
+    [first, last] = [i for i in _items(doc, 4) if i["kind"] == "step"]
+    assert first["asm"] == "int3" and last["last"]
+    sp = {c["name"]: c for c in first["changes"]}["esp" if arch == "i386" else "rsp"]
+    word = 4 if arch == "i386" else 8
+    assert sp["after"] == sp["before"] - word
+    assert f"[{sp['after']:#x}]" in {c["name"] for c in first["changes"]}
