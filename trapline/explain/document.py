@@ -14,7 +14,8 @@ of a few kinds, each rendered on one line:
             the bytes at the probed site then, whether a hit was lost there
   register  a register before and after (what a handler changed)
   step      one instruction of a hit followed step by step (steps.py): its number, thread,
-            address, bytes, assembly, where it is, and the registers it changed
+            address, bytes, assembly, where it is, and what it changed (registers, a watched
+            word, the stack and memory words it wrote)
   area      a mapped area of the process (as /proc/PID/maps shows it) and what lies there
   row       a fact of the techniques that predate this module (emulate, trampoline, relocate,
             detach): its fields, laid out as they printed it before (rows.py)
