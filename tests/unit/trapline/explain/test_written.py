@@ -3,6 +3,8 @@ registers at its step: the word below the stack pointer always (push, call, an e
 and each memory operand it writes at its effective address (RIP-relative from the next
 instruction; FS/GS-relative and part-register bases left out); none for what it only reads."""
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from keystone import KS_ARCH_X86, KS_MODE_32, KS_MODE_64, Ks
 
 from trapline.explain.written import written_words
@@ -37,3 +39,17 @@ def test_a_rip_relative_store_counts_from_the_next_instruction():
 
 def test_bytes_that_do_not_decode_give_only_the_stack_word():
     assert written_words(b"\x0f\xff", 0x400000, "x86_64", REGS["x86_64"]) == [(0x6ff8, 8)]
+
+
+@given(arch=st.sampled_from(["i386", "x86_64"]), base=st.integers(0, 2**32 - 1),
+       disp=st.integers(-2**31, 2**31 - 1), sp=st.integers(0x1000, 2**32 - 1))
+def test_a_store_is_found_at_its_effective_address(arch, base, disp, sp):
+    """Any `mov [edi/rdi + disp], imm`: the stack word first, then base + disp (wrapped to the
+    address size), as the CPU computes it (Intel SDM vol. 1 3.7.5)."""
+    reg, mask = ("edi", 2**32 - 1) if arch == "i386" else ("rdi", 2**64 - 1)
+    code = _asm(f"mov dword ptr [{reg} {'+' if disp >= 0 else '-'} {abs(disp):#x}], 1", arch)
+    word = 4 if arch == "i386" else 8
+    sp_name = "esp" if arch == "i386" else "rsp"
+    found = written_words(code, 0x400000, arch, {reg: base, sp_name: sp})
+    assert found[0] == ((sp - word) & mask, word)
+    assert ((base + disp) & mask, 4) in found
