@@ -1,6 +1,6 @@
 """Run Debian's gdb in batch mode against `trapline gdbserver --stdio` (tests/e2e/gdb/test_gdb*.py).
 
-gdb is installed by .ci/run (apt), or by the first test that needs it (gdb_tool.py); a host
+gdb is installed by .ci/run (apt), or by the first test that needs it (host_tools.py); a host
 that cannot install it fails these tests with that reason rather than skipping them. `remotetimeout` is raised because a loaded CI host may take longer than
 gdb's 2 s to start the sandbox and answer the first packet."""
 import os
@@ -11,7 +11,7 @@ import sys
 import time
 
 from tests.e2e.gdb_client import REPO
-from tests.e2e.gdb_tool import ensure_gdb
+from tests.e2e.host_tools import ensure_gdb
 
 TIMEOUT = 300
 

@@ -1,5 +1,5 @@
 """A real headless Chromium for the explain pages' tests (test_explain_browser.py): Debian's
-chromium and chromium-driver (.ci/run installs them), driven by selenium through the driver's
+chromium and chromium-driver (.ci/run installs them, or the first test: host_tools.py), driven by selenium through the driver's
 own path, so that Selenium Manager never looks for (or downloads) a driver of its own.
 
 Missing pieces fail the test with what to install: a browser test that skipped where Chromium
@@ -13,6 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.debian_bins import DebianBinsError
+from tests.e2e.host_tools import ensure_chromium
+
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 # No first-run pages, no background fetches, no updates: a page that fetched anything would
@@ -23,9 +26,10 @@ FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 
 
 def require_browser() -> None:
-    missing = [str(p) for p in (CHROMIUM, CHROMEDRIVER) if not p.exists()]
-    if missing:
-        pytest.fail(f"the browser tests need Debian's Chromium: {', '.join(missing)} missing "
+    try:
+        ensure_chromium()                   # installs Debian's packages where apt can
+    except DebianBinsError as error:
+        pytest.fail(f"the browser tests need Debian's Chromium: {error} "
                     "(apt-get install chromium chromium-driver, as .ci/run does)", pytrace=False)
     try:
         import selenium  # noqa: F401
