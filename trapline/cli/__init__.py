@@ -78,7 +78,8 @@ def run_options(f, *, taken: frozenset = frozenset()):
                      help="Guest instructions per time slice while several threads can run."),
         click.option("--max-insns", type=click.IntRange(min=0), default=0,
                      help="Stop the run after about this many guest instructions (0: no limit)."),
-        click.option("-v", "--verbose", is_flag=True, help="More diagnostics from trapline."),
+        click.option("-v", "--verbose", is_flag=True, help="More diagnostics from trapline; with "
+                     "--strace also strace's -v (structures and execve's environment in full)."),
     ]
     f = strace_options(f, taken=taken)
     for option in reversed(options):

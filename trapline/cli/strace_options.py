@@ -56,7 +56,8 @@ SPECS = (
     ("s_failed", "-Z", "--failed-only", {"is_flag": True},
      "With --strace: only the calls that failed (-e status=failed)."),
     ("s_no_abbrev", None, "--no-abbrev", {"is_flag": True},
-     "With --strace: execve's environment in full (strace -v; -v is trapline's --verbose)."),
+     "With --strace: structures (stat, statx, utsname, dirents) and execve's environment in "
+     "full; -v does it too (with trapline's own diagnostics)."),
 )
 
 
@@ -96,7 +97,7 @@ def _options(values: dict, kwargs: dict):
                             timestamps=values["s_time"], relative=values["s_relative"],
                             durations=values["s_durations"],
                             summary=1 if values["s_summary_only"] else 2 if values["s_summary"] else 0,
-                            verbose=values["s_no_abbrev"])
+                            verbose=values["s_no_abbrev"] or bool(kwargs.get("verbose")))
     if values["s_stack"]:
         from ..strace_stacks import stack_printer
         options.stacks = stack_printer

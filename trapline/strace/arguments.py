@@ -62,7 +62,7 @@ OVERRIDES: dict[tuple[str, int], Decoder] = {
     ("getitimer", 1): output(lambda call, value: structs.format_itimerval(call.mem, value, call.word)),
     ("getdents64", 1): output(lambda call, value: structs.format_dirents(call.mem, value, call.ret, 16)),
     ("getdents", 1): output(lambda call, value: structs.format_dirents(call.mem, value, call.ret,
-                                                                        2 * call.word)),
+                                                                        2 * call.word, call.word)),
     ("sched_getaffinity", 2): output(lambda call, value: structs.format_cpu_set(call.mem, value,
                                                                                call.ret)),
     ("sched_setaffinity", 2): lambda call, index, value: structs.format_cpu_set(
