@@ -32,7 +32,8 @@ SPECS = (
      "With --strace: non-ASCII strings in hex; -xx: every string."),
     ("s_fds", "-y", "--decode-fds", {"count": True},
      "With --strace: each descriptor with its path, 3</etc/passwd> (what /proc/PID/fd/N links "
-     "to); -yy is the same here (no socket or device details)."),
+     "to); -yy: sockets with their protocol and ends (3<TCP:[127.0.0.1:80->127.0.0.1:5555]>, "
+     "4<UNIX-STREAM:[7->8]>), devices with their number (1</dev/null<char 1:3>>)."),
     ("s_xlat", "-X", "--const-print-style", {"type": click.Choice(["raw", "abbrev", "verbose"]),
                                              "default": None},
      "With --strace: named constants and flags as numbers (raw), names (abbrev, the default) "

@@ -48,6 +48,15 @@ class _Memory:
     def fd_path(self, fd: int):
         return self._debug.fd_path(self._process, fd)
 
+    def fd_socket(self, fd: int):
+        return self._debug.fd_socket(self._process, fd)
+
+    def fd_device(self, fd: int):
+        return self._debug.fd_device(self._process, fd)
+
+    def cwd_path(self):
+        return self._debug.cwd_path(self._process)
+
     def read(self, addr: int, n: int):
         return self._debug.peek(self._process, addr, n)
 

@@ -136,6 +136,9 @@ def _set_thread_area_note(call: _Call) -> str:
     return "" if entry is None else f" (entry_number={entry})"
 
 
+# Calls whose new descriptors are in an array (pipe's [3, 4]); their result is a plain 0.
+FDS_IN_MEMORY = frozenset({"pipe", "pipe2", "socketpair"})
+
 _RETURN_NOTES: dict[str, Callable[[_Call], str]] = {"set_thread_area": _set_thread_area_note}
 
 
@@ -152,7 +155,7 @@ def _format_return_value(call: _Call) -> str:
         return flags.format_octal(unsigned)
     if call.name in ("fcntl", "fcntl64"):
         return _fcntl_return(call.arg(1), unsigned)
-    if call.name in FD_RETURNING:
+    if call.name in FD_RETURNING and call.name not in FDS_IN_MEMORY:
         return _fd_text(call.ret, call)
     return str(call.ret)
 

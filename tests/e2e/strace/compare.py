@@ -7,8 +7,9 @@ exactly as a shell-started `strace PROG` would see them. The sandbox side is `py
 run --strace -o FILE` with the same environment.
 
 Both texts are normalized only for what legitimately differs between two runs: addresses (hex
-of 5+ digits), pids (in the places strace prints them), random bytes (getrandom's buffer) and
-clock readings (tv_sec/tv_nsec results). What is left must be identical; `identical_share`
+of 5+ digits), pids (in the places strace prints them), random bytes (getrandom's buffer),
+clock readings (tv_sec/tv_nsec results), the inode numbers of pipes and sockets (-y) and the
+TLS entry number of i386 programs (the 32-bit kernel's, against the host's 64-bit one). What is left must be identical; `identical_share`
 measures how much is.
 
 `python3 -m tests.e2e.strace.compare [--diff] [--dynamic]` prints the share of identical lines
@@ -64,6 +65,12 @@ _PID_PLACES = [
 ]
 _RANDOM = re.compile(r'^(getrandom\()"(?:[^"\\]|\\.)*"(?:\.\.\.)?')
 _CLOCK = re.compile(r"(tv_sec=)\d+(, tv_nsec=)\d+")
+# -y/-yy: the inode numbers of pipes and sockets (pipe:[4101], UNIX-STREAM:[4097->4098])
+_INODES = re.compile(r"((?:pipe|socket|UNIX|UNIX-STREAM|TCP|TCPv6|UDP|UDPv6):\[)\d+(?:->\d+)?")
+# The first TLS entry set_thread_area gives an i386 program: 6 on the 32-bit kernel trapline
+# models (GDT_ENTRY_TLS_MIN, arch/x86/include/asm/segment.h), 12 on the reference host's
+# 64-bit kernel that runs i386 programs; the kernels' difference, not strace's.
+_TLS_ENTRY = re.compile(r"\(entry_number=(?:6|12)\)$")
 _RESULT = re.compile(r"^(.*\)) +(= .*)$")
 ALIGN_COLUMN = 40            # strace -a default: `= ` starts at column 40
 
@@ -93,6 +100,8 @@ def _normalize_body(body: str) -> str:
     for place in _PID_PLACES:
         body = place.sub(r"\1PID\2", body)
     body = _RANDOM.sub(r'\1"RANDOM"', body)
+    body = _INODES.sub(r"\1INODE", body)
+    body = _TLS_ENTRY.sub("(entry_number=TLS)", body)
     return _CLOCK.sub(r"\1T\2T", body)
 
 
@@ -162,10 +171,11 @@ def _program_part(native_text: str) -> str:
     return "".join(lines[execves[1]:])
 
 
-def native_trace(argv: list[str], root: Path | None, *, follow: bool, timeout: float = 60) -> str:
+def native_trace(argv: list[str], root: Path | None, *, follow: bool, timeout: float = 60,
+                 options: tuple[str, ...] = ()) -> str:
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "trace"
-        options = ["-f"] if follow else []
+        options = (["-f"] if follow else []) + list(options)
         if root is None:
             command = [STRACE, *options, "-o", str(out), *argv]
             env = dict(FIXED_ENV)
@@ -178,7 +188,7 @@ def native_trace(argv: list[str], root: Path | None, *, follow: bool, timeout: f
 
 
 def sandbox_trace(argv: list[str], root: Path | None, *, follow: bool, timeout: float = 120,
-                  output_option: bool = True) -> str:
+                  output_option: bool = True, options: tuple[str, ...] = ()) -> str:
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "trace"
         command = [sys.executable, "-m", "trapline", "run", "--strace", "--clear-env"]
@@ -188,6 +198,7 @@ def sandbox_trace(argv: list[str], root: Path | None, *, follow: bool, timeout: 
             command += ["-E", f"{key}={value}"]
         if follow:
             command.append("-f")
+        command += options
         if output_option:
             command += ["-o", str(out)]
         done = subprocess.run([*command, "--", *argv], capture_output=True, timeout=timeout,
@@ -214,9 +225,11 @@ class Comparison:
 
 
 def compare(name: str, arch: str, argv: list[str], root: Path | None, *, follow: bool = False,
-            output_option: bool = True) -> Comparison:
-    native = normalize(native_trace(argv, root, follow=follow))
-    sandbox = normalize(sandbox_trace(argv, root, follow=follow, output_option=output_option))
+            output_option: bool = True, options: tuple[str, ...] = ()) -> Comparison:
+    """`options`: strace options given to both (-yy, -v...)."""
+    native = normalize(native_trace(argv, root, follow=follow, options=options))
+    sandbox = normalize(sandbox_trace(argv, root, follow=follow, output_option=output_option,
+                                      options=options))
     return Comparison(name, arch, native, sandbox)
 
 
