@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from kernel_model.debug.abi import flags, signal_name
 
-from . import structs
+from . import sockets, structs
 from .strings import format_address
 
 Decoder = Callable[[object, int, int], str]
@@ -68,6 +68,7 @@ OVERRIDES: dict[tuple[str, int], Decoder] = {
     ("sched_setaffinity", 2): lambda call, index, value: structs.format_cpu_set(
         call.mem, value, call.arg(1)),
 }
+OVERRIDES.update(sockets.OVERRIDES)         # the socket calls (sockets.py)
 
 # Calls the kernel declares without argument kinds, which strace decodes: their argument lists.
 SIGNATURES: dict[str, tuple[Decoder, ...]] = {
@@ -81,7 +82,7 @@ SIGNATURES: dict[str, tuple[Decoder, ...]] = {
 # The overridden arguments that the kernel fills in (shown after `<... NAME resumed>`), and the
 # arguments printed at the entry of the calls of SIGNATURES.
 OUTPUTS = frozenset({("getrandom", 0), ("statx", 4), ("setitimer", 2), ("getitimer", 1),
-                     ("getdents64", 1), ("getdents", 1), ("sched_getaffinity", 2)})
+                     ("getdents64", 1), ("getdents", 1), ("sched_getaffinity", 2)}) | sockets.OUTPUTS
 ENTRY_COUNTS = {"rt_sigpending": 0}
 
 

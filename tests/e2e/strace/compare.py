@@ -36,8 +36,9 @@ SAMPLE_ARCH = {"amd64": "x86_64", "i386": "i386"}
 SAMPLE_PROGRAMS = {
     "hello": [], "args_env": ["first", "second arg"], "fileio": [], "compute": [],
     "fib": ["10"], "alloc": [], "callchain": [], "signals": [], "sigchain": [],
-    "fork_pipe": [], "exec_chain": [], "vfork_status": [], "spawn_tree": [],
+    "fork_pipe": [], "exec_chain": [], "vfork_status": [], "spawn_tree": [], "sockets": [],
 }
+FOLLOWED_SAMPLES = ("fork_pipe", "exec_chain", "vfork_status", "spawn_tree", "sockets")
 # Busybox applets (single processes) and sh pipelines (followed with -f).
 BUSYBOX_PROGRAMS = {
     "echo": (["/bin/busybox", "echo", "hi"], False),
@@ -57,6 +58,7 @@ _ADDRESS = re.compile(r"0x[0-9a-f]{5,}")
 _PREFIX = re.compile(r"^(?:(\d+) +|\[pid +(\d+)\] )")
 _PID_PLACES = [
     re.compile(r"(si_pid=)\d+()"),
+    re.compile(r"(cmsg_data=\{pid=)\d+()"),
     re.compile(r"(Process PID=)\d+()"),
     re.compile(r"^((?:getpid|gettid|getppid|set_tid_address|fork|vfork|clone|clone3|wait4|"
                r"waitpid)\(.*\) = )\d+()"),
@@ -243,7 +245,7 @@ def every_comparison(roots: dict[str, Path], output_option: bool = True,
         for name, argv in DYNAMIC_PROGRAMS.items() if dynamic_roots else ():
             yield compare(name, arch, argv, dynamic_roots[arch], output_option=output_option)
         for name in SAMPLE_PROGRAMS:
-            follow = name in ("fork_pipe", "exec_chain", "vfork_status", "spawn_tree")
+            follow = name in FOLLOWED_SAMPLES
             yield compare(name, arch, sample_argv(arch, name), None, follow=follow,
                           output_option=output_option)
         for name, (argv, follow) in BUSYBOX_PROGRAMS.items():

@@ -82,6 +82,27 @@ def test_busybox_applets(arch, name, rootfs_for):
     assert result.native == result.sandbox, result.diff()
 
 
+SOCKET_CALLS = ("socket(", "socketpair(", "bind(", "connect(", "listen(", "accept4(",
+                "getsockname(", "setsockopt(", "getsockopt(", "sendto(", "recvfrom(", "sendmsg(",
+                "shutdown(", "epoll_create1(", "epoll_ctl(", "epoll_pwait(", "eventfd2(")
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_the_socket_calls_of_the_sockets_sample(arch):
+    """Address families, socket types, addresses (paths, abstract names), value-result lengths
+    ([110 => 14]), options, MSG_ flags, msghdr with SCM_RIGHTS, epoll events, eventfd flags,
+    as strace decodes them. (recvmsg differs by the kernel model's msg_flags, without
+    MSG_CMSG_CLOEXEC, and the process's order by where SIGCHLD falls: the host's scheduler.)"""
+    result = compare("sockets", arch, sample_argv(arch, "sockets"), None, follow=True)
+    _check_frame(result)
+    calls = [line for line in result.native if line.split(" ", 1)[1].startswith(SOCKET_CALLS)]
+    assert len(calls) > 50
+    assert calls == [line for line in result.sandbox
+                     if line.split(" ", 1)[1].startswith(SOCKET_CALLS)], result.diff()
+    sent = next(line for line in result.native if " sendmsg(" in line)
+    assert "cmsg_type=SCM_RIGHTS" in sent
+
+
 @pytest.mark.parametrize("arch", ARCHES)
 def test_a_pipeline_under_dash_f(arch, rootfs_for):
     argv, follow = BUSYBOX_PROGRAMS["sh-pipe"]
