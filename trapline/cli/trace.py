@@ -41,7 +41,8 @@ def _say_choice(probe, address: int, strategy: str) -> None:
               "pre-fork event (eager).")
 @click.option("--format", "fmt", type=click.Choice(["text", "jsonl", "chrome", "folded"]), default="text",
               show_default=True, help="chrome: trace-event JSON (entry/return pairs as B/E); folded: "
-              "stacks for flamegraph.pl. Both need -o FILE.")
+              "stacks for flamegraph.pl. Both need -o FILE. "
+              "(-f FORMAT, the old spelling, is deprecated.)")
 @click.option("-o", "--output", type=click.File("w", lazy=False), default=None, help="Write events here (default: stdout).")
 @click.option("-c", "--count", is_flag=True, help="Print a table of hits per probe at the end (stderr).")
 @functools.partial(run_options, taken=frozenset({"-o", "--output", "-c"}))

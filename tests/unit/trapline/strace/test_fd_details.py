@@ -47,8 +47,8 @@ def test_unix_sockets_of_the_sockets_sample(arch, tmp_path):
     assert done.returncode == 0, done.stderr
     lines = out.read_text().splitlines()
     pair = next(line for line in lines if line.startswith("socketpair("))
-    first, second = map(int, re.search(r"\[3<UNIX-STREAM:\[(\d+)->(\d+)\]>, 4<UNIX-STREAM:\[\2->\1\]>\]\) += 0$",
-                                       pair).groups())
+    both = r"\[3<UNIX-STREAM:\[(\d+)->(\d+)\]>, 4<UNIX-STREAM:\[\2->\1\]>\]\) += 0$"
+    first, second = map(int, re.search(both, pair).groups())
     assert second == first + 1
     assert re.search(r'^listen\(3<UNIX-STREAM:\[\d+,"server.sock"\]>, 4\) += 0$', "\n".join(lines), re.M)
     accepted = next(line for line in lines if line.startswith("accept4("))

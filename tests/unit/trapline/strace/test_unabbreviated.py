@@ -86,7 +86,8 @@ def _dirent64(ino: int, off: int, kind: int, name: bytes) -> bytes:
 
 
 def test_getdents64_in_full():
-    records = _dirent64(5513495, 2370361613739046146, 4, b".") + _dirent64(5513668, 504404622617448509, 8, b"sockets.c")
+    records = (_dirent64(5513495, 2370361613739046146, 4, b".")
+               + _dirent64(5513668, 504404622617448509, 8, b"sockets.c"))
     line = format_syscall("getdents64", (3, BUF, 32768), len(records), _memory(records), 64)
     assert line == ('getdents64(3, [{d_ino=5513495, d_off=2370361613739046146, d_reclen=24, '
                     'd_type=DT_DIR, d_name="."}, {d_ino=5513668, d_off=504404622617448509, '
