@@ -250,8 +250,9 @@ class StraceClient:
 
     def _signals_after_call(self, tid: int) -> None:
         self._in_call.discard(tid)
-        for held in self._after_call.pop(tid, ()):
-            self.signal(*held)
+        if self._after_call:
+            for held in self._after_call.pop(tid, ()):
+                self.signal(*held)
 
     # ---- syscall stops ----------------------------------------------------------------------
     def syscall_entry(self, thread, name: str, args) -> None:
