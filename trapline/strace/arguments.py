@@ -39,6 +39,31 @@ def statx_flags(call, index, value) -> str:
     return "|".join(part for part in (sync, rest) if part) or "0"
 
 
+def _signed_int(value: int) -> int:
+    value &= 0xffffffff
+    return value - (1 << 32) if value >> 31 else value
+
+
+def _int_argument(call, index, value) -> str:
+    return str(_signed_int(value))
+
+
+def _gid_size(call) -> int:
+    """i386's getgroups and setgroups (80, 81) take 16-bit gid_t; the ...32 calls and x86-64's
+    take 32-bit ones."""
+    return 2 if call.bits == 32 and not call.name.endswith("32") else 4
+
+
+def _groups_got(call, value) -> str:
+    """getgroups' list: the `ret` ids it wrote; with a size of 0 it only counts them."""
+    count = call.ret if _signed_int(call.arg(0)) > 0 else -1
+    return structs.format_id_list(call.mem, value, count, _gid_size(call))
+
+
+def _groups_given(call, index, value) -> str:
+    return structs.format_id_list(call.mem, value, _signed_int(call.arg(0)), _gid_size(call))
+
+
 def _sigset_sized_by(size_index: int) -> Decoder:
     return lambda call, index, value: structs.format_sigset(call.mem, value, call.arg(size_index))
 
@@ -69,6 +94,8 @@ OVERRIDES: dict[tuple[str, int], Decoder] = {
         call.mem, value, call.arg(1)),
 }
 OVERRIDES.update(sockets.OVERRIDES)         # the socket calls (sockets.py)
+OVERRIDES[("utimensat", 2)] = lambda call, index, value: structs.format_utimens(
+    call.mem, value, call.word)
 
 # Calls the kernel declares without argument kinds, which strace decodes: their argument lists.
 SIGNATURES: dict[str, tuple[Decoder, ...]] = {
@@ -76,6 +103,8 @@ SIGNATURES: dict[str, tuple[Decoder, ...]] = {
                       lambda call, index, value: str(value)),
     "rt_sigsuspend": (_sigset_sized_by(1), lambda call, index, value: str(value)),
     "pause": (),
+    **{name: (_int_argument, output(_groups_got)) for name in ("getgroups", "getgroups32")},
+    **{name: (_int_argument, _groups_given) for name in ("setgroups", "setgroups32")},
 }
 
 
@@ -83,7 +112,7 @@ SIGNATURES: dict[str, tuple[Decoder, ...]] = {
 # arguments printed at the entry of the calls of SIGNATURES.
 OUTPUTS = frozenset({("getrandom", 0), ("statx", 4), ("setitimer", 2), ("getitimer", 1),
                      ("getdents64", 1), ("getdents", 1), ("sched_getaffinity", 2)}) | sockets.OUTPUTS
-ENTRY_COUNTS = {"rt_sigpending": 0}
+ENTRY_COUNTS = {"rt_sigpending": 0, "getgroups": 1, "getgroups32": 1}
 
 
 def prctl_args(call) -> list[str]:

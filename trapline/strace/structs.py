@@ -8,7 +8,7 @@ from kernel_model.debug.abi import NSIG, flags, short_signal_name, signal_name
 
 from .strings import MemReader, format_address, format_buffer, quote, read_word, read_words
 from .unabbreviated import (format_dirents_full, format_stat_full, format_statx_full,
-                            format_utsname_full, makedev)
+                            format_utsname_full, makedev, time_comment)
 
 RLIM64_INFINITY = (1 << 64) - 1
 RLIM32_INFINITY = (1 << 32) - 1
@@ -300,3 +300,36 @@ def format_cpu_set(mem: MemReader, addr: int, size: int) -> str:
         return format_address(addr)
     mask = int.from_bytes(data, "little")
     return "[" + " ".join(str(cpu) for cpu in range(len(data) * 8) if mask >> cpu & 1) + "]"
+
+
+def format_id_list(mem: MemReader, addr: int, count: int, size: int) -> str:
+    """getgroups' and setgroups' `[0, 4]`: `count` ids of `size` bytes (2 for i386's old
+    16-bit calls); the address when there is nothing to read (a size of 0, or failure)."""
+    if count <= 0 or not addr:
+        return "[]" if count == 0 and addr else format_address(addr) if addr else "NULL"
+    values = read_words(mem, addr, size, min(count, MAX_ARRAY_ELEMENTS))
+    if values is None:
+        return format_address(addr)
+    more = ["..."] if count > MAX_ARRAY_ELEMENTS else []
+    return "[" + ", ".join([str(v) for v in values] + more) + "]"
+
+
+UTIME_NOW, UTIME_OMIT = (1 << 30) - 1, (1 << 30) - 2
+
+
+def format_utimens(mem: MemReader, addr: int, field: int) -> str:
+    """utimensat's two times (print_timespec_t_utime): `[UTIME_NOW, UTIME_OMIT]`, or each
+    `{tv_sec=1, tv_nsec=0} /* 1970-01-01T00:00:01+0000 */`; `field` 4 for i386's old timespec."""
+    if not addr:
+        return "NULL"
+    values = read_words(mem, addr, field, 4)
+    if values is None:
+        return format_address(addr)
+    times = []
+    for seconds, nanos in ((values[0], values[1]), (values[2], values[3])):
+        seconds, nanos = _signed(seconds, field * 8), _signed(nanos, field * 8)
+        if nanos in (UTIME_NOW, UTIME_OMIT):
+            times.append("UTIME_NOW" if nanos == UTIME_NOW else "UTIME_OMIT")
+        else:
+            times.append(f"{{tv_sec={seconds}, tv_nsec={nanos}}}{time_comment(seconds, nanos)}")
+    return "[" + ", ".join(times) + "]"
