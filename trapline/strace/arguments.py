@@ -44,6 +44,28 @@ def _signed_int(value: int) -> int:
     return value - (1 << 32) if value >> 31 else value
 
 
+def _fd_argument(call, index, value) -> str:
+    from .value_formatters import _fd_text
+    return _fd_text(_signed_int(value), call)
+
+
+def _long_argument(call, index, value) -> str:
+    value &= (1 << call.bits) - 1
+    return str(value - (1 << call.bits) if value >> (call.bits - 1) else value)
+
+
+FADVICE = {0: "POSIX_FADV_NORMAL", 1: "POSIX_FADV_RANDOM", 2: "POSIX_FADV_SEQUENTIAL",
+           3: "POSIX_FADV_WILLNEED", 4: "POSIX_FADV_DONTNEED", 5: "POSIX_FADV_NOREUSE"}
+
+
+def fadvice(value: int) -> str:
+    return FADVICE.get(value & 0xffffffff, str(_signed_int(value)))
+
+
+def _advice(call, index, value) -> str:
+    return fadvice(value)
+
+
 def _int_argument(call, index, value) -> str:
     return str(_signed_int(value))
 
@@ -55,9 +77,9 @@ def _gid_size(call) -> int:
 
 
 def _groups_got(call, value) -> str:
-    """getgroups' list: the `ret` ids it wrote; with a size of 0 it only counts them."""
-    count = call.ret if _signed_int(call.arg(0)) > 0 else -1
-    return structs.format_id_list(call.mem, value, count, _gid_size(call))
+    """getgroups' list: `ret` ids, as strace reads them whatever the size was (with a size
+    of 0 the kernel only counts them)."""
+    return structs.format_id_list(call.mem, value, call.ret, _gid_size(call))
 
 
 def _groups_given(call, index, value) -> str:
@@ -78,7 +100,7 @@ OVERRIDES: dict[tuple[str, int], Decoder] = {
     ("getrandom", 0): random_bytes,
     ("getrandom", 2): flag_set(flags.GRND_FLAGS),
     ("statx", 2): statx_flags,
-    ("statx", 3): flag_set(flags.STATX_MASK),
+    ("statx", 3): flag_set(((0xfff, "STATX_ALL"), *flags.STATX_MASK)),   # (strace's name first)
     ("statx", 4): output(lambda call, value: structs.format_statx(call.mem, value)),
     ("setitimer", 0): enum(flags.ITIMER_WHICH, "ITIMER_"),
     ("setitimer", 1): lambda call, index, value: structs.format_itimerval(call.mem, value, call.word),
@@ -105,6 +127,7 @@ SIGNATURES: dict[str, tuple[Decoder, ...]] = {
     "pause": (),
     **{name: (_int_argument, output(_groups_got)) for name in ("getgroups", "getgroups32")},
     **{name: (_int_argument, _groups_given) for name in ("setgroups", "setgroups32")},
+    "fadvise64": (_fd_argument, _long_argument, _long_argument, _advice),
 }
 
 

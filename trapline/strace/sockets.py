@@ -324,3 +324,25 @@ OUTPUTS = frozenset({("accept", 1), ("accept4", 1), ("getsockname", 1), ("getpee
 for _wait in ("epoll_wait", "epoll_pwait", "epoll_pwait2"):
     OVERRIDES[(_wait, 1)] = lambda call, index, value: (
         format_address(value) if call.failed else format_epoll_events(call.mem, value, call.ret))
+
+
+# i386's socketcall(call, args): strace shows the call it multiplexes, with the arguments
+# read from the array (include/uapi/linux/net.h SYS_*, net/socket.c nargs[]).
+SOCKETCALLS = {1: ("socket", 3), 2: ("bind", 3), 3: ("connect", 3), 4: ("listen", 2),
+               5: ("accept", 3), 6: ("getsockname", 3), 7: ("getpeername", 3),
+               8: ("socketpair", 4), 9: ("send", 4), 10: ("recv", 4), 11: ("sendto", 6),
+               12: ("recvfrom", 6), 13: ("shutdown", 2), 14: ("setsockopt", 5),
+               15: ("getsockopt", 5), 16: ("sendmsg", 3), 17: ("recvmsg", 3), 18: ("accept4", 4),
+               19: ("recvmmsg", 5), 20: ("sendmmsg", 4)}
+
+
+def demultiplexed(name: str, args, mem, bits: int):
+    """(name, args) of the call a socketcall stands for; the socketcall itself when its
+    number is unknown or its array cannot be read."""
+    if name != "socketcall" or bits != 32 or len(args) < 2:
+        return name, args
+    target = SOCKETCALLS.get(args[0] & 0xffffffff)
+    if target is None:
+        return name, args
+    values = read_words(mem, args[1], 4, target[1]) if args[1] else None
+    return (name, args) if values is None else (target[0], tuple(values))

@@ -15,6 +15,7 @@ from kernel_model.debug.abi import Kind, Ret, flags, return_kind, signal_name, s
 from . import arguments, structs
 from .expressions import FD_RETURNING
 from .errnos import format_error_return
+from .sockets import demultiplexed
 from .special_calls import _SPECIAL
 from .strings import MemReader
 from .value_formatters import _Call, _fd_text, _signed, _value_formatter
@@ -41,6 +42,7 @@ def format_parts(name: str, args: Sequence[int], ret: int, mem: MemReader,
 def format_call(name: str, args: Sequence[int], ret: int, mem: MemReader,
                 abi_bits: int) -> tuple[str, str, bool]:
     """(`name(args...)`, the text after `= `, whether it failed) for a finished syscall."""
+    name, args = demultiplexed(name, args, mem, abi_bits)
     texts, result, failed = format_parts(name, args, ret, mem, abi_bits)
     return f"{name}({', '.join(texts)})", result, failed
 

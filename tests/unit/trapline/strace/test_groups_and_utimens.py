@@ -35,3 +35,9 @@ def test_utimensat_times(bits, field):
     assert format_syscall("utimensat", (fdcwd, 0, TIMES + 64, 0), 0, mem, bits) == (
         "utimensat(AT_FDCWD, NULL, [{tv_sec=5, tv_nsec=0} /* 1970-01-01T00:00:05+0000 */, "
         "{tv_sec=1, tv_nsec=2} /* 1970-01-01T00:00:01.000000002+0000 */], 0) = 0")
+
+
+def test_getgroups_of_size_0_reads_as_many_as_it_returned():
+    """strace reads `ret` ids whatever the size (glibc's id: `getgroups32(0, []) = 0`)."""
+    assert format_syscall("getgroups32", (0, LIST), 0, FakeMemory({LIST: bytes(8)}), 32) == \
+        "getgroups32(0, []) = 0"
