@@ -88,7 +88,7 @@ class StraceClient:
         self._last_args: dict[int, object] = {}                # tid -> its last call's arguments
         self._entry_lengths: dict[int, int | None] = {}        # tid -> its socklen at the entry
         self._in_call: set[int] = set()                        # tids between entry and exit
-        self._after_call: dict[int, list[str]] = {}            # tid -> signal lines held back
+        self._after_call: dict[int, list[tuple]] = {}          # tid -> signals held back
         # Several tasks' lines in one stream: a call in progress is split (unfinished.py).
         self._interleaves = bool(self.options.follow_forks) and not (
             self.options.output is not None and self.options.follow_forks > 1)
