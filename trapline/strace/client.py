@@ -297,7 +297,9 @@ class StraceClient:
             head = entry_head            # (a failed execve's memory is still the caller's)
         self._emit_call(thread.process, thread.tid, name, head, text, failed,
                         self._resumed(thread, name, args, result), thread)
-        self._signals_after_call(thread.tid)
+        self._in_call.discard(thread.tid)
+        if self._after_call:                # (the signals that came during it: none, mostly)
+            self._signals_after_call(thread.tid)
 
     def _resumed(self, thread, name: str, args, result: int) -> str | None:
         call = self._in_progress.get(thread.tid)

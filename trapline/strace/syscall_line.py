@@ -42,7 +42,8 @@ def format_parts(name: str, args: Sequence[int], ret: int, mem: MemReader,
 def format_call(name: str, args: Sequence[int], ret: int, mem: MemReader,
                 abi_bits: int) -> tuple[str, str, bool]:
     """(`name(args...)`, the text after `= `, whether it failed) for a finished syscall."""
-    name, args = demultiplexed(name, args, mem, abi_bits)
+    if name == "socketcall":
+        name, args = demultiplexed(name, args, mem, abi_bits)
     texts, result, failed = format_parts(name, args, ret, mem, abi_bits)
     return f"{name}({', '.join(texts)})", result, failed
 
