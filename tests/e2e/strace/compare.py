@@ -61,7 +61,7 @@ _PID_PLACES = [
     re.compile(r"(cmsg_data=\{pid=)\d+()"),
     re.compile(r"(Process PID=)\d+()"),
     re.compile(r"^((?:getpid|gettid|getppid|set_tid_address|fork|vfork|clone|clone3|wait4|"
-               r"waitpid)\(.*\) = )\d+()"),
+               r"waitpid|setsid|getsid|getpgid|getpgrp)\(.*\) = )\d+()"),
     re.compile(r"^((?:wait4|waitpid|kill|tgkill|tkill)\()\d+()"),
     re.compile(r"^(tgkill\(PID, )\d+()"),
 ]
@@ -134,22 +134,32 @@ def normalize(text: str) -> list[str]:
         processes.setdefault(pid, []).append(_normalize_body(body + _UNFINISHED))
     if len(processes) == 1:
         return next(iter(processes.values()))
-    order = _creation_order(text, next(iter(processes)))
+    order = _creation_order(text, _split_prefix(text.splitlines()[0])[0])   # the first line's
     ranked = sorted(processes, key=lambda pid: order.get(pid, len(order)))
     return [f"P{index} {line}" for index, pid in enumerate(ranked) for line in processes[pid]]
 
 
-_CREATED = re.compile(r"^(?:\d+ +|\[pid +\d+\] )?(?:<\.\.\. )?(?:fork|vfork|clone|clone3)\b.*= (\d+)")
+_CREATED = re.compile(r"^(?:(\d+) +|\[pid +(\d+)\] )?(?:<\.\.\. )?(?:fork|vfork|clone|clone3)\b.*= (\d+)")
 
 
 def _creation_order(text: str, root) -> dict:
-    """Processes by when they were created (the fork/clone results, in order), the first one
-    first: the same labels whichever ran first afterwards."""
-    order = {root: 0}
+    """Processes in the order of the process tree: the first one, then each one's children in
+    the order it made them, depth first. The labels do not depend on which process ran first
+    afterwards (nor on a child's fork line printed before its parent's clone returned)."""
+    children: dict = {}
     for line in text.splitlines():
         match = _CREATED.match(line)
-        if match is not None and match.group(1) not in order:
-            order[match.group(1)] = len(order)
+        if match is not None:
+            parent = match.group(1) or match.group(2) or root
+            children.setdefault(parent, []).append(match.group(3))
+    order: dict = {}
+    pending = [root]
+    while pending:
+        pid = pending.pop()
+        if pid in order:
+            continue
+        order[pid] = len(order)
+        pending.extend(reversed(children.get(pid, [])))
     return order
 
 
