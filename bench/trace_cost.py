@@ -4,7 +4,7 @@
    writev: the probe never fires), the fileio sample and a syscall-heavy program (busybox
    `dd bs=1 count=50000`: 100 000 system calls, when the Debian binaries are fetched) against `run` of the same program,
    as whole processes in turns (A B A B ...), the CPU time's median ratio. Goal: <= 1.15.
-2. Records: `trace -f jsonl|text -o /dev/null -p uprobe:fib:fib -- fib 27` (317 811 hits)
+2. Records: `trace --format jsonl|text -o /dev/null -p uprobe:fib:fib -- fib 27` (317 811 hits)
    against the same run probing a function fib never calls (`main`: one hit), per strategy:
    (hits) / (extra CPU seconds) = records a second. Goal: >= 300 k/s through int3/trampoline.
 
@@ -58,9 +58,9 @@ def record_rate(runs: int) -> list[str]:
     fib = str(SAMPLES / "x86_64" / "fib")
     for strategy in ("trampoline", "jump"):
         for fmt in ("jsonl", "text"):
-            hot = _trapline("trace", "-f", fmt, "-o", "/dev/null", "--strategy", strategy,
+            hot = _trapline("trace", "--format", fmt, "-o", "/dev/null", "--strategy", strategy,
                             "-p", f"uprobe:{fib}:fib", "--", fib, "27")
-            cold = _trapline("trace", "-f", fmt, "-o", "/dev/null", "--strategy", strategy,
+            cold = _trapline("trace", "--format", fmt, "-o", "/dev/null", "--strategy", strategy,
                              "-p", f"uprobe:{fib}:main", "--", fib, "27")
             ta, tb, _ = _paired_cpu(hot, cold, runs)
             rate = FIB27_HITS / max(ta - tb, 1e-9)

@@ -6,6 +6,15 @@ object's file (the PT_LOAD that maps it: address - p_vaddr + p_offset).
 
 The frame of the call itself is the address after its `syscall` / `int 0x80` (both 2 bytes), where
 Linux leaves the IP: the door shows the instruction's own address inside the call.
+Where there is no CFI and the profiler's unwinder stops (it never guesses: a hand-written
+assembly routine such as musl's __set_thread_area), strace's libdw guesses on as elfutils'
+backends do (backends/x86_64_unwind.c, i386_unwind.c: "There was no CFI. Maybe we happen to
+have a frame pointer"): the return address at [bp + word], the caller's bp at [bp], its sp at
+bp + 2 words; a zero bp, or a word that cannot be read, ends the stack there. The guess skips
+the frame whose pointer the routine did not set up (its caller's caller comes next), as
+strace's lines do. It is made where the walk stops at its first frame, whose registers are
+known; a walk that stops deeper keeps strace's `unexpected_backtracing_error` mark.
+
 Outside trapline/strace/, which reaches the kernel only through the door's plain tables and
 memory peeks: the one strace feature that needs the instrumenter, imported only with -k.
 """
@@ -15,6 +24,7 @@ from emu.registers import gpr_names
 from instrumenter.profiler.unwind import Unwinder
 
 SYSCALL_INSN_LEN = 2
+MAX_GUESSES = 64
 
 
 def stack_printer(debug):
@@ -30,6 +40,15 @@ def stack_printer(debug):
         registers[arch.pc] = debug.read_register(thread, arch.pc)
         stack = unwinder.unwind(process, registers, tid=thread.tid)
         frames = list(stack.frames)
+        for _ in range(MAX_GUESSES):
+            if not (stack.truncated and len(stack.frames) == 1):
+                break
+            registers = _frame_pointer_guess(debug, process, arch, registers)
+            if registers is None:
+                stack = stack._replace(truncated=None)     # libdw's stack ends there
+                break
+            stack = unwinder.unwind(process, registers, tid=thread.tid)
+            frames += stack.frames
         if frames and in_call:
             frames[0] += SYSCALL_INSN_LEN
         shown = [f" > {_frame(debug, process, pc, starts, caller=index > 0)}"
@@ -38,6 +57,24 @@ def stack_printer(debug):
             shown.append(" > unexpected_backtracing_error [0x0]")
         return shown
     return lines
+
+
+def _frame_pointer_guess(debug, process, arch, registers: dict) -> dict | None:
+    """The caller's registers by the frame-pointer chain, as libdw's fallback takes them (the
+    other registers as they are); None where that ends: a zero or unreadable frame pointer, or
+    a zero return address."""
+    bp_name, word = arch.sp[0] + "bp", arch.word
+    bp = registers.get(bp_name)
+    if not bp:
+        return None
+    saved = debug.peek(process, bp, 2 * word)
+    if saved is None or len(saved) < 2 * word:
+        return None
+    caller_bp = int.from_bytes(saved[:word], "little")
+    ret = int.from_bytes(saved[word:], "little")
+    if not ret:
+        return None
+    return {**registers, bp_name: caller_bp, arch.sp: bp + 2 * word, arch.pc: ret}
 
 
 def _frame(debug, process, pc: int, starts, caller: bool) -> str:

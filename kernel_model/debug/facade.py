@@ -66,6 +66,7 @@ from ..memory.vm import PROT_EXEC, PROT_READ, PROT_WRITE  # noqa: F401  (the pag
 from .access import ProcessAccess
 from .alarms import InstructionTime
 from .code_aliases import CodeAliases
+from .descriptors import DescriptorAccess
 from .detach import DetachAccess
 from .events import EVENTS, DebugEvents
 from .exe import ExecutableAccess
@@ -138,6 +139,7 @@ class DebugInterface:
                                    "keep_stale_range stale_code_fault copy_stale_ranges "
                                    "forget_stale_ranges",
         ("_exe", ExecutableAccess): "executable_path thread_name fd_path",
+        ("_descriptors", DescriptorAccess): "fd_device fd_socket cwd_path",
         ("_watch", WatchAccess): "add_watchpoint remove_watchpoint settle_watch_stop "
                                  "forget_watchpoints",
         ("_signal_pcs", SignalFramePcs): "register_signal_pc_translator "
@@ -172,6 +174,7 @@ class DebugInterface:
         self._tool_code = ToolCode()
         self._detach = DetachAccess(kernel)
         self._exe = ExecutableAccess()
+        self._descriptors = DescriptorAccess()
         self._watch = WatchAccess(kernel)
         self._signal_pcs = SignalFramePcs(self._detach.step_thread)
 

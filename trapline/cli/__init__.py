@@ -56,9 +56,9 @@ def _fail(error: BaseException) -> None:
     exit_for(error, lambda text: click.echo(text, err=True))
 
 
-def run_options(f, *, follow_short: bool = True, taken: frozenset = frozenset()):
-    """Options shared by every command that runs a guest (`trace` keeps -f for --format), and
-    strace's (strace_options.py) but for the spellings in `taken`, the command's own."""
+def run_options(f, *, taken: frozenset = frozenset()):
+    """Options shared by every command that runs a guest (-f is strace's in each of them:
+    trace's old -f FORMAT is format_deprecation.py's), and strace's (strace_options.py) but for the spellings in `taken`, the command's own."""
     options = [
         click.option("--rootfs", type=click.Path(file_okay=False), default=None,
                      help="Folder that is the guest's /. Default: the host / read-only."),
@@ -71,14 +71,15 @@ def run_options(f, *, follow_short: bool = True, taken: frozenset = frozenset())
         click.option("--writable", is_flag=True,
                      help="Write through to the rootfs folder (default: in-memory overlay)."),
         click.option("--strace", is_flag=True, help="Print system calls on stderr, strace-style."),
-        click.option(*(("-f", "--follow-forks") if follow_short else ("--follow-forks",)), count=True,
+        click.option("-f", "--follow-forks", count=True,
                      help="With --strace: trace child processes too ([pid N] prefixes); -ff with "
                      "-o FILE: one file FILE.PID per process."),
         click.option("--quantum", type=click.IntRange(min=1), default=DEFAULT_QUANTUM, show_default=True,
                      help="Guest instructions per time slice while several threads can run."),
         click.option("--max-insns", type=click.IntRange(min=0), default=0,
                      help="Stop the run after about this many guest instructions (0: no limit)."),
-        click.option("-v", "--verbose", is_flag=True, help="More diagnostics from trapline."),
+        click.option("-v", "--verbose", is_flag=True, help="More diagnostics from trapline; with "
+                     "--strace also strace's -v (structures and execve's environment in full)."),
     ]
     f = strace_options(f, taken=taken)
     for option in reversed(options):

@@ -32,7 +32,8 @@ SPECS = (
      "With --strace: non-ASCII strings in hex; -xx: every string."),
     ("s_fds", "-y", "--decode-fds", {"count": True},
      "With --strace: each descriptor with its path, 3</etc/passwd> (what /proc/PID/fd/N links "
-     "to); -yy is the same here (no socket or device details)."),
+     "to); -yy: sockets with their protocol and ends (3<TCP:[127.0.0.1:80->127.0.0.1:5555]>, "
+     "4<UNIX-STREAM:[7->8]>), devices with their number (1</dev/null<char 1:3>>)."),
     ("s_xlat", "-X", "--const-print-style", {"type": click.Choice(["raw", "abbrev", "verbose"]),
                                              "default": None},
      "With --strace: named constants and flags as numbers (raw), names (abbrev, the default) "
@@ -56,7 +57,8 @@ SPECS = (
     ("s_failed", "-Z", "--failed-only", {"is_flag": True},
      "With --strace: only the calls that failed (-e status=failed)."),
     ("s_no_abbrev", None, "--no-abbrev", {"is_flag": True},
-     "With --strace: execve's environment in full (strace -v; -v is trapline's --verbose)."),
+     "With --strace: structures (stat, statx, utsname, dirents) and execve's environment in "
+     "full; -v does it too (with trapline's own diagnostics)."),
 )
 
 
@@ -96,7 +98,7 @@ def _options(values: dict, kwargs: dict):
                             timestamps=values["s_time"], relative=values["s_relative"],
                             durations=values["s_durations"],
                             summary=1 if values["s_summary_only"] else 2 if values["s_summary"] else 0,
-                            verbose=values["s_no_abbrev"])
+                            verbose=values["s_no_abbrev"] or bool(kwargs.get("verbose")))
     if values["s_stack"]:
         from ..strace_stacks import stack_printer
         options.stacks = stack_printer

@@ -14,7 +14,8 @@ from .detach import detach_options, detach_starter
 from .strategy_option import StrategyChoice
 from .handler import handler_options
 from .handler import load as load_handler
-from .probe_times import OrderedOptionsCommand, probe_time_options, probe_times
+from .format_deprecation import FormatDeprecatedCommand
+from .probe_times import probe_time_options, probe_times
 from ..host_signals import guest_command
 
 
@@ -22,7 +23,7 @@ def _say_choice(probe, address: int, strategy: str) -> None:
     click.echo(f"trapline: {probe.spec.text} at {address:#x}: {strategy}", err=True)
 
 
-@click.command(cls=OrderedOptionsCommand, context_settings=PROGRAM_COMMAND)
+@click.command(cls=FormatDeprecatedCommand, context_settings=PROGRAM_COMMAND)
 @click.option("-p", "--probe", "probes", multiple=True, required=True, metavar="SPEC",
               help="uprobe:BIN:FUNC[+OFF] | uprobe:BIN:0xADDR | uretprobe:BIN:FUNC | syscall:NAME"
                    " | proc:fork|vfork|exec|exit | signal:NAME")
@@ -38,13 +39,13 @@ def _say_choice(probe, address: int, strategy: str) -> None:
 @click.option("--backpatch", type=click.Choice(["lazy", "eager"]), default="lazy", show_default=True,
               help="--children detach, vfork child: backpatch at its first hit (lazy) or at the "
               "pre-fork event (eager).")
-@click.option("-f", "--format", "fmt", type=click.Choice(["text", "jsonl", "chrome", "folded"]), default="text",
+@click.option("--format", "fmt", type=click.Choice(["text", "jsonl", "chrome", "folded"]), default="text",
               show_default=True, help="chrome: trace-event JSON (entry/return pairs as B/E); folded: "
-              "stacks for flamegraph.pl. Both need -o FILE.")
+              "stacks for flamegraph.pl. Both need -o FILE. "
+              "(-f FORMAT, the old spelling, is deprecated.)")
 @click.option("-o", "--output", type=click.File("w", lazy=False), default=None, help="Write events here (default: stdout).")
 @click.option("-c", "--count", is_flag=True, help="Print a table of hits per probe at the end (stderr).")
-@functools.partial(run_options, follow_short=False,
-                   taken=frozenset({"-o", "--output", "-c", "-f"}))
+@functools.partial(run_options, taken=frozenset({"-o", "--output", "-c"}))
 @click.argument("program")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 @click.pass_context
@@ -105,7 +106,7 @@ def _trace_sink(fmt: str, output, out, specs, program: str):
     if fmt in ("text", "jsonl"):
         return StreamSink(out, fmt, batch=batch_for(output))
     if output is None:
-        raise UsageError(f"-f {fmt} writes one document: give it a file with -o FILE")
+        raise UsageError(f"--format {fmt} writes one document: give it a file with -o FILE")
     from ..trace_formats import ChromeSink, FoldedSink
     if fmt == "chrome":
         return ChromeSink(output, specs)

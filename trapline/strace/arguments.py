@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from kernel_model.debug.abi import flags, signal_name
 
-from . import structs
+from . import sockets, structs
 from .strings import format_address
 
 Decoder = Callable[[object, int, int], str]
@@ -39,6 +39,53 @@ def statx_flags(call, index, value) -> str:
     return "|".join(part for part in (sync, rest) if part) or "0"
 
 
+def _signed_int(value: int) -> int:
+    value &= 0xffffffff
+    return value - (1 << 32) if value >> 31 else value
+
+
+def _fd_argument(call, index, value) -> str:
+    from .value_formatters import _fd_text
+    return _fd_text(_signed_int(value), call)
+
+
+def _long_argument(call, index, value) -> str:
+    value &= (1 << call.bits) - 1
+    return str(value - (1 << call.bits) if value >> (call.bits - 1) else value)
+
+
+FADVICE = {0: "POSIX_FADV_NORMAL", 1: "POSIX_FADV_RANDOM", 2: "POSIX_FADV_SEQUENTIAL",
+           3: "POSIX_FADV_WILLNEED", 4: "POSIX_FADV_DONTNEED", 5: "POSIX_FADV_NOREUSE"}
+
+
+def fadvice(value: int) -> str:
+    return FADVICE.get(value & 0xffffffff, str(_signed_int(value)))
+
+
+def _advice(call, index, value) -> str:
+    return fadvice(value)
+
+
+def _int_argument(call, index, value) -> str:
+    return str(_signed_int(value))
+
+
+def _gid_size(call) -> int:
+    """i386's getgroups and setgroups (80, 81) take 16-bit gid_t; the ...32 calls and x86-64's
+    take 32-bit ones."""
+    return 2 if call.bits == 32 and not call.name.endswith("32") else 4
+
+
+def _groups_got(call, value) -> str:
+    """getgroups' list: `ret` ids, as strace reads them whatever the size was (with a size
+    of 0 the kernel only counts them)."""
+    return structs.format_id_list(call.mem, value, call.ret, _gid_size(call))
+
+
+def _groups_given(call, index, value) -> str:
+    return structs.format_id_list(call.mem, value, _signed_int(call.arg(0)), _gid_size(call))
+
+
 def _sigset_sized_by(size_index: int) -> Decoder:
     return lambda call, index, value: structs.format_sigset(call.mem, value, call.arg(size_index))
 
@@ -53,7 +100,7 @@ OVERRIDES: dict[tuple[str, int], Decoder] = {
     ("getrandom", 0): random_bytes,
     ("getrandom", 2): flag_set(flags.GRND_FLAGS),
     ("statx", 2): statx_flags,
-    ("statx", 3): flag_set(flags.STATX_MASK),
+    ("statx", 3): flag_set(((0xfff, "STATX_ALL"), *flags.STATX_MASK)),   # (strace's name first)
     ("statx", 4): output(lambda call, value: structs.format_statx(call.mem, value)),
     ("setitimer", 0): enum(flags.ITIMER_WHICH, "ITIMER_"),
     ("setitimer", 1): lambda call, index, value: structs.format_itimerval(call.mem, value, call.word),
@@ -62,12 +109,15 @@ OVERRIDES: dict[tuple[str, int], Decoder] = {
     ("getitimer", 1): output(lambda call, value: structs.format_itimerval(call.mem, value, call.word)),
     ("getdents64", 1): output(lambda call, value: structs.format_dirents(call.mem, value, call.ret, 16)),
     ("getdents", 1): output(lambda call, value: structs.format_dirents(call.mem, value, call.ret,
-                                                                        2 * call.word)),
+                                                                        2 * call.word, call.word)),
     ("sched_getaffinity", 2): output(lambda call, value: structs.format_cpu_set(call.mem, value,
                                                                                call.ret)),
     ("sched_setaffinity", 2): lambda call, index, value: structs.format_cpu_set(
         call.mem, value, call.arg(1)),
 }
+OVERRIDES.update(sockets.OVERRIDES)         # the socket calls (sockets.py)
+OVERRIDES[("utimensat", 2)] = lambda call, index, value: structs.format_utimens(
+    call.mem, value, call.word)
 
 # Calls the kernel declares without argument kinds, which strace decodes: their argument lists.
 SIGNATURES: dict[str, tuple[Decoder, ...]] = {
@@ -75,14 +125,17 @@ SIGNATURES: dict[str, tuple[Decoder, ...]] = {
                       lambda call, index, value: str(value)),
     "rt_sigsuspend": (_sigset_sized_by(1), lambda call, index, value: str(value)),
     "pause": (),
+    **{name: (_int_argument, output(_groups_got)) for name in ("getgroups", "getgroups32")},
+    **{name: (_int_argument, _groups_given) for name in ("setgroups", "setgroups32")},
+    "fadvise64": (_fd_argument, _long_argument, _long_argument, _advice),
 }
 
 
 # The overridden arguments that the kernel fills in (shown after `<... NAME resumed>`), and the
 # arguments printed at the entry of the calls of SIGNATURES.
 OUTPUTS = frozenset({("getrandom", 0), ("statx", 4), ("setitimer", 2), ("getitimer", 1),
-                     ("getdents64", 1), ("getdents", 1), ("sched_getaffinity", 2)})
-ENTRY_COUNTS = {"rt_sigpending": 0}
+                     ("getdents64", 1), ("getdents", 1), ("sched_getaffinity", 2)}) | sockets.OUTPUTS
+ENTRY_COUNTS = {"rt_sigpending": 0, "getgroups": 1, "getgroups32": 1}
 
 
 def prctl_args(call) -> list[str]:

@@ -11,6 +11,7 @@ what was read at its entry.
 from . import syscall_line
 from .options import StraceOptions
 from .siginfo import format_siginfo
+from .sockets import LENGTH_ARGUMENTS
 from .output import StraceOutput, aligned
 from .strings import format_execve_call
 from .structs import SIGRETURN_MASK_OFFSET
@@ -36,7 +37,8 @@ RESTART_ERRNOS = {"pause": ERESTARTNOHAND, "rt_sigsuspend": ERESTARTNOHAND,
 class _Memory:
     """One traced process's memory as the formatter reads it (strings.MemReader): through the
     door's peeks, None where it is not readable; with -s and -x's settings."""
-    __slots__ = ("_debug", "_process", "max_strlen", "hex_strings", "verbose", "decode_fds", "xlat")
+    __slots__ = ("_debug", "_process", "max_strlen", "hex_strings", "verbose", "decode_fds", "xlat",
+                 "entry_length")
 
     def __init__(self, debug, process, options: StraceOptions):
         self._debug, self._process = debug, process
@@ -44,9 +46,19 @@ class _Memory:
         self.verbose = options.verbose
         self.decode_fds = options.decode_fds
         self.xlat = options.xlat
+        self.entry_length = None        # a value-result length as it was at the entry
 
     def fd_path(self, fd: int):
         return self._debug.fd_path(self._process, fd)
+
+    def fd_socket(self, fd: int):
+        return self._debug.fd_socket(self._process, fd)
+
+    def fd_device(self, fd: int):
+        return self._debug.fd_device(self._process, fd)
+
+    def cwd_path(self):
+        return self._debug.cwd_path(self._process)
 
     def read(self, addr: int, n: int):
         return self._debug.peek(self._process, addr, n)
@@ -74,6 +86,9 @@ class StraceClient:
         self._entered_ns: dict[int, int] = {}                  # tid -> virtual time at entry
         self._in_progress: dict[int, InProgress] = {}          # tid -> the call it is in
         self._last_args: dict[int, object] = {}                # tid -> its last call's arguments
+        self._entry_lengths: dict[int, int | None] = {}        # tid -> its socklen at the entry
+        self._in_call: set[int] = set()                        # tids between entry and exit
+        self._after_call: dict[int, list[tuple]] = {}          # tid -> signals held back
         # Several tasks' lines in one stream: a call in progress is split (unfinished.py).
         self._interleaves = bool(self.options.follow_forks) and not (
             self.options.output is not None and self.options.follow_forks > 1)
@@ -169,8 +184,10 @@ class StraceClient:
 
     def _call(self, thread, name: str, args, result: int) -> tuple[str, str, bool]:
         bits = ABI_BITS[self.debug.syscall_abi(thread)]
-        return syscall_line.format_call(name, args, result,
-                                        _Memory(self.debug, thread.process, self.options), bits)
+        mem = _Memory(self.debug, thread.process, self.options)
+        if self._entry_lengths:
+            mem.entry_length = self._entry_lengths.get(thread.tid)
+        return syscall_line.format_call(name, args, result, mem, bits)
 
     # ---- the program the tool starts (strace's own execve of it) -----------------------------
     def started(self, proc, path: bytes, argv: list[bytes], env: list[bytes]) -> None:
@@ -208,6 +225,7 @@ class StraceClient:
         signal = status & 0x7F
         for thread in self.debug.threads(proc):
             self._in_progress.pop(thread.tid, None)      # a call it died in ends with it
+            self._signals_after_call(thread.tid)
         self._emit(proc, syscall_line.format_killed(signal, bool(status & 0x80)) if signal
                    else syscall_line.format_exit((status >> 8) & 0xFF))
         self.live.discard(proc.pid)
@@ -220,12 +238,32 @@ class StraceClient:
         line = f"--- {syscall_line.signal_name(sig)} {format_siginfo(sig, info)} ---"
         self._emit(proc, line, thread.tid if thread else None)
 
-    signal_ignored = signal
+    def signal_ignored(self, proc, thread, sig: int, info: dict | None = None) -> None:
+        """An ignored signal taken while its thread is inside a call (the kernel re-runs a
+        sleeping call the signal woke): Linux's tracee completes the call first and meets the
+        signal on its way out, so strace prints the call's line, then the signal's (ptrace's
+        syscall-exit-stop comes before the signal-delivery-stop)."""
+        if thread is not None and thread.tid in self._in_call:
+            self._after_call.setdefault(thread.tid, []).append((proc, thread, sig, info))
+            return
+        self.signal(proc, thread, sig, info)
+
+    def _signals_after_call(self, tid: int) -> None:
+        self._in_call.discard(tid)
+        if self._after_call:
+            for held in self._after_call.pop(tid, ()):
+                self.signal(*held)
 
     # ---- syscall stops ----------------------------------------------------------------------
     def syscall_entry(self, thread, name: str, args) -> None:
         """What must be read from the caller's memory before the call runs."""
         self._last_args[thread.tid] = args
+        if name not in NO_RETURN_CALLS:
+            self._in_call.add(thread.tid)
+        length_at = LENGTH_ARGUMENTS.get(name)
+        if length_at is not None and length_at < len(args) and args[length_at]:
+            raw = self.debug.peek(thread.process, args[length_at], 4)
+            self._entry_lengths[thread.tid] = int.from_bytes(raw, "little") if raw else None
         if self._interleaves and name not in NO_RETURN_CALLS:
             known = self._in_progress.get(thread.tid)
             if known is None or known.name != name:     # (a sleeping call entered again: the same)
@@ -253,10 +291,15 @@ class StraceClient:
     def syscall_exit(self, thread, name: str, args, result: int) -> None:
         entry_head = self._entry_heads.pop(thread.tid, None) if self._entry_heads else None
         head, text, failed = self._call(thread, name, args, result)
+        if self._entry_lengths:
+            self._entry_lengths.pop(thread.tid, None)
         if entry_head is not None and not (name == "execve" and failed):
             head = entry_head            # (a failed execve's memory is still the caller's)
         self._emit_call(thread.process, thread.tid, name, head, text, failed,
                         self._resumed(thread, name, args, result), thread)
+        self._in_call.discard(thread.tid)
+        if self._after_call:                # (the signals that came during it: none, mostly)
+            self._signals_after_call(thread.tid)
 
     def _resumed(self, thread, name: str, args, result: int) -> str | None:
         call = self._in_progress.get(thread.tid)
@@ -275,6 +318,7 @@ class StraceClient:
         head, text, _ = self._call(thread, name, args, errno)
         self._emit_call(thread.process, thread.tid, name, head, text, True,
                         self._resumed(thread, name, args, errno))
+        self._signals_after_call(thread.tid)
 
 
 def _seconds(ns: int) -> str:

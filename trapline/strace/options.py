@@ -22,7 +22,7 @@ class StraceOptions:
     verbose: bool = False                 # -v: execve's environment in full
     hex_strings: int = 0                  # -x: non-ASCII strings in hex; -xx: every string
     xlat: str = "abbrev"                  # -X raw|abbrev|verbose: constants as numbers/names
-    decode_fds: int = 0                   # -y: descriptors with their paths (-yy: the same)
+    decode_fds: int = 0                   # -y: descriptors with their paths; -yy: socket, device details
     summary: int = 0                      # -c: the table only; -C: the lines and the table
     timestamps: int = 0                   # -t, -tt, -ttt (on the virtual clock)
     relative: bool = False                # -r (on the virtual clock)

@@ -145,10 +145,18 @@ def _sigreturn_args(call: _Call) -> list[str]:
     return [structs.format_sigreturn_mask(call.mem, call.arg(0), size)]
 
 
+def _fadvise64_64_args(call: _Call) -> list[str]:
+    """i386 fadvise64_64(fd, offset low, high, len low, high, advice): the halves joined."""
+    offset = _signed(call.arg(1) | call.arg(2) << 32, 64)
+    length = _signed(call.arg(3) | call.arg(4) << 32, 64)
+    return [_fd_text(_signed(call.arg(0), 32), call), str(offset), str(length),
+            arguments.fadvice(call.arg(5))]
+
+
 _SPECIAL: dict[str, Callable[[_Call], list[str]]] = {
     "set_thread_area": _set_thread_area_args, "rt_sigreturn": _sigreturn_args,
     "sigreturn": _sigreturn_args, "prctl": arguments.prctl_args, "mremap": arguments.mremap_args,
     "open": _open_args, "openat": _open_args, "fcntl": _fcntl_args, "fcntl64": _fcntl_args,
     "ioctl": _ioctl_args, "futex": _futex_args, "_llseek": _llseek_args,
-    "mmap": _old_mmap_args, "clone": _clone_args,
+    "mmap": _old_mmap_args, "clone": _clone_args, "fadvise64_64": _fadvise64_64_args,
 }

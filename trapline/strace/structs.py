@@ -7,6 +7,8 @@ returns the bare address when the memory cannot be read, as strace does.
 from kernel_model.debug.abi import NSIG, flags, short_signal_name, signal_name
 
 from .strings import MemReader, format_address, format_buffer, quote, read_word, read_words
+from .unabbreviated import (format_dirents_full, format_stat_full, format_statx_full,
+                            format_utsname_full, makedev, time_comment)
 
 RLIM64_INFINITY = (1 << 64) - 1
 RLIM32_INFINITY = (1 << 32) - 1
@@ -108,8 +110,15 @@ def format_rlimit(mem: MemReader, addr: int, field: int) -> str:
     return f"{{rlim_cur={current}, rlim_max={maximum}}}"
 
 
+def _unabbreviated(mem) -> bool:
+    """strace -v: structures in full (unabbreviated.py)."""
+    return getattr(mem, "verbose", False)
+
+
 def format_utsname(mem: MemReader, addr: int) -> str:
     """strace abbreviates struct utsname to its first two fields."""
+    if _unabbreviated(mem):
+        return format_utsname_full(mem, addr)
     data = mem.read(addr, 2 * UTS_FIELD) if addr else None
     if data is None or len(data) < 2 * UTS_FIELD:
         return format_address(addr)
@@ -135,17 +144,10 @@ def format_wait_status(mem: MemReader, addr: int) -> str:
     return format_address(addr) if status is None else f"[{wait_status_text(status)}]"
 
 
-def _makedev(dev: int) -> str:
-    """Linux's dev_t split (new_decode_dev): 12-bit major and 20-bit minor, spread out."""
-    major = ((dev >> 8) & 0xfff) | ((dev >> 32) & ~0xfff)
-    minor = (dev & 0xff) | ((dev >> 12) & ~0xff)
-    return f"makedev({flags.format_hex(major)}, {flags.format_hex(minor)})"
-
-
 def _stat_summary(mode: int, size: int, rdev: int) -> str:
     """`{st_mode=S_IFREG|0644, st_size=1221, ...}`; devices show st_rdev instead of st_size."""
     kind = mode & flags.S_IFMT
-    detail = (f"st_rdev={_makedev(rdev)}" if kind in (0o020000, 0o060000)
+    detail = (f"st_rdev={makedev(rdev)}" if kind in (0o020000, 0o060000)
               else f"st_size={size}")
     return f"{{st_mode={flags.decode_file_mode(mode)}, {detail}, ...}}"
 
@@ -159,6 +161,8 @@ _STAT_LAYOUTS = {
 
 
 def format_stat(mem: MemReader, addr: int, layout: str) -> str:
+    if _unabbreviated(mem):
+        return format_stat_full(mem, addr, layout)
     mode_at, mode_len, rdev_at, rdev_len, size_at, size_len = _STAT_LAYOUTS[layout]
     data = mem.read(addr, size_at + size_len) if addr else None
     if data is None or len(data) < size_at + size_len:
@@ -245,6 +249,8 @@ def format_sigreturn_mask(mem: MemReader, addr: int, size: int) -> str:
 
 def format_statx(mem: MemReader, addr: int) -> str:
     """struct statx (uapi/linux/stat.h) abbreviated as strace prints it without -v."""
+    if _unabbreviated(mem):
+        return format_statx_full(mem, addr)
     data = mem.read(addr, 48)
     if data is None or len(data) < 48:
         return format_address(addr)
@@ -269,8 +275,12 @@ def format_itimerval(mem: MemReader, addr: int, word: int) -> str:
             f"it_value={{tv_sec={s2}, tv_usec={u2}}}}}")
 
 
-def format_dirents(mem: MemReader, addr: int, size: int, reclen_at: int) -> str:
-    """`0x... /* 8 entries */`: strace counts the records by their d_reclen without -v."""
+def format_dirents(mem: MemReader, addr: int, size: int, reclen_at: int,
+                   word: int | None = None) -> str:
+    """`0x... /* 8 entries */`: strace counts the records by their d_reclen without -v; `word`
+    is getdents' long size (None: getdents64's records)."""
+    if _unabbreviated(mem):
+        return format_dirents_full(mem, addr, size, word)
     data = mem.read(addr, size) if size > 0 else b""
     if data is None:
         return format_address(addr)
@@ -290,3 +300,36 @@ def format_cpu_set(mem: MemReader, addr: int, size: int) -> str:
         return format_address(addr)
     mask = int.from_bytes(data, "little")
     return "[" + " ".join(str(cpu) for cpu in range(len(data) * 8) if mask >> cpu & 1) + "]"
+
+
+def format_id_list(mem: MemReader, addr: int, count: int, size: int) -> str:
+    """getgroups' and setgroups' `[0, 4]`: `count` ids of `size` bytes (2 for i386's old
+    16-bit calls); the address when there is nothing to read (a size of 0, or failure)."""
+    if count <= 0 or not addr:
+        return "[]" if count == 0 and addr else format_address(addr) if addr else "NULL"
+    values = read_words(mem, addr, size, min(count, MAX_ARRAY_ELEMENTS))
+    if values is None:
+        return format_address(addr)
+    more = ["..."] if count > MAX_ARRAY_ELEMENTS else []
+    return "[" + ", ".join([str(v) for v in values] + more) + "]"
+
+
+UTIME_NOW, UTIME_OMIT = (1 << 30) - 1, (1 << 30) - 2
+
+
+def format_utimens(mem: MemReader, addr: int, field: int) -> str:
+    """utimensat's two times (print_timespec_t_utime): `[UTIME_NOW, UTIME_OMIT]`, or each
+    `{tv_sec=1, tv_nsec=0} /* 1970-01-01T00:00:01+0000 */`; `field` 4 for i386's old timespec."""
+    if not addr:
+        return "NULL"
+    values = read_words(mem, addr, field, 4)
+    if values is None:
+        return format_address(addr)
+    times = []
+    for seconds, nanos in ((values[0], values[1]), (values[2], values[3])):
+        seconds, nanos = _signed(seconds, field * 8), _signed(nanos, field * 8)
+        if nanos in (UTIME_NOW, UTIME_OMIT):
+            times.append("UTIME_NOW" if nanos == UTIME_NOW else "UTIME_OMIT")
+        else:
+            times.append(f"{{tv_sec={seconds}, tv_nsec={nanos}}}{time_comment(seconds, nanos)}")
+    return "[" + ", ".join(times) + "]"

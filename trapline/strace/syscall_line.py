@@ -15,6 +15,7 @@ from kernel_model.debug.abi import Kind, Ret, flags, return_kind, signal_name, s
 from . import arguments, structs
 from .expressions import FD_RETURNING
 from .errnos import format_error_return
+from .sockets import demultiplexed
 from .special_calls import _SPECIAL
 from .strings import MemReader
 from .value_formatters import _Call, _fd_text, _signed, _value_formatter
@@ -41,6 +42,8 @@ def format_parts(name: str, args: Sequence[int], ret: int, mem: MemReader,
 def format_call(name: str, args: Sequence[int], ret: int, mem: MemReader,
                 abi_bits: int) -> tuple[str, str, bool]:
     """(`name(args...)`, the text after `= `, whether it failed) for a finished syscall."""
+    if name == "socketcall":
+        name, args = demultiplexed(name, args, mem, abi_bits)
     texts, result, failed = format_parts(name, args, ret, mem, abi_bits)
     return f"{name}({', '.join(texts)})", result, failed
 
@@ -136,6 +139,9 @@ def _set_thread_area_note(call: _Call) -> str:
     return "" if entry is None else f" (entry_number={entry})"
 
 
+# Calls whose new descriptors are in an array (pipe's [3, 4]); their result is a plain 0.
+FDS_IN_MEMORY = frozenset({"pipe", "pipe2", "socketpair"})
+
 _RETURN_NOTES: dict[str, Callable[[_Call], str]] = {"set_thread_area": _set_thread_area_note}
 
 
@@ -152,7 +158,7 @@ def _format_return_value(call: _Call) -> str:
         return flags.format_octal(unsigned)
     if call.name in ("fcntl", "fcntl64"):
         return _fcntl_return(call.arg(1), unsigned)
-    if call.name in FD_RETURNING:
+    if call.name in FD_RETURNING and call.name not in FDS_IN_MEMORY:
         return _fd_text(call.ret, call)
     return str(call.ret)
 

@@ -10,9 +10,9 @@ from collections.abc import Callable
 
 from kernel_model.debug.abi import Kind, flags, signal_name
 
-from . import structs
+from . import fd_details, structs
 from .strings import (MemReader, escape_bytes, format_address, format_argv, format_buffer, format_envp,
-                      format_path)
+                      format_path, read_words)
 
 
 MAX_ERRNO = 4095             # include/linux/err.h: -4095..-1 are errors
@@ -90,11 +90,41 @@ def _xlat(call: _Call, value: int, name: Callable[[int, _Call], str]) -> str:
 
 
 def _fd_text(fd: int, call: _Call) -> str:
-    """`3`, or with -y `3</etc/passwd>`: the path /proc/PID/fd/3 links to."""
-    if not getattr(call.mem, "decode_fds", 0):
+    """`3`, or with -y `3</etc/passwd>`: the path /proc/PID/fd/3 links to; with -yy a
+    socket's protocol and ends, a device's number (fd_details.py)."""
+    decode = getattr(call.mem, "decode_fds", 0)
+    if not decode:
         return str(fd)
+    if decode > 1:
+        detailed = _fd_details(fd, call.mem)
+        if detailed is not None:
+            return f"{fd}<{detailed}>"
     path = call.mem.fd_path(fd)
     return str(fd) if path is None else f"{fd}<{escape_bytes(path)}>"
+
+
+def _cwd_text(call: _Call) -> str:
+    """`AT_FDCWD`, or with -y `AT_FDCWD</tmp>`: the working directory it stands for."""
+    if not getattr(call.mem, "decode_fds", 0):
+        return "AT_FDCWD"
+    return f"AT_FDCWD<{escape_bytes(call.mem.cwd_path())}>"
+
+
+def _fd_pair(call: _Call, addr: int) -> str:
+    """pipe's and socketpair's `[3, 4]`, each descriptor as -y/-yy show it (printpair_fd)."""
+    values = read_words(call.mem, addr, 4, 2)
+    if values is None:
+        return format_address(addr)
+    return "[" + ", ".join(_fd_text(_signed(v, 32), call) for v in values) + "]"
+
+
+def _fd_details(fd: int, mem) -> str | None:
+    ends = mem.fd_socket(fd)
+    if ends is not None:
+        return fd_details.socket_text(ends)
+    device = mem.fd_device(fd)
+    path = mem.fd_path(fd) if device is not None else None
+    return None if path is None else escape_bytes(path) + fd_details.device_suffix(device)
 
 
 _SIMPLE: dict[Kind, Callable[[int, _Call], str]] = {
@@ -109,7 +139,7 @@ _SIMPLE: dict[Kind, Callable[[int, _Call], str]] = {
     Kind.MODE: lambda v, c: flags.format_octal(v),
     Kind.PTR: lambda v, c: format_address(v),
     Kind.STRUCT: lambda v, c: format_address(v),
-    Kind.DIRFD: lambda v, c: ("AT_FDCWD" if _signed(v, 32) == flags.AT_FDCWD
+    Kind.DIRFD: lambda v, c: (_cwd_text(c) if _signed(v, 32) == flags.AT_FDCWD
                               else _fd_text(_signed(v, 32), c)),
     Kind.OPEN_FLAGS: lambda v, c: flags.decode_open_flags(v),
     Kind.PIPE_FLAGS: lambda v, c: flags.decode_flags(v, flags.OPEN_FLAGS),
@@ -179,7 +209,7 @@ _OUTPUT_DECODERS: dict[Kind, Callable[[_Call, int, int], str]] = {
     Kind.RLIMIT_OUT: lambda c, i, v: structs.format_rlimit(c.mem, v, c.word),
     Kind.RLIMIT64_OUT: lambda c, i, v: structs.format_rlimit(c.mem, v, 8),
     Kind.UTSNAME_OUT: lambda c, i, v: structs.format_utsname(c.mem, v),
-    Kind.PIPEFD_OUT: lambda c, i, v: structs.format_int_array(c.mem, v, 2),
+    Kind.PIPEFD_OUT: lambda c, i, v: _fd_pair(c, v),
     Kind.INT_OUT: lambda c, i, v: structs.format_int_array(c.mem, v, 1),
     Kind.LOFF_OUT: lambda c, i, v: structs.format_loff(c.mem, v),
     Kind.WSTATUS_OUT: lambda c, i, v: (structs.format_wait_status(c.mem, v) if c.ret > 0

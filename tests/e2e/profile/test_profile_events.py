@@ -52,7 +52,7 @@ def test_taken_branches_sample_the_loops_and_are_deterministic(arch):
 
 def test_profile_probes_in_trace_carry_pid_tid_pc_and_the_stack():
     program = SAMPLES / "x86_64" / "callchain"
-    done = subprocess.run([sys.executable, "-m", "trapline", "trace", "-f", "jsonl", "-p",
+    done = subprocess.run([sys.executable, "-m", "trapline", "trace", "--format", "jsonl", "-p",
                            "profile:insn:5000:stack", str(program), "20"], capture_output=True,
                           cwd=ROOT, timeout=300)
     assert done.returncode == 0, done.stderr.decode()

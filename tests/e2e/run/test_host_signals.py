@@ -44,7 +44,7 @@ def running(*argv, **popen):
 def test_trace_into_a_pipe_its_reader_closed(arch, fmt):
     """`trapline trace ... | head -2`: fib 20's 21 891 records do not fit in the pipe, so a
     write meets the closed pipe."""
-    with running("trace", "-f", fmt, "-p", "uprobe:fib:fib", "--", sample(arch, "fib"), "20",
+    with running("trace", "--format", fmt, "-p", "uprobe:fib:fib", "--", sample(arch, "fib"), "20",
                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL) as run:
         lines = [run.stdout.readline() for _ in range(2)]
         run.stdout.close()
@@ -138,7 +138,7 @@ def test_signal_stops_a_system_call_loop_with_its_records_written(arch, signum, 
 def test_signal_ends_the_chrome_document_of_a_compute_loop(arch, signum, tmp_path):
     """The -o document of a probed compute loop is closed: it parses as JSON."""
     out = tmp_path / "trace.json"
-    with running("trace", "-f", "chrome", "-o", str(out), "-p", "uprobe:compute:mix", "--",
+    with running("trace", "--format", "chrome", "-o", str(out), "-p", "uprobe:compute:mix", "--",
                  sample(arch, "compute"), "1000000000", stdout=subprocess.DEVNULL,
                  stderr=subprocess.PIPE, stdin=subprocess.DEVNULL) as run:
         wait_for_lines(out, run, count=3)

@@ -7,8 +7,9 @@ exactly as a shell-started `strace PROG` would see them. The sandbox side is `py
 run --strace -o FILE` with the same environment.
 
 Both texts are normalized only for what legitimately differs between two runs: addresses (hex
-of 5+ digits), pids (in the places strace prints them), random bytes (getrandom's buffer) and
-clock readings (tv_sec/tv_nsec results). What is left must be identical; `identical_share`
+of 5+ digits), pids (in the places strace prints them), random bytes (getrandom's buffer),
+clock readings (tv_sec/tv_nsec results), the inode numbers of pipes and sockets (-y) and the
+TLS entry number of i386 programs (the 32-bit kernel's, against the host's 64-bit one). What is left must be identical; `identical_share`
 measures how much is.
 
 `python3 -m tests.e2e.strace.compare [--diff] [--dynamic]` prints the share of identical lines
@@ -35,8 +36,9 @@ SAMPLE_ARCH = {"amd64": "x86_64", "i386": "i386"}
 SAMPLE_PROGRAMS = {
     "hello": [], "args_env": ["first", "second arg"], "fileio": [], "compute": [],
     "fib": ["10"], "alloc": [], "callchain": [], "signals": [], "sigchain": [],
-    "fork_pipe": [], "exec_chain": [], "vfork_status": [], "spawn_tree": [],
+    "fork_pipe": [], "exec_chain": [], "vfork_status": [], "spawn_tree": [], "sockets": [],
 }
+FOLLOWED_SAMPLES = ("fork_pipe", "exec_chain", "vfork_status", "spawn_tree", "sockets")
 # Busybox applets (single processes) and sh pipelines (followed with -f).
 BUSYBOX_PROGRAMS = {
     "echo": (["/bin/busybox", "echo", "hi"], False),
@@ -56,14 +58,21 @@ _ADDRESS = re.compile(r"0x[0-9a-f]{5,}")
 _PREFIX = re.compile(r"^(?:(\d+) +|\[pid +(\d+)\] )")
 _PID_PLACES = [
     re.compile(r"(si_pid=)\d+()"),
+    re.compile(r"(cmsg_data=\{pid=)\d+()"),
     re.compile(r"(Process PID=)\d+()"),
     re.compile(r"^((?:getpid|gettid|getppid|set_tid_address|fork|vfork|clone|clone3|wait4|"
-               r"waitpid)\(.*\) = )\d+()"),
+               r"waitpid|setsid|getsid|getpgid|getpgrp)\(.*\) = )\d+()"),
     re.compile(r"^((?:wait4|waitpid|kill|tgkill|tkill)\()\d+()"),
     re.compile(r"^(tgkill\(PID, )\d+()"),
 ]
 _RANDOM = re.compile(r'^(getrandom\()"(?:[^"\\]|\\.)*"(?:\.\.\.)?')
 _CLOCK = re.compile(r"(tv_sec=)\d+(, tv_nsec=)\d+")
+# -y/-yy: the inode numbers of pipes and sockets (pipe:[4101], UNIX-STREAM:[4097->4098])
+_INODES = re.compile(r"((?:pipe|socket|UNIX|UNIX-STREAM|TCP|TCPv6|UDP|UDPv6):\[)\d+(?:->\d+)?")
+# The first TLS entry set_thread_area gives an i386 program: 6 on the 32-bit kernel trapline
+# models (GDT_ENTRY_TLS_MIN, arch/x86/include/asm/segment.h), 12 on the reference host's
+# 64-bit kernel that runs i386 programs; the kernels' difference, not strace's.
+_TLS_ENTRY = re.compile(r"\(entry_number=(?:6|12)\)$")
 _RESULT = re.compile(r"^(.*\)) +(= .*)$")
 ALIGN_COLUMN = 40            # strace -a default: `= ` starts at column 40
 
@@ -93,6 +102,8 @@ def _normalize_body(body: str) -> str:
     for place in _PID_PLACES:
         body = place.sub(r"\1PID\2", body)
     body = _RANDOM.sub(r'\1"RANDOM"', body)
+    body = _INODES.sub(r"\1INODE", body)
+    body = _TLS_ENTRY.sub("(entry_number=TLS)", body)
     return _CLOCK.sub(r"\1T\2T", body)
 
 
@@ -123,22 +134,32 @@ def normalize(text: str) -> list[str]:
         processes.setdefault(pid, []).append(_normalize_body(body + _UNFINISHED))
     if len(processes) == 1:
         return next(iter(processes.values()))
-    order = _creation_order(text, next(iter(processes)))
+    order = _creation_order(text, _split_prefix(text.splitlines()[0])[0])   # the first line's
     ranked = sorted(processes, key=lambda pid: order.get(pid, len(order)))
     return [f"P{index} {line}" for index, pid in enumerate(ranked) for line in processes[pid]]
 
 
-_CREATED = re.compile(r"^(?:\d+ +|\[pid +\d+\] )?(?:<\.\.\. )?(?:fork|vfork|clone|clone3)\b.*= (\d+)")
+_CREATED = re.compile(r"^(?:(\d+) +|\[pid +(\d+)\] )?(?:<\.\.\. )?(?:fork|vfork|clone|clone3)\b.*= (\d+)")
 
 
 def _creation_order(text: str, root) -> dict:
-    """Processes by when they were created (the fork/clone results, in order), the first one
-    first: the same labels whichever ran first afterwards."""
-    order = {root: 0}
+    """Processes in the order of the process tree: the first one, then each one's children in
+    the order it made them, depth first. The labels do not depend on which process ran first
+    afterwards (nor on a child's fork line printed before its parent's clone returned)."""
+    children: dict = {}
     for line in text.splitlines():
         match = _CREATED.match(line)
-        if match is not None and match.group(1) not in order:
-            order[match.group(1)] = len(order)
+        if match is not None:
+            parent = match.group(1) or match.group(2) or root
+            children.setdefault(parent, []).append(match.group(3))
+    order: dict = {}
+    pending = [root]
+    while pending:
+        pid = pending.pop()
+        if pid in order:
+            continue
+        order[pid] = len(order)
+        pending.extend(reversed(children.get(pid, [])))
     return order
 
 
@@ -162,10 +183,11 @@ def _program_part(native_text: str) -> str:
     return "".join(lines[execves[1]:])
 
 
-def native_trace(argv: list[str], root: Path | None, *, follow: bool, timeout: float = 60) -> str:
+def native_trace(argv: list[str], root: Path | None, *, follow: bool, timeout: float = 60,
+                 options: tuple[str, ...] = ()) -> str:
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "trace"
-        options = ["-f"] if follow else []
+        options = (["-f"] if follow else []) + list(options)
         if root is None:
             command = [STRACE, *options, "-o", str(out), *argv]
             env = dict(FIXED_ENV)
@@ -178,7 +200,7 @@ def native_trace(argv: list[str], root: Path | None, *, follow: bool, timeout: f
 
 
 def sandbox_trace(argv: list[str], root: Path | None, *, follow: bool, timeout: float = 120,
-                  output_option: bool = True) -> str:
+                  output_option: bool = True, options: tuple[str, ...] = ()) -> str:
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "trace"
         command = [sys.executable, "-m", "trapline", "run", "--strace", "--clear-env"]
@@ -188,6 +210,7 @@ def sandbox_trace(argv: list[str], root: Path | None, *, follow: bool, timeout: 
             command += ["-E", f"{key}={value}"]
         if follow:
             command.append("-f")
+        command += options
         if output_option:
             command += ["-o", str(out)]
         done = subprocess.run([*command, "--", *argv], capture_output=True, timeout=timeout,
@@ -214,9 +237,11 @@ class Comparison:
 
 
 def compare(name: str, arch: str, argv: list[str], root: Path | None, *, follow: bool = False,
-            output_option: bool = True) -> Comparison:
-    native = normalize(native_trace(argv, root, follow=follow))
-    sandbox = normalize(sandbox_trace(argv, root, follow=follow, output_option=output_option))
+            output_option: bool = True, options: tuple[str, ...] = ()) -> Comparison:
+    """`options`: strace options given to both (-yy, -v...)."""
+    native = normalize(native_trace(argv, root, follow=follow, options=options))
+    sandbox = normalize(sandbox_trace(argv, root, follow=follow, output_option=output_option,
+                                      options=options))
     return Comparison(name, arch, native, sandbox)
 
 
@@ -230,7 +255,7 @@ def every_comparison(roots: dict[str, Path], output_option: bool = True,
         for name, argv in DYNAMIC_PROGRAMS.items() if dynamic_roots else ():
             yield compare(name, arch, argv, dynamic_roots[arch], output_option=output_option)
         for name in SAMPLE_PROGRAMS:
-            follow = name in ("fork_pipe", "exec_chain", "vfork_status", "spawn_tree")
+            follow = name in FOLLOWED_SAMPLES
             yield compare(name, arch, sample_argv(arch, name), None, follow=follow,
                           output_option=output_option)
         for name, (argv, follow) in BUSYBOX_PROGRAMS.items():

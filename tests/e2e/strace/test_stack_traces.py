@@ -1,10 +1,10 @@
 """strace -k (trapline/strace_stacks.py): the stack of each call, from the profiler's unwinder,
 as Debian's strace -k prints it: ` > object(function+0xoff) [0xfile offset]`.
 
-On amd64 every call's block is strace's, line for line, from set_tid_address on (arch_prctl
-runs in musl's __set_thread_area, hand-written with neither CFI nor a frame pointer: the
-unwinder stops there, where libdw's heuristics go on). Debian's x86-64 strace cannot unwind an
-i386 process; there the blocks must reach the program's _start.
+On amd64 every call's block is strace's, line for line, arch_prctl's included: it runs in
+musl's __set_thread_area, hand-written with neither CFI nor a frame pointer, where the
+profiler's unwinder stops and -k goes on with libdw's frame-pointer guess. Debian's x86-64
+strace cannot unwind an i386 process; there the blocks must reach the program's _start.
 """
 import subprocess
 import sys
@@ -42,14 +42,15 @@ def test_amd64_blocks_are_straces(tmp_path):
                    timeout=60)
     ours, theirs = _blocks(_trapline(program, tmp_path)), _blocks(native.read_text())
     assert [name for name, _ in ours] == [name for name, _ in theirs]
-    start = [name for name, _ in theirs].index("set_tid_address")
-    assert ours[start:] == theirs[start:]
-    assert ours[0] == theirs[0]                     # execve: the new image at its entry
+    assert ours == theirs
+    assert dict(theirs)["arch_prctl"][0].startswith(f" > {program}(__set_thread_area+")
 
 
 def test_i386_blocks_reach_the_start(tmp_path):
     program = str(REPO_ROOT / "samples" / "bin" / "i386" / "callchain")
     blocks = dict(_blocks(_trapline(program, tmp_path)))
+    assert blocks["set_thread_area"][0].startswith(f" > {program}(__set_thread_area+")
+    assert blocks["set_thread_area"][-1].startswith(f" > {program}(_start+")
     assert blocks["set_tid_address"][0].startswith(f" > {program}(__init_tp+")
     assert blocks["set_tid_address"][-1].startswith(f" > {program}(_start+")
     assert blocks["writev"][-1].startswith(f" > {program}(_start+")

@@ -23,7 +23,7 @@ VARIANTS = ("", "-pie")
 
 def _trace(root, argv: list[str], probe: str) -> tuple[list[dict], bytes]:
     command = [sys.executable, "-m", "trapline", "trace", "--rootfs", str(root), "--clear-env",
-               "-f", "jsonl", "-p", probe, "--", *argv]
+               "--format", "jsonl", "-p", probe, "--", *argv]
     done = subprocess.run(command, capture_output=True, timeout=300)
     assert done.returncode == 0, done.stderr.decode(errors="replace")
     lines = done.stdout.splitlines()

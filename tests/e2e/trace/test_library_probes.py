@@ -55,7 +55,7 @@ def program(tmp_path_factory) -> Path:
 
 
 def _trace(program: Path, n: int, *probes: str, args: tuple[str, ...] = ()) -> tuple[list[dict], bytes]:
-    command = ["python3", "-m", "trapline", "trace", "-f", "jsonl", "--clear-env"]
+    command = ["python3", "-m", "trapline", "trace", "--format", "jsonl", "--clear-env"]
     for probe in probes:
         command += ["-p", probe]
     done = subprocess.run(command + ["--", str(program), str(n), *args], capture_output=True,

@@ -33,7 +33,7 @@ def trace(*argv: str) -> subprocess.CompletedProcess:
 
 
 def hits(done: subprocess.CompletedProcess) -> dict[str, int]:
-    """Records per probe of a `-f jsonl` run."""
+    """Records per probe of a `--format jsonl` run."""
     assert done.returncode in (0, 55), done.stderr
     counts: dict[str, int] = {}
     for line in done.stdout.splitlines():
@@ -88,7 +88,7 @@ def test_inside_the_first_instruction_of_a_symbol_of_size_0(arch):
     assert refusal(trace("-p", "uprobe:fib:_start+1", str(fib), "5")) == \
         f"trapline: uprobe:fib:_start+1: {expected}"
     valid = f"uprobe:fib:_start+{after - start}"
-    done = trace("-f", "jsonl", "-p", valid, str(fib), "5")
+    done = trace("--format", "jsonl", "-p", valid, str(fib), "5")
     assert hits(done) == {valid: 1} and "fib(5) = 5" in done.stdout.splitlines()
 
 
@@ -109,7 +109,7 @@ def test_a_valid_address_is_still_accepted_with_the_same_hits(arch):
     """fib+1 (after push %ebp/%rbp) runs once per call, as fib's entry does."""
     fib = SAMPLES / "bin" / arch / "fib"
     second = symbol_at(fib, "fib")[0] + 1
-    done = trace("-f", "jsonl", "-p", "uprobe:fib:fib", "-p", f"uprobe:fib:{second:#x}", str(fib), "10")
+    done = trace("--format", "jsonl", "-p", "uprobe:fib:fib", "-p", f"uprobe:fib:{second:#x}", str(fib), "10")
     assert hits(done) == {"uprobe:fib:fib": 177, f"uprobe:fib:{second:#x}": 177}
 
 
@@ -126,7 +126,7 @@ def test_the_issue_example_gcc_init_of_size_0(tmp_path_factory):
                  "uprobe:fibgcc:_init+1"):
         assert refusal(trace("-p", spec, str(program))) == f"trapline: {spec}: {expected}"
     valid = f"uprobe:fibgcc:_init+{after - start}"
-    assert hits(trace("-f", "jsonl", "-p", valid, str(program))) == {valid: 1}
+    assert hits(trace("--format", "jsonl", "-p", valid, str(program))) == {valid: 1}
 
 
 def test_inside_an_instruction_of_a_pie_is_named_in_the_file_s_addresses():
@@ -164,7 +164,7 @@ def test_a_probe_on_a_library_never_loaded_is_said_never_to_have_attached(arch):
     """It waited for libnotthere.so to the end: 0 hits that looked like a function never
     called. The run is the program's (its status, its output); the probe on fib still counts."""
     fib = SAMPLES / "bin" / arch / "fib"
-    done = trace("-f", "jsonl", "-p", "uprobe:libnotthere.so:foo", "-p", "uprobe:fib:fib", str(fib), "10")
+    done = trace("--format", "jsonl", "-p", "uprobe:libnotthere.so:foo", "-p", "uprobe:fib:fib", str(fib), "10")
     assert hits(done) == {"uprobe:fib:fib": 177} and "fib(10) = 55" in done.stdout.splitlines()
     assert done.stderr.splitlines()[0] == ("trapline: uprobe:libnotthere.so:foo: never attached: "
                                            "no object named libnotthere.so was mapped")

@@ -30,7 +30,7 @@ def _trace(root, program: str, strategy: str) -> tuple[dict, bytes]:
     name = program.removesuffix("-pie")
     probes = [arg for f in FUNCTIONS[name] for arg in ("-p", f"uprobe:{program}:{f}")]
     command = [sys.executable, "-m", "trapline", "trace", "--rootfs", str(root), "--clear-env",
-               "--strategy", strategy, "-f", "jsonl", *probes, "--", f"/{EXTRA_DIR}/{program}"]
+               "--strategy", strategy, "--format", "jsonl", *probes, "--", f"/{EXTRA_DIR}/{program}"]
     done = subprocess.run(command, capture_output=True, timeout=300)
     assert done.returncode == 0, done.stderr.decode(errors="replace")
     hits: dict = {}

@@ -67,7 +67,7 @@ def test_records_and_guest_output_on_stdout_come_in_program_order(arch, strategy
 
 
 def test_jsonl_records_come_in_program_order(arch):
-    assert [_event(line) for line in _merged_output(arch, "-f", "jsonl")] == PROGRAM_ORDER
+    assert [_event(line) for line in _merged_output(arch, "--format", "jsonl")] == PROGRAM_ORDER
 
 
 def test_records_written_to_stderr_by_o_come_in_program_order(arch):

@@ -12,7 +12,7 @@ FIB = str(Path(__file__).resolve().parents[4] / "samples" / "bin" / "x86_64" / "
 
 
 def _trace(*options: str):
-    return CliRunner().invoke(main, ["trace", "-f", "jsonl", "--strategy", "trampoline",
+    return CliRunner().invoke(main, ["trace", "--format", "jsonl", "--strategy", "trampoline",
                                      *options, "--", FIB, "12"])
 
 

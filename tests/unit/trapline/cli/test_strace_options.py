@@ -134,3 +134,18 @@ def test_times_are_the_virtual_clocks_in_the_lines_and_the_table(arch, tmp_path)
     assert re.search(r"^pause\(\) += \? ERESTARTNOHAND \(To be restarted if no handler\) <0\.999999>$",
                      text, re.M)
     assert re.search(r"^ *\d+\.\d\d +0\.999999 +999999 +1 +1 pause$", text, re.M)
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("spelling", ["-v", "--no-abbrev"])
+def test_dash_v_prints_structures_in_full(arch, spelling, tmp_path):
+    """strace -v: fileio's fstat (x86-64) or statx (i386) and its getdents64 in full."""
+    out = tmp_path / "trace"
+    assert _run("--strace", spelling, "-o", str(out), "--", _sample(arch, "fileio")).exit_code == 0
+    lines = out.read_text().splitlines()
+    stat = next(line for line in lines if line.startswith(("fstat(3,", "statx(3,")))
+    assert "st_nlink=1, " in stat or "stx_nlink=1, " in stat
+    assert "..." not in stat and "_atime" in stat and "+0000 */" in stat
+    dents = next(line for line in lines if line.startswith("getdents64(3, ["))
+    assert 'd_name="."' in dents
+    assert lines[0].endswith(", []) = 0")              # the (empty) environment in full
