@@ -1,6 +1,6 @@
 """Debian's strace and `trapline run --strace` on the same program in the same root, line by line.
 
-The native side runs Debian's strace (installed by .ci/run) on the host; the traced process is
+The native side runs Debian's strace (installed by .ci/run or host_tools.py) on the host; the traced process is
 the native launcher of sandbox_runner.py, which enters the rootfs (chroot, mount namespace) and
 execs the program, so strace's lines from the program's own `execve` on are the program's, seen
 exactly as a shell-started `strace PROG` would see them. The sandbox side is `python -m trapline
@@ -27,8 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests.e2e.sandbox_runner import _NATIVE_LAUNCHER, FIXED_ENV, REPO_ROOT
+from tests.e2e.host_tools import ensure_strace
 
-STRACE = "/usr/bin/strace"
+# Debian's strace (.ci/run installs it, or the first comparison does: ../host_tools.py).
 SAMPLES = REPO_ROOT / "samples" / "bin"
 SAMPLE_ARCH = {"amd64": "x86_64", "i386": "i386"}
 
@@ -189,11 +190,11 @@ def native_trace(argv: list[str], root: Path | None, *, follow: bool, timeout: f
         out = Path(folder) / "trace"
         options = (["-f"] if follow else []) + list(options)
         if root is None:
-            command = [STRACE, *options, "-o", str(out), *argv]
+            command = [ensure_strace(), *options, "-o", str(out), *argv]
             env = dict(FIXED_ENV)
             subprocess.run(command, capture_output=True, timeout=timeout, env=env, check=False)
             return out.read_text(errors="replace")
-        command = [STRACE, *options, "-o", str(out), sys.executable, "-I", "-c", _NATIVE_LAUNCHER,
+        command = [ensure_strace(), *options, "-o", str(out), sys.executable, "-I", "-c", _NATIVE_LAUNCHER,
                    str(root), "/", json.dumps(FIXED_ENV), *argv]
         subprocess.run(command, capture_output=True, timeout=timeout, env={}, check=False)
         return _program_part(out.read_text(errors="replace"))

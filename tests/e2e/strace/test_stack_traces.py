@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from tests.e2e.sandbox_runner import REPO_ROOT
-from tests.e2e.strace.compare import STRACE
+from tests.e2e.host_tools import ensure_strace
 
 pytestmark = pytest.mark.e2e
 
@@ -38,7 +38,7 @@ def _trapline(program: str, tmp_path) -> str:
 def test_amd64_blocks_are_straces(tmp_path):
     program = str(REPO_ROOT / "samples" / "bin" / "x86_64" / "callchain")
     native = tmp_path / "strace.txt"
-    subprocess.run([STRACE, "-k", "-o", str(native), program], check=True, capture_output=True,
+    subprocess.run([ensure_strace(), "-k", "-o", str(native), program], check=True, capture_output=True,
                    timeout=60)
     ours, theirs = _blocks(_trapline(program, tmp_path)), _blocks(native.read_text())
     assert [name for name, _ in ours] == [name for name, _ in theirs]
