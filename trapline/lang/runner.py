@@ -1,0 +1,92 @@
+"""A run with consumers: the guest in a Sandbox, a tracing session that follows it (children,
+exec'd images, libraries as ld.so maps them), and every consumer's attach points wired to the
+guest (probes.py, events.py); BEGIN before the guest's first instruction, END and the maps when
+it is over (or at a consumer's exit()).
+
+What bpftrace says about attach points, this says too: "Attaching N probes..." first (on
+stderr, apart from the guest's output), and at the end each attach point that found nothing to
+attach to (a function no object has, a library never loaded), as bpftrace reports an attach
+failure; the run itself goes on.
+"""
+from dataclasses import dataclass, field
+
+from .consumer import Consumer
+from .events import ProcessEvents, TimedProbes
+from .hit import Hit
+from .probes import UPROBE_KINDS, NullBuffers, SyscallTracepoints, UserProbes
+from .stacks import Stacks
+
+
+@dataclass
+class LangRun:
+    exit_code: int
+    consumers: list
+    unattached: list[str] = field(default_factory=list)
+    result: object = None
+
+
+def count_probes(consumers) -> int:
+    return sum(len(block.attaches) for c in consumers for block in c.blocks)
+
+
+def make_consumers(programs: list[tuple[str, str]], out, report) -> list[Consumer]:
+    """(source, name) pairs -> consumers; the first bad program stops all (before the run)."""
+    return [Consumer(source, name, out, stacks=None, report=report) for source, name in programs]
+
+
+def run(consumers: list[Consumer], argv: list[str], sandbox_options: dict, *,
+        strategy: str = "auto", children: str = "follow", report=print) -> LangRun:
+    from instrumenter.tracing.session import Session
+
+    from ..sandbox import Sandbox
+
+    state = {}
+
+    def attach(kernel, process) -> None:
+        debug = kernel.debug
+        stacks = Stacks(debug)
+        user, syscalls = UserProbes(debug), SyscallTracepoints(debug)
+        events, timed = ProcessEvents(debug), TimedProbes(debug)
+        session = Session(kernel, [], buffers=NullBuffers(), strategy=strategy, children=children)
+        session.providers.append(user)
+        begin = Hit(debug, None, 0, "BEGIN", "")
+        for consumer in consumers:
+            consumer.stacks = stacks
+            consumer.start_ns = debug.virtual_time_ns()
+            for block in consumer.blocks:
+                for attach_point in block.attaches:
+                    _wire(attach_point, consumer, block, user, syscalls, events, timed)
+        if syscalls.wanted:
+            debug.syscall_watchers.append(syscalls)
+        if events.wanted:
+            debug.subscribe(events)
+        state.update(debug=debug, user=user, session=session)
+        for consumer in consumers:
+            for block in consumer.blocks:
+                if any(a.kind == "BEGIN" for a in block.attaches):
+                    consumer.fire(block, begin)
+        session.attach(process)
+
+    sandbox = Sandbox(**sandbox_options, capture=False, tools=[attach])
+    result = sandbox.run(argv)
+    debug = state.get("debug")
+    end = Hit(debug, None, 0, "END", "") if debug is not None else None
+    for consumer in consumers:
+        consumer.finish(end)
+    unattached = []
+    if "user" in state:
+        unattached = [f"{text}: no function matched in the objects the run mapped"
+                      for text in state["user"].unmatched()]
+    return LangRun(result.exit_code, consumers, unattached, result)
+
+
+def _wire(attach, consumer, block, user, syscalls, events, timed) -> None:
+    kind = attach.kind
+    if kind in UPROBE_KINDS:
+        user.want(attach, consumer, block)
+    elif kind in ("tracepoint", "syscall"):
+        syscalls.want(attach, consumer, block)
+    elif kind in ("proc", "signal"):
+        events.want(attach, consumer, block)
+    elif kind in ("interval", "profile"):
+        timed.want(attach, consumer, block)
