@@ -7,6 +7,7 @@ trapline places (probes.py).
       named BIN the run maps, when it is mapped
   tracepoint:syscalls:sys_enter_NAME  tracepoint:syscalls:sys_exit_NAME           (t:)
       NAME may have wildcards (sys_enter_*)
+  tracepoint:raw_syscalls:sys_enter  tracepoint:raw_syscalls:sys_exit   every call (args.id)
   syscall:NAME  proc:fork|vfork|exec|exit  signal:NAME                 trapline's own kinds
   interval:UNIT:N  (i:)  profile:hz:N  (p:)  on the virtual clock: s, ms, us, ns, hz
 """
@@ -36,6 +37,7 @@ class Attach:
     syscall: str = ""            # tracepoints: the call's name or a pattern
     entry: bool = True           # sys_enter_ (True) or sys_exit_
     period_ns: int = 0           # interval/profile
+    raw: bool = False            # tracepoint:raw_syscalls:sys_enter/sys_exit (args.id, args.ret)
 
     @property
     def wildcard(self) -> bool:
@@ -93,9 +95,11 @@ def _uprobe(text: str, kind: str, rest: str) -> Attach:
 
 def _tracepoint(text: str, rest: str) -> Attach:
     category, _, event = rest.partition(":")
+    if category == "raw_syscalls" and event in ("sys_enter", "sys_exit"):
+        return Attach(text, "tracepoint", syscall="*", entry=event == "sys_enter", raw=True)
     if category != "syscalls":
         raise AttachError(f"tracepoint category {category!r} is not modeled (tracepoint:syscalls "
-                          "is: sys_enter_NAME, sys_exit_NAME)")
+                          "is: sys_enter_NAME, sys_exit_NAME; and tracepoint:raw_syscalls)")
     match = re.fullmatch(r"sys_(enter|exit)_(.+)", event)
     if match is None:
         raise AttachError(f"tracepoint:syscalls:{event}: expected sys_enter_NAME or sys_exit_NAME")

@@ -56,6 +56,9 @@ class Hit:
     def named_arg(self, field: str) -> int | None:
         """args.FIELD of a sys_enter_ hit (None: the call has no such argument); args.ret of a
         sys_exit_ hit."""
+        if field == "id" and self.probe.startswith("tracepoint:raw_syscalls:"):
+            from .syscall_args import number_of
+            return number_of(self.syscall, self.debug.syscall_abi(self.thread))
         if self.retval is not None:
             return self.retval if field == "ret" else None
         from .syscall_args import index_of

@@ -22,7 +22,12 @@ def parse(source: str, name: str = "-e") -> ast.Program:
     try:
         tree = _lark().parse(source)
     except lark.UnexpectedInput as bad:
-        raise ProgramError(source, name, bad.line, bad.column, _syntax_message(bad)) from None
+        message = _syntax_message(bad)
+        line, column = bad.line, bad.column
+        if message.endswith("end of program") or line < 1:      # the caret after the text
+            lines = source.splitlines() or [""]
+            line, column = len(lines), len(lines[-1]) + 1
+        raise ProgramError(source, name, line, column, message) from None
     return ast.Program(_Build().transform(tree), source, name)
 
 
@@ -149,7 +154,7 @@ class _Build(lark.Transformer):
 
     @lark.v_args(meta=True)
     def field(self, meta, children):
-        target, name = children
+        target, name = children[0], children[-1]
         return ast.Field(name.line, name.column, target, str(name))
 
     def integer(self, children):

@@ -164,6 +164,6 @@ def _matches(attach, name: str) -> bool:
 
 
 def _tracepoint_text(attach, name: str) -> str:
-    if attach.kind == "syscall":
+    if attach.kind == "syscall" or attach.raw:
         return attach.text
     return f"tracepoint:syscalls:sys_{'enter' if attach.entry else 'exit'}_{name}"

@@ -5,11 +5,24 @@ exit.
 Linux names some tracepoint fields after SYSCALL_DEFINE's parameters where the man pages
 (which the declarations follow) say otherwise: `filename` for open/openat/execve/stat's path
 (fs/open.c do_sys_open, fs/exec.c), `dfd` for the directory descriptor. Both names are taken,
-so that bpftrace's one-liners (`str(args.filename)`) run unchanged.
+so that bpftrace's one-liners (`str(args.filename)`) run unchanged. raw_syscalls' args.id is
+the call's number in the table of the ABI it was made through.
 """
-from kernel_model.debug.abi import signature
+from kernel_model.debug.abi import I386_NUMBERS, X86_64_NUMBERS, signature
 
 LINUX_NAMES = {"filename": "pathname", "dfd": "dirfd"}
+
+
+def number_of(name: str, abi: str) -> int:
+    """The call's number in `abi`'s table (raw_syscalls' args.id)."""
+    table = I386_NUMBERS if abi == "i386" else X86_64_NUMBERS
+    numbers = _NUMBERS.get(abi)
+    if numbers is None:
+        numbers = _NUMBERS[abi] = {n: number for number, n in table.items()}
+    return numbers.get(name, -1)
+
+
+_NUMBERS: dict[str, dict] = {}
 
 
 def field_names(name: str, abi: str) -> tuple[str, ...]:
@@ -27,6 +40,10 @@ def index_of(name: str, abi: str, field: str) -> int | None:
 
 def check_field(attach, field: str) -> str | None:
     """Why args.FIELD is not there in the tracepoint `attach` (None: it is)."""
+    if attach.raw:
+        wanted = ("id",) if attach.entry else ("id", "ret")
+        return None if field in wanted else \
+            f"raw_syscalls:{'sys_enter' if attach.entry else 'sys_exit'} has args.{', args.'.join(wanted)}"
     if not attach.entry:
         return None if field == "ret" else "sys_exit_ tracepoints have args.ret only"
     if attach.wildcard:
