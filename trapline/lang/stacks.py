@@ -27,7 +27,10 @@ class Stacks:
         debug, thread, process = self.debug, hit.thread, hit.process
         arch = debug.arch(process)
         registers = {name: debug.read_register(thread, name) for name in gpr_names(arch)}
-        registers[arch.pc] = debug.read_register(thread, arch.pc)
+        # At a uprobe's hit the thread may be in the tool's code (a trampoline, a jump's
+        # landing) with the guest's registers: the frame is the probed instruction's.
+        entry = hit.address if hit.retval is None else 0       # a uretprobe's is the function's
+        registers[arch.pc] = entry or debug.read_register(thread, arch.pc)
         stack = self._unwinder.unwind(process, registers, max_depth=limit or MAX_FRAMES, tid=thread.tid)
         return stack.frames[:limit or MAX_FRAMES]
 
