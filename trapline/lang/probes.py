@@ -51,6 +51,7 @@ class UserProbes:
         self.handlers: dict[int, list] = {}    # id(probe) -> [(consumer, block, attach text)]
         self.matched: set[str] = set()         # attach texts that found a site
         self.expanded: set[tuple] = set()      # (id(block), attach text, path) looked at
+        self.mapped_paths: set[bytes] = set()  # every object the run mapped
 
     def want(self, attach, consumer, block) -> None:
         self.wanted.append((attach, consumer, block))
@@ -58,6 +59,7 @@ class UserProbes:
     def __call__(self, process, mapped) -> list[Probe]:
         """Session provider: the new probes for object `mapped` (each site once per run)."""
         new = []
+        self.mapped_paths.add(mapped.path)
         for attach, consumer, block in self.wanted:
             seen = (id(block), attach.text, mapped.path)
             if seen in self.expanded or mapped.image is None \
@@ -109,7 +111,19 @@ class UserProbes:
         return probe
 
     def unmatched(self) -> list[str]:
-        return sorted({attach.text for attach, _, _ in self.wanted} - self.matched)
+        """Why each attach point that found no site found none, as bpftrace reports an attach
+        failure: no object named BIN was mapped (a library never loaded), or none of those
+        has the function."""
+        lines = {}
+        for attach, _, _ in self.wanted:
+            if attach.text in self.matched:
+                continue
+            objects = sorted(p.decode(errors="replace") for p in self.mapped_paths
+                             if binary_matches(attach.binary, p))
+            lines[attach.text] = (f"{attach.text}: no function matched in {', '.join(objects)}"
+                                  if objects else
+                                  f"{attach.text}: no object named {attach.binary} was mapped in the run")
+        return [lines[text] for text in sorted(lines)]
 
 
 class SyscallTracepoints:

@@ -67,7 +67,7 @@ def run(consumers: list[Consumer], argv: list[str], sandbox_options: dict, *,
                     consumer.fire(block, begin)
         session.attach(process)
 
-    sandbox = Sandbox(**sandbox_options, capture=False, tools=[attach])
+    sandbox = Sandbox(**{"capture": False, **sandbox_options}, tools=[attach])
     result = sandbox.run(argv)
     debug = state.get("debug")
     end = Hit(debug, None, 0, "END", "") if debug is not None else None
@@ -75,8 +75,7 @@ def run(consumers: list[Consumer], argv: list[str], sandbox_options: dict, *,
         consumer.finish(end)
     unattached = []
     if "user" in state:
-        unattached = [f"{text}: no function matched in the objects the run mapped"
-                      for text in state["user"].unmatched()]
+        unattached = state["user"].unmatched()
     return LangRun(result.exit_code, consumers, unattached, result)
 
 
