@@ -2,7 +2,7 @@
 `trapline trace -l PATTERN [-- CMD ARGS]`: the hook trace (trapline/cli/trace.py) hands these to.
 
 Several -e and FILE.bt are several consumers (consumer.py), in the order given: the -e first,
-then the files. Output goes to stdout in the order of the run; trapline's own lines (Attaching,
+then the files. Output goes to stdout (or -o FILE) in the order of the run; trapline's own lines (Attaching,
 errors, attach points that found nothing) to stderr. The exit status is the guest's.
 """
 import sys
@@ -61,9 +61,11 @@ def _trace_programs(ctx, expressions, list_pattern, probes, program, args) -> in
         raise UsageError("no program to run: trace -e 'PROGRAM' -- CMD [ARGS]")
     sources = [(text, "-e") for text in expressions] + [(_read(path), path) for path in files]
     from .runner import count_probes, make_consumers, run
-    out = guarded(sys.stdout)
+    from ..tracing import batch_for
+    output = ctx.params.get("output")               # -o FILE: the consumers' output there
+    out = guarded(output or sys.stdout)
     report = lambda line: click.echo(line, err=True)            # noqa: E731
-    consumers = make_consumers(sources, out, report)
+    consumers = make_consumers(sources, out, report, batch=batch_for(output))
     probes_count = count_probes(consumers)
     report(f"Attaching {probes_count} probe{'s' * (probes_count != 1)}...")
     outcome = run(consumers, argv, options, strategy=ctx.params.get("strategy", "auto"),

@@ -29,12 +29,14 @@ class Block:
 
 
 class Consumer:
-    def __init__(self, source: str, name: str, out, *, stacks, report=None):
+    def __init__(self, source: str, name: str, out, *, stacks, report=None, batch: int = 1):
         self.program = parse(source, name)
         attach_lists = check(self.program)
         self.name = name
         self.maps = Maps()
         self.out = out
+        self.batch = batch          # writes kept for one: 1 where the guest's output is the same file
+        self._pending: list[str] = []
         self.stacks = stacks
         self.report = report or (lambda line: print(line, file=sys.stderr))
         self.start_ns = 0
@@ -48,8 +50,21 @@ class Consumer:
                        for probe, attaches in zip(self.program.probes, attach_lists)]
 
     def write(self, text: str) -> None:
-        self.out.write(text)
-        self.out.flush()            # in order with the guest's own output (it writes to the fd)
+        if self.batch == 1:
+            self.out.write(text)
+            self.out.flush()        # in order with the guest's own output (it writes to the fd)
+            return
+        pending = self._pending
+        pending.append(text)
+        if len(pending) >= self.batch:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write what a batching consumer keeps (its output is a file of its own: -o FILE)."""
+        if self._pending:
+            text, self._pending = "".join(self._pending), []
+            self.out.write(text)
+        self.out.flush()
 
     # ---- hits -------------------------------------------------------------------------------
     def fire(self, block: Block, hit) -> None:
@@ -94,6 +109,7 @@ class Consumer:
                 self.fire(block, end_hit)
         self.exited = True
         self.write(self.maps.text_at_exit())
+        self.flush()
         for (line, column, probe), (count, message) in self.errors.items():
             if count > 1:
                 self.report(f"trapline: {self.name}:{line}:{column}: {probe}: {message}: "

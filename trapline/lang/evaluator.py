@@ -17,6 +17,26 @@ from .values import truth, wrap64
 MAX_LOOP = 1 << 20          # a `while` runs at most this many times a hit (bpftrace: the verifier's bound)
 
 
+INTEGER_BUILTINS = frozenset({"pid", "tid", "uid", "gid", "cpu", "nsecs", "elapsed", "retval"})
+
+
+def integer_valued(node) -> bool:
+    """The expression's value is an integer whatever the hit (argN, pid, literals, arithmetic
+    of those): its comparisons need no type check."""
+    if isinstance(node, ast.Integer):
+        return True
+    if isinstance(node, ast.Builtin):
+        return node.name in INTEGER_BUILTINS or (node.name.startswith("arg") and node.name[3:].isdigit())
+    if isinstance(node, ast.Field):
+        return True                        # args.NAME: a syscall's argument word
+    if isinstance(node, ast.Unary):
+        return integer_valued(node.operand)
+    if isinstance(node, ast.Binary):
+        return node.op in _COMPARE or node.op in ("&&", "||") or \
+            (integer_valued(node.left) and integer_valued(node.right))
+    return False
+
+
 class Env:
     __slots__ = ("hit", "locals", "consumer")
 
@@ -235,6 +255,8 @@ class Compiler:
             return lambda env: int(truth(left(env)) or truth(right(env)))
         if node.op in _COMPARE:
             compare = _COMPARE[node.op]
+            if integer_valued(node.left) and integer_valued(node.right):
+                return lambda env: int(compare(left(env), right(env)))     # no check per hit
 
             def compared(env):
                 a, b = left(env), right(env)

@@ -15,16 +15,18 @@ STRING_LIMIT = 63
 
 class Hit:
     __slots__ = ("debug", "thread", "process", "address", "retval", "probe", "func",
-                 "syscall", "syscall_args", "_args", "_comm")
+                 "syscall", "syscall_args", "_args", "_comm", "context")
 
     def __init__(self, debug, thread, address: int, probe: str, func: str, *,
-                 retval: int | None = None, syscall: str = "", syscall_args: tuple | None = None):
+                 retval: int | None = None, syscall: str = "", syscall_args: tuple | None = None,
+                 context=None):
         self.debug, self.thread = debug, thread
         self.process = thread.process if thread is not None else None
         self.address, self.retval, self.probe, self.func = address, retval, probe, func
         self.syscall, self.syscall_args = syscall, syscall_args
         self._args = syscall_args
         self._comm = None
+        self.context = context          # a uprobe's ProbeContext: its CPU view is at hand
 
     # ---- built-in variables (BEGIN, END and timed probes may have no thread: 0 and "") ------
     @property
@@ -49,9 +51,12 @@ class Hit:
         return self.debug.virtual_time_ns()
 
     def arg(self, index: int) -> int:
-        if self._args is None or len(self._args) <= index:
-            self._args = argument_words(self.debug.cpu(self.process), max(index + 1, 6))
-        return self._args[index]
+        args = self._args
+        if args is None or len(args) <= index:
+            count = max(index + 1, 6)
+            args = self._args = self.context.args(count) if self.context is not None else \
+                argument_words(self.debug.cpu(self.process), count)
+        return args[index]
 
     def named_arg(self, field: str) -> int | None:
         """args.FIELD of a sys_enter_ hit (None: the call has no such argument); args.ret of a

@@ -29,24 +29,43 @@ def conversions(fmt: str) -> list[str]:
 
 
 def format_printf(fmt: str, values: list) -> str:
-    out, position, index = [], 0, 0
+    return compile_format(fmt)(values)
+
+
+def compile_format(fmt: str):
+    """`fmt` made once into a function of the values (printf runs on every hit)."""
+    pieces, position = [], 0            # literal text, or (spec, kind) of a conversion
     for found in _CONVERSION.finditer(fmt):
-        out.append(fmt[position:found.start()])
+        pieces.append(fmt[position:found.start()])
         position = found.end()
         kind = found["kind"]
         if kind == "%":
-            out.append("%")
+            pieces.append("%")
             continue
-        value = values[index]
-        index += 1
         spec = f"%{found['flags']}{found['width']}" + \
             (f".{found['precision']}" if found["precision"] is not None else "")
-        out.append(_convert(spec, kind, value))
-    out.append(fmt[position:])
-    return "".join(out)
+        pieces.append((spec, kind))
+    pieces.append(fmt[position:])
+    if not any(isinstance(piece, tuple) for piece in pieces):
+        text = "".join(pieces)
+        return lambda values: text
+    pieces = [piece for piece in pieces if piece != ""]
+
+    def formatted(values) -> str:
+        out, index = [], 0
+        for piece in pieces:
+            if piece.__class__ is str:
+                out.append(piece)
+            else:
+                out.append(_convert(piece[0], piece[1], values[index]))
+                index += 1
+        return "".join(out)
+    return formatted
 
 
 def _convert(spec: str, kind: str, value) -> str:
+    if kind == "d" and spec == "%" and value.__class__ is int and -(1 << 63) <= value < 1 << 63:
+        return str(value)                   # the common case, at once
     if kind == "s":
         return (spec + "s") % (value if isinstance(value, str) else _text(value))
     if kind == "c":

@@ -12,6 +12,7 @@ import os
 from instrumenter.probes.definitions import Probe, ProbeSpec
 
 from .hit import Hit
+from .native import add_native_counts, go_native
 
 UPROBE_KINDS = ("uprobe", "uretprobe")
 
@@ -52,6 +53,7 @@ class UserProbes:
         self.matched: set[str] = set()         # attach texts that found a site
         self.expanded: set[tuple] = set()      # (id(block), attach text, path) looked at
         self.mapped_paths: set[bytes] = set()  # every object the run mapped
+        self.natives: list[Probe] = []         # probes counting in the guest (native.py)
 
     def want(self, attach, consumer, block) -> None:
         self.wanted.append((attach, consumer, block))
@@ -70,7 +72,15 @@ class UserProbes:
                 probe = self._probe(attach, mapped.path, function, offset, address, new)
                 self.handlers[id(probe)].append((consumer, block, function))
                 self.matched.add(attach.text)
+        for probe in new:
+            if go_native(probe, self.handlers[id(probe)]):
+                self.natives.append(probe)
         return new
+
+    def collected(self) -> None:
+        """The session collected the guests' native counts: hand them to the maps."""
+        for probe in self.natives:
+            add_native_counts(probe, self.handlers[id(probe)])
 
     @staticmethod
     def _sites(attach, image) -> list[tuple]:
@@ -102,7 +112,7 @@ class UserProbes:
 
         def action(context):
             hit = Hit(debug, context.thread, context.address, text, function,
-                      retval=context.retval)
+                      retval=context.retval, context=context)
             for consumer, block, _ in handlers:
                 consumer.fire(block, hit)
         probe.action = action

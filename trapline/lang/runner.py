@@ -23,15 +23,18 @@ class LangRun:
     consumers: list
     unattached: list[str] = field(default_factory=list)
     result: object = None
+    native_sites: list[str] = field(default_factory=list)   # probes counting in the guest
 
 
 def count_probes(consumers) -> int:
     return sum(len(block.attaches) for c in consumers for block in c.blocks)
 
 
-def make_consumers(programs: list[tuple[str, str]], out, report) -> list[Consumer]:
-    """(source, name) pairs -> consumers; the first bad program stops all (before the run)."""
-    return [Consumer(source, name, out, stacks=None, report=report) for source, name in programs]
+def make_consumers(programs: list[tuple[str, str]], out, report, batch: int = 1) -> list[Consumer]:
+    """(source, name) pairs -> consumers; the first bad program stops all (before the run).
+    `batch`: trapline/tracing.py batch_for's answer for `out`."""
+    return [Consumer(source, name, out, stacks=None, report=report, batch=batch)
+            for source, name in programs]
 
 
 def run(consumers: list[Consumer], argv: list[str], sandbox_options: dict, *,
@@ -68,7 +71,14 @@ def run(consumers: list[Consumer], argv: list[str], sandbox_options: dict, *,
         session.attach(process)
 
     sandbox = Sandbox(**{"capture": False, **sandbox_options}, tools=[attach])
-    result = sandbox.run(argv)
+    try:
+        result = sandbox.run(argv)
+    finally:
+        for consumer in consumers:
+            consumer.flush()
+    if "session" in state:
+        state["session"].flush()                 # the guests' native counts (native.py)
+        state["user"].collected()
     debug = state.get("debug")
     end = Hit(debug, None, 0, "END", "") if debug is not None else None
     for consumer in consumers:
@@ -76,7 +86,8 @@ def run(consumers: list[Consumer], argv: list[str], sandbox_options: dict, *,
     unattached = []
     if "user" in state:
         unattached = state["user"].unmatched()
-    return LangRun(result.exit_code, consumers, unattached, result)
+    natives = [p.spec.text for p in state["user"].natives] if "user" in state else []
+    return LangRun(result.exit_code, consumers, unattached, result, natives)
 
 
 def _wire(attach, consumer, block, user, syscalls, events, timed) -> None:

@@ -5,7 +5,7 @@ import time as host_time
 from . import ast
 from .aggregations import Lhist
 from .maps import value_text
-from .printf import format_printf
+from .printf import compile_format
 
 JOIN_MAX = 16               # bpftrace's join() reads at most 16 strings
 
@@ -13,8 +13,11 @@ JOIN_MAX = 16               # bpftrace's join() reads at most 16 strings
 def compile_call_statement(compiler, node: ast.Call):
     name, consumer = node.name, compiler.consumer
     if name == "printf":
-        fmt, values = node.args[0].value, [compiler.expr(a) for a in node.args[1:]]
-        return lambda env: consumer.write(format_printf(fmt, [v(env) for v in values]))
+        formatted, values = compile_format(node.args[0].value), [compiler.expr(a) for a in node.args[1:]]
+        if len(values) == 1:
+            value = values[0]
+            return lambda env: consumer.write(formatted((value(env),)))
+        return lambda env: consumer.write(formatted([v(env) for v in values]))
     if name == "print":
         return _print(compiler, node)
     if name == "exit":
