@@ -47,6 +47,7 @@ class _Checker:
         self.program = program
         self.map_kinds: dict[str, tuple[str, ast.Node]] = {}     # name -> ("hist"|"value"..., where)
         self.map_arity: dict[str, int] = {}
+        self.key_kinds: dict[tuple, tuple] = {}        # (map, part) -> ("integer"|"string", where)
 
     def fail(self, node, message: str):
         raise ProgramError(self.program.source, self.program.name, node.line, node.column, message)
@@ -134,6 +135,14 @@ class _Checker:
         if arity != len(node.keys):
             self.fail(node, f"{node.name} has keys of {arity} part{'s' * (arity != 1)} "
                             f"elsewhere, {len(node.keys)} here")
+        for index, key in enumerate(node.keys):
+            kind = value_kind(key)
+            if kind is None:
+                continue
+            seen = self.key_kinds.setdefault((node.name, index), (kind, key))
+            if seen[0] != kind:
+                self.fail(key, f"{node.name}'s key{f' part {index + 1}' if arity > 1 else ''} is "
+                               f"{_article(kind)} here, {_article(seen[0])} on line {seen[1].line}")
 
     # ---- expressions ------------------------------------------------------------------------
     def expr(self, node, statement: bool = False) -> None:
@@ -238,6 +247,25 @@ class _Checker:
             self.fail(node, f"printf: the format has {len(kinds)} conversion"
                             f"{'s' * (len(kinds) != 1)}, {len(node.args) - 1} argument"
                             f"{'s' * (len(node.args) != 2)} given")
+
+
+STRING_BUILTINS = {"comm", "func", "probe", "ustack"}
+STRING_FUNCTIONS = {"str", "buf", "usym", "ustack"}
+
+
+def value_kind(node) -> str | None:
+    """"integer", "string", or None where the checks cannot tell before the run."""
+    from .evaluator import integer_valued
+    if isinstance(node, ast.String) or (isinstance(node, ast.Builtin) and node.name in STRING_BUILTINS) \
+            or (isinstance(node, ast.Call) and node.name in STRING_FUNCTIONS):
+        return "string"
+    if integer_valued(node):
+        return "integer"
+    return None
+
+
+def _article(kind: str) -> str:
+    return "an integer" if kind == "integer" else "a string"
 
 
 def _kind_text(kind: str) -> str:

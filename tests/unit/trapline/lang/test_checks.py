@@ -33,6 +33,9 @@ def _error(text: str) -> ProgramError:
     ("tracepoint:syscalls:sys_exit_read { @x = args.fd; }", 47, "sys_exit_ tracepoints have args.ret only"),
     ("uprobe:/bin/ls:main { @x = args.size; }", 33, "needs the object's DWARF"),
     ("BEGIN { @x = printf(\"a\"); }", 14, "printf() is a statement"),
+    ("BEGIN { @m[1] = 1; @m[comm] = 2; }", 23, "@m's key is a string here, an integer on line 1"),
+    ("BEGIN { @m[1, \"a\"] = 1; }\nEND { @m[pid, 2] = 2; }", 15,
+     "@m's key part 2 is an integer here, a string on line 1"),
     ("BEGIN { @x = \"" + "a" * 201 + "\"; }", 14, "string literal of 201 bytes"),
 ])
 def test_errors(text, column, words):
