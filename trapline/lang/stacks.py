@@ -2,8 +2,7 @@
 profiler/unwind.py: CFI, frame pointers, signal frames), and the addresses of its symbols.
 
 A stack prints as bpftrace prints one (src/output.cpp get_stack with its indent of 8): a new
-line, then each frame's symbol (the door's symbolize: `func+0x12`, `libc.so.6:malloc+0x12` in
-another object) on a line of its own, indented.
+line, then each frame as `function+offset` (decimal) on a line of its own, indented.
 """
 from emu.registers import gpr_names
 
@@ -36,7 +35,16 @@ class Stacks:
 
     def ustack(self, hit, limit: int) -> str:
         frames = self.frames(hit, limit)
-        return "\n" + "".join(f"{INDENT}{self.debug.symbolize(hit.process, pc)}\n" for pc in frames)
+        return "\n" + "".join(f"{INDENT}{self.frame_text(hit.process, pc)}\n" for pc in frames)
+
+    def frame_text(self, process, pc: int) -> str:
+        """A frame as bpftrace's ustack shows it: `function+offset` in decimal, the bare
+        address where no symbol covers it (src/bpftrace.cpp resolve_usym)."""
+        image = self.debug.image_at(process, pc)
+        symbol = image.symbols.function_at(pc) if image is not None else None
+        if symbol is None:
+            return f"{pc:#x}"
+        return f"{symbol.name}+{pc - symbol.addr}"
 
     def uaddr(self, hit, name, node) -> int:
         """The address of symbol `name` in the objects the hit's process maps (the program

@@ -63,3 +63,15 @@ def test_the_output_is_the_same_every_run(fib):
     assert first.stdout == again.stdout and first.stderr == again.stderr
     stamps = [int(line.split()[0]) for line in first.stdout.splitlines()[:5]]
     assert stamps == sorted(stamps) and stamps[0] > 0
+
+
+def test_output_to_a_file_of_its_own(fib, tmp_path):
+    """-o FILE: the consumers' lines go there (kept for one write: a file of their own), the
+    guest's own output stays on stdout."""
+    records = tmp_path / "out.txt"
+    done = trace("-o", str(records), "-e", f'uprobe:{fib}:fib {{ printf("%d\\n", arg0); }} '
+                 'END { printf("end\\n"); }', "--", fib, "10")
+    assert done.stdout == "fib(10) = 55\n"
+    lines = records.read_text().splitlines()
+    assert len(lines) == 177 + 1 and lines[0] == "10" and lines[-1] == "end"
+    assert sorted(set(lines[:-1]), key=int) == [str(n) for n in range(11)]
