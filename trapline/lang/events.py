@@ -25,8 +25,9 @@ class ProcessEvents:
 
     def _fire(self, process, kind: str, match, number: int) -> None:
         current = self.debug.current_thread()
+        threads = self.debug.threads(process)
         thread = current if current is not None and current.process is process else \
-            (process.threads[0] if process.threads else None)
+            (threads[0] if threads else None)
         for spec, consumer, block, text in self.wanted:
             if spec.kind == kind and match(spec):
                 consumer.fire(block, Hit(self.debug, thread, 0, text, text.partition(":")[2],

@@ -25,13 +25,20 @@ def object_functions(path: str, image) -> list[str]:
 
 
 def file_functions(path: str) -> list[str]:
-    """The functions of the ELF file at host `path` (empty if it is not one)."""
-    from loader.elf import load_elf_file
+    """The function symbols of the ELF file at host `path` (.symtab, else .dynsym), read as
+    bpftrace reads a binary it lists; empty if it is not an ELF file."""
+    from elftools.common.exceptions import ELFError
+    from elftools.elf.elffile import ELFFile
     try:
-        image = load_elf_file(path)
-    except Exception:          # noqa: BLE001 -- not an ELF object, or unreadable: nothing to list
+        with open(path, "rb") as stream:
+            elf = ELFFile(stream)
+            table = elf.get_section_by_name(".symtab") or elf.get_section_by_name(".dynsym")
+            names = sorted({symbol.name for symbol in (table.iter_symbols() if table else ())
+                            if symbol.name and symbol["st_info"]["type"] in ("STT_FUNC", "STT_GNU_IFUNC")
+                            and symbol["st_shndx"] != "SHN_UNDEF"})
+    except (OSError, ELFError):
         return []
-    return object_functions(path, image)
+    return [f"uprobe:{path}:{name}" for name in names]
 
 
 def mapped_functions(argv: list[str], sandbox_options: dict) -> list[str]:

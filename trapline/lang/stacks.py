@@ -4,8 +4,6 @@ profiler/unwind.py: CFI, frame pointers, signal frames), and the addresses of it
 A stack prints as bpftrace prints one (src/output.cpp get_stack with its indent of 8): a new
 line, then each frame as `function+offset` (decimal) on a line of its own, indented.
 """
-from emu.registers import gpr_names
-
 from .errors import RuntimeActionError
 
 INDENT = " " * 8
@@ -25,7 +23,9 @@ class Stacks:
             self._unwinder = Unwinder(self.debug)
         debug, thread, process = self.debug, hit.thread, hit.process
         arch = debug.arch(process)
-        registers = {name: debug.read_register(thread, name) for name in gpr_names(arch)}
+        # the hit's thread is the one running (a probe's hook, a syscall stop): its registers
+        # are the CPU view's
+        registers = dict(debug.cpu(process).registers().gpr)
         # At a uprobe's hit the thread may be in the tool's code (a trampoline, a jump's
         # landing) with the guest's registers: the frame is the probed instruction's.
         entry = hit.address if hit.retval is None else 0       # a uretprobe's is the function's
