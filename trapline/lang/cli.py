@@ -28,20 +28,19 @@ def split_programs(program: str | None, args: tuple) -> tuple[list[str], list[st
 
 
 def sandbox_options(params: dict) -> dict:
-    from ..cli import _parse_env
     options = {key: params[key] for key in SANDBOX_KEYS if key in params}
-    options["env"] = _parse_env(params.get("env") or ())
+    options["env"] = _environment(params.get("env") or ())
     options["follow_forks"] = bool(params.get("follow_forks"))
     return options
 
 
 def trace_programs(ctx, expressions, list_pattern, probes, program, args) -> None:
     """Run (or list) and exit with the guest's status; bad input: one error, status 2."""
-    from ..cli import _fail
+    from ..exit_status import exit_for
     try:
         code = _trace_programs(ctx, expressions, list_pattern, probes, program, args)
     except Exception as error:         # noqa: BLE001 -- every failure gets its status (exit_status.py)
-        _fail(error)
+        exit_for(error, lambda text: click.echo(text, err=True))
     sys.stdout.flush()
     sys.exit(code)
 
@@ -73,6 +72,17 @@ def _trace_programs(ctx, expressions, list_pattern, probes, program, args) -> in
     for line in outcome.unattached:
         report(f"trapline: {line}")
     return outcome.exit_code
+
+
+def _environment(pairs) -> dict[str, str]:
+    """-E K=V pairs (trapline/cli's own parser is not imported: trapline.cli imports this)."""
+    env = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"-E {pair!r}: expected KEY=VALUE")
+        env[key] = value
+    return env
 
 
 def _read(path: str) -> str:

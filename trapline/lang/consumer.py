@@ -1,4 +1,4 @@
-"""A consumer (seed 001 FIG. 1; one `-e PROGRAM` or FILE.bt): its probes' compiled actions, its
+"""A consumer (US 7,350,196 FIG. 1; one `-e PROGRAM` or FILE.bt): its probes' compiled actions, its
 own maps and its own output. Consumers of one run are independent: they may enable the same
 probe, and one's exit() or error stops none of the others.
 
@@ -13,8 +13,8 @@ counted; the guest never notices.
 import sys
 
 from .checks import check
-from .errors import RuntimeActionError, caret_message
-from .evaluator import Compiler, Env, StopAction
+from .errors import RuntimeActionError, StopAction, caret_message
+from .evaluator import Compiler, Env
 from .maps import Maps
 from .parser import parse
 from .values import truth

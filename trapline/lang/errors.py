@@ -29,3 +29,7 @@ def caret_message(source: str, name: str, line: int, column: int, message: str) 
     lines = source.splitlines() or [""]
     text = lines[line - 1] if 0 < line <= len(lines) else ""
     return f"{name}:{line}:{column}: ERROR: {message}\n{text}\n{' ' * (column - 1)}^"
+
+
+class StopAction(Exception):
+    """exit() ends this consumer: the rest of the action does not run."""

@@ -10,7 +10,7 @@ import operator
 
 from . import ast
 from .aggregations import AGGREGATIONS, Lhist
-from .errors import RuntimeActionError
+from .errors import RuntimeActionError, StopAction  # noqa: F401  (consumer.py catches it)
 from .statements import compile_call_statement
 from .values import truth, wrap64
 
@@ -42,10 +42,6 @@ class Env:
 
     def __init__(self, hit, consumer):
         self.hit, self.locals, self.consumer = hit, {}, consumer
-
-
-class StopAction(Exception):
-    """exit() ends this consumer: the rest of the action does not run."""
 
 
 def _divide(node):

@@ -4,6 +4,7 @@ import time as host_time
 
 from . import ast
 from .aggregations import Lhist
+from .errors import StopAction
 from .maps import value_text
 from .printf import compile_format
 
@@ -22,7 +23,6 @@ def compile_call_statement(compiler, node: ast.Call):
         return _print(compiler, node)
     if name == "exit":
         def stop(env):
-            from .evaluator import StopAction
             consumer.exit()
             raise StopAction()
         return stop

@@ -1,4 +1,4 @@
-"""Several consumers in one run (seed 001 FIG. 1), each with its own maps and output, enabling
+"""Several consumers in one run (US 7,350,196 FIG. 1), each with its own maps and output, enabling
 the same probe; one's exit() or error stops none of the others and never the guest; bad input
 is reported as bpftrace reports it."""
 import pytest
