@@ -68,7 +68,7 @@ def _trace_programs(ctx, expressions, list_pattern, probes, program, args) -> in
     probes_count = count_probes(consumers)
     report(f"Attaching {probes_count} probe{'s' * (probes_count != 1)}...")
     outcome = run(consumers, argv, options, strategy=ctx.params.get("strategy", "auto"),
-                  children=ctx.params.get("children", "follow"), report=report)
+                  children=ctx.params.get("children", "follow"))
     for line in outcome.unattached:
         report(f"trapline: {line}")
     return outcome.exit_code

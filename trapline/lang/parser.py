@@ -20,7 +20,7 @@ def _lark() -> lark.Lark:
 
 def parse(source: str, name: str = "-e") -> ast.Program:
     try:
-        tree = _lark().parse(source)
+        tree = _lark().parse(_without_shebang(source))
     except lark.UnexpectedInput as bad:
         message = _syntax_message(bad)
         line, column = bad.line, bad.column
@@ -29,6 +29,14 @@ def parse(source: str, name: str = "-e") -> ast.Program:
             line, column = len(lines), len(lines[-1]) + 1
         raise ProgramError(source, name, line, column, message) from None
     return ast.Program(_Build().transform(tree), source, name)
+
+
+def _without_shebang(source: str) -> str:
+    """A program file's `#!/usr/bin/env bpftrace` line, blanked (lines and columns stay)."""
+    if not source.startswith("#!"):
+        return source
+    first, newline, rest = source.partition("\n")
+    return " " * len(first) + newline + rest
 
 
 def _syntax_message(bad) -> str:

@@ -38,7 +38,7 @@ def make_consumers(programs: list[tuple[str, str]], out, report, batch: int = 1)
 
 
 def run(consumers: list[Consumer], argv: list[str], sandbox_options: dict, *,
-        strategy: str = "auto", children: str = "follow", report=print) -> LangRun:
+        strategy: str = "auto", children: str = "follow") -> LangRun:
     from instrumenter.tracing.session import Session
 
     from ..sandbox import Sandbox

@@ -71,3 +71,12 @@ def test_syntax_errors_point_at_the_column(text, line, column, message):
     assert shown[0].startswith(f"-e:{line}:{column}: ERROR: syntax error")
     assert shown[1] == text.splitlines()[line - 1]
     assert shown[2] == " " * (column - 1) + "^"
+
+
+def test_a_program_file_may_start_with_bpftraces_shebang():
+    with pytest.raises(ProgramError) as raised:
+        parse("#!/usr/bin/env bpftrace\nBEGIN { @x = ; }\n", "f.bt")
+    assert (raised.value.line, raised.value.column) == (2, 14)
+    assert str(raised.value).splitlines()[0].startswith("f.bt:2:14: ERROR")
+    program = parse("#!/usr/bin/env bpftrace\n// counts\nBEGIN { exit(); }\n", "f.bt")
+    assert program.probes[0].line == 3
