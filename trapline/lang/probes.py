@@ -12,22 +12,9 @@ import os
 from instrumenter.probes.definitions import Probe, ProbeSpec
 
 from .hit import Hit
-from .native import add_native_counts, go_native
+from .native import add_native_counts, go_native, go_native_arguments
 
 UPROBE_KINDS = ("uprobe", "uretprobe")
-
-
-class NullBuffers:
-    """The session's record buffers, unused: the consumers' actions are the output."""
-
-    def put(self, row) -> None:
-        pass
-
-    def flush(self) -> None:
-        pass
-
-    def dropped(self) -> dict:
-        return {}
 
 
 def binary_matches(binary: str, path: bytes) -> bool:
@@ -45,8 +32,9 @@ def binary_matches(binary: str, path: bytes) -> bool:
 class UserProbes:
     """The uprobe and uretprobe attach points of every consumer, as a session provider."""
 
-    def __init__(self, debug):
+    def __init__(self, debug, records=None):
         self.debug = debug
+        self.records = records                 # native.ArgumentRecords: the session's buffers
         self.wanted: list[tuple] = []          # (attach, consumer, block)
         self.by_site: dict[tuple, Probe] = {}  # (kind, path, function, offset, address) -> probe
         self.handlers: dict[int, list] = {}    # id(probe) -> [(consumer, block, attach text)]
@@ -73,8 +61,11 @@ class UserProbes:
                 self.handlers[id(probe)].append((consumer, block, function))
                 self.matched.add(attach.text)
         for probe in new:
-            if go_native(probe, self.handlers[id(probe)]):
+            handlers = self.handlers[id(probe)]
+            if go_native(probe, handlers):
                 self.natives.append(probe)
+            elif self.records is not None and go_native_arguments(probe, handlers):
+                self.records.route(probe, handlers, handlers[0][2])
         return new
 
     def collected(self) -> None:

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from .consumer import Consumer
 from .events import ProcessEvents, TimedProbes
 from .hit import Hit
-from .probes import UPROBE_KINDS, NullBuffers, SyscallTracepoints, UserProbes
+from .native import ArgumentRecords
+from .probes import UPROBE_KINDS, SyscallTracepoints, UserProbes
 from .stacks import Stacks
 
 
@@ -24,6 +25,7 @@ class LangRun:
     unattached: list[str] = field(default_factory=list)
     result: object = None
     native_sites: list[str] = field(default_factory=list)   # probes counting in the guest
+    argument_sites: list[str] = field(default_factory=list)  # probes storing arguments there
 
 
 def count_probes(consumers) -> int:
@@ -48,9 +50,10 @@ def run(consumers: list[Consumer], argv: list[str], sandbox_options: dict, *,
     def attach(kernel, process) -> None:
         debug = kernel.debug
         stacks = Stacks(debug)
-        user, syscalls = UserProbes(debug), SyscallTracepoints(debug)
+        records = ArgumentRecords()
+        user, syscalls = UserProbes(debug, records), SyscallTracepoints(debug)
         events, timed = ProcessEvents(debug), TimedProbes(debug)
-        session = Session(kernel, [], buffers=NullBuffers(), strategy=strategy, children=children)
+        session = Session(kernel, [], buffers=records, strategy=strategy, children=children)
         session.providers.append(user)
         begin = Hit(debug, None, 0, "BEGIN", "")
         for consumer in consumers:
@@ -63,7 +66,7 @@ def run(consumers: list[Consumer], argv: list[str], sandbox_options: dict, *,
             debug.syscall_watchers.append(syscalls)
         if events.wanted:
             debug.subscribe(events)
-        state.update(debug=debug, user=user, session=session)
+        state.update(debug=debug, user=user, session=session, records=records)
         for consumer in consumers:
             for block in consumer.blocks:
                 if any(a.kind == "BEGIN" for a in block.attaches):
@@ -87,7 +90,8 @@ def run(consumers: list[Consumer], argv: list[str], sandbox_options: dict, *,
     if "user" in state:
         unattached = state["user"].unmatched()
     natives = [p.spec.text for p in state["user"].natives] if "user" in state else []
-    return LangRun(result.exit_code, consumers, unattached, result, natives)
+    stored = sorted(state["records"].routes) if "records" in state else []
+    return LangRun(result.exit_code, consumers, unattached, result, natives, stored)
 
 
 def _wire(attach, consumer, block, user, syscalls, events, timed) -> None:
