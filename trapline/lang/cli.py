@@ -71,6 +71,8 @@ def _trace_programs(ctx, expressions, list_pattern, probes, program, args) -> in
                   children=ctx.params.get("children", "follow"))
     for line in outcome.unattached:
         report(f"trapline: {line}")
+    for pid, count in outcome.lost.items():          # as bpftrace says "Lost N events"
+        report(f"trapline: Lost {count} events (pid {pid}: its stored arguments' buffer was full)")
     return outcome.exit_code
 
 

@@ -26,6 +26,7 @@ class LangRun:
     result: object = None
     native_sites: list[str] = field(default_factory=list)   # probes counting in the guest
     argument_sites: list[str] = field(default_factory=list)  # probes storing arguments there
+    lost: dict = field(default_factory=dict)     # pid -> stored records the guest had to drop
 
 
 def count_probes(consumers) -> int:
@@ -91,7 +92,8 @@ def run(consumers: list[Consumer], argv: list[str], sandbox_options: dict, *,
         unattached = state["user"].unmatched()
     natives = [p.spec.text for p in state["user"].natives] if "user" in state else []
     stored = sorted(state["records"].routes) if "records" in state else []
-    return LangRun(result.exit_code, consumers, unattached, result, natives, stored)
+    lost = state["records"].dropped() if "records" in state else {}
+    return LangRun(result.exit_code, consumers, unattached, result, natives, stored, lost)
 
 
 def _wire(attach, consumer, block, user, syscalls, events, timed) -> None:
