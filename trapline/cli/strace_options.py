@@ -69,6 +69,8 @@ def strace_options(f, *, taken: frozenset = frozenset()):
         names = [name for name in (short, long) if name and name not in taken]
         if dest == "s_output" and "--output" in taken:
             names.append("--strace-output")
+        if dest == "s_expr" and "-e" in taken:          # trace's -e is a probe program
+            names.append("--strace-expr")
         f = click.option(*names, dest, help=text, **kwargs)(f)
 
     @functools.wraps(f)

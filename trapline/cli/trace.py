@@ -24,7 +24,11 @@ def _say_choice(probe, address: int, strategy: str) -> None:
 
 
 @click.command(cls=FormatDeprecatedCommand, context_settings=PROGRAM_COMMAND)
-@click.option("-p", "--probe", "probes", multiple=True, required=True, metavar="SPEC",
+@click.option("-e", "lang_programs", multiple=True, metavar="PROGRAM",
+              help="A bpftrace program (trapline/lang); several -e (and FILE.bt) are consumers.")
+@click.option("-l", "--list", "list_pattern", default=None, metavar="PATTERN",
+              help="List the probes matching PATTERN (bpftrace -l) [of -- CMD and its libraries].")
+@click.option("-p", "--probe", "probes", multiple=True, metavar="SPEC",
               help="uprobe:BIN:FUNC[+OFF] | uprobe:BIN:0xADDR | uretprobe:BIN:FUNC | syscall:NAME"
                    " | proc:fork|vfork|exec|exit | signal:NAME")
 @probe_time_options
@@ -45,12 +49,12 @@ def _say_choice(probe, address: int, strategy: str) -> None:
               "(-f FORMAT, the old spelling, is deprecated.)")
 @click.option("-o", "--output", type=click.File("w", lazy=False), default=None, help="Write events here (default: stdout).")
 @click.option("-c", "--count", is_flag=True, help="Print a table of hits per probe at the end (stderr).")
-@functools.partial(run_options, taken=frozenset({"-o", "--output", "-c"}))
-@click.argument("program")
+@functools.partial(run_options, taken=frozenset({"-o", "--output", "-c", "-e"}))
+@click.argument("program", required=False)
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 @click.pass_context
 @guest_command
-def trace(ctx, probes, enable_at, disable_at, detach_after, detach_on, strategy, native, handler, handler_fxsave, children, backpatch, fmt, output, count, rootfs, cwd, env, clear_env, seed, writable, strace,
+def trace(ctx, lang_programs, list_pattern, probes, enable_at, disable_at, detach_after, detach_on, strategy, native, handler, handler_fxsave, children, backpatch, fmt, output, count, rootfs, cwd, env, clear_env, seed, writable, strace,
           follow_forks, quantum, max_insns, verbose, program, args, strace_options):
     """Run PROGRAM with probes; one event per hit (text or JSON Lines).
 
@@ -59,12 +63,18 @@ def trace(ctx, probes, enable_at, disable_at, detach_after, detach_on, strategy,
     from instrumenter.strategies.native import parse_native
     from instrumenter.probes.definitions import UPROBE, Probe
 
+    from ..errors import UsageError
     from ..probespec import parse_probe_spec
     from ..sandbox import Sandbox
     from ..tracing import hit_table
 
+    if lang_programs or list_pattern is not None or (program or "").endswith(".bt"):
+        from ..lang.cli import trace_programs          # the probe language (issue 34)
+        trace_programs(ctx, lang_programs, list_pattern, probes, program, args)
     out = output or sys.stdout          # bpftrace prints events on stdout, between the guest's lines
     try:
+        if not probes or program is None:
+            raise UsageError("trace needs -p SPEC (or -e PROGRAM, FILE.bt, -l) and a program")
         specs = [parse_probe_spec(p) for p in probes]
         sink = _trace_sink(fmt, output, out, specs, program)
         times = probe_times(ctx, specs, enable_at, disable_at)

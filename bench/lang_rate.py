@@ -1,0 +1,89 @@
+"""The probe language's hit rates (issue 34), side by side, in CPU seconds of this process:
+  count      `uprobe:wide:fib { @ = count(); }`, the guest-compiled path (trapline/lang/native.py:
+             the jump strategy's native count), with 1, 10, 100 and 1000 probes (the others
+             count on cold functions never called);
+  predicate  `uprobe:wide:fib /arg0 > 1000000/ { @ = count(); }`, a predicate that rejects every
+             hit, on the Python path (predicates are not compiled into the guest yet);
+  printf     `uprobe:wide:fib { printf("%d\\n", arg0); }` to /dev/null, the Python path.
+The rate is hits / (run with the program - run of the same guest without the fib probe, the
+other probes placed), best of three: the cost of the hits alone, as probe_rate.py measures. Goals: count >= 10 M hits/s flat from
+1 to 1000 probes; predicate >= 5 M/s; printf >= 300 k events/s.
+`python3 -m bench.lang_rate [--arch=i386]`.
+"""
+import io
+import os
+import sys
+import time
+
+from trapline import Sandbox
+from trapline.lang.runner import make_consumers, run as run_consumers
+
+from .common import best_of
+from .probe_rate import calls
+from .wide_guest import build
+
+N_NATIVE, N_PYTHON = 27, 20
+
+
+def _cpu(fn):
+    return best_of(fn, repeat=3, clock=time.process_time)[0]
+
+
+def _baseline(binary: str, n: int) -> float:
+    return _cpu(lambda: Sandbox(capture=True).run([binary, str(n)]))
+
+
+def _program_time(program: str, binary: str, n: int, out) -> float:
+    from trapline.tracing import batch_for
+
+    def once():
+        consumers = make_consumers([(program, "-e")], out, lambda line: None, batch=batch_for(out))
+        run_consumers(consumers, [binary, str(n)], {"capture": True}, strategy="jump")
+        return consumers
+    return _cpu(once)
+
+
+def _cold_probes(binary: str, count: int) -> str:
+    from loader.elf import load_elf_file
+    names = sorted(f.name for f in load_elf_file(binary).symbols.functions() if f.name.startswith("cold_"))
+    return " ".join(f"uprobe:{binary}:{name} {{ @c{i} = count(); }}" for i, name in enumerate(names[:count]))
+
+
+NOISE = 0.02          # CPU seconds: two runs of the same guest differ by about this much
+
+
+def _rate(hits: int, spent: float) -> str:
+    """M hits/s; a cost below the runs' noise gives the bound it proves, not a quotient."""
+    if spent < NOISE:
+        return f"> {hits / NOISE / 1e6:5.1f} M hits/s (the hits cost less than the runs' noise)"
+    return f"{hits / spent / 1e6:7.2f} M hits/s"
+
+
+def rates(arch: str) -> list[str]:
+    binary = str(build(arch))
+    lines = []
+    for probes in (1, 10, 100, 1000):
+        cold = _cold_probes(binary, probes - 1)
+        base = _program_time(cold, binary, N_NATIVE, io.StringIO()) if cold else _baseline(binary, N_NATIVE)
+        program = f"uprobe:{binary}:fib {{ @ = count(); }} " + cold
+        spent = _program_time(program, binary, N_NATIVE, io.StringIO()) - base
+        lines.append(f"{arch} count, {probes:>4} probes: {_rate(calls(N_NATIVE), spent)}")
+    base = _baseline(binary, N_PYTHON)
+    reject = f"uprobe:{binary}:fib /arg0 > 1000000/ {{ @ = count(); }}"
+    spent = _program_time(reject, binary, N_PYTHON, io.StringIO()) - base
+    lines.append(f"{arch} predicate rejecting: {calls(N_PYTHON) / spent / 1e6:7.2f} M hits/s")
+    with open(os.devnull, "w") as null:
+        spent = _program_time(f'uprobe:{binary}:fib {{ printf("%d\\n", arg0); }}', binary,
+                              N_PYTHON, null) - base
+    lines.append(f"{arch} printf (Python path): {calls(N_PYTHON) / spent / 1e3:7.0f} k events/s")
+    return lines
+
+
+def run() -> list[str]:
+    return rates("x86_64") + rates("i386")
+
+
+if __name__ == "__main__":
+    arch = next((a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--arch=")), None)
+    for line in (rates(arch) if arch else run()):
+        print(line, flush=True)

@@ -1,0 +1,116 @@
+"""A consumer (US 7,350,196 FIG. 1; one `-e PROGRAM` or FILE.bt): its probes' compiled actions, its
+own maps and its own output. Consumers of one run are independent: they may enable the same
+probe, and one's exit() or error stops none of the others.
+
+Output is written as it is made, in the order of the run (printf's lines between the guest's
+own), so nothing waits in a buffer that could overflow. At the end (or at its exit()) the
+consumer runs its END probes and prints its maps, as bpftrace does.
+
+A run-time error in an action (division by zero, a string where a number goes) ends that
+hit's action only: it is reported once, with the program's line and column and the probe, and
+counted; the guest never notices.
+"""
+import sys
+
+from .checks import check
+from .errors import RuntimeActionError, StopAction, caret_message
+from .evaluator import Compiler, Env
+from .maps import Maps
+from .parser import parse
+from .values import truth
+
+
+class Block:
+    """One probe block of the program: its attach points, its predicate and its action."""
+    __slots__ = ("attaches", "predicate", "action", "node")
+
+    def __init__(self, attaches, predicate, action, node):
+        self.attaches, self.predicate, self.action, self.node = attaches, predicate, action, node
+
+
+class Consumer:
+    def __init__(self, source: str, name: str, out, *, stacks, report=None, batch: int = 1):
+        self.program = parse(source, name)
+        attach_lists = check(self.program)
+        self.name = name
+        self.maps = Maps()
+        self.out = out
+        self.batch = batch          # writes kept for one: 1 where the guest's output is the same file
+        self._pending: list[str] = []
+        self.stacks = stacks
+        self.report = report or (lambda line: print(line, file=sys.stderr))
+        self.start_ns = 0
+        self.exited = False
+        self.finished = False
+        self.errors: dict[tuple, list] = {}           # (line, column, probe) -> [count, message]
+        compiler = Compiler(self)
+        self.blocks = [Block(attaches,
+                             compiler.expr(probe.predicate) if probe.predicate is not None else None,
+                             compiler.block(probe.body), probe)
+                       for probe, attaches in zip(self.program.probes, attach_lists)]
+
+    def write(self, text: str) -> None:
+        if self.batch == 1:
+            self.out.write(text)
+            self.out.flush()        # in order with the guest's own output (it writes to the fd)
+            return
+        pending = self._pending
+        pending.append(text)
+        if len(pending) >= self.batch:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write what a batching consumer keeps (its output is a file of its own: -o FILE)."""
+        if self._pending:
+            text, self._pending = "".join(self._pending), []
+            self.out.write(text)
+        self.out.flush()
+
+    # ---- hits -------------------------------------------------------------------------------
+    def fire(self, block: Block, hit) -> None:
+        if self.exited:
+            return
+        env = Env(hit, self)
+        try:
+            if block.predicate is not None and not truth(block.predicate(env)):
+                return
+            block.action(env)
+        except StopAction:
+            self.finish(hit)
+        except RuntimeActionError as error:
+            self._failed(error, hit)
+
+    def _failed(self, error: RuntimeActionError, hit) -> None:
+        node = error.node
+        key = (node.line, node.column, hit.probe)
+        seen = self.errors.get(key)
+        if seen is None:
+            self.errors[key] = [1, error.message]
+            self.report("trapline: " + caret_message(self.program.source, self.name, node.line,
+                                                     node.column, f"{hit.probe}: {error.message} "
+                                                     "(this hit's action stopped here)"))
+        else:
+            seen[0] += 1
+
+    # ---- the end ----------------------------------------------------------------------------
+    def exit(self) -> None:
+        """exit(): this consumer stops here (END, then its maps); the others and the guest
+        go on."""
+        self.exited = True
+
+    def finish(self, end_hit) -> None:
+        """Run the END probes, print the maps, report the errors counted: once."""
+        if self.finished:
+            return
+        self.finished = True
+        self.exited = False
+        for block in self.blocks:
+            if any(a.kind == "END" for a in block.attaches):
+                self.fire(block, end_hit)
+        self.exited = True
+        self.write(self.maps.text_at_exit())
+        self.flush()
+        for (line, column, probe), (count, message) in self.errors.items():
+            if count > 1:
+                self.report(f"trapline: {self.name}:{line}:{column}: {probe}: {message}: "
+                            f"{count} hits in all")
