@@ -1,5 +1,7 @@
 """`trapline check`: the trampoline-correctness battery (trapline/testing) run against
 strategies — ours, a user's `package.module:Class`, or an installed package's entry point —
+(single-instruction relocation, probed sequences, and whole programs: process trees with
+fork/vfork/exec, threads at small quanta, removal and detach at any point),
 with a progress line per property, a table at the end, and each failure as hypothesis's
 shrunk counterexample with a reproducer. Exit 1 when a property failed, 2 when a strategy
 could not be checked at all (one line each), else 0.

@@ -72,11 +72,14 @@ def test_our_strategies_pass_on_both_arches():
     assert done.returncode == 0, done.stdout + done.stderr
     rows = json.loads(done.stdout)
     # trampoline: relocation (under Unicorn, and on the host CPU where it is x86-64 Linux) and
-    # one probed sequence; jump: three probed-sequence variants; per arch
+    # one probed sequence; jump: three probed-sequence variants; both: the whole-program
+    # properties (process trees, threads at small quanta, removal and detach); per arch
     host = [] if host_unavailable() else [("trampoline", "relocation on the host CPU")]
-    per_arch = [("trampoline", "relocation"), *host, ("trampoline", "probed sequence (trampoline)")]
+    whole = ["process tree (fork/vfork/exec)", "threads at small quanta", "removal and detach"]
+    per_arch = [("trampoline", "relocation"), *host, ("trampoline", "probed sequence (trampoline)"),
+                *(("trampoline", w) for w in whole)]
     assert [(r["strategy"], r["property"]) for r in rows[:2 * len(per_arch)]] == per_arch * 2
-    assert len(rows) == 2 * (len(per_arch) + 3) and {r["arch"] for r in rows} == {"i386", "x86_64"}
+    assert len(rows) == 2 * (len(per_arch) + 3 + 3) and {r["arch"] for r in rows} == {"i386", "x86_64"}
     assert all(r["failed"] == 0 and r["error"] is None and r["accepted"] > 0 for r in rows)
     # every form ran: a case per class and one per form (3 examples each at --examples 10)
     assert rows[0]["run"] > 200
