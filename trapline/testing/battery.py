@@ -240,6 +240,7 @@ class Property:
     name: str
     plan: list[Case]
     body: object
+    case_type: type = object          # what one example is (replay.py runs a printed one again)
 
 
 def properties(subject: Subject, arch: str, examples: int, classes: list[str] | None = None,
@@ -251,15 +252,17 @@ def properties(subject: Subject, arch: str, examples: int, classes: list[str] | 
     found = []
     if subject.relocator is not None:
         found.append(Property("relocation", relocation_plan(arch, examples, classes),
-                              relocation_body(subject)))
+                              relocation_body(subject), RelocationCase))
         if host:
             from .host_oracle import check_on_host
             found.append(Property("relocation on the host CPU", host_plan(arch, examples, classes),
-                                  relocation_body(subject, check_on_host)))
+                                  relocation_body(subject, check_on_host), RelocationCase))
     if not classes:
         found += [Property(f"probed sequence ({variant})", sequence_plan(arch, examples),
-                           sequence_body(subject, variant)) for variant in subject.placings]
+                           sequence_body(subject, variant), ProbedCase)
+                  for variant in subject.placings]
     if not classes and subject.session_name is not None:
         found += [Property(p.title, [Case(p.title, p.cases(arch), examples)],
-                           guest_body(p, subject.session_name)) for p in GUEST_PROPERTIES]
+                           guest_body(p, subject.session_name), p.case_type)
+                  for p in GUEST_PROPERTIES]
     return found

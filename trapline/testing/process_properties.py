@@ -23,18 +23,17 @@ class GuestProperty(NamedTuple):
     cases: object             # arch -> hypothesis strategy of cases
     difference: object        # (case, strategy name) -> str | None
     describe: object          # case -> report lines
+    case_type: type           # what one example is
 
 
 GUEST_PROPERTIES = (
     GuestProperty("process tree (fork/vfork/exec)", trees.tree_cases, trees.tree_difference,
-                  trees.describe),
+                  trees.describe, trees.TreeCase),
     GuestProperty("threads at small quanta", threads.threads_cases, threads.threads_difference,
-                  threads.describe),
+                  threads.describe, threads.ThreadsCase),
     GuestProperty("removal and detach", detaching.detach_cases, detaching.detach_difference,
-                  detaching.describe),
+                  detaching.describe, detaching.DetachCase),
 )
-CASE_TYPES = {trees.TreeCase: GUEST_PROPERTIES[0], threads.ThreadsCase: GUEST_PROPERTIES[1],
-              detaching.DetachCase: GUEST_PROPERTIES[2]}
 
 
 def guest_body(prop: GuestProperty, strategy: str):

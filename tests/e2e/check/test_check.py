@@ -186,3 +186,28 @@ def test_a_strategy_that_hangs_fails_at_the_time_limit_with_a_report(user_packag
                          "--examples 30 --seed 0 --time-limit 1 --no-host")
     # its relocator is ours: that property ran and passed
     assert "│ naiveprobes:HangsWhilePlacing │ relocation " in done.stdout
+
+
+def _failure(stdout: str, header: str) -> list[str]:
+    return stdout.split(header + "\n", 1)[1].split("\n\n")[0].splitlines()
+
+
+@pytest.mark.parametrize("arch", ["i386", "x86_64"])
+def test_a_reports_replay_line_runs_exactly_its_case_again(arch, user_package):
+    done = trapline("check", "--strategy", "naiveprobes:CopyBytes", "--arch", arch, "--examples",
+                    "30", "--classes", "call_indirect", "--no-host", pythonpath=[user_package])
+    assert done.returncode == 1, done.stdout + done.stderr
+    header = f"FAILED: naiveprobes:CopyBytes relocation {arch}"
+    report = _failure(done.stdout, header)
+    replay = report[-1].strip()
+    assert replay.startswith("trapline check --strategy naiveprobes:CopyBytes --no-host --replay \""
+                             "RelocationCase(")
+    case = replay.split("--replay ", 1)[1]
+    assert report[-2].strip() == f"@example(case={case[1:-1]})"
+    # no seed, no generator: the case as printed, one example, the same report
+    again = trapline(*shlex.split(replay)[1:], pythonpath=[user_package])
+    assert again.returncode == 1, again.stdout + again.stderr
+    seed = f"    trapline check --strategy naiveprobes:CopyBytes --arch {arch} --examples 30 --seed 0 " \
+           "--classes call_indirect --no-host"
+    assert seed in report and _failure(again.stdout, header) == [line for line in report if line != seed]
+    assert re.search(rf"│ naiveprobes:CopyBytes │ relocation\s+│ {arch}\s+│\s+1 │\s+0 │", again.stdout)
