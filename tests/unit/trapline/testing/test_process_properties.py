@@ -80,3 +80,15 @@ def test_a_relocator_alone_gets_no_whole_program_property():
     from trapline.testing.subjects import relocator_subject
     names = [p.name for p in battery.properties(relocator_subject("r", lambda *a: None), "i386", 5)]
     assert names == ["relocation"]
+
+
+def test_the_plugins_program_fixture_passes_ours_and_fails_a_planted_bug_with_the_report(planted):
+    from trapline.testing.detaching import DetachCase
+    from trapline.testing.plugin import program_check
+    case = DetachCase("x86_64", "fib", ["uprobe:fib:fib"], 3, "remove", 1, (0,))
+    assert program_check(case, "trampoline") == ("passed", "")
+    import plantedprobes
+    with pytest.raises(pytest.fail.Exception) as failed:
+        program_check(case, plantedprobes.KeepsTheInt3)
+    assert str(failed.value).startswith("removal and detach with plantedprobes:KeepsTheInt3: pid 100: "
+                                        "text differs at ")
