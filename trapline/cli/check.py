@@ -78,7 +78,7 @@ def check(strategies, arch, examples, seed, classes, fmt, time_limit, host, self
             bad += 1
     command = _command(strategies, arch, examples, seed, classes, time_limit, host)
     tallies = _run(subjects, arches, examples, seed, chosen, command, fmt, host and _host_ok(fmt),
-                   time_limit, case)
+                   time_limit, case, programs=chosen is not None or _samples_ok())
     if case is not None and not tallies and subjects:
         click.echo(f"trapline: no property of {', '.join(s.name for s in subjects)} takes a "
                    f"{type(case).__name__}", err=True)
@@ -122,8 +122,17 @@ def _replay_words(name: str, time_limit: float, host: bool) -> list[str]:
     return words + ["--replay"]
 
 
+def _samples_ok() -> bool:
+    """The whole-program properties run the shipped samples: where none are found, say so."""
+    from trapline.testing.guests import samples_unavailable
+    why = samples_unavailable()
+    if why is not None:
+        click.echo(f"trapline: no whole-program properties: {why}", err=True)
+    return why is None
+
+
 def _run(subjects, arches, examples, seed, classes, command, fmt, host: bool, time_limit: float,
-         case=None):
+         case=None, programs: bool = True):
     from trapline.testing import battery
     from trapline.testing.replay import replayed
     say = _progress_line(fmt)
@@ -131,7 +140,7 @@ def _run(subjects, arches, examples, seed, classes, command, fmt, host: bool, ti
     for subj in subjects:
         replay = _replay_words(subj.name, time_limit, host)
         for arch in arches:
-            props = battery.properties(subj, arch, examples, classes, host=host)
+            props = battery.properties(subj, arch, examples, classes, host=host, programs=programs)
             for prop in props if case is None else replayed(props, case):
                 tally = battery.Tally(prop.name, subj.name, arch)
                 total = sum(c.examples for c in prop.plan)

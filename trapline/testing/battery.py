@@ -244,11 +244,12 @@ class Property:
 
 
 def properties(subject: Subject, arch: str, examples: int, classes: list[str] | None = None,
-               *, host: bool = False) -> list[Property]:
+               *, host: bool = False, programs: bool = True) -> list[Property]:
     """What `trapline check` runs on `subject` for `arch`: relocation (under Unicorn, and on the
     host CPU when `host`) where it has a relocator; a probed sequence per placing variant
     and the whole-program properties (process trees, threads, removal and detach) where a
-    session can place it, unless `classes` narrows the battery to relocation."""
+    session can place it (and `programs`: the shipped samples were found), unless `classes`
+    narrows the battery to relocation."""
     found = []
     if subject.relocator is not None:
         found.append(Property("relocation", relocation_plan(arch, examples, classes),
@@ -261,7 +262,7 @@ def properties(subject: Subject, arch: str, examples: int, classes: list[str] | 
         found += [Property(f"probed sequence ({variant})", sequence_plan(arch, examples),
                            sequence_body(subject, variant), ProbedCase)
                   for variant in subject.placings]
-    if not classes and subject.session_name is not None:
+    if programs and not classes and subject.session_name is not None:
         found += [Property(p.title, [Case(p.title, p.cases(arch), examples)],
                            guest_body(p, subject.session_name), p.case_type)
                   for p in GUEST_PROPERTIES]

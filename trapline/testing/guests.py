@@ -39,6 +39,15 @@ class GuestRun:
     session: object = None
 
 
+def samples_unavailable() -> str | None:
+    """Why the whole-program properties cannot run here (no shipped samples found), or None."""
+    from trapline.samples import ENV, candidate_dirs, samples_dir
+    if samples_dir() is not None:
+        return None
+    return (f"no shipped samples found (searched {', '.join(map(str, candidate_dirs()))}; "
+            f"set {ENV})")
+
+
 def sample(arch: str, name: str) -> bytes:
     from trapline.samples import sample_path
     return str(sample_path(name, arch)).encode()
