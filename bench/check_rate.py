@@ -1,7 +1,9 @@
 """Examples per second of each property of `trapline check` (issue 29): the single-instruction
 relocation property under Unicorn, the same on the host CPU (two traced host processes per
-example, x86-64 Linux hosts), and the probed-sequence property per strategy variant, on the
-built-in strategies, both arches.
+example, x86-64 Linux hosts), the probed-sequence property per strategy variant, and the
+whole-program properties (process trees, threads at small quanta, removal and detach: a
+sample run unprobed and probed per example, the unprobed runs not cached between repeats) on
+the trampoline strategy, on the built-in strategies, both arches.
 
 Each property runs its ci-budget battery (--examples 30: a case per class and placement and
 one per form for relocation, a third per class for the host, 30 sequences) from seed 0; the
@@ -11,7 +13,7 @@ of three. `python3 -m bench.check_rate`.
 import resource
 import time
 
-from trapline.testing import battery
+from trapline.testing import battery, guests
 from trapline.testing.host import host_unavailable
 from trapline.testing.host_oracle import check_on_host
 from trapline.testing.subjects import subject
@@ -29,6 +31,7 @@ def _rate(make_tally, plan, body) -> tuple[int, float]:
     best = float("inf")
     for _ in range(3):
         tally = make_tally()
+        guests.unprobed.cache_clear()          # every repeat runs the unprobed samples too
         start = _cpu()
         battery.run_cases(tally, plan, body, seed=0)
         best = min(best, _cpu() - start)
@@ -48,14 +51,18 @@ def rows(arch: str):
     for subj, variant in ((trampoline, "trampoline"), (jump, "jump"), (jump, "jump+count")):
         yield f"probed sequence ({variant})", _rate(
             new(variant), battery.sequence_plan(arch, EXAMPLES), battery.sequence_body(subj, variant))
+    for prop in battery.properties(trampoline, arch, EXAMPLES):
+        if prop.case_type in (battery.RelocationCase, battery.ProbedCase):
+            continue
+        yield f"{prop.name} (trampoline)", _rate(new(prop.name), prop.plan, prop.body)
 
 
 def run() -> list[str]:
     """The table's lines (bench/run.py prints them beside the other benchmarks')."""
-    lines = [f"{'property':34} {'arch':7} {'examples':>8} {'examples/s':>11}"]
+    lines = [f"{'property':45} {'arch':7} {'examples':>8} {'examples/s':>11}"]
     for arch in ("x86_64", "i386"):
         for name, (done, rate) in rows(arch):
-            lines.append(f"{name:34} {arch:7} {done:8d} {rate:11.0f}")
+            lines.append(f"{name:45} {arch:7} {done:8d} {rate:11.{0 if rate >= 100 else 1}f}")
     return lines
 
 

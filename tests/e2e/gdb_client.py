@@ -14,12 +14,12 @@ TIMEOUT = 120.0
 
 
 class ScriptedGdb:
-    def __init__(self, program, args=(), probes=(), strategy="trampoline", options=()):
+    def __init__(self, program, args=(), probes=(), strategy="trampoline", options=(), pythonpath=()):
         command = [sys.executable, "-m", "trapline", "gdbserver", "--stdio", *options]
         for probe in probes:
             command += ["-p", probe]
         command += ["--strategy", strategy, "--", str(program), *map(str, args)]
-        env = dict(os.environ, PYTHONPATH=str(REPO))
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([*map(str, pythonpath), str(REPO)]))
         self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, env=env, cwd=REPO)
         self.parser = PacketParser()

@@ -11,15 +11,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from instrumenter.errors import InstrumenterError
-from instrumenter.tracing.detach import TOOL_AREAS
 from instrumenter.probes.definitions import Probe
 from instrumenter.probes.records import Buffers
 from instrumenter.tracing.session import Session
-from emu.registers import gpr_names
 from kernel_model.fs import CapturedOutput
 from kernel_model.kernel import Kernel, KernelConfig, wait_status_exit_code
-from kernel_model.memory.vm import PROT_EXEC
 from trapline.probespec import parse_probe_spec
+from trapline.testing.leftovers import leftovers  # noqa: F401 -- the tests import it from here too
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "bin"
 
@@ -94,63 +92,3 @@ def detach_run(arch: str, guest: str, args: tuple[bytes, ...], specs, strategy: 
     session.flush()
     result.stdout = stdout.data
     return result
-
-
-def leftovers(kernel, report) -> list[str]:
-    """Everything of the tool still visible in any live process (nothing, after a detach)."""
-    debug = kernel.debug
-    ranges = [(start, end) for _, start, end, _ in report.unmapped]
-    problems = []
-    for process in debug.live_processes():
-        problems += _text_problems(debug, process)
-        for vma in process.space.vm.vmas:
-            if vma.name in TOOL_AREAS:
-                problems.append(f"pid {process.pid}: {vma.name!r} still mapped at {vma.start:#x}")
-        for thread in debug.live_threads(process):
-            problems += _thread_problems(debug, thread, ranges)
-    return problems
-
-
-def _text_problems(debug, process) -> list[str]:
-    problems = []
-    for mapped in debug.images(process) or [_Mapped(process.image)]:
-        image = mapped.image
-        if image is None:
-            continue
-        for segment in image.segments:
-            if not segment.perms & PROT_EXEC or not segment.filesz:
-                continue
-            now = debug.read_memory_raw(process, segment.vaddr, segment.filesz)
-            if now != segment.data:
-                at = next(i for i, (a, b) in enumerate(zip(now, segment.data)) if a != b)
-                problems.append(f"pid {process.pid}: text differs at {segment.vaddr + at:#x}")
-    return problems
-
-
-def _thread_problems(debug, thread, ranges) -> list[str]:
-    arch = debug.arch(thread.process)
-    # A former tool range that starts where one of the program's areas ends (a thread stack
-    # mmapped right below the XOL pages) has its first byte equal to a one-past-the-end
-    # pointer the program legitimately holds (pthread's stack top): that value is ambiguous.
-    ends = {vma.end for vma in thread.process.space.vm.vmas}
-    inside = lambda value: any(start <= value < end and not (value == start and start in ends)  # noqa: E731
-                               for start, end in ranges)
-    problems = []
-    for name in (*gpr_names(arch), arch.pc):
-        value = debug.read_register(thread, name)
-        if inside(value):
-            problems.append(f"tid {thread.tid}: {name} = {value:#x} (tool)")
-    sp = debug.read_register(thread, arch.sp)
-    low, high = debug.stack_range(thread, sp)
-    raw = debug.read_memory(thread.process, low, high - low)
-    word = arch.word
-    for offset in range(0, len(raw) - word + 1, word):
-        value = int.from_bytes(raw[offset:offset + word], "little")
-        if inside(value):
-            problems.append(f"tid {thread.tid}: stack word at {low + offset:#x} = {value:#x} (tool)")
-    return problems
-
-
-class _Mapped:
-    def __init__(self, image):
-        self.image = image

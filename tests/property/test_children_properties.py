@@ -34,7 +34,7 @@ from kernel_model.fs import CapturedOutput
 from kernel_model.kernel import Kernel, KernelConfig
 from trapline.probespec import parse_probe_spec
 
-from .forkscript_model import FUNCTIONS, Output, argv, hit_before_each_hash, images, scripts
+from trapline.testing.forkscript import FUNCTIONS, Output, argv, hit_before_each_hash, images, scripts
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "bin"
 ARCHES = ("i386", "x86_64")

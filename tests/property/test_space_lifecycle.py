@@ -27,7 +27,7 @@ from kernel_model.kernel import Kernel, KernelConfig
 from kernel_model.memory.space import Space
 from trapline.probespec import parse_probe_spec
 
-from .forkscript_model import Output, argv, scripts
+from trapline.testing.forkscript import Output, argv, scripts
 from .test_children_properties import (ARCHES, SAMPLES, expected_records, fnv1a, probe_sets,
                                        probed_section, recorded, spec_text)
 

@@ -1,5 +1,7 @@
 """`trapline check`: the trampoline-correctness battery (trapline/testing) run against
 strategies — ours, a user's `package.module:Class`, or an installed package's entry point —
+(single-instruction relocation, probed sequences, and whole programs: process trees with
+fork/vfork/exec, threads at small quanta, removal and detach at any point),
 with a progress line per property, a table at the end, and each failure as hypothesis's
 shrunk counterexample with a reproducer. Exit 1 when a property failed, 2 when a strategy
 could not be checked at all (one line each), else 0.
@@ -38,13 +40,25 @@ ARCH_CHOICES = ("i386", "x86_64", "all")
               help="Also run the relocation property on the host CPU (x86-64 Linux hosts).")
 @click.option("--self-test", is_flag=True,
               help="Plant known relocation bugs in a copy of our relocator; each must be caught.")
-def check(strategies, arch, examples, seed, classes, fmt, time_limit, host, self_test):
+@click.option("--replay", "replay", default=None, metavar="CASE",
+              help="Run exactly this case (a report's `@example(case=...)` text) against the "
+              "strategies' properties that take it, once: a failure's report again, whatever "
+              "the generators draw today.")
+def check(strategies, arch, examples, seed, classes, fmt, time_limit, host, self_test, replay):
     """Check strategies' relocation and probed programs against the original's behaviour."""
     from instrumenter.errors import StrategyError
     from trapline.testing.instructions import class_names
     from trapline.testing.subjects import default_names, subject
 
     arches = ("i386", "x86_64") if arch == "all" else (arch,)
+    case = None
+    if replay is not None:
+        from trapline.testing.replay import case_arch, parse_case
+        try:
+            case = parse_case(replay)
+        except ValueError as bad:
+            raise click.BadParameter(str(bad), param_hint="--replay") from None
+        arches = (case_arch(case),)
     chosen = [c.strip() for c in classes.split(",")] if classes else None
     unknown = [c for c in chosen or () if c not in class_names()]
     if unknown:
@@ -64,7 +78,11 @@ def check(strategies, arch, examples, seed, classes, fmt, time_limit, host, self
             bad += 1
     command = _command(strategies, arch, examples, seed, classes, time_limit, host)
     tallies = _run(subjects, arches, examples, seed, chosen, command, fmt, host and _host_ok(fmt),
-                   time_limit)
+                   time_limit, case, programs=chosen is not None or _samples_ok())
+    if case is not None and not tallies and subjects:
+        click.echo(f"trapline: no property of {', '.join(s.name for s in subjects)} takes a "
+                   f"{type(case).__name__}", err=True)
+        sys.exit(2)
     _emit(tallies, fmt)
     if any(t.failure for t in tallies):
         sys.exit(1)
@@ -94,19 +112,43 @@ def _host_ok(fmt: str) -> bool:
     return why is None
 
 
-def _run(subjects, arches, examples, seed, classes, command, fmt, host: bool, time_limit: float):
+def _replay_words(name: str, time_limit: float, host: bool) -> list[str]:
+    """`trapline check` replaying one case against `name` (the case's text comes last)."""
+    words = ["trapline", "check", "--strategy", name]
+    if time_limit != 10.0:
+        words += ["--time-limit", f"{time_limit:g}"]
+    if not host:
+        words.append("--no-host")
+    return words + ["--replay"]
+
+
+def _samples_ok() -> bool:
+    """The whole-program properties run the shipped samples: where none are found, say so."""
+    from trapline.testing.guests import samples_unavailable
+    why = samples_unavailable()
+    if why is not None:
+        click.echo(f"trapline: no whole-program properties: {why}", err=True)
+    return why is None
+
+
+def _run(subjects, arches, examples, seed, classes, command, fmt, host: bool, time_limit: float,
+         case=None, programs: bool = True):
     from trapline.testing import battery
+    from trapline.testing.replay import replayed
     say = _progress_line(fmt)
     tallies = []
     for subj in subjects:
+        replay = _replay_words(subj.name, time_limit, host)
         for arch in arches:
-            for prop in battery.properties(subj, arch, examples, classes, host=host):
+            props = battery.properties(subj, arch, examples, classes, host=host, programs=programs)
+            for prop in props if case is None else replayed(props, case):
                 tally = battery.Tally(prop.name, subj.name, arch)
                 total = sum(c.examples for c in prop.plan)
                 with _progress(fmt, f"{subj.name} {prop.name} {arch}", total) as tick:
                     try:
                         battery.run_cases(tally, prop.plan, prop.body, seed=seed, on_example=tick,
-                                          reproduce=_reproducer(command, "case"),
+                                          reproduce=_reproducer(None if case else command,
+                                                                "case", replay),
                                           time_limit=time_limit)
                     except Exception as e:     # noqa: BLE001 -- e.g. a constructor's StrategyError
                         tally.error = f"{type(e).__name__}: {e}"
@@ -115,11 +157,21 @@ def _run(subjects, arches, examples, seed, classes, command, fmt, host: bool, ti
     return tallies
 
 
-def _reproducer(command: str, argument: str):
+def _reproducer(command: str, argument: str, replay: list[str]):
+    """The run's command and seed (the same examples while the generators draw the same way),
+    the case as a test's `@example` line, and the command that replays exactly that case
+    (a replay's own report has no seed: it drew nothing)."""
     def lines(case, example) -> list[str]:
-        return ["  reproduce:", f"    {command}",
-                f"    @example({argument}={example!r})"]
+        return ["  reproduce:", *([f"    {command}"] if command else []),
+                f"    @example({argument}={example!r})",
+                f"    {shlex.join(replay)} {_quoted(repr(example))}"]
     return lines
+
+
+def _quoted(text: str) -> str:
+    """`text` as one shell word: in double quotes when nothing in it is special there (a
+    case's repr is full of single quotes, which shlex would break into '"'"' runs)."""
+    return f'"{text}"' if not set(text) & set('"$`\\!') else shlex.quote(text)
 
 
 class _NoProgress:

@@ -5,6 +5,7 @@ import sys
 import click
 
 from . import PROGRAM_COMMAND, _fail, _parse_env, run_options
+from .strategy_option import StrategyChoice
 from .walkup import walkup_options, walkup_settings
 from ..host_signals import guest_command
 
@@ -29,12 +30,15 @@ TOP_FUNCTIONS = 25
 @click.option("--record", default=None, metavar="FILE",
               help="Write the trace (start-up, sample, interrupt, thread-switch, module and "
               "walk-up records) to FILE; `trapline report FILE` reads it back.")
+@click.option("--strategy", type=StrategyChoice(), default="auto", show_default=True,
+              help="With --walk-up: the strategy its hooks are placed with (ours, "
+              "package.module:Class or an installed package's entry point, as trace's).")
 @walkup_options
 @functools.partial(run_options, taken=frozenset({"-o"}))
 @click.argument("program")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 @guest_command
-def profile(interval, event, mode, top, output_dir, record, walk_up, threshold, window, min_calls,
+def profile(interval, event, mode, top, output_dir, record, strategy, walk_up, threshold, window, min_calls,
             metric, period, max_levels, exclusive, compare_full, rootfs, cwd, env, clear_env, seed, writable,
             strace, follow_forks, quantum, max_insns, verbose, program, args, strace_options):
     """Run PROGRAM [ARGS...] under the sampling profiler; report where it spends its time."""
@@ -53,7 +57,7 @@ def profile(interval, event, mode, top, output_dir, record, walk_up, threshold, 
         sandbox = Sandbox(rootfs=rootfs, cwd=cwd, env=_parse_env(env), clear_env=clear_env, seed=seed,
                           writable=writable, strace=strace, verbose=verbose, capture=False,
                           follow_forks=bool(follow_forks), quantum=quantum, max_insns=max_insns,
-                          strace_options=strace_options)
+                          strace_options=strace_options, strategy=strategy)
         progress = ProfileProgress.for_terminal(sys.stderr, program.rsplit("/", 1)[-1])
         if walk_up:
             run = _walk_up(sandbox, [program, *args], console, interval=interval, mode=mode,

@@ -165,7 +165,8 @@ def _check_options(values: dict, keys: dict, source: str) -> None:
         if values[name] not in allowed:
             raise SpecError(f"{source}: {keys[name]}: {values[name]!r} is not one of "
                             f"{', '.join(map(str, allowed))}")
-    expect("strategy", CHOICES)
+    if values["strategy"] not in CHOICES:        # a user's: package.module:Class or an entry point
+        _check_user_strategy(values["strategy"], keys["strategy"], source)
     expect("children", POLICIES)
     expect("backpatch", BACKPATCH_MODES)
     expect("arch", ARCHES)
@@ -187,6 +188,23 @@ def _check_options(values: dict, keys: dict, source: str) -> None:
             continue
         if type(value) is not int or value < low:
             raise SpecError(f"{source}: {keys[name]}: expected an integer >= {low}, got {value!r}")
+
+
+def _check_user_strategy(name, key: str, source: str) -> None:
+    """A strategy not of ours must import and implement the interface (the registry's one
+    line, with the key), as `trapline trace --strategy` checks it."""
+    from instrumenter.errors import StrategyError
+    from instrumenter.strategies import registry
+    if not isinstance(name, str):
+        raise SpecError(f"{source}: {key}: {name!r} is not a strategy name")
+    try:
+        registry.load(registry.resolve(name))
+    except StrategyError as bad:
+        if ":" in name:                 # it could not be imported, or is no strategy: why
+            raise SpecError(f"{source}: {key}: {bad}") from None
+        raise SpecError(f"{source}: {key}: {name!r} is not one of {', '.join(registry.CHOICES)}, "
+                        f"package.module:Class, or a strategy an installed package registers "
+                        f"(entry-point group {registry.ENTRY_POINT_GROUP})") from None
 
 
 def _check_probes(probes: list[str], source: str) -> None:

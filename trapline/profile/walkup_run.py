@@ -71,11 +71,13 @@ class _Counting:
         self.door.count_instructions(process)
 
 
-def _session(kernel, probes=()):
+def _session(kernel, probes=(), strategy: str = "auto"):
     from instrumenter.probes.records import Buffers
     from instrumenter.tracing.session import Session
     # The hooks' handlers are the consumers; the records the session buffers are not kept.
-    return Session(kernel, list(probes), buffers=Buffers(capacity=4096, drain=lambda records: None))
+    # `strategy`: the sandbox's (`trapline profile --strategy`: ours or a user's, as trace's).
+    return Session(kernel, list(probes), buffers=Buffers(capacity=4096, drain=lambda records: None),
+                   strategy=strategy)
 
 
 def _strategies(probes) -> dict:
@@ -106,7 +108,7 @@ def run_walkup(sandbox: Sandbox, argv: list[str], *, interval: int, options, mod
 
     def attach(kernel, process) -> None:
         door = kernel.debug
-        session = _session(kernel)
+        session = _session(kernel, strategy=sandbox.strategy)
         session.attach(process)
         walk = state["walk"] = WalkUp(door, session, options)
         state["door"], state["session"] = door, session

@@ -21,6 +21,15 @@ Modules:
   host_oracle   `check_on_host(case, relocator)`: Unicorn vs the host (ERRATA), and the copy
                 vs the original on the host
   subjects      what is checked: a strategy by name or `package.module:Class` -> Subject
+  guests        whole programs (shipped samples) on the modeled kernel, probed by a strategy
+                through a tracing Session, and unprobed
+  trees         process trees: forkscript's fork/vfork/exec scripts (forkscript.py), every
+                call recorded once under its own pid
+  threads       threads at small quanta: every hit of loss_threads/loss_procs counted
+  detaching     removal and detach at a drawn instruction: output unchanged, nothing left
+                (leftovers.py)
+  process_properties  the three as battery properties (`guest_body`)
+  verdicts      Counterexample, refusal reasons
   battery       the properties run outside pytest, with counts, shrinking, time limits and
                 reports (`trapline check`)
   planted       the self-test: bugs planted in a copy of the built-in relocator, kill_table

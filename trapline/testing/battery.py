@@ -8,7 +8,6 @@ hypothesis runs is its shrunk, minimal one, which the report describes.
 """
 from __future__ import annotations
 
-import re
 import signal
 from collections import Counter
 from dataclasses import dataclass, field
@@ -25,8 +24,10 @@ from .instructions import class_names, classes_of
 from .layouts import PLACEMENTS
 from .listing import listing
 from .oracles import RelocationCase, check_relocation
+from .process_properties import GUEST_PROPERTIES, guest_body
 from .probes import ProbedCase, scenarios, sequence_difference, unjudgeable
 from .subjects import Subject
+from .verdicts import Counterexample, reason as _reason
 
 
 @dataclass
@@ -60,14 +61,6 @@ class Case:
 class _Hung(BaseException):
     """An example ran past the time limit (a BaseException: hypothesis does not catch it, so
     a hang is reported at once, never shrunk one time limit per step)."""
-
-
-class Counterexample(Exception):
-    """A failing example, with its report's lines (the last one raised is the shrunk one)."""
-
-    def __init__(self, lines: list[str]):
-        super().__init__(lines[0])
-        self.lines = lines
 
 
 def run_cases(tally: Tally, cases: list[Case], body, *, seed: int, on_example=None,
@@ -184,13 +177,6 @@ def relocation_body(subject: Subject, oracle=check_relocation):
     return body
 
 
-def _reason(text: str) -> str:
-    """A refusal's reason without the instruction it names (so that reasons count up)."""
-    text = re.sub(r"^0x[0-9a-f]+(: [^:]*)?: ", "", text)       # "0x1000: insn ops: reason"
-    text = re.sub(r" \(try: [^)]*\)$", "", text)
-    return text if len(text) <= 60 else text[:57].rsplit(" ", 1)[0] + "..."
-
-
 def _relocation_lines(subject: Subject, case: RelocationCase, relocated, difference: str):
     insn, layout = case.insn, case.layout
     lines = [f"relocation of `{insn.mnemonic} {insn.op_str}`".rstrip() +
@@ -254,22 +240,30 @@ class Property:
     name: str
     plan: list[Case]
     body: object
+    case_type: type = object          # what one example is (replay.py runs a printed one again)
 
 
 def properties(subject: Subject, arch: str, examples: int, classes: list[str] | None = None,
-               *, host: bool = False) -> list[Property]:
+               *, host: bool = False, programs: bool = True) -> list[Property]:
     """What `trapline check` runs on `subject` for `arch`: relocation (under Unicorn, and on the
     host CPU when `host`) where it has a relocator; a probed sequence per placing variant
-    unless `classes` narrows the battery to relocation."""
+    and the whole-program properties (process trees, threads, removal and detach) where a
+    session can place it (and `programs`: the shipped samples were found), unless `classes`
+    narrows the battery to relocation."""
     found = []
     if subject.relocator is not None:
         found.append(Property("relocation", relocation_plan(arch, examples, classes),
-                              relocation_body(subject)))
+                              relocation_body(subject), RelocationCase))
         if host:
             from .host_oracle import check_on_host
             found.append(Property("relocation on the host CPU", host_plan(arch, examples, classes),
-                                  relocation_body(subject, check_on_host)))
+                                  relocation_body(subject, check_on_host), RelocationCase))
     if not classes:
         found += [Property(f"probed sequence ({variant})", sequence_plan(arch, examples),
-                           sequence_body(subject, variant)) for variant in subject.placings]
+                           sequence_body(subject, variant), ProbedCase)
+                  for variant in subject.placings]
+    if programs and not classes and subject.session_name is not None:
+        found += [Property(p.title, [Case(p.title, p.cases(arch), examples)],
+                           guest_body(p, subject.session_name), p.case_type)
+                  for p in GUEST_PROPERTIES]
     return found

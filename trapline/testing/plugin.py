@@ -21,8 +21,13 @@ Fixtures (session-scoped: hypothesis runs many examples through one test functio
                         `trapline check` prints when the copy behaves differently
   trapline_probed_run   check(case, strategy) -> hits; fails the test when the probed
                         sequence ends differently from the unprobed one or hit != once
+  trapline_program      check(case, strategy) -> (status, reason); fails the test when the
+                        whole program (a TreeCase, ThreadsCase or DetachCase: process trees,
+                        threads at small quanta, removal and detach) behaves differently
+                        probed by the strategy than unprobed
 `strategy` is a class (with `relocator` for the relocation check), a relocator function, or
-a name `trapline check --strategy` takes.
+a name `trapline check --strategy` takes (for trapline_program: a class importable by its
+module's name, or such a name).
 
 Ten lines in a user's repository:
 
@@ -116,3 +121,25 @@ def trapline_probed_run():
         except Counterexample as found:
             pytest.fail("\n".join(found.lines), pytrace=False)
     return check
+
+
+def program_check(case, strategy):
+    """The whole-program property that takes `case`, run once with `strategy` placed by a
+    tracing Session (what the trapline_program fixture returns)."""
+    from .battery import Counterexample
+    from .process_properties import GUEST_PROPERTIES, guest_body
+    prop = next((p for p in GUEST_PROPERTIES if isinstance(case, p.case_type)), None)
+    if prop is None:
+        pytest.fail(f"{type(case).__name__} is not a whole-program case (have: "
+                    f"{', '.join(p.case_type.__name__ for p in GUEST_PROPERTIES)})")
+    name = strategy if isinstance(strategy, str) else \
+        f"{strategy.__module__}:{strategy.__qualname__}"
+    try:
+        return guest_body(prop, name)(case)
+    except Counterexample as found:
+        pytest.fail("\n".join(found.lines), pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def trapline_program():
+    return program_check

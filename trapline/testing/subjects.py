@@ -24,6 +24,9 @@ class Subject:
     name: str
     relocator: object = None                         # relocate(insn, address, arch, **opts)
     placings: dict[str, Placing] = field(default_factory=dict)    # variant name -> Placing
+    # the name a tracing Session places it by (ours, package.module:Class, an entry point):
+    # the whole-program properties run it there (process_properties.py); None: a bare relocator
+    session_name: str | None = None
 
 
 def subject(name: str) -> Subject:
@@ -37,7 +40,7 @@ def subject(name: str) -> Subject:
     else:
         cls = registry.load(entry)
         placings = {name: Placing(lambda session, cls=cls: _construct(cls, session, name))}
-    return Subject(name, getattr(cls, "relocator", None), placings)
+    return Subject(name, getattr(cls, "relocator", None), placings, name)
 
 
 def relocator_subject(name: str, relocator) -> Subject:

@@ -72,11 +72,14 @@ def test_our_strategies_pass_on_both_arches():
     assert done.returncode == 0, done.stdout + done.stderr
     rows = json.loads(done.stdout)
     # trampoline: relocation (under Unicorn, and on the host CPU where it is x86-64 Linux) and
-    # one probed sequence; jump: three probed-sequence variants; per arch
+    # one probed sequence; jump: three probed-sequence variants; both: the whole-program
+    # properties (process trees, threads at small quanta, removal and detach); per arch
     host = [] if host_unavailable() else [("trampoline", "relocation on the host CPU")]
-    per_arch = [("trampoline", "relocation"), *host, ("trampoline", "probed sequence (trampoline)")]
+    whole = ["process tree (fork/vfork/exec)", "threads at small quanta", "removal and detach"]
+    per_arch = [("trampoline", "relocation"), *host, ("trampoline", "probed sequence (trampoline)"),
+                *(("trampoline", w) for w in whole)]
     assert [(r["strategy"], r["property"]) for r in rows[:2 * len(per_arch)]] == per_arch * 2
-    assert len(rows) == 2 * (len(per_arch) + 3) and {r["arch"] for r in rows} == {"i386", "x86_64"}
+    assert len(rows) == 2 * (len(per_arch) + 3 + 3) and {r["arch"] for r in rows} == {"i386", "x86_64"}
     assert all(r["failed"] == 0 and r["error"] is None and r["accepted"] > 0 for r in rows)
     # every form ran: a case per class and one per form (3 examples each at --examples 10)
     assert rows[0]["run"] > 200
@@ -183,3 +186,28 @@ def test_a_strategy_that_hangs_fails_at_the_time_limit_with_a_report(user_packag
                          "--examples 30 --seed 0 --time-limit 1 --no-host")
     # its relocator is ours: that property ran and passed
     assert "│ naiveprobes:HangsWhilePlacing │ relocation " in done.stdout
+
+
+def _failure(stdout: str, header: str) -> list[str]:
+    return stdout.split(header + "\n", 1)[1].split("\n\n")[0].splitlines()
+
+
+@pytest.mark.parametrize("arch", ["i386", "x86_64"])
+def test_a_reports_replay_line_runs_exactly_its_case_again(arch, user_package):
+    done = trapline("check", "--strategy", "naiveprobes:CopyBytes", "--arch", arch, "--examples",
+                    "30", "--classes", "call_indirect", "--no-host", pythonpath=[user_package])
+    assert done.returncode == 1, done.stdout + done.stderr
+    header = f"FAILED: naiveprobes:CopyBytes relocation {arch}"
+    report = _failure(done.stdout, header)
+    replay = report[-1].strip()
+    assert replay.startswith("trapline check --strategy naiveprobes:CopyBytes --no-host --replay \""
+                             "RelocationCase(")
+    case = replay.split("--replay ", 1)[1]
+    assert report[-2].strip() == f"@example(case={case[1:-1]})"
+    # no seed, no generator: the case as printed, one example, the same report
+    again = trapline(*shlex.split(replay)[1:], pythonpath=[user_package])
+    assert again.returncode == 1, again.stdout + again.stderr
+    seed = f"    trapline check --strategy naiveprobes:CopyBytes --arch {arch} --examples 30 --seed 0 " \
+           "--classes call_indirect --no-host"
+    assert seed in report and _failure(again.stdout, header) == [line for line in report if line != seed]
+    assert re.search(rf"│ naiveprobes:CopyBytes │ relocation\s+│ {arch}\s+│\s+1 │\s+0 │", again.stdout)

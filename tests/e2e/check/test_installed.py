@@ -94,8 +94,11 @@ def installed(tmp_path_factory) -> Path:
     return target
 
 
-def _run(args, installed: Path, cwd: Path, ci: bool | None = None):
+def _run(args, installed: Path, cwd: Path, ci: bool | None = None, samples: Path | None = None):
     env = dict(os.environ, PYTHONPATH=str(installed))
+    env.pop("TRAPLINE_SAMPLES", None)
+    if samples is not None:     # (pip --target installs no data files: the samples are named)
+        env["TRAPLINE_SAMPLES"] = str(samples)
     if ci is not None:
         for name in CI_VARIABLES:
             env.pop(name, None)
@@ -107,7 +110,7 @@ def _run(args, installed: Path, cwd: Path, ci: bool | None = None):
 
 def test_trapline_check_finds_and_checks_the_installed_strategy(installed, tmp_path):
     done = _run(["-m", "trapline", "check", "--arch", "i386", "--examples", "5", "--format", "json"],
-                installed, tmp_path)
+                installed, tmp_path, samples=ROOT / "samples" / "bin")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "trapline/__init__.py" in _run(["-c", "import trapline; print(trapline.__file__)"],
                                           installed, tmp_path).stdout.replace(os.sep, "/")
@@ -117,8 +120,23 @@ def test_trapline_check_finds_and_checks_the_installed_strategy(installed, tmp_p
     rows = json.loads(done.stdout)
     careful = [r for r in rows if r["strategy"] == "careful"]
     assert [r["property"] for r in careful if "host" not in r["property"]] == [
-        "relocation", "probed sequence (careful)"]
+        "relocation", "probed sequence (careful)", "process tree (fork/vfork/exec)",
+        "threads at small quanta", "removal and detach"]
     assert all(r["failed"] == 0 and r["accepted"] > 0 for r in careful)
+
+
+def test_without_the_samples_check_says_so_and_runs_the_rest(installed, tmp_path):
+    done = _run(["-m", "trapline", "check", "--strategy", "careful", "--arch", "i386", "--examples",
+                 "3", "--no-host", "--format", "json"], installed, tmp_path)
+    import json
+    if "no whole-program properties" not in done.stderr:
+        pytest.fail("the wheel's samples were found without TRAPLINE_SAMPLES: " + done.stderr)
+    line = next(x for x in done.stderr.splitlines() if "no whole-program properties" in x)
+    assert line.startswith("trapline: no whole-program properties: no shipped samples found "
+                           "(searched ") and line.endswith("; set TRAPLINE_SAMPLES)")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert [r["property"] for r in json.loads(done.stdout)] == ["relocation",
+                                                                "probed sequence (careful)"]
 
 
 @pytest.mark.parametrize("ci", [False, True], ids=["local", "on-ci"])

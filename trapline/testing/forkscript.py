@@ -1,4 +1,5 @@
-"""Scripts for samples/forkscript and what their output says about each process.
+"""Scripts for samples/forkscript and what their output says about each process (the process-tree
+property, trees.py, and the project's own children properties draw them from here).
 
 A script is a list of steps: ("call", fn, n) with fn in "abc", ("k",), ("v", steps),
 ("f", steps), ("e", steps) — exec with the steps that follow as the new image's script —
