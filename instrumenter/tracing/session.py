@@ -44,6 +44,7 @@ class Session:
         self.returns = ReturnProbes(self)
         self.detacher = None                        # detach.py's Detacher, on the first detach
         self._names: dict = {}                    # (id(image), address) -> (image, "func+0x12")
+        self._syscall_names = (-1, frozenset())    # (len(probes), the calls they name)
         self._ifuncs: dict[tuple, IfuncResolution] = {}   # (object path, IFUNC name) -> resolution
         # provider(process, mapped) -> [Probe]: probes made for an object when it is mapped,
         # as bpftrace's `uprobe:lib:*` (every function: profiler/full.py)
@@ -365,6 +366,18 @@ class Session:
             resolution.forget_space(serial)
 
     # ---- syscall probes --------------------------------------------------------------------
+    @property
+    def syscall_names(self) -> frozenset:
+        """The calls the session's syscall: probes name: the door tells it of these only
+        (kernel_model/debug/events.py syscall_watchers_of). Made again when a probe is added
+        (the list only grows: dynamic.py); a disabled probe's call is still told, and its
+        hit ignored below."""
+        probes = self.probes
+        if self._syscall_names[0] != len(probes):
+            self._syscall_names = (len(probes), frozenset(p.spec.syscall for p in probes
+                                                          if p.spec.kind == SYSCALL))
+        return self._syscall_names[1]
+
     def syscall_entry(self, thread, name: str, args) -> None:
         for probe in self.probes:
             if probe.spec.kind == SYSCALL and probe.spec.syscall == name and probe.enabled:
