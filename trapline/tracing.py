@@ -112,23 +112,34 @@ _JSONL_TEMPLATES: dict[tuple[str, int], str] = {}
 
 
 def text_lines(rows) -> list[str]:
-    """format_text of each buffered row: an entry or return row without fields in one
-    f-string (the same expressions as format_text's), anything else the Record's line."""
+    """format_text of each buffered row: an entry or return row without fields is one
+    %-format of a template made once per probe, argument count and whether it has a retval
+    (%14d, %6d, %#x and %s write ints and names as format_text's f-string does), anything else
+    the Record's line."""
     lines = []
     append = lines.append
+    probe, nargs, returned, template = None, -1, False, ""
     for row in rows:
         kind = row[7]
         if (kind != "entry" and kind != "return") or len(row) > 9 and row[9]:
             append(format_text(Record(*row)))
             continue
-        text = f"{row[0]:>14} {row[1]:>6} {row[2]:>6} {row[3]} {row[8]}"
         args, retval = row[5], row[6]
-        if args:
-            text += " args=" + ",".join([f"{a:#x}" for a in args])
-        if retval is not None:
-            text += f" retval={retval}"
-        append(text)
+        if row[3] is not probe or len(args) != nargs or (retval is not None) != returned:
+            probe, nargs, returned = row[3], len(args), retval is not None
+            template = _text_template(probe, nargs, returned)
+        if returned:
+            append(template % (row[0], row[1], row[2], row[8], *args, retval))
+        else:
+            append(template % (row[0], row[1], row[2], row[8], *args))
     return lines
+
+
+def _text_template(probe: str, nargs: int, returned: bool) -> str:
+    template = "%14d %6d %6d " + probe.replace("%", "%%") + " %s"
+    if nargs:
+        template += " args=" + ",".join(["%#x"] * nargs)
+    return template + (" retval=%s" if returned else "")
 
 
 ROW_FORMATTERS = {"text": text_lines, "jsonl": jsonl_lines}
