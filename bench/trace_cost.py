@@ -14,7 +14,8 @@
    (hits) / (extra CPU seconds) = records a second. Goal: >= 300 k/s through int3/trampoline.
    Then jump with `--native args:6`: the records kept in the guest (six words a hit, no trap)
    and drained in batches, jsonl. Goal: >= 1 M/s. (Native records carry the ts of their
-   collection: the guest code has no clock.)
+   collection: the guest code has no clock.) Last, the floor under every record rate: the
+   lines a second the row formatters make alone, without a run.
 
 `python3 -m bench.trace_cost [--runs N] [--quick]`: --quick skips fib 34 (fib 30 instead).
 """
@@ -122,9 +123,32 @@ def record_rate(runs: int) -> list[str]:
     return lines
 
 
+def format_floor(runs: int) -> list[str]:
+    """Lines a second that the row formatters alone make (trapline/tracing.py jsonl_lines,
+    text_lines) from rows like fib's (six argument words, a ts of 8 digits), best of `runs`:
+    the floor under any record rate, in the guest or not, since every record becomes a line
+    in Python."""
+    import time
+
+    from trapline.tracing import ROW_FORMATTERS
+    probe = f"uprobe:{SAMPLES / 'x86_64' / 'fib'}:fib"
+    rows = [(12_345_678 + 37 * i, 100, 100, probe, 0x401000, (i % 28, 140737488347000 + i,
+             140737488347016, 0, 0, 4198400), None, "entry", "fib") for i in range(100_000)]
+    lines = []
+    for fmt, lines_of in ROW_FORMATTERS.items():
+        best = float("inf")
+        for _ in range(runs):
+            t0 = time.process_time()
+            lines_of(rows)
+            best = min(best, time.process_time() - t0)
+        lines.append(f"{'format':<10} {fmt:<5} {len(rows) / best / 1000:7.0f} k lines/s "
+                     "(the rows' lines alone, no run: the floor under every record rate)")
+    return lines
+
+
 def run(runs: int = 3, quick: bool = False) -> list[str]:
     n = 30 if quick else 34
-    return untouched(runs, n) + floor(runs, n) + record_rate(runs)
+    return untouched(runs, n) + floor(runs, n) + record_rate(runs) + format_floor(runs)
 
 
 if __name__ == "__main__":
