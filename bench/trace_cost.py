@@ -4,9 +4,18 @@
    writev: the probe never fires), the fileio sample and a syscall-heavy program (busybox
    `dd bs=1 count=50000`: 100 000 system calls, when the Debian binaries are fetched) against `run` of the same program,
    as whole processes in turns (A B A B ...), the CPU time's median ratio. Goal: <= 1.15.
+   The floor under it: the same `run` with an empty C block hook (emu/native/block_clock.c
+   block_clock_none: Unicorn's helper call before every block and nothing else) against `run`,
+   in one script so start-up is the same on both sides. `ts` is an exact instruction count,
+   and Unicorn 2.1 gives a count only through a hook (per instruction: icount.py; per block:
+   block_clock.py), so this is what trace cannot go under while it keeps `ts` exact.
 2. Records: `trace --format jsonl|text -o /dev/null -p uprobe:fib:fib -- fib 27` (317 811 hits)
    against the same run probing a function fib never calls (`main`: one hit), per strategy:
    (hits) / (extra CPU seconds) = records a second. Goal: >= 300 k/s through int3/trampoline.
+   Then jump with `--native args:6`: the records kept in the guest (six words a hit, no trap)
+   and drained in batches, jsonl. Goal: >= 1 M/s. (Native records carry the ts of their
+   collection: the guest code has no clock.) Last, the floor under every record rate: the
+   lines a second the row formatters make alone, without a run.
 
 `python3 -m bench.trace_cost [--runs N] [--quick]`: --quick skips fib 34 (fib 30 instead).
 """
@@ -34,6 +43,44 @@ def _paired_cpu(a: list[str], b: list[str], runs: int) -> tuple[float, float, fl
         tb.append(cb)
         ratios.append(ca / cb)
     return statistics.median(ta), statistics.median(tb), statistics.median(ratios)
+
+
+def _floor_argv(argv: list[str], hooked: bool) -> list[str]:
+    return [sys.executable, "-m", "bench.trace_cost", "--floor-run", "hooked" if hooked else "bare",
+            "--", *argv]
+
+
+def _floor_run(hooked: bool, argv: list[str]) -> int:
+    """Run `argv` as `trapline run` does (output passed through), with the empty block hook on
+    the program's Machine when `hooked`. A benchmark's probe of the emulator's own floor: it
+    reaches the Machine directly, not through the door, since no tool would install a hook
+    that does nothing."""
+    from trapline.sandbox import Sandbox
+
+    def empty_hook(_kernel, process) -> None:
+        import ctypes
+
+        from unicorn import UC_HOOK_BLOCK
+
+        from emu import native
+        from emu.internals.binding import handle, uc_hook_h, uclib
+        uc = process.space.machine.uc
+        hook = uc_hook_h()
+        uclib.uc_hook_add(handle(uc), ctypes.byref(hook), UC_HOOK_BLOCK,
+                          ctypes.cast(native.load("block_clock").block_clock_none, ctypes.c_void_p),
+                          None, ctypes.c_uint64(1), ctypes.c_uint64(0))
+        uc.ctl_flush_tb()
+    return Sandbox(capture=False, tools=[empty_hook] if hooked else []).run(argv).exit_code
+
+
+def floor(runs: int, n: int) -> list[str]:
+    lines = []
+    for arch in ("x86_64", "i386"):
+        argv = [str(SAMPLES / arch / "fib"), str(n)]
+        ta, tb, ratio = _paired_cpu(_floor_argv(argv, True), _floor_argv(argv, False), runs)
+        lines.append(f"{'fib ' + arch:<12} empty block hook {ta:6.3f} s  none {tb:6.3f} s  "
+                     f"{ratio:5.2f}x  (the floor of an exact per-block clock)")
+    return lines
 
 
 def untouched(runs: int, n: int) -> list[str]:
@@ -66,15 +113,48 @@ def record_rate(runs: int) -> list[str]:
             rate = FIB27_HITS / max(ta - tb, 1e-9)
             lines.append(f"{strategy:<10} {fmt:<5} hot {ta:6.3f} s  cold {tb:6.3f} s  "
                          f"{rate / 1000:7.0f} k records/s  (goal >= 300 k/s)")
+    hot, cold = ([*_trapline("trace", "--format", "jsonl", "-o", "/dev/null", "--strategy", "jump",
+                             "--native", "args:6", "-p", f"uprobe:{fib}:{func}", "--", fib, "27")]
+                 for func in ("fib", "main"))
+    ta, tb, _ = _paired_cpu(hot, cold, runs)
+    rate = FIB27_HITS / max(ta - tb, 1e-9)
+    lines.append(f"{'jump args:6':<10} jsonl hot {ta:6.3f} s  cold {tb:6.3f} s  "
+                 f"{rate / 1000:7.0f} k records/s  (records in the guest; goal >= 1000 k/s)")
+    return lines
+
+
+def format_floor(runs: int) -> list[str]:
+    """Lines a second that the row formatters alone make (trapline/tracing.py jsonl_lines,
+    text_lines) from rows like fib's (six argument words, a ts of 8 digits), best of `runs`:
+    the floor under any record rate, in the guest or not, since every record becomes a line
+    in Python."""
+    import time
+
+    from trapline.tracing import ROW_FORMATTERS
+    probe = f"uprobe:{SAMPLES / 'x86_64' / 'fib'}:fib"
+    rows = [(12_345_678 + 37 * i, 100, 100, probe, 0x401000, (i % 28, 140737488347000 + i,
+             140737488347016, 0, 0, 4198400), None, "entry", "fib") for i in range(100_000)]
+    lines = []
+    for fmt, lines_of in ROW_FORMATTERS.items():
+        best = float("inf")
+        for _ in range(runs):
+            t0 = time.process_time()
+            lines_of(rows)
+            best = min(best, time.process_time() - t0)
+        lines.append(f"{'format':<10} {fmt:<5} {len(rows) / best / 1000:7.0f} k lines/s "
+                     "(the rows' lines alone, no run: the floor under every record rate)")
     return lines
 
 
 def run(runs: int = 3, quick: bool = False) -> list[str]:
-    return untouched(runs, 30 if quick else 34) + record_rate(runs)
+    n = 30 if quick else 34
+    return untouched(runs, n) + floor(runs, n) + record_rate(runs) + format_floor(runs)
 
 
 if __name__ == "__main__":
     arguments = sys.argv[1:]
+    if arguments[:1] == ["--floor-run"]:
+        sys.exit(_floor_run(arguments[1] == "hooked", arguments[3:]))
     count = next((int(a.split("=", 1)[1]) for a in arguments if a.startswith("--runs=")), 3)
     for line in run(count, "--quick" in arguments):
         print(line)

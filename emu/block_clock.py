@@ -55,6 +55,7 @@ RECENT = 256                   # native/block_clock.c's direct-mapped entries
 
 
 class _Entry(ctypes.Structure):
+    """struct entry: a block (its start and length in bytes) and its instructions."""
     _fields_ = [("address", ctypes.c_uint64), ("size", ctypes.c_uint32), ("insns", ctypes.c_uint32)]
 
 
@@ -68,8 +69,7 @@ class _State(ctypes.Structure):
                 ("table", ctypes.c_void_p), ("mask", ctypes.c_uint64), ("used", ctypes.c_uint64),
                 ("take", ctypes.c_void_p), ("capture", ctypes.c_void_p), ("interval", ctypes.c_int64),
                 ("paused", ctypes.c_int32), ("recent", _Entry * RECENT),
-                ("block_address", ctypes.c_uint64), ("block_size", ctypes.c_uint32),
-                ("block_insns", ctypes.c_uint32), ("blocks", ctypes.c_int64)]
+                ("last", ctypes.c_void_p)]
 
 
 _CLOCKS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # Machine -> its clock
@@ -148,8 +148,17 @@ class BlockClock:
 
     @property
     def state(self) -> _State:
-        """The C hook's state, read in place (emu/lazy_count.py: the block begun last)."""
+        """The C hook's state, read in place."""
         return self._state
+
+    def last_block(self) -> tuple[int, int, int]:
+        """(start, length in bytes, instructions) of the block begun last, (0, 0, 0) before
+        any (emu/lazy_count.py: an exact count inside it)."""
+        last = self._state.last
+        if not last:
+            return 0, 0, 0
+        entry = _Entry.from_address(last)
+        return entry.address, entry.size, entry.insns
 
     def forget_changed_code(self) -> None:
         """Empty the table of block counts if code was patched since it was filled."""

@@ -59,11 +59,10 @@ class BlockCount:
 
     def fault_at(self, pc: int) -> None:
         """The instruction at `pc` faulted: it began, and the rest of its block never will."""
-        state = self._state
-        start, size = state.block_address, state.block_size
+        start, size, insns = self._clock.last_block()
         if not start <= pc < start + size:
             return                             # it began a block of its own (size 0 or 1 insn)
-        self._cut += state.block_insns - self._begun(start, size, pc)
+        self._cut += insns - self._begun(start, size, pc)
 
     def _begun(self, start: int, size: int, pc: int) -> int:
         """Instructions of the block [start, start + size) that begin at or before `pc`."""

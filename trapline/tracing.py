@@ -5,6 +5,8 @@ import os
 import stat
 import sys
 
+from instrumenter.probes.records import Record
+
 from .host_output import guarded
 
 
@@ -67,36 +69,129 @@ def _json_string(text: str) -> str:
 FORMATTERS = {"text": format_text, "jsonl": format_jsonl}
 
 
+def jsonl_lines(rows) -> list[str]:
+    """format_jsonl of each buffered row (a Record's fields in order, records.py), without the
+    Record: a uprobe's entry or return row (ints, no fields) is one %-format of a template
+    made once per probe and argument count (issue 31: the f-string of format_jsonl and the
+    Record it needs cost twice as much), anything else the Record's line."""
+    lines = []
+    append = lines.append
+    probe, nargs, template = None, -1, ""
+    for row in rows:
+        retval, args = row[6], row[5]
+        if len(row) > 9 and row[9] or retval is not None and type(retval) is not int:
+            append(format_jsonl(Record(*row)))
+            continue
+        if retval is None:
+            retval = "null"
+        for value in args:
+            if type(value) is not int:
+                append(format_jsonl(Record(*row)))
+                break
+        else:
+            if row[3] is not probe or len(args) != nargs:       # a batch is mostly one probe's
+                probe, nargs = row[3], len(args)
+                template = _jsonl_template(probe, nargs)
+            append(template % (row[0], row[1], row[2], row[4], *args, retval))
+    return lines
+
+
+def _jsonl_template(probe: str, nargs: int) -> str:
+    """The jsonl line of a plain record of `probe` with `nargs` arguments, its numbers left to
+    %d (str of an int, as JSON writes it) and its retval to %s ("null" or the int)."""
+    key = (probe, nargs)
+    template = _JSONL_TEMPLATES.get(key)
+    if template is None:
+        template = _JSONL_TEMPLATES[key] = (
+            '{"ts":%d,"pid":%d,"tid":%d,"probe":' + _json_string(probe).replace("%", "%%")
+            + ',"addr":%d,"args":[' + ",".join(["%d"] * nargs) + '],"retval":%s}')
+    return template
+
+
+_JSONL_TEMPLATES: dict[tuple[str, int], str] = {}
+
+
+def text_lines(rows) -> list[str]:
+    """format_text of each buffered row: an entry or return row without fields is one
+    %-format of a template made once per probe, argument count and whether it has a retval
+    (%14d, %6d, %#x and %s write ints and names as format_text's f-string does), anything else
+    the Record's line."""
+    lines = []
+    append = lines.append
+    probe, nargs, returned, template = None, -1, False, ""
+    for row in rows:
+        kind = row[7]
+        if (kind != "entry" and kind != "return") or len(row) > 9 and row[9]:
+            append(format_text(Record(*row)))
+            continue
+        args, retval = row[5], row[6]
+        if row[3] is not probe or len(args) != nargs or (retval is not None) != returned:
+            probe, nargs, returned = row[3], len(args), retval is not None
+            template = _text_template(probe, nargs, returned)
+        if returned:
+            append(template % (row[0], row[1], row[2], row[8], *args, retval))
+        else:
+            append(template % (row[0], row[1], row[2], row[8], *args))
+    return lines
+
+
+def _text_template(probe: str, nargs: int, returned: bool) -> str:
+    template = "%14d %6d %6d " + probe.replace("%", "%%") + " %s"
+    if nargs:
+        template += " args=" + ",".join(["%#x"] * nargs)
+    return template + (" retval=%s" if returned else "")
+
+
+ROW_FORMATTERS = {"text": text_lines, "jsonl": jsonl_lines}
+
+
 class StreamSink:
     """Writes records as they are drained, so events interleave with the guest's output.
 
-    The session drains every record as it is made, in the order of the run (one buffer of
-    capacity 1 per process). `batch`: how many lines the sink keeps before one write. 1 for a
-    terminal, a pipe or the guest's own stdout: each record is written before the guest runs
-    on, in program order with its output and before a reader that went away stops the run. A
-    file of records alone (`-o FILE`, a regular file or /dev/null) takes BATCH lines a write:
-    the same bytes with far fewer calls (issue 31). `flush()` writes what is kept (the
-    Sandbox's at the end of the run, also when the run failed)."""
+    The session hands it every record as it is made, in the order of the run, as a row
+    (`put_row`: a Record's fields in order, records.py Buffers streams rows here) or as
+    Records (a call, from a buffer of another capacity). `batch`: how many records the sink
+    keeps before one write. 1 for a terminal, a pipe or the guest's own stdout: each record is
+    written before the guest runs on, in program order with its output and before a reader
+    that went away stops the run. A file of records alone (`-o FILE`, a regular file or
+    /dev/null) takes BATCH records a write: the same bytes with far fewer calls, and the
+    lines of a batch made together from the rows (issue 31). `flush()` writes what is kept
+    (the Sandbox's at the end of the run, also when the run failed)."""
 
     BATCH = 4096
 
     def __init__(self, out, fmt: str, *, batch: int = 1):
         self.out = guarded(out)             # a reader gone: the run stops (host_output.py)
         self.format = FORMATTERS[fmt]
+        self._lines_of = ROW_FORMATTERS[fmt]
         self.batch = batch
-        self._lines: list[str] = []
+        self._rows: list[tuple] = []        # never rebound: put_row appends to this list
+        self.put_row = self._row_taker()
+
+    def _row_taker(self):
+        """put_row(row): one call, an append and a length a record (the hot path of a hit)."""
+        rows, batch, flush = self._rows, self.batch, self.flush
+        append = rows.append
+
+        def put_row(row: tuple) -> None:
+            append(row)
+            if len(rows) >= batch:
+                flush()
+        return put_row
 
     def __call__(self, records) -> None:
-        fmt, lines = self.format, self._lines
-        for record in records:
-            lines.append(fmt(record))
-        if len(lines) >= self.batch:
+        rows = self._rows
+        for r in records:
+            rows.append((r.ts, r.pid, r.tid, r.probe, r.addr, r.args, r.retval, r.kind,
+                         r.name, r.fields))
+        if len(rows) >= self.batch:
             self.flush()
 
     def flush(self) -> None:
-        if self._lines:
-            text = "\n".join(self._lines) + "\n"
-            self._lines = []
+        rows = self._rows
+        if rows:
+            text = "\n".join(self._lines_of(rows)) + "\n"
+            rows.clear()
             self.out.write(text)
         self.out.flush()
 

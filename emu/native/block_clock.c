@@ -54,12 +54,11 @@ struct block_clock {
     int64_t interval;       /* the next tick after one `take` took: deadline + interval */
     int32_t paused;         /* `take` took the tick and asked for the run to stop */
     struct entry recent[RECENT];    /* direct-mapped, in front of `table`: no hash to compute */
-    /* The block begun last, for an exact count inside it (emu/lazy_count.py): where it
-     * starts, its length and instructions, and how many blocks were begun so far. */
-    uint64_t block_address;
-    uint32_t block_size;
-    uint32_t block_insns;
-    int64_t blocks;
+    /* The block begun last, for an exact count inside it (emu/lazy_count.py): its entry in
+     * `recent` (where it starts, its length and instructions), which no other block can
+     * take before the next block begins; 0 before the first. One store a block, where its
+     * three fields and a count of blocks took four (issue 31). */
+    struct entry *last;
 };
 
 static uint64_t slot_of(uint64_t address, uint32_t size, uint64_t mask)
@@ -143,36 +142,34 @@ static uint32_t insns_of(struct block_clock *c, void *uc, uint64_t address, uint
     return insns;
 }
 
-/* The common case first: no deadline (the instruction clock of a traced process), so a block
- * costs a table look and four stores beside Unicorn's own call. */
+/* A block not in `recent`: counted from the table (or decoded), and made the block begun
+ * last through its `recent` entry, which takes it. */
 static void count_block(struct block_clock *c, void *uc, uint64_t address, uint32_t size)
 {
     uint32_t insns = size ? insns_of(c, uc, address, size) : 0;
+    struct entry *r = &c->recent[(address ^ (address >> 8)) & (RECENT - 1)];
+    r->address = address;
+    r->size = size;
+    r->insns = insns;
     c->executed += insns;
-    c->block_address = address;
-    c->block_size = size;
-    c->block_insns = insns;
-    c->blocks++;
+    c->last = r;
 }
 
 static void on_block_slow(struct block_clock *c, void *uc, uint64_t address, uint32_t size);
 
 void block_clock_on_block(void *uc, uint64_t address, uint32_t size, void *user)
 {
-    /* The path of nearly every block, in the hook itself: the look in `recent` and the
-     * stores, with no call and no frame. Behind a call to insns_of, whose slow path inlines
+    /* The path of nearly every block, in the hook itself: the look in `recent`, an add and
+     * a store, with no call and no frame. Behind a call to insns_of, whose slow path inlines
      * decode's 4 KiB buffer, fib's emulation under trace took 0.29 s instead of 0.22 s
-     * (fib 32; `run`: 0.18 s). */
+     * (fib 32; `run`: 0.18 s). (A free slot matches only an empty block at 0: it counts
+     * the 0 instructions count_block would.) */
     struct block_clock *c = user;
     struct entry *r = &c->recent[(address ^ (address >> 8)) & (RECENT - 1)];
-    if ((c->deadline < 0 || c->executed < c->deadline) && r->address == address
-            && r->size == size && size) {
-        uint32_t insns = r->insns;
-        c->executed += insns;
-        c->block_address = address;
-        c->block_size = size;
-        c->block_insns = insns;
-        c->blocks++;
+    if (r->address == address && r->size == size
+            && (c->deadline < 0 || c->executed < c->deadline)) {
+        c->executed += r->insns;
+        c->last = r;
         return;
     }
     on_block_slow(c, uc, address, size);
@@ -207,6 +204,14 @@ static void on_block_slow(struct block_clock *c, void *uc, uint64_t address, uin
         return;
     }
     count_block(c, uc, address, size);
+}
+
+/* Nothing: Unicorn's block hook alone (its helper call before every block, the globals it
+ * syncs, its walk of the hook list), the floor under the clock that bench/trace_cost.py
+ * measures beside `run`. */
+void block_clock_none(void *uc, uint64_t address, uint32_t size, void *user)
+{
+    (void)uc, (void)address, (void)size, (void)user;
 }
 
 void block_clock_clear(struct block_clock *c)

@@ -75,6 +75,19 @@ def argument_words(cpu, count: int) -> tuple[int, ...]:
     return tuple(_stack_or_register_argument(cpu, i) for i in range(count))
 
 
+def argument_fetcher(cpu, count: int):
+    """A callable returning what argument_words(cpu, count) returns, made once per space and
+    count for a hot path (tracing/entry_hit.py): the x86-64 registers through one fetcher of
+    the door (kernel_model/debug/cpu.py register_fetcher), i386's stack words with one
+    precompiled struct."""
+    if cpu.arch.bits == 64 and count <= 6:
+        return cpu.register_fetcher(X86_64_ARGUMENT_REGISTERS[:count])
+    if cpu.arch.bits == 32:
+        unpack, size = struct.Struct(f"<{count}I").unpack, 4 * count
+        return lambda: unpack(cpu.read(cpu.sp + 4, size))
+    return lambda: argument_words(cpu, count)
+
+
 def _stack_or_register_argument(cpu, index: int) -> int:
     if cpu.arch.bits == 64:
         if index < 6:

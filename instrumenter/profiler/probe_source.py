@@ -12,9 +12,6 @@ from __future__ import annotations
 
 from ..errors import InstrumenterError
 from ..probes.definitions import PROFILE
-from .hooks import LandingFixup
-from .sampler import walk_registers
-from .unwind import Unwinder
 
 
 
@@ -28,6 +25,10 @@ class ProfileProbes:
                                     "has it)")
         self.unwinder = None
         if self.probes:
+            # The unwinder (CFI through elftools' DWARF) only for a profile: probe: a trace
+            # without one does not import it (issue 31: trace's start-up beside run's).
+            from .hooks import LandingFixup
+            from .unwind import Unwinder
             spec = self.probes[0].spec
             self.unwinder = Unwinder(self.debug, LandingFixup(self.debug, session.returns)) \
                 if spec.stack else None
@@ -42,6 +43,7 @@ class ProfileProbes:
         probe.hits += 1
         stack = ()
         if self.unwinder is not None:
+            from .sampler import walk_registers
             unwound = self.unwinder.unwind(process, walk_registers(self.debug, process, frame),
                                            tid=thread.tid)
             stack = unwound.frames[1:]

@@ -4,7 +4,7 @@ It is apart from session.py because it is the hot path (every hit of every int3 
 runs it, bench/probe_rate.py) and one concept of its own: the session builds one per entry
 site (Session.place_resolved) and keeps the general, slower Session.hit for the other kinds.
 """
-from ..probes.context import ProbeContext, argument_words
+from ..probes.context import ProbeContext, argument_fetcher
 
 
 class _EntryHit:
@@ -13,12 +13,16 @@ class _EntryHit:
     This is Session.hit for kind "entry", inlined: it runs on every hit of every int3 and jump
     probe, where each call and lookup counts (bench/probe_rate.py). The site's symbolized
     name is kept with the image it was computed for (a fork child runs the same image, an
-    exec'd one gets new hooks)."""
-    __slots__ = ("session", "probe", "_image", "_address", "_name")
+    exec'd one gets new hooks). The door's view of the space and the reader of the arguments
+    are kept with the space they were made for (a fork child's hit makes its own): getting
+    them on every hit took 2-3 us of a record's ~10 (issue 31)."""
+    __slots__ = ("session", "probe", "_image", "_address", "_name", "_space", "_cpu",
+                 "_nargs", "_args")
 
     def __init__(self, session, probe):
         self.session, self.probe = session, probe
-        self._image = self._address = self._name = None
+        self._image = self._address = self._name = self._space = self._cpu = None
+        self._nargs, self._args = 0, tuple
 
     def __call__(self, thread, address: int) -> None:
         probe, session = self.probe, self.session
@@ -26,15 +30,22 @@ class _EntryHit:
             return
         probe.hits += 1
         process = thread.process
-        cpu = session.debug.cpu(process)
         nargs = probe.nargs
-        args = argument_words(cpu, nargs) if nargs else ()
+        if process.space is not self._space or nargs != self._nargs:
+            self._bind(process, nargs)
         image = process.image
         if address != self._address or image is not self._image:
             self._name = session.name_of(process, address)
             self._image, self._address = image, address
-        session.buffers.put((cpu.instructions_retired, process.pid, thread.tid,
-                             probe.spec.text, address, args, None, "entry", self._name))
+        session.buffers.put((self._cpu.instructions_retired, process.pid, thread.tid,
+                             probe.spec.text, address, self._args(), None, "entry", self._name))
         action = probe.action
         if action is not None:
             action(ProbeContext(session.kernel, thread, probe, address))
+
+    def _bind(self, process, nargs: int) -> None:
+        """The door's view of `process`'s space and the reader of `nargs` argument words."""
+        self._space = process.space
+        self._cpu = cpu = self.session.debug.cpu(process)
+        self._nargs = nargs
+        self._args = argument_fetcher(cpu, nargs) if nargs else tuple

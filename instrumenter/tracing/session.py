@@ -9,7 +9,6 @@ from ..strategies import registry as strategies
 from ..children.backpatch import forget_space_tables
 from ..children.policies import make_policy
 from ..probes.context import ProbeContext, argument_words
-from .detach import Detacher, DetachReport
 from .dynamic import DynamicProbes, Placement
 from .entry_hit import _EntryHit
 from ..errors import InstrumenterError
@@ -18,8 +17,6 @@ from .event_probes import EventProbes
 from ..profiler.probe_source import ProfileProbes
 from .ifunc import IfuncResolution, bound_implementations
 from ..children.monitor import ProcessMonitor
-from ..strategies.native import NativeHit
-from ..strategies.handlers.user import check_handler_of
 from ..probes.definitions import SYSCALL, UPROBE, URETPROBE, Probe
 from ..probes.records import Buffers
 from .probe_address import _Program, _function_address, _no_function
@@ -45,8 +42,9 @@ class Session:
         self.jumps = self.strategies["jump"]
         self.auto_order = list(strategies.AUTO_ORDER)
         self.returns = ReturnProbes(self)
-        self.detacher: Detacher | None = None
+        self.detacher = None                        # detach.py's Detacher, on the first detach
         self._names: dict = {}                    # (id(image), address) -> (image, "func+0x12")
+        self._syscall_names = (-1, frozenset())    # (len(probes), the calls they name)
         self._ifuncs: dict[tuple, IfuncResolution] = {}   # (object path, IFUNC name) -> resolution
         # provider(process, mapped) -> [Probe]: probes made for an object when it is mapped,
         # as bpftrace's `uprobe:lib:*` (every function: profiler/full.py)
@@ -78,11 +76,14 @@ class Session:
         self.dynamic.remove(probe)
 
     # ---- detaching at any moment (detach.py, US 7,017,153) --------------------------
-    def detach(self, *, at_once: bool = False, on_done=None) -> DetachReport:
+    def detach(self, *, at_once: bool = False, on_done=None):
         """Leave every traced process as if never probed, at the next safe point (`at_once`:
         the caller is at one): records stop, text restored, tool pages unmapped, PCs and
-        stacks cleaned. The report fills in when it is done (then `on_done(report)`)."""
+        stacks cleaned. The report (detach.py's DetachReport) fills in when it is done (then
+        `on_done(report)`). detach.py, with the stack cleaner and its unwinder, is imported
+        by the first detach: a trace that never detaches does without (issue 31)."""
         if self.detacher is None:
+            from .detach import Detacher
             self.detacher = Detacher(self)
         return self.detacher.request(at_once=at_once, on_done=on_done)
 
@@ -155,7 +156,11 @@ class Session:
         """Place an entry or return probe at `address`, a function's first instruction."""
         self.jumps.expect(process, [(probe.spec.kind, address)])     # (an IFUNC's, found late)
         if probe.spec.kind == UPROBE:
-            hook = NativeHit(self, probe) if probe.native else _EntryHit(self, probe)
+            if probe.native:
+                from ..strategies.native import NativeHit
+                hook = NativeHit(self, probe)
+            else:
+                hook = _EntryHit(self, probe)
             self.place(process, address, hook, probe)
         elif hasattr(self.strategies.get(self.strategy), "place_returns"):
             self.strategies[self.strategy].place_returns(process, probe, address)
@@ -196,7 +201,9 @@ class Session:
         if removable and self._placed_through_shared_site(process, address, probe):
             return None
         try:                # a handler that cannot run is the handler's fault, whatever the strategy
-            check_handler_of(hook, self.debug.arch(process).name)
+            if getattr(getattr(hook, "probe", None), "handler", None) is not None:
+                from ..strategies.handlers.user import check_handler_of   # (object files, ELF)
+                check_handler_of(hook, self.debug.arch(process).name)
         except InstrumenterError as bad:
             raise InstrumenterError(f"{probe.spec.text}: {bad}") from None
         if self.strategy != "auto":
@@ -359,6 +366,18 @@ class Session:
             resolution.forget_space(serial)
 
     # ---- syscall probes --------------------------------------------------------------------
+    @property
+    def syscall_names(self) -> frozenset:
+        """The calls the session's syscall: probes name: the door tells it of these only
+        (kernel_model/debug/events.py syscall_watchers_of). Made again when a probe is added
+        (the list only grows: dynamic.py); a disabled probe's call is still told, and its
+        hit ignored below."""
+        probes = self.probes
+        if self._syscall_names[0] != len(probes):
+            self._syscall_names = (len(probes), frozenset(p.spec.syscall for p in probes
+                                                          if p.spec.kind == SYSCALL))
+        return self._syscall_names[1]
+
     def syscall_entry(self, thread, name: str, args) -> None:
         for probe in self.probes:
             if probe.spec.kind == SYSCALL and probe.spec.syscall == name and probe.enabled:

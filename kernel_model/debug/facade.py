@@ -192,6 +192,10 @@ class DebugInterface:
         """What the dispatcher tells of every call (empty: nobody watches, it tells nothing)."""
         return self._events.syscall_watchers
 
+    def syscall_watchers_of(self, name: str):
+        """The watchers if one watches the call `name`, else () (events.py)."""
+        return self._events.syscall_watchers_of(name)
+
     @property
     def run_controller(self):
         """A debugger's run controller, asked by the run loop (run.py), or None."""

@@ -127,6 +127,8 @@ class SyscallDispatcher:
             thread.deferred = True
             return False
         observed = self.kernel.debug.syscall_watchers
+        if observed:                # told only when a watcher watches this call (events.py)
+            observed = self.kernel.debug.syscall_watchers_of(call.name)
         args = self._decode(convention, call, fetch, narrow, observed)
         ctx = convention.context                # pointed at this call (SyscallContext.bind)
         if ctx is None or self._busy:

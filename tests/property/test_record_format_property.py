@@ -1,15 +1,18 @@
 """trace's jsonl lines are json.dumps of the record's dict, byte for byte, whichever way they
 are written (trapline/tracing.py format_jsonl writes plain uprobe records without the
-encoder); and a StreamSink that batches its lines writes the same bytes as one that writes
-each record at once (issue 31)."""
+encoder, jsonl_lines and text_lines write buffered rows without a Record); and a StreamSink
+that batches its lines, or takes rows, writes the same bytes as one that writes each record
+at once (issue 31)."""
 import io
 import json
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from instrumenter.probes.records import Record
-from trapline.tracing import StreamSink, _field_text, format_jsonl, format_text
+from instrumenter.probes.records import Buffers, Record
+from trapline import tracing
+from trapline.tracing import (FORMATTERS, ROW_FORMATTERS, StreamSink, _field_text, format_jsonl,
+                              format_text)
 
 _words = st.integers(min_value=-(1 << 63), max_value=(1 << 64) - 1)
 _texts = st.text(max_size=30)
@@ -81,3 +84,79 @@ def test_a_text_line_is_the_parts_joined(record, profile):
     if profile:
         record.kind = "profile"
     assert format_text(record) == _text_by_parts(record)
+
+
+def _row(record) -> tuple:
+    """The row a session buffers for `record`: its fields in order, a hit's 9 without fields."""
+    row = (record.ts, record.pid, record.tid, record.probe, record.addr, record.args,
+           record.retval, record.kind, record.name)
+    return row + (record.fields,) if record.fields else row
+
+
+# Rows as the session makes them, and rows the fast paths must hand back to the Record's
+# formatter: arguments that are not ints (JSON writes a bool as true), fields.
+_odd_args = st.lists(st.one_of(_words, st.booleans()), max_size=6).map(tuple)
+_rows = st.one_of(_records, st.builds(Record, ts=st.integers(0, 1 << 62), pid=st.integers(1, 99),
+                                      tid=st.integers(1, 99), probe=_texts, addr=_words,
+                                      args=_odd_args, kind=st.just("entry"), name=_texts))
+
+
+@settings(max_examples=300, deadline=None)
+@given(records=st.lists(_rows, max_size=12), fmt=st.sampled_from(["text", "jsonl"]))
+def test_the_lines_of_rows_are_the_records_lines(records, fmt):
+    lines = ROW_FORMATTERS[fmt]([_row(r) for r in records])
+    assert lines == [FORMATTERS[fmt](r) for r in records]
+
+
+def test_plain_rows_take_the_fast_path(monkeypatch):
+    """Not vacuous: the rows of uprobe hits (and returns) are written without a Record, and
+    a probe spec holding a % is not a format directive of the jsonl template."""
+    rows = [(765, 100, 101, 'uprobe:/a "b%d"\\c:fib', 0x1002000, (3, 0, 1 << 63), None, "entry", "fib"),
+            (766, 100, 101, 'uprobe:/a "b%d"\\c:fib', 0x1002000, (), None, "entry", "fib"),
+            (800, 100, 101, "uretprobe:/a:fib%s", 0x1002000, (), -5, "return", "fib")]
+    expected = {fmt: [FORMATTERS[fmt](Record(*row)) for row in rows] for fmt in FORMATTERS}
+
+    def refuse(record):
+        raise AssertionError(f"a plain row went through the Record: {record}")
+    monkeypatch.setattr(tracing, "format_jsonl", refuse)
+    monkeypatch.setattr(tracing, "format_text", refuse)
+    for fmt, lines_of in ROW_FORMATTERS.items():
+        assert lines_of(rows) == expected[fmt]
+
+
+@settings(max_examples=60, deadline=None)
+@given(records=st.lists(_rows, max_size=40), batch=st.integers(1, 7),
+       fmt=st.sampled_from(["text", "jsonl"]), as_rows=st.lists(st.booleans(), min_size=40, max_size=40))
+def test_a_sink_taking_rows_writes_what_one_taking_records_writes(records, batch, fmt, as_rows):
+    """Rows through put_row and Records through a call, mixed in one run, keep their order."""
+    streamed, batched = io.StringIO(), io.StringIO()
+    one, many = StreamSink(streamed, fmt), StreamSink(batched, fmt, batch=batch)
+    for record, row_wise in zip(records, as_rows):
+        one([record])
+        if row_wise:
+            many.put_row(_row(record))
+        else:
+            many([record])
+    many.flush()
+    assert batched.getvalue() == streamed.getvalue()
+
+
+def test_streaming_buffers_hand_rows_to_a_sink_that_takes_them():
+    """Buffers of capacity 1 put each row straight into the sink, in the order of the run (one
+    list for every process: the lines keep the order of the hits); a drain of Records still
+    gets Records."""
+    out = io.StringIO()
+    sink = StreamSink(out, "jsonl", batch=3)
+    buffers = Buffers(capacity=1, drain=sink)
+    rows = [(1, 100, 100, "p", 1, (), None, "entry", "f"), (2, 200, 200, "p", 1, (7,), None, "entry", "f"),
+            (3, 100, 100, "p", 1, (), None, "entry", "f")]
+    for row in rows[:2]:
+        buffers.put(row)
+    assert out.getvalue() == ""                      # kept for one write of 3
+    buffers.put(rows[2])
+    assert out.getvalue().splitlines() == [format_jsonl(Record(*row)) for row in rows]
+    assert buffers.dropped() == {}
+    drained = []
+    plain = Buffers(capacity=1, drain=drained.extend)
+    plain.put(rows[1])
+    assert drained == [Record(*rows[1])]

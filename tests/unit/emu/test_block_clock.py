@@ -66,3 +66,21 @@ def test_patched_code_is_counted_again(arch):
     clock.begin_run(None)
     m.run(CODE)
     assert clock.executed == 2 + 6
+
+
+def test_the_block_begun_last_is_the_one_that_trapped(arch):
+    """last_block(): the int3's own block ([int3] 1, after `call f; ... f: ret`), through the
+    one pointer the hook stores per block; before any block, nothing."""
+    m = machine_with(arch, _loop(100))
+    clock = clock_of(m)
+    assert clock.last_block() == (0, 0, 0)
+    clock.begin_run(None)
+    assert m.run(CODE).kind == exits.TRAP
+    clock.end_run()
+    int3 = CODE + len(asm(_loop(100), arch)) - 2          # int3, then ret: a byte each
+    assert clock.last_block() == (int3, 1, 1)
+    clock.begin_run(50)              # a run stopped by its deadline: the last block counted
+    m.run(CODE)
+    clock.end_run()
+    start, size, insns = clock.last_block()
+    assert start == CODE + len(asm("mov ecx, 100", arch)) and insns == 2 and clock.fired

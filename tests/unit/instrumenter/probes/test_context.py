@@ -56,3 +56,33 @@ def test_syscall_records_are_named_after_the_syscall_on_entry_and_exit(arch):
     result, _ = _trace(arch, ["syscall:exit_group"])
     assert [(r.kind, r.name, r.addr) for r in result.records] == [
         ("syscall_entry", "exit_group", 0)]
+
+
+def test_the_argument_fetcher_reads_what_argument_words_reads(arch):
+    """The reader a hit's record takes its arguments with (made once per space: entry_hit.py)
+    returns argument_words' tuple for every count: registers, stack words, and past six."""
+    from instrumenter.probes.context import argument_fetcher, argument_words
+    pairs = []
+
+    def action(ctx):
+        cpu = ctx.kernel.debug.cpu(ctx.process)
+        pairs.extend((argument_fetcher(cpu, n)(), argument_words(cpu, n)) for n in range(9))
+    probe = Probe(parse_probe_spec("uprobe:fib:fib"), action=action)
+    assert Sandbox(probes=[probe], strategy="trampoline").run([f"samples/bin/{arch}/fib", "3"]).exit_code == 0
+    assert len(pairs) == 5 * 9
+    assert all(fetched == words and type(fetched) is tuple for fetched, words in pairs)
+    assert {fetched[0] for fetched, _ in pairs if fetched} == {3, 2, 1, 0}
+
+
+def test_a_forked_childs_records_carry_its_own_arguments(arch):
+    """The record path keeps its view of a space per space: the child's hits (a copy of the
+    parent's probes) read the child's registers and stack, as its action sees them."""
+    seen = []
+
+    def action(ctx):
+        seen.append((ctx.timestamp, ctx.arg(0), ctx.pid, ctx.tid))
+    probe = Probe(parse_probe_spec("uprobe:fork_probe:leaf"), action=action, nargs=1)
+    result = Sandbox(probes=[probe], strategy="trampoline").run([f"samples/bin/{arch}/fork_probe"])
+    assert result.exit_code == 0
+    assert seen == [(r.ts, r.args[0], r.pid, r.tid) for r in result.records]
+    assert len({pid for _, _, pid, _ in seen}) > 1            # the child's hits are among them
