@@ -8,6 +8,7 @@ from ...flags import (F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_GETFL, F_GETLK, F_GET
                       FD_CLOEXEC, FIOCLEX, FIONBIO, FIONCLEX, FIONREAD, O_ACCMODE, O_APPEND,
                       O_DIRECT, O_NOATIME, O_NONBLOCK, O_PATH, O_RDWR, O_WRONLY, SEEK_CUR,
                       SEEK_END, SEEK_SET)
+from ...fs.pipe_size import F_GETPIPE_SZ, F_SETPIPE_SZ, pipe_fcntl
 from ..iovec import gather, import_iovec, read_into
 from ..kinds import K
 from ..registry import syscall
@@ -189,6 +190,8 @@ def sys_fcntl(ctx, fd, cmd, arg):
         return 0
     if cmd == F_SETOWN:
         return 0
+    if cmd in (F_GETPIPE_SZ, F_SETPIPE_SZ):
+        return pipe_fcntl(entry.file, cmd, arg, ctx.kernel.wakeup)
     raise GuestErrno(E.EINVAL)
 
 
