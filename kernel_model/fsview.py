@@ -3,6 +3,11 @@
 The model keeps paths global; the view shows them from the process's root (fs/rootpath.py).
 """
 from .fs.rootpath import link_text
+from .process.proc import RUNNABLE, SLEEPING, STOPPED, ZOMBIE
+
+# fs/proc/array.c task_state_array: the letter and the word /proc/PID/stat and status show
+STATE_NAMES = {RUNNABLE: (b"R", b"running"), SLEEPING: (b"S", b"sleeping"),
+               STOPPED: (b"T", b"stopped"), ZOMBIE: (b"Z", b"zombie")}
 
 
 class FsView:
@@ -37,6 +42,22 @@ class FsView:
     @property
     def ppid(self) -> int:
         return self._proc.ppid
+
+    @property
+    def pgid(self) -> int:
+        return self._proc.pgid or self._proc.pid
+
+    @property
+    def sid(self) -> int:
+        return self._proc.sid or self._proc.pid
+
+    def state(self) -> tuple[bytes, bytes]:
+        """The process's state as /proc shows it: its leader thread's (get_task_state of the
+        thread group leader), Z once the process has exited."""
+        proc = self._proc
+        if proc.state == ZOMBIE or not proc.threads:
+            return STATE_NAMES[ZOMBIE]
+        return STATE_NAMES.get(proc.threads[0].state, STATE_NAMES[RUNNABLE])
 
 
 class GlobalFsView(FsView):

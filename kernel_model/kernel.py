@@ -37,7 +37,8 @@ from .task_limit import TaskLimit
 from .signals import signal_name
 from .syscalls.dispatch import SyscallDispatcher
 from .syscalls.entry import SyscallEntry
-from .syscalls.impls.utsname import UtsName
+from .syscalls.impls.utsname import UTS_RELEASE, UTS_VERSION, UtsName
+from .fsview import fs_view
 from .user_faults import deliver_exception, page_fault
 from .idt_handlers import install_idt_handlers
 
@@ -80,6 +81,10 @@ class Kernel(Spawning, SyscallEntry):
         self.fs.data_budget.allows = self._memory_budget_allows    # overlay bytes are memory
         self.syscalls = SyscallDispatcher(self)
         self.uts = UtsName()              # the run's UTS namespace (sethostname, uname)
+        self.fs.add_sysctl(b"kernel/hostname", lambda: self.uts.nodename)
+        self.fs.add_sysctl(b"kernel/domainname", lambda: self.uts.domainname)
+        self.fs.add_sysctl(b"kernel/osrelease", lambda: UTS_RELEASE)
+        self.fs.add_sysctl(b"kernel/version", lambda: UTS_VERSION)
         self.unix_names = UnixNames()     # names AF_UNIX sockets are bound to (kernel_model/net)
         self.inet_ports = InetPorts()     # the loopback network's bound ports
         self.signals = Signals(self)
@@ -87,6 +92,7 @@ class Kernel(Spawning, SyscallEntry):
         self.scheduler.timers = IntervalTimers(self)
         self.debug = DebugInterface(self)
         self.processes: dict[int, Process] = {}
+        self.fs.list_processes(lambda: {pid: fs_view(p) for pid, p in self.processes.items()})
         self.processes_created = 0        # every process the run made (spawn, fork, vfork)
         self.task_limit = TaskLimit(config.max_tasks)
         self.reaped_count = 0

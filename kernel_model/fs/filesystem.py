@@ -56,6 +56,14 @@ class FileSystem:
         self._dev = build_dev(self.random, build_shm(clock, self.data_budget))
         self._procfs = ProcFs()
 
+    def add_sysctl(self, path: bytes, text: Callable[[], bytes]) -> None:
+        """A /proc/sys entry whose value follows the kernel's state (procsys.py)."""
+        self._procfs.sysctl[path] = text
+
+    def list_processes(self, processes: Callable[[], dict]) -> None:
+        """What /proc/PID shows for other processes than the caller: pid -> ProcessView."""
+        self._procfs.processes = processes
+
     # --- resolution ----------------------------------------------------------------------------
     def _resolve(self, path: bytes, cwd: bytes, proc: ProcessView, *, follow: bool = True,
                  parent_op: bool = False, stop_at_fd_links: bool = False) -> Resolved:
