@@ -142,7 +142,7 @@ def _new_process(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid
                     exe=parent.exe, argv=list(parent.argv), image=parent.image,
                     sigactions=dict(parent.sigactions), rlimits=dict(parent.rlimits),
                     exit_signal=flags & CSIGNAL, personality=parent.personality,
-                    groups=parent.groups)
+                    groups=parent.groups, creds=parent.creds)
     if space is not parent.space:
         kernel.install_space(space)
         kernel.debug.copy_breakpoints(parent.space, space)

@@ -48,24 +48,6 @@ def sys_getppid(ctx):
     return ctx.proc.ppid
 
 
-@syscall("getuid", "geteuid", "getgid", "getegid", "getuid32", "geteuid32", "getgid32",
-         "getegid32", args=())
-def sys_getid(ctx):
-    return 0            # the guest runs as root in its own sandbox
-
-
-@syscall("getresuid", "getresgid", "getresuid32", "getresgid32")
-def sys_getresid(ctx, r, e, s):
-    for p in (r, e, s):
-        ctx.write(p, struct.pack("<I", 0))
-    return 0
-
-
-@syscall("setuid", "setgid", "setuid32", "setgid32", "setfsuid", "setfsgid")
-def sys_setid(ctx, uid):
-    return 0
-
-
 NGROUPS_MAX = 65536
 OVERFLOW_GID = 65534
 
