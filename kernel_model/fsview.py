@@ -44,6 +44,15 @@ class FsView:
         return self._proc.ppid
 
     @property
+    def creds(self):
+        """The credentials the file system checks permissions with (fs/permission.py)."""
+        return self._proc.creds
+
+    @property
+    def groups(self) -> tuple:
+        return self._proc.groups
+
+    @property
     def pgid(self) -> int:
         return self._proc.pgid or self._proc.pid
 
