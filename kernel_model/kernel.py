@@ -39,6 +39,7 @@ from .syscalls.dispatch import SyscallDispatcher
 from .syscalls.entry import SyscallEntry
 from .syscalls.impls.utsname import UTS_RELEASE, UTS_VERSION, UtsName
 from .fsview import fs_view
+from .ipc.namespace import IpcNamespace
 from .user_faults import deliver_exception, page_fault
 from .idt_handlers import install_idt_handlers
 
@@ -87,6 +88,8 @@ class Kernel(Spawning, SyscallEntry):
         self.fs.add_sysctl(b"kernel/version", lambda: UTS_VERSION)
         self.unix_names = UnixNames()     # names AF_UNIX sockets are bound to (kernel_model/net)
         self.inet_ports = InetPorts()     # the loopback network's bound ports
+        self.ipc = IpcNamespace(self.wakeup)   # System V queues, semaphores, segments (ipc/)
+        self.ipc.publish(self.fs)
         self.signals = Signals(self)
         self.scheduler = Scheduler(self.clock, config.quantum)
         self.scheduler.timers = IntervalTimers(self)

@@ -63,6 +63,10 @@ class FileSystem:
         """A /proc/sys entry whose value follows the kernel's state (procsys.py)."""
         self._procfs.sysctl[path] = text
 
+    def add_proc_file(self, path: bytes, text: Callable[[], bytes]) -> None:
+        """A /proc file (path relative to /proc) whose text the kernel generates."""
+        self._procfs.files[path] = text
+
     def list_processes(self, processes: Callable[[], dict]) -> None:
         """What /proc/PID shows for other processes than the caller: pid -> ProcessView."""
         self._procfs.processes = processes

@@ -30,6 +30,7 @@ class ProcFs:
         self.table = InodeTable(first=1)
         self.table.for_key(b"/")          # the mount root is inode 1, as PROC_ROOT_INO
         self.sysctl: dict[bytes, Callable[[], bytes]] = {}   # the kernel's own /proc/sys values
+        self.files: dict[bytes, Callable[[], bytes]] = {}    # other files the kernel adds
         # Every process's view by pid (the kernel sets it): without it only the caller shows.
         self.processes: Callable[[], dict[int, ProcessView]] | None = None
 
@@ -64,6 +65,7 @@ class _ProcRoot(SyntheticDir):
             b"mounts": fs.link(b"/mounts", lambda: b"self/mounts"),     # as Linux's proc_root
             b"self": fs.link(b"/self", lambda: pid),
             b"sys": _sys_dir(fs),
+            **_tree(fs, b"", fs.files),
             **{b"%d" % other.pid: _process_dir(fs, other) for other in self._others()},
             pid: _process_dir(fs, proc),
         }
@@ -75,14 +77,22 @@ class _ProcRoot(SyntheticDir):
 
 def _sys_dir(fs: ProcFs) -> SyntheticDir:
     """/proc/sys as a tree of folders from the sysctl table's paths."""
+    return _folder(fs, b"/sys", _tree(fs, b"/sys", sysctl_table(fs.sysctl), nodes=False))
+
+
+def _tree(fs: ProcFs, base: bytes, files: dict, nodes: bool = True) -> dict:
+    """Folders (nested dicts, or their nodes) of generated files by their relative paths."""
     tree: dict = {}
-    for path, text in sorted(sysctl_table(fs.sysctl).items()):
+    for path, text in sorted(files.items()):
         *folders, name = path.split(b"/")
         branch = tree
         for folder in folders:
             branch = branch.setdefault(folder, {})
-        branch[name] = fs.file(b"/sys/" + path, text)
-    return _folder(fs, b"/sys", tree)
+        branch[name] = fs.file(base + b"/" + path, text)
+    if not nodes:
+        return tree
+    return {name: _folder(fs, base + b"/" + name, child) if isinstance(child, dict) else child
+            for name, child in tree.items()}
 
 
 def _folder(fs: ProcFs, path: bytes, tree: dict) -> SyntheticDir:

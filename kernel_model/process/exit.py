@@ -37,6 +37,7 @@ def exit_process(kernel, proc, status: int) -> None:
     proc.exit_status = status
     proc.state = ZOMBIE
     proc.fds.close_all()
+    kernel.ipc.exit(proc)
     _release_vfork_parent(kernel, proc)
     _reparent_children(kernel, proc)
     kernel.debug.exit(proc, status)

@@ -84,6 +84,8 @@ class Process:
     personality: int = 0                   # personality(2); fork copies it (kernel_model/personality.py)
     groups: tuple = ()                     # supplementary gids (setgroups); fork and exec keep them
     creds: Credentials = ROOT              # ids and capabilities (creds.py); fork copies them
+    sem_undo: dict = field(default_factory=dict)   # (semid, semnum) -> SEM_UNDO adjustment
+    shm_attached: dict = field(default_factory=dict)   # address -> SysV segment (shmat)
 
     @property
     def machine(self):

@@ -3,3 +3,4 @@ from . import fileio, dirents, paths, stat, memory, process, timecalls, signals,
 from . import utsname, statfs, priority, clockset, syslog, fadvise, times, close_range, sched_policy, admin, capabilities  # noqa: F401
 from . import personality, fallocate, credentials  # noqa: F401
 from . import sockets, sockmsg, sockmmsg, sockopt, socketcall, epoll, eventfd  # noqa: F401
+from . import sysv_msg, sysv_sem, sysv_shm, sysv_ipc  # noqa: F401
