@@ -9,7 +9,7 @@ from emu.memory import MemoryAccessError
 
 from .. import errno as E
 from ..errno import GuestErrno
-from ..memory.vm import PROT_WRITE
+from ..memory.vm import PROT_READ, PROT_WRITE
 
 
 class SyscallContext:
@@ -113,6 +113,10 @@ class SyscallContext:
             s = self.mem.read_cstr(addr, limit + 1)
         except MemoryAccessError:
             raise GuestErrno(E.EFAULT) from None
+        # strncpy_from_user faults on a page the process may not read (PROT_NONE, a guard
+        # page): the host's bytes are there, the guest's right to read them is not.
+        if not self.vm.allows(addr, min(len(s) + 1, limit + 1), PROT_READ):
+            raise GuestErrno(E.EFAULT)
         if len(s) > limit:
             raise GuestErrno(E.ENAMETOOLONG)
         return s

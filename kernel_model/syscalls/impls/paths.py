@@ -314,8 +314,14 @@ def sys_fchmodat(ctx, dirfd, pathname, mode):
 
 @syscall("fchmod", args=(("fd", K.FD), ("mode", K.MODE)))
 def sys_fchmod(ctx, fd, mode):
+    """On the open file's inode, not its path: the caller may not be able to walk to it."""
     f = ctx.proc.fds.get(ctx.int32(fd))
-    ctx.kernel.fs.chmod(f.path, mode & 0o7777, b"/", global_view(ctx))
+    node = getattr(f, "node", None)
+    if node is None or f.flags & O_PATH:
+        if f.flags & O_PATH:
+            raise GuestErrno(E.EBADF)
+        return 0                      # a pipe's or socket's inode keeps no mode here
+    node.chmod(access_of(fs_view(ctx)).chmod_mode(node.stat(), mode & 0o7777))
     return 0
 
 
