@@ -9,7 +9,7 @@ from emu.memory import MemoryAccessError
 
 from .. import errno as E
 from ..errno import GuestErrno
-from ..memory.vm import PROT_READ, PROT_WRITE
+from ..memory.vm import PROT_WRITE
 
 
 class SyscallContext:
@@ -69,9 +69,23 @@ class SyscallContext:
         if addr == 0:
             raise GuestErrno(E.EFAULT)
         try:
-            return self.mem.read(addr, size)
+            data = self.mem.read(addr, size)
         except MemoryAccessError:
             raise GuestErrno(E.EFAULT) from None
+        if not self.readable(addr, size):
+            raise GuestErrno(E.EFAULT)
+        return data
+
+    def readable(self, addr: int, size: int) -> bool:
+        """copy_from_user's view: every byte in an area the process may access at all (on x86
+        any of read, write or execute lets the kernel read a user page; PROT_NONE does not)."""
+        end = addr + size
+        while addr < end:
+            vma = self.vm.vma_at(addr)
+            if vma is None or not vma.perms:
+                return False
+            addr = vma.end
+        return True
 
     def write(self, addr: int, data: bytes) -> None:
         if not data:
@@ -115,7 +129,7 @@ class SyscallContext:
             raise GuestErrno(E.EFAULT) from None
         # strncpy_from_user faults on a page the process may not read (PROT_NONE, a guard
         # page): the host's bytes are there, the guest's right to read them is not.
-        if not self.vm.allows(addr, min(len(s) + 1, limit + 1), PROT_READ):
+        if not self.readable(addr, min(len(s) + 1, limit + 1)):
             raise GuestErrno(E.EFAULT)
         if len(s) > limit:
             raise GuestErrno(E.ENAMETOOLONG)

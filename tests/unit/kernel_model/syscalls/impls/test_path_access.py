@@ -39,3 +39,19 @@ def test_fchmod_needs_no_path(arch):
         ("fchmod", 3, 0o777),                                # the file is its own
     ], data=data)
     assert results == [0, 0, 3, 0, 0, 0, -E.EACCES, 0]
+
+
+def test_a_buffer_in_an_unreadable_page_is_efault(arch):
+    """copy_from_user faults on PROT_NONE as strncpy_from_user does: write(2) from it, and
+    semctl(IPC_SET) reading its struct from it (LTP semctl03 'invalid union arg')."""
+    minus_one = (1 << (32 if arch == "i386" else 64)) - 1
+    results, _, _ = run_script(arch, [
+        ("mmap" if arch == "x86_64" else "mmap2", PAGE, 4096, PROT_NONE, MAP_PRIVATE_ANON_FIXED,
+         minus_one, 0),
+        ("write", 1, PAGE, 4),
+        ("semget", 0, 1, 0o600),
+        ("semctl", 0, 0, 1 | 0x100, PAGE),          # IPC_SET | IPC_64
+        ("semctl", 0, 0, 13 | 0x100, PAGE),         # GETALL
+        ("write", 1, "BUF", 0),
+    ])
+    assert results == [PAGE, -E.EFAULT, 0, -E.EFAULT, -E.EFAULT, 0]
