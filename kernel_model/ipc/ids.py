@@ -61,6 +61,7 @@ class IpcIds:
     """The table of one kind: objects (each with a `perm`) by index."""
     limit: int                                 # msgmni, semmni or shmmni
     objects: dict = field(default_factory=dict)    # index -> object
+    keys: dict = field(default_factory=dict)       # key (not IPC_PRIVATE) -> object
     seq: int = 0
     last_index: int = -1
 
@@ -81,10 +82,14 @@ class IpcIds:
         return obj
 
     def by_key(self, key: int):
-        for obj in self.objects.values():
-            if obj.perm.key == key:
-                return obj
-        return None
+        return self.keys.get(key)
+
+    def make_private(self, obj) -> None:
+        """The object keeps its id but its key no longer finds it (shm's IPC_RMID while
+        attached: the key becomes IPC_PRIVATE)."""
+        if self.keys.get(obj.perm.key) is obj:
+            del self.keys[obj.perm.key]
+        obj.perm.key = IPC_PRIVATE
 
     def add(self, obj) -> int:
         if len(self.objects) >= self.limit:
@@ -93,6 +98,8 @@ class IpcIds:
         obj.perm.seq = self.seq
         obj.perm.id = (self.seq << IPCMNI_SHIFT) + index
         self.objects[index] = obj
+        if obj.perm.key != IPC_PRIVATE:
+            self.keys[obj.perm.key] = obj
         return obj.perm.id
 
     def _free_index(self) -> int:
@@ -111,6 +118,8 @@ class IpcIds:
     def remove(self, obj) -> None:
         obj.perm.deleted = True
         del self.objects[obj.perm.id % IPCMNI]
+        if self.keys.get(obj.perm.key) is obj:
+            del self.keys[obj.perm.key]
 
     def max_index(self) -> int:
         return max(self.objects, default=-1)

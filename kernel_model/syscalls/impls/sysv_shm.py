@@ -9,7 +9,7 @@ import struct
 
 from ... import errno as E
 from ...errno import GuestErrno
-from ...ipc.ids import (IPC_INFO, IPC_PRIVATE, IPC_RMID, IPC_SET, IPC_STAT, S_IRUGO, S_IWUGO,
+from ...ipc.ids import (IPC_INFO, IPC_RMID, IPC_SET, IPC_STAT, S_IRUGO, S_IWUGO,
                         check_owner, ipcget)
 from ...ipc.layouts import ds_size, pack_shmid, parse_cmd, unpack_perm_ids
 from ...ipc.shm import PAGE, SHM_DEST, SHM_LOCKED, SHMALL, SHMMAX, SHMMIN, SHMMNI, Segment
@@ -146,7 +146,7 @@ def sys_shmctl(ctx, shmid, cmd, buf):
     if cmd == IPC_RMID:
         check_owner(segment.perm, ctx.proc.creds)
         segment.perm.mode |= SHM_DEST
-        segment.perm.key = IPC_PRIVATE
+        ids.make_private(segment)
         ctx.kernel.ipc.detached(segment)
         return 0
     if cmd in (SHM_LOCK, SHM_UNLOCK):

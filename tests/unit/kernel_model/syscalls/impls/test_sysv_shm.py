@@ -77,3 +77,19 @@ def test_proc_sysvipc_lists_the_objects(arch):
     assert shm[0].split()[:4] == ["key", "shmid", "perms", "size"]
     assert shm[1].split()[:4] == ["1234", "0", "640", "4096"]
     assert msg[1].split()[:3] == ["1235", "0", "600"]
+
+
+def test_a_removed_attached_segment_keeps_its_id_not_its_key(arch):
+    """IPC_RMID while attached: the id still works until the last detach, the key finds
+    nothing (it became IPC_PRIVATE) and makes a new segment with IPC_CREAT."""
+    results, _, _ = run_script(arch, [
+        ("shmget", 0x77, 4096, 0o1600),
+        ("shmat", 0, A, 0),
+        ("shmctl", 0, IPC_RMID, 0),
+        ("shmget", 0x77, 4096, 0o600),
+        ("shmget", 0x77, 4096, 0o1600),
+        ("shmctl", 0, IPC_STAT | IPC_64, "BUF"),
+        ("shmdt", A),
+        ("shmctl", 0, IPC_STAT | IPC_64, "BUF"),
+    ])
+    assert results == [0, A, 0, -E.ENOENT, 1, 0, 0, -E.EINVAL]
