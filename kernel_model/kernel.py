@@ -40,6 +40,7 @@ from .syscalls.entry import SyscallEntry
 from .syscalls.impls.utsname import UTS_RELEASE, UTS_VERSION, UtsName
 from .fsview import fs_view
 from .ipc.namespace import IpcNamespace
+from .fs.locks import LockTable
 from .user_faults import deliver_exception, page_fault
 from .idt_handlers import install_idt_handlers
 
@@ -88,6 +89,7 @@ class Kernel(Spawning, SyscallEntry):
         self.fs.add_sysctl(b"kernel/version", lambda: UTS_VERSION)
         self.unix_names = UnixNames()     # names AF_UNIX sockets are bound to (kernel_model/net)
         self.inet_ports = InetPorts()     # the loopback network's bound ports
+        self.locks = LockTable(self.wakeup)    # fcntl record locks (fs/locks.py)
         self.ipc = IpcNamespace(self.wakeup)   # System V queues, semaphores, segments (ipc/)
         self.ipc.publish(self.fs)
         self.signals = Signals(self)

@@ -3,12 +3,13 @@ import struct
 
 from ... import errno as E
 from ...errno import GuestErrno
-from ...flags import (F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_GETFL, F_GETLK, F_GETLK64, F_GETOWN,
-                      F_SETFD, F_SETFL, F_SETLK, F_SETLK64, F_SETLKW, F_SETLKW64, F_SETOWN, FASYNC,
+from ...flags import (F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_GETFL, F_GETOWN,
+                      F_SETFD, F_SETFL, F_SETOWN, FASYNC,
                       FD_CLOEXEC, FIOCLEX, FIONBIO, FIONCLEX, FIONREAD, O_ACCMODE, O_APPEND,
                       O_DIRECT, O_NOATIME, O_NONBLOCK, O_PATH, O_RDWR, O_WRONLY, SEEK_CUR,
                       SEEK_END, SEEK_SET)
 from ...fs.pipe_size import F_GETPIPE_SZ, F_SETPIPE_SZ, pipe_fcntl
+from .record_locks import COMMANDS as LOCK_COMMANDS, record_lock
 from ..iovec import gather, import_iovec, read_into
 from ..kinds import K
 from ..registry import syscall
@@ -180,12 +181,8 @@ def sys_fcntl(ctx, fd, cmd, arg):
     if cmd == F_SETFL:
         entry.file.flags = (entry.file.flags & ~SETFL_MASK) | (arg & SETFL_MASK)
         return 0
-    if cmd in (F_SETLK, F_SETLKW, F_SETLK64, F_SETLKW64):
-        return 0                      # one process at a time holds every lock it asks for
-    if cmd in (F_GETLK, F_GETLK64):
-        # struct flock: l_type is the first field; F_UNLCK (2) says "nobody holds a lock"
-        ctx.write(arg, struct.pack("<h", 2))
-        return 0
+    if cmd in LOCK_COMMANDS:
+        return record_lock(ctx, entry.file, cmd, arg)
     if cmd == F_GETOWN:
         return 0
     if cmd == F_SETOWN:
