@@ -228,20 +228,27 @@ def sys_sync(ctx):
 
 @syscall("ftruncate", args=(("fd", K.FD), ("length", K.LONG)))
 def sys_ftruncate(ctx, fd, length):
-    f = ctx.proc.fds.get(ctx.int32(fd))
-    _writable(f)
     length = ctx.signed(length)
     if length < 0:
-        raise GuestErrno(E.EINVAL)
-    f.truncate(length)
+        raise GuestErrno(E.EINVAL)          # do_sys_ftruncate: before the descriptor
+    _truncatable(ctx.proc.fds.get(ctx.int32(fd))).truncate(length)
     return 0
+
+
+def _truncatable(f):
+    """do_sys_ftruncate: an O_PATH description is no descriptor (EBADF); one not open for
+    writing is EINVAL, like one that is not a regular file (the file's truncate says so)."""
+    if f.flags & O_PATH:
+        raise GuestErrno(E.EBADF)
+    if (f.flags & O_ACCMODE) not in (O_WRONLY, O_RDWR):
+        raise GuestErrno(E.EINVAL)
+    return f
 
 
 @syscall("ftruncate64", args=(("fd", K.FD), ("length_low", K.ULONG), ("length_high", K.ULONG)))
 def sys_ftruncate64(ctx, fd, lo, hi):
-    f = ctx.proc.fds.get(ctx.int32(fd))
-    _writable(f)
-    f.truncate(_offset64(ctx, lo, hi))
+    length = _offset64(ctx, lo, hi)
+    _truncatable(ctx.proc.fds.get(ctx.int32(fd))).truncate(length)
     return 0
 
 
