@@ -18,7 +18,8 @@ from ..errno import GuestErrno
 from ..errors import KernelError
 from .constants import (DT_DIR, O_CREAT, O_DIRECTORY, O_EXCL, O_NOFOLLOW, O_PATH,
                         O_TMPFILE_BIT, O_TRUNC, PATH_MAX, S_IFBLK, S_IFCHR, S_IFIFO, S_IFMT,
-                        S_IFSOCK, S_ISGID, S_ISUID, O_ACCMODE, O_RDONLY, O_WRONLY, dtype_of)
+                        S_IFREG, S_IFSOCK, S_ISGID, S_ISUID, O_ACCMODE, O_RDONLY, O_RDWR,
+                        O_WRONLY, dtype_of)
 from .databudget import DataBudget
 from .devfs import build_dev
 from .hostfs import HostContext, host_root_dir
@@ -26,6 +27,7 @@ from .inodes import InodeTable
 from .namei import LAST_DOT, LAST_DOTDOT, LAST_NORM, Resolved, Walker
 from .node import Node, wants_write
 from .openfile import OpenFile
+from .memfd import F_SEAL_SEAL, O_LARGEFILE, MemFile
 from .overlay import overlay_root
 from .permission import MAY_EXEC, MAY_READ, MAY_WRITE, Access, access_of, real_access
 from .shmfs import build_shm
@@ -56,12 +58,21 @@ class FileSystem:
         else:
             self._root = overlay_root(host_root, self._table, clock, self.data_budget)
         self.random = DeterministicRandom(seed)
-        self._dev = build_dev(self.random, build_shm(clock, self.data_budget))
+        self._shm = build_shm(clock, self.data_budget)
+        self._dev = build_dev(self.random, self._shm)
         self._procfs = ProcFs()
 
     def add_sysctl(self, path: bytes, text: Callable[[], bytes]) -> None:
         """A /proc/sys entry whose value follows the kernel's state (procsys.py)."""
         self._procfs.sysctl[path] = text
+
+    def memfd(self, name: bytes, sealing: bool) -> OpenFile:
+        """memfd_create: a new unnamed memory file of the shm mount, open read-write."""
+        ctx = self._shm.ctx
+        node = MemFile(ctx, ctx.meta(S_IFREG | 0o777), None)
+        node.seals = 0 if sealing else F_SEAL_SEAL
+        return OpenFile(b"/memfd:" + name + b" (deleted)", O_RDWR | O_LARGEFILE, node,
+                        node.open_handle(O_RDWR))
 
     def add_proc_file(self, path: bytes, text: Callable[[], bytes]) -> None:
         """A /proc file (path relative to /proc) whose text the kernel generates."""

@@ -10,6 +10,7 @@ from ...flags import (F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_GETFL, F_GETOWN,
                       SEEK_END, SEEK_SET)
 from ...fs.pipe_size import F_GETPIPE_SZ, F_SETPIPE_SZ, pipe_fcntl
 from .leases import F_GETLEASE, F_SETLEASE, lease_fcntl
+from .memfd import F_ADD_SEALS, F_GET_SEALS, seal_fcntl
 from .record_locks import COMMANDS as LOCK_COMMANDS, record_lock
 from ..iovec import gather, import_iovec, read_into
 from ..kinds import K
@@ -188,6 +189,8 @@ def sys_fcntl(ctx, fd, cmd, arg):
         return 0
     if cmd == F_SETOWN:
         return 0
+    if cmd in (F_ADD_SEALS, F_GET_SEALS):
+        return seal_fcntl(entry.file, cmd, arg)
     if cmd in (F_SETLEASE, F_GETLEASE):
         return lease_fcntl(ctx, entry.file, cmd, arg)
     if cmd in (F_GETPIPE_SZ, F_SETPIPE_SZ):
