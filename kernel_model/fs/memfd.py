@@ -30,6 +30,10 @@ class MemFile(OverlayFile):
             raise GuestErrno(E.EPERM)          # shmem_write_begin: no growing
         return super().write_at(offset, data)
 
+    def write_back_at(self, offset: int, data: bytes) -> int:
+        """The page cache's write-back of shared pages: not a writer, so no seal applies."""
+        return super().write_at(offset, data)
+
     def truncate(self, length: int) -> None:
         size = self.size()
         if (length < size and self.seals & F_SEAL_SHRINK) or \

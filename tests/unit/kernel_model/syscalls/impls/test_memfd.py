@@ -43,3 +43,20 @@ def test_memfd_and_seals(arch):
                        -E.EPERM, 0, -E.EPERM, SEAL | GROW | SHRINK | WRITE, 4, SEAL, -E.EPERM,
                        -E.EINVAL, -E.EINVAL, -E.EINVAL, 5, -E.EINVAL]
     assert buf[512:532] == b"/memfd:box (deleted)" and buf[600:604] == b"proc"
+
+
+def test_a_shared_read_only_map_of_a_write_sealed_memfd_ends_quietly(arch):
+    """Unmapping a shared map of a memfd sealed against writes writes its pages back: the
+    kernel's write-back is no writer the seal refuses (it panicked with EPERM: LTP
+    memfd_create01)."""
+    fcntl = "fcntl" if arch == "x86_64" else "fcntl64"
+    mmap = "mmap" if arch == "x86_64" else "mmap2"
+    results, _, _ = run_script(arch, [
+        ("memfd_create", "BUF", MFD_ALLOW_SEALING),
+        ("ftruncate", 3, 4096),
+        (fcntl, 3, F_ADD_SEALS, WRITE),
+        (mmap, 0x50000000, 4096, PROT_READ, MAP_SHARED | 0x10, 3, 0),
+        ("munmap", 0x50000000, 4096),
+        ("close", 3),
+    ], data=b"box\0")
+    assert results == [3, 0, 0, 0x50000000, 0, 0]
