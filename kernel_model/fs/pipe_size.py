@@ -1,9 +1,10 @@
 """F_GETPIPE_SZ and F_SETPIPE_SZ: a pipe's capacity (fs/pipe.c pipe_fcntl, pipe_set_size).
 
 The capacity is a whole number of slots of a page each, a power of two of them
-(round_pipe_size); the sandbox's root may raise it past /proc/sys/fs/pipe-max-size (it has
-CAP_SYS_RESOURCE over its own pipes, as LTP's root-run tests expect: pipe12 fills a pipe of the
-largest size). Shrinking below what the pipe holds is EBUSY (pipe_resize_ring). The pipe's
+(round_pipe_size); past /proc/sys/fs/pipe-max-size only with CAP_SYS_RESOURCE (EPERM), which
+the sandbox's root holds over its own pipes unless it dropped it (LTP's root-run pipe12 fills a
+pipe of the largest size; fcntl37 drops the capability and expects EPERM). Shrinking below
+what the pipe holds is EBUSY (pipe_resize_ring). The pipe's
 readers and writers are woken: a writer may now fit.
 """
 from .. import errno as E
@@ -33,11 +34,13 @@ def pipe_of(f) -> Pipe:
     return pipe
 
 
-def set_pipe_size(pipe: Pipe, arg: int, wakeup) -> int:
+def set_pipe_size(pipe: Pipe, arg: int, wakeup, privileged: bool = True) -> int:
     """pipe_set_size(): the new capacity in bytes, which the call returns."""
     size = round_pipe_size(arg)
     if size // PAGE_SIZE == 0:
         raise GuestErrno(E.EINVAL)
+    if size > pipe.capacity and size > PIPE_MAX_SIZE and not privileged:
+        raise GuestErrno(E.EPERM)
     if pipe.buffered > size:
         raise GuestErrno(E.EBUSY)
     pipe.capacity = max(size, PIPE_BUF)
@@ -45,8 +48,9 @@ def set_pipe_size(pipe: Pipe, arg: int, wakeup) -> int:
     return size
 
 
-def pipe_fcntl(f, cmd: int, arg: int, wakeup) -> int:
+def pipe_fcntl(f, cmd: int, arg: int, wakeup, privileged: bool = True) -> int:
+    """`privileged`: the caller holds CAP_SYS_RESOURCE."""
     pipe = pipe_of(f)
     if cmd == F_GETPIPE_SZ:
         return pipe.capacity
-    return set_pipe_size(pipe, arg & 0xFFFFFFFF, wakeup)
+    return set_pipe_size(pipe, arg & 0xFFFFFFFF, wakeup, privileged)

@@ -28,3 +28,21 @@ def test_pipe_size(arch):
     ])
     assert results == [0, 65536, 8192, 8192, 4096, 3000, -E.EAGAIN, 8192, 3000, -E.EBUSY,
                        -E.EINVAL, 5, -E.EBADF, -E.EBADF]
+
+
+def test_past_pipe_max_size_needs_cap_sys_resource(arch):
+    """Above /proc/sys/fs/pipe-max-size (1 MiB) only with CAP_SYS_RESOURCE: root may until it
+    drops the capability (capset), then EPERM (LTP fcntl37)."""
+    import struct
+    header = struct.pack("<Ii", 0x20080522, 0)
+    no_resource = 0xFFFFFFFF & ~(1 << 24)
+    sets = struct.pack("<6I", no_resource, no_resource, 0, 0xFF, 0xFF, 0)
+    results, _, _ = run_script(arch, [
+        ("pipe", "BUF+64"),
+        ("fcntl", 4, F_SETPIPE_SZ, 2 << 20),
+        ("fcntl", 4, F_SETPIPE_SZ, 65536),
+        ("capset", "BUF", "BUF+8"),
+        ("fcntl", 4, F_SETPIPE_SZ, (1 << 20) + 1),
+        ("fcntl", 4, F_SETPIPE_SZ, 1 << 20),
+    ], data=header + sets)
+    assert results == [0, 2 << 20, 65536, 0, -E.EPERM, 1 << 20]
