@@ -4,8 +4,8 @@
 
 LTP's library acquires a loop device (tst_device.c: a file preallocated, then LOOP_SET_FD on
 /dev/loop-control's free device) and formats and mounts it for a test whose tst_test sets one
-of NEEDS_DEVICE below; natively they pass as root, but the sandbox models no block devices,
-loop driver or mkfs (issue 32's out-of-scope list). A test built from another's source (the
+of NEEDS_DEVICE below, and the loop driver's own tests need it; natively they pass as root, but
+the sandbox models no block devices, loop driver or mkfs (issue 32's out-of-scope list). A test built from another's source (the
 _64 and _16 variants) shares its flags.
 """
 import re
@@ -19,7 +19,10 @@ from bench.ltp.runner import read_runtest  # noqa: E402
 
 NEEDS_DEVICE = ("needs_device", "mount_device", "format_device", "all_filesystems", "needs_rofs")
 FLAG = re.compile(rb"^\s*\.(" + "|".join(NEEDS_DEVICE).encode() + rb")\s*=\s*1\b", re.M)
+# the tests of the loop driver itself (ioctl_loop*, ioctl09) ask for it in .needs_kconfigs
+LOOP_DRIVER = re.compile(rb'"CONFIG_BLK_DEV_LOOP')
 REASON = "needs a block device (tst_test .{flag}): loop devices and mkfs are not modeled"
+LOOP_REASON = "tests the loop block driver (CONFIG_BLK_DEV_LOOP), which is not modeled"
 
 
 def source_of(binary: str, sources: dict[str, Path]) -> Path | None:
@@ -36,9 +39,12 @@ def device_tests(ltp_root: Path) -> dict[str, str]:
     found = {}
     for name, command in read_runtest(ltp_root / "runtest" / "syscalls"):
         source = source_of(Path(command[0]).name, sources)
-        match = FLAG.search(source.read_bytes()) if source else None
+        text = source.read_bytes() if source else b""
+        match = FLAG.search(text)
         if match:
             found[name] = REASON.format(flag=match.group(1).decode())
+        elif LOOP_DRIVER.search(text):
+            found[name] = LOOP_REASON
     return found
 
 

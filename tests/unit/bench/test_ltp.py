@@ -91,11 +91,14 @@ def test_device_tests_are_found_by_their_tst_test_flags(tmp_path: Path):
     (folder / "mnt01.c").write_text("static struct tst_test test = {\n\t.mount_device = 1,\n};\n")
     (folder / "plain01.c").write_text("static struct tst_test test = {\n\t.needs_root = 1,\n"
                                       "\t.needs_device = 0,\n};\n/* .all_filesystems = 1 */\n")
+    (folder / "loopy01.c").write_text('static struct tst_test test = {\n\t.needs_kconfigs = '
+                                      '(const char *[]) {"CONFIG_BLK_DEV_LOOP", NULL},\n};\n')
     (tmp_path / "runtest").mkdir()
-    (tmp_path / "runtest" / "syscalls").write_text("mnt01 mnt01\nmnt01_64 mnt01_64\nplain01 plain01\n")
+    (tmp_path / "runtest" / "syscalls").write_text("mnt01 mnt01\nmnt01_64 mnt01_64\nplain01 plain01\n"
+                                                   "loopy01 loopy01\n")
     found = device_tests(tmp_path)
-    assert sorted(found) == ["mnt01", "mnt01_64"]
-    assert ".mount_device" in found["mnt01"]
+    assert sorted(found) == ["loopy01", "mnt01", "mnt01_64"]
+    assert ".mount_device" in found["mnt01"] and "loop block driver" in found["loopy01"]
 
 
 def test_the_block_device_exclusions_are_the_generator_s():
