@@ -9,6 +9,7 @@ import struct
 
 from emu.memory import MemoryAccessError
 
+from ..fs.pidfd import pidfd_channel
 from .proc import INIT_PID, ZOMBIE
 
 
@@ -38,6 +39,7 @@ def exit_process(kernel, proc, status: int) -> None:
     proc.state = ZOMBIE
     proc.fds.close_all()
     kernel.ipc.exit(proc)
+    kernel.wakeup(pidfd_channel(proc.pid))    # its pidfds are readable now
     _release_vfork_parent(kernel, proc)
     _reparent_children(kernel, proc)
     kernel.debug.exit(proc, status)

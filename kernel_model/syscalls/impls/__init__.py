@@ -5,3 +5,4 @@ from . import personality, fallocate, credentials  # noqa: F401
 from . import sockets, sockmsg, sockmmsg, sockopt, socketcall, epoll, eventfd  # noqa: F401
 from . import sysv_msg, sysv_sem, sysv_shm, sysv_ipc  # noqa: F401
 from . import flock, vectored_at, residency, rusage, vmsplice, memfd  # noqa: F401
+from . import pidfd  # noqa: F401
