@@ -3,11 +3,11 @@
 The model keeps paths global; the view shows them from the process's root (fs/rootpath.py).
 """
 from .fs.rootpath import link_text
-from .process.proc import RUNNABLE, SLEEPING, STOPPED, ZOMBIE
 
-# fs/proc/array.c task_state_array: the letter and the word /proc/PID/stat and status show
-STATE_NAMES = {RUNNABLE: (b"R", b"running"), SLEEPING: (b"S", b"sleeping"),
-               STOPPED: (b"T", b"stopped"), ZOMBIE: (b"Z", b"zombie")}
+# fs/proc/array.c task_state_array: the letter and the word /proc/PID/stat and status show,
+# by process/proc.py's state names (spelled here: process/ imports this module's users)
+STATE_NAMES = {"runnable": (b"R", b"running"), "sleeping": (b"S", b"sleeping"),
+               "stopped": (b"T", b"stopped"), "zombie": (b"Z", b"zombie")}
 
 
 class FsView:
@@ -64,9 +64,9 @@ class FsView:
         """The process's state as /proc shows it: its leader thread's (get_task_state of the
         thread group leader), Z once the process has exited."""
         proc = self._proc
-        if proc.state == ZOMBIE or not proc.threads:
-            return STATE_NAMES[ZOMBIE]
-        return STATE_NAMES.get(proc.threads[0].state, STATE_NAMES[RUNNABLE])
+        if proc.state == "zombie" or not proc.threads:
+            return STATE_NAMES["zombie"]
+        return STATE_NAMES.get(proc.threads[0].state, STATE_NAMES["runnable"])
 
 
 class GlobalFsView(FsView):

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 from .. import errno as E
 from ..errno import GuestErrno
-from ..process.creds import (CAP_CHOWN, CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNER,
+from ..creds import (CAP_CHOWN, CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNER,
                              CAP_FSETID, ROOT, Credentials)
 from .constants import S_IFDIR, S_IFMT, S_ISGID, S_ISVTX
 from .records import StatResult

@@ -1,20 +1,17 @@
 """A pidfd (kernel/pid.c pidfd_create): a file that refers to a process.
 
 It is readable (POLLIN) once the process has exited, whether or not it was reaped (pidfd_poll);
-reading or writing it is EINVAL. Its wait channel is the process's exit, which
-process/exit.py wakes (pidfd_channel).
+reading or writing it is EINVAL. Its wait channel is the process's exit (blocking.exit_channel),
+which process/exit.py wakes.
 """
 from .. import errno as E
+from ..blocking import exit_channel
 from ..errno import GuestErrno
 from ..readiness import POLLIN, POLLRDNORM
 from .constants import BLOCK_SIZE, O_NONBLOCK, O_RDWR
 from .eventfd import ANON_INODE_DEV, ANON_INODE_INO
 from .records import StatResult
 from .unseekable import Unseekable
-
-
-def pidfd_channel(pid: int) -> tuple:
-    return ("pidfd", pid)
 
 
 class PidFd(Unseekable):
@@ -28,7 +25,7 @@ class PidFd(Unseekable):
 
     @property
     def wait_channel(self) -> tuple:
-        return pidfd_channel(self.process.pid)
+        return exit_channel(self.process.pid)
 
     @property
     def exited(self) -> bool:

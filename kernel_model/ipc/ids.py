@@ -11,7 +11,7 @@ from typing import Callable
 
 from .. import errno as E
 from ..errno import GuestErrno
-from ..process.creds import Credentials
+from ..creds import Credentials
 
 IPC_PRIVATE = 0
 IPC_CREAT, IPC_EXCL, IPC_NOWAIT = 0o1000, 0o2000, 0o4000

@@ -9,7 +9,7 @@ import struct
 
 from emu.memory import MemoryAccessError
 
-from ..fs.pidfd import pidfd_channel
+from ..blocking import exit_channel
 from .proc import INIT_PID, ZOMBIE
 
 
@@ -55,7 +55,7 @@ def _wake_pidfd_waiters(kernel, proc) -> None:
     """Its pidfds are readable now. Their waiters count as woken before the SIGCHLD the exit
     also sends (Linux's poll finds the pidfd ready before it looks at signal_pending), so the
     signal does not turn their poll into EINTR."""
-    channel = pidfd_channel(proc.pid)
+    channel = exit_channel(proc.pid)
     for thread in kernel.scheduler.threads:
         if any(channel == c or (isinstance(c, list) and channel in c) for c in thread.wait_channels):
             thread.restart["condition_met"] = True

@@ -8,7 +8,7 @@ States are explicit so that a deadlock report can name what everybody waits for.
 from dataclasses import dataclass, field
 
 from ..fdtable import FdTable
-from .creds import ROOT, Credentials
+from ..creds import ROOT, Credentials
 
 # Process / thread states
 RUNNABLE = "runnable"

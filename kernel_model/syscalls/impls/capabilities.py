@@ -14,7 +14,7 @@ from ... import errno as E
 from ...errno import GuestErrno
 from ..kinds import K
 from ..registry import syscall
-from ...process.creds import ALL_CAPS, CAP_SETPCAP, ROOT
+from ...creds import ALL_CAPS, CAP_SETPCAP, ROOT
 from .sched_policy import find_task
 
 VERSION_1, VERSION_2, VERSION_3 = 0x19980330, 0x20071026, 0x20080522

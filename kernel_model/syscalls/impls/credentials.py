@@ -11,7 +11,7 @@ above 65535 read as the overflow id (high2lowuid) and a 16-bit -1 (0xFFFF) means
 """
 from ... import errno as E
 from ...errno import GuestErrno
-from ...process.creds import CAP_SETGID, CAP_SETUID, NO_ID
+from ...creds import CAP_SETGID, CAP_SETUID, NO_ID
 from ..kinds import K
 from ..registry import syscall
 

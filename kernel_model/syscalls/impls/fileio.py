@@ -9,7 +9,7 @@ from ...flags import (F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_GETFL, F_GETOWN,
                       O_DIRECT, O_NOATIME, O_NONBLOCK, O_PATH, O_RDWR, O_WRONLY, SEEK_CUR,
                       SEEK_END, SEEK_SET)
 from ...fs.pipe_size import F_GETPIPE_SZ, F_SETPIPE_SZ, pipe_fcntl
-from ...process.creds import CAP_SYS_RESOURCE
+from ...creds import CAP_SYS_RESOURCE
 from .leases import F_GETLEASE, F_SETLEASE, lease_fcntl
 from .memfd import F_ADD_SEALS, F_GET_SEALS, seal_fcntl
 from .record_locks import COMMANDS as LOCK_COMMANDS, record_lock

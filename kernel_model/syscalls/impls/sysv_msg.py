@@ -15,7 +15,7 @@ from ...ipc.ids import (IPC_INFO, IPC_NOWAIT, IPC_RMID, IPC_SET, IPC_STAT,
 from ...ipc.layouts import ds_size, pack_msqid, parse_cmd, unpack_perm_ids
 from ...ipc.msg import (MSG_COPY, MSG_NOERROR, MSGMAX, MSGMNB, MSGMNI, Message, MessageQueue,
                         check_receive_flags)
-from ...process.creds import CAP_SYS_RESOURCE
+from ...creds import CAP_SYS_RESOURCE
 from ..kinds import K
 from ..registry import syscall
 

@@ -127,3 +127,10 @@ def test_other_processes_show_with_their_state(fs):
     assert read_file(fs, b"/proc/44/stat").split()[2] == b"Z"
     assert read_file(fs, b"/proc/self/stat").split()[2] == b"R"      # the caller runs
     assert errno_of(fs.stat, b"/proc/45", b"/", PROC) == E.ENOENT
+
+
+def test_the_view_s_state_names_are_the_process_states():
+    """fsview.py spells process/proc.py's state names (importing them would be a cycle)."""
+    from kernel_model.fsview import STATE_NAMES
+    from kernel_model.process.proc import RUNNABLE, SLEEPING, STOPPED, ZOMBIE
+    assert set(STATE_NAMES) == {RUNNABLE, SLEEPING, STOPPED, ZOMBIE}
