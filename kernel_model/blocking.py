@@ -21,3 +21,9 @@ class WouldBlock(Exception):
 
 class Interrupted(Exception):
     """A sleeping call was interrupted by a signal: it fails with EINTR (or restarts, SA_RESTART)."""
+
+
+def exit_channel(pid: int) -> tuple:
+    """What a waiter on process `pid`'s exit sleeps on (a poll on its pidfd, fs/pidfd.py); the
+    exit wakes it (process/exit.py)."""
+    return ("exit", pid)

@@ -29,6 +29,9 @@ class FdTable:
     def __init__(self, limit: int = DEFAULT_NOFILE):
         self.entries: dict[int, FdEntry] = {}
         self.limit = limit
+        # The kernel's record locks (fs/locks.py), whose POSIX locks this table owns: closing
+        # any fd of an inode drops them (locks_remove_posix); None outside a kernel.
+        self.locks = None
         # The table's size, which only grows (expand_files), until a fork copies it sized by
         # its highest open fd (dup_fd); select cuts its nfds to it (core_sys_select).
         self.max_fds = NR_OPEN_DEFAULT
@@ -70,7 +73,9 @@ class FdTable:
         entry = self.entries.pop(fd, None)
         if entry is None:
             raise GuestErrno(E.EBADF)
-        _release(entry.file)
+        if self.locks is not None:
+            self.locks.closed(self, entry.file)
+        _release(entry.file, self.locks)
 
     def close_all(self) -> None:
         for fd in sorted(self.entries):
@@ -83,6 +88,7 @@ class FdTable:
 
     def copy(self) -> "FdTable":
         new = FdTable(self.limit)
+        new.locks = self.locks
         for fd, entry in sorted(self.entries.items()):
             new.entries[fd] = FdEntry(entry.file, entry.cloexec)
             _retain(entry.file)
@@ -108,7 +114,9 @@ def _retain(file) -> None:
     file.refs = getattr(file, "refs", 0) + 1
 
 
-def _release(file) -> None:
+def _release(file, locks=None) -> None:
     file.refs -= 1
     if file.refs == 0:
+        if locks is not None:
+            locks.release(file)              # its OFD locks (locks_remove_file)
         file.close()

@@ -4,6 +4,11 @@ The model keeps paths global; the view shows them from the process's root (fs/ro
 """
 from .fs.rootpath import link_text
 
+# fs/proc/array.c task_state_array: the letter and the word /proc/PID/stat and status show,
+# by process/proc.py's state names (spelled here: process/ imports this module's users)
+STATE_NAMES = {"runnable": (b"R", b"running"), "sleeping": (b"S", b"sleeping"),
+               "stopped": (b"T", b"stopped"), "zombie": (b"Z", b"zombie")}
+
 
 class FsView:
     """The file system's view of a process (for /proc/self)."""
@@ -37,6 +42,31 @@ class FsView:
     @property
     def ppid(self) -> int:
         return self._proc.ppid
+
+    @property
+    def creds(self):
+        """The credentials the file system checks permissions with (fs/permission.py)."""
+        return self._proc.creds
+
+    @property
+    def groups(self) -> tuple:
+        return self._proc.groups
+
+    @property
+    def pgid(self) -> int:
+        return self._proc.pgid or self._proc.pid
+
+    @property
+    def sid(self) -> int:
+        return self._proc.sid or self._proc.pid
+
+    def state(self) -> tuple[bytes, bytes]:
+        """The process's state as /proc shows it: its leader thread's (get_task_state of the
+        thread group leader), Z once the process has exited."""
+        proc = self._proc
+        if proc.state == "zombie" or not proc.threads:
+            return STATE_NAMES["zombie"]
+        return STATE_NAMES.get(proc.threads[0].state, STATE_NAMES["runnable"])
 
 
 class GlobalFsView(FsView):

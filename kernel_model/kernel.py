@@ -37,7 +37,10 @@ from .task_limit import TaskLimit
 from .signals import signal_name
 from .syscalls.dispatch import SyscallDispatcher
 from .syscalls.entry import SyscallEntry
-from .syscalls.impls.utsname import UtsName
+from .syscalls.impls.utsname import UTS_RELEASE, UTS_VERSION, UtsName
+from .fsview import fs_view
+from .ipc.namespace import IpcNamespace
+from .fs.locks import LockTable
 from .user_faults import deliver_exception, page_fault
 from .idt_handlers import install_idt_handlers
 
@@ -80,13 +83,21 @@ class Kernel(Spawning, SyscallEntry):
         self.fs.data_budget.allows = self._memory_budget_allows    # overlay bytes are memory
         self.syscalls = SyscallDispatcher(self)
         self.uts = UtsName()              # the run's UTS namespace (sethostname, uname)
+        self.fs.add_sysctl(b"kernel/hostname", lambda: self.uts.nodename)
+        self.fs.add_sysctl(b"kernel/domainname", lambda: self.uts.domainname)
+        self.fs.add_sysctl(b"kernel/osrelease", lambda: UTS_RELEASE)
+        self.fs.add_sysctl(b"kernel/version", lambda: UTS_VERSION)
         self.unix_names = UnixNames()     # names AF_UNIX sockets are bound to (kernel_model/net)
         self.inet_ports = InetPorts()     # the loopback network's bound ports
+        self.locks = LockTable(self.wakeup)    # fcntl record locks (fs/locks.py)
+        self.ipc = IpcNamespace(self.wakeup)   # System V queues, semaphores, segments (ipc/)
+        self.ipc.publish(self.fs)
         self.signals = Signals(self)
         self.scheduler = Scheduler(self.clock, config.quantum)
         self.scheduler.timers = IntervalTimers(self)
         self.debug = DebugInterface(self)
         self.processes: dict[int, Process] = {}
+        self.fs.list_processes(lambda: {pid: fs_view(p) for pid, p in self.processes.items()})
         self.processes_created = 0        # every process the run made (spawn, fork, vfork)
         self.task_limit = TaskLimit(config.max_tasks)
         self.reaped_count = 0

@@ -25,6 +25,7 @@ S_IFBLK = 0o060000
 S_IFDIR = 0o040000
 S_IFCHR = 0o020000
 S_IFIFO = 0o010000
+S_ISUID, S_ISGID, S_ISVTX = 0o4000, 0o2000, 0o1000
 
 # d_type values of getdents64 (include/linux/fs_types.h): DT_x == S_IFx >> 12.
 DT_UNKNOWN, DT_FIFO, DT_CHR, DT_DIR, DT_BLK, DT_REG, DT_LNK, DT_SOCK = 0, 1, 2, 4, 6, 8, 10, 12

@@ -48,6 +48,9 @@ class CharDevice(SyntheticNode):
     def chmod(self, mode: int) -> None:
         self.meta.mode = self.fmt | (mode & 0o7777)
 
+    def chown(self, uid: int, gid: int) -> None:
+        self.meta.chown(uid, gid, self.meta.ctime_ns)
+
     def utimens(self, atime_ns: int | None, mtime_ns: int | None) -> None:
         if atime_ns is not None:
             self.meta.atime_ns = atime_ns

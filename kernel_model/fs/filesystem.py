@@ -4,9 +4,11 @@ Every call takes the caller's cwd (a canonical guest path) and its ProcessView, 
 shows the calling process and relative paths start at its cwd. Errors are GuestErrno with the
 errno Linux returns, in the order Linux checks (fs/namei.c, fs/open.c).
 
-Permissions: the guest runs as root, so read/write permission bits are never checked (root's
-CAP_DAC_OVERRIDE); only execute permission needs one x bit, as for root. The caller applies
-the process's umask to `mode` before calling.
+Permissions follow the caller's credentials (permission.py: the ProcessView's `creds` and
+`groups`, root's without them): search on every directory walked, the access an open asks,
+write and search on a directory whose names change, the sticky bit, ownership for chmod,
+chown and times; a new inode is the caller's. Root passes them all but executing a file
+without an x bit. The caller applies the process's umask to `mode` before calling.
 """
 import os
 from typing import Callable
@@ -16,7 +18,8 @@ from ..errno import GuestErrno
 from ..errors import KernelError
 from .constants import (DT_DIR, O_CREAT, O_DIRECTORY, O_EXCL, O_NOFOLLOW, O_PATH,
                         O_TMPFILE_BIT, O_TRUNC, PATH_MAX, S_IFBLK, S_IFCHR, S_IFIFO, S_IFMT,
-                        S_IFSOCK, X_OK, dtype_of)
+                        S_IFREG, S_IFSOCK, S_ISGID, S_ISUID, O_ACCMODE, O_RDONLY, O_RDWR,
+                        O_WRONLY, dtype_of)
 from .databudget import DataBudget
 from .devfs import build_dev
 from .hostfs import HostContext, host_root_dir
@@ -24,7 +27,9 @@ from .inodes import InodeTable
 from .namei import LAST_DOT, LAST_DOTDOT, LAST_NORM, Resolved, Walker
 from .node import Node, wants_write
 from .openfile import OpenFile
+from .memfd import F_SEAL_SEAL, O_LARGEFILE, MemFile
 from .overlay import overlay_root
+from .permission import MAY_EXEC, MAY_READ, MAY_WRITE, Access, access_of, real_access
 from .shmfs import build_shm
 from .procfs import ProcFs
 from .proctext import ProcessView, process_root
@@ -53,13 +58,37 @@ class FileSystem:
         else:
             self._root = overlay_root(host_root, self._table, clock, self.data_budget)
         self.random = DeterministicRandom(seed)
-        self._dev = build_dev(self.random, build_shm(clock, self.data_budget))
+        self._shm = build_shm(clock, self.data_budget)
+        self._dev = build_dev(self.random, self._shm)
         self._procfs = ProcFs()
+
+    def add_sysctl(self, path: bytes, text: Callable[[], bytes]) -> None:
+        """A /proc/sys entry whose value follows the kernel's state (procsys.py)."""
+        self._procfs.sysctl[path] = text
+
+    def memfd(self, name: bytes, sealing: bool) -> OpenFile:
+        """memfd_create: a new unnamed memory file of the shm mount, open read-write."""
+        ctx = self._shm.ctx
+        node = MemFile(ctx, ctx.meta(S_IFREG | 0o777), None)
+        node.seals = 0 if sealing else F_SEAL_SEAL
+        return OpenFile(b"/memfd:" + name + b" (deleted)", O_RDWR | O_LARGEFILE, node,
+                        node.open_handle(O_RDWR))
+
+    def add_proc_file(self, path: bytes, text: Callable[[], bytes]) -> None:
+        """A /proc file (path relative to /proc) whose text the kernel generates."""
+        self._procfs.files[path] = text
+
+    def list_processes(self, processes: Callable[[], dict]) -> None:
+        """What /proc/PID shows for other processes than the caller: pid -> ProcessView."""
+        self._procfs.processes = processes
 
     # --- resolution ----------------------------------------------------------------------------
     def _resolve(self, path: bytes, cwd: bytes, proc: ProcessView, *, follow: bool = True,
-                 parent_op: bool = False, stop_at_fd_links: bool = False) -> Resolved:
-        walker = Walker(self._root, lambda name: self._mounted(name, proc), process_root(proc))
+                 parent_op: bool = False, stop_at_fd_links: bool = False,
+                 search_as: Access | None = None) -> Resolved:
+        """`search_as`: whose search permission the walk needs (the caller's by default)."""
+        walker = Walker(self._root, lambda name: self._mounted(name, proc), process_root(proc),
+                        _searcher(search_as or access_of(proc)))
         return walker.resolve(bytes(path), bytes(cwd), follow=follow, parent_op=parent_op,
                               stop_at_fd_links=stop_at_fd_links)
 
@@ -104,9 +133,11 @@ class FileSystem:
                 raise GuestErrno(E.ENOENT)
             if r.trailing_slash:
                 raise GuestErrno(E.EISDIR)
-            node = r.parent.create(r.name, mode & 0o7777)
+            node = self._made(r, proc, lambda: r.parent.create(r.name, mode & 0o7777))
         else:
             self._check_open_existing(node, flags, creating)
+            if not flags & O_PATH:
+                access_of(proc).check(node.stat(), open_mask(flags))
         if flags & O_PATH or node.is_fifo:
             # A fifo has no data in the file system: the caller opens its pipe
             # (kernel_model/fs/fifo.py, Linux's fifo_open in fs/pipe.c). The description shows
@@ -159,13 +190,17 @@ class FileSystem:
             raise GuestErrno(E.ENOENT)
         return r.node.stat()
 
-    def access(self, path: bytes, cwd: bytes, proc: ProcessView, mode: int) -> None:
+    def access(self, path: bytes, cwd: bytes, proc: ProcessView, mode: int,
+               effective: bool = False) -> None:
+        """access(2) checks with the real ids unless `effective` (AT_EACCESS)."""
         if mode & ~0o7:
             raise GuestErrno(E.EINVAL)
-        node = self._existing(path, cwd, proc)
-        # Root may read and write anything; executing needs an x bit somewhere (or a directory).
-        if mode & X_OK and not node.is_dir and not node.stat().mode & 0o111:
-            raise GuestErrno(E.EACCES)
+        checker = access_of(proc) if effective else real_access(proc)
+        node = self._resolve(path, cwd, proc, search_as=checker).node
+        if node is None:
+            raise GuestErrno(E.ENOENT)
+        if mode:
+            checker.check(node.stat(), mode)
 
     def readlink(self, path: bytes, cwd: bytes, proc: ProcessView) -> bytes:
         return self._existing(path, cwd, proc, follow=False).readlink()
@@ -185,6 +220,7 @@ class FileSystem:
             raise GuestErrno(E.ENOENT)
         if not r.node.is_dir:
             raise GuestErrno(E.ENOTDIR)
+        access_of(proc).check(r.node.stat(), MAY_EXEC)
         return r.path
 
     def is_dir(self, path: bytes, cwd: bytes, proc: ProcessView) -> bool:
@@ -198,7 +234,8 @@ class FileSystem:
         r = self._resolve(path, cwd, proc, follow=False, parent_op=True)
         if r.last != LAST_NORM or r.node is not None:
             raise GuestErrno(E.EEXIST)
-        r.parent.mkdir(r.name, mode & 0o1777)     # vfs_mkdir keeps S_IRWXUGO|S_ISVTX
+        # vfs_mkdir keeps S_IRWXUGO|S_ISVTX
+        self._made(r, proc, lambda: r.parent.mkdir(r.name, mode & 0o1777))
 
     def mknod(self, path: bytes, mode: int, cwd: bytes, proc: ProcessView) -> None:
         """mknodat(2) once may_mknod() has accepted the type (fs/namei.c: do_mknodat): `mode`
@@ -209,9 +246,9 @@ class FileSystem:
         if kind in (S_IFCHR, S_IFBLK):
             raise GuestErrno(E.EPERM)       # vfs_mknod(): devices need CAP_MKNOD in the host
         if kind in (S_IFIFO, S_IFSOCK):
-            r.parent.mknod(r.name, mode)
+            self._made(r, proc, lambda: r.parent.mknod(r.name, mode))
         else:
-            r.parent.create(r.name, mode & 0o7777)
+            self._made(r, proc, lambda: r.parent.create(r.name, mode & 0o7777))
 
     def rmdir(self, path: bytes, cwd: bytes, proc: ProcessView) -> None:
         r = self._resolve(path, cwd, proc, follow=False, parent_op=True)
@@ -223,6 +260,7 @@ class FileSystem:
             raise GuestErrno(E.ENOTDIR)
         if self._is_mount_point(r):
             raise GuestErrno(E.EBUSY)
+        _may_delete(access_of(proc), r)
         r.parent.rmdir(r.name)
 
     def unlink(self, path: bytes, cwd: bytes, proc: ProcessView) -> None:
@@ -235,6 +273,7 @@ class FileSystem:
             raise GuestErrno(E.EISDIR)
         if r.trailing_slash:
             raise GuestErrno(E.ENOTDIR)
+        _may_delete(access_of(proc), r)
         r.parent.unlink(r.name)
 
     def rename(self, old: bytes, new: bytes, cwd: bytes, proc: ProcessView) -> None:
@@ -247,6 +286,12 @@ class FileSystem:
             raise GuestErrno(E.EBUSY)
         if dst.node is not None and src.node.is_dir != dst.node.is_dir:
             raise GuestErrno(E.ENOTDIR if src.node.is_dir else E.EISDIR)
+        access = access_of(proc)
+        _may_delete(access, src)
+        if dst.node is not None:
+            _may_delete(access, dst)
+        else:
+            access.check(dst.parent.stat(), MAY_WRITE | MAY_EXEC)
         src.parent.rename(src.name, dst.parent, dst.name)
 
     def symlink(self, target: bytes, linkpath: bytes, cwd: bytes, proc: ProcessView) -> None:
@@ -256,7 +301,7 @@ class FileSystem:
             raise GuestErrno(E.ENAMETOOLONG)
         r = self._resolve(linkpath, cwd, proc, follow=False, parent_op=True)
         self._check_new_name(r)
-        r.parent.symlink(r.name, bytes(target))
+        self._made(r, proc, lambda: r.parent.symlink(r.name, bytes(target)))
 
     def link(self, old: bytes, new: bytes, cwd: bytes, proc: ProcessView,
              follow: bool = False) -> None:
@@ -267,6 +312,7 @@ class FileSystem:
             raise GuestErrno(E.EXDEV)
         if node.is_dir:
             raise GuestErrno(E.EPERM)
+        access_of(proc).check(r.parent.stat(), MAY_WRITE | MAY_EXEC)
         r.parent.link(r.name, node)
 
     @staticmethod
@@ -279,12 +325,26 @@ class FileSystem:
 
     # --- changes to inodes ---------------------------------------------------------------------
     def chmod(self, path: bytes, mode: int, cwd: bytes, proc: ProcessView) -> None:
-        self._existing(path, cwd, proc).chmod(mode & 0o7777)
+        node = self._existing(path, cwd, proc)
+        node.chmod(access_of(proc).chmod_mode(node.stat(), mode & 0o7777))
+
+    def chown(self, path: bytes, uid: int, gid: int, cwd: bytes, proc: ProcessView,
+              follow: bool = True) -> None:
+        """chown_common(): uid/gid as 32 bits, -1 unchanged (permission.py says who may)."""
+        chown_node(self._existing(path, cwd, proc, follow), uid, gid, access_of(proc))
 
     def utimens(self, path: bytes, atime_ns: int | None, mtime_ns: int | None, cwd: bytes,
-                proc: ProcessView, follow: bool = True) -> None:
-        """Set times; None leaves one unchanged (the caller resolves UTIME_NOW / UTIME_OMIT)."""
-        self._existing(path, cwd, proc, follow).utimens(atime_ns, mtime_ns)
+                proc: ProcessView, follow: bool = True, to_now: bool = False) -> None:
+        """Set times; None leaves one unchanged (the caller resolves UTIME_NOW / UTIME_OMIT).
+        `to_now`: both times are the current time, which a writer may set (EACCES for
+        others); other times only the owner (EPERM), as vfs_utimes/setattr_prepare."""
+        node = self._existing(path, cwd, proc, follow)
+        access, st = access_of(proc), node.stat()
+        if not access.owns(st):
+            if not to_now:
+                raise GuestErrno(E.EPERM)
+            access.check(st, MAY_WRITE)
+        node.utimens(atime_ns, mtime_ns)
 
     def truncate(self, path: bytes, length: int, cwd: bytes, proc: ProcessView) -> None:
         if length < 0:
@@ -294,7 +354,57 @@ class FileSystem:
             raise GuestErrno(E.EISDIR)
         if not node.is_regular:
             raise GuestErrno(E.EINVAL)
+        access_of(proc).check(node.stat(), MAY_WRITE)
         node.truncate(length)
+
+    def _made(self, r: Resolved, proc: ProcessView, make: Callable[[], object]) -> Node | None:
+        """Make a new name in r.parent (the caller may write and search it, else EACCES)
+        and give the new inode the caller's ownership (inode_init_owner); returns the node."""
+        access = access_of(proc)
+        parent = r.parent.stat()
+        access.check(parent, MAY_WRITE | MAY_EXEC)
+        made = make()
+        node = made if isinstance(made, Node) else r.parent.lookup(r.name)
+        uid, gid, inherit = access.new_owner(parent)
+        if node is not None and ((uid, gid) != (0, 0) or inherit):
+            node.chown(uid, gid)
+            if inherit and node.is_dir:
+                node.chmod(node.stat().mode & 0o7777 | S_ISGID)
+        return node
+
+
+def _searcher(access: Access):
+    """The Walker's search check: None when the caller searches every directory (root)."""
+    if access.searches_anything:
+        return None
+    return lambda directory: access.check(directory.stat(), MAY_EXEC)
+
+
+def _may_delete(access: Access, r: Resolved) -> None:
+    """may_delete(): write and search on the directory (EACCES), then its sticky bit (EPERM)."""
+    parent = r.parent.stat()
+    access.check(parent, MAY_WRITE | MAY_EXEC)
+    access.check_sticky(parent, r.node.stat())
+
+
+def open_mask(flags: int) -> int:
+    """build_open_flags(): what opening asks of the inode (O_TRUNC asks to write)."""
+    mask = {O_RDONLY: MAY_READ, O_WRONLY: MAY_WRITE}.get(flags & O_ACCMODE, MAY_READ | MAY_WRITE)
+    return mask | MAY_WRITE if flags & O_TRUNC else mask
+
+
+def chown_node(node: Node, uid: int, gid: int, access: Access) -> None:
+    """chown_common() on an inode: who may (permission.py), then the new ids; a file that is
+    not a directory loses S_ISUID, and S_ISGID with a group x bit (ATTR_KILL_SUID/SGID)."""
+    st = node.stat()
+    access.check_chown(st, uid, gid)
+    node.chown(uid, gid)
+    if not node.is_dir and not node.is_symlink:
+        mode = st.mode & 0o7777 & ~S_ISUID
+        if mode & 0o010:
+            mode &= ~S_ISGID
+        if mode != st.mode & 0o7777:
+            node.chmod(mode)
 
 
 def _check_rename(src: Resolved, dst: Resolved) -> None:

@@ -139,6 +139,11 @@ class HostNode(Node):
         self._require_writable()
         self.ref.chmod(mode & 0o7777)
 
+    def chown(self, uid: int, gid: int) -> None:
+        """Write-through files keep the host's owner (the host process may not give its files
+        away), so a guest's chown is accepted and not kept, as before owners were modeled."""
+        self._require_writable()
+
     def utimens(self, atime_ns: int | None, mtime_ns: int | None) -> None:
         self._require_writable()
         st = self.host_stat()

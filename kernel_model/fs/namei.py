@@ -67,8 +67,11 @@ class Walker:
     /name (/dev, /proc), if any: mounts hide the rootfs's own entry of that name."""
 
     def __init__(self, root: Node, mount_at_root: Callable[[bytes], Node | None],
-                 process_root: bytes = b"/"):
+                 process_root: bytes = b"/", search: Callable[[Node], None] | None = None):
         self.root = root
+        # may_lookup(): raises EACCES for a directory the caller may not search (None: every
+        # directory may be searched, as by root)
+        self.search = search
         self.mount_at_root = mount_at_root
         self._top = [(b"", root)]                  # the process root's chain
         self._top_names: tuple[bytes, ...] = ()
@@ -114,6 +117,8 @@ class Walker:
             directory = chain[-1][1]
             if not directory.is_dir:
                 raise GuestErrno(E.ENOTDIR)
+            if self.search is not None:
+                self.search(directory)
             is_last = not any(pending)
             if part in (b".", b".."):
                 if part == b".." and len(chain) > 1 and not self._at_process_root(chain):

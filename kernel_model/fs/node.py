@@ -111,6 +111,9 @@ class Node:
     def chmod(self, mode: int) -> None:
         raise GuestErrno(E.EPERM)
 
+    def chown(self, uid: int, gid: int) -> None:
+        raise GuestErrno(E.EPERM)
+
     def utimens(self, atime_ns: int | None, mtime_ns: int | None) -> None:
         raise GuestErrno(E.EPERM)
 

@@ -100,6 +100,22 @@ class OpenFile:
             raise GuestErrno(E.EINVAL)       # do_sys_ftruncate()
         self._handle.truncate(length)
 
+    def allocate(self, offset: int, length: int, *, keep_size: bool, punch: bool) -> None:
+        """fallocate's work on a memory-backed file (mm/shmem.c shmem_fallocate), once
+        impls/fallocate.py has checked the call: a punched hole reads as zeros (within the
+        size, which it never changes); an allocation past the end grows the file with zeros
+        unless keep_size; a reservation within it changes nothing that can be seen."""
+        handle = self._handle
+        if handle is None:
+            raise GuestErrno(E.EOPNOTSUPP)
+        size = handle.size()
+        if punch:
+            end = min(offset + length, size)
+            if end > offset:
+                handle.write_at(offset, bytes(end - offset))
+        elif not keep_size and offset + length > size:
+            handle.truncate(offset + length)
+
     # --- metadata and directories --------------------------------------------------------------
     def stat(self) -> StatResult:
         return self._handle.stat() if self._handle is not None else self.node.stat()

@@ -73,6 +73,9 @@ class OverlayNode(Node):
         self.meta.mode = self.fmt | (mode & 0o7777)
         self.meta.ctime_ns = self.ctx.clock()
 
+    def chown(self, uid: int, gid: int) -> None:
+        self.meta.chown(uid, gid, self.ctx.clock())
+
     def utimens(self, atime_ns: int | None, mtime_ns: int | None) -> None:
         if atime_ns is not None:
             self.meta.atime_ns = atime_ns

@@ -1,15 +1,19 @@
 """/proc: the entries common programs read, built from the calling process's ProcessView.
 
-Only the calling process is visible: /proc/self is a symlink to its pid (as in Linux), /proc/PID
-for that pid is its directory, any other pid does not exist. /proc/PID/exe, cwd and fd/N are
+/proc/self is a symlink to the calling process's pid (as in Linux), /proc/PID is the directory of
+every process of the run (`ProcFs.processes`, which the kernel sets; without it only the
+caller's), a zombie's too until it is reaped. /proc/PID/exe, cwd and fd/N are
 symlinks whose targets are guest paths or Linux's "pipe:[N]" style names. Like Linux's magic
 links, opening or stat'ing /proc/PID/fd/N (so also /dev/stdout...) for an fd without a path
 reaches the open file itself, through the optional `ProcessView.fd_file(fd)`. Nodes are rebuilt on every lookup from the live process state, but inode
 numbers stay stable: they are allocated per proc path on first sight.
 """
+from typing import Callable
+
 from .constants import PROC_DEV, S_IFDIR, S_IFLNK, S_IFREG
 from .inodes import InodeTable
 from .node import Node
+from .procsys import sysctl_table
 from .proctext import CPUINFO, MEMINFO, ProcessView, stat_line, status_text
 from .synthetic import GeneratedFile, SyntheticDir, SyntheticSymlink, synthetic_meta
 
@@ -25,6 +29,10 @@ class ProcFs:
     def __init__(self):
         self.table = InodeTable(first=1)
         self.table.for_key(b"/")          # the mount root is inode 1, as PROC_ROOT_INO
+        self.sysctl: dict[bytes, Callable[[], bytes]] = {}   # the kernel's own /proc/sys values
+        self.files: dict[bytes, Callable[[], bytes]] = {}    # other files the kernel adds
+        # Every process's view by pid (the kernel sets it): without it only the caller shows.
+        self.processes: Callable[[], dict[int, ProcessView]] | None = None
 
     def root(self, proc: ProcessView) -> SyntheticDir:
         return _ProcRoot(self, proc)
@@ -56,8 +64,40 @@ class _ProcRoot(SyntheticDir):
             b"meminfo": fs.file(b"/meminfo", lambda: MEMINFO),
             b"mounts": fs.link(b"/mounts", lambda: b"self/mounts"),     # as Linux's proc_root
             b"self": fs.link(b"/self", lambda: pid),
+            b"sys": _sys_dir(fs),
+            **_tree(fs, b"", fs.files),
+            **{b"%d" % other.pid: _process_dir(fs, other) for other in self._others()},
             pid: _process_dir(fs, proc),
         }
+
+    def _others(self) -> list[ProcessView]:
+        listing = self._procfs.processes
+        return [view for p, view in sorted(listing().items()) if p != self._proc.pid] if listing else []
+
+
+def _sys_dir(fs: ProcFs) -> SyntheticDir:
+    """/proc/sys as a tree of folders from the sysctl table's paths."""
+    return _folder(fs, b"/sys", _tree(fs, b"/sys", sysctl_table(fs.sysctl), nodes=False))
+
+
+def _tree(fs: ProcFs, base: bytes, files: dict, nodes: bool = True) -> dict:
+    """Folders (nested dicts, or their nodes) of generated files by their relative paths."""
+    tree: dict = {}
+    for path, text in sorted(files.items()):
+        *folders, name = path.split(b"/")
+        branch = tree
+        for folder in folders:
+            branch = branch.setdefault(folder, {})
+        branch[name] = fs.file(base + b"/" + path, text)
+    if not nodes:
+        return tree
+    return {name: _folder(fs, base + b"/" + name, child) if isinstance(child, dict) else child
+            for name, child in tree.items()}
+
+
+def _folder(fs: ProcFs, path: bytes, tree: dict) -> SyntheticDir:
+    return fs.dir(path, {name: _folder(fs, path + b"/" + name, child) if isinstance(child, dict)
+                         else child for name, child in tree.items()})
 
 
 def _process_dir(fs: ProcFs, proc: ProcessView) -> SyntheticDir:

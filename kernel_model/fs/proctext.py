@@ -89,11 +89,18 @@ def ppid_of(proc: ProcessView) -> int:
     return int(getattr(proc, "ppid", 0))
 
 
+def state_of(proc: ProcessView) -> tuple[bytes, bytes]:
+    """(letter, word) of the process's state; running when the view does not say."""
+    state = getattr(proc, "state", None)
+    return state() if state is not None else (b"R", b"running")
+
+
 def stat_line(proc: ProcessView) -> bytes:
     """/proc/PID/stat: the 52 fields of fs/proc/array.c do_task_stat(); the ones the model has
     no notion of (fault counts, cpu times, addresses) are 0."""
     pid = proc.pid
-    fields = [pid, b"(" + comm_of(proc) + b")", b"R", ppid_of(proc), pid, pid,  # 1-6
+    group, session = getattr(proc, "pgid", pid), getattr(proc, "sid", pid)
+    fields = [pid, b"(" + comm_of(proc) + b")", state_of(proc)[0], ppid_of(proc), group, session,
               0, -1, 0,                      # 7-9 tty_nr, tpgid (no terminal), flags
               0, 0, 0, 0, 0, 0, 0, 0,        # 10-17 fault counts and cpu times
               20, 0, 1, 0,                   # 18-21 priority, nice, num_threads, itrealvalue
@@ -111,7 +118,7 @@ def status_text(proc: ProcessView) -> bytes:
     lines = [
         b"Name:\t" + comm_of(proc),
         b"Umask:\t0022",
-        b"State:\tR (running)",
+        b"State:\t%s (%s)" % state_of(proc),
         b"Tgid:\t%d" % proc.pid,
         b"Ngid:\t0",
         b"Pid:\t%d" % proc.pid,

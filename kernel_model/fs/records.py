@@ -32,7 +32,7 @@ class DirEntry:
 class Meta:
     """Mutable metadata of an in-memory inode (overlay files, devices).
 
-    uid/gid are 0: the guest runs as root and sees every file as root's.
+    uid/gid: the owner, root's unless a guest process made the inode or chowned it.
     """
     dev: int
     ino: int
@@ -42,10 +42,20 @@ class Meta:
     mtime_ns: int
     ctime_ns: int
     rdev: int = 0
+    uid: int = 0
+    gid: int = 0
 
     @property
     def fmt(self) -> int:
         return self.mode & S_IFMT
+
+    def chown(self, uid: int, gid: int, now: int) -> None:
+        """New owner and group (-1 as 32 bits: unchanged); ctime changes."""
+        if uid != 0xFFFFFFFF:
+            self.uid = uid
+        if gid != 0xFFFFFFFF:
+            self.gid = gid
+        self.ctime_ns = now
 
     def touch_modified(self, now: int) -> None:
         """Content changed: Linux updates mtime and ctime together."""
@@ -57,7 +67,7 @@ class Meta:
         if self.fmt == S_IFDIR:
             size = DIR_SIZE
         blocks = blocks_for(size) if held is None else held // 512
-        return StatResult(self.dev, self.ino, self.mode, self.nlink, 0, 0, self.rdev, size,
+        return StatResult(self.dev, self.ino, self.mode, self.nlink, self.uid, self.gid, self.rdev, size,
                           BLOCK_SIZE, blocks, self.atime_ns, self.mtime_ns, self.ctime_ns)
 
 

@@ -53,7 +53,10 @@ def write_back(extent: Extent, lo: int, hi: int) -> None:
     hi = min(hi, extent.end, writer.size())
     lo = max(lo, extent.offset)
     if hi > lo:
-        writer.write_at(lo, extent.pages.read(lo - extent.offset, hi - lo))
+        # The kernel's own write-back, which a sealed memfd's seals do not refuse (they
+        # refuse writers, fs/memfd.py)
+        write = getattr(writer, "write_back_at", writer.write_at)
+        write(lo, extent.pages.read(lo - extent.offset, hi - lo))
 
 
 class PageCache:

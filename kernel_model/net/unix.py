@@ -408,6 +408,7 @@ def pair(a: UnixSocket, b: UnixSocket) -> None:
 
 
 def creds_of(process) -> Credentials:
-    """A process's struct ucred: its pid (tgid) and its user and group ids (the sandbox's
-    processes are root unless the process says otherwise)."""
-    return Credentials(process.pid, getattr(process, "euid", 0), getattr(process, "egid", 0))
+    """A process's struct ucred: its pid (tgid) and its effective user and group ids
+    (net/core/sock.c cred_to_ucred)."""
+    creds = getattr(process, "creds", None)
+    return Credentials(process.pid, creds.euid if creds else 0, creds.egid if creds else 0)

@@ -215,6 +215,8 @@ def commit_program(kernel, proc, program, argv) -> Thread:
     old_space = proc.space
     proc.space, proc.image, proc.exe, proc.argv = space, program.image, program.exe_path, list(argv)
     apply_exec_personality(proc, program)
+    proc.creds = proc.creds.after_exec()
+    kernel.ipc.detach_all(proc)             # the old space's SysV attachments (exec_mmap)
     kernel.release_space(old_space)
     thread = kernel.current if kernel.current in proc.threads else None
     if thread is None:

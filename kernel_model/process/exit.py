@@ -9,6 +9,7 @@ import struct
 
 from emu.memory import MemoryAccessError
 
+from ..blocking import exit_channel
 from .proc import INIT_PID, ZOMBIE
 
 
@@ -37,6 +38,8 @@ def exit_process(kernel, proc, status: int) -> None:
     proc.exit_status = status
     proc.state = ZOMBIE
     proc.fds.close_all()
+    kernel.ipc.exit(proc)
+    _wake_pidfd_waiters(kernel, proc)
     _release_vfork_parent(kernel, proc)
     _reparent_children(kernel, proc)
     kernel.debug.exit(proc, status)
@@ -46,6 +49,17 @@ def exit_process(kernel, proc, status: int) -> None:
         reap(kernel, proc)
         return
     kernel.notify_parent(parent, proc)
+
+
+def _wake_pidfd_waiters(kernel, proc) -> None:
+    """Its pidfds are readable now. Their waiters count as woken before the SIGCHLD the exit
+    also sends (Linux's poll finds the pidfd ready before it looks at signal_pending), so the
+    signal does not turn their poll into EINTR."""
+    channel = exit_channel(proc.pid)
+    for thread in kernel.scheduler.threads:
+        if any(channel == c or (isinstance(c, list) and channel in c) for c in thread.wait_channels):
+            thread.restart["condition_met"] = True
+    kernel.wakeup(channel)
 
 
 def release_vfork_parent(kernel, proc) -> None:

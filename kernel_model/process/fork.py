@@ -142,10 +142,12 @@ def _new_process(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid
                     exe=parent.exe, argv=list(parent.argv), image=parent.image,
                     sigactions=dict(parent.sigactions), rlimits=dict(parent.rlimits),
                     exit_signal=flags & CSIGNAL, personality=parent.personality,
-                    groups=parent.groups)
+                    groups=parent.groups, creds=parent.creds,
+                    shm_attached=dict(parent.shm_attached) if space is not parent.space else {})
     if space is not parent.space:
         kernel.install_space(space)
         kernel.debug.copy_breakpoints(parent.space, space)
+        kernel.ipc.forked(child)
     thread = Thread(tid=pid, process=child, kstack_top=space.kstack_top(pid),
                     sigmask=ctx.thread.sigmask, tls=dict(ctx.thread.tls),
                     **sched_inherited(ctx.thread))

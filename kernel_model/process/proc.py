@@ -8,6 +8,7 @@ States are explicit so that a deadlock report can name what everybody waits for.
 from dataclasses import dataclass, field
 
 from ..fdtable import FdTable
+from ..creds import ROOT, Credentials
 
 # Process / thread states
 RUNNABLE = "runnable"
@@ -82,6 +83,9 @@ class Process:
     exit_signal: int = 17                  # SIGCHLD unless clone said otherwise
     personality: int = 0                   # personality(2); fork copies it (kernel_model/personality.py)
     groups: tuple = ()                     # supplementary gids (setgroups); fork and exec keep them
+    creds: Credentials = ROOT              # ids and capabilities (creds.py); fork copies them
+    sem_undo: dict = field(default_factory=dict)   # (semid, semnum) -> SEM_UNDO adjustment
+    shm_attached: dict = field(default_factory=dict)   # address -> SysV segment (shmat)
 
     @property
     def machine(self):

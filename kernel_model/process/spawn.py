@@ -23,6 +23,7 @@ class Spawning:
         With `search`, a name without a slash is looked up in envp's PATH, as execvp does
         (kernel_model/path_search.py); argv stays as given."""
         fds = FdTable()
+        fds.locks = self.locks            # the record locks this table's process will own
         for fd, f in enumerate((self.config.stdin, self.config.stdout, self.config.stderr)):
             if f is not None:
                 fds.install(f, at=fd)

@@ -30,7 +30,12 @@ SS_ONSTACK, SS_DISABLE = 1, 2
 SI_USER, SI_KERNEL = 0, 0x80
 NEVER_RESTARTED = frozenset({"pause", "rt_sigsuspend", "sigsuspend", "nanosleep", "clock_nanosleep",
                              "clock_nanosleep_time64", "poll", "ppoll", "select", "_newselect",
-                             "pselect6", "ppoll_time64", "pselect6_time64"})
+                             "pselect6", "ppoll_time64", "pselect6_time64",
+                             # signal(7): System V IPC's sleeps end in EINTR whatever SA_RESTART
+                             # says (ipc/msg.c, ipc/sem.c return -EINTR, never -ERESTARTSYS);
+                             # i386 reaches them through ipc(2), whose other calls never sleep
+                             "msgrcv", "msgsnd", "semop", "semtimedop", "semtimedop_time64",
+                             "ipc"})
 
 
 def bit(sig: int) -> int:

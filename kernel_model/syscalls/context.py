@@ -69,9 +69,23 @@ class SyscallContext:
         if addr == 0:
             raise GuestErrno(E.EFAULT)
         try:
-            return self.mem.read(addr, size)
+            data = self.mem.read(addr, size)
         except MemoryAccessError:
             raise GuestErrno(E.EFAULT) from None
+        if not self.readable(addr, size):
+            raise GuestErrno(E.EFAULT)
+        return data
+
+    def readable(self, addr: int, size: int) -> bool:
+        """copy_from_user's view: every byte in an area the process may access at all (on x86
+        any of read, write or execute lets the kernel read a user page; PROT_NONE does not)."""
+        end = addr + size
+        while addr < end:
+            vma = self.vm.vma_at(addr)
+            if vma is None or not vma.perms:
+                return False
+            addr = vma.end
+        return True
 
     def write(self, addr: int, data: bytes) -> None:
         if not data:
@@ -113,6 +127,10 @@ class SyscallContext:
             s = self.mem.read_cstr(addr, limit + 1)
         except MemoryAccessError:
             raise GuestErrno(E.EFAULT) from None
+        # strncpy_from_user faults on a page the process may not read (PROT_NONE, a guard
+        # page): the host's bytes are there, the guest's right to read them is not.
+        if not self.readable(addr, min(len(s) + 1, limit + 1)):
+            raise GuestErrno(E.EFAULT)
         if len(s) > limit:
             raise GuestErrno(E.ENAMETOOLONG)
         return s

@@ -3,11 +3,16 @@ import struct
 
 from ... import errno as E
 from ...errno import GuestErrno
-from ...flags import (F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_GETFL, F_GETLK, F_GETLK64, F_GETOWN,
-                      F_SETFD, F_SETFL, F_SETLK, F_SETLK64, F_SETLKW, F_SETLKW64, F_SETOWN, FASYNC,
+from ...flags import (F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_GETFL, F_GETOWN,
+                      F_SETFD, F_SETFL, F_SETOWN, FASYNC,
                       FD_CLOEXEC, FIOCLEX, FIONBIO, FIONCLEX, FIONREAD, O_ACCMODE, O_APPEND,
                       O_DIRECT, O_NOATIME, O_NONBLOCK, O_PATH, O_RDWR, O_WRONLY, SEEK_CUR,
                       SEEK_END, SEEK_SET)
+from ...fs.pipe_size import F_GETPIPE_SZ, F_SETPIPE_SZ, pipe_fcntl
+from ...creds import CAP_SYS_RESOURCE
+from .leases import F_GETLEASE, F_SETLEASE, lease_fcntl
+from .memfd import F_ADD_SEALS, F_GET_SEALS, seal_fcntl
+from .record_locks import COMMANDS as LOCK_COMMANDS, record_lock
 from ..iovec import gather, import_iovec, read_into
 from ..kinds import K
 from ..registry import syscall
@@ -179,16 +184,19 @@ def sys_fcntl(ctx, fd, cmd, arg):
     if cmd == F_SETFL:
         entry.file.flags = (entry.file.flags & ~SETFL_MASK) | (arg & SETFL_MASK)
         return 0
-    if cmd in (F_SETLK, F_SETLKW, F_SETLK64, F_SETLKW64):
-        return 0                      # one process at a time holds every lock it asks for
-    if cmd in (F_GETLK, F_GETLK64):
-        # struct flock: l_type is the first field; F_UNLCK (2) says "nobody holds a lock"
-        ctx.write(arg, struct.pack("<h", 2))
-        return 0
+    if cmd in LOCK_COMMANDS:
+        return record_lock(ctx, entry.file, cmd, arg)
     if cmd == F_GETOWN:
         return 0
     if cmd == F_SETOWN:
         return 0
+    if cmd in (F_ADD_SEALS, F_GET_SEALS):
+        return seal_fcntl(entry.file, cmd, arg)
+    if cmd in (F_SETLEASE, F_GETLEASE):
+        return lease_fcntl(ctx, entry.file, cmd, arg)
+    if cmd in (F_GETPIPE_SZ, F_SETPIPE_SZ):
+        return pipe_fcntl(entry.file, cmd, arg, ctx.kernel.wakeup,
+                          ctx.proc.creds.capable(CAP_SYS_RESOURCE))
     raise GuestErrno(E.EINVAL)
 
 
@@ -228,20 +236,27 @@ def sys_sync(ctx):
 
 @syscall("ftruncate", args=(("fd", K.FD), ("length", K.LONG)))
 def sys_ftruncate(ctx, fd, length):
-    f = ctx.proc.fds.get(ctx.int32(fd))
-    _writable(f)
     length = ctx.signed(length)
     if length < 0:
-        raise GuestErrno(E.EINVAL)
-    f.truncate(length)
+        raise GuestErrno(E.EINVAL)          # do_sys_ftruncate: before the descriptor
+    _truncatable(ctx.proc.fds.get(ctx.int32(fd))).truncate(length)
     return 0
+
+
+def _truncatable(f):
+    """do_sys_ftruncate: an O_PATH description is no descriptor (EBADF); one not open for
+    writing is EINVAL, like one that is not a regular file (the file's truncate says so)."""
+    if f.flags & O_PATH:
+        raise GuestErrno(E.EBADF)
+    if (f.flags & O_ACCMODE) not in (O_WRONLY, O_RDWR):
+        raise GuestErrno(E.EINVAL)
+    return f
 
 
 @syscall("ftruncate64", args=(("fd", K.FD), ("length_low", K.ULONG), ("length_high", K.ULONG)))
 def sys_ftruncate64(ctx, fd, lo, hi):
-    f = ctx.proc.fds.get(ctx.int32(fd))
-    _writable(f)
-    f.truncate(_offset64(ctx, lo, hi))
+    length = _offset64(ctx, lo, hi)
+    _truncatable(ctx.proc.fds.get(ctx.int32(fd))).truncate(length)
     return 0
 
 

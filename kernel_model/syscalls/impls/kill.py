@@ -7,6 +7,16 @@ from ..kinds import K
 from ..registry import syscall
 
 SI_USER, SI_TKILL = 0, -6
+SIGCONT, CAP_KILL = 18, 5
+
+
+def may_signal(ctx, target, sig: int) -> bool:
+    """kernel/signal.c check_kill_permission: the sender's real or effective uid is the
+    target's real or saved one, or CAP_KILL; SIGCONT within the session is always allowed."""
+    mine, theirs = ctx.proc.creds, target.creds
+    if {mine.uid, mine.euid} & {theirs.uid, theirs.suid} or mine.capable(CAP_KILL):
+        return True
+    return sig == SIGCONT and target.sid == ctx.proc.sid
 
 
 def _check_signal(sig: int) -> None:
@@ -32,8 +42,12 @@ def sys_kill(ctx, pid, sig):
     targets = _targets(ctx, ctx.int32(pid))
     if not targets:
         raise GuestErrno(E.ESRCH)
-    for proc in targets:
-        ctx.kernel.signals.post(proc, sig, info={"code": SI_USER, "pid": ctx.proc.pid})
+    allowed = [proc for proc in targets if may_signal(ctx, proc, sig)]
+    if not allowed:
+        raise GuestErrno(E.EPERM)         # a group: EPERM only when no member could be sent it
+    for proc in allowed:
+        if sig:
+            ctx.kernel.signals.post(proc, sig, info={"code": SI_USER, "pid": ctx.proc.pid})
     return 0
 
 
@@ -52,6 +66,8 @@ def sys_tgkill(ctx, tgid, tid, sig):
     sig = ctx.int32(sig)
     _check_signal(sig)
     thread = _thread(ctx, ctx.int32(tid), ctx.int32(tgid))
+    if not may_signal(ctx, thread.process, sig):
+        raise GuestErrno(E.EPERM)
     ctx.kernel.signals.post(thread.process, sig, thread=thread,
                             info={"code": SI_TKILL, "pid": ctx.proc.pid})
     return 0
@@ -62,6 +78,8 @@ def sys_tkill(ctx, tid, sig):
     sig = ctx.int32(sig)
     _check_signal(sig)
     thread = _thread(ctx, ctx.int32(tid), None)
+    if not may_signal(ctx, thread.process, sig):
+        raise GuestErrno(E.EPERM)
     ctx.kernel.signals.post(thread.process, sig, thread=thread,
                             info={"code": SI_TKILL, "pid": ctx.proc.pid})
     return 0

@@ -9,6 +9,7 @@ from ... import errno as E
 from ...errno import GuestErrno
 from ...memory.layout import PAGE
 from ...images import record_library_mapping, record_unmapping
+from ...fs.memfd import NO_WRITES
 from ...memory.vm import MAP_ANONYMOUS, MAP_PRIVATE, MAP_SHARED, PROT_EXEC, PROT_MASK, PROT_WRITE
 from ...personality import heap_prot, implied_prot
 from ..kinds import K, Ret
@@ -58,6 +59,8 @@ def _file_contents(ctx, f, prot: int, shared: bool, offset: int, length: int):
         return ctx.kernel.page_cache.cached(f, offset, f.pread(length, offset)), None
     if prot & PROT_WRITE and not f.writable:
         raise GuestErrno(E.EACCES)          # mm/mmap.c do_mmap: a shared writable map
+    if prot & PROT_WRITE and getattr(f.node, "seals", 0) & NO_WRITES:
+        raise GuestErrno(E.EPERM)           # memfd_check_seals_mmap: sealed against writes
     if f.stat().mode & 0o170000 == 0o020000:
         return b"", None
     # One copy of the file's pages for every process that maps them (page_cache.py).

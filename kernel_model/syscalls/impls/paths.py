@@ -8,6 +8,8 @@ import os
 from ... import errno as E
 from ...errno import GuestErrno
 from ...fs.fifo import open_fifo
+from ...fs.filesystem import chown_node
+from ...fs.permission import access_of
 from ...fs.constants import S_IFBLK, S_IFCHR, S_IFIFO, S_IFMT, S_IFREG, S_IFSOCK
 from ...fs.renamed import follow_rename
 from ...fs.rootpath import getcwd_text
@@ -15,8 +17,9 @@ from ...fsview import fs_view as process_view, global_view as process_global_vie
 from ..kinds import K, Ret
 from ..registry import syscall
 
-from ...flags import (AT_FDCWD, AT_REMOVEDIR, AT_SYMLINK_FOLLOW, AT_SYMLINK_NOFOLLOW, O_CLOEXEC,
-                      O_CREAT, O_LARGEFILE, O_PATH, O_TRUNC, O_WRONLY)
+from ...flags import (AT_EACCESS, AT_EMPTY_PATH, AT_FDCWD, AT_REMOVEDIR, AT_SYMLINK_FOLLOW,
+                      AT_SYMLINK_NOFOLLOW, O_CLOEXEC, O_CREAT, O_LARGEFILE, O_PATH, O_TRUNC,
+                      O_WRONLY)
 RENAME_NOREPLACE = 1
 
 
@@ -73,7 +76,8 @@ def _access(ctx, dirfd, pathname, mode, flags=0):
     if mode & ~7:
         raise GuestErrno(E.EINVAL)
     path = ctx.read_path(pathname)
-    ctx.kernel.fs.access(path, base_dir(ctx, dirfd, path), fs_view(ctx), mode)
+    ctx.kernel.fs.access(path, base_dir(ctx, dirfd, path), fs_view(ctx), mode,
+                         effective=bool(flags & AT_EACCESS))
     return 0
 
 
@@ -310,32 +314,73 @@ def sys_fchmodat(ctx, dirfd, pathname, mode):
 
 @syscall("fchmod", args=(("fd", K.FD), ("mode", K.MODE)))
 def sys_fchmod(ctx, fd, mode):
+    """On the open file's inode, not its path: the caller may not be able to walk to it."""
     f = ctx.proc.fds.get(ctx.int32(fd))
-    ctx.kernel.fs.chmod(f.path, mode & 0o7777, b"/", global_view(ctx))
+    node = getattr(f, "node", None)
+    if node is None or f.flags & O_PATH:
+        if f.flags & O_PATH:
+            raise GuestErrno(E.EBADF)
+        return 0                      # a pipe's or socket's inode keeps no mode here
+    node.chmod(access_of(fs_view(ctx)).chmod_mode(node.stat(), mode & 0o7777))
     return 0
 
 
-@syscall("chown", "lchown", args=(("pathname", K.PATH), ("owner", K.INT), ("group", K.INT)))
-@syscall("chown32", "lchown32")
-def sys_chown(ctx, pathname, owner, group):
-    path, base = _path_at(ctx, AT_FDCWD & ctx.mask, pathname)
-    ctx.kernel.fs.stat(path, base, fs_view(ctx))       # the guest is root: ownership is accepted
+def _owner_ids(ctx, name: str, owner: int, group: int) -> tuple[int, int]:
+    """i386's chown, lchown and fchown take 16-bit ids (kernel/uid16.c: 0xFFFF is -1)."""
+    if ctx.abi == "i386" and not name.endswith("32") and name != "fchownat":
+        return tuple(0xFFFFFFFF if v & 0xFFFF == 0xFFFF else v & 0xFFFF for v in (owner, group))
+    return owner & 0xFFFFFFFF, group & 0xFFFFFFFF
+
+
+def _chown_path(ctx, name, dirfd, pathname, owner, group, follow):
+    path, base = _path_at(ctx, dirfd, pathname)
+    uid, gid = _owner_ids(ctx, name, owner, group)
+    ctx.kernel.fs.chown(path, uid, gid, base, fs_view(ctx), follow=follow)
+    return 0
+
+
+def _chown_call(name: str, follow: bool, args=None):
+    @syscall(name, args=args)
+    def chown(ctx, pathname, owner, group):
+        return _chown_path(ctx, name, AT_FDCWD & ctx.mask, pathname, owner, group, follow)
+    return chown
+
+
+CHOWN_ARGS = (("pathname", K.PATH), ("owner", K.INT), ("group", K.INT))
+for _name, _follow in (("chown", True), ("lchown", False), ("chown32", True),
+                       ("lchown32", False)):
+    _chown_call(_name, _follow, CHOWN_ARGS if not _name.endswith("32") else None)
+
+
+def _fchown(ctx, name, fd, owner, group):
+    f = ctx.proc.fds.get(ctx.int32(fd))
+    node = getattr(f, "node", None)
+    if node is not None:            # a pipe's or socket's inode keeps no owner here
+        if f.flags & O_PATH:
+            raise GuestErrno(E.EBADF)
+        chown_node(node, *_owner_ids(ctx, name, owner, group), access_of(fs_view(ctx)))
     return 0
 
 
 @syscall("fchown", args=(("fd", K.FD), ("owner", K.INT), ("group", K.INT)))
-@syscall("fchown32")
 def sys_fchown(ctx, fd, owner, group):
-    ctx.proc.fds.get(ctx.int32(fd))
-    return 0
+    return _fchown(ctx, "fchown", fd, owner, group)
+
+
+@syscall("fchown32")
+def sys_fchown32(ctx, fd, owner, group):
+    return _fchown(ctx, "fchown32", fd, owner, group)
 
 
 @syscall("fchownat", args=(("dirfd", K.DIRFD), ("pathname", K.PATH), ("owner", K.INT),
                            ("group", K.INT), ("flags", K.AT_FLAGS)))
 def sys_fchownat(ctx, dirfd, pathname, owner, group, flags):
-    path, base = _path_at(ctx, dirfd, pathname)
-    ctx.kernel.fs.stat(path, base, fs_view(ctx), follow=not flags & AT_SYMLINK_NOFOLLOW)
-    return 0
+    if flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH):
+        raise GuestErrno(E.EINVAL)
+    if flags & AT_EMPTY_PATH and pathname and ctx.read_cstr(pathname, 4095) == b"":
+        return _fchown(ctx, "fchownat", dirfd, owner, group)
+    return _chown_path(ctx, "fchownat", dirfd, pathname, owner, group,
+                       not flags & AT_SYMLINK_NOFOLLOW)
 
 
 @syscall("truncate", args=(("pathname", K.PATH), ("length", K.LONG)))

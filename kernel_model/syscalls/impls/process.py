@@ -48,24 +48,6 @@ def sys_getppid(ctx):
     return ctx.proc.ppid
 
 
-@syscall("getuid", "geteuid", "getgid", "getegid", "getuid32", "geteuid32", "getgid32",
-         "getegid32", args=())
-def sys_getid(ctx):
-    return 0            # the guest runs as root in its own sandbox
-
-
-@syscall("getresuid", "getresgid", "getresuid32", "getresgid32")
-def sys_getresid(ctx, r, e, s):
-    for p in (r, e, s):
-        ctx.write(p, struct.pack("<I", 0))
-    return 0
-
-
-@syscall("setuid", "setgid", "setuid32", "setgid32", "setfsuid", "setfsgid")
-def sys_setid(ctx, uid):
-    return 0
-
-
 NGROUPS_MAX = 65536
 OVERFLOW_GID = 65534
 
@@ -254,9 +236,7 @@ def sys_prlimit64(ctx, pid, resource, new_limit, old_limit):
         ctx.write(old_limit, struct.pack("<QQ", *cur))
     if new_limit:
         soft, hard = struct.unpack("<QQ", ctx.read(new_limit, 16))
-        if soft > hard:
-            raise GuestErrno(E.EINVAL)
-        ctx.proc.rlimits[resource] = (soft, hard)
+        _set_rlimit(ctx, resource, soft, hard)
     return 0
 
 
@@ -273,8 +253,25 @@ def sys_setrlimit(ctx, resource, rlim):
     _rlimit(ctx, resource)
     fmt = "<II" if ctx.word == 4 else "<QQ"
     soft, hard = struct.unpack(fmt, ctx.read(rlim, struct.calcsize(fmt)))
-    ctx.proc.rlimits[resource] = (soft, hard)
+    if ctx.word == 4:                     # compat: RLIM_INFINITY is ~0 of 32 bits
+        soft, hard = (RLIM_INFINITY if v == 0xFFFFFFFF else v for v in (soft, hard))
+    _set_rlimit(ctx, resource, soft, hard)
     return 0
+
+
+NR_OPEN = 1048576                         # /proc/sys/fs/nr_open (fs/file.c sysctl_nr_open)
+
+
+def _set_rlimit(ctx, resource: int, soft: int, hard: int) -> None:
+    """do_prlimit(): soft above hard is EINVAL; an RLIMIT_NOFILE above nr_open is EPERM, and
+    its soft limit is the fd table's (alloc_fd refuses an fd at or above it: EMFILE)."""
+    if soft > hard:
+        raise GuestErrno(E.EINVAL)
+    if resource == RLIMIT_NOFILE:
+        if hard > NR_OPEN:
+            raise GuestErrno(E.EPERM)
+        ctx.proc.fds.limit = soft
+    ctx.proc.rlimits[resource] = (soft, hard)
 
 
 @syscall("sysinfo", args=(("info", K.STRUCT),))

@@ -54,12 +54,11 @@ def _set(ctx, pid: int, policy: int | None, param: int) -> int:
         raise GuestErrno(E.EINVAL)
     priority = struct.unpack("<i", ctx.read(param, 4))[0]
     task = find_task(ctx, pid)
-    if task is INIT:
-        raise GuestErrno(E.EPERM)                     # another owner's task
+    current = SCHED_NORMAL if task is INIT else task.sched_policy
     reset = bool(policy is not None and policy & SCHED_RESET_ON_FORK)
     if policy is None:
-        reset = bool(task.sched_policy & SCHED_RESET_ON_FORK)
-        policy = task.sched_policy & ~SCHED_RESET_ON_FORK
+        reset = bool(current & SCHED_RESET_ON_FORK)
+        policy = current & ~SCHED_RESET_ON_FORK
     else:
         policy &= ~SCHED_RESET_ON_FORK
         if policy not in VALID:
@@ -68,6 +67,8 @@ def _set(ctx, pid: int, policy: int | None, param: int) -> int:
         raise GuestErrno(E.EINVAL)
     if policy == SCHED_DEADLINE or (policy in RT) != (priority != 0):
         raise GuestErrno(E.EINVAL)                    # no deadline parameters here
+    if task is INIT:
+        raise GuestErrno(E.EPERM)     # another owner's task: after the checks of the values
     _check_unprivileged(task, policy, priority, reset)
     task.sched_policy = policy | (SCHED_RESET_ON_FORK if reset else 0)
     task.rt_priority = priority if policy in RT else 0

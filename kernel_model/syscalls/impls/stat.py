@@ -135,11 +135,13 @@ def _utimens(ctx, dirfd, pathname, times, flags, time_words):
     fs = ctx.kernel.fs
     now = ctx.kernel.clock.realtime_ns()
     stamps = [now, now]
+    to_now = True                   # both times "now": a writer may set them (vfs_utimes)
     if times:
         fmt = "<ii" if time_words == 4 else "<qq"
         raw = ctx.read(times, 2 * struct.calcsize(fmt))
         for i in range(2):
             sec, nsec = struct.unpack_from(fmt, raw, i * struct.calcsize(fmt))
+            to_now = to_now and nsec == UTIME_NOW
             if nsec == UTIME_OMIT:
                 stamps[i] = None
             elif nsec != UTIME_NOW:
@@ -148,11 +150,11 @@ def _utimens(ctx, dirfd, pathname, times, flags, time_words):
                 stamps[i] = sec * 10**9 + nsec
     if pathname == 0:               # futimens(fd): utimensat(fd, NULL, ...)
         f = ctx.proc.fds.get(ctx.int32(dirfd))
-        fs.utimens(f.path, stamps[0], stamps[1], b"/", global_view(ctx))
+        fs.utimens(f.path, stamps[0], stamps[1], b"/", global_view(ctx), to_now=to_now)
         return 0
     path = ctx.read_path(pathname)
     fs.utimens(path, stamps[0], stamps[1], base_dir(ctx, dirfd, path), fs_view(ctx),
-               follow=not flags & AT_SYMLINK_NOFOLLOW)
+               follow=not flags & AT_SYMLINK_NOFOLLOW, to_now=to_now)
     return 0
 
 

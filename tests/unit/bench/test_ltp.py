@@ -80,3 +80,30 @@ def test_a_run_at_its_time_limit_is_killed_with_every_process_of_its_session(tmp
     pid = int(marker.read_text())
     state = Path(f"/proc/{pid}/stat")
     assert not state.exists() or state.read_text().split(") ")[1][0] in "ZX"
+
+
+def test_device_tests_are_found_by_their_tst_test_flags(tmp_path: Path):
+    """A test whose tst_test sets a device flag is listed (its _64 variant too, built from
+    the same source); one that sets it to 0, or mentions it elsewhere, is not."""
+    from bench.ltp.device_tests import device_tests
+    folder = tmp_path / "testcases" / "kernel" / "syscalls" / "x"
+    folder.mkdir(parents=True)
+    (folder / "mnt01.c").write_text("static struct tst_test test = {\n\t.mount_device = 1,\n};\n")
+    (folder / "plain01.c").write_text("static struct tst_test test = {\n\t.needs_root = 1,\n"
+                                      "\t.needs_device = 0,\n};\n/* .all_filesystems = 1 */\n")
+    (folder / "loopy01.c").write_text('static struct tst_test test = {\n\t.needs_kconfigs = '
+                                      '(const char *[]) {"CONFIG_BLK_DEV_LOOP", NULL},\n};\n')
+    (tmp_path / "runtest").mkdir()
+    (tmp_path / "runtest" / "syscalls").write_text("mnt01 mnt01\nmnt01_64 mnt01_64\nplain01 plain01\n"
+                                                   "loopy01 loopy01\n")
+    found = device_tests(tmp_path)
+    assert sorted(found) == ["loopy01", "mnt01", "mnt01_64"]
+    assert ".mount_device" in found["mnt01"] and "loop block driver" in found["loopy01"]
+
+
+def test_the_block_device_exclusions_are_the_generator_s():
+    """excluded.toml's [block_device] group is what device_tests.py printed (each with its
+    reason), not a hand-edited list."""
+    names = excluded()
+    device = {n: r for n, r in names.items() if r.startswith("needs a block device")}
+    assert len(device) > 100 and "utime02" in device and "fallocate02" not in device

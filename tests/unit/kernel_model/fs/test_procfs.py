@@ -45,7 +45,7 @@ def test_cwd_maps_stat_status(fs):
 def test_other_pids_do_not_exist(fs):
     assert errno_of(fs.stat, b"/proc/1", b"/", PROC) == E.ENOENT
     assert names(fs, b"/proc") == [b".", b"..", b"42", b"cpuinfo", b"meminfo", b"mounts",
-                                      b"self"]
+                                      b"self", b"sys"]
 
 
 def test_cpuinfo_and_meminfo_are_fixed(fs):
@@ -89,3 +89,48 @@ def test_dev_stdout_on_a_pipe_reaches_the_open_file(fs):
     assert fs.stat(b"/dev/stdout", b"/", proc) == out.stat()
     assert fs.readlink(b"/proc/self/fd/1", b"/", proc) == b"pipe:[9]"
     assert errno_of(fs.open, b"/dev/stdout", O_WRONLY, 0, b"/", PROC) == E.ENOENT  # no fd_file
+
+
+def test_proc_sys_values(fs):
+    """/proc/sys: the modeled defaults LTP's library reads (pid_max, the pipe limits) and the
+    values a kernel adds, read when the file is opened."""
+    assert read_file(fs, b"/proc/sys/kernel/pid_max") == b"32768\n"
+    assert read_file(fs, b"/proc/sys/fs/pipe-max-size") == b"1048576\n"
+    assert read_file(fs, b"/proc/sys/fs/pipe-user-pages-soft") == b"16384\n"
+    name = [b"box"]
+    fs.add_sysctl(b"kernel/hostname", lambda: name[0])
+    assert read_file(fs, b"/proc/sys/kernel/hostname") == b"box\n"
+    name[0] = b"other"
+    assert read_file(fs, b"/proc/sys/kernel/hostname") == b"other\n"
+    assert b"hostname" in names(fs, b"/proc/sys/kernel")
+    assert errno_of(fs.open, b"/proc/sys/kernel/pid_max", O_WRONLY, 0, b"/", PROC) == E.EACCES
+
+
+def test_other_processes_show_with_their_state(fs):
+    """Once the kernel lists its processes, /proc/PID is every one's (LTP reads a child's
+    /proc/PID/stat to see it asleep: futex_wait02, pipe2_04), with its leader thread's state,
+    its process group and session; a zombie is Z."""
+    from kernel_model.fdtable import FdTable
+    from kernel_model.fsview import fs_view
+    from kernel_model.process.proc import SLEEPING, ZOMBIE, Process, Thread
+
+    def process(pid, state, thread_state):
+        proc = Process(pid, 42, None, FdTable(), pgid=42, sid=7, exe=b"/bin/child", state=state)
+        proc.threads.append(Thread(pid, proc, 0, state=thread_state))
+        return proc
+    others = {43: process(43, "runnable", SLEEPING), 44: process(44, ZOMBIE, ZOMBIE)}
+    fs.list_processes(lambda: {pid: fs_view(p) for pid, p in others.items()})
+    assert names(fs, b"/proc") == [b".", b"..", b"42", b"43", b"44", b"cpuinfo", b"meminfo",
+                                      b"mounts", b"self", b"sys"]
+    assert read_file(fs, b"/proc/43/stat").split()[:6] == [b"43", b"(child)", b"S", b"42", b"42", b"7"]
+    assert b"State:\tS (sleeping)\n" in read_file(fs, b"/proc/43/status")
+    assert read_file(fs, b"/proc/44/stat").split()[2] == b"Z"
+    assert read_file(fs, b"/proc/self/stat").split()[2] == b"R"      # the caller runs
+    assert errno_of(fs.stat, b"/proc/45", b"/", PROC) == E.ENOENT
+
+
+def test_the_view_s_state_names_are_the_process_states():
+    """fsview.py spells process/proc.py's state names (importing them would be a cycle)."""
+    from kernel_model.fsview import STATE_NAMES
+    from kernel_model.process.proc import RUNNABLE, SLEEPING, STOPPED, ZOMBIE
+    assert set(STATE_NAMES) == {RUNNABLE, SLEEPING, STOPPED, ZOMBIE}

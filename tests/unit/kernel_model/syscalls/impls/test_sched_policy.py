@@ -59,3 +59,14 @@ def test_reset_on_fork_is_kept_and_cleared_in_the_child(arch):
     assert results[:3] == [0, BATCH | RESET_ON_FORK, -E.EPERM]
     assert results[4] == BATCH                # sched_fork: the child keeps BATCH, not the flag
     assert kernel.next_pid == 102
+
+
+def test_another_owner_s_task_is_eperm_only_after_the_values_are_checked(arch):
+    """__sched_setscheduler checks the policy and priority before the permission: pid 1 with an
+    unknown policy is EINVAL (LTP sched_setscheduler01 got EPERM), with a valid one EPERM."""
+    results, _, _ = run_script(arch, [
+        ("sched_setscheduler", 1, 99, "BUF"),
+        ("sched_setscheduler", 1, 0, "BUF"),
+        ("sched_setparam", 1, "BUF+8"),
+    ], data=b"\0" * 8 + b"\x05\0\0\0")
+    assert results == [-E.EINVAL, -E.EPERM, -E.EINVAL]

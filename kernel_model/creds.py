@@ -1,0 +1,87 @@
+"""A process's credentials (include/linux/cred.h struct cred) and the rules that change them.
+
+Real, effective, saved and file-system user and group ids, and the effective and permitted
+capability sets. The guest starts as root holding every capability of its user namespace
+(capabilities.py); the set*id calls follow kernel/sys.c, and the capability sets follow the
+ids as security/commoncap.c cap_task_fix_setuid does (no securebits are modeled): losing every
+root uid clears them, an effective uid leaving 0 clears the effective set, returning to 0
+restores it from the permitted one, and the file-system uid carries the file-system
+capabilities alone. Supplementary groups stay in Process.groups (setgroups).
+
+Ids are 32-bit; (uid_t)-1 is "unchanged" for the calls that take it and invalid as an id.
+"""
+from dataclasses import dataclass, replace
+
+CAP_CHOWN, CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNER, CAP_FSETID = 0, 1, 2, 3, 4
+CAP_KILL, CAP_SETGID, CAP_SETUID, CAP_SETPCAP, CAP_LINUX_IMMUTABLE = 5, 6, 7, 8, 9
+CAP_SYS_ADMIN, CAP_SYS_RESOURCE, CAP_MKNOD, CAP_MAC_OVERRIDE = 21, 24, 27, 32
+CAP_LAST_CAP = 40                              # Linux 6.1's CAP_CHECKPOINT_RESTORE
+ALL_CAPS = (1 << (CAP_LAST_CAP + 1)) - 1
+# include/linux/capability.h CAP_FS_SET: what follows the file-system uid
+CAP_FS_SET = sum(1 << c for c in (CAP_CHOWN, CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNER,
+                                  CAP_FSETID, CAP_LINUX_IMMUTABLE, CAP_MKNOD, CAP_MAC_OVERRIDE))
+NO_ID = 0xFFFFFFFF                             # (uid_t)-1
+
+
+@dataclass(frozen=True)
+class Credentials:
+    uid: int = 0
+    euid: int = 0
+    suid: int = 0
+    fsuid: int = 0
+    gid: int = 0
+    egid: int = 0
+    sgid: int = 0
+    fsgid: int = 0
+    effective: int = ALL_CAPS
+    permitted: int = ALL_CAPS
+    inheritable: int = 0
+
+    def capable(self, cap: int) -> bool:
+        return bool(self.effective >> cap & 1)
+
+    def with_ids(self, **ids) -> "Credentials":
+        """These ids changed, the capability sets fixed up as cap_task_fix_setuid does."""
+        new = replace(self, **ids)
+        if set(ids) == {"fsuid"}:                     # LSM_SETID_FS: setfsuid
+            return _fix_fsuid(self, new)
+        if any(k in ids for k in ("uid", "euid", "suid")):
+            return _fix_setuid(self, new)             # LSM_SETID_ID, _RE, _RES
+        return new
+
+    def with_sets(self, effective: int, permitted: int, inheritable: int) -> "Credentials":
+        return replace(self, effective=effective, permitted=permitted, inheritable=inheritable)
+
+    def after_exec(self) -> "Credentials":
+        """execve without set-id bits or file capabilities (fs/exec.c, commoncap.c
+        cap_bprm_creds_from_file): the saved and file-system ids become the effective ones;
+        root (a real or effective uid of 0) gets the full permitted set, effective only if its
+        effective uid is 0; anybody else has none."""
+        root = self.uid == 0 or self.euid == 0
+        permitted = ALL_CAPS if root else 0
+        return replace(self, suid=self.euid, fsuid=self.euid, sgid=self.egid, fsgid=self.egid,
+                       permitted=permitted, effective=permitted if self.euid == 0 else 0)
+
+
+def _fix_setuid(old: Credentials, new: Credentials) -> Credentials:
+    """commoncap.c cap_emulate_setxuid."""
+    permitted, effective = new.permitted, new.effective
+    if 0 in (old.uid, old.euid, old.suid) and 0 not in (new.uid, new.euid, new.suid):
+        permitted = effective = 0
+    if old.euid == 0 and new.euid != 0:
+        effective = 0
+    if old.euid != 0 and new.euid == 0:
+        effective = permitted
+    return replace(new, permitted=permitted, effective=effective)
+
+
+def _fix_fsuid(old: Credentials, new: Credentials) -> Credentials:
+    """cap_task_fix_setuid, LSM_SETID_FS: only the file-system capabilities follow fsuid."""
+    if old.fsuid == 0 and new.fsuid != 0:
+        return replace(new, effective=new.effective & ~CAP_FS_SET)
+    if old.fsuid != 0 and new.fsuid == 0:
+        return replace(new, effective=new.effective | (new.permitted & CAP_FS_SET))
+    return new
+
+
+ROOT = Credentials()

@@ -1,0 +1,30 @@
+"""/proc/sys: the sysctl values programs read (kernel/sysctl.c and the tables of each subsystem).
+
+Each entry is a file whose text is its value and a newline, as proc_dointvec and
+proc_dostring print them. The fixed ones are the modeled kernel's defaults; the kernel adds
+the ones that follow its state (the UTS names, kernel.py). Read-only: the sandbox models no
+tuning, so a write fails (EBADF, the file is not opened for writing) rather than being kept
+and ignored.
+"""
+from typing import Callable
+
+from .pipe_size import PIPE_MAX_SIZE, PIPE_USER_PAGES_SOFT
+
+PID_MAX = 32768          # kernel/pid.c: PID_MAX_DEFAULT on a machine of few CPUs
+
+FIXED: dict[bytes, bytes] = {
+    b"kernel/pid_max": b"%d" % PID_MAX,
+    b"kernel/ostype": b"Linux",
+    b"fs/pipe-max-size": b"%d" % PIPE_MAX_SIZE,
+    b"fs/pipe-user-pages-soft": b"%d" % PIPE_USER_PAGES_SOFT,
+    b"fs/pipe-user-pages-hard": b"0",
+    b"fs/lease-break-time": b"45",
+    b"fs/nr_open": b"1048576",
+}
+
+
+def sysctl_table(dynamic: dict[bytes, Callable[[], bytes]]) -> dict[bytes, Callable[[], bytes]]:
+    """Path under /proc/sys -> its text, the fixed values and the kernel's."""
+    table = {path: (lambda value=value: value + b"\n") for path, value in FIXED.items()}
+    table.update({path: (lambda get=get: get() + b"\n") for path, get in dynamic.items()})
+    return table

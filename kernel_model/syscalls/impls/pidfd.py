@@ -1,0 +1,81 @@
+"""pidfd_open, pidfd_send_signal, pidfd_getfd (kernel/pid.c, kernel/signal.c).
+
+pidfd_open gives a close-on-exec file referring to a process (fs/pidfd.py): a process's pid
+(a thread's tid is ENOENT without PIDFD_THREAD, which is not modeled: EINVAL), ESRCH when none
+has it. pidfd_send_signal signals it as kill(2) would (ESRCH once it has been reaped, EPERM by
+check_kill_permission; a siginfo must name the same signal, EINVAL); no flags are modeled.
+pidfd_getfd duplicates a descriptor of the process into the caller (close-on-exec), for a
+caller that may signal it (EPERM), EBADF for a descriptor it does not have.
+"""
+import struct
+
+from ... import errno as E
+from ...errno import GuestErrno
+from ...fs.pidfd import PidFd
+from ..kinds import K
+from ..registry import syscall
+from .kill import SI_USER, _check_signal, may_signal
+
+PIDFD_NONBLOCK = 0o4000                 # O_NONBLOCK
+
+
+def _process(ctx, pid: int):
+    proc = ctx.kernel.processes.get(pid)
+    if proc is None:
+        for other in ctx.kernel.processes.values():
+            if any(t.tid == pid for t in other.threads):
+                raise GuestErrno(E.ENOENT)      # a thread, not a thread-group leader
+        raise GuestErrno(E.ESRCH)
+    return proc
+
+
+@syscall("pidfd_open", args=(("pid", K.PID), ("flags", K.HEX)))
+def sys_pidfd_open(ctx, pid, flags):
+    pid = ctx.int32(pid)
+    if flags & ~PIDFD_NONBLOCK or pid <= 0:
+        raise GuestErrno(E.EINVAL)
+    proc = _process(ctx, pid)
+    return ctx.proc.fds.install(PidFd(proc, bool(flags & PIDFD_NONBLOCK)), cloexec=True)
+
+
+def _pidfd(ctx, fd: int) -> PidFd:
+    f = ctx.proc.fds.get(ctx.int32(fd))
+    if not isinstance(f, PidFd):
+        raise GuestErrno(E.EBADF)
+    return f
+
+
+def _live(ctx, f: PidFd):
+    if ctx.kernel.processes.get(f.process.pid) is not f.process:
+        raise GuestErrno(E.ESRCH)               # reaped: the pid is gone (or someone else's)
+    return f.process
+
+
+@syscall("pidfd_send_signal", args=(("pidfd", K.FD), ("sig", K.SIGNAL), ("info", K.PTR),
+                                    ("flags", K.HEX)))
+def sys_pidfd_send_signal(ctx, pidfd, sig, info, flags):
+    if flags:
+        raise GuestErrno(E.EINVAL)
+    f = _pidfd(ctx, pidfd)
+    sig = ctx.int32(sig)
+    _check_signal(sig)
+    proc = _live(ctx, f)
+    if info:
+        signo = struct.unpack("<i", ctx.read(info, 4))[0]
+        if signo != sig:
+            raise GuestErrno(E.EINVAL)
+    if not may_signal(ctx, proc, sig):
+        raise GuestErrno(E.EPERM)
+    ctx.kernel.signals.post(proc, sig, info={"code": SI_USER, "pid": ctx.proc.pid})
+    return 0
+
+
+@syscall("pidfd_getfd", args=(("pidfd", K.FD), ("targetfd", K.INT), ("flags", K.HEX)))
+def sys_pidfd_getfd(ctx, pidfd, targetfd, flags):
+    if flags:
+        raise GuestErrno(E.EINVAL)
+    proc = _live(ctx, _pidfd(ctx, pidfd))
+    if not may_signal(ctx, proc, 0):
+        raise GuestErrno(E.EPERM)              # ptrace_may_access, as the kill check
+    f = proc.fds.get(ctx.int32(targetfd))
+    return ctx.proc.fds.install(f, cloexec=True)

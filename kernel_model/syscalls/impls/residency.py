@@ -1,0 +1,110 @@
+"""mlock, mlock2, munlock, mlockall, munlockall and mincore (mm/mlock.c, mm/mincore.c).
+
+The model has no paging: every page of a mapping is in memory, always. So locking changes
+nothing that can be seen and mincore reports every mapped page resident; what is modeled are
+the calls' checks: page rounding, the range being mapped (ENOMEM), the flags (EINVAL), and
+RLIMIT_MEMLOCK for a caller without CAP_IPC_LOCK (ENOMEM past it, EPERM with a limit of 0).
+"""
+from ... import errno as E
+from ...errno import GuestErrno
+from ..kinds import K
+from ..registry import syscall
+from .process import RLIM_INFINITY
+
+PAGE = 4096
+RLIMIT_MEMLOCK = 8
+DEFAULT_MEMLOCK = 8 << 20                # Linux 6.x's MLOCK_LIMIT (8 MiB)
+CAP_IPC_LOCK = 14
+MLOCK_ONFAULT = 1
+MCL_CURRENT, MCL_FUTURE, MCL_ONFAULT = 1, 2, 4
+
+
+def _pages(ctx, addr: int, length: int) -> tuple[int, int]:
+    """The page range [start, end) of addr..addr+length (start rounded down, end up)."""
+    start = addr & ~(PAGE - 1)
+    end = (addr + length + PAGE - 1) & ~(PAGE - 1)
+    return start, end
+
+
+def _mapped(ctx, start: int, end: int) -> bool:
+    addr = start
+    while addr < end:
+        vma = ctx.proc.vm.vma_at(addr)
+        if vma is None:
+            return False
+        addr = vma.end
+    return True
+
+
+def _memlock_limit(ctx) -> int:
+    return ctx.proc.rlimits.get(RLIMIT_MEMLOCK, (DEFAULT_MEMLOCK, DEFAULT_MEMLOCK))[0]
+
+
+def _check_lock(ctx, size: int) -> None:
+    """can_do_mlock() and the RLIMIT_MEMLOCK check of do_mlock."""
+    if ctx.proc.creds.capable(CAP_IPC_LOCK):
+        return
+    limit = _memlock_limit(ctx)
+    if limit == 0:
+        raise GuestErrno(E.EPERM)
+    if limit != RLIM_INFINITY and size > limit:
+        raise GuestErrno(E.ENOMEM)
+
+
+def _lock(ctx, addr: int, length: int, locking: bool) -> int:
+    start, end = _pages(ctx, addr & ctx.mask, length & ctx.mask)
+    if locking:
+        _check_lock(ctx, end - start)
+    if end > start and not _mapped(ctx, start, end):
+        raise GuestErrno(E.ENOMEM)
+    return 0
+
+
+@syscall("mlock", args=(("addr", K.PTR), ("len", K.ULONG)))
+def sys_mlock(ctx, addr, length):
+    return _lock(ctx, addr, length, True)
+
+
+@syscall("mlock2", args=(("addr", K.PTR), ("len", K.ULONG), ("flags", K.HEX)))
+def sys_mlock2(ctx, addr, length, flags):
+    if flags & ~MLOCK_ONFAULT:
+        raise GuestErrno(E.EINVAL)
+    return _lock(ctx, addr, length, True)
+
+
+@syscall("munlock", args=(("addr", K.PTR), ("len", K.ULONG)))
+def sys_munlock(ctx, addr, length):
+    return _lock(ctx, addr, length, False)
+
+
+@syscall("mlockall", args=(("flags", K.HEX),))
+def sys_mlockall(ctx, flags):
+    flags = ctx.int32(flags)
+    if not flags or flags & ~(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT) \
+            or flags == MCL_ONFAULT:
+        raise GuestErrno(E.EINVAL)
+    if flags & MCL_CURRENT:
+        _check_lock(ctx, ctx.proc.vm.mapped_bytes())
+    elif not ctx.proc.creds.capable(CAP_IPC_LOCK) and _memlock_limit(ctx) == 0:
+        raise GuestErrno(E.EPERM)
+    return 0
+
+
+@syscall("munlockall", args=())
+def sys_munlockall(ctx):
+    return 0
+
+
+@syscall("mincore", args=(("addr", K.PTR), ("length", K.ULONG), ("vec", K.PTR)))
+def sys_mincore(ctx, addr, length, vec):
+    """One byte a page, bit 0 set: resident. An unaligned address is EINVAL, a range past
+    user space or with a hole ENOMEM, a bad vector EFAULT."""
+    if addr % PAGE:
+        raise GuestErrno(E.EINVAL)
+    start, end = _pages(ctx, addr, length)
+    if not ctx.access_ok(start, end - start):
+        raise GuestErrno(E.ENOMEM)
+    if not _mapped(ctx, start, end):
+        raise GuestErrno(E.ENOMEM)
+    ctx.write(vec, b"\x01" * ((end - start) // PAGE))
+    return 0
