@@ -16,7 +16,7 @@ from . import sweep as sweeps
 from .inputs import Tree, program_tree, rootfs_tree
 from .metrics import selected
 from .samples import ARCHES, sample_path
-from .spec import DEFAULTS, SETTABLE, WALKUP, Spec, SpecError
+from .spec import DEFAULTS, PROFILE, SETTABLE, WALKUP, Spec, SpecError
 
 NATIVE = ("", "count")          # and "args:N"
 
@@ -48,6 +48,7 @@ class PointPlan:
     collect: list[str]
     records: bool = False        # keep the probe records (`trace -f jsonl` lines)
     walkup: dict | None = None   # the walk-up's options, when the spec has [walkup]
+    profile: dict | None = None  # the profiler's options, when the spec has [profile]
 
 
 @dataclass
@@ -75,6 +76,8 @@ def _point(spec: Spec, index: int, point: dict, collect: list[str], trees: dict,
 
     def option(name: str):
         table = SETTABLE.get(name, "")
+        if name == "interval" and "profile" in spec.data:
+            table = "profile"                    # the sampling interval of the [profile] point
         if name in point:
             return point[name], f"sweep.{name}"
         if name in spec.params:
@@ -112,6 +115,7 @@ def _point(spec: Spec, index: int, point: dict, collect: list[str], trees: dict,
         quantum=values["quantum"], max_insns=values["max_insns"], seed=values["seed"],
         detach_after=values["detach_after"],
         walkup=({k: values[k] for k in WALKUP} if "walkup" in spec.data else None),
+        profile=({k: values[k] for k in PROFILE} if "profile" in spec.data else None),
         expected_hits=expected,
         expect_stdout=None if expect is None else _fill(expect, probe_names, "program.expect_stdout",
                                                         spec.source),
@@ -170,6 +174,7 @@ def _check_options(values: dict, keys: dict, source: str) -> None:
     expect("backpatch", BACKPATCH_MODES)
     expect("arch", ARCHES)
     expect("exclusive", ("off", "exact"))
+    expect("mode", ("pc", "stack"))
     for name in ("window", "period", "interval"):
         if type(values[name]) is not int or values[name] < 1:
             raise SpecError(f"{source}: {keys[name]}: expected an integer >= 1, got {values[name]!r}")

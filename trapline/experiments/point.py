@@ -49,7 +49,11 @@ def _run_point(task: PointTask, blobs: dict) -> PointResult:
     root = materialize(task.entries, blobs, plan.tree)
     wall, cpu = time.perf_counter(), time.process_time()
     if plan.walkup is not None:
-        return _walkup_point(plan, root, wall, cpu)
+        from .walkup_point import walkup_row
+        return _measured_point(walkup_row, plan, root, wall, cpu)
+    if plan.profile is not None:
+        from .profile_point import profile_row
+        return _measured_point(profile_row, plan, root, wall, cpu)
     outcome = _run(plan, root, probes=True)
     probed_cpu = time.process_time() - cpu
     row = _metrics(plan, outcome)
@@ -68,16 +72,18 @@ def _run_point(task: PointTask, blobs: dict) -> PointResult:
     return PointResult(plan.index, row, sorted(outcome.loaded), "".join(outcome.records))
 
 
-def _walkup_point(plan, root, wall: float, cpu: float) -> PointResult:
-    from .walkup_point import walkup_row
+def _measured_point(measure, plan, root, wall: float, cpu: float) -> PointResult:
+    """A point that runs the program its own way (walkup_point.py, profile_point.py)."""
     try:
-        row = walkup_row(plan, _sandbox(plan, root))
+        row = measure(plan, _sandbox(plan, root))
     except Exception as e:          # noqa: BLE001 -- a point's failure is its result
         from ..exit_status import status_for
         row = {"outcome": _kind(e), "error": _first_line(e), "exit_code": status_for(e)}
+    host = {k: v for k, v in row.items() if k.startswith("host_")}
     row = {k: v for k, v in row.items() if k in plan.collect}
     row["host_wall_s"] = format_float(time.perf_counter() - wall)
     row["host_cpu_s"] = format_float(time.process_time() - cpu)
+    row.update(host)
     return PointResult(plan.index, row, [plan.program])
 
 

@@ -35,6 +35,10 @@ is one line naming the key (`SpecError`, exit 2 as every usage error: trapline/e
     interval = 10000
     exclusive = "off"
 
+    [profile]                           # instead of probes: the sampling profiler's error
+    interval = 1000                     #   against the exact per-function profile
+    mode = "pc"                         #   (profile_point.py): `trapline profile`'s options
+
     [params]                            # constants, usable as {name} and in expressions
     calls = 100
 
@@ -77,7 +81,8 @@ class SpecError(UsageError):
 
 # key -> (type or types, required); the types are Python's as tomllib gives them
 TOP = {"name": (str, True), "description": (str, False), "seed": (int, False),
-       "program": (dict, True), "run": (dict, False), "walkup": (dict, False), "params": (dict, False),
+       "program": (dict, True), "run": (dict, False), "walkup": (dict, False), "profile": (dict, False),
+       "params": (dict, False),
        "sweep": (dict, False), "metrics": (dict, False), "plots": (list, False)}
 PROGRAM = {"sample": (str, False), "arch": (str, False), "path": (str, False),
            "rootfs": (str, False), "argv": (list, False), "env": (dict, False),
@@ -89,20 +94,25 @@ RUN = {"probes": (list, False), "cold_probes": (int, False), "strategy": (str, F
 # [walkup]: the point measures the walk-up against full instrumentation (walkup_point.py)
 WALKUP = {"threshold": ((int, float), False), "window": (int, False), "period": (int, False),
           "interval": (int, False), "exclusive": (str, False)}
+# [profile]: the point measures the sampling profiler against the exact profile (profile_point.py)
+PROFILE = {"interval": (int, False), "mode": (str, False)}
 METRICS = {"collect": (list, False), "expected_hits": (str, False), "baseline": (bool, False),
            "records": (bool, False)}
 PLOT = {"name": (str, True), "x": (str, True), "y": (str, True), "series": (str, False),
         "panels": (str, False), "logx": (bool, False), "logy": (bool, False),
         "title": (str, False)}
-# options a sweep or a param of the same name sets, with the table they belong to
+# options a sweep or a param of the same name sets, with the table they belong to (interval:
+# the [walkup]'s or the [profile]'s sampling interval, whichever table the spec has)
 SETTABLE = {**{k: "program" for k in ("sample", "arch", "path", "rootfs", "stdin", "cwd")},
             **{k: "run" for k in RUN if k != "probes"}, **{k: "walkup" for k in WALKUP},
-            "seed": ""}
+            "mode": "profile", "seed": ""}
+POINT_KINDS = ("walkup", "profile")     # tables that make a point other than a probed run
 DEFAULTS = {"arch": "x86_64", "cold_probes": 0, "strategy": "auto", "native": "",
             "children": "follow", "backpatch": "lazy", "quantum": None, "max_insns": 0,
             "seed": 0, "clear_env": False, "stdin": "", "cwd": "/", "detach_after": 0,
             # the walk-up's (trapline profile --walk-up's defaults, --interval 10000)
-            "threshold": 10.0, "window": 50, "period": 50, "interval": 10000, "exclusive": "off"}
+            "threshold": 10.0, "window": 50, "period": 50, "interval": 10000, "exclusive": "off",
+            "mode": "pc"}
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 _PARAM = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -164,8 +174,13 @@ def check_structure(data: dict, source: str) -> None:
                             f"got {_kind(value)}")
     _check_sweep(data.get("sweep", {}), data.get("params", {}), source)
     _check_table(data.get("walkup", {}), WALKUP, "walkup.", source)
-    if "walkup" in data and (run.get("probes") or run.get("cold_probes")):
-        raise SpecError(f"{source}: walkup: a walk-up point places its own hooks: no run.probes")
+    _check_table(data.get("profile", {}), PROFILE, "profile.", source)
+    if "walkup" in data and "profile" in data:
+        raise SpecError(f"{source}: profile: a point is a walk-up or a profile, not both "
+                        "(one spec each)")
+    for kind in POINT_KINDS:
+        if kind in data and (run.get("probes") or run.get("cold_probes")):
+            raise SpecError(f"{source}: {kind}: a {kind} point places its own hooks: no run.probes")
     metrics = data.get("metrics", {})
     _check_table(metrics, METRICS, "metrics.", source)
     _check_strings(metrics.get("collect", []), "metrics.collect", source)
@@ -235,7 +250,8 @@ def _check_table(table: dict, keys: dict, prefix: str, source: str) -> None:
         if key not in keys:
             raise SpecError(f"{source}: {prefix}{key}: unknown key (have: {', '.join(keys)})")
         expected = keys[key][0]
-        if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+        numeric = expected is int or isinstance(expected, tuple)      # true is no number
+        if not isinstance(value, expected) or (numeric and isinstance(value, bool)):
             raise SpecError(f"{source}: {prefix}{key}: expected {_type_name(expected)}, "
                             f"got {_kind(value)}")
     for key, (_, required) in keys.items():

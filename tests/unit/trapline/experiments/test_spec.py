@@ -62,6 +62,13 @@ BAD = [
      "walkup.exclusive", "'some' is not one of off, exact"),
     ("walk-up threshold", 'name = "t"\n[program]\nsample = "hello"\n[walkup]\nthreshold = 0\n',
      "walkup.threshold", "expected a percentage"),
+    ("profile mode", 'name = "t"\n[program]\nsample = "hello"\n[profile]\nmode = "leaf"\n',
+     "profile.mode", "'leaf' is not one of pc, stack"),
+    ("profile interval", 'name = "t"\n[program]\nsample = "hello"\n[profile]\n[sweep]\n'
+     'interval = [0]\n', "sweep.interval", "expected an integer >= 1"),
+    ("profile with probes", GOOD + '[profile]\ninterval = 10\n', "profile", "no run.probes"),
+    ("walk-up and profile", 'name = "t"\n[program]\nsample = "hello"\n[walkup]\n[profile]\n',
+     "profile", "not both"),
     ("cold probes beyond the functions", GOOD.replace("[run]\n", "[run]\ncold_probes = 100000\n"),
      "run.cold_probes", "functions"),
 ]
@@ -106,7 +113,7 @@ def test_the_command_exits_2_with_the_line_and_writes_nothing(tmp_path, what, te
 def test_an_unknown_spec_name_lists_the_shipped_ones():
     result = CliRunner().invoke(main, ["experiment", "run", "nonesuch"])
     assert result.exit_code == 2
-    assert "no shipped spec of that name (have: children, detach, loss, probe-cost, walkup)" in result.output
+    assert "no shipped spec of that name (have: children, detach, loss, probe-cost, profile-error, walkup)" in result.output
 
 
 def test_an_unreachable_scheduler_is_one_line(tmp_path):
@@ -130,7 +137,8 @@ def test_every_shipped_spec_plans():
         plan = make_plan(spec)
         check_plots(spec, plan.parameters, plan.points[0].collect)
         sizes[name] = len(plan.points)
-    assert sizes == {"children": 36, "detach": 60, "loss": 224, "probe-cost": 80, "walkup": 36}
+    assert sizes == {"children": 36, "detach": 60, "loss": 224, "probe-cost": 80, "profile-error": 28,
+                     "walkup": 36}
 
 
 def test_templates_and_expressions_fill_each_point():
