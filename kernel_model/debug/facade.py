@@ -101,7 +101,8 @@ class DebugInterface:
                                "register_breakpoint_redirect unregister_breakpoint_redirect "
                                "set_gate clear_gate register_invalid_opcode_site "
                                "unregister_invalid_opcode_site invalid_opcode_site "
-                               "register_debug_trap debug_trap_handler",
+                               "register_debug_trap debug_trap_handler tool_trap_taken "
+                               "tool_traps_taken",
         ("_threads", ThreadAccess): "current_thread deliver_page_fault deliver_exception "
                                     "live_threads read_register write_register",
         ("_patches", PatchAccess): "read_memory read_memory_raw write_memory patch repatch unpatch "

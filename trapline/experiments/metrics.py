@@ -29,6 +29,11 @@ METRICS = {
     "refusals": ("why: one reason per refused uprobe, ' | '-separated", "probes"),
     "held_thread_insns": ("thread-instructions other threads were held (singlestep-stopall)",
                           "probes"),
+    "traps_taken": ("tool traps the kernel took (the door's count: an int3 with or without its "
+                    "frame, a LOCK site's #UD, a claimed #DB)", "probes"),
+    "traps_by_kind": ("the same per kind: 'int3=N int3_fast=M lock_ud=K step_db=L'", "probes"),
+    "hooks_executed": ("the probes' hooks that ran, in Python or natively in the guest: one per "
+                       "uprobe hit, two per uretprobe hit (entry and return)", "probes"),
     "samples": ("profile samples taken (the walk-up's sampler, or the [profile] point's)",
                 ("walkup", "profile")),
     "exact_samples": ("samples of the exact profile: every instruction (interval 1, pc mode)",

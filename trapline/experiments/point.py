@@ -106,6 +106,7 @@ class _Outcome:
     held: int = 0
     detached_at: int | None = None
     loaded: set = None
+    traps: dict = None           # the door's tool traps taken, per kind
 
     @property
     def total_hits(self) -> int:
@@ -136,8 +137,10 @@ def _run(plan, root, *, probes: bool) -> _Outcome:
         out.probes = [Probe(parse_probe_spec(p), nargs=0, native=native) for p in plan.probes]
         out.cold = [Probe(parse_probe_spec(p), nargs=0, native=native) for p in plan.cold_probes]
     loaded = _Loaded()
+    doors = []
 
     def watch(kernel, process):
+        doors.append(kernel.debug)
         loaded.paths.add(plan.program)          # the path it was started by (a link, maybe)
         kernel.debug.subscribe(loaded, events=("exec", "image_mapped"))
         loaded.paths.update(m.path.decode(errors="replace") for m in kernel.debug.images(process))
@@ -168,6 +171,7 @@ def _run(plan, root, *, probes: bool) -> _Outcome:
         out.result = sandbox.run([plan.program, *plan.argv])
     except Exception as e:          # noqa: BLE001 -- a point's failure is its result (docstring)
         out.error = e
+    out.traps = doors[0].tool_traps_taken() if doors else {}
     if sessions:                    # read after the run: the count grows while it runs
         strategy = sessions[0].strategies.get(plan.strategy)
         out.held = getattr(strategy, "held_thread_insns", 0)
@@ -176,6 +180,14 @@ def _run(plan, root, *, probes: bool) -> _Outcome:
     out.insns = out.result.insns_charged if out.result else 0
     out.loaded = loaded.paths
     return out
+
+
+def _hooks_executed(probes: list) -> int:
+    """A uprobe's hook runs at each hit (in Python on a trap, or natively in the guest: a hit
+    either way); a uretprobe's hit took two, the entry hook that armed the return and the
+    landing's."""
+    from instrumenter.probes.definitions import URETPROBE
+    return sum(p.hits * (2 if p.spec.kind == URETPROBE else 1) for p in probes)
 
 
 def _metrics(plan, out: _Outcome) -> dict:
@@ -205,6 +217,9 @@ def _metrics(plan, out: _Outcome) -> dict:
     row["refused"] = len(refusals)
     row["refusals"] = " | ".join(refusals)
     row["held_thread_insns"] = out.held
+    row["traps_taken"] = sum(out.traps.values())
+    row["traps_by_kind"] = " ".join(f"{kind}={n}" for kind, n in out.traps.items())
+    row["hooks_executed"] = _hooks_executed(out.probes + out.cold)
     if plan.detach_after:
         row["detached_at"] = out.detached_at if out.detached_at is not None else ""
     if plan.expected_hits is not None:
