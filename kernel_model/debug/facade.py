@@ -69,6 +69,7 @@ from .code_aliases import CodeAliases
 from .detach import DetachAccess
 from .events import EVENTS, DebugEvents
 from .exe import ExecutableAccess
+from .opened_files import OpenedFiles
 from .patches import PatchAccess, PatchConflict  # noqa: F401  (tools catch PatchConflict)
 from .restartable import RestartableSequences
 from .run import RunControl
@@ -139,6 +140,7 @@ class DebugInterface:
                                    "keep_stale_range stale_code_fault copy_stale_ranges "
                                    "forget_stale_ranges",
         ("_exe", ExecutableAccess): "executable_path thread_name fd_path",
+        ("_opened", OpenedFiles): "watch_opened_files opened_files",
         ("_watch", WatchAccess): "add_watchpoint remove_watchpoint settle_watch_stop "
                                  "forget_watchpoints",
         ("_signal_pcs", SignalFramePcs): "register_signal_pc_translator "
@@ -173,6 +175,7 @@ class DebugInterface:
         self._tool_code = ToolCode()
         self._detach = DetachAccess(kernel)
         self._exe = ExecutableAccess()
+        self._opened = OpenedFiles(self._events)
         self._watch = WatchAccess(kernel)
         self._signal_pcs = SignalFramePcs(self._detach.step_thread)
 

@@ -33,6 +33,7 @@ class PointResult:
     row: dict
     loaded: list[str]            # guest paths of the programs and objects the guest mapped
     records: str = ""            # the probe records as JSON Lines, when the spec keeps them
+    opened: list[str] = None     # guest paths of the files the guest opened (the door's)
 
 
 _ONE_AT_A_TIME = threading.Lock()        # a guest run owns the process (execute.py)
@@ -57,8 +58,10 @@ def _run_point(task: PointTask, blobs: dict) -> PointResult:
     outcome = _run(plan, root, probes=True)
     probed_cpu = time.process_time() - cpu
     row = _metrics(plan, outcome)
+    opened = set(outcome.opened)
     if plan.baseline and outcome.error is None:       # an unfinished run adds nothing to compare
         base = _run(plan, root, probes=False)
+        opened.update(base.opened)
         row["base_insns"] = base.insns
         row["added_insns"] = outcome.insns - base.insns
         row["added_insns_per_hit"] = format_float(row["added_insns"] / max(1, outcome.total_hits))
@@ -69,13 +72,15 @@ def _run_point(task: PointTask, blobs: dict) -> PointResult:
     row["host_cpu_s"] = format_float(time.process_time() - cpu)
     if plan.probes or plan.cold_probes:
         row["host_hits_per_cpu_s"] = format_float(outcome.total_hits / probed_cpu if probed_cpu else 0.0)
-    return PointResult(plan.index, row, sorted(outcome.loaded), "".join(outcome.records))
+    return PointResult(plan.index, row, sorted(outcome.loaded), "".join(outcome.records),
+                       sorted(opened))
 
 
 def _measured_point(measure, plan, root, wall: float, cpu: float) -> PointResult:
     """A point that runs the program its own way (walkup_point.py, profile_point.py)."""
+    opened = _Opened()
     try:
-        row = measure(plan, _sandbox(plan, root))
+        row = measure(plan, _sandbox(plan, root, tools=[opened.watch]))
     except Exception as e:          # noqa: BLE001 -- a point's failure is its result
         from ..exit_status import status_for
         row = {"outcome": _kind(e), "error": _first_line(e), "exit_code": status_for(e)}
@@ -84,7 +89,7 @@ def _measured_point(measure, plan, root, wall: float, cpu: float) -> PointResult
     row["host_wall_s"] = format_float(time.perf_counter() - wall)
     row["host_cpu_s"] = format_float(time.process_time() - cpu)
     row.update(host)
-    return PointResult(plan.index, row, [plan.program])
+    return PointResult(plan.index, row, [plan.program], opened=opened.sorted())
 
 
 def _sandbox(plan, root, **options):
@@ -107,6 +112,7 @@ class _Outcome:
     detached_at: int | None = None
     loaded: set = None
     traps: dict = None           # the door's tool traps taken, per kind
+    opened: list = None          # the files the guest opened (the door's global paths)
 
     @property
     def total_hits(self) -> int:
@@ -126,6 +132,21 @@ class _Loaded:
         self.paths.add(mapped.path.decode(errors="replace"))
 
 
+class _Opened:
+    """The files a run's guests opened, from the door (kernel_model/debug/opened_files.py):
+    a tool that asks at the start of each run (the runs of one point add up)."""
+
+    def __init__(self):
+        self.doors = []
+
+    def watch(self, kernel, process) -> None:
+        kernel.debug.watch_opened_files()
+        self.doors.append(kernel.debug)
+
+    def sorted(self) -> list[str]:
+        return sorted({p.decode(errors="replace") for door in self.doors for p in door.opened_files()})
+
+
 def _run(plan, root, *, probes: bool) -> _Outcome:
     from instrumenter.probes.definitions import Probe
 
@@ -141,6 +162,7 @@ def _run(plan, root, *, probes: bool) -> _Outcome:
 
     def watch(kernel, process):
         doors.append(kernel.debug)
+        kernel.debug.watch_opened_files()
         loaded.paths.add(plan.program)          # the path it was started by (a link, maybe)
         kernel.debug.subscribe(loaded, events=("exec", "image_mapped"))
         loaded.paths.update(m.path.decode(errors="replace") for m in kernel.debug.images(process))
@@ -172,6 +194,7 @@ def _run(plan, root, *, probes: bool) -> _Outcome:
     except Exception as e:          # noqa: BLE001 -- a point's failure is its result (docstring)
         out.error = e
     out.traps = doors[0].tool_traps_taken() if doors else {}
+    out.opened = [p.decode(errors="replace") for p in doors[0].opened_files()] if doors else []
     if sessions:                    # read after the run: the count grows while it runs
         strategy = sessions[0].strategies.get(plan.strategy)
         out.held = getattr(strategy, "held_thread_insns", 0)
