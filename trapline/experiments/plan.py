@@ -262,26 +262,39 @@ def _cold_probes(tree: Tree, program: str, count: int, probes: list[str], key: s
     probe of run.probes names (the probe-cost experiment's probes that cost without firing)."""
     if not count:
         return []
-    from elftools.common.exceptions import ELFError
-    from elftools.elf.elffile import ELFFile
-    import io
     entry = next((e for e in tree.entries if e.path == program and e.kind == "file"), None)
     if entry is None:
         raise SpecError(f"{source}: {key}: the program {program} is not a regular file")
     name = program.rsplit("/", 1)[-1]
     taken = {p.rsplit(":", 1)[-1].partition("+")[0] for p in probes}
-    try:
-        symbols = ELFFile(io.BytesIO(tree.blobs[entry.sha256])).get_section_by_name(".symtab")
-    except ELFError as e:
-        raise SpecError(f"{source}: {key}: the program is not ELF ({e})") from None
-    functions = sorted({(s["st_value"], s.name) for s in (symbols.iter_symbols() if symbols else [])
-                        if s["st_info"]["type"] == "STT_FUNC" and s["st_size"] > 0
-                        and s.name and s.name not in taken and _plain(s.name)})
-    unique = list(dict.fromkeys(n for _, n in functions))
-    if count > len(unique):
-        raise SpecError(f"{source}: {key}: {count} asked, {program} has {len(unique)} functions "
+    functions = [f for f in _functions(tree.blobs[entry.sha256], entry.sha256, key, source)
+                 if f not in taken]
+    if count > len(functions):
+        raise SpecError(f"{source}: {key}: {count} asked, {program} has {len(functions)} functions "
                         "to place them on")
-    return [f"uprobe:{name}:{function}" for function in unique[:count]]
+    return [f"uprobe:{name}:{function}" for function in functions[:count]]
+
+
+_FUNCTIONS: dict[str, list[str]] = {}      # program sha256 -> its functions (read once a process)
+
+
+def _functions(data: bytes, digest: str, key: str, source: str) -> list[str]:
+    """The program's sized, plainly named functions in address order, each name once (the
+    sweep's points read the same bytes: 10 000 symbols are read once, not once a point)."""
+    if digest not in _FUNCTIONS:
+        import io
+
+        from elftools.common.exceptions import ELFError
+        from elftools.elf.elffile import ELFFile
+        try:
+            symbols = ELFFile(io.BytesIO(data)).get_section_by_name(".symtab")
+        except ELFError as e:
+            raise SpecError(f"{source}: {key}: the program is not ELF ({e})") from None
+        functions = sorted({(s["st_value"], s.name) for s in (symbols.iter_symbols() if symbols else [])
+                            if s["st_info"]["type"] == "STT_FUNC" and s["st_size"] > 0
+                            and s.name and _plain(s.name)})
+        _FUNCTIONS[digest] = list(dict.fromkeys(n for _, n in functions))
+    return _FUNCTIONS[digest]
 
 
 def _plain(name: str) -> bool:

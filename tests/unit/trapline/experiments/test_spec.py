@@ -137,7 +137,7 @@ def test_every_shipped_spec_plans():
         plan = make_plan(spec)
         check_plots(spec, plan.parameters, plan.points[0].collect)
         sizes[name] = len(plan.points)
-    assert sizes == {"children": 36, "detach": 60, "loss": 224, "probe-cost": 80, "profile-error": 28,
+    assert sizes == {"children": 36, "detach": 60, "loss": 224, "probe-cost": 100, "profile-error": 28,
                      "walkup": 36}
 
 
