@@ -48,7 +48,18 @@ class PointPlan:
     collect: list[str]
     records: bool = False        # keep the probe records (`trace -f jsonl` lines)
     walkup: dict | None = None   # the walk-up's options, when the spec has [walkup]
+    handler: "HandlerPlan | None" = None   # run.handler: the user handler, shipped as a tree
     profile: dict | None = None  # the profiler's options, when the spec has [profile]
+
+
+@dataclass(frozen=True)
+class HandlerPlan:
+    """run.handler: its file is the one file of the tree `tree` (shipped by content like a
+    program: handler_input.py); `symbol` the function of an object, "" for assembly."""
+    tree: str
+    name: str
+    symbol: str
+    fxsave: bool
 
 
 @dataclass
@@ -94,6 +105,9 @@ def _point(spec: Spec, index: int, point: dict, collect: list[str], trees: dict,
         values[name] = text(value, key) if isinstance(value, str) else value
     _check_options(values, {n: k for n, (_, k) in opts.items()}, spec.source)
     tree, guest_program = _program(spec, values, opts, trees, programs)
+    from .handler_input import handler_plan
+    handler = handler_plan(spec, values["handler"], values["handler_fxsave"], opts["handler"][1],
+                           trees, programs, _program_arch(trees[tree], guest_program))
     expected = None
     if "expected_hits" in spec.table("metrics"):
         expected = _evaluate(spec.table("metrics")["expected_hits"], names,
@@ -116,6 +130,7 @@ def _point(spec: Spec, index: int, point: dict, collect: list[str], trees: dict,
         detach_after=values["detach_after"],
         walkup=({k: values[k] for k in WALKUP} if "walkup" in spec.data else None),
         profile=({k: values[k] for k in PROFILE} if "profile" in spec.data else None),
+        handler=handler,
         expected_hits=expected,
         expect_stdout=None if expect is None else _fill(expect, probe_names, "program.expect_stdout",
                                                         spec.source),
@@ -295,6 +310,16 @@ def _functions(data: bytes, digest: str, key: str, source: str) -> list[str]:
                             and s.name and _plain(s.name)})
         _FUNCTIONS[digest] = list(dict.fromkeys(n for _, n in functions))
     return _FUNCTIONS[digest]
+
+
+def _program_arch(tree: Tree, program: str) -> str | None:
+    """i386 or x86_64 from the program's ELF header (e_machine: EM_386 3, EM_X86_64 62), None
+    for a program that is not an ELF file of either (a script, a link)."""
+    entry = next((e for e in tree.entries if e.path == program and e.kind == "file"), None)
+    data = tree.blobs[entry.sha256] if entry is not None else b""
+    if len(data) < 20 or data[:4] != b"\x7fELF":
+        return None
+    return {3: "i386", 62: "x86_64"}.get(int.from_bytes(data[18:20], "little"))
 
 
 def _plain(name: str) -> bool:

@@ -25,6 +25,7 @@ class PointTask:
     tree's entries (inputs.py)."""
     plan: object                 # plan.PointPlan
     entries: list
+    handler_entries: list = None  # the handler's tree (handler_input.py), when it has one
 
 
 @dataclass
@@ -39,15 +40,20 @@ class PointResult:
 _ONE_AT_A_TIME = threading.Lock()        # a guest run owns the process (execute.py)
 
 
-def run_point(task: PointTask, blobs: dict) -> PointResult:
-    """`blobs`: sha256 -> bytes of the tree's files (execute.py ships them)."""
+def run_point(task: PointTask, blobs: dict, handler_blobs: dict | None = None) -> PointResult:
+    """`blobs`: sha256 -> bytes of the tree's files, `handler_blobs` those of the handler's
+    tree (execute.py ships them)."""
     with _ONE_AT_A_TIME:
-        return _run_point(task, blobs)
+        return _run_point(task, blobs, handler_blobs)
 
 
-def _run_point(task: PointTask, blobs: dict) -> PointResult:
+def _run_point(task: PointTask, blobs: dict, handler_blobs: dict | None) -> PointResult:
     plan = task.plan
     root = materialize(task.entries, blobs, plan.tree)
+    handler = None
+    if plan.handler is not None:
+        from .handler_input import load_shipped
+        handler = load_shipped(plan.handler, task.handler_entries, handler_blobs)
     wall, cpu = time.perf_counter(), time.process_time()
     if plan.walkup is not None:
         from .walkup_point import walkup_row
@@ -55,7 +61,7 @@ def _run_point(task: PointTask, blobs: dict) -> PointResult:
     if plan.profile is not None:
         from .profile_point import profile_row
         return _measured_point(profile_row, plan, root, wall, cpu)
-    outcome = _run(plan, root, probes=True)
+    outcome = _run(plan, root, probes=True, handler=handler)
     probed_cpu = time.process_time() - cpu
     row = _metrics(plan, outcome)
     opened = set(outcome.opened)
@@ -147,16 +153,20 @@ class _Opened:
         return sorted({p.decode(errors="replace") for door in self.doors for p in door.opened_files()})
 
 
-def _run(plan, root, *, probes: bool) -> _Outcome:
-    from instrumenter.probes.definitions import Probe
+def _run(plan, root, *, probes: bool, handler=None) -> _Outcome:
+    from instrumenter.probes.definitions import UPROBE, Probe
 
     from ..probespec import parse_probe_spec
     from ..tracing import format_jsonl
     out = _Outcome(probes=[], cold=[], pid_hits=Counter(), loaded=set(), records=[])
     if probes:
         native = plan.native or None
-        out.probes = [Probe(parse_probe_spec(p), nargs=0, native=native) for p in plan.probes]
-        out.cold = [Probe(parse_probe_spec(p), nargs=0, native=native) for p in plan.cold_probes]
+        # the handler goes with the uprobes, as trace gives it (trapline/cli/trace.py)
+        specs = [parse_probe_spec(p) for p in plan.probes]
+        out.probes = [Probe(s, nargs=0, native=native, handler=handler if s.kind == UPROBE else None)
+                      for s in specs]
+        out.cold = [Probe(parse_probe_spec(p), nargs=0, native=native, handler=handler)
+                    for p in plan.cold_probes]
     loaded = _Loaded()
     doors = []
 

@@ -50,7 +50,8 @@ def tasks_for(plan: Plan, indices) -> list[PointTask]:
     for index in indices:
         point = plan.points[index]
         tree = plan.trees[point.tree]
-        tasks.append(PointTask(point, tree.entries))
+        handler = plan.trees[point.handler.tree].entries if point.handler else None
+        tasks.append(PointTask(point, tree.entries, handler))
     return tasks
 
 

@@ -27,6 +27,9 @@ is one line naming the key (`SpecError`, exit 2 as every usage error: trapline/e
     max_insns = 0
     detach_after = 0                    # detach every probe after N instructions (trace
                                         #   --detach-after); 0: never
+    handler = "h/limit_n.o:limit_n"     # trace --handler: FILE.s, FILE.o:SYMBOL or FILE.so:SYMBOL
+    handler_fxsave = false              #   (a host file, shipped by content), called in-page at
+                                        #   every uprobe hit; "" none
 
     [walkup]                            # instead of probes: the walk-up against full
     threshold = 10                      #   instrumentation (walkup_point.py), with these
@@ -90,7 +93,8 @@ PROGRAM = {"sample": (str, False), "arch": (str, False), "path": (str, False),
            "expect_stdout": (str, False)}
 RUN = {"probes": (list, False), "cold_probes": (int, False), "strategy": (str, False),
        "native": (str, False), "children": (str, False), "backpatch": (str, False),
-       "quantum": (int, False), "max_insns": (int, False), "detach_after": (int, False)}
+       "quantum": (int, False), "max_insns": (int, False), "detach_after": (int, False),
+       "handler": (str, False), "handler_fxsave": (bool, False)}
 # [walkup]: the point measures the walk-up against full instrumentation (walkup_point.py)
 WALKUP = {"threshold": ((int, float), False), "window": (int, False), "period": (int, False),
           "interval": (int, False), "exclusive": (str, False)}
@@ -110,6 +114,7 @@ POINT_KINDS = ("walkup", "profile")     # tables that make a point other than a 
 DEFAULTS = {"arch": "x86_64", "cold_probes": 0, "strategy": "auto", "native": "",
             "children": "follow", "backpatch": "lazy", "quantum": None, "max_insns": 0,
             "seed": 0, "clear_env": False, "stdin": "", "cwd": "/", "detach_after": 0,
+            "handler": "", "handler_fxsave": False,
             # the walk-up's (trapline profile --walk-up's defaults, --interval 10000)
             "threshold": 10.0, "window": 50, "period": 50, "interval": 10000, "exclusive": "off",
             "mode": "pc"}
