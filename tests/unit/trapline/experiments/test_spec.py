@@ -33,6 +33,10 @@ BAD = [
     ("unknown run strategy", GOOD.replace("[sweep]\nstrategy", "[sweep]\nx").replace(
         "[run]\n", '[run]\nstrategy = "slow"\n'), "run.strategy", "'slow' is not one of"),
     ("bad probe", GOOD.replace("uprobe:hello:main", "uprobe:hello"), "run.probes[0]", "bad probe spec"),
+    ("unknown probe kind", GOOD.replace("uprobe:hello:main", "kprobe:do_sys_open"), "run.probes[0]",
+     "kprobe"),
+    ("unknown sample arch", GOOD.replace('sample = "hello"', 'sample = "hello"\narch = "arm64"'),
+     "program.arch", "'arm64' is not one of i386, x86_64"),
     ("missing sample", GOOD.replace('sample = "hello"', 'sample = "nonesuch"'), "program.sample",
      "no sample 'nonesuch'"),
     ("missing program file", GOOD.replace('sample = "hello"', 'path = "/nonexistent/prog"'),
@@ -97,9 +101,9 @@ def test_a_bad_spec_is_one_line_naming_the_key(what, text, key, cause):
     assert cause in message, message
 
 
-@pytest.mark.parametrize("what, text, key, cause", BAD[:3] + BAD[6:7], ids=["top", "program", "name",
-                                                                             "strategy"])
+@pytest.mark.parametrize("what, text, key, cause", BAD, ids=[b[0] for b in BAD])
 def test_the_command_exits_2_with_the_line_and_writes_nothing(tmp_path, what, text, key, cause):
+    """Every case of the issue's "Bad input" (and the others above), through the command."""
     spec = tmp_path / "bad.toml"
     spec.write_text(text)
     out = tmp_path / "out"
@@ -148,3 +152,11 @@ def test_templates_and_expressions_fill_each_point():
     assert [(p.argv, p.expected_hits, p.strategy) for p in plan.points] == [
         (["2", "x5"], 6, "jump"), (["2", "x5"], 6, "emulate"),
         (["3", "x5"], 9, "jump"), (["3", "x5"], 9, "emulate")]
+
+
+def test_a_folder_that_is_no_experiment_s_is_one_line_for_verify_and_resume(tmp_path):
+    for args in (["verify", str(tmp_path)], ["run", "--resume", str(tmp_path)]):
+        result = CliRunner().invoke(main, ["experiment", *args])
+        assert result.exit_code == 2, result.output
+        assert result.output.strip() == f"trapline: {tmp_path}: no manifest.toml (not an experiment's folder)"
+    assert list(tmp_path.iterdir()) == []
