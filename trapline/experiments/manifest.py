@@ -20,8 +20,9 @@ from .inputs import sha256
 NAME = "manifest.toml"
 SPEC_NAME = "spec.toml"
 FORMAT = 1
-# distributions whose versions decide the results (unicorn is pinned by setup.cfg)
-DISTRIBUTIONS = ("trapline", "unicorn", "capstone", "keystone-engine", "pyelftools")
+# distributions whose versions decide the results (unicorn is pinned by setup.cfg), and the
+# plots' bytes (matplotlib: plots.py)
+DISTRIBUTIONS = ("trapline", "unicorn", "capstone", "keystone-engine", "pyelftools", "matplotlib")
 
 
 def environment() -> dict:
