@@ -55,7 +55,8 @@ METRICS = {
     "insn_ratio": ("walkup_added_insns / full_added_insns (6 decimals)", "walkup"),
     "expected_hits": ("metrics.expected_hits for the point", "expected"),
     "lost_hits": ("expected_hits - hits", "expected"),
-    "detached_at": ("the instruction clock when nothing of the tool was left (run.detach_after)",
+    "detached_at": ("the instruction clock when nothing of the tool was left (run.detach_after, "
+                    "run.detach_on)",
                     "detach"),
     "base_insns": ("guest instructions of the same point run without probes (or without the "
                    "walk-up)", ("baseline", "walkup")),
@@ -75,7 +76,7 @@ HOST = {"host_wall_s": "host wall-clock seconds of the point (not deterministic)
                               "deterministic)"}
 NEEDS = {"probes": "run.probes or run.cold_probes", "expected": "metrics.expected_hits",
          "baseline": "metrics.baseline = true", "expect_stdout": "program.expect_stdout",
-         "detach": "run.detach_after", "walkup": "a [walkup] table",
+         "detach": "run.detach_after or run.detach_on", "walkup": "a [walkup] table",
          "profile": "a [profile] table"}
 
 
@@ -117,7 +118,7 @@ def _needs_met(spec) -> set[str]:
         have.add("baseline")
     if "expect_stdout" in spec.table("program"):
         have.add("expect_stdout")
-    if run.get("detach_after") or "detach_after" in _swept(spec):
+    if run.get("detach_after") or run.get("detach_on") or {"detach_after", "detach_on"} & _swept(spec):
         have.add("detach")
     for kind in ("walkup", "profile"):
         if kind in spec.data:

@@ -41,6 +41,9 @@ class PointPlan:
     quantum: int | None
     max_insns: int
     detach_after: int
+    detach_on: str               # a signal's name or number, "" for none
+    enable_at: int               # the probes record enable_at < ts <= disable_at (0: never off)
+    disable_at: int
     seed: int
     expected_hits: int | None
     expect_stdout: str | None
@@ -127,7 +130,8 @@ def _point(spec: Spec, index: int, point: dict, collect: list[str], trees: dict,
         cwd=values["cwd"], probes=probes, cold_probes=cold, strategy=values["strategy"],
         native=values["native"], children=values["children"], backpatch=values["backpatch"],
         quantum=values["quantum"], max_insns=values["max_insns"], seed=values["seed"],
-        detach_after=values["detach_after"],
+        detach_after=values["detach_after"], detach_on=values["detach_on"],
+        enable_at=values["enable_at"], disable_at=values["disable_at"],
         walkup=({k: values[k] for k in WALKUP} if "walkup" in spec.data else None),
         profile=({k: values[k] for k in PROFILE} if "profile" in spec.data else None),
         handler=handler,
@@ -197,11 +201,22 @@ def _check_options(values: dict, keys: dict, source: str) -> None:
             or not 0 < values["threshold"] <= 100:
         raise SpecError(f"{source}: {keys['threshold']}: expected a percentage in (0, 100], "
                         f"got {values['threshold']!r}")
+    if values["detach_on"]:
+        from ..cli.detach import _signal_number
+        from ..errors import UsageError
+        try:
+            _signal_number(str(values["detach_on"]))
+        except UsageError:
+            raise SpecError(f"{source}: {keys['detach_on']}: {values['detach_on']!r} is no signal "
+                            "(SIGUSR2, USR2, or 1..64)") from None
+    if values["disable_at"] and values["disable_at"] <= values["enable_at"]:
+        raise SpecError(f"{source}: {keys['disable_at']}: {values['disable_at']} is not after "
+                        f"enable_at {values['enable_at']}: the probes would record nothing")
     native = values["native"]
     if native not in NATIVE and not (native.startswith("args:") and native[5:].isdigit()):
         raise SpecError(f"{source}: {keys['native']}: {native!r} is not count or args:N")
     for name, low in (("quantum", 1), ("max_insns", 0), ("cold_probes", 0), ("seed", 0),
-                      ("detach_after", 0)):
+                      ("detach_after", 0), ("enable_at", 0), ("disable_at", 0)):
         value = values[name]
         if value is None and name == "quantum":
             continue

@@ -163,9 +163,10 @@ def _run(plan, root, *, probes: bool, handler=None) -> _Outcome:
         native = plan.native or None
         # the handler goes with the uprobes, as trace gives it (trapline/cli/trace.py)
         specs = [parse_probe_spec(p) for p in plan.probes]
-        out.probes = [Probe(s, nargs=0, native=native, handler=handler if s.kind == UPROBE else None)
-                      for s in specs]
-        out.cold = [Probe(parse_probe_spec(p), nargs=0, native=native, handler=handler)
+        window = {"enable_at": plan.enable_at, "disable_at": plan.disable_at or None}
+        out.probes = [Probe(s, nargs=0, native=native, handler=handler if s.kind == UPROBE else None,
+                            **window) for s in specs]
+        out.cold = [Probe(parse_probe_spec(p), nargs=0, native=native, handler=handler, **window)
                     for p in plan.cold_probes]
     loaded = _Loaded()
     doors = []
@@ -180,9 +181,9 @@ def _run(plan, root, *, probes: bool, handler=None) -> _Outcome:
     sessions = []
 
     detach = None
-    if probes and plan.detach_after:
+    if probes and (plan.detach_after or plan.detach_on):
         from ..cli.detach import detach_starter
-        detach = detach_starter(plan.detach_after, None, False)
+        detach = detach_starter(plan.detach_after or None, plan.detach_on or None, False)
 
     def keep_session(kernel, process, session):
         if session is not None:
@@ -253,7 +254,7 @@ def _metrics(plan, out: _Outcome) -> dict:
     row["traps_taken"] = sum(out.traps.values())
     row["traps_by_kind"] = " ".join(f"{kind}={n}" for kind, n in out.traps.items())
     row["hooks_executed"] = _hooks_executed(out.probes + out.cold)
-    if plan.detach_after:
+    if plan.detach_after or plan.detach_on:
         row["detached_at"] = out.detached_at if out.detached_at is not None else ""
     if plan.expected_hits is not None:
         row["expected_hits"] = plan.expected_hits

@@ -46,7 +46,8 @@ def schema() -> dict:
                                      {"required": ["path"], "not": {"required": ["sample"]}}]},
                   run=_object(RUN, probes=strings, quantum={"type": "integer", "minimum": 1},
                               **{k: {"type": "integer", "minimum": 0}
-                                 for k in ("cold_probes", "max_insns", "detach_after")}),
+                                 for k in ("cold_probes", "max_insns", "detach_after", "enable_at",
+                                           "disable_at")}),
                   params={"type": "object", "propertyNames": parameter,
                           "additionalProperties": _SCALAR},
                   sweep={"type": "object", "propertyNames": parameter,

@@ -27,6 +27,9 @@ is one line naming the key (`SpecError`, exit 2 as every usage error: trapline/e
     max_insns = 0
     detach_after = 0                    # detach every probe after N instructions (trace
                                         #   --detach-after); 0: never
+    detach_on = "SIGUSR1"               # ... or when the guest gets this signal (--detach-on)
+    enable_at = 0                       # every probe records the hits with enable_at < ts <=
+    disable_at = 0                      #   disable_at (trace --enable-at/--disable-at); 0: never
     handler = "h/limit_n.o:limit_n"     # trace --handler: FILE.s, FILE.o:SYMBOL or FILE.so:SYMBOL
     handler_fxsave = false              #   (a host file, shipped by content), called in-page at
                                         #   every uprobe hit; "" none
@@ -94,7 +97,8 @@ PROGRAM = {"sample": (str, False), "arch": (str, False), "path": (str, False),
 RUN = {"probes": (list, False), "cold_probes": (int, False), "strategy": (str, False),
        "native": (str, False), "children": (str, False), "backpatch": (str, False),
        "quantum": (int, False), "max_insns": (int, False), "detach_after": (int, False),
-       "handler": (str, False), "handler_fxsave": (bool, False)}
+       "handler": (str, False), "handler_fxsave": (bool, False), "detach_on": (str, False),
+       "enable_at": (int, False), "disable_at": (int, False)}
 # [walkup]: the point measures the walk-up against full instrumentation (walkup_point.py)
 WALKUP = {"threshold": ((int, float), False), "window": (int, False), "period": (int, False),
           "interval": (int, False), "exclusive": (str, False)}
@@ -114,7 +118,8 @@ POINT_KINDS = ("walkup", "profile")     # tables that make a point other than a 
 DEFAULTS = {"arch": "x86_64", "cold_probes": 0, "strategy": "auto", "native": "",
             "children": "follow", "backpatch": "lazy", "quantum": None, "max_insns": 0,
             "seed": 0, "clear_env": False, "stdin": "", "cwd": "/", "detach_after": 0,
-            "handler": "", "handler_fxsave": False,
+            "handler": "", "handler_fxsave": False, "detach_on": "", "enable_at": 0,
+            "disable_at": 0,
             # the walk-up's (trapline profile --walk-up's defaults, --interval 10000)
             "threshold": 10.0, "window": 50, "period": 50, "interval": 10000, "exclusive": "off",
             "mode": "pc"}
@@ -167,7 +172,7 @@ def check_structure(data: dict, source: str) -> None:
     run = data.get("run", {})
     _check_table(run, RUN, "run.", source)
     _check_strings(run.get("probes", []), "run.probes", source)
-    for key in ("cold_probes", "max_insns", "detach_after"):
+    for key in ("cold_probes", "max_insns", "detach_after", "enable_at", "disable_at"):
         if run.get(key, 0) < 0:
             raise SpecError(f"{source}: run.{key}: expected a number >= 0, got {run[key]}")
     if run.get("quantum", 1) < 1:

@@ -73,6 +73,10 @@ BAD = [
     ("profile with probes", GOOD + '[profile]\ninterval = 10\n', "profile", "no run.probes"),
     ("walk-up and profile", 'name = "t"\n[program]\nsample = "hello"\n[walkup]\n[profile]\n',
      "profile", "not both"),
+    ("detach on no signal", GOOD.replace("[run]\n", '[run]\ndetach_on = "SIGNOPE"\n'), "run.detach_on",
+     "'SIGNOPE' is no signal"),
+    ("an empty probe window", GOOD.replace("[run]\n", "[run]\nenable_at = 50\ndisable_at = 50\n"),
+     "run.disable_at", "not after enable_at 50"),
     ("cold probes beyond the functions", GOOD.replace("[run]\n", "[run]\ncold_probes = 100000\n"),
      "run.cold_probes", "functions"),
 ]
