@@ -90,3 +90,23 @@ def test_an_object_for_the_other_arch_is_refused_before_anything_runs(spec_dir):
     assert result.exit_code == 2, result.output
     assert "sweep.handler: handler " in result.output and "built for i386" in result.output
     assert len(result.output.strip().splitlines()) == 1 and not (spec_dir / "o").exists()
+
+
+@pytest.mark.e2e
+def test_a_dask_cluster_gets_the_handler_by_content_and_gives_the_local_results(spec_dir):
+    """The handler's tree is scattered beside the program's (execute.py): a local Dask cluster
+    of two worker processes gives the local pool's cells and the same manifest inputs."""
+    pytest.importorskip("distributed")
+    (spec_dir / "one.toml").write_text(SPEC.replace('strategy = "{strategy}"\n', "").replace(
+        'arch = ["i386", "x86_64"]\nstrategy = ["trampoline", "jump"]', 'arch = ["x86_64"]\nstrategy = ["jump"]'))
+    outputs = {}
+    for where in (["-j", "2"], ["--dask-local", "2"]):
+        out = spec_dir / where[0].strip("-")
+        result = CliRunner().invoke(main, ["experiment", "run", str(spec_dir / "one.toml"), "-o", str(out),
+                                           *where])
+        assert result.exit_code == 0, result.output
+        rows = list(csv.DictReader(io.StringIO((out / "results.csv").read_text())))
+        outputs[where[0]] = ([{k: v for k, v in r.items() if not k.startswith("host_")} for r in rows],
+                             tomllib.loads((out / "manifest.toml").read_text())["inputs"])
+    assert outputs["-j"] == outputs["--dask-local"]
+    assert [int(r["hits"]) for r in outputs["-j"][0]] == [177, 15, 15]
