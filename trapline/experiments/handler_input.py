@@ -10,17 +10,28 @@ verify, and no worker needs the submitting host's path.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from .inputs import Tree, materialize
 from .spec import SpecError
 
 
+@dataclass(frozen=True)
+class HandlerPlan:
+    """run.handler: its file is the one file of the tree `tree`; `symbol` the function of an
+    object, "" for assembly."""
+    tree: str
+    name: str
+    symbol: str
+    fxsave: bool
+
+
 def handler_plan(spec, text: str, fxsave: bool, key: str, trees: dict, cache: dict,
-                 arch: str | None):
+                 arch: str | None, host_path) -> HandlerPlan | None:
     """The point's HandlerPlan, or None without a handler (`cache`: one read per handler and
-    arch); `arch`: the program's, which the handler must assemble for or be built for."""
-    from .plan import HandlerPlan
+    arch); `arch`: the program's, which the handler must assemble for or be built for;
+    `host_path(spec, text)`: where a path of the spec is on this host (plan.py)."""
     if not isinstance(text, str):
         raise SpecError(f"{spec.source}: {key}: expected a string, got {text!r}")
     if not isinstance(fxsave, bool):
@@ -31,8 +42,7 @@ def handler_plan(spec, text: str, fxsave: bool, key: str, trees: dict, cache: di
         return None
     path_text, symbol = _split(text, spec)
     if ("handler", text, fxsave, arch) not in cache:
-        from .plan import _host_path
-        host = _host_path(spec, path_text)
+        host = host_path(spec, path_text)
         if not host.is_file():
             raise SpecError(f"{spec.source}: {key}: no file {str(host)!r}")
         _check(host, symbol, fxsave, arch, key, spec.source)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import sweep as sweeps
+from .handler_input import HandlerPlan, handler_plan
 from .inputs import Tree, program_tree, rootfs_tree
 from .metrics import selected
 from .samples import ARCHES, sample_path
@@ -51,18 +52,8 @@ class PointPlan:
     collect: list[str]
     records: bool = False        # keep the probe records (`trace -f jsonl` lines)
     walkup: dict | None = None   # the walk-up's options, when the spec has [walkup]
-    handler: "HandlerPlan | None" = None   # run.handler: the user handler, shipped as a tree
+    handler: HandlerPlan | None = None   # run.handler: the user handler, shipped as a tree
     profile: dict | None = None  # the profiler's options, when the spec has [profile]
-
-
-@dataclass(frozen=True)
-class HandlerPlan:
-    """run.handler: its file is the one file of the tree `tree` (shipped by content like a
-    program: handler_input.py); `symbol` the function of an object, "" for assembly."""
-    tree: str
-    name: str
-    symbol: str
-    fxsave: bool
 
 
 @dataclass
@@ -108,9 +99,8 @@ def _point(spec: Spec, index: int, point: dict, collect: list[str], trees: dict,
         values[name] = text(value, key) if isinstance(value, str) else value
     _check_options(values, {n: k for n, (_, k) in opts.items()}, spec.source)
     tree, guest_program = _program(spec, values, opts, trees, programs)
-    from .handler_input import handler_plan
     handler = handler_plan(spec, values["handler"], values["handler_fxsave"], opts["handler"][1],
-                           trees, programs, _program_arch(trees[tree], guest_program))
+                           trees, programs, _program_arch(trees[tree], guest_program), _host_path)
     expected = None
     if "expected_hits" in spec.table("metrics"):
         expected = _evaluate(spec.table("metrics")["expected_hits"], names,
