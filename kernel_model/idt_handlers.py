@@ -38,6 +38,7 @@ def _breakpoint_handler(kernel, space):
     def handle(frame):
         handler = kernel.debug.breakpoint_at(space, frame.ip - 1)
         if handler is not None:
+            kernel.debug.tool_trap_taken("int3")
             return handler(frame, kernel.current)
         return kernel.deliver_exception(frame, SIGTRAP)
     return handle
@@ -49,6 +50,7 @@ def _invalid_opcode_handler(kernel, space):
     def handle(frame):
         handler = kernel.debug.invalid_opcode_site(space, frame.ip)
         if handler is not None:
+            kernel.debug.tool_trap_taken("lock_ud")
             return handler(frame, kernel.current)
         return kernel.deliver_exception(frame, SIGILL)
     return handle
@@ -72,6 +74,7 @@ def _debug_handler(kernel, space):
         if handler is not None:
             claimed = handler(frame, kernel.current)
             if claimed is not None:
+                kernel.debug.tool_trap_taken("step_db")
                 return claimed
         return kernel.deliver_exception(frame, SIGTRAP)
     return handle

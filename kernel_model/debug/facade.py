@@ -70,6 +70,7 @@ from .descriptors import DescriptorAccess
 from .detach import DetachAccess
 from .events import EVENTS, DebugEvents
 from .exe import ExecutableAccess
+from .opened_files import OpenedFiles
 from .patches import PatchAccess, PatchConflict  # noqa: F401  (tools catch PatchConflict)
 from .restartable import RestartableSequences
 from .run import RunControl
@@ -102,7 +103,8 @@ class DebugInterface:
                                "register_breakpoint_redirect unregister_breakpoint_redirect "
                                "set_gate clear_gate register_invalid_opcode_site "
                                "unregister_invalid_opcode_site invalid_opcode_site "
-                               "register_debug_trap debug_trap_handler",
+                               "register_debug_trap debug_trap_handler tool_trap_taken "
+                               "tool_traps_taken",
         ("_threads", ThreadAccess): "current_thread deliver_page_fault deliver_exception "
                                     "live_threads read_register write_register",
         ("_patches", PatchAccess): "read_memory read_memory_raw write_memory patch repatch unpatch "
@@ -140,6 +142,7 @@ class DebugInterface:
                                    "forget_stale_ranges",
         ("_exe", ExecutableAccess): "executable_path thread_name fd_path",
         ("_descriptors", DescriptorAccess): "fd_device fd_socket cwd_path",
+        ("_opened", OpenedFiles): "watch_opened_files opened_files",
         ("_watch", WatchAccess): "add_watchpoint remove_watchpoint settle_watch_stop "
                                  "forget_watchpoints",
         ("_signal_pcs", SignalFramePcs): "register_signal_pc_translator "
@@ -175,6 +178,7 @@ class DebugInterface:
         self._detach = DetachAccess(kernel)
         self._exe = ExecutableAccess()
         self._descriptors = DescriptorAccess()
+        self._opened = OpenedFiles(self._events)
         self._watch = WatchAccess(kernel)
         self._signal_pcs = SignalFramePcs(self._detach.step_thread)
 

@@ -4,8 +4,16 @@ tool's) and their fast-path redirects, LOCK-prefix #UD sites (US 7,350,196), #DB
 and gates on shared address spaces (US 7,185,320, facade.py's docstring). Keyed on
 `space.serial`; a fork child's space gets its parent's handlers (copy_traps), a released or
 detached one loses them (forget_traps).
+
+It also counts the tool traps the kernel took, per kind, for the tools that measure what
+instrumentation costs (trapline experiment's traps_taken): "int3" (a #BP whose frame went to a
+tool's handler), "int3_fast" (one its redirect took without a frame: still an int3 the CPU
+raised, SDM Vol. 3A 6.12.1, only the frame is elided), "lock_ud" (a LOCK-prefix site's #UD)
+and "step_db" (a #DB a tool claimed). The program's own traps are not counted. The counts
+depend only on the guest's execution, so they are as deterministic as the run.
 """
 import functools
+from collections import Counter
 
 from ..errors import KernelError
 
@@ -17,6 +25,16 @@ class ToolTraps:
         self._breakpoints: dict[tuple[int, int], object] = {}   # (space.serial, address) -> handler
         self._invalid_opcodes: dict[tuple[int, int], object] = {}  # LOCK-prefix #UD sites
         self._debug_traps: dict[int, object] = {}                 # space.serial -> #DB handler
+        self._taken: Counter = Counter()                          # kind -> tool traps taken
+
+    # ---- what the tools' traps cost (the module docstring) ------------------------------------
+    def tool_trap_taken(self, kind: str) -> None:
+        """The kernel gave a trap of `kind` to a tool's handler (kernel_model/idt_handlers.py)."""
+        self._taken[kind] += 1
+
+    def tool_traps_taken(self) -> dict[str, int]:
+        """Tool traps taken so far in the run, per kind (those taken at least once)."""
+        return dict(sorted(self._taken.items()))
 
     # ---- kernel breakpoint handlers (US 9,336,001: the kernel's #BP handler calls the tool's) ----
     def register_breakpoint(self, space, address: int, handler) -> None:
@@ -65,14 +83,17 @@ class ToolTraps:
             return
         # breakpoint_at's question, asked on every hit without a call: is `handler` (this very
         # object) still registered, and no gate on the space?
-        breakpoints, gates = self._breakpoints, self._gates
+        breakpoints, gates, taken = self._breakpoints, self._gates, self._taken
         space_id = space.serial
         key = (space_id, address)
 
         def stand_in():
             if breakpoints.get(key) is not handler or (gates and space_id in gates):
                 return None
-            return redirect(kernel.current)
+            ip = redirect(kernel.current)
+            if ip is not None:          # None: the full path takes it (and counts it there)
+                taken["int3_fast"] += 1
+            return ip
         traps.set_breakpoint_redirect(address, stand_in)
 
     @staticmethod

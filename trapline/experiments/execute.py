@@ -103,13 +103,19 @@ def _dask_client(where: Where):
         client.close()
 
 
+def _shipped(pool: Pool, task: PointTask, blobs: dict) -> list:
+    """The bytes a point's task needs beside it: its tree's, and its handler's tree's."""
+    trees = [task.plan.tree] + ([task.plan.handler.tree] if task.plan.handler else [])
+    return [pool.ship(digest, blobs[digest]) for digest in trees]
+
+
 def run_points(pool: Pool, tasks: list[PointTask], blobs: dict, on_result) -> bool:
     """Submit every task (`blobs`: tree digest -> its files' bytes), call on_result(PointResult)
     as each finishes; True when all did, False when Ctrl-C stopped it (pending points
     cancelled, finished ones kept)."""
     futures = []
     try:
-        futures += [pool.executor.submit(run_point, task, pool.ship(task.plan.tree, blobs[task.plan.tree]))
+        futures += [pool.executor.submit(run_point, task, *_shipped(pool, task, blobs))
                     for task in tasks]
         for future in as_completed(futures):
             on_result(future.result())

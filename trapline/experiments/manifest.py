@@ -1,7 +1,8 @@
 """DIR/manifest.toml: what an experiment's results came from, so that anyone can run it again
 and check (verify.py). It holds no host time and no host path it does not need: the spec as
 given and where its relative paths start, sha256 and size of every input (the spec, every file
-of every tree the points ran in, and which of them the guest loaded), the software that ran it,
+of every tree the points ran in, which of them the guest loaded -- exec'd or mapped -- and which
+it opened: the door's list, kernel_model/debug/opened_files.py), the software that ran it,
 the sweep points and which are done, and sha256 and size of every output.
 """
 from __future__ import annotations
@@ -19,8 +20,9 @@ from .inputs import sha256
 NAME = "manifest.toml"
 SPEC_NAME = "spec.toml"
 FORMAT = 1
-# distributions whose versions decide the results (unicorn is pinned by setup.cfg)
-DISTRIBUTIONS = ("trapline", "unicorn", "capstone", "keystone-engine", "pyelftools")
+# distributions whose versions decide the results (unicorn is pinned by setup.cfg), and the
+# plots' bytes (matplotlib: plots.py)
+DISTRIBUTIONS = ("trapline", "unicorn", "capstone", "keystone-engine", "pyelftools", "matplotlib")
 
 
 def environment() -> dict:
@@ -56,9 +58,10 @@ def _git() -> tuple[str, bool]:
     return head, bool(dirty)
 
 
-def inputs(spec_text: bytes, plan, loaded: set[tuple[str, str]]) -> list[dict]:
+def inputs(spec_text: bytes, plan, loaded: set[tuple[str, str]],
+           opened: set[tuple[str, str]] = frozenset()) -> list[dict]:
     """The spec, then each tree's entries (files and links) in path order; `loaded` holds
-    (tree digest, guest path) pairs the guests mapped."""
+    (tree digest, guest path) pairs the guests mapped, `opened` those they opened."""
     rows = [{"role": "spec", "path": SPEC_NAME, "sha256": sha256(spec_text), "size": len(spec_text)}]
     for digest in sorted(plan.trees):
         for entry in sorted(plan.trees[digest].entries, key=lambda e: e.path):
@@ -66,7 +69,8 @@ def inputs(spec_text: bytes, plan, loaded: set[tuple[str, str]]) -> list[dict]:
                 continue
             rows.append({"role": "file" if entry.kind == "file" else "link", "tree": digest,
                          "guest": entry.path, "source": entry.source, "sha256": entry.sha256,
-                         "size": entry.size, "loaded": (digest, entry.path) in loaded})
+                         "size": entry.size, "loaded": (digest, entry.path) in loaded,
+                         "opened": (digest, entry.path) in opened})
     return rows
 
 

@@ -29,7 +29,21 @@ METRICS = {
     "refusals": ("why: one reason per refused uprobe, ' | '-separated", "probes"),
     "held_thread_insns": ("thread-instructions other threads were held (singlestep-stopall)",
                           "probes"),
-    "samples": ("profile samples the walk-up's sampler took", "walkup"),
+    "traps_taken": ("tool traps the kernel took (the door's count: an int3 with or without its "
+                    "frame, a LOCK site's #UD, a claimed #DB)", "probes"),
+    "traps_by_kind": ("the same per kind: 'int3=N int3_fast=M lock_ud=K step_db=L'", "probes"),
+    "hooks_executed": ("the probes' hooks that ran, in Python or natively in the guest: one per "
+                       "uprobe hit, two per uretprobe hit (entry and return)", "probes"),
+    "samples": ("profile samples taken (the walk-up's sampler, or the [profile] point's)",
+                ("walkup", "profile")),
+    "exact_samples": ("samples of the exact profile: every instruction (interval 1, pc mode)",
+                      "profile"),
+    "functions_sampled": ("functions with at least one sample", "profile"),
+    "functions_exact": ("functions with at least one instruction in the exact profile", "profile"),
+    "profile_error": ("total variation distance of the per-function shares from the exact ones "
+                      "(0..1, 6 decimals)", "profile"),
+    "profile_max_error": ("the largest |sampled share - exact share| of one function (6 decimals)",
+                          "profile"),
     "walkup_hooks": ("hooks the walk-up executed", "walkup"),
     "full_hooks": ("hooks full instrumentation (every function, entry and exit) executed",
                    "walkup"),
@@ -41,7 +55,8 @@ METRICS = {
     "insn_ratio": ("walkup_added_insns / full_added_insns (6 decimals)", "walkup"),
     "expected_hits": ("metrics.expected_hits for the point", "expected"),
     "lost_hits": ("expected_hits - hits", "expected"),
-    "detached_at": ("the instruction clock when nothing of the tool was left (run.detach_after)",
+    "detached_at": ("the instruction clock when nothing of the tool was left (run.detach_after, "
+                    "run.detach_on)",
                     "detach"),
     "base_insns": ("guest instructions of the same point run without probes (or without the "
                    "walk-up)", ("baseline", "walkup")),
@@ -49,16 +64,20 @@ METRICS = {
                     "baseline"),
     "added_insns_per_hit": ("added_insns / hits (6 decimals)", "baseline"),
     "stdout_as_unprobed": ("the stdout is the unprobed run's, byte for byte (the walk-up's: "
-                           "the tool-less and the full run's)", ("baseline", "walkup")),
+                           "the tool-less and the full run's; the profile's: the exact run's)",
+                           ("baseline", "walkup", "profile")),
 }
 ALWAYS = ("outcome", "error", "exit_code")      # what every row needs to be read at all
 HOST = {"host_wall_s": "host wall-clock seconds of the point (not deterministic)",
         "host_cpu_s": "host CPU seconds of the worker for the point (not deterministic)",
         "host_hits_per_cpu_s": "hits per host CPU second of the probed run (its start-up "
-                               "included; not deterministic)"}
+                               "included; not deterministic)",
+        "host_profile_cpu_s": "host CPU seconds of the [profile] point's sampled run (not "
+                              "deterministic)"}
 NEEDS = {"probes": "run.probes or run.cold_probes", "expected": "metrics.expected_hits",
          "baseline": "metrics.baseline = true", "expect_stdout": "program.expect_stdout",
-         "detach": "run.detach_after", "walkup": "a [walkup] table"}
+         "detach": "run.detach_after or run.detach_on", "walkup": "a [walkup] table",
+         "profile": "a [profile] table"}
 
 
 def is_host(column: str) -> bool:
@@ -99,10 +118,11 @@ def _needs_met(spec) -> set[str]:
         have.add("baseline")
     if "expect_stdout" in spec.table("program"):
         have.add("expect_stdout")
-    if run.get("detach_after") or "detach_after" in _swept(spec):
+    if run.get("detach_after") or run.get("detach_on") or {"detach_after", "detach_on"} & _swept(spec):
         have.add("detach")
-    if "walkup" in spec.data:
-        have.add("walkup")
+    for kind in ("walkup", "profile"):
+        if kind in spec.data:
+            have.add(kind)
     return have
 
 

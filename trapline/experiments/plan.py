@@ -13,10 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import sweep as sweeps
+from .handler_input import HandlerPlan, handler_plan
 from .inputs import Tree, program_tree, rootfs_tree
 from .metrics import selected
 from .samples import ARCHES, sample_path
-from .spec import DEFAULTS, SETTABLE, WALKUP, Spec, SpecError
+from .spec import DEFAULTS, PROFILE, SETTABLE, WALKUP, Spec, SpecError
 
 NATIVE = ("", "count")          # and "args:N"
 
@@ -41,6 +42,9 @@ class PointPlan:
     quantum: int | None
     max_insns: int
     detach_after: int
+    detach_on: str               # a signal's name or number, "" for none
+    enable_at: int               # the probes record enable_at < ts <= disable_at (0: never off)
+    disable_at: int
     seed: int
     expected_hits: int | None
     expect_stdout: str | None
@@ -48,6 +52,8 @@ class PointPlan:
     collect: list[str]
     records: bool = False        # keep the probe records (`trace -f jsonl` lines)
     walkup: dict | None = None   # the walk-up's options, when the spec has [walkup]
+    handler: HandlerPlan | None = None   # run.handler: the user handler, shipped as a tree
+    profile: dict | None = None  # the profiler's options, when the spec has [profile]
 
 
 @dataclass
@@ -75,6 +81,8 @@ def _point(spec: Spec, index: int, point: dict, collect: list[str], trees: dict,
 
     def option(name: str):
         table = SETTABLE.get(name, "")
+        if name == "interval" and "profile" in spec.data:
+            table = "profile"                    # the sampling interval of the [profile] point
         if name in point:
             return point[name], f"sweep.{name}"
         if name in spec.params:
@@ -91,6 +99,8 @@ def _point(spec: Spec, index: int, point: dict, collect: list[str], trees: dict,
         values[name] = text(value, key) if isinstance(value, str) else value
     _check_options(values, {n: k for n, (_, k) in opts.items()}, spec.source)
     tree, guest_program = _program(spec, values, opts, trees, programs)
+    handler = handler_plan(spec, values["handler"], values["handler_fxsave"], opts["handler"][1],
+                           trees, programs, _program_arch(trees[tree], guest_program), _host_path)
     expected = None
     if "expected_hits" in spec.table("metrics"):
         expected = _evaluate(spec.table("metrics")["expected_hits"], names,
@@ -110,8 +120,11 @@ def _point(spec: Spec, index: int, point: dict, collect: list[str], trees: dict,
         cwd=values["cwd"], probes=probes, cold_probes=cold, strategy=values["strategy"],
         native=values["native"], children=values["children"], backpatch=values["backpatch"],
         quantum=values["quantum"], max_insns=values["max_insns"], seed=values["seed"],
-        detach_after=values["detach_after"],
+        detach_after=values["detach_after"], detach_on=values["detach_on"],
+        enable_at=values["enable_at"], disable_at=values["disable_at"],
         walkup=({k: values[k] for k in WALKUP} if "walkup" in spec.data else None),
+        profile=({k: values[k] for k in PROFILE} if "profile" in spec.data else None),
+        handler=handler,
         expected_hits=expected,
         expect_stdout=None if expect is None else _fill(expect, probe_names, "program.expect_stdout",
                                                         spec.source),
@@ -171,6 +184,7 @@ def _check_options(values: dict, keys: dict, source: str) -> None:
     expect("backpatch", BACKPATCH_MODES)
     expect("arch", ARCHES)
     expect("exclusive", ("off", "exact"))
+    expect("mode", ("pc", "stack"))
     for name in ("window", "period", "interval"):
         if type(values[name]) is not int or values[name] < 1:
             raise SpecError(f"{source}: {keys[name]}: expected an integer >= 1, got {values[name]!r}")
@@ -178,11 +192,22 @@ def _check_options(values: dict, keys: dict, source: str) -> None:
             or not 0 < values["threshold"] <= 100:
         raise SpecError(f"{source}: {keys['threshold']}: expected a percentage in (0, 100], "
                         f"got {values['threshold']!r}")
+    if values["detach_on"]:
+        from ..cli.detach import _signal_number
+        from ..errors import UsageError
+        try:
+            _signal_number(str(values["detach_on"]))
+        except UsageError:
+            raise SpecError(f"{source}: {keys['detach_on']}: {values['detach_on']!r} is no signal "
+                            "(SIGUSR2, USR2, or 1..64)") from None
+    if values["disable_at"] and values["disable_at"] <= values["enable_at"]:
+        raise SpecError(f"{source}: {keys['disable_at']}: {values['disable_at']} is not after "
+                        f"enable_at {values['enable_at']}: the probes would record nothing")
     native = values["native"]
     if native not in NATIVE and not (native.startswith("args:") and native[5:].isdigit()):
         raise SpecError(f"{source}: {keys['native']}: {native!r} is not count or args:N")
     for name, low in (("quantum", 1), ("max_insns", 0), ("cold_probes", 0), ("seed", 0),
-                      ("detach_after", 0)):
+                      ("detach_after", 0), ("enable_at", 0), ("disable_at", 0)):
         value = values[name]
         if value is None and name == "quantum":
             continue
@@ -275,26 +300,49 @@ def _cold_probes(tree: Tree, program: str, count: int, probes: list[str], key: s
     probe of run.probes names (the probe-cost experiment's probes that cost without firing)."""
     if not count:
         return []
-    from elftools.common.exceptions import ELFError
-    from elftools.elf.elffile import ELFFile
-    import io
     entry = next((e for e in tree.entries if e.path == program and e.kind == "file"), None)
     if entry is None:
         raise SpecError(f"{source}: {key}: the program {program} is not a regular file")
     name = program.rsplit("/", 1)[-1]
     taken = {p.rsplit(":", 1)[-1].partition("+")[0] for p in probes}
-    try:
-        symbols = ELFFile(io.BytesIO(tree.blobs[entry.sha256])).get_section_by_name(".symtab")
-    except ELFError as e:
-        raise SpecError(f"{source}: {key}: the program is not ELF ({e})") from None
-    functions = sorted({(s["st_value"], s.name) for s in (symbols.iter_symbols() if symbols else [])
-                        if s["st_info"]["type"] == "STT_FUNC" and s["st_size"] > 0
-                        and s.name and s.name not in taken and _plain(s.name)})
-    unique = list(dict.fromkeys(n for _, n in functions))
-    if count > len(unique):
-        raise SpecError(f"{source}: {key}: {count} asked, {program} has {len(unique)} functions "
+    functions = [f for f in _functions(tree.blobs[entry.sha256], entry.sha256, key, source)
+                 if f not in taken]
+    if count > len(functions):
+        raise SpecError(f"{source}: {key}: {count} asked, {program} has {len(functions)} functions "
                         "to place them on")
-    return [f"uprobe:{name}:{function}" for function in unique[:count]]
+    return [f"uprobe:{name}:{function}" for function in functions[:count]]
+
+
+_FUNCTIONS: dict[str, list[str]] = {}      # program sha256 -> its functions (read once a process)
+
+
+def _functions(data: bytes, digest: str, key: str, source: str) -> list[str]:
+    """The program's sized, plainly named functions in address order, each name once (the
+    sweep's points read the same bytes: 10 000 symbols are read once, not once a point)."""
+    if digest not in _FUNCTIONS:
+        import io
+
+        from elftools.common.exceptions import ELFError
+        from elftools.elf.elffile import ELFFile
+        try:
+            symbols = ELFFile(io.BytesIO(data)).get_section_by_name(".symtab")
+        except ELFError as e:
+            raise SpecError(f"{source}: {key}: the program is not ELF ({e})") from None
+        functions = sorted({(s["st_value"], s.name) for s in (symbols.iter_symbols() if symbols else [])
+                            if s["st_info"]["type"] == "STT_FUNC" and s["st_size"] > 0
+                            and s.name and _plain(s.name)})
+        _FUNCTIONS[digest] = list(dict.fromkeys(n for _, n in functions))
+    return _FUNCTIONS[digest]
+
+
+def _program_arch(tree: Tree, program: str) -> str | None:
+    """i386 or x86_64 from the program's ELF header (e_machine: EM_386 3, EM_X86_64 62), None
+    for a program that is not an ELF file of either (a script, a link)."""
+    entry = next((e for e in tree.entries if e.path == program and e.kind == "file"), None)
+    data = tree.blobs[entry.sha256] if entry is not None else b""
+    if len(data) < 20 or data[:4] != b"\x7fELF":
+        return None
+    return {3: "i386", 62: "x86_64"}.get(int.from_bytes(data[18:20], "little"))
 
 
 def _plain(name: str) -> bool:

@@ -60,15 +60,18 @@ def _figure(plt, plot: dict, rows: list[dict], experiment: str):
     figure, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels) + 1, 3.6), squeeze=False)
     for ax, panel in zip(axes[0], panels):
         chosen = [r for r in rows if plot.get("panels") is None or r.get(plot["panels"]) == panel]
+        drawn = []
         for series in _ordered(chosen, plot.get("series")):
             lines = [r for r in chosen if plot.get("series") is None or r.get(plot["series"]) == series]
             xs, ys = _mean_by_x(lines, plot["x"], plot["y"])
             label = None if plot.get("series") is None else _shown(series)
             ax.plot(xs, ys, marker="o", label=label)
+            drawn += ys
         if plot.get("logx"):
             ax.set_xscale("log")
         if plot.get("logy"):
-            ax.set_yscale("symlog")
+            # a log axis where every value is positive; symlog (linear around 0) otherwise
+            ax.set_yscale("log" if drawn and min(drawn) > 0 else "symlog")
         ax.set_xlabel(plot["x"])
         ax.set_ylabel(plot["y"])
         if plot.get("panels") is not None:

@@ -35,6 +35,7 @@ class Outcome:
     plan: Plan
     rows: dict = field(default_factory=dict)          # point index -> row
     loaded: set = field(default_factory=set)          # (tree, guest path)
+    opened: set = field(default_factory=set)          # (tree, guest path) the guests opened
     records: dict = field(default_factory=dict)       # point index -> its records' JSON Lines
     complete: bool = False
     interrupted: bool = False                         # Ctrl-C stopped it
@@ -49,7 +50,8 @@ def tasks_for(plan: Plan, indices) -> list[PointTask]:
     for index in indices:
         point = plan.points[index]
         tree = plan.trees[point.tree]
-        tasks.append(PointTask(point, tree.entries))
+        handler = plan.trees[point.handler.tree].entries if point.handler else None
+        tasks.append(PointTask(point, tree.entries, handler))
     return tasks
 
 
@@ -71,6 +73,7 @@ def compute(plan: Plan, indices, where: Where, progress: Progress | None = None,
         outcome.rows[result.index] = {"point": result.index, **plan.points[result.index].params,
                                       **result.row}
         outcome.loaded.update((plan.points[result.index].tree, p) for p in result.loaded)
+        outcome.opened.update((plan.points[result.index].tree, p) for p in result.opened or ())
         if plan.points[result.index].records:
             outcome.records[result.index] = result.records
         if save is not None:
@@ -134,6 +137,7 @@ def resume(directory: Path, where: Where, progress: Progress | None = None,
         rows = read_jsonl((directory / JSONL_NAME).read_text())
         outcome.rows = {row["point"]: row for row in rows if row["point"] in done}
     outcome.loaded = {(i["tree"], i["guest"]) for i in manifest.get("inputs", []) if i.get("loaded")}
+    outcome.opened = {(i["tree"], i["guest"]) for i in manifest.get("inputs", []) if i.get("opened")}
     for index in outcome.rows:
         path = directory / records_name(index)
         if path.is_file():
@@ -203,7 +207,7 @@ def _write(outcome: Outcome, spec: Spec) -> None:
         "points_done": sorted(outcome.rows),
         "parameters": plan.parameters,
         "environment": manifests.environment(),
-        "inputs": manifests.inputs(spec.text, plan, outcome.loaded),
+        "inputs": manifests.inputs(spec.text, plan, outcome.loaded, outcome.opened),
         "points": [{"index": p.index, "params": p.params, "tree": p.tree,
                     "done": p.index in outcome.rows} for p in plan.points],
         "outputs": outputs,

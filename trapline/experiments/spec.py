@@ -27,6 +27,12 @@ is one line naming the key (`SpecError`, exit 2 as every usage error: trapline/e
     max_insns = 0
     detach_after = 0                    # detach every probe after N instructions (trace
                                         #   --detach-after); 0: never
+    detach_on = "SIGUSR1"               # ... or when the guest gets this signal (--detach-on)
+    enable_at = 0                       # every probe records the hits with enable_at < ts <=
+    disable_at = 0                      #   disable_at (trace --enable-at/--disable-at); 0: never
+    handler = "h/limit_n.o:limit_n"     # trace --handler: FILE.s, FILE.o:SYMBOL or FILE.so:SYMBOL
+    handler_fxsave = false              #   (a host file, shipped by content), called in-page at
+                                        #   every uprobe hit; "" none
 
     [walkup]                            # instead of probes: the walk-up against full
     threshold = 10                      #   instrumentation (walkup_point.py), with these
@@ -34,6 +40,10 @@ is one line naming the key (`SpecError`, exit 2 as every usage error: trapline/e
     period = 50
     interval = 10000
     exclusive = "off"
+
+    [profile]                           # instead of probes: the sampling profiler's error
+    interval = 1000                     #   against the exact per-function profile
+    mode = "pc"                         #   (profile_point.py): `trapline profile`'s options
 
     [params]                            # constants, usable as {name} and in expressions
     calls = 100
@@ -77,7 +87,8 @@ class SpecError(UsageError):
 
 # key -> (type or types, required); the types are Python's as tomllib gives them
 TOP = {"name": (str, True), "description": (str, False), "seed": (int, False),
-       "program": (dict, True), "run": (dict, False), "walkup": (dict, False), "params": (dict, False),
+       "program": (dict, True), "run": (dict, False), "walkup": (dict, False), "profile": (dict, False),
+       "params": (dict, False),
        "sweep": (dict, False), "metrics": (dict, False), "plots": (list, False)}
 PROGRAM = {"sample": (str, False), "arch": (str, False), "path": (str, False),
            "rootfs": (str, False), "argv": (list, False), "env": (dict, False),
@@ -85,24 +96,33 @@ PROGRAM = {"sample": (str, False), "arch": (str, False), "path": (str, False),
            "expect_stdout": (str, False)}
 RUN = {"probes": (list, False), "cold_probes": (int, False), "strategy": (str, False),
        "native": (str, False), "children": (str, False), "backpatch": (str, False),
-       "quantum": (int, False), "max_insns": (int, False), "detach_after": (int, False)}
+       "quantum": (int, False), "max_insns": (int, False), "detach_after": (int, False),
+       "handler": (str, False), "handler_fxsave": (bool, False), "detach_on": (str, False),
+       "enable_at": (int, False), "disable_at": (int, False)}
 # [walkup]: the point measures the walk-up against full instrumentation (walkup_point.py)
 WALKUP = {"threshold": ((int, float), False), "window": (int, False), "period": (int, False),
           "interval": (int, False), "exclusive": (str, False)}
+# [profile]: the point measures the sampling profiler against the exact profile (profile_point.py)
+PROFILE = {"interval": (int, False), "mode": (str, False)}
 METRICS = {"collect": (list, False), "expected_hits": (str, False), "baseline": (bool, False),
            "records": (bool, False)}
 PLOT = {"name": (str, True), "x": (str, True), "y": (str, True), "series": (str, False),
         "panels": (str, False), "logx": (bool, False), "logy": (bool, False),
         "title": (str, False)}
-# options a sweep or a param of the same name sets, with the table they belong to
+# options a sweep or a param of the same name sets, with the table they belong to (interval:
+# the [walkup]'s or the [profile]'s sampling interval, whichever table the spec has)
 SETTABLE = {**{k: "program" for k in ("sample", "arch", "path", "rootfs", "stdin", "cwd")},
             **{k: "run" for k in RUN if k != "probes"}, **{k: "walkup" for k in WALKUP},
-            "seed": ""}
+            "mode": "profile", "seed": ""}
+POINT_KINDS = ("walkup", "profile")     # tables that make a point other than a probed run
 DEFAULTS = {"arch": "x86_64", "cold_probes": 0, "strategy": "auto", "native": "",
             "children": "follow", "backpatch": "lazy", "quantum": None, "max_insns": 0,
             "seed": 0, "clear_env": False, "stdin": "", "cwd": "/", "detach_after": 0,
+            "handler": "", "handler_fxsave": False, "detach_on": "", "enable_at": 0,
+            "disable_at": 0,
             # the walk-up's (trapline profile --walk-up's defaults, --interval 10000)
-            "threshold": 10.0, "window": 50, "period": 50, "interval": 10000, "exclusive": "off"}
+            "threshold": 10.0, "window": 50, "period": 50, "interval": 10000, "exclusive": "off",
+            "mode": "pc"}
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 _PARAM = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -152,7 +172,7 @@ def check_structure(data: dict, source: str) -> None:
     run = data.get("run", {})
     _check_table(run, RUN, "run.", source)
     _check_strings(run.get("probes", []), "run.probes", source)
-    for key in ("cold_probes", "max_insns", "detach_after"):
+    for key in ("cold_probes", "max_insns", "detach_after", "enable_at", "disable_at"):
         if run.get(key, 0) < 0:
             raise SpecError(f"{source}: run.{key}: expected a number >= 0, got {run[key]}")
     if run.get("quantum", 1) < 1:
@@ -164,8 +184,13 @@ def check_structure(data: dict, source: str) -> None:
                             f"got {_kind(value)}")
     _check_sweep(data.get("sweep", {}), data.get("params", {}), source)
     _check_table(data.get("walkup", {}), WALKUP, "walkup.", source)
-    if "walkup" in data and (run.get("probes") or run.get("cold_probes")):
-        raise SpecError(f"{source}: walkup: a walk-up point places its own hooks: no run.probes")
+    _check_table(data.get("profile", {}), PROFILE, "profile.", source)
+    if "walkup" in data and "profile" in data:
+        raise SpecError(f"{source}: profile: a point is a walk-up or a profile, not both "
+                        "(one spec each)")
+    for kind in POINT_KINDS:
+        if kind in data and (run.get("probes") or run.get("cold_probes")):
+            raise SpecError(f"{source}: {kind}: a {kind} point places its own hooks: no run.probes")
     metrics = data.get("metrics", {})
     _check_table(metrics, METRICS, "metrics.", source)
     _check_strings(metrics.get("collect", []), "metrics.collect", source)
@@ -235,7 +260,8 @@ def _check_table(table: dict, keys: dict, prefix: str, source: str) -> None:
         if key not in keys:
             raise SpecError(f"{source}: {prefix}{key}: unknown key (have: {', '.join(keys)})")
         expected = keys[key][0]
-        if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+        numeric = expected is int or isinstance(expected, tuple)      # true is no number
+        if not isinstance(value, expected) or (numeric and isinstance(value, bool)):
             raise SpecError(f"{source}: {prefix}{key}: expected {_type_name(expected)}, "
                             f"got {_kind(value)}")
     for key, (_, required) in keys.items():

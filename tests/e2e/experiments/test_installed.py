@@ -64,7 +64,8 @@ def test_a_spec_runs_and_verifies_from_the_installed_wheel(venv, tmp_path):
     assert all(Path(p).is_relative_to(venv) for p in where), where
     trapline = str(venv / "bin" / "trapline")
     listed = _run([trapline, "experiment", "list"], tmp_path, env).splitlines()
-    assert [line.split()[0] for line in listed] == ["children", "detach", "loss", "probe-cost", "walkup"]
+    assert [line.split()[0] for line in listed] == ["children", "detach", "loss", "probe-cost",
+                                                     "profile-error", "walkup"]
     assert "name = \"probe-cost\"" in _run([trapline, "experiment", "show", "probe-cost"], tmp_path, env)
     (tmp_path / "installed.toml").write_text(SPEC)
     _run([trapline, "experiment", "run", "installed.toml", "-o", "out", "-j", "2"], tmp_path, env)

@@ -57,3 +57,39 @@ def test_a_program_in_a_rootfs_runs_and_its_tree_is_in_the_manifest(rooted):
     verified = CliRunner().invoke(main, ["experiment", "verify", str(out), "-j", "1"])
     assert verified.exit_code == 1
     assert f"differs: input {rooted / 'root'}/etc/motd (guest /etc/motd) changed" in verified.output
+
+
+OPENING = """
+name = "opened"
+[program]
+rootfs = "root"
+path = "/bin/busybox"
+argv = ["cat", "/etc/motd"]
+expect_stdout = "read by the guest\\n"
+[run]
+probes = ["syscall:read"]
+[metrics]
+baseline = true
+"""
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("arch", ["i386", "amd64"])
+def test_the_manifest_says_which_files_of_the_root_the_guest_opened(debian_bins, tmp_path, arch):
+    root = tmp_path / "root"
+    (root / "bin").mkdir(parents=True)
+    (root / "etc").mkdir()
+    shutil.copy(debian_bins[arch]["busybox"], root / "bin" / "busybox")
+    (root / "etc" / "motd").write_text("read by the guest\n")
+    (root / "etc" / "issue").write_text("never opened\n")
+    (tmp_path / "spec.toml").write_text(OPENING)
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["experiment", "run", str(tmp_path / "spec.toml"), "-o", str(out),
+                                       "-j", "1"])
+    assert result.exit_code == 0, result.output
+    assert ",true," in (out / "results.csv").read_text().splitlines()[1]      # stdout_matches
+    manifest = tomllib.loads((out / "manifest.toml").read_text())
+    listed = {i["guest"]: i for i in manifest["inputs"] if i["role"] != "spec"}
+    assert (listed["/etc/motd"]["opened"], listed["/etc/issue"]["opened"]) == (True, False)
+    assert listed["/etc/motd"]["size"] == len("read by the guest\n")
+    assert listed["/bin/busybox"]["loaded"] and not listed["/etc/motd"]["loaded"]

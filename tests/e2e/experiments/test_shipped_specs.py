@@ -46,6 +46,7 @@ probes = ["uprobe:fib:fib", "uretprobe:fib:fib"]
 max_insns = 1000000000
 [sweep]
 strategy = ["trampoline", "emulate"]
+native = [""]
 detach_after = { random = 2, low = 2000, high = 20000 }
 [metrics]
 baseline = true
@@ -93,3 +94,49 @@ def test_the_walk_up_executes_a_few_percent_of_full_instrumentation_s_hooks(tmp_
         assert 0 < int(row["walkup_hooks"]) < int(row["full_hooks"]) // 10
         assert float(row["hook_ratio"]) == round(int(row["walkup_hooks"]) / int(row["full_hooks"]), 6)
         assert int(row["samples"]) > 0 and int(row["base_insns"]) > 0
+
+
+def _with_sweep(name: str, sweep: str) -> str:
+    """A shipped spec with its [sweep] table replaced (a few of its points, in the test budget)."""
+    from trapline.experiments.shipped import shipped
+    text = shipped()[name]
+    start = text.index("[sweep]\n")
+    end = text.index("\n[", start + 1)
+    return text[:start] + "[sweep]\n" + sweep + text[end:]
+
+
+@pytest.mark.e2e
+def test_probe_cost_places_up_to_ten_thousand_probes(tmp_path):
+    (tmp_path / "p.toml").write_text(_with_sweep("probe-cost", """
+arch = ["i386", "x86_64"]
+strategy = ["trampoline", "emulate"]
+native = [""]
+zip = [{ probe_count = [1, 100], cold_probes = [0, 99] }]
+"""))
+    result = CliRunner().invoke(main, ["experiment", "run", str(tmp_path / "p.toml"), "-o",
+                                       str(tmp_path / "p"), "-j", "2"])
+    assert result.exit_code == 0, result.output
+    rows = _rows(tmp_path / "p")
+    assert len(rows) == 8
+    for row in rows:
+        assert (row["outcome"], row["stdout_matches"], row["refused"]) == ("ok", "true", "0"), row
+        assert row["placed"] == f"{row['strategy']}={row['probe_count']}"
+        assert row["hits_by_probe"] == "p0=3193"            # fib(16)'s calls, however many probes
+        assert int(row["cold_hits"]) <= int(row["cold_probes"])
+        if row["strategy"] == "emulate":                    # an int3 a hit, nothing run in the guest
+            assert (row["traps_by_kind"], row["added_insns"]) == (f"int3={row['hits']}", "0"), row
+        else:                                               # the trampoline's code runs in the guest
+            assert int(row["added_insns"]) > 0 and row["traps_by_kind"] == f"int3_fast={row['hits']}"
+    # the sweep's far end, one point of it
+    (tmp_path / "far.toml").write_text(_with_sweep("probe-cost", """
+arch = ["x86_64"]
+strategy = ["emulate"]
+native = [""]
+zip = [{ probe_count = [10000], cold_probes = [9999] }]
+"""))
+    result = CliRunner().invoke(main, ["experiment", "run", str(tmp_path / "far.toml"), "-o",
+                                       str(tmp_path / "far"), "-j", "1"])
+    assert result.exit_code == 0, result.output
+    (far,) = _rows(tmp_path / "far")
+    assert (far["outcome"], far["stdout_matches"], far["placed"]) == ("ok", "true", "emulate=10000"), far
+    assert far["hits_by_probe"] == "p0=3193"

@@ -13,12 +13,14 @@ from hypothesis import given, settings, strategies as st
 from trapline.cli import main
 from trapline.experiments.shipped import shipped
 from trapline.experiments.schema import schema
-from trapline.experiments.spec import METRICS, PROGRAM, RUN, TOP, SpecError, check_structure
+from trapline.experiments.spec import (METRICS, PROFILE, PROGRAM, RUN, TOP, WALKUP, SpecError,
+                                       check_structure)
 
 VALIDATOR = jsonschema.Draft202012Validator(schema())
 BASE = {"name": "t", "program": {"sample": "hello"}, "run": {"probes": ["syscall:write"]},
         "metrics": {"baseline": True}}
-TABLES = {"": TOP, "program": PROGRAM, "run": RUN, "metrics": METRICS}
+TABLES = {"": TOP, "program": PROGRAM, "run": RUN, "metrics": METRICS, "walkup": WALKUP,
+          "profile": PROFILE}
 VALUES = (st.text(max_size=5) | st.integers(-3, 3) | st.booleans() | st.floats(-2, 2)
           | st.lists(st.text(max_size=3) | st.integers(0, 3), max_size=2)
           | st.dictionaries(st.sampled_from(["a", "b"]), st.text(max_size=3), max_size=2))

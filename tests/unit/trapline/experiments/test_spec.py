@@ -33,6 +33,10 @@ BAD = [
     ("unknown run strategy", GOOD.replace("[sweep]\nstrategy", "[sweep]\nx").replace(
         "[run]\n", '[run]\nstrategy = "slow"\n'), "run.strategy", "'slow' is not one of"),
     ("bad probe", GOOD.replace("uprobe:hello:main", "uprobe:hello"), "run.probes[0]", "bad probe spec"),
+    ("unknown probe kind", GOOD.replace("uprobe:hello:main", "kprobe:do_sys_open"), "run.probes[0]",
+     "kprobe"),
+    ("unknown sample arch", GOOD.replace('sample = "hello"', 'sample = "hello"\narch = "arm64"'),
+     "program.arch", "'arm64' is not one of i386, x86_64"),
     ("missing sample", GOOD.replace('sample = "hello"', 'sample = "nonesuch"'), "program.sample",
      "no sample 'nonesuch'"),
     ("missing program file", GOOD.replace('sample = "hello"', 'path = "/nonexistent/prog"'),
@@ -62,6 +66,17 @@ BAD = [
      "walkup.exclusive", "'some' is not one of off, exact"),
     ("walk-up threshold", 'name = "t"\n[program]\nsample = "hello"\n[walkup]\nthreshold = 0\n',
      "walkup.threshold", "expected a percentage"),
+    ("profile mode", 'name = "t"\n[program]\nsample = "hello"\n[profile]\nmode = "leaf"\n',
+     "profile.mode", "'leaf' is not one of pc, stack"),
+    ("profile interval", 'name = "t"\n[program]\nsample = "hello"\n[profile]\n[sweep]\n'
+     'interval = [0]\n', "sweep.interval", "expected an integer >= 1"),
+    ("profile with probes", GOOD + '[profile]\ninterval = 10\n', "profile", "no run.probes"),
+    ("walk-up and profile", 'name = "t"\n[program]\nsample = "hello"\n[walkup]\n[profile]\n',
+     "profile", "not both"),
+    ("detach on no signal", GOOD.replace("[run]\n", '[run]\ndetach_on = "SIGNOPE"\n'), "run.detach_on",
+     "'SIGNOPE' is no signal"),
+    ("an empty probe window", GOOD.replace("[run]\n", "[run]\nenable_at = 50\ndisable_at = 50\n"),
+     "run.disable_at", "not after enable_at 50"),
     ("cold probes beyond the functions", GOOD.replace("[run]\n", "[run]\ncold_probes = 100000\n"),
      "run.cold_probes", "functions"),
 ]
@@ -90,9 +105,9 @@ def test_a_bad_spec_is_one_line_naming_the_key(what, text, key, cause):
     assert cause in message, message
 
 
-@pytest.mark.parametrize("what, text, key, cause", BAD[:3] + BAD[6:7], ids=["top", "program", "name",
-                                                                             "strategy"])
+@pytest.mark.parametrize("what, text, key, cause", BAD, ids=[b[0] for b in BAD])
 def test_the_command_exits_2_with_the_line_and_writes_nothing(tmp_path, what, text, key, cause):
+    """Every case of the issue's "Bad input" (and the others above), through the command."""
     spec = tmp_path / "bad.toml"
     spec.write_text(text)
     out = tmp_path / "out"
@@ -106,7 +121,7 @@ def test_the_command_exits_2_with_the_line_and_writes_nothing(tmp_path, what, te
 def test_an_unknown_spec_name_lists_the_shipped_ones():
     result = CliRunner().invoke(main, ["experiment", "run", "nonesuch"])
     assert result.exit_code == 2
-    assert "no shipped spec of that name (have: children, detach, loss, probe-cost, walkup)" in result.output
+    assert "no shipped spec of that name (have: children, detach, loss, probe-cost, profile-error, walkup)" in result.output
 
 
 def test_an_unreachable_scheduler_is_one_line(tmp_path):
@@ -130,7 +145,8 @@ def test_every_shipped_spec_plans():
         plan = make_plan(spec)
         check_plots(spec, plan.parameters, plan.points[0].collect)
         sizes[name] = len(plan.points)
-    assert sizes == {"children": 36, "detach": 60, "loss": 224, "probe-cost": 80, "walkup": 36}
+    assert sizes == {"children": 36, "detach": 60, "loss": 224, "probe-cost": 100, "profile-error": 28,
+                     "walkup": 36}
 
 
 def test_templates_and_expressions_fill_each_point():
@@ -140,3 +156,11 @@ def test_templates_and_expressions_fill_each_point():
     assert [(p.argv, p.expected_hits, p.strategy) for p in plan.points] == [
         (["2", "x5"], 6, "jump"), (["2", "x5"], 6, "emulate"),
         (["3", "x5"], 9, "jump"), (["3", "x5"], 9, "emulate")]
+
+
+def test_a_folder_that_is_no_experiment_s_is_one_line_for_verify_and_resume(tmp_path):
+    for args in (["verify", str(tmp_path)], ["run", "--resume", str(tmp_path)]):
+        result = CliRunner().invoke(main, ["experiment", *args])
+        assert result.exit_code == 2, result.output
+        assert result.output.strip() == f"trapline: {tmp_path}: no manifest.toml (not an experiment's folder)"
+    assert list(tmp_path.iterdir()) == []
