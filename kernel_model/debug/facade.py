@@ -122,7 +122,8 @@ class DebugInterface:
                                                 "sequence_to_finish copy_restartable "
                                                 "forget_restartable",
         ("_timer", TimerAccess): "arm_timer disarm_timer timer_capturing timer_learn timer_ticks "
-                                 "timer_instructions virtual_time_ns thread_instructions",
+                                 "timer_instructions timer_host_ns virtual_time_ns "
+                                 "thread_instructions",
         ("_holds", ThreadHolds): "suspend_thread resume_thread hold_signals release_signals "
                                  "is_suspended space_threads live_processes",
         ("_time", InstructionTime): "count_instructions instruction_count at_instruction "

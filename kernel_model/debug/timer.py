@@ -35,7 +35,8 @@ class TimerAccess:
                   batch: int | None = None) -> None:
         """Interrupt every `interval` guest instructions (event "insns"), system calls
         ("syscalls"), taken branches ("branches") or page faults ("faults") from now on (one
-        timer for the run: arming again restarts it).
+        timer for the run: arming again restarts it); or every `interval` microseconds of the
+        host process's CPU time (event "host": perf's cpu-clock, not deterministic).
 
         `capture` ("pc" or "stack", instruction ticks only): let the C handler take the ticks
         it can (time/timer_capture.py), teaching it stack rules with `timer_learn`; `batch`: hand
@@ -54,6 +55,7 @@ class TimerAccess:
         timer, self._kernel.timer = self._kernel.timer, None
         if timer is not None:
             self._events.remove_syscall_watcher(timer)
+            timer.close()
 
     def timer_capturing(self) -> bool:
         """Whether ticks are taken by the C handler (a capture was asked for and can be built)."""
@@ -84,6 +86,12 @@ class TimerAccess:
         block boundary the tick was delivered on otherwise (emu/block_clock.py)."""
         timer = self._kernel.timer
         return timer.elapsed if timer is not None else 0
+
+    def timer_host_ns(self) -> int:
+        """The host CPU time (ns) since a host-clock timer was armed (event "host"): at a tick,
+        the tick's time; 0 for the other timers."""
+        timer = self._kernel.timer
+        return timer.host.elapsed_ns() if timer is not None and timer.host is not None else 0
 
     def virtual_time_ns(self) -> int:
         """The run's virtual time in nanoseconds since it started, exact inside a hook: the
