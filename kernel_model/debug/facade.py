@@ -78,13 +78,25 @@ from .suspend import ThreadHolds
 from .syscall_stops import SyscallStops
 from .syscalls import SyscallAccess, SyscallRun  # noqa: F401  (what run_syscall answers)
 from .threads import ThreadAccess
-from .timer import CALLEE_SAVED, WALK_REGISTERS, CapturedFrame, TimerAccess  # noqa: F401  (the sampler's vocabulary)
+from .timer import TimerAccess
 from .tool_code import ToolCode
 from .traps import ToolTraps
 from .tracing.facility import TraceStop, TracingFacility  # noqa: F401
 from .tracing.masks import EventMask, TraceEvent, TraceOption  # noqa: F401  (a tool's vocabulary)
 from .tracing.syscall_stops import SyscallTraceStops
 from .watch import WatchAccess
+
+
+# The sampler's vocabulary (CALLEE_SAVED, WALK_REGISTERS, CapturedFrame), from timer.py when
+# named: importing it loads the timer's C capture, which a run without a timer does without.
+_TIMER_NAMES = ("CALLEE_SAVED", "WALK_REGISTERS", "CapturedFrame")
+
+
+def __getattr__(name: str):
+    if name in _TIMER_NAMES:
+        from . import timer
+        return getattr(timer, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class DebugInterface:

@@ -20,10 +20,20 @@ Event, delivered to every subscriber with a method of that name:
                               first slice since the timer was armed); heard while the timer is
                               armed, as perf's context-switch records come with a sampling event.
 """
-from ..time.timer import SamplingTimer
-from ..time.timer_capture import CALLEE_SAVED, CAPTURES, WALK_REGISTERS, CapturedFrame, TimerCapture, available
+import importlib
 
 __all__ = ["TimerAccess", "CALLEE_SAVED", "CAPTURES", "WALK_REGISTERS", "CapturedFrame"]
+
+# The timer and its C capture (time/timer.py, time/timer_capture.py, and through them the block
+# clock and the tick capture of emu/) are imported when a tool arms the timer or names their
+# vocabulary, not by every run (issue 31, start-up): a plain run arms no timer.
+_CAPTURE_NAMES = frozenset({"CALLEE_SAVED", "CAPTURES", "WALK_REGISTERS", "CapturedFrame"})
+
+
+def __getattr__(name: str):
+    if name in _CAPTURE_NAMES:
+        return getattr(importlib.import_module("..time.timer_capture", __package__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class TimerAccess:
@@ -41,6 +51,9 @@ class TimerAccess:
         `capture` ("pc" or "stack", instruction ticks only): let the C handler take the ticks
         it can (time/timer_capture.py), teaching it stack rules with `timer_learn`; `batch`: hand
         its records over at the latest when that many wait (None: when its buffer fills)."""
+        from ..time.timer import SamplingTimer
+        from ..time.timer_capture import TimerCapture, available
+
         self.disarm_timer()
         native = None
         if capture is not None and event == "insns" and available():

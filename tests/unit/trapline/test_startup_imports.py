@@ -16,7 +16,10 @@ SAMPLES = Path(__file__).resolve().parents[3] / "samples" / "bin"
 NOT_FOR_A_RUN = ("lief", "capstone", "keystone", "elftools", "rich", "instrumenter", "hashlib", "_hashlib",
                  "trapline.strace", "trapline.gdbserver", "trapline.cli.gdbserver", "trapline.cli.trace",
                  "trapline.profile", "trapline.cli.profile", "trapline.tracing", "trapline.trace_formats",
-                 "trapline.explain", "trapline.experiments", "trapline.probespec")
+                 "trapline.explain", "trapline.experiments", "trapline.probespec",
+                 # the profiling timer and the C hooks behind it: a plain run arms no timer
+                 "kernel_model.time.timer", "kernel_model.time.timer_capture", "emu.block_clock",
+                 "emu.tick_capture", "emu.native")
 
 SCRIPT = """
 import sys
