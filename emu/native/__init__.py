@@ -12,7 +12,6 @@ caller takes its slower pure-Unicorn path: results are the same, only the cost d
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import os
 import platform
 import sys
@@ -29,6 +28,7 @@ def load(name: str) -> ctypes.CDLL | None:
         return _loaded[name]
     if name in unavailable:
         return None
+    import hashlib              # (loads OpenSSL: only a run that needs a native hook pays it)
     source = SOURCES / f"{name}.c"
     digest = hashlib.sha256(source.read_bytes()).hexdigest()[:16]
     try:                    # (a cache folder that cannot be made is a reason like any other)

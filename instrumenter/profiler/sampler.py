@@ -4,7 +4,9 @@ frame and, in stack mode, unwinds its stack from the live registers (frame point
 unwind.py), names every frame (symbolize.py) and hands the sample on.
 
 Time is virtual: the timer interrupts every `interval` guest instructions of the run, so the
-k-th sample is taken at instruction k * interval exactly, whatever process runs. Sampling
+k-th sample is taken at instruction k * interval exactly, whatever process runs. With
+`event="host"` it is not: the timer ticks every `interval` microseconds of the host's CPU
+time (perf's cpu-clock) and a sample's time is that CPU time in nanoseconds. Sampling
 every `interval` system calls, taken branches or page faults (`event="syscalls"`, "branches",
 "faults"), the processes count their instructions (emu/icount.py) and a sample's time is the
 instruction count at its tick.
@@ -26,7 +28,7 @@ from .symbolize import Frame, Symbolizer
 from .unwind import Unwinder
 
 MODES = ("pc", "stack")
-EVENTS = ("insns", "syscalls", "branches", "faults")
+EVENTS = ("insns", "syscalls", "branches", "faults", "host")
 
 
 class Sample(NamedTuple):
@@ -107,12 +109,14 @@ class Sampler:
         self._announce_modules(process)
 
     def _count(self, process) -> None:
-        if self.event != "insns":
+        if self.event not in ("insns", "host"):
             self.door.count_instructions(process)      # the samples' virtual time
 
     def _now(self, process) -> int:
         if self.event == "insns":
             return self.door.timer_instructions()
+        if self.event == "host":
+            return self.door.timer_host_ns()           # host CPU time: not deterministic
         return self.door.instructions_retired(process)
 
     # ---- events of the debug interface -------------------------------------------------------

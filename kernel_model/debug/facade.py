@@ -80,13 +80,25 @@ from .suspend import ThreadHolds
 from .syscall_stops import SyscallStops
 from .syscalls import SyscallAccess, SyscallRun  # noqa: F401  (what run_syscall answers)
 from .threads import ThreadAccess
-from .timer import CALLEE_SAVED, WALK_REGISTERS, CapturedFrame, TimerAccess  # noqa: F401  (the sampler's vocabulary)
+from .timer import TimerAccess
 from .tool_code import ToolCode
 from .traps import ToolTraps
 from .tracing.facility import TraceStop, TracingFacility  # noqa: F401
 from .tracing.masks import EventMask, TraceEvent, TraceOption  # noqa: F401  (a tool's vocabulary)
 from .tracing.syscall_stops import SyscallTraceStops
 from .watch import WatchAccess
+
+
+# The sampler's vocabulary (CALLEE_SAVED, WALK_REGISTERS, CapturedFrame), from timer.py when
+# named: importing it loads the timer's C capture, which a run without a timer does without.
+_TIMER_NAMES = ("CALLEE_SAVED", "WALK_REGISTERS", "CapturedFrame")
+
+
+def __getattr__(name: str):
+    if name in _TIMER_NAMES:
+        from . import timer
+        return getattr(timer, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class DebugInterface:
@@ -125,7 +137,8 @@ class DebugInterface:
                                                 "sequence_to_finish copy_restartable "
                                                 "forget_restartable",
         ("_timer", TimerAccess): "arm_timer disarm_timer timer_capturing timer_learn timer_ticks "
-                                 "timer_instructions virtual_time_ns thread_instructions",
+                                 "timer_instructions timer_host_ns virtual_time_ns "
+                                 "thread_instructions",
         ("_holds", ThreadHolds): "suspend_thread resume_thread hold_signals release_signals "
                                  "is_suspended space_threads live_processes",
         ("_time", InstructionTime): "count_instructions instruction_count at_instruction "

@@ -20,10 +20,20 @@ Event, delivered to every subscriber with a method of that name:
                               first slice since the timer was armed); heard while the timer is
                               armed, as perf's context-switch records come with a sampling event.
 """
-from ..time.timer import SamplingTimer
-from ..time.timer_capture import CALLEE_SAVED, CAPTURES, WALK_REGISTERS, CapturedFrame, TimerCapture, available
+import importlib
 
 __all__ = ["TimerAccess", "CALLEE_SAVED", "CAPTURES", "WALK_REGISTERS", "CapturedFrame"]
+
+# The timer and its C capture (time/timer.py, time/timer_capture.py, and through them the block
+# clock and the tick capture of emu/) are imported when a tool arms the timer or names their
+# vocabulary, not by every run (issue 31, start-up): a plain run arms no timer.
+_CAPTURE_NAMES = frozenset({"CALLEE_SAVED", "CAPTURES", "WALK_REGISTERS", "CapturedFrame"})
+
+
+def __getattr__(name: str):
+    if name in _CAPTURE_NAMES:
+        return getattr(importlib.import_module("..time.timer_capture", __package__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class TimerAccess:
@@ -35,11 +45,15 @@ class TimerAccess:
                   batch: int | None = None) -> None:
         """Interrupt every `interval` guest instructions (event "insns"), system calls
         ("syscalls"), taken branches ("branches") or page faults ("faults") from now on (one
-        timer for the run: arming again restarts it).
+        timer for the run: arming again restarts it); or every `interval` microseconds of the
+        host process's CPU time (event "host": perf's cpu-clock, not deterministic).
 
         `capture` ("pc" or "stack", instruction ticks only): let the C handler take the ticks
         it can (time/timer_capture.py), teaching it stack rules with `timer_learn`; `batch`: hand
         its records over at the latest when that many wait (None: when its buffer fills)."""
+        from ..time.timer import SamplingTimer
+        from ..time.timer_capture import TimerCapture, available
+
         self.disarm_timer()
         native = None
         if capture is not None and event == "insns" and available():
@@ -54,6 +68,7 @@ class TimerAccess:
         timer, self._kernel.timer = self._kernel.timer, None
         if timer is not None:
             self._events.remove_syscall_watcher(timer)
+            timer.close()
 
     def timer_capturing(self) -> bool:
         """Whether ticks are taken by the C handler (a capture was asked for and can be built)."""
@@ -84,6 +99,12 @@ class TimerAccess:
         block boundary the tick was delivered on otherwise (emu/block_clock.py)."""
         timer = self._kernel.timer
         return timer.elapsed if timer is not None else 0
+
+    def timer_host_ns(self) -> int:
+        """The host CPU time (ns) since a host-clock timer was armed (event "host"): at a tick,
+        the tick's time; 0 for the other timers."""
+        timer = self._kernel.timer
+        return timer.host.elapsed_ns() if timer is not None and timer.host is not None else 0
 
     def virtual_time_ns(self) -> int:
         """The run's virtual time in nanoseconds since it started, exact inside a hook: the

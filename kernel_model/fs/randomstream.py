@@ -3,7 +3,7 @@
 Never host randomness: the bytes are SHA-256 in counter mode over the run's seed, so a run with
 the same seed reads the same bytes in the same order.
 """
-import hashlib
+from ..digest import sha256_digest
 
 
 class DeterministicRandom:
@@ -14,7 +14,7 @@ class DeterministicRandom:
 
     def read(self, n: int) -> bytes:
         while len(self._buffer) < n:
-            block = hashlib.sha256(self._key + self._counter.to_bytes(8, "little")).digest()
+            block = sha256_digest(self._key + self._counter.to_bytes(8, "little"))
             self._buffer += block
             self._counter += 1
         out, self._buffer = self._buffer[:n], self._buffer[n:]

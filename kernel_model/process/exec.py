@@ -7,7 +7,6 @@ binprm.py); only `commit_program`, the point of no return, replaces the caller's
 image, so a failed exec leaves the caller intact. `execve` is the whole call.
 """
 import functools
-import hashlib
 
 from loader.elf import load_elf
 from loader.errors import LoaderError
@@ -15,6 +14,7 @@ from loader.image import PERM_R, PERM_W, PERM_X
 from loader.stack import build_initial_stack
 
 from .. import errno as E
+from ..digest import sha256_digest
 from ..errno import GuestErrno
 from .exit import exit_thread, release_vfork_parent
 from ..images import MappedImage
@@ -192,7 +192,7 @@ def _build_in(space, image, exe_path, argv, envp, seed, exec_count, interp_file,
     lay = space.layout
     space.vm.map_area(lay.stack_top - lay.stack_size, lay.stack_size, PROT_READ | PROT_WRITE,
                       name=b"[stack]")
-    random16 = hashlib.sha256(b"AT_RANDOM|%d|%d" % (seed, exec_count)).digest()[:16]
+    random16 = sha256_digest(b"AT_RANDOM|%d|%d" % (seed, exec_count))[:16]
     stack = build_initial_stack(image, argv, envp, stack_top=lay.stack_top, random16=random16,
                                 execfn=execfn, platform=PLATFORM[image.arch],
                                 interp_base=interp.base if interp else 0)

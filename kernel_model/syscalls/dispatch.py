@@ -15,8 +15,6 @@ nothing while nobody watches.
 """
 import weakref
 
-
-from . import impls  # noqa: F401  (registers every implementation)
 from . import numbers_i386, numbers_x86_64
 from .. import errno as E
 from ..blocking import WouldBlock
@@ -26,7 +24,7 @@ from ..process.proc import RUNNABLE
 from ..signals import SIGPIPE
 from .context import SyscallContext
 from .entry_stop import ENTERED as ENTRY_STOPPED
-from .registry import IMPLEMENTATIONS, NO_RETURN
+from .registry import NO_RETURN, declaration
 
 NUMBERS = {"i386": numbers_i386.NUMBERS, "x86_64": numbers_x86_64.NUMBERS}
 WORD_BITS = {"i386": 32, "x86_64": 64}
@@ -55,7 +53,7 @@ class Call:
     __slots__ = ("nr", "name", "fn", "nargs", "outside_hook", "keeps_saved_mask", "ends_thread")
 
     def __init__(self, nr: int, name: str | None):
-        impl = IMPLEMENTATIONS.get(name) if name else None
+        impl = declaration(name) if name else None
         self.nr = nr
         self.name = name or f"syscall_{nr:#x}"
         self.fn = impl.fn if impl else _unimplemented(self.name, nr)
@@ -67,12 +65,15 @@ class Call:
 
 class Convention:
     """One ABI: its calls by number, its register width, the context its calls reuse, and the
-    registers of the address space that called last (a run of calls mostly comes from one)."""
-    __slots__ = ("abi", "calls", "bits", "mask", "context", "space", "registers", "_by_space")
+    registers of the address space that called last (a run of calls mostly comes from one).
+    A number is resolved into its Call when it is first made (`call`), which imports the
+    module implementing it (registry.py): a run imports the calls it makes."""
+    __slots__ = ("abi", "names", "calls", "bits", "mask", "context", "space", "registers", "_by_space")
 
     def __init__(self, abi: str):
         self.abi = abi
-        self.calls = {nr: Call(nr, name) for nr, name in NUMBERS[abi].items()}
+        self.names = NUMBERS[abi]
+        self.calls: dict[int, Call] = {}                # the numbers made so far
         self.bits = WORD_BITS[abi]
         self.mask = (1 << self.bits) - 1
         self.context: SyscallContext | None = None      # made on the first call
@@ -82,6 +83,15 @@ class Convention:
         # child it waits for), and building the fetchers again at each turn cost more than a call.
         # Weak: an entry goes with its space.
         self._by_space: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+    def call(self, nr: int) -> Call:
+        """The Call of number `nr`, resolved on its first use; an unknown number's is not kept
+        (a fuzzer's random numbers would fill the table)."""
+        name = self.names.get(nr)
+        if name is None:
+            return Call(nr, None)
+        call = self.calls[nr] = Call(nr, name)
+        return call
 
     def registers_of(self, space) -> tuple:
         """(eax/rax: the number, then the result; `fetch`, where fetch[n]() gives the first n
@@ -122,7 +132,7 @@ class SyscallDispatcher:
         eax, fetch, narrow = convention.registers if space is convention.space \
             else convention.registers_of(space)
         nr = eax.value & convention.mask
-        call = convention.calls.get(nr) or Call(nr, None)     # unknown numbers: not kept
+        call = convention.calls.get(nr) or convention.call(nr)
         if in_hook and call.outside_hook:
             thread.deferred = True
             return False

@@ -20,12 +20,18 @@ guest-visible result (>= 0) or raising GuestErrno. Its decorator is the call's d
 The implementation reads a prefix of the longest declared list (connect fails on its
 descriptor before it reads the address); registering checks that, and that no name is
 registered twice.
+
+Lazily: a module of impls/ is imported when one of its calls is first looked up
+(`declaration`, homes.py says which module), so a run imports the calls it makes. IMPLEMENTATIONS
+holds what has been registered so far; `all_declarations()` imports every module first.
 """
+import importlib
 from dataclasses import dataclass
 from typing import Callable
 
 from emu.errors import InternalError
 
+from .homes import HOMES, MODULES
 from .kinds import Kind, Ret
 
 Args = tuple[tuple[str, Kind], ...]
@@ -89,17 +95,29 @@ def words(arguments: Args) -> int:
 
 
 def declaration(name: str) -> SyscallDef | None:
-    """The declaration of syscall `name`, or None for a call the kernel does not implement."""
-    return IMPLEMENTATIONS.get(name)
+    """The declaration of syscall `name`, or None for a call the kernel does not implement;
+    its module is imported (and registers its calls) the first time one of them is asked for."""
+    declared = IMPLEMENTATIONS.get(name)
+    if declared is None and name in HOMES:
+        importlib.import_module(f"{__package__}.impls.{HOMES[name]}")
+        declared = IMPLEMENTATIONS.get(name)
+    return declared
+
+
+def all_declarations() -> dict[str, SyscallDef]:
+    """Every implemented call by name (each module of impls/ imported)."""
+    for module in MODULES:
+        importlib.import_module(f"{__package__}.impls.{module}")
+    return IMPLEMENTATIONS
 
 
 def signature(name: str, abi: str = "x86_64") -> Args | None:
     """The arguments syscall `name` is declared with under `abi`; None when it is not decoded
     (or not implemented): strace then prints the raw words."""
-    declared = IMPLEMENTATIONS.get(name)
+    declared = declaration(name)
     return None if declared is None else declared.args_for(abi)
 
 
 def return_kind(name: str) -> Ret:
-    declared = IMPLEMENTATIONS.get(name)
+    declared = declaration(name)
     return Ret.INT if declared is None else declared.returns

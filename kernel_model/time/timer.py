@@ -34,17 +34,23 @@ thread that ran it, with the rest of its quantum, without a scheduling decision,
 or a clock step in between — the tick is invisible to the program except through what a tool's
 handler does. A tick that falls due on a run that ended otherwise (a system call taken outside
 Unicorn's hooks, a fault, an exit) is delivered before the next instruction the CPU runs.
+
+`event="host"` ticks on the host's clock instead, every `interval` microseconds of the process's
+CPU time (perf's cpu-clock, emu/host_ticker.py): the slice runs at full speed, with no count
+and no per-block hook, and a host thread stops it when a tick is due. Not deterministic: the
+same run takes different samples; a sample's time is the host CPU time (ns) since arming.
 """
 from emu import exits
 from emu import block_clock
 from emu.block_clock import clock_of
 from emu.branch_counter import BranchCounter
+from emu.host_ticker import HostTicker
 
 from ..errors import KernelError
 from .timer_capture import CapturedFrame
 
 TIMER_VECTOR = 0x20
-EVENTS = ("insns", "syscalls", "branches", "faults")
+EVENTS = ("insns", "syscalls", "branches", "faults", "host")
 
 
 class SamplingTimer:
@@ -76,6 +82,12 @@ class SamplingTimer:
         # The tick's first half in C (timer_capture.py), on the block clock's runs; None: every
         # tick goes through the IDT.
         self.capture = capture
+        self.host = HostTicker(interval / 1e6) if event == "host" else None
+
+    def close(self) -> None:
+        """The timer is disarmed: the host clock's thread ends."""
+        if self.host is not None:
+            self.host.close()
 
     # ---- instruction ticks: the run loop's slice, cut into pieces at the ticks -------------
     def run(self, thread, machine, count: int):
@@ -86,6 +98,8 @@ class SamplingTimer:
             previous, self._last_thread = self._last_thread, thread
             if self.on_switch is not None:
                 self.on_switch(previous, thread)
+        if self.host is not None:
+            return self._run_host_clocked(thread, machine, count)
         while True:
             self._deliver_pending(thread)
             clock = self._block_clock(machine) if not count else None
@@ -131,6 +145,30 @@ class SamplingTimer:
                 return exit_                         # the quantum's end: the scheduler's turn
             if not self.kernel.may_continue(thread):
                 return exits.Exit(exits.STOPPED, machine.pc)
+
+    def _run_host_clocked(self, thread, machine, count: int):
+        """The slice at full speed (a budget only for a quantum), stopped by the host clock at
+        its ticks: each tick is delivered where the run stopped and the slice goes on."""
+        host = self.host
+        while True:
+            if host.take():
+                self.pending = True
+            self._deliver_pending(thread)
+            host.running(machine)
+            try:
+                exit_ = machine.run(machine.pc, count=count - self.slice_insns if count else 0)
+            finally:
+                host.idle()
+            self.slice_insns += machine.last_run_insns
+            if not host.take():
+                return exit_
+            self.pending = True
+            if exit_.kind not in (exits.STOPPED, exits.BUDGET) or thread.deferred \
+                    or not self.kernel.may_continue(thread):
+                return exit_                # the tick waits for the next instruction run
+            if count and self.slice_insns >= count:
+                self._deliver_pending(thread)
+                return exit_
 
     def _run_counted(self, thread, machine, count: int):
         """One piece with Unicorn's exact count (the budget stops at the tick's instruction)."""

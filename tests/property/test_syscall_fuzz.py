@@ -32,13 +32,14 @@ from hypothesis import strategies as st
 from kernel_model.fs import CapturedOutput
 from kernel_model.kernel import Deadlock, InstructionBudgetExceeded, Kernel, KernelConfig
 from kernel_model.syscalls import numbers_i386, numbers_x86_64
-from kernel_model.syscalls.registry import IMPLEMENTATIONS
+from kernel_model.syscalls.registry import all_declarations
 from trapline.strace.client import StraceClient
 
 from .syscall_fuzz_guest import (CODE_VADDR, DATA_SIZE, DATA_VADDR, PATH_ADDRESSES, RO_VADDR,
                                  SCRATCH, STACK_POINTER, STRUCT_ZONE, STRUCT_ZONE_SIZE, UNMAPPED,
                                  make_rootfs, program)
 
+IMPLEMENTATIONS = all_declarations()
 ENDS_OR_REPLACES = {"exit", "exit_group", "execve", "execveat"}
 TABLES = {gate: table for gate, table in (("int80", numbers_i386.NUMBERS),
                                            ("syscall", numbers_x86_64.NUMBERS))}

@@ -12,6 +12,7 @@ import click
 from kernel_model.process.sched import DEFAULT_QUANTUM
 
 from ..version import __version__
+from .. import collector
 from .strace_options import strace_options
 from ..host_signals import guest_command
 
@@ -97,8 +98,11 @@ def run_options(f, *, taken: frozenset = frozenset()):
                             "trace": "trapline.cli.trace:trace"})             # probes: the instrumenter
 @click.version_option(__version__, "-V", "--version", prog_name="trapline",
                       message="%(prog)s -- version %(version)s")     # strace -V's wording
-def main():
+@click.pass_context
+def main(ctx):
     """trapline: run and instrument x86/x86-64 Linux binaries in an emulated, modeled kernel."""
+    if ctx.invoked_subcommand != "run":     # run resumes it once its own imports are done
+        collector.resume()
 
 
 @main.command(context_settings=PROGRAM_COMMAND)
@@ -111,6 +115,7 @@ def run(rootfs, cwd, env, clear_env, seed, writable, strace, follow_forks, quant
     """Run PROGRAM [ARGS...] in the sandbox; exit with its status (128+N after signal N)."""
     from ..sandbox import Sandbox
 
+    collector.resume()
     sandbox = Sandbox(rootfs=rootfs, cwd=cwd, env=_parse_env(env), clear_env=clear_env, seed=seed,
                       writable=writable, strace=strace, verbose=verbose, capture=False,
                       follow_forks=bool(follow_forks), quantum=quantum, max_insns=max_insns,

@@ -19,6 +19,11 @@ TOP_FUNCTIONS = 25
 @click.option("--event", type=click.Choice(["insns", "syscalls", "branches", "faults"]), default="insns",
               show_default=True, help="What --interval counts: guest instructions, system calls, "
               "taken branches or page faults.")
+@click.option("--clock", type=click.Choice(["virtual", "host"]), default="virtual", show_default=True,
+              help="virtual: sample on --event's count (deterministic); host: sample --freq times a "
+              "second of the host's CPU time, as perf's cpu-clock (cheaper, not deterministic).")
+@click.option("-F", "--freq", type=click.IntRange(min=1, max=100_000), default=1000, show_default=True,
+              help="Samples per second of host CPU time, with --clock host.")
 @click.option("--mode", type=click.Choice(["stack", "pc"]), default="stack", show_default=True,
               help="stack: unwind each sample (frame pointers and .eh_frame CFI); pc: the PC only.")
 @click.option("--top", type=click.IntRange(min=1), default=None,
@@ -38,7 +43,7 @@ TOP_FUNCTIONS = 25
 @click.argument("program")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 @guest_command
-def profile(interval, event, mode, top, output_dir, record, strategy, walk_up, threshold, window, min_calls,
+def profile(interval, event, clock, freq, mode, top, output_dir, record, strategy, walk_up, threshold, window, min_calls,
             metric, period, max_levels, exclusive, compare_full, rootfs, cwd, env, clear_env, seed, writable,
             strace, follow_forks, quantum, max_insns, verbose, program, args, strace_options):
     """Run PROGRAM [ARGS...] under the sampling profiler; report where it spends its time."""
@@ -51,6 +56,8 @@ def profile(interval, event, mode, top, output_dir, record, strategy, walk_up, t
     from ..sandbox import Sandbox
 
     console = Console(stderr=True, highlight=False)
+    if clock == "host":                 # a tick every 1/freq s of CPU time, in µs
+        interval, event = max(1, 1_000_000 // freq), "host"
     try:
         if output_dir is not None:
             prepare_output_dir(output_dir)

@@ -68,10 +68,17 @@ def heading(profile: Profile) -> str:
     unit = {"insns": "guest instructions", "syscalls": "system calls", "branches": "taken branches",
             "faults": "page faults"}.get(profile.event, profile.event)
     switches = f"; {profile.switches} thread switches" if profile.switches else ""
+    if profile.event == "host":
+        period = f"one every {profile.interval} µs of host CPU time (host clock, as perf's cpu-clock: " \
+                 f"not deterministic, another run takes other samples)"
+    else:
+        period = f"one every {profile.interval} {unit} (virtual time)"
     # two lines: wrapped at 80 columns, one line read "mode" at its end and "stack:" below
-    text = (f"profile: {profile.total} samples, one every {profile.interval} {unit} (virtual time)\n"
+    text = (f"profile: {profile.total} samples, {period}\n"
             f"mode {profile.mode}: {stacks}{switches}")
-    if not profile.total:
+    if not profile.total and profile.event == "host":
+        text += f"\nno sample: the run took less than {profile.interval} µs of host CPU time"
+    elif not profile.total:
         text += f"\nno sample: the run had fewer than {profile.interval} {unit}{NONE_WHY.get(profile.event, '')}"
     return text
 

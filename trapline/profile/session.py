@@ -29,7 +29,7 @@ class ProfiledRun:
 def run_profiled(sandbox: Sandbox, argv: list[str], *, interval: int, mode: str = "stack",
                  event: str = "insns", record: str | None = None, progress=None) -> ProfiledRun:
     """Run `argv` in `sandbox` with a sample every `interval` guest instructions (or system
-    calls: `event`)."""
+    calls...: `event`; microseconds of host CPU time with event "host")."""
     from instrumenter.profiler.sampler import EVENTS, MODES, Sampler
     from ..errors import UsageError
 
@@ -43,15 +43,21 @@ def run_profiled(sandbox: Sandbox, argv: list[str], *, interval: int, mode: str 
     writer = TraceWriter(record, profile) if record else None
 
     sink = ProfileSink(profile, writer, progress)
+    doors = []
 
     def attach(kernel, process) -> None:
+        doors.append(kernel.debug)
         Sampler(kernel.debug, interval=interval, mode=mode, event=event, on_sample=sink.sample,
                 on_module=sink.module, on_event=sink.event).attach(process)
         sink.startup(kernel.debug, process)
 
     sandbox.tools = [*sandbox.tools, attach]
     try:
-        result = sandbox.run(argv)
+        try:
+            result = sandbox.run(argv)
+        finally:
+            for door in doors:
+                door.disarm_timer()         # (the host clock's thread ends with its timer)
         profile.exit_code = result.exit_code
         resolve_lines(profile, lambda path: host_path(sandbox, path))
     finally:

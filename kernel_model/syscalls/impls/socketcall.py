@@ -7,7 +7,7 @@ import struct
 from ... import errno as E
 from ...errno import GuestErrno
 from ..kinds import K
-from ..registry import IMPLEMENTATIONS, syscall
+from ..registry import declaration, syscall
 
 # linux/net.h SYS_* -> (the call that serves it, its argument count: nargs[] in socket.c)
 SOCKETCALL = {1: ("socket", 3), 2: ("bind", 3), 3: ("connect", 3), 4: ("listen", 2),
@@ -25,7 +25,7 @@ def sys_socketcall(ctx, call, args):
         raise GuestErrno(E.EINVAL)
     name, count = entry
     words = struct.unpack(f"<{count}I", ctx.read(args, 4 * count))
-    implementation = IMPLEMENTATIONS.get(name)
+    implementation = declaration(name)
     if implementation is None:
         raise GuestErrno(E.ENOSYS)
     padded = words + (0,) * (implementation.nargs - count)

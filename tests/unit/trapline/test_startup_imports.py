@@ -3,7 +3,8 @@
 How long it takes is a benchmark's business (bench/startup.py); what it imports is checked here:
 a plain run of a static hello loads no probe strategy (not even their registry), no gdb stub, no
 profiler, no strace decoder, no disassembler or assembler and no pyelftools (an exec reads the
-ELF and program headers with struct; symbols are read only when a tool asks for them).
+ELF and program headers with struct; symbols are read only when a tool asks for them), and not
+hashlib, which loads OpenSSL (kernel_model/digest.py).
 """
 import subprocess
 import sys
@@ -12,10 +13,13 @@ from pathlib import Path
 import pytest
 
 SAMPLES = Path(__file__).resolve().parents[3] / "samples" / "bin"
-NOT_FOR_A_RUN = ("lief", "capstone", "keystone", "elftools", "rich", "instrumenter",
+NOT_FOR_A_RUN = ("lief", "capstone", "keystone", "elftools", "rich", "instrumenter", "hashlib", "_hashlib",
                  "trapline.strace", "trapline.gdbserver", "trapline.cli.gdbserver", "trapline.cli.trace",
                  "trapline.profile", "trapline.cli.profile", "trapline.tracing", "trapline.trace_formats",
-                 "trapline.explain", "trapline.experiments", "trapline.probespec")
+                 "trapline.explain", "trapline.experiments", "trapline.probespec",
+                 # the profiling timer and the C hooks behind it: a plain run arms no timer
+                 "kernel_model.time.timer", "kernel_model.time.timer_capture", "emu.block_clock",
+                 "emu.tick_capture", "emu.native")
 
 SCRIPT = """
 import sys

@@ -13,7 +13,7 @@ from kernel_model.fs.pipe import BrokenPipe
 from kernel_model.process.proc import RUNNABLE, SLEEPING
 from kernel_model.signals import SIGPIPE
 from kernel_model.syscalls.dispatch import BLOCKED, Call, Convention, SyscallDispatcher
-from kernel_model.syscalls.registry import IMPLEMENTATIONS, NO_RETURN
+from kernel_model.syscalls.registry import NO_RETURN, declaration
 
 
 class FakeKernel:
@@ -53,7 +53,7 @@ def _ctx(thread, frame=None, mask=0xFFFFFFFF):
 # ---- what a number means ------------------------------------------------------------------
 def test_a_known_number_resolves_to_its_implementation_and_its_properties():
     exit_group, execve, sigsuspend = Call(252, "exit_group"), Call(11, "execve"), Call(179, "rt_sigsuspend")
-    assert exit_group.fn is IMPLEMENTATIONS["exit_group"].fn and exit_group.ends_thread
+    assert exit_group.fn is declaration("exit_group").fn and exit_group.ends_thread
     assert execve.outside_hook and not execve.ends_thread       # replaces the image: outside emu_start
     assert sigsuspend.keeps_saved_mask and not Call(20, "getpid").keeps_saved_mask
     assert Call(20, "getpid").nargs == 0 and Call(3, "read").nargs == 3
@@ -71,7 +71,15 @@ def test_an_unknown_number_is_enosys_with_strace_s_name_and_reported():
 def test_each_abi_has_its_own_table_and_word():
     i386, x86_64 = Convention("i386"), Convention("x86_64")
     assert (i386.bits, x86_64.bits) == (32, 64)
-    assert i386.calls[4].name == x86_64.calls[1].name == "write"
+    assert i386.call(4).name == x86_64.call(1).name == "write"
+
+
+def test_a_number_is_resolved_on_first_use_and_kept_unless_unknown():
+    convention = Convention("x86_64")
+    assert convention.calls == {}
+    write = convention.call(1)
+    assert convention.calls == {1: write} and write.fn is declaration("write").fn
+    assert convention.call(0x3ff).name == "syscall_0x3ff" and 0x3ff not in convention.calls
 
 
 # ---- decode -------------------------------------------------------------------------------
@@ -79,7 +87,7 @@ def test_decode_reads_what_the_call_takes_and_all_six_for_watchers():
     dispatcher = SyscallDispatcher(FakeKernel())
     convention = dispatcher.conventions["i386"]
     fetch = tuple((lambda n=n: tuple(range(0x1_0000_0001, 0x1_0000_0001 + n))) for n in range(7))
-    read = convention.calls[3]
+    read = convention.call(3)
     assert dispatcher._decode(convention, read, fetch, False, []) == (0x100000001, 0x100000002, 0x100000003)
     # int 0x80 from 64-bit code sees the low halves; watched, all six as a list
     assert dispatcher._decode(convention, read, fetch, True, ["watcher"]) == [1, 2, 3, 4, 5, 6]

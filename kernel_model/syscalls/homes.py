@@ -1,0 +1,80 @@
+"""Where each system call is implemented: the module of kernel_model/syscalls/impls/ whose
+`@syscall` registers it, so that a module is imported when one of its calls is first made or
+looked up, not at every start (issue 31: importing the 35 modules and what they import,
+sockets and the network among them, was ~15 ms of a static hello's start-up, which makes
+four calls).
+
+tests/unit/kernel_model/syscalls/test_homes.py checks this table against the registrations
+themselves: a call registered elsewhere, or missing here, fails it.
+"""
+
+_BY_MODULE = {
+    "admin": "mount pivot_root reboot setns swapoff swapon umount umount2 unshare",
+    "affinity": "sched_getaffinity sched_setaffinity",
+    "capabilities": "capget capset",
+    "clockset": "adjtimex clock_adjtime clock_adjtime64 clock_settime clock_settime64 settimeofday "
+        "stime",
+    "close_range": "close_range",
+    "credentials": "getegid getegid32 geteuid geteuid32 getgid getgid32 getresgid getresgid32 "
+        "getresuid getresuid32 getuid getuid32 setfsgid setfsgid32 setfsuid setfsuid32 "
+        "setgid setgid32 setregid setregid32 setresgid setresgid32 setresuid setresuid32 "
+        "setreuid setreuid32 setuid setuid32",
+    "dirents": "getdents getdents64",
+    "epoll": "epoll_create epoll_create1 epoll_ctl epoll_pwait epoll_pwait2 epoll_wait",
+    "eventfd": "eventfd eventfd2",
+    "fadvise": "fadvise64 fadvise64_64",
+    "fallocate": "fallocate",
+    "fileio": "_llseek close dup dup2 dup3 fcntl fcntl64 fdatasync fsync ftruncate ftruncate64 "
+        "ioctl lseek pread64 pwrite64 read readv sendfile sendfile64 sync syncfs write writev",
+    "flock": "flock",
+    "futex": "futex futex_time64",
+    "kill": "kill tgkill tkill",
+    "memfd": "memfd_create",
+    "memory": "brk madvise mmap mmap2 mprotect mremap msync munmap",
+    "paths": "access chdir chmod chown chown32 chroot creat faccessat faccessat2 fchdir fchmod "
+        "fchmodat fchown fchown32 fchownat getcwd lchown lchown32 link linkat mkdir mkdirat "
+        "mknod mknodat open openat readlink readlinkat rename renameat renameat2 rmdir symlink "
+        "symlinkat truncate umask unlink unlinkat",
+    "personality": "personality",
+    "pidfd": "pidfd_getfd pidfd_open pidfd_send_signal",
+    "pipes": "pipe pipe2",
+    "poll": "_newselect poll ppoll ppoll_time64 pselect6 pselect6_time64 select",
+    "priority": "getpriority ioprio_get ioprio_set setpriority",
+    "process": "arch_prctl execve exit exit_group getcpu getgroups getgroups32 getpgid getpgrp "
+        "getpid getppid getrlimit getsid gettid prctl prlimit64 rseq sched_yield "
+        "set_robust_list set_thread_area set_tid_address setgroups setgroups32 setpgid "
+        "setrlimit setsid sysinfo ugetrlimit",
+    "procs": "clone clone3 fork vfork wait4 waitid waitpid",
+    "residency": "mincore mlock mlock2 mlockall munlock munlockall",
+    "rusage": "getrusage",
+    "sched_policy": "sched_get_priority_max sched_get_priority_min sched_getparam "
+        "sched_getscheduler sched_setparam sched_setscheduler",
+    "signals": "alarm getitimer pause rt_sigaction rt_sigpending rt_sigprocmask rt_sigreturn "
+        "rt_sigsuspend setitimer sigaltstack sigreturn",
+    "socketcall": "socketcall",
+    "sockets": "accept accept4 bind connect getpeername getsockname listen shutdown socket "
+        "socketpair",
+    "sockmmsg": "recvmmsg recvmmsg_time64 sendmmsg",
+    "sockmsg": "recvfrom recvmsg sendmsg sendto",
+    "sockopt": "getsockopt setsockopt",
+    "stat": "fstat fstat64 fstatat64 lstat lstat64 newfstatat stat stat64 statx utimensat "
+        "utimensat_time64",
+    "statfs": "fstatfs fstatfs64 statfs statfs64",
+    "syslog": "syslog",
+    "sysv_ipc": "ipc",
+    "sysv_msg": "msgctl msgget msgrcv msgsnd",
+    "sysv_sem": "semctl semget semop semtimedop semtimedop_time64",
+    "sysv_shm": "shmat shmctl shmdt shmget",
+    "timecalls": "clock_getres clock_getres_time64 clock_gettime clock_gettime64 clock_nanosleep "
+        "clock_nanosleep_time64 getrandom gettimeofday nanosleep time",
+    "times": "times",
+    "utsname": "oldolduname olduname setdomainname sethostname uname",
+    "vectored_at": "preadv preadv2 pwritev pwritev2",
+    "vmsplice": "vmsplice",
+    "xattr": "fgetxattr flistxattr fremovexattr fsetxattr getxattr lgetxattr listxattr llistxattr "
+        "lremovexattr lsetxattr removexattr setxattr",
+}
+
+# name -> module (the bare module name within impls/)
+HOMES: dict[str, str] = {name: module for module, names in _BY_MODULE.items() for name in names.split()}
+MODULES: tuple[str, ...] = tuple(_BY_MODULE)
