@@ -18,8 +18,8 @@ from .fpframe import RestoreError, fpstate_pieces, math_frame, restore_fpstate
 from ..process.proc import RUNNABLE, SLEEPING, STOPPED
 from ..memory.vm import PROT_WRITE
 from .frame import (RT32_SIZE, RT64_SIZE, SF32_SIZE, SavedRegisters, build_frame32,
-                    build_rt_frame32, build_rt_frame64, pack_siginfo, parse_frame32,
-                    parse_rt_frame32, parse_rt_frame64)
+                    build_rt_frame32, build_rt_frame64, parse_frame32,
+                    parse_rt_frame32, parse_rt_frame64, siginfo_of)
 from .numbers import (CORE_BY_DEFAULT, IGNORED_BY_DEFAULT, SIGCONT, SIGKILL, SIGSTOP,
                       STOP_BY_DEFAULT)
 
@@ -28,6 +28,7 @@ SA_SIGINFO, SA_ONSTACK, SA_RESTART = 0x4, 0x08000000, 0x10000000
 SA_NODEFER, SA_RESETHAND = 0x40000000, 0x80000000
 SS_ONSTACK, SS_DISABLE = 1, 2
 SI_USER, SI_KERNEL = 0, 0x80
+SIGWAIT_KEY = "sigwait_set"     # thread.restart: the set a sleeping rt_sigtimedwait waits for
 NEVER_RESTARTED = frozenset({"pause", "rt_sigsuspend", "sigsuspend", "nanosleep", "clock_nanosleep",
                              "clock_nanosleep_time64", "poll", "ppoll", "select", "_newselect",
                              "pselect6", "ppoll_time64", "pselect6_time64"})
@@ -66,10 +67,25 @@ class Signals:
             if t.state == SLEEPING and not (t.sigmask & bit(sig)) or sig == SIGKILL and t.state == SLEEPING:
                 t.interrupted = True
                 self.kernel.scheduler.make_runnable(t)
+            elif t.state == SLEEPING and t.restart.get(SIGWAIT_KEY, 0) & bit(sig):
+                # rt_sigtimedwait waits for it (blocked meanwhile): it runs again and takes it
+                self.kernel.scheduler.make_runnable(t)
 
     def deliverable(self, thread) -> int:
         return ((thread.pending_signals | thread.process.pending_signals)
                 & ~(thread.sigmask & ~UNBLOCKABLE) & ~thread.held_signals)
+
+    def dequeue(self, thread, among: int) -> tuple[int, dict]:
+        """Take the lowest pending signal of `among` off `thread` (its own pending set first,
+        then its process's) with its siginfo: Linux's dequeue_signal (kernel/signal.c)."""
+        proc = thread.process
+        pending = (thread.pending_signals | proc.pending_signals) & among
+        sig = (pending & -pending).bit_length()
+        if thread.pending_signals & bit(sig):
+            thread.pending_signals &= ~bit(sig)
+        else:
+            proc.pending_signals &= ~bit(sig)
+        return sig, proc.siginfo.pop(sig, {"code": SI_USER, "pid": 0})
 
     # ---- delivery --------------------------------------------------------------------------
     def deliver(self, thread) -> None:
@@ -79,12 +95,7 @@ class Signals:
             pending = self.deliverable(thread)
             if not pending:
                 break
-            sig = (pending & -pending).bit_length()
-            if thread.pending_signals & bit(sig):
-                thread.pending_signals &= ~bit(sig)
-            else:
-                proc.pending_signals &= ~bit(sig)
-            info = proc.siginfo.pop(sig, {"code": SI_USER, "pid": 0})
+            sig, info = self.dequeue(thread, pending)
             if self.kernel.debug.trace_signal(thread, sig, info):
                 continue                # the tracer's now (US 7,185,320 [0036]): resume decides
             self._act(thread, sig, info)
@@ -170,8 +181,7 @@ class Signals:
         if flags & SA_ONSTACK and not ss_flags & SS_DISABLE and not on_alt:
             sp = ss_sp + ss_size
         word = 8 if bits == 64 else 4
-        siginfo = pack_siginfo(word, sig, info.get("code", SI_USER), pid=info.get("pid", 0),
-                               status=info.get("status", 0), addr=info.get("addr"))
+        siginfo = siginfo_of(word, sig, info)
         if bits == 64:
             sp -= 128                                     # the psABI red zone
         # get_sigframe: the FPU state right below, then the frame (fpu__alloc_mathframe).
