@@ -31,7 +31,8 @@ SI_USER, SI_KERNEL = 0, 0x80
 SIGWAIT_KEY = "sigwait_set"     # thread.restart: the set a sleeping rt_sigtimedwait waits for
 NEVER_RESTARTED = frozenset({"pause", "rt_sigsuspend", "sigsuspend", "nanosleep", "clock_nanosleep",
                              "clock_nanosleep_time64", "poll", "ppoll", "select", "_newselect",
-                             "pselect6", "ppoll_time64", "pselect6_time64"})
+                             "pselect6", "ppoll_time64", "pselect6_time64",
+                             "rt_sigtimedwait", "rt_sigtimedwait_time64"})
 
 
 def bit(sig: int) -> int:
@@ -146,9 +147,14 @@ class Signals:
         # waker's exit — an ignored SIGCHLD — was lost).
         if thread.restart.get("condition_met", False):
             return
+        if not handled:
+            # An ignored signal: Linux does not even queue it (sig_ignored), so the sleeper
+            # never woke. Its call runs again as it was: a sleep keeps its deadline, pause and
+            # rt_sigtimedwait go on waiting (LTP rt_sigtimedwait01: an ignored SIGUSR2 every
+            # 100 ms must not make a 1 s wait return EINTR, nor restart its timeout).
+            return
         thread.restart.clear()
-        if handled:
-            self.kernel.debug.syscall_interrupted(thread, call)
+        self.kernel.debug.syscall_interrupted(thread, call)
         if restart and call not in NEVER_RESTARTED:
             return
         machine = thread.process.machine

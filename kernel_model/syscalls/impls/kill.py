@@ -14,10 +14,14 @@ def _check_signal(sig: int) -> None:
         raise GuestErrno(E.EINVAL)
 
 
-def _targets(ctx, pid: int):
-    procs = [p for p in sorted(ctx.kernel.processes.values(), key=lambda p: p.pid) if p.state != ZOMBIE]
+def _targets(ctx, pid: int) -> list:
+    # A zombie not yet reaped still holds its pid: kill succeeds and the signal is dropped
+    # (Linux: its task is still hashed until release_task; signals.post ignores zombies).
+    procs = sorted(ctx.kernel.processes.values(), key=lambda p: p.pid)
     if pid > 0:
-        return [p for p in procs if p.pid == pid]
+        # kill_proc_info looks `pid` up among all tasks (find_vpid): a thread's id names its
+        # whole thread group, as its process id does (kernel/signal.c kill_pid_info)
+        return [p for p in procs if p.pid == pid or any(t.tid == pid for t in p.threads)][:1]
     if pid == 0:
         return [p for p in procs if p.pgid == ctx.proc.pgid]
     if pid == -1:

@@ -17,7 +17,7 @@ from ...signals.frame import SIGINFO_SIZE, siginfo_of
 from ...signals import NSIG
 from ..kinds import K
 from ..registry import syscall
-from .kill import _thread
+from .kill import _targets, _thread
 from .timedwait import TimedWait
 
 SI_TKILL = -6
@@ -73,10 +73,11 @@ def _timeout(ctx, addr: int, fmt: str) -> int:
 def sys_rt_sigqueueinfo(ctx, tgid, sig, info_ptr):
     pid, sig = ctx.int32(tgid), ctx.int32(sig)
     info = _user_siginfo(ctx, pid, sig, info_ptr)
-    proc = ctx.kernel.processes.get(pid) if pid > 0 else None
-    if proc is None or proc.state == "zombie":
+    # POSIX.1b does not mention process groups: only pid > 0, any task's id (kill_proc_info)
+    targets = _targets(ctx, pid) if pid > 0 else []
+    if not targets:
         raise GuestErrno(E.ESRCH)
-    ctx.kernel.signals.post(proc, sig, info=info)
+    ctx.kernel.signals.post(targets[0], sig, info=info)
     return 0
 
 
@@ -99,6 +100,7 @@ def _user_siginfo(ctx, target: int, sig: int, info_ptr: int) -> dict | None:
     if not 0 <= sig <= NSIG:
         raise GuestErrno(E.EINVAL)
     code = struct.unpack_from("<i", raw, 8)[0]
-    if (code >= 0 or code == SI_TKILL) and target != ctx.proc.pid:
+    # (task_pid_vnr(current): the calling thread's own id)
+    if (code >= 0 or code == SI_TKILL) and target != ctx.thread.tid:
         raise GuestErrno(E.EPERM)
     return {"raw": raw, "code": code}
