@@ -66,8 +66,8 @@ class SyscallContext:
         count taken as signed is, as the unsigned size_t Linux copies, past user space)."""
         if size == 0:
             return b""
-        if addr == 0:
-            raise GuestErrno(E.EFAULT)
+        if addr == 0 or not self.vm.readable(addr, size):
+            raise GuestErrno(E.EFAULT)       # (a PROT_NONE page is mapped, but not readable)
         try:
             return self.mem.read(addr, size)
         except MemoryAccessError:

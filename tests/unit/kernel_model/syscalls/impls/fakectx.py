@@ -33,14 +33,24 @@ class FakeMemory:
 
 
 class FakeVm:
+    """The areas of a FakeMemory: READ_ONLY is read-only, every other one (a test may add
+    and remove its own) readable and writable."""
+
+    def __init__(self, mem: FakeMemory | None = None):
+        self.mem = mem
+
     def vma_at(self, addr: int):
         if BASE <= addr < BASE + SIZE:
             return SimpleNamespace(end=BASE + SIZE, perms=PROT_READ | PROT_WRITE)
         if READ_ONLY <= addr < READ_ONLY + 0x1000:
             return SimpleNamespace(end=READ_ONLY + 0x1000, perms=PROT_READ)
+        for base, data in (self.mem.areas.items() if self.mem is not None else ()):
+            if base <= addr < base + len(data):
+                return SimpleNamespace(end=base + len(data), perms=PROT_READ | PROT_WRITE)
         return None
 
-    allows = AreaMap.allows          # the real walk over this stand-in's areas
+    allows = AreaMap.allows          # the real walks over this stand-in's areas
+    readable = AreaMap.readable
 
 
 class FakeKernel:
@@ -59,7 +69,7 @@ class FakeKernel:
 
 def fake_ctx(abi: str = "x86_64") -> SyscallContext:
     mem = FakeMemory()
-    space = SimpleNamespace(machine=SimpleNamespace(mem=mem), vm=FakeVm())
+    space = SimpleNamespace(machine=SimpleNamespace(mem=mem), vm=FakeVm(mem))
     proc = SimpleNamespace(space=space, machine=space.machine, vm=space.vm, fds=FdTable())
     thread = SimpleNamespace(process=proc, sigmask=0, restart={}, saved_sigmask=None)
     return SyscallContext(FakeKernel(), thread, abi)
