@@ -86,7 +86,10 @@ class Signals:
             thread.pending_signals &= ~bit(sig)
         else:
             proc.pending_signals &= ~bit(sig)
-        return sig, proc.siginfo.pop(sig, {"code": SI_USER, "pid": 0})
+        info = proc.siginfo.pop(sig, {"code": SI_USER, "pid": 0})
+        if "dequeued" in info:
+            info["dequeued"]()        # a POSIX timer's signal: its overrun count is final
+        return sig, info
 
     # ---- delivery --------------------------------------------------------------------------
     def deliver(self, thread) -> None:

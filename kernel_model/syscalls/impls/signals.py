@@ -7,6 +7,7 @@ from ...blocking import WouldBlock
 from ...errno import GuestErrno
 from ...signals import NSIG, SIGKILL, SIGSTOP
 from ..kinds import K
+from ...time.itimer import ITIMER_REAL, SIGNAL_OF, timers_of
 from ..registry import NO_RETURN, syscall
 
 SIG_BLOCK, SIG_UNBLOCK, SIG_SETMASK = 0, 1, 2
@@ -111,7 +112,6 @@ def sys_rt_sigsuspend(ctx, mask_ptr, sigsetsize):
     raise WouldBlock(("signal", ctx.thread.tid), "sigsuspend")
 
 
-ITIMER_REAL = 0
 NS, US = 10**9, 1000
 
 
@@ -136,33 +136,47 @@ def _pack_timeval(ctx, ns: int) -> bytes:
     return struct.pack("<qq", sec, usec)
 
 
-def _itimer_now(ctx) -> tuple[int, int]:
-    timer = ctx.proc.itimer_real
+def _itimer_now(ctx, which: int = ITIMER_REAL) -> tuple[int, int]:
+    timer = timers_of(ctx.proc).get(which)
     if timer is None:
         return 0, 0
     deadline, interval = timer
     return max(0, deadline - ctx.kernel.clock.monotonic_ns()), interval
 
 
+def _which(ctx, which: int) -> int:
+    which = ctx.int32(which)
+    if which not in SIGNAL_OF:
+        raise GuestErrno(E.EINVAL)
+    return which
+
+
 @syscall("setitimer", args=(("which", K.INT), ("new_value", K.STRUCT), ("old_value", K.STRUCT)))
 def sys_setitimer(ctx, which, new, old):
-    if which != ITIMER_REAL:
-        raise GuestErrno(E.EINVAL)       # ITIMER_VIRTUAL/PROF need CPU-time accounting
-    if old:
-        value, interval = _itimer_now(ctx)
-        ctx.write(old, _pack_timeval(ctx, interval) + _pack_timeval(ctx, value))
+    """sys_setitimer's order (kernel/time/itimer.c): the new value is read (EFAULT), `which`
+    checked (EINVAL), the timer set, and only then the old value written: a bad old_value is
+    EFAULT with the new timer armed all the same."""
+    interval = value = 0
     if new:
         word = 2 * (4 if ctx.word == 4 else 8)
         interval, value = _timeval(ctx, new), _timeval(ctx, new + word)
+    which = _which(ctx, which)
+    previous = _itimer_now(ctx, which)
+    if which == ITIMER_REAL:
         ctx.kernel.arm_itimer(ctx.proc, value, interval)
+    elif value:
+        ctx.proc.itimer_cpu[which] = (ctx.kernel.clock.monotonic_ns() + value, interval)
+        ctx.kernel.timer_armed()
+    else:
+        ctx.proc.itimer_cpu.pop(which, None)
+    if old:
+        ctx.write(old, _pack_timeval(ctx, previous[1]) + _pack_timeval(ctx, previous[0]))
     return 0
 
 
 @syscall("getitimer", args=(("which", K.INT), ("curr_value", K.STRUCT)))
 def sys_getitimer(ctx, which, cur):
-    if which != ITIMER_REAL:
-        raise GuestErrno(E.EINVAL)
-    value, interval = _itimer_now(ctx)
+    value, interval = _itimer_now(ctx, _which(ctx, which))
     ctx.write(cur, _pack_timeval(ctx, interval) + _pack_timeval(ctx, value))
     return 0
 
