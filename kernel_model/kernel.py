@@ -27,6 +27,7 @@ from .net.names import UnixNames
 from .time.itimer import IntervalTimers
 from .time.posix_timers import PosixTimers
 from .time.timer_list import TimerList
+from .time.timerfd_timers import TimerFds
 from .panic import is_kernel_bug, run_loop_panic
 from .process.proc import RUNNABLE, ZOMBIE, Process, Thread
 from .process.sched import DEFAULT_QUANTUM, TRACER_STOP, Scheduler
@@ -86,7 +87,8 @@ class Kernel(Spawning, SyscallEntry):
         self.inet_ports = InetPorts()     # the loopback network's bound ports
         self.signals = Signals(self)
         self.scheduler = Scheduler(self.clock, config.quantum)
-        self.scheduler.timers = TimerList(IntervalTimers(self), PosixTimers(self))
+        self.timerfds = TimerFds()
+        self.scheduler.timers = TimerList(IntervalTimers(self), PosixTimers(self), self.timerfds)
         self.debug = DebugInterface(self)
         self.processes: dict[int, Process] = {}
         self.processes_created = 0        # every process the run made (spawn, fork, vfork)
