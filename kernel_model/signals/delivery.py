@@ -35,6 +35,11 @@ NEVER_RESTARTED = frozenset({"pause", "rt_sigsuspend", "sigsuspend", "nanosleep"
                              "rt_sigtimedwait", "rt_sigtimedwait_time64"})
 
 
+def signalfd_channel(proc) -> tuple:
+    """The wait channel of `proc`'s signalfds (signalfd.py): woken by every signal posted."""
+    return ("signalfd", proc.pid)
+
+
 def bit(sig: int) -> int:
     return 1 << (sig - 1)
 
@@ -64,6 +69,7 @@ class Signals:
         else:
             target.pending_signals |= bit(sig)
         proc.siginfo[sig] = info or {"code": SI_USER, "pid": 0}
+        self.kernel.wakeup(signalfd_channel(proc))       # its signalfds' readers and pollers
         for t in ([target] if target is not None else proc.threads):
             if t.state == SLEEPING and not (t.sigmask & bit(sig)) or sig == SIGKILL and t.state == SLEEPING:
                 t.interrupted = True
