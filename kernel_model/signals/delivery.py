@@ -136,7 +136,9 @@ class Signals:
         self._finish_interrupted_call(thread, restart=bool(flags & SA_RESTART))
         self._setup_frame(thread, sig, handler, flags, restorer, mask, info)
         if flags & SA_RESETHAND:
-            proc.sigactions[sig] = (SIG_DFL, 0, 0, 0)
+            # only the handler goes back to SIG_DFL (get_signal: ka->sa.sa_handler = SIG_DFL);
+            # the flags stay, SA_SIGINFO included (LTP sigaction01)
+            proc.sigactions[sig] = (SIG_DFL, flags, restorer, mask)
         self.kernel.debug.signal(proc, thread, sig, info)
 
     def _finish_interrupted_call(self, thread, *, restart: bool, handled: bool = True) -> None:

@@ -53,9 +53,11 @@ def _thread(ctx, tid: int, tgid: int | None):
 
 @syscall("tgkill", args=(("tgid", K.PID), ("tid", K.PID), ("sig", K.SIGNAL)))
 def sys_tgkill(ctx, tgid, tid, sig):
-    sig = ctx.int32(sig)
+    sig, tgid, tid = ctx.int32(sig), ctx.int32(tgid), ctx.int32(tid)
+    if tid <= 0 or tgid <= 0:
+        raise GuestErrno(E.EINVAL)            # sys_tgkill: no group or "all" ids here
     _check_signal(sig)
-    thread = _thread(ctx, ctx.int32(tid), ctx.int32(tgid))
+    thread = _thread(ctx, tid, tgid)
     ctx.kernel.signals.post(thread.process, sig, thread=thread,
                             info={"code": SI_TKILL, "pid": ctx.proc.pid})
     return 0
@@ -63,9 +65,11 @@ def sys_tgkill(ctx, tgid, tid, sig):
 
 @syscall("tkill", args=(("tid", K.PID), ("sig", K.SIGNAL)))
 def sys_tkill(ctx, tid, sig):
-    sig = ctx.int32(sig)
+    sig, tid = ctx.int32(sig), ctx.int32(tid)
+    if tid <= 0:
+        raise GuestErrno(E.EINVAL)            # sys_tkill
     _check_signal(sig)
-    thread = _thread(ctx, ctx.int32(tid), None)
+    thread = _thread(ctx, tid, None)
     ctx.kernel.signals.post(thread.process, sig, thread=thread,
                             info={"code": SI_TKILL, "pid": ctx.proc.pid})
     return 0

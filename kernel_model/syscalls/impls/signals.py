@@ -59,19 +59,36 @@ def sys_rt_sigprocmask(ctx, how, set_ptr, oldset, sigsetsize):
     return 0
 
 
+SS_ONSTACK, SS_DISABLE, SS_AUTODISARM = 1, 2, 1 << 31
+MINSIGSTKSZ = 2048                 # arch/x86/include/uapi/asm/signal.h
+
+
 @syscall("sigaltstack", args=(("ss", K.STRUCT), ("old_ss", K.STRUCT)))
 def sys_sigaltstack(ctx, ss, old_ss):
-    if old_ss:
-        sp, flags, size = ctx.thread.sigaltstack
-        raw = struct.pack("<Ii", sp, flags) + struct.pack("<I", size) if ctx.word == 4 else \
-            struct.pack("<Qi4xQ", sp, flags, size)
-        ctx.write(old_ss, raw)
+    """do_sigaltstack (kernel/signal.c): the new stack is read and checked first (EPERM while
+    running on the current one, EINVAL for another mode, ENOMEM under MINSIGSTKSZ), the old
+    one written after, its flags saying SS_ONSTACK or SS_DISABLE as they are now."""
+    thread = ctx.thread
+    sp, flags, size = thread.sigaltstack
+    on_stack = size and sp <= ctx.proc.machine.sp - 1 < sp + size
+    old = (sp, (SS_ONSTACK if on_stack else 0) | (flags & SS_AUTODISARM) if size else SS_DISABLE, size)
     if ss:
-        if ctx.word == 4:
-            sp, flags, size = struct.unpack("<IiI", ctx.read(ss, 12))
-        else:
-            sp, flags, size = struct.unpack("<Qi4xQ", ctx.read(ss, 24))
-        ctx.thread.sigaltstack = (sp, flags, size)
+        fmt = "<III" if ctx.word == 4 else "<QI4xQ"        # (ss_flags taken unsigned)
+        new_sp, new_flags, new_size = struct.unpack(fmt, ctx.read(ss, struct.calcsize(fmt)))
+        if on_stack:
+            raise GuestErrno(E.EPERM)
+        mode = new_flags & ~SS_AUTODISARM
+        if mode not in (0, SS_ONSTACK, SS_DISABLE):
+            raise GuestErrno(E.EINVAL)
+        if mode == SS_DISABLE:
+            new_sp, new_size = 0, 0
+        elif new_size < MINSIGSTKSZ:
+            raise GuestErrno(E.ENOMEM)
+        thread.sigaltstack = (new_sp, new_flags & SS_AUTODISARM if mode != SS_DISABLE else SS_DISABLE,
+                              new_size)
+    if old_ss:
+        raw = struct.pack("<III", *old) if ctx.word == 4 else struct.pack("<QI4xQ", *old)
+        ctx.write(old_ss, raw)
     return 0
 
 
