@@ -29,6 +29,7 @@ SA_NODEFER, SA_RESETHAND = 0x40000000, 0x80000000
 SS_ONSTACK, SS_DISABLE = 1, 2
 SI_USER, SI_KERNEL = 0, 0x80
 SIGWAIT_KEY = "sigwait_set"     # thread.restart: the set a sleeping rt_sigtimedwait waits for
+INTERRUPT_KEY = "on_interrupt"   # thread.restart: what a sleep does when a signal ends it
 NEVER_RESTARTED = frozenset({"pause", "rt_sigsuspend", "sigsuspend", "nanosleep", "clock_nanosleep",
                              "clock_nanosleep_time64", "poll", "ppoll", "select", "_newselect",
                              "pselect6", "ppoll_time64", "pselect6_time64",
@@ -164,12 +165,15 @@ class Signals:
             # rt_sigtimedwait go on waiting (LTP rt_sigtimedwait01: an ignored SIGUSR2 every
             # 100 ms must not make a 1 s wait return EINTR, nor restart its timeout).
             return
+        on_interrupt = thread.restart.get(INTERRUPT_KEY)
         thread.restart.clear()
         self.kernel.debug.syscall_interrupted(thread, call)
         if restart and call not in NEVER_RESTARTED:
             return
+        # (a sleep writes the time it had left; EFAULT when it cannot: do_nanosleep)
+        errno = (on_interrupt() if on_interrupt is not None else None) or E.EINTR
         machine = thread.process.machine
-        machine.set_reg("eax" if machine.arch.bits == 32 else "rax", -E.EINTR & machine.arch.mask)
+        machine.set_reg("eax" if machine.arch.bits == 32 else "rax", -errno & machine.arch.mask)
         machine.pc = machine.pc + 2                      # past int 0x80 / syscall
 
     def _setup_frame(self, thread, sig, handler, flags, restorer, mask, info) -> None:
