@@ -25,6 +25,9 @@ from .fs import FileSystem
 from .net.inet_ports import InetPorts
 from .net.names import UnixNames
 from .time.itimer import IntervalTimers
+from .time.posix_timers import PosixTimers
+from .time.timer_list import TimerList
+from .time.timerfd_timers import TimerFds
 from .panic import is_kernel_bug, run_loop_panic
 from .process.proc import RUNNABLE, ZOMBIE, Process, Thread
 from .process.sched import DEFAULT_QUANTUM, TRACER_STOP, Scheduler
@@ -94,7 +97,8 @@ class Kernel(Spawning, SyscallEntry):
         self.ipc.publish(self.fs)
         self.signals = Signals(self)
         self.scheduler = Scheduler(self.clock, config.quantum)
-        self.scheduler.timers = IntervalTimers(self)
+        self.timerfds = TimerFds()
+        self.scheduler.timers = TimerList(IntervalTimers(self), PosixTimers(self), self.timerfds)
         self.debug = DebugInterface(self)
         self.processes: dict[int, Process] = {}
         self.fs.list_processes(lambda: {pid: fs_view(p) for pid, p in self.processes.items()})
@@ -367,7 +371,12 @@ class Kernel(Spawning, SyscallEntry):
     def arm_itimer(self, proc: Process, value_ns: int, interval_ns: int) -> None:
         """ITIMER_REAL / alarm: SIGALRM when the virtual clock reaches the deadline."""
         proc.itimer_real = (self.clock.monotonic_ns() + value_ns, interval_ns) if value_ns else None
-        if value_ns and self.in_hook and self.current is not None:
+        if value_ns:
+            self.timer_armed()
+
+    def timer_armed(self) -> None:
+        """A timer was armed (ITIMER_REAL, a POSIX timer)."""
+        if self.in_hook and self.current is not None:
             # The running slice was sized without this deadline (process/sched.py slice_for: no limit
             # when nothing else waits): end it, so the next one stops at the timer's quanta.
             self.current.process.machine.stop()

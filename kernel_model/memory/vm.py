@@ -96,6 +96,18 @@ class AreaMap:
             addr = vma.end
         return True
 
+    def readable(self, addr: int, size: int) -> bool:
+        """Whether a copy from the user may read [addr, addr+size): every byte in an area
+        that is not PROT_NONE (on x86 a present page is readable whatever else it allows:
+        Intel SDM Vol. 3A 4.6, so PROT_WRITE and PROT_EXEC imply PROT_READ)."""
+        end = addr + size
+        while addr < end:
+            vma = self.vma_at(addr)
+            if vma is None or not vma.perms:
+                return False
+            addr = vma.end
+        return True
+
     def maps_text(self) -> bytes:
         return b"".join(v.maps_line() for v in self.vmas)
 

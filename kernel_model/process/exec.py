@@ -242,5 +242,7 @@ def execve(kernel, proc, path: bytes, argv: list[bytes], envp: list[bytes]) -> N
         proc.fds = proc.fds.copy()
     proc.fds.close_on_exec()
     proc.sigactions = {sig: act for sig, act in proc.sigactions.items() if act[0] == 1}
+    proc.posix_timers = {}            # exit_itimers (fs/exec.c begin_new_exec); ITIMER_REAL stays
+    proc.did_exec = True              # (PF_FORKNOEXEC cleared: setpgid of it is EACCES)
     commit_program(kernel, proc, program, program.argv)
     kernel.debug.exec(proc, path, program.argv)

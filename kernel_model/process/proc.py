@@ -78,6 +78,9 @@ class Process:
     pending_signals: int = 0               # process-directed (kill)
     siginfo: dict = field(default_factory=dict)   # signal -> what its siginfo_t will say
     itimer_real: tuple[int, int] | None = None    # (deadline ns, interval ns) of ITIMER_REAL
+    itimer_cpu: dict = field(default_factory=dict)     # ITIMER_VIRTUAL/PROF -> (deadline, interval)
+    posix_timers: dict = field(default_factory=dict)   # timer id -> time/posix_timers.PosixTimer
+    did_exec: bool = False                 # it ran execve since its fork (setpgid's EACCES)
     rlimits: dict[int, tuple[int, int]] = field(default_factory=dict)
     vfork_parent: Thread | None = None     # the parent thread sleeping until we exec or exit
     exit_signal: int = 17                  # SIGCHLD unless clone said otherwise

@@ -18,8 +18,8 @@ from .fpframe import RestoreError, fpstate_pieces, math_frame, restore_fpstate
 from ..process.proc import RUNNABLE, SLEEPING, STOPPED
 from ..memory.vm import PROT_WRITE
 from .frame import (RT32_SIZE, RT64_SIZE, SF32_SIZE, SavedRegisters, build_frame32,
-                    build_rt_frame32, build_rt_frame64, pack_siginfo, parse_frame32,
-                    parse_rt_frame32, parse_rt_frame64)
+                    build_rt_frame32, build_rt_frame64, parse_frame32,
+                    parse_rt_frame32, parse_rt_frame64, siginfo_of)
 from .numbers import (CORE_BY_DEFAULT, IGNORED_BY_DEFAULT, SIGCONT, SIGKILL, SIGSTOP,
                       STOP_BY_DEFAULT)
 
@@ -28,6 +28,8 @@ SA_SIGINFO, SA_ONSTACK, SA_RESTART = 0x4, 0x08000000, 0x10000000
 SA_NODEFER, SA_RESETHAND = 0x40000000, 0x80000000
 SS_ONSTACK, SS_DISABLE = 1, 2
 SI_USER, SI_KERNEL = 0, 0x80
+SIGWAIT_KEY = "sigwait_set"     # thread.restart: the set a sleeping rt_sigtimedwait waits for
+INTERRUPT_KEY = "on_interrupt"   # thread.restart: what a sleep does when a signal ends it
 NEVER_RESTARTED = frozenset({"pause", "rt_sigsuspend", "sigsuspend", "nanosleep", "clock_nanosleep",
                              "clock_nanosleep_time64", "poll", "ppoll", "select", "_newselect",
                              "pselect6", "ppoll_time64", "pselect6_time64",
@@ -35,7 +37,13 @@ NEVER_RESTARTED = frozenset({"pause", "rt_sigsuspend", "sigsuspend", "nanosleep"
                              # says (ipc/msg.c, ipc/sem.c return -EINTR, never -ERESTARTSYS);
                              # i386 reaches them through ipc(2), whose other calls never sleep
                              "msgrcv", "msgsnd", "semop", "semtimedop", "semtimedop_time64",
-                             "ipc"})
+                             "ipc",
+                             "rt_sigtimedwait", "rt_sigtimedwait_time64"})
+
+
+def signalfd_channel(proc) -> tuple:
+    """The wait channel of `proc`'s signalfds (signalfd.py): woken by every signal posted."""
+    return ("signalfd", proc.pid)
 
 
 def bit(sig: int) -> int:
@@ -67,14 +75,33 @@ class Signals:
         else:
             target.pending_signals |= bit(sig)
         proc.siginfo[sig] = info or {"code": SI_USER, "pid": 0}
+        self.kernel.wakeup(signalfd_channel(proc))       # its signalfds' readers and pollers
         for t in ([target] if target is not None else proc.threads):
             if t.state == SLEEPING and not (t.sigmask & bit(sig)) or sig == SIGKILL and t.state == SLEEPING:
                 t.interrupted = True
+                self.kernel.scheduler.make_runnable(t)
+            elif t.state == SLEEPING and t.restart.get(SIGWAIT_KEY, 0) & bit(sig):
+                # rt_sigtimedwait waits for it (blocked meanwhile): it runs again and takes it
                 self.kernel.scheduler.make_runnable(t)
 
     def deliverable(self, thread) -> int:
         return ((thread.pending_signals | thread.process.pending_signals)
                 & ~(thread.sigmask & ~UNBLOCKABLE) & ~thread.held_signals)
+
+    def dequeue(self, thread, among: int) -> tuple[int, dict]:
+        """Take the lowest pending signal of `among` off `thread` (its own pending set first,
+        then its process's) with its siginfo: Linux's dequeue_signal (kernel/signal.c)."""
+        proc = thread.process
+        pending = (thread.pending_signals | proc.pending_signals) & among
+        sig = (pending & -pending).bit_length()
+        if thread.pending_signals & bit(sig):
+            thread.pending_signals &= ~bit(sig)
+        else:
+            proc.pending_signals &= ~bit(sig)
+        info = proc.siginfo.pop(sig, {"code": SI_USER, "pid": 0})
+        if "dequeued" in info:
+            info["dequeued"]()        # a POSIX timer's signal: its overrun count is final
+        return sig, info
 
     # ---- delivery --------------------------------------------------------------------------
     def deliver(self, thread) -> None:
@@ -84,12 +111,7 @@ class Signals:
             pending = self.deliverable(thread)
             if not pending:
                 break
-            sig = (pending & -pending).bit_length()
-            if thread.pending_signals & bit(sig):
-                thread.pending_signals &= ~bit(sig)
-            else:
-                proc.pending_signals &= ~bit(sig)
-            info = proc.siginfo.pop(sig, {"code": SI_USER, "pid": 0})
+            sig, info = self.dequeue(thread, pending)
             if self.kernel.debug.trace_signal(thread, sig, info):
                 continue                # the tracer's now (US 7,185,320 [0036]): resume decides
             self._act(thread, sig, info)
@@ -120,7 +142,9 @@ class Signals:
         self._finish_interrupted_call(thread, restart=bool(flags & SA_RESTART))
         self._setup_frame(thread, sig, handler, flags, restorer, mask, info)
         if flags & SA_RESETHAND:
-            proc.sigactions[sig] = (SIG_DFL, 0, 0, 0)
+            # only the handler goes back to SIG_DFL (get_signal: ka->sa.sa_handler = SIG_DFL);
+            # the flags stay, SA_SIGINFO included (LTP sigaction01)
+            proc.sigactions[sig] = (SIG_DFL, flags, restorer, mask)
         self.kernel.debug.signal(proc, thread, sig, info)
 
     def _finish_interrupted_call(self, thread, *, restart: bool, handled: bool = True) -> None:
@@ -140,13 +164,21 @@ class Signals:
         # waker's exit — an ignored SIGCHLD — was lost).
         if thread.restart.get("condition_met", False):
             return
+        if not handled:
+            # An ignored signal: Linux does not even queue it (sig_ignored), so the sleeper
+            # never woke. Its call runs again as it was: a sleep keeps its deadline, pause and
+            # rt_sigtimedwait go on waiting (LTP rt_sigtimedwait01: an ignored SIGUSR2 every
+            # 100 ms must not make a 1 s wait return EINTR, nor restart its timeout).
+            return
+        on_interrupt = thread.restart.get(INTERRUPT_KEY)
         thread.restart.clear()
-        if handled:
-            self.kernel.debug.syscall_interrupted(thread, call)
+        self.kernel.debug.syscall_interrupted(thread, call)
         if restart and call not in NEVER_RESTARTED:
             return
+        # (a sleep writes the time it had left; EFAULT when it cannot: do_nanosleep)
+        errno = (on_interrupt() if on_interrupt is not None else None) or E.EINTR
         machine = thread.process.machine
-        machine.set_reg("eax" if machine.arch.bits == 32 else "rax", -E.EINTR & machine.arch.mask)
+        machine.set_reg("eax" if machine.arch.bits == 32 else "rax", -errno & machine.arch.mask)
         machine.pc = machine.pc + 2                      # past int 0x80 / syscall
 
     def _setup_frame(self, thread, sig, handler, flags, restorer, mask, info) -> None:
@@ -175,8 +207,7 @@ class Signals:
         if flags & SA_ONSTACK and not ss_flags & SS_DISABLE and not on_alt:
             sp = ss_sp + ss_size
         word = 8 if bits == 64 else 4
-        siginfo = pack_siginfo(word, sig, info.get("code", SI_USER), pid=info.get("pid", 0),
-                               status=info.get("status", 0), addr=info.get("addr"))
+        siginfo = siginfo_of(word, sig, info)
         if bits == 64:
             sp -= 128                                     # the psABI red zone
         # get_sigframe: the FPU state right below, then the frame (fpu__alloc_mathframe).

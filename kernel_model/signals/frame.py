@@ -52,6 +52,17 @@ def pack_siginfo(word: int, signo: int, code: int, *, pid: int = 0, uid: int = 0
     return (head + body).ljust(SIGINFO_SIZE, b"\0")
 
 
+def siginfo_of(word: int, signo: int, info: dict) -> bytes:
+    """The siginfo_t a pending signal carries: the caller's own bytes for rt_sigqueueinfo
+    (Linux copies the user's siginfo and only queues it: kernel/signal.c do_rt_sigqueueinfo),
+    with si_signo set to the signal sent; else built from the kernel's fields."""
+    raw = info.get("raw")
+    if raw is not None:
+        return struct.pack("<i", signo) + raw[4:SIGINFO_SIZE]
+    return pack_siginfo(word, signo, info.get("code", 0), pid=info.get("pid", 0),
+                        status=info.get("status", 0), addr=info.get("addr"))
+
+
 def build_rt_frame64(regs: SavedRegisters, info: bytes, restorer: int, stack: tuple) -> bytes:
     sc = SC64.pack(*(regs.gpr[r] for r in SC64_GPRS), regs.pc, regs.flags, regs.segs.get("cs", 0x33),
                    0, 0, regs.segs.get("ss", 0x2B), 0, 0, regs.mask & 0xFFFFFFFF, 0, regs.fpstate)

@@ -66,26 +66,17 @@ class SyscallContext:
         count taken as signed is, as the unsigned size_t Linux copies, past user space)."""
         if size == 0:
             return b""
-        if addr == 0:
-            raise GuestErrno(E.EFAULT)
+        if addr == 0 or not self.vm.readable(addr, size):
+            raise GuestErrno(E.EFAULT)       # (a PROT_NONE page is mapped, but not readable)
         try:
             data = self.mem.read(addr, size)
         except MemoryAccessError:
             raise GuestErrno(E.EFAULT) from None
-        if not self.readable(addr, size):
-            raise GuestErrno(E.EFAULT)
         return data
 
     def readable(self, addr: int, size: int) -> bool:
-        """copy_from_user's view: every byte in an area the process may access at all (on x86
-        any of read, write or execute lets the kernel read a user page; PROT_NONE does not)."""
-        end = addr + size
-        while addr < end:
-            vma = self.vm.vma_at(addr)
-            if vma is None or not vma.perms:
-                return False
-            addr = vma.end
-        return True
+        """copy_from_user's view (AreaMap.readable): every byte in an area that is not PROT_NONE."""
+        return self.vm.readable(addr, size)
 
     def write(self, addr: int, data: bytes) -> None:
         if not data:

@@ -39,6 +39,8 @@ _BY_MODULE = {
     "pidfd": "pidfd_getfd pidfd_open pidfd_send_signal",
     "pipes": "pipe pipe2",
     "poll": "_newselect poll ppoll ppoll_time64 pselect6 pselect6_time64 select",
+    "posix_timers": "timer_create timer_delete timer_getoverrun timer_gettime timer_gettime64 "
+        "timer_settime timer_settime64",
     "priority": "getpriority ioprio_get ioprio_set setpriority",
     "process": "arch_prctl execve exit exit_group getcpu getgroups getgroups32 getpgid getpgrp "
         "getpid getppid getrlimit getsid gettid prctl prlimit64 rseq sched_yield "
@@ -49,8 +51,10 @@ _BY_MODULE = {
     "rusage": "getrusage",
     "sched_policy": "sched_get_priority_max sched_get_priority_min sched_getparam "
         "sched_getscheduler sched_setparam sched_setscheduler",
+    "signalfd": "signalfd signalfd4",
     "signals": "alarm getitimer pause rt_sigaction rt_sigpending rt_sigprocmask rt_sigreturn "
         "rt_sigsuspend setitimer sigaltstack sigreturn",
+    "sigwait": "rt_sigqueueinfo rt_sigtimedwait rt_sigtimedwait_time64 rt_tgsigqueueinfo",
     "socketcall": "socketcall",
     "sockets": "accept accept4 bind connect getpeername getsockname listen shutdown socket "
         "socketpair",
@@ -67,6 +71,7 @@ _BY_MODULE = {
     "sysv_shm": "shmat shmctl shmdt shmget",
     "timecalls": "clock_getres clock_getres_time64 clock_gettime clock_gettime64 clock_nanosleep "
         "clock_nanosleep_time64 getrandom gettimeofday nanosleep time",
+    "timerfd": "timerfd_create timerfd_gettime timerfd_gettime64 timerfd_settime timerfd_settime64",
     "times": "times",
     "utsname": "oldolduname olduname setdomainname sethostname uname",
     "vectored_at": "preadv preadv2 pwritev pwritev2",

@@ -1,27 +1,52 @@
-"""ITIMER_REAL (setitimer, alarm): per-process timers on the virtual clock, as the scheduler
-sees them. When a timer's deadline passes, SIGALRM is posted and an interval timer re-arms."""
+"""setitimer's timers (and alarm): per-process timers on the virtual clock, as the scheduler
+sees them. When a timer's deadline passes, its signal is posted and an interval timer re-arms.
+
+ITIMER_REAL counts real time (SIGALRM). ITIMER_VIRTUAL and ITIMER_PROF count the process's
+CPU time (SIGVTALRM, SIGPROF): the modeled CPU's time is the virtual clock itself, which moves
+by the instructions of preempted slices, a fixed cost per system call and sleeps, so they
+count it as ITIMER_REAL does (a process that only sleeps would not see them expire on Linux;
+here they do — an approximation, kept because programs arm them to bound a computation).
+"""
 from ..process.proc import ZOMBIE
 from ..signals import SIGALRM
 
+ITIMER_REAL, ITIMER_VIRTUAL, ITIMER_PROF = 0, 1, 2
+SIGVTALRM, SIGPROF = 26, 27
+SIGNAL_OF = {ITIMER_REAL: SIGALRM, ITIMER_VIRTUAL: SIGVTALRM, ITIMER_PROF: SIGPROF}
+
+
+def timers_of(proc) -> dict:
+    """which -> (deadline ns, interval ns) of `proc`'s armed timers."""
+    armed = dict(proc.itimer_cpu)
+    if proc.itimer_real is not None:
+        armed[ITIMER_REAL] = proc.itimer_real
+    return armed
+
 
 class IntervalTimers:
-    """The processes' ITIMER_REAL timers, as the scheduler sees them."""
+    """The processes' setitimer timers, as the scheduler sees them."""
 
     def __init__(self, kernel):
         self.kernel = kernel
 
     def _armed(self):
-        return [p for p in sorted(self.kernel.processes.values(), key=lambda p: p.pid)
-                if p.itimer_real is not None and p.state != ZOMBIE]
+        for proc in sorted(self.kernel.processes.values(), key=lambda p: p.pid):
+            if proc.state != ZOMBIE:
+                for which, timer in sorted(timers_of(proc).items()):
+                    yield proc, which, timer
 
     def next_deadline(self) -> int | None:
-        armed = self._armed()
-        return min(p.itimer_real[0] for p in armed) if armed else None
+        return min((timer[0] for _, _, timer in self._armed()), default=None)
 
     def fire(self, now: int) -> None:
-        for proc in self._armed():
-            deadline, interval = proc.itimer_real
+        for proc, which, (deadline, interval) in list(self._armed()):
             if deadline <= now:
-                proc.itimer_real = (deadline + interval * (1 + (now - deadline) // interval), interval) \
+                rearmed = (deadline + interval * (1 + (now - deadline) // interval), interval) \
                     if interval else None
-                self.kernel.signals.post(proc, SIGALRM, info={"code": 0x80})
+                if which == ITIMER_REAL:
+                    proc.itimer_real = rearmed
+                elif rearmed is None:
+                    del proc.itimer_cpu[which]
+                else:
+                    proc.itimer_cpu[which] = rearmed
+                self.kernel.signals.post(proc, SIGNAL_OF[which], info={"code": 0x80})

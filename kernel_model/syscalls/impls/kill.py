@@ -24,10 +24,14 @@ def _check_signal(sig: int) -> None:
         raise GuestErrno(E.EINVAL)
 
 
-def _targets(ctx, pid: int):
-    procs = [p for p in sorted(ctx.kernel.processes.values(), key=lambda p: p.pid) if p.state != ZOMBIE]
+def _targets(ctx, pid: int) -> list:
+    # A zombie not yet reaped still holds its pid: kill succeeds and the signal is dropped
+    # (Linux: its task is still hashed until release_task; signals.post ignores zombies).
+    procs = sorted(ctx.kernel.processes.values(), key=lambda p: p.pid)
     if pid > 0:
-        return [p for p in procs if p.pid == pid]
+        # kill_proc_info looks `pid` up among all tasks (find_vpid): a thread's id names its
+        # whole thread group, as its process id does (kernel/signal.c kill_pid_info)
+        return [p for p in procs if p.pid == pid or any(t.tid == pid for t in p.threads)][:1]
     if pid == 0:
         return [p for p in procs if p.pgid == ctx.proc.pgid]
     if pid == -1:
@@ -63,9 +67,11 @@ def _thread(ctx, tid: int, tgid: int | None):
 
 @syscall("tgkill", args=(("tgid", K.PID), ("tid", K.PID), ("sig", K.SIGNAL)))
 def sys_tgkill(ctx, tgid, tid, sig):
-    sig = ctx.int32(sig)
+    sig, tgid, tid = ctx.int32(sig), ctx.int32(tgid), ctx.int32(tid)
+    if tid <= 0 or tgid <= 0:
+        raise GuestErrno(E.EINVAL)            # sys_tgkill: no group or "all" ids here
     _check_signal(sig)
-    thread = _thread(ctx, ctx.int32(tid), ctx.int32(tgid))
+    thread = _thread(ctx, tid, tgid)
     if not may_signal(ctx, thread.process, sig):
         raise GuestErrno(E.EPERM)
     ctx.kernel.signals.post(thread.process, sig, thread=thread,
@@ -75,9 +81,11 @@ def sys_tgkill(ctx, tgid, tid, sig):
 
 @syscall("tkill", args=(("tid", K.PID), ("sig", K.SIGNAL)))
 def sys_tkill(ctx, tid, sig):
-    sig = ctx.int32(sig)
+    sig, tid = ctx.int32(sig), ctx.int32(tid)
+    if tid <= 0:
+        raise GuestErrno(E.EINVAL)            # sys_tkill
     _check_signal(sig)
-    thread = _thread(ctx, ctx.int32(tid), None)
+    thread = _thread(ctx, tid, None)
     if not may_signal(ctx, thread.process, sig):
         raise GuestErrno(E.EPERM)
     ctx.kernel.signals.post(thread.process, sig, thread=thread,

@@ -125,10 +125,30 @@ def sys_getpgrp(ctx):
 
 @syscall("setpgid", args=(("pid", K.PID), ("pgid", K.PID)))
 def sys_setpgid(ctx, pid, pgid):
-    proc = ctx.kernel.processes.get(pid) if pid else ctx.proc
-    if proc is None:
+    """kernel/sys.c setpgid's checks: the caller itself or a child of it (ESRCH), a child in
+    the caller's session (EPERM) that has not exec'd (EACCES), into a group that exists in
+    that session (EPERM)."""
+    me = ctx.proc
+    pid, pgid = ctx.int32(pid) or me.pid, ctx.int32(pgid)
+    pgid = pgid or pid
+    if pgid < 0:
+        raise GuestErrno(E.EINVAL)
+    proc = ctx.kernel.processes.get(pid)
+    if proc is None or proc.state == "zombie" and proc is not me and proc.ppid != me.pid:
         raise GuestErrno(E.ESRCH)
-    proc.pgid = pgid or proc.pid
+    if proc is not me:
+        if proc.ppid != me.pid:
+            raise GuestErrno(E.ESRCH)
+        if proc.sid != me.sid:
+            raise GuestErrno(E.EPERM)
+        if proc.did_exec:
+            raise GuestErrno(E.EACCES)
+    # (Linux also refuses to move a session leader, EPERM; not here: the run's first process
+    # is modeled as one, which under a shell it is not, and it may setpgid(0, 0) itself)
+    if pgid != pid and not any(p.pgid == pgid and p.sid == me.sid
+                               for p in ctx.kernel.processes.values()):
+        raise GuestErrno(E.EPERM)
+    proc.pgid = pgid
     return 0
 
 

@@ -70,10 +70,15 @@ def _wait_block(ctx, what: str):
     return WouldBlock(("children", ctx.proc.pid), what)
 
 
+INT_MIN = -(1 << 31)
+
+
 def _wait4(ctx, pid, status_ptr, options, rusage):
     pid = ctx.int32(pid)
     if options & ~(WNOHANG | WUNTRACED | WCONTINUED | 0x20000000 | 0x40000000 | 0x80000000):
         raise GuestErrno(E.EINVAL)
+    if pid == INT_MIN:
+        raise GuestErrno(E.ESRCH)     # -INT_MIN is no process group (kernel_wait4: ESRCH)
     child = _find_zombie(ctx, lambda c: _matches(ctx, c, pid))
     if child is None:
         if options & WNOHANG:

@@ -7,6 +7,7 @@ from ...blocking import WouldBlock
 from ...errno import GuestErrno
 from ...signals import NSIG, SIGKILL, SIGSTOP
 from ..kinds import K
+from ...time.itimer import ITIMER_REAL, SIGNAL_OF, timers_of
 from ..registry import NO_RETURN, syscall
 
 SIG_BLOCK, SIG_UNBLOCK, SIG_SETMASK = 0, 1, 2
@@ -58,19 +59,36 @@ def sys_rt_sigprocmask(ctx, how, set_ptr, oldset, sigsetsize):
     return 0
 
 
+SS_ONSTACK, SS_DISABLE, SS_AUTODISARM = 1, 2, 1 << 31
+MINSIGSTKSZ = 2048                 # arch/x86/include/uapi/asm/signal.h
+
+
 @syscall("sigaltstack", args=(("ss", K.STRUCT), ("old_ss", K.STRUCT)))
 def sys_sigaltstack(ctx, ss, old_ss):
-    if old_ss:
-        sp, flags, size = ctx.thread.sigaltstack
-        raw = struct.pack("<Ii", sp, flags) + struct.pack("<I", size) if ctx.word == 4 else \
-            struct.pack("<Qi4xQ", sp, flags, size)
-        ctx.write(old_ss, raw)
+    """do_sigaltstack (kernel/signal.c): the new stack is read and checked first (EPERM while
+    running on the current one, EINVAL for another mode, ENOMEM under MINSIGSTKSZ), the old
+    one written after, its flags saying SS_ONSTACK or SS_DISABLE as they are now."""
+    thread = ctx.thread
+    sp, flags, size = thread.sigaltstack
+    on_stack = size and sp <= ctx.proc.machine.sp - 1 < sp + size
+    old = (sp, (SS_ONSTACK if on_stack else 0) | (flags & SS_AUTODISARM) if size else SS_DISABLE, size)
     if ss:
-        if ctx.word == 4:
-            sp, flags, size = struct.unpack("<IiI", ctx.read(ss, 12))
-        else:
-            sp, flags, size = struct.unpack("<Qi4xQ", ctx.read(ss, 24))
-        ctx.thread.sigaltstack = (sp, flags, size)
+        fmt = "<III" if ctx.word == 4 else "<QI4xQ"        # (ss_flags taken unsigned)
+        new_sp, new_flags, new_size = struct.unpack(fmt, ctx.read(ss, struct.calcsize(fmt)))
+        if on_stack:
+            raise GuestErrno(E.EPERM)
+        mode = new_flags & ~SS_AUTODISARM
+        if mode not in (0, SS_ONSTACK, SS_DISABLE):
+            raise GuestErrno(E.EINVAL)
+        if mode == SS_DISABLE:
+            new_sp, new_size = 0, 0
+        elif new_size < MINSIGSTKSZ:
+            raise GuestErrno(E.ENOMEM)
+        thread.sigaltstack = (new_sp, new_flags & SS_AUTODISARM if mode != SS_DISABLE else SS_DISABLE,
+                              new_size)
+    if old_ss:
+        raw = struct.pack("<III", *old) if ctx.word == 4 else struct.pack("<QI4xQ", *old)
+        ctx.write(old_ss, raw)
     return 0
 
 
@@ -111,7 +129,6 @@ def sys_rt_sigsuspend(ctx, mask_ptr, sigsetsize):
     raise WouldBlock(("signal", ctx.thread.tid), "sigsuspend")
 
 
-ITIMER_REAL = 0
 NS, US = 10**9, 1000
 
 
@@ -136,33 +153,47 @@ def _pack_timeval(ctx, ns: int) -> bytes:
     return struct.pack("<qq", sec, usec)
 
 
-def _itimer_now(ctx) -> tuple[int, int]:
-    timer = ctx.proc.itimer_real
+def _itimer_now(ctx, which: int = ITIMER_REAL) -> tuple[int, int]:
+    timer = timers_of(ctx.proc).get(which)
     if timer is None:
         return 0, 0
     deadline, interval = timer
     return max(0, deadline - ctx.kernel.clock.monotonic_ns()), interval
 
 
+def _which(ctx, which: int) -> int:
+    which = ctx.int32(which)
+    if which not in SIGNAL_OF:
+        raise GuestErrno(E.EINVAL)
+    return which
+
+
 @syscall("setitimer", args=(("which", K.INT), ("new_value", K.STRUCT), ("old_value", K.STRUCT)))
 def sys_setitimer(ctx, which, new, old):
-    if which != ITIMER_REAL:
-        raise GuestErrno(E.EINVAL)       # ITIMER_VIRTUAL/PROF need CPU-time accounting
-    if old:
-        value, interval = _itimer_now(ctx)
-        ctx.write(old, _pack_timeval(ctx, interval) + _pack_timeval(ctx, value))
+    """sys_setitimer's order (kernel/time/itimer.c): the new value is read (EFAULT), `which`
+    checked (EINVAL), the timer set, and only then the old value written: a bad old_value is
+    EFAULT with the new timer armed all the same."""
+    interval = value = 0
     if new:
         word = 2 * (4 if ctx.word == 4 else 8)
         interval, value = _timeval(ctx, new), _timeval(ctx, new + word)
+    which = _which(ctx, which)
+    previous = _itimer_now(ctx, which)
+    if which == ITIMER_REAL:
         ctx.kernel.arm_itimer(ctx.proc, value, interval)
+    elif value:
+        ctx.proc.itimer_cpu[which] = (ctx.kernel.clock.monotonic_ns() + value, interval)
+        ctx.kernel.timer_armed()
+    else:
+        ctx.proc.itimer_cpu.pop(which, None)
+    if old:
+        ctx.write(old, _pack_timeval(ctx, previous[1]) + _pack_timeval(ctx, previous[0]))
     return 0
 
 
 @syscall("getitimer", args=(("which", K.INT), ("curr_value", K.STRUCT)))
 def sys_getitimer(ctx, which, cur):
-    if which != ITIMER_REAL:
-        raise GuestErrno(E.EINVAL)
-    value, interval = _itimer_now(ctx)
+    value, interval = _itimer_now(ctx, _which(ctx, which))
     ctx.write(cur, _pack_timeval(ctx, interval) + _pack_timeval(ctx, value))
     return 0
 

@@ -6,6 +6,7 @@ from ... import errno as E
 from ...blocking import WouldBlock
 from ...errno import GuestErrno
 from ...memory.vm import PROT_WRITE
+from ...signals.delivery import INTERRUPT_KEY
 from ..kinds import K
 from ..registry import syscall
 
@@ -80,18 +81,32 @@ def sys_time(ctx, tloc):
     return sec
 
 
-def _sleep_until(ctx, deadline: int) -> int:
+def _sleep_until(ctx, deadline: int, rem: int = 0, fmt: str = "<qq") -> int:
     """Sleep on the virtual clock: other threads run meanwhile; when nothing else can run,
-    the scheduler moves time forward to the earliest deadline."""
+    the scheduler moves time forward to the earliest deadline. A relative sleep with `rem`
+    writes the time left there when a signal interrupts it (do_nanosleep: EFAULT instead of
+    EINTR if it cannot), through the restart state's INTERRUPT_KEY (signals/delivery.py)."""
     restart = ctx.thread.restart
     restart.setdefault("deadline", deadline)
     if ctx.kernel.clock.monotonic_ns() >= restart["deadline"]:
         return 0
-    raise WouldBlock(("sleep", ctx.thread.tid), "sleep", deadline_ns=restart["deadline"])
+    deadline = restart["deadline"]
+    if rem:
+        restart[INTERRUPT_KEY] = lambda: _write_remaining(ctx, rem, fmt, deadline)
+    raise WouldBlock(("sleep", ctx.thread.tid), "sleep", deadline_ns=deadline)
+
+
+def _write_remaining(ctx, rem: int, fmt: str, deadline: int) -> int | None:
+    left = max(0, deadline - ctx.kernel.clock.monotonic_ns())
+    try:
+        ctx.write(rem, _timespec(left, fmt))
+    except GuestErrno:
+        return E.EFAULT
+    return None
 
 
 def _sleep(ctx, ns: int, rem: int, fmt: str) -> int:
-    return _sleep_until(ctx, ctx.kernel.clock.monotonic_ns() + ns)
+    return _sleep_until(ctx, ctx.kernel.clock.monotonic_ns() + ns, rem, fmt)
 
 
 @syscall("nanosleep", args=(("req", K.TIMESPEC_IN), ("rem", K.PTR)))
@@ -102,20 +117,24 @@ def sys_nanosleep(ctx, req, rem):
 @syscall("clock_nanosleep", args=(("clockid", K.CLOCK), ("flags", K.TIMER_FLAGS),
                                   ("request", K.TIMESPEC_IN), ("remain", K.PTR)))
 def sys_clock_nanosleep(ctx, clock_id, flags, req, rem):
-    return _clock_nanosleep(ctx, clock_id, flags, req, _native_timespec(ctx))
+    return _clock_nanosleep(ctx, clock_id, flags, req, rem, _native_timespec(ctx))
 
 
 @syscall("clock_nanosleep_time64", args=(("clockid", K.CLOCK), ("flags", K.TIMER_FLAGS),
                                          ("request", K.TIMESPEC64_IN), ("remain", K.PTR)))
 def sys_clock_nanosleep_time64(ctx, clock_id, flags, req, rem):
-    return _clock_nanosleep(ctx, clock_id, flags, req, "<qq")
+    return _clock_nanosleep(ctx, clock_id, flags, req, rem, "<qq")
 
 
-def _clock_nanosleep(ctx, clock_id, flags, req, fmt):
+def _clock_nanosleep(ctx, clock_id, flags, req, rem, fmt):
+    clock = ctx.int32(clock_id)
+    if clock == CLOCK_THREAD_CPUTIME_ID:
+        raise GuestErrno(E.EOPNOTSUPP)        # the thread clock has no nsleep (posix-cpu-timers.c)
+    now = clock_ns(ctx, clock)                # EINVAL for an unknown clock
     target = _read_timespec(ctx, req, fmt)
-    now = clock_ns(ctx, ctx.int32(clock_id))
-    delta = target - now if flags & TIMER_ABSTIME else target
-    return _sleep_until(ctx, ctx.kernel.clock.monotonic_ns() + delta)
+    if flags & TIMER_ABSTIME:
+        return _sleep_until(ctx, ctx.kernel.clock.monotonic_ns() + target - now)
+    return _sleep_until(ctx, ctx.kernel.clock.monotonic_ns() + target, rem, fmt)
 
 
 @syscall("getrandom", args=(("buf", K.BUF_OUT), ("buflen", K.ULONG), ("flags", K.HEX)))

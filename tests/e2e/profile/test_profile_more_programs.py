@@ -35,8 +35,8 @@ PROGRAMS = {
     "sed": ["/usr/bin/sed", "-n", r"s/\(the\) \([a-z]*\)/\2 \1/gp", GPL],
     "dash-pipeline": ["/bin/dash", "-c", "seq 1 500 | sort -nr | head -3"],
     "xz-threads": ["/usr/bin/xz", "-T2", "-1", "-c", GPL2],
-    # timeout's timer_create is -ENOSYS here: it falls back to alarm(), whose SIGALRM ends it
-    # one virtual second later; sleep's nanosleep advances the clock there at once
+    # timeout arms a POSIX timer (timer_create), whose SIGALRM ends it one virtual second
+    # later; sleep's nanosleep advances the clock there at once
     "timeout": ["/bin/dash", "-c", "timeout 1 sleep 5; echo $?"],
 }
 

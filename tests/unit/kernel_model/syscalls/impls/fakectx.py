@@ -33,20 +33,24 @@ class FakeMemory:
 
 
 class FakeVm:
-    """The areas of a FakeMemory: READ_ONLY is read-only, the others (BASE and any a test
-    plants) read-write."""
+    """The areas of a FakeMemory: READ_ONLY is read-only, every other one (a test may add
+    and remove its own) readable and writable."""
 
-    def __init__(self, mem: FakeMemory):
+    def __init__(self, mem: FakeMemory | None = None):
         self.mem = mem
 
     def vma_at(self, addr: int):
-        for base, data in self.mem.areas.items():
+        if BASE <= addr < BASE + SIZE:
+            return SimpleNamespace(end=BASE + SIZE, perms=PROT_READ | PROT_WRITE)
+        if READ_ONLY <= addr < READ_ONLY + 0x1000:
+            return SimpleNamespace(end=READ_ONLY + 0x1000, perms=PROT_READ)
+        for base, data in (self.mem.areas.items() if self.mem is not None else ()):
             if base <= addr < base + len(data):
-                perms = PROT_READ if base == READ_ONLY else PROT_READ | PROT_WRITE
-                return SimpleNamespace(end=base + len(data), perms=perms)
+                return SimpleNamespace(end=base + len(data), perms=PROT_READ | PROT_WRITE)
         return None
 
-    allows = AreaMap.allows          # the real walk over this stand-in's areas
+    allows = AreaMap.allows          # the real walks over this stand-in's areas
+    readable = AreaMap.readable
 
 
 class FakeKernel:
