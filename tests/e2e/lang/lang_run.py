@@ -7,7 +7,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tests.e2e.gdb_tool import ensure_gdb
+from tests.e2e.host_tools import ensure_gdb
 
 ROOT = Path(__file__).resolve().parents[3]
 SAMPLES = ROOT / "samples" / "bin"
