@@ -19,3 +19,16 @@ def test_no_file_points_outside_the_repository():
                 if OUTSIDE.search(line):
                     found.append(f"{name}:{number}: {line.strip()}")
     assert found == []
+
+
+# The project's top level is fixed: what is inside these is the project's to shape.
+TOP_LEVEL = {"setup.cfg", "pyproject.toml", "emu", "loader", "instrumenter", "kernel_model",
+             "trapline", "tests", "samples", "README.md", "docs", "bench", ".ci", ".gitignore"}
+
+
+def test_the_top_level_holds_only_the_fixed_entries():
+    import subprocess
+    tracked = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True,
+                             check=True).stdout.split("\n")
+    entries = {path.split("/", 1)[0] for path in tracked if path}
+    assert entries <= TOP_LEVEL, sorted(entries - TOP_LEVEL)

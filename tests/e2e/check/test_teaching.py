@@ -1,4 +1,4 @@
-"""The teaching package (issue 29), examples/toy_relocator: `trapline check` finds step 1's
+"""The teaching package (issue 29), samples/toy_relocator: `trapline check` finds step 1's
 bug (a naive copy of `call r/m` pushes the copy's return address) and shrinks it to `call
 esp`/`call rsp`; with that fixed (step 2), it finds the next one (the operand read after the
 push moved the stack pointer), shrunk to a layout of zeros but the stack; as its README says,
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[3]
-TOY = ROOT / "examples" / "toy_relocator"
+TOY = ROOT / "samples" / "toy_relocator"
 SP = {"i386": "esp", "x86_64": "rsp"}
 
 
@@ -38,7 +38,7 @@ def test_step_one_is_caught_pushing_the_copys_return_address(arch):
     assert report[0].startswith(f"relocation of `call {SP[arch]}` [ff d4] (call_indirect, near) "
                                 f"by {strategy}: memory at ")
     assert report[4] == "  copy (copy):" and report[5].endswith(f"call {SP[arch]}")
-    assert f"--strategy {strategy}" in (ROOT / "examples/toy_relocator/README.md").read_text()
+    assert f"--strategy {strategy}" in (ROOT / "samples/toy_relocator/README.md").read_text()
 
 
 @pytest.mark.parametrize("arch", ["i386", "x86_64"])
@@ -56,7 +56,7 @@ def test_step_two_fixes_the_call_and_is_caught_reading_the_moved_stack(arch):
     original = int(report[3].split(":")[0], 16)
     assert report[4] == "  copy (call):" and report[5].endswith(f"push {original + 2:#x}")
     assert report[6].endswith(f"jmp {SP[arch]}")
-    assert f"--strategy {strategy}" in (ROOT / "examples/toy_relocator/README.md").read_text()
+    assert f"--strategy {strategy}" in (ROOT / "samples/toy_relocator/README.md").read_text()
 
 
 def test_installed_its_entry_points_name_the_steps(tmp_path):
