@@ -96,12 +96,29 @@ def test_scm_rights_passes_an_open_file(abi):
     assert ctx.read(BUF, 3) == b"fd!"
     namelen, controllen, flags = read_msghdr(ctx)
     [(level, kind, payload)] = parse_cmsgs(ctx, ctx.read(CONTROL, controllen))
-    assert (level, kind, flags, namelen) == (SOL_SOCKET, SCM_RIGHTS, 0, 0)
+    assert (level, kind, flags, namelen) == (SOL_SOCKET, SCM_RIGHTS, MSG_CMSG_CLOEXEC, 0)
     new_fd = struct.unpack("<i", payload)[0]
     assert ctx.proc.fds.entry(new_fd).cloexec
     assert ctx.proc.fds.get(new_fd).read(64) == b"via the passed fd"
     ctx.proc.fds.close(new_fd)
     assert pipe.readers == 0                         # the last reference went with the fd
+
+
+@pytest.mark.parametrize("abi", ABIS)
+def test_msg_flags_echo_msg_cmsg_cloexec_only(abi):
+    """____sys_recvmsg (net/socket.c) starts msg_flags from the call's MSG_CMSG_CLOEXEC (and
+    MSG_CMSG_COMPAT, never shown), then the protocol adds MSG_TRUNC/MSG_CTRUNC: strace shows
+    msg_flags=MSG_CMSG_CLOEXEC after recvmsg(..., MSG_CMSG_CLOEXEC)."""
+    ctx = socket_ctx(abi)
+    a, b = pair(ctx, SOCK_DGRAM)
+    for flags, shown in ((MSG_CMSG_CLOEXEC, MSG_CMSG_CLOEXEC), (MSG_DONTWAIT, 0),
+                         (MSG_CMSG_CLOEXEC | MSG_DONTWAIT, MSG_CMSG_CLOEXEC)):
+        ctx.write(BUF, b"four")
+        put_msghdr(ctx, [4])
+        assert sys_sendmsg(ctx, a, MSG, 0) == 4
+        put_msghdr(ctx, [2])
+        assert sys_recvmsg(ctx, b, MSG, flags) == 2
+        assert read_msghdr(ctx)[2] == shown | MSG_TRUNC
 
 
 @pytest.mark.parametrize("abi", ABIS)
