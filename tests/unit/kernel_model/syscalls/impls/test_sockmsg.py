@@ -223,6 +223,39 @@ def test_socketpair_dgram_is_limited_by_the_send_buffer():
     assert sent == 278
 
 
+def _sends_until_full(ctx, fd, size: int) -> list[int]:
+    results = []
+    with pytest.raises(GuestErrno) as info:
+        while len(results) < 100_000:
+            results.append(sys_sendto(ctx, fd, BUF, size, MSG_DONTWAIT, 0, 0))
+    assert info.value.errno == E.EAGAIN
+    return results
+
+
+@pytest.mark.parametrize("size, sends, total", [(4096, 44, 180224), (1, 278, 278),
+                                                (100, 278, 27800), (3000, 49, 147000),
+                                                (8192, 24, 196608)])
+def test_socketpair_stream_is_limited_by_the_true_size_of_its_buffers(size, sends, total):
+    """Measured natively on the reference host: nonblocking sends of `size` bytes on a fresh
+    socketpair until EAGAIN (each sk_buff costs its truesize, kernel_model/net/truesize.py,
+    and one more goes while the charge is below SO_SNDBUF; a large send stops half-way)."""
+    ctx = socket_ctx()
+    a, _ = pair(ctx, SOCK_STREAM)
+    results = _sends_until_full(ctx, a, size)
+    assert (len(results), sum(results)) == (sends, total)
+
+
+def test_reading_a_whole_piece_gives_its_sender_the_room_back():
+    ctx = socket_ctx()
+    a, b = pair(ctx, SOCK_STREAM)
+    _sends_until_full(ctx, a, 4096)
+    assert sys_recvfrom(ctx, b, DATA, 4095, 0, 0, 0) == 4095    # a piece not yet consumed
+    assert errno_of(sys_sendto, ctx, a, BUF, 4096, MSG_DONTWAIT, 0, 0) == E.EAGAIN
+    assert sys_recvfrom(ctx, b, DATA, 1, 0, 0, 0) == 1          # consumed: 4864 back
+    assert sys_sendto(ctx, a, BUF, 4096, MSG_DONTWAIT, 0, 0) == 4096
+    assert errno_of(sys_sendto, ctx, a, BUF, 4096, MSG_DONTWAIT, 0, 0) == E.EAGAIN
+
+
 def test_stream_epipe_sigpipe_and_nosignal():
     ctx = socket_ctx()
     a, b = pair(ctx)
