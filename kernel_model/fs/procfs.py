@@ -19,6 +19,7 @@ from .synthetic import GeneratedFile, SyntheticDir, SyntheticSymlink, synthetic_
 MOUNTS = (b"overlay / overlay rw,relatime 0 0\n"
           b"proc /proc proc rw,nosuid,nodev,noexec,relatime 0 0\n"
           b"devtmpfs /dev devtmpfs rw,nosuid,relatime,mode=755 0 0\n")
+NGROUPS_MAX_TEXT = b"65536\n"       # kernel/sysctl.c: ngroups_max, NGROUPS_MAX (read-only)
 
 
 class ProcFs:
@@ -56,6 +57,8 @@ class _ProcRoot(SyntheticDir):
             b"meminfo": fs.file(b"/meminfo", lambda: MEMINFO),
             b"mounts": fs.link(b"/mounts", lambda: b"self/mounts"),     # as Linux's proc_root
             b"self": fs.link(b"/self", lambda: pid),
+            b"sys": fs.dir(b"/sys", {b"kernel": fs.dir(b"/sys/kernel", {
+                b"ngroups_max": fs.file(b"/sys/kernel/ngroups_max", lambda: NGROUPS_MAX_TEXT)})}),
             pid: _process_dir(fs, proc),
         }
 

@@ -45,7 +45,12 @@ def test_cwd_maps_stat_status(fs):
 def test_other_pids_do_not_exist(fs):
     assert errno_of(fs.stat, b"/proc/1", b"/", PROC) == E.ENOENT
     assert names(fs, b"/proc") == [b".", b"..", b"42", b"cpuinfo", b"meminfo", b"mounts",
-                                      b"self"]
+                                      b"self", b"sys"]
+
+
+def test_ngroups_max(fs):
+    """Read by sysconf(_SC_NGROUPS_MAX) (coreutils' id/groups): NGROUPS_MAX."""
+    assert read_file(fs, b"/proc/sys/kernel/ngroups_max") == b"65536\n"
 
 
 def test_cpuinfo_and_meminfo_are_fixed(fs):
