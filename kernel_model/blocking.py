@@ -27,3 +27,16 @@ def exit_channel(pid: int) -> tuple:
     """What a waiter on process `pid`'s exit sleeps on (a poll on its pidfd, fs/pidfd.py); the
     exit wakes it (process/exit.py)."""
     return ("exit", pid)
+
+
+# thread.restart's key for "the waker made this sleeper's condition true" (set by the waker:
+# futex_wake, a fifo partner's open, a child's exit for wait4).
+CONDITION_MET = "condition_met"
+
+
+def completes_first(thread) -> bool:
+    """Whether `thread`, woken with its condition met, finishes its call before a pending
+    signal is delivered: Linux's ___wait_event (include/linux/wait.h) and do_wait
+    (kernel/exit.c) test the condition before signal_pending, so the call returns its result
+    and the signal is delivered on the way back to user mode (exit_to_user_mode_loop)."""
+    return thread.blocked_call is not None and thread.restart.get(CONDITION_MET, False)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from emu import exits
 
 from .cpu import idt as V
-from .blocking import WouldBlock
+from .blocking import CONDITION_MET, WouldBlock, completes_first
 from .time.clock import VirtualClock
 from .time.cpu_time import CpuTime
 from .debug import DebugInterface
@@ -29,7 +29,7 @@ from .time.posix_timers import PosixTimers
 from .time.timer_list import TimerList
 from .time.timerfd_timers import TimerFds
 from .panic import is_kernel_bug, run_loop_panic
-from .process.proc import RUNNABLE, ZOMBIE, Process, Thread
+from .process.proc import RUNNABLE, SLEEPING, ZOMBIE, Process, Thread
 from .process.sched import DEFAULT_QUANTUM, TRACER_STOP, Scheduler
 from .process.spawn import Spawning
 from .signals.delivery import Signals, status_for_sigchld
@@ -252,7 +252,7 @@ class Kernel(Spawning, SyscallEntry):
             if preempted or thread is not self.current:
                 self.scheduler.new_turn(thread)
             self._switch_to(thread)
-            if self.signals.deliverable(thread):
+            if self.signals.deliverable(thread) and not completes_first(thread):
                 if control is not None and control.intercept_signal(thread):
                     continue                        # the debugger sees it first (debug/run.py)
                 self.signals.deliver(thread)        # on the way back to user mode
@@ -334,6 +334,7 @@ class Kernel(Spawning, SyscallEntry):
     def block(self, thread: Thread, blocked: WouldBlock, call: str) -> None:
         channels = blocked.channel if isinstance(blocked.channel, list) else [blocked.channel]
         thread.blocked_call = call
+        thread.restart.pop(CONDITION_MET, None)       # asleep again: it waits for a new one
         self.scheduler.sleep(thread, channels, blocked.reason, blocked.deadline_ns)
         if self.signals.deliverable(thread):          # a signal already waits: do not sleep
             self.scheduler.make_runnable(thread)
@@ -363,7 +364,7 @@ class Kernel(Spawning, SyscallEntry):
                 break
             if t.state != RUNNABLE and key in t.wait_channels:
                 t.restart["futex_woken"] = True
-                t.restart["condition_met"] = True     # a signal before it runs: still woken
+                t.restart[CONDITION_MET] = True       # a signal before it runs: still woken
                 self.scheduler.make_runnable(t)
                 woken += 1
         return woken
@@ -382,7 +383,13 @@ class Kernel(Spawning, SyscallEntry):
             self.current.process.machine.stop()
 
     def notify_parent(self, parent: Process, child: Process) -> None:
-        self.wakeup(("children", parent.pid))
+        waiting = ("children", parent.pid)
+        for t in parent.threads:
+            if t.state == SLEEPING and waiting in t.wait_channels:
+                # do_wait (kernel/exit.c) looks for a zombie before it checks signal_pending:
+                # a wait4 this exit wakes returns the child's pid, and SIGCHLD comes after it.
+                t.restart[CONDITION_MET] = True
+        self.wakeup(waiting)
         if child.exit_signal:
             self.signals.post(parent, child.exit_signal, info=status_for_sigchld(child))
 

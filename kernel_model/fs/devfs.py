@@ -22,6 +22,7 @@ class CharDevice(SyntheticNode):
     null/zero `null_lseek`, random.c `noop_llseek`), hence fixed_offset."""
 
     fixed_offset = True
+    splice_read = True          # sendfile may read it (mem.c's zero, random.c's devices)
 
     def __init__(self, meta, read: Callable[[int], bytes]):
         super().__init__("dev", meta)
@@ -58,6 +59,13 @@ class CharDevice(SyntheticNode):
             self.meta.mtime_ns = mtime_ns
 
 
+class NullDevice(CharDevice):
+    """/dev/null: null_fops (drivers/char/mem.c) has no splice_read, so sendfile from it
+    fails with EINVAL."""
+
+    splice_read = False
+
+
 class NoDriverDevice(CharDevice):
     """/dev/tty: the guest has no controlling terminal, so opening it fails with ENXIO
     (drivers/tty/tty_io.c: tty_open_current_tty)."""
@@ -89,7 +97,7 @@ def build_dev(random: DeterministicRandom, shm: Node | None = None) -> Synthetic
         return SyntheticSymlink("dev", meta, lambda: target)
 
     children = {
-        b"null": device(1, 3, _nothing),
+        b"null": device(1, 3, _nothing, NullDevice),
         b"zero": device(1, 5, _zeros),
         b"random": device(1, 8, random.read),
         b"urandom": device(1, 9, random.read),

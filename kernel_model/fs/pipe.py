@@ -145,6 +145,7 @@ class PipeEnd(Unseekable):
     `flags` is a plain attribute: fcntl(F_SETFL) and FIONBIO change O_NONBLOCK in it."""
 
     is_tty = False
+    splice_read = False         # pipefifo_fops has none (fs/pipe.c): sendfile from it is EINVAL
 
     def __init__(self, pipe: Pipe, mode: int):
         self.pipe = pipe

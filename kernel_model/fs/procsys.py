@@ -15,6 +15,7 @@ PID_MAX = 32768          # kernel/pid.c: PID_MAX_DEFAULT on a machine of few CPU
 FIXED: dict[bytes, bytes] = {
     b"kernel/pid_max": b"%d" % PID_MAX,
     b"kernel/ostype": b"Linux",
+    b"kernel/ngroups_max": b"65536",      # NGROUPS_MAX (sysconf(_SC_NGROUPS_MAX): id, groups)
     b"fs/pipe-max-size": b"%d" % PIPE_MAX_SIZE,
     b"fs/pipe-user-pages-soft": b"%d" % PIPE_USER_PAGES_SOFT,
     b"fs/pipe-user-pages-hard": b"0",

@@ -9,7 +9,7 @@ from emu import host_stop
 
 from .. import errno as E
 from ..errno import GuestErrno
-from .constants import BLOCK_SIZE, O_RDONLY, O_RDWR, PIPE_DEV, S_IFIFO
+from .constants import BLOCK_SIZE, O_RDONLY, O_RDWR, O_WRONLY, PIPE_DEV, S_IFIFO
 from .pipe import BrokenPipe
 from .records import StatResult
 from .unseekable import Unseekable
@@ -42,7 +42,9 @@ class StdioFile(_StreamFile):
     Closing it does not close the host fd: the host process still owns it."""
 
     def __init__(self, host_fd: int):
-        super().__init__(b"pipe:[%d]" % host_fd, O_RDONLY if host_fd == 0 else O_RDWR,
+        # A pipe's ends: stdin read-only, stdout and stderr write-only (F_GETFL shows what a
+        # program started with its output piped sees, as under strace's comparison harness).
+        super().__init__(b"pipe:[%d]" % host_fd, O_RDONLY if host_fd == 0 else O_WRONLY,
                          ino=host_fd + 1)
         self.host_fd = host_fd
 

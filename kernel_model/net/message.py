@@ -27,7 +27,7 @@ class Message:
     files: list = field(default_factory=list)
     sender: UnixName | None = None
     taken: int = 0                      # stream segments: bytes already read from the front
-    origin: object = None               # datagrams: the sending socket, whose SO_SNDBUF it uses
+    origin: object = None               # the sending socket, whose SO_SNDBUF it is charged to
     cost: int = 0                       # ...and how much of it
 
     def __post_init__(self):

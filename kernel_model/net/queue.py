@@ -58,6 +58,7 @@ class StreamQueue:
         self.buffered -= count
         if not segment.remaining:
             self.segments.popleft()
+            segment.settle()            # consume_skb: its sender's buffer has the room back
 
     def drop_all(self) -> None:
         for segment in self.segments:

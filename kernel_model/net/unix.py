@@ -11,10 +11,10 @@ condition before changing anything. Any change a peer may wait for wakes both en
 connection (`_changed`): a reader sleeps on its own socket, a writer on its own socket too
 (its room is in the peer's queue, whose reads wake it), poll on either.
 
-Sizes: a stream writer may have at most its SO_SNDBUF in payload bytes queued at its peer (Linux
-counts the buffers' true size, a little more); like a pipe's large write (fs/pipe.py), a
-blocking send that finds some room sends what fits and returns that short count rather than
-sleep half-way. A datagram costs SKB_COST + its length rounded to 64 bytes of the sender's
+Sizes: a stream send is cut into sk_buffs, each charged its true size (net/truesize.py) to the
+sender's SO_SNDBUF while queued at its peer, and one more goes while the charge is below it (44
+sends of 4 KiB on a socketpair, as on Linux); like a pipe's large write (fs/pipe.py), a blocking
+send that finds the buffer full half-way returns its short count rather than sleep half-way. A datagram costs SKB_COST + its length rounded to 64 bytes of the sender's
 SO_SNDBUF while queued, which gives the 278 one-byte datagrams a socketpair takes on Linux.
 """
 from .. import errno as E
@@ -33,6 +33,7 @@ from .constants import (MAX_DGRAM_QLEN, MSG_DONTWAIT, MSG_NOSIGNAL, MSG_OOB, MSG
 from .message import Credentials, Message
 from .options import SocketOptions
 from .queue import MessageQueue, StreamQueue, Taken
+from .truesize import stream_skb
 from ..fs.unseekable import Unseekable
 
 UNCONNECTED, LISTENING, CONNECTED = "unconnected", "listening", "connected"
@@ -69,7 +70,7 @@ class UnixSocket(Unseekable):
         self.options = SocketOptions()
         self.peercred = NO_PEERCRED
         self.listen_creds = NO_PEERCRED
-        self.in_flight = 0              # datagram bytes (true size) queued at receivers
+        self.in_flight = 0              # sk_wmem_alloc: true size of what it sent, still queued
         self.generation = 0             # state changes, for epoll's EPOLLET
 
     def __repr__(self) -> str:
@@ -224,13 +225,21 @@ class UnixSocket(Unseekable):
             self._broken(flags)
         if not data:
             return 0
-        room = self.options.sndbuf - peer.queue.buffered
-        if room <= 0:
-            self._wait(flags, "send")
-        count = min(len(data), room)
-        peer.queue.push(Message(bytes(data[:count]), creds, files))
+        sent = 0
+        while sent < len(data):
+            # sock_alloc_send_pskb: a piece goes while the sender's wmem is below its SO_SNDBUF
+            if self.in_flight >= self.options.sndbuf:
+                if sent:
+                    break
+                self._wait(flags, "send")
+            size, cost = stream_skb(len(data) - sent, self.options.sndbuf)
+            # the files ride with the first piece (unix_scm_to_skb(..., !fds_sent))
+            peer.queue.push(Message(bytes(data[sent:sent + size]), creds, [] if sent else files,
+                                    origin=self, cost=cost))
+            self.in_flight += cost
+            sent += size
         self._changed()
-        return count
+        return sent
 
     def _broken(self, flags: int):
         """The pipe_err path: EPIPE, with SIGPIPE to the sender unless MSG_NOSIGNAL."""
@@ -299,7 +308,7 @@ class UnixSocket(Unseekable):
             return False
         peer = self.peer
         more_can_come = peer is not None and not peer.closed and \
-            not self.shutdown_bits & RCV_SHUTDOWN and self.queue.buffered < peer.options.sndbuf
+            not self.shutdown_bits & RCV_SHUTDOWN and peer.in_flight < peer.options.sndbuf
         return self.queue.buffered < n and more_can_come
 
     def _take(self, n: int, flags: int) -> Taken:
@@ -357,8 +366,7 @@ class UnixSocket(Unseekable):
         if self.state == LISTENING:
             return False
         if self.type == SOCK_STREAM:
-            queued = self.peer.queue.buffered if self.peer is not None else 0
-            return queued << 2 <= self.options.sndbuf
+            return self.in_flight << 2 <= self.options.sndbuf       # unix_writable
         if self.in_flight << 2 > self.options.sndbuf:
             return False
         other = self.peer

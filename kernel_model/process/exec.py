@@ -17,6 +17,7 @@ from .. import errno as E
 from ..digest import sha256_digest
 from ..errno import GuestErrno
 from .exit import exit_thread, release_vfork_parent
+from ..fs.proctext import TASK_COMM_LEN
 from ..images import MappedImage
 from ..interp import LOADER_BRK, place_interpreter, place_loader, span_of
 from ..memory.layout import PAGE
@@ -244,5 +245,8 @@ def execve(kernel, proc, path: bytes, argv: list[bytes], envp: list[bytes]) -> N
     proc.sigactions = {sig: act for sig, act in proc.sigactions.items() if act[0] == 1}
     proc.posix_timers = {}            # exit_itimers (fs/exec.c begin_new_exec); ITIMER_REAL stays
     proc.did_exec = True              # (PF_FORKNOEXEC cleared: setpgid of it is EACCES)
-    commit_program(kernel, proc, program, program.argv)
+    thread = commit_program(kernel, proc, program, program.argv)
+    # begin_new_exec (fs/exec.c): __set_task_comm(me, kbasename(bprm->filename)), the name as
+    # the caller gave it (exec of /proc/self/exe is "exe", not the target's name).
+    thread.comm = path.rsplit(b"/", 1)[-1][:TASK_COMM_LEN - 1]
     kernel.debug.exec(proc, path, program.argv)

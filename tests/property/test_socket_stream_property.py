@@ -76,7 +76,8 @@ def test_stream_pair_delivers_every_byte_in_order(sndbuf, schedule):
         step((a, b), "write", True, 3000, stats)
         if stats["blocked"] > before:
             break
-    assert b.sock.queue.buffered >= sndbuf and stats["blocked"] >= 1
+    # full: the writer's charge (the true size of its queued pieces) reached its SO_SNDBUF
+    assert a.sock.in_flight >= sndbuf and b.sock.queue.buffered > 0 and stats["blocked"] >= 1
     for end, other in ((a, b), (b, a)):
         while other.sock.queue:
             other.read += other.sock.recv(5000, 0).data

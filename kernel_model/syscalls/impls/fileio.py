@@ -272,12 +272,24 @@ def sys_sendfile(ctx, out_fd, in_fd, offset_ptr, count):
         # for room first and read only what fits, so no source byte is read and then dropped.
         count = min(count, dst.splice_room())
     if not offset_ptr:
+        _must_splice_read(src)
         return _send(src, dst, src.read(count), rewind=True)
     fmt = "<q" if ctx.word == 8 else "<i"
     off = struct.unpack(fmt, ctx.read(offset_ptr, struct.calcsize(fmt)))[0]
-    sent = _send(src, dst, src.pread(count, off), rewind=False)
+    data = src.pread(count, off)            # a pipe: ESPIPE first (do_sendfile: no FMODE_PREAD)
+    _must_splice_read(src)
+    sent = _send(src, dst, data, rewind=False)
     ctx.write(offset_ptr, struct.pack(fmt, off + sent))     # *offset advances by what was sent
     return sent
+
+
+def _must_splice_read(src) -> None:
+    """sendfile reads through the source's f_op->splice_read (fs/splice.c do_splice_read,
+    reached from do_sendfile): pipes and /dev/null have none, and the call fails with EINVAL
+    (busybox cat then falls back to read/write)."""
+    node = getattr(src, "node", None)
+    if not getattr(src, "splice_read", True) or not getattr(node, "splice_read", True):
+        raise GuestErrno(E.EINVAL)
 
 
 def _send(src, dst, data: bytes, rewind: bool) -> int:

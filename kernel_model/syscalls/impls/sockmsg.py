@@ -198,7 +198,9 @@ def receive_msghdr(ctx, sock, msg: int, flags: int) -> int:
         ctx.write(header.name, source[:header.namelen])
     header.namelen = len(source)
     header.controllen = used
-    header.flags = out_flags | ctrunc
+    # ____sys_recvmsg (net/socket.c): msg_flags start as the call's MSG_CMSG_CLOEXEC
+    # (MSG_CMSG_COMPAT is masked off on the way out); the protocol adds the rest.
+    header.flags = (flags & MSG_CMSG_CLOEXEC) | out_flags | ctrunc
     fmt = MsgHdr.layout(ctx.word)
     ctx.write(msg, fmt.pack(header.name, header.namelen, header.iov, header.iovlen,
                             header.control, header.controllen, header.flags))

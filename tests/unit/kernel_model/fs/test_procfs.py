@@ -48,6 +48,11 @@ def test_other_pids_do_not_exist(fs):
                                       b"self", b"sys"]
 
 
+def test_ngroups_max(fs):
+    """Read by sysconf(_SC_NGROUPS_MAX) (coreutils' id/groups): NGROUPS_MAX."""
+    assert read_file(fs, b"/proc/sys/kernel/ngroups_max") == b"65536\n"
+
+
 def test_cpuinfo_and_meminfo_are_fixed(fs):
     cpuinfo = read_file(fs, b"/proc/cpuinfo")
     assert b"processor\t: 0\n" in cpuinfo and b"flags\t\t: fpu" in cpuinfo

@@ -96,12 +96,29 @@ def test_scm_rights_passes_an_open_file(abi):
     assert ctx.read(BUF, 3) == b"fd!"
     namelen, controllen, flags = read_msghdr(ctx)
     [(level, kind, payload)] = parse_cmsgs(ctx, ctx.read(CONTROL, controllen))
-    assert (level, kind, flags, namelen) == (SOL_SOCKET, SCM_RIGHTS, 0, 0)
+    assert (level, kind, flags, namelen) == (SOL_SOCKET, SCM_RIGHTS, MSG_CMSG_CLOEXEC, 0)
     new_fd = struct.unpack("<i", payload)[0]
     assert ctx.proc.fds.entry(new_fd).cloexec
     assert ctx.proc.fds.get(new_fd).read(64) == b"via the passed fd"
     ctx.proc.fds.close(new_fd)
     assert pipe.readers == 0                         # the last reference went with the fd
+
+
+@pytest.mark.parametrize("abi", ABIS)
+def test_msg_flags_echo_msg_cmsg_cloexec_only(abi):
+    """____sys_recvmsg (net/socket.c) starts msg_flags from the call's MSG_CMSG_CLOEXEC (and
+    MSG_CMSG_COMPAT, never shown), then the protocol adds MSG_TRUNC/MSG_CTRUNC: strace shows
+    msg_flags=MSG_CMSG_CLOEXEC after recvmsg(..., MSG_CMSG_CLOEXEC)."""
+    ctx = socket_ctx(abi)
+    a, b = pair(ctx, SOCK_DGRAM)
+    for flags, shown in ((MSG_CMSG_CLOEXEC, MSG_CMSG_CLOEXEC), (MSG_DONTWAIT, 0),
+                         (MSG_CMSG_CLOEXEC | MSG_DONTWAIT, MSG_CMSG_CLOEXEC)):
+        ctx.write(BUF, b"four")
+        put_msghdr(ctx, [4])
+        assert sys_sendmsg(ctx, a, MSG, 0) == 4
+        put_msghdr(ctx, [2])
+        assert sys_recvmsg(ctx, b, MSG, flags) == 2
+        assert read_msghdr(ctx)[2] == shown | MSG_TRUNC
 
 
 @pytest.mark.parametrize("abi", ABIS)
@@ -204,6 +221,39 @@ def test_socketpair_dgram_is_limited_by_the_send_buffer():
             sys_sendto(ctx, a, BUF, 1, MSG_DONTWAIT, 0, 0)
             sent += 1
     assert sent == 278
+
+
+def _sends_until_full(ctx, fd, size: int) -> list[int]:
+    results = []
+    with pytest.raises(GuestErrno) as info:
+        while len(results) < 100_000:
+            results.append(sys_sendto(ctx, fd, BUF, size, MSG_DONTWAIT, 0, 0))
+    assert info.value.errno == E.EAGAIN
+    return results
+
+
+@pytest.mark.parametrize("size, sends, total", [(4096, 44, 180224), (1, 278, 278),
+                                                (100, 278, 27800), (3000, 49, 147000),
+                                                (8192, 24, 196608)])
+def test_socketpair_stream_is_limited_by_the_true_size_of_its_buffers(size, sends, total):
+    """Measured natively on the reference host: nonblocking sends of `size` bytes on a fresh
+    socketpair until EAGAIN (each sk_buff costs its truesize, kernel_model/net/truesize.py,
+    and one more goes while the charge is below SO_SNDBUF; a large send stops half-way)."""
+    ctx = socket_ctx()
+    a, _ = pair(ctx, SOCK_STREAM)
+    results = _sends_until_full(ctx, a, size)
+    assert (len(results), sum(results)) == (sends, total)
+
+
+def test_reading_a_whole_piece_gives_its_sender_the_room_back():
+    ctx = socket_ctx()
+    a, b = pair(ctx, SOCK_STREAM)
+    _sends_until_full(ctx, a, 4096)
+    assert sys_recvfrom(ctx, b, DATA, 4095, 0, 0, 0) == 4095    # a piece not yet consumed
+    assert errno_of(sys_sendto, ctx, a, BUF, 4096, MSG_DONTWAIT, 0, 0) == E.EAGAIN
+    assert sys_recvfrom(ctx, b, DATA, 1, 0, 0, 0) == 1          # consumed: 4864 back
+    assert sys_sendto(ctx, a, BUF, 4096, MSG_DONTWAIT, 0, 0) == 4096
+    assert errno_of(sys_sendto, ctx, a, BUF, 4096, MSG_DONTWAIT, 0, 0) == E.EAGAIN
 
 
 def test_stream_epipe_sigpipe_and_nosignal():
