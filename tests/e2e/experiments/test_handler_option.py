@@ -108,5 +108,9 @@ def test_a_dask_cluster_gets_the_handler_by_content_and_gives_the_local_results(
         rows = list(csv.DictReader(io.StringIO((out / "results.csv").read_text())))
         outputs[where[0]] = ([{k: v for k, v in r.items() if not k.startswith("host_")} for r in rows],
                              tomllib.loads((out / "manifest.toml").read_text())["inputs"])
-    assert outputs["-j"] == outputs["--dask-local"]
+    local, dask = outputs["-j"], outputs["--dask-local"]
+    differing = [(i, key, row[key], dask[0][i].get(key)) for i, row in enumerate(local[0])
+                 for key in row if row[key] != dask[0][i].get(key)]
+    assert not differing, differing
+    assert local == dask
     assert [int(r["hits"]) for r in outputs["-j"][0]] == [177, 15, 15]
