@@ -59,11 +59,17 @@ def probe_specs(binary_path, binary: str, arch: str) -> dict[str, str]:
     return specs
 
 
-def per_pid(records, kind: str, name_of) -> dict[int, Counter]:
+def per_pid(records, kind: str, name_of, until_exec: bool = False) -> dict[int, Counter]:
+    """Each pid's records of `kind` by name; with `until_exec`, a pid's count stops after its
+    execve: the program it execs is another binary, whose own wrappers carry no probe."""
     counts: dict[int, Counter] = {}
+    execed: set[int] = set()
     for record in records:
-        if record.kind == kind:
-            counts.setdefault(record.pid, Counter())[name_of(record)] += 1
+        if record.kind == kind and record.pid not in execed:
+            name = name_of(record)
+            counts.setdefault(record.pid, Counter())[name] += 1
+            if until_exec and name == "execve":
+                execed.add(record.pid)
     return counts
 
 
@@ -83,7 +89,12 @@ def test_shell_children_policy(arch, case, children, backpatch, debian_bins, roo
     assert (result.exit_code, result.stdout, result.stderr) == (0, native.stdout, native.stderr)
 
     hits = per_pid(result.records, "entry", lambda r: specs[r.probe])
-    calls = per_pid(result.records, "syscall_entry", lambda r: r.probe.split(":", 1)[1])
+    # bash execs busybox's cat, another binary, whose wrappers carry no probe in the bash cases
+    # (on a pipe it copies with read and write once sendfile answers EINVAL, as Linux's does;
+    # the sandbox used to copy from the pipe, and cat made no probed call); busybox execs
+    # busybox again, whose image is probed as well.
+    calls = per_pid(result.records, "syscall_entry", lambda r: r.probe.split(":", 1)[1],
+                    until_exec=binary == "bash")
     shell = first_parent(result.monitor)
     assert len(calls) > 1, "the shell's children made probed syscalls"
     if children == "follow":
