@@ -28,6 +28,13 @@ def unpack_perm_ids(abi: str, raw: bytes) -> tuple[int, int, int]:
     return uid, gid, mode
 
 
+def update_perm(perm: IpcPerm, abi: str, raw: bytes) -> None:
+    """ipc_update_perm (ipc/util.c) for IPC_SET: the new owner ids and the low nine mode bits
+    from the caller's struct ipc64_perm."""
+    perm.uid, perm.gid, mode = unpack_perm_ids(abi, raw)
+    perm.mode = perm.mode & ~0o777 | mode & 0o777
+
+
 def _times(abi: str, *seconds: int) -> tuple:
     if abi == "x86_64":
         return seconds

@@ -12,7 +12,7 @@ from ...blocking import WouldBlock
 from ...errno import GuestErrno
 from ...ipc.ids import (IPC_INFO, IPC_NOWAIT, IPC_RMID, IPC_SET, IPC_STAT,
                         S_IRUGO, S_IWUGO, check_owner, ipcget, ipcperms)
-from ...ipc.layouts import ds_size, pack_msqid, parse_cmd, unpack_perm_ids
+from ...ipc.layouts import ds_size, pack_msqid, parse_cmd, update_perm
 from ...ipc.msg import (MSG_COPY, MSG_NOERROR, MSGMAX, MSGMNB, MSGMNI, Message, MessageQueue,
                         check_receive_flags)
 from ...creds import CAP_SYS_RESOURCE
@@ -163,14 +163,12 @@ def sys_msgctl(ctx, msqid, cmd, buf):
 
 def _set(ctx, queue, raw: bytes) -> None:
     """msgctl_down IPC_SET: msg_qbytes above MSGMNB needs CAP_SYS_RESOURCE (EPERM)."""
-    uid, gid, mode = unpack_perm_ids(ctx.abi, raw)
     qbytes_at = {"x86_64": 48 + 24 + 16, "i386": 36 + 24 + 8}[ctx.abi]
     qbytes = int.from_bytes(raw[qbytes_at:qbytes_at + ctx.word], "little")
     if qbytes > MSGMNB and not ctx.proc.creds.capable(CAP_SYS_RESOURCE):
         raise GuestErrno(E.EPERM)
     queue.qbytes = qbytes
-    queue.perm.uid, queue.perm.gid = uid, gid
-    queue.perm.mode = queue.perm.mode & ~0o777 | mode & 0o777
+    update_perm(queue.perm, ctx.abi, raw)
     queue.ctime = now_seconds(ctx)
     ctx.kernel.wakeup(queue)
 

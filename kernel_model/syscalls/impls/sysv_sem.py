@@ -12,7 +12,7 @@ from ... import errno as E
 from ...errno import GuestErrno
 from ...ipc.ids import (IPC_INFO, IPC_NOWAIT, IPC_RMID, IPC_SET, IPC_STAT, S_IRUGO, S_IWUGO,
                         check_owner, ipcget)
-from ...ipc.layouts import ds_size, pack_semid, parse_cmd, unpack_perm_ids
+from ...ipc.layouts import ds_size, pack_semid, parse_cmd, update_perm
 from ...ipc.sem import (SEM_UNDO, SEMAEM, SEMMNI, SEMMNS, SEMMSL, SEMOPM, SEMVMX, Semaphore,
                         SemaphoreSet)
 from ..kinds import K
@@ -187,9 +187,7 @@ def sys_semctl(ctx, semid, semnum, cmd, arg):
         raw = ctx.read(arg, ds_size(ctx.abi, "sem"))
         sem_set = ids.find(semid)
         check_owner(sem_set.perm, ctx.proc.creds)
-        uid, gid, mode = unpack_perm_ids(ctx.abi, raw)
-        sem_set.perm.uid, sem_set.perm.gid = uid, gid
-        sem_set.perm.mode = sem_set.perm.mode & ~0o777 | mode & 0o777
+        update_perm(sem_set.perm, ctx.abi, raw)
         sem_set.ctime = now_seconds(ctx)
         return 0
     sem_set = ids.find(semid)

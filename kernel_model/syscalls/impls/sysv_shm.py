@@ -11,7 +11,7 @@ from ... import errno as E
 from ...errno import GuestErrno
 from ...ipc.ids import (IPC_INFO, IPC_RMID, IPC_SET, IPC_STAT, S_IRUGO, S_IWUGO,
                         check_owner, ipcget)
-from ...ipc.layouts import ds_size, pack_shmid, parse_cmd, unpack_perm_ids
+from ...ipc.layouts import ds_size, pack_shmid, parse_cmd, update_perm
 from ...ipc.shm import PAGE, SHM_DEST, SHM_LOCKED, SHMALL, SHMMAX, SHMMIN, SHMMNI, Segment
 from ...memory.vm import MAP_FIXED, MAP_SHARED, PROT_EXEC, PROT_READ, PROT_WRITE
 from ..kinds import K, Ret
@@ -133,9 +133,7 @@ def sys_shmctl(ctx, shmid, cmd, buf):
         raw = ctx.read(buf, ds_size(ctx.abi, "shm"))
         segment = ids.find(shmid)
         check_owner(segment.perm, ctx.proc.creds)
-        uid, gid, mode = unpack_perm_ids(ctx.abi, raw)
-        segment.perm.uid, segment.perm.gid = uid, gid
-        segment.perm.mode = segment.perm.mode & ~0o777 | mode & 0o777
+        update_perm(segment.perm, ctx.abi, raw)
         segment.ctime = now_seconds(ctx)
         return 0
     segment = ids.find(shmid)
