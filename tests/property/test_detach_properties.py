@@ -31,6 +31,7 @@ from collections import Counter
 from hypothesis import assume, event, given, settings, strategies as st
 
 from instrumenter.strategies import registry
+from trapline.testing.detaching import draw_probe_specs
 
 from .detach_harness import detach_run, unprobed
 
@@ -65,12 +66,7 @@ FLOOR = 60                   # accepted of EXAMPLES (92 to 100 in every draw mea
 def scenarios(draw):
     guest = draw(st.sampled_from(sorted(SAMPLES)))
     args, functions, horizon = SAMPLES[guest]
-    chosen = draw(st.lists(st.sampled_from(functions), min_size=1, max_size=len(functions),
-                           unique=True))
-    specs = []
-    for function in chosen:
-        kinds = draw(st.sampled_from((("uprobe",), ("uretprobe",), ("uprobe", "uretprobe"))))
-        specs += [f"{kind}:{guest}:{function}" for kind in kinds]
+    specs = draw_probe_specs(draw, guest, functions)
     native = draw(st.sampled_from((None, None, "count", "args:2")))
     return dict(arch=draw(st.sampled_from(ARCHES)), guest=guest, args=args, specs=specs,
                 native=native, at_hit=draw(st.one_of(st.none(), st.integers(1, 40))),

@@ -45,16 +45,22 @@ class DetachCase:
         return SAMPLES[self.guest][0]
 
 
-@st.composite
-def detach_cases(draw, arch: str) -> DetachCase:
-    guest = draw(st.sampled_from(sorted(SAMPLES)))
-    _, functions, horizon = SAMPLES[guest]
+def draw_probe_specs(draw, guest: str, functions) -> list[str]:
+    """Entry probes, return probes or both on a drawn, non-empty subset of `functions`."""
     chosen = draw(st.lists(st.sampled_from(functions), min_size=1, max_size=len(functions),
                            unique=True))
     specs = []
     for function in chosen:
         kinds = draw(st.sampled_from((("uprobe",), ("uretprobe",), ("uprobe", "uretprobe"))))
         specs += [f"{kind}:{guest}:{function}" for kind in kinds]
+    return specs
+
+
+@st.composite
+def detach_cases(draw, arch: str) -> DetachCase:
+    guest = draw(st.sampled_from(sorted(SAMPLES)))
+    _, functions, horizon = SAMPLES[guest]
+    specs = draw_probe_specs(draw, guest, functions)
     how = draw(st.sampled_from(HOW))
     removed = ()
     if how == "remove":      # every probe (then the text must be the image's again), or some
