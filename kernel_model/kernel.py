@@ -43,6 +43,7 @@ from .syscalls.entry import SyscallEntry
 from .syscalls.impls.utsname import UTS_RELEASE, UTS_VERSION, UtsName
 from .fsview import fs_view
 from .ipc.namespace import IpcNamespace
+from .kconfig import config_gz
 from .fs.locks import LockTable
 from .user_faults import deliver_exception, page_fault
 from .idt_handlers import install_idt_handlers
@@ -90,6 +91,7 @@ class Kernel(Spawning, SyscallEntry):
         self.fs.add_sysctl(b"kernel/domainname", lambda: self.uts.domainname)
         self.fs.add_sysctl(b"kernel/osrelease", lambda: UTS_RELEASE)
         self.fs.add_sysctl(b"kernel/version", lambda: UTS_VERSION)
+        self.fs.add_proc_file(b"config.gz", config_gz)    # CONFIG_IKCONFIG_PROC (kconfig.py)
         self.unix_names = UnixNames()     # names AF_UNIX sockets are bound to (kernel_model/net)
         self.inet_ports = InetPorts()     # the loopback network's bound ports
         self.locks = LockTable(self.wakeup)    # fcntl record locks (fs/locks.py)
