@@ -197,6 +197,7 @@ CLOCK_NANOSLEEP_FLAGS = ((TIMER_ABSTIME, "TIMER_ABSTIME"),)
 
 # --- lseek whence, sigprocmask how, arch_prctl codes ------------------------------------------
 SEEK_SET, SEEK_CUR, SEEK_END, SEEK_DATA, SEEK_HOLE = 0, 1, 2, 3, 4
+SEEK_MAX = SEEK_HOLE                    # include/uapi/linux/fs.h: lseek checks whence against it
 WHENCE = {SEEK_SET: "SEEK_SET", SEEK_CUR: "SEEK_CUR", SEEK_END: "SEEK_END",
           SEEK_DATA: "SEEK_DATA", SEEK_HOLE: "SEEK_HOLE"}
 SIG_BLOCK, SIG_UNBLOCK, SIG_SETMASK = 0, 1, 2

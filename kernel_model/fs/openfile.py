@@ -87,7 +87,10 @@ class OpenFile:
         if self._handle is not None and self._handle.fixed_offset:
             return 0
         size = self._handle.size() if self._handle is not None else 0
-        new = _seek_target(self.position, size, off, whence)
+        if whence in (SEEK_DATA, SEEK_HOLE):
+            new = _seek_hole_or_data(self._handle, size, off, whence)
+        else:
+            new = _seek_target(self.position, size, off, whence)
         if new < 0:
             raise GuestErrno(E.EINVAL)
         if self._listing is not None and new == 0:
@@ -145,8 +148,18 @@ def _seek_target(position: int, size: int, off: int, whence: int) -> int:
         return off
     if whence == SEEK_CUR:
         return position + off
-    if whence == SEEK_END:
-        return size + off
-    if off >= size:                          # SEEK_DATA / SEEK_HOLE past the end
+    return size + off                        # SEEK_END
+
+
+def _seek_hole_or_data(handle: Handle | None, size: int, off: int, whence: int) -> int:
+    """SEEK_DATA / SEEK_HOLE (mapping_seek_hole_data, as tmpfs answers): ENXIO at or past the
+    end (and for a negative offset, compared unsigned); the data a handle says it holds
+    (`next_data`, `next_hole`), else all of the file is data up to its end."""
+    if off < 0 or off >= size:
         raise GuestErrno(E.ENXIO)
-    return off if whence == SEEK_DATA else size      # no holes are modeled
+    if whence == SEEK_HOLE:
+        return handle.next_hole(off) if hasattr(handle, "next_hole") else size
+    found = handle.next_data(off) if hasattr(handle, "next_data") else off
+    if found is None:
+        raise GuestErrno(E.ENXIO)
+    return found

@@ -141,6 +141,13 @@ class OverlayFile(OverlayNode):
         held = self.data.cost if self.data is not None else None
         return self.meta.to_stat(self.size(), held)
 
+    def next_data(self, offset: int) -> int | None:
+        """SEEK_DATA: the written pages once copied up; a host file's bytes are all data."""
+        return self.data.next_data(offset) if self.data is not None else offset
+
+    def next_hole(self, offset: int) -> int:
+        return self.data.next_hole(offset) if self.data is not None else self.size()
+
     def read_at(self, offset: int, n: int) -> bytes:
         if self.data is None:
             return (self._reader or self.lower).read_at(offset, n)

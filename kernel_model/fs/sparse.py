@@ -6,12 +6,18 @@ a hole, and a hole reads as zeros. A chunk holds the bytes up to the last one wr
 small file costs its size, not a whole chunk. What the chunks hold is charged to a DataBudget
 (databudget.py: the run's memory budget) before it is stored, and given back when cut or freed,
 by whole pages as tmpfs charges them: a run of small appends asks the budget once a page.
+
+Which pages were written is kept per chunk (a bit a page): they are the file's data for lseek's
+SEEK_DATA and SEEK_HOLE, as the pages in a tmpfs file's page cache are (shmem_file_llseek ->
+mapping_seek_hole_data); a page never written, or cut by a truncate, is a hole.
 """
 from ..errno import GuestErrno
 from .databudget import UNLIMITED, DataBudget
 
 CHUNK = 64 * 1024
 PAGE = 4096
+PAGES_PER_CHUNK = CHUNK // PAGE
+FULL_CHUNK = (1 << PAGES_PER_CHUNK) - 1
 
 
 def _pages(length: int) -> int:
@@ -23,6 +29,7 @@ class SparseData:
     def __init__(self, initial: bytes = b"", budget: DataBudget = UNLIMITED):
         self.size = 0
         self._chunks: dict[int, bytearray] = {}     # chunk index -> its bytes (a prefix)
+        self._written: dict[int, int] = {}          # chunk index -> its written pages' bits
         self._budget = budget
         self.cost = 0                                # bytes held in chunks (charged)
         if initial:
@@ -93,6 +100,8 @@ class SparseData:
             if len(chunk) < start:
                 chunk.extend(bytes(start - len(chunk)))     # a hole inside the chunk
             chunk[start:start + take] = view[:take]
+            first, last = start // PAGE, (start + take - 1) // PAGE
+            self._written[index] = self._written.get(index, 0) | ((2 << last) - (1 << first))
             view, pos = view[take:], pos + take
         return pos - offset
 
@@ -103,9 +112,36 @@ class SparseData:
             freed = 0
             for index in [i for i in self._chunks if i > last or (i == last and not tail)]:
                 freed += _pages(len(self._chunks.pop(index)))
+                self._written.pop(index, None)
+            if tail and last in self._written:          # the page holding the new end stays
+                self._written[last] &= (1 << (_pages(tail) // PAGE)) - 1
             if tail and last in self._chunks and len(self._chunks[last]) > tail:
                 freed += _pages(len(self._chunks[last])) - _pages(tail)
                 del self._chunks[last][tail:]
             self.cost -= freed
             self._budget.release(freed)
         self.size = length
+
+    def next_data(self, offset: int) -> int | None:
+        """SEEK_DATA: `offset` if its page was written, else the start of the next written
+        page; None when no data lies at or after it (ENXIO)."""
+        for index in sorted(i for i in self._written if i >= offset // CHUNK):
+            bits = self._written[index]
+            for bit in range(PAGES_PER_CHUNK):
+                start = index * CHUNK + bit * PAGE
+                if bits >> bit & 1 and start + PAGE > offset:
+                    found = max(start, offset)
+                    return found if found < self.size else None
+        return None
+
+    def next_hole(self, offset: int) -> int:
+        """SEEK_HOLE: `offset` if its page was never written, else the start of the next such
+        page; the end of the file at the latest (the virtual hole every file ends with)."""
+        page = offset // PAGE
+        while page * PAGE < self.size:
+            index, bit = divmod(page, PAGES_PER_CHUNK)
+            bits = self._written.get(index, 0)
+            if not bits >> bit & 1:
+                return min(max(page * PAGE, offset), self.size)
+            page = (index + 1) * PAGES_PER_CHUNK if bits == FULL_CHUNK else page + 1
+        return self.size

@@ -7,7 +7,7 @@ from ...flags import (F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_GETFL, F_GETOWN,
                       F_SETFD, F_SETFL, F_SETOWN, FASYNC,
                       FD_CLOEXEC, FIOCLEX, FIONBIO, FIONCLEX, FIONREAD, O_ACCMODE, O_APPEND,
                       O_DIRECT, O_NOATIME, O_NONBLOCK, O_PATH, O_RDWR, O_WRONLY, SEEK_CUR,
-                      SEEK_END, SEEK_SET)
+                      SEEK_MAX)
 from ...fs.pipe_size import F_GETPIPE_SZ, F_SETPIPE_SZ, pipe_fcntl
 from ...creds import CAP_SYS_RESOURCE
 from .leases import F_GETLEASE, F_SETLEASE, lease_fcntl
@@ -116,7 +116,8 @@ def sys_writev(ctx, fd, iov, iovcnt):
 @syscall("lseek", args=(("fd", K.FD), ("offset", K.LONG), ("whence", K.WHENCE)))
 def sys_lseek(ctx, fd, offset, whence):
     f = ctx.proc.fds.get(ctx.int32(fd))
-    if whence not in (SEEK_SET, SEEK_CUR, SEEK_END):
+    whence &= 0xFFFFFFFF             # unsigned int whence; SEEK_DATA and SEEK_HOLE are 3, 4
+    if whence > SEEK_MAX:
         raise GuestErrno(E.EINVAL)
     result = f.seek(ctx.signed(offset), whence)
     f.dent_buffer = None             # rewinddir/seekdir restart the directory listing
@@ -129,7 +130,8 @@ def sys_lseek(ctx, fd, offset, whence):
                           ("result", K.LOFF_OUT), ("whence", K.WHENCE)))
 def sys_llseek(ctx, fd, offset_high, offset_low, result_ptr, whence):
     f = ctx.proc.fds.get(ctx.int32(fd))
-    if whence not in (SEEK_SET, SEEK_CUR, SEEK_END):
+    whence &= 0xFFFFFFFF             # unsigned int whence; SEEK_DATA and SEEK_HOLE are 3, 4
+    if whence > SEEK_MAX:
         raise GuestErrno(E.EINVAL)
     offset = (offset_high << 32) | offset_low
     offset = offset - (1 << 64) if offset >> 63 else offset
