@@ -36,6 +36,9 @@ class Credentials:
     effective: int = ALL_CAPS
     permitted: int = ALL_CAPS
     inheritable: int = 0
+    # The session keyring's serial (kernel_model/keys), 0 for none: Linux keeps it in struct
+    # cred, so fork and exec keep it and KEYCTL_JOIN_SESSION_KEYRING replaces it.
+    session_keyring: int = 0
 
     def capable(self, cap: int) -> bool:
         return bool(self.effective >> cap & 1)

@@ -44,6 +44,7 @@ from .syscalls.impls.utsname import UTS_RELEASE, UTS_VERSION, UtsName
 from .fsview import fs_view
 from .ipc.namespace import IpcNamespace
 from .kconfig import config_gz
+from .keys.table import KeyTable
 from .fs.locks import LockTable
 from .user_faults import deliver_exception, page_fault
 from .idt_handlers import install_idt_handlers
@@ -97,6 +98,7 @@ class Kernel(Spawning, SyscallEntry):
         self.locks = LockTable(self.wakeup)    # fcntl record locks (fs/locks.py)
         self.ipc = IpcNamespace(self.wakeup)   # System V queues, semaphores, segments (ipc/)
         self.ipc.publish(self.fs)
+        self.keys = KeyTable()             # add_key, request_key, keyctl (keys/)
         self.signals = Signals(self)
         self.scheduler = Scheduler(self.clock, config.quantum)
         self.timerfds = TimerFds()

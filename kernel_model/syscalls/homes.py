@@ -28,6 +28,7 @@ _BY_MODULE = {
         "ioctl lseek pread64 pwrite64 read readv sendfile sendfile64 sync syncfs write writev",
     "flock": "flock",
     "futex": "futex futex_time64",
+    "keys": "add_key keyctl request_key",
     "kill": "kill tgkill tkill",
     "memfd": "memfd_create",
     "memory": "brk madvise mmap mmap2 mprotect mremap msync munmap",
