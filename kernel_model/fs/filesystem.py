@@ -113,6 +113,18 @@ class FileSystem:
             raise GuestErrno(E.ENOENT)
         return node
 
+    def inode(self, path: bytes, cwd: bytes, proc: ProcessView, follow: bool = True) -> Node:
+        """The inode `path` names (ENOENT if none), for calls on the inode itself (xattrs)."""
+        r = self._resolve(path, cwd, proc, follow=follow, stop_at_fd_links=True)
+        if r.fd_link:
+            node = getattr(self._fd_file(r, proc), "node", None)
+            if node is None:                    # a pipe or socket: no xattr handlers
+                raise GuestErrno(E.EOPNOTSUPP)
+            return node
+        if r.node is None:
+            raise GuestErrno(E.ENOENT)
+        return r.node
+
     @staticmethod
     def _is_mount_point(r: Resolved) -> bool:
         return r.last == LAST_NORM and len(r.chain) == 1 and r.name in MOUNT_POINTS

@@ -28,6 +28,7 @@ from .inodes import InodeTable
 from .node import Node
 from .records import Meta, StatResult, new_meta
 from .sparse import SparseData
+from .xattrs import Xattrs
 
 
 @dataclass
@@ -62,6 +63,17 @@ class OverlayNode(Node):
 
     def same_inode(self, other: Node) -> bool:
         return self is other
+
+    @property
+    def xattrs(self) -> Xattrs:
+        """The inode's extended attributes (xattrs.py), made on first use; its hard links
+        are this node, so they share them."""
+        if self.meta.xattrs is None:
+            self.meta.xattrs = Xattrs()
+        return self.meta.xattrs
+
+    def xattrs_changed(self) -> None:
+        self.meta.ctime_ns = self.ctx.clock()      # shmem_xattr_handler_set: i_ctime
 
     def size(self) -> int:
         return 0

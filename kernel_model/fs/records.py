@@ -44,6 +44,7 @@ class Meta:
     rdev: int = 0
     uid: int = 0
     gid: int = 0
+    xattrs: object = None               # xattrs.Xattrs once one is set (overlay.py)
 
     @property
     def fmt(self) -> int:

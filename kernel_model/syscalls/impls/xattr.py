@@ -1,74 +1,159 @@
-"""Extended attributes: the sandbox's file systems have none (fs/xattr.c on a file system
-without xattr handlers).
+"""Extended attributes: setxattr, getxattr, listxattr, removexattr and their l- and f- forms
+(fs/xattr.c), over the inode's store (kernel_model/fs/xattrs.py).
 
-Linux resolves the path (or the fd) first, so ENOENT/EBADF/EFAULT come as usual; then a file
-system that registers no xattr handler answers EOPNOTSUPP to every get, set, list and remove.
-That is what userland expects from such a file system: `ls -l` and `cp -a` take EOPNOTSUPP
-(ENOTSUP) as "no ACL, no security label" and print nothing. Names are still checked first as
-Linux's xattr_resolve_name/strncpy_from_user do: an unreadable name is EFAULT, an empty or
-over-long one (XATTR_NAME_MAX 255) ERANGE.
+Linux's order: the path (or the fd: EBADF, an O_PATH one too) first, so ENOENT/EBADF come as
+usual; then set's flags (EINVAL), the name (unreadable EFAULT; empty or over XATTR_NAME_MAX
+ERANGE), the value (E2BIG over XATTR_SIZE_MAX, EFAULT); then the namespace's permission, then
+whether the file system keeps attributes at all (EOPNOTSUPP, as /proc, pipes and host files
+answer). get and list with size 0 ask for the length; a buffer too small is ERANGE.
 """
 from ... import errno as E
 from ...errno import GuestErrno
-from ...flags import AT_SYMLINK_NOFOLLOW
+from ...flags import O_PATH
+from ...creds import CAP_SYS_ADMIN
+from ...fs.permission import MAY_READ, MAY_WRITE, access_of
+from ...fs.xattrs import (XATTR_CREATE, XATTR_LIST_MAX, XATTR_REPLACE, XATTR_SIZE_MAX,
+                          check_permission)
+from ..kinds import K
 from ..registry import syscall
-from .stat import CWD, stat_path
+from .paths import fs_view
 
 XATTR_NAME_MAX = 255
 
 
-def _check_name(ctx, name: int) -> None:
-    text = ctx.read_cstr(name, XATTR_NAME_MAX + 1)
-    if not text or len(text) > XATTR_NAME_MAX:
+def _name(ctx, addr: int) -> bytes:
+    """strncpy_from_user(kname, name, XATTR_NAME_MAX + 1): ERANGE when empty or too long."""
+    try:
+        text = ctx.read_cstr(addr, XATTR_NAME_MAX)
+    except GuestErrno as e:
+        raise GuestErrno(E.ERANGE if e.errno == E.ENAMETOOLONG else e.errno) from None
+    if not text:
         raise GuestErrno(E.ERANGE)
+    return text
 
 
-def _on_path(ctx, pathname: int, follow: bool) -> None:
-    stat_path(ctx, CWD, pathname, 0 if follow else AT_SYMLINK_NOFOLLOW)
+def _path_inode(ctx, pathname: int, follow: bool):
+    path = ctx.read_path(pathname)
+    return ctx.kernel.fs.inode(path, ctx.proc.cwd, fs_view(ctx), follow)
 
 
-def _on_fd(ctx, fd: int) -> None:
-    ctx.proc.fds.get(ctx.int32(fd))
+def _fd_inode(ctx, fd: int):
+    f = ctx.proc.fds.get(ctx.int32(fd))
+    node = getattr(f, "node", None)
+    if getattr(f, "flags", 0) & O_PATH:
+        raise GuestErrno(E.EBADF)            # fdget() does not take O_PATH files
+    if node is None:
+        raise GuestErrno(E.EOPNOTSUPP)       # pipes, sockets, eventfds: no xattr handlers
+    return node
 
 
-def _unsupported() -> int:
-    raise GuestErrno(E.EOPNOTSUPP)
+def _store(ctx, node, name: bytes, mask: int):
+    check_permission(access_of(fs_view(ctx)), node.stat(), name, mask)
+    if node.xattrs is None:
+        raise GuestErrno(E.EOPNOTSUPP)
+    return node.xattrs
 
 
-@syscall("getxattr", "setxattr", "removexattr")
-def sys_path_xattr(ctx, pathname, name, *_rest):
-    _on_path(ctx, pathname, follow=True)
-    _check_name(ctx, name)
-    return _unsupported()
+def _set(ctx, node, name_addr, value, size, flags) -> int:
+    if flags & 0xFFFFFFFF & ~(XATTR_CREATE | XATTR_REPLACE):
+        raise GuestErrno(E.EINVAL)
+    name = _name(ctx, name_addr)
+    if size > XATTR_SIZE_MAX:
+        raise GuestErrno(E.E2BIG)
+    data = ctx.read(value, size)
+    _store(ctx, node, name, MAY_WRITE).set(name, data, flags & 0xFFFFFFFF)
+    node.xattrs_changed()
+    return 0
 
 
-@syscall("lgetxattr", "lsetxattr", "lremovexattr")
-def sys_lpath_xattr(ctx, pathname, name, *_rest):
-    _on_path(ctx, pathname, follow=False)
-    _check_name(ctx, name)
-    return _unsupported()
+def _get(ctx, node, name_addr, value, size) -> int:
+    name = _name(ctx, name_addr)
+    data = _store(ctx, node, name, MAY_READ).get(name)
+    if size:
+        if len(data) > min(size, XATTR_SIZE_MAX):
+            raise GuestErrno(E.ERANGE)
+        ctx.write(value, data)
+    return len(data)
 
 
-@syscall("fgetxattr", "fsetxattr", "fremovexattr")
-def sys_fd_xattr(ctx, fd, name, *_rest):
-    _on_fd(ctx, fd)
-    _check_name(ctx, name)
-    return _unsupported()
+def _list(ctx, node, buf, size) -> int:
+    if node.xattrs is None:
+        raise GuestErrno(E.EOPNOTSUPP)
+    names = node.xattrs.names(privileged=ctx.proc.creds.capable(CAP_SYS_ADMIN))
+    if size:
+        if len(names) > min(size, XATTR_LIST_MAX):
+            raise GuestErrno(E.ERANGE)
+        ctx.write(buf, names)
+    return len(names)
 
 
-@syscall("listxattr")
-def sys_listxattr(ctx, pathname, _list, _size):
-    _on_path(ctx, pathname, follow=True)
-    return _unsupported()
+def _remove(ctx, node, name_addr) -> int:
+    name = _name(ctx, name_addr)
+    _store(ctx, node, name, MAY_WRITE).remove(name)
+    node.xattrs_changed()
+    return 0
 
 
-@syscall("llistxattr")
-def sys_llistxattr(ctx, pathname, _list, _size):
-    _on_path(ctx, pathname, follow=False)
-    return _unsupported()
+SET_ARGS = (("name", K.PATH), ("value", K.BUF_IN), ("size", K.ULONG), ("flags", K.HEX))
+GET_ARGS = (("name", K.PATH), ("value", K.BUF_OUT), ("size", K.ULONG))
+PATH, FD = (("pathname", K.PATH),), (("fd", K.FD),)
 
 
-@syscall("flistxattr")
-def sys_flistxattr(ctx, fd, _list, _size):
-    _on_fd(ctx, fd)
-    return _unsupported()
+@syscall("setxattr", args=PATH + SET_ARGS)
+def sys_setxattr(ctx, pathname, name, value, size, flags):
+    return _set(ctx, _path_inode(ctx, pathname, True), name, value, size, flags)
+
+
+@syscall("lsetxattr", args=PATH + SET_ARGS)
+def sys_lsetxattr(ctx, pathname, name, value, size, flags):
+    return _set(ctx, _path_inode(ctx, pathname, False), name, value, size, flags)
+
+
+@syscall("fsetxattr", args=FD + SET_ARGS)
+def sys_fsetxattr(ctx, fd, name, value, size, flags):
+    return _set(ctx, _fd_inode(ctx, fd), name, value, size, flags)
+
+
+@syscall("getxattr", args=PATH + GET_ARGS)
+def sys_getxattr(ctx, pathname, name, value, size):
+    return _get(ctx, _path_inode(ctx, pathname, True), name, value, size)
+
+
+@syscall("lgetxattr", args=PATH + GET_ARGS)
+def sys_lgetxattr(ctx, pathname, name, value, size):
+    return _get(ctx, _path_inode(ctx, pathname, False), name, value, size)
+
+
+@syscall("fgetxattr", args=FD + GET_ARGS)
+def sys_fgetxattr(ctx, fd, name, value, size):
+    return _get(ctx, _fd_inode(ctx, fd), name, value, size)
+
+
+@syscall("listxattr", args=PATH + (("list", K.BUF_OUT), ("size", K.ULONG)))
+def sys_listxattr(ctx, pathname, buf, size):
+    return _list(ctx, _path_inode(ctx, pathname, True), buf, size)
+
+
+@syscall("llistxattr", args=PATH + (("list", K.BUF_OUT), ("size", K.ULONG)))
+def sys_llistxattr(ctx, pathname, buf, size):
+    return _list(ctx, _path_inode(ctx, pathname, False), buf, size)
+
+
+@syscall("flistxattr", args=FD + (("list", K.BUF_OUT), ("size", K.ULONG)))
+def sys_flistxattr(ctx, fd, buf, size):
+    return _list(ctx, _fd_inode(ctx, fd), buf, size)
+
+
+@syscall("removexattr", args=PATH + (("name", K.PATH),))
+def sys_removexattr(ctx, pathname, name):
+    return _remove(ctx, _path_inode(ctx, pathname, True), name)
+
+
+@syscall("lremovexattr", args=PATH + (("name", K.PATH),))
+def sys_lremovexattr(ctx, pathname, name):
+    return _remove(ctx, _path_inode(ctx, pathname, False), name)
+
+
+@syscall("fremovexattr", args=FD + (("name", K.PATH),))
+def sys_fremovexattr(ctx, fd, name):
+    return _remove(ctx, _fd_inode(ctx, fd), name)
