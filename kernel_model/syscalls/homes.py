@@ -27,6 +27,7 @@ _BY_MODULE = {
     "fileio": "_llseek close dup dup2 dup3 fcntl fcntl64 fdatasync fsync ftruncate ftruncate64 "
         "ioctl lseek pread64 pwrite64 read readv sendfile sendfile64 sync syncfs write writev",
     "flock": "flock",
+    "fstypes": "sysfs",
     "futex": "futex futex_time64",
     "keys": "add_key keyctl request_key",
     "kill": "kill tgkill tkill",
@@ -48,6 +49,7 @@ _BY_MODULE = {
         "set_robust_list set_thread_area set_tid_address setgroups setgroups32 setpgid "
         "setrlimit setsid sysinfo ugetrlimit",
     "procs": "clone clone3 fork vfork wait4 waitid waitpid",
+    "readahead": "readahead",
     "residency": "mincore mlock mlock2 mlockall munlock munlockall",
     "rusage": "getrusage",
     "sched_policy": "sched_get_priority_max sched_get_priority_min sched_getparam "
@@ -74,8 +76,10 @@ _BY_MODULE = {
         "clock_nanosleep_time64 getrandom gettimeofday nanosleep time",
     "timerfd": "timerfd_create timerfd_gettime timerfd_gettime64 timerfd_settime timerfd_settime64",
     "times": "times",
+    "ustat": "ustat",
     "utsname": "oldolduname olduname setdomainname sethostname uname",
     "vectored_at": "preadv preadv2 pwritev pwritev2",
+    "vhangup": "vhangup",
     "vmsplice": "vmsplice",
     "xattr": "fgetxattr flistxattr fremovexattr fsetxattr getxattr lgetxattr listxattr llistxattr "
         "lremovexattr lsetxattr removexattr setxattr",
