@@ -21,6 +21,7 @@ from .constants import (DT_DIR, O_CREAT, O_DIRECTORY, O_EXCL, O_NOFOLLOW, O_PATH
                         S_IFREG, S_IFSOCK, S_ISGID, S_ISUID, O_ACCMODE, O_RDONLY, O_RDWR,
                         O_WRONLY, dtype_of)
 from .databudget import DataBudget
+from .fsnotify import IN_ATTRIB, IN_CREATE, IN_MODIFY, Fsnotify
 from .devfs import build_dev
 from .hostfs import HostContext, host_root_dir
 from .inodes import InodeTable
@@ -61,6 +62,7 @@ class FileSystem:
         self._shm = build_shm(clock, self.data_budget)
         self._dev = build_dev(self.random, self._shm)
         self._procfs = ProcFs()
+        self.notify = Fsnotify()          # inotify's watches hear the events (fsnotify.py)
 
     def add_sysctl(self, path: bytes, text: Callable[[], bytes]) -> None:
         """A /proc/sys entry whose value follows the kernel's state (procsys.py)."""
@@ -114,16 +116,12 @@ class FileSystem:
         return node
 
     def inode(self, path: bytes, cwd: bytes, proc: ProcessView, follow: bool = True) -> Node:
-        """The inode `path` names (ENOENT if none), for calls on the inode itself (xattrs)."""
+        """The inode `path` names, for calls on the inode itself (xattrs, inotify watches)."""
         r = self._resolve(path, cwd, proc, follow=follow, stop_at_fd_links=True)
-        if r.fd_link:
-            node = getattr(self._fd_file(r, proc), "node", None)
-            if node is None:                    # a pipe or socket: no xattr handlers
-                raise GuestErrno(E.EOPNOTSUPP)
-            return node
-        if r.node is None:
-            raise GuestErrno(E.ENOENT)
-        return r.node
+        node = getattr(self._fd_file(r, proc), "node", None) if r.fd_link else r.node
+        if node is None:        # no such name; or a pipe or socket behind /proc/PID/fd/N
+            raise GuestErrno(E.EOPNOTSUPP if r.fd_link else E.ENOENT)
+        return node
 
     @staticmethod
     def _is_mount_point(r: Resolved) -> bool:
@@ -146,6 +144,7 @@ class FileSystem:
             if r.trailing_slash:
                 raise GuestErrno(E.EISDIR)
             node = self._made(r, proc, lambda: r.parent.create(r.name, mode & 0o7777))
+            self.notify.name_event(r.parent, IN_CREATE, r.name, False)
         else:
             self._check_open_existing(node, flags, creating)
             if not flags & O_PATH:
@@ -156,11 +155,14 @@ class FileSystem:
             # what it opened, whatever is renamed or planted around it later (Node.pin).
             return OpenFile(r.path, flags, node.pin(), None)
         if node.is_dir:
-            return OpenFile(r.path, flags, node.pin(), None, self._lister(r, proc))
+            listed = OpenFile(r.path, flags, node.pin(), None, self._lister(r, proc))
+            return self.notify.opened(listed, r.parent, r.name)
         handle = node.open_handle(flags)
         if flags & O_TRUNC and wants_write(flags) and node.is_regular:
             handle.truncate(0)
-        return OpenFile(r.path, flags, node, handle)
+            if r.node is not None:              # a file just created is not truncated
+                self.notify.inode_event(node, IN_MODIFY, self.notify.key_of(r.parent), r.name)
+        return self.notify.opened(OpenFile(r.path, flags, node, handle), r.parent, r.name)
 
     @staticmethod
     def _check_open_existing(node: Node, flags: int, creating: bool) -> None:
@@ -248,6 +250,7 @@ class FileSystem:
             raise GuestErrno(E.EEXIST)
         # vfs_mkdir keeps S_IRWXUGO|S_ISVTX
         self._made(r, proc, lambda: r.parent.mkdir(r.name, mode & 0o1777))
+        self.notify.name_event(r.parent, IN_CREATE, r.name, True)
 
     def mknod(self, path: bytes, mode: int, cwd: bytes, proc: ProcessView) -> None:
         """mknodat(2) once may_mknod() has accepted the type (fs/namei.c: do_mknodat): `mode`
@@ -261,6 +264,7 @@ class FileSystem:
             self._made(r, proc, lambda: r.parent.mknod(r.name, mode))
         else:
             self._made(r, proc, lambda: r.parent.create(r.name, mode & 0o7777))
+        self.notify.name_event(r.parent, IN_CREATE, r.name, False)
 
     def rmdir(self, path: bytes, cwd: bytes, proc: ProcessView) -> None:
         r = self._resolve(path, cwd, proc, follow=False, parent_op=True)
@@ -274,7 +278,7 @@ class FileSystem:
             raise GuestErrno(E.EBUSY)
         _may_delete(access_of(proc), r)
         r.parent.rmdir(r.name)
-
+        self.notify.removed(r.parent, r.name, r.node, is_dir=True)
     def unlink(self, path: bytes, cwd: bytes, proc: ProcessView) -> None:
         r = self._resolve(path, cwd, proc, follow=False, parent_op=True)
         if r.last != LAST_NORM:
@@ -287,6 +291,7 @@ class FileSystem:
             raise GuestErrno(E.ENOTDIR)
         _may_delete(access_of(proc), r)
         r.parent.unlink(r.name)
+        self.notify.removed(r.parent, r.name, r.node, is_dir=False)
 
     def rename(self, old: bytes, new: bytes, cwd: bytes, proc: ProcessView) -> None:
         src = self._resolve(old, cwd, proc, follow=False, parent_op=True)
@@ -305,7 +310,7 @@ class FileSystem:
         else:
             access.check(dst.parent.stat(), MAY_WRITE | MAY_EXEC)
         src.parent.rename(src.name, dst.parent, dst.name)
-
+        self.notify.moved(src.parent, src.name, src.node, dst.parent, dst.name, dst.node)
     def symlink(self, target: bytes, linkpath: bytes, cwd: bytes, proc: ProcessView) -> None:
         if not target:
             raise GuestErrno(E.ENOENT)
@@ -314,6 +319,7 @@ class FileSystem:
         r = self._resolve(linkpath, cwd, proc, follow=False, parent_op=True)
         self._check_new_name(r)
         self._made(r, proc, lambda: r.parent.symlink(r.name, bytes(target)))
+        self.notify.name_event(r.parent, IN_CREATE, r.name, False)
 
     def link(self, old: bytes, new: bytes, cwd: bytes, proc: ProcessView,
              follow: bool = False) -> None:
@@ -326,6 +332,8 @@ class FileSystem:
             raise GuestErrno(E.EPERM)
         access_of(proc).check(r.parent.stat(), MAY_WRITE | MAY_EXEC)
         r.parent.link(r.name, node)
+        self.notify.inode_event(node, IN_ATTRIB)
+        self.notify.name_event(r.parent, IN_CREATE, r.name, False)
 
     @staticmethod
     def _check_new_name(r: Resolved) -> None:
@@ -339,11 +347,14 @@ class FileSystem:
     def chmod(self, path: bytes, mode: int, cwd: bytes, proc: ProcessView) -> None:
         node = self._existing(path, cwd, proc)
         node.chmod(access_of(proc).chmod_mode(node.stat(), mode & 0o7777))
+        self.notify.inode_event(node, IN_ATTRIB)
 
     def chown(self, path: bytes, uid: int, gid: int, cwd: bytes, proc: ProcessView,
               follow: bool = True) -> None:
         """chown_common(): uid/gid as 32 bits, -1 unchanged (permission.py says who may)."""
-        chown_node(self._existing(path, cwd, proc, follow), uid, gid, access_of(proc))
+        node = self._existing(path, cwd, proc, follow)
+        chown_node(node, uid, gid, access_of(proc))
+        self.notify.inode_event(node, IN_ATTRIB)
 
     def utimens(self, path: bytes, atime_ns: int | None, mtime_ns: int | None, cwd: bytes,
                 proc: ProcessView, follow: bool = True, to_now: bool = False) -> None:
@@ -357,6 +368,7 @@ class FileSystem:
                 raise GuestErrno(E.EPERM)
             access.check(st, MAY_WRITE)
         node.utimens(atime_ns, mtime_ns)
+        self.notify.inode_event(node, IN_ATTRIB)
 
     def truncate(self, path: bytes, length: int, cwd: bytes, proc: ProcessView) -> None:
         if length < 0:
@@ -368,6 +380,7 @@ class FileSystem:
             raise GuestErrno(E.EINVAL)
         access_of(proc).check(node.stat(), MAY_WRITE)
         node.truncate(length)
+        self.notify.inode_event(node, IN_MODIFY)
 
     def _made(self, r: Resolved, proc: ProcessView, make: Callable[[], object]) -> Node | None:
         """Make a new name in r.parent (the caller may write and search it, else EACCES)

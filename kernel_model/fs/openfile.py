@@ -9,12 +9,18 @@ from .. import errno as E
 from ..errno import GuestErrno
 from .constants import (O_ACCMODE, O_APPEND, O_PATH, O_RDONLY, O_RDWR, O_WRONLY, SEEK_CUR,
                         SEEK_DATA, SEEK_END, SEEK_HOLE, SEEK_SET)
+from .fsnotify import IN_ACCESS, IN_CLOSE_NOWRITE, IN_CLOSE_WRITE, IN_MODIFY
 from .node import Handle, Node
 from .records import DirEntry, StatResult
 
 
 class OpenFile:
     is_tty = False
+    # fsnotify.py's registry and the directory the file was opened through, when it was
+    # opened by path (filesystem.py _watched): reads, writes and the close are reported there.
+    notify = None
+    notify_parent = None
+    notify_name = b""
 
     def __init__(self, path: bytes, flags: int, node: Node, handle: Handle | None,
                  listing: Callable[[], list[DirEntry]] | None = None):
@@ -53,7 +59,12 @@ class OpenFile:
             handle = self._data(for_write=False)         # raises the right errno
         data = handle.read_at(self.position, n)
         self.position += len(data)
+        if data and self.notify is not None and self.notify.watches:
+            self._report(IN_ACCESS)
         return data
+
+    def _report(self, mask: int) -> None:
+        self.notify.inode_event(self.node, mask, self.notify_parent, self.notify_name)
 
     def write(self, data: bytes) -> int:
         handle, flags = self._handle, self.flags
@@ -63,13 +74,18 @@ class OpenFile:
             self.position = handle.size()
         written = handle.write_at(self.position, bytes(data))
         self.position += written
+        if written and self.notify is not None and self.notify.watches:
+            self._report(IN_MODIFY)
         return written
 
     def pread(self, n: int, off: int) -> bytes:
         handle = self._data(for_write=False)
         if n < 0 or off < 0:
             raise GuestErrno(E.EINVAL)
-        return handle.read_at(off, n)
+        data = handle.read_at(off, n)
+        if data and self.notify is not None and self.notify.watches:
+            self._report(IN_ACCESS)
+        return data
 
     def pwrite(self, data: bytes, off: int) -> int:
         handle = self._data(for_write=True)
@@ -77,7 +93,10 @@ class OpenFile:
             raise GuestErrno(E.EINVAL)
         if self.flags & O_APPEND:
             off = handle.size()      # Linux: pwrite on an O_APPEND file appends (man 2 pwrite)
-        return handle.write_at(off, bytes(data))
+        written = handle.write_at(off, bytes(data))
+        if written and self.notify is not None and self.notify.watches:
+            self._report(IN_MODIFY)
+        return written
 
     def seek(self, off: int, whence: int) -> int:
         if self.flags & O_PATH:
@@ -102,6 +121,8 @@ class OpenFile:
         if length < 0 or not self.writable or not self.node.is_regular or self._handle is None:
             raise GuestErrno(E.EINVAL)       # do_sys_ftruncate()
         self._handle.truncate(length)
+        if self.notify is not None and self.notify.watches:
+            self._report(IN_MODIFY)
 
     def allocate(self, offset: int, length: int, *, keep_size: bool, punch: bool) -> None:
         """fallocate's work on a memory-backed file (mm/shmem.c shmem_fallocate), once
@@ -140,6 +161,8 @@ class OpenFile:
     def close(self) -> None:
         if not self.closed and self._handle is not None:
             self._handle.close()
+        if not self.closed and self.notify is not None and self.notify.watches:
+            self._report(IN_CLOSE_WRITE if self.writable else IN_CLOSE_NOWRITE)
         self.closed = True
 
 

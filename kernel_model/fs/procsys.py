@@ -21,6 +21,10 @@ FIXED: dict[bytes, bytes] = {
     b"fs/pipe-user-pages-hard": b"0",
     b"fs/lease-break-time": b"45",
     b"fs/nr_open": b"1048576",
+    # fs/notify/inotify/inotify_user.c: the defaults (max_user_watches as a 1 GiB machine's)
+    b"fs/inotify/max_queued_events": b"16384",
+    b"fs/inotify/max_user_instances": b"128",
+    b"fs/inotify/max_user_watches": b"29127",
 }
 
 

@@ -29,6 +29,7 @@ _BY_MODULE = {
     "flock": "flock",
     "fstypes": "sysfs",
     "futex": "futex futex_time64",
+    "inotify": "inotify_add_watch inotify_init inotify_init1 inotify_rm_watch",
     "keys": "add_key keyctl request_key",
     "kill": "kill tgkill tkill",
     "memfd": "memfd_create",
