@@ -27,6 +27,7 @@ class LangRun:
     native_sites: list[str] = field(default_factory=list)   # probes counting in the guest
     argument_sites: list[str] = field(default_factory=list)  # probes storing arguments there
     lost: dict = field(default_factory=dict)     # pid -> stored records the guest had to drop
+    guarded_sites: list[str] = field(default_factory=list)   # their predicate runs there too
 
 
 def count_probes(consumers) -> int:
@@ -93,7 +94,8 @@ def run(consumers: list[Consumer], argv: list[str], sandbox_options: dict, *,
     natives = [p.spec.text for p in state["user"].natives] if "user" in state else []
     stored = sorted(state["records"].routes) if "records" in state else []
     lost = state["records"].dropped() if "records" in state else {}
-    return LangRun(result.exit_code, consumers, unattached, result, natives, stored, lost)
+    guarded = state["user"].guarded() if "user" in state else []
+    return LangRun(result.exit_code, consumers, unattached, result, natives, stored, lost, guarded)
 
 
 def _wire(attach, consumer, block, user, syscalls, events, timed) -> None:
