@@ -11,7 +11,9 @@ import os
 
 from instrumenter.probes.definitions import Probe, ProbeSpec
 
-from .hit import Hit
+from instrumenter.probes.context import argument_fetcher
+
+from .hit import READER_WORDS, Hit
 from .native import add_native_counts, go_native, go_native_arguments, go_native_guarded
 
 UPROBE_KINDS = ("uprobe", "uretprobe")
@@ -105,10 +107,14 @@ class UserProbes:
         probe = Probe(spec, nargs=0)
         handlers = self.handlers[id(probe)] = []
         debug = self.debug
+        bound = [None, None]            # the door's view of a space (one per space), its reader
 
         def action(context):
+            cpu = debug.cpu(context.process)
+            if bound[0] is not cpu:
+                bound[:] = cpu, argument_fetcher(cpu, READER_WORDS)
             hit = Hit(debug, context.thread, context.address, text, function,
-                      retval=context.retval, context=context)
+                      retval=context.retval, context=context, reader=bound[1])
             for consumer, block, _ in handlers:
                 consumer.fire(block, hit)
         probe.action = action
