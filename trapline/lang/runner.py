@@ -56,6 +56,7 @@ def run(consumers: list[Consumer], argv: list[str], sandbox_options: dict, *,
         user, syscalls = UserProbes(debug, records), SyscallTracepoints(debug)
         events, timed = ProcessEvents(debug), TimedProbes(debug)
         session = Session(kernel, [], buffers=records, strategy=strategy, children=children)
+        stacks.returns = session.returns
         session.providers.append(user)
         begin = Hit(debug, None, 0, "BEGIN", "")
         for consumer in consumers:
