@@ -33,10 +33,15 @@ class Stacks:
         registers = dict(debug.cpu(process).registers().gpr)
         # At a uprobe's hit the thread may be in the tool's code (a trampoline, a jump's
         # landing) with the guest's registers: the frame is the probed instruction's.
-        if hit.retval is None:
+        # A syscall tracepoint, a timed or an event probe (address 0) stops the thread in its
+        # own code: its IP is the user frame (after the syscall instruction; the instruction
+        # the timer interrupted), as bpftrace's ustack shows there.
+        if hit.retval is not None and hit.address:
+            registers[arch.pc] = self._returned_to(process, thread, registers[arch.sp], arch)
+        elif hit.address:
             registers[arch.pc] = hit.address
         else:
-            registers[arch.pc] = self._returned_to(process, thread, registers[arch.sp], arch)
+            registers[arch.pc] = debug.read_register(thread, arch.pc)
         stack = self._unwinder.unwind(process, registers, max_depth=limit or MAX_FRAMES, tid=thread.tid)
         return stack.frames[:limit or MAX_FRAMES]
 
