@@ -31,7 +31,9 @@ class LangRun:
 
 
 def count_probes(consumers) -> int:
-    return sum(len(block.attaches) for c in consumers for block in c.blocks)
+    """The N of "Attaching N probes...": wildcards count what they match (probe_count.py)."""
+    from .probe_count import probes_of
+    return sum(probes_of(attach) for c in consumers for block in c.blocks for attach in block.attaches)
 
 
 def make_consumers(programs: list[tuple[str, str]], out, report, batch: int = 1) -> list[Consumer]:
