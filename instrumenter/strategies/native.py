@@ -163,7 +163,6 @@ def emit_part(slot: NativeSlot, address: int, next_address: int | None, arch: st
     i386) and nothing needs saving — not even the stack is touched.
     """
     if slot.spec.guard is not None:
-        from .native_guard import emit_guarded_part
         return emit_guarded_part(slot, address, next_address, arch, flags_live=flags_live)
     e = Emitter(address, arch)
     if slot.spec.kind == "count" and not flags_live:
@@ -180,6 +179,54 @@ def emit_part(slot: NativeSlot, address: int, next_address: int | None, arch: st
     e.raw(RESTORE_FLAGS)
     e.lea_sp(RED_ZONE)
     return _onward(e, next_address)
+
+
+def emit_guarded_part(slot, address: int, next_address, arch: str, *, flags_live: bool = True) -> bytes:
+    """native.emit_part's part for a slot whose spec has a guard: the stack below the red zone
+    and the flags saved as for any part, then the guard, then the action (count, or the
+    args append with its restartable sequence), then the restore that a rejected hit jumps to.
+
+    A count where the status flags are dead (native.status_flags_dead) and the guard needs no
+    scratch register is the guard and the locked increment alone: nothing saved, the stack
+    untouched (the cheapest rejection: a compare and a jump a comparison)."""
+    from .native_guard import emit_guard, needs_scratch
+    e = Emitter(address, arch)
+    if slot.spec.kind == "count" and not flags_live and not needs_scratch(slot.spec.guard, arch):
+        land = emit_guard(e, slot.spec.guard, arch, depth=0)
+        _increment64(e, slot.counter, arch)
+        land()
+        return _onward(e, next_address)
+    e.lea_sp(-RED_ZONE)
+    e.raw(SAVE_FLAGS)
+    land = emit_guard(e, slot.spec.guard, arch)
+    if slot.spec.kind == "count":
+        _increment64(e, slot.counter, arch)
+    elif arch == "x86_64":
+        _append_args_x86_64(e, slot, address)
+    else:
+        _append_args_i386(e, slot, address)
+    land()
+    e.raw(RESTORE_FLAGS)
+    e.lea_sp(RED_ZONE)
+    return _onward(e, next_address)
+
+
+# The bytes a part may take: the jump strategy's PART_SLOT, and the 160 page_layout.slot_size
+# counts for each native part of a trampoline (a test keeps them equal; jump.py imports this
+# module, so it is not imported here).
+PART_LIMIT = 160
+
+
+def fits(spec: NativeSpec) -> bool:
+    """Whether the part for `spec` fits a part's slot on both architectures: a guard longer
+    than that stays on the Python path."""
+    from types import SimpleNamespace
+    at = 0x10000
+    for arch in ("x86_64", "i386"):
+        slot = NativeSlot(SimpleNamespace(native=spec), at, counter=at, dropped=at + 8, array=at + 16)
+        if len(emit_part(slot, at, at, arch)) > PART_LIMIT:
+            return False
+    return True
 
 
 def _onward(e: Emitter, next_address: int | None) -> bytes:

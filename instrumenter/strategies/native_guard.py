@@ -161,37 +161,6 @@ def emit_guard(e: Emitter, guard, arch: str, depth: int = SAVED_DEPTH):
     return land
 
 
-def emit_guarded_part(slot, address: int, next_address, arch: str, *, flags_live: bool = True) -> bytes:
-    """native.emit_part's part for a slot whose spec has a guard: the stack below the red zone
-    and the flags saved as for any part, then the guard, then the action (count, or the
-    args append with its restartable sequence), then the restore that a rejected hit jumps to.
-
-    A count where the status flags are dead (native.status_flags_dead) and the guard needs no
-    scratch register is the guard and the locked increment alone: nothing saved, the stack
-    untouched (the cheapest rejection: a compare and a jump a comparison)."""
-    from .native import RESTORE_FLAGS, SAVE_FLAGS, _append_args_i386, _append_args_x86_64, \
-        _increment64, _onward
-    e = Emitter(address, arch)
-    if slot.spec.kind == "count" and not flags_live and not needs_scratch(slot.spec.guard, arch):
-        land = emit_guard(e, slot.spec.guard, arch, depth=0)
-        _increment64(e, slot.counter, arch)
-        land()
-        return _onward(e, next_address)
-    e.lea_sp(-RED_ZONE)
-    e.raw(SAVE_FLAGS)
-    land = emit_guard(e, slot.spec.guard, arch)
-    if slot.spec.kind == "count":
-        _increment64(e, slot.counter, arch)
-    elif arch == "x86_64":
-        _append_args_x86_64(e, slot, address)
-    else:
-        _append_args_i386(e, slot, address)
-    land()
-    e.raw(RESTORE_FLAGS)
-    e.lea_sp(RED_ZONE)
-    return _onward(e, next_address)
-
-
 def needs_scratch(guard, arch: str) -> bool:
     """Whether the guard's code uses (e/r)ax: x86-64 for a constant that no sign-extended
     imm32 holds, i386 to compare two arguments (both in memory)."""
@@ -280,17 +249,3 @@ def _cmp_i386(e: Emitter, left: Arg, right, depth: int) -> None:
     e.raw(b"\x8b\x84\x24" + struct.pack("<I", _stack_argument(right.index, depth)))  # mov eax, [esp+d]
     e.raw(b"\x39\x84\x24" + where)                                    # cmp [esp+d], eax
 
-
-def fits(spec) -> bool:
-    """Whether the guarded part for `spec` fits a part's slot on both architectures (the jump
-    strategy's PART_SLOT; page_layout.slot_size counts as much a native part): a longer
-    predicate stays on the Python path."""
-    from types import SimpleNamespace
-    from .jump import PART_SLOT
-    from .native import NativeSlot, emit_part
-    at = 0x10000
-    for arch in ("x86_64", "i386"):
-        slot = NativeSlot(SimpleNamespace(native=spec), at, counter=at, dropped=at + 8, array=at + 16)
-        if len(emit_part(slot, at, at, arch)) > PART_SLOT:
-            return False
-    return True

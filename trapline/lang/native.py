@@ -18,8 +18,8 @@ native.py: no trap and no Python per hit):
 Any other block on the same site keeps the site on the Python path, where every hit runs the
 compiled actions as it happens (evaluator.py).
 """
-from instrumenter.strategies.native import NativeSpec
-from instrumenter.strategies.native_guard import Known, any_of, fits
+from instrumenter.strategies.native import NativeSpec, fits
+from instrumenter.strategies.native_guard import Known, any_of
 
 from . import ast
 from .checks import ARG

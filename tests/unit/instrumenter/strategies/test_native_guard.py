@@ -10,9 +10,8 @@ import pytest
 
 from emu.exits import TRAP
 from instrumenter.insn.decode import decode
-from instrumenter.strategies.native import NativeSlot, NativeSpec, emit_part
-from instrumenter.strategies.native_guard import (And, Arg, Compare, Const, Known, Not, Or,
-                                                  accepts, fits)
+from instrumenter.strategies.native import PART_LIMIT, NativeSlot, NativeSpec, emit_part, fits
+from instrumenter.strategies.native_guard import And, Arg, Compare, Const, Known, Not, Or, accepts
 from tests.unit.emu.guest import ARCHES, CODE, DATA, STACK_SP, machine_with
 
 AFTER = CODE + 0x800
@@ -163,3 +162,9 @@ def test_a_count_with_dead_flags_and_a_plain_guard_saves_nothing(arch):
     wide = Compare(">", Arg(0), Const(1 << 40)) if arch == "x86_64" else Compare(">", Arg(0), Arg(1))
     slot = NativeSlot(SimpleNamespace(native=NativeSpec("count", guard=wide)), CODE, counter=DATA)
     assert decode(emit_part(slot, CODE, AFTER, arch, flags_live=False), CODE, arch).mnemonic == "lea"
+
+
+def test_the_part_limit_is_the_slot_the_strategies_give_a_part():
+    from instrumenter.strategies.jump import PART_SLOT
+    from instrumenter.strategies.page_layout import slot_size
+    assert PART_LIMIT == PART_SLOT == slot_size("x86_64", natives=[None]) - slot_size("x86_64")
