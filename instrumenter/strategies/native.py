@@ -6,6 +6,8 @@ Two actions (Probe.native):
             psABI 3.2.3; [esp+4+4i] at entry on i386, System V i386 psABI 2.2) appended to a
             bounded record buffer, by a restartable sequence; a full buffer traps into the
             tool, which drains it at once: no record is lost (native_collector.py).
+Either may have a guard (NativeSpec.guard, native_guard.py): an integer predicate on the
+argument words, compiled in front of the action, so a rejected hit costs a compare and a jump.
 The jump and trampoline strategies place this code in their pages (page_layout.py). The tool
 reads the counters and buffers back from guest memory when the session collects (process
 exit, exec, the end of the run, a full buffer): `NativeCollector` (native_collector.py).
@@ -50,14 +52,21 @@ class NativeSpec:
     kind: str                    # "count" or "args"
     nargs: int = 0
     capacity: int = DEFAULT_CAPACITY
+    # an integer predicate run first (native_guard.py): only the hits it accepts are counted
+    # or stored; None: every hit
+    guard: object = None
 
     @property
     def text(self) -> str:
-        return "count" if self.kind == "count" else f"args:{self.nargs}"
+        action = "count" if self.kind == "count" else f"args:{self.nargs}"
+        return action if self.guard is None else f"{action} if guard"
 
 
-def parse_native(text: str) -> NativeSpec:
-    """"count" or "args:N" (1 <= N <= 6) — one-line error otherwise."""
+def parse_native(text) -> NativeSpec:
+    """"count" or "args:N" (1 <= N <= 6) — one-line error otherwise. A NativeSpec is taken as
+    it is (a guarded action, which has no text form: the probe language builds it)."""
+    if isinstance(text, NativeSpec):
+        return text
     if text == "count":
         return NativeSpec("count")
     kind, _, count = text.partition(":")
@@ -76,9 +85,14 @@ class NativeHit:
 
     def __call__(self, thread, address: int) -> None:
         args = ()
-        if self.native.kind == "args":
+        guard = self.native.guard
+        if self.native.kind == "args" or guard is not None:
+            from .native_guard import accepts, words
             ctx = ProbeContext(self.session.kernel, thread, self.probe, address)
-            args = ctx.args(self.native.nargs)
+            read = ctx.args(max(self.native.nargs, words(guard) if guard is not None else 0))
+            if guard is not None and not accepts(guard, read):
+                return
+            args = read[:self.native.nargs] if self.native.kind == "args" else ()
         self.session.hit(self.probe, thread, address, args=args)
 
 
@@ -148,6 +162,8 @@ def emit_part(slot: NativeSlot, address: int, next_address: int | None, arch: st
     status flags before anything reads them): a count is then one locked instruction (two on
     i386) and nothing needs saving — not even the stack is touched.
     """
+    if slot.spec.guard is not None:
+        return emit_guarded_part(slot, address, next_address, arch, flags_live=flags_live)
     e = Emitter(address, arch)
     if slot.spec.kind == "count" and not flags_live:
         _increment64(e, slot.counter, arch)
@@ -163,6 +179,54 @@ def emit_part(slot: NativeSlot, address: int, next_address: int | None, arch: st
     e.raw(RESTORE_FLAGS)
     e.lea_sp(RED_ZONE)
     return _onward(e, next_address)
+
+
+def emit_guarded_part(slot, address: int, next_address, arch: str, *, flags_live: bool = True) -> bytes:
+    """native.emit_part's part for a slot whose spec has a guard: the stack below the red zone
+    and the flags saved as for any part, then the guard, then the action (count, or the
+    args append with its restartable sequence), then the restore that a rejected hit jumps to.
+
+    A count where the status flags are dead (native.status_flags_dead) and the guard needs no
+    scratch register is the guard and the locked increment alone: nothing saved, the stack
+    untouched (the cheapest rejection: a compare and a jump a comparison)."""
+    from .native_guard import emit_guard, needs_scratch
+    e = Emitter(address, arch)
+    if slot.spec.kind == "count" and not flags_live and not needs_scratch(slot.spec.guard, arch):
+        land = emit_guard(e, slot.spec.guard, arch, depth=0)
+        _increment64(e, slot.counter, arch)
+        land()
+        return _onward(e, next_address)
+    e.lea_sp(-RED_ZONE)
+    e.raw(SAVE_FLAGS)
+    land = emit_guard(e, slot.spec.guard, arch)
+    if slot.spec.kind == "count":
+        _increment64(e, slot.counter, arch)
+    elif arch == "x86_64":
+        _append_args_x86_64(e, slot, address)
+    else:
+        _append_args_i386(e, slot, address)
+    land()
+    e.raw(RESTORE_FLAGS)
+    e.lea_sp(RED_ZONE)
+    return _onward(e, next_address)
+
+
+# The bytes a part may take: the jump strategy's PART_SLOT, and the 160 page_layout.slot_size
+# counts for each native part of a trampoline (a test keeps them equal; jump.py imports this
+# module, so it is not imported here).
+PART_LIMIT = 160
+
+
+def fits(spec: NativeSpec) -> bool:
+    """Whether the part for `spec` fits a part's slot on both architectures: a guard longer
+    than that stays on the Python path."""
+    from types import SimpleNamespace
+    at = 0x10000
+    for arch in ("x86_64", "i386"):
+        slot = NativeSlot(SimpleNamespace(native=spec), at, counter=at, dropped=at + 8, array=at + 16)
+        if len(emit_part(slot, at, at, arch)) > PART_LIMIT:
+            return False
+    return True
 
 
 def _onward(e: Emitter, next_address: int | None) -> bytes:

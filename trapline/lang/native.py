@@ -3,25 +3,40 @@ native.py: no trap and no Python per hit):
 
 - a uprobe whose every block is `@NAME = count();` (no predicate, no key) counts in the guest;
   the count is added to each block's map when the session collects, at the end of the run;
+  so does one whose blocks all count under the same integer predicate on its arguments
+  (`/arg0 > 100 && arg1 != 0/`): the predicate is compiled in front of the count (a native
+  guard, guards.py), so a rejected hit costs a few guest instructions;
 - a uprobe whose every block computes only from its arguments and pid (predicates, keys and
   values of integer arithmetic on argN: `/arg0 > 100/ { @[arg0] = sum(arg1); @h = hist(arg2); }`)
   has its argument words stored in the guest (native "args:N": a buffer drained in batches,
   never a record lost), and its blocks run on each stored hit when the session collects
-  (ArgumentRecords): the results are the same, the hits never trap. Not for a consumer that
+  (ArgumentRecords): the results are the same, the hits never trap. When every block's
+  predicate is a guard, their disjunction runs in the guest first and only the hits it
+  accepts are stored (each block still checks its own predicate on them). Not for a consumer that
   may exit() (its hits would be evaluated after its exit), nor for a block that prints.
 
 Any other block on the same site keeps the site on the Python path, where every hit runs the
 compiled actions as it happens (evaluator.py).
 """
+from instrumenter.strategies.native import NativeSpec, fits
+from instrumenter.strategies.native_guard import Known, any_of
+
 from . import ast
 from .checks import ARG
 from .aggregations import AGGREGATIONS, Count
+from .guards import predicate_guard
 
 
 def counted_map(block) -> str | None:
-    """The map a block does nothing but count into, None if it does anything else."""
+    """The map a block does nothing but count into, None if it does anything else (a
+    predicate included)."""
+    return None if block.node.predicate is not None else counts_into(block)
+
+
+def counts_into(block) -> str | None:
+    """The map a block's actions do nothing but count into, whatever its predicate."""
     node = block.node
-    if node.predicate is not None or len(node.body) != 1:
+    if len(node.body) != 1:
         return None
     statement = node.body[0]
     if not isinstance(statement, ast.MapAssign) or statement.op != "=" or statement.target.keys:
@@ -42,11 +57,26 @@ def go_native(probe, handlers) -> bool:
     return True
 
 
+def go_native_guarded(probe, handlers) -> bool:
+    """Make `probe` count in the guest behind a guard if every block on it only counts, under
+    one and the same predicate that a guard decides."""
+    if not handlers or any(counts_into(block) is None for _, block, _ in handlers):
+        return False
+    guards = {predicate_guard(block) for _, block, _ in handlers}
+    if len(guards) != 1 or None in guards:
+        return False
+    spec = NativeSpec("count", guard=guards.pop())
+    if not fits(spec):
+        return False
+    probe.native, probe.action = spec, None
+    return True
+
+
 def add_native_counts(probe, handlers) -> None:
     """After the session collected: each block's map gets the probe's hits."""
     for consumer, block, _ in handlers:
         if probe.hits:
-            values = consumer.maps.get(counted_map(block)).values
+            values = consumer.maps.get(counts_into(block)).values
             counted = values.get(())
             if counted is None:
                 counted = values[()] = Count()
@@ -99,7 +129,13 @@ def go_native_arguments(probe, handlers) -> bool:
     words = [argument_words(block) for _, block, _ in handlers]
     if not handlers or None in words or any(may_exit(consumer) for consumer, _, _ in handlers):
         return False
-    probe.native, probe.action = f"args:{max(max(words), 1)}", None
+    nargs = max(max(words), 1)
+    guards = [predicate_guard(block) for _, block, _ in handlers]
+    guard = None if None in guards else any_of(guards)
+    spec = NativeSpec("args", nargs, guard=guard)
+    if guard is None or guard == Known(True) or not fits(spec):
+        spec = f"args:{nargs}"
+    probe.native, probe.action = spec, None
     return True
 
 

@@ -49,18 +49,28 @@ def compile_format(fmt: str):
     if not any(isinstance(piece, tuple) for piece in pieces):
         text = "".join(pieces)
         return lambda values: text
-    pieces = [piece for piece in pieces if piece != ""]
+    # One %-template for the whole line, each conversion a "%s" filled by its converter: a
+    # line is then one `%` operation (a loop over the pieces, a list and a join cost about
+    # 0.4 us of a printf hit's ~5, bench/lang_rate.py).
+    template = "".join(piece.replace("%", "%%") if piece.__class__ is str else "%s" for piece in pieces)
+    converters = [_converter(*piece) for piece in pieces if piece.__class__ is not str]
+    if len(converters) == 1:
+        (only,) = converters
+        return lambda values: template % (only(values[0]),)
 
     def formatted(values) -> str:
-        out, index = [], 0
-        for piece in pieces:
-            if piece.__class__ is str:
-                out.append(piece)
-            else:
-                out.append(_convert(piece[0], piece[1], values[index]))
-                index += 1
-        return "".join(out)
+        return template % tuple([convert(value) for convert, value in zip(converters, values)])
     return formatted
+
+
+def _converter(spec: str, kind: str):
+    if spec == "%" and kind in "di":
+        def plain_integer(value) -> str:
+            if value.__class__ is int and -(1 << 63) <= value < 1 << 63:
+                return str(value)                   # the common case, at once
+            return _convert(spec, kind, value)
+        return plain_integer
+    return lambda value: _convert(spec, kind, value)
 
 
 def _convert(spec: str, kind: str, value) -> str:

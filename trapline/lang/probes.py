@@ -11,8 +11,10 @@ import os
 
 from instrumenter.probes.definitions import Probe, ProbeSpec
 
-from .hit import Hit
-from .native import add_native_counts, go_native, go_native_arguments
+from instrumenter.probes.context import argument_fetcher
+
+from .hit import READER_WORDS, Hit
+from .native import add_native_counts, go_native, go_native_arguments, go_native_guarded
 
 UPROBE_KINDS = ("uprobe", "uretprobe")
 
@@ -62,11 +64,16 @@ class UserProbes:
                 self.matched.add(attach.text)
         for probe in new:
             handlers = self.handlers[id(probe)]
-            if go_native(probe, handlers):
+            if go_native(probe, handlers) or go_native_guarded(probe, handlers):
                 self.natives.append(probe)
             elif self.records is not None and go_native_arguments(probe, handlers):
                 self.records.route(probe, handlers, handlers[0][2])
         return new
+
+    def guarded(self) -> list[str]:
+        """The probes whose predicate runs in the guest (a native guard, guards.py)."""
+        return sorted(probe.spec.text for probe in self.by_site.values()
+                      if getattr(probe.native, "guard", None) is not None)
 
     def collected(self) -> None:
         """The session collected the guests' native counts: hand them to the maps."""
@@ -100,10 +107,14 @@ class UserProbes:
         probe = Probe(spec, nargs=0)
         handlers = self.handlers[id(probe)] = []
         debug = self.debug
+        bound = [None, None]            # the door's view of a space (one per space), its reader
 
         def action(context):
+            cpu = debug.cpu(context.process)
+            if bound[0] is not cpu:
+                bound[:] = cpu, argument_fetcher(cpu, READER_WORDS)
             hit = Hit(debug, context.thread, context.address, text, function,
-                      retval=context.retval, context=context)
+                      retval=context.retval, context=context, reader=bound[1])
             for consumer, block, _ in handlers:
                 consumer.fire(block, hit)
         probe.action = action

@@ -27,10 +27,13 @@ class LangRun:
     native_sites: list[str] = field(default_factory=list)   # probes counting in the guest
     argument_sites: list[str] = field(default_factory=list)  # probes storing arguments there
     lost: dict = field(default_factory=dict)     # pid -> stored records the guest had to drop
+    guarded_sites: list[str] = field(default_factory=list)   # their predicate runs there too
 
 
 def count_probes(consumers) -> int:
-    return sum(len(block.attaches) for c in consumers for block in c.blocks)
+    """The N of "Attaching N probes...": wildcards count what they match (probe_count.py)."""
+    from .probe_count import probes_of
+    return sum(probes_of(attach) for c in consumers for block in c.blocks for attach in block.attaches)
 
 
 def make_consumers(programs: list[tuple[str, str]], out, report, batch: int = 1) -> list[Consumer]:
@@ -55,6 +58,7 @@ def run(consumers: list[Consumer], argv: list[str], sandbox_options: dict, *,
         user, syscalls = UserProbes(debug, records), SyscallTracepoints(debug)
         events, timed = ProcessEvents(debug), TimedProbes(debug)
         session = Session(kernel, [], buffers=records, strategy=strategy, children=children)
+        stacks.returns = session.returns
         session.providers.append(user)
         begin = Hit(debug, None, 0, "BEGIN", "")
         for consumer in consumers:
@@ -93,7 +97,8 @@ def run(consumers: list[Consumer], argv: list[str], sandbox_options: dict, *,
     natives = [p.spec.text for p in state["user"].natives] if "user" in state else []
     stored = sorted(state["records"].routes) if "records" in state else []
     lost = state["records"].dropped() if "records" in state else {}
-    return LangRun(result.exit_code, consumers, unattached, result, natives, stored, lost)
+    guarded = state["user"].guarded() if "user" in state else []
+    return LangRun(result.exit_code, consumers, unattached, result, natives, stored, lost, guarded)
 
 
 def _wire(attach, consumer, block, user, syscalls, events, timed) -> None:
