@@ -77,6 +77,29 @@ def executor(where: Where):
         yield Pool(client.get_executor(pure=False), client)
 
 
+# A scheduler whose port takes a TCP connection has all this to answer Dask's handshake: both
+# ends are Python, and on a loaded host (a CI run beside other jobs) the scheduler's event loop
+# can take longer than Dask's default to reply; an address that takes no connection fails first,
+# at once, in _answers.
+HANDSHAKE_TIMEOUT = "300s"
+CONNECT_TIMEOUT_S = 5.0          # the TCP connection alone (the kernel's side, not Python's)
+
+
+def _answers(address: str) -> None:
+    """Raise OSError at once if nothing takes a TCP connection at a tcp:// or tls:// address
+    (other transports are left to Dask)."""
+    import socket
+
+    from distributed.comm import parse_address
+    from distributed.comm.addressing import parse_host_port
+    scheme, location = parse_address(address)
+    if scheme not in ("tcp", "tls"):
+        return
+    host, port = parse_host_port(location)
+    with socket.create_connection((host, port), timeout=CONNECT_TIMEOUT_S):
+        pass
+
+
 @contextmanager
 def _dask_client(where: Where):
     try:
@@ -94,7 +117,8 @@ def _dask_client(where: Where):
             cluster.close()
         return
     try:
-        client = Client(where.scheduler, timeout="5s")
+        _answers(where.scheduler)
+        client = Client(where.scheduler, timeout=HANDSHAKE_TIMEOUT)
     except (OSError, TimeoutError, ValueError) as e:
         raise UsageError(f"--scheduler {where.scheduler}: cannot reach it ({e})") from None
     try:
