@@ -54,7 +54,7 @@ STRATEGY_MODULES = ("instrumenter.strategies.trampoline", "instrumenter.strategi
                     "instrumenter.strategies.singlestep_stopall",
                     "instrumenter.strategies.relocate.strategy", "instrumenter.strategies.native",
                     "instrumenter.strategies.page_layout")
-LIBRARIES = ("capstone", "keystone", "elftools")
+LIBRARIES = ("capstone", "keystone", "elftools", "hashlib")    # hashlib: OpenSSL (emu/native)
 
 
 @pytest.mark.parametrize("arch", ["i386", "x86_64"])
