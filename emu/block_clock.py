@@ -12,9 +12,9 @@ executed every instruction it counted, and its PC is the first instruction of th
 A block cut short (a fault or an interrupt in its middle) is counted whole. Everything is
 deterministic: the same run begins the same blocks. Each block's instruction count is decoded
 once per (address, length), in C with capstone's library (the Python package's own copy,
-`capstone._cs`), and kept; code patched through Memory (which bumps `code_epoch`) empties the
-table at the next run. A guest that rewrites its own code in place
-keeping a block's start and length would keep the old count until then.
+loaded without the package where it can be: capstone_lib.py), and kept; code patched through
+Memory (which bumps `code_epoch`) empties the table at the next run. A guest that rewrites its
+own code in place keeping a block's start and length would keep the old count until then.
 
 `available()` is False where the C hook cannot be built (native/__init__.py); the timer then
 uses Unicorn's exact counting instead.
@@ -26,29 +26,13 @@ import weakref
 
 from unicorn import UC_HOOK_BLOCK
 
-from . import native
+from . import capstone_lib, native
 from .internals.binding import handle, uc_hook_h, uclib
-
-_CAPSTONE = None
 
 
 def _capstone():
-    """The library the capstone package loaded, through a handle of our own: its prototypes
-    here are not the package's (cs_malloc returns a pointer, which the package does not
-    declare). Loaded at the first clock: a run without a profiler never imports capstone."""
-    global _CAPSTONE
-    if _CAPSTONE is None:
-        import capstone
-        lib = ctypes.CDLL(capstone._cs._name, handle=capstone._cs._handle)
-        lib.cs_open.argtypes = (ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_size_t))
-        lib.cs_malloc.restype = ctypes.c_void_p
-        lib.cs_malloc.argtypes = (ctypes.c_size_t,)
-        lib.cs_free.argtypes = (ctypes.c_void_p, ctypes.c_size_t)
-        lib.cs_close.argtypes = (ctypes.POINTER(ctypes.c_size_t),)
-        _CAPSTONE = lib
-    return _CAPSTONE
-
-
+    """Capstone's library (capstone_lib.py: without its Python package where it can)."""
+    return capstone_lib.library()[0]
 
 
 RECENT = 256                   # native/block_clock.c's direct-mapped entries
@@ -104,12 +88,11 @@ class BlockClock:
         state.deadline = -1
         state.stop = ctypes.cast(uclib.uc_emu_stop, ctypes.c_void_p)
         state.mem_read = ctypes.cast(uclib.uc_mem_read, ctypes.c_void_p)
-        import capstone
-        cs = _capstone()
+        cs, x86, mode_32, mode_64 = capstone_lib.library()
         state.disasm_iter = ctypes.cast(cs.cs_disasm_iter, ctypes.c_void_p)
-        mode = capstone.CS_MODE_64 if machine.arch.bits == 64 else capstone.CS_MODE_32
+        mode = mode_64 if machine.arch.bits == 64 else mode_32
         handle_ = ctypes.c_size_t()
-        if cs.cs_open(capstone.CS_ARCH_X86, mode, ctypes.byref(handle_)) != 0:
+        if cs.cs_open(x86, mode, ctypes.byref(handle_)) != 0:
             raise RuntimeError("capstone cannot open an x86 handle")
         state.capstone = handle_.value
         state.insn = cs.cs_malloc(handle_.value)

@@ -28,9 +28,8 @@ def load(name: str) -> ctypes.CDLL | None:
         return _loaded[name]
     if name in unavailable:
         return None
-    import hashlib              # (loads OpenSSL: only a run that needs a native hook pays it)
     source = SOURCES / f"{name}.c"
-    digest = hashlib.sha256(source.read_bytes()).hexdigest()[:16]
+    digest = _sha256(source.read_bytes()).hexdigest()[:16]
     try:                    # (a cache folder that cannot be made is a reason like any other)
         target = _cache_dir() / f"{name}-{digest}-{platform.machine()}.so"
         if not target.exists():
@@ -40,6 +39,16 @@ def load(name: str) -> ctypes.CDLL | None:
         unavailable[name] = f"cannot build {source.name}: {error}".splitlines()[0]
         return None
     return _loaded[name]
+
+
+def _sha256(data: bytes):
+    """CPython's own SHA-256 (the digest hashlib gives, without loading OpenSSL's libcrypto:
+    ~10 ms of every trace's start-up, issue 31; kernel_model/digest.py does the same)."""
+    try:
+        from _sha256 import sha256
+    except ImportError:         # another Python, or 3.12's _sha2: hashlib's is the same digest
+        from hashlib import sha256
+    return sha256(data)
 
 
 def _cache_dir() -> Path:

@@ -70,5 +70,5 @@ def forget_space_tables(session, space) -> None:
     """Every strategy forgets this space (instrumenter/strategies/base.py `forget`: their
     tables are keyed by space.serial), so that nothing of the tool refers to a space it no
     longer instruments; a jump site's native counts are collected first."""
-    for strategy in session.strategies.values():
+    for strategy in session.strategies.built():
         strategy.forget(space)

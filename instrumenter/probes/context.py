@@ -14,14 +14,17 @@ class ProbeContext:
     # One is built per hit, on the probe hot path: slots make building it cheaper.
     __slots__ = ("kernel", "thread", "process", "probe", "address", "retval", "_cpu")
 
-    def __init__(self, kernel, thread, probe, address: int, retval: int | None = None):
+    def __init__(self, kernel, thread, probe, address: int, retval: int | None = None,
+                 cpu=None):
         self.kernel = kernel
         self.thread = thread
         self.process = process = thread.process
         self.probe = probe
         self.address = address
         self.retval = retval
-        self._cpu = kernel.debug.cpu(process)          # through the door (kernel_model/debug/cpu.py)
+        # through the door (kernel_model/debug/cpu.py); `cpu`: the view of the thread's space
+        # a hot path keeps (tracing/entry_hit.py), which spares every hit the door's look-up
+        self._cpu = kernel.debug.cpu(process) if cpu is None else cpu
 
     @property
     def pid(self) -> int:

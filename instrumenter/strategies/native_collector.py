@@ -8,11 +8,16 @@ increment, so every record below the index is complete whatever thread was switc
 and a full buffer traps (an int3 in the part) into `_drain`, which collects the slot, resets its
 index and sends the thread back to the start of its append.
 """
+from __future__ import annotations
+
 import struct
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..probes.records import Buffer
-from .native import NativeSlot
+
+if TYPE_CHECKING:       # (native.py imports capstone: a session that places nothing needs none)
+    from .native import NativeSlot
 
 @dataclass
 class SpaceNatives:

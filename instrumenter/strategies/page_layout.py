@@ -50,7 +50,6 @@ import struct
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from keystone import KS_ARCH_X86, KS_MODE_32, KS_MODE_64, Ks
 
 from ..errors import InstrumenterError
 from ..insn.emit import RED_ZONE, Emitter
@@ -112,10 +111,12 @@ class Page:
 
 
 # ---- the glue ----------------------------------------------------------------------------
-_KS: dict[int, Ks] = {}
+_KS: dict = {}
 
 
 def assemble(source: str, arch: str, address: int = 0) -> bytes:
+    # keystone is imported by the first glue or .s handler: probes without either need none
+    from keystone import KS_ARCH_X86, KS_MODE_32, KS_MODE_64, Ks
     mode = KS_MODE_32 if arch == "i386" else KS_MODE_64
     ks = _KS.get(mode) or _KS.setdefault(mode, Ks(KS_ARCH_X86, mode))
     try:

@@ -101,7 +101,9 @@ class Detacher:
                 self.debug.backpatch(process)
             self.debug.at_instruction(self.debug.instruction_count() + RETRY, self.attempt)
             return
-        self.session.jumps.natives.collect()          # before their pages go
+        jumps = self.session.strategies.if_built("jump")
+        if jumps is not None:
+            jumps.natives.collect()                   # before their pages go
         for process in spaces:
             self._clean_space(process, stacks)
         self._leave()
@@ -156,14 +158,14 @@ class Detacher:
     def _end_windows(self, process) -> None:
         """A thread inside a single-step window (TF set, its original instruction lifted) gets
         TF cleared, and threads held for a stop-all window are released."""
-        for strategy in self.session.strategies.values():
+        for strategy in self.session.strategies.built():
             end = getattr(strategy, "end_windows", None)
             if end is not None:
                 end(process)
 
     def _area_names(self) -> tuple[bytes, ...]:
         names = list(TOOL_AREAS)
-        for strategy in self.session.strategies.values():
+        for strategy in self.session.strategies.built():
             names += [n for n in getattr(strategy, "area_names", ()) if n not in names]
         return tuple(names)
 
@@ -174,5 +176,5 @@ class Detacher:
             if self.debug.tracer_of(process) is session.monitor:
                 self.debug.detach(process)
         session.monitor.traced.clear()
-        for listener in [session, session.monitor, session.events, *session.strategies.values()]:
+        for listener in [session, session.monitor, session.events, *session.strategies.built()]:
             self.debug.unsubscribe(listener)

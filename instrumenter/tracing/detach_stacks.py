@@ -74,7 +74,7 @@ class StackCleaner:
                 if pending.sp == slot:
                     return pending.return_address
             return None
-        for strategy in self.session.strategies.values():
+        for strategy in self.session.strategies.built():
             original = strategy.original_return(process, value)
             if original is not None:
                 return original

@@ -32,8 +32,8 @@ class StaleTable:
         for (space_id, part), site in sorted(session.jumps.parts.items()):
             if space_id == serial:
                 points[part] = site.address
-        for name in sorted(session.strategies):          # relocated copies (base.py)
-            points.update(session.strategies[name].stale_points(process))
+        for strategy in session.strategies.built():      # relocated copies (base.py)
+            points.update(strategy.stale_points(process))
         return cls(points)
 
     def translator(self, report):

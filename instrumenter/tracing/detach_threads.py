@@ -77,7 +77,7 @@ def detach_address_map(session) -> ToolAddressMap:
     addrmap = ToolAddressMap(session.debug)
     addrmap.add_source(TrampolinePages(session))
     addrmap.add_source(JumpTrampolines(session))
-    for strategy in session.strategies.values():
+    for strategy in session.strategies.built():
         source = getattr(strategy, "address_source", None)      # base.py: None if it has none
         source = source() if source is not None else None
         if source is not None:

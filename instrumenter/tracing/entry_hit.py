@@ -41,7 +41,7 @@ class _EntryHit:
                              probe.spec.text, address, self._args(), None, "entry", self._name))
         action = probe.action
         if action is not None:
-            action(ProbeContext(session.kernel, thread, probe, address))
+            action(ProbeContext(session.kernel, thread, probe, address, None, self._cpu))
 
     def _bind(self, process, nargs: int) -> None:
         """The door's view of `process`'s space and the reader of `nargs` argument words."""

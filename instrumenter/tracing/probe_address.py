@@ -6,7 +6,6 @@ It is apart from session.py because it is the address arithmetic of a probe spec
 nothing of the session (Session.resolve_in and attach call it); session.py keeps the placing.
 """
 from ..errors import InstrumenterError
-from ..insn.code_boundaries import boundaries_of
 
 
 def _function_address(image, mapped, spec) -> int:
@@ -20,8 +19,8 @@ def _function_address(image, mapped, spec) -> int:
         if spec.offset >= symbol.size:
             raise InstrumenterError(f"{spec.text}: offset {spec.offset:#x} is past the end of "
                                     f"{spec.function} ({symbol.size} bytes)")
-    elif spec.offset and symbol.addr + spec.offset >= boundaries_of(image).extent(symbol):
-        extent = boundaries_of(image).extent(symbol) - symbol.addr
+    elif spec.offset and symbol.addr + spec.offset >= _extent(image, symbol):
+        extent = _extent(image, symbol) - symbol.addr
         raise InstrumenterError(f"{spec.text}: offset {spec.offset:#x} is past the code of "
                                 f"{spec.function} (a symbol of no size, followed by {extent} "
                                 "bytes of code before the next symbol or section)")
@@ -39,3 +38,10 @@ class _Program:
 
     def __init__(self, process):
         self.path, self.image = process.exe, process.image
+
+
+def _extent(image, symbol) -> int:
+    """Where the code of a symbol of no size ends (insn/code_boundaries.py: capstone, which a
+    trace that places no uprobe never imports)."""
+    from ..insn.code_boundaries import boundaries_of
+    return boundaries_of(image).extent(symbol)

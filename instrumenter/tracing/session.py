@@ -6,13 +6,13 @@ tool talks to ptrace/uprobes: breakpoint handlers, memory reads/writes, XOL page
 events (fork copies the patches with the memory; exec brings a new image to instrument).
 """
 from ..strategies import registry as strategies
+from ..strategies.table import StrategyTable
 from ..children.backpatch import forget_space_tables
 from ..children.policies import make_policy
 from ..probes.context import ProbeContext, argument_words
 from .dynamic import DynamicProbes, Placement
 from .entry_hit import _EntryHit
 from ..errors import InstrumenterError
-from ..insn.code_boundaries import NotAnInstruction, boundaries_of
 from .event_probes import EventProbes
 from ..profiler.probe_source import ProfileProbes
 from .ifunc import IfuncResolution, bound_implementations
@@ -34,12 +34,11 @@ class Session:
         self.strategy = strategy
         self.on_choice = on_choice                 # called with (probe, address, strategy chosen)
         # Strategy name -> object with place(process, address, hook, owner) -> site, from the one
-        # registry (instrumenter/strategies/registry.py), which also gives `auto` its order.
-        self.trampolines = None                     # set by build(): the others share its pages
-        # A user's strategy (`package.module:Class`, an entry point) is built beside ours.
-        self.strategies = strategies.build(
+        # registry (instrumenter/strategies/registry.py), which also gives `auto` its order;
+        # each built at its first use (strategies/table.py). A user's strategy
+        # (`package.module:Class`, an entry point) is built beside ours, at once.
+        self.strategies = StrategyTable(
             self, extra=(strategy,) if strategies.is_user_strategy(strategy) else ())
-        self.jumps = self.strategies["jump"]
         self.auto_order = list(strategies.AUTO_ORDER)
         self.returns = ReturnProbes(self)
         self.detacher = None                        # detach.py's Detacher, on the first detach
@@ -61,6 +60,17 @@ class Session:
         self.monitor = ProcessMonitor(self, make_policy(self, children, backpatch))
         for probe in probes:
             self.dynamic.schedule(probe)            # --enable-at / --disable-at
+
+    @property
+    def trampolines(self):
+        """The trampoline strategy: the others (jump, relocate, uretprobes) share its XOL pages."""
+        return self.strategies["trampoline"]
+
+    @property
+    def jumps(self):
+        """The jump strategy (built by this look if it was not yet: the session asks before it
+        places uprobes, which `auto` tries with a jump first)."""
+        return self.strategies["jump"]
 
     # ---- probes enabled and disabled while the program runs (dynamic.py) --------------------
     def add_probe(self, probe: Probe) -> Probe:
@@ -263,7 +273,7 @@ class Session:
     def _placed_through_shared_site(self, process, address: int, probe) -> bool:
         """A fork child shares its parent's site objects for the patches its memory copy
         holds (trampoline.py fork): a probe enabled in both is placed once, not twice."""
-        for strategy in self.strategies.values():
+        for strategy in self.strategies.built():
             site = getattr(strategy, "sites", {}).get((process.space.serial, address))
             if site is not None and any(getattr(h, "probe", None) is probe
                                         for h in getattr(site, "hooks", ())):
@@ -285,6 +295,7 @@ class Session:
             return spec.address if spec.address is not None else _no_function(spec, mapped)
         address = spec.address + image.load_bias if spec.address is not None \
             else _function_address(image, mapped, spec)
+        from ..insn.code_boundaries import NotAnInstruction, boundaries_of   # (capstone)
         try:
             boundaries_of(image).check(address, shift=image.load_bias)
         except NotAnInstruction as refused:
@@ -325,13 +336,15 @@ class Session:
 
     def flush(self) -> None:
         """Collect what native actions counted in the guests, then flush the buffers."""
-        self.jumps.natives.collect()
+        jumps = self.strategies.if_built("jump")
+        if jumps is not None:
+            jumps.natives.collect()
         self.buffers.flush()
 
     # ---- process events (kernel_model/debug/) -------------------------------------------
     def exec(self, process, path, argv) -> None:
         self.returns.forget_process(process)
-        self.jumps.forget_process(process, exited=False)
+        self._forget_jumps(process, exited=False)
         if self.monitor.is_traced(process):          # a detached child's new image stays bare
             self.attach(process)
 
@@ -341,7 +354,7 @@ class Session:
         # as a vfork child does, shares its Machine and whatever it counts).
         if child.space is not parent.space:
             self.debug.count_instructions(child)
-        for strategy in self.strategies.values():     # base.py: each copies its tables
+        for strategy in self.strategies.built():     # base.py: each copies its tables
             strategy.fork(parent, child)
         self.dynamic.fork(parent, child)
         self.returns.fork(self.debug.current_thread(), child.threads[0])
@@ -353,7 +366,12 @@ class Session:
 
     def exit(self, process, status) -> None:
         self.returns.forget_process(process)
-        self.jumps.forget_process(process, exited=True)
+        self._forget_jumps(process, exited=True)
+
+    def _forget_jumps(self, process, *, exited: bool) -> None:
+        jumps = self.strategies.if_built("jump")
+        if jumps is not None:
+            jumps.forget_process(process, exited=exited)
 
     def space_released(self, space) -> None:
         """The kernel frees `space` next: collect what native actions counted there, then

@@ -60,7 +60,6 @@ def trace(ctx, lang_programs, list_pattern, probes, enable_at, disable_at, detac
 
     --enable-at N and --disable-at N apply to the -p written last before them: that probe
     records the hits with N_enable < ts <= N_disable (ts: guest instructions run so far)."""
-    from instrumenter.strategies.native import parse_native
     from instrumenter.probes.definitions import UPROBE, Probe
 
     from ..errors import UsageError
@@ -78,7 +77,8 @@ def trace(ctx, lang_programs, list_pattern, probes, enable_at, disable_at, detac
         specs = [parse_probe_spec(p) for p in probes]
         sink = _trace_sink(fmt, output, out, specs, program)
         times = probe_times(ctx, specs, enable_at, disable_at)
-        if native is not None:
+        if native is not None:                         # (capstone, keystone: only for --native)
+            from instrumenter.strategies.native import parse_native
             parse_native(native)                       # a bad action: one line, before the run
         user_handler = load_handler(handler, handler_fxsave)
         sandbox = Sandbox(rootfs=rootfs, cwd=cwd, env=_parse_env(env), clear_env=clear_env, seed=seed,

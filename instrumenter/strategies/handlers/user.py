@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 
 from ...errors import InstrumenterError
 from ...probes.definitions import UPROBE
-from .object_file import load_object
 from ..page_layout import assemble
 
 
@@ -115,6 +114,7 @@ def load_handler(spec: str, *, fxsave: bool = False) -> UserHandler:
     if not symbol:
         raise InstrumenterError(f"handler {spec}: expected FILE.s (assembly) or FILE.o:SYMBOL / "
                                 "FILE.so:SYMBOL (a function of a relocatable or shared object)")
+    from .object_file import load_object    # (pyelftools: only a .o or .so handler reads one)
     return UserHandler(spec, fxsave, obj=load_object(path, symbol))
 
 
