@@ -23,6 +23,10 @@ class FsView:
     def maps_text(self) -> bytes:
         return self._proc.maps_text() if self._proc.space else b""
 
+    def memory_status(self) -> list[tuple[bytes, int]]:
+        """/proc/PID/status's Vm* sizes (none for a zombie, whose memory is gone)."""
+        return self._proc.memory_status() if self._proc.space else []
+
     def fd_targets(self) -> dict[int, bytes]:
         root = self._proc.root
         return {fd: link_text(target, root) for fd, target in self._proc.fd_targets().items()}

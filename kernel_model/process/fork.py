@@ -9,6 +9,7 @@
   tid, sharing everything else.
 """
 import struct
+from dataclasses import replace
 
 from .. import errno as E
 from ..errno import GuestErrno
@@ -55,12 +56,14 @@ def _copy_areas(parent: Space, child: Space) -> None:
             # area is not copied on write), so either side's stores are the other's.
             child.vm.remove_range(vma.start, vma.end)
             child.machine.mem.share_from(parent.machine.mem, vma.start, size, vma.perms)
-            child.vm.adopt_area(vma)
+            # dup_mmap clears VM_LOCKED: locks are not inherited (mlock(2))
+            child.vm.adopt_area(replace(vma, locked=False))
             continue
         kept = child.vm.vma_at(vma.start)
         if kept is not None and (kept.start, kept.end, kept.perms) == (vma.start, vma.end, vma.perms):
             child.machine.mem.sync_from(parent.machine.mem, vma.start, size)
-            child.vm.rename_area(kept, name=vma.name, offset=vma.offset, shared=vma.shared)
+            child.vm.rename_area(kept, name=vma.name, offset=vma.offset, shared=vma.shared,
+                                 locked=False)
             continue
         child.vm.map_area(vma.start, size, vma.perms, name=vma.name, offset=vma.offset,
                           shared=vma.shared)

@@ -109,6 +109,12 @@ class Process:
     def maps_text(self) -> bytes:
         return self.space.vm.maps_text()
 
+    def memory_status(self) -> list[tuple[bytes, int]]:
+        """/proc/PID/status's memory sizes the model knows, in bytes, in task_mem's order:
+        VmSize (every mapped byte), VmLck (the VM_LOCKED areas), VmPin (nothing is pinned)."""
+        vm = self.space.vm
+        return [(b"VmSize", vm.mapped_bytes()), (b"VmLck", vm.locked_bytes()), (b"VmPin", 0)]
+
     def fd_targets(self) -> dict[int, bytes]:
         return {fd: getattr(f, "proc_link", None) or getattr(f, "path", b"") or b"anon_inode:[unknown]"
                 for fd, f in self.fds.targets().items()}
