@@ -46,6 +46,7 @@ _BY_MODULE = {
         "getpid getppid getrlimit getsid gettid prctl prlimit64 rseq sched_yield "
         "set_robust_list set_thread_area set_tid_address setgroups setgroups32 setpgid "
         "setrlimit setsid sysinfo ugetrlimit",
+    "process_vm": "process_vm_readv process_vm_writev",
     "procs": "clone clone3 fork vfork wait4 waitid waitpid",
     "residency": "mincore mlock mlock2 mlockall munlock munlockall",
     "rusage": "getrusage",
