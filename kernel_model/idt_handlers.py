@@ -57,10 +57,13 @@ def _invalid_opcode_handler(kernel, space):
 
 
 def _general_protection_handler(kernel, space):
-    """#GP: RDTSC/RDTSCP trapped by CR4.TSD run on the virtual clock (kernel_model/cpu/tsc.py);
-    any other #GP is the program's: SIGSEGV."""
+    """#GP: RDTSC/RDTSCP trapped by CR4.TSD run on the virtual clock (kernel_model/cpu/tsc.py),
+    unless the task asked them to fault (PR_TSC_SIGSEGV); any other #GP is the program's: SIGSEGV."""
     def handle(frame):
-        if emulate_time_stamp(space.machine, lambda: kernel.clock, frame):
+        # prctl(PR_SET_TSC, PR_TSC_SIGSEGV): the task's RDTSC faults as Linux's TIF_NOTSC makes it
+        current = getattr(kernel, "current", None)          # (no task: a bare CPU's #GP)
+        if not (current is not None and current.task_flags.tsc_sigsegv) and \
+                emulate_time_stamp(space.machine, lambda: kernel.clock, frame):
             return True
         return kernel.deliver_exception(frame, SIGSEGV)
     return handle

@@ -224,6 +224,7 @@ def commit_program(kernel, proc, program, argv) -> Thread:
         thread = Thread(tid=proc.pid, process=proc, kstack_top=space.kstack_top(0))
     thread.kstack_top, thread.tls, thread.context = space.kstack_top(0), {}, None
     thread.clear_child_tid = 0
+    thread.task_flags = thread.task_flags.after_exec()
     proc.threads = [thread]
     space.current_kstack_top = thread.kstack_top
     space.enter_user_mode(program.entry, program.sp, kstack_top=thread.kstack_top)

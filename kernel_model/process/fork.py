@@ -153,7 +153,7 @@ def _new_process(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid
         kernel.ipc.forked(child)
     thread = Thread(tid=pid, process=child, kstack_top=space.kstack_top(pid),
                     sigmask=ctx.thread.sigmask, tls=dict(ctx.thread.tls), comm=ctx.thread.comm,
-                    **sched_inherited(ctx.thread))
+                    task_flags=ctx.thread.task_flags.for_child(), **sched_inherited(ctx.thread))
     tweak = tls_setter(ctx, thread, tls) if flags & CLONE_SETTLS else None
     thread.context = clone_registers(ctx.thread, space, stack=stack, tweak=tweak)
     _restore_tls(ctx)
@@ -190,7 +190,7 @@ def _new_thread(kernel, ctx, flags, stack, parent_tid, child_tid, tls) -> int:
     tid = kernel.allocate_pid()
     thread = Thread(tid=tid, process=proc, kstack_top=proc.space.kstack_top(len(proc.threads)),
                     sigmask=ctx.thread.sigmask, tls=dict(ctx.thread.tls), comm=ctx.thread.comm,
-                    **sched_inherited(ctx.thread))
+                    task_flags=ctx.thread.task_flags.for_child(), **sched_inherited(ctx.thread))
     tweak = tls_setter(ctx, thread, tls) if flags & CLONE_SETTLS else None
     thread.context = clone_registers(ctx.thread, proc.space, stack=stack, tweak=tweak)
     _restore_tls(ctx)

@@ -41,9 +41,10 @@ _BY_MODULE = {
     "poll": "_newselect poll ppoll ppoll_time64 pselect6 pselect6_time64 select",
     "posix_timers": "timer_create timer_delete timer_getoverrun timer_gettime timer_gettime64 "
         "timer_settime timer_settime64",
+    "prctl": "prctl",
     "priority": "getpriority ioprio_get ioprio_set setpriority",
     "process": "arch_prctl execve exit exit_group getcpu getgroups getgroups32 getpgid getpgrp "
-        "getpid getppid getrlimit getsid gettid prctl prlimit64 rseq sched_yield "
+        "getpid getppid getrlimit getsid gettid prlimit64 rseq sched_yield "
         "set_robust_list set_thread_area set_tid_address setgroups setgroups32 setpgid "
         "setrlimit setsid sysinfo ugetrlimit",
     "process_vm": "process_vm_readv process_vm_writev",
