@@ -38,6 +38,8 @@ class Vma:
     # do_mmap clears it, and mprotect then answers EACCES)
     may_write: bool = True
     locked: bool = False       # VM_LOCKED: mlock, mlockall, MAP_LOCKED (VmLck counts these)
+    wipe_on_fork: bool = False  # VM_WIPEONFORK (MADV_WIPEONFORK): a child gets zero pages here
+    dont_fork: bool = False     # VM_DONTCOPY (MADV_DONTFORK): a child does not get the area
 
     def maps_line(self) -> bytes:
         rwx = "".join(c if self.perms & bit else "-" for c, bit in

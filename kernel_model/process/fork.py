@@ -51,6 +51,9 @@ def copy_space(parent: Space, memory_limit: int, pool=None) -> Space:
 def _copy_areas(parent: Space, child: Space) -> None:
     for vma in parent.vm.vmas:
         size = vma.end - vma.start
+        if vma.dont_fork:
+            child.vm.remove_range(vma.start, vma.end)     # dup_mmap skips VM_DONTCOPY areas
+            continue
         if vma.shared:
             # MAP_SHARED: the child maps the same pages (kernel/fork.c dup_mmap; a shared
             # area is not copied on write), so either side's stores are the other's.
@@ -60,13 +63,17 @@ def _copy_areas(parent: Space, child: Space) -> None:
             child.vm.adopt_area(replace(vma, locked=False))
             continue
         kept = child.vm.vma_at(vma.start)
-        if kept is not None and (kept.start, kept.end, kept.perms) == (vma.start, vma.end, vma.perms):
+        if kept is not None and (kept.start, kept.end, kept.perms) == (vma.start, vma.end, vma.perms) \
+                and not vma.wipe_on_fork:
             child.machine.mem.sync_from(parent.machine.mem, vma.start, size)
             child.vm.rename_area(kept, name=vma.name, offset=vma.offset, shared=vma.shared,
                                  locked=False)
             continue
         child.vm.map_area(vma.start, size, vma.perms, name=vma.name, offset=vma.offset,
                           shared=vma.shared)
+        if vma.wipe_on_fork:          # VM_WIPEONFORK: the child's pages start zeroed
+            child.vm.rename_area(child.vm.vma_at(vma.start), wipe_on_fork=True)
+            continue
         # Only the pages the parent touched are copied (emu/host_pages.py): a fork of a shell
         # with an 8 MiB stack copies the few pages of it in use.
         child.machine.mem.copy_from(parent.machine.mem, vma.start, size)

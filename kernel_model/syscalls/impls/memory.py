@@ -10,6 +10,7 @@ from ...errno import GuestErrno
 from ...memory.layout import PAGE
 from ...images import record_library_mapping, record_unmapping
 from ...fs.memfd import NO_WRITES
+from ...memory.advice import madvise
 from ...memory.file_map import check_file_map
 from ...memory.remap import mremap
 from ...memory.vm import (MAP_ANONYMOUS, MAP_PRIVATE, MAP_SHARED, MAP_SHARED_VALIDATE, PROT_EXEC,
@@ -127,22 +128,7 @@ def sys_mprotect(ctx, addr, length, prot):
 
 @syscall("madvise", args=(("addr", K.PTR), ("length", K.ULONG), ("advice", K.MADVISE)))
 def sys_madvise(ctx, addr, length, advice):
-    if addr % PAGE:
-        raise GuestErrno(E.EINVAL)
-    MADV_DONTNEED = 4
-    if advice == MADV_DONTNEED:
-        # Private anonymous pages read back as zeros after MADV_DONTNEED (madvise(2)).
-        vm = ctx.proc.vm
-        end = addr + ((length + PAGE - 1) & ~(PAGE - 1))
-        page = addr
-        while page < end:
-            vma = vm.vma_at(page)
-            if vma is None:
-                raise GuestErrno(E.ENOMEM)
-            hi = min(vma.end, end)
-            if not vma.shared and (not vma.name or vma.name in (b"[heap]", b"[stack]")):
-                ctx.mem.write(page, bytes(hi - page))
-            page = hi
+    madvise(ctx.proc.vm, addr, length, ctx.int32(advice))     # memory/advice.py
     return 0
 
 
