@@ -27,7 +27,7 @@ _BY_MODULE = {
     "fileio": "_llseek close dup dup2 dup3 fcntl fcntl64 fdatasync fsync ftruncate ftruncate64 "
         "ioctl lseek pread64 pwrite64 read readv sendfile sendfile64 sync syncfs write writev",
     "flock": "flock",
-    "futex": "futex futex_time64",
+    "futex": "futex futex_time64 futex_waitv",
     "kill": "kill tgkill tkill",
     "memfd": "memfd_create",
     "memory": "brk madvise mmap mmap2 mprotect mremap msync munmap",
