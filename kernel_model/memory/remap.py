@@ -75,7 +75,8 @@ def _grow_in_place(vm: AreaMap, vma: Vma, old_addr: int, old_size: int, new_size
     offset = vma.offset + (end - vma.start)
     if vma.shared:
         vm.map_shared_area(end, extra, vma.perms, [(SharedPages(extra), 0, extra)], name=vma.name,
-                           offset=offset, may_write=vma.may_write, locked=vma.locked)
+                           offset=offset, may_write=vma.may_write, locked=vma.locked,
+                           file=vma.file)
     else:
         vm.map_area(end, extra, vma.perms, name=vma.name, offset=offset, locked=vma.locked)
     return old_addr
@@ -92,7 +93,7 @@ def _move(vm: AreaMap, vma: Vma, old_addr: int, old_size: int, new_size: int, ta
             pieces.append((SharedPages(extra), 0, extra))
         # The new place holds the pages before the old one lets go of them.
         vm.map_shared_area(target, new_size, vma.perms, pieces, name=vma.name, offset=offset,
-                           may_write=vma.may_write, locked=vma.locked)
+                           may_write=vma.may_write, locked=vma.locked, file=vma.file)
     else:
         data = mem.read(old_addr, old_size)      # the kernel's view: whatever the protection
         vm.map_area(target, new_size, vma.perms, name=vma.name, offset=offset, locked=vma.locked)

@@ -6,7 +6,7 @@ the heap and never fails loudly (it returns the old break). Every area is named 
 /proc/self/maps names it.
 """
 import bisect
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from emu.memory import PROT_EXEC, PROT_READ, PROT_WRITE  # noqa: F401  (the one definition)
 from emu.shared_pages import SharedPages
@@ -40,6 +40,7 @@ class Vma:
     locked: bool = False       # VM_LOCKED: mlock, mlockall, MAP_LOCKED (VmLck counts these)
     wipe_on_fork: bool = False  # VM_WIPEONFORK (MADV_WIPEONFORK): a child gets zero pages here
     dont_fork: bool = False     # VM_DONTCOPY (MADV_DONTFORK): a child does not get the area
+    file: object = field(default=None, compare=False)   # vm_file of a shared file mapping
 
     def maps_line(self) -> bytes:
         rwx = "".join(c if self.perms & bit else "-" for c, bit in
@@ -148,7 +149,8 @@ class AreaMap:
         return start
 
     def map_shared_area(self, start: int, size: int, perms: int, backing, *, name: bytes = b"",
-                        offset: int = 0, may_write: bool = True, locked: bool | None = None) -> int:
+                        offset: int = 0, may_write: bool = True, locked: bool | None = None,
+                        file=None) -> int:
         """Map [start, start+size) onto shared pages, replacing whatever was there: `backing`
         is a list of (SharedPages, offset in it, length) that covers the range in order (one
         object for anonymous memory, the page cache's extents of a file: page_cache.py)."""
@@ -159,7 +161,8 @@ class AreaMap:
             addr += length
         assert addr == end, "shared backing must cover the area"
         locked = self.lock_future if locked is None else locked
-        self._insert(Vma(start, end, perms & PROT_MASK, name, offset, True, may_write, locked))
+        self._insert(Vma(start, end, perms & PROT_MASK, name, offset, True, may_write, locked,
+                         file=file))
         return start
 
     def _make_room(self, start: int, size: int) -> int:
@@ -212,7 +215,8 @@ class AreaMap:
         raise GuestErrno(E.ENOMEM, "no free address range")
 
     def mmap(self, addr: int, length: int, prot: int, flags: int, *, data: bytes = b"",
-             name: bytes = b"", offset: int = 0, backing=None, may_write: bool = True) -> int:
+             name: bytes = b"", offset: int = 0, backing=None, may_write: bool = True,
+             file=None) -> int:
         """mmap(2) at a place chosen as Linux does. MAP_SHARED areas map `backing(size)`'s
         shared pages (map_shared_area's list), or, anonymous, pages of their own that a fork
         will share (mm/shmem.c shmem_zero_setup)."""
@@ -235,7 +239,7 @@ class AreaMap:
         if flags & MAP_TYPE in (MAP_SHARED, MAP_SHARED_VALIDATE):
             pieces = backing(size) if backing is not None else [(SharedPages(size), 0, size)]
             return self.map_shared_area(start, size, prot, pieces, name=name, offset=offset,
-                                        may_write=may_write, locked=locked)
+                                        may_write=may_write, locked=locked, file=file)
         file_bytes = data[:size]
         return self.map_area(start, size, prot, name=name, data=file_bytes, offset=offset,
                              locked=locked)

@@ -93,7 +93,7 @@ class Process:
     sem_undo: dict = field(default_factory=dict)   # (semid, semnum) -> SEM_UNDO adjustment
     shm_attached: dict = field(default_factory=dict)   # address -> SysV segment (shmat)
     child_subreaper: bool = False          # PR_SET_CHILD_SUBREAPER: adopts orphaned descendants
-    stop_report: tuple | None = None       # (CLD_STOPPED, sig) or (CLD_CONTINUED, SIGCONT) for wait (job_control.py)
+    stop_report: tuple | None = None       # what wait will say of a stop or continue (job_control.py)
 
     @property
     def machine(self):

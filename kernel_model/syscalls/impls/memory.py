@@ -13,6 +13,7 @@ from ...fs.memfd import NO_WRITES
 from ...memory.advice import madvise
 from ...memory.file_map import check_file_map
 from ...memory.remap import mremap
+from ...memory.remap_file import remap_file_pages
 from ...memory.vm import (MAP_ANONYMOUS, MAP_PRIVATE, MAP_SHARED, MAP_SHARED_VALIDATE, PROT_EXEC,
                           PROT_MASK, PROT_WRITE)
 from ...personality import heap_prot, implied_prot
@@ -49,7 +50,8 @@ def _mmap(ctx, addr, length, prot, flags, fd, offset):
         data, backing = _file_contents(ctx, f, prot, shared, offset, length)
     start = ctx.proc.vm.mmap(addr, length, prot & PROT_MASK, flags, data=data, name=name,
                              offset=offset, backing=backing,
-                             may_write=f is None or not shared or f.writable)
+                             may_write=f is None or not shared or f.writable,
+                             file=f if backing is not None else None)
     if name and ctx.proc.vm.vma_at(start).perms & PROT_EXEC:
         record_library_mapping(ctx.kernel, ctx.proc, start, offset, f)   # ld.so, dlopen
     return start
@@ -137,3 +139,9 @@ def sys_madvise(ctx, addr, length, advice):
          returns=Ret.HEX, outside_hook=True)
 def sys_mremap(ctx, old_addr, old_size, new_size, flags, new_addr):
     return mremap(ctx.proc.vm, old_addr, old_size, new_size, flags, new_addr)
+
+
+@syscall("remap_file_pages", args=(("start", K.PTR), ("size", K.ULONG), ("prot", K.PROT),
+                                   ("pgoff", K.ULONG), ("flags", K.MAP_FLAGS)), outside_hook=True)
+def sys_remap_file_pages(ctx, start, size, prot, pgoff, flags):
+    return remap_file_pages(ctx.proc.vm, ctx.kernel.page_cache, start, size, prot, pgoff, flags)
