@@ -51,6 +51,7 @@ _BY_MODULE = {
     "procs": "clone clone3 fork vfork wait4 waitid waitpid",
     "residency": "mincore mlock mlock2 mlockall munlock munlockall",
     "rusage": "getrusage",
+    "sched_attr": "sched_getattr sched_setattr",
     "sched_policy": "sched_get_priority_max sched_get_priority_min sched_getparam "
         "sched_getscheduler sched_setparam sched_setscheduler",
     "signalfd": "signalfd signalfd4",
