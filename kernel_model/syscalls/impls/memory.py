@@ -50,11 +50,19 @@ def _mmap(ctx, addr, length, prot, flags, fd, offset):
         data, backing = _file_contents(ctx, f, prot, shared, offset, length)
     start = ctx.proc.vm.mmap(addr, length, prot & PROT_MASK, flags, data=data, name=name,
                              offset=offset, backing=backing,
-                             may_write=f is None or not shared or f.writable,
+                             may_write=_may_write(f, shared),
                              file=f if backing is not None else None)
     if name and ctx.proc.vm.vma_at(start).perms & PROT_EXEC:
         record_library_mapping(ctx.kernel, ctx.proc, start, offset, f)   # ld.so, dlopen
     return start
+
+
+def _may_write(f, shared: bool) -> bool:
+    """VM_MAYWRITE: not for a shared map of a file opened read-only (do_mmap) nor of a memfd
+    sealed against writes (memfd_check_seals_mmap), so mprotect cannot add PROT_WRITE."""
+    if f is None or not shared:
+        return True
+    return f.writable and not getattr(f.node, "seals", 0) & NO_WRITES
 
 
 def _file_contents(ctx, f, prot: int, shared: bool, offset: int, length: int):
