@@ -102,7 +102,23 @@ def sys_munmap(ctx, addr, length):
         ctx.kernel.page_cache.sync_mapped(ctx.mem, addr, length)    # the file sees the stores
     ctx.proc.vm.munmap(addr, length)
     record_unmapping(ctx.kernel, ctx.proc, addr, addr + length)    # dlclose: the object is gone
+    _drop_shm_attachments(ctx, addr, addr + length)
     return 0
+
+
+def _drop_shm_attachments(ctx, lo: int, hi: int) -> None:
+    """A SysV shm attachment whose pages are all unmapped now is detached, as by shmdt
+    (ipc/shm.c shm_close runs when its last area goes): nattch drops, and a segment marked
+    for removal goes with its last attachment. A partly unmapped one stays attached."""
+    vm = ctx.proc.vm
+    for start, segment in list(ctx.proc.shm_attached.items()):
+        end = start + segment.mapped_size
+        if start < hi and end > lo and vm.is_free(start, end):
+            del ctx.proc.shm_attached[start]
+            segment.nattch -= 1
+            segment.dtime = ctx.kernel.clock.realtime_ns() // 10**9      # (sysv_msg's now_seconds)
+            segment.lpid = ctx.proc.pid
+            ctx.kernel.ipc.detached(segment)
 
 
 MS_ASYNC, MS_INVALIDATE, MS_SYNC = 1, 2, 4
