@@ -17,6 +17,7 @@ from .. import errno as E
 from ..digest import sha256_digest
 from ..errno import GuestErrno
 from .exit import exit_thread, release_vfork_parent
+from .setid import set_ids
 from ..fs.proctext import TASK_COMM_LEN
 from ..images import MappedImage
 from ..interp import LOADER_BRK, place_interpreter, place_loader, span_of
@@ -216,7 +217,10 @@ def commit_program(kernel, proc, program, argv) -> Thread:
     old_space = proc.space
     proc.space, proc.image, proc.exe, proc.argv = space, program.image, program.exe_path, list(argv)
     apply_exec_personality(proc, program)
-    proc.creds = proc.creds.after_exec()
+    thread_flags = kernel.current.task_flags if kernel.current in proc.threads else None
+    euid, egid = set_ids(program.file_stat, bool(thread_flags and thread_flags.no_new_privs)) \
+        if getattr(program, "file_stat", None) is not None else (None, None)
+    proc.creds = proc.creds.after_exec(euid=euid, egid=egid)
     kernel.ipc.detach_all(proc)             # the old space's SysV attachments (exec_mmap)
     kernel.release_space(old_space)
     thread = kernel.current if kernel.current in proc.threads else None
