@@ -19,6 +19,7 @@ MAP_SHARED, MAP_PRIVATE, MAP_FIXED, MAP_ANONYMOUS = 0x01, 0x02, 0x10, 0x20
 MAP_TYPE, MAP_SHARED_VALIDATE = 0x0F, 0x03     # the latter: MAP_SHARED with checked flags
 MAP_GROWSDOWN, MAP_NORESERVE, MAP_FIXED_NOREPLACE = 0x100, 0x4000, 0x100000
 MAP_LOCKED = 0x2000
+STACK_GUARD_GAP = 256 * PAGE            # mm/mmap.c stack_guard_gap (the stack_guard_gap= default)
 PROT_MASK = PROT_READ | PROT_WRITE | PROT_EXEC
 
 
@@ -41,6 +42,7 @@ class Vma:
     wipe_on_fork: bool = False  # VM_WIPEONFORK (MADV_WIPEONFORK): a child gets zero pages here
     dont_fork: bool = False     # VM_DONTCOPY (MADV_DONTFORK): a child does not get the area
     file: object = field(default=None, compare=False)   # vm_file of a shared file mapping
+    grows_down: bool = False    # VM_GROWSDOWN (MAP_GROWSDOWN): a fault below it extends it
 
     def maps_line(self) -> bytes:
         rwx = "".join(c if self.perms & bit else "-" for c, bit in
@@ -241,8 +243,30 @@ class AreaMap:
             return self.map_shared_area(start, size, prot, pieces, name=name, offset=offset,
                                         may_write=may_write, locked=locked, file=file)
         file_bytes = data[:size]
-        return self.map_area(start, size, prot, name=name, data=file_bytes, offset=offset,
-                             locked=locked)
+        self.map_area(start, size, prot, name=name, data=file_bytes, offset=offset, locked=locked)
+        if flags & MAP_GROWSDOWN:
+            self.rename_area(self.vma_at(start), grows_down=True)
+        return start
+
+    def grow_down(self, addr: int, stack_limit: int) -> bool:
+        """mm/mmap.c expand_stack for a fault at unmapped `addr`: the area just above, if it
+        grows down, is extended to addr's page, unless that comes within stack_guard_gap of
+        the area below (Linux's 256 pages) or makes it larger than RLIMIT_STACK. Whether it
+        grew (the faulting instruction then runs again)."""
+        page = addr & ~(PAGE - 1)
+        above = min((v for v in self.vmas if v.start > addr), key=_start, default=None)
+        if above is None or not above.grows_down or page < 0x10000:
+            return False
+        below = max((v for v in self.vmas if v.end <= addr), key=_start, default=None)
+        if below is not None and not below.grows_down and below.perms and \
+                page - below.end < STACK_GUARD_GAP:
+            return False
+        if above.end - page > stack_limit:
+            return False
+        self.machine.mem.map(page, above.start - page, above.perms)
+        self.vmas.remove(above)
+        self._insert(replace(above, start=page, offset=above.offset - (above.start - page)))
+        return True
 
     def munmap(self, addr: int, length: int) -> None:
         if addr % PAGE or length <= 0 or addr + length > self.layout.user_top:

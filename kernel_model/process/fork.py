@@ -71,8 +71,10 @@ def _copy_areas(parent: Space, child: Space) -> None:
             continue
         child.vm.map_area(vma.start, size, vma.perms, name=vma.name, offset=vma.offset,
                           shared=vma.shared)
+        if vma.grows_down or vma.wipe_on_fork:        # vm_flags the child's area keeps
+            child.vm.rename_area(child.vm.vma_at(vma.start), grows_down=vma.grows_down,
+                                 wipe_on_fork=vma.wipe_on_fork)
         if vma.wipe_on_fork:          # VM_WIPEONFORK: the child's pages start zeroed
-            child.vm.rename_area(child.vm.vma_at(vma.start), wipe_on_fork=True)
             continue
         # Only the pages the parent touched are copied (emu/host_pages.py): a fork of a shell
         # with an 8 MiB stack copies the few pages of it in use.
