@@ -147,13 +147,18 @@ def _new_process(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid
     space = parent.space if flags & CLONE_VM else copy_space(parent.space, kernel.config.memory_limit,
                                                                  kernel.space_pool)
     pid = kernel.allocate_pid()
-    child = Process(pid=pid, ppid=parent.pid, space=space,
+    # CLONE_PARENT: the child is the caller's sibling, with the caller's exit signal
+    # (copy_process: real_parent = current->real_parent, exit_signal = group_leader's)
+    sibling = bool(flags & CLONE_PARENT)
+    real_parent = kernel.processes.get(parent.ppid) if sibling else parent
+    child = Process(pid=pid, ppid=parent.ppid if sibling else parent.pid, space=space,
                     fds=parent.fds if flags & CLONE_FILES else parent.fds.copy(),
                     cwd=parent.cwd, root=parent.root, umask=parent.umask, pgid=parent.pgid,
                     sid=parent.sid,
                     exe=parent.exe, argv=list(parent.argv), image=parent.image,
                     sigactions=dict(parent.sigactions), rlimits=dict(parent.rlimits),
-                    exit_signal=flags & CSIGNAL, personality=parent.personality,
+                    exit_signal=parent.exit_signal if sibling else flags & CSIGNAL,
+                    personality=parent.personality,
                     groups=parent.groups, creds=parent.creds,
                     shm_attached=dict(parent.shm_attached) if space is not parent.space else {})
     if space is not parent.space:
@@ -168,7 +173,8 @@ def _new_process(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid
     _restore_tls(ctx)
     child.threads.append(thread)
     _settid(ctx, flags, thread, parent_tid, child_tid, space)
-    parent.children.append(child)
+    if real_parent is not None:
+        real_parent.children.append(child)
     kernel.add_process(child, thread)
     if flags & CLONE_VFORK:
         child.vfork_parent = ctx.thread
