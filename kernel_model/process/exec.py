@@ -242,6 +242,10 @@ def execve(kernel, proc, path: bytes, argv: list[bytes], envp: list[bytes]) -> N
     what execve(2) resets — an fd table shared by CLONE_FILES is unshared and close-on-exec
     fds closed, caught signals revert to SIG_DFL while ignored ones stay ignored — commit, and
     tell the tools (the debug interface's exec event)."""
+    if not argv:
+        # do_execveat_common (Linux 5.18+): an empty argv gets "" as argv[0], so argc is 1 and a
+        # program reading from argv[1] does not walk into envp
+        argv = [b""]
     program = kernel.load_program(proc, path, argv, envp)
     if proc.fds is not None and any(p is not proc and p.fds is proc.fds
                                     for p in kernel.processes.values()):
