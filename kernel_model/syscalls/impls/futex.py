@@ -64,10 +64,14 @@ def _futex(ctx, uaddr, op, val, timeout, uaddr2, val3, time64=False):
     if cmd in (FUTEX_WAKE, FUTEX_WAKE_BITSET):
         return kernel.futex_wake(ctx.proc, uaddr, ctx.int32(val), private=private)
     if cmd in (FUTEX_REQUEUE, FUTEX_CMP_REQUEUE):
+        # futex_requeue: nr_wake and nr_requeue (val2, in the timeout's slot: do_futex's
+        # (u32) cast) are ints, a negative one is EINVAL before the word is compared
+        limit = ctx.int32(timeout & 0xFFFFFFFF)
+        if ctx.int32(val) < 0 or limit < 0:
+            raise GuestErrno(E.EINVAL)
         if cmd == FUTEX_CMP_REQUEUE and struct.unpack("<I", ctx.read(uaddr, 4))[0] != val3 & 0xFFFFFFFF:
             raise GuestErrno(E.EAGAIN)
         woken = kernel.futex_wake(ctx.proc, uaddr, ctx.int32(val), private=private)
-        limit = timeout if ctx.word == 4 else timeout & 0xFFFFFFFF       # val2 shares the slot
         moved = 0
         old, new = _key(ctx, uaddr, op), _key(ctx, uaddr2, op)
         for t in kernel.scheduler.threads:
