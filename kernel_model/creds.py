@@ -55,15 +55,19 @@ class Credentials:
     def with_sets(self, effective: int, permitted: int, inheritable: int) -> "Credentials":
         return replace(self, effective=effective, permitted=permitted, inheritable=inheritable)
 
-    def after_exec(self) -> "Credentials":
-        """execve without set-id bits or file capabilities (fs/exec.c, commoncap.c
-        cap_bprm_creds_from_file): the saved and file-system ids become the effective ones;
-        root (a real or effective uid of 0) gets the full permitted set, effective only if its
-        effective uid is 0; anybody else has none."""
-        root = self.uid == 0 or self.euid == 0
+    def after_exec(self, *, euid: int | None = None, egid: int | None = None) -> "Credentials":
+        """execve (fs/exec.c, commoncap.c cap_bprm_creds_from_file): a set-user-ID or
+        set-group-ID file's owner becomes the effective id (`euid`, `egid`: binprm.set_ids);
+        the saved and file-system ids become the effective ones; root (a real or effective uid
+        of 0) gets the full permitted set, effective only if its effective uid is 0; anybody
+        else has none."""
+        new_euid = self.euid if euid is None else euid
+        new_egid = self.egid if egid is None else egid
+        root = self.uid == 0 or new_euid == 0
         permitted = ALL_CAPS if root else 0
-        return replace(self, suid=self.euid, fsuid=self.euid, sgid=self.egid, fsgid=self.egid,
-                       permitted=permitted, effective=permitted if self.euid == 0 else 0)
+        return replace(self, euid=new_euid, egid=new_egid, suid=new_euid, fsuid=new_euid,
+                       sgid=new_egid, fsgid=new_egid, permitted=permitted,
+                       effective=permitted if new_euid == 0 else 0)
 
 
 def _fix_setuid(old: Credentials, new: Credentials) -> Credentials:

@@ -23,6 +23,15 @@ class FsView:
     def maps_text(self) -> bytes:
         return self._proc.maps_text() if self._proc.space else b""
 
+    def memory_status(self) -> list[tuple[bytes, int]]:
+        """/proc/PID/status's Vm* sizes (none for a zombie, whose memory is gone)."""
+        return self._proc.memory_status() if self._proc.space else []
+
+    def timer_slack_ns(self) -> int:
+        """The thread group leader's timer slack (PR_SET_TIMERSLACK)."""
+        threads = self._proc.threads
+        return threads[0].task_flags.timer_slack_ns if threads else 0
+
     def fd_targets(self) -> dict[int, bytes]:
         root = self._proc.root
         return {fd: link_text(target, root) for fd, target in self._proc.fd_targets().items()}

@@ -26,6 +26,7 @@ def install_idt_handlers(kernel, space) -> None:
     handlers[V.UD] = _invalid_opcode_handler(kernel, space)
     handlers[V.DB] = _debug_handler(kernel, space)
     handlers[V.GP] = _general_protection_handler(kernel, space)
+    handlers[V.PF] = _page_fault_handler(kernel, space)
     handlers[V.SYSCALL_VECTOR] = kernel.int80_handler
     for vector, handler in handlers.items():
         dpl = 3 if vector in V.USER_CALLABLE else 0        # int3, into, int 0x80 from ring 3
@@ -57,13 +58,35 @@ def _invalid_opcode_handler(kernel, space):
 
 
 def _general_protection_handler(kernel, space):
-    """#GP: RDTSC/RDTSCP trapped by CR4.TSD run on the virtual clock (kernel_model/cpu/tsc.py);
-    any other #GP is the program's: SIGSEGV."""
+    """#GP: RDTSC/RDTSCP trapped by CR4.TSD run on the virtual clock (kernel_model/cpu/tsc.py),
+    unless the task asked them to fault (PR_TSC_SIGSEGV); any other #GP is the program's: SIGSEGV."""
     def handle(frame):
-        if emulate_time_stamp(space.machine, lambda: kernel.clock, frame):
+        # prctl(PR_SET_TSC, PR_TSC_SIGSEGV): the task's RDTSC faults as Linux's TIF_NOTSC makes it
+        current = getattr(kernel, "current", None)          # (no task: a bare CPU's #GP)
+        if not (current is not None and current.task_flags.tsc_sigsegv) and \
+                emulate_time_stamp(space.machine, lambda: kernel.clock, frame):
             return True
         return kernel.deliver_exception(frame, SIGSEGV)
     return handle
+
+
+def _page_fault_handler(kernel, space):
+    """#PF: a fault just below a MAP_GROWSDOWN area grows it and the instruction runs again
+    (arch/x86/mm/fault.c do_user_addr_fault -> expand_stack); any other is SIGSEGV."""
+    def handle(frame):
+        current = getattr(kernel, "current", None)
+        fault = getattr(current, "pending_fault", None)
+        if fault is not None and fault.unmapped and frame.fault_address is not None and \
+                space.vm.grow_down(frame.fault_address, _stack_limit(current)):
+            current.pending_fault = None
+            return True
+        return kernel.deliver_exception(frame, SIGSEGV)
+    return handle
+
+
+def _stack_limit(thread) -> int:
+    RLIMIT_STACK = 3
+    return thread.process.rlimits.get(RLIMIT_STACK, (8 << 20, 0))[0]
 
 
 def _debug_handler(kernel, space):

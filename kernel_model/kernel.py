@@ -368,6 +368,7 @@ class Kernel(Spawning, SyscallEntry):
                 break
             if t.state != RUNNABLE and key in t.wait_channels:
                 t.restart["futex_woken"] = True
+                t.restart["futex_woken_key"] = key       # which one, for futex_waitv
                 t.restart[CONDITION_MET] = True       # a signal before it runs: still woken
                 self.scheduler.make_runnable(t)
                 woken += 1

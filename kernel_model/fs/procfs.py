@@ -113,6 +113,9 @@ def _process_dir(fs: ProcFs, proc: ProcessView) -> SyntheticDir:
         b"stat": fs.file(base + b"/stat", lambda: stat_line(proc)),
         b"status": fs.file(base + b"/status", lambda: status_text(proc)),
     }
+    if hasattr(proc, "timer_slack_ns"):     # fs/proc/base.c timerslack_ns_show: "%llu\n"
+        children[b"timerslack_ns"] = fs.file(base + b"/timerslack_ns",
+                                             lambda: b"%d\n" % proc.timer_slack_ns())
     return fs.dir(base, children)
 
 

@@ -114,6 +114,15 @@ def stat_line(proc: ProcessView) -> bytes:
     return b" ".join(fields) + b"\n"
 
 
+def memory_lines(proc: ProcessView) -> list[bytes]:
+    """The Vm* lines of /proc/PID/status (fs/proc/task_mmu.c task_mem: "%8lu kB"), from the
+    optional `memory_status()` of the view: (name, bytes) pairs."""
+    status = getattr(proc, "memory_status", None)
+    if status is None:
+        return []
+    return [b"%s:\t%8d kB" % (name, size >> 10) for name, size in status()]
+
+
 def status_text(proc: ProcessView) -> bytes:
     lines = [
         b"Name:\t" + comm_of(proc),
@@ -128,6 +137,7 @@ def status_text(proc: ProcessView) -> bytes:
         b"Gid:\t0\t0\t0\t0",
         b"FDSize:\t64",
         b"Groups:\t",
+        *memory_lines(proc),
         b"Threads:\t1",
     ]
     return b"".join(line + b"\n" for line in lines)

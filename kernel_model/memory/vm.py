@@ -6,7 +6,7 @@ the heap and never fails loudly (it returns the old break). Every area is named 
 /proc/self/maps names it.
 """
 import bisect
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from emu.memory import PROT_EXEC, PROT_READ, PROT_WRITE  # noqa: F401  (the one definition)
 from emu.shared_pages import SharedPages
@@ -18,6 +18,8 @@ from .layout import PAGE, Layout
 MAP_SHARED, MAP_PRIVATE, MAP_FIXED, MAP_ANONYMOUS = 0x01, 0x02, 0x10, 0x20
 MAP_TYPE, MAP_SHARED_VALIDATE = 0x0F, 0x03     # the latter: MAP_SHARED with checked flags
 MAP_GROWSDOWN, MAP_NORESERVE, MAP_FIXED_NOREPLACE = 0x100, 0x4000, 0x100000
+MAP_LOCKED = 0x2000
+STACK_GUARD_GAP = 256 * PAGE            # mm/mmap.c stack_guard_gap (the stack_guard_gap= default)
 PROT_MASK = PROT_READ | PROT_WRITE | PROT_EXEC
 
 
@@ -33,6 +35,14 @@ class Vma:
     name: bytes = b""          # b"[heap]", b"[stack]", a file path, or b"" for anonymous
     offset: int = 0            # file offset of `start` for file mappings
     shared: bool = False
+    # VM_MAYWRITE: mprotect may add PROT_WRITE (not to a shared map of a file opened read-only:
+    # do_mmap clears it, and mprotect then answers EACCES)
+    may_write: bool = True
+    locked: bool = False       # VM_LOCKED: mlock, mlockall, MAP_LOCKED (VmLck counts these)
+    wipe_on_fork: bool = False  # VM_WIPEONFORK (MADV_WIPEONFORK): a child gets zero pages here
+    dont_fork: bool = False     # VM_DONTCOPY (MADV_DONTFORK): a child does not get the area
+    file: object = field(default=None, compare=False)   # vm_file of a shared file mapping
+    grows_down: bool = False    # VM_GROWSDOWN (MAP_GROWSDOWN): a fault below it extends it
 
     def maps_line(self) -> bytes:
         rwx = "".join(c if self.perms & bit else "-" for c, bit in
@@ -66,6 +76,7 @@ class AreaMap:
         self.memory_limit = memory_limit
         # Set by the kernel: may `extra` more bytes be mapped, counting every live process?
         self.budget_allows = None
+        self.lock_future = False      # mlockall(MCL_FUTURE): new areas are locked (mm->def_flags)
         self._last_hit = (0, _NO_VMA)         # vma_at's last answer: (index, area)
 
     # ---- queries ---------------------------------------------------------------------------
@@ -114,22 +125,34 @@ class AreaMap:
     def mapped_bytes(self) -> int:
         return sum(v.end - v.start for v in self.vmas)
 
+    def locked_bytes(self) -> int:
+        """mm->locked_vm in bytes: the areas with VM_LOCKED (/proc/PID/status VmLck)."""
+        return sum(v.end - v.start for v in self.vmas if v.locked)
+
+    def is_free(self, start: int, end: int) -> bool:
+        """Whether no area holds a byte of [start, end)."""
+        return not self._overlapping(start, end)
+
     def _overlapping(self, start: int, end: int) -> list[Vma]:
         return [v for v in self.vmas if v.start < end and v.end > start]
 
     # ---- primitive: establish an area ------------------------------------------------------
     def map_area(self, start: int, size: int, perms: int, *, name: bytes = b"",
-                 data: bytes = b"", offset: int = 0, shared: bool = False) -> int:
-        """Map [start, start+size) (page aligned), replacing whatever was there."""
+                 data: bytes = b"", offset: int = 0, shared: bool = False,
+                 locked: bool | None = None) -> int:
+        """Map [start, start+size) (page aligned), replacing whatever was there. It is locked
+        when asked, or else when mlockall(MCL_FUTURE) said so."""
         end = self._make_room(start, size)
         self.machine.mem.map(start, end - start, perms & PROT_MASK)
         if data:
             self.machine.mem.write(start, data)
-        self._insert(Vma(start, end, perms & PROT_MASK, name, offset, shared))
+        locked = self.lock_future if locked is None else locked
+        self._insert(Vma(start, end, perms & PROT_MASK, name, offset, shared, locked=locked))
         return start
 
     def map_shared_area(self, start: int, size: int, perms: int, backing, *, name: bytes = b"",
-                        offset: int = 0) -> int:
+                        offset: int = 0, may_write: bool = True, locked: bool | None = None,
+                        file=None) -> int:
         """Map [start, start+size) onto shared pages, replacing whatever was there: `backing`
         is a list of (SharedPages, offset in it, length) that covers the range in order (one
         object for anonymous memory, the page cache's extents of a file: page_cache.py)."""
@@ -139,7 +162,9 @@ class AreaMap:
             self.machine.mem.map_shared(addr, length, perms & PROT_MASK, shared, shared_offset)
             addr += length
         assert addr == end, "shared backing must cover the area"
-        self._insert(Vma(start, end, perms & PROT_MASK, name, offset, True))
+        locked = self.lock_future if locked is None else locked
+        self._insert(Vma(start, end, perms & PROT_MASK, name, offset, True, may_write, locked,
+                         file=file))
         return start
 
     def _make_room(self, start: int, size: int) -> int:
@@ -192,7 +217,8 @@ class AreaMap:
         raise GuestErrno(E.ENOMEM, "no free address range")
 
     def mmap(self, addr: int, length: int, prot: int, flags: int, *, data: bytes = b"",
-             name: bytes = b"", offset: int = 0, backing=None) -> int:
+             name: bytes = b"", offset: int = 0, backing=None, may_write: bool = True,
+             file=None) -> int:
         """mmap(2) at a place chosen as Linux does. MAP_SHARED areas map `backing(size)`'s
         shared pages (map_shared_area's list), or, anonymous, pages of their own that a fork
         will share (mm/shmem.c shmem_zero_setup)."""
@@ -211,35 +237,36 @@ class AreaMap:
             start = addr                     # the hint is free: honour it, as Linux does
         else:
             start = self.find_free(size)
+        locked = True if flags & MAP_LOCKED else None
         if flags & MAP_TYPE in (MAP_SHARED, MAP_SHARED_VALIDATE):
             pieces = backing(size) if backing is not None else [(SharedPages(size), 0, size)]
-            return self.map_shared_area(start, size, prot, pieces, name=name, offset=offset)
+            return self.map_shared_area(start, size, prot, pieces, name=name, offset=offset,
+                                        may_write=may_write, locked=locked, file=file)
         file_bytes = data[:size]
-        return self.map_area(start, size, prot, name=name, data=file_bytes, offset=offset)
+        self.map_area(start, size, prot, name=name, data=file_bytes, offset=offset, locked=locked)
+        if flags & MAP_GROWSDOWN:
+            self.rename_area(self.vma_at(start), grows_down=True)
+        return start
 
-    def remap_shared(self, vma: Vma, old_addr: int, old_size: int, new_size: int,
-                     may_move: bool) -> int:
-        """mremap(2) growing a MAP_SHARED area (page-aligned sizes, new_size > old_size): the
-        pages it maps stay the same pages, wherever the area lands (mm/mremap.c move_vma moves
-        page table entries, never the pages), so the processes sharing them still do; the new
-        part is pages of its own. Returns the area's new start."""
-        extra = new_size - old_size
-        grown = (SharedPages(extra), 0, extra)
-        offset = vma.offset + (old_addr - vma.start)
-        end = old_addr + old_size
-        if not self._overlapping(end, end + extra) and end + extra <= self.layout.user_top:
-            self.map_shared_area(end, extra, vma.perms, [grown], name=vma.name, offset=offset + old_size)
-            return old_addr
-        if not may_move:
-            raise GuestErrno(E.ENOMEM)
-        pieces = [(pages, at, hi - lo)
-                  for lo, hi, pages, at in self.machine.mem.shared_pieces(old_addr, old_size)]
-        target = self.find_free(new_size)
-        # The new place holds the pages before the old one lets go of them.
-        self.map_shared_area(target, new_size, vma.perms, pieces + [grown], name=vma.name,
-                             offset=offset)
-        self._remove(old_addr, old_addr + old_size)
-        return target
+    def grow_down(self, addr: int, stack_limit: int) -> bool:
+        """mm/mmap.c expand_stack for a fault at unmapped `addr`: the area just above, if it
+        grows down, is extended to addr's page, unless that comes within stack_guard_gap of
+        the area below (Linux's 256 pages) or makes it larger than RLIMIT_STACK. Whether it
+        grew (the faulting instruction then runs again)."""
+        page = addr & ~(PAGE - 1)
+        above = min((v for v in self.vmas if v.start > addr), key=_start, default=None)
+        if above is None or not above.grows_down or page < 0x10000:
+            return False
+        below = max((v for v in self.vmas if v.end <= addr), key=_start, default=None)
+        if below is not None and not below.grows_down and below.perms and \
+                page - below.end < STACK_GUARD_GAP:
+            return False
+        if above.end - page > stack_limit:
+            return False
+        self.machine.mem.map(page, above.start - page, above.perms)
+        self.vmas.remove(above)
+        self._insert(replace(above, start=page, offset=above.offset - (above.start - page)))
+        return True
 
     def munmap(self, addr: int, length: int) -> None:
         if addr % PAGE or length <= 0 or addr + length > self.layout.user_top:
@@ -247,26 +274,43 @@ class AreaMap:
         self._remove(addr, addr + page_up(length))
 
     def mprotect(self, addr: int, length: int, prot: int) -> None:
+        """mm/mprotect.c do_mprotect_pkey: EINVAL for an unaligned start, ENOMEM for a hole,
+        EACCES for PROT_WRITE on an area that may not be written (VM_MAYWRITE clear)."""
         if addr % PAGE:
             raise GuestErrno(E.EINVAL)
         end = addr + page_up(length)
-        covered = addr
-        for vma in sorted(self._overlapping(addr, end), key=lambda v: v.start):
+        areas = self.areas_covering(addr, end)
+        if prot & PROT_WRITE and not all(vma.may_write for vma in areas):
+            raise GuestErrno(E.EACCES)
+        self.set_flags(addr, end, perms=prot & PROT_MASK)
+        self.machine.mem.protect(addr, end - addr, prot & PROT_MASK)
+
+    def areas_covering(self, start: int, end: int) -> list[Vma]:
+        """The areas of [start, end) in address order; ENOMEM when a page of it is unmapped
+        (mprotect, mlock, msync, madvise all answer a hole so)."""
+        areas, covered = [], start
+        for vma in sorted(self._overlapping(start, end), key=_start):
             if vma.start > covered:
                 raise GuestErrno(E.ENOMEM)
+            areas.append(vma)
             covered = vma.end
         if covered < end:
             raise GuestErrno(E.ENOMEM)
-        for vma in self._overlapping(addr, end):
+        return areas
+
+    def set_flags(self, start: int, end: int, **changes) -> None:
+        """Give the pages [start, end) the Vma fields `changes`, splitting the areas that
+        straddle its edges (Linux's mprotect_fixup and mlock_fixup split_vma). The Machine's
+        page permissions are the caller's to change."""
+        for vma in self._overlapping(start, end):
             self.vmas.remove(vma)
-            lo, hi = max(vma.start, addr), min(vma.end, end)
+            lo, hi = max(vma.start, start), min(vma.end, end)
             if vma.start < lo:
                 self._insert(replace(vma, end=lo))
-            self._insert(replace(vma, start=lo, end=hi, perms=prot & PROT_MASK,
-                                 offset=vma.offset + (lo - vma.start)))
+            self._insert(replace(vma, start=lo, end=hi, offset=vma.offset + (lo - vma.start),
+                                 **changes))
             if vma.end > hi:
                 self._insert(replace(vma, start=hi, offset=vma.offset + (hi - vma.start)))
-        self.machine.mem.protect(addr, end - addr, prot & PROT_MASK)
 
     # ---- brk -------------------------------------------------------------------------------
     def set_brk_start(self, addr: int) -> None:
@@ -299,7 +343,9 @@ class AreaMap:
         heap = sorted((v for v in self.vmas if v.name == b"[heap]"), key=lambda v: v.start)
         runs: list[list[Vma]] = []
         for vma in heap:
-            if runs and runs[-1][-1].end == vma.start and runs[-1][-1].perms == vma.perms:
+            last = runs[-1][-1] if runs else None
+            if last is not None and last.end == vma.start and \
+                    (last.perms, last.locked) == (vma.perms, vma.locked):
                 runs[-1].append(vma)
             else:
                 runs.append([vma])

@@ -18,6 +18,7 @@ S_IFMT, S_IFREG = 0o170000, 0o100000
 X_OK = 1
 
 
+
 def parse_shebang(data: bytes) -> tuple[bytes, bytes]:
     """`#!interpreter [one argument]` as Linux reads it: the rest of the line is one argument."""
     line = data[2:BINPRM_BUF_SIZE].split(b"\n", 1)[0].strip(b" \t")
@@ -29,6 +30,11 @@ def parse_shebang(data: bytes) -> tuple[bytes, bytes]:
 
 def read_executable(kernel, proc, path: bytes) -> bytes:
     """The bytes of the regular, executable file at guest `path` (EACCES otherwise)."""
+    return read_executable_and_stat(kernel, proc, path)[0]
+
+
+def read_executable_and_stat(kernel, proc, path: bytes):
+    """read_executable's bytes, and the file's StatResult (its set-id bits and owner)."""
     view = fs_view(proc)
     f = kernel.fs.open(path, O_RDONLY, 0, proc.cwd, view)
     try:
@@ -37,7 +43,7 @@ def read_executable(kernel, proc, path: bytes) -> bytes:
             raise GuestErrno(E.EACCES)
         kernel.fs.access(path, proc.cwd, view, X_OK)
         # A file exec read before and that has not changed since is not read again (exec_cache.py)
-        return read_through(f.node, lambda: _read_whole(f, st.size))
+        return read_through(f.node, lambda: _read_whole(f, st.size)), st
     finally:
         f.close()
 
@@ -62,7 +68,7 @@ def load_program(kernel, proc, path: bytes, argv, envp, *, depth: int = 0,
     """Read and build the program at guest `path` for `proc`. `execfn` is the path execve was
     given (a #! script's own path when its interpreter is loaded: fs/exec.c copies the filename
     once, before binfmt_script swaps the file)."""
-    data = read_executable(kernel, proc, path)
+    data, st = read_executable_and_stat(kernel, proc, path)
     if data.startswith(b"#!"):
         if depth >= MAX_INTERPRETER_DEPTH:
             raise GuestErrno(E.ELOOP)
@@ -78,4 +84,5 @@ def load_program(kernel, proc, path: bytes, argv, envp, *, depth: int = 0,
                             read_interpreter=lambda name: read_interpreter(kernel, proc, name),
                             execfn=execfn or path)
     program.argv = list(argv)
+    program.file_stat = st          # a script's interpreter's: Linux ignores a script's set-id bits
     return program

@@ -17,6 +17,7 @@ from .. import errno as E
 from ..digest import sha256_digest
 from ..errno import GuestErrno
 from .exit import exit_thread, release_vfork_parent
+from .setid import set_ids
 from ..fs.proctext import TASK_COMM_LEN
 from ..images import MappedImage
 from ..interp import LOADER_BRK, place_interpreter, place_loader, span_of
@@ -216,7 +217,10 @@ def commit_program(kernel, proc, program, argv) -> Thread:
     old_space = proc.space
     proc.space, proc.image, proc.exe, proc.argv = space, program.image, program.exe_path, list(argv)
     apply_exec_personality(proc, program)
-    proc.creds = proc.creds.after_exec()
+    thread_flags = kernel.current.task_flags if kernel.current in proc.threads else None
+    euid, egid = set_ids(program.file_stat, bool(thread_flags and thread_flags.no_new_privs)) \
+        if getattr(program, "file_stat", None) is not None else (None, None)
+    proc.creds = proc.creds.after_exec(euid=euid, egid=egid)
     kernel.ipc.detach_all(proc)             # the old space's SysV attachments (exec_mmap)
     kernel.release_space(old_space)
     thread = kernel.current if kernel.current in proc.threads else None
@@ -224,6 +228,7 @@ def commit_program(kernel, proc, program, argv) -> Thread:
         thread = Thread(tid=proc.pid, process=proc, kstack_top=space.kstack_top(0))
     thread.kstack_top, thread.tls, thread.context = space.kstack_top(0), {}, None
     thread.clear_child_tid = 0
+    thread.task_flags = thread.task_flags.after_exec()
     proc.threads = [thread]
     space.current_kstack_top = thread.kstack_top
     space.enter_user_mode(program.entry, program.sp, kstack_top=thread.kstack_top)
@@ -237,6 +242,10 @@ def execve(kernel, proc, path: bytes, argv: list[bytes], envp: list[bytes]) -> N
     what execve(2) resets — an fd table shared by CLONE_FILES is unshared and close-on-exec
     fds closed, caught signals revert to SIG_DFL while ignored ones stay ignored — commit, and
     tell the tools (the debug interface's exec event)."""
+    if not argv:
+        # do_execveat_common (Linux 5.18+): an empty argv gets "" as argv[0], so argc is 1 and a
+        # program reading from argv[1] does not walk into envp
+        argv = [b""]
     program = kernel.load_program(proc, path, argv, envp)
     if proc.fds is not None and any(p is not proc and p.fds is proc.fds
                                     for p in kernel.processes.values()):

@@ -2,7 +2,7 @@
 
 A thread that exits clears its CLONE_CHILD_CLEARTID word and wakes futex waiters on it. When
 the last thread of a process exits, the process becomes a zombie: its fds close, its children
-are adopted by init (pid 1's role: the kernel reaps them), a vfork parent resumes, and its own
+are adopted by the nearest child subreaper or by init (pid 1's role: the kernel reaps them), a vfork parent resumes, and its own
 parent is woken (wait4) and sent its exit signal (SIGCHLD). Init's children are reaped at once.
 """
 import struct
@@ -11,6 +11,8 @@ from emu.memory import MemoryAccessError
 
 from ..blocking import exit_channel
 from .proc import INIT_PID, ZOMBIE
+
+SI_USER = 0                  # include/uapi/asm-generic/siginfo.h: sent by kill(2) or the like
 
 
 def exit_thread(kernel, thread) -> None:
@@ -77,11 +79,40 @@ def _release_vfork_parent(kernel, proc) -> None:
 
 
 def _reparent_children(kernel, proc) -> None:
+    """kernel/exit.c forget_original_parent: the children go to the nearest living ancestor
+    that is a child subreaper (PR_SET_CHILD_SUBREAPER), else to init, which reaps the zombies
+    among them; each thread of a living child with a parent-death signal (PR_SET_PDEATHSIG) is
+    sent it, from the dying parent (SEND_SIG_NOINFO: SI_USER)."""
+    reaper = _subreaper(kernel, proc)
     for child in list(proc.children):
-        child.ppid = INIT_PID
-        if child.state == ZOMBIE:
-            reap(kernel, child)
+        if reaper is not None:
+            child.ppid = reaper.pid
+            reaper.children.append(child)
+            if child.state == ZOMBIE:
+                kernel.notify_parent(reaper, child)
+        else:
+            child.ppid = INIT_PID
+            if child.state == ZOMBIE:
+                reap(kernel, child)
+        if child.state != ZOMBIE:
+            _send_pdeath_signals(kernel, proc, child)
     proc.children = []
+
+
+def _subreaper(kernel, proc):
+    ancestor = kernel.processes.get(proc.ppid)
+    while ancestor is not None and ancestor.pid != INIT_PID:
+        if ancestor.child_subreaper and ancestor.state != ZOMBIE:
+            return ancestor
+        ancestor = kernel.processes.get(ancestor.ppid)
+    return None
+
+
+def _send_pdeath_signals(kernel, parent, child) -> None:
+    for thread in child.live_threads():
+        sig = thread.task_flags.pdeath_signal
+        if sig:
+            kernel.signals.post(child, sig, info={"code": SI_USER, "pid": parent.pid})
 
 
 def reap(kernel, proc) -> None:

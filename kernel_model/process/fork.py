@@ -9,6 +9,7 @@
   tid, sharing everything else.
 """
 import struct
+from dataclasses import replace
 
 from .. import errno as E
 from ..errno import GuestErrno
@@ -50,20 +51,31 @@ def copy_space(parent: Space, memory_limit: int, pool=None) -> Space:
 def _copy_areas(parent: Space, child: Space) -> None:
     for vma in parent.vm.vmas:
         size = vma.end - vma.start
+        if vma.dont_fork:
+            child.vm.remove_range(vma.start, vma.end)     # dup_mmap skips VM_DONTCOPY areas
+            continue
         if vma.shared:
             # MAP_SHARED: the child maps the same pages (kernel/fork.c dup_mmap; a shared
             # area is not copied on write), so either side's stores are the other's.
             child.vm.remove_range(vma.start, vma.end)
             child.machine.mem.share_from(parent.machine.mem, vma.start, size, vma.perms)
-            child.vm.adopt_area(vma)
+            # dup_mmap clears VM_LOCKED: locks are not inherited (mlock(2))
+            child.vm.adopt_area(replace(vma, locked=False))
             continue
         kept = child.vm.vma_at(vma.start)
-        if kept is not None and (kept.start, kept.end, kept.perms) == (vma.start, vma.end, vma.perms):
+        if kept is not None and (kept.start, kept.end, kept.perms) == (vma.start, vma.end, vma.perms) \
+                and not vma.wipe_on_fork:
             child.machine.mem.sync_from(parent.machine.mem, vma.start, size)
-            child.vm.rename_area(kept, name=vma.name, offset=vma.offset, shared=vma.shared)
+            child.vm.rename_area(kept, name=vma.name, offset=vma.offset, shared=vma.shared,
+                                 locked=False)
             continue
         child.vm.map_area(vma.start, size, vma.perms, name=vma.name, offset=vma.offset,
                           shared=vma.shared)
+        if vma.grows_down or vma.wipe_on_fork:        # vm_flags the child's area keeps
+            child.vm.rename_area(child.vm.vma_at(vma.start), grows_down=vma.grows_down,
+                                 wipe_on_fork=vma.wipe_on_fork)
+        if vma.wipe_on_fork:          # VM_WIPEONFORK: the child's pages start zeroed
+            continue
         # Only the pages the parent touched are copied (emu/host_pages.py): a fork of a shell
         # with an 8 MiB stack copies the few pages of it in use.
         child.machine.mem.copy_from(parent.machine.mem, vma.start, size)
@@ -135,13 +147,18 @@ def _new_process(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid
     space = parent.space if flags & CLONE_VM else copy_space(parent.space, kernel.config.memory_limit,
                                                                  kernel.space_pool)
     pid = kernel.allocate_pid()
-    child = Process(pid=pid, ppid=parent.pid, space=space,
+    # CLONE_PARENT: the child is the caller's sibling, with the caller's exit signal
+    # (copy_process: real_parent = current->real_parent, exit_signal = group_leader's)
+    sibling = bool(flags & CLONE_PARENT)
+    real_parent = kernel.processes.get(parent.ppid) if sibling else parent
+    child = Process(pid=pid, ppid=parent.ppid if sibling else parent.pid, space=space,
                     fds=parent.fds if flags & CLONE_FILES else parent.fds.copy(),
                     cwd=parent.cwd, root=parent.root, umask=parent.umask, pgid=parent.pgid,
                     sid=parent.sid,
                     exe=parent.exe, argv=list(parent.argv), image=parent.image,
                     sigactions=dict(parent.sigactions), rlimits=dict(parent.rlimits),
-                    exit_signal=flags & CSIGNAL, personality=parent.personality,
+                    exit_signal=parent.exit_signal if sibling else flags & CSIGNAL,
+                    personality=parent.personality,
                     groups=parent.groups, creds=parent.creds,
                     shm_attached=dict(parent.shm_attached) if space is not parent.space else {})
     if space is not parent.space:
@@ -150,13 +167,14 @@ def _new_process(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid
         kernel.ipc.forked(child)
     thread = Thread(tid=pid, process=child, kstack_top=space.kstack_top(pid),
                     sigmask=ctx.thread.sigmask, tls=dict(ctx.thread.tls), comm=ctx.thread.comm,
-                    **sched_inherited(ctx.thread))
+                    task_flags=ctx.thread.task_flags.for_child(), **sched_inherited(ctx.thread))
     tweak = tls_setter(ctx, thread, tls) if flags & CLONE_SETTLS else None
     thread.context = clone_registers(ctx.thread, space, stack=stack, tweak=tweak)
     _restore_tls(ctx)
     child.threads.append(thread)
     _settid(ctx, flags, thread, parent_tid, child_tid, space)
-    parent.children.append(child)
+    if real_parent is not None:
+        real_parent.children.append(child)
     kernel.add_process(child, thread)
     if flags & CLONE_VFORK:
         child.vfork_parent = ctx.thread
@@ -187,7 +205,7 @@ def _new_thread(kernel, ctx, flags, stack, parent_tid, child_tid, tls) -> int:
     tid = kernel.allocate_pid()
     thread = Thread(tid=tid, process=proc, kstack_top=proc.space.kstack_top(len(proc.threads)),
                     sigmask=ctx.thread.sigmask, tls=dict(ctx.thread.tls), comm=ctx.thread.comm,
-                    **sched_inherited(ctx.thread))
+                    task_flags=ctx.thread.task_flags.for_child(), **sched_inherited(ctx.thread))
     tweak = tls_setter(ctx, thread, tls) if flags & CLONE_SETTLS else None
     thread.context = clone_registers(ctx.thread, proc.space, stack=stack, tweak=tweak)
     _restore_tls(ctx)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from ..fdtable import FdTable
 from ..creds import ROOT, Credentials
+from .task_flags import TaskFlags
 
 # Process / thread states
 RUNNABLE = "runnable"
@@ -16,6 +17,7 @@ SLEEPING = "sleeping"      # on `wait_channels`, for `wait_reason`
 STOPPED = "stopped"
 ZOMBIE = "zombie"          # process: exited, not yet reaped; thread: exited
 INIT_PID = 1               # the virtual init that adopts orphans and reaps them
+
 
 
 @dataclass(eq=False)
@@ -51,6 +53,7 @@ class Thread:
     suspended: int = 0                   # tools' holds (debug.suspend_thread): never picked while > 0
     instructions: int = 0                # its finished slices' instructions, when counted (time/cpu_time.py)
     turn_used: int = 0                   # instructions of its quantum used this turn (sched.py)
+    task_flags: TaskFlags = TaskFlags()  # what prctl sets (task_flags.py)
 
     def describe(self) -> str:
         return f"pid {self.process.pid} tid {self.tid}"
@@ -89,6 +92,8 @@ class Process:
     creds: Credentials = ROOT              # ids and capabilities (creds.py); fork copies them
     sem_undo: dict = field(default_factory=dict)   # (semid, semnum) -> SEM_UNDO adjustment
     shm_attached: dict = field(default_factory=dict)   # address -> SysV segment (shmat)
+    child_subreaper: bool = False          # PR_SET_CHILD_SUBREAPER: adopts orphaned descendants
+    stop_report: tuple | None = None       # what wait will say of a stop or continue (job_control.py)
 
     @property
     def machine(self):
@@ -108,6 +113,12 @@ class Process:
     # ---- the view the file system needs for /proc/self -------------------------------------
     def maps_text(self) -> bytes:
         return self.space.vm.maps_text()
+
+    def memory_status(self) -> list[tuple[bytes, int]]:
+        """/proc/PID/status's memory sizes the model knows, in bytes, in task_mem's order:
+        VmSize (every mapped byte), VmLck (the VM_LOCKED areas), VmPin (nothing is pinned)."""
+        vm = self.space.vm
+        return [(b"VmSize", vm.mapped_bytes()), (b"VmLck", vm.locked_bytes()), (b"VmPin", 0)]
 
     def fd_targets(self) -> dict[int, bytes]:
         return {fd: getattr(f, "proc_link", None) or getattr(f, "path", b"") or b"anon_inode:[unknown]"

@@ -15,6 +15,7 @@ from emu.fpu import read_fpu, reset_fpu, write_fpu
 from .. import errno as E
 from ..errno import GuestErrno
 from .fpframe import RestoreError, fpstate_pieces, math_frame, restore_fpstate
+from ..process import job_control
 from ..process.proc import RUNNABLE, SLEEPING, STOPPED
 from ..memory.vm import PROT_WRITE
 from .frame import (RT32_SIZE, RT64_SIZE, SF32_SIZE, SavedRegisters, build_frame32,
@@ -63,9 +64,12 @@ class Signals:
         if sig == 0 or proc.state == "zombie":
             return
         if sig == SIGCONT or sig == SIGKILL:
+            was_stopped = any(t.state == STOPPED for t in proc.threads)
             for t in proc.threads:
                 if t.state == STOPPED:
                     t.state = RUNNABLE
+            if was_stopped and sig == SIGCONT:
+                job_control.continued(self.kernel, proc)      # the parent's WCONTINUED
         if sig in STOP_BY_DEFAULT or sig == SIGCONT:
             proc.pending_signals &= ~(bit(SIGCONT) if sig != SIGCONT else
                                       sum(bit(s) for s in STOP_BY_DEFAULT))
@@ -130,9 +134,11 @@ class Signals:
             return
         if handler == SIG_DFL:
             if sig in STOP_BY_DEFAULT:
-                for t in proc.threads:
-                    if t.state == RUNNABLE:
-                        t.state = STOPPED
+                newly = [t for t in proc.threads if t.state == RUNNABLE]
+                for t in newly:
+                    t.state = STOPPED
+                if newly:     # a stop of a stopped process is no new stop to report
+                    job_control.stopped(self.kernel, proc, sig)     # the parent's WUNTRACED
                 return
             core = sig in CORE_BY_DEFAULT
             if self.kernel.debug.trace_death(thread, sig, sig | (0x80 if core else 0)):

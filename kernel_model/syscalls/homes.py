@@ -28,12 +28,12 @@ _BY_MODULE = {
         "ioctl lseek pread64 pwrite64 read readv sendfile sendfile64 sync syncfs write writev",
     "flock": "flock",
     "fstypes": "sysfs",
-    "futex": "futex futex_time64",
+    "futex": "futex futex_time64 futex_waitv",
     "inotify": "inotify_add_watch inotify_init inotify_init1 inotify_rm_watch",
     "keys": "add_key keyctl request_key",
     "kill": "kill tgkill tkill",
     "memfd": "memfd_create",
-    "memory": "brk madvise mmap mmap2 mprotect mremap msync munmap",
+    "memory": "brk madvise mmap mmap2 mprotect mremap msync munmap remap_file_pages",
     "paths": "access chdir chmod chown chown32 chroot creat faccessat faccessat2 fchdir fchmod "
         "fchmodat fchown fchown32 fchownat getcwd lchown lchown32 link linkat mkdir mkdirat "
         "mknod mknodat open openat readlink readlinkat rename renameat renameat2 rmdir symlink "
@@ -44,15 +44,18 @@ _BY_MODULE = {
     "poll": "_newselect poll ppoll ppoll_time64 pselect6 pselect6_time64 select",
     "posix_timers": "timer_create timer_delete timer_getoverrun timer_gettime timer_gettime64 "
         "timer_settime timer_settime64",
+    "prctl": "prctl",
     "priority": "getpriority ioprio_get ioprio_set setpriority",
     "process": "arch_prctl execve exit exit_group getcpu getgroups getgroups32 getpgid getpgrp "
-        "getpid getppid getrlimit getsid gettid prctl prlimit64 rseq sched_yield "
-        "set_robust_list set_thread_area set_tid_address setgroups setgroups32 setpgid "
-        "setrlimit setsid sysinfo ugetrlimit",
+        "getpid getppid getrlimit getsid gettid prlimit64 rseq sched_yield set_robust_list "
+        "set_thread_area set_tid_address setgroups setgroups32 setpgid setrlimit setsid "
+        "sysinfo ugetrlimit",
+    "process_vm": "process_vm_readv process_vm_writev",
     "procs": "clone clone3 fork vfork wait4 waitid waitpid",
     "readahead": "readahead",
     "residency": "mincore mlock mlock2 mlockall munlock munlockall",
     "rusage": "getrusage",
+    "sched_attr": "sched_getattr sched_setattr",
     "sched_policy": "sched_get_priority_max sched_get_priority_min sched_getparam "
         "sched_getscheduler sched_setparam sched_setscheduler",
     "signalfd": "signalfd signalfd4",

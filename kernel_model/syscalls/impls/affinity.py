@@ -4,26 +4,31 @@ The modeled machine has NR_CPUS online CPUs (kernel_model/cpu/cpus.py). A task's
 always its requested mask ANDed with the online CPUs, so with every online CPU allowed there is
 nothing to remember per task: getaffinity reports the online mask, and setaffinity only has to
 refuse a mask with no online CPU (EINVAL, as __set_cpus_allowed_ptr does). Any live task may be
-named, pid 0 meaning the caller and pid 1 the virtual init; the guest is root, so the
-permission check of sched_setaffinity (check_same_owner or CAP_SYS_NICE) always passes.
+named, pid 0 meaning the caller and pid 1 the virtual init (root's); sched_setaffinity of
+another user's task is EPERM (check_same_owner, kernel_model/sched_owner.py).
 """
 from ... import errno as E
 from ...cpu.cpus import ALL_CPUS, CPUMASK_SIZE, NR_CPUS
 from ...errno import GuestErrno
+from ...creds import ROOT
 from ...process.proc import INIT_PID
+from ...sched_owner import may_reschedule
 from ..kinds import K
 from ..registry import syscall
 
 
-def _check_task(ctx, pid: int) -> None:
+def _check_task(ctx, pid: int):
     """find_process_by_pid(): 0 is the caller; else any task (thread id) still in the pid
-    table, zombies included until reaped; negative pids name nothing (ESRCH)."""
+    table, zombies included until reaped; negative pids name nothing (ESRCH). The task's
+    process, or None for the virtual init."""
     pid = ctx.int32(pid)
-    if pid == 0 or pid == INIT_PID:
-        return
+    if pid == 0:
+        return ctx.proc
+    if pid == INIT_PID:
+        return None
     for proc in ctx.kernel.processes.values():
         if proc.pid == pid or any(t.tid == pid for t in proc.threads):
-            return
+            return proc
     raise GuestErrno(E.ESRCH)
 
 
@@ -46,7 +51,9 @@ def sys_sched_setaffinity(ctx, pid, size, mask):
     # cpumask_size(); it is read (EFAULT) before the task is looked up (ESRCH).
     n = min(size & 0xFFFFFFFF, CPUMASK_SIZE)
     requested = int.from_bytes(ctx.read(mask, n), "little") if n else 0
-    _check_task(ctx, pid)
+    target = _check_task(ctx, pid)
+    if not may_reschedule(ctx.proc.creds, target.creds if target is not None else ROOT):
+        raise GuestErrno(E.EPERM)          # check_same_owner, before the mask is looked at
     if not requested & ALL_CPUS:
         raise GuestErrno(E.EINVAL)
     return 0

@@ -193,7 +193,7 @@ def sys_fcntl(ctx, fd, cmd, arg):
     if cmd == F_SETOWN:
         return 0
     if cmd in (F_ADD_SEALS, F_GET_SEALS):
-        return seal_fcntl(entry.file, cmd, arg)
+        return seal_fcntl(ctx, entry.file, cmd, arg)
     if cmd in (F_SETLEASE, F_GETLEASE):
         return lease_fcntl(ctx, entry.file, cmd, arg)
     if cmd in (F_GETPIPE_SZ, F_SETPIPE_SZ):

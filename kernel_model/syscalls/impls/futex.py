@@ -64,10 +64,14 @@ def _futex(ctx, uaddr, op, val, timeout, uaddr2, val3, time64=False):
     if cmd in (FUTEX_WAKE, FUTEX_WAKE_BITSET):
         return kernel.futex_wake(ctx.proc, uaddr, ctx.int32(val), private=private)
     if cmd in (FUTEX_REQUEUE, FUTEX_CMP_REQUEUE):
+        # futex_requeue: nr_wake and nr_requeue (val2, in the timeout's slot: do_futex's
+        # (u32) cast) are ints, a negative one is EINVAL before the word is compared
+        limit = ctx.int32(timeout & 0xFFFFFFFF)
+        if ctx.int32(val) < 0 or limit < 0:
+            raise GuestErrno(E.EINVAL)
         if cmd == FUTEX_CMP_REQUEUE and struct.unpack("<I", ctx.read(uaddr, 4))[0] != val3 & 0xFFFFFFFF:
             raise GuestErrno(E.EAGAIN)
         woken = kernel.futex_wake(ctx.proc, uaddr, ctx.int32(val), private=private)
-        limit = timeout if ctx.word == 4 else timeout & 0xFFFFFFFF       # val2 shares the slot
         moved = 0
         old, new = _key(ctx, uaddr, op), _key(ctx, uaddr2, op)
         for t in kernel.scheduler.threads:
@@ -111,3 +115,66 @@ def sys_futex(ctx, uaddr, op, val, timeout, uaddr2, val3):
 @syscall("futex_time64")
 def sys_futex_time64(ctx, uaddr, op, val, timeout, uaddr2, val3):
     return _futex(ctx, uaddr, op, val, timeout, uaddr2, val3, time64=True)
+
+
+FUTEX_WAITV_MAX = 128
+FUTEX_32 = 2                        # FUTEX2_SIZE_U32: the one size futex_waitv takes (Linux 6.1)
+WAITER_FLAGS = FUTEX_32 | FUTEX_PRIVATE_FLAG
+CLOCK_REALTIME, CLOCK_MONOTONIC = 0, 1
+
+
+@syscall("futex_waitv", args=(("waiters", K.PTR), ("nr_futexes", K.UINT), ("flags", K.HEX),
+                              ("timeout", K.TIMESPEC64_IN), ("clockid", K.CLOCK)))
+def sys_futex_waitv(ctx, waiters, nr_futexes, flags, timeout, clockid):
+    """kernel/futex/syscalls.c sys_futex_waitv: wait on up to 128 futexes at once; the index
+    of the one woken is returned. Checks in its order: flags 0, a count of 1..128 and an array
+    (EINVAL), the clock of an (absolute) timeout (EINVAL) and the timeout itself (EFAULT), then
+    each struct futex_waitv {u64 val; u64 uaddr; u32 flags; u32 reserved} (EFAULT; EINVAL for
+    unknown or missing size flags, a reserved word, a misaligned word); a word not holding its
+    value is EAGAIN."""
+    nr = nr_futexes & 0xFFFFFFFF
+    if flags or not 0 < nr <= FUTEX_WAITV_MAX or not waiters:
+        raise GuestErrno(E.EINVAL)
+    restart = ctx.thread.restart
+    deadline = _waitv_deadline(ctx, timeout, ctx.int32(clockid)) if timeout else None
+    entries = _waiters(ctx, waiters, nr)
+    keys = [futex_key(ctx.proc.space, uaddr, bool(wflags & FUTEX_PRIVATE_FLAG))
+            for _, uaddr, wflags in entries]
+    if restart.pop("futex_woken", False):
+        woken = restart.pop("futex_woken_key", None)
+        return keys.index(woken) if woken in keys else 0
+    # futex_wait_multiple: the values are checked before the first sleep, the timeout after it
+    if not restart.get("waitv_slept"):
+        for val, uaddr, _ in entries:
+            if struct.unpack("<I", ctx.read(uaddr, 4))[0] != val & 0xFFFFFFFF:
+                raise GuestErrno(E.EAGAIN)
+    if deadline is not None and ctx.kernel.clock.monotonic_ns() >= deadline:
+        raise GuestErrno(E.ETIMEDOUT)
+    restart["waitv_slept"] = True
+    raise WouldBlock(keys, f"futex_waitv {nr} futexes", deadline_ns=deadline)
+
+
+def _waitv_deadline(ctx, timeout: int, clockid: int) -> int:
+    """futex2_setup_timeout: an absolute time on CLOCK_MONOTONIC or CLOCK_REALTIME, as the
+    monotonic time it ends at (kept across re-executions)."""
+    if clockid not in (CLOCK_REALTIME, CLOCK_MONOTONIC):
+        raise GuestErrno(E.EINVAL)
+    restart = ctx.thread.restart
+    if "deadline" not in restart:
+        sec, nsec = struct.unpack("<qq", ctx.read(timeout, 16))
+        clock = ctx.kernel.clock
+        value = sec * NS + nsec
+        restart["deadline"] = value if clockid == CLOCK_MONOTONIC else \
+            clock.monotonic_ns() + (value - clock.realtime_ns())
+    return restart["deadline"]
+
+
+def _waiters(ctx, waiters: int, nr: int) -> list[tuple[int, int, int]]:
+    raw = ctx.read(waiters, 24 * nr)
+    entries = []
+    for i in range(nr):
+        val, uaddr, wflags, reserved = struct.unpack_from("<QQII", raw, 24 * i)
+        if wflags & ~WAITER_FLAGS or reserved or not wflags & FUTEX_32 or uaddr % 4:
+            raise GuestErrno(E.EINVAL)
+        entries.append((val, uaddr & ctx.mask, wflags))
+    return entries

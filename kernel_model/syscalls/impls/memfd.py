@@ -8,7 +8,7 @@ other bit.
 from ... import errno as E
 from ...errno import GuestErrno
 from ...flags import O_ACCMODE, O_RDWR, O_WRONLY
-from ...fs.memfd import F_SEAL_EXEC, MemFile
+from ...fs.memfd import ALL_SEALS, F_SEAL_EXEC, F_SEAL_SEAL, F_SEAL_WRITE, MemFile
 from ..kinds import K
 from ..registry import syscall
 
@@ -34,13 +34,25 @@ def sys_memfd_create(ctx, name, flags):
     return ctx.proc.fds.install(f, cloexec=bool(flags & MFD_CLOEXEC))
 
 
-def seal_fcntl(f, cmd: int, arg: int) -> int:
-    """F_GET_SEALS / F_ADD_SEALS: EINVAL on a file that cannot be sealed."""
+def seal_fcntl(ctx, f, cmd: int, arg: int) -> int:
+    """F_GET_SEALS / F_ADD_SEALS: EINVAL on a file that cannot be sealed. A new F_SEAL_WRITE is
+    EBUSY while the file has a shared mapping that may be written (memfd_add_seals'
+    mapping_deny_writable: VM_SHARED with VM_MAYWRITE, in any process, whatever its current
+    protection), after the description, seal and F_SEAL_SEAL checks."""
     node = getattr(f, "node", None)
     if not isinstance(node, MemFile):
         raise GuestErrno(E.EINVAL)
     if cmd == F_GET_SEALS:
         return node.seals
-    node.add_seals(arg & 0xFFFFFFFF, f.flags & O_ACCMODE in (O_WRONLY, O_RDWR))
+    seals, writable = arg & 0xFFFFFFFF, f.flags & O_ACCMODE in (O_WRONLY, O_RDWR)
+    if writable and not seals & ~ALL_SEALS and not node.seals & F_SEAL_SEAL and \
+            seals & F_SEAL_WRITE and not node.seals & F_SEAL_WRITE and _writably_mapped(ctx, node):
+        raise GuestErrno(E.EBUSY)
+    node.add_seals(seals, writable)
     return 0
 
+
+def _writably_mapped(ctx, node) -> bool:
+    return any(vma.shared and vma.may_write and getattr(vma.file, "node", None) is node
+               for proc in ctx.kernel.processes.values() if proc.space is not None
+               for vma in proc.vm.vmas)

@@ -10,13 +10,17 @@ from ...errno import GuestErrno
 from ...memory.layout import PAGE
 from ...images import record_library_mapping, record_unmapping
 from ...fs.memfd import NO_WRITES
-from ...memory.vm import MAP_ANONYMOUS, MAP_PRIVATE, MAP_SHARED, PROT_EXEC, PROT_MASK, PROT_WRITE
+from ...memory.advice import madvise
+from ...memory.file_map import check_file_map
+from ...memory.remap import mremap
+from ...memory.remap_file import remap_file_pages
+from ...memory.vm import (MAP_ANONYMOUS, MAP_PRIVATE, MAP_SHARED, MAP_SHARED_VALIDATE, PROT_EXEC,
+                          PROT_MASK, PROT_WRITE)
 from ...personality import heap_prot, implied_prot
 from ..kinds import K, Ret
 from ..registry import syscall
 
 MAP_TYPE = 0x0F
-MREMAP_MAYMOVE, MREMAP_FIXED = 1, 2
 
 
 @syscall("brk", args=(("addr", K.PTR),), returns=Ret.HEX)
@@ -25,30 +29,40 @@ def sys_brk(ctx, addr):
 
 
 def _mmap(ctx, addr, length, prot, flags, fd, offset):
+    """ksys_mmap_pgoff, then do_mmap (mm/mmap.c), in their order: the offset's alignment
+    (x86-64's sys_mmap and i386's old_mmap), the fd (fget: EBADF before any other check, LTP
+    mmap08 maps a closed fd with length 0), the length, the map type, then the file's checks."""
+    if offset % PAGE:
+        raise GuestErrno(E.EINVAL)
+    f = None if flags & MAP_ANONYMOUS else ctx.proc.fds.get(ctx.int32(fd))
     if prot & ~PROT_MASK & ~0x03000000:          # PROT_GROWSDOWN/UP are accepted
         raise GuestErrno(E.EINVAL)
     prot = implied_prot(ctx.proc.personality, prot)
     if not length:
         raise GuestErrno(E.EINVAL)          # do_mmap checks the length before the file
-    if flags & MAP_TYPE not in (MAP_SHARED, MAP_PRIVATE, 0x03):
-        raise GuestErrno(E.EINVAL)
-    if offset % PAGE:
+    if flags & MAP_TYPE not in (MAP_SHARED, MAP_PRIVATE, MAP_SHARED_VALIDATE):
         raise GuestErrno(E.EINVAL)
     data, name, backing = b"", b"", None
-    shared = flags & MAP_TYPE in (MAP_SHARED, 0x03)
-    if not flags & MAP_ANONYMOUS:
-        f = ctx.proc.fds.get(ctx.int32(fd))
-        if not hasattr(f, "pread") or f.stat().mode & 0o170000 not in (0o100000, 0o020000):
-            raise GuestErrno(E.ENODEV)
-        if (f.flags & 3) == 1:                     # O_WRONLY: mapping needs read access
-            raise GuestErrno(E.EACCES)
+    shared = flags & MAP_TYPE in (MAP_SHARED, MAP_SHARED_VALIDATE)
+    if f is not None:
+        check_file_map(f, prot, flags)
         name = f.path
         data, backing = _file_contents(ctx, f, prot, shared, offset, length)
     start = ctx.proc.vm.mmap(addr, length, prot & PROT_MASK, flags, data=data, name=name,
-                             offset=offset, backing=backing)
+                             offset=offset, backing=backing,
+                             may_write=_may_write(f, shared),
+                             file=f if backing is not None else None)
     if name and ctx.proc.vm.vma_at(start).perms & PROT_EXEC:
         record_library_mapping(ctx.kernel, ctx.proc, start, offset, f)   # ld.so, dlopen
     return start
+
+
+def _may_write(f, shared: bool) -> bool:
+    """VM_MAYWRITE: not for a shared map of a file opened read-only (do_mmap) nor of a memfd
+    sealed against writes (memfd_check_seals_mmap), so mprotect cannot add PROT_WRITE."""
+    if f is None or not shared:
+        return True
+    return f.writable and not getattr(f.node, "seals", 0) & NO_WRITES
 
 
 def _file_contents(ctx, f, prot: int, shared: bool, offset: int, length: int):
@@ -57,8 +71,6 @@ def _file_contents(ctx, f, prot: int, shared: bool, offset: int, length: int):
     shared mapping is new anonymous shared memory each time (mm/shmem.c shmem_zero_setup)."""
     if not shared:
         return ctx.kernel.page_cache.cached(f, offset, f.pread(length, offset)), None
-    if prot & PROT_WRITE and not f.writable:
-        raise GuestErrno(E.EACCES)          # mm/mmap.c do_mmap: a shared writable map
     if prot & PROT_WRITE and getattr(f.node, "seals", 0) & NO_WRITES:
         raise GuestErrno(E.EPERM)           # memfd_check_seals_mmap: sealed against writes
     if f.stat().mode & 0o170000 == 0o020000:
@@ -90,7 +102,23 @@ def sys_munmap(ctx, addr, length):
         ctx.kernel.page_cache.sync_mapped(ctx.mem, addr, length)    # the file sees the stores
     ctx.proc.vm.munmap(addr, length)
     record_unmapping(ctx.kernel, ctx.proc, addr, addr + length)    # dlclose: the object is gone
+    _drop_shm_attachments(ctx, addr, addr + length)
     return 0
+
+
+def _drop_shm_attachments(ctx, lo: int, hi: int) -> None:
+    """A SysV shm attachment whose pages are all unmapped now is detached, as by shmdt
+    (ipc/shm.c shm_close runs when its last area goes): nattch drops, and a segment marked
+    for removal goes with its last attachment. A partly unmapped one stays attached."""
+    vm = ctx.proc.vm
+    for start, segment in list(ctx.proc.shm_attached.items()):
+        end = start + segment.mapped_size
+        if start < hi and end > lo and vm.is_free(start, end):
+            del ctx.proc.shm_attached[start]
+            segment.nattch -= 1
+            segment.dtime = ctx.kernel.clock.realtime_ns() // 10**9      # (sysv_msg's now_seconds)
+            segment.lpid = ctx.proc.pid
+            ctx.kernel.ipc.detached(segment)
 
 
 MS_ASYNC, MS_INVALIDATE, MS_SYNC = 1, 2, 4
@@ -99,19 +127,17 @@ MS_ASYNC, MS_INVALIDATE, MS_SYNC = 1, 2, 4
 @syscall("msync", args=(("addr", K.PTR), ("length", K.ULONG), ("flags", K.HEX)))
 def sys_msync(ctx, addr, length, flags):
     """mm/msync.c: the range must be page aligned, mapped throughout (ENOMEM), with MS_ASYNC
-    or MS_SYNC but not both; the shared file pages in it are written back to their files."""
+    or MS_SYNC but not both, not MS_INVALIDATE on locked pages (EBUSY); the shared file pages
+    in it are written back to their files."""
     if addr % PAGE or flags & ~(MS_ASYNC | MS_INVALIDATE | MS_SYNC) or \
             flags & MS_ASYNC and flags & MS_SYNC:
         raise GuestErrno(E.EINVAL)
     end = addr + ((length + PAGE - 1) & ~(PAGE - 1))
     if end < addr:
         raise GuestErrno(E.ENOMEM)
-    at = addr
-    while at < end:
-        vma = ctx.proc.vm.vma_at(at)
-        if vma is None:
-            raise GuestErrno(E.ENOMEM)
-        at = vma.end
+    areas = ctx.proc.vm.areas_covering(addr, end)             # ENOMEM for a hole
+    if flags & MS_INVALIDATE and any(vma.locked for vma in areas):
+        raise GuestErrno(E.EBUSY)           # msync: locked pages cannot be invalidated
     if end > addr:
         ctx.kernel.page_cache.sync_mapped(ctx.mem, addr, end - addr)
     return 0
@@ -128,22 +154,7 @@ def sys_mprotect(ctx, addr, length, prot):
 
 @syscall("madvise", args=(("addr", K.PTR), ("length", K.ULONG), ("advice", K.MADVISE)))
 def sys_madvise(ctx, addr, length, advice):
-    if addr % PAGE:
-        raise GuestErrno(E.EINVAL)
-    MADV_DONTNEED = 4
-    if advice == MADV_DONTNEED:
-        # Private anonymous pages read back as zeros after MADV_DONTNEED (madvise(2)).
-        vm = ctx.proc.vm
-        end = addr + ((length + PAGE - 1) & ~(PAGE - 1))
-        page = addr
-        while page < end:
-            vma = vm.vma_at(page)
-            if vma is None:
-                raise GuestErrno(E.ENOMEM)
-            hi = min(vma.end, end)
-            if not vma.shared and (not vma.name or vma.name in (b"[heap]", b"[stack]")):
-                ctx.mem.write(page, bytes(hi - page))
-            page = hi
+    madvise(ctx.proc.vm, addr, length, ctx.int32(advice))     # memory/advice.py
     return 0
 
 
@@ -151,31 +162,10 @@ def sys_madvise(ctx, addr, length, advice):
                          ("flags", K.MREMAP_FLAGS), ("new_address", K.PTR)),
          returns=Ret.HEX, outside_hook=True)
 def sys_mremap(ctx, old_addr, old_size, new_size, flags, new_addr):
-    vm = ctx.proc.vm
-    vma = vm.vma_at(old_addr)
-    if vma is None or old_addr % PAGE or flags & ~(MREMAP_MAYMOVE | MREMAP_FIXED) or new_size == 0:
-        raise GuestErrno(E.EINVAL if vma is not None else E.EFAULT)
-    old_size = (old_size + PAGE - 1) & ~(PAGE - 1)
-    new_size = (new_size + PAGE - 1) & ~(PAGE - 1)
-    if new_size <= old_size:
-        if new_size < old_size:
-            vm.munmap(old_addr + new_size, old_size - new_size)
-        return old_addr
-    if old_addr + old_size > vma.end:
-        # mm/mremap.c vma_to_resize: the old range must lie in one mapping to be grown or moved
-        raise GuestErrno(E.EFAULT)
-    if vma.shared:
-        return vm.remap_shared(vma, old_addr, old_size, new_size, bool(flags & MREMAP_MAYMOVE))
-    grow_end = old_addr + new_size
-    if not vm._overlapping(old_addr + old_size, grow_end) and grow_end <= vm.layout.user_top:
-        vm.map_area(old_addr + old_size, new_size - old_size, vma.perms, name=vma.name)
-        return old_addr
-    if not flags & MREMAP_MAYMOVE:
-        raise GuestErrno(E.ENOMEM)
-    data = ctx.mem.read(old_addr, old_size)
-    target = vm.mmap(0, new_size, vma.perms, MAP_PRIVATE | MAP_ANONYMOUS, name=vma.name)
-    ctx.mem.write(target, data)
-    vm.munmap(old_addr, old_size)
-    return target
+    return mremap(ctx.proc.vm, old_addr, old_size, new_size, flags, new_addr)
 
 
+@syscall("remap_file_pages", args=(("start", K.PTR), ("size", K.ULONG), ("prot", K.PROT),
+                                   ("pgoff", K.ULONG), ("flags", K.MAP_FLAGS)), outside_hook=True)
+def sys_remap_file_pages(ctx, start, size, prot, pgoff, flags):
+    return remap_file_pages(ctx.proc.vm, ctx.kernel.page_cache, start, size, prot, pgoff, flags)

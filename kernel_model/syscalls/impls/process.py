@@ -324,32 +324,6 @@ def sys_execve(ctx, pathname, argv_ptr, envp_ptr):
     return NO_RETURN
 
 
-PR_SET_PDEATHSIG, PR_GET_PDEATHSIG, PR_GET_DUMPABLE, PR_SET_DUMPABLE = 1, 2, 3, 4
-PR_SET_NAME, PR_GET_NAME, PR_SET_NO_NEW_PRIVS, PR_GET_NO_NEW_PRIVS = 15, 16, 38, 39
-
-
-@syscall("prctl")
-def sys_prctl(ctx, option, arg2, arg3, arg4, arg5):
-    thread = ctx.thread
-    if option == PR_SET_NAME:
-        thread.comm = ctx.read_cstr(arg2, 4096)[:15]
-        return 0
-    if option == PR_GET_NAME:
-        comm = getattr(thread, "comm", None) or ctx.proc.exe.rsplit(b"/", 1)[-1][:15]
-        ctx.write(arg2, comm + b"\0")
-        return 0
-    if option in (PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS):
-        return 0
-    if option == PR_GET_PDEATHSIG:
-        ctx.write(arg2, b"\0\0\0\0")
-        return 0
-    if option == PR_GET_DUMPABLE:
-        return 1
-    if option == PR_GET_NO_NEW_PRIVS:
-        return 0
-    raise GuestErrno(E.EINVAL)
-
-
 @syscall("sched_yield", args=())
 def sys_sched_yield(ctx):
     return 0

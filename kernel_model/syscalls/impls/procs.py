@@ -6,6 +6,7 @@ from ...blocking import WouldBlock
 from ...errno import GuestErrno
 from ...process.exit import reap
 from ...process.fork import CLONE_VFORK, CLONE_VM, do_clone
+from ...process.job_control import CLD_CONTINUED, CLD_STOPPED, wait_status
 from ...process.proc import ZOMBIE
 from ...signals import SIGCHLD
 from ..kinds import K
@@ -58,12 +59,22 @@ def _matches(ctx, child, pid: int) -> bool:
     return child.pgid == -pid
 
 
-def _find_zombie(ctx, selector):
+def _find_waitable(ctx, selector, options: int):
+    """do_wait's pick among the matching children (ECHILD if none): a zombie if WEXITED, a
+    stopped one with a report if WSTOPPED, a continued one if WCONTINUED (job_control.py).
+    (child, stop report or None), or None when none is ready."""
     candidates = [c for c in ctx.proc.children if selector(c)]
     if not candidates:
         raise GuestErrno(E.ECHILD)
-    zombies = [c for c in candidates if c.state == ZOMBIE]
-    return zombies[0] if zombies else None
+    for child in candidates:
+        report = child.stop_report
+        if child.state == ZOMBIE:
+            if options & WEXITED:
+                return child, None
+        elif report is not None and (options & WUNTRACED and report[0] == CLD_STOPPED
+                                     or options & WCONTINUED and report[0] == CLD_CONTINUED):
+            return child, report
+    return None
 
 
 def _wait_block(ctx, what: str):
@@ -79,16 +90,21 @@ def _wait4(ctx, pid, status_ptr, options, rusage):
         raise GuestErrno(E.EINVAL)
     if pid == INT_MIN:
         raise GuestErrno(E.ESRCH)     # -INT_MIN is no process group (kernel_wait4: ESRCH)
-    child = _find_zombie(ctx, lambda c: _matches(ctx, c, pid))
-    if child is None:
+    found = _find_waitable(ctx, lambda c: _matches(ctx, c, pid), options | WEXITED)
+    if found is None:
         if options & WNOHANG:
             return 0
         raise _wait_block(ctx, f"wait4({pid})")
+    child, report = found
     if status_ptr:
-        ctx.write(status_ptr, struct.pack("<i", child.exit_status))
+        ctx.write(status_ptr, struct.pack("<i", child.exit_status if report is None
+                                          else wait_status(report)))
     if rusage:
         ctx.write(rusage, bytes(18 * ctx.word))      # struct rusage: 2 timevals + 14 longs
-    reap(ctx.kernel, child)
+    if report is None:
+        reap(ctx.kernel, child)
+    else:
+        child.stop_report = None                      # reported once
     return child.pid
 
 
@@ -106,28 +122,35 @@ def sys_waitpid(ctx, pid, status, options):
 @syscall("waitid", args=(("idtype", K.WAITID_TYPE), ("id", K.PID), ("infop", K.STRUCT),
                          ("options", K.WAIT_OPTIONS), ("rusage", K.STRUCT)))
 def sys_waitid(ctx, idtype, ident, infop, options, rusage):
-    if not options & WEXITED or idtype not in (P_ALL, P_PID, P_PGID):
+    if options & ~(WNOHANG | WUNTRACED | WEXITED | WCONTINUED | WNOWAIT | 0xE0000000) or \
+            not options & (WEXITED | WUNTRACED | WCONTINUED) or idtype not in (P_ALL, P_PID, P_PGID):
         raise GuestErrno(E.EINVAL)
     ident = ctx.int32(ident)
     selector = {P_ALL: lambda c: True, P_PID: lambda c: c.pid == ident,
                 P_PGID: lambda c: c.pgid == (ident or ctx.proc.pgid)}[idtype]
-    child = _find_zombie(ctx, selector)
-    if child is None:
+    found = _find_waitable(ctx, selector, options)
+    if found is None:
         if options & WNOHANG:
             if infop:
                 ctx.write(infop, bytes(128))     # si_pid = 0: nothing to report
             return 0
         raise _wait_block(ctx, "waitid")
-    status = child.exit_status
-    if status & 0x7F:
+    child, report = found
+    if report is not None:
+        code, value = report
+    elif child.exit_status & 0x7F:
+        status = child.exit_status
         code, value = (CLD_DUMPED if status & 0x80 else CLD_KILLED), status & 0x7F
     else:
-        code, value = CLD_EXITED, (status >> 8) & 0xFF
+        code, value = CLD_EXITED, (child.exit_status >> 8) & 0xFF
     if infop:
         # siginfo_t: si_signo, si_errno, si_code, then the union (8-byte aligned on x86-64)
         head = struct.pack("<iii", SIGCHLD, 0, code) + (b"\0" * 4 if ctx.word == 8 else b"")
         body = struct.pack("<iIi", child.pid, 0, value)
         ctx.write(infop, (head + body).ljust(128, b"\0"))
     if not options & WNOWAIT:
-        reap(ctx.kernel, child)
+        if report is None:
+            reap(ctx.kernel, child)
+        else:
+            child.stop_report = None
     return 0

@@ -1,9 +1,11 @@
 """mlock, mlock2, munlock, mlockall, munlockall and mincore (mm/mlock.c, mm/mincore.c).
 
-The model has no paging: every page of a mapping is in memory, always. So locking changes
-nothing that can be seen and mincore reports every mapped page resident; what is modeled are
-the calls' checks: page rounding, the range being mapped (ENOMEM), the flags (EINVAL), and
-RLIMIT_MEMLOCK for a caller without CAP_IPC_LOCK (ENOMEM past it, EPERM with a limit of 0).
+The model has no paging: every page of a mapping is in memory, always. So mincore reports
+every mapped page resident, and locking changes only what the kernel tells of it: the areas'
+VM_LOCKED (Vma.locked: VmLck in /proc/PID/status, msync's EBUSY). Modeled too are the calls'
+checks: page rounding, the range being mapped (ENOMEM), the flags (EINVAL), and
+RLIMIT_MEMLOCK, counting what is locked already, for a caller without CAP_IPC_LOCK (ENOMEM
+past it, EPERM with a limit of 0).
 """
 from ... import errno as E
 from ...errno import GuestErrno
@@ -26,7 +28,7 @@ def _pages(ctx, addr: int, length: int) -> tuple[int, int]:
     return start, end
 
 
-def _mapped(ctx, start: int, end: int) -> bool:
+def _mapped(ctx, start: int, end: int) -> bool:   # mincore's check
     addr = start
     while addr < end:
         vma = ctx.proc.vm.vma_at(addr)
@@ -41,7 +43,7 @@ def _memlock_limit(ctx) -> int:
 
 
 def _check_lock(ctx, size: int) -> None:
-    """can_do_mlock() and the RLIMIT_MEMLOCK check of do_mlock."""
+    """can_do_mlock() and the RLIMIT_MEMLOCK check of do_mlock: `size` more bytes locked."""
     if ctx.proc.creds.capable(CAP_IPC_LOCK):
         return
     limit = _memlock_limit(ctx)
@@ -51,12 +53,23 @@ def _check_lock(ctx, size: int) -> None:
         raise GuestErrno(E.ENOMEM)
 
 
+def _newly_locked(vm, start: int, end: int) -> int:
+    """The bytes of [start, end) that are mapped and not locked yet: what a lock of the
+    range adds to mm->locked_vm (do_mlock subtracts count_mm_mlocked_page_nr)."""
+    return sum(min(v.end, end) - max(v.start, start) for v in vm.vmas
+               if v.start < end and v.end > start and not v.locked)
+
+
 def _lock(ctx, addr: int, length: int, locking: bool) -> int:
+    """mlock/munlock: VM_LOCKED on the pages of the range (mm/mlock.c apply_vma_lock_flags),
+    which /proc/PID/status counts as VmLck; nothing else changes, every page being resident."""
+    vm = ctx.proc.vm
     start, end = _pages(ctx, addr & ctx.mask, length & ctx.mask)
     if locking:
-        _check_lock(ctx, end - start)
-    if end > start and not _mapped(ctx, start, end):
-        raise GuestErrno(E.ENOMEM)
+        _check_lock(ctx, vm.locked_bytes() + _newly_locked(vm, start, end))
+    if end > start:
+        vm.areas_covering(start, end)                  # ENOMEM for a hole
+        vm.set_flags(start, end, locked=locking)
     return 0
 
 
@@ -77,6 +90,16 @@ def sys_munlock(ctx, addr, length):
     return _lock(ctx, addr, length, False)
 
 
+def _lock_all(vm, flags: int) -> None:
+    """apply_mlockall_flags: MCL_FUTURE locks the areas made from now on (mm->def_flags),
+    MCL_CURRENT every area there is; flags 0 (munlockall) unlocks both."""
+    vm.lock_future = bool(flags & MCL_FUTURE)
+    if flags & MCL_FUTURE and not flags & MCL_CURRENT:
+        return
+    for vma in list(vm.vmas):
+        vm.rename_area(vma, locked=bool(flags & MCL_CURRENT))
+
+
 @syscall("mlockall", args=(("flags", K.HEX),))
 def sys_mlockall(ctx, flags):
     flags = ctx.int32(flags)
@@ -87,11 +110,13 @@ def sys_mlockall(ctx, flags):
         _check_lock(ctx, ctx.proc.vm.mapped_bytes())
     elif not ctx.proc.creds.capable(CAP_IPC_LOCK) and _memlock_limit(ctx) == 0:
         raise GuestErrno(E.EPERM)
+    _lock_all(ctx.proc.vm, flags)
     return 0
 
 
 @syscall("munlockall", args=())
 def sys_munlockall(ctx):
+    _lock_all(ctx.proc.vm, 0)
     return 0
 
 

@@ -20,6 +20,7 @@ from ... import errno as E
 from ...errno import GuestErrno
 from ...sched_attrs import (RT_POLICIES, SCHED_BATCH, SCHED_DEADLINE, SCHED_IDLE, SCHED_NORMAL,
                            SCHED_RESET_ON_FORK)
+from ...sched_owner import may_reschedule
 from ..kinds import K
 from ..registry import syscall
 from .priority import INIT, _rlimit_nice
@@ -69,6 +70,8 @@ def _set(ctx, pid: int, policy: int | None, param: int) -> int:
         raise GuestErrno(E.EINVAL)                    # no deadline parameters here
     if task is INIT:
         raise GuestErrno(E.EPERM)     # another owner's task: after the checks of the values
+    if not may_reschedule(ctx.proc.creds, task.process.creds):
+        raise GuestErrno(E.EPERM)     # check_same_owner
     _check_unprivileged(task, policy, priority, reset)
     task.sched_policy = policy | (SCHED_RESET_ON_FORK if reset else 0)
     task.rt_priority = priority if policy in RT else 0

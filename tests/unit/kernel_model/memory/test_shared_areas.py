@@ -6,6 +6,7 @@ from kernel_model.fs.records import StatResult
 from kernel_model.memory.futex_key import futex_key
 from kernel_model.memory.layout import PAGE
 from kernel_model.memory.page_cache import PageCache
+from kernel_model.memory.remap import MREMAP_MAYMOVE, mremap
 from kernel_model.memory.vm import MAP_ANONYMOUS, MAP_FIXED, MAP_PRIVATE, MAP_SHARED, PROT_READ, PROT_WRITE
 from kernel_model.process.fork import copy_space
 
@@ -121,8 +122,7 @@ def test_mremap_moves_a_shared_area_without_unsharing_it(arch):
     parent = parent_with_areas(arch)
     child = copy_space(parent, 4 << 30)
     parent.vm.mmap(SHARED_AT + 2 * PAGE, PAGE, RW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED)  # no room
-    moved = parent.vm.remap_shared(parent.vm.vma_at(SHARED_AT), SHARED_AT, 2 * PAGE, 3 * PAGE,
-                                   may_move=True)
+    moved = mremap(parent.vm, SHARED_AT, 2 * PAGE, 3 * PAGE, MREMAP_MAYMOVE, 0)
     assert moved != SHARED_AT and parent.vm.vma_at(SHARED_AT) is None
     assert parent.vm.vma_at(moved).shared and parent.vm.vma_at(moved).end == moved + 3 * PAGE
     child.machine.mem.write(SHARED_AT + PAGE, b"seen")
@@ -133,8 +133,7 @@ def test_mremap_moves_a_shared_area_without_unsharing_it(arch):
 def test_mremap_grows_a_shared_area_in_place_when_there_is_room(arch):
     parent = parent_with_areas(arch)
     child = copy_space(parent, 4 << 30)
-    assert parent.vm.remap_shared(parent.vm.vma_at(SHARED_AT), SHARED_AT, 2 * PAGE, 3 * PAGE,
-                                  may_move=False) == SHARED_AT
+    assert mremap(parent.vm, SHARED_AT, 2 * PAGE, 3 * PAGE, 0, 0) == SHARED_AT
     child.machine.mem.write(SHARED_AT, b"still")
     assert parent.machine.mem.read(SHARED_AT, 5) == b"still"
     assert parent.vm.vma_at(SHARED_AT + 2 * PAGE).shared

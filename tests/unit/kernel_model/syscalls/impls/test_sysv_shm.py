@@ -93,3 +93,25 @@ def test_a_removed_attached_segment_keeps_its_id_not_its_key(arch):
         ("shmctl", 0, IPC_STAT | IPC_64, "BUF"),
     ])
     assert results == [0, A, 0, -E.ENOENT, 1, 0, 0, -E.EINVAL]
+
+
+def test_munmap_of_a_whole_attachment_detaches_it(arch):
+    """munmap of all of an attachment's pages is a detach (shm_close when its last area goes):
+    nattch drops, a segment marked for removal goes, and shmdt then finds nothing (EINVAL).
+    Before, the segment stayed attached to the unmapped address."""
+    results, buf, _ = run_script(arch, [
+        ("shmget", IPC_PRIVATE, 8192, 0o600),
+        ("shmat", 0, A, 0),
+        ("shmat", 0, B, 0),
+        ("munmap", A, 4096),                         # half of it: still attached
+        ("shmctl", 0, IPC_STAT | IPC_64, "BUF+64"),
+        ("munmap", A, 8192),
+        ("shmctl", 0, IPC_STAT | IPC_64, "BUF+256"),
+        ("shmdt", A),
+        ("shmctl", 0, IPC_RMID, 0),
+        ("munmap", B, 8192),
+        ("shmctl", 0, IPC_STAT | IPC_64, "BUF+512")])  # gone with its last attachment
+    assert results == [0, A, B, 0, 0, 0, 0, -E.EINVAL, 0, 0, -E.EINVAL]
+    _, _, count_fmt, count_at = NATTCH[arch]
+    assert struct.unpack_from(count_fmt, buf, 64 + count_at)[0] == 2
+    assert struct.unpack_from(count_fmt, buf, 256 + count_at)[0] == 1

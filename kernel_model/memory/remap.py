@@ -1,0 +1,102 @@
+"""mremap(2) on an AreaMap, in the order of Linux's mm/mremap.c.
+
+The flags are checked first (unknown ones, MREMAP_FIXED without MREMAP_MAYMOVE: EINVAL), then
+the old address's alignment and the new length. Shrinking unmaps the tail and looks at no
+area. MREMAP_FIXED (mremap_to) checks the new address (aligned, in user space, not
+overlapping the old range: EINVAL), unmaps what lies there, then moves. Growing or moving
+needs the old range inside one area (vma_to_resize: EFAULT); an area that ends where the old
+range ends grows in place when the pages after it are free, else it moves if it may
+(ENOMEM if not). A move keeps the area's permissions, name, offset and lock, and takes its
+pages along: a shared area's are the same pages at the new place (move_vma moves page table
+entries, so the processes sharing them still do), a private one's bytes are copied.
+"""
+from .. import errno as E
+from ..errno import GuestErrno
+from emu.shared_pages import SharedPages
+from .layout import PAGE
+from .vm import AreaMap, Vma, page_up
+
+MREMAP_MAYMOVE, MREMAP_FIXED = 1, 2
+
+
+def mremap(vm: AreaMap, old_addr: int, old_size: int, new_size: int, flags: int,
+           new_addr: int) -> int:
+    """The area's new start, or GuestErrno."""
+    if flags & ~(MREMAP_MAYMOVE | MREMAP_FIXED) or \
+            flags & MREMAP_FIXED and not flags & MREMAP_MAYMOVE or old_addr % PAGE:
+        raise GuestErrno(E.EINVAL)
+    old_size, new_size = page_up(old_size), page_up(new_size)
+    if not new_size:
+        raise GuestErrno(E.EINVAL)
+    if flags & MREMAP_FIXED:
+        return _remap_to(vm, old_addr, old_size, new_size, new_addr)
+    if old_size >= new_size:
+        if old_size > new_size:
+            vm.munmap(old_addr + new_size, old_size - new_size)
+        return old_addr
+    vma = _area_to_resize(vm, old_addr, old_size, new_size)
+    end = old_addr + old_size
+    if end == vma.end and _free(vm, end, new_size - old_size):
+        return _grow_in_place(vm, vma, old_addr, old_size, new_size)
+    if not flags & MREMAP_MAYMOVE:
+        raise GuestErrno(E.ENOMEM)
+    return _move(vm, vma, old_addr, old_size, new_size, vm.find_free(new_size))
+
+
+def _remap_to(vm: AreaMap, old_addr: int, old_size: int, new_size: int, new_addr: int) -> int:
+    if new_addr % PAGE or new_size > vm.layout.user_top or new_addr > vm.layout.user_top - new_size:
+        raise GuestErrno(E.EINVAL)
+    if old_addr + old_size > new_addr and new_addr + new_size > old_addr:
+        raise GuestErrno(E.EINVAL)          # the old and new ranges must not overlap
+    vm.remove_range(new_addr, new_addr + new_size)
+    if old_size > new_size:
+        vm.munmap(old_addr + new_size, old_size - new_size)
+        old_size = new_size
+    vma = _area_to_resize(vm, old_addr, old_size, new_size)
+    return _move(vm, vma, old_addr, old_size, new_size, new_addr)
+
+
+def _area_to_resize(vm: AreaMap, addr: int, old_size: int, new_size: int) -> Vma:
+    """vma_to_resize: the one area holding [addr, addr+old_size)."""
+    vma = vm.vma_at(addr)
+    if vma is None or old_size > vma.end - addr:
+        raise GuestErrno(E.EFAULT)          # no area, or the range crosses its end
+    if not old_size and not vma.shared:
+        raise GuestErrno(E.EINVAL)          # a zero old size duplicates shared areas only
+    return vma
+
+
+def _free(vm: AreaMap, start: int, size: int) -> bool:
+    return start + size <= vm.layout.user_top and vm.is_free(start, start + size)
+
+
+def _grow_in_place(vm: AreaMap, vma: Vma, old_addr: int, old_size: int, new_size: int) -> int:
+    end, extra = old_addr + old_size, new_size - old_size
+    offset = vma.offset + (end - vma.start)
+    if vma.shared:
+        vm.map_shared_area(end, extra, vma.perms, [(SharedPages(extra), 0, extra)], name=vma.name,
+                           offset=offset, may_write=vma.may_write, locked=vma.locked,
+                           file=vma.file)
+    else:
+        vm.map_area(end, extra, vma.perms, name=vma.name, offset=offset, locked=vma.locked)
+    return old_addr
+
+
+def _move(vm: AreaMap, vma: Vma, old_addr: int, old_size: int, new_size: int, target: int) -> int:
+    """move_vma: the old range's pages at `target`, grown to new_size; then the old range goes."""
+    mem = vm.machine.mem
+    offset = vma.offset + (old_addr - vma.start)
+    extra = new_size - old_size
+    if vma.shared:
+        pieces = [(pages, at, hi - lo) for lo, hi, pages, at in mem.shared_pieces(old_addr, old_size)]
+        if extra:
+            pieces.append((SharedPages(extra), 0, extra))
+        # The new place holds the pages before the old one lets go of them.
+        vm.map_shared_area(target, new_size, vma.perms, pieces, name=vma.name, offset=offset,
+                           may_write=vma.may_write, locked=vma.locked, file=vma.file)
+    else:
+        data = mem.read(old_addr, old_size)      # the kernel's view: whatever the protection
+        vm.map_area(target, new_size, vma.perms, name=vma.name, offset=offset, locked=vma.locked)
+        mem.write(target, data)
+    vm.remove_range(old_addr, old_addr + old_size)
+    return target
