@@ -50,6 +50,8 @@ class Call(Node):
 class Field(Node):
     target: Node
     name: str                  # args.NAME
+    # a uprobe's: function -> its dwarf_args.Parameter, set by the checks (checks.py)
+    parameters: dict | None = None
 
 
 @dataclass

@@ -28,12 +28,26 @@ def compile_builtin(node: ast.Builtin, consumer):
 
 def compile_field(node: ast.Field):
     field = node.name
+    if node.parameters is not None:
+        return _parameter_reader(node)
 
     def read(env):
         value = env.hit.named_arg(field)
         if value is None:
             raise RuntimeActionError(node, f"{env.hit.syscall} has no argument {field!r}")
         return value
+    return read
+
+
+def _parameter_reader(node: ast.Field):
+    """A uprobe's args.NAME: the probed function's parameter (dwarf_args.py)."""
+    parameters = node.parameters
+
+    def read(env):
+        parameter = parameters.get(env.hit.func)
+        if parameter is None:
+            raise RuntimeActionError(node, f"{env.hit.func} has no parameter {node.name!r}")
+        return parameter.value(env.hit.arg)
     return read
 
 

@@ -194,14 +194,31 @@ class _Checker:
     def field(self, node: ast.Field) -> None:
         if not (isinstance(node.target, ast.Builtin) and node.target.name == "args"):
             self.fail(node, "fields are read from args only (args.NAME)")
+        if self.attaches and all(a.kind == "uprobe" for a in self.attaches):
+            self.uprobe_field(node)
+            return
         if not all(a.kind == "tracepoint" for a in self.attaches):
-            self.fail(node, "args.NAME needs the object's DWARF in a uprobe, which trapline does "
-                            "not read yet: use arg0..argN (tracepoint:syscalls probes have args)")
+            self.fail(node, "args.NAME is read in tracepoint:syscalls probes, or in uprobes of "
+                            "a binary with DWARF (not in a uretprobe, nor with other probe kinds "
+                            "in one block): use arg0..argN")
         from .syscall_args import check_field
         for attach in self.attaches:
             problem = check_field(attach, node.name)
             if problem:
                 self.fail(node, problem)
+
+    def uprobe_field(self, node: ast.Field) -> None:
+        """args.NAME of each probed function, from its binary's DWARF (dwarf_args.py)."""
+        from .dwarf_args import DwarfArgError, lookup
+        parameters = {}
+        for attach in self.attaches:
+            if attach.address is not None or attach.offset:
+                self.fail(node, f"args.NAME needs a function's entry: {attach.text} is not one")
+            try:
+                parameters.update(lookup(attach.binary, attach.function, node.name))
+            except DwarfArgError as error:
+                self.fail(node, str(error))
+        node.parameters = parameters
 
     def call(self, node: ast.Call, statement: bool) -> None:
         name = node.name
