@@ -125,6 +125,12 @@ class AttachPoint(Node):
 
 
 @dataclass
+class ConfigItem(Node):
+    key: str
+    value: int | str
+
+
+@dataclass
 class Probe(Node):
     attach_points: list
     predicate: Node | None
@@ -136,3 +142,4 @@ class Program:
     probes: list
     source: str                # the text, for error carets
     name: str = "-e"           # "-e" or the file's path
+    config: list = field(default_factory=list)   # ConfigItems of a `config = { ... }` block

@@ -36,6 +36,27 @@ STATEMENT_ONLY = {"printf", "print", "join", "exit", "clear", "delete", "zero", 
 RETURN_KINDS = ("uretprobe",)
 
 
+# the config block's keys trapline knows (bpftrace refuses an unknown key too)
+CONFIG_KEYS = {"buffer_limit": "the events the consumer's buffer keeps between two drains "
+                               "(event_buffer.py)"}
+
+
+def check_config(program: ast.Program) -> dict:
+    """The `config = { ... }` block's settings; ProgramError at the first thing wrong."""
+    settings = {}
+    for item in program.config:
+        where = (program.source, program.name, item.line, item.column)
+        if item.key not in CONFIG_KEYS:
+            raise ProgramError(*where, f"unknown config key {item.key!r} (trapline knows: "
+                                       f"{', '.join(CONFIG_KEYS)})")
+        if item.key in settings:
+            raise ProgramError(*where, f"{item.key} is set twice")
+        if not isinstance(item.value, int) or item.value < 1:
+            raise ProgramError(*where, f"{item.key} is a number of events, at least 1")
+        settings[item.key] = item.value
+    return settings
+
+
 def check(program: ast.Program) -> list[list[Attach]]:
     """The attach points of each probe, parsed; ProgramError at the first thing wrong."""
     checker = _Checker(program)

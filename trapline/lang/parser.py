@@ -28,7 +28,8 @@ def parse(source: str, name: str = "-e") -> ast.Program:
             lines = source.splitlines() or [""]
             line, column = len(lines), len(lines[-1]) + 1
         raise ProgramError(source, name, line, column, message) from None
-    return ast.Program(_Build().transform(tree), source, name)
+    config, probes = _Build().transform(tree)
+    return ast.Program(probes, source, name, config)
 
 
 def _without_shebang(source: str) -> str:
@@ -68,11 +69,24 @@ def _at(meta_or_token):
     return meta_or_token.line, meta_or_token.column
 
 
+class _Config(list):
+    """The config block's items (a list apart from the probes)."""
+
+
 class _Build(lark.Transformer):
     """Tree -> ast nodes; rules with a position take `meta` (v_args)."""
 
-    def start(self, probes):
-        return list(probes)
+    def start(self, children):
+        config = children[0] if children and isinstance(children[0], _Config) else _Config()
+        return config, [child for child in children if not isinstance(child, _Config)]
+
+    def config(self, items):
+        return _Config(item for item in items if item is not None)
+
+    @lark.v_args(meta=True)
+    def config_item(self, meta, children):
+        key, value = children
+        return ast.ConfigItem(*_at(meta), str(key), int(value, 0) if value.type == "INT" else str(value))
 
     @lark.v_args(meta=True)
     def probe(self, meta, children):
