@@ -50,8 +50,7 @@ class Call(Node):
 class Field(Node):
     target: Node
     name: str                  # args.NAME
-    # a uprobe's: function -> its dwarf_args.Parameter, set by the checks (checks.py)
-    parameters: dict | None = None
+    uprobe: bool = False       # a uprobe's parameter (dwarf_args.py), set by the checks
 
 
 @dataclass

@@ -229,17 +229,21 @@ class _Checker:
                 self.fail(node, problem)
 
     def uprobe_field(self, node: ast.Field) -> None:
-        """args.NAME of each probed function, from its binary's DWARF (dwarf_args.py)."""
+        """args.NAME of each probed function, from its binary's DWARF (dwarf_args.py): checked
+        now where BIN is a host file; a BIN named as the run maps it (uprobe:fib:fib) is read
+        when its object is mapped, at the first hit."""
+        import os
+
         from .dwarf_args import DwarfArgError, lookup
-        parameters = {}
         for attach in self.attaches:
             if attach.address is not None or attach.offset:
                 self.fail(node, f"args.NAME needs a function's entry: {attach.text} is not one")
-            try:
-                parameters.update(lookup(attach.binary, attach.function, node.name))
-            except DwarfArgError as error:
-                self.fail(node, str(error))
-        node.parameters = parameters
+            if os.path.isfile(attach.binary):
+                try:
+                    lookup(attach.binary, attach.function, node.name)
+                except DwarfArgError as error:
+                    self.fail(node, str(error))
+        node.uprobe = True
 
     def call(self, node: ast.Call, statement: bool) -> None:
         name = node.name

@@ -3,7 +3,7 @@ greet's parameters) prints, through the probe, the values main passes, on both a
 without DWARF gets the one-line reason before the run."""
 import pytest
 
-from tests.e2e.lang.lang_run import ARCHES, sample, trace
+from tests.e2e.lang.lang_run import ARCHES, ROOT, sample, trace
 from tests.unit.trapline.lang.gcc_program import GREET_CALLS, build
 
 pytestmark = pytest.mark.e2e
@@ -28,3 +28,19 @@ def test_without_dwarf_the_reason(arch):
     assert done.returncode == 2
     assert f"{fib} has no DWARF for fib (build it with -g), use arg0..argN" in done.stderr
     assert done.stdout == ""
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_a_binary_named_as_mapped_is_read_at_its_first_hit(arch, tmp_path):
+    """uprobe:NAME:FUNC with NAME no host file where trapline runs: the DWARF of the object the
+    run maps under that name is read at the first hit (the program's, or fib's, which has none:
+    reported once, counted)."""
+    program = build(tmp_path, arch)
+    done = trace("-e", f'uprobe:greet-{arch}:greet {{ printf("%d\\n", args.n); }}', "--", program,
+                 cwd=ROOT)
+    assert done.stdout.splitlines()[:-1] == [str(call[0]) for call in GREET_CALLS]
+    fib = sample(arch, "fib")
+    done = trace("-e", 'uprobe:fib:fib { @[args.n] = count(); }', "--", fib, "3", cwd=ROOT)
+    assert done.stdout.splitlines()[0] == "fib(3) = 2" and "@" not in done.stdout
+    assert f"{fib} has no DWARF for fib (build it with -g)" in done.stderr
+    assert "(build it with -g), use arg0..argN: 5 hits in all" in done.stderr

@@ -34,7 +34,6 @@ def _error(text: str) -> ProgramError:
     ("tracepoint:syscalls:sys_enter_read { @x = args.nosuch; }", 48, "read has no argument 'nosuch'"),
     ("tracepoint:syscalls:sys_exit_read { @x = args.fd; }", 47, "sys_exit_ tracepoints have args.ret only"),
     ("uprobe:/bin/ls:main { @x = args.size; }", 33, "/bin/ls has no DWARF for main (build it with -g)"),
-    ("uprobe:libnosuch.so.1:main { @x = args.size; }", 40, "'libnosuch.so.1' is not a file on the host"),
     ("uretprobe:/bin/ls:main { @x = args.size; }", 36, "not in a uretprobe"),
     ("config = { buffer_limt = 4 } BEGIN { }", 12, "unknown config key 'buffer_limt' (trapline knows: buffer_limit)"),
     ("config = { buffer_limit = 4; buffer_limit = 5 } BEGIN { }", 30, "buffer_limit is set twice"),

@@ -54,16 +54,19 @@ def test_refused_with_the_reason(program, function, field, words):
     assert words in str(refused.value)
 
 
-def test_the_checks_put_the_parameters_on_the_field(program):
+def test_the_checks_read_a_host_binary_before_the_run(program):
     _, path = program
     text = f'uprobe:{path}:greet {{ printf("%d\\n", args.big); }}'
     program_tree = parse(text)
     check(program_tree)
-    field = program_tree.probes[0].body[0].expr.args[1]
-    assert field.parameters == {"greet": parameters_of(path, "greet")["greet"]["big"]}
+    assert program_tree.probes[0].body[0].expr.args[1].uprobe
     with pytest.raises(ProgramError) as refused:
         check(parse(f"uprobe:{path}:greet+4 {{ @x = args.n; }}"))
     assert "needs a function's entry" in refused.value.message
+    with pytest.raises(ProgramError) as refused:
+        check(parse(f"uprobe:{path}:greet {{ @x = args.nosuch; }}"))
+    assert "greet has no parameter 'nosuch'" in refused.value.message
+    check(parse("uprobe:libnosuch.so.1:f { @x = args.n; }"))     # read when it is mapped
 
 
 @given(size=st.sampled_from([1, 2, 4, 8]), signed=st.booleans(), words=st.sampled_from([1, 2]),
