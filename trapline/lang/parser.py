@@ -51,6 +51,14 @@ def _syntax_message(bad) -> str:
     return f"syntax error, unexpected {str(token)!r}"
 
 
+def integer_literal(text: str) -> int:
+    """A literal the grammar's INT took: 0x... hex, 0... octal (C's, as bpftrace's lexer); Python's
+    int(text, 0) refuses a leading 0."""
+    if text[:2] in ("0x", "0X"):
+        return int(text, 16)
+    return int(text, 8) if text.startswith("0") else int(text)
+
+
 def unescape(text: str) -> str:
     """A string literal's body with C's escapes (\\n, \\t, \\", \\\\, \\0) replaced."""
     out, i = [], 0
@@ -86,7 +94,7 @@ class _Build(lark.Transformer):
     @lark.v_args(meta=True)
     def config_item(self, meta, children):
         key, value = children
-        return ast.ConfigItem(*_at(meta), str(key), int(value, 0) if value.type == "INT" else str(value))
+        return ast.ConfigItem(*_at(meta), str(key), integer_literal(str(value)) if value.type == "INT" else str(value))
 
     @lark.v_args(meta=True)
     def probe(self, meta, children):
@@ -181,7 +189,7 @@ class _Build(lark.Transformer):
 
     def integer(self, children):
         token = children[0]
-        return ast.Integer(*_at(token), int(str(token), 0))
+        return ast.Integer(*_at(token), integer_literal(str(token)))
 
     def string(self, children):
         token = children[0]
