@@ -50,6 +50,7 @@ class Call(Node):
 class Field(Node):
     target: Node
     name: str                  # args.NAME
+    uprobe: bool = False       # a uprobe's parameter (dwarf_args.py), set by the checks
 
 
 @dataclass
@@ -123,6 +124,12 @@ class AttachPoint(Node):
 
 
 @dataclass
+class ConfigItem(Node):
+    key: str
+    value: int | str
+
+
+@dataclass
 class Probe(Node):
     attach_points: list
     predicate: Node | None
@@ -134,3 +141,4 @@ class Program:
     probes: list
     source: str                # the text, for error carets
     name: str = "-e"           # "-e" or the file's path
+    config: list = field(default_factory=list)   # ConfigItems of a `config = { ... }` block

@@ -28,12 +28,37 @@ def compile_builtin(node: ast.Builtin, consumer):
 
 def compile_field(node: ast.Field):
     field = node.name
+    if node.uprobe:
+        return _parameter_reader(node)
 
     def read(env):
         value = env.hit.named_arg(field)
         if value is None:
             raise RuntimeActionError(node, f"{env.hit.syscall} has no argument {field!r}")
         return value
+    return read
+
+
+def _parameter_reader(node: ast.Field):
+    """A uprobe's args.NAME: the probed function's parameter (dwarf_args.py), found in the DWARF
+    of the object the hit is in (its path is in the probe's name: uprobe:PATH:FUNC) once per
+    probe."""
+    from .dwarf_args import DwarfArgError, lookup
+    found: dict[str, object] = {}          # probe -> its Parameter, or why there is none
+
+    def read(env):
+        hit = env.hit
+        parameter = found.get(hit.probe)
+        if parameter is None:
+            path = hit.probe.partition(":")[2].rpartition(":")[0]
+            try:
+                parameter = lookup(path, hit.func, node.name)[hit.func]
+            except DwarfArgError as error:
+                parameter = str(error)
+            found[hit.probe] = parameter
+        if isinstance(parameter, str):
+            raise RuntimeActionError(node, parameter)
+        return parameter.value(hit.arg)
     return read
 
 

@@ -36,6 +36,27 @@ STATEMENT_ONLY = {"printf", "print", "join", "exit", "clear", "delete", "zero", 
 RETURN_KINDS = ("uretprobe",)
 
 
+# the config block's keys trapline knows (bpftrace refuses an unknown key too)
+CONFIG_KEYS = {"buffer_limit": "the events the consumer's buffer keeps between two drains "
+                               "(event_buffer.py)"}
+
+
+def check_config(program: ast.Program) -> dict:
+    """The `config = { ... }` block's settings; ProgramError at the first thing wrong."""
+    settings = {}
+    for item in program.config:
+        where = (program.source, program.name, item.line, item.column)
+        if item.key not in CONFIG_KEYS:
+            raise ProgramError(*where, f"unknown config key {item.key!r} (trapline knows: "
+                                       f"{', '.join(CONFIG_KEYS)})")
+        if item.key in settings:
+            raise ProgramError(*where, f"{item.key} is set twice")
+        if not isinstance(item.value, int) or item.value < 1:
+            raise ProgramError(*where, f"{item.key} is a number of events, at least 1")
+        settings[item.key] = item.value
+    return settings
+
+
 def check(program: ast.Program) -> list[list[Attach]]:
     """The attach points of each probe, parsed; ProgramError at the first thing wrong."""
     checker = _Checker(program)
@@ -194,14 +215,35 @@ class _Checker:
     def field(self, node: ast.Field) -> None:
         if not (isinstance(node.target, ast.Builtin) and node.target.name == "args"):
             self.fail(node, "fields are read from args only (args.NAME)")
+        if self.attaches and all(a.kind == "uprobe" for a in self.attaches):
+            self.uprobe_field(node)
+            return
         if not all(a.kind == "tracepoint" for a in self.attaches):
-            self.fail(node, "args.NAME needs the object's DWARF in a uprobe, which trapline does "
-                            "not read yet: use arg0..argN (tracepoint:syscalls probes have args)")
+            self.fail(node, "args.NAME is read in tracepoint:syscalls probes, or in uprobes of "
+                            "a binary with DWARF (not in a uretprobe, nor with other probe kinds "
+                            "in one block): use arg0..argN")
         from .syscall_args import check_field
         for attach in self.attaches:
             problem = check_field(attach, node.name)
             if problem:
                 self.fail(node, problem)
+
+    def uprobe_field(self, node: ast.Field) -> None:
+        """args.NAME of each probed function, from its binary's DWARF (dwarf_args.py): checked
+        now where BIN is a host file; a BIN named as the run maps it (uprobe:fib:fib) is read
+        when its object is mapped, at the first hit."""
+        import os
+
+        from .dwarf_args import DwarfArgError, lookup
+        for attach in self.attaches:
+            if attach.address is not None or attach.offset:
+                self.fail(node, f"args.NAME needs a function's entry: {attach.text} is not one")
+            if os.path.isfile(attach.binary):
+                try:
+                    lookup(attach.binary, attach.function, node.name)
+                except DwarfArgError as error:
+                    self.fail(node, str(error))
+        node.uprobe = True
 
     def call(self, node: ast.Call, statement: bool) -> None:
         name = node.name

@@ -3,7 +3,10 @@ own maps and its own output. Consumers of one run are independent: they may enab
 probe, and one's exit() or error stops none of the others.
 
 Output is written as it is made, in the order of the run (printf's lines between the guest's
-own), so nothing waits in a buffer that could overflow. At the end (or at its exit()) the
+own), so nothing waits in a buffer that could overflow; unless the program sets a buffer limit
+(`config = { buffer_limit = N }`): then its events wait in a buffer drained on the virtual
+clock's ticks, and what does not fit is counted and reported as bpftrace's lost events
+(event_buffer.py). At the end (or at its exit()) the
 consumer runs its END probes and prints its maps, as bpftrace does.
 
 A run-time error in an action (division by zero, a string where a number goes) ends that
@@ -12,8 +15,9 @@ counted; the guest never notices.
 """
 import sys
 
-from .checks import check
+from .checks import check, check_config
 from .errors import RuntimeActionError, StopAction, caret_message
+from .event_buffer import EventBuffer
 from .evaluator import Compiler, Env
 from .maps import Maps
 from .parser import parse
@@ -32,6 +36,8 @@ class Consumer:
     def __init__(self, source: str, name: str, out, *, stacks, report=None, batch: int = 1):
         self.program = parse(source, name)
         attach_lists = check(self.program)
+        self.buffer_limit = check_config(self.program).get("buffer_limit")
+        self.events: EventBuffer | None = None      # made by start() when there is a limit
         self.name = name
         self.maps = Maps()
         self.out = out
@@ -49,7 +55,22 @@ class Consumer:
                              compiler.block(probe.body), probe)
                        for probe, attaches in zip(self.program.probes, attach_lists)]
 
+    def start(self, start_ns: int, clock) -> None:
+        """The run begins at virtual time `start_ns`; `clock` reads the virtual time (the door's)
+        when an event is made."""
+        self.start_ns = start_ns
+        if self.buffer_limit is not None:
+            self.events = EventBuffer(self.buffer_limit, start_ns, self._output)
+            self.clock = clock
+
     def write(self, text: str) -> None:
+        """An event (printf, print, time, join): into the buffer if there is a limit."""
+        if self.events is not None:
+            self.events.add(text, self.clock())
+            return
+        self._output(text)
+
+    def _output(self, text: str) -> None:
         if self.batch == 1:
             self.out.write(text)
             self.out.flush()        # in order with the guest's own output (it writes to the fd)
@@ -104,12 +125,18 @@ class Consumer:
             return
         self.finished = True
         self.exited = False
+        events, self.events = self.events, None     # the run is over: the consumer drains all
+        if events is not None:
+            events.drain()
         for block in self.blocks:
             if any(a.kind == "END" for a in block.attaches):
                 self.fire(block, end_hit)
         self.exited = True
         self.write(self.maps.text_at_exit())
         self.flush()
+        if events is not None and events.lost:
+            self.report(f"trapline: {self.name}: Lost {events.lost} events (its buffer keeps "
+                        f"{events.limit} between drains, one drain a millisecond of virtual time)")
         for (line, column, probe), (count, message) in self.errors.items():
             if count > 1:
                 self.report(f"trapline: {self.name}:{line}:{column}: {probe}: {message}: "

@@ -28,7 +28,8 @@ def parse(source: str, name: str = "-e") -> ast.Program:
             lines = source.splitlines() or [""]
             line, column = len(lines), len(lines[-1]) + 1
         raise ProgramError(source, name, line, column, message) from None
-    return ast.Program(_Build().transform(tree), source, name)
+    config, probes = _Build().transform(tree)
+    return ast.Program(probes, source, name, config)
 
 
 def _without_shebang(source: str) -> str:
@@ -50,6 +51,14 @@ def _syntax_message(bad) -> str:
     return f"syntax error, unexpected {str(token)!r}"
 
 
+def integer_literal(text: str) -> int:
+    """A literal the grammar's INT took: 0x... hex, 0... octal (C's, as bpftrace's lexer); Python's
+    int(text, 0) refuses a leading 0."""
+    if text[:2] in ("0x", "0X"):
+        return int(text, 16)
+    return int(text, 8) if text.startswith("0") else int(text)
+
+
 def unescape(text: str) -> str:
     """A string literal's body with C's escapes (\\n, \\t, \\", \\\\, \\0) replaced."""
     out, i = [], 0
@@ -68,11 +77,24 @@ def _at(meta_or_token):
     return meta_or_token.line, meta_or_token.column
 
 
+class _Config(list):
+    """The config block's items (a list apart from the probes)."""
+
+
 class _Build(lark.Transformer):
     """Tree -> ast nodes; rules with a position take `meta` (v_args)."""
 
-    def start(self, probes):
-        return list(probes)
+    def start(self, children):
+        config = children[0] if children and isinstance(children[0], _Config) else _Config()
+        return config, [child for child in children if not isinstance(child, _Config)]
+
+    def config(self, items):
+        return _Config(item for item in items if item is not None)
+
+    @lark.v_args(meta=True)
+    def config_item(self, meta, children):
+        key, value = children
+        return ast.ConfigItem(*_at(meta), str(key), integer_literal(str(value)) if value.type == "INT" else str(value))
 
     @lark.v_args(meta=True)
     def probe(self, meta, children):
@@ -167,7 +189,7 @@ class _Build(lark.Transformer):
 
     def integer(self, children):
         token = children[0]
-        return ast.Integer(*_at(token), int(str(token), 0))
+        return ast.Integer(*_at(token), integer_literal(str(token)))
 
     def string(self, children):
         token = children[0]

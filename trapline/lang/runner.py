@@ -63,7 +63,7 @@ def run(consumers: list[Consumer], argv: list[str], sandbox_options: dict, *,
         begin = Hit(debug, None, 0, "BEGIN", "")
         for consumer in consumers:
             consumer.stacks = stacks
-            consumer.start_ns = debug.virtual_time_ns()
+            consumer.start(debug.virtual_time_ns(), debug.virtual_time_ns)
             for block in consumer.blocks:
                 for attach_point in block.attaches:
                     _wire(attach_point, consumer, block, user, syscalls, events, timed)

@@ -1,14 +1,16 @@
 """Semantic checks before the run: each error names the place with a caret and says why."""
 import pytest
 
-from trapline.lang.checks import check
+from trapline.lang.checks import check, check_config
 from trapline.lang.errors import ProgramError
 from trapline.lang.parser import parse
 
 
 def _error(text: str) -> ProgramError:
     with pytest.raises(ProgramError) as raised:
-        check(parse(text))
+        program = parse(text)
+        check_config(program)
+        check(program)
     return raised.value
 
 
@@ -31,7 +33,12 @@ def _error(text: str) -> ProgramError:
     ("tracepoint:syscalls:sys_enter_nosuchcall { @x = 1; }", 1, "no system call is named"),
     ("tracepoint:syscalls:sys_enter_read { @x = args.nosuch; }", 48, "read has no argument 'nosuch'"),
     ("tracepoint:syscalls:sys_exit_read { @x = args.fd; }", 47, "sys_exit_ tracepoints have args.ret only"),
-    ("uprobe:/bin/ls:main { @x = args.size; }", 33, "needs the object's DWARF"),
+    ("uprobe:/bin/ls:main { @x = args.size; }", 33, "/bin/ls has no DWARF for main (build it with -g)"),
+    ("uretprobe:/bin/ls:main { @x = args.size; }", 36, "not in a uretprobe"),
+    ("config = { buffer_limt = 4 } BEGIN { }", 12, "unknown config key 'buffer_limt' (trapline knows: buffer_limit)"),
+    ("config = { buffer_limit = 4; buffer_limit = 5 } BEGIN { }", 30, "buffer_limit is set twice"),
+    ("config = { buffer_limit = 0 } BEGIN { }", 12, "buffer_limit is a number of events, at least 1"),
+    ("config = { buffer_limit = many } BEGIN { }", 12, "buffer_limit is a number of events, at least 1"),
     ("BEGIN { @x = printf(\"a\"); }", 14, "printf() is a statement"),
     ("BEGIN { @m[1] = 1; @m[comm] = 2; }", 23, "@m's key is a string here, an integer on line 1"),
     ("BEGIN { @m[1, \"a\"] = 1; }\nEND { @m[pid, 2] = 2; }", 15,

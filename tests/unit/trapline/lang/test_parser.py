@@ -1,6 +1,7 @@
 """The probe language's parser: bpftrace's syntax to the syntax tree, syntax errors with the
 line, the column and a caret."""
 import pytest
+from hypothesis import given, strategies as st
 
 from trapline.lang import ast
 from trapline.lang.errors import ProgramError
@@ -80,3 +81,17 @@ def test_a_program_file_may_start_with_bpftraces_shebang():
     assert str(raised.value).splitlines()[0].startswith("f.bt:2:14: ERROR")
     program = parse("#!/usr/bin/env bpftrace\n// counts\nBEGIN { exit(); }\n", "f.bt")
     assert program.probes[0].line == 3
+
+
+@given(value=st.integers(0, (1 << 64) - 1), form=st.sampled_from(["{:d}", "0x{:x}", "0X{:X}", "0{:o}"]))
+def test_integer_literals_as_c_writes_them(value, form):
+    """Decimal, hex and octal (a leading 0, as bpftrace's lexer reads it: 010 is 8): an octal
+    literal was a Python traceback (int('010', 0) refuses it)."""
+    text = form.format(value)
+    assert parse(f"BEGIN {{ @x = {text}; }}").probes[0].body[0].value.value == value
+
+
+def test_a_digit_that_is_no_octal_digit_is_a_syntax_error():
+    with pytest.raises(ProgramError) as bad:
+        parse("BEGIN { @x = 08; }")
+    assert bad.value.column == 14 and "syntax error" in bad.value.message
