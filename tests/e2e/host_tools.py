@@ -55,3 +55,28 @@ def ensure_chromium() -> tuple[str, str]:
     """(the browser, its driver)."""
     return ensure_command("/usr/bin/chromium", "chromium"), ensure_command("/usr/bin/chromedriver",
                                                                            "chromium-driver")
+
+
+def ensure_gcc_m32() -> None:
+    """gcc builds i386 programs (-m32): Debian's gcc-multilib brings the 32-bit runtime and libc."""
+    if _builds_m32():
+        return
+    if shutil.which("apt-get") is None:
+        raise DebianBinsError("gcc cannot build i386 programs (-m32) and there is no apt-get to install gcc-multilib")
+    with open(_LOCK, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not _builds_m32():
+            refresh_lists_unless_available(["gcc-multilib"])
+            run_as_root(["apt-get", "install", "-y", "-q", "--no-install-recommends", "gcc-multilib"])
+    if not _builds_m32():
+        raise DebianBinsError("apt-get installed gcc-multilib, but gcc -m32 still builds nothing")
+
+
+def _builds_m32() -> bool:
+    import subprocess
+    with tempfile.TemporaryDirectory() as where:
+        source = Path(where) / "empty.c"
+        source.write_text("int main(void) { return 0; }\n")
+        done = subprocess.run(["gcc", "-m32", "-static", "-o", str(Path(where) / "empty"), str(source)],
+                              capture_output=True)
+        return done.returncode == 0

@@ -7,6 +7,7 @@ import subprocess
 import pytest
 
 from tests.e2e.sandbox_runner import run_sandbox
+from tests.e2e.host_tools import ensure_gcc_m32
 
 pytestmark = pytest.mark.e2e
 
@@ -53,6 +54,8 @@ def program(request, tmp_path_factory):
     where = tmp_path_factory.mktemp("grows_down")
     (where / "grows.c").write_text(PROGRAM)
     flags = ["-m32"] if request.param == "i386" else []
+    if flags:
+        ensure_gcc_m32()
     subprocess.run(["gcc", "-O1", "-static", *flags, "-o", "grows", "grows.c"], cwd=where, check=True)
     return where / "grows"
 

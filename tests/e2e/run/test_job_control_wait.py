@@ -8,6 +8,7 @@ import subprocess
 import pytest
 
 from tests.e2e.sandbox_runner import run_sandbox
+from tests.e2e.host_tools import ensure_gcc_m32
 
 pytestmark = pytest.mark.e2e
 
@@ -69,6 +70,8 @@ def program(request, tmp_path_factory):
     where = tmp_path_factory.mktemp("job_control")
     (where / "jobs.c").write_text(PROGRAM)
     flags = ["-m32"] if request.param == "i386" else []
+    if flags:
+        ensure_gcc_m32()
     subprocess.run(["gcc", "-O1", "-static", *flags, "-o", "jobs", "jobs.c"], cwd=where, check=True)
     return where / "jobs"
 

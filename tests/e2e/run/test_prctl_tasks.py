@@ -8,6 +8,7 @@ import subprocess
 import pytest
 
 from tests.e2e.sandbox_runner import run_sandbox
+from tests.e2e.host_tools import ensure_gcc_m32
 
 pytestmark = pytest.mark.e2e
 
@@ -67,6 +68,8 @@ def program(request, tmp_path_factory):
     where = tmp_path_factory.mktemp("prctl_tasks")
     (where / "tasks.c").write_text(PROGRAM)
     flags = ["-m32"] if request.param == "i386" else []
+    if flags:
+        ensure_gcc_m32()
     subprocess.run(["gcc", "-O1", "-static", *flags, "-o", "tasks", "tasks.c"], cwd=where, check=True)
     return where / "tasks"
 

@@ -7,6 +7,7 @@ import subprocess
 import pytest
 
 from tests.e2e.sandbox_runner import run_sandbox
+from tests.e2e.host_tools import ensure_gcc_m32
 
 pytestmark = pytest.mark.e2e
 
@@ -56,6 +57,8 @@ def program(request, tmp_path_factory):
     where = tmp_path_factory.mktemp("process_vm")
     (where / "pvm.c").write_text(PROGRAM)
     flags = ["-m32"] if request.param == "i386" else []
+    if flags:
+        ensure_gcc_m32()
     subprocess.run(["gcc", "-O1", "-static", *flags, "-o", "pvm", "pvm.c"], cwd=where, check=True)
     return where / "pvm"
 

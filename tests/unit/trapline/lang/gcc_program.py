@@ -3,6 +3,7 @@ are built by zig without DWARF (a -g sample came out ~1 MB with host paths), and
 machine that runs the tests. `greet` takes each kind of parameter dwarf_args.py reads; `floats`
 and `by_value` take what it refuses."""
 import subprocess
+from tests.e2e.host_tools import ensure_gcc_m32
 
 SOURCE = r"""
 #include <stdio.h>
@@ -42,6 +43,8 @@ def build(directory, arch: str) -> str:
     source = directory / "greet.c"
     source.write_text(SOURCE)
     binary = directory / f"greet-{arch}"
+    if arch == "i386":
+        ensure_gcc_m32()
     subprocess.run(["gcc", ARCH_FLAGS[arch], "-g", "-O0", "-o", str(binary), str(source)],
                    check=True, capture_output=True)
     return str(binary)
