@@ -60,7 +60,7 @@ def bare_fib(arch: str, n: int, *, own_tlb: bool = False):
         uc.context_restore(start)
         uc.emu_start(fib, STOP)
         return uc.reg_read(X.UC_X86_REG_EAX)
-    run.uc, run.fib, run.walker = uc, fib, walker
+    run.uc, run.fib, run.walker, run.start = uc, fib, walker, start
     return run
 
 
