@@ -16,9 +16,9 @@ _BY_MODULE = {
         "stime",
     "close_range": "close_range",
     "credentials": "getegid getegid32 geteuid geteuid32 getgid getgid32 getresgid getresgid32 "
-        "getresuid getresuid32 getuid getuid32 setfsgid setfsgid32 setfsuid setfsuid32 "
-        "setgid setgid32 setregid setregid32 setresgid setresgid32 setresuid setresuid32 "
-        "setreuid setreuid32 setuid setuid32",
+        "getresuid getresuid32 getuid getuid32 setfsgid setfsgid32 setfsuid setfsuid32 setgid "
+        "setgid32 setregid setregid32 setresgid setresgid32 setresuid setresuid32 setreuid "
+        "setreuid32 setuid setuid32",
     "dirents": "getdents getdents64",
     "epoll": "epoll_create epoll_create1 epoll_ctl epoll_pwait epoll_pwait2 epoll_wait",
     "eventfd": "eventfd eventfd2",
@@ -32,9 +32,9 @@ _BY_MODULE = {
     "memfd": "memfd_create",
     "memory": "brk madvise mmap mmap2 mprotect mremap msync munmap",
     "paths": "access chdir chmod chown chown32 chroot creat faccessat faccessat2 fchdir fchmod "
-        "fchmodat fchown fchown32 fchownat getcwd lchown lchown32 link linkat mkdir mkdirat "
-        "mknod mknodat open openat readlink readlinkat rename renameat renameat2 rmdir symlink "
-        "symlinkat truncate umask unlink unlinkat",
+        "fchmodat fchown fchown32 fchownat getcwd lchown lchown32 link linkat mkdir mkdirat mknod "
+        "mknodat open openat readlink readlinkat rename renameat renameat2 rmdir symlink symlinkat "
+        "truncate umask unlink unlinkat",
     "personality": "personality",
     "pidfd": "pidfd_getfd pidfd_open pidfd_send_signal",
     "pipes": "pipe pipe2",
@@ -43,9 +43,9 @@ _BY_MODULE = {
         "timer_settime timer_settime64",
     "priority": "getpriority ioprio_get ioprio_set setpriority",
     "process": "arch_prctl execve exit exit_group getcpu getgroups getgroups32 getpgid getpgrp "
-        "getpid getppid getrlimit getsid gettid prctl prlimit64 rseq sched_yield "
-        "set_robust_list set_thread_area set_tid_address setgroups setgroups32 setpgid "
-        "setrlimit setsid sysinfo ugetrlimit",
+        "getpid getppid getrlimit getsid gettid prctl prlimit64 rseq sched_yield set_robust_list "
+        "set_thread_area set_tid_address setgroups setgroups32 setpgid setrlimit setsid sysinfo "
+        "ugetrlimit",
     "procs": "clone clone3 fork vfork wait4 waitid waitpid",
     "residency": "mincore mlock mlock2 mlockall munlock munlockall",
     "rusage": "getrusage",
