@@ -5,7 +5,7 @@ a plain run of a static hello loads no probe strategy (not even their registry),
 profiler, no strace decoder, no disassembler or assembler and no pyelftools (an exec reads the
 ELF and program headers with struct; symbols are read only when a tool asks for them), not
 hashlib, which loads OpenSSL (kernel_model/digest.py), and none of the door's parts that only a
-tool asks for (nor the socket classes one of them names).
+tool asks for (nor the socket classes one of them names), nor System V IPC's tables.
 """
 import subprocess
 import sys
@@ -26,7 +26,9 @@ NOT_FOR_A_RUN = ("lief", "capstone", "keystone", "elftools", "rich", "instrument
                  "kernel_model.debug.descriptors", "kernel_model.debug.patches", "kernel_model.debug.traps",
                  "kernel_model.debug.run", "kernel_model.debug.watch", "kernel_model.debug.detach",
                  "kernel_model.debug.threads", "kernel_model.debug.tracing.syscall_stops",
-                 "kernel_model.net.inet", "kernel_model.net.unix")
+                 "kernel_model.net.inet", "kernel_model.net.unix",
+                 # System V IPC's kinds, made when first used (kernel_model/ipc/namespace.py)
+                 "kernel_model.ipc.msg", "kernel_model.ipc.sem", "kernel_model.ipc.shm")
 
 SCRIPT = """
 import sys
