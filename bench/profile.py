@@ -1,5 +1,6 @@
 """Sampling profiler overhead: a run under `trapline profile --interval 10000` vs the same run
-unprofiled (issue 18's goal: <= 5 % at that interval), side by side and as ratios.
+unprofiled (issue 18's goal: <= 5 % at that interval; issue 31's: <= 1.3x --mode pc, <= 1.6x
+--mode stack, exact as it is), side by side and as ratios.
 
 Six runs of each program, in-process, best of 3 by CPU time (a busy host disturbs it less):
 unprofiled; Unicorn's count (every instruction counted, as a tracing session does:
@@ -75,7 +76,7 @@ def run() -> list[str]:
             n = profiled.profile.total
             lines.append(f"{name} {arg} {arch:6}: unprofiled {plain * 1e3:6.1f} ms; Unicorn's count {counted / plain:.2f}x, "
                          f"block clock {clock / plain:.2f}x, timer only (IDT) {timer / plain:.2f}x, --mode pc "
-                         f"{pc / plain:.2f}x, --mode stack {stack / plain:.2f}x (goal <= 1.05x); {n} samples: "
+                         f"{pc / plain:.2f}x, --mode stack {stack / plain:.2f}x (goals <= 1.3x, <= 1.6x); {n} samples: "
                          f"per tick through the IDT {(timer - clock) / n * 1e6:.0f} us, per sample over the block clock: "
                          f"pc {(pc - clock) / n * 1e6:.1f} us, stack {(stack - clock) / n * 1e6:.1f} us")
             lines.append(_host_line(name, arg, arch, argv, plain))
