@@ -1,29 +1,48 @@
-"""The run's IPC namespace: the tables of each System V kind (ipc/namespace.c)."""
-from .ids import IPCMNI
-from .msg import new_queues
-from .proctext import LIMITS, msg_text, sem_text, shm_text
-from .sem import new_sets, undo
-from .shm import SHM_DEST, new_segments
+"""The run's IPC namespace: the tables of each System V kind (ipc/namespace.c).
+
+Each kind's table, and its module, comes when the kind is first used (issue 31, start-up: the
+three modules were ~3 % of a static hello's start, which uses none of them). A process that
+never attached a segment nor took a SEM_UNDO adjustment leaves through exec, exit and fork
+without touching a table."""
+import functools
+
+# The limits of each kind under /proc/sys/kernel; their values are proctext.LIMITS's, read
+# (and its module imported) when the file is (test_ipc_namespace.py keeps the two in step).
+LIMIT_PATHS = (b"kernel/msgmax", b"kernel/msgmnb", b"kernel/msgmni", b"kernel/sem", b"kernel/shmmax",
+               b"kernel/shmall", b"kernel/shmmni")
 
 
 class IpcNamespace:
     def __init__(self, wakeup):
-        self.msg = new_queues()
-        self.sem = new_sets()
-        self.shm = new_segments()
         self._wakeup = wakeup
+
+    @functools.cached_property
+    def msg(self):
+        from .msg import new_queues
+        return new_queues()
+
+    @functools.cached_property
+    def sem(self):
+        from .sem import new_sets
+        return new_sets()
+
+    @functools.cached_property
+    def shm(self):
+        from .shm import new_segments
+        return new_segments()
 
     def publish(self, fs) -> None:
         """/proc/sysvipc/* and the limits in /proc/sys/kernel."""
-        fs.add_proc_file(b"sysvipc/msg", lambda: msg_text(self.msg))
-        fs.add_proc_file(b"sysvipc/sem", lambda: sem_text(self.sem))
-        fs.add_proc_file(b"sysvipc/shm", lambda: shm_text(self.shm))
-        for path, text in LIMITS.items():
-            fs.add_sysctl(path, text)
+        fs.add_proc_file(b"sysvipc/msg", lambda: _proctext().msg_text(self.msg))
+        fs.add_proc_file(b"sysvipc/sem", lambda: _proctext().sem_text(self.sem))
+        fs.add_proc_file(b"sysvipc/shm", lambda: _proctext().shm_text(self.shm))
+        for path in LIMIT_PATHS:
+            fs.add_sysctl(path, lambda path=path: _proctext().LIMITS[path]())
 
     def detached(self, segment) -> None:
         """One attachment fewer (shmdt, exec, exit) or IPC_RMID: a segment marked for
         removal goes with its last attachment (shm_destroy)."""
+        from .shm import SHM_DEST           # (a segment exists: its module is there)
         if segment.perm.mode & SHM_DEST and segment.nattch == 0 and not segment.perm.deleted:
             self.shm.remove(segment)
             segment.destroy()
@@ -45,8 +64,15 @@ class IpcNamespace:
         (exit_sem), sleepers woken."""
         self.detach_all(proc)
         if proc.sem_undo:
+            from .ids import IPCMNI
+            from .sem import undo
             touched = {self.sem.objects.get(ident % IPCMNI) for ident, _ in proc.sem_undo}
             undo(proc.sem_undo, self.sem)
             for sem_set in touched:
                 if sem_set is not None:
                     self._wakeup(sem_set)
+
+
+def _proctext():
+    from . import proctext
+    return proctext

@@ -37,13 +37,15 @@ Unicorn's hooks, a fault, an exit) is delivered before the next instruction the 
 
 `event="host"` ticks on the host's clock instead, every `interval` microseconds of the process's
 CPU time (perf's cpu-clock, emu/host_ticker.py): the slice runs at full speed, with no count
-and no per-block hook, and a host thread stops it when a tick is due. Not deterministic: the
+and no per-block hook, and a host thread stops it when a tick is due (in C, emu/host_clock.py,
+which never takes the GIL; the Python thread where C cannot be built). Not deterministic: the
 same run takes different samples; a sample's time is the host CPU time (ns) since arming.
 """
 from emu import exits
 from emu import block_clock
 from emu.block_clock import clock_of
 from emu.branch_counter import BranchCounter
+from emu import host_clock
 from emu.host_ticker import HostTicker
 
 from ..errors import KernelError
@@ -51,6 +53,11 @@ from .timer_capture import CapturedFrame
 
 TIMER_VECTOR = 0x20
 EVENTS = ("insns", "syscalls", "branches", "faults", "host")
+
+
+def _host_clock(period_s: float):
+    """The host clock's thread in C (emu/host_clock.py), or in Python where C cannot be built."""
+    return host_clock.start(period_s) or HostTicker(period_s)
 
 
 class SamplingTimer:
@@ -82,7 +89,7 @@ class SamplingTimer:
         # The tick's first half in C (timer_capture.py), on the block clock's runs; None: every
         # tick goes through the IDT.
         self.capture = capture
-        self.host = HostTicker(interval / 1e6) if event == "host" else None
+        self.host = _host_clock(interval / 1e6) if event == "host" else None
 
     def close(self) -> None:
         """The timer is disarmed: the host clock's thread ends."""

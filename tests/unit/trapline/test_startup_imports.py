@@ -3,8 +3,9 @@
 How long it takes is a benchmark's business (bench/startup.py); what it imports is checked here:
 a plain run of a static hello loads no probe strategy (not even their registry), no gdb stub, no
 profiler, no strace decoder, no disassembler or assembler and no pyelftools (an exec reads the
-ELF and program headers with struct; symbols are read only when a tool asks for them), and not
-hashlib, which loads OpenSSL (kernel_model/digest.py).
+ELF and program headers with struct; symbols are read only when a tool asks for them), not
+hashlib, which loads OpenSSL (kernel_model/digest.py), and none of the door's parts that only a
+tool asks for (nor the socket classes one of them names), nor System V IPC's tables.
 """
 import subprocess
 import sys
@@ -19,7 +20,15 @@ NOT_FOR_A_RUN = ("lief", "capstone", "keystone", "elftools", "rich", "instrument
                  "trapline.explain", "trapline.experiments", "trapline.probespec",
                  # the profiling timer and the C hooks behind it: a plain run arms no timer
                  "kernel_model.time.timer", "kernel_model.time.timer_capture", "emu.block_clock",
-                 "emu.tick_capture", "emu.native")
+                 "emu.tick_capture", "emu.native",
+                 # the door's parts no tool asked for (kernel_model/debug/facade.py makes a part when
+                 # first asked), and the sockets the descriptors part names
+                 "kernel_model.debug.descriptors", "kernel_model.debug.patches", "kernel_model.debug.traps",
+                 "kernel_model.debug.run", "kernel_model.debug.watch", "kernel_model.debug.detach",
+                 "kernel_model.debug.threads", "kernel_model.debug.tracing.syscall_stops",
+                 "kernel_model.net.inet", "kernel_model.net.unix",
+                 # System V IPC's kinds, made when first used (kernel_model/ipc/namespace.py)
+                 "kernel_model.ipc.msg", "kernel_model.ipc.sem", "kernel_model.ipc.shm")
 
 SCRIPT = """
 import sys

@@ -8,6 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from kernel_model.debug import DebugInterface
+from kernel_model.debug.facade import part_class
 
 # dir(DebugInterface) of the mixin class (commit 7486fc7), its public names: the facade must
 # keep every one.
@@ -55,9 +56,9 @@ MIXIN_INSTANCE_NAMES = ("instruction_clock", "subscribers", "syscall_watchers", 
 
 
 def _forwarded():
-    for (attribute, part), names in DebugInterface.PARTS.items():
+    for (attribute, where), names in DebugInterface.PARTS.items():
         for name in names.split():
-            yield attribute, part, name
+            yield attribute, part_class(where), name
 
 
 def test_the_mixin_class_had_177_public_names():
@@ -116,3 +117,74 @@ def test_a_call_reaches_the_part_the_door_holds():
         setattr(door, attribute, _Spy())
         assert getattr(door, name)(1, key=2) == "answer"
         assert calls.pop() == (name, (1,), {"key": 2})
+
+
+# ---- the parts are made when first asked for (issue 31, start-up) ---------------------------
+def _parts_made(door) -> set[str]:
+    return {name for name in vars(door) if name in _HOMES}
+
+
+_HOMES = {attribute for attribute, _ in DebugInterface.PARTS} | set(DebugInterface.OTHER_PARTS)
+
+
+def _needed(attribute: str) -> set[str]:
+    """`attribute` and every part it is made with, and theirs."""
+    needed = {attribute}
+    for path in DebugInterface.MADE_WITH.get(attribute, ()):
+        head = path.split(".")[0]
+        if head in _HOMES:
+            needed |= _needed(head)
+    return needed
+
+
+def test_a_new_door_has_made_no_part():
+    assert _parts_made(DebugInterface()) == set()
+
+
+@pytest.mark.parametrize("attribute,where", [(a, w) for a, w in DebugInterface.PARTS]
+                         + list(DebugInterface.OTHER_PARTS.items()))
+def test_a_part_is_made_once_when_first_asked_for_with_what_it_is_made_with(attribute, where):
+    door = DebugInterface()
+    for name in dict(DebugInterface.PARTS).get(attribute, "").split():
+        getattr(door, name)                     # looking a method up makes nothing; calling it does
+    assert _parts_made(door) == set()
+    part = getattr(door, attribute)
+    assert isinstance(part, part_class(where))
+    assert _parts_made(door) == _needed(attribute)
+    made = {key: vars(door)[key] for key in _parts_made(door)}
+    assert getattr(door, attribute) is part
+    assert {key: vars(door)[key] for key in _parts_made(door)} == made     # the same objects
+
+
+def test_a_call_makes_the_part_that_answers_it():
+    door = DebugInterface()
+    assert door.has_patches(SimpleNamespace(serial=3)) is False
+    assert _parts_made(door) == {"_patches"}
+
+
+def test_the_kernels_events_make_no_part_but_the_events_one():
+    door = DebugInterface()
+    space, process = SimpleNamespace(serial=1), SimpleNamespace(pid=1)
+    door.exec(process, b"/bin/true", [b"true"])
+    door.fork(process, process)
+    door.vfork_done(process, process)
+    door.image_mapped(process, None)
+    door.copy_breakpoints(space, space)
+    door.exit(process, 0)
+    door.space_released(space)
+    assert _parts_made(door) == {"_events"}
+
+
+def test_a_made_part_still_hears_of_the_space_released():
+    door = DebugInterface()
+    space = SimpleNamespace(serial=7)
+    forgotten = []
+    door._patches.forget_patches = forgotten.append
+    door.space_released(space)
+    assert forgotten == [space]
+
+
+def test_a_part_made_with_another_method_gets_that_parts_method():
+    door = DebugInterface()
+    assert door._signal_pcs is vars(door)["_signal_pcs"]
+    assert {"_detach", "_signal_pcs"} <= _parts_made(door)

@@ -40,3 +40,11 @@ def test_a_lookup_imports_the_module_of_the_call_and_what_it_imports_only():
     homes = _impls_after(f"import {IMPLS}.sockets, {IMPLS}.process")
     assert looked_up == homes and {f"{IMPLS}.sockets", f"{IMPLS}.process"} <= homes
     assert len(homes) < len(MODULES) // 2
+
+
+def test_the_table_is_what_the_generator_writes():
+    """homes_generator.py rewrites the table from the registrations (run it after adding a call):
+    the file holds exactly its output, so a hand edit that drifts from it shows here."""
+    from .homes_generator import HOMES_PY, regenerated
+    text = HOMES_PY.read_text()
+    assert regenerated(text) == text
