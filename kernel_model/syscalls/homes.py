@@ -27,7 +27,10 @@ _BY_MODULE = {
     "fileio": "_llseek close dup dup2 dup3 fcntl fcntl64 fdatasync fsync ftruncate ftruncate64 "
         "ioctl lseek pread64 pwrite64 read readv sendfile sendfile64 sync syncfs write writev",
     "flock": "flock",
+    "fstypes": "sysfs",
     "futex": "futex futex_time64 futex_waitv",
+    "inotify": "inotify_add_watch inotify_init inotify_init1 inotify_rm_watch",
+    "keys": "add_key keyctl request_key",
     "kill": "kill tgkill tkill",
     "memfd": "memfd_create",
     "memory": "brk madvise mmap mmap2 mprotect mremap msync munmap remap_file_pages",
@@ -41,14 +44,18 @@ _BY_MODULE = {
     "poll": "_newselect poll ppoll ppoll_time64 pselect6 pselect6_time64 select",
     "posix_timers": "timer_create timer_delete timer_getoverrun timer_gettime timer_gettime64 "
         "timer_settime timer_settime64",
+    "prctl": "prctl",
     "priority": "getpriority ioprio_get ioprio_set setpriority",
     "process": "arch_prctl execve exit exit_group getcpu getgroups getgroups32 getpgid getpgrp "
         "getpid getppid getrlimit getsid gettid prlimit64 rseq sched_yield set_robust_list "
         "set_thread_area set_tid_address setgroups setgroups32 setpgid setrlimit setsid sysinfo "
         "ugetrlimit",
+    "process_vm": "process_vm_readv process_vm_writev",
     "procs": "clone clone3 fork vfork wait4 waitid waitpid",
+    "readahead": "readahead",
     "residency": "mincore mlock mlock2 mlockall munlock munlockall",
     "rusage": "getrusage",
+    "sched_attr": "sched_getattr sched_setattr",
     "sched_policy": "sched_get_priority_max sched_get_priority_min sched_getparam "
         "sched_getscheduler sched_setparam sched_setscheduler",
     "signalfd": "signalfd signalfd4",
@@ -73,8 +80,10 @@ _BY_MODULE = {
         "clock_nanosleep_time64 getrandom gettimeofday nanosleep time",
     "timerfd": "timerfd_create timerfd_gettime timerfd_gettime64 timerfd_settime timerfd_settime64",
     "times": "times",
+    "ustat": "ustat",
     "utsname": "oldolduname olduname setdomainname sethostname uname",
     "vectored_at": "preadv preadv2 pwritev pwritev2",
+    "vhangup": "vhangup",
     "vmsplice": "vmsplice",
     "xattr": "fgetxattr flistxattr fremovexattr fsetxattr getxattr lgetxattr listxattr llistxattr "
         "lremovexattr lsetxattr removexattr setxattr",
