@@ -6,8 +6,7 @@ The profiles ci, dev and thorough are registered by trapline's pytest plugin
 ``--hypothesis-profile=NAME``; without it, "ci" is loaded. thorough runs 4 000 examples per
 test (per parametrized case): the central relocation property alone then runs 26 class cases
 x 4 000 = 104 000 examples, plus 213 forms x 666; the whole property suite is ~350 000
-examples, about half an hour on 2 cores (`pytest tests/property -n 2
---hypothesis-profile=thorough`).
+examples, a long run (`pytest tests/property -n 2 --hypothesis-profile=thorough`; docs/testing.md).
 """
 
 from __future__ import annotations

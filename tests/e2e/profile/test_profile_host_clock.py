@@ -4,7 +4,7 @@ checked is agreement: on compute-bound shipped programs each function's share of
 is within TOLERANCE percentage points of the deterministic profile's (instructions). A generous
 bound, for three reasons: ~100 host samples carry a few points of sampling noise; host time
 per guest instruction differs by code (i386 compute's mix(), a call with stack traffic through
-the soft MMU, has ~18 % of the instructions and ~36 % of the host time); and a stop lands at
+the soft MMU, has a far larger share of the host time than of the instructions); and a stop lands at
 the start of a translated block, where QEMU checks the exit request (a skid, as perf's). The
 host clock also counts the kernel model's time, charged to the instruction the guest resumes
 at. Both arches."""
