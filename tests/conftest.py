@@ -1,4 +1,6 @@
-"""Project-wide pytest configuration: hypothesis profiles and markers.
+"""Project-wide pytest configuration: hypothesis profiles, markers and the quick profile
+(`--quick`, tests/quick_profile.py: the points marked thorough left out, hypothesis's "quick"
+profile).
 
 The profiles ci, dev and thorough are registered by trapline's pytest plugin
 (trapline/testing/plugin.py, which says what each is; loaded here by name, and by the
@@ -18,6 +20,8 @@ from trapline.testing import plugin as _plugin  # noqa: F401 -- registers the pr
 # The fixtures too (a project that installs trapline gets them from the entry point).
 from trapline.testing.plugin import (trapline_machine, trapline_probed_run,  # noqa: F401
                                      trapline_relocation)
+
+pytest_plugins = ["tests.quick_profile"]
 
 # The plugin applies --hypothesis-profile after conftest files are imported, so this is
 # only the default; CI gets "ci" whether or not the CI variable is set.
