@@ -10,6 +10,7 @@ import pytest
 
 from instrumenter.profiler.walkup import WalkUpOptions
 from tests.e2e.speedscope_schema import speedscope_schema
+from tests.quick_profile import alternates
 from trapline.profile.exporters import folded_text
 from trapline.profile.outputs import write_outputs
 from trapline.profile.record import read_trace
@@ -74,6 +75,7 @@ def test_stripped_code_is_counted_per_function(debian_rootfs, deb_arch):
 
 @ARCHES
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
+@alternates("arch")
 def test_a_walk_up_over_another_debian_program(debian_rootfs, deb_arch, name, tmp_path):
     rootfs, argv = str(debian_rootfs[deb_arch]), PROGRAMS[name]
     plain = Sandbox(rootfs=rootfs).run(argv)

@@ -29,6 +29,7 @@ from tests.e2e.sandbox_runner import check_native_oracle, run_native
 from trapline import Sandbox
 
 from ..syscall_sites import syscall_sites
+from tests.quick_profile import alternates
 
 pytestmark = pytest.mark.e2e
 
@@ -76,6 +77,7 @@ def per_pid(records, kind: str, name_of, until_exec: bool = False) -> dict[int, 
 @pytest.mark.parametrize("children,backpatch", POLICIES)
 @pytest.mark.parametrize("case", sorted(CASES))
 @pytest.mark.parametrize("arch", ARCHES)
+@alternates("arch")
 def test_shell_children_policy(arch, case, children, backpatch, debian_bins, rootfs_for,
                                native_arch):
     binary, argv, stdin = CASES[case]

@@ -18,6 +18,7 @@ from instrumenter.tracing.session import Session
 from kernel_model.fs import CapturedOutput
 from kernel_model.kernel import Kernel, KernelConfig
 from trapline.probespec import parse_probe_spec
+from tests.quick_profile import alternates
 
 pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parents[3]
@@ -39,6 +40,7 @@ def trapline(*args):
                                               ("limit_n.o:limit_n", "trampoline"),
                                               ("limit_n.so:limit_n", "trampoline"),
                                               ("limit_n.o:limit_n", "jump")])
+@alternates("arch")
 def test_trace_with_a_handler_that_changes_the_first_argument(arch, handler, strategy):
     """The jump strategy calls the handler from its own trampoline, laid out by the same code
     (instrumenter/strategies/page_layout.py)."""

@@ -13,6 +13,7 @@ import pytest
 
 from kernel_model.kernel import Deadlock
 from trapline import Sandbox
+from tests.quick_profile import alternates
 
 ROOT = Path(__file__).resolve().parents[3]
 ARCHES = ("i386", "x86_64")
@@ -29,6 +30,7 @@ def _report_lines(text: str) -> list[str]:
 
 @pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("strategy", ["trampoline", "jump", "emulate-lock"])
+@alternates("arch")
 def test_the_naive_monitor_deadlocks_as_fig1_and_the_report_names_all_three(arch, strategy):
     sandbox = Sandbox(probes=[PROBE], strategy=strategy, children="naive")
     with pytest.raises(Deadlock) as info:
