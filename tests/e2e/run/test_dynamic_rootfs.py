@@ -29,6 +29,7 @@ from tests.e2e.sandbox_runner import (
     check_native_oracle,
     run_sandbox,
 )
+from tests.quick_profile import alternates
 
 pytestmark = pytest.mark.e2e
 
@@ -177,6 +178,7 @@ CASES = (
 
 @pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in CASES])
 @pytest.mark.parametrize("arch", ARCHES)
+@alternates("arch")
 def test_debian_userland_matches_native(arch, case, debian_rootfs):
     root = debian_rootfs[arch]
     argv = [case.shell, "-c", textwrap.dedent(case.script)]

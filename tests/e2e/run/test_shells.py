@@ -38,6 +38,7 @@ from tests.e2e.sandbox_runner import (
     run_native,
     run_sandbox,
 )
+from tests.quick_profile import alternates
 
 pytestmark = pytest.mark.e2e
 
@@ -99,6 +100,7 @@ def _shell_params():
 
 @pytest.mark.parametrize(("shell", "script"), list(_shell_params()))
 @pytest.mark.parametrize("arch", ARCHES)
+@alternates("arch")
 def test_shell_script_matches_native(arch, shell, script, rootfs_for, native_arch):
     argv = [SHELLS[shell], "-c", script.text]
     native = run_native(argv, rootfs_dir=rootfs_for(native_arch[arch]), env=FIXED_ENV)
@@ -157,6 +159,7 @@ DETERMINISM_SCRIPT = (
 @pytest.mark.parametrize("follow_forks", [False, True], ids=["strace", "strace-f"])
 @pytest.mark.parametrize("shell", sorted(SHELLS))
 @pytest.mark.parametrize("arch", ARCHES)
+@alternates("arch")
 def test_pipeline_runs_are_byte_identical_with_strace(arch, shell, follow_forks, rootfs_for):
     """docs/ARCHITECTURE.md's determinism contract across fork, exec, pipes and the scheduler."""
     argv = [SHELLS[shell], "-c", DETERMINISM_SCRIPT]
