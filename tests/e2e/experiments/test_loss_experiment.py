@@ -12,6 +12,7 @@ from trapline.experiments.loss import (GUESTS, available_strategies, guest_binar
 from trapline.cli import main
 
 from ..samples.test_samples_run import SAMPLES
+from tests.quick_profile import alternates
 
 ARCHES = ("i386", "x86_64")
 LOSSLESS = [s for s in available_strategies() if s != "singlestep"]
@@ -26,6 +27,7 @@ def _binary(arch: str, guest: str = "threads") -> str:
 @pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("guest", GUESTS)
 @pytest.mark.parametrize("strategy", LOSSLESS)
+@alternates("arch")
 def test_strategies_that_keep_the_patch_lose_nothing(arch, guest, strategy):
     assert {"emulate", "emulate-lock", "trampoline", "jump", "singlestep-stopall"} <= set(LOSSLESS)
     for quantum in QUANTA:
