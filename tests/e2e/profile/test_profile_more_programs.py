@@ -75,7 +75,7 @@ def test_stripped_code_is_counted_per_function(debian_rootfs, deb_arch):
 
 @ARCHES
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
-@alternates("arch")
+@alternates("deb_arch")
 def test_a_walk_up_over_another_debian_program(debian_rootfs, deb_arch, name, tmp_path):
     rootfs, argv = str(debian_rootfs[deb_arch]), PROGRAMS[name]
     plain = Sandbox(rootfs=rootfs).run(argv)
