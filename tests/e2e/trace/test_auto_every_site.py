@@ -70,6 +70,7 @@ def test_auto_probes_every_boundary_of_a_static_function(arch, program, function
 
 @pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("variant", ["", "-pie"])
+@alternates("arch")
 def test_auto_probes_every_boundary_of_a_dynamic_program_main(arch, variant, dyn_samples_rootfs):
     root = dyn_samples_rootfs(arch)
     name = f"malloc_count{variant}"

@@ -131,6 +131,7 @@ def test_vfork_exec_chain_follow_traces_every_level(arch):
 
 @pytest.mark.parametrize("backpatch", ["lazy", "eager"])
 @pytest.mark.parametrize("arch", ARCHES)
+@alternates("arch")
 def test_vfork_exec_chain_detach_reinstruments_the_parent_after_the_exec(arch, backpatch):
     """The child leaves the borrowed space by execve: the parent's sites are back before it
     resumes, so its call after the vfork is recorded; the exec'd levels are not traced."""

@@ -34,6 +34,7 @@ def _arguments(arch, program, argv, strategy, spec, nargs, quantum=200_000, nati
 @pytest.mark.e2e
 @pytest.mark.parametrize("arch", ["i386", "x86_64"])
 @pytest.mark.parametrize("strategy", ["jump", "trampoline"])
+@alternates("arch")
 def test_more_records_than_the_buffer_holds_are_all_collected(arch, strategy):
     """fib(20) makes 21891 calls: five fillings of a 4096-record buffer."""
     spec = "uprobe:fib:fib"

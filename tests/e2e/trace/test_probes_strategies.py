@@ -130,6 +130,7 @@ def test_entry_and_return_probes_on_one_function_under_every_strategy(arch, stra
 @pytest.mark.e2e
 @pytest.mark.parametrize("arch", ["i386", "x86_64"])
 @pytest.mark.parametrize("native", ["count", "args:2"])
+@alternates("arch")
 def test_native_actions_belong_to_the_process_that_ran_them(arch, native):
     """fork_pipe's writer child calls produce() 1000 times, and so does the parent after the
     fork (to check what it received): the counters, copied by fork, count separately."""

@@ -59,6 +59,7 @@ def test_the_cli_prints_the_deadlock_and_fails(arch):
 
 @pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("backpatch", ["lazy", "eager"])
+@alternates("arch")
 def test_the_seeds_tool_runs_the_same_program_to_completion(arch, backpatch):
     result = Sandbox(probes=[PROBE], strategy="trampoline", children="detach",
                      backpatch=backpatch).run([_sample(arch)])

@@ -85,6 +85,7 @@ def test_follow_traces_every_level_and_the_program_runs_as_natively(arch, strate
 
 @pytest.mark.parametrize("backpatch", ("lazy", "eager"))
 @pytest.mark.parametrize("arch", ARCHES)
+@alternates("arch")
 def test_detach_with_backpatching_runs_it_and_records_the_parent_only(arch, backpatch):
     result = Sandbox(probes=PROBES, strategy="trampoline", children="detach",
                      backpatch=backpatch).run([_sample(arch)])
