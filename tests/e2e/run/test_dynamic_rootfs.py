@@ -237,6 +237,7 @@ EXPECTED_DIR = Path(__file__).resolve().parents[3] / "samples" / "dyn" / "expect
 
 @pytest.mark.parametrize("variant", ["", "-pie"], ids=["non-pie", "pie"])
 @pytest.mark.parametrize("arch", ARCHES)
+@alternates("arch")
 def test_dynamic_samples_print_their_expected_output(arch, variant, dyn_samples_rootfs):
     # One bash runs every sample in turn: a dynamic shell exec'ing dynamic programs, each
     # with its own ld.so start-up (dlopen, TLS in a RUNPATH library, threads, symbol

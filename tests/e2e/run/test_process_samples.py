@@ -62,6 +62,7 @@ def test_process_sample_prints_expected_output(tmp_path, arch, name):
 
 @pytest.mark.parametrize("links", [1, 5])
 @pytest.mark.parametrize("arch", ARCHES)
+@alternates("arch")
 def test_exec_chain_length(tmp_path, arch, links):
     """exec_chain N execs itself N times; the pipe token survives every image."""
     root = sample_rootfs(tmp_path / "root", arch, "exec_chain")

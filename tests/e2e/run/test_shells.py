@@ -114,6 +114,7 @@ REDIRECTIONS = "echo x > /tmp/f; cat /tmp/f; echo y >> /tmp/f; wc -l < /tmp/f; c
 
 @pytest.mark.parametrize("shell", sorted(SHELLS))
 @pytest.mark.parametrize("arch", ARCHES)
+@alternates("arch")
 def test_file_redirections(arch, shell, fresh_rootfs, native_arch):
     """>, >>, < and fd duplication; each side writes into its own copy of the rootfs."""
     native_root = fresh_rootfs(native_arch[arch], "native-root")
@@ -143,6 +144,7 @@ DEFAULT_SIGPIPE_OUTPUT = {
 
 @pytest.mark.parametrize("shell", sorted(SHELLS))
 @pytest.mark.parametrize("arch", ARCHES)
+@alternates("arch")
 def test_default_sigpipe_kills_the_writer(arch, shell, rootfs_for):
     sandbox = run_sandbox([SHELLS[shell], "-c", DEFAULT_SIGPIPE[shell]], rootfs=rootfs_for(arch),
                           env=FIXED_ENV, clear_env=True)
