@@ -16,6 +16,7 @@ import pytest
 
 from trapline.profile.session import run_profiled
 from trapline.sandbox import Sandbox
+from tests.quick_profile import alternates
 
 ROOT = Path(__file__).resolve().parents[3]
 SAMPLES = ROOT / "samples" / "bin"
@@ -31,6 +32,7 @@ def _shares(profile) -> dict[str, float]:
 
 @pytest.mark.parametrize("arch", ["i386", "x86_64"])
 @pytest.mark.parametrize("program", [("compute", "6000"), ("sha256", "4194304")], ids=["compute", "sha256"])
+@alternates("arch")
 def test_the_host_clock_profile_agrees_with_the_deterministic_one(arch, program):
     argv = [str(SAMPLES / arch / program[0]), program[1]]
     exact = run_profiled(Sandbox(), argv, interval=10_000, mode="pc")

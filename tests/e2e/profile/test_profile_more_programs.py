@@ -118,6 +118,7 @@ PIPELINE = ["/bin/bash", "-c", f"seq 2000 | sort -R --random-source={GPL} | md5s
 
 @ARCHES
 @pytest.mark.parametrize("mode, window", [("stack", 50), ("pc", 20)])
+@alternates("deb_arch")
 def test_a_hot_spot_is_hooked_in_the_process_it_is_in(debian_rootfs, deb_arch, mode, window):
     """A window mixes the samples of every process of a pipeline: seq's, sort's and the shell's.
     A hot spot in seq or in sort's libc (mapped at another base than bash's, whose libtinfo
