@@ -45,6 +45,7 @@ def test_samples(arch, name):
 
 @pytest.mark.parametrize("name", ["hello", "fileio"])
 @pytest.mark.parametrize("arch", ARCHES)
+@alternates("arch")
 def test_descriptors_decoded_with_dash_yy(arch, name):
     """-yy: every descriptor with its path, pipes and sockets with their protocol, devices with
     their number, AT_FDCWD with the working directory, each as strace shows it."""
