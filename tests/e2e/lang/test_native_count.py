@@ -43,6 +43,7 @@ def test_a_site_with_more_to_do_stays_on_the_python_path(arch):
 
 @pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("strategy", ["jump", "trampoline"])
+@alternates("arch")
 def test_blocks_of_arguments_run_from_what_the_guest_stored(arch, strategy):
     """Predicates, keys and aggregations of argN only: the argument words are stored in the
     guest (native args) and the blocks run on them at collection, with the maps the Python
