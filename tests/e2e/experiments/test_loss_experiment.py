@@ -50,6 +50,7 @@ def test_stopall_holds_the_others_for_the_stepped_instruction(guest):
 @pytest.mark.e2e
 @pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("guest", GUESTS)
+@alternates("arch")
 def test_singlestep_loses_hits_with_several_workers(arch, guest):
     """Every quantum of the documented configuration loses hits with threads; with processes
     quantum 7 does on both arches (at 50, x86-64's workers happen never to be switched inside
