@@ -1,7 +1,7 @@
 """The quick profile: `pytest --quick`, the suite for a change being made, beside the full suite
 that CI runs (the README's `python3 -m pytest -n 2`).
 
-Two things make it quick, and nothing else changes:
+Three things make it quick, and nothing else changes:
 
 - the points marked `thorough` are deselected. A test's parameters multiply (arch x strategy x
   program x policy); the quick profile keeps, of each such test, points that reach every branch
@@ -17,8 +17,8 @@ Two things make it quick, and nothing else changes:
   sets its own max_examples keeps it: such numbers are floors the property needs to reach its
   interesting cases (the cases it asserts it reached).
 
-`pytest -m "not thorough" --hypothesis-profile=quick` is the same selection, spelled out.
-Loaded by tests/conftest.py (pytest_plugins); docs/testing.md shows both commands.
+`pytest -m "not thorough" --hypothesis-profile=quick` is the first and last halves alone (no
+turns). Loaded by tests/conftest.py (pytest_plugins); docs/testing.md shows the commands.
 """
 from __future__ import annotations
 
@@ -35,10 +35,10 @@ settings.register_profile(QUICK, max_examples=QUICK_EXAMPLES, deadline=None, der
                           suppress_health_check=[HealthCheck.too_slow])
 
 
-def thorough_unless(kept: bool, *values):
+def thorough_unless(kept: bool, *values, id: str | None = None):     # noqa: A002 -- pytest's name
     """A parameter point, marked thorough unless `kept`: the grid's points the quick profile
     runs are the ones a test names as kept."""
-    return pytest.param(*values, marks=() if kept else THOROUGH)
+    return pytest.param(*values, marks=() if kept else THOROUGH, id=id)
 
 
 def alternates(*names: str):
