@@ -14,7 +14,8 @@ docs/unicorn.md), so a Machine counts only once a tool asks it to (`Machine.coun
 and only for runs that need a stop after N instructions (a scheduler slice, an instruction alarm)
 or a count inside a block (code hooks: Machine.exact_count_users). Every other run of a counting
 Machine counts with the block clock's C hook, one call per block, and gets the same numbers
-(lazy_count.py; `trace` on code no probe touches cost 3.1x `run` with this hook, 1.6x without).
+(lazy_count.py: a per-instruction helper call made `trace` on code no probe touches cost
+several times `run`; bench/trace_cost.py measures the two).
 
 What is counted: every instruction the CPU began, including the int3 of a probe, the
 instructions of trampolines and native actions, and an instruction that faulted (its hook ran

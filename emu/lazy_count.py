@@ -1,5 +1,6 @@
 """Exact instruction counts from the block clock: the virtual time of traces without Unicorn's
-per-instruction counting hook (issue 31: `trace` cost 3-4x `run` on code no probe touches).
+per-instruction counting hook (issue 31: with it, `trace` on code no probe touches cost several
+times `run`; bench/trace_cost.py measures the two).
 
 Unicorn's own count (icount.py) calls a helper before every instruction. The block clock
 (block_clock.py) adds a block's instructions as the block begins, one C call per block, and

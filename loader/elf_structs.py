@@ -4,8 +4,9 @@ An exec reads only these two structures (fs/binfmt_elf.c load_elf_binary: the he
 first BINPRM_BUF_SIZE bytes, then load_elf_phdrs), and their layouts are fixed by the System V
 gABI ("ELF Header", "Program Header"; ElfN_Ehdr and ElfN_Phdr in include/uapi/linux/elf.h), so
 they are unpacked directly: pyelftools, which reads symbols and DWARF elsewhere (elf_symbols.py,
-cfi.py), built a construct parser per class and its import alone cost a start-up ~15 ms (with
-pdb, which its construct package imports). x86 is little-endian in both classes (ELFDATA2LSB).
+cfi.py), built a construct parser per class and its import alone was a large part of a
+start-up (with pdb, which its construct package imports; bench/startup.py --importtime lists
+the costly imports). x86 is little-endian in both classes (ELFDATA2LSB).
 """
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ by relative name from samples/; the link has no build-id; zig's linker (LLD)
 writes no timestamps.  Debug sections are removed with objcopy --strip-debug
 because zig cc turns every strip request (-s, -S, --strip-debug) into a full
 strip that also drops .symtab, which probes need.  The first build for each
-target compiles musl, so it takes about a minute.
+target compiles musl first, which takes most of its time.
 """
 
 from __future__ import annotations
@@ -156,9 +156,9 @@ def build_target(arch: str, names: list[str], out_dir: Path, work: Path) -> None
 
 def build_all(names: list[str], out_dir: Path, work: Path) -> None:
     """Build every target; the two targets build concurrently because each
-    first compiles its own musl (about a minute, mostly single-threaded)."""
+    first compiles its own musl (the longest step, mostly single-threaded)."""
     print(f"building {len(names)} sample(s) for {', '.join(TARGETS)} "
-          "(the first build of each target compiles libc: about a minute)", flush=True)
+          "(the first build of each target compiles libc first: the longest step)", flush=True)
     with ThreadPoolExecutor(max_workers=len(TARGETS)) as pool:
         futures = [pool.submit(build_target, arch, names, out_dir, work) for arch in TARGETS]
         for future in futures:

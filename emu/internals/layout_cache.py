@@ -1,12 +1,13 @@
 """The located layout kept on disk for the next process, confirmed before it is used.
 
-Locating Unicorn's private fields (located()) scans its structures through /proc/self/mem and
-costs a start-up ~12 ms of CPU, the same answer every time for the same library. It is kept
-in the user's cache directory (beside emu/native's compiled helpers), named by the identity of
-the loaded libunicorn (path, size, mtime) and of this interpreter; a process that finds it
-still runs confirmed() on it (~2 ms: every field is checked again on fresh Ucs) and takes it
-only if every field holds, otherwise it locates afresh and writes the file again. A missing,
-unreadable or malformed file is the same as none; one that cannot be written is not kept.
+Locating Unicorn's private fields (located()) scans its structures through /proc/self/mem and is
+a noticeable part of a start-up's CPU (bench/startup.py), the same answer every time for the
+same library. It is kept in the user's cache directory (beside emu/native's compiled helpers),
+named by the identity of the loaded libunicorn (path, size, mtime) and of this interpreter; a
+process that finds it still runs confirmed() on it (cheaper than locating: every field is
+checked again on fresh Ucs) and takes it only if every field holds, otherwise it locates afresh
+and writes the file again. A missing, unreadable or malformed file is the same as none; one that
+cannot be written is not kept.
 """
 from __future__ import annotations
 

@@ -40,14 +40,14 @@ class Strategy(NamedTuple):
 REGISTRY: tuple[Strategy, ...] = (
     Strategy("trampoline", "instrumenter.strategies.trampoline", "TrampolineProbes", (),
              "int3; the handler sends the thread to a relocated copy in an XOL page (US 9,336,001)",
-             "one trap (~1.5 us with a Python action)", 20),
+             "one trap, then the relocated instruction runs as guest code", 20),
     Strategy("emulate", "instrumenter.strategies.emulate.strategy", "EmulateProbes", (("form", "int3"),),
              "int3; the instruction is emulated on the trap frame (US 7,350,196); a system call "
              "is run by the kernel as the instruction would have run it",
-             "one trap and the emulation (~10 us)", 30),
+             "one trap and the emulation (a trap frame, stores through the emulator)", 30),
     Strategy("emulate-lock", "instrumenter.strategies.emulate.strategy", "EmulateProbes", (("form", "lock"),),
              "a LOCK prefix makes #UD; the instruction is emulated (US 7,350,196)",
-             "one #UD and the emulation (~10 us)", 40),
+             "one #UD and the emulation (a trap frame, stores through the emulator)", 40),
     Strategy("singlestep", "instrumenter.strategies.singlestep", "SingleStepProbes", (),
              "the original is put back and single-stepped: loses hits in threads (the baseline)",
              "two traps and two code writes; loses hits in threads", 100),
@@ -68,15 +68,14 @@ NAMES: tuple[str, ...] = tuple(s.name for s in REGISTRY)
 BY_NAME = {s.name: s for s in REGISTRY}
 
 # What `auto` tries: every strategy of the registry, cheapest per hit first (bench/probe_rate.py,
-# fib's entry on this emulator): a jump costs a few guest instructions, a trampoline hit
-# ~1.5 µs, an emulated one ~10 µs (its trap frame is built and its stores go through the
-# emulator's API, where a trampoline runs the instruction as guest code). emulate takes what
-# the others refuse: a site with no XOL page within reach, a system call. singlestep comes
-# last: it loses hits in threaded programs, so it is chosen only for a site nothing else takes
-# (and -v, the listing and the records say so). relocate (US 6,957,421) takes a whole function and
-# several traps per call made from its copy: auto tries it only where nothing cheaper and
-# lossless would (in practice never: singlestep-stopall takes what it takes); it is for
-# `--strategy relocate`.
+# fib's entry on this emulator): a jump costs a few guest instructions, a trampoline hit one trap,
+# an emulated one a trap and several times more (its trap frame is built and its stores go through
+# the emulator's API, where a trampoline runs the instruction as guest code). emulate takes what
+# the others refuse: a site with no XOL page within reach, a system call. singlestep comes last:
+# it loses hits in threaded programs, so it is chosen only for a site nothing else takes (and -v,
+# the listing and the records say so). relocate (US 6,957,421) takes a whole function and several
+# traps per call made from its copy: auto tries it only where nothing cheaper and lossless would
+# (in practice never: singlestep-stopall takes what it takes); it is for `--strategy relocate`.
 AUTO_ORDER: tuple[str, ...] = tuple(s.name for s in sorted(REGISTRY, key=lambda s: s.auto_rank))
 CHOICES: tuple[str, ...] = ("auto",) + NAMES
 

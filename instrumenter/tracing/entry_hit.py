@@ -15,7 +15,7 @@ class _EntryHit:
     name is kept with the image it was computed for (a fork child runs the same image, an
     exec'd one gets new hooks). The door's view of the space and the reader of the arguments
     are kept with the space they were made for (a fork child's hit makes its own): getting
-    them on every hit took 2-3 us of a record's ~10 (issue 31)."""
+    them on every hit was a fifth or more of a record's cost (issue 31, bench/trace_cost.py)."""
     __slots__ = ("session", "probe", "_image", "_address", "_name", "_space", "_cpu",
                  "_nargs", "_args")
 

@@ -43,8 +43,9 @@ class InstructionTime:
     def count_instructions(self, process) -> None:
         """Count every instruction `process` runs from now on, exactly, on the run's one clock
         (emu/icount.py): `instructions_retired` is then the virtual time of its records.
-        Idempotent; threads and a vfork child share their Machine, hence its counting. Costs
-        ~1.7x on translated code, so only the processes a tool follows are counted."""
+        Idempotent; threads and a vfork child share their Machine, hence its counting. Slows
+        translated code (a helper call per instruction, docs/unicorn.md), so only the processes
+        a tool follows are counted."""
         process.machine.count_instructions(self.instruction_clock)
 
     def at_instruction(self, count: int, callback) -> None:

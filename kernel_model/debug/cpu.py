@@ -47,7 +47,8 @@ class SpaceCpu:
         """A callable returning the general registers `names` of the live thread as a tuple,
         made once and called on every hit: one itemgetter over the CPU state where it is
         viewed directly (emu/cpu_state.py register_fetcher; what the syscall dispatcher
-        reads its arguments with), 0.2 us for six where a batch's `.read()` took 1-2 us."""
+        reads its arguments with), several times cheaper than a batch's `.read()`
+        (bench/probe_rate.py)."""
         return self._machine.register_fetcher(names)
 
     @property

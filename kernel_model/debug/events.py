@@ -65,7 +65,7 @@ class DebugEvents:
         A watcher's `syscall_names` (a set of names) says which calls it watches; one without,
         or with None, watches every call (strace, a tracer's syscall stops). As a tracepoint
         sys_enter_NAME costs nothing to other calls (issue 31: trace -p syscall:NAME paid
-        ~3 us on every call of a syscall-heavy program)."""
+        for every call of a syscall-heavy program; bench/trace_cost.py)."""
         watchers = self.syscall_watchers
         for watcher in watchers:
             names = getattr(watcher, "syscall_names", None)

@@ -6,7 +6,7 @@ result goes back in eax/rax, negative errno on failure. `int 0x80` from 64-bit c
 the i386 table and registers, as on Linux with IA32 emulation.
 
 Every guest syscall passes through `handle`, so its own work is kept to what a call needs
-(issue 12: <= 2 µs of kernel-model time for a simple call, bench/syscall_overhead.py): each
+(issue 12's budget for a simple call, measured by bench/syscall_overhead.py): each
 number is resolved once into a `Call` that also answers the bookkeeping questions, one
 SyscallContext per ABI is pointed at each call in turn instead of a new one per call, the
 number, the arguments the call takes and the result go through views of the CPU state (a load

@@ -1,7 +1,7 @@
 """Variants of the cached Debian rootfs for tests: with extra programs, or with a library gone.
 
 The cached rootfs (debian_rootfs.py) is shared by every test and never written. A variant
-is a hard-linked copy (``cp -al``: ~0.2 s and no extra space for ~3000 files) that a test
+is a hard-linked copy (``cp -al``: quick, and no extra space for its thousands of files) that a test
 may change by adding or removing paths. Neither side ever writes a file of it in place:
 trapline runs it without --writable (in-memory overlay) and the native oracle mounts it
 read-only, so the cache's files, which the copy shares, stay as apt unpacked them.

@@ -56,7 +56,7 @@ NESTED = {
 # Strategies that emulate returns in place (emulate, emulate-lock) leave no tool code to clean.
 OUT_OF_LINE = tuple(s.name for s in registry.REGISTRY if s.name in STRATEGIES and not hasattr(
     getattr(importlib.import_module(s.module), s.cls), "place_returns"))
-# runs are short (~0.05 s): more than ci's 30
+# runs are short: more than ci's 30
 EXAMPLES = max(120, settings.default.max_examples)
 EXAMPLES_CLEANED = max(40, settings.default.max_examples)
 FLOOR = 60                   # accepted of EXAMPLES (92 to 100 in every draw measured)

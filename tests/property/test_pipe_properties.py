@@ -78,8 +78,8 @@ def rootfs_by_arch(tmp_path_factory) -> dict[str, Path]:
     }
 
 
-# One emulated pipeline per example (under half a second): the profile's count applies (ci: 30
-# derandomized examples, about 12 s), reaching both arches, all sources and sizes past capacity.
+# One emulated pipeline per example (a short run): the profile's count applies (ci: 30
+# derandomized examples), reaching both arches, all sources and sizes past capacity.
 @given(pipeline=pipelines(), arch=st.sampled_from(ARCHES),
        quantum=st.sampled_from([997, 20_000, 200_000]))
 def test_pipelines_carry_every_byte(rootfs_by_arch, pipeline, arch, quantum):

@@ -108,8 +108,8 @@ def rootfs_by_arch(tmp_path_factory) -> dict[str, Path]:
     }
 
 
-# Each example is one emulated shell run of 1-4 s; the "ci" profile's 30 examples would
-# add two minutes to CI, so 12 (derandomized like every ci example, hence reproducible)
+# Each example is one emulated shell run of seconds; the "ci" profile's 30 examples would
+# add minutes to CI, so 12 (derandomized like every ci example, hence reproducible)
 # cover both arches, leaves that exec and deep trees. The dev/thorough profiles do not
 # reach this test's settings: raise the number here for a longer hunt.
 @settings(max_examples=12)

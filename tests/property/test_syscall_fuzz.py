@@ -19,9 +19,8 @@ Left out are only the calls whose whole effect is to end or replace the process 
 exit_group, execve, execveat): the run ends there and would hide everything after it.
 
 Cost: a run is a few milliseconds, so the test takes EXAMPLES_PER_PROFILE_EXAMPLE times the
-profile's example count: the ci profile (30, derandomized) gives 240 programs per arch, about
-6 s of CPU each; `--hypothesis-profile=thorough` (4 000) gives 32 000 per arch, a long fuzzing
-session (about half an hour of CPU per arch).
+profile's example count: the ci profile (30, derandomized) gives 240 programs per arch;
+`--hypothesis-profile=thorough` (4 000) gives 32 000 per arch, a long fuzzing session.
 """
 import io
 

@@ -12,6 +12,7 @@ from trapline.experiments.loss import (GUESTS, available_strategies, guest_binar
 from trapline.cli import main
 
 from ..samples.test_samples_run import SAMPLES
+from tests.quick_profile import alternates
 
 ARCHES = ("i386", "x86_64")
 LOSSLESS = [s for s in available_strategies() if s != "singlestep"]
@@ -26,6 +27,7 @@ def _binary(arch: str, guest: str = "threads") -> str:
 @pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("guest", GUESTS)
 @pytest.mark.parametrize("strategy", LOSSLESS)
+@alternates("arch")
 def test_strategies_that_keep_the_patch_lose_nothing(arch, guest, strategy):
     assert {"emulate", "emulate-lock", "trampoline", "jump", "singlestep-stopall"} <= set(LOSSLESS)
     for quantum in QUANTA:
@@ -48,6 +50,7 @@ def test_stopall_holds_the_others_for_the_stepped_instruction(guest):
 @pytest.mark.e2e
 @pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("guest", GUESTS)
+@alternates("arch")
 def test_singlestep_loses_hits_with_several_workers(arch, guest):
     """Every quantum of the documented configuration loses hits with threads; with processes
     quantum 7 does on both arches (at 50, x86-64's workers happen never to be switched inside

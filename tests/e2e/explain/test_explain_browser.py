@@ -15,6 +15,7 @@ from trapline.explain import explain
 from trapline.explain.techniques import NAMES
 
 from .browser import console_errors, distinct_colours, start_browser, stop_browser
+from tests.quick_profile import alternates
 
 pytestmark = pytest.mark.e2e
 
@@ -156,6 +157,7 @@ def _step_with_keys(browser, stepper, steps: list[dict]) -> None:
 
 @pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("technique", NAMES)
+@alternates("arch")
 def test_each_techniques_page_works_in_chromium(browser, technique, arch, tmp_path):
     target, doc = _page(tmp_path, "--technique", technique, "--arch", arch)
     _load(browser, target)

@@ -10,6 +10,7 @@ from click.testing import CliRunner
 from trapline.explain import explain
 from trapline.explain.document import render_text, schema
 from trapline.explain.techniques import NAMES
+from tests.quick_profile import alternates
 
 pytestmark = pytest.mark.e2e
 
@@ -22,6 +23,7 @@ def _run(*args) -> str:
 
 @pytest.mark.parametrize("arch", ["i386", "x86_64"])
 @pytest.mark.parametrize("technique", NAMES)
+@alternates("arch")
 def test_json_is_valid_the_text_is_its_rendering_and_both_are_deterministic(technique, arch):
     as_json = _run("--technique", technique, "--arch", arch, "--format", "json")
     doc = json.loads(as_json)
@@ -88,6 +90,7 @@ OLDER = ("emulate", "trampoline", "relocate", "detach")
 
 @pytest.mark.parametrize("arch", ["i386", "x86_64"])
 @pytest.mark.parametrize("technique", OLDER)
+@alternates("arch")
 def test_the_older_techniques_facts_are_fields_not_text(technique, arch):
     """Their JSON was their printed lines as text items; now every address, value and byte of
     theirs is a row's field (what is left as text is prose: no address in it)."""

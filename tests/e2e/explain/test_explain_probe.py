@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from trapline.explain import explain
 from trapline.explain.document import schema
+from tests.quick_profile import alternates
 
 pytestmark = pytest.mark.e2e
 
@@ -55,6 +56,7 @@ def test_auto_is_explained_and_the_hit_is_followed(arch):
 
 @pytest.mark.parametrize("arch", ["i386", "x86_64"])
 @pytest.mark.parametrize("strategy,listing", [("trampoline", True), ("emulate", False)])
+@alternates("arch")
 def test_a_named_strategy_shows_its_own_code_or_none(arch, strategy, listing):
     doc = _doc("-p", "uprobe:fib:fib", "--strategy", strategy, "--",
                str(SAMPLES_BIN / arch / "fib"), "5")

@@ -13,6 +13,7 @@ from trapline.explain import explain
 from trapline.explain.stripped_main import has_main, main_in_file
 from trapline.probespec import parse_probe_spec
 from trapline.sandbox import Sandbox
+from tests.quick_profile import alternates
 
 pytestmark = pytest.mark.e2e
 
@@ -21,6 +22,7 @@ START = "uprobe:libc.so.6:__libc_start_main"
 
 @pytest.mark.parametrize("arch", ["amd64", "i386"])
 @pytest.mark.parametrize("program", ["ls", "grep"])
+@alternates("arch")
 def test_the_found_main_is_what_libc_start_main_receives(arch, program, debian_rootfs):
     root, found = debian_rootfs[arch], {}
 

@@ -10,6 +10,7 @@ import time
 import pytest
 
 from tests.e2e.gdb_batch import REPO, gdb_batch, sample
+from tests.quick_profile import alternates
 
 ARCHES = ("x86_64", "i386")
 PROLOGUE = {"x86_64": ("push   %rbp", "mov    %rsp,%rbp", 4),      # (1st, 2nd insn, its end)
@@ -30,6 +31,7 @@ def pcs(text: str) -> list[int]:
 
 @pytest.mark.parametrize("strategy", ["trampoline", "emulate", "jump"])
 @pytest.mark.parametrize("arch", ARCHES)
+@alternates("arch")
 def test_break_on_a_probed_function_shows_the_original_prologue_and_steps_it(arch, strategy):
     fib = fib_address(arch)
     first, second, end = PROLOGUE[arch]

@@ -17,6 +17,7 @@ from instrumenter.insn.decode import decode
 from loader.elf import load_elf_file
 from tests.e2e.gdb_batch import gdb_batch, sample
 from tests.e2e.gdb_client import REPO
+from tests.quick_profile import alternates
 
 pytestmark = pytest.mark.e2e
 ARCHES = ("x86_64", "i386")
@@ -51,6 +52,7 @@ def _session(arch, strategy, commands, records):
 
 @pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("when", ["before the copy", "after the copy ran"])
+@alternates("arch")
 def test_breakpoints_in_a_relocated_body_stop_as_in_the_original(arch, when, tmp_path):
     fib, third, back = _fib_points(arch)
     breaks = [f"break *0x{third:x}", f"break *0x{back:x}"]

@@ -7,6 +7,7 @@ import pytest
 
 from trapline.lang.runner import make_consumers, run
 from tests.e2e.lang.lang_run import ARCHES, maps, native_breakpoint_hits, sample
+from tests.quick_profile import alternates
 
 pytestmark = pytest.mark.e2e
 
@@ -20,6 +21,7 @@ def _run(programs: list[str], argv: list[str], strategy: str):
 
 @pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("strategy", ["jump", "auto", "trampoline"])
+@alternates("arch")
 def test_count_only_sites_count_in_the_guest(arch, strategy):
     argv = [sample(arch, "fib"), "10"]
     spec = f"uprobe:{argv[0]}:fib"
@@ -41,6 +43,7 @@ def test_a_site_with_more_to_do_stays_on_the_python_path(arch):
 
 @pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("strategy", ["jump", "trampoline"])
+@alternates("arch")
 def test_blocks_of_arguments_run_from_what_the_guest_stored(arch, strategy):
     """Predicates, keys and aggregations of argN only: the argument words are stored in the
     guest (native args) and the blocks run on them at collection, with the maps the Python

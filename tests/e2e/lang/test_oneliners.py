@@ -8,6 +8,7 @@ import pytest
 
 from tests.e2e.lang.lang_run import (ARCHES, GUEST_ENV, maps, native_breakpoint_hits,
                                      native_syscall_counts, sample, trace)
+from tests.quick_profile import alternates
 
 pytestmark = pytest.mark.e2e
 
@@ -33,6 +34,7 @@ def test_hello_world(arch):
 # samples whose system calls are natively the same, call for call (tests/e2e/strace: IDENTICAL)
 @pytest.mark.parametrize("name, args", [("hello", []), ("compute", []), ("fib", ["10"]),
                                         ("signals", [])])
+@alternates("arch")
 def test_syscall_counts_by_probe_equal_strace_c(arch, name, args, tmp_path):
     argv = [sample(arch, name), *args]
     done = trace("-e", "tracepoint:syscalls:sys_enter_* { @[probe] = count(); }", "--", *argv,

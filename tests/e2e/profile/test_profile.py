@@ -17,6 +17,7 @@ from trapline.profile.record import read_trace
 from trapline.profile.session import run_profiled
 from trapline.sandbox import Sandbox
 from tests.e2e.speedscope_schema import speedscope_schema
+from tests.quick_profile import alternates
 
 ROOT = Path(__file__).resolve().parents[3]
 SAMPLES = ROOT / "samples" / "bin"
@@ -36,6 +37,7 @@ def _profile(argv, interval=2_000, **options):
 
 
 @pytest.mark.parametrize("program", ["callchain", "callchain_nofp"])
+@alternates("arch")
 def test_the_hot_leaf_is_found_through_three_levels(arch, program):
     run = _profile([SAMPLES / arch / program, "60"], interval=1_000)
     profile = run.profile

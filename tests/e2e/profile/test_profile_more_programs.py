@@ -10,6 +10,7 @@ import pytest
 
 from instrumenter.profiler.walkup import WalkUpOptions
 from tests.e2e.speedscope_schema import speedscope_schema
+from tests.quick_profile import alternates
 from trapline.profile.exporters import folded_text
 from trapline.profile.outputs import write_outputs
 from trapline.profile.record import read_trace
@@ -74,6 +75,7 @@ def test_stripped_code_is_counted_per_function(debian_rootfs, deb_arch):
 
 @ARCHES
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
+@alternates("deb_arch")
 def test_a_walk_up_over_another_debian_program(debian_rootfs, deb_arch, name, tmp_path):
     rootfs, argv = str(debian_rootfs[deb_arch]), PROGRAMS[name]
     plain = Sandbox(rootfs=rootfs).run(argv)
@@ -116,6 +118,7 @@ PIPELINE = ["/bin/bash", "-c", f"seq 2000 | sort -R --random-source={GPL} | md5s
 
 @ARCHES
 @pytest.mark.parametrize("mode, window", [("stack", 50), ("pc", 20)])
+@alternates("deb_arch")
 def test_a_hot_spot_is_hooked_in_the_process_it_is_in(debian_rootfs, deb_arch, mode, window):
     """A window mixes the samples of every process of a pipeline: seq's, sort's and the shell's.
     A hot spot in seq or in sort's libc (mapped at another base than bash's, whose libtinfo

@@ -15,6 +15,7 @@ from instrumenter.profiler.walkup import WalkUpOptions
 from trapline.profile.walkup_report import walkup_json
 from trapline.profile.walkup_run import compare, run_baseline, run_full, run_walkup
 from tests.e2e.rooted import rooted
+from tests.quick_profile import alternates
 
 ROOT = Path(__file__).resolve().parents[3]
 SAMPLES = ROOT / "samples" / "bin"
@@ -51,6 +52,7 @@ def _hooks_accounted(walk) -> None:
 
 
 @pytest.mark.parametrize("program", ["callchain", "callchain_nofp"])
+@alternates("arch")
 def test_the_walk_climbs_the_real_chain_to_main(arch, program):
     argv = [SAMPLES / arch / program, "100"]
     # leaf is called by inner 12 times a round and by spiral once: the identifying hook waits

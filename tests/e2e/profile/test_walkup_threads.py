@@ -11,6 +11,7 @@ import pytest
 from instrumenter.profiler.walkup import WalkUpOptions
 from trapline.profile.walkup_run import run_baseline, run_full, run_walkup
 from tests.e2e.rooted import rooted
+from tests.quick_profile import alternates
 from trapline.sandbox import Sandbox
 
 SAMPLES = Path(__file__).resolve().parents[3] / "samples" / "bin"
@@ -41,6 +42,7 @@ def test_full_instrumentation_counts_threads_and_longjmps_exactly(arch):
 
 
 @pytest.mark.parametrize("exclusive", ["off", "exact"])
+@alternates("arch")
 def test_the_walk_up_in_threads_pairs_every_exit_and_keeps_the_output(arch, exclusive):
     argv = [str(SAMPLES / arch / "hotchain"), "40", "5"]
     options = WalkUpOptions(threshold=30, window=20, min_calls=20, period=30, exclusive=exclusive)

@@ -18,6 +18,7 @@ from tests.e2e.sandbox_runner import (
     run_native,
     run_sandbox,
 )
+from tests.quick_profile import alternates
 
 pytestmark = pytest.mark.e2e
 
@@ -57,6 +58,7 @@ CASES = (
 
 @pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in CASES])
 @pytest.mark.parametrize("arch", ARCHES)
+@alternates("arch")
 def test_bash_matches_native(arch, case, rootfs_for, native_arch):
     native = run_native(list(case.argv), rootfs_dir=rootfs_for(native_arch[arch]),
                         env=FIXED_ENV, stdin=case.stdin)

@@ -37,6 +37,7 @@ from tests.e2e.sandbox_runner import (
     run_native,
     run_sandbox,
 )
+from tests.quick_profile import alternates
 
 pytestmark = pytest.mark.e2e
 
@@ -197,6 +198,7 @@ def _params(cases):
 
 @pytest.mark.parametrize("case", _params(CASES))
 @pytest.mark.parametrize("arch", ARCHES)
+@alternates("arch")
 def test_applet_matches_native(arch, case, rootfs_for, native_arch):
     native = run_native(
         list(case.argv), rootfs_dir=rootfs_for(native_arch[arch]), cwd=case.cwd,
@@ -305,6 +307,7 @@ def _describe_entry(entry: tuple | None) -> str:
 
 @pytest.mark.parametrize("case", _params(TREE_CASES))
 @pytest.mark.parametrize("arch", ARCHES)
+@alternates("arch")
 def test_file_system_change_matches_native(arch, case, fresh_rootfs, native_arch):
     native_root = fresh_rootfs(native_arch[arch], "native")
     native = run_native(list(case.argv), rootfs_dir=native_root, env=FIXED_ENV)

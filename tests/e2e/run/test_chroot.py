@@ -17,6 +17,7 @@ from tests.e2e.sandbox_runner import (
     run_native,
     run_sandbox,
 )
+from tests.quick_profile import alternates
 
 pytestmark = pytest.mark.e2e
 
@@ -44,6 +45,7 @@ CHROOT_SCRIPTS = {
 
 @pytest.mark.parametrize("case", sorted(CHROOT_SCRIPTS))
 @pytest.mark.parametrize("arch", ARCHES)
+@alternates("arch")
 def test_chroot_matches_native(arch, case, fresh_rootfs, native_arch):
     argv = ["/bin/sh", "-c", MAKE_JAIL + CHROOT_SCRIPTS[case]]
     native = run_native(argv, rootfs_dir=fresh_rootfs(native_arch[arch], "native"), env=FIXED_ENV)

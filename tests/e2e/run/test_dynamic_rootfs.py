@@ -29,6 +29,7 @@ from tests.e2e.sandbox_runner import (
     check_native_oracle,
     run_sandbox,
 )
+from tests.quick_profile import alternates
 
 pytestmark = pytest.mark.e2e
 
@@ -177,6 +178,7 @@ CASES = (
 
 @pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in CASES])
 @pytest.mark.parametrize("arch", ARCHES)
+@alternates("arch")
 def test_debian_userland_matches_native(arch, case, debian_rootfs):
     root = debian_rootfs[arch]
     argv = [case.shell, "-c", textwrap.dedent(case.script)]
@@ -235,6 +237,7 @@ EXPECTED_DIR = Path(__file__).resolve().parents[3] / "samples" / "dyn" / "expect
 
 @pytest.mark.parametrize("variant", ["", "-pie"], ids=["non-pie", "pie"])
 @pytest.mark.parametrize("arch", ARCHES)
+@alternates("arch")
 def test_dynamic_samples_print_their_expected_output(arch, variant, dyn_samples_rootfs):
     # One bash runs every sample in turn: a dynamic shell exec'ing dynamic programs, each
     # with its own ld.so start-up (dlopen, TLS in a RUNPATH library, threads, symbol

@@ -19,6 +19,7 @@ from tests.e2e.sandbox_runner import (
     run_native,
     run_sandbox,
 )
+from tests.quick_profile import alternates
 
 pytestmark = pytest.mark.e2e
 
@@ -35,6 +36,7 @@ FIFO_SCRIPTS = {
 
 @pytest.mark.parametrize("case", sorted(FIFO_SCRIPTS))
 @pytest.mark.parametrize("arch", ARCHES)
+@alternates("arch")
 def test_fifo_matches_native(arch, case, fresh_rootfs, native_arch):
     argv = ["/bin/sh", "-c", FIFO_SCRIPTS[case]]
     native = run_native(argv, rootfs_dir=fresh_rootfs(native_arch[arch], "native"), env=FIXED_ENV)

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.gdb_client import REPO
+from tests.quick_profile import alternates
 
 pytestmark = pytest.mark.e2e
 
@@ -41,6 +42,7 @@ def running(*argv, **popen):
 
 @pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("fmt", ["text", "jsonl"])
+@alternates("arch")
 def test_trace_into_a_pipe_its_reader_closed(arch, fmt):
     """`trapline trace ... | head -2`: fib 20's 21 891 records do not fit in the pipe, so a
     write meets the closed pipe."""
@@ -102,6 +104,7 @@ def complete_lines(path: Path) -> list[str]:
 
 @pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+@alternates("arch")
 def test_signal_stops_a_compute_loop_that_makes_no_call(arch, signum, tmp_path):
     """compute N: one emu_start for as long as it computes (no system call, no hook). The strace
     lines of its start-up say when it is in the loop."""
@@ -117,6 +120,7 @@ def test_signal_stops_a_compute_loop_that_makes_no_call(arch, signum, tmp_path):
 
 @pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+@alternates("arch")
 def test_signal_stops_a_system_call_loop_with_its_records_written(arch, signum, tmp_path):
     """hotchain 1 FAULTS: a SIGSEGV and an mprotect per round, FAULTS rounds (for ever here).
     -c's table comes at the end too, and counts the entries written."""
@@ -135,6 +139,7 @@ def test_signal_stops_a_system_call_loop_with_its_records_written(arch, signum, 
 
 @pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+@alternates("arch")
 def test_signal_ends_the_chrome_document_of_a_compute_loop(arch, signum, tmp_path):
     """The -o document of a probed compute loop is closed: it parses as JSON."""
     out = tmp_path / "trace.json"

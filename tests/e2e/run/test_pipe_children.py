@@ -21,6 +21,7 @@ import pytest
 from tests.e2e.conftest import deterministic_bytes
 from tests.e2e.debian_bins import ARCHES
 from tests.e2e.sandbox_runner import FIXED_ENV, assert_same_behaviour, run_native, run_sandbox
+from tests.quick_profile import alternates
 
 pytestmark = pytest.mark.e2e
 
@@ -38,6 +39,7 @@ def roundtrip_script(size: int) -> str:
 
 @pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("arch", ARCHES)
+@alternates("arch")
 def test_tar_gzip_roundtrip_through_child_pipes(arch, size, fresh_rootfs, native_arch):
     argv = ["/bin/sh", "-c", roundtrip_script(size)]
     native = run_native(argv, rootfs_dir=fresh_rootfs(native_arch[arch], "native-root"),

@@ -23,6 +23,7 @@ from tests.e2e.sandbox_runner import (
     run_native,
     run_sandbox,
 )
+from tests.quick_profile import alternates
 
 pytestmark = pytest.mark.e2e
 
@@ -43,6 +44,7 @@ def sample_rootfs(root: Path, arch: str, name: str) -> Path:
 
 @pytest.mark.parametrize("name", PROCESS_SAMPLES)
 @pytest.mark.parametrize("arch", ARCHES)
+@alternates("arch")
 def test_process_sample_prints_expected_output(tmp_path, arch, name):
     root = sample_rootfs(tmp_path / "root", arch, name)
     argv = [f"/bin/{name}"]
@@ -60,6 +62,7 @@ def test_process_sample_prints_expected_output(tmp_path, arch, name):
 
 @pytest.mark.parametrize("links", [1, 5])
 @pytest.mark.parametrize("arch", ARCHES)
+@alternates("arch")
 def test_exec_chain_length(tmp_path, arch, links):
     """exec_chain N execs itself N times; the pipe token survives every image."""
     root = sample_rootfs(tmp_path / "root", arch, "exec_chain")
@@ -79,6 +82,7 @@ QUANTA = (100, 1000, 7919)
 
 @pytest.mark.parametrize("quantum", QUANTA)
 @pytest.mark.parametrize("arch", ARCHES)
+@alternates("arch")
 def test_threads_output_does_not_depend_on_the_quantum(tmp_path, arch, quantum):
     root = sample_rootfs(tmp_path / "root", arch, "threads")
     result = run_sandbox_with_options(["/bin/threads"], ["--quantum", str(quantum)],

@@ -38,6 +38,7 @@ from tests.e2e.sandbox_runner import (
     run_native,
     run_sandbox,
 )
+from tests.quick_profile import alternates
 
 pytestmark = pytest.mark.e2e
 
@@ -99,6 +100,7 @@ def _shell_params():
 
 @pytest.mark.parametrize(("shell", "script"), list(_shell_params()))
 @pytest.mark.parametrize("arch", ARCHES)
+@alternates("arch")
 def test_shell_script_matches_native(arch, shell, script, rootfs_for, native_arch):
     argv = [SHELLS[shell], "-c", script.text]
     native = run_native(argv, rootfs_dir=rootfs_for(native_arch[arch]), env=FIXED_ENV)
@@ -112,6 +114,7 @@ REDIRECTIONS = "echo x > /tmp/f; cat /tmp/f; echo y >> /tmp/f; wc -l < /tmp/f; c
 
 @pytest.mark.parametrize("shell", sorted(SHELLS))
 @pytest.mark.parametrize("arch", ARCHES)
+@alternates("arch")
 def test_file_redirections(arch, shell, fresh_rootfs, native_arch):
     """>, >>, < and fd duplication; each side writes into its own copy of the rootfs."""
     native_root = fresh_rootfs(native_arch[arch], "native-root")
@@ -141,6 +144,7 @@ DEFAULT_SIGPIPE_OUTPUT = {
 
 @pytest.mark.parametrize("shell", sorted(SHELLS))
 @pytest.mark.parametrize("arch", ARCHES)
+@alternates("arch")
 def test_default_sigpipe_kills_the_writer(arch, shell, rootfs_for):
     sandbox = run_sandbox([SHELLS[shell], "-c", DEFAULT_SIGPIPE[shell]], rootfs=rootfs_for(arch),
                           env=FIXED_ENV, clear_env=True)
@@ -157,6 +161,7 @@ DETERMINISM_SCRIPT = (
 @pytest.mark.parametrize("follow_forks", [False, True], ids=["strace", "strace-f"])
 @pytest.mark.parametrize("shell", sorted(SHELLS))
 @pytest.mark.parametrize("arch", ARCHES)
+@alternates("arch")
 def test_pipeline_runs_are_byte_identical_with_strace(arch, shell, follow_forks, rootfs_for):
     """docs/ARCHITECTURE.md's determinism contract across fork, exec, pipes and the scheduler."""
     argv = [SHELLS[shell], "-c", DETERMINISM_SCRIPT]

@@ -20,6 +20,7 @@ from tests.e2e.sandbox_runner import (
     run_native,
     run_sandbox,
 )
+from tests.quick_profile import alternates
 
 pytestmark = pytest.mark.e2e
 
@@ -32,6 +33,7 @@ LOOK = ("ls -a /proc/self/fd/3/; cat /proc/self/fd/3/inner; readlink /proc/self/
 
 @pytest.mark.parametrize("how", sorted(PLANT))
 @pytest.mark.parametrize("arch", ARCHES)
+@alternates("arch")
 def test_old_handle_shows_what_it_opened(arch, how, fresh_rootfs, native_arch, tmp_path):
     bait = tmp_path / "bait"
     (bait / "outside").mkdir(parents=True)

@@ -16,12 +16,14 @@ from tests.e2e.sandbox_runner import (
     run_sandbox,
 )
 from tests.e2e.run.test_fifo_affinity import FIFO_SCRIPTS
+from tests.quick_profile import alternates
 
 pytestmark = pytest.mark.e2e
 
 
 @pytest.mark.parametrize("case", sorted(FIFO_SCRIPTS))
 @pytest.mark.parametrize("arch", ARCHES)
+@alternates("arch")
 def test_writable_fifo_matches_native(arch, case, fresh_rootfs, native_arch):
     argv = ["/bin/sh", "-c", FIFO_SCRIPTS[case]]
     native_root = fresh_rootfs(native_arch[arch], "native")

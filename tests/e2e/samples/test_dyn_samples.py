@@ -17,6 +17,7 @@ import pytest
 from tests.e2e.debian_bins import ARCHES
 from tests.e2e.native_oracle import run_in_rootfs
 from tests.e2e.rootfs_variants import EXTRA_DIR, SAMPLE_ARCH
+from tests.quick_profile import alternates
 
 SAMPLES_DIR = Path(__file__).resolve().parents[3] / "samples"
 DYN_DIR = SAMPLES_DIR / "dyn"
@@ -60,6 +61,7 @@ def test_sha256sums_lists_exactly_the_committed_files():
 @pytest.mark.parametrize("arch", SAMPLE_ARCH.values())
 @pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("name", PROGRAMS)
+@alternates("arch")
 def test_binary_is_dynamic_of_its_arch_and_type(arch, variant, name):
     build_dyn = _build_dyn()
     path = DYN_DIR / "bin" / arch / f"{name}{variant}"
@@ -70,6 +72,7 @@ def test_binary_is_dynamic_of_its_arch_and_type(arch, variant, name):
 @pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("name", PROGRAMS)
+@alternates("arch")
 def test_native_output_is_the_expected_one(arch, variant, name, dyn_samples_rootfs):
     done = run_in_rootfs([f"/{EXTRA_DIR}/{name}{variant}"], root=dyn_samples_rootfs(arch))
     assert (done.returncode, done.stderr) == (0, b""), done.describe()

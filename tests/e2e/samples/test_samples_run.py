@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.sandbox_runner import assert_same_behaviour, run_native, run_sandbox
+from tests.quick_profile import alternates
 
 SAMPLES = Path(__file__).resolve().parents[3] / "samples" / "bin"
 ENV = {"PATH": "/bin", "HOME": "/", "LANG": "C"}
@@ -36,6 +37,7 @@ def sample_root(tmp_path: Path) -> Path:
 @pytest.mark.e2e
 @pytest.mark.parametrize("arch", ["i386", "x86_64"])
 @pytest.mark.parametrize("name", sorted(CASES))
+@alternates("arch")
 def test_sample_matches_native(sample_root: Path, arch: str, name: str):
     args, status = CASES[name]
     shutil.copy2(SAMPLES / arch / name, sample_root / "bin" / name)

@@ -13,6 +13,7 @@ import pytest
 
 from tests.e2e.strace.compare import (BUSYBOX_PROGRAMS, DYNAMIC_PROGRAMS, REPO_ROOT, compare,
                                       sample_argv)
+from tests.quick_profile import alternates
 
 pytestmark = pytest.mark.e2e
 
@@ -34,6 +35,7 @@ def _check_frame(result) -> None:
 
 @pytest.mark.parametrize("name", SAMPLES)
 @pytest.mark.parametrize("arch", ARCHES)
+@alternates("arch")
 def test_samples(arch, name):
     result = compare(name, arch, sample_argv(arch, name), None)
     _check_frame(result)
@@ -43,6 +45,7 @@ def test_samples(arch, name):
 
 @pytest.mark.parametrize("name", ["hello", "fileio"])
 @pytest.mark.parametrize("arch", ARCHES)
+@alternates("arch")
 def test_descriptors_decoded_with_dash_yy(arch, name):
     """-yy: every descriptor with its path, pipes and sockets with their protocol, devices with
     their number, AT_FDCWD with the working directory, each as strace shows it."""
@@ -74,6 +77,7 @@ def test_a_device_and_the_working_directory_with_dash_yy(arch):
 
 @pytest.mark.parametrize("name", APPLETS)
 @pytest.mark.parametrize("arch", ARCHES)
+@alternates("arch")
 def test_busybox_applets(arch, name, rootfs_for):
     """prctl, getrandom in hex with its flags, set_thread_area, ioctl, sendfile..."""
     argv, follow = BUSYBOX_PROGRAMS[name]
@@ -114,6 +118,7 @@ def test_a_pipeline_under_dash_f(arch, rootfs_for):
 
 @pytest.mark.parametrize("name", sorted(DYNAMIC_PROGRAMS))
 @pytest.mark.parametrize("arch", ARCHES)
+@alternates("arch")
 def test_dynamic_programs(arch, name, debian_rootfs):
     """ld.so and libc: the frame is strace's (the vDSO-less sandbox maps a page or two more)."""
     _check_frame(compare(name, arch, DYNAMIC_PROGRAMS[name], debian_rootfs[arch]))

@@ -19,6 +19,7 @@ from tests.e2e.sandbox_runner import (
     failure_report,
     run_sandbox,
 )
+from tests.quick_profile import alternates
 
 pytestmark = pytest.mark.e2e
 
@@ -48,6 +49,7 @@ def _assert_identical(first: Result, second: Result) -> None:
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))
 @pytest.mark.parametrize("arch", ARCHES)
+@alternates("arch")
 def test_busybox_runs_are_byte_identical_with_strace(arch, name, rootfs_for):
     root = rootfs_for(arch)
     first = _sandbox(COMMANDS[name], root, strace=True)

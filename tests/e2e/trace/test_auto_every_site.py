@@ -19,6 +19,7 @@ from tests.e2e.rootfs_variants import EXTRA_DIR, SAMPLE_ARCH
 from trapline import Sandbox
 
 from ..samples.test_samples_run import SAMPLES
+from tests.quick_profile import alternates
 
 pytestmark = pytest.mark.e2e
 STATIC = [("i386", "fib", "fib", ["6"]), ("i386", "fileio", "close", []),
@@ -58,6 +59,7 @@ def _probe_every_site(argv, object_name: str, starts, block_end, **sandbox):
 
 
 @pytest.mark.parametrize("arch,program,function,args", STATIC)
+@alternates("arch")
 def test_auto_probes_every_boundary_of_a_static_function(arch, program, function, args):
     path = SAMPLES / arch / program
     starts, block_end = _function_sites(path, function, arch)
@@ -68,6 +70,7 @@ def test_auto_probes_every_boundary_of_a_static_function(arch, program, function
 
 @pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("variant", ["", "-pie"])
+@alternates("arch")
 def test_auto_probes_every_boundary_of_a_dynamic_program_main(arch, variant, dyn_samples_rootfs):
     root = dyn_samples_rootfs(arch)
     name = f"malloc_count{variant}"

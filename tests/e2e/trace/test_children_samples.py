@@ -37,6 +37,7 @@ from ..children_counts import (
     vfork_probe_processes,
 )
 from ..samples.test_samples_run import SAMPLES
+from tests.quick_profile import alternates
 
 pytestmark = pytest.mark.e2e
 
@@ -81,6 +82,7 @@ def run_sample(name: str, arch: str, args, strategy: str = "trampoline", **optio
 @pytest.mark.parametrize("children,backpatch", POLICIES)
 @pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("name", sorted(SAMPLE_CASES))
+@alternates("arch")
 def test_policy_keeps_output_and_counts_per_pid(name, arch, children, backpatch, strategy):
     args, processes_of, vforks, forks = SAMPLE_CASES[name]
     result = run_sample(name, arch, args, children=children, backpatch=backpatch,
@@ -129,6 +131,7 @@ def test_vfork_exec_chain_follow_traces_every_level(arch):
 
 @pytest.mark.parametrize("backpatch", ["lazy", "eager"])
 @pytest.mark.parametrize("arch", ARCHES)
+@alternates("arch")
 def test_vfork_exec_chain_detach_reinstruments_the_parent_after_the_exec(arch, backpatch):
     """The child leaves the borrowed space by execve: the parent's sites are back before it
     resumes, so its call after the vfork is recorded; the exec'd levels are not traced."""
@@ -176,6 +179,7 @@ RUNS_NATIVELY = sys.platform == "linux" and platform.machine() == "x86_64"
 @pytest.mark.skipif(not RUNS_NATIVELY, reason="needs a Linux x86-64 host to run the samples")
 @pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("name", sorted(SAMPLE_CASES))
+@alternates("arch")
 def test_native_run_prints_the_expected_output(name, arch):
     """The expected outputs are what the samples print natively (else they are stale)."""
     args = SAMPLE_CASES[name][0]
@@ -187,6 +191,7 @@ def test_native_run_prints_the_expected_output(name, arch):
 @pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("children", ("follow", "detach", "naive"))
 @pytest.mark.parametrize("strategy", STRATEGIES)
+@alternates("arch")
 def test_clone_vm_workers_keep_the_parents_probes_under_every_policy(arch, children, strategy):
     """loss_procs' workers (clone with CLONE_VM, neither fork nor vfork) run in the parent's
     memory while it runs: there is no copy to clean, and taking the shared patches out would

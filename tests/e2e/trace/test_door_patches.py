@@ -11,6 +11,7 @@ from trapline.probespec import parse_probe_spec
 
 from .test_probes_fib import fibonacci
 from ..samples.test_samples_run import SAMPLES
+from tests.quick_profile import alternates
 
 
 def _original(binary, address: int, size: int) -> bytes:
@@ -22,6 +23,7 @@ def _original(binary, address: int, size: int) -> bytes:
 @pytest.mark.e2e
 @pytest.mark.parametrize("arch", ["i386", "x86_64"])
 @pytest.mark.parametrize("strategy", ["trampoline", "jump", "emulate", "singlestep"])
+@alternates("arch")
 def test_a_write_over_a_probe_through_the_door_keeps_the_probe(arch, strategy):
     """At every hit a client of the door reads the site (the original bytes, not the int3 or
     jump the raw view shows) and writes those bytes back over it, as a naive debugger

@@ -16,6 +16,7 @@ import pytest
 
 from tests.e2e.debian_bins import ARCHES
 from tests.e2e.rootfs_variants import EXTRA_DIR
+from tests.quick_profile import alternates
 
 pytestmark = pytest.mark.e2e
 VARIANTS = ("", "-pie")
@@ -34,6 +35,7 @@ def _trace(root, argv: list[str], probe: str) -> tuple[list[dict], bytes]:
 
 @pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("variant", VARIANTS)
+@alternates("arch")
 def test_malloc_probe_counts_exactly_the_calls_the_program_made(arch, variant, dyn_samples_rootfs):
     events, output = _trace(dyn_samples_rootfs(arch), [f"/{EXTRA_DIR}/malloc_count{variant}", "37"],
                             "uprobe:libc.so.6:malloc")
@@ -43,6 +45,7 @@ def test_malloc_probe_counts_exactly_the_calls_the_program_made(arch, variant, d
 
 @pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("variant", VARIANTS)
+@alternates("arch")
 def test_strlen_return_probe_reports_the_lengths(arch, variant, dyn_samples_rootfs):
     events, output = _trace(dyn_samples_rootfs(arch), [f"/{EXTRA_DIR}/strlen_calls{variant}"],
                             "uretprobe:libc.so.6:strlen")
@@ -52,6 +55,7 @@ def test_strlen_return_probe_reports_the_lengths(arch, variant, dyn_samples_root
 
 @pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("variant", VARIANTS)
+@alternates("arch")
 def test_a_strlen_probe_first_added_after_the_binding_is_read_from_the_got(arch, variant, dyn_samples_rootfs):
     """The return probe on strlen is first added by the first write(2) of a length: strlen's
     resolver ran already (the PLT slot is bound, lazily or at load) and nobody watched it. The

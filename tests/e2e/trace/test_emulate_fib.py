@@ -8,12 +8,14 @@ from trapline import Sandbox
 
 from .test_probes_fib import fibonacci
 from ..samples.test_samples_run import SAMPLES
+from tests.quick_profile import alternates
 
 
 @pytest.mark.e2e
 @pytest.mark.parametrize("strategy", ["emulate", "emulate-lock"])
 @pytest.mark.parametrize("arch", ["i386", "x86_64"])
 @pytest.mark.parametrize("n", [0, 1, 5, 12])
+@alternates("arch")
 def test_fib_entry_and_return_counts_with_emulation(arch, strategy, n):
     binary = str(SAMPLES / arch / "fib")
     probed = Sandbox(probes=["uprobe:fib:fib", "uretprobe:fib:fib"],

@@ -18,6 +18,7 @@ from instrumenter.tracing.session import Session
 from kernel_model.fs import CapturedOutput
 from kernel_model.kernel import Kernel, KernelConfig
 from trapline.probespec import parse_probe_spec
+from tests.quick_profile import alternates
 
 pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parents[3]
@@ -39,6 +40,7 @@ def trapline(*args):
                                               ("limit_n.o:limit_n", "trampoline"),
                                               ("limit_n.so:limit_n", "trampoline"),
                                               ("limit_n.o:limit_n", "jump")])
+@alternates("arch")
 def test_trace_with_a_handler_that_changes_the_first_argument(arch, handler, strategy):
     """The jump strategy calls the handler from its own trampoline, laid out by the same code
     (instrumenter/strategies/page_layout.py)."""
@@ -106,6 +108,7 @@ def run_fib(arch, probes, strategy="trampoline", n=10, program="fib", args=None)
 
 @pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("native", [None, "count"])
+@alternates("arch")
 def test_a_counting_handler_counts_every_call_beside_kernel_or_native_data(arch, native):
     """A probe with both kinds of data (US 9,336,001): the handler counts in its scratch area, the
     hit is recorded by the kernel handler (Python) or counted in the page (native)."""
@@ -121,6 +124,7 @@ def test_a_counting_handler_counts_every_call_beside_kernel_or_native_data(arch,
 
 @pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("native", ["count", "args:2"])
+@alternates("arch")
 def test_native_actions_under_the_trampoline_strategy_run_in_the_page(arch, native):
     probe = Probe(parse_probe_spec("uprobe:fib:fib"), native=native)
     status, out, session, _ = run_fib(arch, [probe])
@@ -150,6 +154,7 @@ _FAULT_ON_SECOND_CALL = {
 
 @pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("strategy", ["trampoline", "jump"])
+@alternates("arch")
 def test_handlers_follow_fork_children_with_their_scratch_and_their_faults(arch, strategy, tmp_path):
     """fork_probe: the parent calls work() once, then it and its fork child call it again. Each
     runs the handler with its own copy of the scratch area (the count goes on from 1 in both),

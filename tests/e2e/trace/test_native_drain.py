@@ -19,6 +19,7 @@ from trapline import Sandbox
 from trapline.probespec import parse_probe_spec
 
 from ..samples.test_samples_run import SAMPLES
+from tests.quick_profile import alternates
 
 
 def _arguments(arch, program, argv, strategy, spec, nargs, quantum=200_000, native_action=None):
@@ -33,6 +34,7 @@ def _arguments(arch, program, argv, strategy, spec, nargs, quantum=200_000, nati
 @pytest.mark.e2e
 @pytest.mark.parametrize("arch", ["i386", "x86_64"])
 @pytest.mark.parametrize("strategy", ["jump", "trampoline"])
+@alternates("arch")
 def test_more_records_than_the_buffer_holds_are_all_collected(arch, strategy):
     """fib(20) makes 21891 calls: five fillings of a 4096-record buffer."""
     spec = "uprobe:fib:fib"
@@ -46,6 +48,7 @@ def test_more_records_than_the_buffer_holds_are_all_collected(arch, strategy):
 @pytest.mark.e2e
 @pytest.mark.parametrize("arch", ["i386", "x86_64"])
 @pytest.mark.parametrize("quantum", [1, 3, 7])
+@alternates("arch")
 def test_appends_cut_by_thread_switches_restart_and_lose_nothing(arch, quantum, monkeypatch):
     """loss_threads' four workers call probed(&their slot) 100 times each; a 7-record buffer
     fills every few calls, and a switch every 1-7 instructions cuts appends half-way. The

@@ -21,6 +21,7 @@ from loader.elf import load_elf_file
 from tests.e2e.debian_bins import ARCHES
 from tests.e2e.rootfs_variants import EXTRA_DIR, SAMPLE_ARCH
 from tests.e2e.static_c import build_static
+from tests.quick_profile import alternates
 
 pytestmark = pytest.mark.e2e
 SAMPLES = Path(__file__).resolve().parents[3] / "samples"
@@ -140,6 +141,7 @@ def test_inside_an_instruction_of_a_pie_is_named_in_the_file_s_addresses():
 @pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("library, symbol, program", [("libc.so.6", "malloc", "malloc_count"),
                                                       ("libm.so.6", "cos", "dlopen_cos")])
+@alternates("arch")
 def test_inside_an_instruction_of_a_library_loaded_at_start_or_by_dlopen(
         arch, library, symbol, program, dyn_samples_rootfs):
     """libm is mapped by dlopen_cos's dlopen, after the program started: refused then, the

@@ -9,6 +9,7 @@ import pytest
 from trapline import Sandbox
 
 from ..samples.test_samples_run import SAMPLES
+from tests.quick_profile import alternates
 
 
 def fibonacci(n: int) -> int:
@@ -21,6 +22,7 @@ def fibonacci(n: int) -> int:
 @pytest.mark.e2e
 @pytest.mark.parametrize("arch", ["i386", "x86_64"])
 @pytest.mark.parametrize("n", [0, 1, 2, 5, 10, 15])
+@alternates("arch")
 def test_fib_probe_counts_equal_the_call_count(arch, n):
     binary = str(SAMPLES / arch / "fib")
     plain = Sandbox().run([binary, str(n)])

@@ -17,6 +17,7 @@ from trapline.probespec import parse_probe_spec
 
 from .test_probes_fib import fibonacci
 from ..samples.test_samples_run import SAMPLES
+from tests.quick_profile import alternates
 
 
 def _probe(spec: str, native: str | None = None) -> Probe:
@@ -58,6 +59,7 @@ def test_the_jump_at_fib_covers_the_frame_pointer_prologue(arch):
 @pytest.mark.parametrize("arch", ["i386", "x86_64"])
 @pytest.mark.parametrize("native", [None, "count", "args:1"])
 @pytest.mark.parametrize("n", [0, 1, 5, 12])
+@alternates("arch")
 def test_jump_probe_counts_every_call_of_fib(arch, native, n):
     binary = str(SAMPLES / arch / "fib")
     plain = Sandbox().run([binary, str(n)])
@@ -114,6 +116,7 @@ def test_forcing_the_jump_where_it_cannot_go_is_a_one_line_error():
 @pytest.mark.parametrize("arch", ["i386", "x86_64"])
 @pytest.mark.parametrize("strategy,native", [("auto", None), ("trampoline", None), ("jump", None),
                                              ("jump", "count"), ("emulate", None)])
+@alternates("arch")
 def test_entry_and_return_probes_on_one_function_under_every_strategy(arch, strategy, native):
     """Issue 15: a uretprobe works under every strategy — the jump's Python part swaps the
     return address as an int3 would (Linux's optimized uprobes carry uretprobes too).
@@ -127,6 +130,7 @@ def test_entry_and_return_probes_on_one_function_under_every_strategy(arch, stra
 @pytest.mark.e2e
 @pytest.mark.parametrize("arch", ["i386", "x86_64"])
 @pytest.mark.parametrize("native", ["count", "args:2"])
+@alternates("arch")
 def test_native_actions_belong_to_the_process_that_ran_them(arch, native):
     """fork_pipe's writer child calls produce() 1000 times, and so does the parent after the
     fork (to check what it received): the counters, copied by fork, count separately."""

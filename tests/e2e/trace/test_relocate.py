@@ -17,6 +17,7 @@ from trapline.probespec import parse_probe_spec
 from .test_probes_fib import fibonacci
 from .test_probes_strategies import _call_arguments
 from ..samples.test_samples_run import SAMPLES
+from tests.quick_profile import alternates
 
 
 def relocatable_functions(arch: str, name: str) -> tuple[list[str], dict[str, str]]:
@@ -44,6 +45,7 @@ def _probes(name: str, functions) -> list[Probe]:
 @pytest.mark.parametrize("arch", ["i386", "x86_64"])
 @pytest.mark.parametrize("name,args", [("signals", []), ("fork_pipe", []), ("callchain", []),
                                        ("vfork_nested", []), ("fileio", [])])
+@alternates("arch")
 def test_every_relocatable_function_probed_runs_as_unprobed_with_the_trampolines_hits(arch, name,
                                                                                       args):
     binary = [str(SAMPLES / arch / name)] + args
@@ -59,6 +61,7 @@ def test_every_relocatable_function_probed_runs_as_unprobed_with_the_trampolines
 @pytest.mark.e2e
 @pytest.mark.parametrize("arch", ["i386", "x86_64"])
 @pytest.mark.parametrize("native", [None, "count", "args:1"])
+@alternates("arch")
 def test_relocated_fib_counts_every_call(arch, native):
     n = 12
     binary = [str(SAMPLES / arch / "fib"), str(n)]

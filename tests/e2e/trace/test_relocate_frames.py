@@ -16,6 +16,7 @@ import pytest
 
 from tests.e2e.debian_bins import ARCHES
 from tests.e2e.rootfs_variants import EXTRA_DIR
+from tests.quick_profile import alternates
 
 pytestmark = pytest.mark.e2e
 EXPECTED = Path(__file__).resolve().parents[3] / "samples" / "dyn" / "expected"
@@ -47,6 +48,7 @@ def _trace(root, program: str, strategy: str) -> tuple[dict, bytes]:
 @pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("variant", ("", "-pie"))
 @pytest.mark.parametrize("name", sorted(FUNCTIONS))
+@alternates("arch")
 def test_relocated_functions_show_original_return_addresses(arch, variant, name,
                                                              dyn_samples_rootfs):
     root = dyn_samples_rootfs(arch)

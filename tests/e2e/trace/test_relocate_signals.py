@@ -19,6 +19,7 @@ from instrumenter.probes.definitions import Probe
 from loader.elf import load_elf_file
 from trapline import Sandbox
 from trapline.probespec import parse_probe_spec
+from tests.quick_profile import alternates
 
 pytestmark = pytest.mark.e2e
 SAMPLES = Path(__file__).resolve().parents[3] / "samples"
@@ -63,6 +64,7 @@ def _run(binary: Path, arch: str, strategy: str, native: str | None):
 
 @pytest.mark.parametrize("arch", ["i386", "x86_64"])
 @pytest.mark.parametrize("native", [None, "count"])
+@alternates("arch")
 def test_handlers_see_original_pcs_and_the_copy_goes_on(arch, native, tmp_path):
     binary = tmp_path / arch / "relocate_signals"          # a fixed path: CI's clone differs
     binary.parent.mkdir()

@@ -12,6 +12,7 @@ from trapline.cli import main
 
 from .test_probes_fib import fibonacci
 from ..samples.test_samples_run import SAMPLES
+from tests.quick_profile import alternates
 
 
 def _probed_fib(arch: str, ring: int, form: str, returns: str):
@@ -32,6 +33,7 @@ def _probed_fib(arch: str, ring: int, form: str, returns: str):
 @pytest.mark.parametrize("form", ["int3", "lock"])
 @pytest.mark.parametrize("arch", ["i386", "x86_64"])
 @pytest.mark.parametrize("n", [0, 1, 5, 12])
+@alternates("arch")
 def test_kernel_fib_counts_every_call_once(arch, form, returns, n):
     guest, fib, entries, returned, sites, _ = _probed_fib(arch, 0, form, returns)
     assert guest.call(fib, n) == fibonacci(n)

@@ -14,6 +14,7 @@ from trapline.probespec import parse_probe_spec
 
 from ...property.tailcall_model import FUNCTIONS, TailcallModel
 from ..samples.test_samples_run import SAMPLES
+from tests.quick_profile import alternates
 
 # singlestep is exact here: the sample has one thread
 STRATEGIES = ("trampoline", "jump", "emulate", "emulate-lock", "singlestep",
@@ -43,6 +44,7 @@ def returns_of(arch: str, probed, strategy: str, rounds: int = ROUNDS, shape=Non
 @pytest.mark.e2e
 @pytest.mark.parametrize("arch", ["i386", "x86_64"])
 @pytest.mark.parametrize("strategy", STRATEGIES)
+@alternates("arch")
 def test_every_chained_return_is_reported_innermost_first(arch, strategy):
     # one chain goes through relay unprobed
     probed = [f for f in FUNCTIONS if f != "relay" and f not in REFUSED.get(strategy, ())]
@@ -58,6 +60,7 @@ def test_every_chained_return_is_reported_innermost_first(arch, strategy):
 @pytest.mark.e2e
 @pytest.mark.parametrize("arch", ["i386", "x86_64"])
 @pytest.mark.parametrize("strategy", ("trampoline", "jump", "emulate"))
+@alternates("arch")
 def test_the_issue_s_hot_and_mid(arch, strategy):
     """The issue's case: hot probed with mid records as many returns as probed alone."""
     alone, _ = returns_of(arch, ["hot"], strategy)

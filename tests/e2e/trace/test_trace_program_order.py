@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from instrumenter.strategies.registry import CHOICES as STRATEGIES
+from tests.quick_profile import alternates
 
 ROOT = Path(__file__).resolve().parents[3]
 SAMPLES = ROOT / "samples" / "bin"
@@ -62,6 +63,7 @@ def _event(line: str):
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
+@alternates("arch")
 def test_records_and_guest_output_on_stdout_come_in_program_order(arch, strategy):
     assert [_event(line) for line in _merged_output(arch, "--strategy", strategy)] == PROGRAM_ORDER
 

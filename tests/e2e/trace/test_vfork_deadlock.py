@@ -13,6 +13,7 @@ import pytest
 
 from kernel_model.kernel import Deadlock
 from trapline import Sandbox
+from tests.quick_profile import alternates
 
 ROOT = Path(__file__).resolve().parents[3]
 ARCHES = ("i386", "x86_64")
@@ -29,6 +30,7 @@ def _report_lines(text: str) -> list[str]:
 
 @pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("strategy", ["trampoline", "jump", "emulate-lock"])
+@alternates("arch")
 def test_the_naive_monitor_deadlocks_as_fig1_and_the_report_names_all_three(arch, strategy):
     sandbox = Sandbox(probes=[PROBE], strategy=strategy, children="naive")
     with pytest.raises(Deadlock) as info:
@@ -57,6 +59,7 @@ def test_the_cli_prints_the_deadlock_and_fails(arch):
 
 @pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("backpatch", ["lazy", "eager"])
+@alternates("arch")
 def test_the_seeds_tool_runs_the_same_program_to_completion(arch, backpatch):
     result = Sandbox(probes=[PROBE], strategy="trampoline", children="detach",
                      backpatch=backpatch).run([_sample(arch)])

@@ -25,6 +25,7 @@ import pytest
 
 from kernel_model.kernel import Deadlock
 from trapline import Sandbox
+from tests.quick_profile import alternates
 
 pytestmark = pytest.mark.e2e
 
@@ -45,6 +46,7 @@ def _records(result) -> Counter:
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
 @pytest.mark.parametrize("arch", ARCHES)
+@alternates("arch")
 def test_the_naive_tool_deadlocks_at_the_nested_vfork_event_as_fig1(arch, strategy):
     sandbox = Sandbox(probes=PROBES, strategy=strategy, children="naive")
     with pytest.raises(Deadlock) as info:
@@ -73,6 +75,7 @@ def test_the_cli_reports_the_fig1_deadlock_with_trapline_s_own_status(arch):
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
 @pytest.mark.parametrize("arch", ARCHES)
+@alternates("arch")
 def test_follow_traces_every_level_and_the_program_runs_as_natively(arch, strategy):
     result = Sandbox(probes=PROBES, strategy=strategy, children="follow").run([_sample(arch)])
     assert (result.exit_code, result.stdout) == (0, EXPECTED)
@@ -82,6 +85,7 @@ def test_follow_traces_every_level_and_the_program_runs_as_natively(arch, strate
 
 @pytest.mark.parametrize("backpatch", ("lazy", "eager"))
 @pytest.mark.parametrize("arch", ARCHES)
+@alternates("arch")
 def test_detach_with_backpatching_runs_it_and_records_the_parent_only(arch, backpatch):
     result = Sandbox(probes=PROBES, strategy="trampoline", children="detach",
                      backpatch=backpatch).run([_sample(arch)])
