@@ -44,13 +44,22 @@ def test_cwd_maps_stat_status(fs):
 
 def test_other_pids_do_not_exist(fs):
     assert errno_of(fs.stat, b"/proc/1", b"/", PROC) == E.ENOENT
-    assert names(fs, b"/proc") == [b".", b"..", b"42", b"cpuinfo", b"meminfo", b"mounts",
-                                      b"self", b"sys"]
+    assert names(fs, b"/proc") == [b".", b"..", b"42", b"cpuinfo", b"filesystems", b"meminfo",
+                                      b"mounts", b"self", b"sys"]
 
 
 def test_ngroups_max(fs):
     """Read by sysconf(_SC_NGROUPS_MAX) (coreutils' id/groups): NGROUPS_MAX."""
     assert read_file(fs, b"/proc/sys/kernel/ngroups_max") == b"65536\n"
+
+
+def test_filesystems_lists_the_registered_types(fs):
+    """Read by libselinux in every dynamic coreutils program: the reference host's 364 bytes,
+    each type with "nodev" when it needs no device, and no selinuxfs."""
+    text = read_file(fs, b"/proc/filesystems")
+    assert len(text) == 364
+    assert text.startswith(b"nodev\tsysfs\nnodev\ttmpfs\nnodev\tproc\n")
+    assert b"\text4\n" in text and b"nodev\toverlay\n" in text and b"selinuxfs" not in text
 
 
 def test_cpuinfo_and_meminfo_are_fixed(fs):
@@ -125,8 +134,8 @@ def test_other_processes_show_with_their_state(fs):
         return proc
     others = {43: process(43, "runnable", SLEEPING), 44: process(44, ZOMBIE, ZOMBIE)}
     fs.list_processes(lambda: {pid: fs_view(p) for pid, p in others.items()})
-    assert names(fs, b"/proc") == [b".", b"..", b"42", b"43", b"44", b"cpuinfo", b"meminfo",
-                                      b"mounts", b"self", b"sys"]
+    assert names(fs, b"/proc") == [b".", b"..", b"42", b"43", b"44", b"cpuinfo", b"filesystems",
+                                      b"meminfo", b"mounts", b"self", b"sys"]
     assert read_file(fs, b"/proc/43/stat").split()[:6] == [b"43", b"(child)", b"S", b"42", b"42", b"7"]
     assert b"State:\tS (sleeping)\n" in read_file(fs, b"/proc/43/status")
     assert read_file(fs, b"/proc/44/stat").split()[2] == b"Z"
