@@ -3,6 +3,8 @@ from dataclasses import dataclass
 
 from .constants import PROC_DEV, S_IFDIR, S_IFMT, BLOCK_SIZE, DIR_SIZE, blocks_for
 
+PROC_BLOCK_SIZE = 1024
+
 
 @dataclass(frozen=True)
 class StatResult:
@@ -67,6 +69,12 @@ class Meta:
     def to_stat(self, size: int, held: int | None = None) -> StatResult:
         """`held`: bytes of storage the data takes when it is not its size rounded up to
         blocks (a sparse file: only the pages written, as tmpfs counts i_blocks)."""
+        if self.dev == PROC_DEV:
+            # proc_fill_super: 1 KiB blocks (stdio buffers of /proc files are that size), and
+            # no size or blocks for its directories and files
+            return StatResult(self.dev, self.ino, self.mode, self.nlink, self.uid, self.gid,
+                              self.rdev, size, PROC_BLOCK_SIZE, 0, self.atime_ns, self.mtime_ns,
+                              self.ctime_ns, self.btime_ns)
         if self.fmt == S_IFDIR:
             size = DIR_SIZE
         blocks = blocks_for(size) if held is None else held // 512

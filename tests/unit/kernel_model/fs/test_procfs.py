@@ -62,6 +62,14 @@ def test_filesystems_lists_the_registered_types(fs):
     assert b"\text4\n" in text and b"nodev\toverlay\n" in text and b"selinuxfs" not in text
 
 
+def test_proc_stats_in_one_kib_blocks_and_its_directories_have_no_size(fs):
+    """proc_fill_super's 1 KiB block size: glibc's stdio reads /proc files in st_blksize
+    pieces (libselinux's read of /proc/filesystems is read(3, ..., 1024) natively)."""
+    for path in (b"/proc/filesystems", b"/proc/self/status", b"/proc", b"/proc/self"):
+        st = fs.stat(path, b"/", PROC)
+        assert (st.blksize, st.size, st.blocks) == (1024, 0, 0), path
+
+
 def test_cpuinfo_and_meminfo_are_fixed(fs):
     cpuinfo = read_file(fs, b"/proc/cpuinfo")
     assert b"processor\t: 0\n" in cpuinfo and b"flags\t\t: fpu" in cpuinfo
