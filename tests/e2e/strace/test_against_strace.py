@@ -138,3 +138,14 @@ def test_a_pipeline_under_dash_f(arch, rootfs_for):
 def test_dynamic_programs(arch, name, debian_rootfs):
     """ld.so and libc: the frame is strace's (the vDSO-less sandbox maps a page or two more)."""
     _check_frame(compare(name, arch, DYNAMIC_PROGRAMS[name], debian_rootfs[arch]))
+
+
+def test_socketcall_is_traced_by_the_name_of_the_call_it_stands_for(debian_rootfs):
+    """i386 glibc's nss (id looking up its groups) reaches sockets through socketcall:
+    `-e trace=socket,connect` shows them as strace does (by the call's own name, not
+    socketcall's), each line the same."""
+    result = compare("id", "i386", ["/usr/bin/id"], debian_rootfs["i386"],
+                     options=("-e", "trace=execve,socket,connect"))
+    connects = [line for line in result.native if line.startswith("connect(")]
+    assert connects and len([line for line in result.native if line.startswith("socket(")]) == len(connects)
+    assert result.native == result.sandbox, result.diff()
