@@ -105,16 +105,22 @@ def test_the_socket_calls_of_the_sockets_sample(arch):
 
 @pytest.mark.parametrize("arch", ARCHES)
 def test_a_pipe_reader_reads_each_line_as_it_is_written(arch):
-    """fork_pipe: natively the parent, woken by each write of its child, reads that one line
-    (the child on the other CPU, or preempted by the woken reader); the sandbox's wakeup
-    preemption (kernel_model/process/sched.py) does the same, so the traces agree but for the
-    few reads where the native child wrote twice before the parent read (the host's timing:
-    0.3 % of the lines on an idle host, 4.4 % once under a parallel test run; 49 % before)."""
+    """fork_pipe: natively the parent, woken by each write of its child, mostly reads that one
+    line (the child on the other CPU, or preempted by the woken reader); the sandbox's wakeup
+    preemption (kernel_model/process/sched.py) reads each line so, every time. How many lines
+    a native read gets is the host's timing (two lines in 0.3 % of the reads on an idle host;
+    once, with a parallel test run, hundreds of lines in 256-byte reads), so the parent's
+    reads are not compared with strace's, nor is where the parent takes its SIGCHLD (before
+    or after wait4 returns, with si_stime 0 or 1: the host's CPU time); the two children's
+    lines are, every one."""
     result = compare("fork_pipe", arch, sample_argv(arch, "fork_pipe"), None, follow=True)
     _check_frame(result)
     reads = [line for line in result.sandbox if line.startswith('P0 read(3, "line ')]
     assert len(reads) == 1000 and all(line.count("\\n") == 1 for line in reads), result.diff()
-    assert result.share >= 0.9, result.diff()
+    children = [line for line in result.native if not line.startswith("P0 ")]
+    assert len(children) > 1000                   # the writer's 1000 writes and the rest
+    assert children == [line for line in result.sandbox if not line.startswith("P0 ")], \
+        result.diff()
 
 
 @pytest.mark.parametrize("arch", ARCHES)
