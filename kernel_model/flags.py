@@ -369,8 +369,11 @@ AT_STATX_SYNC_TYPE = 0x6000
 AT_STATX_SYNC_TYPES = {0: "AT_STATX_SYNC_AS_STAT", AT_STATX_FORCE_SYNC: "AT_STATX_FORCE_SYNC",
                        AT_STATX_DONT_SYNC: "AT_STATX_DONT_SYNC"}
 STATX_BASIC_STATS = 0x7ff
-# strace names the basic set as one name when all of it is there (its xlat lists it first).
-STATX_MASK = ((STATX_BASIC_STATS, "STATX_BASIC_STATS"), (0x1, "STATX_TYPE"), (0x2, "STATX_MODE"),
+# strace names the whole set of Linux 4.11 (STATX_ALL, the basic set and the birth time), then
+# the basic set, as one name when all of it is there (its xlat lists them first), in the mask
+# asked for and in the mask answered alike.
+STATX_MASK = ((0xfff, "STATX_ALL"), (STATX_BASIC_STATS, "STATX_BASIC_STATS"), (0x1, "STATX_TYPE"),
+              (0x2, "STATX_MODE"),
               (0x4, "STATX_NLINK"), (0x8, "STATX_UID"), (0x10, "STATX_GID"),
               (0x20, "STATX_ATIME"), (0x40, "STATX_MTIME"), (0x80, "STATX_CTIME"),
               (0x100, "STATX_INO"), (0x200, "STATX_SIZE"), (0x400, "STATX_BLOCKS"),

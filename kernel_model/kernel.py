@@ -327,9 +327,10 @@ class Kernel(Spawning, SyscallEntry):
 
     def may_continue(self, thread: Thread) -> bool:
         """After a call inside the hook: keep running unless the thread must stop here
-        (it sleeps, died, another thread is current, or a signal awaits delivery)."""
+        (it sleeps, died, another thread is current, its call woke a thread that preempts it:
+        process/sched.py, or a signal awaits delivery)."""
         return thread.state == RUNNABLE and self.current is thread \
-            and not self.signals.deliverable(thread)
+            and self.scheduler.preempting is None and not self.signals.deliverable(thread)
 
     # ---- sleeping --------------------------------------------------------------------------
     def wakeup(self, channel) -> None:

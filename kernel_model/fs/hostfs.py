@@ -47,7 +47,8 @@ def stat_from_host(ctx: HostContext, st: os.stat_result) -> StatResult:
     ino = ctx.table.for_key((st.st_dev, st.st_ino))
     rdev = st.st_rdev if host_stat.S_ISCHR(mode) or host_stat.S_ISBLK(mode) else 0
     return StatResult(ROOTFS_DEV, ino, mode, st.st_nlink, 0, 0, rdev, size, BLOCK_SIZE,
-                      blocks_for(size), st.st_mtime_ns, st.st_mtime_ns, st.st_mtime_ns)
+                      blocks_for(size), st.st_mtime_ns, st.st_mtime_ns, st.st_mtime_ns,
+                      st.st_mtime_ns)     # every time the host file's mtime: born then too
 
 
 def host_node(ctx: HostContext, ref: HostRef) -> "HostNode | None":

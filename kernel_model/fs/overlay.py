@@ -47,7 +47,7 @@ def meta_from_lower(lower: HostNode) -> Meta:
     st = lower.first_stat
     has_rdev = (st.st_mode & S_IFMT) in (S_IFCHR, S_IFBLK)     # device nodes in the rootfs
     return Meta(ROOTFS_DEV, lower.ino, st.st_mode, st.st_nlink, st.st_mtime_ns, st.st_mtime_ns,
-                st.st_mtime_ns, st.st_rdev if has_rdev else 0)
+                st.st_mtime_ns, st.st_rdev if has_rdev else 0, btime_ns=st.st_mtime_ns)
 
 
 class OverlayNode(Node):

@@ -14,7 +14,7 @@ from .constants import PROC_DEV, S_IFDIR, S_IFLNK, S_IFREG
 from .inodes import InodeTable
 from .node import Node
 from .procsys import sysctl_table
-from .proctext import CPUINFO, MEMINFO, ProcessView, stat_line, status_text
+from .proctext import CPUINFO, FILESYSTEMS, MEMINFO, ProcessView, stat_line, status_text
 from .synthetic import GeneratedFile, SyntheticDir, SyntheticSymlink, synthetic_meta
 
 # The modeled mounts, as /proc/PID/mounts lists them (fs/proc_namespace.c show_vfsmnt): the
@@ -61,6 +61,7 @@ class _ProcRoot(SyntheticDir):
         pid = b"%d" % proc.pid
         return {
             b"cpuinfo": fs.file(b"/cpuinfo", lambda: CPUINFO),
+            b"filesystems": fs.file(b"/filesystems", lambda: FILESYSTEMS),
             b"meminfo": fs.file(b"/meminfo", lambda: MEMINFO),
             b"mounts": fs.link(b"/mounts", lambda: b"self/mounts"),     # as Linux's proc_root
             b"self": fs.link(b"/self", lambda: pid),

@@ -40,6 +40,23 @@ _FAMILY, _MODEL, _STEPPING = signature()
 _ADDRESS_BITS = cpuid(0x80000008, 0)[0]
 CPU_FLAGS = " ".join(linux_flags()).encode()
 
+# The file system types the modeled kernel has registered, as /proc/filesystems lists them
+# (fs/filesystems.c filesystems_proc_show: "nodev" before a type without FS_REQUIRES_DEV, a
+# tab, the name), in the reference host's kernel's registration order. libselinux reads it at
+# start-up (is_selinux_enabled looks for "selinuxfs": absent, it opens no /proc/mounts), so
+# dynamic coreutils read what they read natively.
+FILESYSTEM_TYPES = (
+    (b"nodev", b"sysfs"), (b"nodev", b"tmpfs"), (b"nodev", b"proc"), (b"nodev", b"cgroup"),
+    (b"nodev", b"cgroup2"), (b"nodev", b"cpuset"), (b"nodev", b"devtmpfs"),
+    (b"nodev", b"binfmt_misc"), (b"nodev", b"debugfs"), (b"nodev", b"tracefs"),
+    (b"nodev", b"securityfs"), (b"nodev", b"sockfs"), (b"nodev", b"bpf"), (b"nodev", b"pipefs"),
+    (b"nodev", b"ramfs"), (b"nodev", b"hugetlbfs"), (b"nodev", b"devpts"), (b"", b"ext3"),
+    (b"", b"ext2"), (b"", b"ext4"), (b"", b"squashfs"), (b"nodev", b"autofs"), (b"", b"fuseblk"),
+    (b"nodev", b"fuse"), (b"nodev", b"fusectl"), (b"nodev", b"overlay"), (b"", b"xfs"),
+    (b"", b"erofs"), (b"nodev", b"mqueue"), (b"", b"btrfs"), (b"nodev", b"pstore"),
+)
+FILESYSTEMS = b"".join(b"%s\t%s\n" % entry for entry in FILESYSTEM_TYPES)
+
 # One "processor" block: the modeled CPU count is kernel_model/cpu/cpus.py NR_CPUS.
 CPUINFO = b"".join(line + b"\n" for line in [
     b"processor\t: 0",

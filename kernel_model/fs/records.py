@@ -1,7 +1,9 @@
 """The values the file system hands out: stat results, directory entries, mutable metadata."""
 from dataclasses import dataclass
 
-from .constants import S_IFDIR, S_IFMT, BLOCK_SIZE, DIR_SIZE, blocks_for
+from .constants import PROC_DEV, S_IFDIR, S_IFMT, BLOCK_SIZE, DIR_SIZE, blocks_for
+
+PROC_BLOCK_SIZE = 1024
 
 
 @dataclass(frozen=True)
@@ -19,6 +21,7 @@ class StatResult:
     atime_ns: int
     mtime_ns: int
     ctime_ns: int
+    btime_ns: int | None = None       # birth time; None where the file system keeps none (statx)
 
 
 @dataclass(frozen=True)
@@ -33,6 +36,7 @@ class Meta:
     """Mutable metadata of an in-memory inode (overlay files, devices).
 
     uid/gid: the owner, root's unless a guest process made the inode or chowned it.
+    btime_ns: when the inode was made (ext4's i_crtime, tmpfs's), None on procfs (no btime).
     """
     dev: int
     ino: int
@@ -45,6 +49,7 @@ class Meta:
     uid: int = 0
     gid: int = 0
     xattrs: object = None               # xattrs.Xattrs once one is set (overlay.py)
+    btime_ns: int | None = None
 
     @property
     def fmt(self) -> int:
@@ -65,12 +70,21 @@ class Meta:
     def to_stat(self, size: int, held: int | None = None) -> StatResult:
         """`held`: bytes of storage the data takes when it is not its size rounded up to
         blocks (a sparse file: only the pages written, as tmpfs counts i_blocks)."""
+        if self.dev == PROC_DEV:
+            # proc_fill_super: 1 KiB blocks (stdio buffers of /proc files are that size), and
+            # no size or blocks for its directories and files
+            return StatResult(self.dev, self.ino, self.mode, self.nlink, self.uid, self.gid,
+                              self.rdev, size, PROC_BLOCK_SIZE, 0, self.atime_ns, self.mtime_ns,
+                              self.ctime_ns, self.btime_ns)
         if self.fmt == S_IFDIR:
             size = DIR_SIZE
         blocks = blocks_for(size) if held is None else held // 512
         return StatResult(self.dev, self.ino, self.mode, self.nlink, self.uid, self.gid, self.rdev, size,
-                          BLOCK_SIZE, blocks, self.atime_ns, self.mtime_ns, self.ctime_ns)
+                          BLOCK_SIZE, blocks, self.atime_ns, self.mtime_ns, self.ctime_ns,
+                          self.btime_ns)
 
 
 def new_meta(dev: int, ino: int, mode: int, now: int, nlink: int = 1, rdev: int = 0) -> Meta:
-    return Meta(dev, ino, mode, nlink, now, now, now, rdev)
+    """An inode made `now`: born then too, but on procfs, whose getattr fills no btime."""
+    return Meta(dev, ino, mode, nlink, now, now, now, rdev,
+                btime_ns=None if dev == PROC_DEV else now)

@@ -7,6 +7,10 @@ the rest of its quantum, not a new one (a thread failing fork() in a loop kept t
 ever, and a fork bomb at the task limit was one process spinning while the others never ran:
 issue 26), as Linux's scheduler charges a task's runtime whatever ends its time on the CPU. Runnable threads are served round-robin in the
 order they were created, so a run's interleaving depends only on its inputs and the quantum.
+A wakeup preempts: the first thread a `wakeup(channel)` (a pipe or socket write, a child's exit,
+a message, a semaphore) makes runnable runs next, once the waker's call has returned, as CFS's
+check_preempt_wakeup (kernel/sched/fair.c) lets a woken task that has slept take the CPU from
+its waker, and as a reader on the other CPU of a 2-CPU host reads each line as it is written.
 When nothing is runnable but threads sleep with a deadline, virtual time jumps to the earliest
 deadline. When nothing can ever run again, `deadlock_report()` names every sleeper.
 
@@ -29,6 +33,7 @@ class Scheduler:
         self.threads: list[Thread] = []       # every live thread, in creation order
         self._next = 0                        # round-robin position
         self.timers = None                    # has next_deadline() and fire(now): interval timers
+        self.preempting: Thread | None = None  # woken by wakeup(): runs next (wakeup preemption)
 
     def add(self, thread: Thread) -> None:
         self.threads.append(thread)
@@ -55,16 +60,24 @@ class Scheduler:
         thread.suspended -= 1
 
     def pick(self, current: Thread | None) -> Thread | None:
-        """Keep `current` while it can run; otherwise the next runnable thread after it."""
+        """The thread a wakeup preempted `current` for; else keep `current` while it can run;
+        otherwise the next runnable thread after it."""
         self._expire_deadlines()
+        woken = self._take_preempting()
+        if woken is not None:
+            return woken
         if current is not None and current.state == RUNNABLE and not current.suspended \
                 and current in self.threads:
             return current
         return self.rotate(current)
 
     def rotate(self, current: Thread | None) -> Thread | None:
-        """The next runnable thread after `current` in creation order (or current itself)."""
+        """The thread a wakeup preempted `current` for; else the next runnable thread after
+        `current` in creation order (or current itself)."""
         self._expire_deadlines()
+        woken = self._take_preempting()
+        if woken is not None:
+            return woken
         if not self.threads:
             return None
         start = self.threads.index(current) + 1 if current in self.threads else self._next
@@ -75,6 +88,14 @@ class Scheduler:
                 self._next = (start + k) % n
                 return t
         return self._wake_earliest_deadline()
+
+    def _take_preempting(self) -> Thread | None:
+        """The woken thread that preempts, if it can still run (once: the mark is spent)."""
+        woken, self.preempting = self.preempting, None
+        if woken is not None and woken.state == RUNNABLE and not woken.suspended \
+                and woken in self.threads:
+            return woken
+        return None
 
     def _expire_deadlines(self) -> None:
         now = self.clock.monotonic_ns()
@@ -108,6 +129,8 @@ class Scheduler:
         for t in self.threads:
             if t.state == SLEEPING and any(c is channel or c == channel for c in t.wait_channels):
                 self.make_runnable(t)
+                if self.preempting is None:
+                    self.preempting = t
 
     @staticmethod
     def make_runnable(thread: Thread) -> None:

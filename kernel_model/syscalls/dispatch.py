@@ -206,9 +206,10 @@ class SyscallDispatcher:
             self._report_exit(ctx, call, observed_args, result)
         if thread.pending_signals or thread.process.pending_signals:
             return kernel.may_continue(thread)
-        # Nothing pending, so nothing is deliverable: kernel.may_continue's other two
+        # Nothing pending, so nothing is deliverable: kernel.may_continue's other three
         # questions, without its two calls (this is the path of nearly every call).
-        return thread.state == RUNNABLE and kernel.current is thread
+        return thread.state == RUNNABLE and kernel.current is thread \
+            and kernel.scheduler.preempting is None
 
     def _new_context(self, convention: Convention, thread) -> SyscallContext:
         """The convention's reusable context on its first call; a fresh one should a call ever

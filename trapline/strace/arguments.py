@@ -100,7 +100,7 @@ OVERRIDES: dict[tuple[str, int], Decoder] = {
     ("getrandom", 0): random_bytes,
     ("getrandom", 2): flag_set(flags.GRND_FLAGS),
     ("statx", 2): statx_flags,
-    ("statx", 3): flag_set(((0xfff, "STATX_ALL"), *flags.STATX_MASK)),   # (strace's name first)
+    ("statx", 3): flag_set(flags.STATX_MASK),
     ("statx", 4): output(lambda call, value: structs.format_statx(call.mem, value)),
     ("setitimer", 0): enum(flags.ITIMER_WHICH, "ITIMER_"),
     ("setitimer", 1): lambda call, index, value: structs.format_itimerval(call.mem, value, call.word),

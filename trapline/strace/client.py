@@ -11,7 +11,7 @@ what was read at its entry.
 from . import syscall_line
 from .options import StraceOptions
 from .siginfo import format_siginfo
-from .sockets import LENGTH_ARGUMENTS
+from .sockets import LENGTH_ARGUMENTS, demultiplexed
 from .output import StraceOutput, aligned
 from .strings import format_execve_call
 from .structs import SIGRETURN_MASK_OFFSET
@@ -86,6 +86,7 @@ class StraceClient:
         self._entered_ns: dict[int, int] = {}                  # tid -> virtual time at entry
         self._in_progress: dict[int, InProgress] = {}          # tid -> the call it is in
         self._last_args: dict[int, object] = {}                # tid -> its last call's arguments
+        self._last_names: dict[int, str] = {}                  # tid -> its last call, as strace names it
         self._entry_lengths: dict[int, int | None] = {}        # tid -> its socklen at the entry
         self._in_call: set[int] = set()                        # tids between entry and exit
         self._after_call: dict[int, list[tuple]] = {}          # tid -> signals held back
@@ -255,9 +256,20 @@ class StraceClient:
                 self.signal(*held)
 
     # ---- syscall stops ----------------------------------------------------------------------
+    def _as_called(self, thread, name: str, args):
+        """i386's socketcall(call, args) as the call it stands for, with that call's own
+        arguments (strace's decode_socket_subcall): -e trace= names, <unfinished ...> and
+        <... NAME resumed> lines, value-result lengths and -c count it by that name."""
+        if name != "socketcall":
+            return name, args
+        bits = ABI_BITS[self.debug.syscall_abi(thread)]
+        return demultiplexed(name, args, _Memory(self.debug, thread.process, self.options), bits)
+
     def syscall_entry(self, thread, name: str, args) -> None:
         """What must be read from the caller's memory before the call runs."""
+        name, args = self._as_called(thread, name, args)
         self._last_args[thread.tid] = args
+        self._last_names[thread.tid] = name
         if name not in NO_RETURN_CALLS:
             self._in_call.add(thread.tid)
         length_at = LENGTH_ARGUMENTS.get(name)
@@ -289,6 +301,7 @@ class StraceClient:
         return (self.debug.read_register(thread, self.debug.arch(thread.process).sp) + offset,)
 
     def syscall_exit(self, thread, name: str, args, result: int) -> None:
+        name, args = self._as_called(thread, name, args)
         entry_head = self._entry_heads.pop(thread.tid, None) if self._entry_heads else None
         head, text, failed = self._call(thread, name, args, result)
         if self._entry_lengths:
@@ -314,6 +327,8 @@ class StraceClient:
         """A sleeping call a signal interrupts ends with strace's `= ? ERESTARTSYS` line,
         before the signal's; restarted, it shows again whole."""
         args = self._last_args.get(thread.tid, ())
+        if name == "socketcall":
+            name = self._last_names.get(thread.tid, name)
         errno = -RESTART_ERRNOS.get(name, ERESTARTSYS)
         head, text, _ = self._call(thread, name, args, errno)
         self._emit_call(thread.process, thread.tid, name, head, text, True,

@@ -11,6 +11,7 @@ from ...errno import GuestErrno
 from ..kinds import K
 from ..registry import syscall
 from ...flags import AT_EMPTY_PATH, AT_FDCWD, AT_SYMLINK_NOFOLLOW
+from ...fs.constants import ROOTFS_DEV
 from .paths import base_dir, fs_view, global_view
 
 STAT_X86_64 = struct.Struct("<QQQIIIIQqqqqQqQqQ24x")
@@ -21,6 +22,13 @@ STATX_BASIC_STATS = 0x7FF
 # Linux 5.8 on answers stx_mnt_id whatever was asked (fs/stat.c vfs_statx: result_mask |=
 # STATX_MNT_ID): one mount here, the root's. strace shows the mask as STATX_BASIC_STATS|STATX_MNT_ID.
 STATX_MNT_ID = 0x1000
+STATX_MTIME_CTIME = 0x40 | 0x80          # STATX_MTIME | STATX_CTIME
+STATX_BTIME = 0x800
+# File systems with multigrain timestamps (Linux 6.13 on, fs/stat.c fill_mg_cmtime) report no
+# mtime or ctime to a statx that asked for neither: ext4 and xfs, the rootfs's file systems on
+# the reference host (measured: statx(..., STATX_MODE) of / answers without STATX_MTIME and
+# STATX_CTIME there, devtmpfs and procfs with them).
+MULTIGRAIN_DEVS = frozenset({ROOTFS_DEV})
 ROOT_MOUNT_ID = 1
 UTIME_NOW, UTIME_OMIT = (1 << 30) - 1, (1 << 30) - 2
 
@@ -56,11 +64,25 @@ def pack_old_stat_i386(st) -> bytes:
                           a[0], a[1], m[0], m[1], c[0], c[1])
 
 
-def pack_statx(st) -> bytes:
+def statx_mask(st, request: int) -> int:
+    """What a statx asking `request` learns: the basic stats and the mount id, the birth time
+    when asked and kept (ext4_getattr and shmem_getattr fill it on request; procfs never), no
+    mtime and ctime from a multigrain file system when neither was asked."""
+    mask = STATX_BASIC_STATS | STATX_MNT_ID
+    if request & STATX_BTIME and st.btime_ns is not None:
+        mask |= STATX_BTIME
+    if st.dev in MULTIGRAIN_DEVS and not request & STATX_MTIME_CTIME:
+        mask &= ~STATX_MTIME_CTIME
+    return mask
+
+
+def pack_statx(st, request: int = STATX_BASIC_STATS) -> bytes:
+    mask = statx_mask(st, request)
     a, m, c = _split(st.atime_ns), _split(st.mtime_ns), _split(st.ctime_ns)
-    return STATX.pack(STATX_BASIC_STATS | STATX_MNT_ID, st.blksize, 0, st.nlink, st.uid, st.gid,
+    b = _split(st.btime_ns) if mask & STATX_BTIME else (0, 0)
+    return STATX.pack(mask, st.blksize, 0, st.nlink, st.uid, st.gid,
                       st.mode, 0, st.ino, st.size, st.blocks, 0,
-                      a[0], a[1], 0, 0, 0, 0, c[0], c[1], 0, m[0], m[1], 0,
+                      a[0], a[1], 0, *b, 0, c[0], c[1], 0, m[0], m[1], 0,
                       _major(st.rdev), _minor(st.rdev), _major(st.dev), _minor(st.dev),
                       ROOT_MOUNT_ID)
 
@@ -127,7 +149,7 @@ def sys_newfstatat(ctx, dirfd, pathname, buf, flags):
 @syscall("statx", args=(("dirfd", K.DIRFD), ("pathname", K.PATH), ("flags", K.AT_FLAGS),
                         ("mask", K.HEX), ("statxbuf", K.STRUCT)))
 def sys_statx(ctx, dirfd, pathname, flags, mask, buf):
-    ctx.write(buf, pack_statx(stat_path(ctx, dirfd, pathname, flags)))
+    ctx.write(buf, pack_statx(stat_path(ctx, dirfd, pathname, flags), mask))
     return 0
 
 

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from tests.e2e.sandbox_runner import _NATIVE_LAUNCHER, FIXED_ENV, REPO_ROOT
 from tests.e2e.host_tools import ensure_strace
+from kernel_model.syscalls.impls.utsname import UtsName
 
 # Debian's strace (.ci/run installs it, or the first comparison does: ../host_tools.py).
 SAMPLES = REPO_ROOT / "samples" / "bin"
@@ -54,6 +55,18 @@ BUSYBOX_PROGRAMS = {
 # Dynamically linked programs of the Debian rootfs (ld.so, libc): single processes.
 DYNAMIC_PROGRAMS = {"dyn-true": ["/usr/bin/true"], "dyn-ls": ["/usr/bin/ls", "/"],
                     "dyn-cat": ["/usr/bin/cat", "/etc/passwd"]}
+
+# The native launcher, in its own UTS namespace named as the sandbox's machine (utsname.py's
+# nodename): uname's nodename is the host's configuration, like its pids, and a rootfs run sets it
+# (the user namespace the launcher enters gives it CAP_SYS_ADMIN over a new UTS namespace).
+_CLONE_NEWUTS = 0x04000000
+NODENAME = UtsName().nodename
+_LAUNCHER = _NATIVE_LAUNCHER.replace(
+    "os.chroot(root)\n",
+    f"check(libc.unshare({_CLONE_NEWUTS}), 'unshare(CLONE_NEWUTS)')\n"
+    f"check(libc.sethostname({NODENAME!r}, {len(NODENAME)}), 'sethostname')\n"
+    "os.chroot(root)\n", 1)
+assert _LAUNCHER != _NATIVE_LAUNCHER
 
 _ADDRESS = re.compile(r"0x[0-9a-f]{5,}")
 _PREFIX = re.compile(r"^(?:(\d+) +|\[pid +(\d+)\] )")
@@ -119,6 +132,7 @@ def normalize(text: str) -> list[str]:
     of processes is the host scheduler's, which no two native runs share either."""
     processes: dict[str | None, list[str]] = {}
     pending: dict[str | None, str] = {}
+    pids = _pids_of(text)
     for line in text.splitlines():
         pid, prefix, body = _split_prefix(line)
         if body.endswith(_UNFINISHED):
@@ -130,7 +144,7 @@ def normalize(text: str) -> list[str]:
             body = re.sub(r"\) += ", ") = ", body)
         else:
             body = _collapse_alignment(prefix, body)
-        processes.setdefault(pid, []).append(_normalize_body(body))
+        processes.setdefault(pid, []).append(_restored_pid(_normalize_body(body), pids))
     for pid, body in pending.items():
         processes.setdefault(pid, []).append(_normalize_body(body + _UNFINISHED))
     if len(processes) == 1:
@@ -138,6 +152,29 @@ def normalize(text: str) -> list[str]:
     order = _creation_order(text, _split_prefix(text.splitlines()[0])[0])   # the first line's
     ranked = sorted(processes, key=lambda pid: order.get(pid, len(order)))
     return [f"P{index} {line}" for index, pid in enumerate(ranked) for line in processes[pid]]
+
+
+# sigreturn's result is the register it restores: the interrupted code's return value, a pid
+# when a signal came right after fork or wait4 returned one.
+_SIGRETURN = re.compile(r"^((?:rt_)?sigreturn\(.*\) = )(\d+)$")
+
+
+def _pids_of(text: str) -> set[str]:
+    """The trace's pids: its line prefixes and what fork, vfork and clone returned."""
+    pids = set()
+    for line in text.splitlines():
+        pids.add(_split_prefix(line)[0])
+        created = _CREATED.match(line)
+        if created is not None:
+            pids.add(created.group(3))
+    return pids - {None}
+
+
+def _restored_pid(body: str, pids: set[str]) -> str:
+    match = _SIGRETURN.match(body)
+    if match is None or match.group(2) not in pids:
+        return body
+    return match.group(1) + "PID"
 
 
 _CREATED = re.compile(r"^(?:(\d+) +|\[pid +(\d+)\] )?(?:<\.\.\. )?(?:fork|vfork|clone|clone3)\b.*= (\d+)")
@@ -194,7 +231,7 @@ def native_trace(argv: list[str], root: Path | None, *, follow: bool, timeout: f
             env = dict(FIXED_ENV)
             subprocess.run(command, capture_output=True, timeout=timeout, env=env, check=False)
             return out.read_text(errors="replace")
-        command = [ensure_strace(), *options, "-o", str(out), sys.executable, "-I", "-c", _NATIVE_LAUNCHER,
+        command = [ensure_strace(), *options, "-o", str(out), sys.executable, "-I", "-c", _LAUNCHER,
                    str(root), "/", json.dumps(FIXED_ENV), *argv]
         subprocess.run(command, capture_output=True, timeout=timeout, env={}, check=False)
         return _program_part(out.read_text(errors="replace"))

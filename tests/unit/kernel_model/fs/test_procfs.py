@@ -44,13 +44,30 @@ def test_cwd_maps_stat_status(fs):
 
 def test_other_pids_do_not_exist(fs):
     assert errno_of(fs.stat, b"/proc/1", b"/", PROC) == E.ENOENT
-    assert names(fs, b"/proc") == [b".", b"..", b"42", b"cpuinfo", b"meminfo", b"mounts",
-                                      b"self", b"sys"]
+    assert names(fs, b"/proc") == [b".", b"..", b"42", b"cpuinfo", b"filesystems", b"meminfo",
+                                      b"mounts", b"self", b"sys"]
 
 
 def test_ngroups_max(fs):
     """Read by sysconf(_SC_NGROUPS_MAX) (coreutils' id/groups): NGROUPS_MAX."""
     assert read_file(fs, b"/proc/sys/kernel/ngroups_max") == b"65536\n"
+
+
+def test_filesystems_lists_the_registered_types(fs):
+    """Read by libselinux in every dynamic coreutils program: the reference host's 364 bytes,
+    each type with "nodev" when it needs no device, and no selinuxfs."""
+    text = read_file(fs, b"/proc/filesystems")
+    assert len(text) == 364
+    assert text.startswith(b"nodev\tsysfs\nnodev\ttmpfs\nnodev\tproc\n")
+    assert b"\text4\n" in text and b"nodev\toverlay\n" in text and b"selinuxfs" not in text
+
+
+def test_proc_stats_in_one_kib_blocks_and_its_directories_have_no_size(fs):
+    """proc_fill_super's 1 KiB block size: glibc's stdio reads /proc files in st_blksize
+    pieces (libselinux's read of /proc/filesystems is read(3, ..., 1024) natively)."""
+    for path in (b"/proc/filesystems", b"/proc/self/status", b"/proc", b"/proc/self"):
+        st = fs.stat(path, b"/", PROC)
+        assert (st.blksize, st.size, st.blocks) == (1024, 0, 0), path
 
 
 def test_cpuinfo_and_meminfo_are_fixed(fs):
@@ -125,8 +142,8 @@ def test_other_processes_show_with_their_state(fs):
         return proc
     others = {43: process(43, "runnable", SLEEPING), 44: process(44, ZOMBIE, ZOMBIE)}
     fs.list_processes(lambda: {pid: fs_view(p) for pid, p in others.items()})
-    assert names(fs, b"/proc") == [b".", b"..", b"42", b"43", b"44", b"cpuinfo", b"meminfo",
-                                      b"mounts", b"self", b"sys"]
+    assert names(fs, b"/proc") == [b".", b"..", b"42", b"43", b"44", b"cpuinfo", b"filesystems",
+                                      b"meminfo", b"mounts", b"self", b"sys"]
     assert read_file(fs, b"/proc/43/stat").split()[:6] == [b"43", b"(child)", b"S", b"42", b"42", b"7"]
     assert b"State:\tS (sleeping)\n" in read_file(fs, b"/proc/43/status")
     assert read_file(fs, b"/proc/44/stat").split()[2] == b"Z"

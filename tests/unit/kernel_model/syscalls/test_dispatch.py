@@ -23,6 +23,7 @@ class FakeKernel:
                                        self.posted.append((proc, sig, thread, info)))
         self.clock = SimpleNamespace(tick_syscall=self._tick)
         self.debug = SimpleNamespace(syscall_watchers=[])
+        self.scheduler = SimpleNamespace(preempting=None)    # a woken thread to run next
         self.current = None
 
     def _tick(self):
@@ -142,6 +143,19 @@ def test_finish_stores_the_result_in_the_abi_width_and_clears_the_call_state():
     assert eax.value == 2**32 - E.EAGAIN
     assert (thread.restart, thread.blocked_call) == ({}, None)
     assert (thread.sigmask, thread.saved_sigmask) == (0b10, None)
+
+
+def test_finish_ends_the_slice_of_a_call_that_woke_a_thread_to_run_next():
+    """Wakeup preemption (process/sched.py): the waker's call returns, then the woken runs."""
+    kernel = FakeKernel()
+    thread = _thread()
+    kernel.current = thread
+    finish = SyscallDispatcher(kernel)._finish
+    assert finish(_ctx(thread), Call(1, "write"), SimpleNamespace(value=1), 7, None)
+    kernel.scheduler.preempting = _thread()
+    eax = SimpleNamespace(value=1)
+    assert not finish(_ctx(thread), Call(1, "write"), eax, 7, None)
+    assert eax.value == 7
 
 
 def test_finish_keeps_sigsuspend_s_mask_and_leaves_a_no_return_call_s_registers():

@@ -62,6 +62,18 @@ def test_statx():
         "stx_mode=S_IFDIR|0555, stx_size=4096, ...}) = 0")
 
 
+def test_statx_answered_with_the_birth_time_names_statx_all():
+    """0x1fff answered (a tmpfs or ext4 file asked STATX_ALL or STATX_BTIME): strace names
+    STATX_ALL in the answer as in the request."""
+    mem = _memory()
+    answer = bytearray(mem.read(STATX, 256))
+    struct.pack_into("<I", answer, 0, 0x1fff)
+    mem.put(STATX, bytes(answer))
+    line = format_syscall("statx", ((-100) & (2**64 - 1), NAME, 0x800, 0x800, STATX), 0, mem, 64)
+    assert line.startswith('statx(AT_FDCWD, "busybox", AT_STATX_SYNC_AS_STAT|AT_NO_AUTOMOUNT, '
+                           "STATX_BTIME, {stx_mask=STATX_ALL|STATX_MNT_ID, "), line
+
+
 def test_timers_dirents_cpus_and_pending_signals():
     assert _line("setitimer", (0, TIMER, 0), 0) == (
         "setitimer(ITIMER_REAL, {it_interval={tv_sec=0, tv_usec=0}, it_value={tv_sec=0, "
