@@ -107,6 +107,7 @@ def _process_dir(fs: ProcFs, proc: ProcessView) -> SyntheticDir:
         b"cwd": _magic(fs.link(base + b"/cwd", proc.cwd)),
         b"exe": _magic(fs.link(base + b"/exe", proc.exe_path)),
         b"fd": fd_dir,
+        b"fdinfo": fs.dir(base + b"/fdinfo", _fdinfo_files(fs, proc, base), ordered=True),
         b"maps": fs.file(base + b"/maps", proc.maps_text),
         b"mounts": fs.file(base + b"/mounts", lambda: MOUNTS),
         b"root": _magic(fs.link(base + b"/root", lambda: b"/")),
@@ -123,6 +124,12 @@ def _fd_links(fs: ProcFs, proc: ProcessView, base: bytes) -> dict[bytes, Node]:
         link.fd = fd        # a magic link: opening it reaches the open file (namei.py)
         links[b"%d" % fd] = _magic(link)
     return links
+
+
+def _fdinfo_files(fs: ProcFs, proc: ProcessView, base: bytes) -> dict[bytes, Node]:
+    """fdinfo/N for each open fd, readable by the owner only (proc_fdinfo_inode_operations)."""
+    return {b"%d" % fd: fs.file(base + b"/fdinfo/%d" % fd, lambda fd=fd: proc.fdinfo(fd), 0o400)
+            for fd in sorted(proc.fd_targets())}
 
 
 def _magic(link: Node) -> Node:
