@@ -66,6 +66,7 @@ _BY_MODULE = {
     "sockmmsg": "recvmmsg recvmmsg_time64 sendmmsg",
     "sockmsg": "recvfrom recvmsg sendmsg sendto",
     "sockopt": "getsockopt setsockopt",
+    "splice": "splice tee",
     "stat": "fstat fstat64 fstatat64 lstat lstat64 newfstatat stat stat64 statx utimensat "
         "utimensat_time64",
     "statfs": "fstatfs fstatfs64 statfs statfs64",
