@@ -2,6 +2,7 @@
 
 The model keeps paths global; the view shows them from the process's root (fs/rootpath.py).
 """
+from .fs.fdinfo import fdinfo_text
 from .fs.rootpath import link_text
 
 # fs/proc/array.c task_state_array: the letter and the word /proc/PID/stat and status show,
@@ -40,6 +41,11 @@ class FsView:
         """The open file behind /proc/self/fd/N (what /dev/stdout reopens)."""
         entry = self._proc.fds.entries.get(fd)
         return entry.file if entry else None
+
+    def fdinfo(self, fd: int) -> bytes:
+        """/proc/self/fdinfo/N's text (fs/fdinfo.py); empty once the fd is closed."""
+        entry = self._proc.fds.entries.get(fd)
+        return fdinfo_text(entry.file, entry.cloexec) if entry else b""
 
     def cwd(self) -> bytes:
         return link_text(self._proc.cwd, self._proc.root)

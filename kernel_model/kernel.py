@@ -40,7 +40,7 @@ from .task_limit import TaskLimit
 from .signals import signal_name
 from .syscalls.dispatch import SyscallDispatcher
 from .syscalls.entry import SyscallEntry
-from .syscalls.impls.utsname import UTS_RELEASE, UTS_VERSION, UtsName
+from .syscalls.impls.utsname import PROC_VERSION, UTS_RELEASE, UTS_VERSION, UtsName
 from .fsview import fs_view
 from .ipc.namespace import IpcNamespace
 from .kconfig import config_gz
@@ -93,6 +93,7 @@ class Kernel(Spawning, SyscallEntry):
         self.fs.add_sysctl(b"kernel/osrelease", lambda: UTS_RELEASE)
         self.fs.add_sysctl(b"kernel/version", lambda: UTS_VERSION)
         self.fs.add_proc_file(b"config.gz", config_gz)    # CONFIG_IKCONFIG_PROC (kconfig.py)
+        self.fs.add_proc_file(b"version", lambda: PROC_VERSION)
         self.unix_names = UnixNames()     # names AF_UNIX sockets are bound to (kernel_model/net)
         self.inet_ports = InetPorts()     # the loopback network's bound ports
         self.locks = LockTable(self.wakeup)    # fcntl record locks (fs/locks.py)

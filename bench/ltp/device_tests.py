@@ -4,7 +4,10 @@
 
 LTP's library acquires a loop device (tst_device.c: a file preallocated, then LOOP_SET_FD on
 /dev/loop-control's free device) and formats and mounts it for a test whose tst_test sets one
-of NEEDS_DEVICE below, and the loop driver's own tests need it; natively they pass as root, but
+of NEEDS_DEVICE below (tst_test.c do_setup: mount_device implies format_device, which implies
+needs_device, as all_filesystems does); a test of the old API asks for one itself, calling
+tst_acquire_device() or a sibling (include/old/tso_device.h: rename11, renameat01, linkat02,
+mknodat02, umount2_01); and the loop driver's own tests need it. Natively they pass as root, but
 the sandbox models no block devices, loop driver or mkfs (issue 32's out-of-scope list). A test built from another's source (the
 _64 and _16 variants) shares its flags.
 """
@@ -19,9 +22,15 @@ from bench.ltp.runner import read_runtest  # noqa: E402
 
 NEEDS_DEVICE = ("needs_device", "mount_device", "format_device", "all_filesystems", "needs_rofs")
 FLAG = re.compile(rb"^\s*\.(" + "|".join(NEEDS_DEVICE).encode() + rb")\s*=\s*1\b", re.M)
+# the old API's calls that set up a loop device (tst_acquire_device, _device_, _device__, and
+# tst_acquire_loop_device), in code, not in a comment
+ACQUIRE = re.compile(rb"\btst_acquire_(?:loop_)?device\w*\s*\(")
+COMMENT = re.compile(rb"/\*.*?\*/|//[^\n]*", re.S)
 # the tests of the loop driver itself (ioctl_loop*, ioctl09) ask for it in .needs_kconfigs
 LOOP_DRIVER = re.compile(rb'"CONFIG_BLK_DEV_LOOP')
 REASON = "needs a block device (tst_test .{flag}): loop devices and mkfs are not modeled"
+ACQUIRE_REASON = ("needs a block device (tst_acquire_device of the old API): loop devices and mkfs"
+                  " are not modeled")
 LOOP_REASON = "tests the loop block driver (CONFIG_BLK_DEV_LOOP), which is not modeled"
 
 
@@ -39,10 +48,12 @@ def device_tests(ltp_root: Path) -> dict[str, str]:
     found = {}
     for name, command in read_runtest(ltp_root / "runtest" / "syscalls"):
         source = source_of(Path(command[0]).name, sources)
-        text = source.read_bytes() if source else b""
+        text = COMMENT.sub(b"", source.read_bytes()) if source else b""
         match = FLAG.search(text)
         if match:
             found[name] = REASON.format(flag=match.group(1).decode())
+        elif ACQUIRE.search(text):
+            found[name] = ACQUIRE_REASON
         elif LOOP_DRIVER.search(text):
             found[name] = LOOP_REASON
     return found

@@ -90,7 +90,7 @@ class FileSystem:
                  search_as: Access | None = None) -> Resolved:
         """`search_as`: whose search permission the walk needs (the caller's by default)."""
         walker = Walker(self._root, lambda name: self._mounted(name, proc), process_root(proc),
-                        _searcher(search_as or access_of(proc)))
+                        _searcher(search_as or access_of(proc)), getattr(proc, "resolve", 0))
         return walker.resolve(bytes(path), bytes(cwd), follow=follow, parent_op=parent_op,
                               stop_at_fd_links=stop_at_fd_links)
 

@@ -21,6 +21,8 @@ IN_ALL_EVENTS = 0xFFF
 IN_UNMOUNT, IN_Q_OVERFLOW, IN_IGNORED = 0x2000, 0x4000, 0x8000
 IN_ISDIR = 0x40000000
 SELF_EVENTS = IN_DELETE_SELF | IN_MOVE_SELF          # never reported to a parent
+# the events an open file reports with its path: the ones IN_EXCL_UNLINK can hold back
+PATH_EVENTS = IN_ACCESS | IN_MODIFY | IN_OPEN | IN_CLOSE_WRITE | IN_CLOSE_NOWRITE
 
 
 def inode_key(node) -> tuple[int, int] | None:
@@ -64,9 +66,11 @@ class Fsnotify:
         if not self.watches or node is None:
             return
         is_dir = node.is_dir
-        self._send(inode_key(node), mask | (IN_ISDIR if is_dir and not mask & SELF_EVENTS else 0))
+        unlinked = bool(mask & PATH_EVENTS) and not is_dir and _unlinked(node)
+        self._send(inode_key(node), mask | (IN_ISDIR if is_dir and not mask & SELF_EVENTS else 0),
+                   unlinked=unlinked)
         if parent_key is not None and not mask & SELF_EVENTS:
-            self._send(parent_key, mask | (IN_ISDIR if is_dir else 0), name)
+            self._send(parent_key, mask | (IN_ISDIR if is_dir else 0), name, unlinked=unlinked)
 
     def name_event(self, directory, mask: int, name: bytes, is_dir: bool, cookie: int = 0) -> None:
         """A name of `directory` was created, deleted or moved."""
@@ -123,8 +127,21 @@ class Fsnotify:
             for watch in list(self.watches.get(key, ()) if key is not None else ()):
                 watch.ended()
 
-    def _send(self, key, mask: int, name: bytes = b"", cookie: int = 0) -> None:
+    def _send(self, key, mask: int, name: bytes = b"", cookie: int = 0,
+              unlinked: bool = False) -> None:
+        """`unlinked`: the event came through a name since removed (a watch with
+        IN_EXCL_UNLINK does not hear it)."""
         if key is None:
             return
         for watch in list(self.watches.get(key, ())):
-            watch.deliver(mask, name, cookie)
+            watch.deliver(mask, name, cookie, unlinked)
+
+
+def _unlinked(node) -> bool:
+    """d_unlinked() of the name an open file was reached through, as the inode's link count
+    tells it: exact for a file with one name; a file with other names left is still called
+    linked (the model's open file keeps no dentry to ask)."""
+    try:
+        return node.stat().nlink == 0
+    except GuestErrno:
+        return True

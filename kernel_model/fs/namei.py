@@ -25,6 +25,8 @@ from .. import errno as E
 from ..errno import GuestErrno
 from .constants import MAXSYMLINKS, NAME_MAX, PATH_MAX
 from .node import Node
+from .resolve import (RESOLVE_BENEATH, RESOLVE_NO_MAGICLINKS, RESOLVE_NO_SYMLINKS, RESOLVE_NO_XDEV,
+                      SCOPED)
 
 # How the last component was spelled: Linux's LAST_NORM / LAST_DOT / LAST_DOTDOT / LAST_ROOT.
 LAST_NORM, LAST_DOT, LAST_DOTDOT, LAST_ROOT = "norm", "dot", "dotdot", "root"
@@ -67,8 +69,11 @@ class Walker:
     /name (/dev, /proc), if any: mounts hide the rootfs's own entry of that name."""
 
     def __init__(self, root: Node, mount_at_root: Callable[[bytes], Node | None],
-                 process_root: bytes = b"/", search: Callable[[Node], None] | None = None):
+                 process_root: bytes = b"/", search: Callable[[Node], None] | None = None,
+                 resolve: int = 0):
         self.root = root
+        self.resolve_flags = resolve               # openat2's RESOLVE_* (resolve.py)
+        self._floor = 0                            # RESOLVE_BENEATH: ".." may not pop below
         # may_lookup(): raises EACCES for a directory the caller may not search (None: every
         # directory may be searched, as by root)
         self.search = search
@@ -100,6 +105,9 @@ class Walker:
         chain = list(self._top)
         if not path.startswith(b"/"):
             chain = self._global_chain(cwd)
+        elif self.resolve_flags & RESOLVE_BENEATH:
+            raise GuestErrno(E.EXDEV)
+        self._floor = len(chain)
         trailing = path.endswith(b"/")
         follow = follow or (trailing and not parent_op)
         return self._walk(chain, deque(path.split(b"/")), follow, trailing, stop_at_fd_links)
@@ -121,6 +129,8 @@ class Walker:
                 self.search(directory)
             is_last = not any(pending)
             if part in (b".", b".."):
+                if part == b"..":
+                    self._check_dotdot(chain)
                 if part == b".." and len(chain) > 1 and not self._at_process_root(chain):
                     chain.pop()
                 name, node, last = b"", chain[-1][1], LAST_DOT if part == b"." else LAST_DOTDOT
@@ -131,6 +141,7 @@ class Walker:
                     raise GuestErrno(E.ENOENT)
                 return Resolved(chain, part, None, LAST_NORM, trailing)
             if child.is_symlink and (follow or not is_last):
+                self._check_symlink(child)
                 if is_last and stop_at_fd_links and _is_pathless_fd_link(child):
                     return Resolved(chain, part, child, LAST_NORM, trailing, fd_link=True)
                 links += 1
@@ -143,6 +154,27 @@ class Walker:
             chain.append((part, child))
         return self._found_dir(chain, last, trailing)
 
+    def _check_dotdot(self, chain) -> None:
+        """fs/namei.c follow_dotdot: under RESOLVE_BENEATH ".." may not leave the starting
+        directory; under RESOLVE_NO_XDEV it may not leave a mount (/proc, /dev) for /."""
+        if self.resolve_flags & RESOLVE_BENEATH and len(chain) <= self._floor:
+            raise GuestErrno(E.EXDEV)
+        if self.resolve_flags & RESOLVE_NO_XDEV and len(chain) == 2 and \
+                self.mount_at_root(chain[1][0]) is chain[1][1]:
+            raise GuestErrno(E.EXDEV)
+
+    def _check_symlink(self, link: Node) -> None:
+        """fs/namei.c pick_link and nd_jump_link: RESOLVE_NO_SYMLINKS refuses every link,
+        RESOLVE_NO_MAGICLINKS a /proc magic link (ELOOP); a scoped walk may not jump through
+        a magic link (EXDEV), and under RESOLVE_BENEATH not to an absolute target."""
+        magic, flags = link.magic, self.resolve_flags
+        if flags & RESOLVE_NO_SYMLINKS or (magic and flags & RESOLVE_NO_MAGICLINKS):
+            raise GuestErrno(E.ELOOP)
+        if magic and flags & SCOPED:
+            raise GuestErrno(E.EXDEV)
+        if flags & RESOLVE_BENEATH and link.readlink().startswith(b"/"):
+            raise GuestErrno(E.EXDEV)
+
     def _at_process_root(self, chain) -> bool:
         return len(chain) == len(self._top) and \
             tuple(name for name, _ in chain[1:]) == self._top_names
@@ -151,6 +183,8 @@ class Walker:
         if len(chain) == 1:
             mounted = self.mount_at_root(name)
             if mounted is not None:
+                if self.resolve_flags & RESOLVE_NO_XDEV:
+                    raise GuestErrno(E.EXDEV)
                 return mounted
         return chain[-1][1].lookup(name)
 

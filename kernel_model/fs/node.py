@@ -35,6 +35,7 @@ class Node:
     ino: int = 0
     mount: str = ""
     fd: int | None = None       # set on /proc/PID/fd/N links: the fd they name (magic links)
+    magic = False               # /proc/PID/exe, cwd, root and fd/N: procfs's magic links
     xattrs = None               # an inode that keeps extended attributes has an Xattrs here
 
     @property

@@ -73,6 +73,10 @@ class Pipe:
         return self.capacity - len(self._buffer)
 
     # ---- data -------------------------------------------------------------------------------
+    def peek(self, n: int) -> bytes:
+        """The first `n` buffered bytes, left in the pipe (tee's link_pipe)."""
+        return bytes(self._buffer[:n])
+
     def read(self, n: int, nonblocking: bool) -> bytes:
         if n == 0:
             return b""                   # pipe_read(): a zero-length read returns at once

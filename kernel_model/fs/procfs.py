@@ -105,12 +105,13 @@ def _process_dir(fs: ProcFs, proc: ProcessView) -> SyntheticDir:
     base = b"/%d" % proc.pid
     fd_dir = fs.dir(base + b"/fd", _fd_links(fs, proc, base), ordered=True)
     children = {
-        b"cwd": fs.link(base + b"/cwd", proc.cwd),
-        b"exe": fs.link(base + b"/exe", proc.exe_path),
+        b"cwd": _magic(fs.link(base + b"/cwd", proc.cwd)),
+        b"exe": _magic(fs.link(base + b"/exe", proc.exe_path)),
         b"fd": fd_dir,
+        b"fdinfo": fs.dir(base + b"/fdinfo", _fdinfo_files(fs, proc, base), ordered=True),
         b"maps": fs.file(base + b"/maps", proc.maps_text),
         b"mounts": fs.file(base + b"/mounts", lambda: MOUNTS),
-        b"root": fs.link(base + b"/root", lambda: b"/"),
+        b"root": _magic(fs.link(base + b"/root", lambda: b"/")),
         b"stat": fs.file(base + b"/stat", lambda: stat_line(proc)),
         b"status": fs.file(base + b"/status", lambda: status_text(proc)),
     }
@@ -125,5 +126,18 @@ def _fd_links(fs: ProcFs, proc: ProcessView, base: bytes) -> dict[bytes, Node]:
     for fd, target in sorted(proc.fd_targets().items()):
         link = fs.link(base + b"/fd/%d" % fd, lambda target=target: target)
         link.fd = fd        # a magic link: opening it reaches the open file (namei.py)
-        links[b"%d" % fd] = link
+        links[b"%d" % fd] = _magic(link)
     return links
+
+
+def _fdinfo_files(fs: ProcFs, proc: ProcessView, base: bytes) -> dict[bytes, Node]:
+    """fdinfo/N for each open fd, readable by the owner only (proc_fdinfo_inode_operations)."""
+    return {b"%d" % fd: fs.file(base + b"/fdinfo/%d" % fd, lambda fd=fd: proc.fdinfo(fd), 0o400)
+            for fd in sorted(proc.fd_targets())}
+
+
+def _magic(link: Node) -> Node:
+    """A link Linux resolves by jumping to what it names (nd_jump_link), not by its text:
+    openat2's RESOLVE_NO_MAGICLINKS refuses it."""
+    link.magic = True
+    return link

@@ -27,6 +27,8 @@ from ..fs.unseekable import Unseekable
 from ..readiness import POLLIN, POLLRDNORM
 
 IN_ONESHOT = 0x80000000
+IN_EXCL_UNLINK = 0x04000000
+IN_ALL_EVENTS = 0xFFF
 EVENT = struct.Struct("<iIII")           # wd, mask, cookie, len
 MAX_QUEUED_EVENTS = 16384
 ANON_INODE_DEV, ANON_INODE_INO = 0x0e, 1
@@ -44,8 +46,10 @@ class Watch:
     def __init__(self, instance: "Inotify", wd: int, key, mask: int):
         self.instance, self.wd, self.key, self.mask = instance, wd, key, mask
 
-    def deliver(self, mask: int, name: bytes, cookie: int) -> None:
-        if not mask & self.mask & 0xFFF:
+    def deliver(self, mask: int, name: bytes, cookie: int, unlinked: bool = False) -> None:
+        """`unlinked`: the event came through a removed name (fs/notify/fsnotify.c
+        fsnotify_handle_inode_event: IN_EXCL_UNLINK's watch does not hear it)."""
+        if not mask & self.mask & 0xFFF or (unlinked and self.mask & IN_EXCL_UNLINK):
             return
         self.instance.queue_event(self.wd, mask, cookie, name)
         if self.mask & IN_ONESHOT:
@@ -141,6 +145,22 @@ class Inotify(Unseekable):
 
     def poll_events(self) -> int:
         return POLLIN | POLLRDNORM if self._events else 0
+
+    def fdinfo_lines(self) -> bytes:
+        """/proc/PID/fdinfo/N's line per watch (fs/notify/fdinfo.c inotify_fdinfo): the
+        watched inode, its file system's kernel dev_t (MKDEV: major << 20 | minor), and the
+        mask as inotify_mark_user_mask gives it, the events with IN_EXCL_UNLINK and
+        IN_ONESHOT; the newest watch first, as the group's mark list is kept. (Linux adds the
+        inode's file handle after ignored_mask where the file system can export one; the
+        model has no name_to_handle_at to match it.)"""
+        lines = []
+        for wd, watch in sorted(self._watches.items(), reverse=True):
+            dev, ino = watch.key
+            sdev = ((dev >> 8) & 0xFFF) << 20 | (dev & 0xFF) | ((dev >> 12) & 0xFFF00)
+            mask = watch.mask & (IN_ALL_EVENTS | IN_EXCL_UNLINK | IN_ONESHOT)
+            lines.append(b"inotify wd:%x ino:%x sdev:%x mask:%x ignored_mask:0\n"
+                         % (wd, ino, sdev, mask))
+        return b"".join(lines)
 
     def stat(self) -> StatResult:
         return StatResult(ANON_INODE_DEV, ANON_INODE_INO, 0o600, 1, 0, 0, 0, 0, BLOCK_SIZE,

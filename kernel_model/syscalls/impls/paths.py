@@ -12,6 +12,7 @@ from ...fs.filesystem import chown_node
 from ...fs.permission import access_of
 from ...fs.constants import S_IFBLK, S_IFCHR, S_IFIFO, S_IFMT, S_IFREG, S_IFSOCK
 from ...fs.renamed import follow_rename
+from ...fs.resolve import ResolveView
 from ...fs.rootpath import getcwd_text
 from ...fsview import fs_view as process_view, global_view as process_global_view
 from ..kinds import K, Ret
@@ -44,12 +45,17 @@ def base_dir(ctx, dirfd: int, path: bytes) -> bytes:
     return f.path
 
 
-def _open(ctx, dirfd, pathname, flags, mode):
+def _open(ctx, dirfd, pathname, flags, mode, resolve=0):
+    """`resolve`: openat2's RESOLVE_* flags (fs/resolve.py), checked by the caller."""
     path = ctx.read_path(pathname)
     if ctx.abi == "x86_64":
         flags |= O_LARGEFILE        # implied on 64-bit (fcntl F_GETFL shows it)
+    view = fs_view(ctx)
+    if resolve:
+        # a scoped walk starts at dirfd even for an absolute path (fs/namei.c path_init)
+        view = ResolveView(view, resolve, base_dir(ctx, dirfd, b"."))
     f = ctx.kernel.fs.open(path, flags & ~O_CLOEXEC, mode & ~ctx.proc.umask & 0o7777,
-                           base_dir(ctx, dirfd, path), fs_view(ctx))
+                           base_dir(ctx, dirfd, path), view)
     node = getattr(f, "node", None)          # /proc/self/fd/N may reopen a pipe or stdio
     if node is not None and node.is_fifo and not flags & O_PATH:
         f = open_fifo(ctx.kernel, ctx.thread, node, f.path, flags & ~O_CLOEXEC)

@@ -21,6 +21,9 @@ OLD_UTS_LEN = 8                        # __OLD_UTS_LEN
 UTS_RELEASE = b"6.1.0-trapline"
 UTS_VERSION = b"#1 SMP PREEMPT_DYNAMIC trapline"
 UTS_MACHINE = {"i386": b"i686", "x86_64": b"x86_64"}
+# /proc/version (fs/proc/version.c, linux_proc_banner in init/version.c): sysname, release, who
+# built it where with what compiler, version
+PROC_VERSION = b"Linux version %s (trapline@trapline) (trapline) %s\n" % (UTS_RELEASE, UTS_VERSION)
 
 
 @dataclass

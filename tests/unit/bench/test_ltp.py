@@ -113,9 +113,29 @@ def test_device_tests_are_found_by_their_tst_test_flags(tmp_path: Path):
     assert ".mount_device" in found["mnt01"] and "loop block driver" in found["loopy01"]
 
 
+def test_old_api_tests_that_acquire_a_device_themselves_are_found(tmp_path: Path):
+    """A test of the old API sets no tst_test flag: it calls tst_acquire_device() (LTP's
+    rename11, which natively left loop mounts behind when it was run as not needing one) or a
+    sibling; a call only named in a comment does not count."""
+    from bench.ltp.device_tests import device_tests
+    folder = tmp_path / "testcases" / "kernel" / "syscalls" / "x"
+    folder.mkdir(parents=True)
+    (folder / "ren01.c").write_text("static void setup(void)\n{\n\tdevice = tst_acquire_device"
+                                    "(cleanup);\n}\n")
+    (folder / "lo01.c").write_text("\tdev = tst_acquire_loop_device (size, \"f\");\n")
+    (folder / "said01.c").write_text("/* unlike tst_acquire_device(cleanup), this\n needs none */\n"
+                                     "// nor tst_acquire_device__(0)\nint main(void) { return 0; }\n")
+    (tmp_path / "runtest").mkdir()
+    (tmp_path / "runtest" / "syscalls").write_text("ren01 ren01\nlo01 lo01\nsaid01 said01\n")
+    found = device_tests(tmp_path)
+    assert sorted(found) == ["lo01", "ren01"]
+    assert all("tst_acquire_device" in reason for reason in found.values())
+
+
 def test_the_block_device_exclusions_are_the_generator_s():
     """excluded.toml's [block_device] group is what device_tests.py printed (each with its
     reason), not a hand-edited list."""
     names = excluded()
     device = {n: r for n, r in names.items() if r.startswith("needs a block device")}
     assert len(device) > 100 and "utime02" in device and "fallocate02" not in device
+    assert {"rename11", "renameat01", "linkat02", "mknodat02", "umount2_01"} <= set(device)

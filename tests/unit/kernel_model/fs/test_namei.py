@@ -20,6 +20,7 @@ from kernel_model.errno import GuestErrno
 from kernel_model.fs.constants import MAXSYMLINKS, S_IFDIR, S_IFLNK, S_IFREG
 from kernel_model.fs.namei import LAST_DOTDOT, LAST_NORM, LAST_ROOT, Walker
 from kernel_model.fs.node import Node
+from kernel_model.fs.resolve import RESOLVE_BENEATH, RESOLVE_NO_SYMLINKS
 
 # The tree: directories, files, and symlinks (name -> target).
 DIRS = ("a", "a/b", "a/b/c", "d")
@@ -99,10 +100,12 @@ _LIBC = ctypes.CDLL(None, use_errno=True)
 _SYS_OPENAT2, _RESOLVE_IN_ROOT = 437, 0x10
 
 
-def linux(root, path: bytes, *, follow: bool = True) -> bytes | int:
-    """What Linux names for `path` with `root` as the process root (openat2 RESOLVE_IN_ROOT)."""
-    how = _OpenHow(os.O_PATH | (0 if follow else os.O_NOFOLLOW), 0, _RESOLVE_IN_ROOT)
-    directory = os.open(root, os.O_PATH | os.O_DIRECTORY)
+def linux(root, path: bytes, *, follow: bool = True, start: str = "",
+          resolve: int = _RESOLVE_IN_ROOT) -> bytes | int:
+    """What Linux names for `path` with `root` as the process root (openat2 RESOLVE_IN_ROOT),
+    or, with other `resolve` flags, walking from the folder `start` of `root`."""
+    how = _OpenHow(os.O_PATH | (0 if follow else os.O_NOFOLLOW), 0, resolve)
+    directory = os.open(root / start, os.O_PATH | os.O_DIRECTORY)
     try:
         for _ in range(100):
             fd = _LIBC.syscall(_SYS_OPENAT2, directory, path, ctypes.byref(how), ctypes.sizeof(how))
@@ -129,6 +132,50 @@ def test_the_walk_names_what_linux_names_in_a_chroot(host_root, absolute, parts,
     path = ("/" if absolute else "") + "/".join(parts) + ("/" if trailing else "")
     assume(path)
     assert walk(path.encode(), follow=follow) == linux(host_root, path.encode(), follow=follow)
+
+
+def scoped_walk(path: bytes, start: str, flags: int, follow: bool = True) -> bytes | int:
+    """The walk with openat2's resolve `flags` from the folder `start`: what it names or the
+    errno it fails with."""
+    try:
+        resolved = Walker(_memory_tree(), lambda name: None, resolve=flags).resolve(
+            path, b"/" + start.encode(), follow=follow)
+    except GuestErrno as failure:
+        return failure.errno
+    return resolved.path if resolved.node is not None else errno.ENOENT
+
+
+@settings(max_examples=300)
+@given(st.sampled_from(["", "a", "a/b", "d"]), st.booleans(), st.booleans(), st.booleans(),
+       st.lists(st.sampled_from(NAMES), min_size=1, max_size=6), st.booleans())
+def test_the_resolve_flags_restrict_the_walk_as_linux_s(host_root, start, beneath, no_symlinks,
+                                                        absolute, parts, follow):
+    """openat2's RESOLVE_BENEATH (no "..", absolute path or absolute link out of the starting
+    folder: EXDEV) and RESOLVE_NO_SYMLINKS (no link followed: ELOOP), alone and together.
+    Without BENEATH the walk starts at the root, which Linux's side holds with IN_ROOT."""
+    path = (("/" if absolute else "") + "/".join(parts)).encode()
+    assume(path)
+    start = start if beneath else ""
+    flags = (RESOLVE_BENEATH if beneath else 0) | (RESOLVE_NO_SYMLINKS if no_symlinks else 0)
+    host = linux(host_root, path, follow=follow, start=start,
+                 resolve=flags | (0 if beneath else _RESOLVE_IN_ROOT))
+    assert scoped_walk(path, start, flags, follow) == host
+
+
+@pytest.mark.parametrize("path, start, flags, expected", [
+    (b"..", "a", RESOLVE_BENEATH, errno.EXDEV), (b"b/../..", "a", RESOLVE_BENEATH, errno.EXDEV),
+    (b"/f", "a", RESOLVE_BENEATH, errno.EXDEV), (b"b/c/top", "a", RESOLVE_BENEATH, errno.EXDEV),
+    (b"b/back", "a", RESOLVE_BENEATH, errno.EXDEV), (b"b/../g", "a", RESOLVE_BENEATH, b"/a/g"),
+    (b"tofile", "a", RESOLVE_BENEATH, b"/a/g"), (b"abs", "", RESOLVE_NO_SYMLINKS, errno.ELOOP),
+    (b"a/tofile", "", RESOLVE_NO_SYMLINKS, errno.ELOOP),
+    (b"a/b/h", "", RESOLVE_NO_SYMLINKS, b"/a/b/h"),
+])
+def test_the_cases_the_resolve_property_must_meet(host_root, path, start, flags, expected):
+    """The refusals (EXDEV, ELOOP) and the walks that stay allowed, each checked against Linux
+    too, so the property above is not vacuous on them."""
+    host = linux(host_root, path, start=start,
+                 resolve=flags | (0 if flags & RESOLVE_BENEATH else _RESOLVE_IN_ROOT))
+    assert scoped_walk(path, start, flags) == expected == host
 
 
 @pytest.mark.parametrize("path, expected", [

@@ -80,3 +80,27 @@ def test_arguments_are_checked(arch):
     assert results[0] == -E.EINVAL and results[2] == -E.EINVAL and results[4] == -E.EINVAL
     assert results[5] == -E.ENOTDIR and results[6] == 1 and results[7] == -E.EEXIST
     assert results[8:] == [-E.EINVAL, 0, -E.EINVAL, 16]
+
+
+def test_in_excl_unlink_holds_back_events_through_a_removed_name(arch):
+    """LTP inotify12: a file written after its name is unlinked; the directory watch with
+    IN_EXCL_UNLINK hears only the write before, the one without hears both (as natively)."""
+    IN_EXCL_UNLINK = 0x04000000
+    results, buf, _ = run_script(arch, [
+        ("inotify_init1", O_NONBLOCK),
+        ("inotify_init1", O_NONBLOCK),
+        ("inotify_add_watch", "@0", "/d", IN_MODIFY | IN_EXCL_UNLINK),
+        ("inotify_add_watch", "@1", "/d", IN_MODIFY),
+        ("open", "BUF", O_CREAT | O_WRONLY, 0o644),
+        ("write", "@4", "BUF+32", 1),
+        ("read", "@0", "BUF+512", 100),
+        ("read", "@1", "BUF+512", 100),
+        ("unlink", "BUF"),
+        ("write", "@4", "BUF+32", 1),
+        ("read", "@0", "BUF+512", 100),
+        ("read", "@1", "BUF+1024", 100),
+    ], data=STRINGS)
+    assert results[:4] == [3, 4, 1, 1] and results[5] == results[9] == 1
+    assert results[6] == results[7] == 32                      # one IN_MODIFY "new" each
+    assert results[10] == -E.EAGAIN
+    assert _events(buf[1024:1024 + results[11]]) == [(1, IN_MODIFY, 0, b"new")]

@@ -5,7 +5,7 @@ import struct
 from kernel_model import errno as E
 from tests.unit.kernel_model.call_script import run_script
 
-THREAD, PROCESS, SESSION, USER_SESSION = -1, -2, -3, -5
+THREAD, PROCESS, SESSION, USER, USER_SESSION = -1, -2, -3, -4, -5
 GET_KEYRING_ID, JOIN_SESSION, UPDATE, REVOKE, SETPERM, DESCRIBE = 0, 1, 2, 3, 5, 6
 UNLINK, READ = 9, 11
 POS_ALL, POS_WRITE = 0x3F000000, 0x04000000
@@ -79,3 +79,23 @@ def test_update_needs_write_permission_and_a_type_that_updates(arch):
     assert results[0] > 0 and results[1] > 0 and results[2] == 0
     assert results[3] == 4 and buf[512:516] == b"desc"
     assert results[4:] == [0, -E.EACCES, 0, -E.EOPNOTSUPP, -E.EINVAL]
+
+
+def test_a_keyring_named_after_another_user_is_not_that_users_keyring(arch):
+    """LTP add_key03 (Linux 237bbd29f7a0): root's keyrings "_uid.1" and "_uid_ses.1" do not
+    become uid 1's user and user session keyrings after setuid(1). (LTP's test itself dies
+    natively, before this point, where the host's nsswitch.conf names systemd: its static
+    getpwuid dlopens libnss_systemd, which faults in _nss_systemd_is_blocked; the sandbox
+    faults at the same instruction.)"""
+    uid_names = b"keyring\0_uid.1\0\0_uid_ses.1\0"          # at 0, 8 and 16
+    results, _, _ = run_script(arch, [
+        ("getuid",),
+        ("add_key", "BUF", "BUF+8", 0, 0, PROCESS),
+        ("add_key", "BUF", "BUF+16", 0, 0, PROCESS),
+        ("setuid", 1),
+        ("keyctl", GET_KEYRING_ID, USER, 1),
+        ("keyctl", GET_KEYRING_ID, USER_SESSION, 1),
+    ], data=uid_names)
+    assert results[0] == 0 and results[1] > 0 and results[2] > 0 and results[3] == 0
+    assert results[4] > 0 and results[5] > 0
+    assert {results[4], results[5]}.isdisjoint({results[1], results[2]})
