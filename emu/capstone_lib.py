@@ -2,7 +2,7 @@
 package when it can be found (issue 31).
 
 `import capstone` imports a module per architecture it knows (ARM, SPARC, SystemZ, TriCore...):
-~20 ms of CPU that every `trapline trace` paid for the clock, which uses three functions of
+a start-up cost every `trapline trace` paid for the clock (bench/startup.py --importtime), which uses three functions of
 the library and three numbers. The library is the file the package ships
 (capstone/lib/libcapstone.so, which the package loads the same way: capstone/__init__.py
 _load_lib, RTLD_DEEPBIND), found without importing the package, and loaded once per process:

@@ -43,7 +43,7 @@ def load(name: str) -> ctypes.CDLL | None:
 
 def _sha256(data: bytes):
     """CPython's own SHA-256 (the digest hashlib gives, without loading OpenSSL's libcrypto:
-    ~10 ms of every trace's start-up, issue 31; kernel_model/digest.py does the same)."""
+    a part of every trace's start-up, bench/startup.py; kernel_model/digest.py does the same)."""
     try:
         from _sha256 import sha256
     except ImportError:         # another Python, or 3.12's _sha2: hashlib's is the same digest

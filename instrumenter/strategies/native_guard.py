@@ -1,6 +1,6 @@
 """Guards: an integer predicate compiled in front of a native action (native.py), so a hit the
 predicate rejects costs a few compare-and-jump instructions in the guest and never leaves the
-emulator (issue 34, "a predicate that rejects >= 5 M hits/s in the guest").
+emulator (issue 34: a rejecting predicate's rate is bench/lang_rate.py's).
 
 A guard is a small tree over the probe's argument words and integer constants:
   Compare(op, left, right)   op one of == != < <= > >=, each side an Arg(i) or a Const(c)

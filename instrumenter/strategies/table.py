@@ -1,7 +1,7 @@
 """A session's strategies by name, each built at its first use (issue 31).
 
 Building every strategy up front imported them all, and what they import (capstone, keystone,
-pyelftools: ~0.14 s of CPU) for every `trapline trace`, also one whose probes are system calls
+pyelftools: bench/trace_cost.py measures it) for every `trapline trace`, also one whose probes are system calls
 or process events only and place nothing. A strategy is built when the session first names it:
 `auto` tries them cheapest first and stops at the first that takes a site, so a trace whose
 uprobes all take a jump builds the jump strategy and the trampoline one whose XOL pages it

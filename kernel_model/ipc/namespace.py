@@ -1,7 +1,7 @@
 """The run's IPC namespace: the tables of each System V kind (ipc/namespace.c).
 
 Each kind's table, and its module, comes when the kind is first used (issue 31, start-up: the
-three modules were ~3 % of a static hello's start, which uses none of them). A process that
+three modules weighed on a static hello's start, which uses none of them). A process that
 never attached a segment nor took a SEM_UNDO adjustment leaves through exec, exit and fork
 without touching a table."""
 import functools

@@ -1,7 +1,7 @@
 """Where each system call is implemented: the module of kernel_model/syscalls/impls/ whose
 `@syscall` registers it, so that a module is imported when one of its calls is first made or
 looked up, not at every start (issue 31: importing the 35 modules and what they import,
-sockets and the network among them, was ~15 ms of a static hello's start-up, which makes
+sockets and the network among them, weighed on a static hello's start-up, which makes
 four calls).
 
 tests/unit/kernel_model/syscalls/test_homes.py checks this table against the registrations

@@ -30,7 +30,7 @@ class Hit:
         self.context = context          # a uprobe's ProbeContext: its CPU view is at hand
         # a uprobe's reader of its first READER_WORDS argument words, made once per space
         # (instrumenter/probes/context.py argument_fetcher): building the register batch on
-        # every hit cost about 1.5 us of a printf's ~5.7 (bench/lang_rate.py)
+        # every hit was a good part of a printf's cost (bench/lang_rate.py)
         self._reader = reader
 
     # ---- built-in variables (BEGIN, END and timed probes may have no thread: 0 and "") ------

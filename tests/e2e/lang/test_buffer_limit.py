@@ -19,7 +19,7 @@ def fib_calls(n: int) -> int:
 
 @pytest.mark.parametrize("arch", ARCHES)
 def test_a_limit_drops_a_known_number_and_no_limit_none(arch):
-    """fib(12)'s 465 calls are made within one drain period (~12 us of virtual time): the
+    """fib(12)'s 465 calls are made within one drain period (1 ms of virtual time): the
     limited consumer keeps its first 10, the other all."""
     fib = sample(arch, "fib")
     probe = f'uprobe:{fib}:fib {{ printf("%s %d\\n", PREFIX, arg0); }}'
