@@ -84,6 +84,12 @@ class Idt:
         self._handlers[stub] = handler
         self._gates[vector] = decode_gate(self.bits, vector, raw)    # what memory holds now
 
+    @property
+    def decoded_gates(self) -> dict[int, Gate]:
+        """The decoded cache `gate` looks in first (vector -> Gate, replaced on every
+        set_gate): for the int3 fast path's identity check, a dict look-up instead of a call."""
+        return self._gates
+
     def gate(self, vector: int) -> Gate:
         gate = self._gates.get(vector)
         return gate if gate is not None else self._read_gate(vector)

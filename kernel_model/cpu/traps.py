@@ -67,6 +67,7 @@ class TrapDispatcher:
         self._cs = machine.register_cell("cs")    # the redirect's ring check, once per hit
         # address of an int3 -> (redirect() -> new IP, the #BP gate it stands in for)
         self._redirects: dict[int, tuple] = {}
+        self._idt_gates = idt.decoded_gates     # what idt.gate(BP) finds first, per hit
         # the syscall vector's handler without a frame, and the gate it stands in for
         self._frameless = self._frameless_gate = None
 
@@ -92,7 +93,10 @@ class TrapDispatcher:
         if entry is None or not self.fast_breakpoints:
             return None
         redirect, gate = entry
-        if self._cs.value & 3 != 3 or self.idt.gate(vectors.BP) is not gate:
+        # idt.gate(BP) without the call: the gate registered came from the Idt's decoded
+        # cache (a gate it re-read from memory is a new object, never `gate`), so the cached
+        # entry being this very object is the same question, one call fewer per hit
+        if self._cs.value & 3 != 3 or self._idt_gates.get(vectors.BP) is not gate:
             return None
         return redirect()
 
