@@ -3,6 +3,7 @@
 samples and on Debian's objects of both arches, with and without `.eh_frame_hdr`."""
 from __future__ import annotations
 
+import functools
 import io
 from pathlib import Path
 
@@ -55,10 +56,16 @@ def _load(path: Path):
     return data, load_elf(data, path.name, pie_base=0x10000 if shared else None, shared_object=shared)
 
 
+@functools.cache
+def _image_and_fdes(path: Path):
+    """The loaded object and pyelftools' FDEs of it (parsed once: seconds for libc)."""
+    data, image = _load(path)
+    return image, pyelftools_fdes(data, image.load_bias)
+
+
 @pytest.mark.parametrize("path", [p for _, p in OBJECTS], ids=[i for i, _ in OBJECTS])
 def test_the_headers_are_pyelftools_fdes(path):
-    data, image = _load(path)
-    expected = pyelftools_fdes(data, image.load_bias)
+    image, expected = _image_and_fdes(path)
     assert len(expected) > 3, "the object has FDEs to compare"
     section_start, size = image.sections[".eh_frame"]
     segment = next(s for s in image.segments if s.vaddr <= section_start < s.vaddr + s.filesz)
@@ -72,8 +79,7 @@ def test_the_headers_are_pyelftools_fdes(path):
 def test_call_frame_table_starts_and_ranges_are_pyelftools(path, header):
     """fde_starts and fde_range, through .eh_frame_hdr's table where the object has one and by
     walking .eh_frame where it has none (bash-static, busybox) or is told to (phdr_addr=0)."""
-    data, image = _load(path)
-    expected = pyelftools_fdes(data, image.load_bias)
+    image, expected = _image_and_fdes(path)
     table = CallFrameTable(image if header == "eh_frame_hdr" else image._replace(phdr_addr=0))
     assert table.problem is None
     assert table.fde_starts() == sorted(start for start, _end, _at in expected)
