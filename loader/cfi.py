@@ -13,7 +13,10 @@ PT_GNU_EH_FRAME locates `.eh_frame_hdr`, whose sorted table of (initial location
 finds the FDE of an address by binary search; pyelftools decodes that FDE (and its CIE) into
 rows. A program gcc linked -static has no `.eh_frame_hdr`: its FDEs are found from
 `__EH_FRAME_BEGIN__`, as libgcc's unwinder finds them in such a program, or, stripped, from
-the section headers' `.eh_frame`, as gdb and perf do. Nothing here knows the emulator; the profiler's unwinder (instrumenter/profiler/) applies
+the section headers' `.eh_frame`, as gdb and perf do. Where functions start and end (the FDE
+table, their ranges) comes from the FDEs' headers alone (loader/fde_headers.py), read once per
+file at its place (loader/fde_index.py); an FDE's instructions are decoded only when a frame at
+one of its addresses is asked for. Nothing here knows the emulator; the profiler's unwinder (instrumenter/profiler/) applies
 the rows to a thread's registers and memory.
 """
 from __future__ import annotations
@@ -164,8 +167,8 @@ class CallFrameTable:
         self._index.eh_frame, self._index.eh_frame_end = base, stop
         data = self._index.frame_bytes()
         # Only the FDEs' headers are read (loader/fde_headers.py): their instructions are
-        # decoded when a frame asks (pyelftools parsed all of bash-static's 4 335 entries here,
-        # instructions included: 3.6 s of 11 under cProfile of a trace -f of bash).
+        # decoded when a frame asks. A probe check needs the starts alone, and parsing every
+        # entry in full here was most of a traced bash-static's start.
         headers = self._index.headers().walk(start - base, len(data))
         for header in headers:
             self._index.ranges[header.address] = (header.start, header.end)
