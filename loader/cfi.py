@@ -13,12 +13,16 @@ PT_GNU_EH_FRAME locates `.eh_frame_hdr`, whose sorted table of (initial location
 finds the FDE of an address by binary search; pyelftools decodes that FDE (and its CIE) into
 rows. A program gcc linked -static has no `.eh_frame_hdr`: its FDEs are found from
 `__EH_FRAME_BEGIN__`, as libgcc's unwinder finds them in such a program, or, stripped, from
-the section headers' `.eh_frame`, as gdb and perf do. Nothing here knows the emulator; the profiler's unwinder (instrumenter/profiler/) applies
+the section headers' `.eh_frame`, as gdb and perf do. Where functions start and end (the FDE
+table, their ranges) comes from the FDEs' headers alone (loader/fde_headers.py), read once per
+file at its place (loader/fde_index.py); an FDE's instructions are decoded only when a frame at
+one of its addresses is asked for. Nothing here knows the emulator; the profiler's unwinder (instrumenter/profiler/) applies
 the rows to a thread's registers and memory.
 """
 from __future__ import annotations
 
 import bisect
+from functools import partial
 import io
 import struct
 from typing import NamedTuple
@@ -27,9 +31,10 @@ from elftools.dwarf.callframe import FDE, CallFrameInfo, RegisterRule
 from elftools.dwarf.constants import DW_CFA_GNU_args_size
 from elftools.dwarf.dwarf_expr import DWARFExprParser
 from elftools.dwarf.structs import DWARFStructs
-from elftools.common.exceptions import ELFError
 from elftools.elf.structs import ELFStructs
 
+from loader.fde_headers import FdeHeaderError
+from loader.fde_index import FdeIndex, index_for
 from loader.image import LoadedImage
 
 PT_GNU_EH_FRAME = 0x6474E550
@@ -77,29 +82,31 @@ class CallFrameTable:
         self.image = image
         self._names = DWARF_REGISTERS[image.bits]
         self._rows: dict[int, tuple] = {}         # FDE address -> (start, row starts, rows, end)
-        self._ranges: dict[int, tuple[int, int] | None] = {}   # FDE address -> [start, end)
         self._rules: dict[int, FrameRule | None] = {}   # address -> its rule (samples repeat)
-        self._table: list[tuple[int, int]] = []   # (initial location, FDE address), sorted
-        self._starts: list[int] = []
-        self._cfi = None
-        self._eh_frame = 0
-        self.problem: str | None = None
+        self._cfi = None                          # pyelftools' reader, made when rows are asked
+        # the FDE table, shared by every table of the same file at the same place
+        self._index = index_for(image, self._read_index)
+
+    def _read_index(self) -> FdeIndex:
+        self._index = FdeIndex(self.image.bits, partial(_read_segments, self.image.segments))
         try:
             self._read_header()
         except (CfiUnsupported, struct.error, ValueError, KeyError) as exc:
-            self.problem = f"unreadable .eh_frame_hdr: {exc}"
-            self._table = []
+            self._index.problem = f"unreadable .eh_frame_hdr: {exc}"
+            self._index.table = self._index.starts = []
+        return self._index
+
+    @property
+    def problem(self) -> str | None:
+        """Why the object has no FDE table (one line), else None."""
+        return self._index.problem
 
     def __bool__(self) -> bool:
-        return bool(self._table)
+        return bool(self._index.table)
 
     # ---- the object's memory, from its segments ----------------------------------------------
     def _read(self, address: int, size: int) -> bytes:
-        for seg in self.image.segments:
-            if seg.vaddr <= address and address + size <= seg.vaddr + seg.filesz:
-                start = address - seg.vaddr
-                return bytes(seg.data[start:start + size])
-        raise ValueError(f"{address:#x}+{size} is not in the object's file-backed segments")
+        return _read_segments(self.image.segments, address, size)
 
     def _segment_end(self, address: int) -> int:
         for seg in self.image.segments:
@@ -112,15 +119,15 @@ class CallFrameTable:
         hdr = self._eh_frame_hdr_address()
         if hdr is None:
             if not self._read_registered_frames():
-                self.problem = "no PT_GNU_EH_FRAME"
+                self._index.problem = "no PT_GNU_EH_FRAME"
             return
         version, ptr_enc, count_enc, table_enc = self._read(hdr, 4)
         if version != 1:
             raise CfiUnsupported(f".eh_frame_hdr version {version}")
         at = hdr + 4
-        self._eh_frame, at = self._decode(ptr_enc, at, hdr)
+        self._index.eh_frame, at = self._decode(ptr_enc, at, hdr)
         if count_enc == DW_EH_PE_omit or table_enc == DW_EH_PE_omit:
-            self.problem = ".eh_frame_hdr has no search table"
+            self._index.problem = ".eh_frame_hdr has no search table"
             return
         count, at = self._decode(count_enc, at, hdr)
         size = struct.calcsize(_FORMATS.get(table_enc & 0x0F) or ("<I" if self.image.bits == 32 else "<Q"))
@@ -138,12 +145,9 @@ class CallFrameTable:
                 fde, _ = self._decode(table_enc, at + 2 * size * i + size, hdr, raw[2 * size * i + size:])
                 table.append((start, fde))
         table.sort()
-        self._table = table
-        self._starts = [start for start, _ in table]
-        length = self._segment_end(self._eh_frame) - self._eh_frame
-        structs = DWARFStructs(little_endian=True, dwarf_format=32, address_size=self.image.bits // 8)
-        self._cfi = CallFrameInfo(io.BytesIO(self._read(self._eh_frame, length)), length,
-                                  self._eh_frame, structs, for_eh_frame=True)
+        self._index.table = table
+        self._index.starts = [start for start, _ in table]
+        self._index.eh_frame_end = self._segment_end(self._index.eh_frame)
 
     def _read_registered_frames(self) -> bool:
         """Without .eh_frame_hdr (gcc links -static programs without --eh-frame-hdr), find the
@@ -160,23 +164,25 @@ class CallFrameTable:
         # the entries are read within their whole segment, walked from the start.
         base = next(seg.vaddr for seg in self.image.segments
                     if seg.vaddr <= start < seg.vaddr + seg.filesz)
-        data = self._read(base, stop - base)
-        structs = DWARFStructs(little_endian=True, dwarf_format=32, address_size=self.image.bits // 8)
-        self._eh_frame = base
-        self._cfi = CallFrameInfo(io.BytesIO(data), len(data), base, structs, for_eh_frame=True)
-        table, at = [], start - base
-        while at + 8 <= len(data):
-            length, cie_pointer = struct.unpack_from("<II", data, at)
-            if length == 0 or length == 0xFFFFFFFF:
-                break                          # the terminator (64-bit entries are not in .eh_frame)
-            if cie_pointer != 0:               # an FDE (a CIE has id 0 in .eh_frame)
-                entry = self._cfi._parse_entry_at(at)
-                if isinstance(entry, FDE):
-                    table.append((entry.header.initial_location, base + at))
-            at += 4 + length
-        table.sort()
-        self._table, self._starts = table, [first for first, _ in table]
+        self._index.eh_frame, self._index.eh_frame_end = base, stop
+        data = self._index.frame_bytes()
+        # Only the FDEs' headers are read (loader/fde_headers.py): their instructions are
+        # decoded when a frame asks. A probe check needs the starts alone, and parsing every
+        # entry in full here was most of a traced bash-static's start.
+        headers = self._index.headers().walk(start - base, len(data))
+        for header in headers:
+            self._index.ranges[header.address] = (header.start, header.end)
+        table = sorted((header.start, header.address) for header in headers)
+        self._index.table, self._index.starts = table, [first for first, _ in table]
         return bool(table)
+
+    def _call_frame_info(self) -> CallFrameInfo:
+        if self._cfi is None:
+            data = self._index.frame_bytes()
+            structs = DWARFStructs(little_endian=True, dwarf_format=32, address_size=self.image.bits // 8)
+            self._cfi = CallFrameInfo(io.BytesIO(data), len(data), self._index.eh_frame, structs,
+                                      for_eh_frame=True)
+        return self._cfi
 
     def _eh_frame_bounds(self) -> tuple[int, int] | None:
         """[start, stop) of the .eh_frame entries to walk: from crtbegin's symbol, else from
@@ -236,10 +242,10 @@ class CallFrameTable:
         return rule
 
     def _find_rule(self, pc: int) -> FrameRule | None:
-        i = bisect.bisect_right(self._starts, pc) - 1
+        i = bisect.bisect_right(self._index.starts, pc) - 1
         if i < 0:
             return None
-        fde_address = self._table[i][1]
+        fde_address = self._index.table[i][1]
         rows = self._rows.get(fde_address)
         if rows is None:
             rows = self._rows[fde_address] = self._decode_fde(fde_address)
@@ -250,20 +256,20 @@ class CallFrameTable:
 
     def fde_starts(self) -> list[int]:
         """The initial location of every FDE, in address order."""
-        return list(self._starts)
+        return list(self._index.starts)
 
     def fde_range(self, pc: int) -> tuple[int, int] | None:
         """[initial location, initial location + address range) of the FDE that covers `pc`,
         or None. Without symbols this is where the function holding `pc` starts and ends: the
         compiler emits one FDE per function (gcc's .cfi_startproc/.cfi_endproc), which is how
         gdb and perf name stripped code and how binary rewriters find function bounds."""
-        i = bisect.bisect_right(self._starts, pc) - 1
+        i = bisect.bisect_right(self._index.starts, pc) - 1
         if i < 0:
             return None
-        fde_address = self._table[i][1]
-        if fde_address not in self._ranges:
-            self._ranges[fde_address] = self._fde_header_range(fde_address)
-        found = self._ranges[fde_address]
+        fde_address = self._index.table[i][1]
+        if fde_address not in self._index.ranges:
+            self._index.ranges[fde_address] = self._fde_header_range(fde_address)
+        found = self._index.ranges[fde_address]
         return found if found is not None and found[0] <= pc < found[1] else None
 
     def _fde_header_range(self, fde_address: int) -> tuple[int, int] | None:
@@ -271,16 +277,13 @@ class CallFrameTable:
         if rows is not None:
             return rows[0], rows[3]
         try:
-            entry = self._cfi._parse_entry_at(fde_address - self._eh_frame)
-        except (ELFError, struct.error, ValueError):
+            header = self._index.headers().header_at(fde_address - self._index.eh_frame)
+        except FdeHeaderError:
             return None                         # a damaged entry gives no bounds
-        if not isinstance(entry, FDE):
-            return None
-        start = entry.header.initial_location
-        return start, start + entry.header.address_range
+        return header.start, header.end
 
     def _decode_fde(self, fde_address: int):
-        entry = self._cfi._parse_entry_at(fde_address - self._eh_frame)
+        entry = self._call_frame_info()._parse_entry_at(fde_address - self._index.eh_frame)
         if not isinstance(entry, FDE):
             return None
         start = entry.header.initial_location
@@ -324,6 +327,15 @@ class CallFrameTable:
         return tuple((op.op_name, tuple(op.args)) for op in parser.parse_expr(list(expression)))
 
     _parser = None
+
+
+def _read_segments(segments, address: int, size: int) -> bytes:
+    """`size` bytes at `address` from the file-backed part of the segments."""
+    for seg in segments:
+        if seg.vaddr <= address and address + size <= seg.vaddr + seg.filesz:
+            start = address - seg.vaddr
+            return bytes(seg.data[start:start + size])
+    raise ValueError(f"{address:#x}+{size} is not in the object's file-backed segments")
 
 
 def _register_rule(rule: RegisterRule, names, ops) -> tuple:

@@ -160,6 +160,16 @@ class Signals:
         call = thread.blocked_call
         if call is None:
             return
+        if not handled:
+            # An ignored signal: Linux does not even queue it (sig_ignored), so the sleeper
+            # never woke. Its call runs again as it was: a sleep keeps its deadline, pause and
+            # rt_sigtimedwait go on waiting (LTP rt_sigtimedwait01: an ignored SIGUSR2 every
+            # 100 ms must not make a 1 s wait return EINTR, nor restart its timeout). The call
+            # stays the interrupted one: a handled signal dequeued after it in the same
+            # delivery still ends it (get_signal skips the ignored one and the handler's
+            # signal meets the call's -ERESTART_RESTARTBLOCK: EINTR; LTP kill12's child, sent
+            # SIGHUP, ignored, then SIGCHLD, slept its whole second again after the handler).
+            return
         thread.blocked_call = None
         # A sleeper whose condition came true before the signal (restart["condition_met"],
         # set by the waker) completes its call: Linux's wait_event_interruptible checks the
@@ -169,12 +179,6 @@ class Signals:
         # so without it the call would sleep again, and a FUTEX_WAKE followed at once by the
         # waker's exit — an ignored SIGCHLD — was lost).
         if thread.restart.get("condition_met", False):
-            return
-        if not handled:
-            # An ignored signal: Linux does not even queue it (sig_ignored), so the sleeper
-            # never woke. Its call runs again as it was: a sleep keeps its deadline, pause and
-            # rt_sigtimedwait go on waiting (LTP rt_sigtimedwait01: an ignored SIGUSR2 every
-            # 100 ms must not make a 1 s wait return EINTR, nor restart its timeout).
             return
         on_interrupt = thread.restart.get(INTERRUPT_KEY)
         thread.restart.clear()

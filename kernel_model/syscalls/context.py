@@ -38,6 +38,12 @@ class SyscallContext:
         self.frame = frame
         return self
 
+    def for_later(self) -> "SyscallContext":
+        """A context of this call's thread alone, for what a call leaves to be done after it
+        (a sleep's time left, written when a signal ends it): this one is rebound to every
+        later call, of any process, so a closure keeping it would act on whoever called last."""
+        return SyscallContext(self.kernel, self.thread, self.abi)
+
     # ---- integers --------------------------------------------------------------------------
     def signed(self, value: int) -> int:
         """Reinterpret a register word as a signed C int of the ABI's long size."""

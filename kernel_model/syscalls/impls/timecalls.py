@@ -92,7 +92,11 @@ def _sleep_until(ctx, deadline: int, rem: int = 0, fmt: str = "<qq") -> int:
         return 0
     deadline = restart["deadline"]
     if rem:
-        restart[INTERRUPT_KEY] = lambda: _write_remaining(ctx, rem, fmt, deadline)
+        # Written at delivery, after other calls: through a context of this thread's own, as
+        # the shared one may by then be another process's (LTP kill12: a parent's time left
+        # landed in its child, on the stack protector's canary of the child's sleep()).
+        own = ctx.for_later()
+        restart[INTERRUPT_KEY] = lambda: _write_remaining(own, rem, fmt, deadline)
     raise WouldBlock(("sleep", ctx.thread.tid), "sleep", deadline_ns=deadline)
 
 
