@@ -5,7 +5,6 @@ never imports the instrumenter (capstone, keystone), and `experiment`/`explain` 
 modules, imported only when named (LazyGroup).
 """
 import importlib
-import sys
 
 import click
 
@@ -15,6 +14,7 @@ from ..version import __version__
 from .. import collector
 from .strace_options import strace_options
 from ..host_signals import guest_command
+from ..plain_run import fail, run_guest
 
 
 class LazyGroup(click.Group):
@@ -51,10 +51,7 @@ def _parse_env(pairs: tuple[str, ...]) -> dict[str, str]:
     return env
 
 
-def _fail(error: BaseException) -> None:
-    """One line (a traceback for a bug) and trapline's own exit status (exit_status.py)."""
-    from ..exit_status import exit_for
-    exit_for(error, lambda text: click.echo(text, err=True))
+_fail = fail        # one line (a traceback for a bug) and trapline's own exit status
 
 
 def run_options(f, *, taken: frozenset = frozenset()):
@@ -113,19 +110,10 @@ def main(ctx):
 def run(rootfs, cwd, env, clear_env, seed, writable, strace, follow_forks, quantum, max_insns,
         verbose, program, args, strace_options):
     """Run PROGRAM [ARGS...] in the sandbox; exit with its status (128+N after signal N)."""
-    from ..sandbox import Sandbox
-
-    collector.resume()
-    sandbox = Sandbox(rootfs=rootfs, cwd=cwd, env=_parse_env(env), clear_env=clear_env, seed=seed,
-                      writable=writable, strace=strace, verbose=verbose, capture=False,
-                      follow_forks=bool(follow_forks), quantum=quantum, max_insns=max_insns,
-                      strace_options=strace_options)
-    try:
-        result = sandbox.run([program, *args])
-    except Exception as e:              # noqa: BLE001 -- every failure gets its status (exit_status.py)
-        _fail(e)
-    sys.stdout.flush()
-    sys.exit(result.exit_code)
+    run_guest(rootfs=rootfs, cwd=cwd, env=_parse_env(env), clear_env=clear_env, seed=seed,
+              writable=writable, strace=strace, follow_forks=follow_forks, quantum=quantum,
+              max_insns=max_insns, verbose=verbose, program=program, args=args,
+              strace_options=strace_options)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,9 @@ a plain run of a static hello loads no probe strategy (not even their registry),
 profiler, no strace decoder, no disassembler or assembler and no pyelftools (an exec reads the
 ELF and program headers with struct; symbols are read only when a tool asks for them), not
 hashlib, which loads OpenSSL (kernel_model/digest.py), and none of the door's parts that only a
-tool asks for (nor the socket classes one of them names), nor System V IPC's tables.
+tool asks for (nor the socket classes one of them names), nor System V IPC's tables. Started as
+the `trapline` command (trapline/entry.py), a plain run loads no click either, nor trapline.cli
+(trapline/plain_run.py); a run with an option is click's to parse.
 """
 import subprocess
 import sys
@@ -42,8 +44,22 @@ print(status, " ".join(heavy) or "-", file=sys.stderr)
 """
 
 
-def _modules_after(*args: str) -> tuple[str, list[str]]:
-    code = f"PREFIXES = {NOT_FOR_A_RUN!r}\n" + SCRIPT
+# The `trapline` command itself (console script, `python -m trapline`): entry.run reads sys.argv.
+COMMAND_SCRIPT = """
+import sys
+from trapline.entry import run
+try:
+    run()
+except SystemExit as e:
+    status = e.code
+heavy = sorted({m for m in sys.modules for p in PREFIXES if m == p or m.startswith(p + ".")})
+print(status, " ".join(heavy) or "-", file=sys.stderr)
+"""
+NOT_FOR_A_PLAIN_RUN = (*NOT_FOR_A_RUN, "click", "trapline.cli")
+
+
+def _modules_after(*args: str, script: str = SCRIPT, prefixes: tuple = NOT_FOR_A_RUN) -> tuple[str, list[str]]:
+    code = f"PREFIXES = {prefixes!r}\n" + script
     done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120)
     status, heavy = done.stderr.strip().splitlines()[-1].split(" ", 1)
     return status, [] if heavy == "-" else heavy.split()
@@ -53,6 +69,20 @@ def _modules_after(*args: str) -> tuple[str, list[str]]:
 def test_run_imports_no_tool_and_no_heavy_library(arch):
     status, heavy = _modules_after("run", "--", str(SAMPLES / arch / "hello"))
     assert status == "0" and heavy == []
+
+
+@pytest.mark.parametrize("arch", ["i386", "x86_64"])
+@pytest.mark.parametrize("dashes", [["--"], []], ids=["dashes", "bare"])
+def test_the_command_runs_a_plain_run_without_click(arch, dashes):
+    status, heavy = _modules_after("run", *dashes, str(SAMPLES / arch / "hello"), script=COMMAND_SCRIPT,
+                                   prefixes=NOT_FOR_A_PLAIN_RUN)
+    assert status == "0" and heavy == []
+
+
+def test_the_command_leaves_a_run_with_options_to_click():
+    status, heavy = _modules_after("run", "--seed", "1", "--", str(SAMPLES / "x86_64" / "hello"),
+                                   script=COMMAND_SCRIPT, prefixes=NOT_FOR_A_PLAIN_RUN)
+    assert status == "0" and {"click", "trapline.cli"} <= set(heavy)
 
 
 def test_trace_still_loads_what_it_needs():
