@@ -10,6 +10,9 @@ from typing import Callable
 
 from .pipe_size import PIPE_MAX_SIZE, PIPE_USER_PAGES_SOFT
 
+# include/linux/mm.h DEFAULT_MAX_MAP_COUNT (kernel_model/memory/vm.py enforces it; fs/ does not
+# import the page mapper, which brings the emulator)
+MAX_MAP_COUNT = 65530
 PID_MAX = 32768          # kernel/pid.c: PID_MAX_DEFAULT on a machine of few CPUs
 
 FIXED: dict[bytes, bytes] = {
@@ -21,6 +24,7 @@ FIXED: dict[bytes, bytes] = {
     b"fs/pipe-user-pages-hard": b"0",
     b"fs/lease-break-time": b"45",
     b"fs/nr_open": b"1048576",
+    b"vm/max_map_count": b"%d" % MAX_MAP_COUNT,     # LTP's munmap04 reads it
     # fs/notify/inotify/inotify_user.c: the defaults (max_user_watches as a 1 GiB machine's)
     b"fs/inotify/max_queued_events": b"16384",
     b"fs/inotify/max_user_instances": b"128",

@@ -21,6 +21,9 @@ MAP_GROWSDOWN, MAP_NORESERVE, MAP_FIXED_NOREPLACE = 0x100, 0x4000, 0x100000
 MAP_LOCKED = 0x2000
 STACK_GUARD_GAP = 256 * PAGE            # mm/mmap.c stack_guard_gap (the stack_guard_gap= default)
 PROT_MASK = PROT_READ | PROT_WRITE | PROT_EXEC
+# include/linux/mm.h DEFAULT_MAX_MAP_COUNT: USHRT_MAX - MAPCOUNT_ELF_CORE_MARGIN (5), the
+# default of sysctl vm.max_map_count, the most areas one mm may hold (mm/mmap.c)
+DEFAULT_MAX_MAP_COUNT = 65530
 
 
 def page_up(n: int) -> int:
@@ -71,7 +74,10 @@ class AreaMap:
     def __init__(self, machine, layout: Layout, *, memory_limit: int = 4 << 30):
         self.machine = machine
         self.layout = layout
-        self.vmas: list[Vma] = []
+        self._vmas: list[Vma] = []
+        self._starts: list[int] = []      # _vmas' starts: bisect without a key function
+        self._mapped = 0                  # the bytes of _vmas (mapped_bytes, at every mmap)
+        self.max_map_count = DEFAULT_MAX_MAP_COUNT
         self.brk_start = self.brk_end = 0
         self.memory_limit = memory_limit
         # Set by the kernel: may `extra` more bytes be mapped, counting every live process?
@@ -79,17 +85,29 @@ class AreaMap:
         self.lock_future = False      # mlockall(MCL_FUTURE): new areas are locked (mm->def_flags)
         self._last_hit = (0, _NO_VMA)         # vma_at's last answer: (index, area)
 
+    @property
+    def vmas(self) -> list[Vma]:
+        """The areas in address order (read it; change it only by assigning a new list)."""
+        return self._vmas
+
+    @vmas.setter
+    def vmas(self, areas: list[Vma]) -> None:
+        self._vmas = sorted(areas, key=_start)
+        self._starts = [v.start for v in self._vmas]
+        self._mapped = sum(v.end - v.start for v in self._vmas)
+        self._last_hit = (0, _NO_VMA)
+
     # ---- queries ---------------------------------------------------------------------------
     def vma_at(self, addr: int) -> Vma | None:
         """The area holding `addr`. Every syscall that takes a buffer asks (EFAULT checks),
         mostly about the area it asked about last time, so the last answer is tried first.
         It is still right if that very Vma object is still in the list: areas are immutable
         and never overlap, so the one holding `addr` can only be that one."""
-        vmas = self.vmas
+        vmas = self._vmas
         i, vma = self._last_hit
         if vma.start <= addr < vma.end and i < len(vmas) and vmas[i] is vma:
             return vma
-        i = bisect.bisect_right(vmas, addr, key=_start) - 1
+        i = bisect.bisect_right(self._starts, addr) - 1
         if i >= 0 and vmas[i].end > addr:
             self._last_hit = (i, vmas[i])
             return vmas[i]
@@ -123,7 +141,7 @@ class AreaMap:
         return b"".join(v.maps_line() for v in self.vmas)
 
     def mapped_bytes(self) -> int:
-        return sum(v.end - v.start for v in self.vmas)
+        return self._mapped
 
     def locked_bytes(self) -> int:
         """mm->locked_vm in bytes: the areas with VM_LOCKED (/proc/PID/status VmLck)."""
@@ -134,7 +152,11 @@ class AreaMap:
         return not self._overlapping(start, end)
 
     def _overlapping(self, start: int, end: int) -> list[Vma]:
-        return [v for v in self.vmas if v.start < end and v.end > start]
+        """The areas holding a byte of [start, end), in address order: those starting below
+        `end`, from the last one starting at or below `start` (areas never overlap)."""
+        lo = max(bisect.bisect_right(self._starts, start) - 1, 0)
+        hi = bisect.bisect_left(self._starts, end)
+        return [v for v in self._vmas[lo:hi] if v.end > start]
 
     # ---- primitive: establish an area ------------------------------------------------------
     def map_area(self, start: int, size: int, perms: int, *, name: bytes = b"",
@@ -186,16 +208,36 @@ class AreaMap:
         self._remove(start, end)
 
     def rename_area(self, vma: Vma, **changes) -> None:
-        self.vmas.remove(vma)
+        self._drop(vma)
         self._insert(replace(vma, **changes))
 
     def _insert(self, vma: Vma) -> None:
-        bisect.insort(self.vmas, vma, key=lambda v: v.start)
+        i = bisect.bisect_left(self._starts, vma.start)
+        self._starts.insert(i, vma.start)
+        self._vmas.insert(i, vma)
+        self._mapped += vma.end - vma.start
+
+    def _drop(self, vma: Vma) -> None:
+        """Take `vma` out of the list: found by its start (list.remove would compare every
+        area before it, field by field)."""
+        i = bisect.bisect_left(self._starts, vma.start)
+        assert self._vmas[i] is vma, "dropping an area that is not in the map"
+        del self._starts[i], self._vmas[i]
+        self._mapped -= vma.end - vma.start
+
+    def _check_split_room(self, start: int, end: int) -> None:
+        """mm/mmap.c do_vmi_align_munmap: unmapping the inside of one area leaves two, and is
+        refused with ENOMEM when that would take the count past vm.max_map_count ("let
+        map_count go just above its limit temporarily" is for the other cases)."""
+        vma = self.vma_at(start)
+        if vma is not None and vma.start < start and end < vma.end and \
+                len(self._vmas) >= self.max_map_count:
+            raise GuestErrno(E.ENOMEM, "vm.max_map_count")
 
     def _remove(self, start: int, end: int) -> None:
         """Unmap [start, end), splitting areas that straddle the edges."""
         for vma in self._overlapping(start, end):
-            self.vmas.remove(vma)
+            self._drop(vma)
             if vma.start < start:
                 self._insert(replace(vma, end=start))
             if vma.end > end:
@@ -206,9 +248,9 @@ class AreaMap:
     def find_free(self, size: int, below: int | None = None) -> int:
         """Top-down search for a hole of `size` bytes below `below` (Linux's default layout)."""
         top = below if below is not None else self.layout.mmap_base
-        for vma in sorted(self.vmas, key=lambda v: v.start, reverse=True):
-            if vma.start >= top:
-                continue
+        # from the last area starting below top, downwards (those above cannot be in the way)
+        for i in range(bisect.bisect_left(self._starts, top) - 1, -1, -1):
+            vma = self._vmas[i]
             if vma.end <= top - size:
                 return top - size
             top = min(top, vma.start)
@@ -227,11 +269,14 @@ class AreaMap:
         size = page_up(length)
         if size > self.layout.user_top:
             raise GuestErrno(E.ENOMEM)
+        if len(self._vmas) > self.max_map_count:     # do_mmap: "Too many mappings?"
+            raise GuestErrno(E.ENOMEM, "vm.max_map_count")
         if flags & (MAP_FIXED | MAP_FIXED_NOREPLACE):
             if addr + size > self.layout.user_top or addr < 0x1000:
                 raise GuestErrno(E.EPERM if addr < 0x1000 else E.ENOMEM)
             if flags & MAP_FIXED_NOREPLACE and self._overlapping(addr, addr + size):
                 raise GuestErrno(E.EEXIST)
+            self._check_split_room(addr, addr + size)
             start = addr
         elif addr and addr + size <= self.layout.user_top and not self._overlapping(addr, addr + size):
             start = addr                     # the hint is free: honour it, as Linux does
@@ -254,23 +299,25 @@ class AreaMap:
         the area below (Linux's 256 pages) or makes it larger than RLIMIT_STACK. Whether it
         grew (the faulting instruction then runs again)."""
         page = addr & ~(PAGE - 1)
-        above = min((v for v in self.vmas if v.start > addr), key=_start, default=None)
+        i = bisect.bisect_right(self._starts, addr)     # the first area starting above addr
+        above = self._vmas[i] if i < len(self._vmas) else None
         if above is None or not above.grows_down or page < 0x10000:
             return False
-        below = max((v for v in self.vmas if v.end <= addr), key=_start, default=None)
+        below = self._vmas[i - 1] if i > 0 and self._vmas[i - 1].end <= addr else None
         if below is not None and not below.grows_down and below.perms and \
                 page - below.end < STACK_GUARD_GAP:
             return False
         if above.end - page > stack_limit:
             return False
         self.machine.mem.map(page, above.start - page, above.perms)
-        self.vmas.remove(above)
+        self._drop(above)
         self._insert(replace(above, start=page, offset=above.offset - (above.start - page)))
         return True
 
     def munmap(self, addr: int, length: int) -> None:
         if addr % PAGE or length <= 0 or addr + length > self.layout.user_top:
             raise GuestErrno(E.EINVAL)
+        self._check_split_room(addr, addr + page_up(length))
         self._remove(addr, addr + page_up(length))
 
     def mprotect(self, addr: int, length: int, prot: int) -> None:
@@ -289,7 +336,7 @@ class AreaMap:
         """The areas of [start, end) in address order; ENOMEM when a page of it is unmapped
         (mprotect, mlock, msync, madvise all answer a hole so)."""
         areas, covered = [], start
-        for vma in sorted(self._overlapping(start, end), key=_start):
+        for vma in self._overlapping(start, end):
             if vma.start > covered:
                 raise GuestErrno(E.ENOMEM)
             areas.append(vma)
@@ -301,9 +348,14 @@ class AreaMap:
     def set_flags(self, start: int, end: int, **changes) -> None:
         """Give the pages [start, end) the Vma fields `changes`, splitting the areas that
         straddle its edges (Linux's mprotect_fixup and mlock_fixup split_vma). The Machine's
-        page permissions are the caller's to change."""
-        for vma in self._overlapping(start, end):
-            self.vmas.remove(vma)
+        page permissions are the caller's to change. Each split needs room under
+        vm.max_map_count (mm/mmap.c split_vma: ENOMEM at the limit); none is made if one lacks it."""
+        areas = self._overlapping(start, end)
+        splits = (areas[0].start < start) + (areas[-1].end > end) if areas else 0
+        if splits and len(self._vmas) + splits > self.max_map_count:
+            raise GuestErrno(E.ENOMEM, "vm.max_map_count")
+        for vma in areas:
+            self._drop(vma)
             lo, hi = max(vma.start, start), min(vma.end, end)
             if vma.start < lo:
                 self._insert(replace(vma, end=lo))
@@ -328,7 +380,7 @@ class AreaMap:
                 if self._overlapping(old_top, new_top + PAGE):    # keep a guard gap, as Linux does
                     return self.brk_end
                 self.map_area(old_top, new_top - old_top, prot, name=b"[heap]")
-                self._merge_heap()
+                self._merge_heap(new_top)
             elif new_top < old_top:
                 self._remove(new_top, old_top)
         except GuestErrno:
@@ -336,11 +388,11 @@ class AreaMap:
         self.brk_end = new
         return new
 
-    def _merge_heap(self) -> None:
+    def _merge_heap(self, top: int) -> None:
         """Join touching [heap] areas that have the same permissions. Like Linux's brk, which
         extends the last area only when its flags match: a part that mprotect changed stays an
         area of its own (and keeps those permissions in the Machine too)."""
-        heap = sorted((v for v in self.vmas if v.name == b"[heap]"), key=lambda v: v.start)
+        heap = [v for v in self._overlapping(self.brk_start, top) if v.name == b"[heap]"]
         runs: list[list[Vma]] = []
         for vma in heap:
             last = runs[-1][-1] if runs else None
@@ -352,5 +404,5 @@ class AreaMap:
         for run in runs:
             if len(run) > 1:
                 for vma in run:
-                    self.vmas.remove(vma)
+                    self._drop(vma)
                 self._insert(replace(run[0], end=run[-1].end))
