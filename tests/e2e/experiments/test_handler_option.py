@@ -96,7 +96,7 @@ def test_an_object_for_the_other_arch_is_refused_before_anything_runs(spec_dir):
 def test_a_dask_cluster_gets_the_handler_by_content_and_gives_the_local_results(spec_dir):
     """The handler's tree is scattered beside the program's (execute.py): a local Dask cluster
     of two worker processes gives the local pool's cells and the same manifest inputs."""
-    pytest.importorskip("distributed")
+    import distributed  # noqa: F401  (a dependency of trapline: setup.cfg)
     (spec_dir / "one.toml").write_text(SPEC.replace('strategy = "{strategy}"\n', "").replace(
         'arch = ["i386", "x86_64"]\nstrategy = ["trampoline", "jump"]', 'arch = ["x86_64"]\nstrategy = ["jump"]'))
     outputs = {}

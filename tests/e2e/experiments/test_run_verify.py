@@ -178,7 +178,7 @@ def test_a_folder_in_use_is_not_overwritten(done, spec_dir):
 def test_a_real_localhost_dask_cluster_gives_the_local_results(done, spec_dir, tmp_path):
     """A scheduler and two worker processes (LocalCluster(processes=True)), reached through
     --scheduler as a remote one would be: the same cells as the local pool's run."""
-    distributed = pytest.importorskip("distributed")
+    import distributed                 # a dependency of trapline (setup.cfg)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster:
         out = tmp_path / "dask"

@@ -22,8 +22,9 @@ def _spinning_machine(mode):
 @pytest.fixture
 def clock():
     ticker = host_clock.start(0.002)
-    if ticker is None:
-        pytest.skip(f"no C compiler here: {host_clock.native.unavailable.get('host_clock')}")
+    # gcc is on every machine trapline supports (the README's set-up needs it): a clock that
+    # cannot be built is a failure to see, not a test to skip
+    assert ticker is not None, host_clock.native.unavailable.get("host_clock")
     yield ticker
     ticker.close()
 
@@ -52,8 +53,7 @@ def test_a_tick_not_taken_stops_the_next_run_too(clock, mode):
 
 def test_the_clock_counts_the_process_cpu_time_and_closes():
     ticker = host_clock.start(10.0)                 # no tick in this test's time
-    if ticker is None:
-        pytest.skip("no C compiler here")
+    assert ticker is not None, host_clock.native.unavailable.get("host_clock")
     before = ticker.elapsed_ns()
     sum(range(200_000))
     assert ticker.elapsed_ns() > before >= 0
