@@ -7,6 +7,7 @@ import subprocess
 import pytest
 
 from tests.e2e.sandbox_runner import run_sandbox
+from tests.e2e.static_c import build_static
 
 pytestmark = pytest.mark.e2e
 
@@ -46,12 +47,7 @@ EXPECTED = b"sibling's parent is the top: 1\ntop reaped both: 1, no more: 1\n"
 
 @pytest.fixture(scope="module", params=["x86_64", "i386"])
 def program(request, tmp_path_factory):
-    where = tmp_path_factory.mktemp("clone_parent")
-    (where / "sibling.c").write_text(PROGRAM)
-    flags = ["-m32"] if request.param == "i386" else []
-    subprocess.run(["gcc", "-O1", "-static", *flags, "-o", "sibling", "sibling.c"], cwd=where,
-                   check=True)
-    return where / "sibling"
+    return build_static(tmp_path_factory, "sibling", PROGRAM, arch=request.param)
 
 
 def test_clone_parent_makes_a_sibling(program):

@@ -6,6 +6,7 @@ import subprocess
 import pytest
 
 from tests.e2e.sandbox_runner import run_sandbox
+from tests.e2e.static_c import build_static
 
 pytestmark = pytest.mark.e2e
 
@@ -29,12 +30,7 @@ EXPECTED = b"argc 1, argv[0] \"\", argv[1] NULL\n"
 
 @pytest.fixture(scope="module", params=["x86_64", "i386"])
 def program(request, tmp_path_factory):
-    where = tmp_path_factory.mktemp("empty_argv")
-    (where / "noargs.c").write_text(PROGRAM)
-    flags = ["-m32"] if request.param == "i386" else []
-    subprocess.run(["gcc", "-O1", "-static", *flags, "-o", "noargs", "noargs.c"], cwd=where,
-                   check=True)
-    return where / "noargs"
+    return build_static(tmp_path_factory, "noargs", PROGRAM, arch=request.param)
 
 
 def test_empty_argv_becomes_one_empty_string(program):

@@ -7,6 +7,7 @@ import subprocess
 import pytest
 
 from tests.e2e.sandbox_runner import run_sandbox
+from tests.e2e.static_c import build_static
 
 pytestmark = pytest.mark.e2e
 
@@ -42,11 +43,7 @@ EXPECTED = (b"advice: 0 0\nchild: wiped 0 0\nchild: don't-fork area mapped: 0\np
 
 @pytest.fixture(scope="module", params=["x86_64", "i386"])
 def program(request, tmp_path_factory):
-    where = tmp_path_factory.mktemp("fork_advice")
-    (where / "advice.c").write_text(PROGRAM)
-    flags = ["-m32"] if request.param == "i386" else []
-    subprocess.run(["gcc", "-O1", "-static", *flags, "-o", "advice", "advice.c"], cwd=where, check=True)
-    return where / "advice"
+    return build_static(tmp_path_factory, "advice", PROGRAM, arch=request.param)
 
 
 def test_wipe_and_dont_fork_areas(program):

@@ -7,7 +7,7 @@ import subprocess
 import pytest
 
 from tests.e2e.sandbox_runner import run_sandbox
-from tests.e2e.host_tools import ensure_gcc_m32
+from tests.e2e.static_c import build_static
 
 pytestmark = pytest.mark.e2e
 
@@ -51,13 +51,7 @@ EXPECTED = b"mapped: 1\nstore 8 pages below: 0\nstore near the area below: -11\n
 
 @pytest.fixture(scope="module", params=["x86_64", "i386"])
 def program(request, tmp_path_factory):
-    where = tmp_path_factory.mktemp("grows_down")
-    (where / "grows.c").write_text(PROGRAM)
-    flags = ["-m32"] if request.param == "i386" else []
-    if flags:
-        ensure_gcc_m32()
-    subprocess.run(["gcc", "-O1", "-static", *flags, "-o", "grows", "grows.c"], cwd=where, check=True)
-    return where / "grows"
+    return build_static(tmp_path_factory, "grows", PROGRAM, arch=request.param)
 
 
 def test_growsdown_area_grows_outside_the_guard_gap(program):

@@ -8,8 +8,8 @@ import subprocess
 
 import pytest
 
-from tests.e2e.host_tools import ensure_gcc_m32
 from tests.e2e.sandbox_runner import run_sandbox
+from tests.e2e.static_c import build_static
 
 pytestmark = pytest.mark.e2e
 
@@ -73,13 +73,7 @@ EXPECTED = b"child: -1 Interrupted system call, handled 1, time left over 50 s: 
 
 @pytest.fixture(scope="module", params=["x86_64", "i386"])
 def program(request, tmp_path_factory):
-    where = tmp_path_factory.mktemp("ignored_then_handled")
-    (where / "both.c").write_text(PROGRAM)
-    flags = ["-m32"] if request.param == "i386" else []
-    if flags:
-        ensure_gcc_m32()
-    subprocess.run(["gcc", "-O1", "-static", *flags, "-o", "both", "both.c"], cwd=where, check=True)
-    return where / "both"
+    return build_static(tmp_path_factory, "both", PROGRAM, arch=request.param)
 
 
 def test_a_handled_signal_after_an_ignored_one_ends_the_sleep(program):

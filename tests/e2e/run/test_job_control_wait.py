@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from tests.e2e.sandbox_runner import run_sandbox
-from tests.e2e.host_tools import ensure_gcc_m32
+from tests.e2e.static_c import build_static
 
 pytestmark = pytest.mark.e2e
 
@@ -67,13 +67,7 @@ EXPECTED = (b"waitpid WUNTRACED: 1 stopped 1 sig 19\nagain, WNOHANG: 0\n"
 
 @pytest.fixture(scope="module", params=["x86_64", "i386"])
 def program(request, tmp_path_factory):
-    where = tmp_path_factory.mktemp("job_control")
-    (where / "jobs.c").write_text(PROGRAM)
-    flags = ["-m32"] if request.param == "i386" else []
-    if flags:
-        ensure_gcc_m32()
-    subprocess.run(["gcc", "-O1", "-static", *flags, "-o", "jobs", "jobs.c"], cwd=where, check=True)
-    return where / "jobs"
+    return build_static(tmp_path_factory, "jobs", PROGRAM, arch=request.param)
 
 
 def test_stops_and_continues_reach_the_parent(program):

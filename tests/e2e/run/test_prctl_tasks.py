@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from tests.e2e.sandbox_runner import run_sandbox
-from tests.e2e.host_tools import ensure_gcc_m32
+from tests.e2e.static_c import build_static
 
 pytestmark = pytest.mark.e2e
 
@@ -65,13 +65,7 @@ EXPECTED = (b"orphan: signal 10, adopted by the subreaper: 1\nreaped the grandch
 
 @pytest.fixture(scope="module", params=["x86_64", "i386"])
 def program(request, tmp_path_factory):
-    where = tmp_path_factory.mktemp("prctl_tasks")
-    (where / "tasks.c").write_text(PROGRAM)
-    flags = ["-m32"] if request.param == "i386" else []
-    if flags:
-        ensure_gcc_m32()
-    subprocess.run(["gcc", "-O1", "-static", *flags, "-o", "tasks", "tasks.c"], cwd=where, check=True)
-    return where / "tasks"
+    return build_static(tmp_path_factory, "tasks", PROGRAM, arch=request.param)
 
 
 def test_subreaper_parent_death_signal_and_tsc(program):

@@ -7,7 +7,7 @@ import subprocess
 import pytest
 
 from tests.e2e.sandbox_runner import run_sandbox
-from tests.e2e.host_tools import ensure_gcc_m32
+from tests.e2e.static_c import build_static
 
 pytestmark = pytest.mark.e2e
 
@@ -54,13 +54,7 @@ EXPECTED = (b"read 17: written by| the ch\nwrote 16\nunmapped: -1\nchild sees: f
 
 @pytest.fixture(scope="module", params=["x86_64", "i386"])
 def program(request, tmp_path_factory):
-    where = tmp_path_factory.mktemp("process_vm")
-    (where / "pvm.c").write_text(PROGRAM)
-    flags = ["-m32"] if request.param == "i386" else []
-    if flags:
-        ensure_gcc_m32()
-    subprocess.run(["gcc", "-O1", "-static", *flags, "-o", "pvm", "pvm.c"], cwd=where, check=True)
-    return where / "pvm"
+    return build_static(tmp_path_factory, "pvm", PROGRAM, arch=request.param)
 
 
 def test_parent_reads_and_writes_its_childs_memory(program):

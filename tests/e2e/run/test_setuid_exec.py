@@ -8,6 +8,7 @@ import subprocess
 import pytest
 
 from tests.e2e.sandbox_runner import run_sandbox
+from tests.e2e.static_c import build_static
 
 pytestmark = pytest.mark.e2e
 
@@ -63,11 +64,7 @@ EXPECTED = (b"set-id: uid 0 euid 65534 gid 0 egid 65534\n"
 
 @pytest.fixture(scope="module", params=["x86_64", "i386"])
 def program(request, tmp_path_factory):
-    where = tmp_path_factory.mktemp("setuid")
-    (where / "setid.c").write_text(PROGRAM)
-    flags = ["-m32"] if request.param == "i386" else []
-    subprocess.run(["gcc", "-O1", "-static", *flags, "-o", "setid", "setid.c"], cwd=where, check=True)
-    return where / "setid"
+    return build_static(tmp_path_factory, "setid", PROGRAM, arch=request.param)
 
 
 def test_set_id_program_runs_as_its_owner(program):

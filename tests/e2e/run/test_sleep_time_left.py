@@ -8,8 +8,8 @@ import subprocess
 
 import pytest
 
-from tests.e2e.host_tools import ensure_gcc_m32
 from tests.e2e.sandbox_runner import run_sandbox
+from tests.e2e.static_c import build_static
 
 pytestmark = pytest.mark.e2e
 
@@ -70,13 +70,7 @@ EXPECTED = (b"parent: -1 Interrupted system call, time left over 50 s: 1\n"
 
 @pytest.fixture(scope="module", params=["x86_64", "i386"])
 def program(request, tmp_path_factory):
-    where = tmp_path_factory.mktemp("sleep_time_left")
-    (where / "left.c").write_text(PROGRAM)
-    flags = ["-m32"] if request.param == "i386" else []
-    if flags:
-        ensure_gcc_m32()
-    subprocess.run(["gcc", "-O1", "-static", *flags, "-o", "left", "left.c"], cwd=where, check=True)
-    return where / "left"
+    return build_static(tmp_path_factory, "left", PROGRAM, arch=request.param)
 
 
 def test_time_left_of_an_interrupted_sleep_stays_with_the_sleeper(program):
