@@ -3,6 +3,7 @@ from ... import errno as E
 from ...errno import GuestErrno
 from ...process.proc import ZOMBIE
 from ...signals import NSIG
+from ...signals.queue_limit import refuse_queue_overflow
 from ..kinds import K
 from ..registry import syscall
 
@@ -74,6 +75,8 @@ def sys_tgkill(ctx, tgid, tid, sig):
     thread = _thread(ctx, tid, tgid)
     if not may_signal(ctx, thread.process, sig):
         raise GuestErrno(E.EPERM)
+    if sig:
+        refuse_queue_overflow(ctx.kernel, thread.process, sig, SI_TKILL)
     ctx.kernel.signals.post(thread.process, sig, thread=thread,
                             info={"code": SI_TKILL, "pid": ctx.proc.pid})
     return 0
@@ -88,6 +91,8 @@ def sys_tkill(ctx, tid, sig):
     thread = _thread(ctx, tid, None)
     if not may_signal(ctx, thread.process, sig):
         raise GuestErrno(E.EPERM)
+    if sig:
+        refuse_queue_overflow(ctx.kernel, thread.process, sig, SI_TKILL)
     ctx.kernel.signals.post(thread.process, sig, thread=thread,
                             info={"code": SI_TKILL, "pid": ctx.proc.pid})
     return 0

@@ -15,6 +15,7 @@ from ...errno import GuestErrno
 from ...signals.delivery import SIGWAIT_KEY, UNBLOCKABLE
 from ...signals.frame import SIGINFO_SIZE, siginfo_of
 from ...signals import NSIG
+from ...signals.queue_limit import refuse_queue_overflow
 from ..kinds import K
 from ..registry import syscall
 from .kill import _targets, _thread
@@ -77,6 +78,8 @@ def sys_rt_sigqueueinfo(ctx, tgid, sig, info_ptr):
     targets = _targets(ctx, pid) if pid > 0 else []
     if not targets:
         raise GuestErrno(E.ESRCH)
+    if sig:
+        refuse_queue_overflow(ctx.kernel, targets[0], sig, info["code"])
     ctx.kernel.signals.post(targets[0], sig, info=info)
     return 0
 
@@ -89,6 +92,8 @@ def sys_rt_tgsigqueueinfo(ctx, tgid, tid, sig, info_ptr):
         raise GuestErrno(E.EINVAL)
     info = _user_siginfo(ctx, tid, sig, info_ptr)
     thread = _thread(ctx, tid, tgid)
+    if sig:
+        refuse_queue_overflow(ctx.kernel, thread.process, sig, info["code"])
     ctx.kernel.signals.post(thread.process, sig, thread=thread, info=info)
     return 0
 
