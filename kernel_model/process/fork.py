@@ -25,6 +25,7 @@ CLONE_PIDFD, CLONE_PTRACE, CLONE_VFORK, CLONE_PARENT = 0x1000, 0x2000, 0x4000, 0
 CLONE_THREAD, CLONE_NEWNS, CLONE_SYSVSEM, CLONE_SETTLS = 0x10000, 0x20000, 0x40000, 0x80000
 CLONE_PARENT_SETTID, CLONE_CHILD_CLEARTID, CLONE_DETACHED = 0x100000, 0x200000, 0x400000
 CLONE_UNTRACED, CLONE_CHILD_SETTID, CLONE_IO = 0x800000, 0x1000000, 0x80000000
+CLONE_NEWUSER = 0x10000000
 NAMESPACE_FLAGS = 0x7E020000 & ~CLONE_NEWNS | CLONE_NEWNS     # CLONE_NEW*: not supported
 
 
@@ -121,12 +122,23 @@ def tls_setter(ctx, child: Thread, tls: int):
     return apply
 
 
-def do_clone(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid: int, tls: int) -> int:
-    parent = ctx.proc
-    if flags & NAMESPACE_FLAGS:
-        raise GuestErrno(E.EPERM)                 # namespaces need privileges the sandbox lacks
+def _check_combinations(flags: int) -> None:
+    """copy_process's first checks, made before any namespace's permission: a new mount or
+    user namespace cannot share the fs struct, a thread shares the signal handlers, which
+    share the memory, and a pidfd is for a process (Linux 6.1: no PIDFD_THREAD yet)."""
+    if flags & CLONE_FS and flags & (CLONE_NEWNS | CLONE_NEWUSER):
+        raise GuestErrno(E.EINVAL)
     if flags & CLONE_THREAD and not flags & CLONE_SIGHAND or flags & CLONE_SIGHAND and not flags & CLONE_VM:
         raise GuestErrno(E.EINVAL)
+    if flags & CLONE_PIDFD and flags & (CLONE_DETACHED | CLONE_THREAD):
+        raise GuestErrno(E.EINVAL)
+
+
+def do_clone(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid: int, tls: int) -> int:
+    parent = ctx.proc
+    _check_combinations(flags)
+    if flags & NAMESPACE_FLAGS:
+        raise GuestErrno(E.EPERM)                 # namespaces need privileges the sandbox lacks
     if flags & CLONE_THREAD:
         kernel.check_task_limit(ctx.thread)
         return _new_thread(kernel, ctx, flags, stack, parent_tid, child_tid, tls)

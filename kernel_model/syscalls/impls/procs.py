@@ -5,7 +5,9 @@ from ... import errno as E
 from ...blocking import WouldBlock
 from ...errno import GuestErrno
 from ...process.exit import reap
-from ...process.fork import CLONE_VFORK, CLONE_VM, do_clone
+from ...fs.pidfd import PidFd
+from ...process.clone_args import read_clone_args
+from ...process.fork import CLONE_PARENT_SETTID, CLONE_PIDFD, CLONE_VFORK, CLONE_VM, do_clone
 from ...process.job_control import CLD_CONTINUED, CLD_STOPPED, wait_status
 from ...process.proc import ZOMBIE
 from ...signals import SIGCHLD
@@ -32,21 +34,32 @@ def sys_vfork(ctx):
 def sys_clone(ctx, flags, stack, parent_tid, arg4, arg5):
     # x86-64: clone(flags, stack, parent_tid, child_tid, tls); i386: (flags, stack, parent_tid, tls, child_tid)
     child_tid, tls = (arg4, arg5) if ctx.abi == "x86_64" else (arg5, arg4)
-    return do_clone(ctx.kernel, ctx, flags & 0xFFFFFFFF, stack, parent_tid, child_tid, tls)
+    flags &= 0xFFFFFFFF
+    if flags & CLONE_PIDFD and flags & CLONE_PARENT_SETTID:
+        raise GuestErrno(E.EINVAL)      # kernel_clone: clone(2) has one place for both
+    return _clone_with_pidfd(ctx, flags, parent_tid, lambda: do_clone(
+        ctx.kernel, ctx, flags, stack, parent_tid, child_tid, tls))
 
 
 @syscall("clone3", args=(("cl_args", K.STRUCT), ("size", K.ULONG)), outside_hook=True)
 def sys_clone3(ctx, args, size):
-    # struct clone_args: flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size,
-    # tls, set_tid, set_tid_size, cgroup (u64 each; size >= 64 = CLONE_ARGS_SIZE_VER0)
-    if size < 64 or size > 4096:
-        raise GuestErrno(E.EINVAL)
-    fields = struct.unpack("<8Q", ctx.read(args, 64))
-    flags, _pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls = fields
-    if exit_signal & ~0xFF or flags >> 32:
-        raise GuestErrno(E.EINVAL)
-    top = stack + stack_size if stack else 0       # clone3 gives the lowest address and size
-    return do_clone(ctx.kernel, ctx, flags | exit_signal, top, parent_tid, child_tid, tls)
+    a = read_clone_args(ctx, args, size)
+    return _clone_with_pidfd(ctx, a.flags, a.pidfd, lambda: do_clone(
+        ctx.kernel, ctx, (a.flags & 0xFFFFFFFF) | a.exit_signal, a.stack_top, a.parent_tid,
+        a.child_tid, a.tls))
+
+
+def _clone_with_pidfd(ctx, flags: int, pidfd_addr: int, clone) -> int:
+    """CLONE_PIDFD: copy_process stores the new process's pidfd (close-on-exec, O_RDWR) at
+    pidfd_addr before the child exists; an address it cannot write is EFAULT and no child."""
+    if not flags & CLONE_PIDFD:
+        return clone()
+    if not ctx.writable(pidfd_addr, 4):
+        raise GuestErrno(E.EFAULT)
+    pid = clone()
+    fd = ctx.proc.fds.install(PidFd(ctx.kernel.processes[pid], False), cloexec=True)
+    ctx.write(pidfd_addr, struct.pack("<i", fd))
+    return pid
 
 
 def _matches(ctx, child, pid: int) -> bool:
