@@ -54,6 +54,7 @@ GATED = {
     "CONFIG_USERFAULTFD": ("userfaultfd",),
     "CONFIG_BPF_SYSCALL": ("bpf",),
     "CONFIG_SECCOMP": ("seccomp",),
+    "CONFIG_SECCOMP_FILTER": ("seccomp",),        # kernel_model/seccomp/: filters included
     "CONFIG_MODULES": ("init_module", "finit_module", "delete_module"),
     "CONFIG_BSD_PROCESS_ACCT": ("acct",),
     "CONFIG_CROSS_MEMORY_ATTACH": ("process_vm_readv", "process_vm_writev"),

@@ -8,6 +8,8 @@
   at boot (init_task's).
 - no_new_privs: kept by fork and exec, never cleared.
 - tsc_sigsegv: PR_TSC_SIGSEGV, RDTSC raises SIGSEGV (TIF_NOTSC: kept by fork and exec).
+- seccomp_mode, seccomp_filters: strict or filter mode and the filters, newest first
+  (kernel_model/seccomp/); fork copies them (copy_seccomp), exec keeps them.
 - keep_caps, securebits, thp_disable: stored and read back; capbset and ambient stand for the
   credentials' bounding and ambient sets (creds.py has neither): fork keeps them.
 """
@@ -29,6 +31,8 @@ class TaskFlags:
     capbset: int = (1 << 41) - 1           # every capability up to CAP_LAST_CAP (40)
     ambient: int = 0
     thp_disable: bool = False
+    seccomp_mode: int = 0                  # SECCOMP_MODE_DISABLED
+    seccomp_filters: tuple = ()
 
     def for_child(self) -> "TaskFlags":
         return replace(self, pdeath_signal=0, default_timer_slack_ns=self.timer_slack_ns)

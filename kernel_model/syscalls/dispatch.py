@@ -21,6 +21,7 @@ from ..blocking import WouldBlock
 from ..errno import GuestErrno
 from ..fs.pipe import BrokenPipe
 from ..process.proc import RUNNABLE
+from ..seccomp import enforce as seccomp
 from ..signals import SIGPIPE
 from .context import SyscallContext
 from .entry_stop import ENTERED as ENTRY_STOPPED
@@ -155,6 +156,12 @@ class SyscallDispatcher:
                 self._rewind(thread, frame)
                 return False
             return self.handle(thread, abi, frame, in_hook=in_hook)
+        if thread.task_flags.seccomp_mode:     # after the tracer's entry stop, as Linux's
+            result = self._seccomp(ctx, convention, call, fetch, narrow)  # syscall_trace_enter
+            if result is seccomp.KILLED:
+                return False
+            if result is not None:
+                return self._finish(ctx, call, eax, result, args if observed else None)
         result = self._run(ctx, call, args[:call.nargs] if observed else args)
         if result is BLOCKED:
             return False
@@ -170,6 +177,14 @@ class SyscallDispatcher:
             args = tuple(a & mask for a in args)
         self.kernel.clock.tick_syscall()
         return list(args) if observed else args
+
+    def _seccomp(self, ctx: SyscallContext, convention: Convention, call: Call, fetch, narrow: bool):
+        """The seccomp verdict on this call (kernel_model/seccomp/enforce.py): None to run it."""
+        def six_arguments():
+            return tuple(a & convention.mask for a in fetch[6]()) if narrow else fetch[6]()
+        ip = ctx.frame.ip if ctx.frame is not None else ctx.proc.machine.pc
+        return seccomp.check(self.kernel, ctx.thread, convention.abi, call.name, call.nr, ip,
+                             six_arguments)
 
     def _run(self, ctx: SyscallContext, call: Call, args):
         """The implementation's result (>= 0, -errno, or NO_RETURN), or BLOCKED when the call

@@ -59,6 +59,7 @@ _BY_MODULE = {
     "sched_attr": "sched_getattr sched_setattr",
     "sched_policy": "sched_get_priority_max sched_get_priority_min sched_getparam "
         "sched_getscheduler sched_setparam sched_setscheduler",
+    "seccomp": "seccomp",
     "signalfd": "signalfd signalfd4",
     "signals": "alarm getitimer pause rt_sigaction rt_sigpending rt_sigprocmask rt_sigreturn "
         "rt_sigsuspend setitimer sigaltstack sigreturn",

@@ -4,15 +4,15 @@ Each option checks its unused arguments as Linux does (EINVAL) and keeps its sta
 thread's TaskFlags (kernel_model/process/task_flags.py), whose fork and exec rules are Linux's.
 Options x86 has no implementation of (unaligned access, FP emulation, endianness, FP modes...)
 and unknown ones are EINVAL. Modeled approximately, and so documented: the capability bounding
-and ambient sets live in TaskFlags beside the credentials (creds.py has neither), and a
-seccomp filter passes its checks (EFAULT, EACCES without no_new_privs or CAP_SYS_ADMIN) but is
-not installed: EINVAL, the answer of a kernel built without CONFIG_SECCOMP_FILTER.
+and ambient sets live in TaskFlags beside the credentials (creds.py has neither). Seccomp's
+options go to kernel_model/seccomp/.
 """
 import struct
 from dataclasses import replace
 
 from ... import errno as E
 from ...errno import GuestErrno
+from ...seccomp.install import SET_MODE_FILTER, SET_MODE_STRICT, do_seccomp
 from ..kinds import K
 from ..registry import syscall
 
@@ -160,20 +160,17 @@ def get_no_new_privs(ctx, *args):
 
 
 def get_seccomp(ctx, *_):
-    return 0                                # SECCOMP_MODE_DISABLED
+    return _flags(ctx).seccomp_mode         # strict mode never gets here: prctl is not allowed
 
 
 def set_seccomp(ctx, mode, filter_addr, *_):
-    """kernel/seccomp.c prctl_set_seccomp: strict mode takes no argument; a filter's sock_fprog
-    is read (EFAULT), then the caller needs no_new_privs or CAP_SYS_ADMIN (EACCES)."""
+    """kernel/seccomp.c prctl_set_seccomp: do_seccomp without flags; strict mode ignores the
+    argument (kernel_model/seccomp/install.py)."""
     if mode == SECCOMP_MODE_STRICT:
-        raise GuestErrno(E.EINVAL)          # strict mode is not modeled
+        return do_seccomp(ctx, SET_MODE_STRICT, 0, 0)
     if mode != SECCOMP_MODE_FILTER:
         raise GuestErrno(E.EINVAL)
-    ctx.read(filter_addr, 2 * ctx.word)
-    if not _flags(ctx).no_new_privs and not ctx.proc.creds.capable(CAP_SYS_ADMIN):
-        raise GuestErrno(E.EACCES)
-    raise GuestErrno(E.EINVAL)              # no filters: as without CONFIG_SECCOMP_FILTER
+    return do_seccomp(ctx, SET_MODE_FILTER, 0, filter_addr)
 
 
 def capbset_read(ctx, cap, *_):
