@@ -5,6 +5,7 @@ from ... import errno as E
 from ...blocking import WouldBlock
 from ...errno import GuestErrno
 from ...process.exit import reap
+from ...fs.constants import O_NONBLOCK
 from ...fs.pidfd import PidFd
 from ...process.clone_args import read_clone_args
 from ...process.fork import CLONE_PARENT_SETTID, CLONE_PIDFD, CLONE_VFORK, CLONE_VM, do_clone
@@ -15,7 +16,7 @@ from ..kinds import K
 from ..registry import syscall
 
 WNOHANG, WUNTRACED, WEXITED, WCONTINUED, WNOWAIT = 1, 2, 4, 8, 0x01000000
-P_ALL, P_PID, P_PGID = 0, 1, 2
+P_ALL, P_PID, P_PGID, P_PIDFD = 0, 1, 2, 3
 CLD_EXITED, CLD_KILLED, CLD_DUMPED = 1, 2, 3
 
 
@@ -132,20 +133,38 @@ def sys_waitpid(ctx, pid, status, options):
     return _wait4(ctx, pid, status, options, 0)
 
 
+def _waitid_selector(ctx, idtype: int, ident: int):
+    """kernel_waitid's id types: (which children, whether a O_NONBLOCK pidfd named them).
+    P_PIDFD names its process by a pidfd (pidfd_get_pid: EBADF for any other fd)."""
+    if idtype == P_PIDFD:
+        if ident < 0:
+            raise GuestErrno(E.EINVAL)
+        f = ctx.proc.fds.get(ident)
+        if not isinstance(f, PidFd):
+            raise GuestErrno(E.EBADF)
+        target = f.process
+        return (lambda c: c is target), bool(f.flags & O_NONBLOCK)
+    return {P_ALL: lambda c: True, P_PID: lambda c: c.pid == ident,
+            P_PGID: lambda c: c.pgid == (ident or ctx.proc.pgid)}[idtype], False
+
+
 @syscall("waitid", args=(("idtype", K.WAITID_TYPE), ("id", K.PID), ("infop", K.STRUCT),
                          ("options", K.WAIT_OPTIONS), ("rusage", K.STRUCT)))
 def sys_waitid(ctx, idtype, ident, infop, options, rusage):
     if options & ~(WNOHANG | WUNTRACED | WEXITED | WCONTINUED | WNOWAIT | 0xE0000000) or \
-            not options & (WEXITED | WUNTRACED | WCONTINUED) or idtype not in (P_ALL, P_PID, P_PGID):
+            not options & (WEXITED | WUNTRACED | WCONTINUED) or idtype not in (P_ALL, P_PID, P_PGID, P_PIDFD):
         raise GuestErrno(E.EINVAL)
     ident = ctx.int32(ident)
-    selector = {P_ALL: lambda c: True, P_PID: lambda c: c.pid == ident,
-                P_PGID: lambda c: c.pgid == (ident or ctx.proc.pgid)}[idtype]
+    selector, nonblocking = _waitid_selector(ctx, idtype, ident)
     found = _find_waitable(ctx, selector, options)
     if found is None:
-        if options & WNOHANG:
+        # kernel_waitid: an O_NONBLOCK pidfd waits as WNOHANG does, but says EAGAIN where
+        # WNOHANG says 0
+        if options & WNOHANG or nonblocking:
             if infop:
                 ctx.write(infop, bytes(128))     # si_pid = 0: nothing to report
+            if not options & WNOHANG:
+                raise GuestErrno(E.EAGAIN)
             return 0
         raise _wait_block(ctx, "waitid")
     child, report = found
