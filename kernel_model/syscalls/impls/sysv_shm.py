@@ -102,11 +102,15 @@ def _shminfo(ctx, cmd: int, buf: int) -> int:
             fields = [min(f, 0xFFFFFFFF) for f in fields]
         ctx.write(buf, struct.pack(f"<9{'Q' if ctx.word == 8 else 'I'}", *fields))
     else:                                       # SHM_INFO: struct shm_info
+        # shm_get_stat: shm_tot counts every segment's pages, shm_rss those it holds in memory,
+        # which a segment never attached has not yet (its pages come at the first shmat, as
+        # /proc/sysvipc/shm's rss column says: proctext.py)
         segments = list(ids.objects.values())
-        pages = sum(s.mapped_size for s in segments) // PAGE
+        total = sum(s.mapped_size for s in segments) // PAGE
+        resident = sum(s.mapped_size for s in segments if s.pages is not None) // PAGE
         word = "Q" if ctx.word == 8 else "I"
         ctx.write(buf, struct.pack(f"<i{'4x' if ctx.word == 8 else ''}5{word}", len(segments),
-                                   pages, pages, 0, 0, 0))
+                                   total, resident, 0, 0, 0))
     return max(ids.max_index(), 0)
 
 

@@ -115,3 +115,23 @@ def test_munmap_of_a_whole_attachment_detaches_it(arch):
     _, _, count_fmt, count_at = NATTCH[arch]
     assert struct.unpack_from(count_fmt, buf, 64 + count_at)[0] == 2
     assert struct.unpack_from(count_fmt, buf, 256 + count_at)[0] == 1
+
+
+SHM_INFO = 14
+SHM_INFO_LAYOUT = {"x86_64": "<i4xQQ", "i386": "<iII"}    # used_ids, shm_tot, shm_rss
+
+
+def test_shm_info_counts_resident_pages_of_attached_segments_only(arch):
+    """SHM_INFO's shm_rss is the pages segments hold in memory (ipc/shm.c shm_get_stat): a
+    segment never attached has none yet, as /proc/sysvipc/shm's rss column says (LTP shmctl04
+    compares the two; shm_rss counted every segment before)."""
+    results, buf, _ = run_script(arch, [
+        ("shmget", IPC_PRIVATE, 8192, 0o600),
+        ("shmget", IPC_PRIVATE, 2048, 0o600),
+        ("shmctl", 0, SHM_INFO | IPC_64, "BUF"),      # as glibc passes it
+        ("shmat", 0, A, 0),
+        ("shmctl", 0, SHM_INFO | IPC_64, "BUF+64"),
+    ])
+    assert results == [0, 1, 1, A, 1]
+    assert struct.unpack_from(SHM_INFO_LAYOUT[arch], buf, 0) == (2, 3, 0)
+    assert struct.unpack_from(SHM_INFO_LAYOUT[arch], buf, 64) == (2, 3, 2)
