@@ -177,7 +177,11 @@ def _new_process(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid
         kernel.install_space(space)
         kernel.debug.copy_breakpoints(parent.space, space)
         kernel.ipc.forked(child)
+    # copy_process keeps the alternate signal stack, but not for a child sharing the memory
+    # without waiting for it (sas_ss_reset: its stack would be the parent's)
+    altstack = ctx.thread.sigaltstack if flags & (CLONE_VM | CLONE_VFORK) != CLONE_VM else (0, 2, 0)
     thread = Thread(tid=pid, process=child, kstack_top=space.kstack_top(pid),
+                    sigaltstack=altstack,
                     sigmask=ctx.thread.sigmask, tls=dict(ctx.thread.tls), comm=ctx.thread.comm,
                     task_flags=ctx.thread.task_flags.for_child(), **sched_inherited(ctx.thread))
     tweak = tls_setter(ctx, thread, tls) if flags & CLONE_SETTLS else None

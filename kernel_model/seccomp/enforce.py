@@ -10,7 +10,7 @@ action that sorts lowest as a signed 32-bit number, the newest filter's on a tie
   ALLOW, LOG   the call runs
   ERRNO        the call is skipped and returns -data (at most MAX_ERRNO)
   TRACE        no tracer asked for PTRACE_EVENT_SECCOMP here: skipped, -ENOSYS
-  TRAP         skipped; a SIGSYS forced on the thread (unblocked, an ignoring action reset) with
+  TRAP         skipped; a SIGSYS forced on the thread (blocked or ignored: unblocked, default) with
                si_code SYS_SECCOMP, si_errno the data, the call's address, number and arch; the
                result register holds the call number again (syscall_rollback)
   KILL_THREAD  the thread ends; the last thread's process dies of SIGSYS with a core dump
@@ -67,12 +67,13 @@ def _sigsys_info(bits: int, abi: str, nr: int, ip: int, errno: int) -> bytes:
 
 
 def _trap(kernel, thread, abi: str, nr: int, ip: int, errno: int) -> int:
-    """force_sig_seccomp(..., false): an ignored or blocked SIGSYS cannot hide it."""
+    """force_sig_seccomp(..., false): an ignored or blocked SIGSYS cannot hide the call."""
     proc = thread.process
-    action = proc.sigactions.get(SIGSYS)
-    if action is not None and action[0] == SIG_IGN:
+    action = proc.sigactions.get(SIGSYS, (SIG_DFL, 0, 0, 0))
+    if action[0] == SIG_IGN or thread.sigmask & 1 << (SIGSYS - 1):
+        # force_sig_info_to_task: blocked or ignored, it is unblocked with the default action
         proc.sigactions[SIGSYS] = (SIG_DFL, *action[1:])
-    thread.sigmask &= ~(1 << (SIGSYS - 1))
+        thread.sigmask &= ~(1 << (SIGSYS - 1))
     info = _sigsys_info(proc.machine.arch.bits, abi, nr, ip, errno)
     kernel.signals.post(proc, SIGSYS, thread=thread, info={"raw": info, "code": SYS_SECCOMP})
     return nr

@@ -21,7 +21,7 @@ from ..memory.vm import PROT_WRITE
 from .frame import (RT32_SIZE, RT64_SIZE, SF32_SIZE, SavedRegisters, build_frame32,
                     build_rt_frame32, build_rt_frame64, parse_frame32,
                     parse_rt_frame32, parse_rt_frame64, siginfo_of)
-from .numbers import (CORE_BY_DEFAULT, IGNORED_BY_DEFAULT, SIGCONT, SIGKILL, SIGSTOP,
+from .numbers import (CORE_BY_DEFAULT, IGNORED_BY_DEFAULT, SIGCONT, SIGKILL, SIGSEGV, SIGSTOP,
                       STOP_BY_DEFAULT)
 
 SIG_DFL, SIG_IGN = 0, 1
@@ -146,7 +146,8 @@ class Signals:
             self.kernel.kill(proc, sig, "", core=core, info=info)
             return
         self._finish_interrupted_call(thread, restart=bool(flags & SA_RESTART))
-        self._setup_frame(thread, sig, handler, flags, restorer, mask, info)
+        if not self._setup_frame(thread, sig, handler, flags, restorer, mask, info):
+            return
         if flags & SA_RESETHAND:
             # only the handler goes back to SIG_DFL (get_signal: ka->sa.sa_handler = SIG_DFL);
             # the flags stay, SA_SIGINFO included (LTP sigaction01)
@@ -191,7 +192,8 @@ class Signals:
         machine.set_reg("eax" if machine.arch.bits == 32 else "rax", -errno & machine.arch.mask)
         machine.pc = machine.pc + 2                      # past int 0x80 / syscall
 
-    def _setup_frame(self, thread, sig, handler, flags, restorer, mask, info) -> None:
+    def _setup_frame(self, thread, sig, handler, flags, restorer, mask, info) -> bool:
+        """Whether the handler's frame was built and the thread now runs the handler."""
         debug = self.kernel.debug
         debug.restart_sequence(thread)                   # rseq: the frame returns to its start
         machine = thread.process.machine
@@ -200,11 +202,10 @@ class Signals:
         # stands for (kernel_model/debug/signal_pcs.py; asynchronous signals may step first).
         shown = debug.signal_frame_pc(thread, synchronous="addr" in info)
         if thread.state != RUNNABLE:
-            return
+            return False
         bits = machine.arch.bits
         # sigsuspend/ppoll/pselect run with a temporary mask: the frame keeps the caller's own.
         frame_mask = thread.saved_sigmask if thread.saved_sigmask is not None else thread.sigmask
-        thread.saved_sigmask = None
         regs = self._capture(machine, frame_mask)
         if shown is not None:
             if info.get("addr") == interrupted:          # si_addr of SIGILL/SIGFPE/SIGTRAP
@@ -238,8 +239,9 @@ class Signals:
         writes = [(frame + offset, data) for offset, data in pieces]
         writes += fpstate_pieces(read_fpu(machine), regs.fpstate, buf_fx, bits)
         if not all(self._writable(thread, addr, len(data)) for addr, data in writes):
-            self.kernel.kill(thread.process, 11, f"cannot build the frame for signal {sig}")
-            return
+            self._force_sigsegv(thread, sig)
+            return False
+        thread.saved_sigmask = None
         for addr, data in writes:
             machine.mem.write(addr, data)
         thread.saved_contexts = [c for c in thread.saved_contexts if c[0] > frame]
@@ -257,6 +259,23 @@ class Signals:
         machine.set_reg("eflags" if bits == 32 else "rflags", regs.flags & ~0x40100)   # clear TF, DF
         thread.sigmask = frame_mask | mask | (0 if flags & SA_NODEFER else bit(sig))
         thread.sigmask &= ~UNBLOCKABLE
+        return True
+
+    def _force_sigsegv(self, thread, sig: int) -> None:
+        """A frame that cannot be written (kernel/signal.c force_sigsegv, from
+        signal_setup_done): the handler does not run and the thread gets a SIGSEGV, whose own
+        handler may still run elsewhere (the thread's stack); a blocked or ignored SIGSEGV is
+        unblocked with its action reset to the default (force_sig_info_to_task), and when the
+        failed frame was SIGSEGV's own the process dies of it (force_fatal_sig)."""
+        proc = thread.process
+        if sig == SIGSEGV:
+            self.kernel.kill(proc, SIGSEGV, "cannot build the frame for signal SIGSEGV")
+            return
+        action = proc.sigactions.get(SIGSEGV, (SIG_DFL, 0, 0, 0))
+        if action[0] == SIG_IGN or thread.sigmask & bit(SIGSEGV):
+            proc.sigactions[SIGSEGV] = (SIG_DFL, *action[1:])
+            thread.sigmask &= ~bit(SIGSEGV)
+        self.post(proc, SIGSEGV, thread=thread, info={"code": SI_KERNEL, "pid": 0})
 
     @staticmethod
     def _writable(thread, addr: int, size: int) -> bool:
