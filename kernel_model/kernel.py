@@ -100,6 +100,7 @@ class Kernel(Spawning, SyscallEntry):
         self.ipc = IpcNamespace(self.wakeup)   # System V queues, semaphores, segments (ipc/)
         self.ipc.publish(self.fs)
         self.keys = KeyTable()             # add_key, request_key, keyctl (keys/)
+        self.fs.add_proc_file(b"key-users", lambda: _key_users_text(self.keys))
         self.signals = Signals(self)
         self.scheduler = Scheduler(self.clock, config.quantum)
         self.timerfds = TimerFds()
@@ -431,6 +432,11 @@ class Kernel(Spawning, SyscallEntry):
         exit_process(self, proc, status)
         if self.in_hook and machine is not None:
             machine.stop()
+
+
+def _key_users_text(table) -> bytes:
+    from .keys.quota import key_users_text   # read rarely: imported when it is
+    return key_users_text(table)
 
 
 def tracer_channel(thread: Thread) -> tuple:

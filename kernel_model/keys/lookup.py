@@ -56,14 +56,16 @@ def join_session(table: KeyTable, caller: Caller, name: bytes | None) -> Key:
 
 
 def own_keyrings(table: KeyTable, caller: Caller) -> list[Key]:
-    """The keyrings search_process_keyrings() starts from: thread, process, then session (or
-    the user session keyring when there is none)."""
+    """The keyrings search_process_keyrings() starts from: thread, process, then session (or,
+    when there is none, the user session keyring if it exists: get_user_session_keyring_rcu
+    finds it without making it, so a search creates no key)."""
     found = [table.keys[owners[who]] for owners, who in ((table.thread_keyrings, caller.tid),
                                                          (table.process_keyrings, caller.tgid))
              if who in owners and owners[who] in table.keys]
     session = session_keyring(table, caller)
-    found.append(session if session is not None else table.user_keyring(caller.fsuid, True))
-    return found
+    if session is None:
+        session = table.existing_user_keyring(caller.fsuid, session=True)
+    return found + ([session] if session is not None else [])
 
 
 def possessed(table: KeyTable, caller: Caller, key: Key) -> bool:

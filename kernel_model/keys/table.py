@@ -54,6 +54,10 @@ class KeyTable:
                 keyring.links.append(self.user_keyring(uid, session=False).serial)
         return self.keys[serial]
 
+    def existing_user_keyring(self, uid: int, session: bool) -> Key | None:
+        serial = self._user_keyrings.get(("_uid_ses" if session else "_uid", uid))
+        return self.keys.get(serial) if serial is not None else None
+
     def special(self, owners: dict[int, int], owner: int, description: bytes, uid: int,
                 gid: int, create: bool) -> Key:
         """The thread or process keyring of `owner` (a tid or tgid): ENOKEY until created."""

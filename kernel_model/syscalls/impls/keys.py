@@ -14,6 +14,7 @@ import struct
 from ... import errno as E
 from ...creds import CAP_SYS_ADMIN
 from ...errno import GuestErrno
+from ...keys import quota
 from ...keys.key import LINK, PERM_MASK, READ, SEARCH, SETATTR, WRITE
 from ...keys.key_types import key_type
 from ...keys.lookup import Caller, check_valid, join_session, lookup, own_keyrings
@@ -100,12 +101,23 @@ def sys_add_key(ctx, type_addr, desc_addr, payload_addr, plen, ringid):
         if (old is not None and ktype.updatable and old.type == type_name
                 and old.description == description and not old.revoked):
             lookup(table, caller, old.serial, need=WRITE)
+            quota.check_bytes(table, old.uid, len(data) - len(old.payload))
             old.payload = data
             return old.serial
     creds = caller.creds
+    link_cost = 0 if any(_same_index(table.keys.get(s), type_name, description)
+                         for s in keyring.links) else quota.KEYQUOTA_LINK_BYTES
+    quota.check_bytes(table, keyring.uid, link_cost)       # __key_link_begin first
+    quota.check_new_key(table, creds.fsuid, description,
+                        len(data) + (link_cost if keyring.uid == creds.fsuid else 0))
     key = table.new(type_name, description, creds.fsuid, creds.fsgid, ktype.default_perm(), data)
     table.link(keyring, key)
     return key.serial
+
+
+def _same_index(key, type_name: str, description: bytes) -> bool:
+    """A key a new one of this type and description replaces in its keyring (no new link)."""
+    return key is not None and (key.type, key.description) == (type_name, description)
 
 
 @syscall("request_key", args=(("type", K.PATH), ("description", K.PATH),
@@ -167,7 +179,9 @@ def _update(ctx, table, caller, key_id, payload_addr, plen, *_):
     ktype = key_type(key.type)
     if not ktype.updatable:
         raise GuestErrno(E.EOPNOTSUPP)
-    key.payload = ktype.preparse(key.description, payload)
+    data = ktype.preparse(key.description, payload)
+    quota.check_bytes(table, key.uid, len(data) - len(key.payload))
+    key.payload = data
     return 0
 
 
@@ -211,6 +225,8 @@ def _clear(ctx, table, caller, key_id, *_):
 def _link(ctx, table, caller, key_id, ring_id, *_):
     keyring, _ = lookup(table, caller, ctx.int32(ring_id), create=True, need=WRITE)
     key, _ = lookup(table, caller, ctx.int32(key_id), create=True, need=LINK)
+    if keyring.is_keyring:
+        quota.check_link(table, keyring, key)
     table.link(keyring, key)
     return 0
 
