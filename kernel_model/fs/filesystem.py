@@ -115,6 +115,19 @@ class FileSystem:
             raise GuestErrno(E.ENOENT)
         return node
 
+    def _existing_resolved(self, path: bytes, cwd: bytes, proc: ProcessView,
+                           follow: bool = True) -> Resolved:
+        r = self._resolve(path, cwd, proc, follow=follow)
+        if r.node is None:
+            raise GuestErrno(E.ENOENT)
+        return r
+
+    def _changed(self, r: Resolved, mask: int) -> None:
+        """fsnotify_change: the inode's watches hear it, and so do the directory's it was
+        named in (fsnotify_parent, with the name); "." and ".." name no child here."""
+        parent = self.notify.key_of(r.parent) if r.last == LAST_NORM else None
+        self.notify.inode_event(r.node, mask, parent, r.name)
+
     def inode(self, path: bytes, cwd: bytes, proc: ProcessView, follow: bool = True) -> Node:
         """The inode `path` names, for calls on the inode itself (xattrs, inotify watches)."""
         r = self._resolve(path, cwd, proc, follow=follow, stop_at_fd_links=True)
@@ -345,42 +358,43 @@ class FileSystem:
 
     # --- changes to inodes ---------------------------------------------------------------------
     def chmod(self, path: bytes, mode: int, cwd: bytes, proc: ProcessView) -> None:
-        node = self._existing(path, cwd, proc)
-        node.chmod(access_of(proc).chmod_mode(node.stat(), mode & 0o7777))
-        self.notify.inode_event(node, IN_ATTRIB)
+        r = self._existing_resolved(path, cwd, proc)
+        r.node.chmod(access_of(proc).chmod_mode(r.node.stat(), mode & 0o7777))
+        self._changed(r, IN_ATTRIB)
 
     def chown(self, path: bytes, uid: int, gid: int, cwd: bytes, proc: ProcessView,
               follow: bool = True) -> None:
         """chown_common(): uid/gid as 32 bits, -1 unchanged (permission.py says who may)."""
-        node = self._existing(path, cwd, proc, follow)
-        chown_node(node, uid, gid, access_of(proc))
-        self.notify.inode_event(node, IN_ATTRIB)
+        r = self._existing_resolved(path, cwd, proc, follow)
+        chown_node(r.node, uid, gid, access_of(proc))
+        self._changed(r, IN_ATTRIB)
 
     def utimens(self, path: bytes, atime_ns: int | None, mtime_ns: int | None, cwd: bytes,
                 proc: ProcessView, follow: bool = True, to_now: bool = False) -> None:
         """Set times; None leaves one unchanged (the caller resolves UTIME_NOW / UTIME_OMIT).
         `to_now`: both times are the current time, which a writer may set (EACCES for
         others); other times only the owner (EPERM), as vfs_utimes/setattr_prepare."""
-        node = self._existing(path, cwd, proc, follow)
-        access, st = access_of(proc), node.stat()
+        r = self._existing_resolved(path, cwd, proc, follow)
+        access, st = access_of(proc), r.node.stat()
         if not access.owns(st):
             if not to_now:
                 raise GuestErrno(E.EPERM)
             access.check(st, MAY_WRITE)
-        node.utimens(atime_ns, mtime_ns)
-        self.notify.inode_event(node, IN_ATTRIB)
+        r.node.utimens(atime_ns, mtime_ns)
+        self._changed(r, IN_ATTRIB)
 
     def truncate(self, path: bytes, length: int, cwd: bytes, proc: ProcessView) -> None:
         if length < 0:
             raise GuestErrno(E.EINVAL)
-        node = self._existing(path, cwd, proc)
+        r = self._existing_resolved(path, cwd, proc)
+        node = r.node
         if node.is_dir:
             raise GuestErrno(E.EISDIR)
         if not node.is_regular:
             raise GuestErrno(E.EINVAL)
         access_of(proc).check(node.stat(), MAY_WRITE)
         node.truncate(length)
-        self.notify.inode_event(node, IN_MODIFY)
+        self._changed(r, IN_MODIFY)
 
     def _made(self, r: Resolved, proc: ProcessView, make: Callable[[], object]) -> Node | None:
         """Make a new name in r.parent (the caller may write and search it, else EACCES)

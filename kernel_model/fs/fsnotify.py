@@ -62,15 +62,17 @@ class Fsnotify:
 
     def inode_event(self, node, mask: int, parent_key=None, name: bytes = b"") -> None:
         """`mask` happened to `node`; the directory it was reached through (`parent_key`,
-        with the name) hears it too, unless it is an event on the inode itself only."""
+        with the name) hears it too, unless it is an event on the inode itself only. The
+        directory's watch hears it first (fsnotify_handle_event: the parent mark, then the
+        inode mark), watch by watch, whichever instance each belongs to."""
         if not self.watches or node is None:
             return
         is_dir = node.is_dir
         unlinked = bool(mask & PATH_EVENTS) and not is_dir and _unlinked(node)
-        self._send(inode_key(node), mask | (IN_ISDIR if is_dir and not mask & SELF_EVENTS else 0),
-                   unlinked=unlinked)
         if parent_key is not None and not mask & SELF_EVENTS:
             self._send(parent_key, mask | (IN_ISDIR if is_dir else 0), name, unlinked=unlinked)
+        self._send(inode_key(node), mask | (IN_ISDIR if is_dir and not mask & SELF_EVENTS else 0),
+                   unlinked=unlinked)
 
     def name_event(self, directory, mask: int, name: bytes, is_dir: bool, cookie: int = 0) -> None:
         """A name of `directory` was created, deleted or moved."""

@@ -104,3 +104,35 @@ def test_in_excl_unlink_holds_back_events_through_a_removed_name(arch):
     assert results[6] == results[7] == 32                      # one IN_MODIFY "new" each
     assert results[10] == -E.EAGAIN
     assert _events(buf[1024:1024 + results[11]]) == [(1, IN_MODIFY, 0, b"new")]
+
+
+def test_a_change_to_a_child_is_heard_by_its_directory_first(arch):
+    """fsnotify_change -> fsnotify_parent (LTP inotify10): chmod, chown, utimensat and truncate by
+    path reach the watch on the directory the name was found in, with the name, before the
+    child's own watch (fsnotify_handle_event: parent mark, then inode mark); before, only the
+    child's watch heard them, and a directory watched alone by one instance heard nothing
+    (inotify10 then slept in read). "/d/new" and the folder "/d/sub" exist; /d and both are
+    watched."""
+    results, buf, _ = run_script(arch, [
+        ("inotify_init1", O_NONBLOCK),
+        ("mkdir", "BUF+8", 0o700),
+        ("open", "BUF", O_CREAT | O_WRONLY, 0o644),
+        ("close", "@2"),
+        ("inotify_add_watch", "@0", "/d", IN_ATTRIB | IN_MODIFY),
+        ("inotify_add_watch", "@0", "BUF+8", IN_ATTRIB),
+        ("inotify_add_watch", "@0", "BUF", IN_ATTRIB | IN_MODIFY),
+        ("chmod", "BUF+8", 0o755),
+        ("chmod", "BUF", 0o600),
+        ("chown", "BUF", 0, 0),
+        ("utimensat", -100, "BUF", 0, 0),                   # AT_FDCWD, now
+        ("truncate", "BUF", 1),
+        ("read", "@0", "BUF+512", 1500),
+    ], data=STRINGS)
+    assert results[4:7] == [1, 2, 3]
+    events = [(wd, mask, name) for wd, mask, _, name in _events(buf[512:512 + results[12]])]
+    assert events == [
+        (1, IN_ATTRIB | IN_ISDIR, b"sub"), (2, IN_ATTRIB | IN_ISDIR, b""),
+        (1, IN_ATTRIB, b"new"), (3, IN_ATTRIB, b""),
+        (1, IN_ATTRIB, b"new"), (3, IN_ATTRIB, b""),
+        (1, IN_ATTRIB, b"new"), (3, IN_ATTRIB, b""),
+        (1, IN_MODIFY, b"new"), (3, IN_MODIFY, b"")]
