@@ -27,6 +27,11 @@ class IpcNamespace:
         return new_sets()
 
     @functools.cached_property
+    def mqueues(self):
+        from .mqueue import Mqueues
+        return Mqueues()
+
+    @functools.cached_property
     def shm(self):
         from .shm import new_segments
         return new_segments()

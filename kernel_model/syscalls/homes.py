@@ -34,6 +34,8 @@ _BY_MODULE = {
     "kill": "kill tgkill tkill",
     "memfd": "memfd_create",
     "memory": "brk madvise mmap mmap2 mprotect mremap msync munmap remap_file_pages",
+    "mqueue": "mq_getsetattr mq_notify mq_open mq_timedreceive mq_timedreceive_time64 mq_timedsend "
+        "mq_timedsend_time64 mq_unlink",
     "openat2": "openat2",
     "paths": "access chdir chmod chown chown32 chroot creat faccessat faccessat2 fchdir fchmod "
         "fchmodat fchown fchown32 fchownat getcwd lchown lchown32 link linkat mkdir mkdirat mknod "
