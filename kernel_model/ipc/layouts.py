@@ -65,11 +65,28 @@ def ds_size(abi: str, kind: str) -> int:
     return PERM[abi].size + rest.size
 
 
-def parse_cmd(abi: str, cmd: int) -> int:
-    """ipc_parse_version(): x86-64 always has the IPC_64 layouts and ignores the bit; i386's
-    old layouts (16-bit ids) are not modeled, so a struct command without IPC_64 is EINVAL
-    there (glibc always passes it)."""
+# The commands whose struct differs between the old layouts and IPC_64's, per kind
+# (IPC_SET, IPC_STAT and each kind's *_STAT, *_STAT_ANY and MSG_INFO/SEM_INFO/SHM_INFO)
+STRUCT_COMMANDS = {"msg": frozenset({1, 2, 11, 12, 13}), "sem": frozenset({1, 2, 18, 19, 20}),
+                   "shm": frozenset({1, 2, 13, 14, 15})}
+OLD_PERM = struct.Struct("<i6H")     # struct ipc_perm (16-bit ids): key, uid, gid, cuid, cgid, mode, seq
+
+
+def parse_cmd(abi: str, cmd: int, kind: str, old_api: bool = False) -> int:
+    """The command without its IPC_64 bit. The direct calls (semctl, msgctl, shmctl) always
+    use the IPC_64 layouts (SYSCALL_DEFINE(semctl): ksys_semctl(..., IPC_64)); i386's ipc(2)
+    multiplexer (`old_api`) parses the version (ksys_old_semctl: ipc_parse_version), and the
+    old layouts (16-bit ids) are not modeled but for semctl's IPC_SET: a command of `kind`
+    whose struct differs is EINVAL there without IPC_64 (glibc always passes it); the others
+    (semctl's GETALL, SETVAL..., IPC_RMID) mean the same either way."""
     cmd = cmd & 0xFFFFFFFF
-    if abi == "i386" and not cmd & 0x100 and cmd in (1, 2, 11, 12, 13, 14, 18, 19, 20, 23, 24):
+    if old_api and abi == "i386" and not cmd & 0x100 and cmd in STRUCT_COMMANDS[kind]:
         raise GuestErrno(E.EINVAL)
     return cmd & ~0x100
+
+
+def update_old_perm(perm: IpcPerm, raw: bytes) -> None:
+    """ipc_update_perm from an old struct ipc_perm (copy_semid_from_user's IPC_OLD case)."""
+    _, uid, gid, _, _, mode, _ = OLD_PERM.unpack_from(raw)
+    perm.uid, perm.gid = uid, gid
+    perm.mode = perm.mode & ~0o777 | mode & 0o777

@@ -11,8 +11,8 @@ from ... import errno as E
 from ...errno import GuestErrno
 from ..kinds import K
 from ..registry import syscall
-from .sysv_msg import sys_msgctl, sys_msgget, sys_msgrcv, sys_msgsnd
-from .sysv_sem import _timed, sys_semctl, sys_semget, _semop
+from .sysv_msg import msgctl_with, sys_msgget, sys_msgrcv, sys_msgsnd
+from .sysv_sem import _timed, semctl_with, sys_semget, _semop
 
 SEMOP, SEMGET, SEMCTL, SEMTIMEDOP = 1, 2, 3, 4
 MSGSND, MSGRCV, MSGGET, MSGCTL = 11, 12, 13, 14
@@ -23,7 +23,7 @@ def _semctl(ctx, first, second, third, ptr):
     if not ptr:
         raise GuestErrno(E.EINVAL)
     union = struct.unpack("<I", ctx.read(ptr, 4))[0]
-    return sys_semctl(ctx, first, second, third, union)
+    return semctl_with(ctx, first, second, third, union, old_api=True)
 
 
 def _msgrcv(ctx, version, first, second, third, ptr, fifth):
@@ -47,7 +47,7 @@ def _shm(ctx, call, version, first, second, third, ptr):
         return sysv_shm.sys_shmdt(ctx, ptr)
     if call == SHMGET:
         return sysv_shm.sys_shmget(ctx, first, second, third)
-    return sysv_shm.sys_shmctl(ctx, first, second, ptr)
+    return sysv_shm.shmctl_with(ctx, first, second, ptr, old_api=True)
 
 
 @syscall("ipc", args=(("call", K.UINT), ("first", K.INT), ("second", K.INT), ("third", K.INT),
@@ -69,7 +69,7 @@ def sys_ipc(ctx, call, first, second, third, ptr, fifth):
     if call == MSGGET:
         return sys_msgget(ctx, first, second)
     if call == MSGCTL:
-        return sys_msgctl(ctx, first, second, ptr)
+        return msgctl_with(ctx, first, second, ptr, old_api=True)
     if call in (SHMAT, SHMDT, SHMGET, SHMCTL):
         return _shm(ctx, call, version, first, second, third, ptr)
     raise GuestErrno(E.ENOSYS)

@@ -129,7 +129,13 @@ def _stat(ctx, queue, buf: int) -> None:
 
 @syscall("msgctl", args=(("msqid", K.INT), ("cmd", K.INT), ("buf", K.PTR)))
 def sys_msgctl(ctx, msqid, cmd, buf):
-    msqid, cmd = ctx.int32(msqid), parse_cmd(ctx.abi, cmd)
+    return msgctl_with(ctx, msqid, cmd, buf, old_api=False)
+
+
+def msgctl_with(ctx, msqid, cmd, buf, *, old_api: bool):
+    """msgctl; `old_api`: reached through i386's ipc(2), which parses the IPC_64 version
+    (layouts.parse_cmd)."""
+    msqid, cmd = ctx.int32(msqid), parse_cmd(ctx.abi, cmd, "msg", old_api)
     ids = ctx.kernel.ipc.msg
     if msqid < 0 and cmd not in (IPC_INFO, MSG_INFO):
         raise GuestErrno(E.EINVAL)

@@ -12,7 +12,7 @@ from ... import errno as E
 from ...errno import GuestErrno
 from ...ipc.ids import (IPC_INFO, IPC_NOWAIT, IPC_RMID, IPC_SET, IPC_STAT, S_IRUGO, S_IWUGO,
                         check_owner, ipcget)
-from ...ipc.layouts import ds_size, pack_semid, parse_cmd, update_perm
+from ...ipc.layouts import ds_size, pack_semid, parse_cmd, update_old_perm, update_perm
 from ...ipc.sem import (SEM_UNDO, SEMAEM, SEMMNI, SEMMNS, SEMMSL, SEMOPM, SEMVMX, Semaphore,
                         SemaphoreSet)
 from ..kinds import K
@@ -24,6 +24,7 @@ GETPID, GETVAL, GETALL, GETNCNT, GETZCNT, SETVAL, SETALL = 11, 12, 13, 14, 15, 1
 SEM_STAT, SEM_INFO, SEM_STAT_ANY = 18, 19, 20
 SEMBUF = struct.Struct("<HhH")
 DEADLINE = "semtimedop_deadline"
+OLD_SEMID_SIZE = 44      # struct semid_ds with the old ipc_perm, i386 (include/uapi/linux/sem.h)
 
 
 @syscall("semget", args=(("key", K.HEX), ("nsems", K.INT), ("semflg", K.OCTAL)))
@@ -169,9 +170,31 @@ def _stat(ctx, sem_set, buf: int) -> None:
                               len(sem_set.sems)))
 
 
+def _set_old(ctx, semid: int, arg: int) -> int:
+    """IPC_SET through ipc(2) without IPC_64 on i386 (ksys_old_semctl, version IPC_OLD): the
+    old struct semid_ds (16-bit ids, 44 bytes) is read whole (EFAULT), its owner and mode
+    applied."""
+    if semid < 0:
+        raise GuestErrno(E.EINVAL)
+    raw = ctx.read(arg, OLD_SEMID_SIZE)
+    sem_set = ctx.kernel.ipc.sem.find(semid)
+    check_owner(sem_set.perm, ctx.proc.creds)
+    update_old_perm(sem_set.perm, raw)
+    sem_set.ctime = now_seconds(ctx)
+    return 0
+
+
 @syscall("semctl", args=(("semid", K.INT), ("semnum", K.INT), ("cmd", K.INT), ("arg", K.HEX)))
 def sys_semctl(ctx, semid, semnum, cmd, arg):
-    semid, semnum, cmd = ctx.int32(semid), ctx.int32(semnum), parse_cmd(ctx.abi, cmd)
+    return semctl_with(ctx, semid, semnum, cmd, arg, old_api=False)
+
+
+def semctl_with(ctx, semid, semnum, cmd, arg, *, old_api: bool):
+    """semctl; `old_api`: reached through i386's ipc(2), which parses the IPC_64 version
+    (layouts.parse_cmd)."""
+    if old_api and ctx.abi == "i386" and cmd & 0xFFFFFFFF == IPC_SET:
+        return _set_old(ctx, ctx.int32(semid), arg)
+    semid, semnum, cmd = ctx.int32(semid), ctx.int32(semnum), parse_cmd(ctx.abi, cmd, "sem", old_api)
     ids = ctx.kernel.ipc.sem
     if cmd in (IPC_INFO, SEM_INFO):
         return _seminfo(ctx, cmd, arg)

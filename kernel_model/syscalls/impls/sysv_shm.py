@@ -121,7 +121,13 @@ def _stat(ctx, segment, buf: int) -> None:
 
 @syscall("shmctl", args=(("shmid", K.INT), ("cmd", K.INT), ("buf", K.PTR)))
 def sys_shmctl(ctx, shmid, cmd, buf):
-    shmid, cmd = ctx.int32(shmid), parse_cmd(ctx.abi, cmd)
+    return shmctl_with(ctx, shmid, cmd, buf, old_api=False)
+
+
+def shmctl_with(ctx, shmid, cmd, buf, *, old_api: bool):
+    """shmctl; `old_api`: reached through i386's ipc(2), which parses the IPC_64 version
+    (layouts.parse_cmd)."""
+    shmid, cmd = ctx.int32(shmid), parse_cmd(ctx.abi, cmd, "shm", old_api)
     ids = ctx.kernel.ipc.shm
     if cmd in (IPC_INFO, SHM_INFO):
         return _shminfo(ctx, cmd, buf)
