@@ -21,6 +21,7 @@ from .queue import Taken
 from .unix import CONNECTED, LISTENING, UNCONNECTED, UnixSocket
 
 UDP_MAX_PAYLOAD = 65507             # 65535 - IP header (20) - UDP header (8)
+UNPRIVILEGED_PORT_START = 1024      # net.ipv4.ip_unprivileged_port_start's default
 
 
 class InetSocket(UnixSocket):
@@ -51,13 +52,16 @@ class InetSocket(UnixSocket):
             note(name)
         raise GuestErrno(E.ENETUNREACH)
 
-    def bind_inet(self, name: InetName) -> None:
-        """inet_bind(): EINVAL when bound already, EADDRNOTAVAIL for an address that is not
-        the sandbox's, EADDRINUSE for a port taken."""
-        if self.name is not None:
-            raise GuestErrno(E.EINVAL)
+    def bind_inet(self, name: InetName, may_bind_privileged: bool = True) -> None:
+        """__inet_bind(): EADDRNOTAVAIL for an address that is not the sandbox's, EACCES for
+        a port under ip_unprivileged_port_start (1024) without CAP_NET_BIND_SERVICE
+        (`may_bind_privileged`), EINVAL when bound already, EADDRINUSE for a port taken."""
         if not (name.is_any or name.is_loopback):
             raise GuestErrno(E.EADDRNOTAVAIL)
+        if 0 < name.port < UNPRIVILEGED_PORT_START and not may_bind_privileged:
+            raise GuestErrno(E.EACCES)
+        if self.name is not None:
+            raise GuestErrno(E.EINVAL)
         reuse = bool(self.options.flags.get(SO_REUSEADDR))
         port = self.ports.bind(self.type, name.port, self, reuse=reuse)
         self.name = name.with_port(port)

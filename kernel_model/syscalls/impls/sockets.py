@@ -10,6 +10,7 @@ sockets, any other address is ENETUNREACH, noted once in the run's report. Other
 import struct
 
 from ... import errno as E
+from ...creds import CAP_NET_BIND_SERVICE
 from ...errno import GuestErrno
 from ...fsview import fs_view
 from ...net.address import is_autobind_request, parse
@@ -129,7 +130,7 @@ def sys_bind(ctx, fd, addr, addrlen):
     sock = sock_of(ctx, fd)
     raw = read_sockaddr(ctx, addr, addrlen)
     if isinstance(sock, InetSocket):
-        sock.bind_inet(sock.parse(raw))
+        sock.bind_inet(sock.parse(raw), ctx.proc.creds.capable(CAP_NET_BIND_SERVICE))
         return 0
     names = unix_names(ctx)
     if is_autobind_request(raw):

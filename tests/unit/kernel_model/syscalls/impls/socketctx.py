@@ -4,6 +4,7 @@ structures out in its memory."""
 import struct
 from types import SimpleNamespace
 
+from kernel_model.creds import ROOT
 from kernel_model.net.inet_ports import InetPorts
 from kernel_model.net.names import UnixNames
 
@@ -27,6 +28,7 @@ def socket_ctx(abi: str = "x86_64"):
     ctx.proc.pid = PID
     ctx.proc.cwd = b"/"
     ctx.proc.umask = 0o022
+    ctx.proc.creds = ROOT
     ctx.kernel.current = ctx.thread
     ctx.kernel.fs = None           # abstract names only: pathnames are tested end to end
     ctx.vm.layout = SimpleNamespace(user_top=1 << 32)      # iovecs pass access_ok

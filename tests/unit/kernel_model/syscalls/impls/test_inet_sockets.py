@@ -236,3 +236,24 @@ def test_multicast_membership_is_not_copied_to_an_accepted_socket(abi):
     assert errno_of(sys_setsockopt, ctx, conn, 0, 45, DATA + 0x400, len(group_req)) == \
         E.EADDRNOTAVAIL                                                           # LEAVE
     assert sys_setsockopt(ctx, srv, 0, 45, DATA + 0x400, len(group_req)) == 0
+
+
+def test_a_privileged_port_needs_cap_net_bind_service():
+    """__inet_bind (LTP bind02): a port under 1024 without CAP_NET_BIND_SERVICE is EACCES,
+    checked after the address (EADDRNOTAVAIL) and before a second bind (EINVAL); port 0 and
+    ports from 1024 are anyone's; IPv6 alike (inet6_bind). Checked natively as euid 65534."""
+    ctx = socket_ctx()
+    ctx.proc.creds = ctx.proc.creds.with_ids(euid=65534)     # root's capabilities dropped
+    assert not ctx.proc.creds.capable(10)
+    tcp = sys_socket(ctx, AF_INET, SOCK_STREAM, 0)
+    assert errno_of(sys_bind, ctx, tcp, ADDR, put_in(ctx, ANY, 463)) == E.EACCES
+    assert errno_of(sys_bind, ctx, tcp, ADDR, put_in(ctx, ELSEWHERE, 463)) == E.EADDRNOTAVAIL
+    v6 = sys_socket(ctx, AF_INET6, SOCK_STREAM, 0)
+    ctx.write(ADDR, struct.pack("<H", AF_INET6) + struct.pack(">H", 1023) + bytes(24))
+    assert errno_of(sys_bind, ctx, v6, ADDR, 28) == E.EACCES
+    assert sys_bind(ctx, tcp, ADDR, put_in(ctx, ANY, 1024)) == 0
+    assert errno_of(sys_bind, ctx, tcp, ADDR, put_in(ctx, ANY, 463)) == E.EACCES
+    assert sys_bind(ctx, sys_socket(ctx, AF_INET, SOCK_STREAM, 0), ADDR, put_in(ctx, ANY, 0)) == 0
+    ctx.proc.creds = ctx.proc.creds.with_ids(euid=0)          # root again: allowed
+    root_tcp = sys_socket(ctx, AF_INET, SOCK_STREAM, 0)
+    assert sys_bind(ctx, root_tcp, ADDR, put_in(ctx, ANY, 463)) == 0
