@@ -32,6 +32,7 @@ from .memfd import F_SEAL_SEAL, O_LARGEFILE, MemFile
 from .overlay import overlay_root
 from .permission import MAY_EXEC, MAY_READ, MAY_WRITE, Access, access_of, real_access
 from .shmfs import build_shm
+from .tmpfile import check_linkable, check_tmpfile_flags, open_tmpfile
 from .procfs import ProcFs
 from .proctext import ProcessView, process_root
 from .randomstream import DeterministicRandom
@@ -130,13 +131,13 @@ class FileSystem:
     # --- open ----------------------------------------------------------------------------------
     def open(self, path: bytes, flags: int, mode: int, cwd: bytes, proc: ProcessView) -> OpenFile:
         if flags & O_TMPFILE_BIT:
-            raise GuestErrno(E.EOPNOTSUPP)
+            return self._open_tmpfile(path, flags, mode, cwd, proc)
         creating = bool(flags & O_CREAT)
         # O_CREAT|O_EXCL never follows a final symlink: the name itself must not exist.
         follow = not flags & O_NOFOLLOW and not (creating and flags & O_EXCL)
         r = self._resolve(path, cwd, proc, follow=follow, stop_at_fd_links=True)
         if r.fd_link:
-            return self._fd_file(r, proc)
+            return self._reopen(self._fd_file(r, proc), flags, proc)
         node = r.node
         if node is None:
             if not creating:
@@ -163,6 +164,25 @@ class FileSystem:
             if r.node is not None:              # a file just created is not truncated
                 self.notify.inode_event(node, IN_MODIFY, self.notify.key_of(r.parent), r.name)
         return self.notify.opened(OpenFile(r.path, flags, node, handle), r.parent, r.name)
+
+    def _open_tmpfile(self, path: bytes, flags: int, mode: int, cwd: bytes,
+                      proc: ProcessView) -> OpenFile:
+        check_tmpfile_flags(flags)
+        return open_tmpfile(self._resolve(path, cwd, proc), flags, mode, access_of(proc))
+
+    @staticmethod
+    def _reopen(f, flags: int, proc: ProcessView):
+        """Opening /proc/PID/fd/N of a file with no path: a pipe's or a socket's description
+        itself, a regular file with no name left (O_TMPFILE, unlinked, memfd) a new description
+        of its inode, as the magic link's jump to the file's dentry gives (nd_jump_link)."""
+        node = getattr(f, "node", None)
+        if node is None or not node.is_regular or flags & O_PATH:
+            return f
+        access_of(proc).check(node.stat(), open_mask(flags))
+        handle = node.open_handle(flags)
+        if flags & O_TRUNC and wants_write(flags):
+            handle.truncate(0)
+        return OpenFile(f.path, flags, node, handle)
 
     @staticmethod
     def _check_open_existing(node: Node, flags: int, creating: bool) -> None:
@@ -323,7 +343,11 @@ class FileSystem:
 
     def link(self, old: bytes, new: bytes, cwd: bytes, proc: ProcessView,
              follow: bool = False) -> None:
-        node = self._existing(old, cwd, proc, follow)
+        self.link_inode(self._existing(old, cwd, proc, follow), new, cwd, proc)
+
+    def link_inode(self, node: Node, new: bytes, cwd: bytes, proc: ProcessView) -> None:
+        """A new name `new` for the inode `node` (do_linkat once the old side is found: a
+        path, an fd with AT_EMPTY_PATH or a /proc/PID/fd/N link to a file with no name)."""
         r = self._resolve(new, cwd, proc, follow=False, parent_op=True)
         self._check_new_name(r)
         if r.parent.mount != node.mount:
@@ -331,6 +355,7 @@ class FileSystem:
         if node.is_dir:
             raise GuestErrno(E.EPERM)
         access_of(proc).check(r.parent.stat(), MAY_WRITE | MAY_EXEC)
+        check_linkable(node)
         r.parent.link(r.name, node)
         self.notify.inode_event(node, IN_ATTRIB)
         self.notify.name_event(r.parent, IN_CREATE, r.name, False)

@@ -241,6 +241,10 @@ class OverlayDir(OverlayNode):
         self._attach(name, node)
         return node
 
+    def tmpfile(self, mode: int) -> Node:
+        """shmem_tmpfile(): a new file with no name (nlink 0) until linkat gives it one."""
+        return OverlayFile(self.ctx, self.ctx.meta(S_IFREG | (mode & 0o7777), nlink=0), None)
+
     def mknod(self, name: bytes, mode: int) -> None:
         """A new fifo (the only special file an unprivileged sandbox may make: the caller has
         refused device nodes with EPERM, as vfs_mknod does without CAP_MKNOD)."""
@@ -265,6 +269,7 @@ class OverlayDir(OverlayNode):
             raise GuestErrno(E.EPERM)          # no hard links to directories (vfs_link)
         self._attach(name, node)
         node.meta.nlink += 1
+        node.linkable = False               # vfs_link() clears I_LINKABLE once named
         node.meta.ctime_ns = self.ctx.clock()
 
     def unlink(self, name: bytes) -> None:

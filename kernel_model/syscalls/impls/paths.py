@@ -14,13 +14,14 @@ from ...fs.constants import S_IFBLK, S_IFCHR, S_IFIFO, S_IFMT, S_IFREG, S_IFSOCK
 from ...fs.renamed import follow_rename
 from ...fs.resolve import ResolveView
 from ...fs.rootpath import getcwd_text
+from ...creds import CAP_DAC_READ_SEARCH
 from ...fsview import fs_view as process_view, global_view as process_global_view
 from ..kinds import K, Ret
 from ..registry import syscall
 
 from ...flags import (AT_EACCESS, AT_EMPTY_PATH, AT_FDCWD, AT_REMOVEDIR, AT_SYMLINK_FOLLOW,
-                      AT_SYMLINK_NOFOLLOW, O_CLOEXEC, O_CREAT, O_LARGEFILE, O_PATH, O_TRUNC,
-                      O_WRONLY)
+                      AT_SYMLINK_NOFOLLOW, O_CLOEXEC, O_CREAT, O_LARGEFILE, O_PATH, O_PATH_FLAGS,
+                      O_TRUNC, O_WRONLY)
 RENAME_NOREPLACE = 1
 
 
@@ -48,7 +49,9 @@ def base_dir(ctx, dirfd: int, path: bytes) -> bytes:
 def _open(ctx, dirfd, pathname, flags, mode, resolve=0):
     """`resolve`: openat2's RESOLVE_* flags (fs/resolve.py), checked by the caller."""
     path = ctx.read_path(pathname)
-    if ctx.abi == "x86_64":
+    if flags & O_PATH:
+        flags &= O_PATH_FLAGS       # build_open_how(): "O_PATH beats everything else"
+    elif ctx.abi == "x86_64":
         flags |= O_LARGEFILE        # implied on 64-bit (fcntl F_GETFL shows it)
     view = fs_view(ctx)
     if resolve:
@@ -294,14 +297,30 @@ def sys_link(ctx, oldpath, newpath):
 @syscall("linkat", args=(("olddirfd", K.DIRFD), ("oldpath", K.PATH), ("newdirfd", K.DIRFD),
                          ("newpath", K.PATH), ("flags", K.AT_FLAGS)))
 def sys_linkat(ctx, olddirfd, oldpath, newdirfd, newpath, flags):
-    old, old_base = _path_at(ctx, olddirfd, oldpath)
+    if flags & ~(AT_SYMLINK_FOLLOW | AT_EMPTY_PATH):
+        raise GuestErrno(E.EINVAL)                  # do_linkat
+    node = _link_source(ctx, olddirfd, oldpath, flags)
     new, new_base = _path_at(ctx, newdirfd, newpath)
-    fs, view = ctx.kernel.fs, fs_view(ctx)
-    old_abs = fs.realpath(old, old_base, view) if flags & AT_SYMLINK_FOLLOW else \
-        fs.realpath(os.path.dirname(old) or b".", old_base, view) + b"/" + os.path.basename(old)
-    new_abs = fs.realpath(os.path.dirname(new) or b".", new_base, view) + b"/" + os.path.basename(new)
-    fs.link(old_abs, new_abs, b"/", global_view(ctx))
+    ctx.kernel.fs.link_inode(node, new, new_base, fs_view(ctx))
     return 0
+
+
+def _link_source(ctx, olddirfd, oldpath, flags):
+    """The inode linkat(2) names again: the file of `olddirfd` for an empty path with
+    AT_EMPTY_PATH (only with CAP_DAC_READ_SEARCH, else ENOENT: do_linkat), or what `oldpath`
+    names, its last symlink followed with AT_SYMLINK_FOLLOW (a /proc/PID/fd/N link to a file
+    with no name reaches that file: how an O_TMPFILE file gets its name)."""
+    if flags & AT_EMPTY_PATH and oldpath and ctx.read_cstr(oldpath, 4095) == b"":
+        if not ctx.proc.creds.capable(CAP_DAC_READ_SEARCH):
+            raise GuestErrno(E.ENOENT)
+        if ctx.int32(olddirfd) == AT_FDCWD:
+            return ctx.kernel.fs.inode(ctx.proc.cwd, b"/", global_view(ctx))
+        node = getattr(ctx.proc.fds.get(ctx.int32(olddirfd)), "node", None)
+        if node is None:
+            raise GuestErrno(E.EXDEV)               # a pipe's or socket's inode: another mount
+        return node
+    old, old_base = _path_at(ctx, olddirfd, oldpath)
+    return ctx.kernel.fs.inode(old, old_base, fs_view(ctx), follow=bool(flags & AT_SYMLINK_FOLLOW))
 
 
 @syscall("chmod", args=(("pathname", K.PATH), ("mode", K.MODE)))
