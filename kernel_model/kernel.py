@@ -88,8 +88,8 @@ class Kernel(Spawning, SyscallEntry):
         self.fs.data_budget.allows = self._memory_budget_allows    # overlay bytes are memory
         self.syscalls = SyscallDispatcher(self)
         self.uts = UtsName()              # the run's UTS namespace (sethostname, uname)
-        self.fs.add_sysctl(b"kernel/hostname", lambda: self.uts.nodename)
-        self.fs.add_sysctl(b"kernel/domainname", lambda: self.uts.domainname)
+        for path, (text, write) in self.uts.sysctls().items():
+            self.fs.add_sysctl(path, text, write)
         self.fs.add_sysctl(b"kernel/osrelease", lambda: UTS_RELEASE)
         self.fs.add_sysctl(b"kernel/version", lambda: UTS_VERSION)
         self.fs.add_proc_file(b"config.gz", config_gz)    # CONFIG_IKCONFIG_PROC (kconfig.py)

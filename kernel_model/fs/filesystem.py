@@ -34,6 +34,7 @@ from .permission import MAY_EXEC, MAY_READ, MAY_WRITE, Access, access_of, real_a
 from .shmfs import build_shm
 from .tmpfile import check_linkable, check_tmpfile_flags, open_tmpfile
 from .procfs import ProcFs
+from .procsys import Sysctl, Tunables
 from .proctext import ProcessView, process_root
 from .randomstream import DeterministicRandom
 from .records import DirEntry, StatResult
@@ -63,11 +64,15 @@ class FileSystem:
         self._shm = build_shm(clock, self.data_budget)
         self._dev = build_dev(self.random, self._shm)
         self._procfs = ProcFs()
+        self.tunables = Tunables()        # /proc/sys values of the file system's own
+        self._procfs.sysctl.update(self.tunables.sysctls())
         self.notify = Fsnotify()          # inotify's watches hear the events (fsnotify.py)
 
-    def add_sysctl(self, path: bytes, text: Callable[[], bytes]) -> None:
-        """A /proc/sys entry whose value follows the kernel's state (procsys.py)."""
-        self._procfs.sysctl[path] = text
+    def add_sysctl(self, path: bytes, text: Callable[[], bytes],
+                   write: Callable[[int, bytes], int] | None = None) -> None:
+        """A /proc/sys entry whose value follows the kernel's state (procsys.py); `write`
+        makes it writable by root (sysctl_write.py)."""
+        self._procfs.sysctl[path] = Sysctl(text, write)
 
     def memfd(self, name: bytes, sealing: bool) -> OpenFile:
         """memfd_create: a new unnamed memory file of the shm mount, open read-write."""

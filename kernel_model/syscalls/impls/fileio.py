@@ -198,7 +198,8 @@ def sys_fcntl(ctx, fd, cmd, arg):
         return lease_fcntl(ctx, entry.file, cmd, arg)
     if cmd in (F_GETPIPE_SZ, F_SETPIPE_SZ):
         return pipe_fcntl(entry.file, cmd, arg, ctx.kernel.wakeup,
-                          ctx.proc.creds.capable(CAP_SYS_RESOURCE))
+                          ctx.proc.creds.capable(CAP_SYS_RESOURCE),
+                          ctx.kernel.fs.tunables.pipe_max_size)
     raise GuestErrno(E.EINVAL)
 
 
