@@ -69,10 +69,11 @@ class FileSystem:
         self.notify = Fsnotify()          # inotify's watches hear the events (fsnotify.py)
 
     def add_sysctl(self, path: bytes, text: Callable[[], bytes],
-                   write: Callable[[int, bytes], int] | None = None) -> None:
+                   write: Callable[[int, bytes], int] | None = None,
+                   mode: int | None = None) -> None:
         """A /proc/sys entry whose value follows the kernel's state (procsys.py); `write`
         makes it writable by root (sysctl_write.py)."""
-        self._procfs.sysctl[path] = Sysctl(text, write)
+        self._procfs.sysctl[path] = Sysctl(text, write, mode)
 
     def memfd(self, name: bytes, sealing: bool) -> OpenFile:
         """memfd_create: a new unnamed memory file of the shm mount, open read-write."""

@@ -49,8 +49,7 @@ class ProcFs:
     def sysctl_file(self, path: bytes, entry: Sysctl) -> GeneratedFile:
         """A /proc/sys file: its value and a newline; root may write a writable one."""
         text = entry.text
-        return self.file(path, lambda: text() + b"\n", 0o644 if entry.write else 0o444,
-                         entry.write)
+        return self.file(path, lambda: text() + b"\n", entry.perm, entry.write)
 
     def _meta(self, path: bytes, fmt: int, perm: int):
         return synthetic_meta(PROC_DEV, self.table.for_key(path), fmt, perm)

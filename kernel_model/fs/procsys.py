@@ -40,9 +40,18 @@ FIXED: dict[bytes, bytes] = {
 @dataclass
 class Sysctl:
     """One /proc/sys entry: its value's text (no newline), and for a writable one the writer
-    (position, bytes) -> bytes taken (sysctl_write.py)."""
+    (position, bytes) -> bytes taken (sysctl_write.py). `mode`: what stat shows when it is
+    not 0644 (writable) or 0444: a table's own mode that a permissions hook widens for root,
+    as ipc_permissions does for the IPC next_id values."""
     text: Callable[[], bytes]
     write: Callable[[int, bytes], int] | None = None
+    mode: int | None = None
+
+    @property
+    def perm(self) -> int:
+        if self.mode is not None:
+            return self.mode
+        return 0o644 if self.write else 0o444
 
 
 @dataclass
