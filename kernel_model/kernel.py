@@ -41,7 +41,7 @@ from .signals import signal_name
 from .syscalls.dispatch import SyscallDispatcher
 from .syscalls.entry import SyscallEntry
 from .syscalls.impls.utsname import PROC_VERSION, UTS_RELEASE, UTS_VERSION, UtsName
-from .fsview import fs_view
+from .fsview import INIT_VIEW, fs_view
 from .ipc.namespace import IpcNamespace
 from .kconfig import config_gz
 from .keys.table import KeyTable
@@ -106,7 +106,7 @@ class Kernel(Spawning, SyscallEntry):
         self.scheduler.timers = TimerList(IntervalTimers(self), PosixTimers(self), self.timerfds)
         self.debug = DebugInterface(self)
         self.processes: dict[int, Process] = {}
-        self.fs.list_processes(lambda: {pid: fs_view(p) for pid, p in self.processes.items()})
+        self.fs.list_processes(self._process_views)
         self.processes_created = 0        # every process the run made (spawn, fork, vfork)
         self.task_limit = TaskLimit(config.max_tasks)
         self.reaped_count = 0
@@ -180,6 +180,10 @@ class Kernel(Spawning, SyscallEntry):
         space.traps.set_frameless_handler(V.SYSCALL_VECTOR, self._int80_frameless)
         space.machine.syscall_handler = self._on_syscall_instruction
         space.vm.budget_allows = self._memory_budget_allows
+
+    def _process_views(self) -> dict:
+        """What /proc/PID shows, by pid: the sandbox's init and every process of the run."""
+        return {INIT_VIEW.pid: INIT_VIEW, **{pid: fs_view(p) for pid, p in self.processes.items()}}
 
     def _memory_budget_allows(self, extra: int) -> bool:
         """--memory limit over all live address spaces and the overlay's file bytes together

@@ -4,6 +4,7 @@ import struct
 from ... import errno as E
 from ...errno import GuestErrno
 from ...process.exec import execve
+from ...process.proc import INIT_PID
 from ...cpu.gdt import DATA_RING3, I386_TLS_COUNT, I386_TLS_FIRST, descriptor
 from ..kinds import K, Ret
 from ..registry import NO_RETURN, syscall
@@ -112,6 +113,8 @@ def sys_setgroups32(ctx, size, lst):
 
 @syscall("getpgid", args=(("pid", K.PID),))
 def sys_getpgid(ctx, pid):
+    if pid == INIT_PID:
+        return INIT_PID                 # the sandbox's init leads its own group
     proc = ctx.kernel.processes.get(pid) if pid else ctx.proc
     if proc is None:
         raise GuestErrno(E.ESRCH)
@@ -154,6 +157,8 @@ def sys_setpgid(ctx, pid, pgid):
 
 @syscall("getsid", args=(("pid", K.PID),))
 def sys_getsid(ctx, pid):
+    if pid == INIT_PID:
+        return INIT_PID                 # the sandbox's init leads its own session
     proc = ctx.kernel.processes.get(pid) if pid else ctx.proc
     if proc is None:
         raise GuestErrno(E.ESRCH)
