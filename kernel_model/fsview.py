@@ -68,6 +68,15 @@ class FsView:
         return self._proc.groups
 
     @property
+    def umask(self) -> int:
+        return self._proc.umask
+
+    @property
+    def thread_count(self) -> int:
+        """Threads: in /proc/PID/status (the live ones; a zombie's leader counts as one)."""
+        return max(len(self._proc.live_threads()), 1)
+
+    @property
     def pgid(self) -> int:
         return self._proc.pgid or self._proc.pid
 
