@@ -205,6 +205,7 @@ def sys_fcntl(ctx, fd, cmd, arg):
 
 @syscall("ioctl", args=(("fd", K.FD), ("request", K.IOCTL_REQ), ("arg", K.HEX)))
 def sys_ioctl(ctx, fd, request, arg):
+    ctx.proc.fds.get_usable(ctx.int32(fd))          # fdget(): not an O_PATH description
     entry = ctx.proc.fds.entry(ctx.int32(fd))
     request &= 0xFFFFFFFF
     if request == FIOCLEX:
@@ -228,7 +229,7 @@ def sys_ioctl(ctx, fd, request, arg):
 @syscall("fsync", "fdatasync", args=(("fd", K.FD),))
 @syscall("syncfs")
 def sys_fsync(ctx, fd):
-    ctx.proc.fds.get(ctx.int32(fd))
+    ctx.proc.fds.get_usable(ctx.int32(fd))
     return 0
 
 
