@@ -401,7 +401,10 @@ class FileSystem:
         node.utimens(atime_ns, mtime_ns)
         self.notify.inode_event(node, IN_ATTRIB)
 
-    def truncate(self, path: bytes, length: int, cwd: bytes, proc: ProcessView) -> None:
+    def truncate(self, path: bytes, length: int, cwd: bytes, proc: ProcessView,
+                 size_ok: Callable[[int], None] = lambda size: None) -> None:
+        """`size_ok(current size)`: the caller's RLIMIT_FSIZE check (inode_newsize_ok), made
+        once the file may be written, as do_truncate's notify_change makes it."""
         if length < 0:
             raise GuestErrno(E.EINVAL)
         node = self._existing(path, cwd, proc)
@@ -410,6 +413,7 @@ class FileSystem:
         if not node.is_regular:
             raise GuestErrno(E.EINVAL)
         access_of(proc).check(node.stat(), MAY_WRITE)
+        size_ok(node.stat().size)
         node.truncate(length)
         self.notify.inode_event(node, IN_MODIFY)
 

@@ -39,7 +39,7 @@ _BY_MODULE = {
     "paths": "access chdir chmod chown chown32 chroot creat faccessat faccessat2 fchdir fchmod "
         "fchmodat fchown fchown32 fchownat getcwd lchown lchown32 link linkat mkdir mkdirat mknod "
         "mknodat open openat readlink readlinkat rename renameat renameat2 rmdir symlink symlinkat "
-        "truncate umask unlink unlinkat",
+        "truncate truncate64 umask unlink unlinkat",
     "personality": "personality",
     "pidfd": "pidfd_getfd pidfd_open pidfd_send_signal",
     "pipes": "pipe pipe2",

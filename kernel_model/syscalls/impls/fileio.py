@@ -10,6 +10,7 @@ from ...flags import (F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_GETFL, F_GETOWN,
                       SEEK_MAX)
 from ...fs.pipe_size import F_GETPIPE_SZ, F_SETPIPE_SZ, pipe_fcntl
 from ...creds import CAP_SYS_RESOURCE
+from .file_size_limit import check_new_size
 from .leases import F_GETLEASE, F_SETLEASE, lease_fcntl
 from .memfd import F_ADD_SEALS, F_GET_SEALS, seal_fcntl
 from .record_locks import COMMANDS as LOCK_COMMANDS, record_lock
@@ -243,7 +244,16 @@ def sys_ftruncate(ctx, fd, length):
     length = ctx.signed(length)
     if length < 0:
         raise GuestErrno(E.EINVAL)          # do_sys_ftruncate: before the descriptor
-    _truncatable(ctx.proc.fds.get(ctx.int32(fd))).truncate(length)
+    return _ftruncate(ctx, _truncatable(ctx.proc.fds.get(ctx.int32(fd))), length)
+
+
+def _ftruncate(ctx, f, length: int) -> int:
+    """The size limit is a regular file's (do_sys_ftruncate refuses the others with EINVAL
+    first, which the file's truncate says)."""
+    node = getattr(f, "node", None)
+    if node is not None and node.is_regular:
+        check_new_size(ctx, f.stat().size, length)
+    f.truncate(length)
     return 0
 
 
@@ -260,8 +270,7 @@ def _truncatable(f):
 @syscall("ftruncate64", args=(("fd", K.FD), ("length_low", K.ULONG), ("length_high", K.ULONG)))
 def sys_ftruncate64(ctx, fd, lo, hi):
     length = _offset64(ctx, lo, hi)
-    _truncatable(ctx.proc.fds.get(ctx.int32(fd))).truncate(length)
-    return 0
+    return _ftruncate(ctx, _truncatable(ctx.proc.fds.get(ctx.int32(fd))), length)
 
 
 @syscall("sendfile", "sendfile64", args=(("out_fd", K.FD), ("in_fd", K.FD), ("offset", K.INT_OUT),
