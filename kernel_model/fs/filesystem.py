@@ -231,12 +231,15 @@ class FileSystem:
         return r.node.stat()
 
     def access(self, path: bytes, cwd: bytes, proc: ProcessView, mode: int,
-               effective: bool = False) -> None:
-        """access(2) checks with the real ids unless `effective` (AT_EACCESS)."""
+               effective: bool = False, follow: bool = True, node: Node | None = None) -> None:
+        """access(2) checks with the real ids unless `effective` (AT_EACCESS); `follow` False
+        checks a final symlink itself (AT_SYMLINK_NOFOLLOW); `node`: the inode to check
+        instead of resolving `path` (an fd's, AT_EMPTY_PATH)."""
         if mode & ~0o7:
             raise GuestErrno(E.EINVAL)
         checker = access_of(proc) if effective else real_access(proc)
-        node = self._resolve(path, cwd, proc, search_as=checker).node
+        if node is None:
+            node = self._resolve(path, cwd, proc, follow=follow, search_as=checker).node
         if node is None:
             raise GuestErrno(E.ENOENT)
         if mode:

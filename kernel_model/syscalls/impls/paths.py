@@ -4,6 +4,7 @@
 (fs/namei.c). Paths are read from guest memory with EFAULT/ENAMETOOLONG checks.
 """
 import os
+from types import SimpleNamespace
 
 from ... import errno as E
 from ...errno import GuestErrno
@@ -83,12 +84,32 @@ def sys_creat(ctx, pathname, mode):
 
 
 def _access(ctx, dirfd, pathname, mode, flags=0):
+    """do_faccessat(): the mode, then the flags (AT_EACCESS, AT_SYMLINK_NOFOLLOW and
+    AT_EMPTY_PATH only: EINVAL), then the lookup."""
     if mode & ~7:
         raise GuestErrno(E.EINVAL)
+    if flags & ~(AT_EACCESS | AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH):
+        raise GuestErrno(E.EINVAL)
+    effective = bool(flags & AT_EACCESS)
+    if flags & AT_EMPTY_PATH and pathname and ctx.read_cstr(pathname, 4095) == b"":
+        node = _fd_inode(ctx, dirfd)
+        if node is None:                        # a pipe's or socket's inode: its own mode
+            node = SimpleNamespace(stat=ctx.proc.fds.get(ctx.int32(dirfd)).stat)
+        ctx.kernel.fs.access(b"", b"/", fs_view(ctx), mode, effective=effective, node=node)
+        return 0
     path = ctx.read_path(pathname)
     ctx.kernel.fs.access(path, base_dir(ctx, dirfd, path), fs_view(ctx), mode,
-                         effective=bool(flags & AT_EACCESS))
+                         effective=effective, follow=not flags & AT_SYMLINK_NOFOLLOW)
     return 0
+
+
+def _fd_inode(ctx, dirfd):
+    """The inode an empty path with AT_EMPTY_PATH names: the cwd's for AT_FDCWD, else the
+    fd's file's (EBADF for no such fd; None for a pipe or socket, whose inode is no node of
+    the file system)."""
+    if ctx.int32(dirfd) == AT_FDCWD:
+        return ctx.kernel.fs.inode(ctx.proc.cwd, b"/", global_view(ctx))
+    return getattr(ctx.proc.fds.get(ctx.int32(dirfd)), "node", None)
 
 
 @syscall("access", args=(("pathname", K.PATH), ("mode", K.ACCESS_MODE)))
@@ -314,11 +335,9 @@ def _link_source(ctx, olddirfd, oldpath, flags):
     if flags & AT_EMPTY_PATH and oldpath and ctx.read_cstr(oldpath, 4095) == b"":
         if not ctx.proc.creds.capable(CAP_DAC_READ_SEARCH):
             raise GuestErrno(E.ENOENT)
-        if ctx.int32(olddirfd) == AT_FDCWD:
-            return ctx.kernel.fs.inode(ctx.proc.cwd, b"/", global_view(ctx))
-        node = getattr(ctx.proc.fds.get(ctx.int32(olddirfd)), "node", None)
+        node = _fd_inode(ctx, olddirfd)
         if node is None:
-            raise GuestErrno(E.EXDEV)               # a pipe's or socket's inode: another mount
+            raise GuestErrno(E.EXDEV)           # a pipe's or socket's inode: another mount
         return node
     old, old_base = _path_at(ctx, olddirfd, oldpath)
     return ctx.kernel.fs.inode(old, old_base, fs_view(ctx), follow=bool(flags & AT_SYMLINK_FOLLOW))
