@@ -3,14 +3,15 @@ import struct
 
 from ... import errno as E
 from ...errno import GuestErrno
-from ...flags import (F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_GETFL, F_GETOWN,
-                      F_SETFD, F_SETFL, F_SETOWN, FASYNC,
+from ...flags import (F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_GETFL, F_SETFD, F_SETFL, FASYNC,
                       FD_CLOEXEC, FIOCLEX, FIONBIO, FIONCLEX, FIONREAD, O_ACCMODE, O_APPEND,
                       O_DIRECT, O_NOATIME, O_NONBLOCK, O_PATH, O_RDWR, O_WRONLY, SEEK_CUR,
                       SEEK_MAX)
+from ...fs.fasync import set_fasync
 from ...fs.pipe_size import F_GETPIPE_SZ, F_SETPIPE_SZ, pipe_fcntl
 from ...creds import CAP_SYS_RESOURCE
 from .file_size_limit import check_new_size
+from .fown import OWNER_COMMANDS, owner_fcntl, sender
 from .leases import F_GETLEASE, F_SETLEASE, lease_fcntl
 from .memfd import F_ADD_SEALS, F_GET_SEALS, seal_fcntl
 from .record_locks import COMMANDS as LOCK_COMMANDS, record_lock
@@ -185,14 +186,15 @@ def sys_fcntl(ctx, fd, cmd, arg):
     if cmd == F_GETFL:
         return entry.file.flags
     if cmd == F_SETFL:
+        was_async = entry.file.flags & FASYNC
         entry.file.flags = (entry.file.flags & ~SETFL_MASK) | (arg & SETFL_MASK)
+        if (entry.file.flags & FASYNC) != was_async:        # setfl: f_op->fasync
+            set_fasync(entry.file, fd, bool(arg & FASYNC), sender(ctx.kernel))
         return 0
     if cmd in LOCK_COMMANDS:
         return record_lock(ctx, entry.file, cmd, arg)
-    if cmd == F_GETOWN:
-        return 0
-    if cmd == F_SETOWN:
-        return 0
+    if cmd in OWNER_COMMANDS:
+        return owner_fcntl(ctx, entry.file, cmd, arg)
     if cmd in (F_ADD_SEALS, F_GET_SEALS):
         return seal_fcntl(ctx, entry.file, cmd, arg)
     if cmd in (F_SETLEASE, F_GETLEASE):
