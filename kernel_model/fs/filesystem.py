@@ -16,7 +16,7 @@ from typing import Callable
 from .. import errno as E
 from ..errno import GuestErrno
 from ..errors import KernelError
-from .constants import (DT_DIR, O_CREAT, O_DIRECTORY, O_EXCL, O_NOFOLLOW, O_PATH,
+from .constants import (DT_DIR, O_CREAT, O_DIRECTORY, O_EXCL, O_NOATIME, O_NOFOLLOW, O_PATH,
                         O_TMPFILE_BIT, O_TRUNC, PATH_MAX, S_IFBLK, S_IFCHR, S_IFIFO, S_IFMT,
                         S_IFREG, S_IFSOCK, S_ISGID, S_ISUID, O_ACCMODE, O_RDONLY, O_RDWR,
                         O_WRONLY, dtype_of)
@@ -155,7 +155,10 @@ class FileSystem:
         else:
             self._check_open_existing(node, flags, creating)
             if not flags & O_PATH:
-                access_of(proc).check(node.stat(), open_mask(flags))
+                access = access_of(proc)
+                access.check(node.stat(), open_mask(flags))
+                if flags & O_NOATIME and not access.owns(node.stat()):
+                    raise GuestErrno(E.EPERM)     # may_open: O_NOATIME is the owner's
         if flags & O_PATH or node.is_fifo:
             # A fifo has no data in the file system: the caller opens its pipe
             # (kernel_model/fs/fifo.py, Linux's fifo_open in fs/pipe.c). The description shows

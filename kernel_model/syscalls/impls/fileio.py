@@ -10,7 +10,7 @@ from ...flags import (F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_GETFL, F_SETFD, F_SET
 from ...fs.fasync import set_fasync
 from ...fs.pipe_size import F_GETPIPE_SZ, F_SETPIPE_SZ, pipe_fcntl
 from ...creds import CAP_SYS_RESOURCE
-from .file_size_limit import check_new_size
+from .file_size_limit import check_new_size, fit_write
 from .fown import OWNER_COMMANDS, owner_fcntl, sender
 from .leases import F_GETLEASE, F_SETLEASE, lease_fcntl
 from .memfd import F_ADD_SEALS, F_GET_SEALS, seal_fcntl
@@ -64,7 +64,7 @@ def sys_write(ctx, fd, buf, count):
     flags = f.flags                        # _writable(f), spelled out on this path
     if (flags & O_ACCMODE) not in (O_WRONLY, O_RDWR) or flags & O_PATH:
         raise GuestErrno(E.EBADF)
-    return f.write(ctx.read(buf, count if count < MAX_RW else MAX_RW))
+    return f.write(fit_write(ctx, f, ctx.read(buf, count if count < MAX_RW else MAX_RW)))
 
 
 @syscall("pread64", args=(("fd", K.FD), ("buf", K.BUF_OUT), ("count", K.ULONG), ("offset", K.LONG)),
@@ -83,7 +83,8 @@ def sys_pread64(ctx, fd, buf, count, off_lo, off_hi):
 def sys_pwrite64(ctx, fd, buf, count, off_lo, off_hi):
     f = ctx.proc.fds.get(ctx.int32(fd))
     _writable(f)
-    return f.pwrite(ctx.read(buf, min(count, MAX_RW)), _offset64(ctx, off_lo, off_hi))
+    offset = _offset64(ctx, off_lo, off_hi)
+    return f.pwrite(fit_write(ctx, f, ctx.read(buf, min(count, MAX_RW)), offset), offset)
 
 
 def _offset64(ctx, lo: int, hi: int) -> int:
@@ -112,7 +113,7 @@ def sys_writev(ctx, fd, iov, iovcnt):
         if faulted:
             raise GuestErrno(E.EFAULT)
         return 0
-    return f.write(data)
+    return f.write(fit_write(ctx, f, data))
 
 
 @syscall("lseek", args=(("fd", K.FD), ("offset", K.LONG), ("whence", K.WHENCE)))

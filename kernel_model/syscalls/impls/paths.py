@@ -43,6 +43,8 @@ def base_dir(ctx, dirfd: int, path: bytes) -> bytes:
     if path.startswith(b"/") or dirfd == AT_FDCWD:
         return ctx.proc.cwd
     f = ctx.proc.fds.get(dirfd)
+    if getattr(getattr(f, "node", None), "dead", False):
+        raise GuestErrno(E.ENOENT)              # a removed directory: nothing can be found in it
     if not ctx.kernel.fs.is_dir(f.path, b"/", global_view(ctx)):
         raise GuestErrno(E.ENOTDIR)
     return f.path

@@ -87,7 +87,13 @@ def pack_statx(st, request: int = STATX_BASIC_STATS) -> bytes:
                       ROOT_MOUNT_ID)
 
 
+AT_NO_AUTOMOUNT, AT_STATX_SYNC_TYPE = 0x800, 0x6000
+STAT_FLAGS = AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_EMPTY_PATH | AT_STATX_SYNC_TYPE
+
+
 def stat_path(ctx, dirfd: int, pathname: int, flags: int):
+    if flags & ~STAT_FLAGS:
+        raise GuestErrno(E.EINVAL)              # vfs_statx: an unknown flag
     if flags & AT_EMPTY_PATH and pathname and ctx.read_cstr(pathname, 4095) == b"":
         return ctx.proc.fds.get(ctx.int32(dirfd)).stat()
     path = ctx.read_path(pathname)
