@@ -71,8 +71,8 @@ _BY_MODULE = {
     "sockmsg": "recvfrom recvmsg sendmsg sendto",
     "sockopt": "getsockopt setsockopt",
     "splice": "splice tee",
-    "stat": "fstat fstat64 fstatat64 lstat lstat64 newfstatat stat stat64 statx utimensat "
-        "utimensat_time64",
+    "stat": "fstat fstat64 fstatat64 futimesat lstat lstat64 newfstatat stat stat64 statx utime "
+        "utimensat utimensat_time64 utimes",
     "statfs": "fstatfs fstatfs64 statfs statfs64",
     "syslog": "syslog",
     "sysv_ipc": "ipc",
