@@ -8,6 +8,7 @@ from ...flags import (F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_GETFL, F_SETFD, F_SET
                       O_DIRECT, O_NOATIME, O_NONBLOCK, O_PATH, O_RDWR, O_WRONLY, SEEK_CUR,
                       SEEK_MAX)
 from ...fs.fasync import set_fasync
+from ...fs.unseekable import Unseekable
 from ...fs.pipe_size import F_GETPIPE_SZ, F_SETPIPE_SZ, pipe_fcntl
 from ...creds import CAP_SYS_RESOURCE
 from .file_size_limit import RLIMIT_FSIZE, check_new_size, fit_write
@@ -73,9 +74,9 @@ def sys_write(ctx, fd, buf, count):
 @syscall("pread64", args=(("fd", K.FD), ("buf", K.BUF_OUT), ("count", K.ULONG), ("offset", K.LONG)),
          i386=(("fd", K.FD), ("buf", K.BUF_OUT), ("count", K.ULONG), ("offset", K.OFFSET64_SPLIT)))
 def sys_pread64(ctx, fd, buf, count, off_lo, off_hi):
-    f = ctx.proc.fds.get(ctx.int32(fd))
-    _readable(f)
     offset = _offset64(ctx, off_lo, off_hi)
+    f = positional(ctx, fd)
+    _readable(f)
     data = f.pread(min(count, MAX_RW), offset)
     ctx.write(buf, data)
     return len(data)
@@ -84,10 +85,20 @@ def sys_pread64(ctx, fd, buf, count, off_lo, off_hi):
 @syscall("pwrite64", args=(("fd", K.FD), ("buf", K.BUF_IN), ("count", K.ULONG), ("offset", K.LONG)),
          i386=(("fd", K.FD), ("buf", K.BUF_IN), ("count", K.ULONG), ("offset", K.OFFSET64_SPLIT)))
 def sys_pwrite64(ctx, fd, buf, count, off_lo, off_hi):
-    f = ctx.proc.fds.get(ctx.int32(fd))
-    _writable(f)
     offset = _offset64(ctx, off_lo, off_hi)
+    f = positional(ctx, fd)
+    _writable(f)
     return f.pwrite(fit_write(ctx, f, ctx.read(buf, min(count, MAX_RW)), offset), offset)
+
+
+def positional(ctx, fd: int):
+    """ksys_pread64/ksys_pwrite64, do_preadv/do_pwritev: the file of a call at a position;
+    one with no position (a pipe, a socket, a terminal: no FMODE_PREAD/PWRITE) is ESPIPE
+    before its access mode is looked at (EBADF for a closed or O_PATH fd first)."""
+    f = ctx.proc.fds.get_usable(ctx.int32(fd))
+    if isinstance(f, Unseekable):
+        raise GuestErrno(E.ESPIPE)
+    return f
 
 
 def _offset64(ctx, lo: int, hi: int) -> int:
