@@ -21,6 +21,7 @@ from .constants import (DT_DIR, O_CREAT, O_DIRECTORY, O_EXCL, O_NOATIME, O_NOFOL
                         S_IFREG, S_IFSOCK, S_ISGID, S_ISUID, O_ACCMODE, O_RDONLY, O_RDWR,
                         O_WRONLY, dtype_of)
 from .databudget import DataBudget
+from .fhandle import HandleTable
 from .fsnotify import IN_ATTRIB, IN_CREATE, IN_MODIFY, Fsnotify
 from .devfs import build_dev
 from .hostfs import HostContext, host_root_dir
@@ -67,6 +68,7 @@ class FileSystem:
         self.tunables = Tunables()        # /proc/sys values of the file system's own
         self._procfs.sysctl.update(self.tunables.sysctls())
         self.notify = Fsnotify()          # inotify's watches hear the events (fsnotify.py)
+        self.handles = HandleTable()      # name_to_handle_at's inodes (fhandle.py)
 
     def add_sysctl(self, path: bytes, text: Callable[[], bytes],
                    write: Callable[[int, bytes], int] | None = None,
@@ -178,6 +180,21 @@ class FileSystem:
                       proc: ProcessView) -> OpenFile:
         check_tmpfile_flags(flags)
         return open_tmpfile(self._resolve(path, cwd, proc), flags, mode, access_of(proc))
+
+    def open_inode(self, node: Node, path: bytes, flags: int, proc: ProcessView) -> OpenFile:
+        """open_by_handle_at: open `node` itself, with open(2)'s checks of an existing file."""
+        self._check_open_existing(node, flags, creating=False)
+        if not flags & O_PATH:
+            access_of(proc).check(node.stat(), open_mask(flags))
+        if flags & O_PATH or node.is_fifo:
+            return OpenFile(path, flags, node.pin(), None)
+        if node.is_dir:
+            return OpenFile(path, flags, node.pin(), None, lambda: self._listing(
+                node, node.ino, False, proc))
+        handle = node.open_handle(flags)
+        if flags & O_TRUNC and wants_write(flags) and node.is_regular:
+            handle.truncate(0)
+        return OpenFile(path, flags, node, handle)
 
     @staticmethod
     def _reopen(f, flags: int, proc: ProcessView):
