@@ -4,6 +4,7 @@ import struct
 from ... import errno as E
 from ...errno import GuestErrno
 from ...process.exec import execve
+from ...creds import CAP_SETGID
 from ...process.proc import INIT_PID
 from ...cpu.gdt import DATA_RING3, I386_TLS_COUNT, I386_TLS_FIRST, descriptor
 from ..kinds import K, Ret
@@ -77,8 +78,11 @@ def _getgroups(ctx, name: str, size: int, lst: int) -> int:
 
 
 def _setgroups(ctx, name: str, size: int, lst: int) -> int:
-    """kernel/groups.c setgroups (the sandbox's root may): more than NGROUPS_MAX, or a
-    negative size as unsigned, is EINVAL before anything is read; then the list, EFAULT."""
+    """kernel/groups.c setgroups: CAP_SETGID first (may_setgroups: EPERM; the sandbox's
+    root has it until it gives up its effective ids); more than NGROUPS_MAX, or a negative
+    size as unsigned, is EINVAL before anything is read; then the list, EFAULT."""
+    if not ctx.proc.creds.capable(CAP_SETGID):
+        raise GuestErrno(E.EPERM)
     size = ctx.int32(size)
     if size & 0xFFFFFFFF > NGROUPS_MAX:
         raise GuestErrno(E.EINVAL)

@@ -88,6 +88,7 @@ def pack_statx(st, request: int = STATX_BASIC_STATS) -> bytes:
 
 
 AT_NO_AUTOMOUNT, AT_STATX_SYNC_TYPE = 0x800, 0x6000
+STATX__RESERVED = 0x80000000
 STAT_FLAGS = AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_EMPTY_PATH | AT_STATX_SYNC_TYPE
 
 
@@ -155,6 +156,10 @@ def sys_newfstatat(ctx, dirfd, pathname, buf, flags):
 @syscall("statx", args=(("dirfd", K.DIRFD), ("pathname", K.PATH), ("flags", K.AT_FLAGS),
                         ("mask", K.HEX), ("statxbuf", K.STRUCT)))
 def sys_statx(ctx, dirfd, pathname, flags, mask, buf):
+    """do_statx: a reserved mask bit, or both AT_STATX_FORCE_SYNC and DONT_SYNC, is EINVAL
+    before the lookup."""
+    if mask & STATX__RESERVED or flags & AT_STATX_SYNC_TYPE == AT_STATX_SYNC_TYPE:
+        raise GuestErrno(E.EINVAL)
     ctx.write(buf, pack_statx(stat_path(ctx, dirfd, pathname, flags), mask))
     return 0
 
