@@ -15,6 +15,7 @@ _BY_MODULE = {
     "clockset": "adjtimex clock_adjtime clock_adjtime64 clock_settime clock_settime64 settimeofday "
         "stime",
     "close_range": "close_range",
+    "copy_file_range": "copy_file_range",
     "credentials": "getegid getegid32 geteuid geteuid32 getgid getgid32 getresgid getresgid32 "
         "getresuid getresuid32 getuid getuid32 setfsgid setfsgid32 setfsuid setfsuid32 setgid "
         "setgid32 setregid setregid32 setresgid setresgid32 setresuid setresuid32 setreuid "
