@@ -31,6 +31,7 @@ from .node import Node, wants_write
 from .openfile import OpenFile
 from .memfd import F_SEAL_SEAL, O_LARGEFILE, MemFile
 from .overlay import overlay_root
+from ..creds import CAP_MKNOD
 from .permission import MAY_EXEC, MAY_READ, MAY_WRITE, Access, access_of, real_access
 from .shmfs import build_shm
 from .tmpfile import check_linkable, check_tmpfile_flags, open_tmpfile
@@ -169,7 +170,7 @@ class FileSystem:
         if node.is_dir:
             listed = OpenFile(r.path, flags, node.pin(), None, self._lister(r, proc))
             return self.notify.opened(listed, r.parent, r.name)
-        handle = node.open_handle(flags)
+        handle = (self._driver(node) or node).open_handle(flags)
         if flags & O_TRUNC and wants_write(flags) and node.is_regular:
             handle.truncate(0)
             if r.node is not None:              # a file just created is not truncated
@@ -301,19 +302,34 @@ class FileSystem:
         self._made(r, proc, lambda: r.parent.mkdir(r.name, mode & 0o1777))
         self.notify.name_event(r.parent, IN_CREATE, r.name, True)
 
-    def mknod(self, path: bytes, mode: int, cwd: bytes, proc: ProcessView) -> None:
+    def mknod(self, path: bytes, mode: int, cwd: bytes, proc: ProcessView, rdev: int = 0) -> None:
         """mknodat(2) once may_mknod() has accepted the type (fs/namei.c: do_mknodat): `mode`
-        carries the S_IFMT type (0 = regular) and the permission bits after the umask."""
+        carries the S_IFMT type (0 = regular) and the permission bits after the umask; `rdev`
+        a device's number. A device needs CAP_MKNOD (vfs_mknod: EPERM), which the sandbox's
+        root has over the overlay; the write-through host folder takes none (the host's
+        kernel decides there, and the sandbox does not ask it)."""
         r = self._resolve(path, cwd, proc, follow=False, parent_op=True)
         self._check_new_name(r)
         kind = mode & S_IFMT
-        if kind in (S_IFCHR, S_IFBLK):
-            raise GuestErrno(E.EPERM)       # vfs_mknod(): devices need CAP_MKNOD in the host
+        if kind in (S_IFCHR, S_IFBLK) and (self.writable or
+                                           not access_of(proc).creds.capable(CAP_MKNOD)):
+            raise GuestErrno(E.EPERM)
         if kind in (S_IFIFO, S_IFSOCK):
             self._made(r, proc, lambda: r.parent.mknod(r.name, mode))
+        elif kind in (S_IFCHR, S_IFBLK):
+            self._made(r, proc, lambda: r.parent.mknod(r.name, mode, rdev))
         else:
             self._made(r, proc, lambda: r.parent.create(r.name, mode & 0o7777))
         self.notify.name_event(r.parent, IN_CREATE, r.name, False)
+
+    def _driver(self, node: Node):
+        """The devfs device a character device node of another mount opens: the one with its
+        number (chrdev_open finds the driver by the number, not by the node)."""
+        if node.fmt != S_IFCHR or node.mount == "dev":
+            return None
+        rdev = node.stat().rdev
+        return next((dev for _, dev in self._dev.entries()
+                     if dev.fmt == S_IFCHR and dev.stat().rdev == rdev), None)
 
     def rmdir(self, path: bytes, cwd: bytes, proc: ProcessView) -> None:
         r = self._resolve(path, cwd, proc, follow=False, parent_op=True)

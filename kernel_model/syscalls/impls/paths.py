@@ -224,13 +224,13 @@ def sys_mknod(ctx, pathname, mode, dev):
 def sys_mknodat(ctx, dirfd, pathname, mode, dev):
     # fs/namei.c do_mknodat(): may_mknod() refuses a directory or an unknown type (EINVAL)
     # before the path is looked up; the umask applies to the permission bits; type 0 is a
-    # regular file. Device numbers matter only to device nodes, which the file system refuses.
+    # regular file. `dev` is an unsigned int in the new_encode_dev form stat gives back.
     mode &= 0xFFFFFFFF
     if mode & S_IFMT not in MKNOD_TYPES:
         raise GuestErrno(E.EINVAL)
     path, base = _path_at(ctx, dirfd, pathname)
     perms = mode & ~ctx.proc.umask & 0o7777
-    ctx.kernel.fs.mknod(path, (mode & S_IFMT) | perms, base, fs_view(ctx))
+    ctx.kernel.fs.mknod(path, (mode & S_IFMT) | perms, base, fs_view(ctx), dev & 0xFFFFFFFF)
     return 0
 
 
