@@ -3,6 +3,7 @@ from dataclasses import dataclass
 
 from . import errno as E
 from .errno import GuestErrno
+from .flags import O_PATH
 
 FD_CLOEXEC = 1
 DEFAULT_NOFILE = 1024      # RLIMIT_NOFILE soft limit Linux gives by default
@@ -41,6 +42,15 @@ class FdTable:
         if entry is None:
             raise GuestErrno(E.EBADF)
         return entry.file
+
+    def get_usable(self, fd: int):
+        """fdget()/fget() for a call that acts on the file (ioctl, mmap, fsync...): an O_PATH
+        description (FMODE_PATH) only names a place for *at() calls, fstat, dup, close and
+        the fd flags, so it is EBADF here as a closed fd is."""
+        file = self.get(fd)
+        if getattr(file, "flags", 0) & O_PATH:
+            raise GuestErrno(E.EBADF)
+        return file
 
     def entry(self, fd: int) -> FdEntry:
         entry = self.entries.get(fd)

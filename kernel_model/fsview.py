@@ -68,6 +68,15 @@ class FsView:
         return self._proc.groups
 
     @property
+    def umask(self) -> int:
+        return self._proc.umask
+
+    @property
+    def thread_count(self) -> int:
+        """Threads: in /proc/PID/status (the live ones; a zombie's leader counts as one)."""
+        return max(len(self._proc.live_threads()), 1)
+
+    @property
     def pgid(self) -> int:
         return self._proc.pgid or self._proc.pid
 
@@ -84,12 +93,46 @@ class FsView:
         return STATE_NAMES.get(proc.threads[0].state, STATE_NAMES["runnable"])
 
 
+class InitView:
+    """/proc/1: the sandbox's init, parent of the run's first process and of every orphan. The
+    model has no process for it (it only reaps), so its view is fixed: pid 1 with no parent,
+    the leader of its own group and session, asleep (in wait), root's credentials, no open
+    files, its name "init" (LTP's getpgid01 reads its stat, tst_get_free_pids its status)."""
+
+    pid = pgid = sid = 1
+    ppid = 0
+    comm = b"init"
+    creds = None                      # root's (fs/permission.py access_of)
+    groups = ()
+
+    def exe_path(self) -> bytes:
+        return b"/sbin/init"
+
+    def maps_text(self) -> bytes:
+        return b""
+
+    def fd_targets(self) -> dict[int, bytes]:
+        return {}
+
+    def fdinfo(self, fd: int) -> bytes:
+        return b""
+
+    def cwd(self) -> bytes:
+        return b"/"
+
+    def state(self) -> tuple[bytes, bytes]:
+        return STATE_NAMES["sleeping"]
+
+
 class GlobalFsView(FsView):
     """The same process resolving a global path (an open file's, a canonical one the model
     computed): from the guest root whatever the process root is."""
 
     def root(self) -> bytes:
         return b"/"
+
+
+INIT_VIEW = InitView()
 
 
 def fs_view(proc) -> FsView:

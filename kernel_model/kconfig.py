@@ -30,7 +30,7 @@ ALWAYS = ("CONFIG_X86", "CONFIG_X86_64", "CONFIG_64BIT", "CONFIG_MMU", "CONFIG_I
 NEVER = ("CONFIG_NAMESPACES", "CONFIG_UTS_NS", "CONFIG_TIME_NS", "CONFIG_IPC_NS",
          "CONFIG_USER_NS", "CONFIG_PID_NS", "CONFIG_NET_NS", "CONFIG_SWAP", "CONFIG_BLOCK",
          "CONFIG_BLK_DEV_LOOP", "CONFIG_MANDATORY_FILE_LOCKING", "CONFIG_DNOTIFY",
-         "CONFIG_CHECKPOINT_RESTORE", "CONFIG_POSIX_AUX_CLOCKS")
+         "CONFIG_POSIX_AUX_CLOCKS")
 
 # option -> the calls it gates (init/Kconfig, fs/Kconfig, net/Kconfig...).
 GATED = {
@@ -47,6 +47,7 @@ GATED = {
     "CONFIG_POSIX_TIMERS": ("timer_create", "timer_settime", "clock_settime"),
     "CONFIG_MEMFD_CREATE": ("memfd_create",),
     "CONFIG_FHANDLE": ("name_to_handle_at", "open_by_handle_at"),
+    "CONFIG_CHECKPOINT_RESTORE": ("kcmp",),      # and the IPC next_id values (ipc/ids.py)
     "CONFIG_FILE_LOCKING": ("flock",),
     "CONFIG_INOTIFY_USER": ("inotify_init1", "inotify_add_watch", "inotify_rm_watch"),
     "CONFIG_FANOTIFY": ("fanotify_init", "fanotify_mark"),

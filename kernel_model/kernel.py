@@ -41,7 +41,7 @@ from .signals import signal_name
 from .syscalls.dispatch import SyscallDispatcher
 from .syscalls.entry import SyscallEntry
 from .syscalls.impls.utsname import PROC_VERSION, UTS_RELEASE, UTS_VERSION, UtsName
-from .fsview import fs_view
+from .fsview import INIT_VIEW, fs_view
 from .ipc.namespace import IpcNamespace
 from .kconfig import config_gz
 from .keys.table import KeyTable
@@ -88,8 +88,8 @@ class Kernel(Spawning, SyscallEntry):
         self.fs.data_budget.allows = self._memory_budget_allows    # overlay bytes are memory
         self.syscalls = SyscallDispatcher(self)
         self.uts = UtsName()              # the run's UTS namespace (sethostname, uname)
-        self.fs.add_sysctl(b"kernel/hostname", lambda: self.uts.nodename)
-        self.fs.add_sysctl(b"kernel/domainname", lambda: self.uts.domainname)
+        for path, (text, write) in self.uts.sysctls().items():
+            self.fs.add_sysctl(path, text, write)
         self.fs.add_sysctl(b"kernel/osrelease", lambda: UTS_RELEASE)
         self.fs.add_sysctl(b"kernel/version", lambda: UTS_VERSION)
         self.fs.add_proc_file(b"config.gz", config_gz)    # CONFIG_IKCONFIG_PROC (kconfig.py)
@@ -107,7 +107,7 @@ class Kernel(Spawning, SyscallEntry):
         self.scheduler.timers = TimerList(IntervalTimers(self), PosixTimers(self), self.timerfds)
         self.debug = DebugInterface(self)
         self.processes: dict[int, Process] = {}
-        self.fs.list_processes(lambda: {pid: fs_view(p) for pid, p in self.processes.items()})
+        self.fs.list_processes(self._process_views)
         self.processes_created = 0        # every process the run made (spawn, fork, vfork)
         self.task_limit = TaskLimit(config.max_tasks)
         self.reaped_count = 0
@@ -181,6 +181,10 @@ class Kernel(Spawning, SyscallEntry):
         space.traps.set_frameless_handler(V.SYSCALL_VECTOR, self._int80_frameless)
         space.machine.syscall_handler = self._on_syscall_instruction
         space.vm.budget_allows = self._memory_budget_allows
+
+    def _process_views(self) -> dict:
+        """What /proc/PID shows, by pid: the sandbox's init and every process of the run."""
+        return {INIT_VIEW.pid: INIT_VIEW, **{pid: fs_view(p) for pid, p in self.processes.items()}}
 
     def _memory_budget_allows(self, extra: int) -> bool:
         """--memory limit over all live address spaces and the overlay's file bytes together

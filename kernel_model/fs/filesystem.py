@@ -16,11 +16,12 @@ from typing import Callable
 from .. import errno as E
 from ..errno import GuestErrno
 from ..errors import KernelError
-from .constants import (DT_DIR, O_CREAT, O_DIRECTORY, O_EXCL, O_NOFOLLOW, O_PATH,
+from .constants import (DT_DIR, O_CREAT, O_DIRECTORY, O_EXCL, O_NOATIME, O_NOFOLLOW, O_PATH,
                         O_TMPFILE_BIT, O_TRUNC, PATH_MAX, S_IFBLK, S_IFCHR, S_IFIFO, S_IFMT,
                         S_IFREG, S_IFSOCK, S_ISGID, S_ISUID, O_ACCMODE, O_RDONLY, O_RDWR,
                         O_WRONLY, dtype_of)
 from .databudget import DataBudget
+from .fhandle import HandleTable
 from .fsnotify import IN_ATTRIB, IN_CREATE, IN_MODIFY, Fsnotify
 from .devfs import build_dev
 from .hostfs import HostContext, host_root_dir
@@ -30,9 +31,12 @@ from .node import Node, wants_write
 from .openfile import OpenFile
 from .memfd import F_SEAL_SEAL, O_LARGEFILE, MemFile
 from .overlay import overlay_root
+from ..creds import CAP_MKNOD
 from .permission import MAY_EXEC, MAY_READ, MAY_WRITE, Access, access_of, real_access
 from .shmfs import build_shm
+from .tmpfile import check_linkable, check_tmpfile_flags, open_tmpfile
 from .procfs import ProcFs
+from .procsys import Sysctl, Tunables
 from .proctext import ProcessView, process_root
 from .randomstream import DeterministicRandom
 from .records import DirEntry, StatResult
@@ -62,11 +66,17 @@ class FileSystem:
         self._shm = build_shm(clock, self.data_budget)
         self._dev = build_dev(self.random, self._shm)
         self._procfs = ProcFs()
+        self.tunables = Tunables()        # /proc/sys values of the file system's own
+        self._procfs.sysctl.update(self.tunables.sysctls())
         self.notify = Fsnotify()          # inotify's watches hear the events (fsnotify.py)
+        self.handles = HandleTable()      # name_to_handle_at's inodes (fhandle.py)
 
-    def add_sysctl(self, path: bytes, text: Callable[[], bytes]) -> None:
-        """A /proc/sys entry whose value follows the kernel's state (procsys.py)."""
-        self._procfs.sysctl[path] = text
+    def add_sysctl(self, path: bytes, text: Callable[[], bytes],
+                   write: Callable[[int, bytes], int] | None = None,
+                   mode: int | None = None) -> None:
+        """A /proc/sys entry whose value follows the kernel's state (procsys.py); `write`
+        makes it writable by root (sysctl_write.py)."""
+        self._procfs.sysctl[path] = Sysctl(text, write, mode)
 
     def memfd(self, name: bytes, sealing: bool) -> OpenFile:
         """memfd_create: a new unnamed memory file of the shm mount, open read-write."""
@@ -143,13 +153,13 @@ class FileSystem:
     # --- open ----------------------------------------------------------------------------------
     def open(self, path: bytes, flags: int, mode: int, cwd: bytes, proc: ProcessView) -> OpenFile:
         if flags & O_TMPFILE_BIT:
-            raise GuestErrno(E.EOPNOTSUPP)
+            return self._open_tmpfile(path, flags, mode, cwd, proc)
         creating = bool(flags & O_CREAT)
         # O_CREAT|O_EXCL never follows a final symlink: the name itself must not exist.
         follow = not flags & O_NOFOLLOW and not (creating and flags & O_EXCL)
         r = self._resolve(path, cwd, proc, follow=follow, stop_at_fd_links=True)
         if r.fd_link:
-            return self._fd_file(r, proc)
+            return self._reopen(self._fd_file(r, proc), flags, proc)
         node = r.node
         if node is None:
             if not creating:
@@ -161,7 +171,10 @@ class FileSystem:
         else:
             self._check_open_existing(node, flags, creating)
             if not flags & O_PATH:
-                access_of(proc).check(node.stat(), open_mask(flags))
+                access = access_of(proc)
+                access.check(node.stat(), open_mask(flags))
+                if flags & O_NOATIME and not access.owns(node.stat()):
+                    raise GuestErrno(E.EPERM)     # may_open: O_NOATIME is the owner's
         if flags & O_PATH or node.is_fifo:
             # A fifo has no data in the file system: the caller opens its pipe
             # (kernel_model/fs/fifo.py, Linux's fifo_open in fs/pipe.c). The description shows
@@ -170,12 +183,46 @@ class FileSystem:
         if node.is_dir:
             listed = OpenFile(r.path, flags, node.pin(), None, self._lister(r, proc))
             return self.notify.opened(listed, r.parent, r.name)
-        handle = node.open_handle(flags)
+        handle = (self._driver(node) or node).open_handle(flags)
         if flags & O_TRUNC and wants_write(flags) and node.is_regular:
             handle.truncate(0)
             if r.node is not None:              # a file just created is not truncated
                 self.notify.inode_event(node, IN_MODIFY, self.notify.key_of(r.parent), r.name)
         return self.notify.opened(OpenFile(r.path, flags, node, handle), r.parent, r.name)
+
+    def _open_tmpfile(self, path: bytes, flags: int, mode: int, cwd: bytes,
+                      proc: ProcessView) -> OpenFile:
+        check_tmpfile_flags(flags)
+        return open_tmpfile(self._resolve(path, cwd, proc), flags, mode, access_of(proc))
+
+    def open_inode(self, node: Node, path: bytes, flags: int, proc: ProcessView) -> OpenFile:
+        """open_by_handle_at: open `node` itself, with open(2)'s checks of an existing file."""
+        self._check_open_existing(node, flags, creating=False)
+        if not flags & O_PATH:
+            access_of(proc).check(node.stat(), open_mask(flags))
+        if flags & O_PATH or node.is_fifo:
+            return OpenFile(path, flags, node.pin(), None)
+        if node.is_dir:
+            return OpenFile(path, flags, node.pin(), None, lambda: self._listing(
+                node, node.ino, False, proc))
+        handle = node.open_handle(flags)
+        if flags & O_TRUNC and wants_write(flags) and node.is_regular:
+            handle.truncate(0)
+        return OpenFile(path, flags, node, handle)
+
+    @staticmethod
+    def _reopen(f, flags: int, proc: ProcessView):
+        """Opening /proc/PID/fd/N of a file with no path: a pipe's or a socket's description
+        itself, a regular file with no name left (O_TMPFILE, unlinked, memfd) a new description
+        of its inode, as the magic link's jump to the file's dentry gives (nd_jump_link)."""
+        node = getattr(f, "node", None)
+        if node is None or not node.is_regular or flags & O_PATH:
+            return f
+        access_of(proc).check(node.stat(), open_mask(flags))
+        handle = node.open_handle(flags)
+        if flags & O_TRUNC and wants_write(flags):
+            handle.truncate(0)
+        return OpenFile(f.path, flags, node, handle)
 
     @staticmethod
     def _check_open_existing(node: Node, flags: int, creating: bool) -> None:
@@ -218,12 +265,15 @@ class FileSystem:
         return r.node.stat()
 
     def access(self, path: bytes, cwd: bytes, proc: ProcessView, mode: int,
-               effective: bool = False) -> None:
-        """access(2) checks with the real ids unless `effective` (AT_EACCESS)."""
+               effective: bool = False, follow: bool = True, node: Node | None = None) -> None:
+        """access(2) checks with the real ids unless `effective` (AT_EACCESS); `follow` False
+        checks a final symlink itself (AT_SYMLINK_NOFOLLOW); `node`: the inode to check
+        instead of resolving `path` (an fd's, AT_EMPTY_PATH)."""
         if mode & ~0o7:
             raise GuestErrno(E.EINVAL)
         checker = access_of(proc) if effective else real_access(proc)
-        node = self._resolve(path, cwd, proc, search_as=checker).node
+        if node is None:
+            node = self._resolve(path, cwd, proc, follow=follow, search_as=checker).node
         if node is None:
             raise GuestErrno(E.ENOENT)
         if mode:
@@ -265,19 +315,34 @@ class FileSystem:
         self._made(r, proc, lambda: r.parent.mkdir(r.name, mode & 0o1777))
         self.notify.name_event(r.parent, IN_CREATE, r.name, True)
 
-    def mknod(self, path: bytes, mode: int, cwd: bytes, proc: ProcessView) -> None:
+    def mknod(self, path: bytes, mode: int, cwd: bytes, proc: ProcessView, rdev: int = 0) -> None:
         """mknodat(2) once may_mknod() has accepted the type (fs/namei.c: do_mknodat): `mode`
-        carries the S_IFMT type (0 = regular) and the permission bits after the umask."""
+        carries the S_IFMT type (0 = regular) and the permission bits after the umask; `rdev`
+        a device's number. A device needs CAP_MKNOD (vfs_mknod: EPERM), which the sandbox's
+        root has over the overlay; the write-through host folder takes none (the host's
+        kernel decides there, and the sandbox does not ask it)."""
         r = self._resolve(path, cwd, proc, follow=False, parent_op=True)
         self._check_new_name(r)
         kind = mode & S_IFMT
-        if kind in (S_IFCHR, S_IFBLK):
-            raise GuestErrno(E.EPERM)       # vfs_mknod(): devices need CAP_MKNOD in the host
+        if kind in (S_IFCHR, S_IFBLK) and (self.writable or
+                                           not access_of(proc).creds.capable(CAP_MKNOD)):
+            raise GuestErrno(E.EPERM)
         if kind in (S_IFIFO, S_IFSOCK):
             self._made(r, proc, lambda: r.parent.mknod(r.name, mode))
+        elif kind in (S_IFCHR, S_IFBLK):
+            self._made(r, proc, lambda: r.parent.mknod(r.name, mode, rdev))
         else:
             self._made(r, proc, lambda: r.parent.create(r.name, mode & 0o7777))
         self.notify.name_event(r.parent, IN_CREATE, r.name, False)
+
+    def _driver(self, node: Node):
+        """The devfs device a character device node of another mount opens: the one with its
+        number (chrdev_open finds the driver by the number, not by the node)."""
+        if node.fmt != S_IFCHR or node.mount == "dev":
+            return None
+        rdev = node.stat().rdev
+        return next((dev for _, dev in self._dev.entries()
+                     if dev.fmt == S_IFCHR and dev.stat().rdev == rdev), None)
 
     def rmdir(self, path: bytes, cwd: bytes, proc: ProcessView) -> None:
         r = self._resolve(path, cwd, proc, follow=False, parent_op=True)
@@ -336,7 +401,11 @@ class FileSystem:
 
     def link(self, old: bytes, new: bytes, cwd: bytes, proc: ProcessView,
              follow: bool = False) -> None:
-        node = self._existing(old, cwd, proc, follow)
+        self.link_inode(self._existing(old, cwd, proc, follow), new, cwd, proc)
+
+    def link_inode(self, node: Node, new: bytes, cwd: bytes, proc: ProcessView) -> None:
+        """A new name `new` for the inode `node` (do_linkat once the old side is found: a
+        path, an fd with AT_EMPTY_PATH or a /proc/PID/fd/N link to a file with no name)."""
         r = self._resolve(new, cwd, proc, follow=False, parent_op=True)
         self._check_new_name(r)
         if r.parent.mount != node.mount:
@@ -344,6 +413,7 @@ class FileSystem:
         if node.is_dir:
             raise GuestErrno(E.EPERM)
         access_of(proc).check(r.parent.stat(), MAY_WRITE | MAY_EXEC)
+        check_linkable(node)
         r.parent.link(r.name, node)
         self.notify.inode_event(node, IN_ATTRIB)
         self.notify.name_event(r.parent, IN_CREATE, r.name, False)
@@ -383,7 +453,10 @@ class FileSystem:
         r.node.utimens(atime_ns, mtime_ns)
         self._changed(r, IN_ATTRIB)
 
-    def truncate(self, path: bytes, length: int, cwd: bytes, proc: ProcessView) -> None:
+    def truncate(self, path: bytes, length: int, cwd: bytes, proc: ProcessView,
+                 size_ok: Callable[[int], None] = lambda size: None) -> None:
+        """`size_ok(current size)`: the caller's RLIMIT_FSIZE check (inode_newsize_ok), made
+        once the file may be written, as do_truncate's notify_change makes it."""
         if length < 0:
             raise GuestErrno(E.EINVAL)
         r = self._existing_resolved(path, cwd, proc)
@@ -393,6 +466,7 @@ class FileSystem:
         if not node.is_regular:
             raise GuestErrno(E.EINVAL)
         access_of(proc).check(node.stat(), MAY_WRITE)
+        size_ok(node.stat().size)
         node.truncate(length)
         self._changed(r, IN_MODIFY)
 

@@ -209,4 +209,10 @@ class Walker:
 
 
 def _is_pathless_fd_link(node: Node) -> bool:
-    return node.fd is not None and not node.readlink().startswith(b"/")
+    """A /proc/PID/fd/N link to a file no path reaches: a pipe, a socket, an anonymous inode,
+    or a file with no name left (" (deleted)": unlinked, O_TMPFILE, memfd), which Linux's magic
+    link reaches all the same (nd_jump_link jumps to the file's own dentry)."""
+    if node.fd is None:
+        return False
+    text = node.readlink()
+    return not text.startswith(b"/") or text.endswith(b" (deleted)")

@@ -37,6 +37,9 @@ class Node:
     fd: int | None = None       # set on /proc/PID/fd/N links: the fd they name (magic links)
     magic = False               # /proc/PID/exe, cwd, root and fd/N: procfs's magic links
     xattrs = None               # an inode that keeps extended attributes has an Xattrs here
+    # I_LINKABLE: an O_TMPFILE inode opened without O_EXCL, which linkat(2) may give a name
+    # although it has none (fs/namei.c vfs_tmpfile, vfs_link)
+    linkable = False
 
     @property
     def is_dir(self) -> bool:
@@ -76,6 +79,10 @@ class Node:
 
     def create(self, name: bytes, mode: int) -> "Node":
         raise GuestErrno(E.EACCES)
+
+    def tmpfile(self, mode: int) -> "Node":
+        """An unnamed regular file of this directory's file system (O_TMPFILE)."""
+        raise GuestErrno(E.EOPNOTSUPP)      # vfs_tmpfile(): no i_op->tmpfile
 
     def mkdir(self, name: bytes, mode: int) -> None:
         raise GuestErrno(E.EPERM)

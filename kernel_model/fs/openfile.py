@@ -21,6 +21,9 @@ class OpenFile:
     notify = None
     notify_parent = None
     notify_name = b""
+    # opened with no name (O_TMPFILE): its dentry is never hashed, so even once linkat gave
+    # the inode a name, /proc/PID/fd/N still reads "... (deleted)" (d_unlinked)
+    unnamed = False
 
     def __init__(self, path: bytes, flags: int, node: Node, handle: Handle | None,
                  listing: Callable[[], list[DirEntry]] | None = None):
@@ -164,6 +167,22 @@ class OpenFile:
         if not self.closed and self.notify is not None and self.notify.watches:
             self._report(IN_CLOSE_WRITE if self.writable else IN_CLOSE_NOWRITE)
         self.closed = True
+
+
+def fd_link_text(f) -> bytes:
+    """What /proc/PID/fd/N reads for the open file `f` (fs/d_path.c d_path): its path, or its
+    own text for a file outside the tree (pipe:[N], anon_inode:[...]); a regular file whose
+    inode has no name left (unlinked) or that was opened with none (O_TMPFILE) gets
+    " (deleted)" after it (d_path of a d_unlinked dentry)."""
+    text = getattr(f, "proc_link", None) or getattr(f, "path", b"") or b"anon_inode:[unknown]"
+    node = getattr(f, "node", None)
+    if isinstance(node, Node) and node.is_regular and text.startswith(b"/") and \
+            not text.endswith(DELETED) and (f.unnamed or node.stat().nlink == 0):
+        return text + DELETED
+    return text
+
+
+DELETED = b" (deleted)"
 
 
 def _seek_target(position: int, size: int, off: int, whence: int) -> int:

@@ -109,9 +109,10 @@ class OverlaySymlink(OverlayNode):
 
 
 class OverlaySpecial(OverlayNode):
-    """A fifo, socket or device node: visible, renamable, but with no driver to open here. A
+    """A fifo, socket or device node: visible, renamable, but with no driver of its own. A
     fifo is opened by the kernel above the file system (kernel_model/fs/fifo.py), which keeps the
-    pipe of the inode in `pipe` while an end of it is open (fs/pipe.c: inode->i_pipe)."""
+    pipe of the inode in `pipe` while an end of it is open (fs/pipe.c: inode->i_pipe); a
+    character device opens the driver the file system has for its number (filesystem.py)."""
     pipe = None
 
 
@@ -241,11 +242,17 @@ class OverlayDir(OverlayNode):
         self._attach(name, node)
         return node
 
-    def mknod(self, name: bytes, mode: int) -> None:
-        """A new fifo (the only special file an unprivileged sandbox may make: the caller has
-        refused device nodes with EPERM, as vfs_mknod does without CAP_MKNOD)."""
+    def tmpfile(self, mode: int) -> Node:
+        """shmem_tmpfile(): a new file with no name (nlink 0) until linkat gives it one."""
+        return OverlayFile(self.ctx, self.ctx.meta(S_IFREG | (mode & 0o7777), nlink=0), None)
+
+    def mknod(self, name: bytes, mode: int, rdev: int = 0) -> None:
+        """A new fifo, socket or device node (shmem_mknod keeps a device's number; the caller
+        has checked CAP_MKNOD for a device)."""
         self._require_absent(name)
-        self._attach(name, OverlaySpecial(self.ctx, self.ctx.meta(mode)))
+        meta = self.ctx.meta(mode)
+        meta.rdev = rdev
+        self._attach(name, OverlaySpecial(self.ctx, meta))
 
     def mkdir(self, name: bytes, mode: int) -> None:
         self._require_absent(name)
@@ -265,6 +272,7 @@ class OverlayDir(OverlayNode):
             raise GuestErrno(E.EPERM)          # no hard links to directories (vfs_link)
         self._attach(name, node)
         node.meta.nlink += 1
+        node.linkable = False               # vfs_link() clears I_LINKABLE once named
         node.meta.ctime_ns = self.ctx.clock()
 
     def unlink(self, name: bytes) -> None:

@@ -20,6 +20,7 @@ from ..blocking import WouldBlock
 from ..errno import GuestErrno
 from ..errors import KernelPanic
 from .constants import BLOCK_SIZE, O_ACCMODE, O_NONBLOCK, O_RDONLY, O_WRONLY, PIPE_DEV, S_IFIFO
+from .fasync import POLL_IN, POLL_OUT, kill_fasync
 from .records import StatResult
 from ..readiness import POLLERR, POLLHUP, POLLIN, POLLOUT, POLLRDNORM, POLLWRNORM
 from .unseekable import Unseekable
@@ -47,6 +48,7 @@ class Pipe:
         self._buffer = bytearray()
         self.readers = 0                 # open read ends (open file descriptions, not fds)
         self.writers = 0
+        self.fasync: list = []           # descriptions with O_ASYNC (fasync.py)
 
     def __repr__(self) -> str:
         return f"<Pipe {self.name.decode()} {len(self._buffer)}/{self.capacity}B " \
@@ -89,6 +91,8 @@ class Pipe:
         data = bytes(self._buffer[:n])
         del self._buffer[:n]
         self._wakeup(self)               # room for blocked writers
+        if self.fasync:
+            kill_fasync(self, O_WRONLY, POLL_OUT)
         return data
 
     def write(self, data: bytes, nonblocking: bool) -> int:
@@ -104,6 +108,8 @@ class Pipe:
         count = min(n, self.free)
         self._buffer += data[:count]
         self._wakeup(self)               # data for blocked readers
+        if self.fasync:
+            kill_fasync(self, O_RDONLY, POLL_IN)
         return count
 
     def splice_room(self, nonblocking: bool) -> int:
@@ -209,4 +215,6 @@ class PipeEnd(Unseekable):
         """The last fd of this open file description went (in any process)."""
         if not self.closed:
             self.closed = True
+            if self.pipe.fasync:          # __fput: the description leaves the fasync list
+                self.pipe.fasync = [s for s in self.pipe.fasync if s.file is not self]
             self.pipe.close_end(self._mode)

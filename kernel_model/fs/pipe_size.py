@@ -34,12 +34,14 @@ def pipe_of(f) -> Pipe:
     return pipe
 
 
-def set_pipe_size(pipe: Pipe, arg: int, wakeup, privileged: bool = True) -> int:
-    """pipe_set_size(): the new capacity in bytes, which the call returns."""
+def set_pipe_size(pipe: Pipe, arg: int, wakeup, privileged: bool = True,
+                  max_size: int = PIPE_MAX_SIZE) -> int:
+    """pipe_set_size(): the new capacity in bytes, which the call returns; `max_size` is
+    /proc/sys/fs/pipe-max-size's value."""
     size = round_pipe_size(arg)
     if size // PAGE_SIZE == 0:
         raise GuestErrno(E.EINVAL)
-    if size > pipe.capacity and size > PIPE_MAX_SIZE and not privileged:
+    if size > pipe.capacity and size > max_size and not privileged:
         raise GuestErrno(E.EPERM)
     if pipe.buffered > size:
         raise GuestErrno(E.EBUSY)
@@ -48,9 +50,10 @@ def set_pipe_size(pipe: Pipe, arg: int, wakeup, privileged: bool = True) -> int:
     return size
 
 
-def pipe_fcntl(f, cmd: int, arg: int, wakeup, privileged: bool = True) -> int:
+def pipe_fcntl(f, cmd: int, arg: int, wakeup, privileged: bool = True,
+               max_size: int = PIPE_MAX_SIZE) -> int:
     """`privileged`: the caller holds CAP_SYS_RESOURCE."""
     pipe = pipe_of(f)
     if cmd == F_GETPIPE_SZ:
         return pipe.capacity
-    return set_pipe_size(pipe, arg & 0xFFFFFFFF, wakeup, privileged)
+    return set_pipe_size(pipe, arg & 0xFFFFFFFF, wakeup, privileged, max_size)

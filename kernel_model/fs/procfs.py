@@ -13,7 +13,7 @@ from typing import Callable
 from .constants import PROC_DEV, S_IFDIR, S_IFLNK, S_IFREG
 from .inodes import InodeTable
 from .node import Node
-from .procsys import sysctl_table
+from .procsys import Sysctl, sysctl_table
 from .proctext import CPUINFO, FILESYSTEMS, MEMINFO, ProcessView, stat_line, status_text
 from .synthetic import GeneratedFile, SyntheticDir, SyntheticSymlink, synthetic_meta
 
@@ -29,7 +29,7 @@ class ProcFs:
     def __init__(self):
         self.table = InodeTable(first=1)
         self.table.for_key(b"/")          # the mount root is inode 1, as PROC_ROOT_INO
-        self.sysctl: dict[bytes, Callable[[], bytes]] = {}   # the kernel's own /proc/sys values
+        self.sysctl: dict[bytes, Sysctl] = {}         # the kernel's own /proc/sys values
         self.files: dict[bytes, Callable[[], bytes]] = {}    # other files the kernel adds
         # Every process's view by pid (the kernel sets it): without it only the caller shows.
         self.processes: Callable[[], dict[int, ProcessView]] | None = None
@@ -43,8 +43,13 @@ class ProcFs:
     def link(self, path: bytes, target) -> SyntheticSymlink:
         return SyntheticSymlink("proc", self._meta(path, S_IFLNK, 0o777), target)
 
-    def file(self, path: bytes, text, perm: int = 0o444) -> GeneratedFile:
-        return GeneratedFile("proc", self._meta(path, S_IFREG, perm), text)
+    def file(self, path: bytes, text, perm: int = 0o444, write=None) -> GeneratedFile:
+        return GeneratedFile("proc", self._meta(path, S_IFREG, perm), text, write)
+
+    def sysctl_file(self, path: bytes, entry: Sysctl) -> GeneratedFile:
+        """A /proc/sys file: its value and a newline; root may write a writable one."""
+        text = entry.text
+        return self.file(path, lambda: text() + b"\n", entry.perm, entry.write)
 
     def _meta(self, path: bytes, fmt: int, perm: int):
         return synthetic_meta(PROC_DEV, self.table.for_key(path), fmt, perm)
@@ -89,7 +94,8 @@ def _tree(fs: ProcFs, base: bytes, files: dict, nodes: bool = True) -> dict:
         branch = tree
         for folder in folders:
             branch = branch.setdefault(folder, {})
-        branch[name] = fs.file(base + b"/" + path, text)
+        branch[name] = fs.sysctl_file(base + b"/" + path, text) if isinstance(text, Sysctl) \
+            else fs.file(base + b"/" + path, text)
     if not nodes:
         return tree
     return {name: _folder(fs, base + b"/" + name, child) if isinstance(child, dict) else child

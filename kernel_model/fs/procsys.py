@@ -1,14 +1,20 @@
 """/proc/sys: the sysctl values programs read (kernel/sysctl.c and the tables of each subsystem).
 
 Each entry is a file whose text is its value and a newline, as proc_dointvec and
-proc_dostring print them. The fixed ones are the modeled kernel's defaults; the kernel adds
-the ones that follow its state (the UTS names, kernel.py). Read-only: the sandbox models no
-tuning, so a write fails (EBADF, the file is not opened for writing) rather than being kept
-and ignored.
+proc_dostring print them. The fixed ones are the modeled kernel's defaults and read-only
+(0444: a write is EACCES, even for root: proc_sys_permission). An entry whose value the model
+uses is writable by root (0644) where Linux's is, with the checks of Linux's handler
+(sysctl_write.py): the UTS names (kernel.py), fs.pipe-max-size (F_SETPIPE_SZ's limit for an
+unprivileged caller, `Tunables`), the IPC ids' next_id (ipc/). A value the model would keep
+without using stays read-only rather than be kept and ignored.
 """
+from dataclasses import dataclass
 from typing import Callable
 
-from .pipe_size import PIPE_MAX_SIZE, PIPE_USER_PAGES_SOFT
+from .. import errno as E
+from ..errno import GuestErrno
+from .pipe_size import PIPE_MAX_SIZE, PIPE_USER_PAGES_SOFT, round_pipe_size
+from .sysctl_write import int_writer
 
 # include/linux/mm.h DEFAULT_MAX_MAP_COUNT (kernel_model/memory/vm.py enforces it; fs/ does not
 # import the page mapper, which brings the emulator)
@@ -19,7 +25,6 @@ FIXED: dict[bytes, bytes] = {
     b"kernel/pid_max": b"%d" % PID_MAX,
     b"kernel/ostype": b"Linux",
     b"kernel/ngroups_max": b"65536",      # NGROUPS_MAX (sysconf(_SC_NGROUPS_MAX): id, groups)
-    b"fs/pipe-max-size": b"%d" % PIPE_MAX_SIZE,
     b"fs/pipe-user-pages-soft": b"%d" % PIPE_USER_PAGES_SOFT,
     b"fs/pipe-user-pages-hard": b"0",
     b"fs/lease-break-time": b"45",
@@ -32,8 +37,49 @@ FIXED: dict[bytes, bytes] = {
 }
 
 
-def sysctl_table(dynamic: dict[bytes, Callable[[], bytes]]) -> dict[bytes, Callable[[], bytes]]:
-    """Path under /proc/sys -> its text, the fixed values and the kernel's."""
-    table = {path: (lambda value=value: value + b"\n") for path, value in FIXED.items()}
-    table.update({path: (lambda get=get: get() + b"\n") for path, get in dynamic.items()})
+@dataclass
+class Sysctl:
+    """One /proc/sys entry: its value's text (no newline), and for a writable one the writer
+    (position, bytes) -> bytes taken (sysctl_write.py). `mode`: what stat shows when it is
+    not 0644 (writable) or 0444: a table's own mode that a permissions hook widens for root,
+    as ipc_permissions does for the IPC next_id values."""
+    text: Callable[[], bytes]
+    write: Callable[[int, bytes], int] | None = None
+    mode: int | None = None
+
+    @property
+    def perm(self) -> int:
+        if self.mode is not None:
+            return self.mode
+        return 0o644 if self.write else 0o444
+
+
+@dataclass
+class Tunables:
+    """The /proc/sys values of the file system's own that root may change."""
+    pipe_max_size: int = PIPE_MAX_SIZE
+
+    def sysctls(self) -> dict[bytes, Sysctl]:
+        return {b"fs/pipe-max-size": Sysctl(lambda: b"%d" % self.pipe_max_size,
+                                            int_writer(self._set_pipe_max_size, _pipe_max_size))}
+
+    def _set_pipe_max_size(self, value: int) -> None:
+        self.pipe_max_size = value
+
+
+def _pipe_max_size(value: int) -> int:
+    """do_proc_dopipe_max_size_conv(): an unsigned int (proc_douintvec), rounded as a pipe's
+    size is (round_pipe_size: 0, above 2**31, is EINVAL)."""
+    if value < 0 or value > 0xFFFFFFFF:
+        raise GuestErrno(E.EINVAL)
+    size = round_pipe_size(value)
+    if size == 0:
+        raise GuestErrno(E.EINVAL)
+    return size
+
+
+def sysctl_table(dynamic: dict[bytes, Sysctl]) -> dict[bytes, Sysctl]:
+    """Path under /proc/sys -> its entry, the fixed values and the kernel's."""
+    table = {path: Sysctl(lambda value=value: value) for path, value in FIXED.items()}
+    table.update(dynamic)
     return table

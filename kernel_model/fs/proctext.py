@@ -8,6 +8,8 @@ from typing import Protocol
 
 from emu.cpuid import brand, cpuid, linux_flags, signature
 
+from ..creds import ALL_CAPS, ROOT as ROOT_IDS
+
 
 class ProcessView(Protocol):
     """What /proc shows about the calling process; implemented by the kernel's process object.
@@ -142,20 +144,31 @@ def memory_lines(proc: ProcessView) -> list[bytes]:
 
 
 def status_text(proc: ProcessView) -> bytes:
+    """/proc/PID/status (fs/proc/array.c proc_pid_status) as far as the model knows the task:
+    the ids of its credentials (task_state: real, effective, saved, file-system), its umask,
+    supplementary groups (each then a space: the trailing one Linux keeps), thread count and
+    capability sets (task_cap; the bounding set is every capability, the model has no
+    other). A view without credentials (init's, a test's) shows root's."""
+    creds = getattr(proc, "creds", None) or ROOT_IDS
     lines = [
         b"Name:\t" + comm_of(proc),
-        b"Umask:\t0022",
+        b"Umask:\t%04o" % getattr(proc, "umask", 0o022),
         b"State:\t%s (%s)" % state_of(proc),
         b"Tgid:\t%d" % proc.pid,
         b"Ngid:\t0",
         b"Pid:\t%d" % proc.pid,
         b"PPid:\t%d" % ppid_of(proc),
         b"TracerPid:\t0",
-        b"Uid:\t0\t0\t0\t0",
-        b"Gid:\t0\t0\t0\t0",
+        b"Uid:\t%d\t%d\t%d\t%d" % (creds.uid, creds.euid, creds.suid, creds.fsuid),
+        b"Gid:\t%d\t%d\t%d\t%d" % (creds.gid, creds.egid, creds.sgid, creds.fsgid),
         b"FDSize:\t64",
-        b"Groups:\t",
+        b"Groups:\t" + (b"".join(b"%d " % g for g in getattr(proc, "groups", ())) or b" "),
         *memory_lines(proc),
-        b"Threads:\t1",
+        b"Threads:\t%d" % getattr(proc, "thread_count", 1),
+        b"CapInh:\t%016x" % creds.inheritable,
+        b"CapPrm:\t%016x" % creds.permitted,
+        b"CapEff:\t%016x" % creds.effective,
+        b"CapBnd:\t%016x" % ALL_CAPS,
+        b"CapAmb:\t%016x" % 0,
     ]
     return b"".join(line + b"\n" for line in lines)

@@ -60,17 +60,37 @@ class SyntheticSymlink(SyntheticNode):
 
 
 class GeneratedFile(SyntheticNode):
-    """A read-only file whose text is generated when it is opened (like a seq_file in /proc:
-    st_size is 0, and the content is a snapshot taken at open)."""
+    """A file whose text is generated when it is opened (like a seq_file in /proc: st_size is
+    0, and the content is a snapshot taken at open). Read-only unless it has a `write`
+    (position, bytes) -> bytes taken: a writable /proc/sys value."""
 
-    def __init__(self, mount: str, meta: Meta, text: Callable[[], bytes]):
+    def __init__(self, mount: str, meta: Meta, text: Callable[[], bytes],
+                 write: Callable[[int, bytes], int] | None = None):
         super().__init__(mount, meta)
         self._text = text
+        self._write = write
 
     def open_handle(self, flags: int) -> BytesHandle:
-        if wants_write(flags):
-            raise GuestErrno(E.EACCES)
-        return BytesHandle(self._text(), self.stat())
+        if not wants_write(flags):
+            return BytesHandle(self._text(), self.stat())
+        if self._write is None:
+            raise GuestErrno(E.EACCES)     # proc_sys_permission: no write, even for root
+        return WritableText(self._text(), self.stat(), self._write)
+
+
+class WritableText(BytesHandle):
+    """An open writable /proc/sys file: each write(2) goes to the value's handler at the file
+    position (proc_sys_call_handler); O_TRUNC changes nothing (proc_sys_setattr)."""
+
+    def __init__(self, data: bytes, stat: StatResult, write: Callable[[int, bytes], int]):
+        super().__init__(data, stat)
+        self._write = write
+
+    def write_at(self, offset: int, data: bytes) -> int:
+        return self._write(offset, data) if data else 0
+
+    def truncate(self, length: int) -> None:
+        pass
 
 
 def synthetic_meta(dev: int, ino: int, fmt: int, perm: int) -> Meta:

@@ -2,7 +2,9 @@
 
 An id is (seq << 15) + index (ipc_buildid, IPCMNI 32768): indexes are handed out cyclically
 (ipc_idr_alloc) and seq grows each time they wrap, so a removed object's id is not soon
-reused. IPC_PRIVATE always makes a new object; another key finds its object or, with
+reused. With CONFIG_CHECKPOINT_RESTORE an id written to /proc/sys/kernel/{msg,sem,shm}_next_id
+is the next object's (its seq, and the lowest free index from its own: idr_alloc), once:
+next_id is -1 again as soon as an object is made. IPC_PRIVATE always makes a new object; another key finds its object or, with
 IPC_CREAT, makes one (EEXIST with IPC_EXCL, ENOENT without IPC_CREAT, EACCES when the mode
 refuses what the flags ask: ipcget_public, ipcperms).
 """
@@ -64,6 +66,7 @@ class IpcIds:
     keys: dict = field(default_factory=dict)       # key (not IPC_PRIVATE) -> object
     seq: int = 0
     last_index: int = -1
+    next_id: int = -1          # /proc/sys/kernel/*_next_id: the next object's id, -1 unset
 
     def find(self, ident: int):
         """ipc_obtain_object_check(): EINVAL for an id no live object has."""
@@ -94,9 +97,13 @@ class IpcIds:
     def add(self, obj) -> int:
         if len(self.objects) >= self.limit:
             raise GuestErrno(E.ENOSPC)
-        index = self._free_index()
-        obj.perm.seq = self.seq
-        obj.perm.id = (self.seq << IPCMNI_SHIFT) + index
+        next_id, self.next_id = self.next_id, -1
+        if next_id < 0:
+            index, seq = self._free_index(), self.seq
+        else:
+            index, seq = self._free_index_from(next_id % IPCMNI), next_id >> IPCMNI_SHIFT
+        obj.perm.seq = seq
+        obj.perm.id = (seq << IPCMNI_SHIFT) + index
         self.objects[index] = obj
         if obj.perm.key != IPC_PRIVATE:
             self.keys[obj.perm.key] = obj
@@ -113,6 +120,13 @@ class IpcIds:
                 self.last_index = index
                 return index
             index += 1
+        raise GuestErrno(E.ENOSPC)
+
+    def _free_index_from(self, start: int) -> int:
+        """idr_alloc(start, 0): the lowest free index from `start` on (no cursor moves)."""
+        for index in range(start, IPCMNI):
+            if index not in self.objects:
+                return index
         raise GuestErrno(E.ENOSPC)
 
     def remove(self, obj) -> None:

@@ -6,6 +6,8 @@ never attached a segment nor took a SEM_UNDO adjustment leaves through exec, exi
 without touching a table."""
 import functools
 
+from ..fs.sysctl_write import int_in, int_writer
+
 # The limits of each kind under /proc/sys/kernel; their values are proctext.LIMITS's, read
 # (and its module imported) when the file is (test_ipc_namespace.py keeps the two in step).
 LIMIT_PATHS = (b"kernel/msgmax", b"kernel/msgmnb", b"kernel/msgmni", b"kernel/sem", b"kernel/shmmax",
@@ -43,6 +45,19 @@ class IpcNamespace:
         fs.add_proc_file(b"sysvipc/shm", lambda: _proctext().shm_text(self.shm))
         for path in LIMIT_PATHS:
             fs.add_sysctl(path, lambda path=path: _proctext().LIMITS[path]())
+        for kind in ("msg", "sem", "shm"):
+            fs.add_sysctl(b"kernel/%s_next_id" % kind.encode(), *self._next_id(kind))
+
+    def _next_id(self, kind: str):
+        """ipc/ipc_sysctl.c's {msg,sem,shm}_next_id (CONFIG_CHECKPOINT_RESTORE): 0444, which
+        ipc_permissions widens to writable for CAP_CHECKPOINT_RESTORE; proc_dointvec_minmax
+        from 0 to INT_MAX (-1, unset, is read but not written)."""
+        def text() -> bytes:
+            return b"%d" % getattr(self, kind).next_id
+
+        def put(value: int) -> None:
+            getattr(self, kind).next_id = value
+        return text, int_writer(put, int_in(0, (1 << 31) - 1)), 0o444
 
     def detached(self, segment) -> None:
         """One attachment fewer (shmdt, exec, exit) or IPC_RMID: a segment marked for

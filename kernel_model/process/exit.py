@@ -10,6 +10,7 @@ import struct
 from emu.memory import MemoryAccessError
 
 from ..blocking import exit_channel
+from ..fdtable import FdTable
 from .proc import INIT_PID, ZOMBIE
 
 SI_USER = 0                  # include/uapi/asm-generic/siginfo.h: sent by kill(2) or the like
@@ -31,6 +32,17 @@ def exit_thread(kernel, thread) -> None:
     kernel.task_limit.task_exited()
 
 
+def _exit_files(kernel, proc) -> None:
+    """exit_files(): the process lets go of its fd table; the fds close with the table's last
+    user (put_files_struct), not while a process made with CLONE_FILES still uses it."""
+    shared = any(other.fds is proc.fds and other is not proc and other.state != ZOMBIE
+                 for other in kernel.processes.values())
+    if shared:
+        proc.fds = FdTable(proc.fds.limit)
+    else:
+        proc.fds.close_all()
+
+
 def exit_process(kernel, proc, status: int) -> None:
     """All threads end; `status` is the wait status word."""
     if proc.state == ZOMBIE:
@@ -39,7 +51,7 @@ def exit_process(kernel, proc, status: int) -> None:
         exit_thread(kernel, thread)
     proc.exit_status = status
     proc.state = ZOMBIE
-    proc.fds.close_all()
+    _exit_files(kernel, proc)
     kernel.ipc.exit(proc)
     _wake_pidfd_waiters(kernel, proc)
     _release_vfork_parent(kernel, proc)

@@ -8,6 +8,7 @@ States are explicit so that a deadlock report can name what everybody waits for.
 from dataclasses import dataclass, field
 
 from ..fdtable import FdTable
+from ..fs.openfile import fd_link_text
 from ..creds import ROOT, Credentials
 from .task_flags import TaskFlags
 
@@ -121,5 +122,4 @@ class Process:
         return [(b"VmSize", vm.mapped_bytes()), (b"VmLck", vm.locked_bytes()), (b"VmPin", 0)]
 
     def fd_targets(self) -> dict[int, bytes]:
-        return {fd: getattr(f, "proc_link", None) or getattr(f, "path", b"") or b"anon_inode:[unknown]"
-                for fd, f in self.fds.targets().items()}
+        return {fd: fd_link_text(f) for fd, f in self.fds.targets().items()}

@@ -15,6 +15,7 @@ _BY_MODULE = {
     "clockset": "adjtimex clock_adjtime clock_adjtime64 clock_settime clock_settime64 settimeofday "
         "stime",
     "close_range": "close_range",
+    "copy_file_range": "copy_file_range",
     "credentials": "getegid getegid32 geteuid geteuid32 getgid getgid32 getresgid getresgid32 "
         "getresuid getresuid32 getuid getuid32 setfsgid setfsgid32 setfsuid setfsuid32 setgid "
         "setgid32 setregid setregid32 setresgid setresgid32 setresuid setresuid32 setreuid "
@@ -24,12 +25,14 @@ _BY_MODULE = {
     "eventfd": "eventfd eventfd2",
     "fadvise": "fadvise64 fadvise64_64",
     "fallocate": "fallocate",
+    "fhandle": "name_to_handle_at open_by_handle_at",
     "fileio": "_llseek close dup dup2 dup3 fcntl fcntl64 fdatasync fsync ftruncate ftruncate64 "
         "ioctl lseek pread64 pwrite64 read readv sendfile sendfile64 sync syncfs write writev",
     "flock": "flock",
     "fstypes": "sysfs",
     "futex": "futex futex_time64 futex_waitv",
     "inotify": "inotify_add_watch inotify_init inotify_init1 inotify_rm_watch",
+    "kcmp": "kcmp",
     "keys": "add_key keyctl request_key",
     "kill": "kill tgkill tkill",
     "memfd": "memfd_create",
@@ -40,7 +43,7 @@ _BY_MODULE = {
     "paths": "access chdir chmod chown chown32 chroot creat faccessat faccessat2 fchdir fchmod "
         "fchmodat fchown fchown32 fchownat getcwd lchown lchown32 link linkat mkdir mkdirat mknod "
         "mknodat open openat readlink readlinkat rename renameat renameat2 rmdir symlink symlinkat "
-        "truncate umask unlink unlinkat",
+        "truncate truncate64 umask unlink unlinkat",
     "personality": "personality",
     "pidfd": "pidfd_getfd pidfd_open pidfd_send_signal",
     "pipes": "pipe pipe2",
@@ -73,8 +76,8 @@ _BY_MODULE = {
     "sockmsg": "recvfrom recvmsg sendmsg sendto",
     "sockopt": "getsockopt setsockopt",
     "splice": "splice tee",
-    "stat": "fstat fstat64 fstatat64 lstat lstat64 newfstatat stat stat64 statx utimensat "
-        "utimensat_time64",
+    "stat": "fstat fstat64 fstatat64 futimesat lstat lstat64 newfstatat stat stat64 statx utime "
+        "utimensat utimensat_time64 utimes",
     "statfs": "fstatfs fstatfs64 statfs statfs64",
     "syslog": "syslog",
     "sysv_ipc": "ipc",

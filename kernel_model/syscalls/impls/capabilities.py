@@ -60,7 +60,8 @@ def _version_words(ctx, header) -> int:
 @syscall("capset", args=(("hdrp", K.PTR), ("datap", K.PTR)))
 def sys_capset(ctx, header, dataptr):
     """Only the caller's own sets (another pid is EPERM); the new inheritable set within the
-    old inheritable and permitted ones unless CAP_SETPCAP, permitted within the old permitted,
+    old inheritable and permitted ones unless CAP_SETPCAP, and within the old inheritable and
+    the bounding set (prctl's PR_CAPBSET_DROP) always, permitted within the old permitted,
     effective within the new permitted (cap_capset), else EPERM."""
     words = _version_words(ctx, header)
     pid = struct.unpack("<i", ctx.read(header + 4, 4))[0]
@@ -75,6 +76,8 @@ def sys_capset(ctx, header, dataptr):
     old = ctx.proc.creds
     if not old.capable(CAP_SETPCAP) and inheritable & ~(old.inheritable | old.permitted):
         raise GuestErrno(E.EPERM)
+    if inheritable & ~(old.inheritable | ctx.thread.task_flags.capbset):
+        raise GuestErrno(E.EPERM)           # nothing new from outside the bounding set
     if permitted & ~old.permitted or effective & ~permitted:
         raise GuestErrno(E.EPERM)
     ctx.proc.creds = old.with_sets(effective, permitted, inheritable)

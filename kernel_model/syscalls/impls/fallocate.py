@@ -12,6 +12,7 @@ from ...errno import GuestErrno
 from ...fs.constants import O_ACCMODE, O_PATH, O_RDWR, O_WRONLY, S_IFDIR, S_IFIFO, S_IFMT, S_IFREG
 from ..kinds import K
 from ..registry import syscall
+from .file_size_limit import check_new_size
 
 KEEP_SIZE, PUNCH_HOLE, NO_HIDE_STALE, COLLAPSE_RANGE = 0x01, 0x02, 0x04, 0x08
 ZERO_RANGE, INSERT_RANGE, UNSHARE_RANGE, WRITE_ZEROES = 0x10, 0x20, 0x40, 0x80
@@ -54,7 +55,10 @@ def _check_file(f) -> None:
         raise GuestErrno(E.ENODEV)
 
 
-def fallocate(f, mode: int, offset: int, length: int) -> None:
+def fallocate(f, mode: int, offset: int, length: int,
+              size_ok=lambda current, new: None) -> None:
+    """`size_ok(current, new size)`: the caller's RLIMIT_FSIZE check, made where
+    shmem_fallocate makes inode_newsize_ok (a size the call would grow the file to)."""
     if offset < 0 or length <= 0:
         raise GuestErrno(E.EINVAL)
     _check_mode(mode)
@@ -64,6 +68,8 @@ def fallocate(f, mode: int, offset: int, length: int) -> None:
     allocate = getattr(f, "allocate", None)
     if allocate is None or mode & ~SHMEM_MODES:
         raise GuestErrno(E.EOPNOTSUPP)          # no f_op->fallocate, or not one of tmpfs's
+    if not mode & (KEEP_SIZE | PUNCH_HOLE):
+        size_ok(f.stat().size, offset + length)
     allocate(offset, length, keep_size=bool(mode & KEEP_SIZE), punch=bool(mode & PUNCH_HOLE))
 
 
@@ -76,5 +82,6 @@ def sys_fallocate(ctx, fd, mode, a, b, c, d):
         offset, length = _signed64(a | b << 32), _signed64(c | d << 32)
     else:
         offset, length = _signed64(a), _signed64(b)
-    fallocate(f, ctx.int32(mode) & 0xFFFFFFFF, offset, length)
+    fallocate(f, ctx.int32(mode) & 0xFFFFFFFF, offset, length,
+              lambda current, new: check_new_size(ctx, current, new))
     return 0

@@ -3,13 +3,16 @@ import struct
 
 from ... import errno as E
 from ...errno import GuestErrno
-from ...flags import (F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_GETFL, F_GETOWN,
-                      F_SETFD, F_SETFL, F_SETOWN, FASYNC,
+from ...flags import (F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_GETFL, F_SETFD, F_SETFL, FASYNC,
                       FD_CLOEXEC, FIOCLEX, FIONBIO, FIONCLEX, FIONREAD, O_ACCMODE, O_APPEND,
                       O_DIRECT, O_NOATIME, O_NONBLOCK, O_PATH, O_RDWR, O_WRONLY, SEEK_CUR,
                       SEEK_MAX)
+from ...fs.fasync import set_fasync
+from ...fs.unseekable import Unseekable
 from ...fs.pipe_size import F_GETPIPE_SZ, F_SETPIPE_SZ, pipe_fcntl
 from ...creds import CAP_SYS_RESOURCE
+from .file_size_limit import RLIMIT_FSIZE, check_new_size, fit_write
+from .fown import OWNER_COMMANDS, owner_fcntl, sender
 from .leases import F_GETLEASE, F_SETLEASE, lease_fcntl
 from .memfd import F_ADD_SEALS, F_GET_SEALS, seal_fcntl
 from .record_locks import COMMANDS as LOCK_COMMANDS, record_lock
@@ -62,15 +65,18 @@ def sys_write(ctx, fd, buf, count):
     flags = f.flags                        # _writable(f), spelled out on this path
     if (flags & O_ACCMODE) not in (O_WRONLY, O_RDWR) or flags & O_PATH:
         raise GuestErrno(E.EBADF)
-    return f.write(ctx.read(buf, count if count < MAX_RW else MAX_RW))
+    data = ctx.read(buf, count if count < MAX_RW else MAX_RW)
+    if RLIMIT_FSIZE in ctx.proc.rlimits:       # set by setrlimit: this path stays one test
+        data = fit_write(ctx, f, data)
+    return f.write(data)
 
 
 @syscall("pread64", args=(("fd", K.FD), ("buf", K.BUF_OUT), ("count", K.ULONG), ("offset", K.LONG)),
          i386=(("fd", K.FD), ("buf", K.BUF_OUT), ("count", K.ULONG), ("offset", K.OFFSET64_SPLIT)))
 def sys_pread64(ctx, fd, buf, count, off_lo, off_hi):
-    f = ctx.proc.fds.get(ctx.int32(fd))
-    _readable(f)
     offset = _offset64(ctx, off_lo, off_hi)
+    f = positional(ctx, fd)
+    _readable(f)
     data = f.pread(min(count, MAX_RW), offset)
     ctx.write(buf, data)
     return len(data)
@@ -79,9 +85,20 @@ def sys_pread64(ctx, fd, buf, count, off_lo, off_hi):
 @syscall("pwrite64", args=(("fd", K.FD), ("buf", K.BUF_IN), ("count", K.ULONG), ("offset", K.LONG)),
          i386=(("fd", K.FD), ("buf", K.BUF_IN), ("count", K.ULONG), ("offset", K.OFFSET64_SPLIT)))
 def sys_pwrite64(ctx, fd, buf, count, off_lo, off_hi):
-    f = ctx.proc.fds.get(ctx.int32(fd))
+    offset = _offset64(ctx, off_lo, off_hi)
+    f = positional(ctx, fd)
     _writable(f)
-    return f.pwrite(ctx.read(buf, min(count, MAX_RW)), _offset64(ctx, off_lo, off_hi))
+    return f.pwrite(fit_write(ctx, f, ctx.read(buf, min(count, MAX_RW)), offset), offset)
+
+
+def positional(ctx, fd: int):
+    """ksys_pread64/ksys_pwrite64, do_preadv/do_pwritev: the file of a call at a position;
+    one with no position (a pipe, a socket, a terminal: no FMODE_PREAD/PWRITE) is ESPIPE
+    before its access mode is looked at (EBADF for a closed or O_PATH fd first)."""
+    f = ctx.proc.fds.get_usable(ctx.int32(fd))
+    if isinstance(f, Unseekable):
+        raise GuestErrno(E.ESPIPE)
+    return f
 
 
 def _offset64(ctx, lo: int, hi: int) -> int:
@@ -110,7 +127,7 @@ def sys_writev(ctx, fd, iov, iovcnt):
         if faulted:
             raise GuestErrno(E.EFAULT)
         return 0
-    return f.write(data)
+    return f.write(fit_write(ctx, f, data))
 
 
 @syscall("lseek", args=(("fd", K.FD), ("offset", K.LONG), ("whence", K.WHENCE)))
@@ -184,26 +201,29 @@ def sys_fcntl(ctx, fd, cmd, arg):
     if cmd == F_GETFL:
         return entry.file.flags
     if cmd == F_SETFL:
+        was_async = entry.file.flags & FASYNC
         entry.file.flags = (entry.file.flags & ~SETFL_MASK) | (arg & SETFL_MASK)
+        if (entry.file.flags & FASYNC) != was_async:        # setfl: f_op->fasync
+            set_fasync(entry.file, fd, bool(arg & FASYNC), sender(ctx.kernel))
         return 0
     if cmd in LOCK_COMMANDS:
         return record_lock(ctx, entry.file, cmd, arg)
-    if cmd == F_GETOWN:
-        return 0
-    if cmd == F_SETOWN:
-        return 0
+    if cmd in OWNER_COMMANDS:
+        return owner_fcntl(ctx, entry.file, cmd, arg)
     if cmd in (F_ADD_SEALS, F_GET_SEALS):
         return seal_fcntl(ctx, entry.file, cmd, arg)
     if cmd in (F_SETLEASE, F_GETLEASE):
         return lease_fcntl(ctx, entry.file, cmd, arg)
     if cmd in (F_GETPIPE_SZ, F_SETPIPE_SZ):
         return pipe_fcntl(entry.file, cmd, arg, ctx.kernel.wakeup,
-                          ctx.proc.creds.capable(CAP_SYS_RESOURCE))
+                          ctx.proc.creds.capable(CAP_SYS_RESOURCE),
+                          ctx.kernel.fs.tunables.pipe_max_size)
     raise GuestErrno(E.EINVAL)
 
 
 @syscall("ioctl", args=(("fd", K.FD), ("request", K.IOCTL_REQ), ("arg", K.HEX)))
 def sys_ioctl(ctx, fd, request, arg):
+    ctx.proc.fds.get_usable(ctx.int32(fd))          # fdget(): not an O_PATH description
     entry = ctx.proc.fds.entry(ctx.int32(fd))
     request &= 0xFFFFFFFF
     if request == FIOCLEX:
@@ -227,7 +247,7 @@ def sys_ioctl(ctx, fd, request, arg):
 @syscall("fsync", "fdatasync", args=(("fd", K.FD),))
 @syscall("syncfs")
 def sys_fsync(ctx, fd):
-    ctx.proc.fds.get(ctx.int32(fd))
+    ctx.proc.fds.get_usable(ctx.int32(fd))
     return 0
 
 
@@ -241,7 +261,16 @@ def sys_ftruncate(ctx, fd, length):
     length = ctx.signed(length)
     if length < 0:
         raise GuestErrno(E.EINVAL)          # do_sys_ftruncate: before the descriptor
-    _truncatable(ctx.proc.fds.get(ctx.int32(fd))).truncate(length)
+    return _ftruncate(ctx, _truncatable(ctx.proc.fds.get(ctx.int32(fd))), length)
+
+
+def _ftruncate(ctx, f, length: int) -> int:
+    """The size limit is a regular file's (do_sys_ftruncate refuses the others with EINVAL
+    first, which the file's truncate says)."""
+    node = getattr(f, "node", None)
+    if node is not None and node.is_regular:
+        check_new_size(ctx, f.stat().size, length)
+    f.truncate(length)
     return 0
 
 
@@ -258,8 +287,7 @@ def _truncatable(f):
 @syscall("ftruncate64", args=(("fd", K.FD), ("length_low", K.ULONG), ("length_high", K.ULONG)))
 def sys_ftruncate64(ctx, fd, lo, hi):
     length = _offset64(ctx, lo, hi)
-    _truncatable(ctx.proc.fds.get(ctx.int32(fd))).truncate(length)
-    return 0
+    return _ftruncate(ctx, _truncatable(ctx.proc.fds.get(ctx.int32(fd))), length)
 
 
 @syscall("sendfile", "sendfile64", args=(("out_fd", K.FD), ("in_fd", K.FD), ("offset", K.INT_OUT),

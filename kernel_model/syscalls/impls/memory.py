@@ -34,7 +34,7 @@ def _mmap(ctx, addr, length, prot, flags, fd, offset):
     mmap08 maps a closed fd with length 0), the length, the map type, then the file's checks."""
     if offset % PAGE:
         raise GuestErrno(E.EINVAL)
-    f = None if flags & MAP_ANONYMOUS else ctx.proc.fds.get(ctx.int32(fd))
+    f = None if flags & MAP_ANONYMOUS else ctx.proc.fds.get_usable(ctx.int32(fd))
     if prot & ~PROT_MASK & ~0x03000000:          # PROT_GROWSDOWN/UP are accepted
         raise GuestErrno(E.EINVAL)
     prot = implied_prot(ctx.proc.personality, prot)

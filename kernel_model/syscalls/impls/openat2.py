@@ -12,7 +12,7 @@ import struct
 
 from ... import errno as E
 from ...errno import GuestErrno
-from ...flags import (O_ACCMODE, O_CLOEXEC, O_CREAT, O_DIRECTORY, O_NOFOLLOW, O_PATH, O_RDONLY,
+from ...flags import (O_ACCMODE, O_CLOEXEC, O_CREAT, O_DIRECTORY, O_PATH, O_PATH_FLAGS, O_RDONLY,
                       O_TMPFILE, O_TRUNC, OPEN_FLAGS)
 from ...fs.resolve import (RESOLVE_BENEATH, RESOLVE_CACHED, RESOLVE_IN_ROOT,
                            VALID_RESOLVE_FLAGS)
@@ -26,7 +26,6 @@ VALID_OPEN_FLAGS = O_ACCMODE
 for _bit, _ in OPEN_FLAGS:
     VALID_OPEN_FLAGS |= _bit
 O_TMPFILE_ONLY = O_TMPFILE & ~O_DIRECTORY          # __O_TMPFILE
-O_PATH_FLAGS = O_DIRECTORY | O_NOFOLLOW | O_PATH | O_CLOEXEC
 S_IALLUGO = 0o7777
 
 

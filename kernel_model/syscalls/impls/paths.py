@@ -4,6 +4,7 @@
 (fs/namei.c). Paths are read from guest memory with EFAULT/ENAMETOOLONG checks.
 """
 import os
+from types import SimpleNamespace
 
 from ... import errno as E
 from ...errno import GuestErrno
@@ -14,13 +15,15 @@ from ...fs.constants import S_IFBLK, S_IFCHR, S_IFIFO, S_IFMT, S_IFREG, S_IFSOCK
 from ...fs.renamed import follow_rename
 from ...fs.resolve import ResolveView
 from ...fs.rootpath import getcwd_text
+from ...creds import CAP_DAC_READ_SEARCH
 from ...fsview import fs_view as process_view, global_view as process_global_view
 from ..kinds import K, Ret
 from ..registry import syscall
+from .file_size_limit import check_new_size
 
 from ...flags import (AT_EACCESS, AT_EMPTY_PATH, AT_FDCWD, AT_REMOVEDIR, AT_SYMLINK_FOLLOW,
-                      AT_SYMLINK_NOFOLLOW, O_CLOEXEC, O_CREAT, O_LARGEFILE, O_PATH, O_TRUNC,
-                      O_WRONLY)
+                      AT_SYMLINK_NOFOLLOW, O_CLOEXEC, O_CREAT, O_LARGEFILE, O_PATH, O_PATH_FLAGS,
+                      O_TRUNC, O_WRONLY)
 RENAME_NOREPLACE = 1
 
 
@@ -40,6 +43,8 @@ def base_dir(ctx, dirfd: int, path: bytes) -> bytes:
     if path.startswith(b"/") or dirfd == AT_FDCWD:
         return ctx.proc.cwd
     f = ctx.proc.fds.get(dirfd)
+    if getattr(getattr(f, "node", None), "dead", False):
+        raise GuestErrno(E.ENOENT)              # a removed directory: nothing can be found in it
     if not ctx.kernel.fs.is_dir(f.path, b"/", global_view(ctx)):
         raise GuestErrno(E.ENOTDIR)
     return f.path
@@ -48,7 +53,9 @@ def base_dir(ctx, dirfd: int, path: bytes) -> bytes:
 def _open(ctx, dirfd, pathname, flags, mode, resolve=0):
     """`resolve`: openat2's RESOLVE_* flags (fs/resolve.py), checked by the caller."""
     path = ctx.read_path(pathname)
-    if ctx.abi == "x86_64":
+    if flags & O_PATH:
+        flags &= O_PATH_FLAGS       # build_open_how(): "O_PATH beats everything else"
+    elif ctx.abi == "x86_64":
         flags |= O_LARGEFILE        # implied on 64-bit (fcntl F_GETFL shows it)
     view = fs_view(ctx)
     if resolve:
@@ -79,12 +86,32 @@ def sys_creat(ctx, pathname, mode):
 
 
 def _access(ctx, dirfd, pathname, mode, flags=0):
+    """do_faccessat(): the mode, then the flags (AT_EACCESS, AT_SYMLINK_NOFOLLOW and
+    AT_EMPTY_PATH only: EINVAL), then the lookup."""
     if mode & ~7:
         raise GuestErrno(E.EINVAL)
+    if flags & ~(AT_EACCESS | AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH):
+        raise GuestErrno(E.EINVAL)
+    effective = bool(flags & AT_EACCESS)
+    if flags & AT_EMPTY_PATH and pathname and ctx.read_cstr(pathname, 4095) == b"":
+        node = _fd_inode(ctx, dirfd)
+        if node is None:                        # a pipe's or socket's inode: its own mode
+            node = SimpleNamespace(stat=ctx.proc.fds.get(ctx.int32(dirfd)).stat)
+        ctx.kernel.fs.access(b"", b"/", fs_view(ctx), mode, effective=effective, node=node)
+        return 0
     path = ctx.read_path(pathname)
     ctx.kernel.fs.access(path, base_dir(ctx, dirfd, path), fs_view(ctx), mode,
-                         effective=bool(flags & AT_EACCESS))
+                         effective=effective, follow=not flags & AT_SYMLINK_NOFOLLOW)
     return 0
+
+
+def _fd_inode(ctx, dirfd):
+    """The inode an empty path with AT_EMPTY_PATH names: the cwd's for AT_FDCWD, else the
+    fd's file's (EBADF for no such fd; None for a pipe or socket, whose inode is no node of
+    the file system)."""
+    if ctx.int32(dirfd) == AT_FDCWD:
+        return ctx.kernel.fs.inode(ctx.proc.cwd, b"/", global_view(ctx))
+    return getattr(ctx.proc.fds.get(ctx.int32(dirfd)), "node", None)
 
 
 @syscall("access", args=(("pathname", K.PATH), ("mode", K.ACCESS_MODE)))
@@ -197,13 +224,13 @@ def sys_mknod(ctx, pathname, mode, dev):
 def sys_mknodat(ctx, dirfd, pathname, mode, dev):
     # fs/namei.c do_mknodat(): may_mknod() refuses a directory or an unknown type (EINVAL)
     # before the path is looked up; the umask applies to the permission bits; type 0 is a
-    # regular file. Device numbers matter only to device nodes, which the file system refuses.
+    # regular file. `dev` is an unsigned int in the new_encode_dev form stat gives back.
     mode &= 0xFFFFFFFF
     if mode & S_IFMT not in MKNOD_TYPES:
         raise GuestErrno(E.EINVAL)
     path, base = _path_at(ctx, dirfd, pathname)
     perms = mode & ~ctx.proc.umask & 0o7777
-    ctx.kernel.fs.mknod(path, (mode & S_IFMT) | perms, base, fs_view(ctx))
+    ctx.kernel.fs.mknod(path, (mode & S_IFMT) | perms, base, fs_view(ctx), dev & 0xFFFFFFFF)
     return 0
 
 
@@ -294,14 +321,28 @@ def sys_link(ctx, oldpath, newpath):
 @syscall("linkat", args=(("olddirfd", K.DIRFD), ("oldpath", K.PATH), ("newdirfd", K.DIRFD),
                          ("newpath", K.PATH), ("flags", K.AT_FLAGS)))
 def sys_linkat(ctx, olddirfd, oldpath, newdirfd, newpath, flags):
-    old, old_base = _path_at(ctx, olddirfd, oldpath)
+    if flags & ~(AT_SYMLINK_FOLLOW | AT_EMPTY_PATH):
+        raise GuestErrno(E.EINVAL)                  # do_linkat
+    node = _link_source(ctx, olddirfd, oldpath, flags)
     new, new_base = _path_at(ctx, newdirfd, newpath)
-    fs, view = ctx.kernel.fs, fs_view(ctx)
-    old_abs = fs.realpath(old, old_base, view) if flags & AT_SYMLINK_FOLLOW else \
-        fs.realpath(os.path.dirname(old) or b".", old_base, view) + b"/" + os.path.basename(old)
-    new_abs = fs.realpath(os.path.dirname(new) or b".", new_base, view) + b"/" + os.path.basename(new)
-    fs.link(old_abs, new_abs, b"/", global_view(ctx))
+    ctx.kernel.fs.link_inode(node, new, new_base, fs_view(ctx))
     return 0
+
+
+def _link_source(ctx, olddirfd, oldpath, flags):
+    """The inode linkat(2) names again: the file of `olddirfd` for an empty path with
+    AT_EMPTY_PATH (only with CAP_DAC_READ_SEARCH, else ENOENT: do_linkat), or what `oldpath`
+    names, its last symlink followed with AT_SYMLINK_FOLLOW (a /proc/PID/fd/N link to a file
+    with no name reaches that file: how an O_TMPFILE file gets its name)."""
+    if flags & AT_EMPTY_PATH and oldpath and ctx.read_cstr(oldpath, 4095) == b"":
+        if not ctx.proc.creds.capable(CAP_DAC_READ_SEARCH):
+            raise GuestErrno(E.ENOENT)
+        node = _fd_inode(ctx, olddirfd)
+        if node is None:
+            raise GuestErrno(E.EXDEV)           # a pipe's or socket's inode: another mount
+        return node
+    old, old_base = _path_at(ctx, olddirfd, oldpath)
+    return ctx.kernel.fs.inode(old, old_base, fs_view(ctx), follow=bool(flags & AT_SYMLINK_FOLLOW))
 
 
 @syscall("chmod", args=(("pathname", K.PATH), ("mode", K.MODE)))
@@ -391,9 +432,21 @@ def sys_fchownat(ctx, dirfd, pathname, owner, group, flags):
 
 @syscall("truncate", args=(("pathname", K.PATH), ("length", K.LONG)))
 def sys_truncate(ctx, pathname, length):
+    return _truncate(ctx, pathname, ctx.signed(length))
+
+
+@syscall("truncate64", args=(("pathname", K.PATH), ("length_low", K.ULONG),
+                             ("length_high", K.ULONG)))
+def sys_truncate64(ctx, pathname, low, high):
+    """i386: the loff_t in two words, low first (compat_sys_ia32_truncate64)."""
+    length = low | high << 32
+    return _truncate(ctx, pathname, length - (1 << 64) if length >> 63 else length)
+
+
+def _truncate(ctx, pathname, length: int) -> int:
     path, base = _path_at(ctx, AT_FDCWD & ctx.mask, pathname)
-    length = ctx.signed(length)
     if length < 0:
         raise GuestErrno(E.EINVAL)
-    ctx.kernel.fs.truncate(path, length, base, fs_view(ctx))
+    ctx.kernel.fs.truncate(path, length, base, fs_view(ctx),
+                           lambda size: check_new_size(ctx, size, length))
     return 0

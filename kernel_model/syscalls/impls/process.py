@@ -4,6 +4,8 @@ import struct
 from ... import errno as E
 from ...errno import GuestErrno
 from ...process.exec import execve
+from ...creds import CAP_SETGID
+from ...process.proc import INIT_PID
 from ...cpu.gdt import DATA_RING3, I386_TLS_COUNT, I386_TLS_FIRST, descriptor
 from ..kinds import K, Ret
 from ..registry import NO_RETURN, syscall
@@ -76,8 +78,11 @@ def _getgroups(ctx, name: str, size: int, lst: int) -> int:
 
 
 def _setgroups(ctx, name: str, size: int, lst: int) -> int:
-    """kernel/groups.c setgroups (the sandbox's root may): more than NGROUPS_MAX, or a
-    negative size as unsigned, is EINVAL before anything is read; then the list, EFAULT."""
+    """kernel/groups.c setgroups: CAP_SETGID first (may_setgroups: EPERM; the sandbox's
+    root has it until it gives up its effective ids); more than NGROUPS_MAX, or a negative
+    size as unsigned, is EINVAL before anything is read; then the list, EFAULT."""
+    if not ctx.proc.creds.capable(CAP_SETGID):
+        raise GuestErrno(E.EPERM)
     size = ctx.int32(size)
     if size & 0xFFFFFFFF > NGROUPS_MAX:
         raise GuestErrno(E.EINVAL)
@@ -112,6 +117,8 @@ def sys_setgroups32(ctx, size, lst):
 
 @syscall("getpgid", args=(("pid", K.PID),))
 def sys_getpgid(ctx, pid):
+    if pid == INIT_PID:
+        return INIT_PID                 # the sandbox's init leads its own group
     proc = ctx.kernel.processes.get(pid) if pid else ctx.proc
     if proc is None:
         raise GuestErrno(E.ESRCH)
@@ -154,6 +161,8 @@ def sys_setpgid(ctx, pid, pgid):
 
 @syscall("getsid", args=(("pid", K.PID),))
 def sys_getsid(ctx, pid):
+    if pid == INIT_PID:
+        return INIT_PID                 # the sandbox's init leads its own session
     proc = ctx.kernel.processes.get(pid) if pid else ctx.proc
     if proc is None:
         raise GuestErrno(E.ESRCH)

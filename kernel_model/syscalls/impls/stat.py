@@ -87,7 +87,14 @@ def pack_statx(st, request: int = STATX_BASIC_STATS) -> bytes:
                       ROOT_MOUNT_ID)
 
 
+AT_NO_AUTOMOUNT, AT_STATX_SYNC_TYPE = 0x800, 0x6000
+STATX__RESERVED = 0x80000000
+STAT_FLAGS = AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_EMPTY_PATH | AT_STATX_SYNC_TYPE
+
+
 def stat_path(ctx, dirfd: int, pathname: int, flags: int):
+    if flags & ~STAT_FLAGS:
+        raise GuestErrno(E.EINVAL)              # vfs_statx: an unknown flag
     if flags & AT_EMPTY_PATH and pathname and ctx.read_cstr(pathname, 4095) == b"":
         return ctx.proc.fds.get(ctx.int32(dirfd)).stat()
     path = ctx.read_path(pathname)
@@ -149,12 +156,15 @@ def sys_newfstatat(ctx, dirfd, pathname, buf, flags):
 @syscall("statx", args=(("dirfd", K.DIRFD), ("pathname", K.PATH), ("flags", K.AT_FLAGS),
                         ("mask", K.HEX), ("statxbuf", K.STRUCT)))
 def sys_statx(ctx, dirfd, pathname, flags, mask, buf):
+    """do_statx: a reserved mask bit, or both AT_STATX_FORCE_SYNC and DONT_SYNC, is EINVAL
+    before the lookup."""
+    if mask & STATX__RESERVED or flags & AT_STATX_SYNC_TYPE == AT_STATX_SYNC_TYPE:
+        raise GuestErrno(E.EINVAL)
     ctx.write(buf, pack_statx(stat_path(ctx, dirfd, pathname, flags), mask))
     return 0
 
 
 def _utimens(ctx, dirfd, pathname, times, flags, time_words):
-    fs = ctx.kernel.fs
     now = ctx.kernel.clock.realtime_ns()
     stamps = [now, now]
     to_now = True                   # both times "now": a writer may set them (vfs_utimes)
@@ -170,6 +180,12 @@ def _utimens(ctx, dirfd, pathname, times, flags, time_words):
                 if not 0 <= nsec < 10**9:
                     raise GuestErrno(E.EINVAL)
                 stamps[i] = sec * 10**9 + nsec
+    return _set_times(ctx, dirfd, pathname, stamps, to_now, flags)
+
+
+def _set_times(ctx, dirfd, pathname, stamps: list, to_now: bool, flags: int) -> int:
+    """do_utimes once the times are read: `stamps` (atime, mtime) in ns, None to keep one."""
+    fs = ctx.kernel.fs
     if pathname == 0:               # futimens(fd): utimensat(fd, NULL, ...)
         f = ctx.proc.fds.get(ctx.int32(dirfd))
         fs.utimens(f.path, stamps[0], stamps[1], b"/", global_view(ctx), to_now=to_now)
@@ -185,6 +201,46 @@ def _utimens(ctx, dirfd, pathname, times, flags, time_words):
 def sys_utimensat(ctx, dirfd, pathname, times, flags):
     # i386's utimensat takes the old 32-bit struct timespec; utimensat_time64 the 64-bit one.
     return _utimens(ctx, dirfd, pathname, times, flags, ctx.word)
+
+
+@syscall("futimesat", args=(("dirfd", K.DIRFD), ("pathname", K.PATH), ("times", K.STRUCT)))
+def sys_futimesat(ctx, dirfd, pathname, times):
+    """fs/utimes.c do_futimesat: struct timeval[2] of longs (NULL: now), microseconds in
+    0..999999 (EINVAL)."""
+    return _set_times(ctx, dirfd, pathname, *_timevals(ctx, times), 0)
+
+
+@syscall("utimes", args=(("pathname", K.PATH), ("times", K.STRUCT)))
+def sys_utimes(ctx, pathname, times):
+    return _set_times(ctx, CWD, pathname, *_timevals(ctx, times), 0)
+
+
+@syscall("utime", args=(("pathname", K.PATH), ("times", K.STRUCT)))
+def sys_utime(ctx, pathname, times):
+    """struct utimbuf {long actime, modtime;} in whole seconds (NULL: now)."""
+    if not times:
+        now = ctx.kernel.clock.realtime_ns()
+        return _set_times(ctx, CWD, pathname, [now, now], True, 0)
+    fmt = "<ii" if ctx.word == 4 else "<qq"
+    actime, modtime = struct.unpack(fmt, ctx.read(times, struct.calcsize(fmt)))
+    return _set_times(ctx, CWD, pathname, [actime * 10**9, modtime * 10**9], False, 0)
+
+
+def _timevals(ctx, times) -> tuple[list, bool]:
+    """(stamps, to_now) of a struct timeval[2] (NULL: both now, which a writer may set)."""
+    now = ctx.kernel.clock.realtime_ns()
+    if not times:
+        return [now, now], True
+    fmt = "<ii" if ctx.word == 4 else "<qq"
+    size = struct.calcsize(fmt)
+    raw = ctx.read(times, 2 * size)
+    stamps = []
+    for i in range(2):
+        sec, usec = struct.unpack_from(fmt, raw, i * size)
+        if not 0 <= usec < 10**6:
+            raise GuestErrno(E.EINVAL)
+        stamps.append(sec * 10**9 + usec * 1000)
+    return stamps, False
 
 
 @syscall("utimensat_time64", args=(("dirfd", K.DIRFD), ("pathname", K.PATH), ("times", K.STRUCT),

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from ... import errno as E
 from ...errno import GuestErrno
+from ...fs.sysctl_write import string_writer
 from ..kinds import K
 from ..registry import syscall
 
@@ -31,6 +32,21 @@ class UtsName:
     """The settable fields of the run's UTS namespace (raw bytes as set: they may hold NULs)."""
     nodename: bytes = b"trapline"
     domainname: bytes = b"(none)"
+
+    def sysctls(self) -> dict:
+        """kernel.hostname and kernel.domainname (kernel/utsname_sysctl.c): root writes them
+        as sethostname would, through proc_do_uts_string's proc_dostring (a field of
+        __NEW_UTS_LEN + 1 bytes)."""
+        return {b"kernel/hostname": self._entry("nodename"),
+                b"kernel/domainname": self._entry("domainname")}
+
+    def _entry(self, field: str):
+        def get() -> bytes:
+            return getattr(self, field)
+
+        def put(value: bytes) -> None:
+            setattr(self, field, value)
+        return get, string_writer(get, put, NEW_UTS_LEN + 1)
 
 
 def _fields(ctx) -> tuple[bytes, ...]:

@@ -12,7 +12,7 @@ from ...flags import O_ACCMODE, O_PATH, O_RDWR, O_WRONLY
 from ..iovec import gather, import_iovec, read_into
 from ..kinds import K
 from ..registry import syscall
-from .fileio import sys_readv, sys_writev
+from .fileio import positional, sys_readv, sys_writev
 
 RWF_SUPPORTED = 0xFF          # HIPRI, DSYNC, SYNC, NOWAIT, APPEND, NOAPPEND, ATOMIC, DONTCACHE
 ARGS = (("fd", K.FD), ("iov", K.IOVEC_OUT), ("iovcnt", K.INT), ("pos_l", K.ULONG),
@@ -28,7 +28,7 @@ def _position(ctx, low: int, high: int) -> int:
 
 
 def _file(ctx, fd: int, write: bool):
-    f = ctx.proc.fds.get(ctx.int32(fd))
+    f = positional(ctx, fd)                   # ESPIPE before the access mode
     mode = f.flags & O_ACCMODE
     if f.flags & O_PATH or (mode not in (O_WRONLY, O_RDWR) if write else mode == O_WRONLY):
         raise GuestErrno(E.EBADF)

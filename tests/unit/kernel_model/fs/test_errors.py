@@ -18,7 +18,12 @@ CASES = [
     ("open", (b"/etc/abs", O_RDONLY | O_NOFOLLOW, 0), E.ELOOP),
     ("open", (b"/etc/passwd", O_RDONLY | O_DIRECTORY, 0), E.ENOTDIR),
     ("open", (b"/etc", O_WRONLY, 0), E.EISDIR),
-    ("open", (b"/tmp", O_TMPFILE_BIT | O_DIRECTORY | O_WRONLY, 0o600), E.EOPNOTSUPP),
+    # O_TMPFILE: procfs has no i_op->tmpfile; the path must be a directory; write access
+    ("open", (b"/proc", O_TMPFILE_BIT | O_DIRECTORY | O_WRONLY, 0o600), E.EOPNOTSUPP),
+    ("open", (b"/etc/passwd", O_TMPFILE_BIT | O_DIRECTORY | O_WRONLY, 0o600), E.ENOTDIR),
+    ("open", (b"/nope", O_TMPFILE_BIT | O_DIRECTORY | O_WRONLY, 0o600), E.ENOENT),
+    ("open", (b"/etc", O_TMPFILE_BIT | O_DIRECTORY | O_RDONLY, 0o600), E.EINVAL),
+    ("open", (b"/etc", O_TMPFILE_BIT | O_DIRECTORY | O_CREAT | O_WRONLY, 0o600), E.EINVAL),
     ("open", (b"/dev/tty", O_RDONLY, 0), E.ENXIO),
     ("open", (b"/loop1", O_RDONLY, 0), E.ELOOP),
     ("stat", (b"/etc/passwd/x",), E.ENOTDIR),

@@ -27,3 +27,24 @@ def test_capget(arch):
     assert struct.unpack_from("<3I", buf, 300) == (0xFFFFFFFF, 0xFFFFFFFF, 0)
     # an unknown version is answered with the preferred one, probe (NULL data) or not
     assert struct.unpack_from("<I", buf, 8)[0] == V3 and struct.unpack_from("<I", buf, 40)[0] == V3
+
+
+def test_capset_keeps_new_inheritable_capabilities_within_the_bounding_set(arch):
+    """cap_capset: a new inheritable capability must be in the old inheritable set or the
+    bounding set (LTP capset02: one dropped with PR_CAPBSET_DROP was accepted). Natively
+    (root): 0, 0, 0, 0, EPERM."""
+    cap_chown, cap_kill, cap_setpcap, cap_net_raw = 0, 5, 8, 13
+    cap1 = 1 << cap_net_raw | 1 << cap_chown | 1 << cap_setpcap
+    cap2 = cap1 | 1 << cap_kill
+    sets = [(cap2, cap2, cap2), (cap1, cap2, cap2), (cap1, cap1, cap1), (cap1, cap1, cap2)]
+    data = header(V3).ljust(16, b"\0") + b"".join(
+        struct.pack("<6I", *s, 0, 0, 0).ljust(48, b"\0") for s in sets)
+    pr_capbset_drop = 24
+    results, _, _ = run_script(arch, [
+        ("capset", "BUF", "BUF+16"),
+        ("prctl", pr_capbset_drop, cap_kill, 0, 0, 0),
+        ("capset", "BUF", "BUF+64"),          # CAP_KILL stays: it was inheritable already
+        ("capset", "BUF", "BUF+112"),
+        ("capset", "BUF", "BUF+160"),         # CAP_KILL again: in neither set any more
+    ], data=data)
+    assert results == [0, 0, 0, 0, -E.EPERM]
