@@ -174,6 +174,18 @@ class Memory:
             self._cut(start, lo, hi)
             self._paint(lo, hi, None)
 
+    def unbacked(self, addr: int, size: int) -> list[tuple[int, int]]:
+        """The parts (start, end) of [addr, addr+size) that no piece holds, in order: what the
+        kernel left without pages (a never-touched PROT_NONE area, kernel_model/memory/vm.py)."""
+        holes, at, end = [], addr, addr + size
+        for start, stop in self._pieces_within(addr, end):
+            if start > at:
+                holes.append((at, start))
+            at = max(at, stop)
+        if at < end:
+            holes.append((at, end))
+        return holes
+
     def _pieces_within(self, lo: int, hi: int) -> list[tuple[int, int]]:
         i = max(bisect.bisect_right(self._starts, lo) - 1, 0)
         out = []
