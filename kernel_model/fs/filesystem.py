@@ -64,9 +64,9 @@ class FileSystem:
         self._procfs = ProcFs()
         self.notify = Fsnotify()          # inotify's watches hear the events (fsnotify.py)
 
-    def add_sysctl(self, path: bytes, text: Callable[[], bytes]) -> None:
-        """A /proc/sys entry whose value follows the kernel's state (procsys.py)."""
-        self._procfs.sysctl[path] = text
+    def add_sysctl(self, path: bytes, text: Callable[[], bytes], store=None) -> None:
+        """A /proc/sys entry from the kernel's state; root may write it if it has a `store`."""
+        self._procfs.add_sysctl(path, text, store)
 
     def memfd(self, name: bytes, sealing: bool) -> OpenFile:
         """memfd_create: a new unnamed memory file of the shm mount, open read-write."""

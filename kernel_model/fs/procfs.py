@@ -13,7 +13,7 @@ from typing import Callable
 from .constants import PROC_DEV, S_IFDIR, S_IFLNK, S_IFREG
 from .inodes import InodeTable
 from .node import Node
-from .procsys import sysctl_table
+from .procsys import TunableFile, sysctl_table
 from .proctext import CPUINFO, FILESYSTEMS, MEMINFO, ProcessView, stat_line, status_text
 from .synthetic import GeneratedFile, SyntheticDir, SyntheticSymlink, synthetic_meta
 
@@ -30,6 +30,7 @@ class ProcFs:
         self.table = InodeTable(first=1)
         self.table.for_key(b"/")          # the mount root is inode 1, as PROC_ROOT_INO
         self.sysctl: dict[bytes, Callable[[], bytes]] = {}   # the kernel's own /proc/sys values
+        self.sysctl_stores: dict[bytes, Callable[[bytes], None]] = {}   # those root may write
         self.files: dict[bytes, Callable[[], bytes]] = {}    # other files the kernel adds
         # Every process's view by pid (the kernel sets it): without it only the caller shows.
         self.processes: Callable[[], dict[int, ProcessView]] | None = None
@@ -45,6 +46,15 @@ class ProcFs:
 
     def file(self, path: bytes, text, perm: int = 0o444) -> GeneratedFile:
         return GeneratedFile("proc", self._meta(path, S_IFREG, perm), text)
+
+    def add_sysctl(self, path: bytes, text: Callable[[], bytes], store=None) -> None:
+        """A /proc/sys value the kernel keeps (procsys.py); `store` takes the bytes of a write."""
+        self.sysctl[path] = text
+        if store is not None:
+            self.sysctl_stores[path] = store
+
+    def tunable(self, path: bytes, text, store) -> TunableFile:
+        return TunableFile("proc", self._meta(path, S_IFREG, 0o644), text, store)
 
     def _meta(self, path: bytes, fmt: int, perm: int):
         return synthetic_meta(PROC_DEV, self.table.for_key(path), fmt, perm)
@@ -78,7 +88,10 @@ class _ProcRoot(SyntheticDir):
 
 def _sys_dir(fs: ProcFs) -> SyntheticDir:
     """/proc/sys as a tree of folders from the sysctl table's paths."""
-    return _folder(fs, b"/sys", _tree(fs, b"/sys", sysctl_table(fs.sysctl), nodes=False))
+    files = {path: fs.tunable(b"/sys/" + path, text, fs.sysctl_stores[path])
+             if path in fs.sysctl_stores else text
+             for path, text in sysctl_table(fs.sysctl).items()}
+    return _folder(fs, b"/sys", _tree(fs, b"/sys", files, nodes=False))
 
 
 def _tree(fs: ProcFs, base: bytes, files: dict, nodes: bool = True) -> dict:
@@ -89,7 +102,7 @@ def _tree(fs: ProcFs, base: bytes, files: dict, nodes: bool = True) -> dict:
         branch = tree
         for folder in folders:
             branch = branch.setdefault(folder, {})
-        branch[name] = fs.file(base + b"/" + path, text)
+        branch[name] = text if isinstance(text, Node) else fs.file(base + b"/" + path, text)
     if not nodes:
         return tree
     return {name: _folder(fs, base + b"/" + name, child) if isinstance(child, dict) else child
