@@ -182,13 +182,14 @@ class AreaMap:
                         file=None) -> int:
         """Map [start, start+size) onto shared pages, replacing whatever was there: `backing`
         is a list of (SharedPages, offset in it, length) that covers the range in order (one
-        object for anonymous memory, the page cache's extents of a file: page_cache.py)."""
+        object for anonymous memory, the page cache's extents of a file: page_cache.py), or
+        a first part of it: pages past the end of a file have none (memory/file_fault.py)."""
         end = self._make_room(start, size)
         addr = start
         for shared, shared_offset, length in backing:
             self.machine.mem.map_shared(addr, length, perms & PROT_MASK, shared, shared_offset)
             addr += length
-        assert addr == end, "shared backing must cover the area"
+        assert addr <= end, "shared backing must lie within the area"
         locked = self.lock_future if locked is None else locked
         self._insert(Vma(start, end, perms & PROT_MASK, name, offset, True, may_write, locked,
                          file=file))
@@ -347,6 +348,8 @@ class AreaMap:
         mem = self.machine.mem
         for lo, hi in mem.unbacked(start, end - start):
             for vma in self._overlapping(lo, hi):
+                if vma.shared:
+                    continue          # past the end of its file: a fault there is SIGBUS
                 a, b = max(vma.start, lo), min(vma.end, hi)
                 mem.map(a, b - a, vma.perms)
 
