@@ -316,6 +316,25 @@ class Memory:
         return sum(length for start, end, host in zip(self._starts, self._ends, self._hosts)
                    for _, length in host_pages.touched_runs(host, end - start))
 
+    def resident(self, addr: int, size: int) -> bytes:
+        """mincore's vector for page-aligned [addr, addr+size): 1 for a page whose host page
+        exists (the guest wrote or read it, or populate made it), 0 for one never touched or
+        without pages at all."""
+        vector = bytearray(size // PAGE)
+        for start, end in self._pieces_within(addr, addr + size):
+            lo, hi = max(start, addr), min(end, addr + size)
+            host = self._host_address(lo, hi - lo)
+            first = (lo - addr) // PAGE
+            vector[first:first + (hi - lo) // PAGE] = host_pages.resident(host, hi - lo)
+        return bytes(vector)
+
+    def populate(self, addr: int, size: int) -> None:
+        """Make every page of [addr, addr+size) that has host pages resident (mlock)."""
+        for start, end in self._pieces_within(addr, addr + size):
+            lo, hi = max(start, addr), min(end, addr + size)
+            view = self._views[bisect.bisect_left(self._starts, start)]
+            host_pages.populate(view, lo - start, hi - start)
+
     # ---- access ----------------------------------------------------------------------------
     def read(self, addr: int, size: int) -> bytes:
         """`size` bytes at `addr`; MemoryAccessError unless every one of them is mapped. A
