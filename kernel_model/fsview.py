@@ -24,6 +24,9 @@ class FsView:
     def maps_text(self) -> bytes:
         return self._proc.maps_text() if self._proc.space else b""
 
+    def smaps_text(self) -> bytes:
+        return self._proc.smaps_text() if self._proc.space else b""
+
     def memory_status(self) -> list[tuple[bytes, int]]:
         """/proc/PID/status's Vm* sizes (none for a zombie, whose memory is gone)."""
         return self._proc.memory_status() if self._proc.space else []

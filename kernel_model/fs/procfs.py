@@ -123,6 +123,7 @@ def _process_dir(fs: ProcFs, proc: ProcessView) -> SyntheticDir:
         b"fd": fd_dir,
         b"fdinfo": fs.dir(base + b"/fdinfo", _fdinfo_files(fs, proc, base), ordered=True),
         b"maps": fs.file(base + b"/maps", proc.maps_text),
+        b"smaps": fs.file(base + b"/smaps", getattr(proc, "smaps_text", lambda: b"")),
         b"mounts": fs.file(base + b"/mounts", lambda: MOUNTS),
         b"root": _magic(fs.link(base + b"/root", lambda: b"/")),
         b"stat": fs.file(base + b"/stat", lambda: stat_line(proc)),

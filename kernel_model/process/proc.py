@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from ..fdtable import FdTable
 from ..creds import ROOT, Credentials
 from .task_flags import TaskFlags
+from ..memory.smaps import smaps_text
 
 # Process / thread states
 RUNNABLE = "runnable"
@@ -113,6 +114,9 @@ class Process:
     # ---- the view the file system needs for /proc/self -------------------------------------
     def maps_text(self) -> bytes:
         return self.space.vm.maps_text()
+
+    def smaps_text(self) -> bytes:
+        return smaps_text(self.space.vm)
 
     def memory_status(self) -> list[tuple[bytes, int]]:
         """/proc/PID/status's memory sizes the model knows, in bytes, in task_mem's order:
