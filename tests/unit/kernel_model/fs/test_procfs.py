@@ -119,6 +119,8 @@ def test_proc_sys_values(fs):
     assert read_file(fs, b"/proc/sys/kernel/pid_max") == b"32768\n"
     assert read_file(fs, b"/proc/sys/fs/pipe-max-size") == b"1048576\n"
     assert read_file(fs, b"/proc/sys/fs/pipe-user-pages-soft") == b"16384\n"
+    assert read_file(fs, b"/proc/sys/kernel/tainted") == b"0\n"          # LTP wait403
+    assert read_file(fs, b"/proc/sys/kernel/core_pattern") == b"core\n"  # LTP waitid10
     name = [b"box"]
     fs.add_sysctl(b"kernel/hostname", lambda: name[0])
     assert read_file(fs, b"/proc/sys/kernel/hostname") == b"box\n"
