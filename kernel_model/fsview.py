@@ -87,6 +87,34 @@ class FsView:
         return STATE_NAMES.get(proc.threads[0].state, STATE_NAMES["runnable"])
 
 
+    @property
+    def comm(self) -> bytes | None:
+        """The leader thread's comm (prctl PR_SET_NAME), None for the executable's name."""
+        threads = self._proc.threads
+        return threads[0].comm or None if threads else None
+
+    def tasks(self) -> list["TaskFsView"]:
+        """/proc/PID/task/: every live thread of the process (fs/proc/base.c proc_task_readdir)."""
+        return [TaskFsView(self._proc, t) for t in self._proc.threads if t.state != "zombie"]
+
+
+class TaskFsView(FsView):
+    """One thread as /proc/PID/task/TID shows it: its tid, state and comm, the rest its
+    process's."""
+
+    def __init__(self, proc, thread):
+        super().__init__(proc)
+        self._thread = thread
+        self.pid = thread.tid
+
+    @property
+    def comm(self) -> bytes | None:
+        return self._thread.comm or None
+
+    def state(self) -> tuple[bytes, bytes]:
+        return STATE_NAMES.get(self._thread.state, STATE_NAMES["runnable"])
+
+
 class GlobalFsView(FsView):
     """The same process resolving a global path (an open file's, a canonical one the model
     computed): from the guest root whatever the process root is."""
