@@ -27,6 +27,17 @@ class FsView:
     def smaps_text(self) -> bytes:
         return self._proc.smaps_text() if self._proc.space else b""
 
+    def pagemap(self, first_page: int, count: int) -> bytes:
+        """/proc/PID/pagemap's words (memory/pagemap.py); zeros once the memory is gone."""
+        space = self._proc.space
+        if space is None or space.released:
+            return bytes(8 * count)
+        return self._proc.pagemap(first_page, count)
+
+    def user_pages(self) -> int:
+        space = self._proc.space
+        return space.layout.user_top // 4096 if space is not None else 0
+
     def memory_status(self) -> list[tuple[bytes, int]]:
         """/proc/PID/status's Vm* sizes (none for a zombie, whose memory is gone)."""
         return self._proc.memory_status() if self._proc.space else []

@@ -13,6 +13,7 @@ from typing import Callable
 from .constants import PROC_DEV, S_IFDIR, S_IFLNK, S_IFREG
 from .inodes import InodeTable
 from .node import Node
+from .procpagemap import PagemapFile
 from .procsys import TunableFile, sysctl_table
 from .proctext import (CPUINFO, FILESYSTEMS, MEMINFO, ProcessView, comm_of, stat_line,
                        status_text)
@@ -53,6 +54,9 @@ class ProcFs:
         self.sysctl[path] = text
         if store is not None:
             self.sysctl_stores[path] = store
+
+    def pagemap(self, path: bytes, entries, pages: int) -> PagemapFile:
+        return PagemapFile("proc", self._meta(path, S_IFREG, 0o400), entries, pages)
 
     def tunable(self, path: bytes, text, store) -> TunableFile:
         return TunableFile("proc", self._meta(path, S_IFREG, 0o644), text, store)
@@ -131,6 +135,8 @@ def _process_dir(fs: ProcFs, proc: ProcessView) -> SyntheticDir:
         b"status": fs.file(base + b"/status", lambda: status_text(proc)),
     }
     children[b"comm"] = fs.file(base + b"/comm", lambda: comm_of(proc) + b"\n")
+    if hasattr(proc, "pagemap"):
+        children[b"pagemap"] = fs.pagemap(base + b"/pagemap", proc.pagemap, proc.user_pages())
     if hasattr(proc, "tasks"):
         children[b"task"] = fs.dir(base + b"/task", {
             b"%d" % task.pid: _task_dir(fs, task, base + b"/task/%d" % task.pid)

@@ -151,6 +151,9 @@ class AreaMap:
         """Whether no area holds a byte of [start, end)."""
         return not self._overlapping(start, end)
 
+    def vmas_overlapping(self, start: int, end: int) -> list[Vma]:
+        return self._overlapping(start, end)
+
     def _overlapping(self, start: int, end: int) -> list[Vma]:
         """The areas holding a byte of [start, end), in address order: those starting below
         `end`, from the last one starting at or below `start` (areas never overlap)."""

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from ..fdtable import FdTable
 from ..creds import ROOT, Credentials
 from .task_flags import TaskFlags
+from ..memory.pagemap import pagemap_entries
 from ..memory.smaps import smaps_text
 
 # Process / thread states
@@ -117,6 +118,9 @@ class Process:
 
     def smaps_text(self) -> bytes:
         return smaps_text(self.space.vm)
+
+    def pagemap(self, first_page: int, count: int) -> bytes:
+        return pagemap_entries(self.space.vm, first_page, count)
 
     def memory_status(self) -> list[tuple[bytes, int]]:
         """/proc/PID/status's memory sizes the model knows, in bytes, in task_mem's order:
