@@ -125,6 +125,8 @@ def tls_setter(ctx, child: Thread, tls: int):
 
 def do_clone(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid: int, tls: int) -> int:
     parent = ctx.proc
+    if flags & (CLONE_NEWNS | CLONE_FS) == CLONE_NEWNS | CLONE_FS:
+        raise GuestErrno(E.EINVAL)                # copy_process: a new mount ns, a shared fs
     if flags & NAMESPACE_FLAGS:
         raise GuestErrno(E.EPERM)                 # namespaces need privileges the sandbox lacks
     if flags & CLONE_THREAD and not flags & CLONE_SIGHAND or flags & CLONE_SIGHAND and not flags & CLONE_VM:

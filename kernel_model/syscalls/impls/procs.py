@@ -5,7 +5,9 @@ from ... import errno as E
 from ...blocking import WouldBlock
 from ...errno import GuestErrno
 from ...process.exit import reap
-from ...process.fork import CLONE_VFORK, CLONE_VM, do_clone
+from ...fs.pidfd import PidFd
+from ...process.fork import (CLONE_DETACHED, CLONE_PARENT, CLONE_PARENT_SETTID, CLONE_PIDFD,
+                             CLONE_THREAD, CLONE_VFORK, CLONE_VM, CSIGNAL, do_clone)
 from ...process.job_control import CLD_CONTINUED, CLD_STOPPED, wait_status
 from ...process.proc import ZOMBIE
 from ...signals import SIGCHLD
@@ -32,21 +34,64 @@ def sys_vfork(ctx):
 def sys_clone(ctx, flags, stack, parent_tid, arg4, arg5):
     # x86-64: clone(flags, stack, parent_tid, child_tid, tls); i386: (flags, stack, parent_tid, tls, child_tid)
     child_tid, tls = (arg4, arg5) if ctx.abi == "x86_64" else (arg5, arg4)
-    return do_clone(ctx.kernel, ctx, flags & 0xFFFFFFFF, stack, parent_tid, child_tid, tls)
+    flags &= 0xFFFFFFFF
+    if flags & CLONE_PIDFD and flags & CLONE_PARENT_SETTID:
+        raise GuestErrno(E.EINVAL)            # kernel/fork.c: clone() has one pointer for both
+    return _clone(ctx, flags, stack, parent_tid, child_tid, tls, pidfd=parent_tid)
+
+
+# struct clone_args (include/uapi/linux/sched.h): flags, pidfd, child_tid, parent_tid,
+# exit_signal, stack, stack_size, tls, set_tid, set_tid_size, cgroup (u64 each)
+CLONE_ARGS_SIZE_VER0, CLONE_ARGS_SIZE = 64, 88
+PAGE_SIZE, MAX_PID_NS_LEVEL, NSIG = 4096, 32, 64
 
 
 @syscall("clone3", args=(("cl_args", K.STRUCT), ("size", K.ULONG)), outside_hook=True)
 def sys_clone3(ctx, args, size):
-    # struct clone_args: flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size,
-    # tls, set_tid, set_tid_size, cgroup (u64 each; size >= 64 = CLONE_ARGS_SIZE_VER0)
-    if size < 64 or size > 4096:
+    """kernel/fork.c copy_clone_args_from_user and clone3_args_valid, in their order."""
+    if size > PAGE_SIZE:
+        raise GuestErrno(E.E2BIG)
+    if size < CLONE_ARGS_SIZE_VER0:
         raise GuestErrno(E.EINVAL)
-    fields = struct.unpack("<8Q", ctx.read(args, 64))
-    flags, _pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls = fields
-    if exit_signal & ~0xFF or flags >> 32:
+    if size > CLONE_ARGS_SIZE and any(ctx.read(args + CLONE_ARGS_SIZE, size - CLONE_ARGS_SIZE)):
+        raise GuestErrno(E.E2BIG)             # copy_struct_from_user: unknown fields not zero
+    raw = ctx.read(args, min(size, CLONE_ARGS_SIZE)).ljust(CLONE_ARGS_SIZE, b"\0")
+    (flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid,
+     set_tid_size, _cgroup) = struct.unpack("<11Q", raw)
+    if bool(set_tid) != bool(set_tid_size) or set_tid_size > MAX_PID_NS_LEVEL:
+        raise GuestErrno(E.EINVAL)
+    if exit_signal & ~CSIGNAL or exit_signal > NSIG or flags >> 32:
+        raise GuestErrno(E.EINVAL)
+    if flags & (CLONE_THREAD | CLONE_PARENT) and exit_signal:
+        raise GuestErrno(E.EINVAL)
+    if not _stack_valid(ctx, stack, stack_size):
         raise GuestErrno(E.EINVAL)
     top = stack + stack_size if stack else 0       # clone3 gives the lowest address and size
-    return do_clone(ctx.kernel, ctx, flags | exit_signal, top, parent_tid, child_tid, tls)
+    return _clone(ctx, flags | exit_signal, top, parent_tid, child_tid, tls, pidfd=pidfd)
+
+
+def _stack_valid(ctx, stack: int, size: int) -> bool:
+    """clone3_stack_valid: a stack has a size and lies in user space; no stack, no size."""
+    if stack:
+        return bool(size) and ctx.access_ok(stack, size)
+    return not size
+
+
+def _clone(ctx, flags: int, stack: int, parent_tid: int, child_tid: int, tls: int, *,
+           pidfd: int) -> int:
+    """do_clone, and with CLONE_PIDFD a pidfd of the child in the caller's table (O_CLOEXEC)
+    whose number is stored at `pidfd` (copy_process: a bad pointer is EFAULT and no child is
+    made; a thread or a detached child gets none: EINVAL)."""
+    if flags & CLONE_PIDFD:
+        if flags & (CLONE_DETACHED | CLONE_THREAD):
+            raise GuestErrno(E.EINVAL)
+        if not ctx.writable(pidfd, 4):
+            raise GuestErrno(E.EFAULT)
+    pid = do_clone(ctx.kernel, ctx, flags, stack, parent_tid, child_tid, tls)
+    if flags & CLONE_PIDFD:
+        fd = ctx.proc.fds.install(PidFd(ctx.kernel.processes[pid], False), cloexec=True)
+        ctx.write(pidfd, struct.pack("<i", fd))
+    return pid
 
 
 def _matches(ctx, child, pid: int) -> bool:
