@@ -77,6 +77,23 @@ def touched_runs(address: int, size: int):
         yield run.start() * PAGE, (run.end() - run.start()) * PAGE
 
 
+def resident(address: int, size: int) -> bytes:
+    """One byte a page of [address, address+size): 1 where the host has materialised the page
+    (written, or read: a read maps the zero page), else 0. Where the host cannot tell, 1."""
+    pages = size // PAGE
+    vector = ctypes.create_string_buffer(pages)
+    if _libc.mincore(address, size, vector) != 0:
+        return b"\x01" * pages
+    return vector.raw[:pages].translate(_LOW_BIT)
+
+
+def populate(view: memoryview, lo: int, hi: int) -> None:
+    """Make the pages of view[lo:hi] the host's (each written with the byte it holds): mlock's
+    and MAP_POPULATE's pre-faulting (mm/gup.c populate_vma_page_range)."""
+    for at in range(lo, hi, PAGE):
+        view[at] = view[at]
+
+
 def copy(destination: int, source: int, size: int) -> None:
     """Copy the touched pages of [source, source+size) to destination (a fresh, zero range).
 

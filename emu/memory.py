@@ -174,6 +174,18 @@ class Memory:
             self._cut(start, lo, hi)
             self._paint(lo, hi, None)
 
+    def unbacked(self, addr: int, size: int) -> list[tuple[int, int]]:
+        """The parts (start, end) of [addr, addr+size) that no piece holds, in order: what the
+        kernel left without pages (a never-touched PROT_NONE area, kernel_model/memory/vm.py)."""
+        holes, at, end = [], addr, addr + size
+        for start, stop in self._pieces_within(addr, end):
+            if start > at:
+                holes.append((at, start))
+            at = max(at, stop)
+        if at < end:
+            holes.append((at, end))
+        return holes
+
     def _pieces_within(self, lo: int, hi: int) -> list[tuple[int, int]]:
         i = max(bisect.bisect_right(self._starts, lo) - 1, 0)
         out = []
@@ -303,6 +315,25 @@ class Memory:
         """Bytes of guest memory the host holds now (touched pages)."""
         return sum(length for start, end, host in zip(self._starts, self._ends, self._hosts)
                    for _, length in host_pages.touched_runs(host, end - start))
+
+    def resident(self, addr: int, size: int) -> bytes:
+        """mincore's vector for page-aligned [addr, addr+size): 1 for a page whose host page
+        exists (the guest wrote or read it, or populate made it), 0 for one never touched or
+        without pages at all."""
+        vector = bytearray(size // PAGE)
+        for start, end in self._pieces_within(addr, addr + size):
+            lo, hi = max(start, addr), min(end, addr + size)
+            host = self._host_address(lo, hi - lo)
+            first = (lo - addr) // PAGE
+            vector[first:first + (hi - lo) // PAGE] = host_pages.resident(host, hi - lo)
+        return bytes(vector)
+
+    def populate(self, addr: int, size: int) -> None:
+        """Make every page of [addr, addr+size) that has host pages resident (mlock)."""
+        for start, end in self._pieces_within(addr, addr + size):
+            lo, hi = max(start, addr), min(end, addr + size)
+            view = self._views[bisect.bisect_left(self._starts, start)]
+            host_pages.populate(view, lo - start, hi - start)
 
     # ---- access ----------------------------------------------------------------------------
     def read(self, addr: int, size: int) -> bytes:

@@ -24,6 +24,20 @@ class FsView:
     def maps_text(self) -> bytes:
         return self._proc.maps_text() if self._proc.space else b""
 
+    def smaps_text(self) -> bytes:
+        return self._proc.smaps_text() if self._proc.space else b""
+
+    def pagemap(self, first_page: int, count: int) -> bytes:
+        """/proc/PID/pagemap's words (memory/pagemap.py); zeros once the memory is gone."""
+        space = self._proc.space
+        if space is None or space.released:
+            return bytes(8 * count)
+        return self._proc.pagemap(first_page, count)
+
+    def user_pages(self) -> int:
+        space = self._proc.space
+        return space.layout.user_top // 4096 if space is not None else 0
+
     def memory_status(self) -> list[tuple[bytes, int]]:
         """/proc/PID/status's Vm* sizes (none for a zombie, whose memory is gone)."""
         return self._proc.memory_status() if self._proc.space else []
@@ -92,6 +106,16 @@ class FsView:
             return STATE_NAMES["zombie"]
         return STATE_NAMES.get(proc.threads[0].state, STATE_NAMES["runnable"])
 
+    @property
+    def comm(self) -> bytes | None:
+        """The leader thread's comm (prctl PR_SET_NAME), None for the executable's name."""
+        threads = self._proc.threads
+        return threads[0].comm or None if threads else None
+
+    def tasks(self) -> list["TaskFsView"]:
+        """/proc/PID/task/: every live thread of the process (fs/proc/base.c proc_task_readdir)."""
+        return [TaskFsView(self._proc, t) for t in self._proc.threads if t.state != "zombie"]
+
 
 class InitView:
     """/proc/1: the sandbox's init, parent of the run's first process and of every orphan. The
@@ -122,6 +146,27 @@ class InitView:
 
     def state(self) -> tuple[bytes, bytes]:
         return STATE_NAMES["sleeping"]
+
+    def tasks(self) -> list:
+        """/proc/1/task/1: init's one thread, itself."""
+        return [self]
+
+
+class TaskFsView(FsView):
+    """One thread as /proc/PID/task/TID shows it: its tid, state and comm, the rest its
+    process's."""
+
+    def __init__(self, proc, thread):
+        super().__init__(proc)
+        self._thread = thread
+        self.pid = thread.tid
+
+    @property
+    def comm(self) -> bytes | None:
+        return self._thread.comm or None
+
+    def state(self) -> tuple[bytes, bytes]:
+        return STATE_NAMES.get(self._thread.state, STATE_NAMES["runnable"])
 
 
 class GlobalFsView(FsView):

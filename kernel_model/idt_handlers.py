@@ -9,6 +9,7 @@ is the i386 system-call gate.
 from .cpu import idt as V
 from .signals import SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGTRAP
 from .cpu.tsc import emulate_time_stamp
+from .memory.file_fault import RETRY, SIGBUS as FILE_SIGBUS, file_page_fault
 
 EXCEPTION_SIGNALS = {
     V.DE: SIGFPE, V.DB: SIGTRAP, V.BP: SIGTRAP, V.OF: SIGSEGV, V.BR: SIGSEGV, V.UD: SIGILL,
@@ -72,14 +73,22 @@ def _general_protection_handler(kernel, space):
 
 def _page_fault_handler(kernel, space):
     """#PF: a fault just below a MAP_GROWSDOWN area grows it and the instruction runs again
-    (arch/x86/mm/fault.c do_user_addr_fault -> expand_stack); any other is SIGSEGV."""
+    (arch/x86/mm/fault.c do_user_addr_fault -> expand_stack); one in a shared file mapping's
+    page-less page reads the page in, or is SIGBUS past the file's end (memory/file_fault.py,
+    BUS_ADRERR: deliver_exception's code 2 for an address in an area); any other is SIGSEGV."""
     def handle(frame):
         current = getattr(kernel, "current", None)
         fault = getattr(current, "pending_fault", None)
-        if fault is not None and fault.unmapped and frame.fault_address is not None and \
-                space.vm.grow_down(frame.fault_address, _stack_limit(current)):
-            current.pending_fault = None
-            return True
+        if fault is not None and fault.unmapped and frame.fault_address is not None:
+            if space.vm.grow_down(frame.fault_address, _stack_limit(current)):
+                current.pending_fault = None
+                return True
+            outcome = file_page_fault(space, kernel.page_cache, frame.fault_address)
+            if outcome == RETRY:
+                current.pending_fault = None
+                return True
+            if outcome == FILE_SIGBUS:
+                return kernel.deliver_exception(frame, SIGBUS)
         return kernel.deliver_exception(frame, SIGSEGV)
     return handle
 

@@ -34,6 +34,7 @@ from .process.sched import DEFAULT_QUANTUM, TRACER_STOP, Scheduler
 from .process.spawn import Spawning
 from .signals.delivery import Signals, status_for_sigchld
 from .memory.futex_key import futex_key
+from .memory.map_count import MapCountSysctl
 from .memory.page_cache import PageCache
 from .memory.space_pool import POOL_SIZE, SpacePool
 from .task_limit import TaskLimit
@@ -92,6 +93,7 @@ class Kernel(Spawning, SyscallEntry):
             self.fs.add_sysctl(path, text, write)
         self.fs.add_sysctl(b"kernel/osrelease", lambda: UTS_RELEASE)
         self.fs.add_sysctl(b"kernel/version", lambda: UTS_VERSION)
+        self.map_count = MapCountSysctl(self)     # vm.max_map_count (memory/map_count.py)
         self.fs.add_proc_file(b"config.gz", config_gz)    # CONFIG_IKCONFIG_PROC (kconfig.py)
         self.fs.add_proc_file(b"version", lambda: PROC_VERSION)
         self.unix_names = UnixNames()     # names AF_UNIX sockets are bound to (kernel_model/net)
@@ -181,6 +183,7 @@ class Kernel(Spawning, SyscallEntry):
         space.traps.set_frameless_handler(V.SYSCALL_VECTOR, self._int80_frameless)
         space.machine.syscall_handler = self._on_syscall_instruction
         space.vm.budget_allows = self._memory_budget_allows
+        self.map_count.apply(space)
 
     def _process_views(self) -> dict:
         """What /proc/PID shows, by pid: the sandbox's init and every process of the run."""

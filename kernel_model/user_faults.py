@@ -32,8 +32,7 @@ def deliver_exception(kernel, frame, signal: int) -> bool:
         return False
     handler = proc.sigactions.get(signal, (0,))[0]
     if handler not in (0, 1) and not thread.sigmask & (1 << (signal - 1)):
-        fault = thread.pending_fault
-        code = 1 if fault is None or fault.unmapped else 2      # SEGV_MAPERR / SEGV_ACCERR
+        code = 2 if _refused_by_area(proc, thread.pending_fault, fault_address) else 1
         kernel.signals.post(proc, signal, thread=thread, info={"code": code, "addr": fault_address})
         return False
     kernel.kill(proc, signal, f"{_detail(frame, thread)}, pc={frame.ip:#x} "
@@ -41,10 +40,21 @@ def deliver_exception(kernel, frame, signal: int) -> bool:
     return False
 
 
+def _refused_by_area(proc, fault, address: int) -> bool:
+    """SEGV_ACCERR rather than SEGV_MAPERR: an area holds the address but refused the access
+    (arch/x86/mm/fault.c do_user_addr_fault: bad_area_access_error once find_vma found one).
+    A page Unicorn does not map can still be an area's: a PROT_NONE area never touched has no
+    pages (kernel_model/memory/vm.py map_area)."""
+    if fault is None:
+        return False
+    return not fault.unmapped or proc.space.vm.vma_at(address) is not None
+
+
 def _detail(frame, thread) -> str:
     if frame.vector != V.PF:
         return V.NAMES.get(frame.vector, f"vector {frame.vector}")
     fault = thread.pending_fault
-    what = "not mapped" if fault is None or fault.unmapped else "not permitted"
+    refused = _refused_by_area(thread.process, fault, frame.fault_address)
+    what = "not permitted" if refused else "not mapped"
     access = fault.access if fault is not None else "access"
     return f"{access} at {frame.fault_address:#x} ({what})"

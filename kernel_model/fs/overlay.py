@@ -121,6 +121,9 @@ class OverlayFile(OverlayNode):
     it open they are read through one host fd, opened by the first open file description and
     closed with the last (HostFile.open_reader), so a read is one pread."""
     fixed_offset = False
+    # While shared mappings of the file exist, the page cache's view of their pages
+    # (memory/page_cache.py _MappedFile): reads and writes go through them, as Linux's do.
+    mapped_pages = None
 
     def __init__(self, ctx: OverlayContext, meta: Meta, lower: HostFile | None):
         super().__init__(ctx, meta)
@@ -163,8 +166,10 @@ class OverlayFile(OverlayNode):
 
     def read_at(self, offset: int, n: int) -> bytes:
         if self.data is None:
-            return (self._reader or self.lower).read_at(offset, n)
-        return self.data.read(offset, n)
+            data = (self._reader or self.lower).read_at(offset, n)
+        else:
+            data = self.data.read(offset, n)
+        return data if self.mapped_pages is None else self.mapped_pages.read(offset, data)
 
     def write_at(self, offset: int, data: bytes) -> int:
         if not data:
@@ -174,6 +179,8 @@ class OverlayFile(OverlayNode):
         data = data[:MAX_LFS_FILESIZE - offset]
         written = self._copy_up().write(offset, data)      # a hole before it reads as zeros
         self.meta.touch_modified(self.ctx.clock())         # ENOSPC above leaves all unchanged
+        if self.mapped_pages is not None:
+            self.mapped_pages.written(offset, data[:written])
         return written
 
     def truncate(self, length: int) -> None:

@@ -13,8 +13,10 @@ from typing import Callable
 from .constants import PROC_DEV, S_IFDIR, S_IFLNK, S_IFREG
 from .inodes import InodeTable
 from .node import Node
+from .procpagemap import PagemapFile
 from .procsys import Sysctl, sysctl_table
-from .proctext import CPUINFO, FILESYSTEMS, MEMINFO, ProcessView, stat_line, status_text
+from .proctext import (CPUINFO, FILESYSTEMS, MEMINFO, ProcessView, comm_of, stat_line,
+                       status_text)
 from .synthetic import GeneratedFile, SyntheticDir, SyntheticSymlink, synthetic_meta
 
 # The modeled mounts, as /proc/PID/mounts lists them (fs/proc_namespace.c show_vfsmnt): the
@@ -50,6 +52,9 @@ class ProcFs:
         """A /proc/sys file: its value and a newline; root may write a writable one."""
         text = entry.text
         return self.file(path, lambda: text() + b"\n", entry.perm, entry.write)
+
+    def pagemap(self, path: bytes, entries, pages: int) -> PagemapFile:
+        return PagemapFile("proc", self._meta(path, S_IFREG, 0o400), entries, pages)
 
     def _meta(self, path: bytes, fmt: int, perm: int):
         return synthetic_meta(PROC_DEV, self.table.for_key(path), fmt, perm)
@@ -116,15 +121,33 @@ def _process_dir(fs: ProcFs, proc: ProcessView) -> SyntheticDir:
         b"fd": fd_dir,
         b"fdinfo": fs.dir(base + b"/fdinfo", _fdinfo_files(fs, proc, base), ordered=True),
         b"maps": fs.file(base + b"/maps", proc.maps_text),
+        b"smaps": fs.file(base + b"/smaps", getattr(proc, "smaps_text", lambda: b"")),
         b"mounts": fs.file(base + b"/mounts", lambda: MOUNTS),
         b"root": _magic(fs.link(base + b"/root", lambda: b"/")),
         b"stat": fs.file(base + b"/stat", lambda: stat_line(proc)),
         b"status": fs.file(base + b"/status", lambda: status_text(proc)),
     }
+    children[b"comm"] = fs.file(base + b"/comm", lambda: comm_of(proc) + b"\n")
+    if hasattr(proc, "pagemap"):
+        children[b"pagemap"] = fs.pagemap(base + b"/pagemap", proc.pagemap, proc.user_pages())
+    if hasattr(proc, "tasks"):
+        children[b"task"] = fs.dir(base + b"/task", {
+            b"%d" % task.pid: _task_dir(fs, task, base + b"/task/%d" % task.pid)
+            for task in proc.tasks()})
     if hasattr(proc, "timer_slack_ns"):     # fs/proc/base.c timerslack_ns_show: "%llu\n"
         children[b"timerslack_ns"] = fs.file(base + b"/timerslack_ns",
                                              lambda: b"%d\n" % proc.timer_slack_ns())
     return fs.dir(base, children)
+
+
+def _task_dir(fs: ProcFs, task: ProcessView, base: bytes) -> SyntheticDir:
+    """/proc/PID/task/TID: the thread's stat, status and comm (fs/proc/base.c tid_base_stuff;
+    LTP's futex tests wait for each thread's S, prctl05 reads its comm)."""
+    return fs.dir(base, {
+        b"comm": fs.file(base + b"/comm", lambda: comm_of(task) + b"\n"),
+        b"stat": fs.file(base + b"/stat", lambda: stat_line(task)),
+        b"status": fs.file(base + b"/status", lambda: status_text(task)),
+    })
 
 
 def _fd_links(fs: ProcFs, proc: ProcessView, base: bytes) -> dict[bytes, Node]:

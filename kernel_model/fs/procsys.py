@@ -16,20 +16,18 @@ from ..errno import GuestErrno
 from .pipe_size import PIPE_MAX_SIZE, PIPE_USER_PAGES_SOFT, round_pipe_size
 from .sysctl_write import int_writer
 
-# include/linux/mm.h DEFAULT_MAX_MAP_COUNT (kernel_model/memory/vm.py enforces it; fs/ does not
-# import the page mapper, which brings the emulator)
-MAX_MAP_COUNT = 65530
 PID_MAX = 32768          # kernel/pid.c: PID_MAX_DEFAULT on a machine of few CPUs
 
 FIXED: dict[bytes, bytes] = {
     b"kernel/pid_max": b"%d" % PID_MAX,
     b"kernel/ostype": b"Linux",
     b"kernel/ngroups_max": b"65536",      # NGROUPS_MAX (sysconf(_SC_NGROUPS_MAX): id, groups)
+    b"kernel/tainted": b"0",              # kernel/panic.c: no taint flag (LTP's taint_check)
+    b"kernel/core_pattern": b"core",      # fs/coredump.c core_pattern's default
     b"fs/pipe-user-pages-soft": b"%d" % PIPE_USER_PAGES_SOFT,
     b"fs/pipe-user-pages-hard": b"0",
     b"fs/lease-break-time": b"45",
     b"fs/nr_open": b"1048576",
-    b"vm/max_map_count": b"%d" % MAX_MAP_COUNT,     # LTP's munmap04 reads it
     # fs/notify/inotify/inotify_user.c: the defaults (max_user_watches as a 1 GiB machine's)
     b"fs/inotify/max_queued_events": b"16384",
     b"fs/inotify/max_user_instances": b"128",
@@ -83,3 +81,4 @@ def sysctl_table(dynamic: dict[bytes, Sysctl]) -> dict[bytes, Sysctl]:
     table = {path: Sysctl(lambda value=value: value) for path, value in FIXED.items()}
     table.update(dynamic)
     return table
+

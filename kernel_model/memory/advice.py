@@ -60,7 +60,8 @@ def _advise(vm: AreaMap, vma: Vma, lo: int, hi: int, advice: int) -> None:
         if advice == MADV_FREE and not (_anonymous(vma) and not vma.shared):
             raise GuestErrno(E.EINVAL)
         if advice in (MADV_DONTNEED, MADV_FREE) and _anonymous(vma) and not vma.shared:
-            vm.machine.mem.write(lo, bytes(hi - lo))     # zero-fill-on-demand pages again
+            for a, b in vm.backed_parts(lo, hi):        # zero-fill-on-demand pages again
+                vm.machine.mem.write(a, bytes(b - a))
     elif advice == MADV_REMOVE:
         if vma.locked or _anonymous(vma) and not vma.shared:
             raise GuestErrno(E.EINVAL)

@@ -10,8 +10,11 @@ and makes new ones for the gaps, filled from the file.
 The file's own data (the overlay's, fs/) is a separate copy: the mapped bytes are written back
 to it by msync, by munmap, and when the last mapping of an extent goes (exit, exec) — Linux's
 writeback of dirty pages. A new MAP_PRIVATE mapping of the file starts from the shared pages'
-bytes (`cached`). Not modeled: read(2) of a page another process has written through its
-mapping before any of those (Linux reads the same page cache), and SIGBUS beyond EOF.
+bytes (`cached`). While a file has extents, its read(2) and write(2) go through them as
+Linux's go through the one page cache (mm/filemap.c filemap_read, generic_perform_write): the
+file's node holds a _MappedFile view (fs/overlay.py OverlayFile.mapped_pages) that lays the
+extents' bytes over what a read returns and copies what a write stores into them (LTP msync02:
+a write(2) after mmap must show in the mapping). Not modeled: SIGBUS beyond EOF.
 """
 from dataclasses import dataclass
 
@@ -59,10 +62,36 @@ def write_back(extent: Extent, lo: int, hi: int) -> None:
         write(lo, extent.pages.read(lo - extent.offset, hi - lo))
 
 
+class _MappedFile:
+    """A file's read(2) and write(2) as they meet its shared pages (the extents of one key)."""
+
+    def __init__(self, extents: list[Extent]):
+        self._extents = extents
+
+    def read(self, offset: int, data: bytes) -> bytes:
+        """`data`, the file's bytes at `offset`, with the extents' bytes where they hold any
+        (stores through a mapping not yet written back)."""
+        out = None
+        for extent in self._extents:
+            lo, hi = max(offset, extent.offset), min(offset + len(data), extent.end)
+            if lo < hi:
+                out = bytearray(data) if out is None else out
+                out[lo - offset:hi - offset] = extent.pages.read(lo - extent.offset, hi - lo)
+        return data if out is None else bytes(out)
+
+    def written(self, offset: int, data: bytes) -> None:
+        """The file's bytes at `offset` are now `data`: so are the extents' that hold them."""
+        for extent in self._extents:
+            lo, hi = max(offset, extent.offset), min(offset + len(data), extent.end)
+            if lo < hi:
+                extent.pages.write(lo - extent.offset, data[lo - offset:hi - offset])
+
+
 class PageCache:
     def __init__(self):
         self._extents: dict[tuple[int, int], list[Extent]] = {}    # sorted by offset
         self._by_serial: dict[int, Extent] = {}     # SharedPages.serial -> its extent
+        self._nodes: dict[tuple[int, int], object] = {}   # key -> the node given a _MappedFile
 
     def backing(self, f, offset: int, size: int) -> list:
         """(SharedPages, offset in it, length) covering file bytes [offset, offset+size), in
@@ -123,6 +152,10 @@ class PageCache:
         extents = self._extents[key]
         extents.append(extent)
         extents.sort(key=lambda e: e.offset)
+        node = f.node
+        if key not in self._nodes and hasattr(node, "mapped_pages"):
+            node.mapped_pages = _MappedFile(extents)
+            self._nodes[key] = node
         return extent
 
     def _released(self, key, extent: Extent) -> None:
@@ -136,3 +169,6 @@ class PageCache:
             extents.remove(extent)
         if not extents:
             self._extents.pop(key, None)
+            node = self._nodes.pop(key, None)
+            if node is not None:
+                node.mapped_pages = None

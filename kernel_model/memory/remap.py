@@ -95,8 +95,11 @@ def _move(vm: AreaMap, vma: Vma, old_addr: int, old_size: int, new_size: int, ta
         vm.map_shared_area(target, new_size, vma.perms, pieces, name=vma.name, offset=offset,
                            may_write=vma.may_write, locked=vma.locked, file=vma.file)
     else:
-        data = mem.read(old_addr, old_size)      # the kernel's view: whatever the protection
-        vm.map_area(target, new_size, vma.perms, name=vma.name, offset=offset, locked=vma.locked)
-        mem.write(target, data)
+        data = b""              # a PROT_NONE range never touched has no pages to carry
+        if vm.backed_parts(old_addr, old_addr + old_size):
+            vm.back(old_addr, old_addr + old_size)
+            data = mem.read(old_addr, old_size)  # the kernel's view: whatever the protection
+        vm.map_area(target, new_size, vma.perms, name=vma.name, offset=offset, locked=vma.locked,
+                    data=data)
     vm.remove_range(old_addr, old_addr + old_size)
     return target

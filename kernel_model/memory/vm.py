@@ -151,6 +151,9 @@ class AreaMap:
         """Whether no area holds a byte of [start, end)."""
         return not self._overlapping(start, end)
 
+    def vmas_overlapping(self, start: int, end: int) -> list[Vma]:
+        return self._overlapping(start, end)
+
     def _overlapping(self, start: int, end: int) -> list[Vma]:
         """The areas holding a byte of [start, end), in address order: those starting below
         `end`, from the last one starting at or below `start` (areas never overlap)."""
@@ -165,7 +168,12 @@ class AreaMap:
         """Map [start, start+size) (page aligned), replacing whatever was there. It is locked
         when asked, or else when mlockall(MCL_FUTURE) said so."""
         end = self._make_room(start, size)
-        self.machine.mem.map(start, end - start, perms & PROT_MASK)
+        if perms & PROT_MASK or data:
+            self.machine.mem.map(start, end - start, perms & PROT_MASK)
+        # else a PROT_NONE area with no bytes yet gets no pages until mprotect makes it
+        # accessible (back): it holds nothing a guest could see, and each Unicorn region costs
+        # more the more regions there are (bench/area_map.py --machine; LTP munmap04 maps
+        # 65 530 of them). A fault there is the area's: SEGV_ACCERR (user_faults.py).
         if data:
             self.machine.mem.write(start, data)
         locked = self.lock_future if locked is None else locked
@@ -177,13 +185,14 @@ class AreaMap:
                         file=None) -> int:
         """Map [start, start+size) onto shared pages, replacing whatever was there: `backing`
         is a list of (SharedPages, offset in it, length) that covers the range in order (one
-        object for anonymous memory, the page cache's extents of a file: page_cache.py)."""
+        object for anonymous memory, the page cache's extents of a file: page_cache.py), or
+        a first part of it: pages past the end of a file have none (memory/file_fault.py)."""
         end = self._make_room(start, size)
         addr = start
         for shared, shared_offset, length in backing:
             self.machine.mem.map_shared(addr, length, perms & PROT_MASK, shared, shared_offset)
             addr += length
-        assert addr == end, "shared backing must cover the area"
+        assert addr <= end, "shared backing must lie within the area"
         locked = self.lock_future if locked is None else locked
         self._insert(Vma(start, end, perms & PROT_MASK, name, offset, True, may_write, locked,
                          file=file))
@@ -299,6 +308,8 @@ class AreaMap:
         the area below (Linux's 256 pages) or makes it larger than RLIMIT_STACK. Whether it
         grew (the faulting instruction then runs again)."""
         page = addr & ~(PAGE - 1)
+        if self.vma_at(addr) is not None:
+            return False        # inside an area (one without pages yet): no stack to grow
         i = bisect.bisect_right(self._starts, addr)     # the first area starting above addr
         above = self._vmas[i] if i < len(self._vmas) else None
         if above is None or not above.grows_down or page < 0x10000:
@@ -331,6 +342,30 @@ class AreaMap:
             raise GuestErrno(E.EACCES)
         self.set_flags(addr, end, perms=prot & PROT_MASK)
         self.machine.mem.protect(addr, end - addr, prot & PROT_MASK)
+        if prot & PROT_MASK:
+            self.back(addr, end)
+
+    def back(self, start: int, end: int) -> None:
+        """Give zero pages, with their areas' permissions, to the parts of [start, end) that
+        were left without (map_area's never-touched PROT_NONE areas); areas cover the range."""
+        mem = self.machine.mem
+        for lo, hi in mem.unbacked(start, end - start):
+            for vma in self._overlapping(lo, hi):
+                if vma.shared:
+                    continue          # past the end of its file: a fault there is SIGBUS
+                a, b = max(vma.start, lo), min(vma.end, hi)
+                mem.map(a, b - a, vma.perms)
+
+    def backed_parts(self, start: int, end: int) -> list[tuple[int, int]]:
+        """The parts (lo, hi) of [start, end) that have pages (see map_area), in order."""
+        parts, at = [], start
+        for lo, hi in self.machine.mem.unbacked(start, end - start):
+            if lo > at:
+                parts.append((at, lo))
+            at = hi
+        if at < end:
+            parts.append((at, end))
+        return parts
 
     def areas_covering(self, start: int, end: int) -> list[Vma]:
         """The areas of [start, end) in address order; ENOMEM when a page of it is unmapped

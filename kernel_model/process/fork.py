@@ -77,6 +77,8 @@ def _copy_areas(parent: Space, child: Space) -> None:
                                  wipe_on_fork=vma.wipe_on_fork)
         if vma.wipe_on_fork:          # VM_WIPEONFORK: the child's pages start zeroed
             continue
+        if not vma.perms and parent.vm.backed_parts(vma.start, vma.end):
+            child.vm.back(vma.start, vma.end)     # a PROT_NONE area with bytes keeps them
         # Only the pages the parent touched are copied (emu/host_pages.py): a fork of a shell
         # with an 8 MiB stack copies the few pages of it in use.
         child.machine.mem.copy_from(parent.machine.mem, vma.start, size)

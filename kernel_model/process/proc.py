@@ -11,6 +11,8 @@ from ..fdtable import FdTable
 from ..fs.openfile import fd_link_text
 from ..creds import ROOT, Credentials
 from .task_flags import TaskFlags
+from ..memory.pagemap import pagemap_entries
+from ..memory.smaps import smaps_text
 
 # Process / thread states
 RUNNABLE = "runnable"
@@ -114,6 +116,12 @@ class Process:
     # ---- the view the file system needs for /proc/self -------------------------------------
     def maps_text(self) -> bytes:
         return self.space.vm.maps_text()
+
+    def smaps_text(self) -> bytes:
+        return smaps_text(self.space.vm)
+
+    def pagemap(self, first_page: int, count: int) -> bytes:
+        return pagemap_entries(self.space.vm, first_page, count)
 
     def memory_status(self) -> list[tuple[bytes, int]]:
         """/proc/PID/status's memory sizes the model knows, in bytes, in task_mem's order:

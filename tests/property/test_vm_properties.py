@@ -9,6 +9,7 @@ from emu.machine import Machine
 from kernel_model.errno import GuestErrno
 from kernel_model.memory.layout import LAYOUTS, PAGE
 from kernel_model.memory.vm import MAP_ANONYMOUS, MAP_FIXED, MAP_FIXED_NOREPLACE, MAP_PRIVATE, AreaMap
+from tests.unit.kernel_model.memory.machine_view import assert_matches_machine
 
 # A small window keeps operations colliding with each other; the heap sits inside it.
 WINDOW = 0x1000_0000
@@ -62,13 +63,7 @@ def check_invariants(vm: AreaMap) -> None:
         assert v.start % PAGE == 0 and v.end % PAGE == 0 and v.start < v.end, v
     for a, b in zip(vm.vmas, vm.vmas[1:]):
         assert a.end <= b.start, (a, b)
-    merged: list[list[int]] = []
-    for v in vm.vmas:
-        if merged and merged[-1][1] == v.start and merged[-1][2] == v.perms:
-            merged[-1][1] = v.end
-        else:
-            merged.append([v.start, v.end, v.perms])
-    assert [tuple(r) for r in merged] == vm.machine.mem.regions()
+    assert_matches_machine(vm)
 
 
 @pytest.mark.parametrize("arch", ["i386", "x86_64"])

@@ -11,6 +11,7 @@ from ...memory.layout import PAGE
 from ...images import record_library_mapping, record_unmapping
 from ...fs.memfd import NO_WRITES
 from ...memory.advice import madvise
+from ...memory.file_fault import pages_of_file
 from ...memory.file_map import check_file_map
 from ...memory.remap import mremap
 from ...memory.remap_file import remap_file_pages
@@ -75,8 +76,10 @@ def _file_contents(ctx, f, prot: int, shared: bool, offset: int, length: int):
         raise GuestErrno(E.EPERM)           # memfd_check_seals_mmap: sealed against writes
     if f.stat().mode & 0o170000 == 0o020000:
         return b"", None
-    # One copy of the file's pages for every process that maps them (page_cache.py).
-    return b"", lambda size: ctx.kernel.page_cache.backing(f, offset, size)
+    # One copy of the file's pages for every process that maps them (page_cache.py), for the
+    # pages that hold a byte of the file: the others get theirs at a fault once the file has
+    # grown over them, or are SIGBUS (memory/file_fault.py)
+    return b"", lambda size: ctx.kernel.page_cache.backing(f, offset, pages_of_file(f, offset, size))
 
 
 @syscall("mmap", args=(("addr", K.PTR), ("length", K.ULONG), ("prot", K.PROT),

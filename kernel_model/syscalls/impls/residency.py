@@ -1,7 +1,10 @@
 """mlock, mlock2, munlock, mlockall, munlockall and mincore (mm/mlock.c, mm/mincore.c).
 
-The model has no paging: every page of a mapping is in memory, always. So mincore reports
-every mapped page resident, and locking changes only what the kernel tells of it: the areas'
+The model has no paging out, but pages come into being when first touched, as Linux's do at
+their first fault: mincore reports resident the pages the guest has touched (their host pages
+exist: emu/memory.py Memory.resident), and mlock, mlock2 without MLOCK_ONFAULT and
+mlockall(MCL_CURRENT) fault every page of the range in first (mm/mlock.c __mm_populate; LTP
+mincore03, mlock201). Locking also sets the areas'
 VM_LOCKED (Vma.locked: VmLck in /proc/PID/status, msync's EBUSY). Modeled too are the calls'
 checks: page rounding, the range being mapped (ENOMEM), the flags (EINVAL), and
 RLIMIT_MEMLOCK, counting what is locked already, for a caller without CAP_IPC_LOCK (ENOMEM
@@ -60,9 +63,9 @@ def _newly_locked(vm, start: int, end: int) -> int:
                if v.start < end and v.end > start and not v.locked)
 
 
-def _lock(ctx, addr: int, length: int, locking: bool) -> int:
+def _lock(ctx, addr: int, length: int, locking: bool, populate: bool = True) -> int:
     """mlock/munlock: VM_LOCKED on the pages of the range (mm/mlock.c apply_vma_lock_flags),
-    which /proc/PID/status counts as VmLck; nothing else changes, every page being resident."""
+    which /proc/PID/status counts as VmLck; a lock without MLOCK_ONFAULT faults the pages in."""
     vm = ctx.proc.vm
     start, end = _pages(ctx, addr & ctx.mask, length & ctx.mask)
     if locking:
@@ -70,7 +73,18 @@ def _lock(ctx, addr: int, length: int, locking: bool) -> int:
     if end > start:
         vm.areas_covering(start, end)                  # ENOMEM for a hole
         vm.set_flags(start, end, locked=locking)
+        if locking and populate:
+            _populate(vm, start, end)
     return 0
+
+
+def _populate(vm, start: int, end: int) -> None:
+    """__mm_populate: the pages of the range's accessible areas are faulted in (a PROT_NONE
+    area's are not: populate_vma_page_range skips what cannot be accessed)."""
+    for vma in vm.areas_covering(start, end):
+        if vma.perms:
+            lo, hi = max(vma.start, start), min(vma.end, end)
+            vm.machine.mem.populate(lo, hi - lo)
 
 
 @syscall("mlock", args=(("addr", K.PTR), ("len", K.ULONG)))
@@ -82,7 +96,7 @@ def sys_mlock(ctx, addr, length):
 def sys_mlock2(ctx, addr, length, flags):
     if flags & ~MLOCK_ONFAULT:
         raise GuestErrno(E.EINVAL)
-    return _lock(ctx, addr, length, True)
+    return _lock(ctx, addr, length, True, populate=not flags & MLOCK_ONFAULT)
 
 
 @syscall("munlock", args=(("addr", K.PTR), ("len", K.ULONG)))
@@ -98,6 +112,8 @@ def _lock_all(vm, flags: int) -> None:
         return
     for vma in list(vm.vmas):
         vm.rename_area(vma, locked=bool(flags & MCL_CURRENT))
+        if flags & MCL_CURRENT and not flags & MCL_ONFAULT and vma.perms:
+            vm.machine.mem.populate(vma.start, vma.end - vma.start)
 
 
 @syscall("mlockall", args=(("flags", K.HEX),))
@@ -131,5 +147,5 @@ def sys_mincore(ctx, addr, length, vec):
         raise GuestErrno(E.ENOMEM)
     if not _mapped(ctx, start, end):
         raise GuestErrno(E.ENOMEM)
-    ctx.write(vec, b"\x01" * ((end - start) // PAGE))
+    ctx.write(vec, ctx.mem.resident(start, end - start))
     return 0

@@ -9,6 +9,7 @@ from kernel_model.errno import GuestErrno
 from kernel_model.memory.layout import LAYOUTS, PAGE
 from kernel_model.memory.vm import (MAP_ANONYMOUS, MAP_FIXED, MAP_FIXED_NOREPLACE, MAP_PRIVATE, MAP_SHARED,
                              PROT_EXEC, PROT_READ, PROT_WRITE, AreaMap, Vma)
+from tests.unit.kernel_model.memory.machine_view import assert_matches_machine
 
 ANON = MAP_PRIVATE | MAP_ANONYMOUS
 RW, R, RX = PROT_READ | PROT_WRITE, PROT_READ, PROT_READ | PROT_EXEC
@@ -21,17 +22,6 @@ def vm(arch) -> AreaMap:
 
 def spans(vm):
     return [(v.start, v.end, v.perms) for v in vm.vmas]
-
-
-def assert_matches_machine(vm):
-    """The VMA list and the emulator's mapped regions describe the same memory."""
-    merged = []
-    for v in vm.vmas:
-        if merged and merged[-1][1] == v.start and merged[-1][2] == v.perms:
-            merged[-1][1] = v.end
-        else:
-            merged.append([v.start, v.end, v.perms])
-    assert [tuple(r) for r in merged] == vm.machine.mem.regions()
 
 
 def errno_of(call) -> int:
@@ -272,3 +262,29 @@ def test_allows_walks_every_area_the_range_touches(vm):
     assert not vm.allows(base, PAGE, PROT_EXEC)
     vm.munmap(base + PAGE, PAGE)
     assert not vm.allows(base, 3 * PAGE, PROT_READ)              # the hole
+
+
+# ---- PROT_NONE areas without pages -------------------------------------------------------------
+
+def test_never_touched_prot_none_areas_cost_unicorn_no_region(vm):
+    """LTP munmap04 maps 65 530 PROT_NONE areas, and each Unicorn region makes the next
+    uc_mem_map_ptr slower (bench/area_map.py --machine): the area map holds them, Unicorn
+    does not, until mprotect makes one accessible."""
+    before = len(list(vm.machine.uc.mem_regions()))
+    for i in range(200):
+        vm.mmap(0x1000_0000 + 2 * i * PAGE, PAGE, 0, ANON | MAP_FIXED)
+    assert len(vm.vmas) == 200
+    assert len(list(vm.machine.uc.mem_regions())) == before
+    vm.mprotect(0x1000_0000 + 2 * PAGE, PAGE, RW)
+    assert len(list(vm.machine.uc.mem_regions())) == before + 1
+    assert vm.machine.mem.read(0x1000_0000 + 2 * PAGE, 8) == bytes(8)
+    assert_matches_machine(vm)
+
+
+def test_a_fault_in_a_page_less_prot_none_area_is_not_a_stack_to_grow(vm):
+    """grow_down is asked about faults Unicorn calls unmapped; one inside an area (a PROT_NONE
+    one without pages) must not extend the grows-down area above over it."""
+    vm.mmap(0x1000_0000, PAGE, 0, ANON | MAP_FIXED)
+    vm.mmap(0x1000_1000, PAGE, RW, ANON | MAP_FIXED | 0x100)       # MAP_GROWSDOWN
+    assert not vm.grow_down(0x1000_0010, 8 << 20)
+    assert spans(vm) == [(0x1000_0000, 0x1000_1000, 0), (0x1000_1000, 0x1000_2000, RW)]
