@@ -131,11 +131,15 @@ def test_proc_sys_values(fs):
 
 
 def test_a_tunable_sysctl_is_root_writable_and_stores_each_write(fs):
-    """A sysctl the kernel adds with a store (vm.max_map_count: memory/map_count.py) is mode
+    """A sysctl the kernel adds with a writer (vm.max_map_count: memory/map_count.py) is mode
     0644; an open for writing with O_TRUNC changes nothing, and each write is handed over."""
     from kernel_model.fs import O_TRUNC
+
+    def write(position, data):
+        value[0] = data.strip()
+        return len(data)
     value = [b"7"]
-    fs.add_sysctl(b"vm/tunable", lambda: value[0], lambda data: value.__setitem__(0, data.strip()))
+    fs.add_sysctl(b"vm/tunable", lambda: value[0], write)
     f = fs.open(b"/proc/sys/vm/tunable", O_WRONLY | O_TRUNC, 0, b"/", PROC)
     assert read_file(fs, b"/proc/sys/vm/tunable") == b"7\n"
     assert f.write(b"9\n") == 2
