@@ -52,7 +52,7 @@ class NativeCollector:
             """The buffer is full: collect it now (records, hits), its index back to 0, and
             the thread back to the start of its append."""
             view = _SpaceView(thread.process.space)
-            self._collect_args(view, slot, thread.process.pid, self.debug.arch(view).word)
+            self._collect_slot(view, slot, thread.process.pid, self.debug.arch(view).word)
             frame.ip = restart
             return True
         return drain
@@ -72,7 +72,8 @@ class NativeCollector:
             return
         self.collect_space(entry)
         for slot in entry.slots:
-            self.debug.write_memory(child, slot.counter, b"\0" * (16 if slot.array else 8))
+            size = slot.size(self.debug.arch(child).word) if slot.spec.kind == "table" else 16 if slot.array else 8
+            self.debug.write_memory(child, slot.counter, b"\0" * size)
             self.add(child, slot)        # same addresses in the copy; counts go to the child
 
     def collect(self) -> None:
@@ -90,10 +91,16 @@ class NativeCollector:
         view = _SpaceView(entry.space)
         word = self.debug.arch(view).word
         for slot in entry.slots:
-            if slot.spec.kind == "count":
-                self._collect_count(view, slot, entry.process.pid)
-            else:
-                self._collect_args(view, slot, entry.process.pid, word)
+            self._collect_slot(view, slot, entry.process.pid, word)
+
+    def _collect_slot(self, view, slot: NativeSlot, pid: int, word: int) -> None:
+        if slot.spec.kind == "count":
+            self._collect_count(view, slot, pid)
+        elif slot.spec.kind == "table":      # a keyed aggregation (native_table.py)
+            from .native_table import collect_table
+            collect_table(self, view, slot, pid)
+        else:
+            self._collect_args(view, slot, pid, word)
 
     def _collect_count(self, view, slot: NativeSlot, pid: int) -> None:
         count = struct.unpack("<Q", self.debug.read_memory(view, slot.counter, 8))[0]

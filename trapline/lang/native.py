@@ -158,17 +158,24 @@ class ArgumentRecords:
 
     def __init__(self):
         self.routes: dict[str, tuple] = {}       # probe spec text -> (handlers, func)
+        self.tables: set[str] = set()            # those aggregating in a guest table (native_table.py)
         self.by_pid: dict = {}                   # native drops per pid (native_collector.py)
         self.capacity, self.drain = 1, None
 
-    def route(self, probe, handlers, func: str) -> None:
+    def route(self, probe, handlers, func: str, *, table: bool = False) -> None:
         self.routes[probe.spec.text] = (handlers, func)
+        if table:
+            self.tables.add(probe.spec.text)
 
     def put(self, row) -> None:
         route = self.routes.get(row[3])
         if route is None:
             return
         handlers, func = route
+        if row[7] == "table":                    # an entry of a guest table, not a hit
+            from .native_table import merge_entry
+            merge_entry(handlers, row[5])
+            return
         hit = RecordHit(row[1], row[5], row[3], func)
         for consumer, block, _ in handlers:
             consumer.fire(block, hit)

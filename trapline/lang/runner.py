@@ -28,6 +28,7 @@ class LangRun:
     argument_sites: list[str] = field(default_factory=list)  # probes storing arguments there
     lost: dict = field(default_factory=dict)     # pid -> stored records the guest had to drop
     guarded_sites: list[str] = field(default_factory=list)   # their predicate runs there too
+    table_sites: list[str] = field(default_factory=list)     # keyed aggregations in a guest table
 
 
 def count_probes(consumers) -> int:
@@ -98,7 +99,10 @@ def run(consumers: list[Consumer], argv: list[str], sandbox_options: dict, *,
     stored = sorted(state["records"].routes) if "records" in state else []
     lost = state["records"].dropped() if "records" in state else {}
     guarded = state["user"].guarded() if "user" in state else []
-    return LangRun(result.exit_code, consumers, unattached, result, natives, stored, lost, guarded)
+    tables = sorted(state["records"].tables) if "records" in state else []
+    stored = [text for text in stored if text not in tables]
+    return LangRun(result.exit_code, consumers, unattached, result, natives, stored, lost, guarded,
+                   tables)
 
 
 def _wire(attach, consumer, block, user, syscalls, events, timed) -> None:
