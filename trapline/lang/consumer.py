@@ -14,7 +14,9 @@ hit's action only: it is reported once, with the program's line and column and t
 counted; the guest never notices.
 """
 import sys
+from dataclasses import fields, is_dataclass
 
+from . import ast
 from .checks import check, check_config
 from .errors import RuntimeActionError, StopAction, caret_message
 from .event_buffer import EventBuffer
@@ -22,6 +24,21 @@ from .evaluator import Compiler, Env
 from .maps import Maps
 from .parser import parse
 from .values import truth
+
+
+def assigned_maps(program) -> set[str]:
+    """The names of the maps the program's blocks assign (each exists from the start in
+    bpftrace: one never filled still prints, as an empty line)."""
+    found, nodes = set(), [probe.body for probe in program.probes]
+    while nodes:
+        node = nodes.pop()
+        if isinstance(node, list):
+            nodes.extend(node)
+        elif is_dataclass(node):
+            if isinstance(node, ast.MapAssign):
+                found.add(node.target.name)
+            nodes.extend(getattr(node, f.name) for f in fields(node))
+    return found
 
 
 class Block:
@@ -40,6 +57,8 @@ class Consumer:
         self.events: EventBuffer | None = None      # made by start() when there is a limit
         self.name = name
         self.maps = Maps()
+        for map_name in assigned_maps(self.program):
+            self.maps.get(map_name)         # bpftrace prints every map of the program, even empty
         self.out = out
         self.batch = batch          # writes kept for one: 1 where the guest's output is the same file
         self._pending: list[str] = []
