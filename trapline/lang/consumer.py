@@ -61,6 +61,7 @@ class Consumer:
             self.maps.get(map_name)         # bpftrace prints every map of the program, even empty
         self.out = out
         self.batch = batch          # writes kept for one: 1 where the guest's output is the same file
+        self.before_write = None    # native_printf.PrintDrain: captured lines go out first
         self._pending: list[str] = []
         self.stacks = stacks
         self.report = report or (lambda line: print(line, file=sys.stderr))
@@ -84,6 +85,12 @@ class Consumer:
 
     def write(self, text: str) -> None:
         """An event (printf, print, time, join): into the buffer if there is a limit."""
+        if self.before_write is not None:
+            self.before_write()
+        self.emit(text)
+
+    def emit(self, text: str) -> None:
+        """write() without asking for the captured lines first (those lines themselves)."""
         if self.events is not None:
             self.events.add(text, self.clock())
             return
