@@ -25,7 +25,7 @@ from instrumenter.strategies.native_guard import Known, any_of
 from . import ast
 from .checks import ARG
 from .guards import predicate_guard
-from .printf import _CONVERSION, compile_format
+from .printf import compile_format, conversions
 
 MAX_PRINT_ARGS = 6                    # arg0..arg5: the words the native args action stores
 _INTEGER_KINDS = frozenset("diuxXop")
@@ -51,7 +51,7 @@ def printf_line(statement):
             and isinstance(statement.expr.args[0], ast.String)):
         return None
     fmt = statement.expr.args[0].value
-    if any(found["kind"] not in _INTEGER_KINDS and found["kind"] != "%" for found in _CONVERSION.finditer(fmt)):
+    if not set(conversions(fmt)) <= _INTEGER_KINDS:      # (the checks made sure it parses)
         return None
     operands = [_operand(node) for node in statement.expr.args[1:]]
     return None if None in operands else (fmt, operands)
