@@ -32,7 +32,7 @@ from ..insn.decode import Insn, decode
 from ..insn.emit import REL_JUMP_LEN, rel32
 from ..errors import InstrumenterError
 from .base import ProbeStrategy
-from .native import NativeData, new_slot, status_flags_dead
+from .native import NativeData, new_slot, part_room, status_flags_dead
 from .native_collector import NativeCollector
 from .page_layout import SCRATCH_SIZE, HandlerCall, fault_namer, lay_out, slot_size
 from .handlers.user import check_handler_of, handler_of
@@ -297,7 +297,7 @@ class JumpProbes(ProbeStrategy):
             return
         xol = self.trampolines.xol_for(process, near=site.address)
         arch = self.debug.arch(process).name
-        part = xol.allocate(PART_SLOT)
+        part = xol.allocate(PART_SLOT if native is None else part_room(native))
         if native is None:
             code = INT3 + jump_rel32(part + 1, site.entry, arch)
             site.hooks.append(hook)

@@ -55,10 +55,12 @@ class NativeSpec:
     # an integer predicate run first (native_guard.py): only the hits it accepts are counted
     # or stored; None: every hit
     guard: object = None
+    # kind "table": a keyed aggregation in a guest hash table (native_table.TableSpec)
+    table: object = None
 
     @property
     def text(self) -> str:
-        action = "count" if self.kind == "count" else f"args:{self.nargs}"
+        action = {"count": "count", "table": "table"}.get(self.kind, f"args:{self.nargs}")
         return action if self.guard is None else f"{action} if guard"
 
 
@@ -86,13 +88,13 @@ class NativeHit:
     def __call__(self, thread, address: int) -> None:
         args = ()
         guard = self.native.guard
-        if self.native.kind == "args" or guard is not None:
+        if self.native.kind != "count" or guard is not None:
             from .native_guard import accepts, words
             ctx = ProbeContext(self.session.kernel, thread, self.probe, address)
             read = ctx.args(max(self.native.nargs, words(guard) if guard is not None else 0))
             if guard is not None and not accepts(guard, read):
                 return
-            args = read[:self.native.nargs] if self.native.kind == "args" else ()
+            args = read[:self.native.nargs] if self.native.kind != "count" else ()
         self.session.hit(self.probe, thread, address, args=args)
 
 
@@ -115,6 +117,9 @@ class NativeSlot:
         return self.hook.native
 
     def size(self, word: int) -> int:
+        if self.spec.kind == "table":
+            from .native_table import table_bytes
+            return table_bytes(self.spec.table)
         return 16 + self.spec.capacity * self.spec.nargs * word
 
 
@@ -148,6 +153,10 @@ def new_slot(data: NativeData, hook: NativeHit, site: int, word: int, name: str)
     spec = hook.native
     if spec.kind == "count":
         return NativeSlot(hook, site, counter=data.allocate(8), name=name)
+    if spec.kind == "table":
+        from .native_table import table_bytes
+        base = data.allocate(table_bytes(spec.table))
+        return NativeSlot(hook, site, counter=base, array=base, name=name)
     base = data.allocate(16 + spec.capacity * spec.nargs * word)
     return NativeSlot(hook, site, counter=base, dropped=base + 8, array=base + 16, name=name)
 
@@ -162,6 +171,8 @@ def emit_part(slot: NativeSlot, address: int, next_address: int | None, arch: st
     status flags before anything reads them): a count is then one locked instruction (two on
     i386) and nothing needs saving — not even the stack is touched.
     """
+    if slot.spec.kind == "table":
+        return _emit_table_part(slot, address, next_address, arch)
     if slot.spec.guard is not None:
         return emit_guarded_part(slot, address, next_address, arch, flags_live=flags_live)
     e = Emitter(address, arch)
@@ -211,10 +222,35 @@ def emit_guarded_part(slot, address: int, next_address, arch: str, *, flags_live
     return _onward(e, next_address)
 
 
+def _emit_table_part(slot, address: int, next_address, arch: str) -> bytes:
+    """A keyed aggregation's part (native_table.py): saved as any part, the guard if any, the
+    table's lookup and updates, the restore that a rejected hit jumps to."""
+    from .native_guard import emit_guard
+    from .native_table import emit_table_body
+    e = Emitter(address, arch)
+    e.lea_sp(-RED_ZONE)
+    e.raw(SAVE_FLAGS)
+    land = emit_guard(e, slot.spec.guard, arch) if slot.spec.guard is not None else None
+    emit_table_body(e, slot, arch)
+    if land is not None:
+        land()
+    e.raw(RESTORE_FLAGS)
+    e.lea_sp(RED_ZONE)
+    return _onward(e, next_address)
+
+
 # The bytes a part may take: the jump strategy's PART_SLOT, and the 160 page_layout.slot_size
 # counts for each native part of a trampoline (a test keeps them equal; jump.py imports this
 # module, so it is not imported here).
 PART_LIMIT = 160
+
+
+def part_room(spec) -> int:
+    """The bytes the part for `spec` is given: PART_LIMIT, more for a table's lookup."""
+    if getattr(spec, "kind", None) == "table":           # (a text spec is count or args:N)
+        from .native_table import PART_ROOM
+        return PART_ROOM
+    return PART_LIMIT
 
 
 def fits(spec: NativeSpec) -> bool:
@@ -224,7 +260,7 @@ def fits(spec: NativeSpec) -> bool:
     at = 0x10000
     for arch in ("x86_64", "i386"):
         slot = NativeSlot(SimpleNamespace(native=spec), at, counter=at, dropped=at + 8, array=at + 16)
-        if len(emit_part(slot, at, at, arch)) > PART_LIMIT:
+        if len(emit_part(slot, at, at, arch)) > part_room(spec):
             return False
     return True
 

@@ -52,7 +52,7 @@ class NativeCollector:
             """The buffer is full: collect it now (records, hits), its index back to 0, and
             the thread back to the start of its append."""
             view = _SpaceView(thread.process.space)
-            self._collect_args(view, slot, thread.process.pid, self.debug.arch(view).word)
+            self._collect_slot(view, slot, thread.process.pid, self.debug.arch(view).word)
             frame.ip = restart
             return True
         return drain
@@ -72,13 +72,25 @@ class NativeCollector:
             return
         self.collect_space(entry)
         for slot in entry.slots:
-            self.debug.write_memory(child, slot.counter, b"\0" * (16 if slot.array else 8))
+            size = slot.size(self.debug.arch(child).word) if slot.spec.kind == "table" else 16 if slot.array else 8
+            self.debug.write_memory(child, slot.counter, b"\0" * size)
             self.add(child, slot)        # same addresses in the copy; counts go to the child
 
     def collect(self) -> None:
         """Turn what the guests accumulated since the last collection into hits and records."""
         for entry in list(self.spaces.values()):
             self.collect_space(entry)
+
+    def collect_probes(self, probes) -> None:
+        """Collect only the slots of the probes whose ids are in `probes` (a tool that drains one
+        site's records whenever their order against other output matters)."""
+        for entry in list(self.spaces.values()):
+            slots = [slot for slot in entry.slots if id(slot.hook.probe) in probes]
+            if slots:
+                view = _SpaceView(entry.space)
+                word = self.debug.arch(view).word
+                for slot in slots:
+                    self._collect_slot(view, slot, entry.process.pid, word)
 
     def forget_space(self, space) -> None:
         """The last collection of a space nobody runs in any more."""
@@ -90,10 +102,16 @@ class NativeCollector:
         view = _SpaceView(entry.space)
         word = self.debug.arch(view).word
         for slot in entry.slots:
-            if slot.spec.kind == "count":
-                self._collect_count(view, slot, entry.process.pid)
-            else:
-                self._collect_args(view, slot, entry.process.pid, word)
+            self._collect_slot(view, slot, entry.process.pid, word)
+
+    def _collect_slot(self, view, slot: NativeSlot, pid: int, word: int) -> None:
+        if slot.spec.kind == "count":
+            self._collect_count(view, slot, pid)
+        elif slot.spec.kind == "table":      # a keyed aggregation (native_table.py)
+            from .native_table import collect_table
+            collect_table(self, view, slot, pid)
+        else:
+            self._collect_args(view, slot, pid, word)
 
     def _collect_count(self, view, slot: NativeSlot, pid: int) -> None:
         count = struct.unpack("<Q", self.debug.read_memory(view, slot.counter, 8))[0]

@@ -288,7 +288,9 @@ def _final_fallthrough(relocated) -> int | None:
 
 def slot_size(arch: str, natives=(), handlers=()) -> int:
     """Bytes enough for a trampoline with these parts (an XOL slot is allocated first)."""
-    size = 64 + 160 * len(natives)             # the copy and jump back; each native part
+    from .native import part_room
+    # the copy and jump back; each native part
+    size = 64 + sum(part_room(pair[0].spec if pair else None) for pair in natives)
     if handlers:
         fxsave = any(call.handler.fxsave for call in handlers)
         before, after = save_glue(arch, fxsave)

@@ -123,7 +123,7 @@ class DebugInterface:
                                         "holds_stopped trace_signal trace_fork trace_vfork_done "
                                         "trace_exec",
         ("_syscall_stops", "tracing.syscall_stops:SyscallTraceStops"): "watch_syscalls_for trace_death stop_at_syscall",
-        ("_restartable", "restartable:RestartableSequences"): "register_restartable restart_sequence "
+        ("_restartable", "restartable:RestartableSequences"): "register_restartable restart_sequence on_switch_out "
                                                 "sequence_to_finish copy_restartable "
                                                 "forget_restartable",
         ("_timer", "timer:TimerAccess"): "arm_timer disarm_timer timer_capturing timer_learn timer_ticks "

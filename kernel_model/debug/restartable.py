@@ -20,6 +20,15 @@ from ..process.proc import RUNNABLE
 
 class RestartableSequences:
     _sequences: dict | None = None        # space.serial -> [(start, end, abort)]
+    _switch_listeners: tuple = ()         # tools told when a thread leaves the CPU (on_switch_out)
+
+    def on_switch_out(self, listener) -> None:
+        """`listener(thread)` is called each time the kernel switches `thread` out with its
+        registers live, or builds a signal frame for it (where restart_sequence is asked), so
+        a tool whose in-guest code buffers records per address space can collect them in the
+        order the threads ran (the probe language's captured printf, trapline/lang/
+        native_printf.py), as perf reads its ring buffers at context switches."""
+        self._switch_listeners = (*self._switch_listeners, listener)
 
     def register_restartable(self, space, start: int, end: int, abort: int) -> None:
         if self._sequences is None:
@@ -29,6 +38,8 @@ class RestartableSequences:
     def restart_sequence(self, thread) -> None:
         """The kernel asks before switching `thread` out or building a signal frame for it
         (its registers live in its Machine): inside a sequence, back to its abort address."""
+        for listener in self._switch_listeners:
+            listener(thread)
         sequences = self._sequences
         if not sequences:
             return

@@ -6,7 +6,8 @@ reduction), and says how it prints (maps.py) and how it sorts against the others
 (bpftrace sorts a map by value before printing it: src/bpftrace.cpp print_map).
 
 hist's buckets are bpftrace's: (..., 0), [0], [1], then powers of two [2^k, 2^(k+1));
-lhist's: (..., min), [min + i*step, min + (i+1)*step), [max, ...).
+lhist's: (..., min), [min + i*step, min + (i+1)*step), [max, ...). The text is bpftrace
+v0.23.0's (src/output.cpp; later releases print stats as a record and labels differently).
 """
 
 
@@ -84,11 +85,9 @@ class Avg:
 
 
 class Stats(Avg):
+    """Sorted by its average, as avg (src/bpftrace.cpp print_map sorts both by avg_value)."""
     __slots__ = ()
     name = "stats"
-
-    def sort_key(self):
-        return self.count
 
     def text(self) -> str:
         return f"count {self.count}, average {self.average}, total {self.total}"
@@ -153,12 +152,13 @@ class Lhist(Hist):
         return (value - self.low) // self.step + 1
 
     def label(self, index: int) -> str:
+        step = self.step
         if index == 0:
-            return f"(..., {_linear_label(self.low)})"
-        if index == (self.high - self.low) // self.step + 1:
-            return f"[{_linear_label(self.high)}, ...)"
-        start = (index - 1) * self.step + self.low
-        return f"[{_linear_label(start)}, {_linear_label(start + self.step)})"
+            return f"(..., {_linear_label(self.low, step)})"
+        if index == (self.high - self.low) // step + 1:
+            return f"[{_linear_label(self.high, step)}, ...)"
+        start = (index - 1) * step + self.low
+        return f"[{_linear_label(start, step)}, {_linear_label(start + step, step)})"
 
 
 def bars(rows: list[tuple[str, int]]) -> str:
@@ -172,18 +172,21 @@ def bars(rows: list[tuple[str, int]]) -> str:
 
 
 def _power_label(power: int) -> str:
-    """2^power with bpftrace's K, M, G, T suffixes (src/output.cpp hist_index_label)."""
-    for suffix, shift in (("T", 40), ("G", 30), ("M", 20), ("K", 10)):
-        if power >= shift:
-            return f"{1 << (power - shift)}{suffix}"
-    return str(1 << power)
+    """2^power as bpftrace writes a bucket bound: the power of 1024 as a suffix K, M, G, T, P, E
+    (src/output.cpp hist_index_label)."""
+    decade = power // 10
+    return f"{1 << (power - 10 * decade)}{' KMGTPE'[decade].strip()}"
 
 
-def _linear_label(number: int) -> str:
-    """lhist's bounds: 1M and 1K multiples shortened (src/output.cpp lhist_index_label)."""
-    if number != 0 and number % (1 << 20) == 0:
+def _linear_label(number: int, step: int) -> str:
+    """lhist's bounds: with a step that is a multiple of 1024, 1M and 1K multiples are
+    shortened; with any other step every bound is written out (src/output.cpp
+    lhist_index_label, tests/output.cpp lhist_no_suffix and lhist_suffix)."""
+    if step % 1024 or number == 0:
+        return str(number)
+    if number % (1 << 20) == 0:
         return f"{number >> 20}M"
-    if number != 0 and number % 1024 == 0:
+    if number % 1024 == 0:
         return f"{number >> 10}K"
     return str(number)
 

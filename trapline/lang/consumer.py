@@ -14,7 +14,9 @@ hit's action only: it is reported once, with the program's line and column and t
 counted; the guest never notices.
 """
 import sys
+from dataclasses import fields, is_dataclass
 
+from . import ast
 from .checks import check, check_config
 from .errors import RuntimeActionError, StopAction, caret_message
 from .event_buffer import EventBuffer
@@ -22,6 +24,21 @@ from .evaluator import Compiler, Env
 from .maps import Maps
 from .parser import parse
 from .values import truth
+
+
+def assigned_maps(program) -> set[str]:
+    """The names of the maps the program's blocks assign (each exists from the start in
+    bpftrace: one never filled still prints, as an empty line)."""
+    found, nodes = set(), [probe.body for probe in program.probes]
+    while nodes:
+        node = nodes.pop()
+        if isinstance(node, list):
+            nodes.extend(node)
+        elif is_dataclass(node):
+            if isinstance(node, ast.MapAssign):
+                found.add(node.target.name)
+            nodes.extend(getattr(node, f.name) for f in fields(node))
+    return found
 
 
 class Block:
@@ -40,8 +57,11 @@ class Consumer:
         self.events: EventBuffer | None = None      # made by start() when there is a limit
         self.name = name
         self.maps = Maps()
+        for map_name in assigned_maps(self.program):
+            self.maps.get(map_name)         # bpftrace prints every map of the program, even empty
         self.out = out
         self.batch = batch          # writes kept for one: 1 where the guest's output is the same file
+        self.before_write = None    # native_printf.PrintDrain: captured lines go out first
         self._pending: list[str] = []
         self.stacks = stacks
         self.report = report or (lambda line: print(line, file=sys.stderr))
@@ -65,6 +85,12 @@ class Consumer:
 
     def write(self, text: str) -> None:
         """An event (printf, print, time, join): into the buffer if there is a limit."""
+        if self.before_write is not None:
+            self.before_write()
+        self.emit(text)
+
+    def emit(self, text: str) -> None:
+        """write() without asking for the captured lines first (those lines themselves)."""
         if self.events is not None:
             self.events.add(text, self.clock())
             return

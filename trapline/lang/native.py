@@ -158,17 +158,37 @@ class ArgumentRecords:
 
     def __init__(self):
         self.routes: dict[str, tuple] = {}       # probe spec text -> (handlers, func)
+        self.tables: set[str] = set()            # those aggregating in a guest table (native_table.py)
+        self.printers: dict = {}                 # text -> CapturedPrints (native_printf.py)
+        self.printing: set[int] = set()          # ids of those probes (PrintDrain drains them)
+        self.start_printing = None               # the runner's: install the drain, once
         self.by_pid: dict = {}                   # native drops per pid (native_collector.py)
         self.capacity, self.drain = 1, None
 
-    def route(self, probe, handlers, func: str) -> None:
+    def route(self, probe, handlers, func: str, *, table: bool = False, printing: bool = False) -> None:
         self.routes[probe.spec.text] = (handlers, func)
+        if table:
+            self.tables.add(probe.spec.text)
+        if printing:
+            from .native_printf import CapturedPrints
+            self.printers[probe.spec.text] = CapturedPrints(handlers)
+            self.printing.add(id(probe))
+            if self.start_printing is not None:
+                self.start_printing()
 
     def put(self, row) -> None:
         route = self.routes.get(row[3])
         if route is None:
             return
         handlers, func = route
+        if row[7] == "table":                    # an entry of a guest table, not a hit
+            from .native_table import merge_entry
+            merge_entry(handlers, row[5])
+            return
+        printer = self.printers.get(row[3]) if self.printers else None
+        if printer is not None:                  # a captured printf (native_printf.py)
+            printer.put(row[5], lambda: RecordHit(row[1], row[5], row[3], func))
+            return
         hit = RecordHit(row[1], row[5], row[3], func)
         for consumer, block, _ in handlers:
             consumer.fire(block, hit)

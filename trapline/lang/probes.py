@@ -14,7 +14,9 @@ from instrumenter.probes.definitions import Probe, ProbeSpec
 from instrumenter.probes.context import argument_fetcher
 
 from .hit import READER_WORDS, Hit
-from .native import add_native_counts, go_native, go_native_arguments, go_native_guarded
+from .native import add_native_counts, go_native, go_native_arguments, go_native_guarded, may_exit
+from .native_printf import go_native_printf
+from .native_table import go_native_table
 
 UPROBE_KINDS = ("uprobe", "uretprobe")
 
@@ -66,6 +68,11 @@ class UserProbes:
             handlers = self.handlers[id(probe)]
             if go_native(probe, handlers) or go_native_guarded(probe, handlers):
                 self.natives.append(probe)
+            elif self.records is not None and go_native_table(probe, handlers, may_exit):
+                self.records.route(probe, handlers, handlers[0][2], table=True)
+            elif self.records is not None and not self.records.printers \
+                    and go_native_printf(probe, handlers, may_exit):
+                self.records.route(probe, handlers, handlers[0][2], printing=True)
             elif self.records is not None and go_native_arguments(probe, handlers):
                 self.records.route(probe, handlers, handlers[0][2])
         return new

@@ -28,6 +28,8 @@ class LangRun:
     argument_sites: list[str] = field(default_factory=list)  # probes storing arguments there
     lost: dict = field(default_factory=dict)     # pid -> stored records the guest had to drop
     guarded_sites: list[str] = field(default_factory=list)   # their predicate runs there too
+    table_sites: list[str] = field(default_factory=list)     # keyed aggregations in a guest table
+    printf_sites: list[str] = field(default_factory=list)    # printf captured there (native_printf.py)
 
 
 def count_probes(consumers) -> int:
@@ -72,6 +74,7 @@ def run(consumers: list[Consumer], argv: list[str], sandbox_options: dict, *,
         if events.wanted:
             debug.subscribe(events)
         state.update(debug=debug, user=user, session=session, records=records)
+        records.start_printing = lambda: _start_printing(debug, session, records, consumers)
         for consumer in consumers:
             for block in consumer.blocks:
                 if any(a.kind == "BEGIN" for a in block.attaches):
@@ -98,7 +101,24 @@ def run(consumers: list[Consumer], argv: list[str], sandbox_options: dict, *,
     stored = sorted(state["records"].routes) if "records" in state else []
     lost = state["records"].dropped() if "records" in state else {}
     guarded = state["user"].guarded() if "user" in state else []
-    return LangRun(result.exit_code, consumers, unattached, result, natives, stored, lost, guarded)
+    tables = sorted(state["records"].tables) if "records" in state else []
+    printed = sorted(state["records"].printers) if "records" in state else []
+    stored = [text for text in stored if text not in tables and text not in printed]
+    return LangRun(result.exit_code, consumers, unattached, result, natives, stored, lost, guarded,
+                   tables, printed)
+
+
+def _start_printing(debug, session, records, consumers) -> None:
+    """A site's printf is captured in the guest (native_printf.py): its buffer is drained
+    before any other output, at every system call and whenever a thread leaves the CPU."""
+    from .native_printf import PrintDrain
+    drain = PrintDrain(session, records.printing)
+    for printer in records.printers.values():
+        printer.drain = drain
+    debug.syscall_watchers.append(drain)
+    debug.on_switch_out(drain)
+    for consumer in consumers:
+        consumer.before_write = drain
 
 
 def _wire(attach, consumer, block, user, syscalls, events, timed) -> None:

@@ -51,8 +51,7 @@ def _print(compiler, node: ast.Call):
         def print_map(env):
             top, divisor = ([e(env) for e in extra] + [0, 1])[:2] if extra else (0, 1)
             shown = consumer.maps.get(target.name)
-            if shown.values:
-                consumer.write(shown.text(top, divisor or 1) + "\n\n")
+            consumer.write(shown.printed(top, divisor or 1))     # an empty map: an empty line
         return print_map
     value = compiler.expr(target)
     return lambda env: consumer.write(value_text(value(env)) + "\n")

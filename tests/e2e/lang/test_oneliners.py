@@ -82,7 +82,7 @@ def test_read_sizes_on_ls_equal_strace(tmp_path):
         (tmp_path / f"f{index}").write_text("x")
     done = trace("-e", "tracepoint:syscalls:sys_exit_read { @bytes = hist(args.ret); @n = count(); }",
                  "--", "/bin/ls", str(tmp_path))
-    assert "@bytes: \n" in done.stdout and "[512, 1K)" in done.stdout
+    assert "@bytes:\n" in done.stdout and "[512, 1K)" in done.stdout
     native = native_syscall_counts(["/bin/ls", str(tmp_path)])
     assert int(maps(done.stdout)["@n"][""]) == native["read"]
 

@@ -20,4 +20,4 @@ def test_ticks_divide_the_run(arch):
     assert found["@p"] == found["@fine"]                 # 100 000 Hz: every 10 us
     assert found["@end"] >= found["@fine"] * 10_000
     assert trace("-e", "interval:us:10 { @fine = count(); }", "--", *argv).stdout.endswith(
-        f"@fine: {found['@fine']}\n\n")
+        f"@fine: {found['@fine']}\n")

@@ -62,9 +62,10 @@ def test_maps_at_exit():
     maps.get("@empty")
     maps.get("@h").values[()] = _filled(Hist, [1])
     assert maps.text_at_exit() == (
-        "\n@a[1, x]: 1\n\n"
-        "@h: \n[1]                    1 |" + "@" * 52 + "|\n\n"
-        "@z: 5\n\n")
+        "\n\n@a[1, x]: 1\n"
+        "\n"                                            # @empty
+        "@h:\n[1]                    1 |" + "@" * 52 + "|\n\n"
+        "@z: 5\n")
 
 
 def test_print_with_top_and_divisor():

@@ -20,7 +20,7 @@ def test_rows_run_their_probes_blocks_and_drops_are_counted():
         records.put((0, 42, 0, "uprobe:/p:f", 0x1000, args, None, "entry", "f"))
     records.put((0, 42, 0, "uprobe:/p:other", 0x2000, (9, 9), None, "entry", "other"))
     made.finish(None)
-    assert out.getvalue() == "\n@[42, 3]: 1\n@[42, 2]: 2\n\n@s: 17\n\n"
+    assert out.getvalue() == "\n\n@[42, 3]: 1\n@[42, 2]: 2\n@s: 17\n"
     assert records.dropped() == {}
     records.by_pid[42] = Buffer(42, 1)
     records.by_pid[42].dropped = 3
