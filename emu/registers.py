@@ -16,7 +16,7 @@ from .internals.binding import BARE_UCLIB, uclib
 _COMMON = {
     "cs": X.UC_X86_REG_CS, "ss": X.UC_X86_REG_SS, "ds": X.UC_X86_REG_DS,
     "es": X.UC_X86_REG_ES, "fs": X.UC_X86_REG_FS, "gs": X.UC_X86_REG_GS,
-    "gdtr": X.UC_X86_REG_GDTR, "idtr": X.UC_X86_REG_IDTR,
+    "gdtr": X.UC_X86_REG_GDTR, "idtr": X.UC_X86_REG_IDTR, "ldtr": X.UC_X86_REG_LDTR,
     "fs_base": X.UC_X86_REG_FS_BASE, "gs_base": X.UC_X86_REG_GS_BASE,
     "cr4": X.UC_X86_REG_CR4,
 }

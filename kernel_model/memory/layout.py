@@ -26,17 +26,19 @@ class Layout:
     stubs: int             # ring-0 code: the iret stub that enters user mode, handler gate targets
     kstacks: int           # kernel stacks, one page each (thread slot order)
     kstack_pages: int
+    ldt: int               # the LDT modify_ldt writes (cpu/ldt.py), 16 pages mapped on first use
 
 
 I386_LAYOUT = Layout(
     user_top=0xC000_0000, stack_top=0xBFFF_F000, stack_size=8 << 20, mmap_base=0xB7F0_0000,
     kernel_base=0xFFC0_0000, gdt=0xFFC0_0000, idt=0xFFC0_1000, stubs=0xFFC0_2000,
-    kstacks=0xFFC1_0000, kstack_pages=64)
+    kstacks=0xFFC1_0000, kstack_pages=64, ldt=0xFFC6_0000)
 
 X86_64_LAYOUT = Layout(
     user_top=0x7FFF_FFFF_F000, stack_top=0x7FFF_FFFF_F000, stack_size=8 << 20,
     mmap_base=0x7FFF_F7FF_F000,
     kernel_base=0xF_FFFF_FF00_0000, gdt=0xF_FFFF_FF00_0000, idt=0xF_FFFF_FF00_1000,
-    stubs=0xF_FFFF_FF00_2000, kstacks=0xF_FFFF_FF01_0000, kstack_pages=64)
+    stubs=0xF_FFFF_FF00_2000, kstacks=0xF_FFFF_FF01_0000, kstack_pages=64,
+    ldt=0xF_FFFF_FF06_0000)
 
 LAYOUTS = {"i386": I386_LAYOUT, "x86_64": X86_64_LAYOUT}

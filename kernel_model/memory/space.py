@@ -11,6 +11,7 @@ from emu.fpu import reset_fpu
 from emu.machine import Machine
 
 from ..cpu.gdt import SELECTORS, Gdt
+from ..cpu.ldt import Ldt
 from ..cpu.idt import Idt
 from ..images import ImageMap
 from .layout import LAYOUTS, PAGE
@@ -55,6 +56,7 @@ class Space:
                 self.vm.adopt_area(vma)
         disable_user_time_stamps(self.machine)     # RDTSC traps to the kernel (cpu/tsc.py)
         self.gdt = Gdt(self.machine, lay.gdt, arch)
+        self.ldt = Ldt(self.machine, lay.ldt)        # empty until modify_ldt writes an entry
         self.idt = Idt(self.machine, lay.idt, lay.stubs, self.selectors.kernel_cs)
         self.current_kstack_top = self.kstack_top(0)
         self.traps = TrapDispatcher(self.machine, self.idt, lambda: self.current_kstack_top)

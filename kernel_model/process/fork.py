@@ -46,6 +46,7 @@ def copy_space(parent: Space, memory_limit: int, pool=None) -> Space:
     for index, desc in enumerate(parent.gdt.entries):
         if desc != child.gdt.entries[index]:
             child.gdt.set_entry(index, desc)
+    parent.ldt.copy_to(child.ldt)
     return child
 
 

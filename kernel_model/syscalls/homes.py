@@ -37,6 +37,7 @@ _BY_MODULE = {
     "kill": "kill tgkill tkill",
     "memfd": "memfd_create",
     "memory": "brk madvise mmap mmap2 mprotect mremap msync munmap remap_file_pages",
+    "modify_ldt": "modify_ldt",
     "mqueue": "mq_getsetattr mq_notify mq_open mq_timedreceive mq_timedreceive_time64 mq_timedsend "
         "mq_timedsend_time64 mq_unlink",
     "openat2": "openat2",
