@@ -37,7 +37,7 @@ class _EntryHit:
         if address != self._address or image is not self._image:
             self._name = session.name_of(process, address)
             self._image, self._address = image, address
-        session.buffers.put((self._cpu.instructions_retired, process.pid, thread.tid,
+        session.buffers.put((self._cpu.read_clock(), process.pid, thread.tid,
                              probe.spec.text, address, self._args(), None, "entry", self._name))
         action = probe.action
         if action is not None:
