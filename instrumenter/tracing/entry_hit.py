@@ -17,10 +17,15 @@ class _EntryHit:
     are kept with the space they were made for (a fork child's hit makes its own): getting
     them on every hit was a fifth or more of a record's cost (issue 31, bench/trace_cost.py)."""
     __slots__ = ("session", "probe", "_image", "_address", "_name", "_space", "_cpu",
-                 "_nargs", "_args")
+                 "_nargs", "_args", "_put")
 
     def __init__(self, session, probe):
         self.session, self.probe = session, probe
+        # The row of an entry hit is plain (its arguments are ints read from registers and
+        # memory, no retval, no fields): buffers that take such rows apart get it so
+        # (records.py Buffers.put_plain), others as any row
+        buffers = session.buffers
+        self._put = getattr(buffers, "put_plain", buffers.put)
         self._image = self._address = self._name = self._space = self._cpu = None
         self._nargs, self._args = 0, tuple
 
@@ -37,8 +42,8 @@ class _EntryHit:
         if address != self._address or image is not self._image:
             self._name = session.name_of(process, address)
             self._image, self._address = image, address
-        session.buffers.put((self._cpu.read_clock(), process.pid, thread.tid,
-                             probe.spec.text, address, self._args(), None, "entry", self._name))
+        self._put((self._cpu.read_clock(), process.pid, thread.tid,
+                   probe.spec.text, address, self._args(), None, "entry", self._name))
         action = probe.action
         if action is not None:
             action(ProbeContext(session.kernel, thread, probe, address, None, self._cpu))

@@ -8,6 +8,7 @@ the dispatcher's redirect, the door's stand-in, the trampoline's redirect, the e
 three frames of the clock, the sink's put_row), an i386 one 15 (six more read its arguments,
 stack words); now 6 and 12."""
 import io
+import json
 import sys
 from pathlib import Path
 
@@ -52,3 +53,25 @@ def test_a_recorded_trampoline_hit_runs_few_python_frames(arch):
     # x86-64: 8.9 before, 5.9 now; i386: 16.9 before, 13.9 now (a frame or two of a run
     # differ between the hot and the cold run, so the figures are not whole numbers)
     assert per_hit < (6.5 if arch == "x86_64" else 14.5), per_hit
+
+
+@pytest.mark.parametrize("arch", ["i386", "x86_64"])
+@pytest.mark.parametrize("strategy", ["trampoline", "jump"])
+def test_an_entry_hit_s_row_is_written_as_a_plain_one(arch, strategy, monkeypatch):
+    """The entry hook's rows go through put_plain_row: a batch of them alone is written
+    without asking each row's types (trapline/tracing.py plain_jsonl_lines), the same lines."""
+    from trapline import tracing
+    fib = str(SAMPLES / arch / "fib")
+    asked = []
+    original = tracing.jsonl_lines
+    monkeypatch.setitem(tracing.ROW_FORMATTERS, "jsonl",
+                        lambda rows: asked.append(len(rows)) or original(rows))
+    out = io.StringIO()
+    sink = StreamSink(out, "jsonl", batch=StreamSink.BATCH)
+    result = Sandbox(probes=[f"uprobe:{fib}:fib"], strategy=strategy, sink=sink).run([fib, "12"])
+    sink.flush()
+    lines = out.getvalue().splitlines()
+    assert result.exit_code == 0 and len(lines) == 465 and asked == []
+    first = json.loads(lines[0])
+    assert first["probe"] == f"uprobe:{fib}:fib" and first["retval"] is None
+    assert (first["args"][0] == 12) if arch == "x86_64" else len(first["args"]) == 6
