@@ -142,20 +142,22 @@ def format_floor(runs: int) -> list[str]:
     in Python."""
     import time
 
-    from trapline.tracing import ROW_FORMATTERS, plain_jsonl_lines
+    from trapline.tracing import PLAIN_ROW_FORMATTERS, ROW_FORMATTERS
     probe = f"uprobe:{SAMPLES / 'x86_64' / 'fib'}:fib"
     rows = [(12_345_678 + 37 * i, 100, 100, probe, 0x401000, (i % 28, 140737488347000 + i,
              140737488347016, 0, 0, 4198400), None, "entry", "fib") for i in range(100_000)]
     lines = []
-    # "jsonl" asks each row its types; "plain" is what a batch of entry hits alone takes
-    # (StreamSink.put_plain_row)
-    for fmt, lines_of in [*ROW_FORMATTERS.items(), ("plain", plain_jsonl_lines)]:
+    # "jsonl" and "text" ask each row its kind and types; "plain" is what a batch of entry
+    # hits alone takes (StreamSink.put_plain_row)
+    formatters = [*ROW_FORMATTERS.items(),
+                  *((f"{fmt} plain", lines_of) for fmt, lines_of in PLAIN_ROW_FORMATTERS.items())]
+    for fmt, lines_of in formatters:
         best = float("inf")
         for _ in range(runs):
             t0 = time.process_time()
             lines_of(rows)
             best = min(best, time.process_time() - t0)
-        lines.append(f"{'format':<10} {fmt:<5} {len(rows) / best / 1000:7.0f} k lines/s "
+        lines.append(f"{'format':<10} {fmt:<11} {len(rows) / best / 1000:7.0f} k lines/s "
                      "(the rows' lines alone, no run: the floor under every record rate)")
     return lines
 

@@ -97,8 +97,8 @@ def jsonl_lines(rows) -> list[str]:
 
 
 def plain_jsonl_lines(rows) -> list[str]:
-    """jsonl_lines of rows known to be plain (StreamSink.put_plain_row's: arguments that are
-    ints, a retval None or an int, no fields), nothing asked of each (issue 31: the
+    """jsonl_lines of rows known to be plain (StreamSink.put_plain_row's: an entry or return
+    row, arguments that are ints, a retval None or an int, no fields), nothing asked of each (issue 31: the
     questions were a fifth of a line's cost, bench/trace_cost.py's format floor)."""
     lines = []
     append = lines.append
@@ -152,6 +152,24 @@ def text_lines(rows) -> list[str]:
     return lines
 
 
+def plain_text_lines(rows) -> list[str]:
+    """text_lines of rows known to be plain (StreamSink.put_plain_row's: an entry or return
+    row without fields), the kind and the fields asked of none."""
+    lines = []
+    append = lines.append
+    probe, nargs, returned, template = None, -1, False, ""
+    for row in rows:
+        args, retval = row[5], row[6]
+        if row[3] is not probe or len(args) != nargs or (retval is not None) != returned:
+            probe, nargs, returned = row[3], len(args), retval is not None
+            template = _text_template(probe, nargs, returned)
+        if returned:
+            append(template % (row[0], row[1], row[2], row[8], *args, retval))
+        else:
+            append(template % (row[0], row[1], row[2], row[8], *args))
+    return lines
+
+
 def _text_template(probe: str, nargs: int, returned: bool) -> str:
     template = "%14d %6d %6d " + probe.replace("%", "%%") + " %s"
     if nargs:
@@ -160,8 +178,8 @@ def _text_template(probe: str, nargs: int, returned: bool) -> str:
 
 
 ROW_FORMATTERS = {"text": text_lines, "jsonl": jsonl_lines}
-# the same for batches of plain rows only (text_lines asks nothing of the arguments)
-PLAIN_ROW_FORMATTERS = {"text": text_lines, "jsonl": plain_jsonl_lines}
+# the same for batches of plain rows only (StreamSink.put_plain_row)
+PLAIN_ROW_FORMATTERS = {"text": plain_text_lines, "jsonl": plain_jsonl_lines}
 
 
 class StreamSink:
@@ -169,10 +187,11 @@ class StreamSink:
 
     The session hands it every record as it is made, in the order of the run, as a row
     (`put_row`: a Record's fields in order, records.py Buffers streams rows here;
-    `put_plain_row` for a row whose arguments are ints, its retval None or an int, without
-    fields, as a uprobe's entry hook makes them from registers and memory) or as Records (a
-    call, from a buffer of another capacity). A batch of plain rows only is written without
-    a question per row (plain_jsonl_lines); one with any other row is asked row by row. `batch`: how many records the sink
+    `put_plain_row` for an entry or return row whose arguments are ints, its retval None or
+    an int, without fields, as a uprobe's entry hook makes them from registers and memory) or
+    as Records (a call, from a buffer of another capacity). A batch of plain rows only is
+    written without a question per row (plain_jsonl_lines, plain_text_lines); one with any
+    other row is asked row by row. `batch`: how many records the sink
     keeps before one write. 1 for a terminal, a pipe or the guest's own stdout: each record is
     written before the guest runs on, in program order with its output and before a reader
     that went away stops the run. A file of records alone (`-o FILE`, a regular file or

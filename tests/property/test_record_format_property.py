@@ -171,10 +171,10 @@ _plain_records = st.builds(Record, ts=st.integers(0, 1 << 62), pid=st.integers(1
 
 
 @settings(max_examples=300, deadline=None)
-@given(records=st.lists(_plain_records, max_size=12))
-def test_the_lines_of_plain_rows_are_the_records_lines(records):
-    assert tracing.plain_jsonl_lines([_row(r) for r in records]) == \
-        [format_jsonl(r) for r in records]
+@given(records=st.lists(_plain_records, max_size=12), fmt=st.sampled_from(["text", "jsonl"]))
+def test_the_lines_of_plain_rows_are_the_records_lines(records, fmt):
+    assert tracing.PLAIN_ROW_FORMATTERS[fmt]([_row(r) for r in records]) == \
+        [FORMATTERS[fmt](r) for r in records]
 
 
 @settings(max_examples=80, deadline=None)
@@ -205,22 +205,27 @@ def test_a_batch_of_plain_rows_is_written_without_a_question_per_row(monkeypatch
     the whole batch is asked row by row."""
     rows = [(765 + i, 100, 101, "uprobe:/a:fib", 0x1002000, (i, 0, 1 << 63), None, "entry", "fib")
             for i in range(5)]
-    expected = [format_jsonl(Record(*row)) for row in rows]
     asked = []
     original = tracing.jsonl_lines
     monkeypatch.setitem(tracing.ROW_FORMATTERS, "jsonl",
                         lambda batch: asked.append(len(batch)) or original(batch))
-    out = io.StringIO()
-    sink = StreamSink(out, "jsonl", batch=100)
-    for row in rows:
-        sink.put_plain_row(row)
-    sink.flush()
-    assert out.getvalue().splitlines() == expected and asked == []
-    sink = StreamSink(out, "jsonl", batch=100)
-    sink.put_plain_row(rows[0])
-    sink.put_row(rows[1])
-    sink.flush()
-    assert asked == [2]
+    original_text = tracing.text_lines
+    monkeypatch.setitem(tracing.ROW_FORMATTERS, "text",
+                        lambda batch: asked.append(len(batch)) or original_text(batch))
+    for fmt in ("jsonl", "text"):
+        out = io.StringIO()
+        sink = StreamSink(out, fmt, batch=100)
+        for row in rows:
+            sink.put_plain_row(row)
+        sink.flush()
+        assert out.getvalue().splitlines() == [FORMATTERS[fmt](Record(*row)) for row in rows]
+        assert asked == []
+    for fmt in ("jsonl", "text"):
+        sink = StreamSink(io.StringIO(), fmt, batch=100)
+        sink.put_plain_row(rows[0])
+        sink.put_row(rows[1])
+        sink.flush()
+    assert asked == [2, 2]
 
 
 def test_buffers_hand_plain_rows_to_a_sink_that_takes_them():
