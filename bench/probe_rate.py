@@ -5,7 +5,10 @@ probes installed elsewhere (issue 4):
       the trampoline page (US 9,336,001's user instrumentation code), no Python per hit;
   (b) jump strategy, native count action: no trap, no Python per hit;
   (c) for comparison, a plain Unicorn code hook on fib's entry calling the same Python
-      function, alone and with 1000 other code hooks installed.
+      function, alone and with 1000 other code hooks installed;
+  (a0) the floor under (a): a bare Unicorn loop whose int3 hook calls the same empty Python
+      function and sends the CPU to a two-instruction trampoline (one Python call a hit, no
+      kernel, no door, no record). What (a) costs above it is trapline's Python per hit.
 
 The guest is bench/wide_guest.py: fib plus 1600 cold functions that the run never calls, so
 the 9 999 other probes sit on distinct instruction boundaries that are never executed: they
@@ -160,6 +163,51 @@ def _unicorn_hook(arch: str, others: int, n: int = N_PYTHON) -> float:
     return calls(n) / (t - base)
 
 
+def _int3_floor(arch: str, n: int = N_PYTHON) -> float:
+    """Hits per second of the cheapest int3 probe with a Python action there can be: a bare Uc
+    running fib(n) with an int3 on fib's first byte (`push rbp`/`push ebp`), whose interrupt
+    hook (a bare ctypes callback, as the Machine's: emu/raw_hooks.py) calls _noop and stores
+    the trampoline's address into the CPU state's EIP (emu/cpu_state.py, as the Machine's fast
+    path does); the trampoline is that push and a jump back to fib+1, written over main's
+    code (the bare run never executes main). What (a) pays beyond this is trapline's: the
+    kernel's checks, the door, the probe's bookkeeping and its record."""
+    import struct
+
+    from unicorn import UC_HOOK_INTR
+
+    from emu.cpu_state import cpu_state_views
+    from emu.internals.binding import HOOK_INTR_CFUNC
+    from emu.raw_hooks import add_raw_hook
+    from .common import SAMPLES
+    plain = bare_fib(arch, n)
+    plain()                                      # translate once
+    base, _ = best_of(plain, 5, clock=time.process_time)
+    run = bare_fib(arch, n)
+    uc, fib = run.uc, run.fib
+    if bytes(uc.mem_read(fib, 1)) != b"\x55":
+        raise RuntimeError(f"fib does not begin with push: {bytes(uc.mem_read(fib, 8)).hex()}")
+    trampoline = load_elf_file(str(SAMPLES / arch / "fib")).symbols.lookup("main").addr
+    if arch == "x86_64":                         # push rbp; jmp [rip+0] to fib+1
+        code = b"\x55\xff\x25\x00\x00\x00\x00" + struct.pack("<Q", fib + 1)
+    else:                                        # push ebp; jmp rel32 to fib+1
+        code = b"\x55\xe9" + struct.pack("<i", fib + 1 - (trampoline + 6))
+    uc.mem_write(trampoline, code)
+    uc.mem_write(fib, b"\xcc")
+    eip = cpu_state_views(uc).eip
+    hits = [0]
+
+    def on_interrupt(_handle, _vector, _user):
+        hits[0] += 1
+        _noop(None)
+        eip.value = trampoline
+    keep = add_raw_hook(uc, UC_HOOK_INTR, HOOK_INTR_CFUNC, on_interrupt)
+    t, _ = best_of(run, 5, clock=time.process_time)
+    del keep
+    if hits[0] != 5 * calls(n):
+        raise AssertionError(f"the bare int3 hook saw {hits[0]} of {5 * calls(n)} calls")
+    return calls(n) / (t - base)
+
+
 def guest_instructions_per_hit(arch: str, n: int = 20) -> dict[str, float]:
     """Guest instructions a hit adds, by strategy and action, on the samples' fib: the exact
     instruction count at the process's exit (a proc:exit record's ts) with the probe on fib
@@ -202,6 +250,9 @@ def run():
                    f"10000 probes {many / unit:7.2f} {prefix} hits/s, ratio {many / one:.2f} "
                    f"(goal >= {goal / unit:g} {prefix}/s, flat within 10 %); probed run "
                    f"{t_one * 1e3:.0f} ms vs {t_many * 1e3:.0f} ms, ratio {t_one / t_many:.2f}")
+        floor = _int3_floor(arch)
+        yield (f"{arch:6} {'(a0) bare Unicorn int3, empty action':36}: {floor / 1e3:7.1f} k hits/s "
+               "(the floor of (a): one Python call a hit, no kernel, no door, no record)")
         alone, crowded = _unicorn_hook(arch, 0), _unicorn_hook(arch, 1000)
         yield (f"{arch:6} {'(c) plain Unicorn code hook':36}: alone {alone / 1e3:7.1f} k hits/s, "
                f"1000 other hooks {crowded / 1e3:7.1f} k hits/s, ratio {crowded / alone:.2f}")

@@ -8,7 +8,14 @@
    block_clock_none: Unicorn's helper call before every block and nothing else) against `run`,
    in one script so start-up is the same on both sides. `ts` is an exact instruction count,
    and Unicorn 2.1 gives a count only through a hook (per instruction: icount.py; per block:
-   block_clock.py), so this is what trace cannot go under while it keeps `ts` exact.
+   block_clock.py), so this is what trace cannot go under while it keeps `ts` exact. Then
+   the exact clock itself with no tool (the door's count_instructions: the block clock's
+   hook, which looks each block up in its table of counts) against the same `run`: what is
+   left between it and trace/run is trace's own. Measured with cachegrind (x86-64, the
+   instructions of fib 27 minus those of fib 22, so start-up cancels, 2026-11-29): `run`
+   164.8 M, the empty hook 177.5 M, trace 230.5 M, of which the clock hook's body 54.7 M
+   (~24 host instructions a block: the look-up in its table of recent blocks, the add, the
+   deadline's test) and everything else of trace within 0.9 M of the empty hook.
 2. Records: `trace --format jsonl|text -o /dev/null -p uprobe:fib:fib -- fib 27` (635 621 hits:
    fib(n) calls fib 2·F(n+1) − 1 times; until 2026-11-29 the rates were divided by F(28),
    317 811, half the hits, and so were half the real rates)
@@ -57,17 +64,21 @@ def _paired_cpu(a: list[str], b: list[str], runs: int) -> tuple[float, float, fl
     return statistics.median(ta), statistics.median(tb), statistics.median(ratios)
 
 
-def _floor_argv(argv: list[str], hooked: bool) -> list[str]:
-    return [sys.executable, "-m", "bench.trace_cost", "--floor-run", "hooked" if hooked else "bare",
-            "--", *argv]
+def _floor_argv(argv: list[str], hooked: bool | str) -> list[str]:
+    kind = hooked if isinstance(hooked, str) else "hooked" if hooked else "bare"
+    return [sys.executable, "-m", "bench.trace_cost", "--floor-run", kind, "--", *argv]
 
 
-def _floor_run(hooked: bool, argv: list[str]) -> int:
+def _floor_run(hooked: bool | str, argv: list[str]) -> int:
     """Run `argv` as `trapline run` does (output passed through), with the empty block hook on
-    the program's Machine when `hooked`. A benchmark's probe of the emulator's own floor: it
-    reaches the Machine directly, not through the door, since no tool would install a hook
-    that does nothing."""
+    the program's Machine when `hooked`, with the exact clock counting it when `hooked` is
+    "clock" (the door's count_instructions, as trace asks it, and no tool). A benchmark's
+    probe of the emulator's own floor: the empty hook reaches the Machine directly, not
+    through the door, since no tool would install a hook that does nothing."""
     from trapline.sandbox import Sandbox
+    if hooked == "clock":
+        return Sandbox(capture=False, tools=[lambda kernel, process:
+                                             kernel.debug.count_instructions(process)]).run(argv).exit_code
 
     def empty_hook(_kernel, process) -> None:
         import ctypes
@@ -92,6 +103,9 @@ def floor(runs: int, n: int) -> list[str]:
         ta, tb, ratio = _paired_cpu(_floor_argv(argv, True), _floor_argv(argv, False), runs)
         lines.append(f"{'fib ' + arch:<12} empty block hook {ta:6.3f} s  none {tb:6.3f} s  "
                      f"{ratio:5.2f}x  (the floor of an exact per-block clock)")
+        ta, tb, ratio = _paired_cpu(_floor_argv(argv, "clock"), _floor_argv(argv, False), runs)
+        lines.append(f"{'fib ' + arch:<12} the exact clock  {ta:6.3f} s  none {tb:6.3f} s  "
+                     f"{ratio:5.2f}x  (the block clock counting, no tool: trace's floor)")
     return lines
 
 
@@ -142,18 +156,22 @@ def format_floor(runs: int) -> list[str]:
     in Python."""
     import time
 
-    from trapline.tracing import ROW_FORMATTERS
+    from trapline.tracing import PLAIN_ROW_FORMATTERS, ROW_FORMATTERS
     probe = f"uprobe:{SAMPLES / 'x86_64' / 'fib'}:fib"
     rows = [(12_345_678 + 37 * i, 100, 100, probe, 0x401000, (i % 28, 140737488347000 + i,
              140737488347016, 0, 0, 4198400), None, "entry", "fib") for i in range(100_000)]
     lines = []
-    for fmt, lines_of in ROW_FORMATTERS.items():
+    # "jsonl" and "text" ask each row its kind and types; "plain" is what a batch of entry
+    # hits alone takes (StreamSink.put_plain_row)
+    formatters = [*ROW_FORMATTERS.items(),
+                  *((f"{fmt} plain", lines_of) for fmt, lines_of in PLAIN_ROW_FORMATTERS.items())]
+    for fmt, lines_of in formatters:
         best = float("inf")
         for _ in range(runs):
             t0 = time.process_time()
             lines_of(rows)
             best = min(best, time.process_time() - t0)
-        lines.append(f"{'format':<10} {fmt:<5} {len(rows) / best / 1000:7.0f} k lines/s "
+        lines.append(f"{'format':<10} {fmt:<11} {len(rows) / best / 1000:7.0f} k lines/s "
                      "(the rows' lines alone, no run: the floor under every record rate)")
     return lines
 
@@ -166,7 +184,8 @@ def run(runs: int = 3, quick: bool = False) -> list[str]:
 if __name__ == "__main__":
     arguments = sys.argv[1:]
     if arguments[:1] == ["--floor-run"]:
-        sys.exit(_floor_run(arguments[1] == "hooked", arguments[3:]))
+        kind = arguments[1]
+        sys.exit(_floor_run(kind if kind == "clock" else kind == "hooked", arguments[3:]))
     count = next((int(a.split("=", 1)[1]) for a in arguments if a.startswith("--runs=")), 3)
     for line in run(count, "--quick" in arguments):
         print(line)

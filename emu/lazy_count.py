@@ -34,6 +34,8 @@ emptied when code was patched (code_epoch), at the start of each run.
 """
 from __future__ import annotations
 
+import ctypes
+
 from .block_clock import clock_of
 
 
@@ -44,26 +46,29 @@ class BlockCount:
     def __init__(self, machine):
         self._machine = machine
         self._clock = clock_of(machine)       # installs the block hook (flushes the code cache)
-        self._state = self._clock.state
-        self._start = 0
-        self._cut = 0                          # instructions of faulting blocks never begun
+        self._state = state = self._clock.state
+        # `value` is executed.value - offset: the C hook's count read through a ctypes integer
+        # over its field, and the count at begin() plus the instructions of faulting blocks
+        # never begun, so that the Machine's clock reads it without a call (issue 31: the
+        # clock is read on every probe hit, Machine.read_clock)
+        self.executed = ctypes.c_int64.from_buffer(state, type(state).executed.offset)
+        self.offset = 0
         self._decoder = None
 
     def begin(self) -> None:
         self._clock.forget_changed_code()
-        self._start = self._state.executed
-        self._cut = 0
+        self.offset = self._state.executed
 
     @property
     def value(self) -> int:
-        return self._state.executed - self._start - self._cut
+        return self.executed.value - self.offset
 
     def fault_at(self, pc: int) -> None:
         """The instruction at `pc` faulted: it began, and the rest of its block never will."""
         start, size, insns = self._clock.last_block()
         if not start <= pc < start + size:
             return                             # it began a block of its own (size 0 or 1 insn)
-        self._cut += insns - self._begun(start, size, pc)
+        self.offset += insns - self._begun(start, size, pc)
 
     def _begun(self, start: int, size: int, pc: int) -> int:
         """Instructions of the block [start, start + size) that begin at or before `pc`."""

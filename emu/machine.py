@@ -184,13 +184,22 @@ class Machine(MachineRegisters):
                 from .lazy_count import BlockCount
                 self._blocks = BlockCount(self)
 
-    @property
-    def instructions_retired(self) -> int:
+    def read_clock(self) -> int:
         """Instructions run so far on this Machine's clock — exact inside a hook too (the
-        instruction that raised the event included); 0 when nothing asked for counting."""
-        if self.icount is None:
+        instruction that raised the event included); 0 when nothing asked for counting.
+        One call, no property under it: a probe hit reads it for its record's ts (issue 31),
+        and the block count is read here from its two parts (lazy_count.py)."""
+        icount = self.icount
+        if icount is None:
             return 0
-        return self.icount.total + (self._live.value if self._running else 0)
+        if not self._running:
+            return icount.total
+        live = self._live
+        if live is self._blocks:
+            return icount.total + live.executed.value - live.offset
+        return icount.total + live.value
+
+    instructions_retired = property(read_clock)
 
     # ---- running ---------------------------------------------------------------------------
     def run(self, begin: int, *, count: int = 0, until: int | None = None) -> exits.Exit:

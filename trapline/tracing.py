@@ -96,6 +96,23 @@ def jsonl_lines(rows) -> list[str]:
     return lines
 
 
+def plain_jsonl_lines(rows) -> list[str]:
+    """jsonl_lines of rows known to be plain (StreamSink.put_plain_row's: an entry or return
+    row, arguments that are ints, a retval None or an int, no fields), nothing asked of each (issue 31: the
+    questions were a fifth of a line's cost, bench/trace_cost.py's format floor)."""
+    lines = []
+    append = lines.append
+    probe, nargs, template = None, -1, ""
+    for row in rows:
+        args, retval = row[5], row[6]
+        if row[3] is not probe or len(args) != nargs:       # a batch is mostly one probe's
+            probe, nargs = row[3], len(args)
+            template = _jsonl_template(probe, nargs)
+        append(template % (row[0], row[1], row[2], row[4], *args,
+                           "null" if retval is None else retval))
+    return lines
+
+
 def _jsonl_template(probe: str, nargs: int) -> str:
     """The jsonl line of a plain record of `probe` with `nargs` arguments, its numbers left to
     %d (str of an int, as JSON writes it) and its retval to %s ("null" or the int)."""
@@ -135,6 +152,24 @@ def text_lines(rows) -> list[str]:
     return lines
 
 
+def plain_text_lines(rows) -> list[str]:
+    """text_lines of rows known to be plain (StreamSink.put_plain_row's: an entry or return
+    row without fields), the kind and the fields asked of none."""
+    lines = []
+    append = lines.append
+    probe, nargs, returned, template = None, -1, False, ""
+    for row in rows:
+        args, retval = row[5], row[6]
+        if row[3] is not probe or len(args) != nargs or (retval is not None) != returned:
+            probe, nargs, returned = row[3], len(args), retval is not None
+            template = _text_template(probe, nargs, returned)
+        if returned:
+            append(template % (row[0], row[1], row[2], row[8], *args, retval))
+        else:
+            append(template % (row[0], row[1], row[2], row[8], *args))
+    return lines
+
+
 def _text_template(probe: str, nargs: int, returned: bool) -> str:
     template = "%14d %6d %6d " + probe.replace("%", "%%") + " %s"
     if nargs:
@@ -143,14 +178,20 @@ def _text_template(probe: str, nargs: int, returned: bool) -> str:
 
 
 ROW_FORMATTERS = {"text": text_lines, "jsonl": jsonl_lines}
+# the same for batches of plain rows only (StreamSink.put_plain_row)
+PLAIN_ROW_FORMATTERS = {"text": plain_text_lines, "jsonl": plain_jsonl_lines}
 
 
 class StreamSink:
     """Writes records as they are drained, so events interleave with the guest's output.
 
     The session hands it every record as it is made, in the order of the run, as a row
-    (`put_row`: a Record's fields in order, records.py Buffers streams rows here) or as
-    Records (a call, from a buffer of another capacity). `batch`: how many records the sink
+    (`put_row`: a Record's fields in order, records.py Buffers streams rows here;
+    `put_plain_row` for an entry or return row whose arguments are ints, its retval None or
+    an int, without fields, as a uprobe's entry hook makes them from registers and memory) or
+    as Records (a call, from a buffer of another capacity). A batch of plain rows only is
+    written without a question per row (plain_jsonl_lines, plain_text_lines); one with any
+    other row is asked row by row. `batch`: how many records the sink
     keeps before one write. 1 for a terminal, a pipe or the guest's own stdout: each record is
     written before the guest runs on, in program order with its output and before a reader
     that went away stops the run. A file of records alone (`-o FILE`, a regular file or
@@ -164,34 +205,46 @@ class StreamSink:
         self.out = guarded(out)             # a reader gone: the run stops (host_output.py)
         self.format = FORMATTERS[fmt]
         self._lines_of = ROW_FORMATTERS[fmt]
+        self._plain_lines_of = PLAIN_ROW_FORMATTERS[fmt]
         self.batch = batch
         self._rows: list[tuple] = []        # never rebound: put_row appends to this list
-        self.put_row = self._row_taker()
+        self._asked = False                 # a row of the batch is not known plain
+        self.put_row, self.put_plain_row = self._row_takers()
 
-    def _row_taker(self):
-        """put_row(row): one call, an append and a length a record (the hot path of a hit)."""
+    def _row_takers(self):
+        """put_row(row), put_plain_row(row): one call, an append and a length a record (the
+        hot path of a hit); put_row also marks the batch as one to ask row by row."""
         rows, batch, flush = self._rows, self.batch, self.flush
         append = rows.append
 
         def put_row(row: tuple) -> None:
             append(row)
+            self._asked = True
             if len(rows) >= batch:
                 flush()
-        return put_row
+
+        def put_plain_row(row: tuple) -> None:
+            append(row)
+            if len(rows) >= batch:
+                flush()
+        return put_row, put_plain_row
 
     def __call__(self, records) -> None:
         rows = self._rows
         for r in records:
             rows.append((r.ts, r.pid, r.tid, r.probe, r.addr, r.args, r.retval, r.kind,
                          r.name, r.fields))
+        self._asked = True
         if len(rows) >= self.batch:
             self.flush()
 
     def flush(self) -> None:
         rows = self._rows
         if rows:
-            text = "\n".join(self._lines_of(rows)) + "\n"
+            lines_of = self._lines_of if self._asked else self._plain_lines_of
+            text = "\n".join(lines_of(rows)) + "\n"
             rows.clear()
+            self._asked = False
             self.out.write(text)
         self.out.flush()
 

@@ -71,6 +71,11 @@ class Buffers:
             # way (issue 31: they were a large part of a hit's record cost, measured by
             # bench/trace_cost.py). Nothing is ever pending here, so nothing can drop.
             self.put = drain.put_row
+        # put_plain(row): put for an entry or return row whose arguments are ints, its retval
+        # None or an int, without fields (a uprobe's entry hook: from registers and memory); a sink
+        # that takes such rows writes a batch of them without asking each (issue 31)
+        self.put_plain = getattr(drain, "put_plain_row", self.put) \
+            if self.put is getattr(drain, "put_row", None) else self.put
 
     def put(self, row: tuple) -> None:
         """Buffer one record, given as a row: its fields in Record's order."""

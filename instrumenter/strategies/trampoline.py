@@ -175,16 +175,12 @@ class TrampolineProbes(ProbeStrategy):
         site.trampoline, site.page = at, page
 
     def _set_redirect(self, space, site: Site) -> None:
-        """_on_hit only rewrites the saved IP: let the kernel take the int3 by a breakpoint
-        redirect (kernel_model/debug/ register_breakpoint_redirect says why that is exact;
+        """_on_hit only runs the site's hooks and rewrites the saved IP to its trampoline: let
+        the kernel take the int3 by a breakpoint redirect that does the same
+        (kernel_model/debug/ register_breakpoint_redirect says why that is exact;
+        register_breakpoint_trampoline is its form for this handler, one call fewer a hit;
         the kernel takes it only while _on_hit is still its handler for the address)."""
-        address = site.address
-
-        def redirect(thread):
-            for hook in site.hooks:
-                hook(thread, address)
-            return site.trampoline
-        self.debug.register_breakpoint_redirect(space, address, redirect)
+        self.debug.register_breakpoint_trampoline(space, site.address, site)
 
     def remove(self, process, address: int, hook, owner: str) -> None:
         """Take one probe's hook off a site; the last one restores the original bytes exactly.

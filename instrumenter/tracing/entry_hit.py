@@ -7,45 +7,49 @@ site (Session.place_resolved) and keeps the general, slower Session.hit for the 
 from ..probes.context import ProbeContext, argument_fetcher
 
 
-class _EntryHit:
-    """A uprobe's part of a site: record the hit (and run the probe's action).
+def _EntryHit(session, probe):
+    """A uprobe's part of a site: `hook(thread, address)` records the hit (and runs the probe's
+    action); `hook.session` and `hook.probe` are what it was made for (the strategies ask a
+    hook for its probe: handlers/user.py handler_of).
 
     This is Session.hit for kind "entry", inlined: it runs on every hit of every int3 and jump
-    probe, where each call and lookup counts (bench/probe_rate.py). The site's symbolized
-    name is kept with the image it was computed for (a fork child runs the same image, an
-    exec'd one gets new hooks). The door's view of the space and the reader of the arguments
-    are kept with the space they were made for (a fork child's hit makes its own): getting
-    them on every hit was a fifth or more of a record's cost (issue 31, bench/trace_cost.py)."""
-    __slots__ = ("session", "probe", "_image", "_address", "_name", "_space", "_cpu",
-                 "_nargs", "_args")
+    probe, where each call and lookup counts (bench/probe_rate.py). It is a function, not an
+    object with __call__: CPython 3.11 calls a function from Python code in the caller's
+    evaluation loop, an object's __call__ through its type's call slot and a new one, about
+    twice the cost of the call (issue 31). The site's symbolized name is kept with the image
+    it was computed for (a fork child runs the same image, an exec'd one gets new hooks). The
+    door's view of the space and the reader of the arguments are kept with the space they were
+    made for (a fork child's hit makes its own): getting them on every hit was a fifth or more
+    of a record's cost (issue 31, bench/trace_cost.py)."""
+    # The row of an entry hit is plain (its arguments are ints read from registers and
+    # memory, no retval, no fields): buffers that take such rows apart get it so
+    # (records.py Buffers.put_plain), others as any row
+    buffers = session.buffers
+    put = getattr(buffers, "put_plain", buffers.put)
+    kernel, name_of, door = session.kernel, session.name_of, session.debug
+    bound_space = bound_image = bound_address = name = cpu = None
+    bound_nargs, read_args = 0, tuple
 
-    def __init__(self, session, probe):
-        self.session, self.probe = session, probe
-        self._image = self._address = self._name = self._space = self._cpu = None
-        self._nargs, self._args = 0, tuple
-
-    def __call__(self, thread, address: int) -> None:
-        probe, session = self.probe, self.session
+    def hook(thread, address: int) -> None:
+        nonlocal bound_space, bound_image, bound_address, name, cpu, bound_nargs, read_args
         if not probe.enabled:             # disabled, not taken out yet (dynamic.py)
             return
         probe.hits += 1
         process = thread.process
         nargs = probe.nargs
-        if process.space is not self._space or nargs != self._nargs:
-            self._bind(process, nargs)
+        if process.space is not bound_space or nargs != bound_nargs:
+            # the door's view of `process`'s space and the reader of `nargs` argument words
+            bound_space, bound_nargs = process.space, nargs
+            cpu = door.cpu(process)
+            read_args = argument_fetcher(cpu, nargs) if nargs else tuple
         image = process.image
-        if address != self._address or image is not self._image:
-            self._name = session.name_of(process, address)
-            self._image, self._address = image, address
-        session.buffers.put((self._cpu.instructions_retired, process.pid, thread.tid,
-                             probe.spec.text, address, self._args(), None, "entry", self._name))
+        if address != bound_address or image is not bound_image:
+            name = name_of(process, address)
+            bound_image, bound_address = image, address
+        put((cpu.read_clock(), process.pid, thread.tid, probe.spec.text, address, read_args(),
+             None, "entry", name))
         action = probe.action
         if action is not None:
-            action(ProbeContext(session.kernel, thread, probe, address, None, self._cpu))
-
-    def _bind(self, process, nargs: int) -> None:
-        """The door's view of `process`'s space and the reader of `nargs` argument words."""
-        self._space = process.space
-        self._cpu = cpu = self.session.debug.cpu(process)
-        self._nargs = nargs
-        self._args = argument_fetcher(cpu, nargs) if nargs else tuple
+            action(ProbeContext(kernel, thread, probe, address, None, cpu))
+    hook.session, hook.probe = session, probe
+    return hook

@@ -12,10 +12,13 @@ keeps them; it is cached per address space (the hot path of a probe hit asks for
 
 
 class SpaceCpu:
-    __slots__ = ("_machine", "_mem", "_vm", "arch")
+    __slots__ = ("_machine", "_mem", "_vm", "arch", "read_clock")
 
     def __init__(self, space):
         self._machine = space.machine
+        # read_clock() is instructions_retired in one call (the Machine's own reader, kept
+        # here): a probe hit's ts (instrumenter/tracing/entry_hit.py), issue 31
+        self.read_clock = space.machine.read_clock
         self._mem = space.machine.mem
         self._vm = space.vm
         self.arch = space.machine.arch           # name, bits, word, pc/sp names, mask

@@ -102,7 +102,8 @@ class DebugInterface:
                                   "syscall_entry syscall_resumed syscall_exit "
                                   "syscall_interrupted",
         ("_traps", "traps:ToolTraps"): "register_breakpoint unregister_breakpoint breakpoint_at "
-                               "register_breakpoint_redirect unregister_breakpoint_redirect "
+                               "register_breakpoint_redirect register_breakpoint_trampoline "
+                               "unregister_breakpoint_redirect "
                                "set_gate clear_gate register_invalid_opcode_site "
                                "unregister_invalid_opcode_site invalid_opcode_site "
                                "register_debug_trap debug_trap_handler tool_trap_taken "

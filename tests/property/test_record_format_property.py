@@ -160,3 +160,80 @@ def test_streaming_buffers_hand_rows_to_a_sink_that_takes_them():
     plain = Buffers(capacity=1, drain=drained.extend)
     plain.put(rows[1])
     assert drained == [Record(*rows[1])]
+
+
+# ---- plain rows (StreamSink.put_plain_row: a uprobe entry hook's, issue 31) -----------------
+_plain_records = st.builds(Record, ts=st.integers(0, 1 << 62), pid=st.integers(1, 1 << 22),
+                           tid=st.integers(1, 1 << 22), probe=_texts, addr=_words,
+                           args=st.lists(_words, max_size=6).map(tuple),
+                           retval=st.one_of(st.none(), _words),
+                           kind=st.sampled_from(["entry", "return"]), name=_texts)
+
+
+@settings(max_examples=300, deadline=None)
+@given(records=st.lists(_plain_records, max_size=12), fmt=st.sampled_from(["text", "jsonl"]))
+def test_the_lines_of_plain_rows_are_the_records_lines(records, fmt):
+    assert tracing.PLAIN_ROW_FORMATTERS[fmt]([_row(r) for r in records]) == \
+        [FORMATTERS[fmt](r) for r in records]
+
+
+@settings(max_examples=80, deadline=None)
+@given(records=st.lists(st.one_of(_plain_records, _rows), max_size=40), batch=st.integers(1, 7),
+       fmt=st.sampled_from(["text", "jsonl"]), ways=st.lists(st.sampled_from(["row", "plain", "call"]),
+                                                            min_size=40, max_size=40))
+def test_a_sink_taking_plain_rows_writes_what_one_taking_records_writes(records, batch, fmt, ways):
+    """Plain rows through put_plain_row, mixed with other rows and Records in one batch or
+    not, are written as the Records are, in order."""
+    streamed, batched = io.StringIO(), io.StringIO()
+    one, many = StreamSink(streamed, fmt), StreamSink(batched, fmt, batch=batch)
+    for record, way in zip(records, ways):
+        one([record])
+        plain = not record.fields and all(type(a) is int for a in record.args) \
+            and record.kind in ("entry", "return")
+        if way == "plain" and plain:
+            many.put_plain_row(_row(record))
+        elif way == "call":
+            many([record])
+        else:
+            many.put_row(_row(record))
+    many.flush()
+    assert batched.getvalue() == streamed.getvalue()
+
+
+def test_a_batch_of_plain_rows_is_written_without_a_question_per_row(monkeypatch):
+    """Not vacuous: plain rows alone take plain_jsonl_lines; one other row in the batch and
+    the whole batch is asked row by row."""
+    rows = [(765 + i, 100, 101, "uprobe:/a:fib", 0x1002000, (i, 0, 1 << 63), None, "entry", "fib")
+            for i in range(5)]
+    asked = []
+    original = tracing.jsonl_lines
+    monkeypatch.setitem(tracing.ROW_FORMATTERS, "jsonl",
+                        lambda batch: asked.append(len(batch)) or original(batch))
+    original_text = tracing.text_lines
+    monkeypatch.setitem(tracing.ROW_FORMATTERS, "text",
+                        lambda batch: asked.append(len(batch)) or original_text(batch))
+    for fmt in ("jsonl", "text"):
+        out = io.StringIO()
+        sink = StreamSink(out, fmt, batch=100)
+        for row in rows:
+            sink.put_plain_row(row)
+        sink.flush()
+        assert out.getvalue().splitlines() == [FORMATTERS[fmt](Record(*row)) for row in rows]
+        assert asked == []
+    for fmt in ("jsonl", "text"):
+        sink = StreamSink(io.StringIO(), fmt, batch=100)
+        sink.put_plain_row(rows[0])
+        sink.put_row(rows[1])
+        sink.flush()
+    assert asked == [2, 2]
+
+
+def test_buffers_hand_plain_rows_to_a_sink_that_takes_them():
+    """Streaming Buffers give put_plain as the sink's put_plain_row; collecting ones (and a
+    sink without it) as their put."""
+    sink = StreamSink(io.StringIO(), "jsonl", batch=3)
+    assert Buffers(capacity=1, drain=sink).put_plain == sink.put_plain_row
+    collecting = Buffers(capacity=8, drain=lambda records: None)
+    assert collecting.put_plain == collecting.put
+    rows_only = type("RowsOnly", (), {"put_row": lambda self, row: None})()
+    assert Buffers(capacity=1, drain=rows_only).put_plain == rows_only.put_row

@@ -58,6 +58,9 @@ class ToyDebug(PatchAccess):
     def register_breakpoint_redirect(self, space, address, redirect):
         """run_probed hands every int3 to its handler (the full path): no fast path."""
 
+    def register_breakpoint_trampoline(self, space, address, site):
+        """The door's resolved redirect of a trampoline site: no fast path either."""
+
     @staticmethod
     def symbolize(process, address):
         return f"{address:#x}"

@@ -85,9 +85,9 @@ def test_the_block_count_is_unicorns_count_at_every_event(segments, arch):
     original = lazy.m._blocks.fault_at
 
     def fault_at(pc):
-        before = lazy.m._blocks._cut
+        before = lazy.m._blocks.offset
         original(pc)
-        cuts.append(lazy.m._blocks._cut - before)
+        cuts.append(lazy.m._blocks.offset - before)
     lazy.m._blocks.fault_at = fault_at
     assert lazy.run() == exact.run()
     # A faulting store or division with instructions after it in its block was cut off there

@@ -104,6 +104,64 @@ def test_forgetting_the_handler_forgets_its_redirect(arch, forget):
     assert calls == [] and unowned == [site + 1]          # the program's own int3 now
 
 
+def _trampoline_site(prog, calls):
+    """What register_breakpoint_trampoline takes: hooks (thread, address) and the IP to resume
+    at, both read at the hit (set after registration here)."""
+    return SimpleNamespace(hooks=[lambda thread, address: calls.append(("first", thread.tid, address)),
+                                  lambda thread, address: calls.append(("second", thread.tid, address))],
+                           trampoline=0)
+
+
+def test_a_resolved_trampoline_redirect_runs_the_hooks_then_resumes_at_the_trampoline(arch):
+    prog, kernel, unowned = _guest(arch)
+    calls = []
+    site = prog.labels["site"]
+    kernel.debug.register_breakpoint(prog.space, site, _full_path_handler(prog, calls))
+    holder = _trampoline_site(prog, calls)
+    kernel.debug.register_breakpoint_trampoline(prog.space, site, holder)
+    holder.trampoline = prog.labels["target"]
+    prog.machine.run(prog.machine.pc)
+    assert calls == [("first", 1, site), ("second", 1, site)] and _ebx(prog, arch) == 2
+    assert unowned == [prog.labels["end"] + 1]
+    assert kernel.debug.tool_traps_taken() == {"int3_fast": 1}
+
+
+@pytest.mark.parametrize("aside", ["replaced", "gate", "unregistered"])
+def test_a_resolved_trampoline_redirect_steps_aside_as_a_redirect_does(arch, aside):
+    prog, kernel, unowned = _guest(arch)
+    calls, gated = [], []
+    site = prog.labels["site"]
+    kernel.debug.register_breakpoint(prog.space, site, lambda frame, thread: pytest.fail("old"))
+    holder = _trampoline_site(prog, calls)
+    holder.trampoline = prog.labels["target"]
+    kernel.debug.register_breakpoint_trampoline(prog.space, site, holder)
+    if aside == "replaced":
+        kernel.debug.register_breakpoint(prog.space, site, _full_path_handler(prog, calls))
+    elif aside == "gate":
+        kernel.debug.register_breakpoint(prog.space, site, _full_path_handler(prog, calls))
+        kernel.debug.register_breakpoint_trampoline(prog.space, site, holder)
+
+        def gate(handler, address, frame, thread):
+            gated.append(address)
+            return handler(frame, thread)
+        kernel.debug.set_gate(prog.space, gate)
+    else:
+        kernel.debug.unregister_breakpoint(prog.space, site)
+    prog.machine.run(prog.machine.pc)
+    if aside == "unregistered":
+        assert calls == [] and unowned == [site + 1]
+    else:
+        assert calls == [("full", 1)] and _ebx(prog, arch) == 2
+        assert gated == ([site] if aside == "gate" else [])
+
+
+def test_a_resolved_trampoline_redirect_needs_a_handler_to_stand_in_for():
+    prog, kernel, _ = _guest("x86_64")
+    with pytest.raises(KernelError, match="without a breakpoint handler"):
+        kernel.debug.register_breakpoint_trampoline(prog.space, prog.labels["site"],
+                                                    SimpleNamespace(hooks=[], trampoline=0))
+
+
 def test_a_redirect_needs_a_handler_to_stand_in_for():
     prog, kernel, _ = _guest("x86_64")
     with pytest.raises(KernelError, match="without a breakpoint handler"):
