@@ -13,6 +13,7 @@ from typing import Callable
 from .constants import PROC_DEV, S_IFDIR, S_IFLNK, S_IFREG
 from .inodes import InodeTable
 from .node import Node
+from .mountinfo import mountinfo_text
 from .procsys import Sysctl, sysctl_table
 from .proctext import CPUINFO, FILESYSTEMS, MEMINFO, ProcessView, stat_line, status_text
 from .synthetic import GeneratedFile, SyntheticDir, SyntheticSymlink, synthetic_meta
@@ -116,6 +117,7 @@ def _process_dir(fs: ProcFs, proc: ProcessView) -> SyntheticDir:
         b"fd": fd_dir,
         b"fdinfo": fs.dir(base + b"/fdinfo", _fdinfo_files(fs, proc, base), ordered=True),
         b"maps": fs.file(base + b"/maps", proc.maps_text),
+        b"mountinfo": fs.file(base + b"/mountinfo", mountinfo_text),
         b"mounts": fs.file(base + b"/mounts", lambda: MOUNTS),
         b"root": _magic(fs.link(base + b"/root", lambda: b"/")),
         b"stat": fs.file(base + b"/stat", lambda: stat_line(proc)),
