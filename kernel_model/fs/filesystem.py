@@ -16,10 +16,9 @@ from typing import Callable
 from .. import errno as E
 from ..errno import GuestErrno
 from ..errors import KernelError
-from .constants import (DT_DIR, O_CREAT, O_DIRECTORY, O_EXCL, O_NOATIME, O_NOFOLLOW, O_PATH,
+from .constants import (DT_DIR, O_CREAT, O_EXCL, O_NOATIME, O_NOFOLLOW, O_PATH, O_RDWR,
                         O_TMPFILE_BIT, O_TRUNC, PATH_MAX, S_IFBLK, S_IFCHR, S_IFIFO, S_IFMT,
-                        S_IFREG, S_IFSOCK, S_ISGID, S_ISUID, O_ACCMODE, O_RDONLY, O_RDWR,
-                        O_WRONLY, dtype_of)
+                        S_IFREG, S_IFSOCK, S_ISGID, dtype_of)
 from .databudget import DataBudget
 from .fhandle import HandleTable
 from .fsnotify import IN_ATTRIB, IN_CREATE, IN_MODIFY, Fsnotify
@@ -30,9 +29,11 @@ from .namei import LAST_DOT, LAST_DOTDOT, LAST_NORM, Resolved, Walker
 from .node import Node, wants_write
 from .openfile import OpenFile
 from .memfd import F_SEAL_SEAL, O_LARGEFILE, MemFile
+from .inode_open import open_node, reopen
+from .name_checks import check_open_existing, check_rename, chown_node, may_delete, open_mask
 from .overlay import overlay_root
 from ..creds import CAP_MKNOD
-from .permission import MAY_EXEC, MAY_READ, MAY_WRITE, Access, access_of, real_access
+from .permission import MAY_EXEC, MAY_WRITE, Access, access_of, real_access
 from .shmfs import build_shm
 from .tmpfile import check_linkable, check_tmpfile_flags, open_tmpfile
 from .procfs import ProcFs
@@ -159,7 +160,7 @@ class FileSystem:
         follow = not flags & O_NOFOLLOW and not (creating and flags & O_EXCL)
         r = self._resolve(path, cwd, proc, follow=follow, stop_at_fd_links=True)
         if r.fd_link:
-            return self._reopen(self._fd_file(r, proc), flags, proc)
+            return reopen(self._fd_file(r, proc), flags, proc)
         node = r.node
         if node is None:
             if not creating:
@@ -169,7 +170,7 @@ class FileSystem:
             node = self._made(r, proc, lambda: r.parent.create(r.name, mode & 0o7777))
             self.notify.name_event(r.parent, IN_CREATE, r.name, False)
         else:
-            self._check_open_existing(node, flags, creating)
+            check_open_existing(node, flags, creating)
             if not flags & O_PATH:
                 access = access_of(proc)
                 access.check(node.stat(), open_mask(flags))
@@ -196,44 +197,9 @@ class FileSystem:
         return open_tmpfile(self._resolve(path, cwd, proc), flags, mode, access_of(proc))
 
     def open_inode(self, node: Node, path: bytes, flags: int, proc: ProcessView) -> OpenFile:
-        """open_by_handle_at: open `node` itself, with open(2)'s checks of an existing file."""
-        self._check_open_existing(node, flags, creating=False)
-        if not flags & O_PATH:
-            access_of(proc).check(node.stat(), open_mask(flags))
-        if flags & O_PATH or node.is_fifo:
-            return OpenFile(path, flags, node.pin(), None)
-        if node.is_dir:
-            return OpenFile(path, flags, node.pin(), None, lambda: self._listing(
-                node, node.ino, False, proc))
-        handle = node.open_handle(flags)
-        if flags & O_TRUNC and wants_write(flags) and node.is_regular:
-            handle.truncate(0)
-        return OpenFile(path, flags, node, handle)
-
-    @staticmethod
-    def _reopen(f, flags: int, proc: ProcessView):
-        """Opening /proc/PID/fd/N of a file with no path: a pipe's or a socket's description
-        itself, a regular file with no name left (O_TMPFILE, unlinked, memfd) a new description
-        of its inode, as the magic link's jump to the file's dentry gives (nd_jump_link)."""
-        node = getattr(f, "node", None)
-        if node is None or not node.is_regular or flags & O_PATH:
-            return f
-        access_of(proc).check(node.stat(), open_mask(flags))
-        handle = node.open_handle(flags)
-        if flags & O_TRUNC and wants_write(flags):
-            handle.truncate(0)
-        return OpenFile(f.path, flags, node, handle)
-
-    @staticmethod
-    def _check_open_existing(node: Node, flags: int, creating: bool) -> None:
-        if creating and flags & O_EXCL:
-            raise GuestErrno(E.EEXIST)
-        if node.is_symlink and not flags & O_PATH:
-            raise GuestErrno(E.ELOOP)           # O_NOFOLLOW on a symlink
-        if flags & O_DIRECTORY and not node.is_dir:
-            raise GuestErrno(E.ENOTDIR)
-        if node.is_dir and not flags & O_PATH and (creating or wants_write(flags)):
-            raise GuestErrno(E.EISDIR)
+        """open_by_handle_at: open `node` itself, with open(2)'s checks (inode_open.py)."""
+        return open_node(node, path, flags, proc,
+                         lambda: self._listing(node, node.ino, False, proc))
 
     def _lister(self, r: Resolved, proc: ProcessView) -> Callable[[], list[DirEntry]]:
         """The listing of the directory `r` names, for its open file description: it keeps
@@ -354,7 +320,7 @@ class FileSystem:
             raise GuestErrno(E.ENOTDIR)
         if self._is_mount_point(r):
             raise GuestErrno(E.EBUSY)
-        _may_delete(access_of(proc), r)
+        may_delete(access_of(proc), r)
         r.parent.rmdir(r.name)
         self.notify.removed(r.parent, r.name, r.node, is_dir=True)
     def unlink(self, path: bytes, cwd: bytes, proc: ProcessView) -> None:
@@ -367,14 +333,14 @@ class FileSystem:
             raise GuestErrno(E.EISDIR)
         if r.trailing_slash:
             raise GuestErrno(E.ENOTDIR)
-        _may_delete(access_of(proc), r)
+        may_delete(access_of(proc), r)
         r.parent.unlink(r.name)
         self.notify.removed(r.parent, r.name, r.node, is_dir=False)
 
     def rename(self, old: bytes, new: bytes, cwd: bytes, proc: ProcessView) -> None:
         src = self._resolve(old, cwd, proc, follow=False, parent_op=True)
         dst = self._resolve(new, cwd, proc, follow=False, parent_op=True)
-        _check_rename(src, dst)
+        check_rename(src, dst)
         if dst.node is not None and src.node.same_inode(dst.node):
             return                      # vfs_rename: same inode, nothing to do
         if self._is_mount_point(src) or self._is_mount_point(dst):
@@ -382,9 +348,9 @@ class FileSystem:
         if dst.node is not None and src.node.is_dir != dst.node.is_dir:
             raise GuestErrno(E.ENOTDIR if src.node.is_dir else E.EISDIR)
         access = access_of(proc)
-        _may_delete(access, src)
+        may_delete(access, src)
         if dst.node is not None:
-            _may_delete(access, dst)
+            may_delete(access, dst)
         else:
             access.check(dst.parent.stat(), MAY_WRITE | MAY_EXEC)
         src.parent.rename(src.name, dst.parent, dst.name)
@@ -491,48 +457,3 @@ def _searcher(access: Access):
     if access.searches_anything:
         return None
     return lambda directory: access.check(directory.stat(), MAY_EXEC)
-
-
-def _may_delete(access: Access, r: Resolved) -> None:
-    """may_delete(): write and search on the directory (EACCES), then its sticky bit (EPERM)."""
-    parent = r.parent.stat()
-    access.check(parent, MAY_WRITE | MAY_EXEC)
-    access.check_sticky(parent, r.node.stat())
-
-
-def open_mask(flags: int) -> int:
-    """build_open_flags(): what opening asks of the inode (O_TRUNC asks to write)."""
-    mask = {O_RDONLY: MAY_READ, O_WRONLY: MAY_WRITE}.get(flags & O_ACCMODE, MAY_READ | MAY_WRITE)
-    return mask | MAY_WRITE if flags & O_TRUNC else mask
-
-
-def chown_node(node: Node, uid: int, gid: int, access: Access) -> None:
-    """chown_common() on an inode: who may (permission.py), then the new ids; a file that is
-    not a directory loses S_ISUID, and S_ISGID with a group x bit (ATTR_KILL_SUID/SGID)."""
-    st = node.stat()
-    access.check_chown(st, uid, gid)
-    node.chown(uid, gid)
-    if not node.is_dir and not node.is_symlink:
-        mode = st.mode & 0o7777 & ~S_ISUID
-        if mode & 0o010:
-            mode &= ~S_ISGID
-        if mode != st.mode & 0o7777:
-            node.chmod(mode)
-
-
-def _check_rename(src: Resolved, dst: Resolved) -> None:
-    """The path checks of do_renameat2(), in Linux's order."""
-    if src.parent.mount != dst.parent.mount:
-        raise GuestErrno(E.EXDEV)
-    if src.last != LAST_NORM or dst.last != LAST_NORM:
-        raise GuestErrno(E.EBUSY)
-    if src.node is None:
-        raise GuestErrno(E.ENOENT)
-    if not src.node.is_dir and (src.trailing_slash or dst.trailing_slash):
-        raise GuestErrno(E.ENOTDIR)
-    old, new = src.components, dst.components
-    if len(new) > len(old) and new[:len(old)] == old:
-        raise GuestErrno(E.EINVAL)      # moving a directory into itself
-    if len(old) > len(new) and old[:len(new)] == new:
-        raise GuestErrno(E.ENOTEMPTY)   # the target is an ancestor of the source
-

@@ -14,6 +14,7 @@ from .constants import PROC_DEV, S_IFDIR, S_IFLNK, S_IFREG
 from .inodes import InodeTable
 from .node import Node
 from .procpagemap import PagemapFile
+from .mountinfo import mountinfo_text
 from .procsys import Sysctl, sysctl_table
 from .proctext import (CPUINFO, FILESYSTEMS, MEMINFO, ProcessView, comm_of, stat_line,
                        status_text)
@@ -122,6 +123,7 @@ def _process_dir(fs: ProcFs, proc: ProcessView) -> SyntheticDir:
         b"fdinfo": fs.dir(base + b"/fdinfo", _fdinfo_files(fs, proc, base), ordered=True),
         b"maps": fs.file(base + b"/maps", proc.maps_text),
         b"smaps": fs.file(base + b"/smaps", getattr(proc, "smaps_text", lambda: b"")),
+        b"mountinfo": fs.file(base + b"/mountinfo", mountinfo_text),
         b"mounts": fs.file(base + b"/mounts", lambda: MOUNTS),
         b"root": _magic(fs.link(base + b"/root", lambda: b"/")),
         b"stat": fs.file(base + b"/stat", lambda: stat_line(proc)),

@@ -6,8 +6,8 @@ any handler), and the handler parses in SYSCTL_WRITES_STRICT mode (the default s
   the current value's end (then nothing changes); it stops at a NUL or a newline and keeps at
   most maxlen - 1 bytes; the whole write counts as taken.
 - an unsigned integer (proc_douintvec, the pipe-max-size handler): leading blanks, digits in
-  C's base 0 (0x hex, 0 octal: strtoul_lenient), then the end or a blank (proc_get_long's
-  `tr`), anything else EINVAL, a minus too; the handler's converter refuses a value out of
+  C's base 0 (0x-prefixed hex, 0-prefixed octal: strtoul_lenient), then the end or a blank
+  (proc_get_long's `tr`), anything else EINVAL, a minus too; the handler's converter refuses a value out of
   range with EINVAL and leaves the old one. A second write(2) on the same open file sets the
   value again (measured on the reference host: "8192" then "16384" leaves 16384).
 """

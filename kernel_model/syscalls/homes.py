@@ -44,7 +44,7 @@ _BY_MODULE = {
     "paths": "access chdir chmod chown chown32 chroot creat faccessat faccessat2 fchdir fchmod "
         "fchmodat fchown fchown32 fchownat getcwd lchown lchown32 link linkat mkdir mkdirat mknod "
         "mknodat open openat readlink readlinkat rename renameat renameat2 rmdir symlink symlinkat "
-        "truncate truncate64 umask unlink unlinkat",
+        "umask unlink unlinkat",
     "personality": "personality",
     "pidfd": "pidfd_getfd pidfd_open pidfd_send_signal",
     "pipes": "pipe pipe2",
@@ -89,6 +89,7 @@ _BY_MODULE = {
         "clock_nanosleep_time64 getrandom gettimeofday nanosleep time",
     "timerfd": "timerfd_create timerfd_gettime timerfd_gettime64 timerfd_settime timerfd_settime64",
     "times": "times",
+    "truncate": "truncate truncate64",
     "ustat": "ustat",
     "utsname": "oldolduname olduname setdomainname sethostname uname",
     "vectored_at": "preadv preadv2 pwritev pwritev2",

@@ -15,12 +15,12 @@ from ... import errno as E
 from ...creds import CAP_DAC_READ_SEARCH
 from ...errno import GuestErrno
 from ...flags import AT_EMPTY_PATH, AT_FDCWD, AT_SYMLINK_FOLLOW, O_CLOEXEC
+from ...fs.mountinfo import mount_id_of
 from ...fs.fhandle import FILEID_INVALID, HANDLE_BYTES, MAX_HANDLE_SZ
 from ..kinds import K
 from ..registry import syscall
 from .paths import _fd_inode, _path_at, fs_view, global_view
 
-ROOT_MOUNT_ID = 1             # statx's stx_mnt_id (stat.py)
 
 
 @syscall("name_to_handle_at", args=(("dirfd", K.DIRFD), ("pathname", K.PATH),
@@ -34,7 +34,7 @@ def sys_name_to_handle_at(ctx, dirfd, pathname, handle, mount_id, flags):
     if size > MAX_HANDLE_SZ:
         raise GuestErrno(E.EINVAL)
     kind, raw = ctx.kernel.fs.handles.encode(node, path)
-    ctx.write(mount_id, struct.pack("<i", ROOT_MOUNT_ID))
+    ctx.write(mount_id, struct.pack("<i", mount_id_of(node.stat().dev)))
     if size < HANDLE_BYTES:
         ctx.write(handle, struct.pack("<Ii", HANDLE_BYTES, FILEID_INVALID))
         raise GuestErrno(E.EOVERFLOW)

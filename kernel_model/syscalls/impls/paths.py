@@ -9,7 +9,7 @@ from types import SimpleNamespace
 from ... import errno as E
 from ...errno import GuestErrno
 from ...fs.fifo import open_fifo
-from ...fs.filesystem import chown_node
+from ...fs.name_checks import chown_node
 from ...fs.permission import access_of
 from ...fs.constants import S_IFBLK, S_IFCHR, S_IFIFO, S_IFMT, S_IFREG, S_IFSOCK
 from ...fs.renamed import follow_rename
@@ -19,7 +19,6 @@ from ...creds import CAP_DAC_READ_SEARCH
 from ...fsview import fs_view as process_view, global_view as process_global_view
 from ..kinds import K, Ret
 from ..registry import syscall
-from .file_size_limit import check_new_size
 
 from ...flags import (AT_EACCESS, AT_EMPTY_PATH, AT_FDCWD, AT_REMOVEDIR, AT_SYMLINK_FOLLOW,
                       AT_SYMLINK_NOFOLLOW, O_CLOEXEC, O_CREAT, O_LARGEFILE, O_PATH, O_PATH_FLAGS,
@@ -428,25 +427,3 @@ def sys_fchownat(ctx, dirfd, pathname, owner, group, flags):
         return _fchown(ctx, "fchownat", dirfd, owner, group)
     return _chown_path(ctx, "fchownat", dirfd, pathname, owner, group,
                        not flags & AT_SYMLINK_NOFOLLOW)
-
-
-@syscall("truncate", args=(("pathname", K.PATH), ("length", K.LONG)))
-def sys_truncate(ctx, pathname, length):
-    return _truncate(ctx, pathname, ctx.signed(length))
-
-
-@syscall("truncate64", args=(("pathname", K.PATH), ("length_low", K.ULONG),
-                             ("length_high", K.ULONG)))
-def sys_truncate64(ctx, pathname, low, high):
-    """i386: the loff_t in two words, low first (compat_sys_ia32_truncate64)."""
-    length = low | high << 32
-    return _truncate(ctx, pathname, length - (1 << 64) if length >> 63 else length)
-
-
-def _truncate(ctx, pathname, length: int) -> int:
-    path, base = _path_at(ctx, AT_FDCWD & ctx.mask, pathname)
-    if length < 0:
-        raise GuestErrno(E.EINVAL)
-    ctx.kernel.fs.truncate(path, length, base, fs_view(ctx),
-                           lambda size: check_new_size(ctx, size, length))
-    return 0

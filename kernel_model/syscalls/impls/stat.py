@@ -12,6 +12,7 @@ from ..kinds import K
 from ..registry import syscall
 from ...flags import AT_EMPTY_PATH, AT_FDCWD, AT_SYMLINK_NOFOLLOW
 from ...fs.constants import ROOTFS_DEV
+from ...fs.mountinfo import mount_id_of
 from .paths import base_dir, fs_view, global_view
 
 STAT_X86_64 = struct.Struct("<QQQIIIIQqqqqQqQqQ24x")
@@ -29,7 +30,6 @@ STATX_BTIME = 0x800
 # the reference host (measured: statx(..., STATX_MODE) of / answers without STATX_MTIME and
 # STATX_CTIME there, devtmpfs and procfs with them).
 MULTIGRAIN_DEVS = frozenset({ROOTFS_DEV})
-ROOT_MOUNT_ID = 1
 UTIME_NOW, UTIME_OMIT = (1 << 30) - 1, (1 << 30) - 2
 
 
@@ -84,7 +84,7 @@ def pack_statx(st, request: int = STATX_BASIC_STATS) -> bytes:
                       st.mode, 0, st.ino, st.size, st.blocks, 0,
                       a[0], a[1], 0, *b, 0, c[0], c[1], 0, m[0], m[1], 0,
                       _major(st.rdev), _minor(st.rdev), _major(st.dev), _minor(st.dev),
-                      ROOT_MOUNT_ID)
+                      mount_id_of(st.dev))
 
 
 AT_NO_AUTOMOUNT, AT_STATX_SYNC_TYPE = 0x800, 0x6000

@@ -79,9 +79,10 @@ def test_root_writes_the_values_linux_lets_it_write(arch):
        before=st.sampled_from(["", " ", "\t", "\n ", "  "]),
        after=st.sampled_from(["", "\n", " ", "\t7"]))
 def test_an_integer_parses_as_the_kernel_parses_it(value, form, before, after):
-    """proc_get_long: blanks, a number in C's base 0 (0x hex, 0 octal), then the end or a blank
-    (what follows the blank is not read: one value); "%X" without 0x is read as decimal, so
-    a hex digit is garbage; a number of 21 bytes or more is EINVAL (TMPBUFLEN)."""
+    """proc_get_long: blanks, a number in C's base 0 (0x-prefixed hex, 0-prefixed octal), then
+    the end or a blank (what follows the blank is not read: one value); "%X" without its
+    0x-prefix is read as decimal, so a hex digit is garbage; a number of 21 bytes or more is
+    EINVAL (TMPBUFLEN)."""
     text = form % value
     data = (before + text + after).encode()
     if len(text) >= 21 or (form == "%X" and not text.isdigit()):

@@ -1,0 +1,42 @@
+"""The modeled mounts by id: /proc/PID/mountinfo (fs/proc_namespace.c show_mountinfo) and the
+mount id statx, fdinfo and name_to_handle_at give a file.
+
+The mounts are /proc/PID/mounts' (procfs.py MOUNTS): the rootfs (id 1, its own parent: the
+namespace's root), /proc and /dev on it. A file's mount is found by its device number;
+/dev/shm, a tmpfs of its own device that /proc/mounts does not list, counts as /dev's.
+"""
+from .constants import DEVTMPFS_DEV, PROC_DEV, ROOTFS_DEV
+from .shmfs import SHM_DEV
+
+# (id, parent id, device, mount point, options, type, source, super options)
+MOUNTS = (
+    (1, 1, ROOTFS_DEV, b"/", b"rw,relatime", b"overlay", b"overlay", b"rw"),
+    (2, 1, PROC_DEV, b"/proc", b"rw,nosuid,nodev,noexec,relatime", b"proc", b"proc", b"rw"),
+    (3, 1, DEVTMPFS_DEV, b"/dev", b"rw,nosuid,relatime", b"devtmpfs", b"devtmpfs",
+     b"rw,mode=755"),
+)
+ROOT_MOUNT_ID = 1
+
+
+def mount_id_of(dev: int) -> int:
+    """The id of the mount a file of device `dev` is on (the rootfs's for one it has no
+    line of: a pipe, a socket; /dev's for /dev/shm)."""
+    if dev == SHM_DEV:
+        dev = DEVTMPFS_DEV
+    for mount_id, _, mount_dev, *_ in MOUNTS:
+        if mount_dev == dev:
+            return mount_id
+    return ROOT_MOUNT_ID
+
+
+def major_minor(dev: int) -> tuple[int, int]:
+    """new_decode_dev() of what makedev (constants.py) encodes."""
+    return (dev >> 8) & 0xFFF, (dev & 0xFF) | ((dev >> 12) & 0xFFF00)
+
+
+def mountinfo_text() -> bytes:
+    """show_mountinfo's lines: id, parent, major:minor, root, mount point, options, no
+    optional fields, "-", type, source, super options."""
+    return b"".join(b"%d %d %d:%d / %s %s - %s %s %s\n" % (
+        mount_id, parent, *major_minor(dev), point, options, kind, source, super_options)
+        for mount_id, parent, dev, point, options, kind, source, super_options in MOUNTS)
