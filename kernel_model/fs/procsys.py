@@ -19,6 +19,7 @@ FIXED: dict[bytes, bytes] = {
     b"kernel/pid_max": b"%d" % PID_MAX,
     b"kernel/ostype": b"Linux",
     b"kernel/ngroups_max": b"65536",      # NGROUPS_MAX (sysconf(_SC_NGROUPS_MAX): id, groups)
+    b"kernel/tainted": b"0",              # no taint (kernel/panic.c): no oops, no foreign module
     b"fs/pipe-max-size": b"%d" % PIPE_MAX_SIZE,
     b"fs/pipe-user-pages-soft": b"%d" % PIPE_USER_PAGES_SOFT,
     b"fs/pipe-user-pages-hard": b"0",

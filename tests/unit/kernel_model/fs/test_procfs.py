@@ -120,6 +120,7 @@ def test_proc_sys_values(fs):
     assert read_file(fs, b"/proc/sys/fs/pipe-max-size") == b"1048576\n"
     assert read_file(fs, b"/proc/sys/fs/pipe-user-pages-soft") == b"16384\n"
     assert read_file(fs, b"/proc/sys/vm/max_map_count") == b"65530\n"
+    assert read_file(fs, b"/proc/sys/kernel/tainted") == b"0\n"      # LTP's .taint_check
     name = [b"box"]
     fs.add_sysctl(b"kernel/hostname", lambda: name[0])
     assert read_file(fs, b"/proc/sys/kernel/hostname") == b"box\n"
