@@ -139,7 +139,9 @@ def _process_dir(fs: ProcFs, proc: ProcessView) -> SyntheticDir:
     if hasattr(proc, "timer_slack_ns"):     # fs/proc/base.c timerslack_ns_show: "%llu\n"
         children[b"timerslack_ns"] = fs.file(base + b"/timerslack_ns",
                                              lambda: b"%d\n" % proc.timer_slack_ns())
-    return fs.dir(base, children)
+    folder = fs.dir(base, children)
+    folder.proc_pid = proc.pid      # a /proc/PID folder stands for its process (pidfd_send_signal)
+    return folder
 
 
 def _task_dir(fs: ProcFs, task: ProcessView, base: bytes) -> SyntheticDir:

@@ -24,6 +24,7 @@ class Key:
     links: list[int] = field(default_factory=list)     # a keyring's keys, oldest first
     revoked: bool = False
     expiry_ns: int | None = None                       # KEYCTL_SET_TIMEOUT, on CLOCK_REALTIME
+    negative_errno: int = 0         # a negatively instantiated key's error (key->state < 0)
 
     @property
     def is_keyring(self) -> bool:

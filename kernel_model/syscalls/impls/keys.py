@@ -5,8 +5,8 @@ Arguments are taken in Linux's order, so a call with several faults fails as Lin
 type name (EFAULT; empty or 32 bytes and more EINVAL; a name starting with "." is EPERM), the
 description (up to 4096 bytes), the payload (up to 1 MiB - 1 for add_key, a page for
 KEYCTL_UPDATE), then the keyring, then the type itself (ENODEV for a type the model does not
-have). request_key finds a key in the caller's keyrings; a key it would have to construct
-(the /sbin/request-key upcall) is not modeled: ENOKEY, the answer when the upcall fails.
+have). request_key finds a key in the caller's keyrings; one it would have to construct is
+made negative, as on a system without /sbin/request-key (keys/construct.py).
 keyctl's operations not modeled answer EOPNOTSUPP, as Linux does for an unknown one.
 """
 import struct
@@ -15,6 +15,7 @@ from ... import errno as E
 from ...creds import CAP_SYS_ADMIN
 from ...errno import GuestErrno
 from ...keys import quota
+from ...keys.construct import construct
 from ...keys.key import LINK, PERM_MASK, READ, SEARCH, SETATTR, WRITE
 from ...keys.key_types import key_type
 from ...keys.lookup import Caller, check_valid, join_session, lookup, own_keyrings
@@ -133,10 +134,12 @@ def sys_request_key(ctx, type_addr, desc_addr, callout_addr, dest):
     destination = None
     if ctx.int32(dest):
         destination = lookup(table, caller, ctx.int32(dest), create=True, need=WRITE)[0]
-    key_type(type_name)
+    ktype = key_type(type_name)
     found = _search(table, caller, own_keyrings(table, caller), type_name, description)
     if found is None:
-        raise GuestErrno(E.ENOKEY)
+        if not callout_addr:
+            raise GuestErrno(E.ENOKEY)
+        construct(table, caller, ktype, description, destination, caller.now_ns)
     if destination is not None:
         table.link(destination, found)
     return found.serial
@@ -149,6 +152,8 @@ def _search(table, caller, roots, type_name: str, description: bytes):
     for key in table.reachable(roots):
         if key.type == type_name and key.description == description and key.serial not in starts:
             check_valid(key, caller.now_ns)
+            if key.negative_errno:
+                raise GuestErrno(key.negative_errno)      # a negative key found: its state
             return key
     return None
 
@@ -267,6 +272,8 @@ def _read(ctx, table, caller, key_id, buf, buflen, *_):
         raise GuestErrno(E.EACCES)
     if not key_type(key.type).readable:
         raise GuestErrno(E.EOPNOTSUPP)
+    if key.negative_errno:
+        raise GuestErrno(key.negative_errno)              # keyctl_read_key: key_read_state
     data = b"".join(struct.pack("<i", s) for s in key.links) if key.is_keyring else key.payload
     if buf and buflen:
         ctx.write(buf, data[:buflen])

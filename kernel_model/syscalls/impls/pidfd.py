@@ -14,7 +14,9 @@ from ...errno import GuestErrno
 from ...fs.pidfd import PidFd
 from ..kinds import K
 from ..registry import syscall
-from .kill import SI_USER, _check_signal, may_signal
+from ...signals.frame import SIGINFO_SIZE
+from ...signals.queue_limit import refuse_queue_overflow
+from .kill import SI_TKILL, SI_USER, _check_signal, may_signal
 
 PIDFD_NONBLOCK = 0o4000                 # O_NONBLOCK
 
@@ -56,18 +58,40 @@ def _live(ctx, f: PidFd):
 def sys_pidfd_send_signal(ctx, pidfd, sig, info, flags):
     if flags:
         raise GuestErrno(E.EINVAL)
-    f = _pidfd(ctx, pidfd)
+    proc = _signal_target(ctx, pidfd)
     sig = ctx.int32(sig)
     _check_signal(sig)
-    proc = _live(ctx, f)
+    siginfo = {"code": SI_USER, "pid": ctx.proc.pid}
     if info:
-        signo = struct.unpack("<i", ctx.read(info, 4))[0]
+        raw = ctx.read(info, SIGINFO_SIZE)
+        signo, _, code = struct.unpack_from("<iii", raw)
         if signo != sig:
             raise GuestErrno(E.EINVAL)
+        # only to itself may a caller send a siginfo that claims the kernel or tgkill
+        if proc is not ctx.proc and (code >= 0 or code == SI_TKILL):
+            raise GuestErrno(E.EPERM)
+        siginfo = {"raw": raw, "code": code}
     if not may_signal(ctx, proc, sig):
         raise GuestErrno(E.EPERM)
-    ctx.kernel.signals.post(proc, sig, info={"code": SI_USER, "pid": ctx.proc.pid})
+    if sig:
+        refuse_queue_overflow(ctx.kernel, proc, sig, siginfo["code"])
+    ctx.kernel.signals.post(proc, sig, info=siginfo)
     return 0
+
+
+def _signal_target(ctx, fd: int):
+    """pidfd_to_pid: a pidfd's process, or the process a /proc/PID folder stands for
+    (tgid_pidfd_to_pid); any other file is EBADF; a process gone is ESRCH."""
+    f = ctx.proc.fds.get(ctx.int32(fd))
+    if isinstance(f, PidFd):
+        return _live(ctx, f)
+    pid = getattr(getattr(f, "node", None), "proc_pid", None)
+    if pid is None:
+        raise GuestErrno(E.EBADF)
+    proc = ctx.kernel.processes.get(pid)
+    if proc is None or proc.state == "zombie" and not proc.live_threads():
+        raise GuestErrno(E.ESRCH)
+    return proc
 
 
 @syscall("pidfd_getfd", args=(("pidfd", K.FD), ("targetfd", K.INT), ("flags", K.HEX)))
