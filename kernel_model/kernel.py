@@ -7,6 +7,7 @@ faults, or — while another thread is runnable — uses up its quantum.
 Mixed in from their own files: starting the first process (process/spawn.py) and the paths
 by which a system call enters the kernel (syscalls/entry.py).
 """
+import functools
 import sys
 from dataclasses import dataclass
 
@@ -23,7 +24,6 @@ from .errors import KernelError
 from .process.exit import exit_process, exit_thread
 from .fs import FileSystem
 from .net.inet_ports import InetPorts
-from .net.names import UnixNames
 from .time.itimer import IntervalTimers
 from .time.posix_timers import PosixTimers
 from .time.timer_list import TimerList
@@ -34,7 +34,6 @@ from .process.sched import DEFAULT_QUANTUM, TRACER_STOP, Scheduler
 from .process.spawn import Spawning
 from .signals.delivery import Signals, status_for_sigchld
 from .memory.futex_key import futex_key
-from .memory.page_cache import PageCache
 from .memory.space_pool import POOL_SIZE, SpacePool
 from .task_limit import TaskLimit
 from .signals import signal_name
@@ -44,7 +43,6 @@ from .syscalls.impls.utsname import PROC_VERSION, UTS_RELEASE, UTS_VERSION, UtsN
 from .fsview import fs_view
 from .ipc.namespace import IpcNamespace
 from .kconfig import config_gz
-from .keys.table import KeyTable
 from .fs.locks import LockTable
 from .user_faults import deliver_exception, page_fault
 from .idt_handlers import install_idt_handlers
@@ -94,12 +92,10 @@ class Kernel(Spawning, SyscallEntry):
         self.fs.add_sysctl(b"kernel/version", lambda: UTS_VERSION)
         self.fs.add_proc_file(b"config.gz", config_gz)    # CONFIG_IKCONFIG_PROC (kconfig.py)
         self.fs.add_proc_file(b"version", lambda: PROC_VERSION)
-        self.unix_names = UnixNames()     # names AF_UNIX sockets are bound to (kernel_model/net)
         self.inet_ports = InetPorts()     # the loopback network's bound ports
         self.locks = LockTable(self.wakeup)    # fcntl record locks (fs/locks.py)
         self.ipc = IpcNamespace(self.wakeup)   # System V queues, semaphores, segments (ipc/)
         self.ipc.publish(self.fs)
-        self.keys = KeyTable()             # add_key, request_key, keyctl (keys/)
         self.signals = Signals(self)
         self.scheduler = Scheduler(self.clock, config.quantum)
         self.timerfds = TimerFds()
@@ -112,7 +108,6 @@ class Kernel(Spawning, SyscallEntry):
         self.reaped_count = 0
         self._releasing: list = []        # spaces nobody uses, freed once no Machine runs
         self.space_pool = SpacePool(config.space_pool)    # released Machines kept for their code
-        self.page_cache = PageCache()       # files' MAP_SHARED pages (memory/page_cache.py)
         self.next_pid = FIRST_PID
         self.exec_count = 0
         self.current: Thread | None = None
@@ -124,6 +119,27 @@ class Kernel(Spawning, SyscallEntry):
         self._pipe_ino = 0
         self.insns_used = 0
         self.timer = None                 # the profiling timer a tool armed (time/timer.py), or None
+
+    # The tables a run makes when first used (issue 31, start-up): a static hello binds no
+    # socket, maps no file shared and holds no key, and their modules' classes (dataclasses
+    # made at import) were a measurable share of its start.
+    @functools.cached_property
+    def unix_names(self):
+        """The names AF_UNIX sockets are bound to (kernel_model/net)."""
+        from .net.names import UnixNames
+        return UnixNames()
+
+    @functools.cached_property
+    def keys(self):
+        """add_key, request_key, keyctl (keys/)."""
+        from .keys.table import KeyTable
+        return KeyTable()
+
+    @functools.cached_property
+    def page_cache(self):
+        """Files' MAP_SHARED pages (memory/page_cache.py)."""
+        from .memory.page_cache import PageCache
+        return PageCache()
 
     # ---- messages --------------------------------------------------------------------------
     def report(self, text: str, *, always: bool = True) -> None:

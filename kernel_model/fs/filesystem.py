@@ -10,6 +10,7 @@ write and search on a directory whose names change, the sticky bit, ownership fo
 chown and times; a new inode is the caller's. Root passes them all but executing a file
 without an x bit. The caller applies the process's umask to `mode` before calling.
 """
+import functools
 import os
 from typing import Callable
 
@@ -32,7 +33,6 @@ from .memfd import F_SEAL_SEAL, O_LARGEFILE, MemFile
 from .overlay import overlay_root
 from .permission import MAY_EXEC, MAY_READ, MAY_WRITE, Access, access_of, real_access
 from .shmfs import build_shm
-from .procfs import ProcFs
 from .proctext import ProcessView, process_root
 from .randomstream import DeterministicRandom
 from .records import DirEntry, StatResult
@@ -61,12 +61,16 @@ class FileSystem:
         self.random = DeterministicRandom(seed)
         self._shm = build_shm(clock, self.data_budget)
         self._dev = build_dev(self.random, self._shm)
-        self._procfs = ProcFs()
+        # /proc is built on the first lookup under it (_procfs); until then the kernel's entries
+        # wait here, in the dicts the ProcFs then shares (issue 31, start-up: its modules).
+        self._sysctl: dict[bytes, Callable[[], bytes]] = {}
+        self._proc_files: dict[bytes, Callable[[], bytes]] = {}
+        self._processes: Callable[[], dict] | None = None
         self.notify = Fsnotify()          # inotify's watches hear the events (fsnotify.py)
 
     def add_sysctl(self, path: bytes, text: Callable[[], bytes]) -> None:
         """A /proc/sys entry whose value follows the kernel's state (procsys.py)."""
-        self._procfs.sysctl[path] = text
+        self._sysctl[path] = text
 
     def memfd(self, name: bytes, sealing: bool) -> OpenFile:
         """memfd_create: a new unnamed memory file of the shm mount, open read-write."""
@@ -78,11 +82,21 @@ class FileSystem:
 
     def add_proc_file(self, path: bytes, text: Callable[[], bytes]) -> None:
         """A /proc file (path relative to /proc) whose text the kernel generates."""
-        self._procfs.files[path] = text
+        self._proc_files[path] = text
 
     def list_processes(self, processes: Callable[[], dict]) -> None:
         """What /proc/PID shows for other processes than the caller: pid -> ProcessView."""
-        self._procfs.processes = processes
+        self._processes = processes
+        if "_procfs" in self.__dict__:
+            self._procfs.processes = processes
+
+    @functools.cached_property
+    def _procfs(self):
+        """The /proc mount, made when a path first goes through it."""
+        from .procfs import ProcFs
+        procfs = ProcFs()
+        procfs.sysctl, procfs.files, procfs.processes = self._sysctl, self._proc_files, self._processes
+        return procfs
 
     # --- resolution ----------------------------------------------------------------------------
     def _resolve(self, path: bytes, cwd: bytes, proc: ProcessView, *, follow: bool = True,
