@@ -39,10 +39,8 @@ from .task_limit import TaskLimit
 from .signals import signal_name
 from .syscalls.dispatch import SyscallDispatcher
 from .syscalls.entry import SyscallEntry
-from .syscalls.impls.utsname import PROC_VERSION, UTS_RELEASE, UTS_VERSION, UtsName
 from .fsview import fs_view
 from .ipc.namespace import IpcNamespace
-from .kconfig import config_gz
 from .fs.locks import LockTable
 from .user_faults import deliver_exception, page_fault
 from .idt_handlers import install_idt_handlers
@@ -76,6 +74,19 @@ class KernelConfig:
     space_pool: int = POOL_SIZE   # released Machines kept for their translated code (0: none)
 
 
+def _utsname():
+    """syscalls/impls/utsname.py (the UTS names and their dataclass), imported when a name is
+    first asked for: a static hello asks for none (issue 31, start-up)."""
+    from .syscalls.impls import utsname
+    return utsname
+
+
+def _kconfig():
+    """kconfig.py (and gzip), imported when /proc/config.gz is first read."""
+    from . import kconfig
+    return kconfig
+
+
 class Kernel(Spawning, SyscallEntry):
     def __init__(self, config: KernelConfig):
         self.config = config
@@ -85,13 +96,12 @@ class Kernel(Spawning, SyscallEntry):
                              clock=self.clock.realtime_ns)
         self.fs.data_budget.allows = self._memory_budget_allows    # overlay bytes are memory
         self.syscalls = SyscallDispatcher(self)
-        self.uts = UtsName()              # the run's UTS namespace (sethostname, uname)
         self.fs.add_sysctl(b"kernel/hostname", lambda: self.uts.nodename)
         self.fs.add_sysctl(b"kernel/domainname", lambda: self.uts.domainname)
-        self.fs.add_sysctl(b"kernel/osrelease", lambda: UTS_RELEASE)
-        self.fs.add_sysctl(b"kernel/version", lambda: UTS_VERSION)
-        self.fs.add_proc_file(b"config.gz", config_gz)    # CONFIG_IKCONFIG_PROC (kconfig.py)
-        self.fs.add_proc_file(b"version", lambda: PROC_VERSION)
+        self.fs.add_sysctl(b"kernel/osrelease", lambda: _utsname().UTS_RELEASE)
+        self.fs.add_sysctl(b"kernel/version", lambda: _utsname().UTS_VERSION)
+        self.fs.add_proc_file(b"config.gz", lambda: _kconfig().config_gz())   # CONFIG_IKCONFIG_PROC
+        self.fs.add_proc_file(b"version", lambda: _utsname().PROC_VERSION)
         self.inet_ports = InetPorts()     # the loopback network's bound ports
         self.locks = LockTable(self.wakeup)    # fcntl record locks (fs/locks.py)
         self.ipc = IpcNamespace(self.wakeup)   # System V queues, semaphores, segments (ipc/)
@@ -123,6 +133,11 @@ class Kernel(Spawning, SyscallEntry):
     # The tables a run makes when first used (issue 31, start-up): a static hello binds no
     # socket, maps no file shared and holds no key, and their modules' classes (dataclasses
     # made at import) were a measurable share of its start.
+    @functools.cached_property
+    def uts(self):
+        """The run's UTS namespace (sethostname, uname)."""
+        return _utsname().UtsName()
+
     @functools.cached_property
     def unix_names(self):
         """The names AF_UNIX sockets are bound to (kernel_model/net)."""

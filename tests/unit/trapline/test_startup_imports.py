@@ -6,10 +6,11 @@ profiler, no strace decoder, no disassembler or assembler and no pyelftools (an 
 ELF and program headers with struct; symbols are read only when a tool asks for them), not
 hashlib, which loads OpenSSL (kernel_model/digest.py), and none of the door's parts that only a
 tool asks for (nor the socket classes one of them names), nor System V IPC's tables, nor the
-kernel's tables a hello never uses (keys, AF_UNIX names, shared file pages, a POSIX timer), a
-signal frame's layouts, /proc (until a path goes through it) or the other ABI's syscall
-numbers. Started as the `trapline` command (trapline/entry.py), a plain run loads no click
-either, nor trapline.cli (trapline/plain_run.py); a run with an option is click's to parse.
+kernel's tables a hello never uses (keys, AF_UNIX names, shared file pages, a POSIX timer, the
+UTS names, /proc/config.gz), a signal frame's layouts, /proc (until a path goes through it) or
+the other ABI's syscall numbers. Started as the `trapline` command (trapline/entry.py), a plain
+run loads no click either, nor trapline.cli (trapline/plain_run.py); a run with an option is
+click's to parse.
 """
 import subprocess
 import sys
@@ -37,6 +38,8 @@ NOT_FOR_A_RUN = ("lief", "capstone", "keystone", "elftools", "rich", "instrument
                  # keys, AF_UNIX names, shared file pages; a POSIX timer (time/posix_timer.py)
                  "kernel_model.keys", "kernel_model.net.names", "kernel_model.net.address",
                  "kernel_model.memory.page_cache", "kernel_model.time.posix_timer",
+                 # the UTS names (uname) and /proc/config.gz's text with gzip (kernel.py)
+                 "kernel_model.syscalls.impls.utsname", "kernel_model.kconfig", "gzip",
                  # a signal frame's layouts, read when a frame is built or read (signals/delivery.py)
                  "kernel_model.signals.frame", "kernel_model.signals.fpframe",
                  # /proc, mounted on the first lookup under it (fs/filesystem.py)
