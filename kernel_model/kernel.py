@@ -58,6 +58,7 @@ class InstructionBudgetExceeded(KernelError):
 
 @dataclass
 class KernelConfig:
+    """What a run's kernel is made with: the file system, stdio, limits and scheduling."""
     rootfs: str | None = None
     writable: bool = False
     seed: int = 0
