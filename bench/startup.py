@@ -18,9 +18,12 @@ call and repeated; with --importtime the modules `-X importtime` finds most expe
 trapline run.
 Goals (issue 31, start-up): trapline hello <= 0.15 s of CPU with bytecode, and at least 2x
 faster than Qiling end to end on hello and on fib 27, both arches.
-`python3 -m bench.startup --runs=N [--importtime] [--arch=x86_64|i386]`.
+With --instructions, the hello's instructions under trapline and Qiling (valgrind's cachegrind),
+a figure the host's load does not move.
+`python3 -m bench.startup --runs=N [--importtime] [--instructions] [--arch=x86_64|i386]`.
 """
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -198,13 +201,43 @@ def importtime_lines(top: int = 20) -> list[str]:
         f"  {own:7d} {cumulative:8d}  {name}" for name, (own, cumulative) in ranked]
 
 
-def run(runs: int = 15, importtime: bool = False, arches=ARCHES) -> list[str]:
+def _instructions(argv: list[str], env: dict[str, str]) -> int:
+    """Instructions one run of argv executes in all (valgrind's cachegrind, `I refs`): unlike
+    CPU time they do not move with the host's load. argv starts with an interpreter itself
+    (sys.executable, not a pyenv shim, which is a shell script valgrind would count)."""
+    done = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+                           *argv], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                          text=True, check=True)
+    return int(re.search(r"I\s+refs:\s+([\d,]+)", done.stderr).group(1).replace(",", ""))
+
+
+def instruction_lines(arches=ARCHES) -> list[str]:
+    """The hello's instructions under trapline (with .pyc) and Qiling, and their ratio."""
+    if shutil.which("valgrind") is None:
+        return ["instructions: valgrind not installed (apt-get install valgrind); skipped"]
+    _warm_bytecode()
+    with_pyc, qiling = _environment(PYTHONDONTWRITEBYTECODE=None), qiling_python()
+    lines = ["instructions of a static hello (cachegrind I refs, the whole process):"]
+    for arch in arches:
+        program = str(SAMPLES / arch / "hello")
+        ours = _instructions([sys.executable, *_trapline_argv(program)[1:]], with_pyc)
+        line = f"  {arch}: trapline {ours / 1e6:7.1f} M"
+        if qiling is not None:
+            theirs = _instructions([qiling, "-c", QILING_SCRIPT, program], with_pyc)
+            line += f", Qiling {theirs / 1e6:7.1f} M, Qiling/trapline {theirs / ours:.2f}x"
+        lines.append(line)
+    return lines
+
+
+def run(runs: int = 15, importtime: bool = False, arches=ARCHES, instructions: bool = False) -> list[str]:
     lines = startup_lines(runs, arches) + load_elf_lines()
+    lines += instruction_lines(arches) if instructions else []
     return lines + (importtime_lines() if importtime else [])
 
 
 if __name__ == "__main__":
     count = next((int(a.split("=", 1)[1]) for a in sys.argv if a.startswith("--runs=")), 15)
     chosen = tuple(a.split("=", 1)[1] for a in sys.argv if a.startswith("--arch=")) or ARCHES
-    for text in run(count, importtime="--importtime" in sys.argv, arches=chosen):
+    for text in run(count, importtime="--importtime" in sys.argv, arches=chosen,
+                    instructions="--instructions" in sys.argv):
         print(text, flush=True)

@@ -24,7 +24,8 @@
    Then jump with `--native args:6`: the records kept in the guest (six words a hit, no trap)
    and drained in batches, jsonl. Goal: >= 1 M/s. (Native records carry the ts of their
    collection: the guest code has no clock.) Last, the floor under every record rate: the
-   lines a second the row formatters make alone, without a run.
+   lines a second the row formatters make alone, without a run, and those a native slot's
+   block makes (trapline/native_lines.py: jump's args:N records reach the sink as blocks).
 
 `python3 -m bench.trace_cost [--runs N] [--quick]`: --quick skips fib 34 (fib 30 instead).
 """
@@ -173,6 +174,27 @@ def format_floor(runs: int) -> list[str]:
             best = min(best, time.process_time() - t0)
         lines.append(f"{'format':<10} {fmt:<11} {len(rows) / best / 1000:7.0f} k lines/s "
                      "(the rows' lines alone, no run: the floor under every record rate)")
+    return lines + _block_floor(runs, probe)
+
+
+def _block_floor(runs: int, probe: str) -> list[str]:
+    """Lines a second that a native slot's block makes (trapline/native_lines.py: the records
+    of one collection, one %-format), 4096 records of six words as fib's: the floor under the
+    rate through jump's args:N since records come as blocks."""
+    import time
+
+    from trapline.native_lines import BLOCK_FORMATTERS
+    count = 4096
+    words = tuple(v for i in range(count) for v in (i % 28, 140737488347000 + i, 140737488347016, 0, 0, 4198400))
+    lines = []
+    for fmt, block_of in BLOCK_FORMATTERS.items():
+        best = float("inf")
+        for _ in range(max(runs, 5)):
+            t0 = time.process_time()
+            block_of(12_345_678, 100, 0, probe, 0x401000, "fib", words, count)
+            best = min(best, time.process_time() - t0)
+        lines.append(f"{'block':<10} {fmt:<5} {count / best / 1000:7.0f} k lines/s "
+                     "(a native slot's records as one block, no run: the floor under jump's args:N)")
     return lines
 
 

@@ -26,6 +26,7 @@ NO_ID = 0xFFFFFFFF                             # (uid_t)-1
 
 @dataclass(frozen=True)
 class Credentials:
+    """A task's ids and capability sets (struct cred): replaced, never changed in place."""
     uid: int = 0
     euid: int = 0
     suid: int = 0

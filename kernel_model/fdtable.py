@@ -22,6 +22,7 @@ def table_size_for(fd: int) -> int:
 
 @dataclass
 class FdEntry:
+    """One descriptor: the open file it refers to and its close-on-exec flag."""
     file: object               # an OpenFile (shared by dup'ed fds: the offset is shared)
     cloexec: bool = False
 

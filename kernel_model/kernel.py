@@ -23,7 +23,6 @@ from .errors import KernelError
 from .process.exit import exit_process, exit_thread
 from .fs import FileSystem
 from .net.inet_ports import InetPorts
-from .net.names import UnixNames
 from .time.itimer import IntervalTimers
 from .time.posix_timers import PosixTimers
 from .time.timer_list import TimerList
@@ -35,17 +34,15 @@ from .process.spawn import Spawning
 from .signals.delivery import Signals, status_for_sigchld
 from .memory.futex_key import futex_key
 from .memory.map_count import MapCountSysctl
-from .memory.page_cache import PageCache
 from .memory.space_pool import POOL_SIZE, SpacePool
 from .task_limit import TaskLimit
 from .signals import signal_name
 from .syscalls.dispatch import SyscallDispatcher
 from .syscalls.entry import SyscallEntry
-from .syscalls.impls.utsname import PROC_VERSION, UTS_RELEASE, UTS_VERSION, UtsName
 from .fsview import INIT_VIEW, fs_view
+from .lazy_tables import LazyTables
+from .proc_entries import register_proc_entries
 from .ipc.namespace import IpcNamespace
-from .kconfig import config_gz
-from .keys.table import KeyTable
 from .fs.locks import LockTable
 from .user_faults import deliver_exception, page_fault
 from .idt_handlers import install_idt_handlers
@@ -63,6 +60,7 @@ class InstructionBudgetExceeded(KernelError):
 
 @dataclass
 class KernelConfig:
+    """What a run's kernel is made with: the file system, stdio, limits and scheduling."""
     rootfs: str | None = None
     writable: bool = False
     seed: int = 0
@@ -79,7 +77,7 @@ class KernelConfig:
     space_pool: int = POOL_SIZE   # released Machines kept for their translated code (0: none)
 
 
-class Kernel(Spawning, SyscallEntry):
+class Kernel(Spawning, SyscallEntry, LazyTables):
     def __init__(self, config: KernelConfig):
         self.config = config
         self.clock = VirtualClock()
@@ -88,21 +86,12 @@ class Kernel(Spawning, SyscallEntry):
                              clock=self.clock.realtime_ns)
         self.fs.data_budget.allows = self._memory_budget_allows    # overlay bytes are memory
         self.syscalls = SyscallDispatcher(self)
-        self.uts = UtsName()              # the run's UTS namespace (sethostname, uname)
-        for path, (text, write) in self.uts.sysctls().items():
-            self.fs.add_sysctl(path, text, write)
-        self.fs.add_sysctl(b"kernel/osrelease", lambda: UTS_RELEASE)
-        self.fs.add_sysctl(b"kernel/version", lambda: UTS_VERSION)
+        register_proc_entries(self)       # UTS names, config.gz, version, key-users (proc_entries.py)
         self.map_count = MapCountSysctl(self)     # vm.max_map_count (memory/map_count.py)
-        self.fs.add_proc_file(b"config.gz", config_gz)    # CONFIG_IKCONFIG_PROC (kconfig.py)
-        self.fs.add_proc_file(b"version", lambda: PROC_VERSION)
-        self.unix_names = UnixNames()     # names AF_UNIX sockets are bound to (kernel_model/net)
         self.inet_ports = InetPorts()     # the loopback network's bound ports
         self.locks = LockTable(self.wakeup)    # fcntl record locks (fs/locks.py)
         self.ipc = IpcNamespace(self.wakeup)   # System V queues, semaphores, segments (ipc/)
         self.ipc.publish(self.fs)
-        self.keys = KeyTable()             # add_key, request_key, keyctl (keys/)
-        self.fs.add_proc_file(b"key-users", lambda: _key_users_text(self.keys))
         self.signals = Signals(self)
         self.scheduler = Scheduler(self.clock, config.quantum)
         self.timerfds = TimerFds()
@@ -115,7 +104,6 @@ class Kernel(Spawning, SyscallEntry):
         self.reaped_count = 0
         self._releasing: list = []        # spaces nobody uses, freed once no Machine runs
         self.space_pool = SpacePool(config.space_pool)    # released Machines kept for their code
-        self.page_cache = PageCache()       # files' MAP_SHARED pages (memory/page_cache.py)
         self.next_pid = FIRST_PID
         self.exec_count = 0
         self.current: Thread | None = None
@@ -439,11 +427,6 @@ class Kernel(Spawning, SyscallEntry):
         exit_process(self, proc, status)
         if self.in_hook and machine is not None:
             machine.stop()
-
-
-def _key_users_text(table) -> bytes:
-    from .keys.quota import key_users_text   # read rarely: imported when it is
-    return key_users_text(table)
 
 
 def tracer_channel(thread: Thread) -> tuple:

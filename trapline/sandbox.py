@@ -24,6 +24,7 @@ DEFAULT_ENV = (("PATH", "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"), ("HOME"
 
 @dataclass
 class RunResult:
+    """How a run ended, what it printed when captured, and what its probes recorded."""
     exit_code: int            # shell convention: 128+N after death by signal N
     wait_status: int          # the raw wait status word
     stdout: bytes | None      # captured output (None when passed through)
@@ -44,6 +45,7 @@ class RunResult:
 
 @dataclass
 class Sandbox:
+    """A guest run's settings; run(argv) starts the program and returns its RunResult."""
     rootfs: str | None = None
     cwd: str | None = None                 # None: "/" with a rootfs, the host's cwd without one
     env: dict[str, str] | None = None      # None: the default environment

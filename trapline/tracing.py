@@ -8,6 +8,7 @@ import sys
 from instrumenter.probes.records import Record
 
 from .host_output import guarded
+from .native_lines import BLOCK_FORMATTERS
 
 
 def format_text(record) -> str:
@@ -210,6 +211,7 @@ class StreamSink:
         self._rows: list[tuple] = []        # never rebound: put_row appends to this list
         self._asked = False                 # a row of the batch is not known plain
         self.put_row, self.put_plain_row = self._row_takers()
+        self._block_of = BLOCK_FORMATTERS[fmt]
 
     def _row_takers(self):
         """put_row(row), put_plain_row(row): one call, an append and a length a record (the
@@ -237,6 +239,20 @@ class StreamSink:
         self._asked = True
         if len(rows) >= self.batch:
             self.flush()
+
+    def put_block(self, ts: int, pid: int, tid: int, probe: str, addr: int, name: str,
+                  words: tuple, count: int) -> None:
+        """`count` entry records of one native slot collected at once (native_collector.py),
+        their args `words` in order: written as one block of lines (native_lines.py), after
+        the records taken before them."""
+        text = self._block_of(ts, pid, tid, probe, addr, name, words, count)
+        rows = self._rows
+        if rows:
+            text = "\n".join(self._lines_of(rows)) + "\n" + text
+            rows.clear()
+            self._asked = False
+        self.out.write(text)
+        self.out.flush()
 
     def flush(self) -> None:
         rows = self._rows

@@ -61,6 +61,11 @@ class Buffer:
 class Buffers:
     """One buffer per process, created on its first record."""
 
+    # put_block(ts, pid, tid, probe, addr, name, words, count): `count` entry records of one
+    # site, their args `words` in order, taken at once by a streaming consumer that offers it
+    # (trapline's StreamSink); None: the records go one by one through put.
+    put_block = None
+
     def __init__(self, capacity: int = 65536, drain=None):
         self.capacity = capacity
         self.drain = drain
@@ -71,6 +76,7 @@ class Buffers:
             # way (issue 31: they were a large part of a hit's record cost, measured by
             # bench/trace_cost.py). Nothing is ever pending here, so nothing can drop.
             self.put = drain.put_row
+            self.put_block = getattr(drain, "put_block", None)
         # put_plain(row): put for an entry or return row whose arguments are ints, its retval
         # None or an int, without fields (a uprobe's entry hook: from registers and memory); a sink
         # that takes such rows writes a batch of them without asking each (issue 31)

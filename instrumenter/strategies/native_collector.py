@@ -130,13 +130,16 @@ class NativeCollector:
         raw = self.debug.read_memory(view, slot.array, stored * n * word)
         values = struct.unpack(f"<{stored * n}{fmt[1]}", raw)
         self.debug.write_memory(view, slot.counter, b"\0" * 16)       # index and drops
-        session = self.session
+        buffers = self.session.buffers
         # Collection time in instructions (emu/icount.py): the guest code has no clock.
         ts = self.debug.instructions_retired(view)
-        for i in range(stored):
-            # Native records carry no thread id (the guest code does not know it): tid 0.
-            session.buffers.put((ts, pid, 0, slot.hook.probe.spec.text, slot.site,
-                                 values[i * n:(i + 1) * n], None, "entry", slot.name))
+        # Native records carry no thread id (the guest code does not know it): tid 0.
+        if buffers.put_block is not None:       # a streaming consumer takes them as one block
+            buffers.put_block(ts, pid, 0, slot.hook.probe.spec.text, slot.site, slot.name, values, stored)
+        else:
+            for i in range(stored):
+                buffers.put((ts, pid, 0, slot.hook.probe.spec.text, slot.site,
+                             values[i * n:(i + 1) * n], None, "entry", slot.name))
         self._credit(slot, pid, stored + dropped)
         if dropped:
             self._count_drops(pid, dropped)

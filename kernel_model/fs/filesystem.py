@@ -36,8 +36,7 @@ from ..creds import CAP_MKNOD
 from .permission import MAY_EXEC, MAY_WRITE, Access, access_of, real_access
 from .shmfs import build_shm
 from .tmpfile import check_linkable, check_tmpfile_flags, open_tmpfile
-from .procfs import ProcFs
-from .procsys import Sysctl, Tunables
+from .proc_mount import ProcMount
 from .proctext import ProcessView, process_root
 from .randomstream import DeterministicRandom
 from .records import DirEntry, StatResult
@@ -45,7 +44,7 @@ from .records import DirEntry, StatResult
 MOUNT_POINTS = (b"dev", b"proc")      # mounted over the rootfs's own /dev and /proc
 
 
-class FileSystem:
+class FileSystem(ProcMount):
     def __init__(self, root: str | None, *, writable: bool = False, seed: int = 0,
                  clock: Callable[[], int] = lambda: 0):
         if writable and root is None:
@@ -66,18 +65,13 @@ class FileSystem:
         self.random = DeterministicRandom(seed)
         self._shm = build_shm(clock, self.data_budget)
         self._dev = build_dev(self.random, self._shm)
-        self._procfs = ProcFs()
-        self.tunables = Tunables()        # /proc/sys values of the file system's own
-        self._procfs.sysctl.update(self.tunables.sysctls())
+        # /proc is built on the first lookup under it (_procfs); until then the kernel's entries
+        # wait here (issue 31, start-up: its modules).
+        self._sysctl: dict[bytes, tuple] = {}
+        self._proc_files: dict[bytes, Callable[[], bytes]] = {}
+        self._processes: Callable[[], dict] | None = None
         self.notify = Fsnotify()          # inotify's watches hear the events (fsnotify.py)
         self.handles = HandleTable()      # name_to_handle_at's inodes (fhandle.py)
-
-    def add_sysctl(self, path: bytes, text: Callable[[], bytes],
-                   write: Callable[[int, bytes], int] | None = None,
-                   mode: int | None = None) -> None:
-        """A /proc/sys entry whose value follows the kernel's state (procsys.py); `write`
-        makes it writable by root (sysctl_write.py)."""
-        self._procfs.sysctl[path] = Sysctl(text, write, mode)
 
     def memfd(self, name: bytes, sealing: bool) -> OpenFile:
         """memfd_create: a new unnamed memory file of the shm mount, open read-write."""
@@ -86,14 +80,6 @@ class FileSystem:
         node.seals = 0 if sealing else F_SEAL_SEAL
         return OpenFile(b"/memfd:" + name + b" (deleted)", O_RDWR | O_LARGEFILE, node,
                         node.open_handle(O_RDWR))
-
-    def add_proc_file(self, path: bytes, text: Callable[[], bytes]) -> None:
-        """A /proc file (path relative to /proc) whose text the kernel generates."""
-        self._procfs.files[path] = text
-
-    def list_processes(self, processes: Callable[[], dict]) -> None:
-        """What /proc/PID shows for other processes than the caller: pid -> ProcessView."""
-        self._procfs.processes = processes
 
     # --- resolution ----------------------------------------------------------------------------
     def _resolve(self, path: bytes, cwd: bytes, proc: ProcessView, *, follow: bool = True,

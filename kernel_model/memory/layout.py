@@ -16,6 +16,7 @@ PAGE = 0x1000
 
 @dataclass(frozen=True)
 class Layout:
+    """Where user space, the initial stack, mmap and the kernel region are in one arch."""
     user_top: int          # first address above user space (TASK_SIZE)
     stack_top: int         # top of the initial stack (Linux STACK_TOP without randomisation)
     stack_size: int        # size of the initial stack mapping (grows on demand up to rlimit)

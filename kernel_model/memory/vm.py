@@ -32,6 +32,7 @@ def page_up(n: int) -> int:
 
 @dataclass(frozen=True)
 class Vma:
+    """One virtual memory area [start, end): its protection, backing and name (vm_area_struct)."""
     start: int
     end: int
     perms: int

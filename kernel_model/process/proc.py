@@ -25,6 +25,7 @@ INIT_PID = 1               # the virtual init that adopts orphans and reaps them
 
 @dataclass(eq=False)
 class Thread:
+    """A register context and a kernel stack inside a process, with what it waits for."""
     tid: int
     process: "Process"
     kstack_top: int
@@ -64,6 +65,7 @@ class Thread:
 
 @dataclass(eq=False)
 class Process:
+    """A process: its address space, fds, ids, signal state, children and threads."""
     pid: int
     ppid: int
     space: object                          # kernel_model.memory.space.Space

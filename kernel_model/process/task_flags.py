@@ -20,6 +20,7 @@ DEFAULT_TIMER_SLACK_NS = 50_000
 
 @dataclass(frozen=True)
 class TaskFlags:
+    """What prctl(2) set on one task (module docstring: what fork and exec keep)."""
     pdeath_signal: int = 0
     dumpable: int = 1
     timer_slack_ns: int = DEFAULT_TIMER_SLACK_NS

@@ -10,19 +10,23 @@ A thread sleeping in a blocking call is woken by a deliverable signal. Its call 
 the syscall instruction (kernel_model/blocking.py); with SA_RESTART it runs again after the
 handler, otherwise it returns -EINTR — as do pause, sigsuspend and the sleeps in any case.
 """
+from typing import TYPE_CHECKING
+
 from emu.fpu import read_fpu, reset_fpu, write_fpu
 
 from .. import errno as E
 from ..errno import GuestErrno
-from .fpframe import RestoreError, fpstate_pieces, math_frame, restore_fpstate
 from ..process import job_control
 from ..process.proc import RUNNABLE, SLEEPING, STOPPED
 from ..memory.vm import PROT_WRITE
-from .frame import (RT32_SIZE, RT64_SIZE, SF32_SIZE, SavedRegisters, build_frame32,
-                    build_rt_frame32, build_rt_frame64, parse_frame32,
-                    parse_rt_frame32, parse_rt_frame64, siginfo_of)
 from .numbers import (CORE_BY_DEFAULT, IGNORED_BY_DEFAULT, SIGCONT, SIGKILL, SIGSEGV, SIGSTOP,
                       STOP_BY_DEFAULT)
+
+if TYPE_CHECKING:
+    from .frame import SavedRegisters
+
+# The frame's layouts (frame.py, fpframe.py) are imported by the paths that build or read a
+# frame: a run that handles no signal never needs them (issue 31, start-up).
 
 SIG_DFL, SIG_IGN = 0, 1
 SA_SIGINFO, SA_ONSTACK, SA_RESTART = 0x4, 0x08000000, 0x10000000
@@ -194,6 +198,9 @@ class Signals:
 
     def _setup_frame(self, thread, sig, handler, flags, restorer, mask, info) -> bool:
         """Whether the handler's frame was built and the thread now runs the handler."""
+        from .fpframe import fpstate_pieces, math_frame
+        from .frame import (RT32_SIZE, RT64_SIZE, SF32_SIZE, build_frame32, build_rt_frame32, build_rt_frame64,
+                            siginfo_of)
         debug = self.kernel.debug
         debug.restart_sequence(thread)                   # rseq: the frame returns to its start
         machine = thread.process.machine
@@ -282,7 +289,8 @@ class Signals:
         return thread.process.vm.allows(addr, size, PROT_WRITE)
 
     @staticmethod
-    def _capture(machine, mask: int) -> SavedRegisters:
+    def _capture(machine, mask: int) -> "SavedRegisters":
+        from .frame import SavedRegisters
         regs = machine.registers()
         segs = dict(regs.selectors)
         return SavedRegisters(gpr=dict(regs.gpr), pc=regs.pc, flags=regs.flags, segs=segs, mask=mask)
@@ -290,6 +298,7 @@ class Signals:
     # ---- return from a handler -------------------------------------------------------------
     def sigreturn(self, ctx, rt: bool) -> None:
         """rt_sigreturn/sigreturn: registers and mask from the frame the handler returns over."""
+        from .frame import RT32_SIZE, RT64_SIZE, SF32_SIZE, parse_frame32, parse_rt_frame32, parse_rt_frame64
         thread, machine = ctx.thread, ctx.proc.machine
         sp = machine.sp
         try:
@@ -326,6 +335,7 @@ class Signals:
     def _restore_fpu(self, ctx, fpstate: int, *, ia32: bool) -> None:
         """fpu__restore_sig, last in restore_sigcontext as in Linux: a state Linux refuses
         leaves the FPU clean and makes the frame bad (signal_fault: SIGSEGV)."""
+        from .fpframe import RestoreError, restore_fpstate
         machine = ctx.proc.machine
         try:
             state = restore_fpstate(ctx.read, fpstate, machine.arch.bits, ia32)

@@ -15,7 +15,6 @@ nothing while nobody watches.
 """
 import weakref
 
-from . import numbers_i386, numbers_x86_64
 from .. import errno as E
 from ..blocking import WouldBlock
 from ..errno import GuestErrno
@@ -25,9 +24,9 @@ from ..seccomp import enforce as seccomp
 from ..signals import SIGPIPE
 from .context import SyscallContext
 from .entry_stop import ENTERED as ENTRY_STOPPED
+from .numbers import ABIS, numbers
 from .registry import NO_RETURN, declaration
 
-NUMBERS = {"i386": numbers_i386.NUMBERS, "x86_64": numbers_x86_64.NUMBERS}
 WORD_BITS = {"i386": 32, "x86_64": 64}
 
 # Calls that install a temporary signal mask and keep it until a handler runs.
@@ -69,11 +68,10 @@ class Convention:
     registers of the address space that called last (a run of calls mostly comes from one).
     A number is resolved into its Call when it is first made (`call`), which imports the
     module implementing it (registry.py): a run imports the calls it makes."""
-    __slots__ = ("abi", "names", "calls", "bits", "mask", "context", "space", "registers", "_by_space")
+    __slots__ = ("abi", "calls", "bits", "mask", "context", "space", "registers", "_by_space")
 
     def __init__(self, abi: str):
         self.abi = abi
-        self.names = NUMBERS[abi]
         self.calls: dict[int, Call] = {}                # the numbers made so far
         self.bits = WORD_BITS[abi]
         self.mask = (1 << self.bits) - 1
@@ -88,7 +86,7 @@ class Convention:
     def call(self, nr: int) -> Call:
         """The Call of number `nr`, resolved on its first use; an unknown number's is not kept
         (a fuzzer's random numbers would fill the table)."""
-        name = self.names.get(nr)
+        name = numbers(self.abi).get(nr)
         if name is None:
             return Call(nr, None)
         call = self.calls[nr] = Call(nr, name)
@@ -121,7 +119,7 @@ class Convention:
 class SyscallDispatcher:
     def __init__(self, kernel):
         self.kernel = kernel
-        self.conventions = {abi: Convention(abi) for abi in NUMBERS}
+        self.conventions = {abi: Convention(abi) for abi in ABIS}
         self._busy = False          # a call is being handled (its convention's context in use)
 
     def handle(self, thread, abi: str, frame, *, in_hook: bool) -> bool:

@@ -4,7 +4,7 @@ raised, as Linux's oops names the task, the syscall and RIP (kernel_model/panic.
 exceptions are a kernel bug)."""
 from ..errors import KernelPanic
 from ..panic import is_kernel_bug, where
-from .dispatch import NUMBERS
+from .numbers import numbers
 
 
 def syscall_panic(thread, abi: str, exc: Exception) -> KernelPanic:
@@ -13,8 +13,9 @@ def syscall_panic(thread, abi: str, exc: Exception) -> KernelPanic:
     words = _registers(thread, abi)
     mask = (1 << (32 if abi == "i386" else 64)) - 1
     nr, args = words[0] & mask, [w & mask for w in words[1:7]]
-    name = NUMBERS[abi].get(nr, f"syscall_{nr:#x}")
-    if nr not in NUMBERS[abi] and nr >= mask - 4095:
+    table = numbers(abi)
+    name = table.get(nr, f"syscall_{nr:#x}")
+    if nr not in table and nr >= mask - 4095:
         # a failure while the call's exit was reported (strace): eax/rax holds its result
         name += f" (the register holds a result, -{mask + 1 - nr}: the call had returned)"
     tid = getattr(thread, "tid", "?")

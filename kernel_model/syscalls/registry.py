@@ -39,6 +39,7 @@ Args = tuple[tuple[str, Kind], ...]
 
 @dataclass(frozen=True)
 class SyscallDef:
+    """One call's declaration: its implementation, arguments and result kind (module docstring)."""
     name: str
     fn: Callable
     outside_hook: bool = False

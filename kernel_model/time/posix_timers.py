@@ -6,37 +6,17 @@ while its previous signal is still pending is not queued again: its overrun coun
 (posix_timer_fn / posixtimer_rearm), and the signal's siginfo says so (si_overrun). Timers
 are not inherited by fork and are deleted by exec (exit_itimers in begin_new_exec).
 """
-import struct
-from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..process.proc import ZOMBIE
 from ..signals.delivery import bit
-from ..signals.frame import SIGINFO_SIZE
+
+if TYPE_CHECKING:
+    from .posix_timer import PosixTimer
 
 SIGEV_SIGNAL, SIGEV_NONE, SIGEV_THREAD, SIGEV_THREAD_ID = 0, 1, 2, 4
 SI_TIMER = -2
 DELAYTIMER_MAX = 0x7FFFFFFF          # an overrun count saturates here (include/linux/posix-timers.h)
-
-
-@dataclass
-class PosixTimer:
-    clock: int
-    notify: int                  # SIGEV_SIGNAL, SIGEV_NONE or SIGEV_THREAD_ID (| SIGEV_SIGNAL)
-    signo: int
-    value: int                   # sigev_value: what si_value will carry
-    thread: object = None        # the target thread of SIGEV_THREAD_ID
-    deadline: int | None = None  # CLOCK_MONOTONIC virtual ns; None: disarmed (or parked)
-    interval: int = 0
-    overrun_last: int = 0        # what timer_getoverrun says: the delivered signal's overrun
-    armed: int = 0               # bumped by every timer_settime: a parked expiry of an
-    parked: tuple | None = None  # earlier setting is not re-armed; (expiry, setting) meanwhile
-
-
-def timer_siginfo(word: int, timer_id: int, timer: PosixTimer, overrun: int) -> bytes:
-    """siginfo_t of a timer's signal: si_tid, si_overrun, si_value after the header."""
-    head = struct.pack("<iii", timer.signo, 0, SI_TIMER) + (b"\0" * 4 if word == 8 else b"")
-    value = struct.pack("<Q" if word == 8 else "<I", timer.value & ((1 << (8 * word)) - 1))
-    return (head + struct.pack("<ii", timer_id, overrun) + value).ljust(SIGINFO_SIZE, b"\0")
 
 
 class PosixTimers:
@@ -73,15 +53,16 @@ class PosixTimers:
                 continue
             self._queue(proc, timer_id, timer, expiry)
 
-    def _queue(self, proc, timer_id: int, timer: PosixTimer, expiry: int) -> None:
+    def _queue(self, proc, timer_id: int, timer: "PosixTimer", expiry: int) -> None:
         word = proc.space.machine.arch.bits // 8
         timer.parked = (expiry, timer.armed)
+        from .posix_timer import timer_siginfo         # (a timer exists: its module is there)
         info = {"code": SI_TIMER, "raw": timer_siginfo(word, timer_id, timer, 0)}
         info["dequeued"] = lambda: self._taken(info, word, timer_id, timer)
         target = timer.thread if timer.thread is not None and timer.thread.state != ZOMBIE else None
         self.kernel.signals.post(proc, timer.signo, thread=target, info=info)
 
-    def _taken(self, info: dict, word: int, timer_id: int, timer: PosixTimer) -> None:
+    def _taken(self, info: dict, word: int, timer_id: int, timer: "PosixTimer") -> None:
         """Its signal is being delivered or waited for: a periodic timer moves on past the
         present, and the periods it missed are this signal's si_overrun and what
         timer_getoverrun says from now on (it_overrun_last), capped at DELAYTIMER_MAX."""
@@ -93,4 +74,5 @@ class PosixTimers:
             missed = (self.kernel.clock.monotonic_ns() - expiry) // timer.interval
             timer.deadline = expiry + timer.interval * (missed + 1)
         timer.overrun_last = min(missed, DELAYTIMER_MAX)
+        from .posix_timer import timer_siginfo
         info["raw"] = timer_siginfo(word, timer_id, timer, timer.overrun_last)

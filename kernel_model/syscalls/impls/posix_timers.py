@@ -9,7 +9,8 @@ import struct
 from ... import errno as E
 from ...errno import GuestErrno
 from ...signals import NSIG
-from ...time.posix_timers import SIGEV_NONE, SIGEV_SIGNAL, SIGEV_THREAD, SIGEV_THREAD_ID, PosixTimer
+from ...time.posix_timer import PosixTimer
+from ...time.posix_timers import SIGEV_NONE, SIGEV_SIGNAL, SIGEV_THREAD, SIGEV_THREAD_ID
 from ..kinds import K
 from ..registry import syscall
 from .kill import _thread

@@ -5,9 +5,12 @@ a plain run of a static hello loads no probe strategy (not even their registry),
 profiler, no strace decoder, no disassembler or assembler and no pyelftools (an exec reads the
 ELF and program headers with struct; symbols are read only when a tool asks for them), not
 hashlib, which loads OpenSSL (kernel_model/digest.py), and none of the door's parts that only a
-tool asks for (nor the socket classes one of them names), nor System V IPC's tables. Started as
-the `trapline` command (trapline/entry.py), a plain run loads no click either, nor trapline.cli
-(trapline/plain_run.py); a run with an option is click's to parse.
+tool asks for (nor the socket classes one of them names), nor System V IPC's tables, nor the
+kernel's tables a hello never uses (keys, AF_UNIX names, shared file pages, a POSIX timer, the
+UTS names, /proc/config.gz), a signal frame's layouts, /proc (until a path goes through it) or
+the other ABI's syscall numbers. Started as the `trapline` command (trapline/entry.py), a plain
+run loads no click either, nor trapline.cli (trapline/plain_run.py); a run with an option is
+click's to parse.
 """
 import subprocess
 import sys
@@ -30,7 +33,20 @@ NOT_FOR_A_RUN = ("lief", "capstone", "keystone", "elftools", "rich", "instrument
                  "kernel_model.debug.threads", "kernel_model.debug.tracing.syscall_stops",
                  "kernel_model.net.inet", "kernel_model.net.unix",
                  # System V IPC's kinds, made when first used (kernel_model/ipc/namespace.py)
-                 "kernel_model.ipc.msg", "kernel_model.ipc.sem", "kernel_model.ipc.shm")
+                 "kernel_model.ipc.msg", "kernel_model.ipc.sem", "kernel_model.ipc.shm",
+                 # the kernel's tables a hello never uses, made when first used (kernel.py):
+                 # keys, AF_UNIX names, shared file pages; a POSIX timer (time/posix_timer.py)
+                 "kernel_model.keys", "kernel_model.net.names", "kernel_model.net.address",
+                 "kernel_model.memory.page_cache", "kernel_model.time.posix_timer",
+                 # the UTS names (uname) and /proc/config.gz's text with gzip (kernel.py)
+                 "kernel_model.syscalls.impls.utsname", "kernel_model.kconfig", "gzip",
+                 # a signal frame's layouts, read when a frame is built or read (signals/delivery.py)
+                 "kernel_model.signals.frame", "kernel_model.signals.fpframe",
+                 # /proc, mounted on the first lookup under it (fs/filesystem.py)
+                 "kernel_model.fs.procfs", "kernel_model.fs.procsys")
+# Each ABI's syscall number table (kernel_model/syscalls/numbers.py): a static hello calls
+# through its own only, and the other's is not imported.
+ABI_TABLE = {"x86_64": "kernel_model.syscalls.numbers_x86_64", "i386": "kernel_model.syscalls.numbers_i386"}
 
 SCRIPT = """
 import sys
@@ -69,6 +85,13 @@ def _modules_after(*args: str, script: str = SCRIPT, prefixes: tuple = NOT_FOR_A
 def test_run_imports_no_tool_and_no_heavy_library(arch):
     status, heavy = _modules_after("run", "--", str(SAMPLES / arch / "hello"))
     assert status == "0" and heavy == []
+
+
+@pytest.mark.parametrize("arch", ["i386", "x86_64"])
+def test_run_imports_only_its_own_abi_table(arch):
+    status, loaded = _modules_after("run", "--", str(SAMPLES / arch / "hello"), script=COMMAND_SCRIPT,
+                                    prefixes=tuple(ABI_TABLE.values()))
+    assert status == "0" and loaded == [ABI_TABLE[arch]]
 
 
 @pytest.mark.parametrize("arch", ["i386", "x86_64"])

@@ -1,0 +1,48 @@
+"""The /proc mount of the file system: made on the first lookup under /proc, and until then
+the entries the kernel registers (sysctls, files, the process list) wait here. procfs.py and
+procsys.py are imported with the mount: a static hello never looks under /proc, and their
+modules were a measurable share of its start (bench/startup.py)."""
+import functools
+from typing import Callable
+
+
+class ProcMount:
+    """Mixed into FileSystem, whose __init__ sets _sysctl, _proc_files and _processes."""
+
+    def add_sysctl(self, path: bytes, text: Callable[[], bytes],
+                   write: Callable[[int, bytes], int] | None = None,
+                   mode: int | None = None) -> None:
+        """A /proc/sys entry whose value follows the kernel's state (procsys.py); `write`
+        makes it writable by root (sysctl_write.py)."""
+        if "_procfs" in self.__dict__:
+            from .procsys import Sysctl
+            self._procfs.sysctl[path] = Sysctl(text, write, mode)
+        else:
+            self._sysctl[path] = (text, write, mode)
+
+    @functools.cached_property
+    def tunables(self):
+        """The /proc/sys values of the file system's own (procsys.py Tunables)."""
+        from .procsys import Tunables
+        return Tunables()
+
+    def add_proc_file(self, path: bytes, text: Callable[[], bytes]) -> None:
+        """A /proc file (path relative to /proc) whose text the kernel generates."""
+        self._proc_files[path] = text
+
+    def list_processes(self, processes: Callable[[], dict]) -> None:
+        """What /proc/PID shows for other processes than the caller: pid -> ProcessView."""
+        self._processes = processes
+        if "_procfs" in self.__dict__:
+            self._procfs.processes = processes
+
+    @functools.cached_property
+    def _procfs(self):
+        """The /proc mount, made when a path first goes through it."""
+        from .procfs import ProcFs
+        from .procsys import Sysctl
+        procfs = ProcFs()
+        procfs.sysctl.update(self.tunables.sysctls())
+        procfs.sysctl.update({path: Sysctl(*entry) for path, entry in self._sysctl.items()})
+        procfs.files, procfs.processes = self._proc_files, self._processes
+        return procfs

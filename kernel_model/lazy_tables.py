@@ -1,0 +1,30 @@
+"""The kernel's tables a run makes when first used: a static hello binds no socket, maps no
+file shared, holds no key and asks no UTS name, and their modules' classes (dataclasses made at
+import) were a measurable share of its start (bench/startup.py)."""
+import functools
+
+
+class LazyTables:
+    @functools.cached_property
+    def uts(self):
+        """The run's UTS namespace (sethostname, uname)."""
+        from .syscalls.impls.utsname import UtsName
+        return UtsName()
+
+    @functools.cached_property
+    def unix_names(self):
+        """The names AF_UNIX sockets are bound to (kernel_model/net)."""
+        from .net.names import UnixNames
+        return UnixNames()
+
+    @functools.cached_property
+    def keys(self):
+        """add_key, request_key, keyctl (keys/)."""
+        from .keys.table import KeyTable
+        return KeyTable()
+
+    @functools.cached_property
+    def page_cache(self):
+        """Files' MAP_SHARED pages (memory/page_cache.py)."""
+        from .memory.page_cache import PageCache
+        return PageCache()

@@ -1,0 +1,44 @@
+"""The kernel's own /proc entries: what the UTS namespace, the kernel's build and the key
+quotas show there (kernel/utsname_sysctl.c, init/version.c, kernel/configs.c,
+security/keys/proc.c). Registered when the kernel is made; each module behind an entry is
+imported when the entry is first read or written: a static hello reads none of them, and their
+classes were a measurable share of its start (bench/startup.py)."""
+
+
+def register_proc_entries(kernel) -> None:
+    fs = kernel.fs
+    for path in (b"kernel/hostname", b"kernel/domainname"):
+        fs.add_sysctl(path, *_uts_entry(kernel, path))
+    fs.add_sysctl(b"kernel/osrelease", lambda: _utsname().UTS_RELEASE)
+    fs.add_sysctl(b"kernel/version", lambda: _utsname().UTS_VERSION)
+    fs.add_proc_file(b"config.gz", lambda: _kconfig().config_gz())     # CONFIG_IKCONFIG_PROC
+    fs.add_proc_file(b"version", lambda: _utsname().PROC_VERSION)
+    fs.add_proc_file(b"key-users", lambda: _key_users_text(kernel.keys))
+
+
+def _uts_entry(kernel, path: bytes):
+    """kernel.hostname or kernel.domainname: read and written through the run's UTS namespace
+    (kernel.uts, made on first use), as its own sysctls() say."""
+    def text() -> bytes:
+        return kernel.uts.sysctls()[path][0]()
+
+    def write(position: int, data: bytes) -> int:
+        return kernel.uts.sysctls()[path][1](position, data)
+    return text, write
+
+
+def _utsname():
+    """syscalls/impls/utsname.py (the UTS names and their dataclass)."""
+    from .syscalls.impls import utsname
+    return utsname
+
+
+def _kconfig():
+    """kconfig.py (and gzip), for /proc/config.gz."""
+    from . import kconfig
+    return kconfig
+
+
+def _key_users_text(table) -> bytes:
+    from .keys.quota import key_users_text
+    return key_users_text(table)
