@@ -8,7 +8,8 @@ import struct
 from dataclasses import dataclass
 
 from ..signals.frame import SIGINFO_SIZE
-from .posix_timers import SI_TIMER
+
+SI_TIMER = -2            # include/uapi/asm-generic/siginfo.h: sent by a POSIX timer
 
 
 @dataclass

@@ -9,13 +9,11 @@ are not inherited by fork and are deleted by exec (exit_itimers in begin_new_exe
 from typing import TYPE_CHECKING
 
 from ..process.proc import ZOMBIE
-from ..signals.delivery import bit
 
 if TYPE_CHECKING:
     from .posix_timer import PosixTimer
 
 SIGEV_SIGNAL, SIGEV_NONE, SIGEV_THREAD, SIGEV_THREAD_ID = 0, 1, 2, 4
-SI_TIMER = -2
 DELAYTIMER_MAX = 0x7FFFFFFF          # an overrun count saturates here (include/linux/posix-timers.h)
 
 
@@ -56,7 +54,7 @@ class PosixTimers:
     def _queue(self, proc, timer_id: int, timer: "PosixTimer", expiry: int) -> None:
         word = proc.space.machine.arch.bits // 8
         timer.parked = (expiry, timer.armed)
-        from .posix_timer import timer_siginfo         # (a timer exists: its module is there)
+        from .posix_timer import SI_TIMER, timer_siginfo   # (a timer exists: its module is there)
         info = {"code": SI_TIMER, "raw": timer_siginfo(word, timer_id, timer, 0)}
         info["dequeued"] = lambda: self._taken(info, word, timer_id, timer)
         target = timer.thread if timer.thread is not None and timer.thread.state != ZOMBIE else None
