@@ -1,9 +1,9 @@
 """Calls that administer the machine, its mounts and namespaces: mount, umount/umount2,
-pivot_root, swapon, swapoff, reboot, setns, unshare (fs/namespace.c, mm/swapfile.c,
-kernel/reboot.c, kernel/nsproxy.c, kernel/fork.c).
+pivot_root, swapon, swapoff, setns, unshare (fs/namespace.c, mm/swapfile.c, kernel/nsproxy.c,
+kernel/fork.c); reboot is reboot.py.
 
 The guest is root in its own user namespace, but the sandbox gives it no mount namespace,
-pid namespace or swap of its own to administer: may_mount() and the CAP_SYS_ADMIN/CAP_SYS_BOOT
+pid namespace or swap of its own to administer: may_mount() and the CAP_SYS_ADMIN
 checks fail and these calls answer EPERM, after the argument checks Linux makes first — as
 they do in a container. unshare does what needs no new namespace: a private fd table
 (CLONE_FILES), and nothing for what is already private in the model (CLONE_FS, CLONE_SYSVSEM,
@@ -28,9 +28,9 @@ UNSHARE_FLAGS = (CLONE_THREAD | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_V
 
 @syscall("mount", args=(("source", K.PATH), ("target", K.PATH), ("filesystemtype", K.PATH),
                         ("mountflags", K.HEX), ("data", K.PTR)))
-@syscall("pivot_root", "swapon", "swapoff", "reboot")
+@syscall("pivot_root", "swapon", "swapoff")
 def sys_refused(ctx):
-    """may_mount() / capable(CAP_SYS_ADMIN) / ns_capable(CAP_SYS_BOOT) come first."""
+    """may_mount() / capable(CAP_SYS_ADMIN) come first."""
     raise GuestErrno(E.EPERM)
 
 
