@@ -137,7 +137,11 @@ def _process_dir(fs: ProcFs, proc: ProcessView) -> SyntheticDir:
     if hasattr(proc, "timer_slack_ns"):     # fs/proc/base.c timerslack_ns_show: "%llu\n"
         children[b"timerslack_ns"] = fs.file(base + b"/timerslack_ns",
                                              lambda: b"%d\n" % proc.timer_slack_ns())
-    return fs.dir(base, children)
+    directory = fs.dir(base, children)
+    # An fd of this directory names the process, as a pidfd does (kernel/pid.c pidfd_to_pid:
+    # tgid_pidfd_to_pid takes a file of proc_tgid_base_operations, not a task's directory)
+    directory.tgid = proc.pid
+    return directory
 
 
 def _task_dir(fs: ProcFs, task: ProcessView, base: bytes) -> SyntheticDir:

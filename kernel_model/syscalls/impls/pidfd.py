@@ -3,7 +3,8 @@
 pidfd_open gives a close-on-exec file referring to a process (fs/pidfd.py): a process's pid
 (a thread's tid is ENOENT without PIDFD_THREAD, which is not modeled: EINVAL), ESRCH when none
 has it. pidfd_send_signal signals it as kill(2) would (ESRCH once it has been reaped, EPERM by
-check_kill_permission; a siginfo must name the same signal, EINVAL); no flags are modeled.
+check_kill_permission), or, given a siginfo, as rt_sigqueueinfo would (it must name the same
+signal, EINVAL); an fd of a /proc/PID directory serves as a pidfd there; no flags are modeled.
 pidfd_getfd duplicates a descriptor of the process into the caller (close-on-exec), for a
 caller that may signal it (EPERM), EBADF for a descriptor it does not have.
 """
@@ -15,6 +16,7 @@ from ...fs.pidfd import PidFd
 from ..kinds import K
 from ..registry import syscall
 from .kill import SI_USER, _check_signal, may_signal
+from .sigwait import _user_siginfo
 
 PIDFD_NONBLOCK = 0o4000                 # O_NONBLOCK
 
@@ -51,22 +53,40 @@ def _live(ctx, f: PidFd):
     return f.process
 
 
+def _signalled(ctx, fd: int):
+    """pidfd_to_pid: the process of a pidfd, or of an fd of a /proc/PID directory
+    (tgid_pidfd_to_pid; ESRCH once that pid has no process); any other file is EBADF."""
+    f = ctx.proc.fds.get(ctx.int32(fd))
+    if isinstance(f, PidFd):
+        return _live(ctx, f)
+    tgid = getattr(getattr(f, "node", None), "tgid", None)
+    if tgid is None:
+        raise GuestErrno(E.EBADF)
+    proc = ctx.kernel.processes.get(tgid)
+    if proc is None:
+        raise GuestErrno(E.ESRCH)
+    return proc
+
+
 @syscall("pidfd_send_signal", args=(("pidfd", K.FD), ("sig", K.SIGNAL), ("info", K.PTR),
                                     ("flags", K.HEX)))
 def sys_pidfd_send_signal(ctx, pidfd, sig, info, flags):
     if flags:
         raise GuestErrno(E.EINVAL)
-    f = _pidfd(ctx, pidfd)
     sig = ctx.int32(sig)
     _check_signal(sig)
-    proc = _live(ctx, f)
+    proc = _signalled(ctx, pidfd)
+    queued = {"code": SI_USER, "pid": ctx.proc.pid}
     if info:
         signo = struct.unpack("<i", ctx.read(info, 4))[0]
         if signo != sig:
             raise GuestErrno(E.EINVAL)
+        # the caller's siginfo goes as rt_sigqueueinfo's would, with its checks: a kernel or
+        # tkill si_code only towards the caller itself (EPERM)
+        queued = _user_siginfo(ctx, proc.pid, sig, info)
     if not may_signal(ctx, proc, sig):
         raise GuestErrno(E.EPERM)
-    ctx.kernel.signals.post(proc, sig, info={"code": SI_USER, "pid": ctx.proc.pid})
+    ctx.kernel.signals.post(proc, sig, info=queued)
     return 0
 
 
