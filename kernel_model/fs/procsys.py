@@ -16,6 +16,7 @@ from ..errno import GuestErrno
 from .pipe_size import PIPE_MAX_SIZE, PIPE_USER_PAGES_SOFT, round_pipe_size
 from .sysctl_write import int_writer
 
+NR_OPEN, NR_OPEN_MIN, NR_OPEN_MAX = 1024 * 1024, 64, ((1 << 31) - 1) & -64
 PID_MAX = 32768          # kernel/pid.c: PID_MAX_DEFAULT on a machine of few CPUs
 
 FIXED: dict[bytes, bytes] = {
@@ -27,7 +28,6 @@ FIXED: dict[bytes, bytes] = {
     b"fs/pipe-user-pages-soft": b"%d" % PIPE_USER_PAGES_SOFT,
     b"fs/pipe-user-pages-hard": b"0",
     b"fs/lease-break-time": b"45",
-    b"fs/nr_open": b"1048576",
     # fs/notify/inotify/inotify_user.c: the defaults (max_user_watches as a 1 GiB machine's)
     b"fs/inotify/max_queued_events": b"16384",
     b"fs/inotify/max_user_instances": b"128",
@@ -56,13 +56,27 @@ class Sysctl:
 class Tunables:
     """The /proc/sys values of the file system's own that root may change."""
     pipe_max_size: int = PIPE_MAX_SIZE
+    nr_open: int = NR_OPEN                 # fs/file.c sysctl_nr_open: the most fds a table holds
 
     def sysctls(self) -> dict[bytes, Sysctl]:
         return {b"fs/pipe-max-size": Sysctl(lambda: b"%d" % self.pipe_max_size,
-                                            int_writer(self._set_pipe_max_size, _pipe_max_size))}
+                                            int_writer(self._set_pipe_max_size, _pipe_max_size)),
+                b"fs/nr_open": Sysctl(lambda: b"%d" % self.nr_open,
+                                      int_writer(self._set_nr_open, _nr_open))}
+
+    def _set_nr_open(self, value: int) -> None:
+        self.nr_open = value
 
     def _set_pipe_max_size(self, value: int) -> None:
         self.pipe_max_size = value
+
+
+def _nr_open(value: int) -> int:
+    """fs_stat_sysctls' nr_open: proc_dointvec_minmax from sysctl_nr_open_min (BITS_PER_LONG)
+    to sysctl_nr_open_max (INT_MAX rounded down to a multiple of BITS_PER_LONG), else EINVAL."""
+    if not NR_OPEN_MIN <= value <= NR_OPEN_MAX:
+        raise GuestErrno(E.EINVAL)
+    return value
 
 
 def _pipe_max_size(value: int) -> int:

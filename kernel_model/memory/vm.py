@@ -13,6 +13,7 @@ from emu.shared_pages import SharedPages
 
 from .. import errno as E
 from ..errno import GuestErrno
+from .file_fault import pages_of_file
 from .layout import PAGE, Layout
 
 MAP_SHARED, MAP_PRIVATE, MAP_FIXED, MAP_ANONYMOUS = 0x01, 0x02, 0x10, 0x20
@@ -45,7 +46,8 @@ class Vma:
     locked: bool = False       # VM_LOCKED: mlock, mlockall, MAP_LOCKED (VmLck counts these)
     wipe_on_fork: bool = False  # VM_WIPEONFORK (MADV_WIPEONFORK): a child gets zero pages here
     dont_fork: bool = False     # VM_DONTCOPY (MADV_DONTFORK): a child does not get the area
-    file: object = field(default=None, compare=False)   # vm_file of a shared file mapping
+    # vm_file of a shared file mapping, or of a private mapping of a regular file
+    file: object = field(default=None, compare=False)
     grows_down: bool = False    # VM_GROWSDOWN (MAP_GROWSDOWN): a fault below it extends it
 
     def maps_line(self) -> bytes:
@@ -165,12 +167,15 @@ class AreaMap:
     # ---- primitive: establish an area ------------------------------------------------------
     def map_area(self, start: int, size: int, perms: int, *, name: bytes = b"",
                  data: bytes = b"", offset: int = 0, shared: bool = False,
-                 locked: bool | None = None) -> int:
+                 locked: bool | None = None, file=None, backed: int | None = None) -> int:
         """Map [start, start+size) (page aligned), replacing whatever was there. It is locked
-        when asked, or else when mlockall(MCL_FUTURE) said so."""
+        when asked, or else when mlockall(MCL_FUTURE) said so. A private mapping of a regular
+        `file` gets pages for its first `backed` bytes only, those that hold a byte of the file:
+        a fault past them is SIGBUS or reads the page in (memory/file_fault.py)."""
         end = self._make_room(start, size)
-        if perms & PROT_MASK or data:
-            self.machine.mem.map(start, end - start, perms & PROT_MASK)
+        backed = end - start if backed is None else backed
+        if (perms & PROT_MASK or data) and backed:
+            self.machine.mem.map(start, backed, perms & PROT_MASK)
         # else a PROT_NONE area with no bytes yet gets no pages until mprotect makes it
         # accessible (back): it holds nothing a guest could see, and each Unicorn region costs
         # more the more regions there are (bench/area_map.py --machine; LTP munmap04 maps
@@ -178,7 +183,8 @@ class AreaMap:
         if data:
             self.machine.mem.write(start, data)
         locked = self.lock_future if locked is None else locked
-        self._insert(Vma(start, end, perms & PROT_MASK, name, offset, shared, locked=locked))
+        self._insert(Vma(start, end, perms & PROT_MASK, name, offset, shared, locked=locked,
+                         file=file))
         return start
 
     def map_shared_area(self, start: int, size: int, perms: int, backing, *, name: bytes = b"",
@@ -297,8 +303,9 @@ class AreaMap:
             pieces = backing(size) if backing is not None else [(SharedPages(size), 0, size)]
             return self.map_shared_area(start, size, prot, pieces, name=name, offset=offset,
                                         may_write=may_write, locked=locked, file=file)
-        file_bytes = data[:size]
-        self.map_area(start, size, prot, name=name, data=file_bytes, offset=offset, locked=locked)
+        backed = size if file is None else pages_of_file(file, offset, size)
+        self.map_area(start, size, prot, name=name, data=data[:backed], offset=offset,
+                      locked=locked, file=file, backed=backed)
         if flags & MAP_GROWSDOWN:
             self.rename_area(self.vma_at(start), grows_down=True)
         return start

@@ -9,7 +9,7 @@ themselves: a call registered elsewhere, or missing here, fails it.
 """
 
 _BY_MODULE = {
-    "admin": "mount pivot_root reboot setns swapoff swapon umount umount2 unshare",
+    "admin": "mount pivot_root setns swapoff swapon umount umount2 unshare",
     "affinity": "sched_getaffinity sched_setaffinity",
     "capabilities": "capget capset",
     "clockset": "adjtimex clock_adjtime clock_adjtime64 clock_settime clock_settime64 settimeofday "
@@ -60,6 +60,7 @@ _BY_MODULE = {
     "process_vm": "process_vm_readv process_vm_writev",
     "procs": "clone clone3 fork vfork wait4 waitid waitpid",
     "readahead": "readahead",
+    "reboot": "reboot",
     "residency": "mincore mlock mlock2 mlockall munlock munlockall",
     "rusage": "getrusage",
     "sched_attr": "sched_getattr sched_setattr",

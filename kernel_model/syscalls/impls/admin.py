@@ -1,12 +1,12 @@
 """Calls that administer the machine, its mounts and namespaces: mount, umount/umount2,
-pivot_root, swapon, swapoff, reboot, setns, unshare (fs/namespace.c, mm/swapfile.c,
-kernel/reboot.c, kernel/nsproxy.c, kernel/fork.c).
+pivot_root, swapon, swapoff, setns, unshare (fs/namespace.c, mm/swapfile.c, kernel/nsproxy.c,
+kernel/fork.c); reboot is reboot.py.
 
 The guest is root in its own user namespace, but the sandbox gives it no mount namespace,
-pid namespace or swap of its own to administer: may_mount() and the CAP_SYS_ADMIN/CAP_SYS_BOOT
+pid namespace or swap of its own to administer: may_mount() and the CAP_SYS_ADMIN
 checks fail and these calls answer EPERM, after the argument checks Linux makes first — as
 they do in a container. unshare does what needs no new namespace: a private fd table
-(CLONE_FILES), and nothing for what is already private in the model (CLONE_FS, CLONE_SYSVSEM,
+(CLONE_FILES: EMFILE when its copy would exceed fs.nr_open), and nothing for what is already private in the model (CLONE_FS, CLONE_SYSVSEM,
 and CLONE_VM/SIGHAND/THREAD of a single-threaded process); a new namespace is EPERM. setns
 needs an fd of a namespace file or a pidfd, which no guest fd is (EINVAL).
 """
@@ -28,9 +28,9 @@ UNSHARE_FLAGS = (CLONE_THREAD | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_V
 
 @syscall("mount", args=(("source", K.PATH), ("target", K.PATH), ("filesystemtype", K.PATH),
                         ("mountflags", K.HEX), ("data", K.PTR)))
-@syscall("pivot_root", "swapon", "swapoff", "reboot")
+@syscall("pivot_root", "swapon", "swapoff")
 def sys_refused(ctx):
-    """may_mount() / capable(CAP_SYS_ADMIN) / ns_capable(CAP_SYS_BOOT) come first."""
+    """may_mount() / capable(CAP_SYS_ADMIN) come first."""
     raise GuestErrno(E.EPERM)
 
 
@@ -65,5 +65,29 @@ def sys_unshare(ctx, flags):
         raise GuestErrno(E.EPERM)
     if flags & CLONE_FILES and any(p.fds is ctx.proc.fds and p is not ctx.proc
                                    for p in ctx.kernel.processes.values()):
+        _check_room_for_copy(ctx.proc.fds, ctx.kernel.fs.tunables.nr_open)
         ctx.proc.fds = ctx.proc.fds.copy()
     return 0
+
+
+BITS_PER_LONG, FILES_PER_KIB = 64, 1024 // 8
+NR_OPEN_DEFAULT = BITS_PER_LONG
+
+
+def _check_room_for_copy(fds, nr_open: int) -> None:
+    """fs/file.c dup_fd: the copy needs a table as large as the open fds reach
+    (count_open_files: whole words of the bitmap); one larger than fs.nr_open cannot be
+    allocated (alloc_fdtable caps it), and the copy is EMFILE (LTP unshare03)."""
+    if not fds.entries:
+        return
+    open_files = (max(fds.entries) // BITS_PER_LONG + 1) * BITS_PER_LONG
+    if open_files > NR_OPEN_DEFAULT and _fdtable_size(open_files - 1, nr_open) < open_files:
+        raise GuestErrno(E.EMFILE)
+
+
+def _fdtable_size(nr: int, nr_open: int) -> int:
+    """alloc_fdtable(nr): a power of two of 1 KiB blocks of pointers, capped at nr_open
+    rounded up to a whole word."""
+    blocks = nr // FILES_PER_KIB + 1
+    size = (1 << (blocks - 1).bit_length()) * FILES_PER_KIB
+    return min(size, ((nr_open - 1) | (BITS_PER_LONG - 1)) + 1)

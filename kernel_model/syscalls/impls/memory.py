@@ -52,10 +52,19 @@ def _mmap(ctx, addr, length, prot, flags, fd, offset):
     start = ctx.proc.vm.mmap(addr, length, prot & PROT_MASK, flags, data=data, name=name,
                              offset=offset, backing=backing,
                              may_write=_may_write(f, shared),
-                             file=f if backing is not None else None)
+                             file=_mapped_file(f, backing))
     if name and ctx.proc.vm.vma_at(start).perms & PROT_EXEC:
         record_library_mapping(ctx.kernel, ctx.proc, start, offset, f)   # ld.so, dlopen
     return start
+
+
+def _mapped_file(f, backing):
+    """The area's vm_file as the fault path needs it: a shared mapping's file with its page
+    cache pages, a private mapping's if it is a regular file (a fault past its end is SIGBUS,
+    memory/file_fault.py); a device's private mapping (/dev/zero) has no end to fault past."""
+    if backing is not None:
+        return f
+    return f if f is not None and f.stat().mode & 0o170000 == 0o100000 else None
 
 
 def _may_write(f, shared: bool) -> bool:

@@ -288,7 +288,6 @@ def sys_setrlimit(ctx, resource, rlim):
     return 0
 
 
-NR_OPEN = 1048576                         # /proc/sys/fs/nr_open (fs/file.c sysctl_nr_open)
 
 
 def _set_rlimit(ctx, resource: int, soft: int, hard: int) -> None:
@@ -297,7 +296,7 @@ def _set_rlimit(ctx, resource: int, soft: int, hard: int) -> None:
     if soft > hard:
         raise GuestErrno(E.EINVAL)
     if resource == RLIMIT_NOFILE:
-        if hard > NR_OPEN:
+        if hard > ctx.kernel.fs.tunables.nr_open:
             raise GuestErrno(E.EPERM)
         ctx.proc.fds.limit = soft
     ctx.proc.rlimits[resource] = (soft, hard)

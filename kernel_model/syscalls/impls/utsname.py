@@ -2,8 +2,10 @@
 
 One UTS namespace for the whole run (CLONE_NEWUTS is not modeled), kept in `kernel.uts`. The
 guest is root in its own user namespace (as under `unshare -Ur`, or a rootless container): it
-owns its UTS namespace, so ns_capable(uts_ns->user_ns, CAP_SYS_ADMIN) holds and the hostname
-and domain name can be set; uname then reports them. Nothing reaches the host.
+owns its UTS namespace, so ns_capable(uts_ns->user_ns, CAP_SYS_ADMIN) holds for a process with
+that capability in effect (root, not root that set its euid to another: cap_emulate_setxuid
+clears the effective set) and the hostname and domain name can be set; uname then reports
+them. Nothing reaches the host.
 
 Layouts (include/uapi/linux/utsname.h): struct new_utsname has six fields of 65 bytes (uname,
 both ABIs), struct old_utsname five of 65 (i386 `olduname`, nr 109), struct oldold_utsname five
@@ -12,6 +14,7 @@ of 9 (i386 `oldolduname`, nr 59; each field is cut to 8 bytes and NUL-terminated
 from dataclasses import dataclass
 
 from ... import errno as E
+from ...creds import CAP_SYS_ADMIN
 from ...errno import GuestErrno
 from ...fs.sysctl_write import string_writer
 from ..kinds import K
@@ -84,8 +87,11 @@ def sys_oldolduname(ctx, buf):
 
 
 def _read_name(ctx, name: int, length: int) -> bytes:
-    """The checks sethostname and setdomainname share: len is a C int in 0..__NEW_UTS_LEN
-    (EINVAL), then the bytes are copied (EFAULT) — exactly `len` of them, NULs included."""
+    """The checks sethostname and setdomainname share, in their order: CAP_SYS_ADMIN (EPERM),
+    len a C int in 0..__NEW_UTS_LEN (EINVAL), then the bytes are copied (EFAULT) — exactly
+    `len` of them, NULs included."""
+    if not ctx.proc.creds.capable(CAP_SYS_ADMIN):
+        raise GuestErrno(E.EPERM)
     length = ctx.int32(length)
     if not 0 <= length <= NEW_UTS_LEN:
         raise GuestErrno(E.EINVAL)

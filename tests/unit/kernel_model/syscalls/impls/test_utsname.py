@@ -45,3 +45,17 @@ def test_the_i386_old_unames():
                               b"#1 SMP PREEMPT_DYNAMIC trapline", b"i686"]
     # struct oldold_utsname: char[9] fields, names cut to 8 bytes
     assert fields(buf[512:], 5, 9) == [b"Linux", b"/dev/ura", b"6.1.0-tr", b"#1 SMP P", b"i686"]
+
+
+def test_only_a_process_with_cap_sys_admin_names_the_machine(arch):
+    """kernel/sys.c sethostname and setdomainname check ns_capable(CAP_SYS_ADMIN) before the
+    length (LTP setdomainname03 and sethostname03: root with euid nobody gets EPERM; before,
+    the names were set)."""
+    setresuid = "setresuid32" if arch == "i386" else "setresuid"
+    keep = 0xFFFFFFFF
+    results, buf, _ = run_script(arch, [
+        (setresuid, keep, 65534, keep), ("sethostname", "/prog", 5),
+        ("setdomainname", "/tmp/new", 4), ("setdomainname", "/f", 65),
+        (setresuid, keep, 0, keep), ("setdomainname", "/tmp/new", 4), ("uname", "BUF")])
+    assert results == [0, -E.EPERM, -E.EPERM, -E.EPERM, 0, 0, 0]
+    assert fields(buf)[1] == b"trapline" and fields(buf)[5] == b"/tmp"
