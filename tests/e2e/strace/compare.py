@@ -8,8 +8,8 @@ run --strace -o FILE` with the same environment.
 
 Both texts are normalized only for what legitimately differs between two runs: addresses (hex
 of 5+ digits), pids (in the places strace prints them), random bytes (getrandom's buffer),
-clock readings (tv_sec/tv_nsec results), the inode numbers of pipes and sockets (-y) and the
-TLS entry number of i386 programs (the 32-bit kernel's, against the host's 64-bit one). What is left must be identical; `identical_share`
+clock readings (tv_sec/tv_nsec results) and the inode numbers of pipes and sockets (-y). What is
+left must be identical; `identical_share`
 measures how much is.
 
 `python3 -m tests.e2e.strace.compare [--diff] [--dynamic]` prints the share of identical lines
@@ -83,10 +83,6 @@ _RANDOM = re.compile(r'^(getrandom\()"(?:[^"\\]|\\.)*"(?:\.\.\.)?')
 _CLOCK = re.compile(r"(tv_sec=)\d+(, tv_nsec=)\d+")
 # -y/-yy: the inode numbers of pipes and sockets (pipe:[4101], UNIX-STREAM:[4097->4098])
 _INODES = re.compile(r"((?:pipe|socket|UNIX|UNIX-STREAM|TCP|TCPv6|UDP|UDPv6):\[)\d+(?:->\d+)?")
-# The first TLS entry set_thread_area gives an i386 program: 6 on the 32-bit kernel trapline
-# models (GDT_ENTRY_TLS_MIN, arch/x86/include/asm/segment.h), 12 on the reference host's
-# 64-bit kernel that runs i386 programs; the kernels' difference, not strace's.
-_TLS_ENTRY = re.compile(r"\(entry_number=(?:6|12)\)$")
 _RESULT = re.compile(r"^(.*\)) +(= .*)$")
 ALIGN_COLUMN = 40            # strace -a default: `= ` starts at column 40
 
@@ -117,7 +113,6 @@ def _normalize_body(body: str) -> str:
         body = place.sub(r"\1PID\2", body)
     body = _RANDOM.sub(r'\1"RANDOM"', body)
     body = _INODES.sub(r"\1INODE", body)
-    body = _TLS_ENTRY.sub("(entry_number=TLS)", body)
     return _CLOCK.sub(r"\1T\2T", body)
 
 

@@ -1,6 +1,6 @@
 """`trapline run --strace` against Debian's strace 6.1 on the same static programs in the same
 root (compare.py: normalized only for addresses, pids, random bytes, clock readings, pipe and
-socket inodes and the i386 TLS entry, the kernels' difference).
+socket inodes).
 
 Every program's trace starts with the same execve line and ends with the same exit line, no
 line's `= ` is off strace's column 40, and the programs listed in IDENTICAL give the very same
