@@ -1,10 +1,14 @@
 """The Global Descriptor Table in guest memory, with Linux's selector layout.
 
 Descriptor format: Intel SDM Vol. 3A, 3.4.5 (Figure 3-8). Layouts follow Linux
-arch/x86/include/asm/segment.h so that guest code sees the selectors it expects:
-  i386:   TLS entries 6..8 (0x33, 0x3b, 0x43), kernel CS 0x60, kernel DS 0x68,
-          user CS 0x73, user DS 0x7b
-  x86-64: kernel CS 0x10, kernel DS 0x18, user32 CS 0x23, user DS 0x2b, user CS 0x33
+arch/x86/include/asm/segment.h (CONFIG_X86_64) so that guest code sees the selectors it expects.
+An i386 program runs as on the x86-64 kernel of the hosts the sandbox is compared with (and of
+most machines that run i386 programs today): the 64-bit kernel's GDT, its program in
+compatibility mode, so the selectors are the same for both arches:
+  kernel CS 0x10, kernel DS 0x18, user32 CS 0x23, user DS 0x2b, user CS 0x33 (x86-64 only),
+  TLS entries 12..14 (GDT_ENTRY_TLS_MIN: set_thread_area's first entry is 12, %gs 0x63).
+Here the i386 kernel's own code runs in 32-bit mode (Unicorn's i386 CPU has no long mode), so
+its entry 2 is a 32-bit code descriptor.
 """
 import struct
 from dataclasses import dataclass
@@ -18,7 +22,7 @@ CODE_RING0, DATA_RING0, CODE_RING3, DATA_RING3 = 0x9B, 0x93, 0xFB, 0xF3
 FLAGS_32 = 0xC      # G=1 (4 KiB granularity), D/B=1 (32-bit)
 FLAGS_64 = 0xA      # G=1, L=1 (64-bit code)
 
-I386_TLS_FIRST, I386_TLS_COUNT = 6, 3     # GDT_ENTRY_TLS_MIN, GDT_ENTRY_TLS_ENTRIES
+I386_TLS_FIRST, I386_TLS_COUNT = 12, 3    # GDT_ENTRY_TLS_MIN (x86-64), GDT_ENTRY_TLS_ENTRIES
 
 
 def descriptor(base: int, limit: int, access: int, flags: int) -> int:
@@ -40,7 +44,7 @@ class Selectors:
     user_ds: int
 
 
-I386_SELECTORS = Selectors(kernel_cs=0x60, kernel_ds=0x68, user_cs=0x73, user_ds=0x7B)
+I386_SELECTORS = Selectors(kernel_cs=0x10, kernel_ds=0x18, user_cs=0x23, user_ds=0x2B)
 X86_64_SELECTORS = Selectors(kernel_cs=0x10, kernel_ds=0x18, user_cs=0x33, user_ds=0x2B)
 SELECTORS = {"i386": I386_SELECTORS, "x86_64": X86_64_SELECTORS}
 
@@ -48,8 +52,8 @@ SELECTORS = {"i386": I386_SELECTORS, "x86_64": X86_64_SELECTORS}
 def linux_entries(arch: str) -> dict[int, int]:
     flat = 0xFFFFF
     if arch == "i386":
-        return {12: descriptor(0, flat, CODE_RING0, FLAGS_32), 13: descriptor(0, flat, DATA_RING0, FLAGS_32),
-                14: descriptor(0, flat, CODE_RING3, FLAGS_32), 15: descriptor(0, flat, DATA_RING3, FLAGS_32)}
+        return {2: descriptor(0, flat, CODE_RING0, FLAGS_32), 3: descriptor(0, flat, DATA_RING0, FLAGS_32),
+                4: descriptor(0, flat, CODE_RING3, FLAGS_32), 5: descriptor(0, flat, DATA_RING3, FLAGS_32)}
     return {2: descriptor(0, flat, CODE_RING0, FLAGS_64), 3: descriptor(0, flat, DATA_RING0, FLAGS_32),
             4: descriptor(0, flat, CODE_RING3, FLAGS_32), 5: descriptor(0, flat, DATA_RING3, FLAGS_32),
             6: descriptor(0, flat, CODE_RING3, FLAGS_64)}

@@ -86,9 +86,9 @@ RT64_SIZE = RT64_INFO_OFFSET + SIGINFO_SIZE
 
 def _sc32(regs: SavedRegisters, trapno: int = 0, err: int = 0) -> bytes:
     s = regs.segs
-    return SC32.pack(s.get("gs", 0), s.get("fs", 0), s.get("es", 0x7B), s.get("ds", 0x7B),
-                     *(regs.gpr[r] for r in SC32_GPRS), trapno, err, regs.pc, s.get("cs", 0x73),
-                     regs.flags, regs.gpr["esp"], s.get("ss", 0x7B), regs.fpstate, regs.mask & 0xFFFFFFFF, 0)
+    return SC32.pack(s.get("gs", 0), s.get("fs", 0), s.get("es", 0x2B), s.get("ds", 0x2B),
+                     *(regs.gpr[r] for r in SC32_GPRS), trapno, err, regs.pc, s.get("cs", 0x23),
+                     regs.flags, regs.gpr["esp"], s.get("ss", 0x2B), regs.fpstate, regs.mask & 0xFFFFFFFF, 0)
 
 
 def _unsc32(raw: bytes, offset: int) -> tuple[dict, int, int, dict, int]:

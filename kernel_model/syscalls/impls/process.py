@@ -221,7 +221,7 @@ def sys_arch_prctl(ctx, code, addr):
 
 @syscall("set_thread_area", args=(("u_info", K.STRUCT),))
 def sys_set_thread_area(ctx, u_info):
-    """i386 TLS: install a `struct user_desc` in one of the GDT's TLS slots (6..8)."""
+    """i386 TLS: install a `struct user_desc` in one of the GDT's TLS slots (12..14, cpu/gdt.py)."""
     entry, base, limit, bits = struct.unpack("<iIII", ctx.read(u_info, 16))
     gdt = ctx.proc.space.gdt
     if entry == -1:

@@ -43,14 +43,15 @@ def test_descriptor_matches_a_known_linux_value():
 
 # selector -> (is code, long mode code) for each Linux selector
 EXPECTED = {
-    "i386": {0x60: ("code", 0), 0x68: ("data", 0), 0x73: ("code", 0), 0x7B: ("data", 0)},
+    "i386": {0x10: ("code", 0), 0x18: ("data", 0), 0x23: ("code", 0), 0x2B: ("data", 0)},
     "x86_64": {0x10: ("code", 1), 0x18: ("data", 0), 0x23: ("code", 0), 0x2B: ("data", 0),
                0x33: ("code", 1)},
 }
 
 
 def test_linux_selectors_are_the_documented_ones():
-    assert gdt.SELECTORS["i386"] == gdt.Selectors(kernel_cs=0x60, kernel_ds=0x68, user_cs=0x73, user_ds=0x7B)
+    # an i386 program on an x86-64 kernel: __KERNEL_CS, __KERNEL_DS, __USER32_CS, __USER_DS
+    assert gdt.SELECTORS["i386"] == gdt.Selectors(kernel_cs=0x10, kernel_ds=0x18, user_cs=0x23, user_ds=0x2B)
     assert gdt.SELECTORS["x86_64"] == gdt.Selectors(kernel_cs=0x10, kernel_ds=0x18, user_cs=0x33, user_ds=0x2B)
 
 

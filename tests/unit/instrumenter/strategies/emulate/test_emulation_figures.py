@@ -16,7 +16,7 @@ CODE = 0x0040_0000
 PADDING = b"\xcc" * 16
 POP_FUNCTION = "push ebp; mov ebp, esp; mov eax, [ebp+8]; pop ebp; ret"
 LEAVE_FUNCTION = "push ebp; mov ebp, esp; sub esp, 8; mov eax, [ebp+8]; mov [ebp-4], eax; leave; ret"
-KERNEL_CS = 0x60
+KERNEL_CS = 0x10                 # __KERNEL_CS (kernel_model/cpu/gdt.py)
 
 
 def _one_emulation(source: str, probed_offset: int, form: str, argument: int = 7):
