@@ -19,16 +19,22 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 import shlex
 import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.e2e.forkserver import ForkServer
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 # The environment both sides get (passed with --clear-env on the sandbox side). TZ is
 # fixed so that date and ls --full-time print the same clock on any host.
+# The sandbox side's runs are forks of one warm trapline process per pytest worker (forkserver.py).
+FORK_SERVER = ForkServer()
+
 FIXED_ENV = {"PATH": "/bin:/usr/bin", "HOME": "/", "LANG": "C", "TZ": "UTC"}
 
 
@@ -85,7 +91,20 @@ def run_sandbox(
     if strace:
         command.append("--strace")
     command += ["--", *argv]
+    if FORK_SERVER.serves(dict(os.environ)):
+        return _run_forked(argv, command, stdin, timeout)
     return _run("sandbox", argv, command, stdin, timeout, cwd=REPO_ROOT)
+
+
+def _run_forked(argv, command, stdin, timeout) -> Result:
+    """The same run as a child of the warm trapline process (forkserver.py): same stdio
+    pipes, working folder, environment and exit status, without the interpreter's start-up."""
+    try:
+        done = FORK_SERVER.run(command[3:], stdin=stdin, timeout=timeout, cwd=REPO_ROOT,
+                               env=dict(os.environ))
+    except subprocess.TimeoutExpired as expired:
+        raise _timeout("sandbox", argv, command, timeout, expired) from None
+    return Result("sandbox", tuple(argv), done.stdout, done.stderr, done.returncode, tuple(command))
 
 
 _NATIVE_LAUNCHER = r"""
@@ -147,13 +166,17 @@ def _run(side, argv, command, stdin, timeout, *, cwd, env=None) -> Result:
             command, input=stdin, capture_output=True, timeout=timeout, cwd=cwd, env=env
         )
     except subprocess.TimeoutExpired as expired:
-        raise RunTimeout(
-            f"{side} run of {list(argv)} exceeded {timeout}s\n"
-            f"command: {_shell_words(command)}\n"
-            f"stdout so far: {_excerpt(expired.stdout or b'')}\n"
-            f"stderr so far: {_excerpt(expired.stderr or b'')}"
-        ) from None
+        raise _timeout(side, argv, command, timeout, expired) from None
     return Result(side, tuple(argv), done.stdout, done.stderr, done.returncode, tuple(command))
+
+
+def _timeout(side, argv, command, timeout, expired) -> RunTimeout:
+    return RunTimeout(
+        f"{side} run of {list(argv)} exceeded {timeout}s\n"
+        f"command: {_shell_words(command)}\n"
+        f"stdout so far: {_excerpt(expired.stdout or b'')}\n"
+        f"stderr so far: {_excerpt(expired.stderr or b'')}"
+    )
 
 
 def check_native_oracle(native: Result, expected_status: int) -> None:
