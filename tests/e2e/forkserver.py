@@ -15,7 +15,9 @@ What stays the subprocess's (sandbox_runner.py falls back to it): an environment
 variables differ from the server's (the interpreter reads them at start-up), and everything a
 test checks about trapline as a process being started (start-up, imports, PATH lookup, signals
 sent to it): those tests start `python -m trapline` themselves. TRAPLINE_TESTS_SUBPROCESS=1
-sends every run through the subprocess path, to compare.
+sends every run through the subprocess path, to compare. `run_trapline` is the helpers' call:
+it forks from the server where it can and falls back to subprocess.run (a working folder other
+than the repository's, whose `python -m trapline` would import another trapline, included).
 
 The child ends as the interpreter ends a `python -m` run (Python/pythonrun.c
 _Py_HandleSystemExit, Py_FinalizeEx): SystemExit's code as the status (None 0, an int itself,
@@ -47,6 +49,19 @@ _WARM_MODULES = ("trapline.entry", "trapline.plain_run", "trapline.sandbox", "tr
 
 
 # ----------------------------------------------------------------------------- client side
+
+
+def run_trapline(args: list[str], *, input: bytes = b"", timeout: float,    # noqa: A002
+                 cwd: Path = REPO_ROOT, env: dict[str, str] | None = None
+                 ) -> subprocess.CompletedProcess:
+    """``subprocess.run([python, -m, trapline, *args], input=input, capture_output=True,
+    timeout=timeout, cwd=cwd, env=env)``, forked from this process's server where it serves
+    (module docstring): the same output, status and TimeoutExpired."""
+    environment = dict(os.environ) if env is None else env
+    if Path(cwd) == REPO_ROOT and FORK_SERVER.serves(environment):
+        return FORK_SERVER.run(args, stdin=input, timeout=timeout, cwd=REPO_ROOT, env=environment)
+    return subprocess.run([sys.executable, "-m", "trapline", *args], input=input,
+                          capture_output=True, timeout=timeout, cwd=cwd, env=env)
 
 
 class ForkServer:
@@ -112,6 +127,10 @@ class ForkServer:
         self._socket.close()
         self._process.wait()
         self._process = None
+
+
+# One server per process that uses it (a pytest-xdist worker): started on first use.
+FORK_SERVER = ForkServer()
 
 
 def _python_variables(env: dict[str, str]) -> dict[str, str]:

@@ -19,22 +19,18 @@ from __future__ import annotations
 
 import difflib
 import json
-import os
 import shlex
 import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.e2e.forkserver import ForkServer
+from tests.e2e.forkserver import run_trapline
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 # The environment both sides get (passed with --clear-env on the sandbox side). TZ is
 # fixed so that date and ls --full-time print the same clock on any host.
-# The sandbox side's runs are forks of one warm trapline process per pytest worker (forkserver.py).
-FORK_SERVER = ForkServer()
-
 FIXED_ENV = {"PATH": "/bin:/usr/bin", "HOME": "/", "LANG": "C", "TZ": "UTC"}
 
 
@@ -91,17 +87,10 @@ def run_sandbox(
     if strace:
         command.append("--strace")
     command += ["--", *argv]
-    if FORK_SERVER.serves(dict(os.environ)):
-        return _run_forked(argv, command, stdin, timeout)
-    return _run("sandbox", argv, command, stdin, timeout, cwd=REPO_ROOT)
-
-
-def _run_forked(argv, command, stdin, timeout) -> Result:
-    """The same run as a child of the warm trapline process (forkserver.py): same stdio
-    pipes, working folder, environment and exit status, without the interpreter's start-up."""
+    # Forked from the warm trapline process where it can (forkserver.py): the same stdio
+    # pipes, working folder, environment and exit status, without the interpreter's start-up.
     try:
-        done = FORK_SERVER.run(command[3:], stdin=stdin, timeout=timeout, cwd=REPO_ROOT,
-                               env=dict(os.environ))
+        done = run_trapline(command[3:], input=stdin, timeout=timeout)
     except subprocess.TimeoutExpired as expired:
         raise _timeout("sandbox", argv, command, timeout, expired) from None
     return Result("sandbox", tuple(argv), done.stdout, done.stderr, done.returncode, tuple(command))
