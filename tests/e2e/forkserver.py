@@ -94,10 +94,19 @@ class ForkServer:
         finally:
             for fd in child_ends:
                 os.close(fd)
-        pid = _receive(self._socket)["pid"]
-        stdout, stderr, timed_out = _communicate(ends[0][1], ends[1][0], ends[2][0], stdin,
-                                                 time.monotonic() + timeout, pid)
-        status = _receive(self._socket)["status"]
+        pid = 0
+        try:
+            pid = _receive(self._socket)["pid"]
+            stdout, stderr, timed_out = _communicate(ends[0][1], ends[1][0], ends[2][0], stdin,
+                                                     time.monotonic() + timeout, pid)
+            status = _receive(self._socket)["status"]
+        except BaseException:
+            # Interrupted between request and status (Ctrl-C in pytest, a server gone): the
+            # conversation is out of step, so the next run gets a new server.
+            if pid:
+                _kill(pid)
+            self._abandon()
+            raise
         command = [sys.executable, "-m", "trapline", *args]
         if timed_out:
             raise subprocess.TimeoutExpired(command, timeout, stdout, stderr)
@@ -118,6 +127,11 @@ class ForkServer:
         self._socket, self._owner = ours, os.getpid()
         _receive(self._socket)                          # "ready": the imports are done
         atexit.register(self.close)
+
+    def _abandon(self) -> None:
+        if self._process is not None and self._owner == os.getpid():
+            self._process.kill()
+            self.close()
 
     def close(self) -> None:
         """End the server (it exits when its socket closes) and reap it, so that its CPU time
@@ -226,9 +240,12 @@ def serve(sock: socket.socket) -> None:
             _child(request, fds)                         # never returns
         for fd in fds:
             os.close(fd)
-        _send(sock, {"pid": pid})
-        _, status = os.waitpid(pid, 0)
-        _send(sock, {"status": status})
+        try:
+            _send(sock, {"pid": pid})
+            _, status = os.waitpid(pid, 0)
+            _send(sock, {"status": status})
+        except OSError:                                  # the client went away mid-run
+            return
 
 
 def _child(request: dict, fds: list[int]) -> None:

@@ -81,3 +81,22 @@ def test_a_run_past_its_timeout_is_killed_with_what_it_wrote():
 def test_python_variables_other_than_the_servers_go_to_a_subprocess():
     assert SERVER.serves(dict(os.environ))
     assert not SERVER.serves({**os.environ, "PYTHONHASHSEED": "12345"})
+
+
+def test_a_run_interrupted_midway_leaves_a_working_server(monkeypatch):
+    # KeyboardInterrupt in the caller while the child runs: the server's late "status" would
+    # answer the next request's "pid" unless the interrupted server is replaced.
+    import tests.e2e.forkserver as forkserver
+    server = ForkServer()
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+    with monkeypatch.context() as patch:
+        patch.setattr(forkserver, "_communicate", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            server.run(["run", "samples/bin/i386/hello"], stdin=b"", timeout=120, cwd=REPO_ROOT,
+                       env=dict(os.environ))
+    after = server.run(["run", "samples/bin/i386/hello"], stdin=b"", timeout=120, cwd=REPO_ROOT,
+                       env=dict(os.environ))
+    assert (after.returncode, after.stdout) == (0, b"hello, world\n")
+    server.close()
