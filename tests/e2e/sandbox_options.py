@@ -12,7 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.e2e.sandbox_runner import REPO_ROOT, Result, RunTimeout
+from tests.e2e.forkserver import run_trapline
+from tests.e2e.sandbox_runner import Result, RunTimeout
 
 
 def run_sandbox_with_options(
@@ -31,7 +32,7 @@ def run_sandbox_with_options(
         command += ["-E", f"{key}={value}"]
     command += ["--", *argv]
     try:
-        done = subprocess.run(command, capture_output=True, timeout=timeout, cwd=REPO_ROOT)
+        done = run_trapline(command[3:], timeout=timeout)        # forked: forkserver.py
     except subprocess.TimeoutExpired:
         raise RunTimeout(f"sandbox run {command} exceeded {timeout}s") from None
     return Result("sandbox", tuple(argv), done.stdout, done.stderr, done.returncode,

@@ -25,6 +25,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.e2e.forkserver import run_trapline
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 # The environment both sides get (passed with --clear-env on the sandbox side). TZ is
@@ -85,7 +87,13 @@ def run_sandbox(
     if strace:
         command.append("--strace")
     command += ["--", *argv]
-    return _run("sandbox", argv, command, stdin, timeout, cwd=REPO_ROOT)
+    # Forked from the warm trapline process where it can (forkserver.py): the same stdio
+    # pipes, working folder, environment and exit status, without the interpreter's start-up.
+    try:
+        done = run_trapline(command[3:], input=stdin, timeout=timeout)
+    except subprocess.TimeoutExpired as expired:
+        raise _timeout("sandbox", argv, command, timeout, expired) from None
+    return Result("sandbox", tuple(argv), done.stdout, done.stderr, done.returncode, tuple(command))
 
 
 _NATIVE_LAUNCHER = r"""
@@ -147,13 +155,17 @@ def _run(side, argv, command, stdin, timeout, *, cwd, env=None) -> Result:
             command, input=stdin, capture_output=True, timeout=timeout, cwd=cwd, env=env
         )
     except subprocess.TimeoutExpired as expired:
-        raise RunTimeout(
-            f"{side} run of {list(argv)} exceeded {timeout}s\n"
-            f"command: {_shell_words(command)}\n"
-            f"stdout so far: {_excerpt(expired.stdout or b'')}\n"
-            f"stderr so far: {_excerpt(expired.stderr or b'')}"
-        ) from None
+        raise _timeout(side, argv, command, timeout, expired) from None
     return Result(side, tuple(argv), done.stdout, done.stderr, done.returncode, tuple(command))
+
+
+def _timeout(side, argv, command, timeout, expired) -> RunTimeout:
+    return RunTimeout(
+        f"{side} run of {list(argv)} exceeded {timeout}s\n"
+        f"command: {_shell_words(command)}\n"
+        f"stdout so far: {_excerpt(expired.stdout or b'')}\n"
+        f"stderr so far: {_excerpt(expired.stderr or b'')}"
+    )
 
 
 def check_native_oracle(native: Result, expected_status: int) -> None:

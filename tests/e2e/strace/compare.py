@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests.e2e.sandbox_runner import _NATIVE_LAUNCHER, FIXED_ENV, REPO_ROOT
+from tests.e2e.forkserver import run_trapline
 from tests.e2e.host_tools import ensure_strace
 from kernel_model.syscalls.impls.utsname import UtsName
 
@@ -242,7 +243,7 @@ def sandbox_trace(argv: list[str], root: Path | None, *, follow: bool, timeout: 
                   output_option: bool = True, options: tuple[str, ...] = ()) -> str:
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "trace"
-        command = [sys.executable, "-m", "trapline", "run", "--strace", "--clear-env"]
+        command = ["run", "--strace", "--clear-env"]
         if root is not None:
             command += ["--rootfs", str(root), "--cwd", "/"]
         for key, value in FIXED_ENV.items():
@@ -252,8 +253,7 @@ def sandbox_trace(argv: list[str], root: Path | None, *, follow: bool, timeout: 
         command += options
         if output_option:
             command += ["-o", str(out)]
-        done = subprocess.run([*command, "--", *argv], capture_output=True, timeout=timeout,
-                              cwd=REPO_ROOT, check=False)
+        done = run_trapline([*command, "--", *argv], timeout=timeout)    # forked: forkserver.py
         if output_option:
             return out.read_text(errors="replace")
         return done.stderr.decode(errors="replace")

@@ -9,12 +9,12 @@ probe waits for its resolver, instrumenter/tracing/ifunc.py) must report exactly
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
+from pathlib import Path
 
 import pytest
 
 from tests.e2e.debian_bins import ARCHES
+from tests.e2e.forkserver import run_trapline
 from tests.e2e.rootfs_variants import EXTRA_DIR
 from tests.quick_profile import alternates
 
@@ -23,9 +23,9 @@ VARIANTS = ("", "-pie")
 
 
 def _trace(root, argv: list[str], probe: str) -> tuple[list[dict], bytes]:
-    command = [sys.executable, "-m", "trapline", "trace", "--rootfs", str(root), "--clear-env",
-               "--format", "jsonl", "-p", probe, "--", *argv]
-    done = subprocess.run(command, capture_output=True, timeout=300)
+    command = ["trace", "--rootfs", str(root), "--clear-env", "--format", "jsonl", "-p", probe,
+               "--", *argv]
+    done = run_trapline(command, timeout=300, cwd=Path.cwd())     # forked: forkserver.py
     assert done.returncode == 0, done.stderr.decode(errors="replace")
     lines = done.stdout.splitlines()
     events = [json.loads(line) for line in lines if line.startswith(b'{"ts"')]

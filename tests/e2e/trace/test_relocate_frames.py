@@ -8,13 +8,12 @@ trampoline strategy counts.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.e2e.debian_bins import ARCHES
+from tests.e2e.forkserver import run_trapline
 from tests.e2e.rootfs_variants import EXTRA_DIR
 from tests.quick_profile import alternates
 
@@ -30,9 +29,9 @@ FUNCTIONS = {
 def _trace(root, program: str, strategy: str) -> tuple[dict, bytes]:
     name = program.removesuffix("-pie")
     probes = [arg for f in FUNCTIONS[name] for arg in ("-p", f"uprobe:{program}:{f}")]
-    command = [sys.executable, "-m", "trapline", "trace", "--rootfs", str(root), "--clear-env",
-               "--strategy", strategy, "--format", "jsonl", *probes, "--", f"/{EXTRA_DIR}/{program}"]
-    done = subprocess.run(command, capture_output=True, timeout=300)
+    command = ["trace", "--rootfs", str(root), "--clear-env", "--strategy", strategy,
+               "--format", "jsonl", *probes, "--", f"/{EXTRA_DIR}/{program}"]
+    done = run_trapline(command, timeout=300, cwd=Path.cwd())     # forked: forkserver.py
     assert done.returncode == 0, done.stderr.decode(errors="replace")
     hits: dict = {}
     output = []
