@@ -2,7 +2,7 @@
 once, then forks one child per run; the child is `python -m trapline ARGS` from the point where
 the interpreter has finished starting up.
 
-Why: a fresh `python -m trapline run` spends ~0.45 s of CPU before the guest's first instruction
+Why: a fresh `python -m trapline run` spends most of a short run's CPU before the guest's first instruction
 (the interpreter, unicorn, the kernel model, click), and the e2e tests start hundreds of them.
 A forked child skips that and nothing else: it is a separate process (its own signals, exit
 status and death by a signal, its own pid), its stdin, stdout and stderr are pipes as
