@@ -156,6 +156,8 @@ class ArgumentRecords:
     """The session's record buffers: the rows the guests' native args actions stored go to the
     blocks of their probe; every other row is dropped (the consumers' actions are the output)."""
 
+    put_block = None        # rows one by one: the collector has no block of lines to give here
+
     def __init__(self):
         self.routes: dict[str, tuple] = {}       # probe spec text -> (handlers, func)
         self.tables: set[str] = set()            # those aggregating in a guest table (native_table.py)
