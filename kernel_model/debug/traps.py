@@ -74,12 +74,8 @@ class ToolTraps:
         gate), otherwise the hit goes the full path to whatever is registered now.
         A space without a trap dispatcher (a tool's stand-in), or an interface without a kernel
         to name the trapping thread, keeps the full path only: equivalent, just slower."""
-        handler = self._breakpoints.get((space.serial, address))
-        if handler is None:
-            raise KernelError(f"breakpoint redirect at {address:#x} without a breakpoint handler")
-        traps = getattr(space, "traps", None)
-        kernel = self._kernel
-        if traps is None or kernel is None:
+        traps, kernel, handler = self._redirect_parts(space, address)
+        if traps is None:
             return
         # breakpoint_at's question, asked on every hit without a call: is `handler` (this very
         # object) still registered, and no gate on the space?
@@ -96,6 +92,18 @@ class ToolTraps:
             return ip
         traps.set_breakpoint_redirect(address, stand_in)
 
+    def _redirect_parts(self, space, address: int):
+        """(traps, kernel, handler) for a stand-in at `address`: the space's trap dispatcher and
+        the kernel (None, None when either is missing: the full path only), and the breakpoint
+        handler the stand-in is valid for (KernelError without one)."""
+        handler = self._breakpoints.get((space.serial, address))
+        if handler is None:
+            raise KernelError(f"breakpoint redirect at {address:#x} without a breakpoint handler")
+        traps = getattr(space, "traps", None)
+        if traps is None or self._kernel is None:
+            return None, None, handler
+        return traps, self._kernel, handler
+
     def register_breakpoint_trampoline(self, space, address: int, site) -> None:
         """register_breakpoint_redirect for the usual redirect, resolved into one function: at
         each hit, every callable of `site.hooks` is called with (thread, address), in order,
@@ -103,13 +111,11 @@ class ToolTraps:
         them at any time). Equivalent to registering `redirect(thread)` that does the same, one
         call fewer a hit (issue 31: a hit's Python frames are most of a probe record's cost,
         bench/trace_cost.py). The breakpoint handler it stands in for must do nothing else."""
-        handler = self._breakpoints.get((space.serial, address))
-        if handler is None:
-            raise KernelError(f"breakpoint redirect at {address:#x} without a breakpoint handler")
-        traps = getattr(space, "traps", None)
-        kernel = self._kernel
-        if traps is None or kernel is None:
+        traps, kernel, handler = self._redirect_parts(space, address)
+        if traps is None:
             return
+        # breakpoint_at's question, asked on every hit without a call: is `handler` (this very
+        # object) still registered, and no gate on the space?
         breakpoints, gates, taken = self._breakpoints, self._gates, self._taken
         space_id = space.serial
         key = (space_id, address)
