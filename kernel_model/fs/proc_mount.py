@@ -7,7 +7,7 @@ from typing import Callable
 
 
 class ProcMount:
-    """Mixed into FileSystem, whose __init__ sets _sysctl, _proc_files and _processes."""
+    """Mixed into FileSystem, whose __init__ sets _sysctl, _proc_files, _processes and _cpu_ns."""
 
     def add_sysctl(self, path: bytes, text: Callable[[], bytes],
                    write: Callable[[int, bytes], int] | None = None,
@@ -36,6 +36,13 @@ class ProcMount:
         if "_procfs" in self.__dict__:
             self._procfs.processes = processes
 
+    def account_cpu(self, cpu_ns: Callable[[], int]) -> None:
+        """The processes' CPU clock (the one CLOCK_PROCESS_CPUTIME_ID reads), which
+        /proc/PID/stat shows as utime."""
+        self._cpu_ns = cpu_ns
+        if "_procfs" in self.__dict__:
+            self._procfs.cpu_ns = cpu_ns
+
     @functools.cached_property
     def _procfs(self):
         """The /proc mount, made when a path first goes through it."""
@@ -45,4 +52,5 @@ class ProcMount:
         procfs.sysctl.update(self.tunables.sysctls())
         procfs.sysctl.update({path: Sysctl(*entry) for path, entry in self._sysctl.items()})
         procfs.files, procfs.processes = self._proc_files, self._processes
+        procfs.cpu_ns = self._cpu_ns
         return procfs

@@ -36,6 +36,8 @@ class ProcFs:
         self.files: dict[bytes, Callable[[], bytes]] = {}    # other files the kernel adds
         # Every process's view by pid (the kernel sets it): without it only the caller shows.
         self.processes: Callable[[], dict[int, ProcessView]] | None = None
+        # The processes' CPU clock in ns (the kernel sets it): /proc/PID/stat's utime.
+        self.cpu_ns: Callable[[], int] = lambda: 0
 
     def root(self, proc: ProcessView) -> SyntheticDir:
         return _ProcRoot(self, proc)
@@ -126,7 +128,7 @@ def _process_dir(fs: ProcFs, proc: ProcessView) -> SyntheticDir:
         b"mountinfo": fs.file(base + b"/mountinfo", mountinfo_text),
         b"mounts": fs.file(base + b"/mounts", lambda: MOUNTS),
         b"root": _magic(fs.link(base + b"/root", lambda: b"/")),
-        b"stat": fs.file(base + b"/stat", lambda: stat_line(proc)),
+        b"stat": fs.file(base + b"/stat", lambda: stat_line(proc, fs.cpu_ns())),
         b"status": fs.file(base + b"/status", lambda: status_text(proc)),
     }
     children[b"comm"] = fs.file(base + b"/comm", lambda: comm_of(proc) + b"\n")
@@ -149,7 +151,7 @@ def _task_dir(fs: ProcFs, task: ProcessView, base: bytes) -> SyntheticDir:
     LTP's futex tests wait for each thread's S, prctl05 reads its comm)."""
     return fs.dir(base, {
         b"comm": fs.file(base + b"/comm", lambda: comm_of(task) + b"\n"),
-        b"stat": fs.file(base + b"/stat", lambda: stat_line(task)),
+        b"stat": fs.file(base + b"/stat", lambda: stat_line(task, fs.cpu_ns())),
         b"status": fs.file(base + b"/status", lambda: status_text(task)),
     })
 

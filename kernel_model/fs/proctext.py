@@ -35,6 +35,7 @@ def process_root(proc: ProcessView) -> bytes:
     return root() if root is not None else b"/"
 
 
+USER_HZ = 100                # the clock_t ticks /proc and times(2) count in
 TASK_COMM_LEN = 16           # include/linux/sched.h: comm holds 15 bytes and a NUL
 
 # The modeled CPU as /proc/cpuinfo describes it: every field comes from the CPUID table the
@@ -115,14 +116,17 @@ def state_of(proc: ProcessView) -> tuple[bytes, bytes]:
     return state() if state is not None else (b"R", b"running")
 
 
-def stat_line(proc: ProcessView) -> bytes:
+def stat_line(proc: ProcessView, cpu_ns: int = 0) -> bytes:
     """/proc/PID/stat: the 52 fields of fs/proc/array.c do_task_stat(); the ones the model has
-    no notion of (fault counts, cpu times, addresses) are 0."""
+    no notion of (fault counts, system and children's times, addresses) are 0. utime is the
+    model's CPU clock `cpu_ns` (times(2)'s user time) in USER_HZ ticks (nsec_to_clock_t):
+    programs wait for it to move (LTP clock_gettime01 reads it until it is not 0)."""
     pid = proc.pid
     group, session = getattr(proc, "pgid", pid), getattr(proc, "sid", pid)
     fields = [pid, b"(" + comm_of(proc) + b")", state_of(proc)[0], ppid_of(proc), group, session,
               0, -1, 0,                      # 7-9 tty_nr, tpgid (no terminal), flags
-              0, 0, 0, 0, 0, 0, 0, 0,        # 10-17 fault counts and cpu times
+              0, 0, 0, 0,                    # 10-13 fault counts
+              cpu_ns * USER_HZ // 10**9, 0, 0, 0,   # 14-17 utime, stime, cutime, cstime
               20, 0, 1, 0,                   # 18-21 priority, nice, num_threads, itrealvalue
               0, 0, 0, 2**64 - 1,            # 22-25 starttime, vsize, rss, rsslim=RLIM_INFINITY
               0, 0, 0, 0, 0,                 # 26-30 code and stack addresses
