@@ -15,8 +15,9 @@ the call sleeps until there is room or a message (ETIMEDOUT at the timeout; a si
 with EINTR, or restarts it under SA_RESTART: wq_sleep's -ERESTARTSYS). A message sent to an
 empty queue that no receiver waits on, with a registered notification, sends its signal
 (SI_MESGQ, the sender's pid and uid, sigev_value) and ends the registration. mq_notify registers (EBUSY when another process
-has) or, with NULL, unregisters the caller's; SIGEV_THREAD's netlink socket is not modeled
-(ENOTSOCK for an fd that is no socket, EINVAL for one that is no netlink socket).
+has) or, with NULL, unregisters the caller's; SIGEV_THREAD names a netlink socket (sigev_signo)
+and the NOTIFY_COOKIE_LEN bytes at sigev_value to send it (EFAULT, EBADF; ENOTSOCK for an fd
+that is no socket, EINVAL for one that is no netlink socket: netlink_getsockbyfilp).
 mq_getsetattr reads mq_attr and sets only O_NONBLOCK (EINVAL for other flags).
 
 Not modeled: RLIMIT_MSGQUEUE's byte count per user (EMFILE), /proc/sys/fs/mqueue.
@@ -29,8 +30,11 @@ from ...errno import GuestErrno
 from ...blocking import WouldBlock
 from ...fs.constants import O_ACCMODE, O_CREAT, O_EXCL, O_NONBLOCK, O_RDWR, O_WRONLY
 from ...ipc.mqueue import (HARD_MSGMAX, HARD_MSGSIZEMAX, MQ_PRIO_MAX, MSG_MAX, MSGSIZE_MAX,
-                           QUEUES_MAX, SIGEV_NONE, SIGEV_SIGNAL, SIGEV_THREAD, Notification)
+                           NOTIFY_COOKIE_LEN, NOTIFY_WOKENUP, QUEUES_MAX, SIGEV_NONE,
+                           SIGEV_SIGNAL, SIGEV_THREAD, Notification)
 from ...ipc.mqueue_file import MqueueFile
+from ...net.netlink import NetlinkSocket
+from ...net.unix import UnixSocket
 from ...process.proc import SLEEPING
 from ...signals import NSIG
 from ..kinds import K
@@ -125,7 +129,7 @@ def _flushed(queue, closer) -> None:
     ends the registration."""
     n = queue.notification
     if n is not None and closer is not None and closer.process.pid == n.owner_pid:
-        queue.notification = None
+        queue.remove_notification()
 
 
 @syscall("mq_unlink", args=(("name", K.PATH),))
@@ -198,6 +202,7 @@ def _receiver_waits(ctx, queue) -> bool:
 def _notify(ctx, queue) -> None:
     """__do_notify: the registration is used once."""
     n, queue.notification = queue.notification, None
+    n.tell_thread(NOTIFY_WOKENUP)
     target = ctx.kernel.processes.get(n.owner_pid)
     if n.how != SIGEV_SIGNAL or target is None:
         return
@@ -260,6 +265,7 @@ def _sigevent(ctx, addr: int) -> tuple[int, int, int]:
 @syscall("mq_notify", args=(("mqdes", K.FD), ("sevp", K.PTR)))
 def sys_mq_notify(ctx, fd, sevp):
     event = _sigevent(ctx, sevp) if sevp else None
+    sock = cookie = None
     if event is not None:
         value, signo, how = event
         if how not in (SIGEV_NONE, SIGEV_SIGNAL, SIGEV_THREAD):
@@ -267,20 +273,32 @@ def sys_mq_notify(ctx, fd, sevp):
         if how == SIGEV_SIGNAL and not 0 <= signo <= NSIG:
             raise GuestErrno(E.EINVAL)
         if how == SIGEV_THREAD:
-            socket = ctx.proc.fds.get(signo)    # the netlink socket's fd (EBADF)
-            raise GuestErrno(E.EINVAL if getattr(socket, "is_socket", False) else E.ENOTSOCK)
+            cookie = ctx.read(value, NOTIFY_COOKIE_LEN)
+            sock = _netlink_socket(ctx, signo)
     f = ctx.proc.fds.get(ctx.int32(fd))
     if not isinstance(f, MqueueFile):
         raise GuestErrno(E.EBADF)
     queue, pid = f.queue, ctx.proc.pid
     if event is None:
         if queue.notification is not None and queue.notification.owner_pid == pid:
-            queue.notification = None
+            queue.remove_notification()
         return 0
     if queue.notification is not None:
         raise GuestErrno(E.EBUSY)
-    queue.notification = Notification(pid, how, signo if how == SIGEV_SIGNAL else 0, value)
+    queue.notification = Notification(pid, how, signo if how == SIGEV_SIGNAL else 0, value,
+                                      sock, cookie or b"")
     return 0
+
+
+def _netlink_socket(ctx, fd: int):
+    """netlink_getsockbyfilp(): EBADF, ENOTSOCK for a file that is no socket, EINVAL for a
+    socket of another family."""
+    f = ctx.proc.fds.get(fd)
+    if not isinstance(f, UnixSocket):
+        raise GuestErrno(E.ENOTSOCK)
+    if not isinstance(f, NetlinkSocket):
+        raise GuestErrno(E.EINVAL)
+    return f
 
 
 @syscall("mq_getsetattr", args=(("mqdes", K.FD), ("newattr", K.PTR), ("oldattr", K.PTR)))

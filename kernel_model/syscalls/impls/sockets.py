@@ -4,8 +4,9 @@ net/ipv4/af_inet.c).
 
 AF_UNIX is modeled (kernel_model/net/unix.py), and AF_INET/AF_INET6 TCP and UDP on a loopback
 network inside the sandbox (kernel_model/net/inet.py): 127.0.0.1 and ::1 reach its own
-sockets, any other address is ENETUNREACH, noted once in the run's report. Other families
-(netlink, packet...) fail with EAFNOSUPPORT, as on a kernel built without them.
+sockets, any other address is ENETUNREACH, noted once in the run's report. AF_NETLINK's
+NETLINK_ROUTE talks with the kernel (kernel_model/net/netlink.py). Other families (packet...)
+fail with EAFNOSUPPORT, as on a kernel built without them.
 """
 import struct
 
@@ -14,10 +15,11 @@ from ...creds import CAP_NET_BIND_SERVICE
 from ...errno import GuestErrno
 from ...fsview import fs_view
 from ...net.address import is_autobind_request, parse
-from ...net.constants import (AF_INET, AF_INET6, AF_UNIX, AF_UNSPEC, SOCK_CLOEXEC, SOCK_DGRAM,
+from ...net.constants import (AF_INET, AF_INET6, AF_NETLINK, AF_UNIX, AF_UNSPEC, SOCK_CLOEXEC, SOCK_DGRAM,
                               SOCK_NONBLOCK, SOCK_RAW, SOCK_SEQPACKET, SOCK_STREAM,
                               SOCK_TYPE_MASK, SO_RCVTIMEO, SOMAXCONN)
 from ...net.inet import InetSocket
+from ...net.netlink import NetlinkSocket, check_create
 from ...net.unix import UnixSocket, pair
 from ..kinds import K
 from ..registry import syscall
@@ -91,6 +93,8 @@ def _new_socket(ctx, sock_type: int, flags: int, family: int = AF_UNIX) -> UnixS
 def sys_socket(ctx, domain, type_, protocol):
     sock_type, flags = _split_type(ctx, type_)
     family = ctx.int32(domain)
+    if family == AF_NETLINK:
+        return _netlink_socket(ctx, sock_type, ctx.int32(protocol), flags)
     if family in INET_FAMILIES:
         sock_type = _inet_type(ctx, sock_type, protocol)
     else:
@@ -100,10 +104,21 @@ def sys_socket(ctx, domain, type_, protocol):
                                 cloexec=bool(flags & SOCK_CLOEXEC))
 
 
+def _netlink_socket(ctx, sock_type: int, protocol: int, flags: int) -> int:
+    check_create(sock_type, protocol)
+    fd = ctx.proc.fds.lowest_free()
+    sock = NetlinkSocket(ctx.kernel, sock_type, protocol, ctx.kernel.next_pipe_ino(),
+                         nonblocking=bool(flags & SOCK_NONBLOCK))
+    return ctx.proc.fds.install(sock, at=fd, cloexec=bool(flags & SOCK_CLOEXEC))
+
+
 @syscall("socketpair", args=(("domain", K.INT), ("type", K.INT), ("protocol", K.INT),
                              ("sv", K.PIPEFD_OUT)))
 def sys_socketpair(ctx, domain, type_, protocol, sv):
     sock_type, flags = _split_type(ctx, type_)
+    if ctx.int32(domain) == AF_NETLINK:
+        check_create(sock_type, ctx.int32(protocol))
+        raise GuestErrno(E.EOPNOTSUPP)          # netlink_ops: sock_no_socketpair
     if ctx.int32(domain) in INET_FAMILIES:
         # __sys_socketpair creates both sockets first (inet_create's protocol checks), then
         # asks the family, whose socketpair is sock_no_socketpair
@@ -129,6 +144,9 @@ def sys_socketpair(ctx, domain, type_, protocol, sv):
 def sys_bind(ctx, fd, addr, addrlen):
     sock = sock_of(ctx, fd)
     raw = read_sockaddr(ctx, addr, addrlen)
+    if isinstance(sock, NetlinkSocket):
+        sock.bind_netlink(raw, ctx.proc.pid)
+        return 0
     if isinstance(sock, InetSocket):
         sock.bind_inet(sock.parse(raw), ctx.proc.creds.capable(CAP_NET_BIND_SERVICE))
         return 0
@@ -162,6 +180,9 @@ def sys_listen(ctx, fd, backlog):
 def sys_connect(ctx, fd, addr, addrlen):
     sock = sock_of(ctx, fd)
     raw = read_sockaddr(ctx, addr, addrlen)
+    if isinstance(sock, NetlinkSocket):
+        sock.connect_netlink(raw, ctx.proc.pid)
+        return 0
     if isinstance(sock, InetSocket):
         sock.connect_inet(raw, caller_creds(ctx), ctx.kernel.next_pipe_ino(),
                           bool(sock.flags & SOCK_NONBLOCK))

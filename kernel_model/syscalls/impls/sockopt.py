@@ -11,6 +11,7 @@ from ...errno import GuestErrno
 from ...net.constants import (AF_UNIX, SO_ACCEPTCONN, SO_DOMAIN, SO_ERROR, SO_PEERCRED,
                               SO_PROTOCOL, SO_TYPE, SOCK_STREAM, SOL_SOCKET)
 from ...net.inet import InetSocket
+from ...net.netlink import NetlinkSocket, netlink_option
 from ...net.protocol_options import get_option, set_option
 from ...net.unix import LISTENING
 from ..kinds import K
@@ -38,6 +39,9 @@ def sys_setsockopt(ctx, fd, level, optname, optval, optlen):
 def _set_protocol_option(sock, level: int, name: int, value: bytes, word: int) -> int:
     """IPPROTO_IP/IPV6/TCP/UDP options of an inet socket (kernel_model/net/
     protocol_options.py); AF_UNIX has none: EOPNOTSUPP."""
+    if isinstance(sock, NetlinkSocket):
+        sock.set_netlink_option(level, name, value)
+        return 0
     if not isinstance(sock, InetSocket):
         raise GuestErrno(E.EOPNOTSUPP)
     set_option(sock, level, name, value, word)
@@ -49,12 +53,14 @@ def _set_protocol_option(sock, level: int, name: int, value: bytes, word: int) -
 def sys_getsockopt(ctx, fd, level, optname, optval, optlen):
     sock = sock_of(ctx, fd)
     level = ctx.int32(level)
-    if level != SOL_SOCKET and not isinstance(sock, InetSocket):
+    if level != SOL_SOCKET and not isinstance(sock, (InetSocket, NetlinkSocket)):
         raise GuestErrno(E.EOPNOTSUPP)
     length = struct.unpack("<i", ctx.read(optlen, 4))[0]
     if length < 0:
         raise GuestErrno(E.EINVAL)
-    if level != SOL_SOCKET:
+    if level != SOL_SOCKET and isinstance(sock, NetlinkSocket):
+        value = netlink_option(sock, level, ctx.int32(optname))
+    elif level != SOL_SOCKET:
         value = get_option(sock, level, ctx.int32(optname))
     else:
         value = _value(ctx, sock, ctx.int32(optname))
@@ -72,6 +78,8 @@ def _value(ctx, sock, name: int) -> bytes:
         return struct.pack("<i", sock.type)
     if name == SO_DOMAIN:
         return struct.pack("<i", getattr(sock, "family", AF_UNIX))
+    if name == SO_PROTOCOL and isinstance(sock, NetlinkSocket):
+        return struct.pack("<i", sock.protocol)
     if name == SO_PROTOCOL:
         inet = isinstance(sock, InetSocket)
         return struct.pack("<i", (6 if sock.type == SOCK_STREAM else 17) if inet else 0)
