@@ -95,6 +95,8 @@ class FileSystem(ProcMount):
     @staticmethod
     def _fd_file(r: Resolved, proc: ProcessView):
         """The open file behind a /proc/PID/fd/N link to a pipe (or other pathless file)."""
+        if r.node.opens is not None:        # /proc/PID/ns/*: a new namespace file (nsfs.py)
+            return r.node.opens()
         fd_file = getattr(proc, "fd_file", None)
         if fd_file is None:
             raise GuestErrno(E.ENOENT)

@@ -142,7 +142,9 @@ class Walker:
                 return Resolved(chain, part, None, LAST_NORM, trailing)
             if child.is_symlink and (follow or not is_last):
                 self._check_symlink(child)
-                if is_last and stop_at_fd_links and _is_pathless_fd_link(child):
+                # a namespace link ends every walk there: its text is no path (fs/nsfs.py)
+                if is_last and (stop_at_fd_links or child.opens is not None) and \
+                        _is_pathless_fd_link(child):
                     return Resolved(chain, part, child, LAST_NORM, trailing, fd_link=True)
                 links += 1
                 if links > MAXSYMLINKS:
@@ -212,6 +214,8 @@ def _is_pathless_fd_link(node: Node) -> bool:
     """A /proc/PID/fd/N link to a file no path reaches: a pipe, a socket, an anonymous inode,
     or a file with no name left (" (deleted)": unlinked, O_TMPFILE, memfd), which Linux's magic
     link reaches all the same (nd_jump_link jumps to the file's own dentry)."""
+    if node.opens is not None:          # a namespace: no path reaches its nsfs inode
+        return True
     if node.fd is None:
         return False
     text = node.readlink()

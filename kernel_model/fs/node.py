@@ -36,6 +36,7 @@ class Node:
     mount: str = ""
     fd: int | None = None       # set on /proc/PID/fd/N links: the fd they name (magic links)
     magic = False               # /proc/PID/exe, cwd, root and fd/N: procfs's magic links
+    opens = None                # /proc/PID/ns/* links: the open file their jump reaches
     xattrs = None               # an inode that keeps extended attributes has an Xattrs here
     # I_LINKABLE: an O_TMPFILE inode opened without O_EXCL, which linkat(2) may give a name
     # although it has none (fs/namei.c vfs_tmpfile, vfs_link)

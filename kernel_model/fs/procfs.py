@@ -16,6 +16,7 @@ from .node import Node
 from .procpagemap import PagemapFile
 from .mountinfo import mountinfo_text
 from .procsys import Sysctl, sysctl_table
+from .nsfs import LINKS, NamespaceFile, link_text
 from .proctext import (CPUINFO, FILESYSTEMS, MEMINFO, ProcessView, comm_of, stat_line,
                        status_text)
 from .synthetic import GeneratedFile, SyntheticDir, SyntheticSymlink, synthetic_meta
@@ -128,6 +129,7 @@ def _process_dir(fs: ProcFs, proc: ProcessView) -> SyntheticDir:
         b"mountinfo": fs.file(base + b"/mountinfo", mountinfo_text),
         b"mounts": fs.file(base + b"/mounts", lambda: MOUNTS),
         b"root": _magic(fs.link(base + b"/root", lambda: b"/")),
+        b"ns": fs.dir(base + b"/ns", _namespace_links(fs, base), ordered=True),
         b"stat": fs.file(base + b"/stat", lambda: stat_line(proc, fs.cpu_ns())),
         b"status": fs.file(base + b"/status", lambda: status_text(proc)),
     }
@@ -162,6 +164,16 @@ def _fd_links(fs: ProcFs, proc: ProcessView, base: bytes) -> dict[bytes, Node]:
         link = fs.link(base + b"/fd/%d" % fd, lambda target=target: target)
         link.fd = fd        # a magic link: opening it reaches the open file (namei.py)
         links[b"%d" % fd] = _magic(link)
+    return links
+
+
+def _namespace_links(fs: ProcFs, base: bytes) -> dict[bytes, Node]:
+    """ns/: a magic link per namespace kind, to the sandbox's one namespace of it (nsfs.py)."""
+    links = {}
+    for name, kind in LINKS:
+        link = fs.link(base + b"/ns/" + name, lambda kind=kind: link_text(kind))
+        link.opens = lambda kind=kind: NamespaceFile(kind)
+        links[name] = _magic(link)
     return links
 
 

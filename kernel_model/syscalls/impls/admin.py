@@ -8,10 +8,12 @@ checks fail and these calls answer EPERM, after the argument checks Linux makes 
 they do in a container. unshare does what needs no new namespace: a private fd table
 (CLONE_FILES: EMFILE when its copy would exceed fs.nr_open), and nothing for what is already private in the model (CLONE_FS, CLONE_SYSVSEM,
 and CLONE_VM/SIGHAND/THREAD of a single-threaded process); a new namespace is EPERM. setns
-needs an fd of a namespace file or a pidfd, which no guest fd is (EINVAL).
+takes a namespace file of /proc/PID/ns (fs/nsfs.py), which names the caller's own namespace.
 """
 from ... import errno as E
+from ...creds import CAP_SYS_ADMIN
 from ...errno import GuestErrno
+from ...fs.nsfs import NamespaceFile
 from ..kinds import K
 from ..registry import syscall
 
@@ -46,10 +48,24 @@ def sys_umount(ctx, target):
     raise GuestErrno(E.EPERM)                       # i386 oldumount: ksys_umount(name, 0)
 
 
-@syscall("setns")
+@syscall("setns", args=(("fd", K.FD), ("nstype", K.HEX)))
 def sys_setns(ctx, fd, nstype):
-    ctx.proc.fds.get(ctx.int32(fd))                 # EBADF first
-    raise GuestErrno(E.EINVAL)                      # neither a namespace file nor a pidfd
+    """kernel/nsproxy.c setns() with a namespace file (fs/nsfs.py): the type given must be 0 or
+    the file's (EINVAL), then the kind's install: joining one's own user namespace is EINVAL
+    (userns_install), the others need CAP_SYS_ADMIN (EPERM; mntns_install also refuses a
+    task sharing its fs_struct, EINVAL); the one namespace of each kind is the caller's own,
+    so joining it changes nothing. Any other file, a pidfd too, is EINVAL."""
+    f = ctx.proc.fds.get(ctx.int32(fd))             # EBADF first
+    nstype &= 0xFFFFFFFF
+    if not isinstance(f, NamespaceFile) or nstype not in (0, f.ns_type):
+        raise GuestErrno(E.EINVAL)
+    if f.ns_type == CLONE_NEWUSER:
+        raise GuestErrno(E.EINVAL)
+    if not ctx.proc.creds.capable(CAP_SYS_ADMIN):
+        raise GuestErrno(E.EPERM)
+    if f.ns_type == CLONE_NEWNS and len(ctx.proc.live_threads()) > 1:
+        raise GuestErrno(E.EINVAL)
+    return 0
 
 
 @syscall("unshare", args=(("flags", K.HEX),))

@@ -239,6 +239,8 @@ def sys_ioctl(ctx, fd, request, arg):
     if request == FIONREAD and hasattr(entry.file, "available"):
         ctx.write(arg, struct.pack("<i", entry.file.available()))
         return 0
+    if hasattr(entry.file, "ioctl"):                # the file's own (nsfs: NS_GET_*)
+        return entry.file.ioctl(ctx, request, arg)
     # Terminal ioctls (TCGETS, TIOCGWINSZ, TIOCGPGRP...) on something that is not a terminal,
     # and every other request a regular file does not know: ENOTTY, as Linux's vfs_ioctl.
     raise GuestErrno(E.ENOTTY)
