@@ -23,7 +23,6 @@ from .errors import KernelError
 from .process.exit import exit_process, exit_thread
 from .fs import FileSystem
 from .net.inet_ports import InetPorts
-from .net.netlink_ports import NetlinkPorts
 from .time.itimer import IntervalTimers
 from .time.posix_timers import PosixTimers
 from .time.timer_list import TimerList
@@ -90,7 +89,6 @@ class Kernel(Spawning, SyscallEntry, LazyTables):
         register_proc_entries(self)       # UTS names, config.gz, version, key-users (proc_entries.py)
         self.map_count = MapCountSysctl(self)     # vm.max_map_count (memory/map_count.py)
         self.inet_ports = InetPorts()     # the loopback network's bound ports
-        self.netlink_ports = NetlinkPorts()   # netlink sockets' port ids (net/netlink.py)
         self.locks = LockTable(self.wakeup)    # fcntl record locks (fs/locks.py)
         self.ipc = IpcNamespace(self.wakeup)   # System V queues, semaphores, segments (ipc/)
         self.ipc.publish(self.fs)

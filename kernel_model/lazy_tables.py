@@ -18,6 +18,18 @@ class LazyTables:
         return UnixNames()
 
     @functools.cached_property
+    def console_levels(self):
+        """The console's log levels (syslog, /proc/sys/kernel/printk: printk.py)."""
+        from .printk import ConsoleLevels
+        return ConsoleLevels()
+
+    @functools.cached_property
+    def netlink_ports(self):
+        """The netlink sockets' port ids and lo's state (net/netlink_ports.py)."""
+        from .net.netlink_ports import NetlinkPorts
+        return NetlinkPorts()
+
+    @functools.cached_property
     def keys(self):
         """add_key, request_key, keyctl (keys/)."""
         from .keys.table import KeyTable

@@ -1,6 +1,6 @@
-"""The kernel's own /proc entries: what the UTS namespace, the kernel's build and the key
-quotas show there (kernel/utsname_sysctl.c, init/version.c, kernel/configs.c,
-security/keys/proc.c). Registered when the kernel is made; each module behind an entry is
+"""The kernel's own /proc entries: what the UTS namespace, the kernel's build, the console's
+log levels and the key quotas show there (kernel/utsname_sysctl.c, init/version.c,
+kernel/configs.c, kernel/printk/sysctl.c, security/keys/proc.c). Registered when the kernel is made; each module behind an entry is
 imported when the entry is first read or written: a static hello reads none of them, and their
 classes were a measurable share of its start (bench/startup.py)."""
 
@@ -11,6 +11,8 @@ def register_proc_entries(kernel) -> None:
         fs.add_sysctl(path, *_uts_entry(kernel, path))
     fs.add_sysctl(b"kernel/osrelease", lambda: _utsname().UTS_RELEASE)
     fs.add_sysctl(b"kernel/version", lambda: _utsname().UTS_VERSION)
+    fs.add_sysctl(b"kernel/printk", lambda: kernel.console_levels.text(),
+                  lambda position, data: kernel.console_levels.write(position, data))
     fs.add_proc_file(b"config.gz", lambda: _kconfig().config_gz())     # CONFIG_IKCONFIG_PROC
     fs.add_proc_file(b"version", lambda: _utsname().PROC_VERSION)
     fs.add_proc_file(b"key-users", lambda: _key_users_text(kernel.keys))

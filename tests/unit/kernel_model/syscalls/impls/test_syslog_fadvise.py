@@ -1,10 +1,11 @@
-"""syslog (an empty, world-readable kernel log; other actions EPERM) and posix_fadvise
+"""syslog (an empty, world-readable kernel log; other actions need CAP_SYSLOG) and posix_fadvise
 (fadvise64 on both ABIs with i386's split 64-bit arguments, and fadvise64_64)."""
 from kernel_model import errno as E
 
 from ...call_script import run_script
 
-READ_ALL, SIZE_BUFFER = 3, 10
+CLOSE, OPEN, READ, READ_ALL, CLEAR, CONSOLE_LEVEL, SIZE_UNREAD, SIZE_BUFFER = 0, 1, 2, 3, 5, 8, 9, 10
+NOBODY = 65534
 O_RDONLY = 0
 NORMAL, DONTNEED, NOREUSE = 0, 4, 5
 KERNEL_ADDRESS = {"i386": 0xFFFFF000, "x86_64": 0xFFFF_8000_0000_0000}
@@ -15,11 +16,25 @@ def test_syslog(arch):
         ("syslog", SIZE_BUFFER, 0, 0), ("syslog", READ_ALL, "BUF", 100),
         ("syslog", READ_ALL, 0, 100), ("syslog", READ_ALL, "BUF", -1),
         ("syslog", READ_ALL, "BUF", 0), ("syslog", READ_ALL, 0x10, 100),
-        ("syslog", READ_ALL, KERNEL_ADDRESS[arch], 0x2000), ("syslog", 2, "BUF", 100),
-        ("syslog", 5, 0, 0), ("syslog", 0, 0, 0), ("syslog", 42, 0, 0)])
-    # an empty log copies nothing: an unmapped user buffer is no error (access_ok only)
-    assert results == [1 << 17, 0, -E.EINVAL, -E.EINVAL, 0, 0, -E.EFAULT, -E.EPERM, -E.EPERM,
-                       -E.EPERM, -E.EPERM]
+        ("syslog", READ_ALL, KERNEL_ADDRESS[arch], 0x2000), ("syslog", READ, 0, 100),
+        ("syslog", READ, "BUF", -1), ("syslog", READ, "BUF", 0), ("syslog", CLEAR, 0, 0),
+        ("syslog", CLOSE, 0, 0), ("syslog", OPEN, 0, 0), ("syslog", SIZE_UNREAD, 0, 0),
+        ("syslog", CONSOLE_LEVEL, 0, 0), ("syslog", CONSOLE_LEVEL, 0, 9),
+        ("syslog", CONSOLE_LEVEL, 0, 8), ("syslog", 42, 0, 0)])
+    # root holds CAP_SYSLOG; an empty log copies nothing: an unmapped user buffer is no error
+    # (access_ok only)
+    assert results == [1 << 17, 0, -E.EINVAL, -E.EINVAL, 0, 0, -E.EFAULT, -E.EINVAL, -E.EINVAL,
+                       0, 0, 0, 0, 0, -E.EINVAL, -E.EINVAL, 0, -E.EINVAL]
+
+
+def test_syslog_without_cap_syslog(arch):
+    """With the effective set cleared (euid nobody: cap_emulate_setxuid), only READ_ALL and
+    SIZE_BUFFER remain, and the permission comes before the arguments (LTP syslog12)."""
+    results, _, _ = run_script(arch, [
+        ("setresuid", -1, NOBODY, -1), ("syslog", READ, 0, 0), ("syslog", 42, 0, 0),
+        ("syslog", CONSOLE_LEVEL, 0, 9), ("syslog", CLEAR, 0, 0), ("syslog", READ_ALL, "BUF", 9),
+        ("syslog", SIZE_BUFFER, 0, 0)])
+    assert results == [0, -E.EPERM, -E.EPERM, -E.EPERM, -E.EPERM, 0, 1 << 17]
 
 
 def test_fadvise64_x86_64():
