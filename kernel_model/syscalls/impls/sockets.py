@@ -5,8 +5,9 @@ net/ipv4/af_inet.c).
 AF_UNIX is modeled (kernel_model/net/unix.py), and AF_INET/AF_INET6 TCP and UDP on a loopback
 network inside the sandbox (kernel_model/net/inet.py): 127.0.0.1 and ::1 reach its own
 sockets, any other address is ENETUNREACH, noted once in the run's report. AF_NETLINK's
-NETLINK_ROUTE talks with the kernel (kernel_model/net/netlink.py). Other families (packet...)
-fail with EAFNOSUPPORT, as on a kernel built without them.
+NETLINK_ROUTE talks with the kernel (kernel_model/net/netlink.py); AF_PACKET sockets take
+their options and see no frame (kernel_model/net/packet.py). Other families fail with
+EAFNOSUPPORT, as on a kernel built without them.
 """
 import struct
 
@@ -20,6 +21,7 @@ from ...net.constants import (AF_INET, AF_INET6, AF_NETLINK, AF_UNIX, AF_UNSPEC,
                               SOCK_TYPE_MASK, SO_RCVTIMEO, SOMAXCONN)
 from ...net.inet import InetSocket
 from ...net.netlink import NetlinkSocket, check_create
+from ...net.packet import AF_PACKET, PacketSocket, check_create as check_packet
 from ...net.unix import UnixSocket, pair
 from ..kinds import K
 from ..registry import syscall
@@ -27,6 +29,7 @@ from .socket_args import (caller_creds, check_sockaddr_out, find_raw, read_socka
                           timed, unix_names, write_sockaddr)
 
 INET_FAMILIES = (AF_INET, AF_INET6)
+CAP_NET_RAW = 13
 INET_PROTOCOLS = {SOCK_STREAM: 6, SOCK_DGRAM: 17}      # IPPROTO_TCP, IPPROTO_UDP
 IPPROTO_UDPLITE = 136       # UDP-Lite: on a loss-free loopback, UDP with a coverage option
 UNIX_TYPES = (SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET)
@@ -95,6 +98,8 @@ def sys_socket(ctx, domain, type_, protocol):
     family = ctx.int32(domain)
     if family == AF_NETLINK:
         return _netlink_socket(ctx, sock_type, ctx.int32(protocol), flags)
+    if family == AF_PACKET:
+        return _packet_socket(ctx, sock_type, ctx.int32(protocol), flags)
     if family in INET_FAMILIES:
         sock_type = _inet_type(ctx, sock_type, protocol)
     else:
@@ -109,6 +114,14 @@ def _netlink_socket(ctx, sock_type: int, protocol: int, flags: int) -> int:
     fd = ctx.proc.fds.lowest_free()
     sock = NetlinkSocket(ctx.kernel, sock_type, protocol, ctx.kernel.next_pipe_ino(),
                          nonblocking=bool(flags & SOCK_NONBLOCK))
+    return ctx.proc.fds.install(sock, at=fd, cloexec=bool(flags & SOCK_CLOEXEC))
+
+
+def _packet_socket(ctx, sock_type: int, protocol: int, flags: int) -> int:
+    check_packet(sock_type, ctx.proc.creds.capable(CAP_NET_RAW))
+    fd = ctx.proc.fds.lowest_free()
+    sock = PacketSocket(ctx.kernel, sock_type, protocol, ctx.kernel.next_pipe_ino(),
+                        nonblocking=bool(flags & SOCK_NONBLOCK))
     return ctx.proc.fds.install(sock, at=fd, cloexec=bool(flags & SOCK_CLOEXEC))
 
 
@@ -147,6 +160,9 @@ def sys_bind(ctx, fd, addr, addrlen):
     if isinstance(sock, NetlinkSocket):
         sock.bind_netlink(raw, ctx.proc.pid)
         return 0
+    if isinstance(sock, PacketSocket):
+        sock.bind_packet(raw)
+        return 0
     if isinstance(sock, InetSocket):
         sock.bind_inet(sock.parse(raw), ctx.proc.creds.capable(CAP_NET_BIND_SERVICE))
         return 0
@@ -183,6 +199,8 @@ def sys_connect(ctx, fd, addr, addrlen):
     if isinstance(sock, NetlinkSocket):
         sock.connect_netlink(raw, ctx.proc.pid)
         return 0
+    if isinstance(sock, PacketSocket):
+        raise GuestErrno(E.EOPNOTSUPP)              # packet_ops: sock_no_connect
     if isinstance(sock, InetSocket):
         sock.connect_inet(raw, caller_creds(ctx), ctx.kernel.next_pipe_ino(),
                           bool(sock.flags & SOCK_NONBLOCK))

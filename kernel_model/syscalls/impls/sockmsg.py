@@ -17,6 +17,7 @@ from ...net.constants import (MSG_CMSG_CLOEXEC, MSG_CTRUNC, MSG_TRUNC, SCM_CREDE
                               SOL_SOCKET)
 from ...net.inet import InetSocket
 from ...net.netlink import NetlinkSocket
+from ...net.packet import PacketSocket
 from ...net.message import Credentials
 from ...fdtable import release_file
 from ..iovec import MAX_RW_COUNT, UIO_MAXIOV, gather, import_iovec
@@ -96,7 +97,7 @@ def send_msghdr(ctx, sock, msg: int, flags: int) -> int:
 
 def _send(ctx, sock, data: bytes, flags: int, dest: int, addrlen: int, files, creds) -> int:
     target, named = None, bool(dest and addrlen)
-    if isinstance(sock, (InetSocket, NetlinkSocket)):      # they read their own addresses
+    if isinstance(sock, (InetSocket, NetlinkSocket, PacketSocket)):  # their own addresses
         raw = read_sockaddr(ctx, dest, addrlen) if named else None
         send = lambda: sock.send(data, flags, creds, files=files, raw=raw)   # noqa: E731
     else:

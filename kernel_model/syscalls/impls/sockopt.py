@@ -12,6 +12,7 @@ from ...net.constants import (AF_UNIX, SO_ACCEPTCONN, SO_DOMAIN, SO_ERROR, SO_PE
                               SO_PROTOCOL, SO_TYPE, SOCK_STREAM, SOL_SOCKET)
 from ...net.inet import InetSocket
 from ...net.netlink import NetlinkSocket, netlink_option
+from ...net.packet import PacketSocket
 from ...net.protocol_options import get_option, set_option
 from ...net.unix import LISTENING
 from ..kinds import K
@@ -42,6 +43,9 @@ def _set_protocol_option(sock, level: int, name: int, value: bytes, word: int) -
     if isinstance(sock, NetlinkSocket):
         sock.set_netlink_option(level, name, value)
         return 0
+    if isinstance(sock, PacketSocket):
+        sock.set_packet_option(level, name, value)
+        return 0
     if not isinstance(sock, InetSocket):
         raise GuestErrno(E.EOPNOTSUPP)
     set_option(sock, level, name, value, word)
@@ -53,13 +57,16 @@ def _set_protocol_option(sock, level: int, name: int, value: bytes, word: int) -
 def sys_getsockopt(ctx, fd, level, optname, optval, optlen):
     sock = sock_of(ctx, fd)
     level = ctx.int32(level)
-    if level != SOL_SOCKET and not isinstance(sock, (InetSocket, NetlinkSocket)):
+    if level != SOL_SOCKET and not isinstance(sock, (InetSocket, NetlinkSocket, PacketSocket)):
         raise GuestErrno(E.EOPNOTSUPP)
     length = struct.unpack("<i", ctx.read(optlen, 4))[0]
     if length < 0:
         raise GuestErrno(E.EINVAL)
     if level != SOL_SOCKET and isinstance(sock, NetlinkSocket):
         value = netlink_option(sock, level, ctx.int32(optname))
+    elif level != SOL_SOCKET and isinstance(sock, PacketSocket):
+        given = ctx.read(optval, min(length, 4)) if length else b""
+        value = sock.get_packet_option(level, ctx.int32(optname), given)
     elif level != SOL_SOCKET:
         value = get_option(sock, level, ctx.int32(optname))
     else:
@@ -78,7 +85,7 @@ def _value(ctx, sock, name: int) -> bytes:
         return struct.pack("<i", sock.type)
     if name == SO_DOMAIN:
         return struct.pack("<i", getattr(sock, "family", AF_UNIX))
-    if name == SO_PROTOCOL and isinstance(sock, NetlinkSocket):
+    if name == SO_PROTOCOL and isinstance(sock, (NetlinkSocket, PacketSocket)):
         return struct.pack("<i", sock.protocol)
     if name == SO_PROTOCOL:
         inet = isinstance(sock, InetSocket)

@@ -102,7 +102,7 @@ def test_socketcall_errors():
     assert errno_of(sys_socketcall, ctx, 0, ARGS) == E.EINVAL
     assert errno_of(sys_socketcall, ctx, 21, ARGS) == E.EINVAL
     assert errno_of(sys_socketcall, ctx, 1, 0x1000) == E.EFAULT
-    ctx.write(ARGS, struct.pack("<3I", 17, SOCK_DGRAM, 0))          # AF_PACKET
+    ctx.write(ARGS, struct.pack("<3I", 3, SOCK_DGRAM, 0))           # AF_AX25
     assert errno_of(sys_socketcall, ctx, 1, ARGS) == E.EAFNOSUPPORT
 
 
