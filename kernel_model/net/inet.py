@@ -15,10 +15,10 @@ from .. import errno as E
 from ..errno import GuestErrno
 from .constants import (MSG_ERRQUEUE, MSG_MORE, MSG_NOSIGNAL, MSG_OOB, SO_REUSEADDR,
                         SOCK_DGRAM, SOCK_STREAM)
-from .inet_address import LOOPBACK, InetName, parse, unbound
+from .inet_address import LOOPBACK, InetName, in_family, parse, unbound
 from .message import Message
 from .queue import Taken
-from .unix import CONNECTED, LISTENING, UNCONNECTED, UnixSocket
+from .unix import CONNECTED, LISTENING, SHUTDOWN_MASK, UNCONNECTED, UnixSocket
 
 UDP_MAX_PAYLOAD = 65507             # 65535 - IP header (20) - UDP header (8)
 UNPRIVILEGED_PORT_START = 1024      # net.ipv4.ip_unprivileged_port_start's default
@@ -32,6 +32,7 @@ class InetSocket(UnixSocket):
         self.reset_seen = False                     # TCP: a write after the peer closed
         self.corked = b""                           # MSG_MORE: bytes held for the next send
         self.multicast_groups: set[bytes] = set()   # joined groups (protocol_options.py)
+        self.port_locked = False                    # bound to a port the user named
 
     @property
     def ports(self):
@@ -65,6 +66,7 @@ class InetSocket(UnixSocket):
         reuse = bool(self.options.flags.get(SO_REUSEADDR))
         port = self.ports.bind(self.type, name.port, self, reuse=reuse)
         self.name = name.with_port(port)
+        self.port_locked = name.port != 0        # SOCK_BINDPORT_LOCK: the user chose it
 
     def autobind(self) -> None:
         if self.name is None:
@@ -89,7 +91,12 @@ class InetSocket(UnixSocket):
             raise GuestErrno(E.ENOTCONN)
         if self.type == SOCK_DGRAM:
             return self.peer_name.sockaddr()
-        return self.peer.local_name().sockaddr()
+        return self.peer_address().sockaddr()
+
+    def peer_address(self) -> InetName:
+        """A TCP peer's address as this socket's family shows it (v4-mapped for an IPv6
+        socket an IPv4 one reached)."""
+        return in_family(self.peer.local_name(), self.family)
 
     # ---- connections ------------------------------------------------------------------------
     def listen(self, backlog: int, creds) -> None:
@@ -101,6 +108,8 @@ class InetSocket(UnixSocket):
     def connect_inet(self, raw: bytes, creds, embryo_ino: int, nonblocking: bool) -> None:
         if self.type == SOCK_DGRAM:
             return self._connect_udp(raw)
+        if len(raw) >= 2 and raw[:2] == b"\0\0":          # AF_UNSPEC: tcp_disconnect
+            return self._disconnect()
         if self.state == CONNECTED:
             raise GuestErrno(E.EISCONN)
         target = self.reachable(self.parse(raw))
@@ -109,6 +118,8 @@ class InetSocket(UnixSocket):
             raise GuestErrno(E.ECONNREFUSED)
         self._bind_source()
         self.connect_stream(server, creds, embryo_ino)
+        # the accepted end's address is the one the client reached, in its listener's family
+        self.peer.name = in_family(target, server.family)
         if nonblocking:
             raise GuestErrno(E.EINPROGRESS)     # made already: poll says POLLOUT, SO_ERROR 0
 
@@ -121,9 +132,29 @@ class InetSocket(UnixSocket):
         self.peer_name, self.state = target, CONNECTED
 
     def _embryo(self, server: UnixSocket, ino: int) -> "InetSocket":
-        embryo = InetSocket(self.kernel, self.family, self.type, ino, nonblocking=False)
+        """The accepted end: of the listener's family (an IPv6 listener takes IPv4 clients,
+        with v4-mapped addresses), on its port, with its port lock (inet_csk_clone_lock)."""
+        embryo = InetSocket(self.kernel, server.family, self.type, ino, nonblocking=False)
         embryo.name = server.name        # shares the listener's port, as accepted TCP sockets do
+        embryo.port_locked = server.port_locked
         return embryo
+
+    def _disconnect(self) -> None:
+        """connect(AF_UNSPEC) on a TCP socket (inet_stream_connect, tcp_disconnect): a
+        connection is reset (the peer's next call says ECONNRESET), the socket is closed again
+        and gives back a port the user did not choose (inet_put_port without
+        SOCK_BINDPORT_LOCK), so that it may bind or connect anew."""
+        peer = self.peer
+        if peer is not None:
+            peer.error, peer.peer, peer.state = E.ECONNRESET, None, UNCONNECTED
+            peer.shutdown_bits = SHUTDOWN_MASK
+            peer._changed()
+        self.peer, self.state = None, UNCONNECTED
+        self.queue.drop_all()
+        if self.name is not None and not self.port_locked:
+            self._unbind()
+            self.name = None
+        self._changed()
 
     def shutdown(self, how: int) -> None:
         if self.state != CONNECTED:
@@ -144,6 +175,9 @@ class InetSocket(UnixSocket):
         if self.type == SOCK_DGRAM:
             return self._send_udp(data, flags, creds, raw)
         if self.peer is None:
+            error = self.take_error()
+            if error:
+                raise GuestErrno(error)              # sk_stream_wait_connect: sk_err first
             if self.state == LISTENING or flags & MSG_NOSIGNAL:
                 raise GuestErrno(E.EPIPE)
             self._broken(flags)                  # sk_stream_wait_connect: EPIPE, SIGPIPE
@@ -201,10 +235,15 @@ class InetSocket(UnixSocket):
         connected is ENOTCONN, urgent data never comes (EINVAL)."""
         if flags & MSG_ERRQUEUE:
             raise GuestErrno(E.EAGAIN)
-        if self.type == SOCK_STREAM and self.state != CONNECTED:
+        if self.type == SOCK_STREAM and self.state != CONNECTED and not self._was_reset():
             raise GuestErrno(E.ENOTCONN)
         if flags & MSG_OOB:
             raise GuestErrno(E.EINVAL if self.type == SOCK_STREAM else E.EOPNOTSUPP)
+
+    def _was_reset(self) -> bool:
+        """A connection the peer reset (tcp_reset, then tcp_done) still answers a receive:
+        ECONNRESET once, then the end of file."""
+        return self.state == UNCONNECTED and self.shutdown_bits == SHUTDOWN_MASK
 
     def source(self, taken: Taken) -> bytes:
         """UDP: the sender's address; TCP reports none (tcp_recvmsg leaves msg_namelen 0)."""

@@ -67,3 +67,22 @@ def parse(raw: bytes, family: int) -> InetName:
     port = struct.unpack_from(">H", raw, 2)[0]
     host = raw[4:8] if family == AF_INET else raw[8:24]
     return InetName(family, host, port)
+
+
+def in_family(name: InetName, family: int) -> InetName:
+    """`name` as a socket of `family` sees it: an IPv4 address is v4-mapped for an IPv6 socket
+    (::ffff:a.b.c.d, what an IPv6 socket's peer address is when an IPv4 one reached it) and a
+    v4-mapped one is plain IPv4 for an IPv4 socket; any other stays as it is."""
+    if name.family == family:
+        return name
+    if family == AF_INET6:
+        return InetName(AF_INET6, V4_MAPPED + name.host, name.port)
+    if name.host[:12] == V4_MAPPED:
+        return InetName(AF_INET, name.host[12:], name.port)
+    if name.is_any:
+        return InetName(AF_INET, ANY[AF_INET], name.port)
+    return name
+
+
+def is_v4_mapped(name: InetName) -> bool:
+    return name.family == AF_INET6 and name.host[:12] == V4_MAPPED

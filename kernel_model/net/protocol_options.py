@@ -11,6 +11,7 @@ import struct
 from .. import errno as E
 from ..errno import GuestErrno
 from .constants import AF_INET6, SOCK_STREAM
+from .dual_stack import IPV6_ADDRFORM, addrform, to_ipv4
 
 SOL_IP, SOL_TCP, SOL_UDP, SOL_IPV6 = 0, 6, 17, 41
 
@@ -36,6 +37,8 @@ def levels(family: int, sock_type: int) -> tuple[int, ...]:
 def set_option(sock, level: int, name: int, value: bytes, word: int) -> None:
     if level not in levels(sock.family, sock.type):
         raise GuestErrno(E.ENOPROTOOPT)
+    if (level, name) == (SOL_IPV6, IPV6_ADDRFORM):
+        return to_ipv4(sock, value)
     if name not in DEFAULTS[level] and name not in SET_ONLY.get(level, ()):
         raise GuestErrno(E.ENOPROTOOPT)
     if level == SOL_IP and name in JOIN | LEAVE:
@@ -48,6 +51,8 @@ def set_option(sock, level: int, name: int, value: bytes, word: int) -> None:
 def get_option(sock, level: int, name: int) -> bytes:
     if level not in levels(sock.family, sock.type):
         raise GuestErrno(E.EOPNOTSUPP)
+    if (level, name) == (SOL_IPV6, IPV6_ADDRFORM):
+        return addrform(sock)
     if name not in DEFAULTS[level]:
         raise GuestErrno(E.ENOPROTOOPT)
     return sock.options.ints.get((level, name), struct.pack("<i", DEFAULTS[level][name]))
