@@ -4,6 +4,7 @@ The model keeps paths global; the view shows them from the process's root (fs/ro
 """
 from .fs.fdinfo import fdinfo_text
 from .fs.rootpath import link_text
+from .time_namespace import CAP_SYS_TIME
 
 # fs/proc/array.c task_state_array: the letter and the word /proc/PID/stat and status show,
 # by process/proc.py's state names (spelled here: process/ imports this module's users)
@@ -46,6 +47,17 @@ class FsView:
         """The thread group leader's timer slack (PR_SET_TIMERSLACK)."""
         threads = self._proc.threads
         return threads[0].task_flags.timer_slack_ns if threads else 0
+
+    def time_namespaces(self) -> tuple:
+        """Its time namespace and its children's (time_namespace.py)."""
+        return self._proc.time_ns, self._proc.time_ns_for_children
+
+    def timens_offsets(self) -> bytes:
+        return self._proc.time_ns_for_children.show()
+
+    def set_timens_offsets(self, position: int, data: bytes) -> int:
+        """The offsets of its children's namespace, by a holder of CAP_SYS_TIME."""
+        return self._proc.time_ns_for_children.write(data, self._proc.creds.capable(CAP_SYS_TIME))
 
     def fd_targets(self) -> dict[int, bytes]:
         root = self._proc.root

@@ -99,7 +99,7 @@ class Kernel(Spawning, SyscallEntry, LazyTables):
         self.debug = DebugInterface(self)
         self.processes: dict[int, Process] = {}
         self.fs.list_processes(self._process_views)
-        self.fs.account_cpu(lambda: self.clock.elapsed_ns)     # /proc/PID/stat's utime
+        self.fs.account_time(lambda: self.clock.elapsed_ns, self.clock.monotonic_ns)
         self.processes_created = 0        # every process the run made (spawn, fork, vfork)
         self.task_limit = TaskLimit(config.max_tasks)
         self.reaped_count = 0

@@ -30,6 +30,12 @@ class LazyTables:
         return NetlinkPorts()
 
     @functools.cached_property
+    def time_namespaces(self):
+        """The numbers of the time namespaces unshare makes (time_namespace.py)."""
+        from .time_namespace import TimeNamespaces
+        return TimeNamespaces()
+
+    @functools.cached_property
     def keys(self):
         """add_key, request_key, keyctl (keys/)."""
         from .keys.table import KeyTable

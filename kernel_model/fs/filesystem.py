@@ -70,7 +70,7 @@ class FileSystem(ProcMount):
         self._sysctl: dict[bytes, tuple] = {}
         self._proc_files: dict[bytes, Callable[[], bytes]] = {}
         self._processes: Callable[[], dict] | None = None
-        self._cpu_ns: Callable[[], int] = lambda: 0       # account_cpu
+        self._clocks = None               # the kernel's clocks /proc shows (account_time)
         self.notify = Fsnotify()          # inotify's watches hear the events (fsnotify.py)
         self.handles = HandleTable()      # name_to_handle_at's inodes (fhandle.py)
 

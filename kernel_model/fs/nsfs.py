@@ -2,7 +2,8 @@
 fs/proc/namespaces.c, include/linux/proc_ns.h).
 
 The model has one namespace of each kind, the initial ones (unshare and clone of a new
-namespace are EPERM: syscalls/impls/admin.py). Each is named by its kind and inode number,
+namespace are EPERM: syscalls/impls/admin.py), but for time namespaces, which unshare makes
+(kernel_model/time_namespace.py): a process's time and time_for_children links name its own. Each is named by its kind and inode number,
 "uts:[4026531838]", with Linux's fixed numbers for the initial namespaces (PROC_*_INIT_INO)
 and, for the mount and network namespaces, which Linux numbers as it makes them, the ones a
 booted host shows. Every process's /proc/PID/ns lists the same ten links; opening one gives a
@@ -44,9 +45,9 @@ HIERARCHICAL = (b"pid", b"user")
 NS_GET_USERNS, NS_GET_PARENT, NS_GET_NSTYPE, NS_GET_OWNER_UID = 0xB701, 0xB702, 0xB703, 0xB704
 
 
-def link_text(kind: bytes) -> bytes:
+def link_text(kind: bytes, inum: int | None = None) -> bytes:
     """What readlink of /proc/PID/ns/NAME gives (ns_get_name): "KIND:[INODE]"."""
-    return b"%s:[%d]" % (kind, KINDS[kind][1])
+    return b"%s:[%d]" % (kind, KINDS[kind][1] if inum is None else inum)
 
 
 class NamespaceFile(Unseekable):
@@ -54,10 +55,14 @@ class NamespaceFile(Unseekable):
 
     is_tty = False
 
-    def __init__(self, kind: bytes):
+    def __init__(self, kind: bytes, ns=None):
+        """`ns`: the namespace object, for the kinds a process may have others of (a time
+        namespace: kernel_model/time_namespace.py); None for the sandbox's one."""
         self.kind = kind
+        self.ns = ns
+        self.inum = KINDS[kind][1] if ns is None else ns.inum
         self.flags = O_RDONLY
-        self.path = self.proc_link = link_text(kind)
+        self.path = self.proc_link = link_text(kind, self.inum)
         self.closed = False
 
     @property
@@ -74,7 +79,7 @@ class NamespaceFile(Unseekable):
         return 0
 
     def stat(self) -> StatResult:
-        return StatResult(NSFS_DEV, KINDS[self.kind][1], S_IFREG | 0o444, 1, 0, 0, 0, 0,
+        return StatResult(NSFS_DEV, self.inum, S_IFREG | 0o444, 1, 0, 0, 0, 0,
                           BLOCK_SIZE, 0, 0, 0, 0)
 
     def close(self) -> None:

@@ -5,9 +5,11 @@ modules were a measurable share of its start (bench/startup.py)."""
 import functools
 from typing import Callable
 
+from .proc_clocks import ProcClocks
+
 
 class ProcMount:
-    """Mixed into FileSystem, whose __init__ sets _sysctl, _proc_files, _processes and _cpu_ns."""
+    """Mixed into FileSystem, whose __init__ sets _sysctl, _proc_files, _processes and _clocks."""
 
     def add_sysctl(self, path: bytes, text: Callable[[], bytes],
                    write: Callable[[int, bytes], int] | None = None,
@@ -36,12 +38,12 @@ class ProcMount:
         if "_procfs" in self.__dict__:
             self._procfs.processes = processes
 
-    def account_cpu(self, cpu_ns: Callable[[], int]) -> None:
+    def account_time(self, cpu_ns: Callable[[], int], boot_ns: Callable[[], int]) -> None:
         """The processes' CPU clock (the one CLOCK_PROCESS_CPUTIME_ID reads), which
-        /proc/PID/stat shows as utime."""
-        self._cpu_ns = cpu_ns
+        /proc/PID/stat shows as utime, and the time since boot, /proc/uptime's."""
+        self._clocks = ProcClocks(cpu_ns, boot_ns)
         if "_procfs" in self.__dict__:
-            self._procfs.cpu_ns = cpu_ns
+            self._procfs.clocks = self._clocks
 
     @functools.cached_property
     def _procfs(self):
@@ -52,5 +54,6 @@ class ProcMount:
         procfs.sysctl.update(self.tunables.sysctls())
         procfs.sysctl.update({path: Sysctl(*entry) for path, entry in self._sysctl.items()})
         procfs.files, procfs.processes = self._proc_files, self._processes
-        procfs.cpu_ns = self._cpu_ns
+        if self._clocks is not None:
+            procfs.clocks = self._clocks
         return procfs

@@ -16,7 +16,9 @@ from .node import Node
 from .procpagemap import PagemapFile
 from .mountinfo import mountinfo_text
 from .procsys import Sysctl, sysctl_table
+from ..time_namespace import CLOCK_BOOTTIME
 from .nsfs import LINKS, NamespaceFile, link_text
+from .proc_clocks import ProcClocks
 from .proctext import (CPUINFO, FILESYSTEMS, MEMINFO, ProcessView, comm_of, stat_line,
                        status_text)
 from .synthetic import GeneratedFile, SyntheticDir, SyntheticSymlink, synthetic_meta
@@ -37,8 +39,9 @@ class ProcFs:
         self.files: dict[bytes, Callable[[], bytes]] = {}    # other files the kernel adds
         # Every process's view by pid (the kernel sets it): without it only the caller shows.
         self.processes: Callable[[], dict[int, ProcessView]] | None = None
-        # The processes' CPU clock in ns (the kernel sets it): /proc/PID/stat's utime.
-        self.cpu_ns: Callable[[], int] = lambda: 0
+        # The processes' CPU clock and the time since boot (the kernel sets them): /proc/PID/
+        # stat's utime, /proc/uptime.
+        self.clocks = ProcClocks(lambda: 0, lambda: 0)
 
     def root(self, proc: ProcessView) -> SyntheticDir:
         return _ProcRoot(self, proc)
@@ -77,6 +80,7 @@ class _ProcRoot(SyntheticDir):
             b"cpuinfo": fs.file(b"/cpuinfo", lambda: CPUINFO),
             b"filesystems": fs.file(b"/filesystems", lambda: FILESYSTEMS),
             b"meminfo": fs.file(b"/meminfo", lambda: MEMINFO),
+            b"uptime": fs.file(b"/uptime", lambda: uptime_text(fs.clocks.boot_ns(), proc)),
             b"mounts": fs.link(b"/mounts", lambda: b"self/mounts"),     # as Linux's proc_root
             b"self": fs.link(b"/self", lambda: pid),
             b"sys": _sys_dir(fs),
@@ -88,6 +92,17 @@ class _ProcRoot(SyntheticDir):
     def _others(self) -> list[ProcessView]:
         listing = self._procfs.processes
         return [view for p, view in sorted(listing().items()) if p != self._proc.pid] if listing else []
+
+
+def uptime_text(boot_ns: int, proc: ProcessView) -> bytes:
+    """/proc/uptime (fs/proc/uptime.c): the time since boot in the reader's time namespace
+    (timens_add_boottime), in hundredths, and the idle CPUs' time, which the model has none
+    of (its CPUs never idle while a guest runs)."""
+    namespaces = getattr(proc, "time_namespaces", None)
+    if namespaces is not None:
+        boot_ns += namespaces()[0].offset(CLOCK_BOOTTIME)
+    sec, rest = divmod(boot_ns, 10**9)
+    return b"%d.%02d 0.00\n" % (sec, rest // 10**7)
 
 
 def _sys_dir(fs: ProcFs) -> SyntheticDir:
@@ -129,8 +144,8 @@ def _process_dir(fs: ProcFs, proc: ProcessView) -> SyntheticDir:
         b"mountinfo": fs.file(base + b"/mountinfo", mountinfo_text),
         b"mounts": fs.file(base + b"/mounts", lambda: MOUNTS),
         b"root": _magic(fs.link(base + b"/root", lambda: b"/")),
-        b"ns": fs.dir(base + b"/ns", _namespace_links(fs, base), ordered=True),
-        b"stat": fs.file(base + b"/stat", lambda: stat_line(proc, fs.cpu_ns())),
+        b"ns": fs.dir(base + b"/ns", _namespace_links(fs, proc, base), ordered=True),
+        b"stat": fs.file(base + b"/stat", lambda: stat_line(proc, fs.clocks.cpu_ns())),
         b"status": fs.file(base + b"/status", lambda: status_text(proc)),
     }
     children[b"comm"] = fs.file(base + b"/comm", lambda: comm_of(proc) + b"\n")
@@ -140,6 +155,9 @@ def _process_dir(fs: ProcFs, proc: ProcessView) -> SyntheticDir:
         children[b"task"] = fs.dir(base + b"/task", {
             b"%d" % task.pid: _task_dir(fs, task, base + b"/task/%d" % task.pid)
             for task in proc.tasks()})
+    if hasattr(proc, "timens_offsets"):     # fs/proc/base.c timens_offsets_{show,write}
+        children[b"timens_offsets"] = fs.file(base + b"/timens_offsets", proc.timens_offsets,
+                                              0o644, proc.set_timens_offsets)
     if hasattr(proc, "timer_slack_ns"):     # fs/proc/base.c timerslack_ns_show: "%llu\n"
         children[b"timerslack_ns"] = fs.file(base + b"/timerslack_ns",
                                              lambda: b"%d\n" % proc.timer_slack_ns())
@@ -153,7 +171,7 @@ def _task_dir(fs: ProcFs, task: ProcessView, base: bytes) -> SyntheticDir:
     LTP's futex tests wait for each thread's S, prctl05 reads its comm)."""
     return fs.dir(base, {
         b"comm": fs.file(base + b"/comm", lambda: comm_of(task) + b"\n"),
-        b"stat": fs.file(base + b"/stat", lambda: stat_line(task, fs.cpu_ns())),
+        b"stat": fs.file(base + b"/stat", lambda: stat_line(task, fs.clocks.cpu_ns())),
         b"status": fs.file(base + b"/status", lambda: status_text(task)),
     })
 
@@ -167,12 +185,17 @@ def _fd_links(fs: ProcFs, proc: ProcessView, base: bytes) -> dict[bytes, Node]:
     return links
 
 
-def _namespace_links(fs: ProcFs, base: bytes) -> dict[bytes, Node]:
-    """ns/: a magic link per namespace kind, to the sandbox's one namespace of it (nsfs.py)."""
+def _namespace_links(fs: ProcFs, proc: ProcessView, base: bytes) -> dict[bytes, Node]:
+    """ns/: a magic link per namespace kind, to the sandbox's one namespace of it (nsfs.py),
+    or for time ones to the process's (its own, and its children's: time_namespaces())."""
+    time_namespaces = getattr(proc, "time_namespaces", lambda: (None, None))
     links = {}
     for name, kind in LINKS:
-        link = fs.link(base + b"/ns/" + name, lambda kind=kind: link_text(kind))
-        link.opens = lambda kind=kind: NamespaceFile(kind)
+        def ns(name=name, kind=kind):
+            return time_namespaces()[name == b"time_for_children"] if kind == b"time" else None
+        link = fs.link(base + b"/ns/" + name,
+                       lambda kind=kind, ns=ns: link_text(kind, getattr(ns(), "inum", None)))
+        link.opens = lambda kind=kind, ns=ns: NamespaceFile(kind, ns())
         links[name] = _magic(link)
     return links
 

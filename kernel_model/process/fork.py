@@ -12,6 +12,7 @@ import struct
 from dataclasses import replace
 
 from .. import errno as E
+from ..time_namespace import for_child as time_ns_for_child
 from ..errno import GuestErrno
 from ..cpu.gdt import descriptor
 from .proc import Process, Thread
@@ -174,7 +175,7 @@ def _new_process(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid
                     sigactions=dict(parent.sigactions), rlimits=dict(parent.rlimits),
                     exit_signal=parent.exit_signal if sibling else flags & CSIGNAL,
                     personality=parent.personality,
-                    groups=parent.groups, creds=parent.creds,
+                    groups=parent.groups, creds=parent.creds, **time_ns_for_child(parent),
                     shm_attached=dict(parent.shm_attached) if space is not parent.space else {})
     if space is not parent.space:
         kernel.install_space(space)

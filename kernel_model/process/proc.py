@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from ..fdtable import FdTable
 from ..fs.openfile import fd_link_text
 from ..creds import ROOT, Credentials
+from ..time_namespace import INITIAL as INITIAL_TIME_NS, TimeNamespace
 from .task_flags import TaskFlags
 from ..memory.pagemap import pagemap_entries
 from ..memory.smaps import smaps_text
@@ -95,6 +96,8 @@ class Process:
     personality: int = 0                   # personality(2); fork copies it (kernel_model/personality.py)
     groups: tuple = ()                     # supplementary gids (setgroups); fork and exec keep them
     creds: Credentials = ROOT              # ids and capabilities (creds.py); fork copies them
+    time_ns: TimeNamespace = INITIAL_TIME_NS        # its clocks' offsets (time_namespace.py)
+    time_ns_for_children: TimeNamespace = INITIAL_TIME_NS   # unshare(CLONE_NEWTIME) sets it
     sem_undo: dict = field(default_factory=dict)   # (semid, semnum) -> SEM_UNDO adjustment
     shm_attached: dict = field(default_factory=dict)   # address -> SysV segment (shmat)
     child_subreaper: bool = False          # PR_SET_CHILD_SUBREAPER: adopts orphaned descendants

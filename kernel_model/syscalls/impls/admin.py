@@ -7,13 +7,16 @@ pid namespace or swap of its own to administer: may_mount() and the CAP_SYS_ADMI
 checks fail and these calls answer EPERM, after the argument checks Linux makes first — as
 they do in a container. unshare does what needs no new namespace: a private fd table
 (CLONE_FILES: EMFILE when its copy would exceed fs.nr_open), and nothing for what is already private in the model (CLONE_FS, CLONE_SYSVSEM,
-and CLONE_VM/SIGHAND/THREAD of a single-threaded process); a new namespace is EPERM. setns
+and CLONE_VM/SIGHAND/THREAD of a single-threaded process); a new time namespace for the
+caller's children (CLONE_NEWTIME, kernel_model/time_namespace.py); another new namespace is
+EPERM. setns
 takes a namespace file of /proc/PID/ns (fs/nsfs.py), which names the caller's own namespace.
 """
 from ... import errno as E
 from ...creds import CAP_SYS_ADMIN
 from ...errno import GuestErrno
 from ...fs.nsfs import NamespaceFile
+from ...time_namespace import enter as enter_time_ns
 from ..kinds import K
 from ..registry import syscall
 
@@ -53,18 +56,24 @@ def sys_setns(ctx, fd, nstype):
     """kernel/nsproxy.c setns() with a namespace file (fs/nsfs.py): the type given must be 0 or
     the file's (EINVAL), then the kind's install: joining one's own user namespace is EINVAL
     (userns_install), the others need CAP_SYS_ADMIN (EPERM; mntns_install also refuses a
-    task sharing its fs_struct, EINVAL); the one namespace of each kind is the caller's own,
-    so joining it changes nothing. Any other file, a pidfd too, is EINVAL."""
+    task sharing its fs_struct, EINVAL; timens_install a task with other threads, EUSERS);
+    the one namespace of each other kind is the caller's own, so joining it changes nothing;
+    a time namespace becomes the caller's and its children's. Any other file, a pidfd too, is
+    EINVAL."""
     f = ctx.proc.fds.get(ctx.int32(fd))             # EBADF first
     nstype &= 0xFFFFFFFF
     if not isinstance(f, NamespaceFile) or nstype not in (0, f.ns_type):
         raise GuestErrno(E.EINVAL)
     if f.ns_type == CLONE_NEWUSER:
         raise GuestErrno(E.EINVAL)
+    if f.ns_type == CLONE_NEWTIME and len(ctx.proc.live_threads()) > 1:
+        raise GuestErrno(E.EUSERS)                  # timens_install: single-threaded only
     if not ctx.proc.creds.capable(CAP_SYS_ADMIN):
         raise GuestErrno(E.EPERM)
     if f.ns_type == CLONE_NEWNS and len(ctx.proc.live_threads()) > 1:
         raise GuestErrno(E.EINVAL)
+    if f.ns_type == CLONE_NEWTIME:
+        enter_time_ns(ctx.proc, f.ns)               # the caller and its children to come
     return 0
 
 
@@ -77,8 +86,12 @@ def sys_unshare(ctx, flags):
     # threads share them
     if flags & (CLONE_THREAD | CLONE_SIGHAND | CLONE_VM) and len(ctx.proc.live_threads()) > 1:
         raise GuestErrno(E.EINVAL)
-    if flags & NAMESPACES:
+    if flags & NAMESPACES & ~CLONE_NEWTIME:
         raise GuestErrno(E.EPERM)
+    if flags & CLONE_NEWTIME:
+        if not ctx.proc.creds.capable(CAP_SYS_ADMIN):     # unshare_nsproxy_namespaces
+            raise GuestErrno(E.EPERM)
+        ctx.proc.time_ns_for_children = ctx.kernel.time_namespaces.new()
     if flags & CLONE_FILES and any(p.fds is ctx.proc.fds and p is not ctx.proc
                                    for p in ctx.kernel.processes.values()):
         _check_room_for_copy(ctx.proc.fds, ctx.kernel.fs.tunables.nr_open)

@@ -9,6 +9,7 @@ from ...process.proc import INIT_PID
 from ...cpu.gdt import DATA_RING3, I386_TLS_COUNT, I386_TLS_FIRST, descriptor
 from ..kinds import K, Ret
 from ..registry import NO_RETURN, syscall
+from ...time_namespace import CLOCK_BOOTTIME
 
 ARCH_SET_GS, ARCH_SET_FS, ARCH_GET_FS, ARCH_GET_GS = 0x1001, 0x1002, 0x1003, 0x1004
 RLIM_INFINITY = (1 << 64) - 1
@@ -305,7 +306,9 @@ def _set_rlimit(ctx, resource: int, soft: int, hard: int) -> None:
 @syscall("sysinfo", args=(("info", K.STRUCT),))
 def sys_sysinfo(ctx, info):
     w = "I" if ctx.word == 4 else "Q"
-    uptime = ctx.kernel.clock.monotonic_ns() // 10**9
+    # do_sysinfo: the boot time in the caller's time namespace, a started second counted whole
+    uptime = -(-(ctx.kernel.clock.monotonic_ns() + ctx.proc.time_ns.offset(CLOCK_BOOTTIME))
+               // 10**9)
     # 32-bit fields cannot hold byte counts of several GiB: count in pages there, as Linux's
     # si_meminfo does with mem_unit = PAGE_SIZE.
     unit = 4096 if ctx.word == 4 else 1

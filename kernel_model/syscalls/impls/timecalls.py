@@ -21,7 +21,9 @@ def clock_ns(ctx, clock_id: int) -> int:
     if clock_id in (CLOCK_REALTIME, CLOCK_REALTIME_COARSE, 8, 11):      # + _ALARM, TAI
         return clock.realtime_ns()
     if clock_id in (CLOCK_MONOTONIC, CLOCK_MONOTONIC_RAW, CLOCK_MONOTONIC_COARSE, CLOCK_BOOTTIME, 9):
-        return clock.monotonic_ns()
+        # the caller's time namespace moves these (timens_add_monotonic/boottime): absolute
+        # deadlines computed from this value are taken back to the host's by the same offset
+        return clock.monotonic_ns() + ctx.proc.time_ns.offset(clock_id)
     if clock_id in (CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID):
         return clock.elapsed_ns
     raise GuestErrno(E.EINVAL)

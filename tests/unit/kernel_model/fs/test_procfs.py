@@ -45,7 +45,7 @@ def test_cwd_maps_stat_status(fs):
 def test_other_pids_do_not_exist(fs):
     assert errno_of(fs.stat, b"/proc/1", b"/", PROC) == E.ENOENT
     assert names(fs, b"/proc") == [b".", b"..", b"42", b"cpuinfo", b"filesystems", b"meminfo",
-                                      b"mounts", b"self", b"sys"]
+                                      b"mounts", b"self", b"sys", b"uptime"]
 
 
 def test_ngroups_max(fs):
@@ -163,7 +163,7 @@ def test_other_processes_show_with_their_state(fs):
     others = {43: process(43, "runnable", SLEEPING), 44: process(44, ZOMBIE, ZOMBIE)}
     fs.list_processes(lambda: {pid: fs_view(p) for pid, p in others.items()})
     assert names(fs, b"/proc") == [b".", b"..", b"42", b"43", b"44", b"cpuinfo", b"filesystems",
-                                      b"meminfo", b"mounts", b"self", b"sys"]
+                                      b"meminfo", b"mounts", b"self", b"sys", b"uptime"]
     assert read_file(fs, b"/proc/43/stat").split()[:6] == [b"43", b"(child)", b"S", b"42", b"42", b"7"]
     assert b"State:\tS (sleeping)\n" in read_file(fs, b"/proc/43/status")
     assert read_file(fs, b"/proc/44/stat").split()[2] == b"Z"
