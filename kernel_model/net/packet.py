@@ -171,9 +171,15 @@ class PacketSocket(UnixSocket):
     # ---- data -------------------------------------------------------------------------------
     def send(self, data: bytes, flags: int, creds, *, files=(), target=None, named=False,
              raw: bytes | None = None) -> int:
-        """packet_sendmsg(): with no link named nor bound, ENXIO; sending a frame on lo is not
-        modeled (EOPNOTSUPP, noted once)."""
-        ifindex = SOCKADDR_LL.unpack_from(raw)[2] if raw and len(raw) >= 8 else self.ifindex
+        """packet_sendmsg(): an address shorter than its sll_addr and the hardware address
+        length it gives is EINVAL; with no link named nor bound, ENXIO; sending a frame on lo
+        is not modeled (EOPNOTSUPP, noted once)."""
+        ifindex = self.ifindex
+        if raw:
+            # the address must reach sll_addr and hold the hardware address it announces
+            if len(raw) < 12 or len(raw) < 12 + raw[11]:
+                raise GuestErrno(E.EINVAL)
+            ifindex = struct.unpack_from("<i", raw, 4)[0]
         if ifindex == 0:
             raise GuestErrno(E.ENXIO)
         note = getattr(self.kernel, "report", None)

@@ -5,8 +5,9 @@ PACKET_RESERVE up to INT_MAX, EBUSY while a ring is set), packet_set_ring (page-
 frames 16-aligned and holding the header, the reserve and a sockaddr_ll, whole frames per block
 matching tp_frame_nr, V3's block header and private area, no V3 TX ring, EBUSY for a second
 ring), packet_getsockopt (PACKET_HDRLEN: the header structs' sizes), packet_bind (ENODEV for a
-link that is not there), packet_getname (lo's hardware type and address length), ENXIO for a
-send with no link, EOPNOTSUPP for connect and listen. A C program built by the host's gcc
+link that is not there), packet_getname (lo's hardware type and address length), a send's
+address shorter than its sll_addr and hardware address (EINVAL: it was a kernel panic), ENXIO for
+a send with no link, EOPNOTSUPP for connect and listen. A C program built by the host's gcc
 (static; -m32 for i386), run natively for the reference."""
 import subprocess
 
@@ -80,6 +81,10 @@ int main(void) {
     getsockname(s, (struct sockaddr *)&name, &len);
     printf("unbound: len %u family %d protocol %#x index %d\n", len, name.sll_family, ntohs(name.sll_protocol), name.sll_ifindex);
     show("send unbound", send(s, "x", 1, 0));
+    struct sockaddr_ll nowhere = {.sll_family = AF_PACKET, .sll_halen = 6};
+    show("send to a short address", sendto(s, "x", 1, 0, (struct sockaddr *)&nowhere, 10));
+    show("send to an address under its halen", sendto(s, "x", 1, 0, (struct sockaddr *)&nowhere, 14));
+    show("send to no link", sendto(s, "x", 1, 0, (struct sockaddr *)&nowhere, sizeof nowhere));
     struct sockaddr_ll to = {.sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL), .sll_ifindex = 99999};
     show("bind to no link", bind(s, (struct sockaddr *)&to, sizeof to));
     to.sll_ifindex = 1;
@@ -118,6 +123,9 @@ frame over them: ok
 reserve 4000
 unbound: len 12 family 17 protocol 0x3 index 0
 send unbound: No such device or address
+send to a short address: Invalid argument
+send to an address under its halen: Invalid argument
+send to no link: No such device or address
 bind to no link: No such device
 bind to lo: ok
 bound: len 18 index 1 hatype 772 halen 6
