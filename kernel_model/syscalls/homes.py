@@ -11,6 +11,7 @@ themselves: a call registered elsewhere, or missing here, fails it.
 _BY_MODULE = {
     "admin": "mount pivot_root setns swapoff swapon umount umount2 unshare",
     "affinity": "sched_getaffinity sched_setaffinity",
+    "cachestat": "cachestat",
     "capabilities": "capget capset",
     "clockset": "adjtimex clock_adjtime clock_adjtime64 clock_settime clock_settime64 settimeofday "
         "stime",
@@ -42,9 +43,9 @@ _BY_MODULE = {
         "mq_timedsend_time64 mq_unlink",
     "openat2": "openat2",
     "paths": "access chdir chmod chown chown32 chroot creat faccessat faccessat2 fchdir fchmod "
-        "fchmodat fchown fchown32 fchownat getcwd lchown lchown32 link linkat mkdir mkdirat mknod "
-        "mknodat open openat readlink readlinkat rename renameat renameat2 rmdir symlink symlinkat "
-        "umask unlink unlinkat",
+        "fchmodat fchmodat2 fchown fchown32 fchownat getcwd lchown lchown32 link linkat mkdir "
+        "mkdirat mknod mknodat open openat readlink readlinkat rename renameat renameat2 rmdir "
+        "symlink symlinkat umask unlink unlinkat",
     "personality": "personality",
     "pidfd": "pidfd_getfd pidfd_open pidfd_send_signal",
     "pipes": "pipe pipe2",
