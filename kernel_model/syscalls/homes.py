@@ -27,6 +27,7 @@ _BY_MODULE = {
     "fadvise": "fadvise64 fadvise64_64",
     "fallocate": "fallocate",
     "fhandle": "name_to_handle_at open_by_handle_at",
+    "file_attr": "file_getattr file_setattr",
     "fileio": "_llseek close dup dup2 dup3 fcntl fcntl64 fdatasync fsync ftruncate ftruncate64 "
         "ioctl lseek pread64 pwrite64 read readv sendfile sendfile64 sync syncfs write writev",
     "flock": "flock",
