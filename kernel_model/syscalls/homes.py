@@ -28,10 +28,11 @@ _BY_MODULE = {
     "fallocate": "fallocate",
     "fhandle": "name_to_handle_at open_by_handle_at",
     "file_attr": "file_getattr file_setattr",
-    "fileio": "_llseek close dup dup2 dup3 fcntl fcntl64 fdatasync fsync ftruncate ftruncate64 "
-        "ioctl lseek pread64 pwrite64 read readv sendfile sendfile64 sync syncfs write writev",
+    "fileio": "_llseek close dup dup2 dup3 fcntl fcntl64 ftruncate ftruncate64 ioctl lseek pread64 "
+        "pwrite64 read readv sendfile sendfile64 sync syncfs write writev",
     "flock": "flock",
     "fstypes": "sysfs",
+    "fsync": "fdatasync fsync",
     "futex": "futex futex_time64 futex_waitv",
     "inotify": "inotify_add_watch inotify_init inotify_init1 inotify_rm_watch",
     "kcmp": "kcmp",
