@@ -34,6 +34,7 @@ _BY_MODULE = {
     "fstypes": "sysfs",
     "fsync": "fdatasync fsync",
     "futex": "futex futex_time64 futex_waitv",
+    "get_robust_list": "get_robust_list",
     "inotify": "inotify_add_watch inotify_init inotify_init1 inotify_rm_watch",
     "kcmp": "kcmp",
     "keys": "add_key keyctl request_key",
