@@ -13,6 +13,8 @@ from .fsnotify import IN_ACCESS, IN_CLOSE_NOWRITE, IN_CLOSE_WRITE, IN_MODIFY
 from .node import Handle, Node
 from .records import DirEntry, StatResult
 
+PAGE_SIZE = 4096
+
 
 class OpenFile:
     is_tty = False
@@ -144,6 +146,25 @@ class OpenFile:
             handle.truncate(offset + length)
 
     # --- metadata and directories --------------------------------------------------------------
+    def data_pages(self, first: int, last: int) -> int:
+        """How many of pages first..last (inclusive) hold the file's data: the pages a page cache
+        holding the whole file has (cachestat). A hole (a handle's next_data/next_hole: pages
+        never written) is not cached, as tmpfs allocates no page for it."""
+        if self._handle is None or self._handle.fixed_offset:
+            return 0
+        size = self._handle.size()
+        start, end = first * PAGE_SIZE, min((last + 1) * PAGE_SIZE, size)
+        cached = 0
+        while start < end:
+            data = self._handle.next_data(start) if hasattr(self._handle, "next_data") else start
+            if data is None or data >= end:
+                break
+            hole = self._handle.next_hole(data) if hasattr(self._handle, "next_hole") else size
+            stop = min(hole, end)
+            cached += (stop + PAGE_SIZE - 1) // PAGE_SIZE - data // PAGE_SIZE
+            start = (stop + PAGE_SIZE - 1) // PAGE_SIZE * PAGE_SIZE
+        return cached
+
     def stat(self) -> StatResult:
         return self._handle.stat() if self._handle is not None else self.node.stat()
 

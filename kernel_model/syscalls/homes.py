@@ -11,6 +11,7 @@ themselves: a call registered elsewhere, or missing here, fails it.
 _BY_MODULE = {
     "admin": "mount pivot_root setns swapoff swapon umount umount2 unshare",
     "affinity": "sched_getaffinity sched_setaffinity",
+    "cachestat": "cachestat",
     "capabilities": "capget capset",
     "clockset": "adjtimex clock_adjtime clock_adjtime64 clock_settime clock_settime64 settimeofday "
         "stime",
@@ -26,11 +27,14 @@ _BY_MODULE = {
     "fadvise": "fadvise64 fadvise64_64",
     "fallocate": "fallocate",
     "fhandle": "name_to_handle_at open_by_handle_at",
-    "fileio": "_llseek close dup dup2 dup3 fcntl fcntl64 fdatasync fsync ftruncate ftruncate64 "
-        "ioctl lseek pread64 pwrite64 read readv sendfile sendfile64 sync syncfs write writev",
+    "file_attr": "file_getattr file_setattr",
+    "fileio": "_llseek close dup dup2 dup3 fcntl fcntl64 ftruncate ftruncate64 ioctl lseek pread64 "
+        "pwrite64 read readv sendfile sendfile64 sync syncfs write writev",
     "flock": "flock",
     "fstypes": "sysfs",
+    "fsync": "fdatasync fsync",
     "futex": "futex futex_time64 futex_waitv",
+    "get_robust_list": "get_robust_list",
     "inotify": "inotify_add_watch inotify_init inotify_init1 inotify_rm_watch",
     "kcmp": "kcmp",
     "keys": "add_key keyctl request_key",
@@ -42,9 +46,9 @@ _BY_MODULE = {
         "mq_timedsend_time64 mq_unlink",
     "openat2": "openat2",
     "paths": "access chdir chmod chown chown32 chroot creat faccessat faccessat2 fchdir fchmod "
-        "fchmodat fchown fchown32 fchownat getcwd lchown lchown32 link linkat mkdir mkdirat mknod "
-        "mknodat open openat readlink readlinkat rename renameat renameat2 rmdir symlink symlinkat "
-        "umask unlink unlinkat",
+        "fchmodat fchmodat2 fchown fchown32 fchownat getcwd lchown lchown32 link linkat mkdir "
+        "mkdirat mknod mknodat open openat readlink readlinkat rename renameat renameat2 rmdir "
+        "symlink symlinkat umask unlink unlinkat",
     "personality": "personality",
     "pidfd": "pidfd_getfd pidfd_open pidfd_send_signal",
     "pipes": "pipe pipe2",

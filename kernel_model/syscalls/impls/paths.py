@@ -11,7 +11,7 @@ from ...errno import GuestErrno
 from ...fs.fifo import open_fifo
 from ...fs.name_checks import chown_node
 from ...fs.permission import access_of
-from ...fs.constants import S_IFBLK, S_IFCHR, S_IFIFO, S_IFMT, S_IFREG, S_IFSOCK
+from ...fs.constants import S_IFBLK, S_IFCHR, S_IFIFO, S_IFLNK, S_IFMT, S_IFREG, S_IFSOCK
 from ...fs.renamed import follow_rename
 from ...fs.resolve import ResolveView
 from ...fs.rootpath import getcwd_text
@@ -358,15 +358,37 @@ def sys_fchmodat(ctx, dirfd, pathname, mode):
     return 0
 
 
+@syscall("fchmodat2", args=(("dirfd", K.DIRFD), ("pathname", K.PATH), ("mode", K.MODE),
+                            ("flags", K.AT_FLAGS)))
+def sys_fchmodat2(ctx, dirfd, pathname, mode, flags):
+    """fchmodat with flags (fs/open.c do_fchmodat, Linux 6.6): AT_SYMLINK_NOFOLLOW asks for a
+    symlink's own mode (EOPNOTSUPP: filesystem.py chmod), AT_EMPTY_PATH for the file dirfd
+    refers to, an O_PATH descriptor too (what the call was added for); any other flag EINVAL."""
+    if flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH):
+        raise GuestErrno(E.EINVAL)
+    if flags & AT_EMPTY_PATH and pathname and ctx.read_cstr(pathname, 4095) == b"":
+        return _fchmod(ctx, ctx.proc.fds.get(ctx.int32(dirfd)), mode, path_ok=True)
+    path, base = _path_at(ctx, dirfd, pathname)
+    ctx.kernel.fs.chmod(path, mode & 0o7777, base, fs_view(ctx), not flags & AT_SYMLINK_NOFOLLOW)
+    return 0
+
+
 @syscall("fchmod", args=(("fd", K.FD), ("mode", K.MODE)))
 def sys_fchmod(ctx, fd, mode):
     """On the open file's inode, not its path: the caller may not be able to walk to it."""
-    f = ctx.proc.fds.get(ctx.int32(fd))
+    return _fchmod(ctx, ctx.proc.fds.get(ctx.int32(fd)), mode, path_ok=False)
+
+
+def _fchmod(ctx, f, mode: int, path_ok: bool) -> int:
+    """chmod_common() on an open file's inode; an O_PATH descriptor only by path (`path_ok`:
+    fchmodat2's AT_EMPTY_PATH), fchmod refuses it (EBADF: fdget without FMODE_PATH)."""
     node = getattr(f, "node", None)
-    if node is None or f.flags & O_PATH:
-        if f.flags & O_PATH:
-            raise GuestErrno(E.EBADF)
+    if f.flags & O_PATH and not path_ok:
+        raise GuestErrno(E.EBADF)
+    if node is None:
         return 0                      # a pipe's or socket's inode keeps no mode here
+    if node.stat().mode & S_IFMT == S_IFLNK:
+        raise GuestErrno(E.EOPNOTSUPP)
     node.chmod(access_of(fs_view(ctx)).chmod_mode(node.stat(), mode & 0o7777))
     return 0
 

@@ -7,11 +7,12 @@ from ...process.exec import execve
 from ...creds import CAP_SETGID
 from ...process.proc import INIT_PID
 from ...cpu.gdt import DATA_RING3, I386_TLS_COUNT, I386_TLS_FIRST, descriptor
+from ...flags import (ARCH_GET_CPUID, ARCH_GET_FS, ARCH_GET_GS, ARCH_SET_CPUID, ARCH_SET_FS,
+                      ARCH_SET_GS)
 from ..kinds import K, Ret
 from ..registry import NO_RETURN, syscall
 from ...time_namespace import CLOCK_BOOTTIME
 
-ARCH_SET_GS, ARCH_SET_FS, ARCH_GET_FS, ARCH_GET_GS = 0x1001, 0x1002, 0x1003, 0x1004
 RLIM_INFINITY = (1 << 64) - 1
 RLIMIT_STACK, RLIMIT_NOFILE, RLIMIT_NPROC = 3, 7, 6
 RLIMIT_NICE, RLIMIT_RTPRIO = 13, 14
@@ -204,6 +205,8 @@ def sys_rseq(ctx, rseq, rseq_len, flags, sig):
 @syscall("arch_prctl", args=(("code", K.ARCH_PRCTL_CODE), ("addr", K.HEX)))
 def sys_arch_prctl(ctx, code, addr):
     m = ctx.proc.machine
+    if code in (ARCH_GET_CPUID, ARCH_SET_CPUID):
+        return _arch_prctl_cpuid(code)
     if ctx.abi != "x86_64":
         raise GuestErrno(E.EINVAL)
     if code in (ARCH_SET_FS, ARCH_SET_GS) and addr >= ctx.proc.vm.layout.user_top:
@@ -218,6 +221,16 @@ def sys_arch_prctl(ctx, code, addr):
         ctx.write_word(addr, m.reg("fs_base" if code == ARCH_GET_FS else "gs_base"))
         return 0
     raise GuestErrno(E.EINVAL)
+
+
+def _arch_prctl_cpuid(code: int) -> int:
+    """The codes both ABIs share (arch/x86/kernel/process.c do_arch_prctl_common). The modeled
+    CPU has no CPUID faulting (/proc/cpuinfo does not list cpuid_fault), so CPUID is always
+    enabled (get_cpuid_mode() answers 1) and asking to change it is ENODEV, as on a host whose
+    CPU lacks X86_FEATURE_CPUID_FAULT (set_cpuid_mode)."""
+    if code == ARCH_GET_CPUID:
+        return 1
+    raise GuestErrno(E.ENODEV)
 
 
 @syscall("set_thread_area", args=(("u_info", K.STRUCT),))
