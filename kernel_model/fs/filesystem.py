@@ -18,7 +18,7 @@ from ..errno import GuestErrno
 from ..errors import KernelError
 from .constants import (DT_DIR, O_CREAT, O_EXCL, O_NOATIME, O_NOFOLLOW, O_PATH, O_RDWR,
                         O_TMPFILE_BIT, O_TRUNC, PATH_MAX, S_IFBLK, S_IFCHR, S_IFIFO, S_IFMT,
-                        S_IFLNK, S_IFREG, S_IFSOCK, S_ISGID, dtype_of)
+                        S_IFREG, S_IFSOCK, S_ISGID, dtype_of)
 from .databudget import DataBudget
 from .fhandle import HandleTable
 from .fsnotify import IN_ATTRIB, IN_CREATE, IN_MODIFY, Fsnotify
@@ -382,13 +382,8 @@ class FileSystem(ProcMount):
             raise GuestErrno(E.ENOENT)
 
     # --- changes to inodes ---------------------------------------------------------------------
-    def chmod(self, path: bytes, mode: int, cwd: bytes, proc: ProcessView,
-              follow: bool = True) -> None:
-        """chmod_common(); a symlink's own mode (fchmodat2's AT_SYMLINK_NOFOLLOW) cannot be
-        changed: EOPNOTSUPP (fs/attr.c notify_change)."""
-        r = self._existing_resolved(path, cwd, proc, follow)
-        if r.node.stat().mode & S_IFMT == S_IFLNK:
-            raise GuestErrno(E.EOPNOTSUPP)
+    def chmod(self, path: bytes, mode: int, cwd: bytes, proc: ProcessView) -> None:
+        r = self._existing_resolved(path, cwd, proc)
         r.node.chmod(access_of(proc).chmod_mode(r.node.stat(), mode & 0o7777))
         self._changed(r, IN_ATTRIB)
 

@@ -362,14 +362,18 @@ def sys_fchmodat(ctx, dirfd, pathname, mode):
                             ("flags", K.AT_FLAGS)))
 def sys_fchmodat2(ctx, dirfd, pathname, mode, flags):
     """fchmodat with flags (fs/open.c do_fchmodat, Linux 6.6): AT_SYMLINK_NOFOLLOW asks for a
-    symlink's own mode (EOPNOTSUPP: filesystem.py chmod), AT_EMPTY_PATH for the file dirfd
+    symlink's own mode (EOPNOTSUPP), which names the same file as a walk that follows when the
+    last component is no symlink; AT_EMPTY_PATH for the file dirfd
     refers to, an O_PATH descriptor too (what the call was added for); any other flag EINVAL."""
     if flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH):
         raise GuestErrno(E.EINVAL)
     if flags & AT_EMPTY_PATH and pathname and ctx.read_cstr(pathname, 4095) == b"":
         return _fchmod(ctx, ctx.proc.fds.get(ctx.int32(dirfd)), mode, path_ok=True)
     path, base = _path_at(ctx, dirfd, pathname)
-    ctx.kernel.fs.chmod(path, mode & 0o7777, base, fs_view(ctx), not flags & AT_SYMLINK_NOFOLLOW)
+    if flags & AT_SYMLINK_NOFOLLOW and ctx.kernel.fs.stat(path, base, fs_view(ctx), follow=False) \
+            .mode & S_IFMT == S_IFLNK:
+        raise GuestErrno(E.EOPNOTSUPP)            # fs/attr.c notify_change: no symlink modes
+    ctx.kernel.fs.chmod(path, mode & 0o7777, base, fs_view(ctx))
     return 0
 
 
