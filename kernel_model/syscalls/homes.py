@@ -13,6 +13,7 @@ _BY_MODULE = {
     "affinity": "sched_getaffinity sched_setaffinity",
     "cachestat": "cachestat",
     "capabilities": "capget capset",
+    "chmod": "chmod fchmod fchmodat fchmodat2",
     "clockset": "adjtimex clock_adjtime clock_adjtime64 clock_settime clock_settime64 settimeofday "
         "stime",
     "close_range": "close_range",
@@ -45,10 +46,10 @@ _BY_MODULE = {
     "mqueue": "mq_getsetattr mq_notify mq_open mq_timedreceive mq_timedreceive_time64 mq_timedsend "
         "mq_timedsend_time64 mq_unlink",
     "openat2": "openat2",
-    "paths": "access chdir chmod chown chown32 chroot creat faccessat faccessat2 fchdir fchmod "
-        "fchmodat fchmodat2 fchown fchown32 fchownat getcwd lchown lchown32 link linkat mkdir "
-        "mkdirat mknod mknodat open openat readlink readlinkat rename renameat renameat2 rmdir "
-        "symlink symlinkat umask unlink unlinkat",
+    "paths": "access chdir chown chown32 chroot creat faccessat faccessat2 fchdir fchown fchown32 "
+        "fchownat getcwd lchown lchown32 link linkat mkdir mkdirat mknod mknodat open openat "
+        "readlink readlinkat rename renameat renameat2 rmdir symlink symlinkat umask unlink "
+        "unlinkat",
     "personality": "personality",
     "pidfd": "pidfd_getfd pidfd_open pidfd_send_signal",
     "pipes": "pipe pipe2",

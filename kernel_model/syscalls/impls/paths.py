@@ -11,7 +11,7 @@ from ...errno import GuestErrno
 from ...fs.fifo import open_fifo
 from ...fs.name_checks import chown_node
 from ...fs.permission import access_of
-from ...fs.constants import S_IFBLK, S_IFCHR, S_IFIFO, S_IFLNK, S_IFMT, S_IFREG, S_IFSOCK
+from ...fs.constants import S_IFBLK, S_IFCHR, S_IFIFO, S_IFMT, S_IFREG, S_IFSOCK
 from ...fs.renamed import follow_rename
 from ...fs.resolve import ResolveView
 from ...fs.rootpath import getcwd_text
@@ -342,59 +342,6 @@ def _link_source(ctx, olddirfd, oldpath, flags):
         return node
     old, old_base = _path_at(ctx, olddirfd, oldpath)
     return ctx.kernel.fs.inode(old, old_base, fs_view(ctx), follow=bool(flags & AT_SYMLINK_FOLLOW))
-
-
-@syscall("chmod", args=(("pathname", K.PATH), ("mode", K.MODE)))
-def sys_chmod(ctx, pathname, mode):
-    path, base = _path_at(ctx, AT_FDCWD & ctx.mask, pathname)
-    ctx.kernel.fs.chmod(path, mode & 0o7777, base, fs_view(ctx))
-    return 0
-
-
-@syscall("fchmodat", args=(("dirfd", K.DIRFD), ("pathname", K.PATH), ("mode", K.MODE)))
-def sys_fchmodat(ctx, dirfd, pathname, mode):
-    path, base = _path_at(ctx, dirfd, pathname)
-    ctx.kernel.fs.chmod(path, mode & 0o7777, base, fs_view(ctx))
-    return 0
-
-
-@syscall("fchmodat2", args=(("dirfd", K.DIRFD), ("pathname", K.PATH), ("mode", K.MODE),
-                            ("flags", K.AT_FLAGS)))
-def sys_fchmodat2(ctx, dirfd, pathname, mode, flags):
-    """fchmodat with flags (fs/open.c do_fchmodat, Linux 6.6): AT_SYMLINK_NOFOLLOW asks for a
-    symlink's own mode (EOPNOTSUPP), which names the same file as a walk that follows when the
-    last component is no symlink; AT_EMPTY_PATH for the file dirfd
-    refers to, an O_PATH descriptor too (what the call was added for); any other flag EINVAL."""
-    if flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH):
-        raise GuestErrno(E.EINVAL)
-    if flags & AT_EMPTY_PATH and pathname and ctx.read_cstr(pathname, 4095) == b"":
-        return _fchmod(ctx, ctx.proc.fds.get(ctx.int32(dirfd)), mode, path_ok=True)
-    path, base = _path_at(ctx, dirfd, pathname)
-    if flags & AT_SYMLINK_NOFOLLOW and ctx.kernel.fs.stat(path, base, fs_view(ctx), follow=False) \
-            .mode & S_IFMT == S_IFLNK:
-        raise GuestErrno(E.EOPNOTSUPP)            # fs/attr.c notify_change: no symlink modes
-    ctx.kernel.fs.chmod(path, mode & 0o7777, base, fs_view(ctx))
-    return 0
-
-
-@syscall("fchmod", args=(("fd", K.FD), ("mode", K.MODE)))
-def sys_fchmod(ctx, fd, mode):
-    """On the open file's inode, not its path: the caller may not be able to walk to it."""
-    return _fchmod(ctx, ctx.proc.fds.get(ctx.int32(fd)), mode, path_ok=False)
-
-
-def _fchmod(ctx, f, mode: int, path_ok: bool) -> int:
-    """chmod_common() on an open file's inode; an O_PATH descriptor only by path (`path_ok`:
-    fchmodat2's AT_EMPTY_PATH), fchmod refuses it (EBADF: fdget without FMODE_PATH)."""
-    node = getattr(f, "node", None)
-    if f.flags & O_PATH and not path_ok:
-        raise GuestErrno(E.EBADF)
-    if node is None:
-        return 0                      # a pipe's or socket's inode keeps no mode here
-    if node.stat().mode & S_IFMT == S_IFLNK:
-        raise GuestErrno(E.EOPNOTSUPP)
-    node.chmod(access_of(fs_view(ctx)).chmod_mode(node.stat(), mode & 0o7777))
-    return 0
 
 
 def _owner_ids(ctx, name: str, owner: int, group: int) -> tuple[int, int]:
