@@ -22,14 +22,15 @@ from .syscalls.impls.utsname import UTS_RELEASE
 # its compat entry (IA32_EMULATION), has /proc and tmpfs (/dev/shm), and credentials per task.
 ALWAYS = ("CONFIG_X86", "CONFIG_X86_64", "CONFIG_64BIT", "CONFIG_MMU", "CONFIG_IA32_EMULATION",
           "CONFIG_COMPAT", "CONFIG_PROC_FS", "CONFIG_IKCONFIG", "CONFIG_IKCONFIG_PROC",
-          "CONFIG_SYSCTL", "CONFIG_MULTIUSER", "CONFIG_SHMEM", "CONFIG_TMPFS", "CONFIG_UNIX98_PTYS")
+          "CONFIG_SYSCTL", "CONFIG_MULTIUSER", "CONFIG_SHMEM", "CONFIG_TMPFS", "CONFIG_UNIX98_PTYS",
+          "CONFIG_DNOTIFY")   # fcntl's F_NOTIFY (kernel_model/notify/dnotify.py)
 
 # Options the model lacks although some of their calls answer: there is one namespace of each
 # kind (unshare and setns of a namespace are EPERM, kernel_model/syscalls/impls/admin.py), no
 # swap (swapon is EPERM), no block devices, and no mandatory locking (gone since Linux 5.15).
 NEVER = ("CONFIG_NAMESPACES", "CONFIG_UTS_NS", "CONFIG_TIME_NS", "CONFIG_IPC_NS",
          "CONFIG_USER_NS", "CONFIG_PID_NS", "CONFIG_NET_NS", "CONFIG_SWAP", "CONFIG_BLOCK",
-         "CONFIG_BLK_DEV_LOOP", "CONFIG_MANDATORY_FILE_LOCKING", "CONFIG_DNOTIFY",
+         "CONFIG_BLK_DEV_LOOP", "CONFIG_MANDATORY_FILE_LOCKING",
          "CONFIG_POSIX_AUX_CLOCKS")
 
 # option -> the calls it gates (init/Kconfig, fs/Kconfig, net/Kconfig...).

@@ -20,6 +20,9 @@ IN_CREATE, IN_DELETE, IN_DELETE_SELF, IN_MOVE_SELF = 0x100, 0x200, 0x400, 0x800
 IN_ALL_EVENTS = 0xFFF
 IN_UNMOUNT, IN_Q_OVERFLOW, IN_IGNORED = 0x2000, 0x4000, 0x8000
 IN_ISDIR = 0x40000000
+# a rename within one directory (fsnotify_move's FS_RENAME), which only dnotify hears: inotify
+# and fanotify's legacy masks stop at 0xFFF
+FS_RENAME = 0x10000000
 SELF_EVENTS = IN_DELETE_SELF | IN_MOVE_SELF          # never reported to a parent
 # the events an open file reports with its path: the ones IN_EXCL_UNLINK can hold back
 PATH_EVENTS = IN_ACCESS | IN_MODIFY | IN_OPEN | IN_CLOSE_WRITE | IN_CLOSE_NOWRITE
@@ -103,11 +106,16 @@ class Fsnotify:
             self.drop(node)
 
     def moved(self, old_dir, old_name: bytes, node, new_dir, new_name: bytes, target) -> None:
-        """fsnotify_move(): MOVED_FROM and MOVED_TO with one cookie, the replaced target's
-        link count (and its end when that was its last link), the moved inode's MOVE_SELF."""
+        """fsnotify_move(): FS_RENAME within one directory, MOVED_FROM and MOVED_TO with one
+        cookie, the replaced target's link count (and its end when that was its last link),
+        the moved inode's MOVE_SELF."""
         if not self.watches:
             return
         cookie, is_dir = self.cookie(), node.is_dir
+        if inode_key(old_dir) == inode_key(new_dir):
+            # fsnotify_handle_inode_event passes FS_RENAME on only where the moved name's old
+            # and new parents are the directory watched
+            self.name_event(old_dir, FS_RENAME, old_name, is_dir)
         self.name_event(old_dir, IN_MOVED_FROM, old_name, is_dir, cookie)
         self.name_event(new_dir, IN_MOVED_TO, new_name, is_dir, cookie)
         if target is not None:
