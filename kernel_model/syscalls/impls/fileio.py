@@ -214,7 +214,7 @@ def sys_fcntl(ctx, fd, cmd, arg):
     if cmd in (F_ADD_SEALS, F_GET_SEALS):
         return seal_fcntl(ctx, entry.file, cmd, arg)
     if cmd in (F_SETLEASE, F_GETLEASE):
-        return lease_fcntl(ctx, entry.file, cmd, arg)
+        return lease_fcntl(ctx, entry.file, fd, cmd, arg)
     if cmd == F_NOTIFY:
         return set_dnotify(ctx.kernel.fs.notify, fds, fds.get_usable(fd), fd, arg, ctx.proc.pid,
                            sender(ctx.kernel))

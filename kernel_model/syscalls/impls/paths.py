@@ -19,6 +19,7 @@ from ...creds import CAP_DAC_READ_SEARCH
 from ...fsview import fs_view as process_view, global_view as process_global_view
 from ..kinds import K, Ret
 from ..registry import syscall
+from .leases import break_leases
 
 from ...flags import (AT_EACCESS, AT_EMPTY_PATH, AT_FDCWD, AT_REMOVEDIR, AT_SYMLINK_FOLLOW,
                       AT_SYMLINK_NOFOLLOW, O_CLOEXEC, O_CREAT, O_LARGEFILE, O_PATH, O_PATH_FLAGS,
@@ -60,8 +61,9 @@ def _open(ctx, dirfd, pathname, flags, mode, resolve=0):
     if resolve:
         # a scoped walk starts at dirfd even for an absolute path (fs/namei.c path_init)
         view = ResolveView(view, resolve, base_dir(ctx, dirfd, b"."))
-    f = ctx.kernel.fs.open(path, flags & ~O_CLOEXEC, mode & ~ctx.proc.umask & 0o7777,
-                           base_dir(ctx, dirfd, path), view)
+    base = base_dir(ctx, dirfd, path)
+    break_leases(ctx, path, base, view, flags)
+    f = ctx.kernel.fs.open(path, flags & ~O_CLOEXEC, mode & ~ctx.proc.umask & 0o7777, base, view)
     node = getattr(f, "node", None)          # /proc/self/fd/N may reopen a pipe or stdio
     if node is not None and node.is_fifo and not flags & O_PATH:
         f = open_fifo(ctx.kernel, ctx.thread, node, f.path, flags & ~O_CLOEXEC)
