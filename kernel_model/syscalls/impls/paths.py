@@ -20,6 +20,7 @@ from ...fsview import fs_view as process_view, global_view as process_global_vie
 from ..kinds import K, Ret
 from ..registry import syscall
 from .leases import break_leases
+from ...process.clone_fs import set_fs
 
 from ...flags import (AT_EACCESS, AT_EMPTY_PATH, AT_FDCWD, AT_REMOVEDIR, AT_SYMLINK_FOLLOW,
                       AT_SYMLINK_NOFOLLOW, O_CLOEXEC, O_CREAT, O_LARGEFILE, O_PATH, O_PATH_FLAGS,
@@ -167,14 +168,14 @@ def sys_getcwd(ctx, buf, size):
 @syscall("chdir", args=(("pathname", K.PATH),))
 def sys_chdir(ctx, pathname):
     path = ctx.read_path(pathname)
-    ctx.proc.cwd = ctx.kernel.fs.directory(path, ctx.proc.cwd, fs_view(ctx))
+    set_fs(ctx.kernel, ctx.proc, cwd=ctx.kernel.fs.directory(path, ctx.proc.cwd, fs_view(ctx)))
     return 0
 
 
 @syscall("fchdir", args=(("fd", K.FD),))
 def sys_fchdir(ctx, fd):
     f = ctx.proc.fds.get(ctx.int32(fd))
-    ctx.proc.cwd = ctx.kernel.fs.directory(f.path, b"/", global_view(ctx))
+    set_fs(ctx.kernel, ctx.proc, cwd=ctx.kernel.fs.directory(f.path, b"/", global_view(ctx)))
     return 0
 
 
@@ -185,13 +186,14 @@ def sys_chroot(ctx, pathname):
     it). Only the root changes, not the cwd. The new root is a directory of the guest root,
     so no chroot ever widens what the sandbox shows."""
     path = ctx.read_path(pathname)
-    ctx.proc.root = ctx.kernel.fs.directory(path, ctx.proc.cwd, fs_view(ctx))
+    set_fs(ctx.kernel, ctx.proc, root=ctx.kernel.fs.directory(path, ctx.proc.cwd, fs_view(ctx)))
     return 0
 
 
 @syscall("umask", args=(("mask", K.OCTAL),), returns=Ret.OCTAL)
 def sys_umask(ctx, mask):
-    old, ctx.proc.umask = ctx.proc.umask, mask & 0o777
+    old = ctx.proc.umask
+    set_fs(ctx.kernel, ctx.proc, umask=mask & 0o777)
     return old
 
 
