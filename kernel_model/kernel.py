@@ -86,6 +86,7 @@ class Kernel(Spawning, SyscallEntry, LazyTables):
         self.fs = FileSystem(config.rootfs, writable=config.writable, seed=config.seed,
                              clock=self.clock.realtime_ns)
         self.fs.data_budget.allows = self._memory_budget_allows    # overlay bytes are memory
+        self.fs.notify.current = lambda: self.current     # whose task causes an event
         self.syscalls = SyscallDispatcher(self)
         register_proc_entries(self)       # UTS names, config.gz, version, key-users (proc_entries.py)
         self.map_count = MapCountSysctl(self)     # vm.max_map_count (memory/map_count.py)

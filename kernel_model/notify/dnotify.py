@@ -42,7 +42,8 @@ class DnotifyWatch:
         self.fsnotify, self.key, self.table, self.file = fsnotify, key, table, file
         self.fd, self.events, self.multishot, self.send = fd, events, multishot, send
 
-    def deliver(self, mask: int, name: bytes, cookie: int, unlinked: bool = False) -> None:
+    def deliver(self, mask: int, name: bytes, cookie: int, unlinked: bool = False,
+                subject=None) -> None:
         if not mask & self.events:
             return
         fown = fown_of(self.file)
