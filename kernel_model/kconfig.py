@@ -52,6 +52,8 @@ GATED = {
     "CONFIG_FILE_LOCKING": ("flock",),
     "CONFIG_INOTIFY_USER": ("inotify_init1", "inotify_add_watch", "inotify_rm_watch"),
     "CONFIG_FANOTIFY": ("fanotify_init", "fanotify_mark"),
+    # permission events: notify/fanotify_perm.py
+    "CONFIG_FANOTIFY_ACCESS_PERMISSIONS": ("fanotify_init", "fanotify_mark"),
     "CONFIG_KEYS": ("add_key", "request_key", "keyctl"),
     "CONFIG_USERFAULTFD": ("userfaultfd",),
     "CONFIG_BPF_SYSCALL": ("bpf",),

@@ -80,8 +80,11 @@ class Leases:
         leases = self._leases.get(key, [])
         if busy or any(lease.writer_waits for lease in leases):
             raise GuestErrno(E.EAGAIN)                      # check_conflicting_open
-        if kind == F_WRLCK and any(lease is not mine for lease in leases):
-            raise GuestErrno(E.EAGAIN)                      # no exclusive lease beside another's
+        others = [lease for lease in leases if lease is not mine]
+        if kind == F_WRLCK and others or any(lease.kind == F_WRLCK for lease in others):
+            # no exclusive lease beside another's (generic_add_lease); nor a lease beside
+            # another's write lease, which the caller's own open would have broken first
+            raise GuestErrno(E.EAGAIN)
         if mine is None:
             leases.append(Lease(file, kind, fd, send))
             self._leases[key] = leases
@@ -101,7 +104,7 @@ class Leases:
             return
         deadline = self._now_ns() + max(self._break_time(), 0) * NS
         for lease in conflicting:
-            if want_write and lease.target == F_UNLCK or not want_write and lease.target is not None:
+            if lease.target == F_UNLCK or not want_write and lease.target is not None:
                 continue                                    # already breaking
             lease.target = F_UNLCK if want_write else F_RDLCK
             lease.deadline_ns = deadline

@@ -120,7 +120,8 @@ def test_write_leases_stay_exclusive_and_each_break_signals_once(ops):
     w = World(break_time=1)
     files = [File(100 + i) for i in range(3)]
     # every sequence starts with a lease and a break of it, so each one checks a signal
-    for op, i, kind, flags in [("set", 0, F_RDLCK, 0), ("break", 1, 0, O_WRONLY | O_NONBLOCK)] + ops:
+    start = [("set", 0, F_RDLCK, 0), ("break", 1, 0, O_WRONLY | O_NONBLOCK)]
+    for op, i, kind, flags in start + ops:
         f = files[i]
         before = [w.leases.kind_of(KEY, x) for x in files]
         sent = len(w.sent)
