@@ -4,6 +4,7 @@ from dataclasses import dataclass
 from . import errno as E
 from .errno import GuestErrno
 from .flags import O_PATH
+from .notify.dnotify import flush as flush_dnotify
 
 FD_CLOEXEC = 1
 DEFAULT_NOFILE = 1024      # RLIMIT_NOFILE soft limit Linux gives by default
@@ -86,6 +87,8 @@ class FdTable:
             raise GuestErrno(E.EBADF)
         if self.locks is not None:
             self.locks.closed(self, entry.file)
+        if getattr(entry.file, "dnotify", None):
+            flush_dnotify(self, entry.file)      # filp_close: dnotify_flush
         _release(entry.file, self.locks)
 
     def close_all(self) -> None:

@@ -23,14 +23,15 @@ from .syscalls.impls.utsname import UTS_RELEASE
 ALWAYS = ("CONFIG_X86", "CONFIG_X86_64", "CONFIG_64BIT", "CONFIG_MMU", "CONFIG_IA32_EMULATION",
           "CONFIG_COMPAT", "CONFIG_PROC_FS", "CONFIG_IKCONFIG", "CONFIG_IKCONFIG_PROC",
           "CONFIG_SYSCTL", "CONFIG_MULTIUSER", "CONFIG_SHMEM", "CONFIG_TMPFS", "CONFIG_UNIX98_PTYS",
-          "CONFIG_TIME_NS")         # time namespaces: unshare(CLONE_NEWTIME), time_namespace.py
+          "CONFIG_TIME_NS",         # time namespaces: unshare(CLONE_NEWTIME), time_namespace.py
+          "CONFIG_DNOTIFY")         # fcntl's F_NOTIFY (kernel_model/notify/dnotify.py)
 
 # Options the model lacks although some of their calls answer: there is one namespace of each
 # other kind (unshare of one is EPERM, kernel_model/syscalls/impls/admin.py), no
 # swap (swapon is EPERM), no block devices, and no mandatory locking (gone since Linux 5.15).
 NEVER = ("CONFIG_NAMESPACES", "CONFIG_UTS_NS", "CONFIG_IPC_NS",
          "CONFIG_USER_NS", "CONFIG_PID_NS", "CONFIG_NET_NS", "CONFIG_SWAP", "CONFIG_BLOCK",
-         "CONFIG_BLK_DEV_LOOP", "CONFIG_MANDATORY_FILE_LOCKING", "CONFIG_DNOTIFY",
+         "CONFIG_BLK_DEV_LOOP", "CONFIG_MANDATORY_FILE_LOCKING",
          "CONFIG_POSIX_AUX_CLOCKS")
 
 # option -> the calls it gates (init/Kconfig, fs/Kconfig, net/Kconfig...).
@@ -52,6 +53,8 @@ GATED = {
     "CONFIG_FILE_LOCKING": ("flock",),
     "CONFIG_INOTIFY_USER": ("inotify_init1", "inotify_add_watch", "inotify_rm_watch"),
     "CONFIG_FANOTIFY": ("fanotify_init", "fanotify_mark"),
+    # permission events: notify/fanotify_perm.py
+    "CONFIG_FANOTIFY_ACCESS_PERMISSIONS": ("fanotify_init", "fanotify_mark"),
     "CONFIG_KEYS": ("add_key", "request_key", "keyctl"),
     "CONFIG_USERFAULTFD": ("userfaultfd",),
     "CONFIG_BPF_SYSCALL": ("bpf",),

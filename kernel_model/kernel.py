@@ -43,6 +43,7 @@ from .fsview import INIT_VIEW, fs_view
 from .lazy_tables import LazyTables
 from .proc_entries import register_proc_entries
 from .ipc.namespace import IpcNamespace
+from .fs.leases import Leases
 from .fs.locks import LockTable
 from .user_faults import deliver_exception, page_fault
 from .idt_handlers import install_idt_handlers
@@ -85,11 +86,13 @@ class Kernel(Spawning, SyscallEntry, LazyTables):
         self.fs = FileSystem(config.rootfs, writable=config.writable, seed=config.seed,
                              clock=self.clock.realtime_ns)
         self.fs.data_budget.allows = self._memory_budget_allows    # overlay bytes are memory
+        self.fs.notify.current = lambda: self.current     # whose task causes an event
         self.syscalls = SyscallDispatcher(self)
         register_proc_entries(self)       # UTS names, config.gz, version, key-users (proc_entries.py)
         self.map_count = MapCountSysctl(self)     # vm.max_map_count (memory/map_count.py)
         self.inet_ports = InetPorts()     # the loopback network's bound ports
-        self.locks = LockTable(self.wakeup)    # fcntl record locks (fs/locks.py)
+        self.locks = LockTable(self.wakeup, Leases(      # fcntl record locks and leases (fs/)
+            self.wakeup, self.clock.monotonic_ns, lambda: self.fs.tunables.lease_break_time))
         self.ipc = IpcNamespace(self.wakeup)   # System V queues, semaphores, segments (ipc/)
         self.ipc.publish(self.fs)
         self.signals = Signals(self)

@@ -17,11 +17,11 @@ from typing import Callable
 from .constants import O_ACCMODE, O_RDONLY, O_RDWR
 
 F_OWNER_TID, F_OWNER_PID, F_OWNER_PGRP = 0, 1, 2
-POLL_IN, POLL_OUT = 1, 2
+POLL_IN, POLL_OUT, POLL_MSG = 1, 2, 3
 SI_KERNEL = 0x80
 SIGIO = 29
 # the poll bits kill_fasync's band carries (include/uapi/asm-generic/poll.h, fs/fcntl.c band_table)
-BAND = {POLL_IN: 0x001 | 0x040, POLL_OUT: 0x004 | 0x100 | 0x200}
+BAND = {POLL_IN: 0x001 | 0x040, POLL_OUT: 0x004 | 0x100 | 0x200, POLL_MSG: 0x001 | 0x040 | 0x400}
 
 
 @dataclass
@@ -67,10 +67,10 @@ def kill_fasync(pipe, side: int, reason: int) -> None:
             continue
         fown = fown_of(s.file)
         if fown.pid:
-            s.send(fown, _siginfo(fown, reason, s.fd))
+            s.send(fown, sigio_siginfo(fown, reason, s.fd))
 
 
-def _siginfo(fown: Fown, reason: int, fd: int):
+def sigio_siginfo(fown: Fown, reason: int, fd: int):
     """send_sigio_to_task's siginfo for F_SETSIG's signal, by the target's word size (None:
     the plain SIGIO)."""
     if not fown.signum:

@@ -20,6 +20,11 @@ IN_CREATE, IN_DELETE, IN_DELETE_SELF, IN_MOVE_SELF = 0x100, 0x200, 0x400, 0x800
 IN_ALL_EVENTS = 0xFFF
 IN_UNMOUNT, IN_Q_OVERFLOW, IN_IGNORED = 0x2000, 0x4000, 0x8000
 IN_ISDIR = 0x40000000
+# fanotify's permission events, fsnotify's own bits (FS_OPEN_PERM, FS_ACCESS_PERM)
+FAN_OPEN_PERM, FAN_ACCESS_PERM = 0x10000, 0x20000
+# a rename within one directory (fsnotify_move's FS_RENAME), which only dnotify hears: inotify
+# and fanotify's legacy masks stop at 0xFFF
+FS_RENAME = 0x10000000
 SELF_EVENTS = IN_DELETE_SELF | IN_MOVE_SELF          # never reported to a parent
 # the events an open file reports with its path: the ones IN_EXCL_UNLINK can hold back
 PATH_EVENTS = IN_ACCESS | IN_MODIFY | IN_OPEN | IN_CLOSE_WRITE | IN_CLOSE_NOWRITE
@@ -39,6 +44,32 @@ class Fsnotify:
     def __init__(self):
         self.watches: dict[tuple[int, int], list] = defaultdict(list)
         self._cookie = 0
+        # fanotify's permission marks (notify/fanotify.py): reads and opens ask them first
+        self.perm_marks: set = set()
+        self.permission_waits = None     # notify/fanotify_perm.py PermissionWaits, when made
+        self.current = lambda: None      # the running thread (the kernel's), for event pids
+
+    def perm_marks_changed(self, mark, has_perm: bool) -> None:
+        if has_perm:
+            self.perm_marks.add(mark)
+        else:
+            self.perm_marks.discard(mark)
+
+    def permission(self, file, event: int) -> None:
+        """fsnotify_perm(): the groups whose permission marks on the file (or on the directory
+        it was opened through) want `event` must allow it first (WouldBlock while they think,
+        EPERM if one denies)."""
+        is_dir = IN_ISDIR if file.node.is_dir else 0
+        groups: dict[int, tuple] = {}
+        for key in (file.notify_parent, inode_key(file.node)):
+            for watch in self.watches.get(key, ()) if key is not None else ():
+                wanted = watch in self.perm_marks and watch.group.wants(event | is_dir, file)
+                if wanted:
+                    groups[id(watch.group)] = (watch.group, wanted)
+        if groups:
+            thread = self.current()
+            self.permission_waits.check(thread.tid if thread is not None else 0, file, event,
+                                        list(groups.values()))
 
     def add(self, key: tuple[int, int], watch) -> None:
         self.watches[key].append(watch)
@@ -60,19 +91,22 @@ class Fsnotify:
         open file keeps no directory alive for nobody's sake)."""
         return inode_key(node) if self.watches and node is not None else None
 
-    def inode_event(self, node, mask: int, parent_key=None, name: bytes = b"") -> None:
+    def inode_event(self, node, mask: int, parent_key=None, name: bytes = b"",
+                    file=None) -> None:
         """`mask` happened to `node`; the directory it was reached through (`parent_key`,
         with the name) hears it too, unless it is an event on the inode itself only. The
         directory's watch hears it first (fsnotify_handle_event: the parent mark, then the
-        inode mark), watch by watch, whichever instance each belongs to."""
+        inode mark), watch by watch, whichever instance each belongs to. `file`: the open
+        description the event is about (a path event: fanotify opens its path)."""
         if not self.watches or node is None:
             return
         is_dir = node.is_dir
         unlinked = bool(mask & PATH_EVENTS) and not is_dir and _unlinked(node)
         if parent_key is not None and not mask & SELF_EVENTS:
-            self._send(parent_key, mask | (IN_ISDIR if is_dir else 0), name, unlinked=unlinked)
+            self._send(parent_key, mask | (IN_ISDIR if is_dir else 0), name, unlinked=unlinked,
+                       subject=file)
         self._send(inode_key(node), mask | (IN_ISDIR if is_dir and not mask & SELF_EVENTS else 0),
-                   unlinked=unlinked)
+                   unlinked=unlinked, subject=file)
 
     def name_event(self, directory, mask: int, name: bytes, is_dir: bool, cookie: int = 0) -> None:
         """A name of `directory` was created, deleted or moved."""
@@ -83,8 +117,15 @@ class Fsnotify:
     def opened(self, f, parent, name: bytes):
         """An open file description reports its reads, writes and close (fsnotify_open and
         the rest, openfile.py); its directory is the parent that hears them."""
-        f.notify, f.notify_parent, f.notify_name = self, self.key_of(parent), name
-        self.inode_event(f.node, IN_OPEN, f.notify_parent, name)
+        f.notify_parent, f.notify_name = self.key_of(parent), name
+        if self.perm_marks:
+            try:
+                self.permission(f, FAN_OPEN_PERM)          # do_dentry_open: fsnotify_perm
+            except BaseException:
+                f.close()                                  # not a description yet: no event
+                raise
+        f.notify = self
+        self.inode_event(f.node, IN_OPEN, f.notify_parent, name, f)
         return f
 
     def removed(self, parent, name: bytes, node, is_dir: bool) -> None:
@@ -103,11 +144,16 @@ class Fsnotify:
             self.drop(node)
 
     def moved(self, old_dir, old_name: bytes, node, new_dir, new_name: bytes, target) -> None:
-        """fsnotify_move(): MOVED_FROM and MOVED_TO with one cookie, the replaced target's
-        link count (and its end when that was its last link), the moved inode's MOVE_SELF."""
+        """fsnotify_move(): FS_RENAME within one directory, MOVED_FROM and MOVED_TO with one
+        cookie, the replaced target's link count (and its end when that was its last link),
+        the moved inode's MOVE_SELF."""
         if not self.watches:
             return
         cookie, is_dir = self.cookie(), node.is_dir
+        if inode_key(old_dir) == inode_key(new_dir):
+            # fsnotify_handle_inode_event passes FS_RENAME on only where the moved name's old
+            # and new parents are the directory watched
+            self.name_event(old_dir, FS_RENAME, old_name, is_dir)
         self.name_event(old_dir, IN_MOVED_FROM, old_name, is_dir, cookie)
         self.name_event(new_dir, IN_MOVED_TO, new_name, is_dir, cookie)
         if target is not None:
@@ -130,13 +176,13 @@ class Fsnotify:
                 watch.ended()
 
     def _send(self, key, mask: int, name: bytes = b"", cookie: int = 0,
-              unlinked: bool = False) -> None:
+              unlinked: bool = False, subject=None) -> None:
         """`unlinked`: the event came through a name since removed (a watch with
-        IN_EXCL_UNLINK does not hear it)."""
+        IN_EXCL_UNLINK does not hear it); `subject`: the open description of a path event."""
         if key is None:
             return
         for watch in list(self.watches.get(key, ())):
-            watch.deliver(mask, name, cookie, unlinked)
+            watch.deliver(mask, name, cookie, unlinked, subject)
 
 
 def _unlinked(node) -> bool:

@@ -46,8 +46,11 @@ def _before(end: int | None, start: int) -> bool:
 class LockTable:
     """Every inode's locks, by an inode key (mount, ino), and who waits on whom."""
 
-    def __init__(self, wakeup):
+    def __init__(self, wakeup, leases=None):
+        """`leases`: the inodes' leases (leases.py), which also go with a description's last
+        close (locks_remove_file)."""
         self._wakeup = wakeup
+        self.leases = leases
         self._locks: dict[tuple, list[Lock]] = {}
         self._waiting: dict[object, object] = {}    # POSIX owner -> the owner it waits on
 
@@ -130,7 +133,9 @@ class LockTable:
 
     def release(self, owner, key=None) -> None:
         """Drop the owner's locks (on one inode, or all: an fd table or description that
-        closed), waking whoever waits for them."""
+        closed, whose leases go too), waking whoever waits for them."""
+        if self.leases and key is None:
+            self.leases.closed(owner)
         changed = []
         for lock_key, locks in list(self._locks.items()):
             if key is not None and lock_key != key:

@@ -9,7 +9,7 @@ from .. import errno as E
 from ..errno import GuestErrno
 from .constants import (O_ACCMODE, O_APPEND, O_PATH, O_RDONLY, O_RDWR, O_WRONLY, SEEK_CUR,
                         SEEK_DATA, SEEK_END, SEEK_HOLE, SEEK_SET)
-from .fsnotify import IN_ACCESS, IN_CLOSE_NOWRITE, IN_CLOSE_WRITE, IN_MODIFY
+from .fsnotify import FAN_ACCESS_PERM, IN_ACCESS, IN_CLOSE_NOWRITE, IN_CLOSE_WRITE, IN_MODIFY
 from .node import Handle, Node
 from .records import DirEntry, StatResult
 
@@ -62,6 +62,8 @@ class OpenFile:
         handle, flags = self._handle, self.flags
         if handle is None or flags & O_PATH or flags & O_ACCMODE not in (O_RDONLY, O_RDWR):
             handle = self._data(for_write=False)         # raises the right errno
+        if self.notify is not None and self.notify.perm_marks:
+            self.notify.permission(self, FAN_ACCESS_PERM)    # rw_verify_area: fsnotify_perm
         data = handle.read_at(self.position, n)
         self.position += len(data)
         if data and self.notify is not None and self.notify.watches:
@@ -69,7 +71,7 @@ class OpenFile:
         return data
 
     def _report(self, mask: int) -> None:
-        self.notify.inode_event(self.node, mask, self.notify_parent, self.notify_name)
+        self.notify.inode_event(self.node, mask, self.notify_parent, self.notify_name, self)
 
     def write(self, data: bytes) -> int:
         handle, flags = self._handle, self.flags
@@ -87,6 +89,8 @@ class OpenFile:
         handle = self._data(for_write=False)
         if n < 0 or off < 0:
             raise GuestErrno(E.EINVAL)
+        if self.notify is not None and self.notify.perm_marks:
+            self.notify.permission(self, FAN_ACCESS_PERM)
         data = handle.read_at(off, n)
         if data and self.notify is not None and self.notify.watches:
             self._report(IN_ACCESS)

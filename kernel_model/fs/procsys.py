@@ -5,8 +5,9 @@ proc_dostring print them. The fixed ones are the modeled kernel's defaults and r
 (0444: a write is EACCES, even for root: proc_sys_permission). An entry whose value the model
 uses is writable by root (0644) where Linux's is, with the checks of Linux's handler
 (sysctl_write.py): the UTS names (kernel.py), fs.pipe-max-size (F_SETPIPE_SZ's limit for an
-unprivileged caller, `Tunables`), the IPC ids' next_id (ipc/). A value the model would keep
-without using stays read-only rather than be kept and ignored.
+unprivileged caller, `Tunables`), fs.lease-break-time (how long a lease breaker waits,
+leases.py), the IPC ids' next_id (ipc/). A value the model would keep without using stays
+read-only rather than be kept and ignored.
 """
 from dataclasses import dataclass
 from typing import Callable
@@ -27,7 +28,6 @@ FIXED: dict[bytes, bytes] = {
     b"kernel/core_pattern": b"core",      # fs/coredump.c core_pattern's default
     b"fs/pipe-user-pages-soft": b"%d" % PIPE_USER_PAGES_SOFT,
     b"fs/pipe-user-pages-hard": b"0",
-    b"fs/lease-break-time": b"45",
     # fs/notify/inotify/inotify_user.c: the defaults (max_user_watches as a 1 GiB machine's)
     b"fs/inotify/max_queued_events": b"16384",
     b"fs/inotify/max_user_instances": b"128",
@@ -57,18 +57,33 @@ class Tunables:
     """The /proc/sys values of the file system's own that root may change."""
     pipe_max_size: int = PIPE_MAX_SIZE
     nr_open: int = NR_OPEN                 # fs/file.c sysctl_nr_open: the most fds a table holds
+    lease_break_time: int = 45             # fs/locks.c: how long a lease breaker waits, s
+
 
     def sysctls(self) -> dict[bytes, Sysctl]:
         return {b"fs/pipe-max-size": Sysctl(lambda: b"%d" % self.pipe_max_size,
                                             int_writer(self._set_pipe_max_size, _pipe_max_size)),
                 b"fs/nr_open": Sysctl(lambda: b"%d" % self.nr_open,
-                                      int_writer(self._set_nr_open, _nr_open))}
+                                      int_writer(self._set_nr_open, _nr_open)),
+                # proc_dointvec: any int (a negative one waits no time: leases.py)
+                b"fs/lease-break-time": Sysctl(lambda: b"%d" % self.lease_break_time,
+                                               int_writer(self._set_lease_break_time, _int))}
+
+    def _set_lease_break_time(self, value: int) -> None:
+        self.lease_break_time = value
 
     def _set_nr_open(self, value: int) -> None:
         self.nr_open = value
 
     def _set_pipe_max_size(self, value: int) -> None:
         self.pipe_max_size = value
+
+
+def _int(value: int) -> int:
+    """proc_dointvec's range: an int (EINVAL past it)."""
+    if not -(1 << 31) <= value < 1 << 31:
+        raise GuestErrno(E.EINVAL)
+    return value
 
 
 def _nr_open(value: int) -> int:

@@ -46,7 +46,8 @@ class Watch:
     def __init__(self, instance: "Inotify", wd: int, key, mask: int):
         self.instance, self.wd, self.key, self.mask = instance, wd, key, mask
 
-    def deliver(self, mask: int, name: bytes, cookie: int, unlinked: bool = False) -> None:
+    def deliver(self, mask: int, name: bytes, cookie: int, unlinked: bool = False,
+                subject=None) -> None:
         """`unlinked`: the event came through a removed name (fs/notify/fsnotify.c
         fsnotify_handle_inode_event: IN_EXCL_UNLINK's watch does not hear it)."""
         if not mask & self.mask & 0xFFF or (unlinked and self.mask & IN_EXCL_UNLINK):

@@ -15,6 +15,7 @@ from .. import errno as E
 from ..time_namespace import for_child as time_ns_for_child
 from ..errno import GuestErrno
 from ..cpu.gdt import descriptor
+from .clone_fs import FsStruct
 from .proc import Process, Thread
 from ..sched_attrs import inherited as sched_inherited
 from ..memory.space import Space
@@ -170,6 +171,7 @@ def _new_process(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid
     child = Process(pid=pid, ppid=parent.ppid if sibling else parent.pid, space=space,
                     fds=parent.fds if flags & CLONE_FILES else parent.fds.copy(),
                     cwd=parent.cwd, root=parent.root, umask=parent.umask, pgid=parent.pgid,
+                    fs_struct=parent.fs_struct if flags & CLONE_FS else FsStruct(),
                     sid=parent.sid,
                     exe=parent.exe, argv=list(parent.argv), image=parent.image,
                     sigactions=dict(parent.sigactions), rlimits=dict(parent.rlimits),

@@ -11,6 +11,7 @@ from ..fdtable import FdTable
 from ..fs.openfile import fd_link_text
 from ..creds import ROOT, Credentials
 from ..time_namespace import INITIAL as INITIAL_TIME_NS, TimeNamespace
+from .clone_fs import FsStruct
 from .task_flags import TaskFlags
 from ..memory.pagemap import pagemap_entries
 from ..memory.smaps import smaps_text
@@ -74,6 +75,7 @@ class Process:
     cwd: bytes = b"/"                      # global guest path (may lie outside `root`)
     root: bytes = b"/"                     # global guest path of the root chroot(2) gave
     umask: int = 0o022
+    fs_struct: FsStruct = field(default_factory=FsStruct)   # who shares the three (clone_fs.py)
     pgid: int = 0
     sid: int = 0
     exe: bytes = b""                       # guest path of the running executable

@@ -27,6 +27,7 @@ _BY_MODULE = {
     "eventfd": "eventfd eventfd2",
     "fadvise": "fadvise64 fadvise64_64",
     "fallocate": "fallocate",
+    "fanotify": "fanotify_init fanotify_mark",
     "fhandle": "name_to_handle_at open_by_handle_at",
     "file_attr": "file_getattr file_setattr",
     "fileio": "_llseek close dup dup2 dup3 fcntl fcntl64 ftruncate ftruncate64 ioctl lseek pread64 "

@@ -6,16 +6,18 @@ The guest is root in its own user namespace, but the sandbox gives it no mount n
 pid namespace or swap of its own to administer: may_mount() and the CAP_SYS_ADMIN
 checks fail and these calls answer EPERM, after the argument checks Linux makes first — as
 they do in a container. unshare does what needs no new namespace: a private fd table
-(CLONE_FILES: EMFILE when its copy would exceed fs.nr_open), and nothing for what is already private in the model (CLONE_FS, CLONE_SYSVSEM,
-and CLONE_VM/SIGHAND/THREAD of a single-threaded process); a new time namespace for the
-caller's children (CLONE_NEWTIME, kernel_model/time_namespace.py); another new namespace is
-EPERM. setns
-takes a namespace file of /proc/PID/ns (fs/nsfs.py), which names the caller's own namespace.
+(CLONE_FILES: EMFILE when its copy would exceed fs.nr_open), a private fs_struct (CLONE_FS:
+cwd, root and umask no longer follow the processes it was shared with), and nothing for what
+is already private in the model (CLONE_SYSVSEM, and CLONE_VM/SIGHAND/THREAD of a
+single-threaded process); a new time namespace for the caller's children (CLONE_NEWTIME,
+kernel_model/time_namespace.py); another new namespace is EPERM. setns takes a namespace file
+of /proc/PID/ns (fs/nsfs.py), which names the caller's own namespace.
 """
 from ... import errno as E
 from ...creds import CAP_SYS_ADMIN
 from ...errno import GuestErrno
 from ...fs.nsfs import NamespaceFile
+from ...process.clone_fs import FsStruct
 from ...time_namespace import enter as enter_time_ns
 from ..kinds import K
 from ..registry import syscall
@@ -96,6 +98,8 @@ def sys_unshare(ctx, flags):
                                    for p in ctx.kernel.processes.values()):
         _check_room_for_copy(ctx.proc.fds, ctx.kernel.fs.tunables.nr_open)
         ctx.proc.fds = ctx.proc.fds.copy()
+    if flags & CLONE_FS:
+        ctx.proc.fs_struct = FsStruct()             # unshare_fs: copy_fs_struct
     return 0
 
 

@@ -3,11 +3,12 @@ import struct
 
 from ... import errno as E
 from ...errno import GuestErrno
-from ...flags import (F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_GETFL, F_SETFD, F_SETFL, FASYNC,
-                      FD_CLOEXEC, FIOCLEX, FIONBIO, FIONCLEX, FIONREAD, O_ACCMODE, O_APPEND,
-                      O_DIRECT, O_NOATIME, O_NONBLOCK, O_PATH, O_RDWR, O_WRONLY, SEEK_CUR,
-                      SEEK_MAX)
+from ...flags import (F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_GETFL, F_NOTIFY, F_SETFD, F_SETFL,
+                      FASYNC, FD_CLOEXEC, FIOCLEX, FIONBIO, FIONCLEX, FIONREAD, O_ACCMODE,
+                      O_APPEND, O_DIRECT, O_NOATIME, O_NONBLOCK, O_PATH, O_RDWR, O_WRONLY,
+                      SEEK_CUR, SEEK_MAX)
 from ...fs.fasync import set_fasync
+from ...notify.dnotify import set_dnotify
 from ...fs.unseekable import Unseekable
 from ...fs.pipe_size import F_GETPIPE_SZ, F_SETPIPE_SZ, pipe_fcntl
 from ...creds import CAP_SYS_RESOURCE
@@ -213,7 +214,10 @@ def sys_fcntl(ctx, fd, cmd, arg):
     if cmd in (F_ADD_SEALS, F_GET_SEALS):
         return seal_fcntl(ctx, entry.file, cmd, arg)
     if cmd in (F_SETLEASE, F_GETLEASE):
-        return lease_fcntl(ctx, entry.file, cmd, arg)
+        return lease_fcntl(ctx, entry.file, fd, cmd, arg)
+    if cmd == F_NOTIFY:
+        return set_dnotify(ctx.kernel.fs.notify, fds, fds.get_usable(fd), fd, arg, ctx.proc.pid,
+                           sender(ctx.kernel))
     if cmd in (F_GETPIPE_SZ, F_SETPIPE_SZ):
         return pipe_fcntl(entry.file, cmd, arg, ctx.kernel.wakeup,
                           ctx.proc.creds.capable(CAP_SYS_RESOURCE),

@@ -15,8 +15,9 @@ that stays the same for the run (Linux's is by obfuscated pointer; here by first
 the same run gives the same answers).
 
 What the model shares: threads share everything; clone(CLONE_VM) shares the Space and
-CLONE_FILES the fd table between processes. The fs_struct and the signal handlers are each
-process's own (CLONE_FS and CLONE_SIGHAND without CLONE_THREAD are not modeled), no task has an
+CLONE_FILES the fd table, CLONE_FS the fs_struct (process/clone_fs.py) between processes. The
+signal handlers are each process's own (CLONE_SIGHAND without CLONE_THREAD is not modeled), no
+task has an
 io_context (never allocated: every task's is NULL, so any two compare equal, as on Linux for
 tasks that did no block I/O), and the undo list is NULL until a SEM_UNDO operation.
 """
@@ -35,7 +36,7 @@ KCMP_EPOLL_TFD = 7
 SHARED = {
     KCMP_VM: lambda proc: proc.space,
     KCMP_FILES: lambda proc: proc.fds,
-    KCMP_FS: lambda proc: proc,
+    KCMP_FS: lambda proc: proc.fs_struct,
     KCMP_SIGHAND: lambda proc: proc.sigactions,
     KCMP_IO: lambda proc: None,
     KCMP_SYSVSEM: lambda proc: proc.sem_undo or None,

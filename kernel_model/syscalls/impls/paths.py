@@ -19,6 +19,8 @@ from ...creds import CAP_DAC_READ_SEARCH
 from ...fsview import fs_view as process_view, global_view as process_global_view
 from ..kinds import K, Ret
 from ..registry import syscall
+from .leases import break_leases
+from ...process.clone_fs import set_fs
 
 from ...flags import (AT_EACCESS, AT_EMPTY_PATH, AT_FDCWD, AT_REMOVEDIR, AT_SYMLINK_FOLLOW,
                       AT_SYMLINK_NOFOLLOW, O_CLOEXEC, O_CREAT, O_LARGEFILE, O_PATH, O_PATH_FLAGS,
@@ -60,8 +62,9 @@ def _open(ctx, dirfd, pathname, flags, mode, resolve=0):
     if resolve:
         # a scoped walk starts at dirfd even for an absolute path (fs/namei.c path_init)
         view = ResolveView(view, resolve, base_dir(ctx, dirfd, b"."))
-    f = ctx.kernel.fs.open(path, flags & ~O_CLOEXEC, mode & ~ctx.proc.umask & 0o7777,
-                           base_dir(ctx, dirfd, path), view)
+    base = base_dir(ctx, dirfd, path)
+    break_leases(ctx, path, base, view, flags)
+    f = ctx.kernel.fs.open(path, flags & ~O_CLOEXEC, mode & ~ctx.proc.umask & 0o7777, base, view)
     node = getattr(f, "node", None)          # /proc/self/fd/N may reopen a pipe or stdio
     if node is not None and node.is_fifo and not flags & O_PATH:
         f = open_fifo(ctx.kernel, ctx.thread, node, f.path, flags & ~O_CLOEXEC)
@@ -165,14 +168,14 @@ def sys_getcwd(ctx, buf, size):
 @syscall("chdir", args=(("pathname", K.PATH),))
 def sys_chdir(ctx, pathname):
     path = ctx.read_path(pathname)
-    ctx.proc.cwd = ctx.kernel.fs.directory(path, ctx.proc.cwd, fs_view(ctx))
+    set_fs(ctx.kernel, ctx.proc, cwd=ctx.kernel.fs.directory(path, ctx.proc.cwd, fs_view(ctx)))
     return 0
 
 
 @syscall("fchdir", args=(("fd", K.FD),))
 def sys_fchdir(ctx, fd):
     f = ctx.proc.fds.get(ctx.int32(fd))
-    ctx.proc.cwd = ctx.kernel.fs.directory(f.path, b"/", global_view(ctx))
+    set_fs(ctx.kernel, ctx.proc, cwd=ctx.kernel.fs.directory(f.path, b"/", global_view(ctx)))
     return 0
 
 
@@ -183,13 +186,14 @@ def sys_chroot(ctx, pathname):
     it). Only the root changes, not the cwd. The new root is a directory of the guest root,
     so no chroot ever widens what the sandbox shows."""
     path = ctx.read_path(pathname)
-    ctx.proc.root = ctx.kernel.fs.directory(path, ctx.proc.cwd, fs_view(ctx))
+    set_fs(ctx.kernel, ctx.proc, root=ctx.kernel.fs.directory(path, ctx.proc.cwd, fs_view(ctx)))
     return 0
 
 
 @syscall("umask", args=(("mask", K.OCTAL),), returns=Ret.OCTAL)
 def sys_umask(ctx, mask):
-    old, ctx.proc.umask = ctx.proc.umask, mask & 0o777
+    old = ctx.proc.umask
+    set_fs(ctx.kernel, ctx.proc, umask=mask & 0o777)
     return old
 
 

@@ -2,10 +2,11 @@
 file-size limit checked where do_truncate checks it (file_size_limit.py)."""
 from ... import errno as E
 from ...errno import GuestErrno
-from ...flags import AT_FDCWD
+from ...flags import AT_FDCWD, O_WRONLY
 from ..kinds import K
 from ..registry import syscall
 from .file_size_limit import check_new_size
+from .leases import break_leases
 from .paths import _path_at, fs_view
 
 
@@ -26,6 +27,7 @@ def _truncate(ctx, pathname, length: int) -> int:
     path, base = _path_at(ctx, AT_FDCWD & ctx.mask, pathname)
     if length < 0:
         raise GuestErrno(E.EINVAL)
+    break_leases(ctx, path, base, fs_view(ctx), O_WRONLY)     # do_truncate's break_lease
     ctx.kernel.fs.truncate(path, length, base, fs_view(ctx),
                            lambda size: check_new_size(ctx, size, length))
     return 0
