@@ -5,7 +5,8 @@ proc_dostring print them. The fixed ones are the modeled kernel's defaults and r
 (0444: a write is EACCES, even for root: proc_sys_permission). An entry whose value the model
 uses is writable by root (0644) where Linux's is, with the checks of Linux's handler
 (sysctl_write.py): the UTS names (kernel.py), fs.pipe-max-size (F_SETPIPE_SZ's limit for an
-unprivileged caller, `Tunables`), the IPC ids' next_id (ipc/). A value the model would keep
+unprivileged caller, `Tunables`), fs.nr_open, the IPC ids' next_id and the IPC limits
+(ipc/limits.py). A value the model would keep
 without using stays read-only rather than be kept and ignored.
 """
 from dataclasses import dataclass
