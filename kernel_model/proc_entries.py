@@ -1,6 +1,6 @@
-"""The kernel's own /proc entries: what the UTS namespace, the kernel's build and the key
-quotas show there (kernel/utsname_sysctl.c, init/version.c, kernel/configs.c,
-security/keys/proc.c). Registered when the kernel is made; each module behind an entry is
+"""The kernel's own /proc entries: what the UTS namespace, the kernel's build, the key
+quotas and the machine's figures show there (kernel/utsname_sysctl.c, init/version.c,
+kernel/configs.c, security/keys/proc.c, fs/proc/{uptime,loadavg,meminfo}.c: machine_stats.py). Registered when the kernel is made; each module behind an entry is
 imported when the entry is first read or written: a static hello reads none of them, and their
 classes were a measurable share of its start (bench/startup.py)."""
 
@@ -14,6 +14,8 @@ def register_proc_entries(kernel) -> None:
     fs.add_proc_file(b"config.gz", lambda: _kconfig().config_gz())     # CONFIG_IKCONFIG_PROC
     fs.add_proc_file(b"version", lambda: _utsname().PROC_VERSION)
     fs.add_proc_file(b"key-users", lambda: _key_users_text(kernel.keys))
+    for name in ("uptime", "loadavg", "meminfo"):
+        fs.add_proc_file(name.encode(), lambda name=name: getattr(_stats(), name + "_text")(kernel))
 
 
 def _uts_entry(kernel, path: bytes):
@@ -42,3 +44,8 @@ def _kconfig():
 def _key_users_text(table) -> bytes:
     from .keys.quota import key_users_text
     return key_users_text(table)
+
+
+def _stats():
+    from . import machine_stats
+    return machine_stats

@@ -16,7 +16,7 @@ from .node import Node
 from .procpagemap import PagemapFile
 from .mountinfo import mountinfo_text
 from .procsys import Sysctl, sysctl_table
-from .proctext import (CPUINFO, FILESYSTEMS, MEMINFO, ProcessView, comm_of, stat_line,
+from .proctext import (CPUINFO, FILESYSTEMS, ProcessView, comm_of, stat_line,
                        status_text)
 from .synthetic import GeneratedFile, SyntheticDir, SyntheticSymlink, synthetic_meta
 
@@ -73,7 +73,6 @@ class _ProcRoot(SyntheticDir):
         return {
             b"cpuinfo": fs.file(b"/cpuinfo", lambda: CPUINFO),
             b"filesystems": fs.file(b"/filesystems", lambda: FILESYSTEMS),
-            b"meminfo": fs.file(b"/meminfo", lambda: MEMINFO),
             b"mounts": fs.link(b"/mounts", lambda: b"self/mounts"),     # as Linux's proc_root
             b"self": fs.link(b"/self", lambda: pid),
             b"sys": _sys_dir(fs),

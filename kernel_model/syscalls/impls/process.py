@@ -304,20 +304,23 @@ def _set_rlimit(ctx, resource: int, soft: int, hard: int) -> None:
 
 @syscall("sysinfo", args=(("info", K.STRUCT),))
 def sys_sysinfo(ctx, info):
+    """do_sysinfo: the figures /proc/uptime, /proc/loadavg and /proc/meminfo show
+    (machine_stats.py); the uptime's seconds are rounded up, as do_sysinfo does."""
+    from ... import machine_stats
     w = "I" if ctx.word == 4 else "Q"
-    uptime = ctx.kernel.clock.monotonic_ns() // 10**9
+    up = machine_stats.uptime_ns(ctx.kernel)
+    uptime = up // 10**9 + (1 if up % 10**9 else 0)
     # 32-bit fields cannot hold byte counts of several GiB: count in pages there, as Linux's
     # si_meminfo does with mem_unit = PAGE_SIZE.
     unit = 4096 if ctx.word == 4 else 1
-    total = ctx.proc.vm.memory_limit // unit
-    free = max(0, ctx.proc.vm.memory_limit - ctx.proc.vm.mapped_bytes()) // unit
+    total, free, files = (size // unit for size in machine_stats.memory(ctx.kernel))
     # struct sysinfo (include/uapi/linux/sysinfo.h): after `procs` and `pad` (two shorts) the
     # longs totalhigh/freehigh are 8-byte aligned on x86-64, so 4 bytes of padding come first;
     # without them mem_unit read as 0 and glibc's sysconf(_SC_AVPHYS_PAGES) as 0 pages (sort
     # then sorted 1 MB through 8,000 temporary files).
     align = "4x" if ctx.word == 8 else ""
-    body = struct.pack(f"<{w}3{w}6{w}HH{align}{w}{w}I", uptime, 0, 0, 0, total, free, 0, 0, 0, 0,
-                       len(ctx.kernel.processes), 0, 0, 0, unit)
+    body = struct.pack(f"<{w}3{w}6{w}HH{align}{w}{w}I", uptime, 0, 0, 0, total, free, files, 0, 0,
+                       0, machine_stats.task_count(ctx.kernel) & 0xFFFF, 0, 0, 0, unit)
     ctx.write(info, body.ljust(64 if ctx.word == 4 else 112, b"\0"))
     return 0
 

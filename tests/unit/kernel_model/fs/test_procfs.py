@@ -44,7 +44,7 @@ def test_cwd_maps_stat_status(fs):
 
 def test_other_pids_do_not_exist(fs):
     assert errno_of(fs.stat, b"/proc/1", b"/", PROC) == E.ENOENT
-    assert names(fs, b"/proc") == [b".", b"..", b"42", b"cpuinfo", b"filesystems", b"meminfo",
+    assert names(fs, b"/proc") == [b".", b"..", b"42", b"cpuinfo", b"filesystems",
                                       b"mounts", b"self", b"sys"]
 
 
@@ -70,11 +70,10 @@ def test_proc_stats_in_one_kib_blocks_and_its_directories_have_no_size(fs):
         assert (st.blksize, st.size, st.blocks) == (1024, 0, 0), path
 
 
-def test_cpuinfo_and_meminfo_are_fixed(fs):
+def test_cpuinfo_is_fixed(fs):
+    """(meminfo is the kernel's: tests/e2e/run/test_machine_stats.py)"""
     cpuinfo = read_file(fs, b"/proc/cpuinfo")
     assert b"processor\t: 0\n" in cpuinfo and b"flags\t\t: fpu" in cpuinfo
-    meminfo = read_file(fs, b"/proc/meminfo")
-    assert meminfo.startswith(b"MemTotal:") and meminfo == read_file(fs, b"/proc/meminfo")
     assert fs.stat(b"/proc/cpuinfo", b"/", PROC).size == 0     # like any seq_file
 
 
@@ -163,7 +162,7 @@ def test_other_processes_show_with_their_state(fs):
     others = {43: process(43, "runnable", SLEEPING), 44: process(44, ZOMBIE, ZOMBIE)}
     fs.list_processes(lambda: {pid: fs_view(p) for pid, p in others.items()})
     assert names(fs, b"/proc") == [b".", b"..", b"42", b"43", b"44", b"cpuinfo", b"filesystems",
-                                      b"meminfo", b"mounts", b"self", b"sys"]
+                                      b"mounts", b"self", b"sys"]
     assert read_file(fs, b"/proc/43/stat").split()[:6] == [b"43", b"(child)", b"S", b"42", b"42", b"7"]
     assert b"State:\tS (sleeping)\n" in read_file(fs, b"/proc/43/status")
     assert read_file(fs, b"/proc/44/stat").split()[2] == b"Z"
