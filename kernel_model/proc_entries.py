@@ -14,6 +14,8 @@ def register_proc_entries(kernel) -> None:
     fs.add_proc_file(b"config.gz", lambda: _kconfig().config_gz())     # CONFIG_IKCONFIG_PROC
     fs.add_proc_file(b"version", lambda: _utsname().PROC_VERSION)
     fs.add_proc_file(b"key-users", lambda: _key_users_text(kernel.keys))
+    for name in ("maxkeys", "maxbytes", "root_maxkeys", "root_maxbytes"):
+        fs.add_sysctl(b"kernel/keys/" + name.encode(), *_key_quota_entry(kernel, name))
     for name in ("uptime", "loadavg", "meminfo"):
         fs.add_proc_file(name.encode(), lambda name=name: getattr(_stats(), name + "_text")(kernel))
 
@@ -27,6 +29,15 @@ def _uts_entry(kernel, path: bytes):
     def write(position: int, data: bytes) -> int:
         return kernel.uts.sysctls()[path][1](position, data)
     return text, write
+
+
+def _key_quota_entry(kernel, name: str):
+    """security/keys/sysctl.c: proc_dointvec_minmax from 1 (SYSCTL_ONE) to INT_MAX."""
+    from .fs.sysctl_write import int_in, int_writer
+
+    def put(value: int) -> None:
+        kernel.keys.quota_limits[name] = value
+    return (lambda: b"%d" % kernel.keys.quota_limits[name]), int_writer(put, int_in(1, (1 << 31) - 1))
 
 
 def _utsname():
