@@ -54,6 +54,7 @@ class Thread:
     ioprio: int = 0                      # ioprio_set's value; 0 = IOPRIO_CLASS_NONE (never set)
     sched_policy: int = 0                # SCHED_NORMAL (| SCHED_RESET_ON_FORK) (sched_attrs.py)
     rt_priority: int = 0
+    dl: tuple = (0, 0, 0)                # SCHED_DEADLINE runtime, deadline, period ns (sched_deadline.py)
     suspended: int = 0                   # tools' holds (debug.suspend_thread): never picked while > 0
     instructions: int = 0                # its finished slices' instructions, when counted (time/cpu_time.py)
     turn_used: int = 0                   # instructions of its quantum used this turn (sched.py)

@@ -15,7 +15,7 @@ RLIM_INFINITY = (1 << 64) - 1
 RLIMIT_STACK, RLIMIT_NOFILE, RLIMIT_NPROC = 3, 7, 6
 RLIMIT_NICE, RLIMIT_RTPRIO = 13, 14
 # Linux's INIT_RLIMITS for what they do not leave unlimited (RLIMIT_NICE and RLIMIT_RTPRIO are
-# 0: raising a priority needs them raised, or CAP_SYS_NICE, which the sandbox's root lacks)
+# 0: raising a priority needs them raised, or CAP_SYS_NICE, which root holds)
 DEFAULT_RLIMITS = {RLIMIT_STACK: (8 << 20, RLIM_INFINITY), RLIMIT_NOFILE: (1024, 1048576),
                    RLIMIT_NPROC: (4096, 4096), 4: (0, RLIM_INFINITY),      # 4 = RLIMIT_CORE
                    RLIMIT_NICE: (0, 0), RLIMIT_RTPRIO: (0, 0)}
