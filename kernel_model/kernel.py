@@ -16,6 +16,7 @@ from .cpu import idt as V
 from .blocking import CONDITION_MET, WouldBlock, completes_first
 from .time.clock import VirtualClock
 from .time.cpu_time import CpuTime
+from .time.task_times import charge_user
 from .debug import DebugInterface
 from .debug.access import symbolize
 from .errno import GuestErrno
@@ -282,6 +283,7 @@ class Kernel(Spawning, SyscallEntry, LazyTables):
                 self.in_hook = False
             preempted = exit_.kind == exits.BUDGET and not by_alarm
             self.cpu_time.end(thread, count if preempted else 0)    # 1 ns per instruction
+            charge_user(thread, count if preempted else 0)          # time/task_times.py
             self._release_pending()
             if charged:
                 # Charge what ran: a slice that a syscall, fork or fault ended early used only
