@@ -37,6 +37,8 @@ def sys_shmget(ctx, key, size, flags):
         pages = -(-size // PAGE)
         if used + pages > limits.shmall or size > ctx.proc.vm.memory_limit:     # shmall: pages
             raise GuestErrno(E.ENOSPC if size <= ctx.proc.vm.memory_limit else E.ENOMEM)
+        if flags & SHM_HUGETLB:
+            raise GuestErrno(E.EINVAL)          # no huge page size: hstate_sizelog() is NULL
         return Segment(perm, size, now_seconds(ctx), ctx.proc.pid)
 
     def more_checks(segment):
