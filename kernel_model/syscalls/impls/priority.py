@@ -10,8 +10,10 @@ the real-time I/O class; a task without it (a root that set its euid to another,
 lowers a nice value only within RLIMIT_NICE (can_nice(); its default is 0, so EACCES) and gets
 EPERM for the real-time class (ioprio_check_cap: CAP_SYS_NICE or CAP_SYS_ADMIN). Pid 1 is the
 sandbox's virtual init: it is seen (nice 0, no I/O priority) but belongs to the sandbox, so
-changing it is EPERM, as for a task of another user. All guest tasks have uid 0, so PRIO_USER
-and IOPRIO_WHO_USER with uid 0 name all of them and any other uid names none (ESRCH).
+changing it is EPERM, as for a task of another user. PRIO_USER and IOPRIO_WHO_USER name the
+tasks whose real uid is `who` (0: the caller's real uid); none is ESRCH. Another task may be
+changed by a caller whose effective uid is its real or effective uid, or that holds
+CAP_SYS_NICE (set_one_prio_perm), else EPERM.
 
 getpriority returns 20 - nice (1..40) so that no result looks like an error; the C library
 turns it back into a nice value.
@@ -54,7 +56,8 @@ def tasks(ctx, which: int, who: int, process: int, group: int, user: int) -> lis
         pgid = ctx.proc.pgid if who == 0 else who
         return [t for t in _live_threads(ctx) if t.process.pgid == pgid]
     if which == user:
-        return list(_live_threads(ctx)) if who == 0 else []     # every guest task is uid 0
+        uid = ctx.proc.creds.uid if who == 0 else who & 0xFFFFFFFF
+        return [t for t in _live_threads(ctx) if t.process.creds.uid == uid]
     raise GuestErrno(E.EINVAL)
 
 
@@ -73,12 +76,17 @@ def sys_getpriority(ctx, which, who):
 def _set_one_prio(ctx, task, nice: int, error: int) -> int:
     """kernel/sys.c set_one_prio(): the task's own error replaces the running one; a success
     only clears the initial ESRCH."""
-    if task is INIT:
+    if task is INIT or not _may_set_prio(ctx.proc.creds, task.process.creds):
         return E.EPERM
     if nice < task.nice and not _can_nice(ctx, task, nice):
         return E.EACCES
     task.nice = nice
     return 0 if error == E.ESRCH else error
+
+
+def _may_set_prio(caller, target) -> bool:
+    """kernel/sys.c set_one_prio_perm()."""
+    return caller.euid in (target.uid, target.euid) or caller.capable(CAP_SYS_NICE)
 
 
 def _can_nice(ctx, task, nice: int) -> bool:
@@ -126,8 +134,10 @@ def sys_ioprio_set(ctx, which, who, ioprio):
                   IOPRIO_WHO_USER)
     if not found:
         raise GuestErrno(E.ESRCH)
+    caller = ctx.proc.creds
     for task in found:                            # set_task_ioprio(); the first error stops
-        if task is INIT:
+        if task is INIT or not (task.process.creds.uid in (caller.euid, caller.uid)
+                                or caller.capable(CAP_SYS_NICE)):
             raise GuestErrno(E.EPERM)
         task.ioprio = ioprio & 0xFFFF             # io_context's unsigned short
     return 0
