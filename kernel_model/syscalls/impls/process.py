@@ -269,11 +269,24 @@ def sys_prlimit64(ctx, pid, resource, new_limit, old_limit):
     return 0
 
 
-@syscall("getrlimit", "ugetrlimit", args=(("resource", K.RLIMIT_RESOURCE), ("rlim", K.RLIMIT_OUT)))
-def sys_getrlimit(ctx, resource, rlim):
+@syscall("ugetrlimit", args=(("resource", K.RLIMIT_RESOURCE), ("rlim", K.RLIMIT_OUT)))
+def sys_ugetrlimit(ctx, resource, rlim):
+    """i386's getrlimit of unsigned longs (compat_sys_getrlimit: COMPAT_RLIM_INFINITY, ~0 of
+    32 bits, for what does not fit)."""
     soft, hard = _rlimit(ctx, resource)
     fmt = "<II" if ctx.word == 4 else "<QQ"
     ctx.write(rlim, struct.pack(fmt, _clamp(soft, ctx.word), _clamp(hard, ctx.word)))
+    return 0
+
+
+@syscall("getrlimit", args=(("resource", K.RLIMIT_RESOURCE), ("rlim", K.RLIMIT_OUT)))
+def sys_getrlimit(ctx, resource, rlim):
+    """x86-64's getrlimit; i386's number 76 is the old one of signed longs (kernel/sys.c
+    compat_sys_old_getrlimit): a value past 0x7FFFFFFF reads 0x7FFFFFFF (LONG_MAX)."""
+    if ctx.word == 8:
+        return sys_ugetrlimit(ctx, resource, rlim)
+    soft, hard = _rlimit(ctx, resource)
+    ctx.write(rlim, struct.pack("<II", min(soft, 0x7FFFFFFF), min(hard, 0x7FFFFFFF)))
     return 0
 
 
