@@ -14,6 +14,7 @@ def register_proc_entries(kernel) -> None:
     fs.add_proc_file(b"config.gz", lambda: _kconfig().config_gz())     # CONFIG_IKCONFIG_PROC
     fs.add_proc_file(b"version", lambda: _utsname().PROC_VERSION)
     fs.add_proc_file(b"key-users", lambda: _key_users_text(kernel.keys))
+    fs.add_sysctl(b"kernel/ns_last_pid", *_last_pid_entry(kernel))
     for name in ("maxkeys", "maxbytes", "root_maxkeys", "root_maxbytes"):
         fs.add_sysctl(b"kernel/keys/" + name.encode(), *_key_quota_entry(kernel, name))
     for name in ("uptime", "loadavg", "meminfo"):
@@ -29,6 +30,18 @@ def _uts_entry(kernel, path: bytes):
     def write(position: int, data: bytes) -> int:
         return kernel.uts.sysctls()[path][1](position, data)
     return text, write
+
+
+def _last_pid_entry(kernel):
+    """kernel/pid_namespace.c pid_ns_ctl_handler (CONFIG_CHECKPOINT_RESTORE): the last pid
+    handed out; writing it (0..pid_max, root's CAP_CHECKPOINT_RESTORE) makes the next
+    process's pid the first free one after it (Kernel.peek_next_pid)."""
+    from .fs.procsys import PID_MAX
+    from .fs.sysctl_write import int_in, int_writer
+
+    def put(value: int) -> None:
+        kernel.next_pid = value + 1
+    return (lambda: b"%d" % (kernel.next_pid - 1)), int_writer(put, int_in(0, PID_MAX))
 
 
 def _key_quota_entry(kernel, name: str):

@@ -26,6 +26,11 @@ class ProcMount:
         from .procsys import Tunables
         return Tunables()
 
+    def process_reaped(self, pid: int) -> None:
+        """`pid` is free again: its /proc entries' inode numbers go (procfs.py)."""
+        if "_procfs" in self.__dict__:
+            self._procfs.forget_process(pid)
+
     def add_proc_file(self, path: bytes, text: Callable[[], bytes]) -> None:
         """A /proc file (path relative to /proc) whose text the kernel generates."""
         self._proc_files[path] = text

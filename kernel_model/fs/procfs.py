@@ -57,6 +57,12 @@ class ProcFs:
     def pagemap(self, path: bytes, entries, pages: int) -> PagemapFile:
         return PagemapFile("proc", self._meta(path, S_IFREG, 0o400), entries, pages)
 
+    def forget_process(self, pid: int) -> None:
+        """A reaped pid's /proc entries: a later process with the same pid gets new inodes
+        (proc_pid_make_inode numbers each new one)."""
+        self.table.forget_where(lambda key: key == b"/%d" % pid
+                                or isinstance(key, bytes) and key.startswith(b"/%d/" % pid))
+
     def _meta(self, path: bytes, fmt: int, perm: int):
         return synthetic_meta(PROC_DEV, self.table.for_key(path), fmt, perm)
 
@@ -140,6 +146,7 @@ def _process_dir(fs: ProcFs, proc: ProcessView) -> SyntheticDir:
                                              lambda: b"%d\n" % proc.timer_slack_ns())
     folder = fs.dir(base, children)
     folder.proc_pid = proc.pid      # a /proc/PID folder stands for its process (pidfd_send_signal)
+    folder.proc_process = getattr(proc, "process", None)      # and that one only (pid reuse)
     return folder
 
 

@@ -94,6 +94,8 @@ def _signal_target(ctx, fd: int):
         return INIT
     if proc is None or proc.state == "zombie" and not proc.live_threads():
         raise GuestErrno(E.ESRCH)
+    if getattr(f.node, "proc_process", proc) is not proc:
+        raise GuestErrno(E.ESRCH)           # its process is gone; another has the pid now
     return proc
 
 
