@@ -1,8 +1,22 @@
 """A process's credentials (include/linux/cred.h struct cred) and the rules that change them.
 
 Real, effective, saved and file-system user and group ids, and the effective and permitted
-capability sets. The guest starts as root holding every capability of its user namespace
-(capabilities.py); the set*id calls follow kernel/sys.c, and the capability sets follow the
+capability sets.
+
+One model of privilege for every call: the guest's root is the modeled machine's root, as the
+host's root that runs LTP natively is. It holds every capability, and a check is capable()
+on the caller's effective set, in the guest's one user namespace (no capability is "checked
+against an initial namespace" the guest lacks). What a capability allows changes the modeled
+machine only: nice values, scheduling policies and I/O classes (priority.py, sched_policy.py,
+sched_attr.py), the UTS names, Ctrl-Alt-Del's setting (reboot.py), the IPC, key and inotify
+limits, the kernel log (syslog.py: an empty log), a time namespace for its children
+(time_namespace.py). A few requests stay refused whatever the capabilities, because the model
+has nothing for them to act on or they would reach past the sandbox: setting the clock (the
+virtual clock moves only with the run: clockset.py), ending the machine (reboot's halt,
+restart, power-off, kexec), mounts, swap and the other new namespaces (admin.py). They answer EPERM after Linux's own argument checks, as a security module's hook
+refuses (security_settime64, security_sb_mount...), not as a missing capability.
+
+The set*id calls follow kernel/sys.c, and the capability sets follow the
 ids as security/commoncap.c cap_task_fix_setuid does (no securebits are modeled): losing every
 root uid clears them, an effective uid leaving 0 clears the effective set, returning to 0
 restores it from the permitted one, and the file-system uid carries the file-system

@@ -19,6 +19,11 @@ class FsView:
         self._proc = proc
         self.pid = proc.pid
 
+    @property
+    def process(self):
+        """The process itself (a /proc/PID folder stays its, as Linux's holds its struct pid)."""
+        return self._proc
+
     def exe_path(self) -> bytes:
         return link_text(self._proc.exe, self._proc.root)
 

@@ -16,6 +16,7 @@ from .cpu import idt as V
 from .blocking import CONDITION_MET, WouldBlock, completes_first
 from .time.clock import VirtualClock
 from .time.cpu_time import CpuTime
+from .time.task_times import charge_user
 from .debug import DebugInterface
 from .debug.access import symbolize
 from .errno import GuestErrno
@@ -28,7 +29,7 @@ from .time.posix_timers import PosixTimers
 from .time.timer_list import TimerList
 from .time.timerfd_timers import TimerFds
 from .panic import is_kernel_bug, run_loop_panic
-from .process.proc import RUNNABLE, SLEEPING, ZOMBIE, Process, Thread
+from .process.proc import INIT_PID, RUNNABLE, SLEEPING, ZOMBIE, Process, Thread
 from .process.sched import DEFAULT_QUANTUM, TRACER_STOP, Scheduler
 from .process.spawn import Spawning
 from .signals.delivery import Signals, status_for_sigchld
@@ -102,7 +103,8 @@ class Kernel(Spawning, SyscallEntry, LazyTables):
         self.debug = DebugInterface(self)
         self.processes: dict[int, Process] = {}
         self.fs.list_processes(self._process_views)
-        self.fs.account_time(lambda: self.clock.elapsed_ns, self.clock.monotonic_ns)
+        self.fs.account_time(lambda: self.clock.elapsed_ns, self.clock.monotonic_ns,
+                             lambda: self.clock.idle_ns)
         self.processes_created = 0        # every process the run made (spawn, fork, vfork)
         self.task_limit = TaskLimit(config.max_tasks)
         self.reaped_count = 0
@@ -149,12 +151,18 @@ class Kernel(Spawning, SyscallEntry, LazyTables):
 
     # ---- processes -------------------------------------------------------------------------
     def allocate_pid(self) -> int:
-        pid = self.next_pid
-        self.next_pid += 1
+        pid = self.peek_next_pid()
+        self.next_pid = pid + 1
         return pid
 
     def peek_next_pid(self) -> int:
-        return self.next_pid
+        """alloc_pid (idr_alloc_cyclic): the first pid after the last handed out that no task
+        holds; kernel.ns_last_pid may have moved it back (proc_entries.py)."""
+        taken = {t.tid for p in self.processes.values() for t in p.threads} | set(self.processes)
+        pid = self.next_pid
+        while pid in taken or pid == INIT_PID:
+            pid += 1
+        return pid
 
     def check_task_limit(self, thread: Thread) -> None:
         """EAGAIN at the task limit; a guest that keeps forking there with nothing ending is a
@@ -286,6 +294,7 @@ class Kernel(Spawning, SyscallEntry, LazyTables):
                 self.in_hook = False
             preempted = exit_.kind == exits.BUDGET and not by_alarm
             self.cpu_time.end(thread, count if preempted else 0)    # 1 ns per instruction
+            charge_user(thread, count if preempted else 0)          # time/task_times.py
             self._release_pending()
             if charged:
                 # Charge what ran: a slice that a syscall, fork or fault ended early used only

@@ -1,6 +1,8 @@
 """The kernel's own /proc entries: what the UTS namespace, the kernel's build, the console's
-log levels and the key quotas show there (kernel/utsname_sysctl.c, init/version.c,
-kernel/configs.c, kernel/printk/sysctl.c, security/keys/proc.c). Registered when the kernel is made; each module behind an entry is
+log levels, the key quotas and the machine's figures show there (kernel/utsname_sysctl.c,
+init/version.c, kernel/configs.c, kernel/printk/sysctl.c, security/keys/proc.c,
+fs/proc/{loadavg,meminfo}.c: machine_stats.py; /proc/uptime depends on the reader's time
+namespace: fs/procfs.py). Registered when the kernel is made; each module behind an entry is
 imported when the entry is first read or written: a static hello reads none of them, and their
 classes were a measurable share of its start (bench/startup.py)."""
 
@@ -16,6 +18,11 @@ def register_proc_entries(kernel) -> None:
     fs.add_proc_file(b"config.gz", lambda: _kconfig().config_gz())     # CONFIG_IKCONFIG_PROC
     fs.add_proc_file(b"version", lambda: _utsname().PROC_VERSION)
     fs.add_proc_file(b"key-users", lambda: _key_users_text(kernel.keys))
+    fs.add_sysctl(b"kernel/ns_last_pid", *_last_pid_entry(kernel))
+    for name in ("maxkeys", "maxbytes", "root_maxkeys", "root_maxbytes"):
+        fs.add_sysctl(b"kernel/keys/" + name.encode(), *_key_quota_entry(kernel, name))
+    for name in ("loadavg", "meminfo"):
+        fs.add_proc_file(name.encode(), lambda name=name: getattr(_stats(), name + "_text")(kernel))
 
 
 def _uts_entry(kernel, path: bytes):
@@ -27,6 +34,27 @@ def _uts_entry(kernel, path: bytes):
     def write(position: int, data: bytes) -> int:
         return kernel.uts.sysctls()[path][1](position, data)
     return text, write
+
+
+def _last_pid_entry(kernel):
+    """kernel/pid_namespace.c pid_ns_ctl_handler (CONFIG_CHECKPOINT_RESTORE): the last pid
+    handed out; writing it (0..pid_max, root's CAP_CHECKPOINT_RESTORE) makes the next
+    process's pid the first free one after it (Kernel.peek_next_pid)."""
+    from .fs.procsys import PID_MAX
+    from .fs.sysctl_write import int_in, int_writer
+
+    def put(value: int) -> None:
+        kernel.next_pid = value + 1
+    return (lambda: b"%d" % (kernel.next_pid - 1)), int_writer(put, int_in(0, PID_MAX))
+
+
+def _key_quota_entry(kernel, name: str):
+    """security/keys/sysctl.c: proc_dointvec_minmax from 1 (SYSCTL_ONE) to INT_MAX."""
+    from .fs.sysctl_write import int_in, int_writer
+
+    def put(value: int) -> None:
+        kernel.keys.quota_limits[name] = value
+    return (lambda: b"%d" % kernel.keys.quota_limits[name]), int_writer(put, int_in(1, (1 << 31) - 1))
 
 
 def _utsname():
@@ -44,3 +72,8 @@ def _kconfig():
 def _key_users_text(table) -> bytes:
     from .keys.quota import key_users_text
     return key_users_text(table)
+
+
+def _stats():
+    from . import machine_stats
+    return machine_stats

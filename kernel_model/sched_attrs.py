@@ -9,13 +9,14 @@ RT_POLICIES = frozenset({SCHED_FIFO, SCHED_RR})
 
 def inherited(parent) -> dict:
     """The Thread fields a task made by fork or clone takes from `parent`: nice value, I/O
-    priority, policy and real-time priority; a reset-on-fork parent's child starts without
+    priority, policy, real-time priority and deadline parameters; a reset-on-fork parent's child starts without
     the flag, with SCHED_NORMAL instead of a real-time or deadline policy and nice >= 0."""
     policy, rt_priority, nice = parent.sched_policy, parent.rt_priority, parent.nice
+    dl = parent.dl
     if policy & SCHED_RESET_ON_FORK:
         policy &= ~SCHED_RESET_ON_FORK
         if policy in RT_POLICIES or policy == SCHED_DEADLINE:
-            policy, rt_priority = SCHED_NORMAL, 0
+            policy, rt_priority, dl = SCHED_NORMAL, 0, (0, 0, 0)
         nice = max(nice, 0)
     return {"sched_policy": policy, "rt_priority": rt_priority, "nice": nice,
-            "ioprio": parent.ioprio}
+            "ioprio": parent.ioprio, "dl": dl}

@@ -27,6 +27,11 @@ class InodeTable:
             number = self._by_key[key] = self.fresh()
         return number
 
+    def forget_where(self, matches) -> None:
+        """Forget every key `matches` accepts."""
+        for key in [k for k in self._by_key if matches(k)]:
+            del self._by_key[key]
+
     def forget(self, key: Hashable) -> None:
         """The host inode is gone: a later host inode reusing its number is a new inode."""
         self._by_key.pop(key, None)

@@ -28,6 +28,11 @@ class ProcMount:
         from .procsys import Tunables
         return Tunables()
 
+    def process_reaped(self, pid: int) -> None:
+        """`pid` is free again: its /proc entries' inode numbers go (procfs.py)."""
+        if "_procfs" in self.__dict__:
+            self._procfs.forget_process(pid)
+
     def add_proc_file(self, path: bytes, text: Callable[[], bytes]) -> None:
         """A /proc file (path relative to /proc) whose text the kernel generates."""
         self._proc_files[path] = text
@@ -38,10 +43,11 @@ class ProcMount:
         if "_procfs" in self.__dict__:
             self._procfs.processes = processes
 
-    def account_time(self, cpu_ns: Callable[[], int], boot_ns: Callable[[], int]) -> None:
+    def account_time(self, cpu_ns: Callable[[], int], boot_ns: Callable[[], int],
+                     idle_ns: Callable[[], int]) -> None:
         """The processes' CPU clock (the one CLOCK_PROCESS_CPUTIME_ID reads), which
-        /proc/PID/stat shows as utime, and the time since boot, /proc/uptime's."""
-        self._clocks = ProcClocks(cpu_ns, boot_ns)
+        /proc/PID/stat shows as utime, and the time since boot and the idle time, /proc/uptime's."""
+        self._clocks = ProcClocks(cpu_ns, boot_ns, idle_ns)
         if "_procfs" in self.__dict__:
             self._procfs.clocks = self._clocks
 

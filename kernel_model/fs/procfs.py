@@ -19,7 +19,7 @@ from .procsys import Sysctl, sysctl_table
 from ..time_namespace import CLOCK_BOOTTIME
 from .nsfs import LINKS, NamespaceFile, link_text
 from .proc_clocks import ProcClocks
-from .proctext import (CPUINFO, FILESYSTEMS, MEMINFO, ProcessView, comm_of, stat_line,
+from .proctext import (CPUINFO, FILESYSTEMS, ProcessView, comm_of, stat_line,
                        status_text)
 from .synthetic import GeneratedFile, SyntheticDir, SyntheticSymlink, synthetic_meta
 
@@ -41,7 +41,7 @@ class ProcFs:
         self.processes: Callable[[], dict[int, ProcessView]] | None = None
         # The processes' CPU clock and the time since boot (the kernel sets them): /proc/PID/
         # stat's utime, /proc/uptime.
-        self.clocks = ProcClocks(lambda: 0, lambda: 0)
+        self.clocks = ProcClocks(lambda: 0, lambda: 0, lambda: 0)
 
     def root(self, proc: ProcessView) -> SyntheticDir:
         return _ProcRoot(self, proc)
@@ -63,6 +63,12 @@ class ProcFs:
     def pagemap(self, path: bytes, entries, pages: int) -> PagemapFile:
         return PagemapFile("proc", self._meta(path, S_IFREG, 0o400), entries, pages)
 
+    def forget_process(self, pid: int) -> None:
+        """A reaped pid's /proc entries: a later process with the same pid gets new inodes
+        (proc_pid_make_inode numbers each new one)."""
+        self.table.forget_where(lambda key: key == b"/%d" % pid
+                                or isinstance(key, bytes) and key.startswith(b"/%d/" % pid))
+
     def _meta(self, path: bytes, fmt: int, perm: int):
         return synthetic_meta(PROC_DEV, self.table.for_key(path), fmt, perm)
 
@@ -79,8 +85,7 @@ class _ProcRoot(SyntheticDir):
         return {
             b"cpuinfo": fs.file(b"/cpuinfo", lambda: CPUINFO),
             b"filesystems": fs.file(b"/filesystems", lambda: FILESYSTEMS),
-            b"meminfo": fs.file(b"/meminfo", lambda: MEMINFO),
-            b"uptime": fs.file(b"/uptime", lambda: uptime_text(fs.clocks.boot_ns(), proc)),
+            b"uptime": fs.file(b"/uptime", lambda: uptime_text(fs.clocks, proc)),
             b"mounts": fs.link(b"/mounts", lambda: b"self/mounts"),     # as Linux's proc_root
             b"self": fs.link(b"/self", lambda: pid),
             b"sys": _sys_dir(fs),
@@ -94,15 +99,17 @@ class _ProcRoot(SyntheticDir):
         return [view for p, view in sorted(listing().items()) if p != self._proc.pid] if listing else []
 
 
-def uptime_text(boot_ns: int, proc: ProcessView) -> bytes:
+def uptime_text(clocks: ProcClocks, proc: ProcessView) -> bytes:
     """/proc/uptime (fs/proc/uptime.c): the time since boot in the reader's time namespace
-    (timens_add_boottime), in hundredths, and the idle CPUs' time, which the model has none
-    of (its CPUs never idle while a guest runs)."""
+    (timens_add_boottime) and the idle CPUs' time (time/clock.py: the hour before the run and
+    every wait for a deadline; not shifted, as Linux does not), in hundredths; sysinfo(2)
+    reads the same clock (machine_stats.py)."""
+    boot_ns, idle_ns = clocks.boot_ns(), clocks.idle_ns()
     namespaces = getattr(proc, "time_namespaces", None)
     if namespaces is not None:
         boot_ns += namespaces()[0].offset(CLOCK_BOOTTIME)
-    sec, rest = divmod(boot_ns, 10**9)
-    return b"%d.%02d 0.00\n" % (sec, rest // 10**7)
+    return b"%d.%02d %d.%02d\n" % (boot_ns // 10**9, boot_ns % 10**9 // 10**7,
+                                    idle_ns // 10**9, idle_ns % 10**9 // 10**7)
 
 
 def _sys_dir(fs: ProcFs) -> SyntheticDir:
@@ -163,6 +170,7 @@ def _process_dir(fs: ProcFs, proc: ProcessView) -> SyntheticDir:
                                              lambda: b"%d\n" % proc.timer_slack_ns())
     folder = fs.dir(base, children)
     folder.proc_pid = proc.pid      # a /proc/PID folder stands for its process (pidfd_send_signal)
+    folder.proc_process = getattr(proc, "process", None)      # and that one only (pid reuse)
     return folder
 
 

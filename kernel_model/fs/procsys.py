@@ -5,9 +5,9 @@ proc_dostring print them. The fixed ones are the modeled kernel's defaults and r
 (0444: a write is EACCES, even for root: proc_sys_permission). An entry whose value the model
 uses is writable by root (0644) where Linux's is, with the checks of Linux's handler
 (sysctl_write.py): the UTS names (kernel.py), fs.pipe-max-size (F_SETPIPE_SZ's limit for an
-unprivileged caller, `Tunables`), fs.lease-break-time (how long a lease breaker waits,
-leases.py), the IPC ids' next_id (ipc/). A value the model would keep without using stays
-read-only rather than be kept and ignored.
+unprivileged caller, `Tunables`), fs.nr_open, fs.lease-break-time (how long a lease breaker
+waits, leases.py), the inotify limits, the IPC ids' next_id and the IPC limits (ipc/limits.py).
+A value the model would keep without using stays read-only rather than be kept and ignored.
 """
 from dataclasses import dataclass
 from typing import Callable
@@ -15,7 +15,7 @@ from typing import Callable
 from .. import errno as E
 from ..errno import GuestErrno
 from .pipe_size import PIPE_MAX_SIZE, PIPE_USER_PAGES_SOFT, round_pipe_size
-from .sysctl_write import int_writer
+from .sysctl_write import int_in, int_writer
 
 NR_OPEN, NR_OPEN_MIN, NR_OPEN_MAX = 1024 * 1024, 64, ((1 << 31) - 1) & -64
 PID_MAX = 32768          # kernel/pid.c: PID_MAX_DEFAULT on a machine of few CPUs
@@ -28,9 +28,7 @@ FIXED: dict[bytes, bytes] = {
     b"kernel/core_pattern": b"core",      # fs/coredump.c core_pattern's default
     b"fs/pipe-user-pages-soft": b"%d" % PIPE_USER_PAGES_SOFT,
     b"fs/pipe-user-pages-hard": b"0",
-    # fs/notify/inotify/inotify_user.c: the defaults (max_user_watches as a 1 GiB machine's)
-    b"fs/inotify/max_queued_events": b"16384",
-    b"fs/inotify/max_user_instances": b"128",
+    # fs/notify/inotify/inotify_user.c's default (as a 1 GiB machine's), which no watch counts
     b"fs/inotify/max_user_watches": b"29127",
 }
 
@@ -57,17 +55,34 @@ class Tunables:
     """The /proc/sys values of the file system's own that root may change."""
     pipe_max_size: int = PIPE_MAX_SIZE
     nr_open: int = NR_OPEN                 # fs/file.c sysctl_nr_open: the most fds a table holds
+    # fs/notify/inotify/inotify_user.c inotify_table: instances at once (EMFILE past it), and a
+    # new instance's queue (then IN_Q_OVERFLOW); proc_dointvec_minmax from 0 (no top)
+    inotify_max_user_instances: int = 128
+    inotify_max_queued_events: int = 16384
     lease_break_time: int = 45             # fs/locks.c: how long a lease breaker waits, s
 
-
     def sysctls(self) -> dict[bytes, Sysctl]:
-        return {b"fs/pipe-max-size": Sysctl(lambda: b"%d" % self.pipe_max_size,
-                                            int_writer(self._set_pipe_max_size, _pipe_max_size)),
-                b"fs/nr_open": Sysctl(lambda: b"%d" % self.nr_open,
-                                      int_writer(self._set_nr_open, _nr_open)),
-                # proc_dointvec: any int (a negative one waits no time: leases.py)
-                b"fs/lease-break-time": Sysctl(lambda: b"%d" % self.lease_break_time,
-                                               int_writer(self._set_lease_break_time, _int))}
+        table = {b"fs/pipe-max-size": Sysctl(lambda: b"%d" % self.pipe_max_size,
+                                             int_writer(self._set_pipe_max_size, _pipe_max_size)),
+                 b"fs/nr_open": Sysctl(lambda: b"%d" % self.nr_open,
+                                       int_writer(self._set_nr_open, _nr_open)),
+                 # proc_dointvec: any int (a negative one waits no time: leases.py)
+                 b"fs/lease-break-time": Sysctl(lambda: b"%d" % self.lease_break_time,
+                                                int_writer(self._set_lease_break_time, _int))}
+        for name in ("max_user_instances", "max_queued_events"):
+            table[b"fs/inotify/" + name.encode()] = self._int_sysctl("inotify_" + name)
+        # mm/hugetlb.c hugetlb_sysctl_handler: an unsigned long, then set_max_huge_pages
+        # allocates what it can, which on the model is none (no huge page: meminfo's
+        # HugePages_Total), so the count read back stays 0; LTP's library writes 0 to it
+        table[b"vm/nr_hugepages"] = Sysctl(lambda: b"0", int_writer(lambda value: None, _ulong))
+        return table
+
+    def _int_sysctl(self, attribute: str) -> Sysctl:
+        """An int from 0 to INT_MAX kept as `attribute`."""
+        def put(value: int) -> None:
+            setattr(self, attribute, value)
+        return Sysctl(lambda: b"%d" % getattr(self, attribute),
+                      int_writer(put, int_in(0, (1 << 31) - 1)))
 
     def _set_lease_break_time(self, value: int) -> None:
         self.lease_break_time = value
@@ -90,6 +105,13 @@ def _nr_open(value: int) -> int:
     """fs_stat_sysctls' nr_open: proc_dointvec_minmax from sysctl_nr_open_min (BITS_PER_LONG)
     to sysctl_nr_open_max (INT_MAX rounded down to a multiple of BITS_PER_LONG), else EINVAL."""
     if not NR_OPEN_MIN <= value <= NR_OPEN_MAX:
+        raise GuestErrno(E.EINVAL)
+    return value
+
+
+def _ulong(value: int) -> int:
+    """proc_doulongvec_minmax: a minus is EINVAL."""
+    if value < 0:
         raise GuestErrno(E.EINVAL)
     return value
 

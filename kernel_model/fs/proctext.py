@@ -1,8 +1,8 @@
 """Text of the /proc files: fixed machine description and per-process summaries.
 
-The machine files (cpuinfo, meminfo) describe one fixed virtual machine so that a guest reading
-them behaves the same on every host. Formats follow fs/proc/array.c, arch/x86/kernel/cpu/proc.c
-and fs/proc/meminfo.c.
+The machine file cpuinfo describes one fixed virtual machine so that a guest reading it
+behaves the same on every host (meminfo, uptime and loadavg follow the run: machine_stats.py).
+Formats follow fs/proc/array.c and arch/x86/kernel/cpu/proc.c.
 """
 from typing import Protocol
 
@@ -86,18 +86,6 @@ CPUINFO = b"".join(line + b"\n" for line in [
     b"address sizes\t: %d bits physical, %d bits virtual" % (_ADDRESS_BITS & 0xFF, _ADDRESS_BITS >> 8 & 0xFF),
     b"",
 ])
-
-MEMINFO = b"".join(b"%-16s%8d kB\n" % (name + b":", kib) for name, kib in [
-    (b"MemTotal", 1048576),
-    (b"MemFree", 917504),
-    (b"MemAvailable", 983040),
-    (b"Buffers", 0),
-    (b"Cached", 65536),
-    (b"SwapCached", 0),
-    (b"SwapTotal", 0),
-    (b"SwapFree", 0),
-])
-
 
 def comm_of(proc: ProcessView) -> bytes:
     comm = getattr(proc, "comm", None)

@@ -61,7 +61,7 @@ def check_owner(perm: IpcPerm, creds: Credentials) -> None:
 @dataclass
 class IpcIds:
     """The table of one kind: objects (each with a `perm`) by index."""
-    limit: int                                 # msgmni, semmni or shmmni
+    limit: Callable[[], int]                   # the namespace's msgmni, semmni or shmmni
     objects: dict = field(default_factory=dict)    # index -> object
     keys: dict = field(default_factory=dict)       # key (not IPC_PRIVATE) -> object
     seq: int = 0
@@ -95,7 +95,7 @@ class IpcIds:
         obj.perm.key = IPC_PRIVATE
 
     def add(self, obj) -> int:
-        if len(self.objects) >= self.limit:
+        if len(self.objects) >= min(self.limit(), IPCMNI):      # ipc_addid
             raise GuestErrno(E.ENOSPC)
         next_id, self.next_id = self.next_id, -1
         if next_id < 0:

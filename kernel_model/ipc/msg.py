@@ -1,8 +1,7 @@
 """System V message queues (ipc/msg.c): the queue and what msgsnd and msgrcv do to it.
 
-Limits are Linux's defaults (include/uapi/linux/msg.h): a message of at most MSGMAX bytes, a
-queue of MSGMNB bytes (msg_qbytes, which IPC_SET may lower, or raise with CAP_SYS_RESOURCE),
-MSGMNI queues. A queue is full when its bytes or its message count would pass msg_qbytes
+Limits are the namespace's (limits.py: msgmax, the largest message; msgmnb, a new queue's
+msg_qbytes, which IPC_SET may lower, or raise past msgmnb with CAP_SYS_RESOURCE; msgmni queues). A queue is full when its bytes or its message count would pass msg_qbytes
 (msg.c msg_fits_inqueue).
 """
 from dataclasses import dataclass, field
@@ -10,8 +9,6 @@ from dataclasses import dataclass, field
 from .. import errno as E
 from ..errno import GuestErrno
 from .ids import IpcIds, IpcPerm
-
-MSGMAX, MSGMNB, MSGMNI = 8192, 16384, 32000
 MSG_NOERROR, MSG_EXCEPT, MSG_COPY = 0o10000, 0o20000, 0o40000
 
 
@@ -25,7 +22,7 @@ class Message:
 class MessageQueue:
     perm: IpcPerm
     ctime: int
-    qbytes: int = MSGMNB
+    qbytes: int
     messages: list = field(default_factory=list)
     stime: int = 0
     rtime: int = 0
@@ -54,8 +51,8 @@ class MessageQueue:
         return None
 
 
-def new_queues() -> IpcIds:
-    return IpcIds(MSGMNI)
+def new_queues(msgmni) -> IpcIds:
+    return IpcIds(msgmni)
 
 
 def check_receive_flags(flags: int) -> None:

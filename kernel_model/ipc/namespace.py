@@ -7,26 +7,23 @@ without touching a table."""
 import functools
 
 from ..fs.sysctl_write import int_in, int_writer
-
-# The limits of each kind under /proc/sys/kernel; their values are proctext.LIMITS's, read
-# (and its module imported) when the file is (test_ipc_namespace.py keeps the two in step).
-LIMIT_PATHS = (b"kernel/msgmax", b"kernel/msgmnb", b"kernel/msgmni", b"kernel/sem", b"kernel/shmmax",
-               b"kernel/shmall", b"kernel/shmmni")
+from .limits import IpcLimits
 
 
 class IpcNamespace:
     def __init__(self, wakeup):
         self._wakeup = wakeup
+        self.limits = IpcLimits()
 
     @functools.cached_property
     def msg(self):
         from .msg import new_queues
-        return new_queues()
+        return new_queues(lambda: self.limits.msgmni)
 
     @functools.cached_property
     def sem(self):
         from .sem import new_sets
-        return new_sets()
+        return new_sets(lambda: self.limits.semmni)
 
     @functools.cached_property
     def mqueues(self):
@@ -36,15 +33,15 @@ class IpcNamespace:
     @functools.cached_property
     def shm(self):
         from .shm import new_segments
-        return new_segments()
+        return new_segments(lambda: self.limits.shmmni)
 
     def publish(self, fs) -> None:
-        """/proc/sysvipc/* and the limits in /proc/sys/kernel."""
+        """/proc/sysvipc/* and the limits in /proc/sys/kernel (writable: limits.py)."""
         fs.add_proc_file(b"sysvipc/msg", lambda: _proctext().msg_text(self.msg))
         fs.add_proc_file(b"sysvipc/sem", lambda: _proctext().sem_text(self.sem))
         fs.add_proc_file(b"sysvipc/shm", lambda: _proctext().shm_text(self.shm))
-        for path in LIMIT_PATHS:
-            fs.add_sysctl(path, lambda path=path: _proctext().LIMITS[path]())
+        for path, (text, write) in self.limits.sysctls().items():
+            fs.add_sysctl(path, text, write)
         for kind in ("msg", "sem", "shm"):
             fs.add_sysctl(b"kernel/%s_next_id" % kind.encode(), *self._next_id(kind))
 

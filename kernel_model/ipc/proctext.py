@@ -1,20 +1,11 @@
 """/proc/sysvipc/{msg,sem,shm}: one line per object under a header (ipc/util.c sysvipc_proc_show
-and each kind's *_proc_show), and the /proc/sys/kernel limits of each kind."""
-from .msg import MSGMAX, MSGMNB, MSGMNI
-from .sem import SEMMNI, SEMMNS, SEMMSL, SEMOPM
-from .shm import SHMALL, SHMMAX, SHMMNI
+and each kind's *_proc_show); the /proc/sys/kernel limits are limits.py's."""
 
 MSG_HEADER = (b"       key      msqid perms      cbytes       qnum lspid lrpid   uid   gid  cuid  cgid"
               b"      stime      rtime      ctime\n")
 SEM_HEADER = b"       key      semid perms      nsems   uid   gid  cuid  cgid      otime      ctime\n"
 SHM_HEADER = (b"       key      shmid perms                  size  cpid  lpid nattch   uid   gid  cuid"
               b"  cgid      atime      dtime      ctime                   rss                  swap\n")
-
-LIMITS = {b"kernel/msgmax": lambda: b"%d" % MSGMAX, b"kernel/msgmnb": lambda: b"%d" % MSGMNB,
-          b"kernel/msgmni": lambda: b"%d" % MSGMNI,
-          b"kernel/sem": lambda: b"%d\t%d\t%d\t%d" % (SEMMSL, SEMMNS, SEMOPM, SEMMNI),
-          b"kernel/shmmax": lambda: b"%d" % SHMMAX, b"kernel/shmall": lambda: b"%d" % SHMALL,
-          b"kernel/shmmni": lambda: b"%d" % SHMMNI}
 
 
 def _perm(p) -> tuple:

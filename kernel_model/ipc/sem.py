@@ -1,7 +1,7 @@
 """System V semaphore sets (ipc/sem.c): the values, and semop's all-or-nothing operations.
 
-Limits are Linux's defaults (include/uapi/linux/sem.h): SEMMSL semaphores a set, SEMOPM
-operations a call, values up to SEMVMX. A semop either applies every operation or none
+Limits are the namespace's (limits.py: semmsl semaphores a set, semopm operations a call,
+semmni sets), values up to SEMVMX (include/uapi/linux/sem.h). A semop either applies every operation or none
 (perform_atomic_semop): an operation that would take a value below zero, or wait for zero on
 a value that is not, makes the caller wait; one that would pass SEMVMX is ERANGE. SEM_UNDO's
 adjustments are kept per process and applied when it exits (exit_sem).
@@ -12,7 +12,7 @@ from .. import errno as E
 from ..errno import GuestErrno
 from .ids import IpcIds, IpcPerm
 
-SEMMSL, SEMMNS, SEMOPM, SEMMNI, SEMVMX, SEMAEM = 32000, 1024000000, 500, 32000, 32767, 32767
+SEMVMX, SEMAEM = 32767, 32767
 SEM_UNDO = 0x1000
 
 
@@ -64,8 +64,8 @@ def _channels(thread):
     return [c for group in channels for c in (group if isinstance(group, list) else [group])]
 
 
-def new_sets() -> IpcIds:
-    return IpcIds(SEMMNI)
+def new_sets(semmni) -> IpcIds:
+    return IpcIds(semmni)
 
 
 def undo(undo_list: dict, ids: IpcIds) -> None:

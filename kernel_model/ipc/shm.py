@@ -14,8 +14,8 @@ from emu.shared_pages import SharedPages
 from .ids import IpcIds, IpcPerm
 
 PAGE = 4096
-SHMMIN, SHMMNI = 1, 4096
-SHMMAX = SHMALL = (1 << 64) - 1 - (1 << 24)     # ULONG_MAX - 2**24
+SHMMIN = 1
+SHMSEG = 4096           # include/uapi/linux/shm.h SHMSEG (= SHMMNI): IPC_INFO's shmseg, fixed
 SHM_DEST, SHM_LOCKED = 0o1000, 0o2000
 
 
@@ -48,6 +48,6 @@ class Segment:
             self.pages = None
 
 
-def new_segments() -> IpcIds:
-    return IpcIds(SHMMNI)
+def new_segments(shmmni) -> IpcIds:
+    return IpcIds(shmmni)
 

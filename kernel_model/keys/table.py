@@ -12,6 +12,7 @@ from .. import errno as E
 from ..errno import GuestErrno
 from .key import Key
 from .key_types import SESSION_KEYRING_PERM, SPECIAL_KEYRING_PERM, USER_KEYRING_PERM
+from .quota import DEFAULT_LIMITS
 
 FIRST_SERIAL = 0x1F2E3D4C
 
@@ -24,6 +25,7 @@ class KeyTable:
         self.thread_keyrings: dict[int, int] = {}             # tid -> serial
         self.process_keyrings: dict[int, int] = {}            # tgid -> serial
         self.reqkey_defaults: dict[int, int] = {}             # tgid -> KEY_REQKEY_DEFL_*
+        self.quota_limits = dict(DEFAULT_LIMITS)              # /proc/sys/kernel/keys/*
 
     def new(self, type_name: str, description: bytes, uid: int, gid: int, perm: int,
             payload: bytes = b"") -> Key:

@@ -7,7 +7,8 @@ is queued with its watch's number, its mask (with IN_ISDIR for a directory), the
 and the name of the child it is about, padded with NULs to a multiple of 16 bytes; an event
 equal to the last one queued is merged into it (inotify_merge). IN_ONESHOT ends a watch after
 its first event. A watch that ends (inotify_rm_watch, IN_ONESHOT, its inode deleted) queues
-IN_IGNORED. The queue holds max_queued_events (16384); past it one IN_Q_OVERFLOW (wd -1)
+IN_IGNORED. The queue holds max_queued_events (16384, or what /proc/sys/fs/inotify's value
+was when the instance was made); past it one IN_Q_OVERFLOW (wd -1)
 stands for everything lost.
 
 read: EINVAL when the buffer cannot hold the first event, else as many whole events as fit;
@@ -63,8 +64,10 @@ class Watch:
 class Inotify(Unseekable):
     is_tty = False
 
-    def __init__(self, fsnotify, wakeup, *, nonblocking: bool):
+    def __init__(self, fsnotify, wakeup, *, nonblocking: bool,
+                 max_events: int = MAX_QUEUED_EVENTS):
         self._fsnotify = fsnotify
+        self._max_events = max_events           # max_queued_events when made (inotify_new_group)
         self._wakeup = wakeup
         self.flags = O_RDONLY | (O_NONBLOCK if nonblocking else 0)
         self.path = self.proc_link = b"anon_inode:inotify"
@@ -112,7 +115,7 @@ class Inotify(Unseekable):
         event = (wd, mask, cookie, name)
         if self._events and self._events[-1] == event:
             return                                          # inotify_merge
-        if len(self._events) >= MAX_QUEUED_EVENTS:
+        if len(self._events) >= self._max_events:
             overflow = (-1, IN_Q_OVERFLOW, 0, b"")
             if self._events[-1] != overflow:
                 self._events.append(overflow)

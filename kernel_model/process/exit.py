@@ -130,6 +130,7 @@ def _send_pdeath_signals(kernel, parent, child) -> None:
 def reap(kernel, proc) -> None:
     """Remove a zombie for good (after wait4, or at once for init's children)."""
     kernel.processes.pop(proc.pid, None)
+    kernel.fs.process_reaped(proc.pid)
     parent = kernel.processes.get(proc.ppid)
     if parent is not None and proc in parent.children:
         parent.children.remove(proc)

@@ -143,7 +143,7 @@ def do_clone(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid: in
     parent = ctx.proc
     _check_combinations(flags)
     if flags & NAMESPACE_FLAGS:
-        raise GuestErrno(E.EPERM)                 # namespaces need privileges the sandbox lacks
+        raise GuestErrno(E.EPERM)                 # a new namespace: refused by the sandbox (creds.py)
     if flags & CLONE_THREAD:
         kernel.check_task_limit(ctx.thread)
         return _new_thread(kernel, ctx, flags, stack, parent_tid, child_tid, tls)

@@ -56,6 +56,9 @@ class Thread:
     ioprio: int = 0                      # ioprio_set's value; 0 = IOPRIO_CLASS_NONE (never set)
     sched_policy: int = 0                # SCHED_NORMAL (| SCHED_RESET_ON_FORK) (sched_attrs.py)
     rt_priority: int = 0
+    dl: tuple = (0, 0, 0)                # SCHED_DEADLINE runtime, deadline, period ns (sched_deadline.py)
+    utime_ns: int = 0                    # CPU time, user and system (time/task_times.py)
+    stime_ns: int = 0
     suspended: int = 0                   # tools' holds (debug.suspend_thread): never picked while > 0
     instructions: int = 0                # its finished slices' instructions, when counted (time/cpu_time.py)
     turn_used: int = 0                   # instructions of its quantum used this turn (sched.py)
@@ -103,6 +106,10 @@ class Process:
     sem_undo: dict = field(default_factory=dict)   # (semid, semnum) -> SEM_UNDO adjustment
     shm_attached: dict = field(default_factory=dict)   # address -> SysV segment (shmat)
     child_subreaper: bool = False          # PR_SET_CHILD_SUBREAPER: adopts orphaned descendants
+    utime_ns: int = 0                      # CPU time of its threads and of its waited-for
+    stime_ns: int = 0                      # children, user and system (time/task_times.py)
+    cutime_ns: int = 0
+    cstime_ns: int = 0
     stop_report: tuple | None = None       # what wait will say of a stop or continue (job_control.py)
 
     @property

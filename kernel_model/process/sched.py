@@ -113,7 +113,7 @@ class Scheduler:
             deadlines.append(timer)
         if not deadlines:
             return None
-        self.clock.advance(min(deadlines) - self.clock.monotonic_ns())
+        self.clock.idle(min(deadlines) - self.clock.monotonic_ns())
         self._expire_deadlines()
         runnable = self.runnable()
         return runnable[0] if runnable else self._wake_earliest_deadline()

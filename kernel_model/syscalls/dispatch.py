@@ -22,6 +22,8 @@ from ..fs.pipe import BrokenPipe
 from ..process.proc import RUNNABLE
 from ..seccomp import enforce as seccomp
 from ..signals import SIGPIPE
+from ..time.clock import SYSCALL_COST_NS
+from ..time.task_times import charge_system
 from .context import SyscallContext
 from .entry_stop import ENTERED as ENTRY_STOPPED
 from .numbers import ABIS, numbers
@@ -139,6 +141,7 @@ class SyscallDispatcher:
         if observed:                # told only when a watcher watches this call (events.py)
             observed = self.kernel.debug.syscall_watchers_of(call.name)
         args = self._decode(convention, call, fetch, narrow, observed)
+        charge_system(thread, SYSCALL_COST_NS)      # the clock's tick, the caller's system time
         ctx = convention.context                # pointed at this call (SyscallContext.bind)
         if ctx is None or self._busy:
             ctx = self._new_context(convention, thread)

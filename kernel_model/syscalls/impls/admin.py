@@ -2,16 +2,16 @@
 pivot_root, swapon, swapoff, setns, unshare (fs/namespace.c, mm/swapfile.c, kernel/nsproxy.c,
 kernel/fork.c); reboot is reboot.py.
 
-The guest is root in its own user namespace, but the sandbox gives it no mount namespace,
-pid namespace or swap of its own to administer: may_mount() and the CAP_SYS_ADMIN
-checks fail and these calls answer EPERM, after the argument checks Linux makes first — as
-they do in a container. unshare does what needs no new namespace: a private fd table
-(CLONE_FILES: EMFILE when its copy would exceed fs.nr_open), a private fs_struct (CLONE_FS:
-cwd, root and umask no longer follow the processes it was shared with), and nothing for what
-is already private in the model (CLONE_SYSVSEM, and CLONE_VM/SIGHAND/THREAD of a
-single-threaded process); a new time namespace for the caller's children (CLONE_NEWTIME,
-kernel_model/time_namespace.py); another new namespace is EPERM. setns takes a namespace file
-of /proc/PID/ns (fs/nsfs.py), which names the caller's own namespace.
+The guest's root holds CAP_SYS_ADMIN (creds.py's model), but the sandbox has one mount table,
+one pid namespace and no swap for it to administer: these calls answer EPERM, after the
+argument checks Linux makes first, as a security module's hook (security_sb_mount...)
+refuses. unshare does what needs no new namespace: a private fd table (CLONE_FILES: EMFILE
+when its copy would exceed fs.nr_open), a private fs_struct (CLONE_FS: cwd, root and umask no
+longer follow the processes it was shared with), and nothing for what is already private in
+the model (CLONE_SYSVSEM, and CLONE_VM/SIGHAND/THREAD of a single-threaded process); a new
+time namespace for the caller's children (CLONE_NEWTIME, kernel_model/time_namespace.py);
+another new namespace is EPERM. setns takes a namespace file of /proc/PID/ns (fs/nsfs.py),
+which names the caller's own namespace.
 """
 from ... import errno as E
 from ...creds import CAP_SYS_ADMIN

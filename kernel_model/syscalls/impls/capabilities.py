@@ -1,12 +1,11 @@
 """capget(2) and capset(2) (kernel/capability.c, security/commoncap.c cap_capset).
 
-A guest task starts as root in the sandbox's own user namespace, where root holds every
-capability: effective and permitted are all of CAP_CHOWN..CAP_CHECKPOINT_RESTORE (Linux 6.1's
+A guest task starts as root, which holds every capability (creds.py's model of privilege):
+effective and permitted are all of CAP_CHOWN..CAP_CHECKPOINT_RESTORE (Linux 6.1's
 CAP_LAST_CAP, 40) and inheritable is empty. The sets then follow the task's ids and capset
-(process/creds.py); the checks that read them (set*id, the file permissions) see a dropped
-capability as gone. What the sandbox refuses whatever the sets (devices, clocks, mounts...) it
-refuses because those capabilities are checked against the initial namespace (see statfs.py,
-clockset.py, admin.py).
+(creds.py); the checks that read them see a dropped capability as gone. What the sandbox
+refuses whatever the sets (clocks, mounts, ending the machine...) it refuses as a security
+module would (creds.py; clockset.py, admin.py, reboot.py).
 """
 import struct
 

@@ -2,9 +2,9 @@
 clock_adjtime (+ clock_adjtime64) and adjtimex (kernel/time/posix-timers.c, time.c, ntp.c,
 timekeeping.c; compat layouts from kernel/time/time.c).
 
-The guest is root in its own user namespace (a rootless container): CAP_SYS_TIME is checked
-against the initial namespace and is missing, so every request that would change a clock
-answers EPERM — after the checks Linux makes first (unknown clock EINVAL, a clock that cannot
+The guest's root holds CAP_SYS_TIME (creds.py's model), but the virtual clock moves only with
+the run, so the sandbox refuses every request that would change a clock, as a security
+module's security_settime64 would: EPERM — after the checks Linux makes first (unknown clock EINVAL, a clock that cannot
 be set EINVAL, the copy from the guest EFAULT, an invalid time EINVAL). Reading the NTP state
 (adjtimex/clock_adjtime with modes 0, or the read-only adjtime mode) is allowed: the virtual
 clock is one no NTP daemon disciplines, so it answers as a freshly booted kernel does —

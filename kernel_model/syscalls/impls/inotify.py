@@ -4,7 +4,8 @@
 add_watch checks as Linux does: IN_MASK_ADD with IN_MASK_CREATE, bits outside inotify's or no
 bit at all are EINVAL; then the fd (EBADF; EINVAL if not an inotify instance); then the path
 (followed unless IN_DONT_FOLLOW; ENOTDIR for a non-directory under IN_ONLYDIR), which the
-caller must be allowed to read (EACCES). An instance past max_user_instances (128) is EMFILE.
+caller must be allowed to read (EACCES). An instance past max_user_instances (128, or what
+root wrote to /proc/sys/fs/inotify/max_user_instances: procsys.py Tunables) is EMFILE.
 """
 from ... import errno as E
 from ...errno import GuestErrno
@@ -22,7 +23,6 @@ IN_MASK_CREATE, IN_MASK_ADD = 0x10000000, 0x20000000
 ALL_INOTIFY_BITS = (IN_ALL_EVENTS | IN_UNMOUNT | IN_Q_OVERFLOW | IN_IGNORED | IN_ONLYDIR
                     | IN_DONT_FOLLOW | IN_EXCL_UNLINK | IN_MASK_CREATE | IN_MASK_ADD | IN_ISDIR
                     | IN_ONESHOT)
-MAX_USER_INSTANCES = 128
 
 
 @syscall("inotify_init", args=())
@@ -40,9 +40,11 @@ def _init(ctx, flags: int) -> int:
         raise GuestErrno(E.EINVAL)
     instances = {id(entry.file) for p in ctx.kernel.processes.values() if p.fds is not None
                  for entry in p.fds.entries.values() if isinstance(entry.file, Inotify)}
-    if len(instances) >= MAX_USER_INSTANCES:
+    tunables = ctx.kernel.fs.tunables
+    if len(instances) >= tunables.inotify_max_user_instances:
         raise GuestErrno(E.EMFILE)
-    f = Inotify(ctx.kernel.fs.notify, ctx.kernel.wakeup, nonblocking=bool(flags & O_NONBLOCK))
+    f = Inotify(ctx.kernel.fs.notify, ctx.kernel.wakeup, nonblocking=bool(flags & O_NONBLOCK),
+                max_events=tunables.inotify_max_queued_events)
     return ctx.proc.fds.install(f, at=ctx.proc.fds.lowest_free(), cloexec=bool(flags & O_CLOEXEC))
 
 

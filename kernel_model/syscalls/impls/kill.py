@@ -1,7 +1,15 @@
-"""Sending signals: kill, tgkill, tkill (kill(2): pid > 0, 0 = own group, -1 = all, < -1 = group)."""
+"""Sending signals: kill, tgkill, tkill (kill(2): pid > 0, 0 = own group, -1 = all, < -1 = group).
+
+Pid 1 is the sandbox's virtual init: root's, in none of the guest's sessions. It can be named
+(kill(1, ...), a pidfd of /proc/1), so the sender's right is checked as for any process (EPERM
+for a user without CAP_KILL, not ESRCH), and a signal it is allowed is dropped: an init
+ignores every signal it has no handler for (SIGNAL_UNKILLABLE, kernel/signal.c
+sig_task_ignored). kill(-1, ...) never reaches it.
+"""
 from ... import errno as E
+from ...creds import ROOT
 from ...errno import GuestErrno
-from ...process.proc import ZOMBIE
+from ...process.proc import INIT_PID, ZOMBIE
 from ...signals import NSIG
 from ...signals.queue_limit import refuse_queue_overflow
 from ..kinds import K
@@ -9,6 +17,20 @@ from ..registry import syscall
 
 SI_USER, SI_TKILL = 0, -6
 SIGCONT, CAP_KILL = 18, 5
+
+
+class VirtualInit:
+    """The sandbox's init as a signal's target."""
+    pid, sid, pgid, creds = INIT_PID, 0, 0, ROOT
+
+
+INIT = VirtualInit()
+
+
+def post(ctx, target, sig: int, info: dict) -> None:
+    """Queue `sig` for `target`; the virtual init drops it."""
+    if sig and target is not INIT:
+        ctx.kernel.signals.post(target, sig, info=info)
 
 
 def may_signal(ctx, target, sig: int) -> bool:
@@ -32,7 +54,8 @@ def _targets(ctx, pid: int) -> list:
     if pid > 0:
         # kill_proc_info looks `pid` up among all tasks (find_vpid): a thread's id names its
         # whole thread group, as its process id does (kernel/signal.c kill_pid_info)
-        return [p for p in procs if p.pid == pid or any(t.tid == pid for t in p.threads)][:1]
+        found = [p for p in procs if p.pid == pid or any(t.tid == pid for t in p.threads)][:1]
+        return found or ([INIT] if pid == INIT_PID else [])
     if pid == 0:
         return [p for p in procs if p.pgid == ctx.proc.pgid]
     if pid == -1:
@@ -51,8 +74,7 @@ def sys_kill(ctx, pid, sig):
     if not allowed:
         raise GuestErrno(E.EPERM)         # a group: EPERM only when no member could be sent it
     for proc in allowed:
-        if sig:
-            ctx.kernel.signals.post(proc, sig, info={"code": SI_USER, "pid": ctx.proc.pid})
+        post(ctx, proc, sig, {"code": SI_USER, "pid": ctx.proc.pid})
     return 0
 
 

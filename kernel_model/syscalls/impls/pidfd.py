@@ -16,7 +16,7 @@ from ..kinds import K
 from ..registry import syscall
 from ...signals.frame import SIGINFO_SIZE
 from ...signals.queue_limit import refuse_queue_overflow
-from .kill import SI_TKILL, SI_USER, _check_signal, may_signal
+from .kill import INIT, SI_TKILL, SI_USER, _check_signal, may_signal, post
 
 PIDFD_NONBLOCK = 0o4000                 # O_NONBLOCK
 
@@ -73,15 +73,16 @@ def sys_pidfd_send_signal(ctx, pidfd, sig, info, flags):
         siginfo = {"raw": raw, "code": code}
     if not may_signal(ctx, proc, sig):
         raise GuestErrno(E.EPERM)
-    if sig:
+    if sig and proc is not INIT:
         refuse_queue_overflow(ctx.kernel, proc, sig, siginfo["code"])
-    ctx.kernel.signals.post(proc, sig, info=siginfo)
+    post(ctx, proc, sig, siginfo)
     return 0
 
 
 def _signal_target(ctx, fd: int):
     """pidfd_to_pid: a pidfd's process, or the process a /proc/PID folder stands for
-    (tgid_pidfd_to_pid); any other file is EBADF; a process gone is ESRCH."""
+    (tgid_pidfd_to_pid), /proc/1 the virtual init (kill.py); any other file is EBADF; a
+    process gone is ESRCH."""
     f = ctx.proc.fds.get(ctx.int32(fd))
     if isinstance(f, PidFd):
         return _live(ctx, f)
@@ -89,8 +90,12 @@ def _signal_target(ctx, fd: int):
     if pid is None:
         raise GuestErrno(E.EBADF)
     proc = ctx.kernel.processes.get(pid)
+    if proc is None and pid == INIT.pid:
+        return INIT
     if proc is None or proc.state == "zombie" and not proc.live_threads():
         raise GuestErrno(E.ESRCH)
+    if getattr(f.node, "proc_process", proc) is not proc:
+        raise GuestErrno(E.ESRCH)           # its process is gone; another has the pid now
     return proc
 
 

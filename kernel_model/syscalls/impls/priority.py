@@ -5,19 +5,23 @@ Each thread has a nice value (-20..19) and an I/O priority (Thread.nice, Thread.
 inherited at fork and clone. Nothing is scheduled by them — the modeled scheduler is
 round-robin — but every guest sees what it set, and the errors Linux gives.
 
-Privileges: the guest is root in its own user namespace (as in a rootless container). It owns
-every guest task (same uid), but capable(CAP_SYS_NICE) and capable(CAP_SYS_ADMIN) are checked
-against the initial namespace and fail: lowering a nice value needs RLIMIT_NICE raised
-(can_nice(); its default is 0, so EACCES), and the real-time I/O class is EPERM. Pid 1 is the
+Privileges (creds.py's model): root holds CAP_SYS_NICE, so it may lower a nice value and use
+the real-time I/O class; a task without it (a root that set its euid to another, a user)
+lowers a nice value only within RLIMIT_NICE (can_nice(); its default is 0, so EACCES) and gets
+EPERM for the real-time class (ioprio_check_cap: CAP_SYS_NICE or CAP_SYS_ADMIN). Pid 1 is the
 sandbox's virtual init: it is seen (nice 0, no I/O priority) but belongs to the sandbox, so
-changing it is EPERM, as for a task of another user. All guest tasks have uid 0, so PRIO_USER
-and IOPRIO_WHO_USER with uid 0 name all of them and any other uid names none (ESRCH).
+changing it is EPERM, as for a task of another user. PRIO_USER and IOPRIO_WHO_USER name the
+tasks whose real uid is `who` (0: the caller's real uid); none is ESRCH. Another task may be
+changed by a caller whose effective uid is its real or effective uid, or that holds
+CAP_SYS_NICE (set_one_prio_perm), else EPERM.
 
 getpriority returns 20 - nice (1..40) so that no result looks like an error; the C library
 turns it back into a nice value.
 """
 from ... import errno as E
+from ...creds import CAP_SYS_ADMIN
 from ...errno import GuestErrno
+from ...sched_owner import CAP_SYS_NICE
 from ...process.proc import INIT_PID
 from ..kinds import K
 from ..registry import syscall
@@ -52,7 +56,8 @@ def tasks(ctx, which: int, who: int, process: int, group: int, user: int) -> lis
         pgid = ctx.proc.pgid if who == 0 else who
         return [t for t in _live_threads(ctx) if t.process.pgid == pgid]
     if which == user:
-        return list(_live_threads(ctx)) if who == 0 else []     # every guest task is uid 0
+        uid = ctx.proc.creds.uid if who == 0 else who & 0xFFFFFFFF
+        return [t for t in _live_threads(ctx) if t.process.creds.uid == uid]
     raise GuestErrno(E.EINVAL)
 
 
@@ -71,13 +76,23 @@ def sys_getpriority(ctx, which, who):
 def _set_one_prio(ctx, task, nice: int, error: int) -> int:
     """kernel/sys.c set_one_prio(): the task's own error replaces the running one; a success
     only clears the initial ESRCH."""
-    if task is INIT:
+    if task is INIT or not _may_set_prio(ctx.proc.creds, task.process.creds):
         return E.EPERM
-    limit = _rlimit_nice(ctx, task)
-    if nice < task.nice and 20 - nice > limit:             # can_nice() without CAP_SYS_NICE
+    if nice < task.nice and not _can_nice(ctx, task, nice):
         return E.EACCES
     task.nice = nice
     return 0 if error == E.ESRCH else error
+
+
+def _may_set_prio(caller, target) -> bool:
+    """kernel/sys.c set_one_prio_perm()."""
+    return caller.euid in (target.uid, target.euid) or caller.capable(CAP_SYS_NICE)
+
+
+def _can_nice(ctx, task, nice: int) -> bool:
+    """kernel/sched/core.c can_nice(): within RLIMIT_NICE (is_nice_reduction), or
+    CAP_SYS_NICE."""
+    return 20 - nice <= _rlimit_nice(ctx, task) or ctx.proc.creds.capable(CAP_SYS_NICE)
 
 
 def _rlimit_nice(ctx, task) -> int:
@@ -100,13 +115,14 @@ def sys_setpriority(ctx, which, who, niceval):
 def check_ioprio(ctx, ioprio: int) -> None:
     """ioprio_check_cap() of Linux 6.1: class in bits 13-15, data in bits 0-12."""
     klass, data = (ioprio >> IOPRIO_CLASS_SHIFT) & 7, ioprio & 0x1FFF
-    if klass == IOPRIO_CLASS_RT:
-        raise GuestErrno(E.EPERM)                 # no CAP_SYS_NICE / CAP_SYS_ADMIN
-    if klass == IOPRIO_CLASS_BE and data >= IOPRIO_NR_LEVELS:
-        raise GuestErrno(E.EINVAL)
+    creds = ctx.proc.creds
+    if klass == IOPRIO_CLASS_RT and not (creds.capable(CAP_SYS_NICE) or creds.capable(CAP_SYS_ADMIN)):
+        raise GuestErrno(E.EPERM)
+    if klass in (IOPRIO_CLASS_RT, IOPRIO_CLASS_BE) and data >= IOPRIO_NR_LEVELS:
+        raise GuestErrno(E.EINVAL)                # (rt has a level too: the switch falls through)
     if klass == IOPRIO_CLASS_NONE and data:
         raise GuestErrno(E.EINVAL)
-    if klass not in (IOPRIO_CLASS_BE, IOPRIO_CLASS_IDLE, IOPRIO_CLASS_NONE):
+    if klass not in (IOPRIO_CLASS_RT, IOPRIO_CLASS_BE, IOPRIO_CLASS_IDLE, IOPRIO_CLASS_NONE):
         raise GuestErrno(E.EINVAL)
 
 
@@ -118,8 +134,10 @@ def sys_ioprio_set(ctx, which, who, ioprio):
                   IOPRIO_WHO_USER)
     if not found:
         raise GuestErrno(E.ESRCH)
+    caller = ctx.proc.creds
     for task in found:                            # set_task_ioprio(); the first error stops
-        if task is INIT:
+        if task is INIT or not (task.process.creds.uid in (caller.euid, caller.uid)
+                                or caller.capable(CAP_SYS_NICE)):
             raise GuestErrno(E.EPERM)
         task.ioprio = ioprio & 0xFFFF             # io_context's unsigned short
     return 0

@@ -17,7 +17,7 @@ RLIM_INFINITY = (1 << 64) - 1
 RLIMIT_STACK, RLIMIT_NOFILE, RLIMIT_NPROC = 3, 7, 6
 RLIMIT_NICE, RLIMIT_RTPRIO = 13, 14
 # Linux's INIT_RLIMITS for what they do not leave unlimited (RLIMIT_NICE and RLIMIT_RTPRIO are
-# 0: raising a priority needs them raised, or CAP_SYS_NICE, which the sandbox's root lacks)
+# 0: raising a priority needs them raised, or CAP_SYS_NICE, which root holds)
 DEFAULT_RLIMITS = {RLIMIT_STACK: (8 << 20, RLIM_INFINITY), RLIMIT_NOFILE: (1024, 1048576),
                    RLIMIT_NPROC: (4096, 4096), 4: (0, RLIM_INFINITY),      # 4 = RLIMIT_CORE
                    RLIMIT_NICE: (0, 0), RLIMIT_RTPRIO: (0, 0)}
@@ -283,11 +283,24 @@ def sys_prlimit64(ctx, pid, resource, new_limit, old_limit):
     return 0
 
 
-@syscall("getrlimit", "ugetrlimit", args=(("resource", K.RLIMIT_RESOURCE), ("rlim", K.RLIMIT_OUT)))
-def sys_getrlimit(ctx, resource, rlim):
+@syscall("ugetrlimit", args=(("resource", K.RLIMIT_RESOURCE), ("rlim", K.RLIMIT_OUT)))
+def sys_ugetrlimit(ctx, resource, rlim):
+    """i386's getrlimit of unsigned longs (compat_sys_getrlimit: COMPAT_RLIM_INFINITY, ~0 of
+    32 bits, for what does not fit)."""
     soft, hard = _rlimit(ctx, resource)
     fmt = "<II" if ctx.word == 4 else "<QQ"
     ctx.write(rlim, struct.pack(fmt, _clamp(soft, ctx.word), _clamp(hard, ctx.word)))
+    return 0
+
+
+@syscall("getrlimit", args=(("resource", K.RLIMIT_RESOURCE), ("rlim", K.RLIMIT_OUT)))
+def sys_getrlimit(ctx, resource, rlim):
+    """x86-64's getrlimit; i386's number 76 is the old one of signed longs (kernel/sys.c
+    compat_sys_old_getrlimit): a value past 0x7FFFFFFF reads 0x7FFFFFFF (LONG_MAX)."""
+    if ctx.word == 8:
+        return sys_ugetrlimit(ctx, resource, rlim)
+    soft, hard = _rlimit(ctx, resource)
+    ctx.write(rlim, struct.pack("<II", min(soft, 0x7FFFFFFF), min(hard, 0x7FFFFFFF)))
     return 0
 
 
@@ -318,22 +331,24 @@ def _set_rlimit(ctx, resource: int, soft: int, hard: int) -> None:
 
 @syscall("sysinfo", args=(("info", K.STRUCT),))
 def sys_sysinfo(ctx, info):
+    """do_sysinfo: the figures /proc/uptime, /proc/loadavg and /proc/meminfo show
+    (machine_stats.py); the uptime's seconds are rounded up, as do_sysinfo does."""
+    from ... import machine_stats
     w = "I" if ctx.word == 4 else "Q"
-    # do_sysinfo: the boot time in the caller's time namespace, a started second counted whole
-    uptime = -(-(ctx.kernel.clock.monotonic_ns() + ctx.proc.time_ns.offset(CLOCK_BOOTTIME))
+    # the boot time in the caller's time namespace, a started second counted whole
+    uptime = -(-(machine_stats.uptime_ns(ctx.kernel) + ctx.proc.time_ns.offset(CLOCK_BOOTTIME))
                // 10**9)
     # 32-bit fields cannot hold byte counts of several GiB: count in pages there, as Linux's
     # si_meminfo does with mem_unit = PAGE_SIZE.
     unit = 4096 if ctx.word == 4 else 1
-    total = ctx.proc.vm.memory_limit // unit
-    free = max(0, ctx.proc.vm.memory_limit - ctx.proc.vm.mapped_bytes()) // unit
+    total, free, files = (size // unit for size in machine_stats.memory(ctx.kernel))
     # struct sysinfo (include/uapi/linux/sysinfo.h): after `procs` and `pad` (two shorts) the
     # longs totalhigh/freehigh are 8-byte aligned on x86-64, so 4 bytes of padding come first;
     # without them mem_unit read as 0 and glibc's sysconf(_SC_AVPHYS_PAGES) as 0 pages (sort
     # then sorted 1 MB through 8,000 temporary files).
     align = "4x" if ctx.word == 8 else ""
-    body = struct.pack(f"<{w}3{w}6{w}HH{align}{w}{w}I", uptime, 0, 0, 0, total, free, 0, 0, 0, 0,
-                       len(ctx.kernel.processes), 0, 0, 0, unit)
+    body = struct.pack(f"<{w}3{w}6{w}HH{align}{w}{w}I", uptime, 0, 0, 0, total, free, files, 0, 0,
+                       0, machine_stats.task_count(ctx.kernel) & 0xFFFF, 0, 0, 0, unit)
     ctx.write(info, body.ljust(64 if ctx.word == 4 else 112, b"\0"))
     return 0
 

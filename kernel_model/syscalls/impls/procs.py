@@ -12,8 +12,10 @@ from ...process.fork import CLONE_PARENT_SETTID, CLONE_PIDFD, CLONE_VFORK, CLONE
 from ...process.job_control import CLD_CONTINUED, CLD_STOPPED, wait_status
 from ...process.proc import ZOMBIE
 from ...signals import SIGCHLD
+from ...time.task_times import reaped_by_wait
 from ..kinds import K
 from ..registry import syscall
+from .rusage import pack_rusage
 
 WNOHANG, WUNTRACED, WEXITED, WCONTINUED, WNOWAIT = 1, 2, 4, 8, 0x01000000
 P_ALL, P_PID, P_PGID, P_PIDFD = 0, 1, 2, 3
@@ -113,9 +115,11 @@ def _wait4(ctx, pid, status_ptr, options, rusage):
     if status_ptr:
         ctx.write(status_ptr, struct.pack("<i", child.exit_status if report is None
                                           else wait_status(report)))
-    if rusage:
-        ctx.write(rusage, bytes(18 * ctx.word))      # struct rusage: 2 timevals + 14 longs
+    if rusage:                        # getrusage(p, RUSAGE_BOTH) of the child (wait_task_zombie)
+        ctx.write(rusage, pack_rusage(ctx, child.utime_ns + child.cutime_ns,
+                                      child.stime_ns + child.cstime_ns, 0))
     if report is None:
+        reaped_by_wait(ctx.proc, child)
         reap(ctx.kernel, child)
     else:
         child.stop_report = None                      # reported once
@@ -182,6 +186,7 @@ def sys_waitid(ctx, idtype, ident, infop, options, rusage):
         ctx.write(infop, (head + body).ljust(128, b"\0"))
     if not options & WNOWAIT:
         if report is None:
+            reaped_by_wait(ctx.proc, child)
             reap(ctx.kernel, child)
         else:
             child.stop_report = None

@@ -4,7 +4,8 @@ then the command.
 The guest's root holds CAP_SYS_BOOT, so it may say what Ctrl-Alt-Del does (CAD_ON, CAD_OFF):
 the call succeeds, and as no Ctrl-Alt-Del ever reaches the sandbox the setting has nothing to
 change. Restarting, halting, powering off, kexec and suspend would end the machine, which the
-sandbox does not let a guest do: EPERM, what root in a container gets for them. An unknown
+sandbox does not let a guest do: EPERM, refused by the sandbox whatever the capabilities
+(creds.py's model of privilege). An unknown
 command is EINVAL (the switch's default).
 """
 from ... import errno as E

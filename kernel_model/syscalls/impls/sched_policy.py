@@ -7,11 +7,11 @@ child starts as SCHED_NORMAL with nice >= 0 and without the flag). The modeled
 scheduler is round-robin whatever the policy: the calls answer as Linux does, they change no
 timing.
 
-Privileges: as for nice values (priority.py), the sandbox's root lacks CAP_SYS_NICE, so the
-checks for unprivileged tasks apply: a real-time policy needs RLIMIT_RTPRIO (0 by default:
-EPERM), SCHED_DEADLINE is EPERM, leaving SCHED_IDLE needs RLIMIT_NICE to allow the task's nice
-value, a reset-on-fork flag cannot be cleared, and pid 1 (the sandbox's init) cannot be
-changed (EPERM). sched_setscheduler cannot set SCHED_DEADLINE's parameters at all (EINVAL:
+Privileges (creds.py's model): root holds CAP_SYS_NICE and may set any policy of any task.
+Without it the checks for unprivileged tasks apply: a real-time policy needs RLIMIT_RTPRIO (0
+by default: EPERM), SCHED_DEADLINE is EPERM, leaving SCHED_IDLE needs RLIMIT_NICE to allow the
+task's nice value, a reset-on-fork flag cannot be cleared, and another user's task needs the
+same owner (check_same_owner). Pid 1, the sandbox's init, is not the guest's to change (EPERM). sched_setscheduler cannot set SCHED_DEADLINE's parameters at all (EINVAL:
 that is sched_setattr's job).
 """
 import struct
@@ -20,7 +20,7 @@ from ... import errno as E
 from ...errno import GuestErrno
 from ...sched_attrs import (RT_POLICIES, SCHED_BATCH, SCHED_DEADLINE, SCHED_IDLE, SCHED_NORMAL,
                            SCHED_RESET_ON_FORK)
-from ...sched_owner import may_reschedule
+from ...sched_owner import CAP_SYS_NICE, may_reschedule
 from ..kinds import K
 from ..registry import syscall
 from .priority import INIT, _rlimit_nice
@@ -72,9 +72,11 @@ def _set(ctx, pid: int, policy: int | None, param: int) -> int:
         raise GuestErrno(E.EPERM)     # another owner's task: after the checks of the values
     if not may_reschedule(ctx.proc.creds, task.process.creds):
         raise GuestErrno(E.EPERM)     # check_same_owner
-    _check_unprivileged(task, policy, priority, reset)
+    if not ctx.proc.creds.capable(CAP_SYS_NICE):
+        _check_unprivileged(task, policy, priority, reset)
     task.sched_policy = policy | (SCHED_RESET_ON_FORK if reset else 0)
     task.rt_priority = priority if policy in RT else 0
+    task.dl = (0, 0, 0)               # (a deadline task's parameters go with its policy)
     return 0
 
 

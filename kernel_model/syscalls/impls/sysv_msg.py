@@ -13,8 +13,8 @@ from ...errno import GuestErrno
 from ...ipc.ids import (IPC_INFO, IPC_NOWAIT, IPC_RMID, IPC_SET, IPC_STAT,
                         S_IRUGO, S_IWUGO, check_owner, ipcget, ipcperms)
 from ...ipc.layouts import ds_size, pack_msqid, parse_cmd, update_perm
-from ...ipc.msg import (MSG_COPY, MSG_NOERROR, MSGMAX, MSGMNB, MSGMNI, Message, MessageQueue,
-                        check_receive_flags)
+from ...ipc.limits import MSGMNB, MSGMNI
+from ...ipc.msg import MSG_COPY, MSG_NOERROR, Message, MessageQueue, check_receive_flags
 from ...creds import CAP_SYS_RESOURCE
 from ..kinds import K
 from ..registry import syscall
@@ -55,7 +55,7 @@ def check_perm(ctx, obj, flag: int) -> None:
 @syscall("msgget", args=(("key", K.HEX), ("msgflg", K.OCTAL)))
 def sys_msgget(ctx, key, flags):
     def make(perm):
-        return MessageQueue(perm, now_seconds(ctx))
+        return MessageQueue(perm, now_seconds(ctx), ctx.kernel.ipc.limits.msgmnb)   # newque
     return ipcget(ctx.kernel.ipc.msg, key & 0xFFFFFFFF, ctx.int32(flags), *creds_groups(ctx),
                   make, lambda queue: None)
 
@@ -64,7 +64,7 @@ def sys_msgget(ctx, key, flags):
                          ("msgflg", K.OCTAL)))
 def sys_msgsnd(ctx, msqid, msgp, size, flags):
     msqid, flags, size = ctx.int32(msqid), ctx.int32(flags), ctx.signed(size)
-    if size > MSGMAX or size < 0 or msqid < 0:
+    if size > ctx.kernel.ipc.limits.msgmax or size < 0 or msqid < 0:
         raise GuestErrno(E.EINVAL)
     mtype = ctx.signed(ctx.read_word(msgp))
     if mtype < 1:
@@ -112,12 +112,15 @@ def sys_msgrcv(ctx, msqid, msgp, size, mtype, flags):
 def _msginfo(ctx, cmd: int, buf: int) -> int:
     """struct msginfo: IPC_INFO the limits, MSG_INFO the use (queues, messages, bytes)."""
     ids = ctx.kernel.ipc.msg
+    limits = ctx.kernel.ipc.limits
+    # msg_fill_info: MSGPOOL, MSGMAP and MSGTQL are the uapi constants, the rest the namespace's
     pool, mapped, tql = MSGMNI * MSGMNB // 1024, MSGMNB, MSGMNB
     if cmd == MSG_INFO:
         queues = list(ids.objects.values())
         pool, mapped = len(queues), sum(len(q.messages) for q in queues)
         tql = sum(q.cbytes for q in queues)
-    ctx.write(buf, struct.pack("<7iH2x", pool, mapped, MSGMAX, MSGMNB, MSGMNI, 16, tql, 0xFFFF))
+    ctx.write(buf, struct.pack("<7iH2x", pool, mapped, limits.msgmax, limits.msgmnb,
+                               limits.msgmni, 16, tql, 0xFFFF))
     return max(ids.max_index(), 0)
 
 
@@ -168,10 +171,10 @@ def msgctl_with(ctx, msqid, cmd, buf, *, old_api: bool):
 
 
 def _set(ctx, queue, raw: bytes) -> None:
-    """msgctl_down IPC_SET: msg_qbytes above MSGMNB needs CAP_SYS_RESOURCE (EPERM)."""
+    """msgctl_down IPC_SET: msg_qbytes above msgmnb needs CAP_SYS_RESOURCE (EPERM)."""
     qbytes_at = {"x86_64": 48 + 24 + 16, "i386": 36 + 24 + 8}[ctx.abi]
     qbytes = int.from_bytes(raw[qbytes_at:qbytes_at + ctx.word], "little")
-    if qbytes > MSGMNB and not ctx.proc.creds.capable(CAP_SYS_RESOURCE):
+    if qbytes > ctx.kernel.ipc.limits.msgmnb and not ctx.proc.creds.capable(CAP_SYS_RESOURCE):
         raise GuestErrno(E.EPERM)
     queue.qbytes = qbytes
     update_perm(queue.perm, ctx.abi, raw)

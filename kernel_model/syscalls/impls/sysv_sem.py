@@ -13,7 +13,7 @@ from ...errno import GuestErrno
 from ...ipc.ids import (IPC_INFO, IPC_NOWAIT, IPC_RMID, IPC_SET, IPC_STAT, S_IRUGO, S_IWUGO,
                         check_owner, ipcget)
 from ...ipc.layouts import ds_size, pack_semid, parse_cmd, update_old_perm, update_perm
-from ...ipc.sem import (SEM_UNDO, SEMAEM, SEMMNI, SEMMNS, SEMMSL, SEMOPM, SEMVMX, Semaphore,
+from ...ipc.sem import (SEM_UNDO, SEMAEM, SEMVMX, Semaphore,
                         SemaphoreSet)
 from ..kinds import K
 from ..registry import syscall
@@ -30,7 +30,7 @@ OLD_SEMID_SIZE = 44      # struct semid_ds with the old ipc_perm, i386 (include/
 @syscall("semget", args=(("key", K.HEX), ("nsems", K.INT), ("semflg", K.OCTAL)))
 def sys_semget(ctx, key, nsems, flags):
     nsems = ctx.int32(nsems)
-    if nsems < 0 or nsems > SEMMSL:
+    if nsems < 0 or nsems > ctx.kernel.ipc.limits.semmsl:
         raise GuestErrno(E.EINVAL)
 
     def make(perm):
@@ -49,7 +49,7 @@ def _semop(ctx, semid, sops, nsops, timeout_ns=None):
     semid, nsops = ctx.int32(semid), ctx.signed(nsops)
     if nsops < 1 or semid < 0:
         raise GuestErrno(E.EINVAL)
-    if nsops > SEMOPM:
+    if nsops > ctx.kernel.ipc.limits.semopm:
         raise GuestErrno(E.E2BIG)
     raw = ctx.read(sops, SEMBUF.size * nsops)
     ops = [SEMBUF.unpack_from(raw, i * SEMBUF.size) for i in range(nsops)]
@@ -115,8 +115,9 @@ def _seminfo(ctx, cmd: int, buf: int) -> int:
     usz, aem = 20, SEMAEM
     if cmd == SEM_INFO:
         usz, aem = len(ids.objects), sum(len(s.sems) for s in ids.objects.values())
-    ctx.write(buf, struct.pack("<10i", SEMMNI, SEMMNI, SEMMNS, SEMMNS, SEMMSL, SEMOPM, SEMOPM,
-                               usz, SEMVMX, aem))
+    limits = ctx.kernel.ipc.limits                  # sem.c semctl_info: semmap = SEMMAP = semmni
+    ctx.write(buf, struct.pack("<10i", limits.semmni, limits.semmni, limits.semmns, limits.semmns,
+                               limits.semmsl, limits.semopm, limits.semopm, usz, SEMVMX, aem))
     return max(ids.max_index(), 0)
 
 

@@ -12,7 +12,7 @@ from ...errno import GuestErrno
 from ...ipc.ids import (IPC_INFO, IPC_RMID, IPC_SET, IPC_STAT, S_IRUGO, S_IWUGO,
                         check_owner, ipcget)
 from ...ipc.layouts import ds_size, pack_shmid, parse_cmd, update_perm
-from ...ipc.shm import PAGE, SHM_DEST, SHM_LOCKED, SHMALL, SHMMAX, SHMMIN, SHMMNI, Segment
+from ...ipc.shm import PAGE, SHM_DEST, SHM_LOCKED, SHMMIN, SHMSEG, Segment
 from ...memory.vm import MAP_FIXED, MAP_SHARED, PROT_EXEC, PROT_READ, PROT_WRITE
 from ..kinds import K, Ret
 from ..registry import syscall
@@ -29,12 +29,16 @@ def sys_shmget(ctx, key, size, flags):
     flags = ctx.int32(flags)
     size &= ctx.mask
 
-    def make(perm):
-        if size < SHMMIN or size > SHMMAX:
+    def make(perm):                             # newseg()
+        limits = ctx.kernel.ipc.limits
+        if size < SHMMIN or size > limits.shmmax:
             raise GuestErrno(E.EINVAL)
-        used = sum(s.mapped_size for s in ctx.kernel.ipc.shm.objects.values())
-        if (used + size) // PAGE > SHMALL // PAGE or size > ctx.proc.vm.memory_limit:
+        used = sum(s.mapped_size for s in ctx.kernel.ipc.shm.objects.values()) // PAGE
+        pages = -(-size // PAGE)
+        if used + pages > limits.shmall or size > ctx.proc.vm.memory_limit:     # shmall: pages
             raise GuestErrno(E.ENOSPC if size <= ctx.proc.vm.memory_limit else E.ENOMEM)
+        if flags & SHM_HUGETLB:
+            raise GuestErrno(E.EINVAL)          # no huge page size: hstate_sizelog() is NULL
         return Segment(perm, size, now_seconds(ctx), ctx.proc.pid)
 
     def more_checks(segment):
@@ -97,7 +101,8 @@ def sys_shmdt(ctx, addr):
 def _shminfo(ctx, cmd: int, buf: int) -> int:
     ids = ctx.kernel.ipc.shm
     if cmd == IPC_INFO:
-        fields = [SHMMAX, SHMMIN, SHMMNI, SHMMNI, SHMALL, 0, 0, 0, 0]
+        limits = ctx.kernel.ipc.limits
+        fields = [limits.shmmax, SHMMIN, limits.shmmni, SHMSEG, limits.shmall, 0, 0, 0, 0]
         if ctx.word == 4:
             fields = [min(f, 0xFFFFFFFF) for f in fields]
         ctx.write(buf, struct.pack(f"<9{'Q' if ctx.word == 8 else 'I'}", *fields))

@@ -1,9 +1,8 @@
 """The UTS name: uname and its i386 ancestors, sethostname, setdomainname (kernel/sys.c).
 
 One UTS namespace for the whole run (CLONE_NEWUTS is not modeled), kept in `kernel.uts`. The
-guest is root in its own user namespace (as under `unshare -Ur`, or a rootless container): it
-owns its UTS namespace, so ns_capable(uts_ns->user_ns, CAP_SYS_ADMIN) holds for a process with
-that capability in effect (root, not root that set its euid to another: cap_emulate_setxuid
+guest's root holds every capability (creds.py's model), so ns_capable(uts_ns->user_ns,
+CAP_SYS_ADMIN) holds for a process with that capability in effect (root, not root that set its euid to another: cap_emulate_setxuid
 clears the effective set) and the hostname and domain name can be set; uname then reports
 them. Nothing reaches the host.
 

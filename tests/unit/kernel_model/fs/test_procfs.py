@@ -44,7 +44,7 @@ def test_cwd_maps_stat_status(fs):
 
 def test_other_pids_do_not_exist(fs):
     assert errno_of(fs.stat, b"/proc/1", b"/", PROC) == E.ENOENT
-    assert names(fs, b"/proc") == [b".", b"..", b"42", b"cpuinfo", b"filesystems", b"meminfo",
+    assert names(fs, b"/proc") == [b".", b"..", b"42", b"cpuinfo", b"filesystems",
                                       b"mounts", b"self", b"sys", b"uptime"]
 
 
@@ -70,11 +70,10 @@ def test_proc_stats_in_one_kib_blocks_and_its_directories_have_no_size(fs):
         assert (st.blksize, st.size, st.blocks) == (1024, 0, 0), path
 
 
-def test_cpuinfo_and_meminfo_are_fixed(fs):
+def test_cpuinfo_is_fixed(fs):
+    """(meminfo is the kernel's: tests/e2e/run/test_machine_stats.py)"""
     cpuinfo = read_file(fs, b"/proc/cpuinfo")
     assert b"processor\t: 0\n" in cpuinfo and b"flags\t\t: fpu" in cpuinfo
-    meminfo = read_file(fs, b"/proc/meminfo")
-    assert meminfo.startswith(b"MemTotal:") and meminfo == read_file(fs, b"/proc/meminfo")
     assert fs.stat(b"/proc/cpuinfo", b"/", PROC).size == 0     # like any seq_file
 
 
@@ -130,6 +129,15 @@ def test_proc_sys_values(fs):
     assert errno_of(fs.open, b"/proc/sys/kernel/pid_max", O_WRONLY, 0, b"/", PROC) == E.EACCES
 
 
+def test_nr_hugepages_takes_a_count_and_stays_0(fs):
+    """vm.nr_hugepages (LTP's library writes 0 to it before shmget02): an unsigned long, of
+    which the model, with no huge page to give, allocates none."""
+    f = fs.open(b"/proc/sys/vm/nr_hugepages", O_WRONLY, 0, b"/", PROC)
+    assert f.write(b"0") == 1 and f.write(b"8\n") == 2
+    assert errno_of(f.write, b"-1") == E.EINVAL
+    assert read_file(fs, b"/proc/sys/vm/nr_hugepages") == b"0\n"
+
+
 def test_a_tunable_sysctl_is_root_writable_and_stores_each_write(fs):
     """A sysctl the kernel adds with a writer (vm.max_map_count: memory/map_count.py) is mode
     0644; an open for writing with O_TRUNC changes nothing, and each write is handed over."""
@@ -163,7 +171,7 @@ def test_other_processes_show_with_their_state(fs):
     others = {43: process(43, "runnable", SLEEPING), 44: process(44, ZOMBIE, ZOMBIE)}
     fs.list_processes(lambda: {pid: fs_view(p) for pid, p in others.items()})
     assert names(fs, b"/proc") == [b".", b"..", b"42", b"43", b"44", b"cpuinfo", b"filesystems",
-                                      b"meminfo", b"mounts", b"self", b"sys", b"uptime"]
+                                      b"mounts", b"self", b"sys", b"uptime"]
     assert read_file(fs, b"/proc/43/stat").split()[:6] == [b"43", b"(child)", b"S", b"42", b"42", b"7"]
     assert b"State:\tS (sleeping)\n" in read_file(fs, b"/proc/43/status")
     assert read_file(fs, b"/proc/44/stat").split()[2] == b"Z"

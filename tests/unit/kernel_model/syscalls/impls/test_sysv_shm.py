@@ -135,3 +135,16 @@ def test_shm_info_counts_resident_pages_of_attached_segments_only(arch):
     assert results == [0, 1, 1, A, 1]
     assert struct.unpack_from(SHM_INFO_LAYOUT[arch], buf, 0) == (2, 3, 0)
     assert struct.unpack_from(SHM_INFO_LAYOUT[arch], buf, 64) == (2, 3, 2)
+
+
+def test_a_huge_page_segment_is_einval(arch):
+    """newseg with SHM_HUGETLB: the model has no huge page size (hstate_sizelog() is NULL, as
+    without CONFIG_HUGETLBFS), so EINVAL after the size checks (LTP shmget02 expected it; the
+    flag was dropped and the segment made). An existing key's segment is found as before."""
+    SHM_HUGETLB, IPC_CREAT = 0o4000, 0o1000
+    results, _, _ = run_script(arch, [
+        ("shmget", 0x51, 4096, IPC_CREAT | SHM_HUGETLB | 0o600),
+        ("shmget", 0x51, 0, IPC_CREAT | SHM_HUGETLB | 0o600),         # the size first
+        ("shmget", 0x51, 4096, IPC_CREAT | 0o600),
+        ("shmget", 0x51, 4096, SHM_HUGETLB | 0o600)])
+    assert results == [-E.EINVAL, -E.EINVAL, 0, 0]
