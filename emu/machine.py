@@ -67,7 +67,8 @@ class Machine(MachineRegisters):
         # on_kernel_entry(): called before any handler above while a run is inside Unicorn (the
         # profiling timer hands the ticks its C handler took to their tool first: they happened
         # before whatever the kernel is about to do).
-        self.on_kernel_entry = None
+        self._on_kernel_entry = None
+        self._int3_sites = None           # the C interrupt hook's sites (int3_sites.py)
         self._fast_vector, self._fast_interrupt = -1, None    # set_fast_interrupt
         self._exit: exits.Exit | None = None
         self._fault: tuple | None = None
@@ -108,7 +109,8 @@ class Machine(MachineRegisters):
         self._pc_mask = (1 << self.arch.bits) - 1
         self._readers: dict[tuple[str, ...], object] = {}        # raw_registers()
         self._pristine = self.uc.context_save()          # reset()
-        self._raw_hooks = [self._add_raw_interrupt_hook()]
+        self._interrupt_hook = self._add_raw_interrupt_hook()
+        self._raw_hooks = [self._interrupt_hook]
         self.uc.hook_add(UC_HOOK_INSN_INVALID, self._on_invalid_instruction)
         cpuid_hook = install_cpuid(self.uc, self.cpu_state)     # the modeled CPU (cpuid.py)
         if cpuid_hook is not None:
@@ -136,6 +138,9 @@ class Machine(MachineRegisters):
         self._blocks, self._live = None, self._insns
         self.trap_handler = self.syscall_handler = self.breakpoint_redirect = None
         self._fast_vector, self._fast_interrupt = -1, None
+        if self._int3_sites is not None:
+            self._int3_sites.clear_all()
+            self._int3_sites.armed = True
 
     def close(self) -> None:
         """Free the emulator instance and every page of guest memory now, not when the garbage
@@ -152,6 +157,7 @@ class Machine(MachineRegisters):
         self.uc = self.mem = self.cpu_state = self.raw_pc = None
         self._readers = {}
         self._raw_hooks = []
+        self._int3_sites = None
         self.trap_handler = self.syscall_handler = self.breakpoint_redirect = None
         self._fast_vector, self._fast_interrupt = -1, None
 
@@ -228,6 +234,8 @@ class Machine(MachineRegisters):
         self._live = self._insns if budget or self._blocks is None else self._blocks
         if self._live is self._blocks:
             self._blocks.begin()
+        if self._int3_sites is not None and not self._running:
+            self._int3_sites.release_retired()
         host_stop.enter(self)             # Ctrl-C, SIGTERM: StopRequested (host_stop.py)
         self._running = True
         try:
@@ -326,6 +334,28 @@ class Machine(MachineRegisters):
         self.lock_sites.untrap(address)
 
     # ---- hooks -----------------------------------------------------------------------------
+    @property
+    def on_kernel_entry(self):
+        """Called before any handler while a run is inside Unicorn (see __init__)."""
+        return self._on_kernel_entry
+
+    @on_kernel_entry.setter
+    def on_kernel_entry(self, callback) -> None:
+        self._on_kernel_entry = callback
+        if self._int3_sites is not None:
+            self._int3_sites.kernel_entry(callback is not None)
+
+    def int3_sites(self, make: bool = True):
+        """The int3 sites a C interrupt hook takes (int3_sites.py), made at the first call
+        (with `make`: None until then); None where the C hook cannot be built or the CPU
+        state's EIP is not located (the Python hook then takes every int3, as it always can)."""
+        if self._int3_sites is None and make and self._direct:
+            from . import int3_sites          # a run without int3 probes never loads it
+            if int3_sites.available():
+                self._int3_sites = int3_sites.Int3Sites(self, self._interrupt_hook)
+                self._int3_sites.kernel_entry(self._on_kernel_entry is not None)
+        return self._int3_sites
+
     def set_fast_interrupt(self, vector: int, handler) -> None:
         """Offer every `int vector` to `handler(vector)` before trap_handler: True, the guest
         goes on; False, the run ends with a TRAP exit for `vector`; None, trap_handler gets
@@ -347,8 +377,8 @@ class Machine(MachineRegisters):
 
         def on_interrupt(_handle, vector, _user):
             try:
-                if self.on_kernel_entry is not None:
-                    self.on_kernel_entry()
+                if self._on_kernel_entry is not None:
+                    self._on_kernel_entry()
                 if vector == 3:
                     # #BP: an instruction always raises it and it never chains, so none of
                     # _on_interrupt's questions need asking (the path of every probe hit)
@@ -398,8 +428,8 @@ class Machine(MachineRegisters):
         pc = self.raw_pc.read()
         self.software_interrupt = False
         self._faulted_at(pc)
-        if self.on_kernel_entry is not None:
-            self.on_kernel_entry()
+        if self._on_kernel_entry is not None:
+            self._on_kernel_entry()
         handled = self.trap_handler(6, pc) if self.trap_handler else False
         if not handled or self.raw_pc.read() == pc:
             # declined, or the handler kept the PC on the bad instruction: deliver again later
@@ -416,8 +446,8 @@ class Machine(MachineRegisters):
         """The `syscall` instruction (a raw hook: raw_hooks.py)."""
         self._in_syscall_hook = True
         try:
-            if self.on_kernel_entry is not None:
-                self.on_kernel_entry()
+            if self._on_kernel_entry is not None:
+                self._on_kernel_entry()
             pc = self.pc
             handled = self.syscall_handler(pc) if self.syscall_handler else False
             if not handled:
