@@ -88,6 +88,11 @@ class Int3Sites:
         self._state.kernel_entry = int(present)
 
     @property
+    def state_kernel_entry(self) -> bool:
+        """The C hook's view: the Machine has an on_kernel_entry."""
+        return bool(self._state.kernel_entry)
+
+    @property
     def taken(self) -> int:
         """int3s this hook took at a site (the others went to the Python hook)."""
         return self._state.taken
@@ -105,6 +110,10 @@ class Int3Sites:
 
     def __len__(self) -> int:
         return len(self._hits)
+
+    def holds(self, address: int) -> bool:
+        """The C table itself holds `address` (what `in` answers from the Python side)."""
+        return bool(self._lib.int3_sites_holds(ctypes.byref(self._state), ctypes.c_uint64(address)))
 
     def set(self, address: int, hit) -> bool:
         """Take the int3 at `address` here: `hit()` runs the site's work and gives the IP to

@@ -124,6 +124,15 @@ void int3_sites_clear(struct int3_sites *s, uint64_t address)
     s->used--;
 }
 
+/* Whether the table holds `address` (the tests' view of it). */
+int int3_sites_holds(struct int3_sites *s, uint64_t address)
+{
+    for (uint64_t i = slot_of(address, s->mask); s->table && s->table[i].hit; i = (i + 1) & s->mask)
+        if (s->table[i].address == address)
+            return 1;
+    return 0;
+}
+
 void int3_sites_free(struct int3_sites *s)
 {
     free(s->table);
