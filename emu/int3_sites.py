@@ -67,16 +67,24 @@ class Int3Sites:
         # functions of sites cleared: one may be the very hit that cleared it (a probe's action
         # that takes its probe off), still running, so they are let go only between runs
         self._retired: list = []
+        self.installed = False
+        weakref.finalize(self, lib.int3_sites_free, ctypes.byref(state))
+
+    def install(self) -> None:
+        """Put the C hook in the Python hook's place in Unicorn. Only between runs: Unicorn
+        walks its list of interrupt hooks after each one returns, so a hook added inside an
+        interrupt's hook (a probe placed in an `int 0x80` system call) would get the same
+        interrupt too, and hand it to the Python hook a second time (the call made twice)."""
         hook = uc_hook_h()
-        status = uclib.uc_hook_add(handle(machine.uc), ctypes.byref(hook), UC_HOOK_INTR,
-                                   ctypes.cast(lib.int3_sites_on_interrupt, ctypes.c_void_p),
-                                   ctypes.cast(ctypes.byref(state), ctypes.c_void_p),
+        status = uclib.uc_hook_add(handle(self._uc), ctypes.byref(hook), UC_HOOK_INTR,
+                                   ctypes.cast(self._lib.int3_sites_on_interrupt, ctypes.c_void_p),
+                                   ctypes.cast(ctypes.byref(self._state), ctypes.c_void_p),
                                    ctypes.c_uint64(1), ctypes.c_uint64(0))
         if status != 0:
             raise RuntimeError(f"cannot add the C interrupt hook: error {status}")
         # Unicorn calls every interrupt hook: the Python one goes (this one calls it)
-        uclib.uc_hook_del(handle(machine.uc), python_hook.hook_handle)
-        weakref.finalize(self, lib.int3_sites_free, ctypes.byref(state))
+        uclib.uc_hook_del(handle(self._uc), self._python_hook.hook_handle)
+        self.installed = True
 
     def failed(self, error: BaseException) -> None:
         """What a site's `hit` does with an exception: kept on the Uc, the run stops."""

@@ -236,6 +236,8 @@ class Machine(MachineRegisters):
             self._blocks.begin()
         if self._int3_sites is not None and not self._running:
             self._int3_sites.release_retired()
+            if not self._int3_sites.installed:
+                self._int3_sites.install()
         host_stop.enter(self)             # Ctrl-C, SIGTERM: StopRequested (host_stop.py)
         self._running = True
         try:
@@ -354,6 +356,8 @@ class Machine(MachineRegisters):
             if int3_sites.available():
                 self._int3_sites = int3_sites.Int3Sites(self, self._interrupt_hook)
                 self._int3_sites.kernel_entry(self._on_kernel_entry is not None)
+                if not self._running:       # else at the next run (Int3Sites.install)
+                    self._int3_sites.install()
         return self._int3_sites
 
     def set_fast_interrupt(self, vector: int, handler) -> None:

@@ -143,3 +143,26 @@ def test_the_table_holds_what_a_set_holds(ops):
         address = 0x401000 + 16 * index
         assert sites.holds(address) == (address in model), hex(address)
     assert len(sites) == len(model)
+
+
+def test_a_site_set_inside_an_interrupt_s_hook_waits_for_the_next_run(arch):
+    """A probe placed during an `int 0x80` call (a tool's syscall watcher): the C hook goes in
+    only between runs, since Unicorn would hand it the interrupt under way too, and it would
+    give it to the Python hook a second time (the call made twice, i386 fork_pipe's data
+    corrupted before this was found)."""
+    prog = user_program(arch, "int 0x80; site: int3; nop; target: mov ebx, 2; end: int3",
+                        labels=("site", "target", "end"))
+    site, target = prog.labels["site"], prog.labels["target"]
+    calls = {"syscall": 0, "redirect": 0, "native": 0}
+
+    def on_syscall(frame):
+        calls["syscall"] += 1
+        assert prog.space.traps.set_native_breakpoint(
+            site, lambda: calls.__setitem__("redirect", calls["redirect"] + 1) or target,
+            lambda: calls.__setitem__("native", calls["native"] + 1) or target)
+        return True
+    prog.space.idt.set_gate(V.SYSCALL_VECTOR, on_syscall, dpl=3)
+    prog.space.idt.set_gate(V.BP, lambda frame: False, dpl=3)
+    _run(prog, arch)
+    assert calls == {"syscall": 1, "redirect": 1, "native": 0}
+    assert not prog.machine.int3_sites().installed      # at the next run's start
