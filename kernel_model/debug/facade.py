@@ -291,8 +291,8 @@ class DebugInterface:
     def holds_stopped(self, thread) -> bool:
         """The run loop asks before running a thread whether its tracer holds it stopped
         (tracing/facility.py). Only a tracer stops threads, and the facility is made by the
-        first one: a run that none traces asks nothing of it (it made the facility and its
-        tables at every pick of a thread: ~1.8 % of a plain fib run, issue 31)."""
+        first one: a run that none traces asks nothing of it (it made the facility, importing
+        its module, for every plain run: issue 31, bench/trace_cost.py)."""
         facility = self.__dict__.get("_facility")
         return facility is not None and facility.holds_stopped(thread)
 
