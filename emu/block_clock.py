@@ -45,15 +45,14 @@ class _Entry(ctypes.Structure):
 
 class _State(ctypes.Structure):
     """struct block_clock of native/block_clock.c, field for field."""
-    _fields_ = [("executed", ctypes.c_int64), ("deadline", ctypes.c_int64),
+    _fields_ = [("recent", _Entry * RECENT), ("executed", ctypes.c_int64), ("deadline", ctypes.c_int64),
                 ("stopped_at", ctypes.c_int64), ("fired", ctypes.c_int32),
                 ("failed", ctypes.c_int32), ("stop", ctypes.c_void_p),
                 ("mem_read", ctypes.c_void_p), ("disasm_iter", ctypes.c_void_p),
                 ("capstone", ctypes.c_size_t), ("insn", ctypes.c_void_p),
                 ("table", ctypes.c_void_p), ("mask", ctypes.c_uint64), ("used", ctypes.c_uint64),
                 ("take", ctypes.c_void_p), ("capture", ctypes.c_void_p), ("interval", ctypes.c_int64),
-                ("paused", ctypes.c_int32), ("recent", _Entry * RECENT),
-                ("last", ctypes.c_void_p)]
+                ("paused", ctypes.c_int32), ("last", ctypes.c_void_p)]
 
 
 _CLOCKS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # Machine -> its clock

@@ -19,34 +19,29 @@ guest continue inside the same run, False to end `run()` with an Exit describing
 import ctypes
 
 from unicorn import (UC_ARCH_X86, UC_ERR_FETCH_PROT, UC_ERR_FETCH_UNMAPPED, UC_HOOK_INSN,
-                     UC_HOOK_INSN_INVALID, UC_HOOK_INTR, Uc, UcError)
+                     UC_HOOK_INSN_INVALID, Uc, UcError)
 from unicorn import x86_const as X
 
 from . import exits, host_stop
 from .arch import Arch, arch_named
 from .cpuid import install as install_cpuid
 from .cpu_state import CpuStateViews, cpu_state_views
-from .errata import CHAINING_VECTORS, InterruptErrata
+from .errata import InterruptErrata
 from .errors import MachineError
 from .host_hugepages import decline_huge_pages
 from .icount import UNLIMITED, counter_of
 from .insn_tracker import InstructionTracker
 from .internals import binding
-from .internals.binding import HOOK_INSN_SYSCALL_CFUNC, HOOK_INTR_CFUNC, handle
+from .internals.binding import HOOK_INSN_SYSCALL_CFUNC, handle
 from .lock_sites import LockSites
 from .memory import Memory
 from .raw_hooks import add_raw_hook, hook_failed
+from .machine_interrupts import MachineInterrupts
 from .machine_registers import SYSCALL_INSN_LEN, MachineRegisters
 from .registers import RawRegister
 from .tlb import page_walker
 
 PAGE = 0x1000
-# Vectors only an instruction can raise: int3 (#BP) and into (#OF); every vector >= 32 too, as
-# Unicorn delivers no external interrupts. Others need a look at the CPU state (errata.py).
-_ALWAYS_SOFTWARE = frozenset({3, 4})
-# #DB: a trap after the instruction (single-step, data breakpoints), not a fault inside it
-# (Intel SDM Vol. 3A, 17.3.1.2).
-_DEBUG = 1
 
 # An address the guest can never execute: emu_start's `until` must not be reachable, and it
 # must not sit inside hot code (docs/unicorn.md: the TB covering until-1 is re-translated).
@@ -55,7 +50,7 @@ STICKY_RUNS = 64
 _NEVER_EXECUTED = {32: 0xFFFF_F000, 64: 0xFFFF_8000_0000_0000 - PAGE}
 
 
-class Machine(MachineRegisters):
+class Machine(MachineRegisters, MachineInterrupts):
     def __init__(self, arch: str | Arch):
         self.arch = arch if isinstance(arch, Arch) else arch_named(arch)
         decline_huge_pages()                # 2 MiB of host memory per Machine otherwise
@@ -67,7 +62,8 @@ class Machine(MachineRegisters):
         # on_kernel_entry(): called before any handler above while a run is inside Unicorn (the
         # profiling timer hands the ticks its C handler took to their tool first: they happened
         # before whatever the kernel is about to do).
-        self.on_kernel_entry = None
+        self._on_kernel_entry = None
+        self._int3_sites = None           # the C interrupt hook's sites (int3_sites.py)
         self._fast_vector, self._fast_interrupt = -1, None    # set_fast_interrupt
         self._exit: exits.Exit | None = None
         self._fault: tuple | None = None
@@ -108,7 +104,8 @@ class Machine(MachineRegisters):
         self._pc_mask = (1 << self.arch.bits) - 1
         self._readers: dict[tuple[str, ...], object] = {}        # raw_registers()
         self._pristine = self.uc.context_save()          # reset()
-        self._raw_hooks = [self._add_raw_interrupt_hook()]
+        self._interrupt_hook = self._add_raw_interrupt_hook()
+        self._raw_hooks = [self._interrupt_hook]
         self.uc.hook_add(UC_HOOK_INSN_INVALID, self._on_invalid_instruction)
         cpuid_hook = install_cpuid(self.uc, self.cpu_state)     # the modeled CPU (cpuid.py)
         if cpuid_hook is not None:
@@ -136,6 +133,9 @@ class Machine(MachineRegisters):
         self._blocks, self._live = None, self._insns
         self.trap_handler = self.syscall_handler = self.breakpoint_redirect = None
         self._fast_vector, self._fast_interrupt = -1, None
+        if self._int3_sites is not None:
+            self._int3_sites.clear_all()
+            self._int3_sites.armed = True
 
     def close(self) -> None:
         """Free the emulator instance and every page of guest memory now, not when the garbage
@@ -152,6 +152,7 @@ class Machine(MachineRegisters):
         self.uc = self.mem = self.cpu_state = self.raw_pc = None
         self._readers = {}
         self._raw_hooks = []
+        self._int3_sites = None
         self.trap_handler = self.syscall_handler = self.breakpoint_redirect = None
         self._fast_vector, self._fast_interrupt = -1, None
 
@@ -228,6 +229,10 @@ class Machine(MachineRegisters):
         self._live = self._insns if budget or self._blocks is None else self._blocks
         if self._live is self._blocks:
             self._blocks.begin()
+        if self._int3_sites is not None and not self._running:
+            self._int3_sites.release_retired()
+            if not self._int3_sites.installed:
+                self._int3_sites.install()
         host_stop.enter(self)             # Ctrl-C, SIGTERM: StopRequested (host_stop.py)
         self._running = True
         try:
@@ -326,80 +331,13 @@ class Machine(MachineRegisters):
         self.lock_sites.untrap(address)
 
     # ---- hooks -----------------------------------------------------------------------------
-    def set_fast_interrupt(self, vector: int, handler) -> None:
-        """Offer every `int vector` to `handler(vector)` before trap_handler: True, the guest
-        goes on; False, the run ends with a TRAP exit for `vector`; None, trap_handler gets
-        it as any other interrupt. Only software interrupts use vectors >= 32 (Unicorn
-        delivers no external ones), so no CPU state needs reading to tell."""
-        if vector < 32:
-            raise MachineError(f"no fast path for exception vector {vector}")
-        self._fast_vector, self._fast_interrupt = vector, handler
-
-    def _add_raw_interrupt_hook(self):
-        """The interrupt hook (a raw one: raw_hooks.py): every int3 probe hit and int 0x80
-        passes here.
-
-        An int3 is offered to `breakpoint_redirect` first. The IP it gives is stored straight
-        into the CPU state: cpu_exec looks for the next block there as soon as this hook
-        returns (cpu_state.py), with no exit from the CPU loop as uc_reg_write would ask."""
-        uc = self.uc
-        eip, pc_mask = self.cpu_state.eip, self._pc_mask
-
-        def on_interrupt(_handle, vector, _user):
-            try:
-                if self.on_kernel_entry is not None:
-                    self.on_kernel_entry()
-                if vector == 3:
-                    # #BP: an instruction always raises it and it never chains, so none of
-                    # _on_interrupt's questions need asking (the path of every probe hit)
-                    pc = eip.value & pc_mask
-                    redirect = self.breakpoint_redirect
-                    if redirect is not None:
-                        ip = redirect(pc)
-                        if ip is not None:
-                            eip.value = ip
-                            return
-                    self.software_interrupt = True
-                    if self.trap_handler is None or not self.trap_handler(3, pc):
-                        self._finish(exits.Exit(exits.TRAP, eip.value & pc_mask, vector=3))
-                elif vector == self._fast_vector and self._on_fast_interrupt(vector):
-                    return
-                else:
-                    self._on_interrupt(uc, vector, None)
-            except BaseException as error:        # noqa: B036 - re-raised by emu_start
-                hook_failed(self.uc, error)
-
-        return add_raw_hook(self.uc, UC_HOOK_INTR, HOOK_INTR_CFUNC, on_interrupt)
-
-    def _on_fast_interrupt(self, vector: int) -> bool:
-        """The fast path of `int vector` (set_fast_interrupt); False: not taken."""
-        self.software_interrupt = True
-        handled = self._fast_interrupt(vector)
-        if handled is None:
-            return False
-        if not handled:
-            self._finish(exits.Exit(exits.TRAP, self.raw_pc.read(), vector=vector))
-        return True
-
-    def _on_interrupt(self, uc, vector, _user):
-        pc = self.raw_pc.read()
-        self.software_interrupt = (vector >= 32 or vector in _ALWAYS_SOFTWARE
-                                   or self._errata.is_software(vector, pc))
-        if not self.software_interrupt and vector != _DEBUG:
-            self._faulted_at(pc)
-        handled = self.trap_handler(vector, pc) if self.trap_handler else False
-        if vector in CHAINING_VECTORS:
-            self._errata.fault_handled()
-        if not handled:
-            self._finish(exits.Exit(exits.TRAP, self.raw_pc.read(), vector=vector))
-
     def _on_invalid_instruction(self, uc, _user):
         # #UD is a fault: the saved IP is the instruction itself (Intel SDM Vol. 3A, 6.15).
         pc = self.raw_pc.read()
         self.software_interrupt = False
         self._faulted_at(pc)
-        if self.on_kernel_entry is not None:
-            self.on_kernel_entry()
+        if self._on_kernel_entry is not None:
+            self._on_kernel_entry()
         handled = self.trap_handler(6, pc) if self.trap_handler else False
         if not handled or self.raw_pc.read() == pc:
             # declined, or the handler kept the PC on the bad instruction: deliver again later
@@ -416,8 +354,8 @@ class Machine(MachineRegisters):
         """The `syscall` instruction (a raw hook: raw_hooks.py)."""
         self._in_syscall_hook = True
         try:
-            if self.on_kernel_entry is not None:
-                self.on_kernel_entry()
+            if self._on_kernel_entry is not None:
+                self._on_kernel_entry()
             pc = self.pc
             handled = self.syscall_handler(pc) if self.syscall_handler else False
             if not handled:

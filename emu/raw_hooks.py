@@ -17,13 +17,15 @@ from .internals.binding import handle, keep_hook_exception, uc_hook_h, uclib
 def add_raw_hook(uc, kind: int, prototype, callback, *extra):
     """Register `callback` for hook `kind` with a bare ctypes function of `prototype`
     (`extra`: the instruction of a UC_HOOK_INSN). Returns the ctypes function, which the
-    caller keeps referenced: Unicorn holds only the pointer."""
+    caller keeps referenced: Unicorn holds only the pointer; its `hook_handle` is the hook's
+    uc_hook_h, for uc_hook_del."""
     function = prototype(callback)
     hook = uc_hook_h()
     status = uclib.uc_hook_add(handle(uc), ctypes.byref(hook), kind, function, None,
                                ctypes.c_uint64(1), ctypes.c_uint64(0), *extra)
     if status != UC_ERR_OK:
         raise MachineError(f"cannot add hook {kind}: {UcError(status)}")
+    function.hook_handle = hook
     return function
 
 

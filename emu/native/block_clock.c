@@ -36,6 +36,10 @@ struct entry {
 };
 
 struct block_clock {
+    /* direct-mapped, in front of `table`: no hash to compute. First in the struct, so that
+     * an entry's address is the hook's only pointer (it compares through it and stores it
+     * as `last`, where at an offset it took three instructions more a block). */
+    struct entry recent[RECENT];
     int64_t executed;       /* instructions of the blocks begun */
     int64_t deadline;       /* stop at the first block that begins at or after it; < 0: never */
     int64_t stopped_at;     /* the block a stop landed on */
@@ -53,7 +57,6 @@ struct block_clock {
     void *capture;          /* its state */
     int64_t interval;       /* the next tick after one `take` took: deadline + interval */
     int32_t paused;         /* `take` took the tick and asked for the run to stop */
-    struct entry recent[RECENT];    /* direct-mapped, in front of `table`: no hash to compute */
     /* The block begun last, for an exact count inside it (emu/lazy_count.py): its entry in
      * `recent` (where it starts, its length and instructions), which no other block can
      * take before the next block begins; 0 before the first. One store a block, where its
@@ -155,7 +158,7 @@ static void count_block(struct block_clock *c, void *uc, uint64_t address, uint3
     c->last = r;
 }
 
-static void on_block_slow(struct block_clock *c, void *uc, uint64_t address, uint32_t size);
+static void on_block_slow(void *uc, uint64_t address, uint32_t size, void *user);
 
 void block_clock_on_block(void *uc, uint64_t address, uint32_t size, void *user)
 {
@@ -163,21 +166,27 @@ void block_clock_on_block(void *uc, uint64_t address, uint32_t size, void *user)
      * a store, with no call and no frame. Behind a call to insns_of, whose slow path inlines
      * decode's 4 KiB buffer, fib's emulation under trace took 0.29 s instead of 0.22 s
      * (fib 32; `run`: 0.18 s). (A free slot matches only an empty block at 0: it counts
-     * the 0 instructions count_block would.) */
+     * the 0 instructions count_block would.)
+     * Two things keep it short (issue 31: ~24 host instructions a block, the most of what
+     * `trace` costs beyond `run` on code no probe touches): "no deadline, or before it" is
+     * one unsigned compare (`executed` is never negative, and a deadline of -1 is the
+     * largest unsigned value), and the slow path takes the hook's own arguments in the same
+     * registers, so the hot path moves none of them for it. */
     struct block_clock *c = user;
     struct entry *r = &c->recent[(address ^ (address >> 8)) & (RECENT - 1)];
     if (r->address == address && r->size == size
-            && (c->deadline < 0 || c->executed < c->deadline)) {
+            && (uint64_t)c->executed < (uint64_t)c->deadline) {
         c->executed += r->insns;
         c->last = r;
         return;
     }
-    on_block_slow(c, uc, address, size);
+    on_block_slow(uc, address, size, user);
 }
 
 __attribute__((noinline))
-static void on_block_slow(struct block_clock *c, void *uc, uint64_t address, uint32_t size)
+static void on_block_slow(void *uc, uint64_t address, uint32_t size, void *user)
 {
+    struct block_clock *c = user;
     if (c->deadline < 0) {
         count_block(c, uc, address, size);
         return;

@@ -6,29 +6,45 @@ rcx, r8, r9 (System V AMD64 psABI 3.2.3); i386 cdecl passes them on the stack, t
 rules are applied to the current registers, which only hold at the entry.
 """
 import struct
+from functools import partial
+from operator import itemgetter
 
 X86_64_ARGUMENT_REGISTERS = ("rdi", "rsi", "rdx", "rcx", "r8", "r9")
 
 
-class ProbeContext:
-    # One is built per hit, on the probe hot path: slots make building it cheaper.
-    __slots__ = ("kernel", "thread", "process", "probe", "address", "retval", "_cpu")
+class ProbeContext(tuple):
+    """One is built per hit, on the probe hot path, so it is a tuple: (kernel, thread, probe,
+    address, retval, the door's CPU view of the thread's space), its fields read through C
+    itemgetters. The hot path builds it with `new_context` (tuple.__new__: no Python frame,
+    where a class with __init__ ran one with seven stores: a third of an int3 hit's Python
+    time after the C hook, issue 31). It compares and hashes by identity, as an object."""
+    __slots__ = ()
 
-    def __init__(self, kernel, thread, probe, address: int, retval: int | None = None,
-                 cpu=None):
-        self.kernel = kernel
-        self.thread = thread
-        self.process = process = thread.process
-        self.probe = probe
-        self.address = address
-        self.retval = retval
+    def __new__(cls, kernel, thread, probe, address: int, retval: int | None = None, cpu=None):
         # through the door (kernel_model/debug/cpu.py); `cpu`: the view of the thread's space
         # a hot path keeps (tracing/entry_hit.py), which spares every hit the door's look-up
-        self._cpu = kernel.debug.cpu(process) if cpu is None else cpu
+        if cpu is None:
+            cpu = kernel.debug.cpu(thread.process)
+        return tuple.__new__(cls, (kernel, thread, probe, address, retval, cpu))
+
+    kernel = property(itemgetter(0))
+    thread = property(itemgetter(1))
+    probe = property(itemgetter(2))
+    address = property(itemgetter(3))
+    retval = property(itemgetter(4))
+    _cpu = property(itemgetter(5))
+    __eq__, __ne__, __hash__ = object.__eq__, object.__ne__, object.__hash__
+
+    @property
+    def process(self):
+        return self[1].process
+
+    def __repr__(self) -> str:
+        return f"ProbeContext(tid={self[1].tid}, probe={self[2].spec.text!r}, address={self[3]:#x})"
 
     @property
     def pid(self) -> int:
-        return self.process.pid
+        return self[1].process.pid
 
     @property
     def tid(self) -> int:
@@ -97,3 +113,9 @@ def _stack_or_register_argument(cpu, index: int) -> int:
             return cpu.register(X86_64_ARGUMENT_REGISTERS[index])
         return struct.unpack("<Q", cpu.read(cpu.sp + 8 * (index - 6 + 1), 8))[0]
     return struct.unpack("<I", cpu.read(cpu.sp + 4 * (index + 1), 4))[0]
+
+
+
+# new_context((kernel, thread, probe, address, retval, cpu)): a ProbeContext from its fields,
+# `cpu` given, built by tuple.__new__ through a C partial (no Python frame: the hot path's)
+new_context = partial(tuple.__new__, ProbeContext)

@@ -4,7 +4,7 @@ It is apart from session.py because it is the hot path (every hit of every int3 
 runs it, bench/probe_rate.py) and one concept of its own: the session builds one per entry
 site (Session.place_resolved) and keeps the general, slower Session.hit for the other kinds.
 """
-from ..probes.context import ProbeContext, argument_fetcher
+from ..probes.context import argument_fetcher, new_context
 
 
 def _EntryHit(session, probe):
@@ -50,6 +50,6 @@ def _EntryHit(session, probe):
              None, "entry", name))
         action = probe.action
         if action is not None:
-            action(ProbeContext(kernel, thread, probe, address, None, cpu))
+            action(new_context((kernel, thread, probe, address, None, cpu)))
     hook.session, hook.probe = session, probe
     return hook

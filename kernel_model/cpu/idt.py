@@ -74,6 +74,9 @@ class Idt:
         self.gate_size = 8 if self.bits == 32 else 16
         self._handlers: dict[int, object] = {}      # stub address -> Python handler
         self._gates: dict[int, Gate] = {}           # decoded cache, refreshed on every set_gate
+        # on_gate_change(vector): told after every set_gate (the trap dispatcher's native
+        # breakpoints stand in for one #BP gate: cpu/traps.py)
+        self.on_gate_change = None
         machine.mem.write(base, bytes(256 * self.gate_size))
         machine.set_reg("idtr", (0, base, 256 * self.gate_size - 1, 0))
 
@@ -83,6 +86,8 @@ class Idt:
         self.machine.mem.write(self.base + self.gate_size * vector, raw)
         self._handlers[stub] = handler
         self._gates[vector] = decode_gate(self.bits, vector, raw)    # what memory holds now
+        if self.on_gate_change is not None:
+            self.on_gate_change(vector)
 
     @property
     def decoded_gates(self) -> dict[int, Gate]:

@@ -26,6 +26,14 @@ The handler runs with the same live registers either way (the full path does not
 before calling it). tests/unit/instrumenter/strategies/test_trampoline_fastpath.py checks the two paths
 end in the same state.
 
+Native breakpoints (issue 31). A redirect that only runs Python hooks and gives a trampoline
+may also be taken by the Machine's C interrupt hook (emu/int3_sites.py, `set_native_breakpoint`):
+the same preconditions, kept as state instead of asked per hit. The ring is checked in C (CS's
+RPL); the site is in the C table only while its redirect is the one registered here, and all
+of them leave it when the #BP gate changes (the Idt tells: `_gate_changed`); a tool's gate on
+the space disarms the table (`arm_native_breakpoints`), and the Machine's on_kernel_entry
+disarms it while set. Whatever the C hook declines comes to `redirect_breakpoint` as before.
+
 Frameless system calls (the fast path of every `int 0x80`). The same argument holds for the
 syscall vector: `int 0x80` from ring 3 through a present DPL-3 gate pushes SS, ESP, EFLAGS,
 CS, EIP (SS:RSP always in 64-bit mode, after aligning RSP: SDM 6.14.2) on the kernel stack, and
@@ -82,9 +90,51 @@ class TrapDispatcher:
         # The Idt decodes a new Gate on every set_gate: while gate(BP) is this very object,
         # the #BP gate (present, DPL 3, its handler) is the one checked here.
         self._redirects[address] = (redirect, gate)
+        self.clear_native_breakpoint(address)      # a new redirect: the C table's was another
 
     def clear_breakpoint_redirect(self, address: int) -> None:
         self._redirects.pop(address, None)
+        self.clear_native_breakpoint(address)
+
+    # ---- native breakpoints (see the module docstring) ------------------------------------
+    native_breakpoints = True   # False: no int3 is taken by the C hook (read when one is set)
+
+    def set_native_breakpoint(self, address: int, redirect, hit) -> bool:
+        """`set_breakpoint_redirect(address, redirect)`, and let the Machine's C interrupt hook
+        call `hit()` for this int3 instead: it must do what `redirect()` does when it does not
+        decline, catch its own exceptions (`native_failed`, then 0) and give the IP. False:
+        the C hook is not available here (or not wanted): the Python redirect takes the hits."""
+        self.set_breakpoint_redirect(address, redirect)
+        if not (self.fast_breakpoints and self.native_breakpoints):
+            return False
+        sites = self.machine.int3_sites()
+        if sites is None:
+            return False
+        if self.idt.on_gate_change is None:
+            self.idt.on_gate_change = self._gate_changed
+        return sites.set(address, hit)
+
+    def clear_native_breakpoint(self, address: int) -> None:
+        sites = self.machine.int3_sites(make=False)
+        if sites is not None:
+            sites.clear(address)
+
+    def native_failed(self, error: BaseException) -> None:
+        """A native breakpoint's hit raised: as the Python hook does with it."""
+        self.machine.int3_sites().failed(error)
+
+    def arm_native_breakpoints(self, armed: bool) -> None:
+        """False while a tool must see every int3 of the space first (a gate on it)."""
+        sites = self.machine.int3_sites(make=False)
+        if sites is not None:
+            sites.armed = armed
+
+    def _gate_changed(self, vector: int) -> None:
+        """The Idt set a gate: a new #BP gate is not the one any redirect was set under."""
+        if vector == vectors.BP:
+            sites = self.machine.int3_sites(make=False)
+            if sites is not None:
+                sites.clear_all()
 
     def redirect_breakpoint(self, pc: int) -> int | None:
         """The fast path of an int3 that ended at `pc` (the Machine asks before it reports the

@@ -121,7 +121,7 @@ class DebugInterface:
         ("_facility", "tracing.facility:TracingFacility"): "detach tracer_of event_mask set_signal_mask responds "
                                         "trace_stop_of stop resume record_tool_stop forget_tool_stop "
                                         "stop_for_tracer resume_from_tracer vfork_child_of "
-                                        "holds_stopped trace_signal trace_fork trace_vfork_done "
+                                        "trace_signal trace_fork trace_vfork_done "
                                         "trace_exec",
         ("_syscall_stops", "tracing.syscall_stops:SyscallTraceStops"): "watch_syscalls_for trace_death stop_at_syscall",
         ("_restartable", "restartable:RestartableSequences"): "register_restartable restart_sequence on_switch_out "
@@ -287,6 +287,14 @@ class DebugInterface:
             patches.copy_patches(parent_space, child_space)
         if detach := self._made("_detach"):
             detach.copy_stale_ranges(parent_space, child_space)     # after a detach (detach.py)
+
+    def holds_stopped(self, thread) -> bool:
+        """The run loop asks before running a thread whether its tracer holds it stopped
+        (tracing/facility.py). Only a tracer stops threads, and the facility is made by the
+        first one: a run that none traces asks nothing of it (it made the facility, importing
+        its module, for every plain run: issue 31, bench/trace_cost.py)."""
+        facility = self.__dict__.get("_facility")
+        return facility is not None and facility.holds_stopped(thread)
 
     # ---- the kernel's events (module docstring) ----------------------------------------------
     def pre_fork(self, parent, child_pid: int, *, vfork: bool) -> None:

@@ -41,6 +41,10 @@ class ToolTraps:
         """`handler(frame, thread) -> bool` runs when the int3 at `address` in `space` traps;
         it may rewrite frame.ip (IRET then resumes there). True: the guest goes on at once."""
         self._breakpoints[(space.serial, address)] = handler
+        # a native breakpoint stood in for the handler registered before (if another)
+        traps = getattr(space, "traps", None)
+        if traps is not None:
+            traps.clear_native_breakpoint(address)
 
     def unregister_breakpoint(self, space, address: int) -> None:
         self._breakpoints.pop((space.serial, address), None)
@@ -129,7 +133,23 @@ class ToolTraps:
                 hook(thread, address)
             taken["int3_fast"] += 1
             return site.trampoline
-        traps.set_breakpoint_redirect(address, stand_in)
+
+        failed = traps.native_failed
+
+        def native_hit():
+            # stand_in for the Machine's C interrupt hook, which calls it only while stand_in's
+            # questions have the answer "take it": the handler is still this one (set and
+            # unregister clear the C table's entry), no gate on the space (set_gate disarms it)
+            try:
+                thread = kernel.current
+                for hook in site.hooks:
+                    hook(thread, address)
+                taken["int3_fast"] += 1
+                return site.trampoline
+            except BaseException as error:        # noqa: B036 - re-raised by the run
+                failed(error)
+                return 0
+        traps.set_native_breakpoint(address, stand_in, native_hit)
 
     @staticmethod
     def unregister_breakpoint_redirect(space, address: int) -> None:
@@ -141,9 +161,18 @@ class ToolTraps:
     def set_gate(self, space, gate) -> None:
         """`gate(handler, address, frame, thread) -> bool` sees every tool trap of `space`."""
         self._gates[space.serial] = gate
+        self._arm_native(space, False)
 
     def clear_gate(self, space) -> None:
         self._gates.pop(space.serial, None)
+        self._arm_native(space, True)
+
+    @staticmethod
+    def _arm_native(space, armed: bool) -> None:
+        """The C hook takes a space's int3s only while no gate must see them first."""
+        traps = getattr(space, "traps", None)
+        if traps is not None:
+            traps.arm_native_breakpoints(armed)
 
     # ---- #UD sites (US 7,350,196: a LOCK prefix patched over a probed instruction) ----------------
     def register_invalid_opcode_site(self, space, address: int, handler) -> None:
@@ -183,7 +212,8 @@ class ToolTraps:
         for site in [k for k in self._invalid_opcodes if k[0] == key]:
             self.unregister_invalid_opcode_site(space, site[1])
         self._debug_traps.pop(key, None)
-        self._gates.pop(key, None)
+        if self._gates.pop(key, None) is not None:
+            self._arm_native(space, True)
 
     def copy_traps(self, parent_space, child_space) -> None:
         """fork: the child's copy of the memory holds the same int3s (and LOCK patches): the

@@ -5,7 +5,8 @@ a plain run of a static hello loads no probe strategy (not even their registry),
 profiler, no strace decoder, no disassembler or assembler and no pyelftools (an exec reads the
 ELF and program headers with struct; symbols are read only when a tool asks for them), not
 hashlib, which loads OpenSSL (kernel_model/digest.py), and none of the door's parts that only a
-tool asks for (nor the socket classes one of them names), nor System V IPC's tables, nor the
+tool asks for (not even the tracing facility, which the run loop asked at every pick of a
+thread whether a tracer held it stopped; nor the socket classes one of them names), nor System V IPC's tables, nor the
 kernel's tables a hello never uses (keys, AF_UNIX names, shared file pages, a POSIX timer, the
 UTS names, /proc/config.gz), a signal frame's layouts, /proc (until a path goes through it) or
 the other ABI's syscall numbers. Started as the `trapline` command (trapline/entry.py), a plain
@@ -31,6 +32,7 @@ NOT_FOR_A_RUN = ("lief", "capstone", "keystone", "elftools", "rich", "instrument
                  "kernel_model.debug.descriptors", "kernel_model.debug.patches", "kernel_model.debug.traps",
                  "kernel_model.debug.run", "kernel_model.debug.watch", "kernel_model.debug.detach",
                  "kernel_model.debug.threads", "kernel_model.debug.tracing.syscall_stops",
+                 "kernel_model.debug.tracing.facility",
                  "kernel_model.net.inet", "kernel_model.net.unix",
                  # System V IPC's kinds, made when first used (kernel_model/ipc/namespace.py)
                  "kernel_model.ipc.msg", "kernel_model.ipc.sem", "kernel_model.ipc.shm",
