@@ -14,6 +14,9 @@ def register_proc_entries(kernel) -> None:
     fs.add_proc_file(b"config.gz", lambda: _kconfig().config_gz())     # CONFIG_IKCONFIG_PROC
     fs.add_proc_file(b"version", lambda: _utsname().PROC_VERSION)
     fs.add_proc_file(b"key-users", lambda: _key_users_text(kernel.keys))
+    # fs/aio.c aio_sysctls: the requests of every AIO context, and their limit
+    fs.add_sysctl(b"fs/aio-nr", lambda: b"%d" % kernel.aio_limits.aio_nr)
+    fs.add_sysctl(b"fs/aio-max-nr", lambda: b"%d" % kernel.aio_limits.aio_max_nr)
 
 
 def _uts_entry(kernel, path: bytes):

@@ -47,6 +47,7 @@ class Space:
         self.selectors = SELECTORS[arch]
         self.vm = AreaMap(self.machine, self.layout, memory_limit=memory_limit)
         self.images = ImageMap()            # the ELF objects mapped here (kernel_model/images.py)
+        self.aio = None                     # its AIO contexts (aio/table.py), at the first io_setup
         lay = self.layout
         self._iret = IRET32 if self.machine.arch.bits == 32 else IRET64
         if recycled is None:
@@ -79,6 +80,7 @@ class Space:
     def give_up_machine(self):
         """Released, its Machine handed to the pool instead of closed (space_pool.py)."""
         machine = self.machine
+        self._exit_aio()
         self.released = True
         self._abi_registers = {}
         self.syscall_registers = ()
@@ -89,10 +91,17 @@ class Space:
         """Give the memory and the emulator back (a zombie's space, an image replaced by exec).
         The Space object stays as a record (its serial, its last VMAs); its Machine is closed."""
         if not self.released:
+            self._exit_aio()
             self.released = True
             self._abi_registers = {}
             self.syscall_registers = ()
             self.machine.close()
+
+    def _exit_aio(self) -> None:
+        """fs/aio.c exit_aio, as the mm goes: its contexts are killed (fs.aio-nr drops)."""
+        if self.aio is not None:
+            self.aio.release()
+            self.aio = None
 
     def syscall_abi_registers(self, abi: str):
         """(batched reader of the call number and six arguments, the result register) for

@@ -43,7 +43,9 @@ NEVER_RESTARTED = frozenset({"pause", "rt_sigsuspend", "sigsuspend", "nanosleep"
                              # i386 reaches them through ipc(2), whose other calls never sleep
                              "msgrcv", "msgsnd", "semop", "semtimedop", "semtimedop_time64",
                              "ipc",
-                             "rt_sigtimedwait", "rt_sigtimedwait_time64"})
+                             "rt_sigtimedwait", "rt_sigtimedwait_time64",
+                             # fs/aio.c: -EINTR (io_pgetevents' -ERESTARTNOHAND: no handler)
+                             "io_getevents", "io_pgetevents", "io_pgetevents_time64"})
 
 
 def signalfd_channel(proc) -> tuple:

@@ -11,6 +11,8 @@ themselves: a call registered elsewhere, or missing here, fails it.
 _BY_MODULE = {
     "admin": "mount pivot_root setns swapoff swapon umount umount2 unshare",
     "affinity": "sched_getaffinity sched_setaffinity",
+    "aio": "io_cancel io_destroy io_getevents io_pgetevents io_pgetevents_time64 io_setup "
+        "io_submit",
     "capabilities": "capget capset",
     "clockset": "adjtimex clock_adjtime clock_adjtime64 clock_settime clock_settime64 settimeofday "
         "stime",
