@@ -48,6 +48,7 @@ class Space:
         self.vm = AreaMap(self.machine, self.layout, memory_limit=memory_limit)
         self.images = ImageMap()            # the ELF objects mapped here (kernel_model/images.py)
         self.aio = None                     # its AIO contexts (aio/table.py), at the first io_setup
+        self.userfaults = []                # the userfaultfds with ranges here (userfaultfd/)
         lay = self.layout
         self._iret = IRET32 if self.machine.arch.bits == 32 else IRET64
         if recycled is None:
@@ -96,6 +97,12 @@ class Space:
             self._abi_registers = {}
             self.syscall_registers = ()
             self.machine.close()
+
+    def missing_watched(self, page: int) -> bool:
+        """Whether a userfaultfd registered `page` for missing-page faults (mode bit 1,
+        UFFDIO_REGISTER_MODE_MISSING)."""
+        return any(reg.mode & 1 for uffd in self.userfaults
+                   for reg in [uffd.registration_at(page)] if reg is not None)
 
     def _exit_aio(self) -> None:
         """fs/aio.c exit_aio, as the mm goes: its contexts are killed (fs.aio-nr drops)."""

@@ -93,6 +93,7 @@ _BY_MODULE = {
     "timerfd": "timerfd_create timerfd_gettime timerfd_gettime64 timerfd_settime timerfd_settime64",
     "times": "times",
     "truncate": "truncate truncate64",
+    "userfaultfd": "userfaultfd",
     "ustat": "ustat",
     "utsname": "oldolduname olduname setdomainname sethostname uname",
     "vectored_at": "preadv preadv2 pwritev pwritev2",

@@ -239,6 +239,10 @@ def sys_ioctl(ctx, fd, request, arg):
     if request == FIONREAD and hasattr(entry.file, "available"):
         ctx.write(arg, struct.pack("<i", entry.file.available()))
         return 0
+    own = getattr(entry.file, "ioctl", None) or getattr(getattr(entry.file, "node", None),
+                                                        "ioctl", None)
+    if own is not None:                 # a file's or device's own (f_op->unlocked_ioctl)
+        return own(ctx, request, arg)
     # Terminal ioctls (TCGETS, TIOCGWINSZ, TIOCGPGRP...) on something that is not a terminal,
     # and every other request a regular file does not know: ENOTTY, as Linux's vfs_ioctl.
     raise GuestErrno(E.ENOTTY)

@@ -174,7 +174,8 @@ def sys_madvise(ctx, addr, length, advice):
                          ("flags", K.MREMAP_FLAGS), ("new_address", K.PTR)),
          returns=Ret.HEX, outside_hook=True)
 def sys_mremap(ctx, old_addr, old_size, new_size, flags, new_addr):
-    return mremap(ctx.proc.vm, old_addr, old_size, new_size, flags, new_addr)
+    return mremap(ctx.proc.vm, old_addr, old_size, new_size, flags, new_addr,
+                  ctx.space.missing_watched)
 
 
 @syscall("remap_file_pages", args=(("start", K.PTR), ("size", K.ULONG), ("prot", K.PROT),
