@@ -34,6 +34,7 @@ _BY_MODULE = {
     "fstypes": "sysfs",
     "futex": "futex futex_time64 futex_waitv",
     "inotify": "inotify_add_watch inotify_init inotify_init1 inotify_rm_watch",
+    "io_uring": "io_uring_enter io_uring_register io_uring_setup",
     "kcmp": "kcmp",
     "keys": "add_key keyctl request_key",
     "kill": "kill tgkill tkill",

@@ -72,13 +72,19 @@ def _may_write(f, shared: bool) -> bool:
     sealed against writes (memfd_check_seals_mmap), so mprotect cannot add PROT_WRITE."""
     if f is None or not shared:
         return True
-    return f.writable and not getattr(f.node, "seals", 0) & NO_WRITES
+    return f.writable and not getattr(getattr(f, "node", None), "seals", 0) & NO_WRITES
 
 
 def _file_contents(ctx, f, prot: int, shared: bool, offset: int, length: int):
     """(bytes, shared backing) of a file mapping: a private one gets the bytes, a shared one
     the file's pages in the page cache — except a character device's (/dev/zero), whose
     shared mapping is new anonymous shared memory each time (mm/shmem.c shmem_zero_setup)."""
+    own = getattr(f, "mmap_backing", None)
+    if own is not None:                     # a file's own pages (io_uring_mmap); shared only
+        if not shared:
+            raise GuestErrno(E.EINVAL)
+        own(offset, length)                 # EINVAL for an offset or a size it has not
+        return b"", lambda size: own(offset, size)
     if not shared:
         return ctx.kernel.page_cache.cached(f, offset, f.pread(length, offset)), None
     if prot & PROT_WRITE and getattr(f.node, "seals", 0) & NO_WRITES:
