@@ -80,7 +80,8 @@ class KioCtx:
     def complete(self, obj: int, data: int, res: int, eventfd=None) -> None:
         """aio_complete: the event at the tail, the tail moved on, then the eventfd signalled
         and the waiters in io_getevents woken."""
-        self.pages.write(AIO_RING.size + self.tail * IO_EVENT.size, IO_EVENT.pack(data, obj, res, 0))
+        at = AIO_RING.size + self.tail * IO_EVENT.size
+        self.pages.write(at, IO_EVENT.pack(data, obj, res, 0))
         self.tail = (self.tail + 1) % self.nr_events
         self.pages.write(RING_TAIL_OFFSET, self.tail.to_bytes(4, "little"))
         if eventfd is not None:

@@ -20,8 +20,10 @@ IORING_OP_READ_FIXED, IORING_OP_WRITE_FIXED, IORING_OP_READ, IORING_OP_WRITE = 4
 # struct io_uring_params: sq_entries, cq_entries, flags, sq_thread_cpu, sq_thread_idle,
 # features, wq_fd, resv[3], then the two offset structures (40 bytes each)
 PARAMS = struct.Struct("<10I")
-SQ_OFFSETS = struct.Struct("<8IQ")     # head tail ring_mask ring_entries flags dropped array resv1 user_addr
-CQ_OFFSETS = struct.Struct("<8IQ")     # head tail ring_mask ring_entries overflow cqes flags resv1 user_addr
+# io_sqring_offsets: head tail ring_mask ring_entries flags dropped array resv1, user_addr
+SQ_OFFSETS = struct.Struct("<8IQ")
+# io_cqring_offsets: head tail ring_mask ring_entries overflow cqes flags resv1, user_addr
+CQ_OFFSETS = struct.Struct("<8IQ")
 PARAMS_SIZE = PARAMS.size + SQ_OFFSETS.size + CQ_OFFSETS.size     # 120
 # struct io_uring_sqe (64 bytes): opcode, flags, ioprio, fd, off, addr, len, rw_flags,
 # user_data, buf_index, personality, splice_fd_in, addr3, pad

@@ -52,7 +52,8 @@ def _play(kioctx: KioCtx, script) -> None:
         else:                        # user space moves head past `count` events itself
             count = min(count, len(queued))
             head = struct.unpack_from("<I", kioctx.pages.read(RING_HEAD_OFFSET, 4))[0]
-            kioctx.pages.write(RING_HEAD_OFFSET, struct.pack("<I", (head + count) % kioctx.nr_events))
+            head = (head + count) % kioctx.nr_events
+            kioctx.pages.write(RING_HEAD_OFFSET, struct.pack("<I", head))
             queued = queued[count:]
         assert kioctx.in_ring() == len(queued)
         tail = struct.unpack("<I", kioctx.pages.read(RING_TAIL_OFFSET, 4))[0]
