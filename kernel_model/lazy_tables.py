@@ -34,3 +34,9 @@ class LazyTables:
         """fs.aio-nr and fs.aio-max-nr, every AIO context's requests (aio/table.py)."""
         from .aio.table import AioLimits
         return AioLimits()
+
+    @functools.cached_property
+    def hugepages(self):
+        """The huge page pool, vm.nr_hugepages (memory/hugetlb.py)."""
+        from .memory.hugetlb import HugePool
+        return HugePool()
