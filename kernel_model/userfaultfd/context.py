@@ -60,6 +60,12 @@ class UserfaultCtx(Unseekable):
         """handle_userfault: one message per fault (a thread whose fault is still queued or
         being handled sleeps again without a second), then the thread sleeps until a wake of
         its page."""
+        page = self.post_fault(thread, address, flags)
+        self._kernel.scheduler.sleep(thread, [self.fault_channel(page)],
+                                     f"userfaultfd fault at {address:#x}", None)
+
+    def post_fault(self, thread, address: int, flags: int) -> int:
+        """The fault's message, unless this thread's fault there is queued already; its page."""
         page = address & ~(PAGE - 1)
         if self.faulting.get(thread.tid) != page:
             self.faulting[thread.tid] = page
@@ -69,8 +75,7 @@ class UserfaultCtx(Unseekable):
                                           address if exact else page, tid))
             self.generation += 1
             self._kernel.wakeup(self)
-        self._kernel.scheduler.sleep(thread, [self.fault_channel(page)],
-                                     f"userfaultfd fault at {address:#x}", None)
+        return page
 
     def wake(self, start: int, end: int) -> None:
         """wake_userfault: the threads faulting on a page of [start, end) run again (the
@@ -122,12 +127,27 @@ class UserfaultCtx(Unseekable):
         self.closed = True
         for reg in self.ranges:
             unprotect(self.space, reg, reg.start, reg.end)
+            fill_missing(self.space, reg.start, reg.end)
         self.ranges.clear()
         self.wake(0, 1 << 64)
         self.messages.clear()
         registered = getattr(self.space, "userfaults", None)
         if registered is not None and self in registered:
             registered.remove(self)
+
+
+def fill_missing(space, start: int, end: int) -> None:
+    """Zero pages where a range no userfaultfd watches any more has none: what a fault
+    there would give (do_anonymous_page), so that no page of anonymous memory is left
+    without one outside a registration (a copy by the kernel finds a page)."""
+    if space.released:
+        return
+    mem = space.machine.mem
+    for lo, hi in mem.unbacked(start, end - start):
+        for vma in space.vm.vmas_overlapping(lo, hi):
+            if vma.perms and vma.file is None and not vma.shared:
+                a, b = max(vma.start, lo), min(vma.end, hi)
+                mem.map(a, b - a, vma.perms)
 
 
 def unprotect(space, reg: Registration, start: int, end: int) -> None:

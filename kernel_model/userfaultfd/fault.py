@@ -7,6 +7,7 @@ UFFDIO_WRITEPROTECT protects, queues a message and the thread sleeps (or, with
 UFFD_FEATURE_SIGBUS, the fault is SIGBUS). A missing page of anonymous memory that no
 userfaultfd watches (any more) gets a zero page, as do_anonymous_page gives one.
 """
+from ..blocking import WouldBlock
 from ..memory.layout import PAGE
 from .abi import (UFFD_FEATURE_SIGBUS, UFFD_PAGEFAULT_FLAG_WP, UFFD_PAGEFAULT_FLAG_WRITE,
                   UFFDIO_REGISTER_MODE_MISSING)
@@ -39,3 +40,18 @@ def userfault(space, thread, address: int, write: bool, missing: bool) -> str | 
         space.machine.mem.map(page, PAGE, vma.perms)
         return RETRY
     return None
+
+
+def kernel_access(ctx, address: int, size: int, write: bool) -> None:
+    """A copy to or from the user by a system call (copy_to_user, copy_from_user) that meets
+    a missing page of a range registered for missing pages faults as the program would: the
+    message is queued and the call sleeps until the page is resolved, then runs again
+    (WouldBlock). Called only while the address space has userfaultfds."""
+    mem, space = ctx.mem, ctx.space
+    for lo, _ in mem.unbacked(address & ~(PAGE - 1), size + (address & (PAGE - 1))):
+        for uffd in space.userfaults:
+            reg = uffd.registration_at(lo)
+            if reg is not None and reg.mode & UFFDIO_REGISTER_MODE_MISSING:
+                page = uffd.post_fault(ctx.thread, max(lo, address),
+                                       UFFD_PAGEFAULT_FLAG_WRITE if write else 0)
+                raise WouldBlock(uffd.fault_channel(page), f"userfaultfd fault at {lo:#x}")

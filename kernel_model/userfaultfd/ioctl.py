@@ -11,7 +11,7 @@ from .abi import (API, API_IOCTLS, FEATURES, RANGE, RANGE_IOCTLS, UFFD_API, UFFD
                   UFFDIO_REGISTER_MODE_WP, UFFDIO_UNREGISTER, UFFDIO_WAKE, UFFDIO_WRITEPROTECT,
                   UFFDIO_WRITEPROTECT_MODE_DONTWAKE, UFFDIO_WRITEPROTECT_MODE_WP,
                   UFFDIO_ZEROPAGE, UFFDIO_ZEROPAGE_MODE_DONTWAKE, WP_RANGE_IOCTLS)
-from .context import Registration, UserfaultCtx, unprotect
+from .context import Registration, UserfaultCtx, fill_missing, unprotect
 
 MMAP_MIN_ADDR = 0x10000           # vm.mmap_min_addr's default
 
@@ -118,6 +118,7 @@ def _unregister(ctx, uffd: UserfaultCtx, arg: int) -> int:
     for reg in uffd.ranges:
         unprotect(ctx.space, reg, start, end)
     _drop_ranges(uffd, start, end)
+    fill_missing(ctx.space, start, end)
     uffd.wake(start, end)
     return 0
 

@@ -7,8 +7,9 @@ mapping), a thread's read and write faults on missing pages queuing a message (e
 address) and sleeping until UFFDIO_COPY or UFFDIO_ZEROPAGE fills the page (EEXIST, ENOENT,
 EINVAL, the copy field), a page touched before the registration not missing, write
 protection (ENOENT outside a WP range, EINVAL for WP with DONTWAKE, the write held back
-while its fault waits, then done once unprotected), unregistering and closing (missing
-pages are zero pages again), mremap's MREMAP_DONTUNMAP (EINVAL for other sizes or without
+while its fault waits, then done once unprotected), a read(2) whose copy into a missing page
+waits for the handler as an access would, unregistering and closing (missing pages are zero
+pages again, for the kernel's copies too), mremap's MREMAP_DONTUNMAP (EINVAL for other sizes or without
 MAYMOVE, the old place empty, a read(2) into it) and /dev/userfaultfd's USERFAULTFD_IOC_NEW.
 A host whose kernel refuses userfaultfd (a container's seccomp) checks the sandbox alone."""
 import subprocess
@@ -58,6 +59,12 @@ static long wprotect(void *start, unsigned long long mode) {
 }
 
 struct access { char *at; int write; char seen; };
+struct syscall_copy { int fd; char *at; long n; };
+static void *reader(void *arg) {        /* the kernel's copy faults, as an access would */
+    struct syscall_copy *c = arg;
+    c->n = read(c->fd, c->at, 3);
+    return NULL;
+}
 static void *touch(void *arg) {
     struct access *a = arg;
     if (a->write) *a->at = 'W'; else a->seen = *(volatile char *)a->at;
@@ -165,8 +172,22 @@ int main(void) {
     printf("an unregistered missing page reads %d\n", page[3 * PAGE]);
     char *late = anon(1);
     result("register another", reg(late, PAGE, UFFDIO_REGISTER_MODE_MISSING, NULL));
+    int pp[2];
+    pipe(pp);
+    write(pp[1], "sys!", 4);
+    struct syscall_copy rd = {pp[0], late + 64, 0};
+    pthread_create(&t, NULL, reader, &rd);
+    m = next_message();
+    show(m, late);
+    struct uffdio_copy fill = {(uintptr_t)late, (uintptr_t)src, PAGE, 0, 0};
+    result("copy under a read(2)", ioctl(uffd, UFFDIO_COPY, &fill));
+    pthread_join(t, NULL);
+    printf("read(2) into it gave %ld: %.3s after %c\n", rd.n, late + 64, late[0]);
+    char *later = anon(1);
+    result("register a third", reg(later, PAGE, UFFDIO_REGISTER_MODE_MISSING, NULL));
     close(uffd);
-    printf("after close, a missing page reads %d\n", late[5]);
+    printf("after close, a missing page reads %d\n", later[5]);
+    result("read(2) into another", read(pp[0], later + 8, 1));
 
     char *old = anon(1);
     strcpy(old, "moved");
@@ -238,7 +259,12 @@ after: W
 unregister                     0 
 an unregistered missing page reads 0
 register another               0 
+message: event 0x12 flags 1 at the page
+copy under a read(2)           0 
+read(2) into it gave 3: sys after X
+register a third               0 
 after close, a missing page reads 0
+read(2) into another           1 
 dontunmap, sizes differ        -1 EINVAL
 dontunmap without maymove      -1 EINVAL
 dontunmap: new holds "moved", old holds 0
