@@ -85,6 +85,12 @@ class RawRegisters:
         uclib.uc_reg_read_batch(self._h, self._ids, self._ptrs, self._n)
         return list(self._vals)
 
+    def write(self, values) -> None:
+        """Write `values` (in the order of `names`) in one uc_reg_write_batch: Unicorn writes
+        them in turn, as that many uc_reg_write calls would."""
+        self._vals[:] = [v & 0xFFFFFFFFFFFFFFFF for v in values]
+        uclib.uc_reg_write_batch(self._h, self._ids, self._ptrs, self._n)
+
 
 class RawRegister:
     """One register read/written through uclib without the binding's prototypes (BARE_UCLIB:

@@ -6,10 +6,14 @@ Exceptions raised by user code become signals (Linux arch/x86/kernel/traps.c): #
 #UD -> SIGILL, #GP -> SIGSEGV, #PF -> SIGSEGV (or SIGBUS), #BP/#DB -> SIGTRAP. `int 0x80`
 is the i386 system-call gate.
 """
+from emu import exits
+
 from .cpu import idt as V
 from .signals import SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGTRAP
 from .cpu.tsc import emulate_time_stamp
+
 from .memory.file_fault import RETRY, SIGBUS as FILE_SIGBUS, file_page_fault
+from .userfaultfd.fault import RETRY as USERFAULT_RETRY, SIGBUS as USERFAULT_SIGBUS, userfault
 
 EXCEPTION_SIGNALS = {
     V.DE: SIGFPE, V.DB: SIGTRAP, V.BP: SIGTRAP, V.OF: SIGSEGV, V.BR: SIGSEGV, V.UD: SIGILL,
@@ -75,7 +79,8 @@ def _page_fault_handler(kernel, space):
     """#PF: a fault just below a MAP_GROWSDOWN area grows it and the instruction runs again
     (arch/x86/mm/fault.c do_user_addr_fault -> expand_stack); one in a shared file mapping's
     page-less page reads the page in, or is SIGBUS past the file's end (memory/file_fault.py,
-    BUS_ADRERR: deliver_exception's code 2 for an address in an area); any other is SIGSEGV."""
+    BUS_ADRERR: deliver_exception's code 2 for an address in an area); one a userfaultfd
+    watches goes to its handler thread (userfaultfd/fault.py); any other is SIGSEGV."""
     def handle(frame):
         current = getattr(kernel, "current", None)
         fault = getattr(current, "pending_fault", None)
@@ -88,6 +93,15 @@ def _page_fault_handler(kernel, space):
                 current.pending_fault = None
                 return True
             if outcome == FILE_SIGBUS:
+                return kernel.deliver_exception(frame, SIGBUS)
+        if fault is not None and frame.fault_address is not None and \
+                (fault.unmapped or space.userfaults):
+            outcome = userfault(space, current, frame.fault_address,
+                                fault.access == exits.WRITE, fault.unmapped)
+            if outcome == USERFAULT_RETRY:
+                current.pending_fault = None
+                return True
+            if outcome == USERFAULT_SIGBUS:
                 return kernel.deliver_exception(frame, SIGBUS)
         return kernel.deliver_exception(frame, SIGSEGV)
     return handle

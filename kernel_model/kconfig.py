@@ -57,6 +57,8 @@ GATED = {
     "CONFIG_FANOTIFY_ACCESS_PERMISSIONS": ("fanotify_init", "fanotify_mark"),
     "CONFIG_KEYS": ("add_key", "request_key", "keyctl"),
     "CONFIG_USERFAULTFD": ("userfaultfd",),
+    # x86-64's, with userfaultfd: UFFDIO_WRITEPROTECT (kernel_model/userfaultfd/ioctl.py)
+    "CONFIG_HAVE_ARCH_USERFAULTFD_WP": ("userfaultfd",),
     "CONFIG_BPF_SYSCALL": ("bpf",),
     "CONFIG_SECCOMP": ("seccomp",),
     "CONFIG_SECCOMP_FILTER": ("seccomp",),        # kernel_model/seccomp/: filters included

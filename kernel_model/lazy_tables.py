@@ -46,3 +46,15 @@ class LazyTables:
         """Files' MAP_SHARED pages (memory/page_cache.py)."""
         from .memory.page_cache import PageCache
         return PageCache()
+
+    @functools.cached_property
+    def aio_limits(self):
+        """fs.aio-nr and fs.aio-max-nr, every AIO context's requests (aio/table.py)."""
+        from .aio.table import AioLimits
+        return AioLimits()
+
+    @functools.cached_property
+    def hugepages(self):
+        """The huge page pool, vm.nr_hugepages (memory/hugetlb.py)."""
+        from .memory.hugetlb import HugePool
+        return HugePool()

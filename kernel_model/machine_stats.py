@@ -6,7 +6,7 @@ fs/proc/meminfo.c), so that a program comparing them (LTP sysinfo01) finds them 
   the clock's (time/clock.py: the hour before the run and every wait for a deadline).
 - Memory: the run's budget (--memory) is the RAM; what the live address spaces map and the
   overlay's file bytes (tmpfs-like: shmem, in the page cache) are in use, the rest is free.
-  There is no swap and no huge page.
+  There is no swap; the huge pages are the pool's (memory/hugetlb.py).
 - Load averages are 0: calc_global_load samples the run queue every LOAD_FREQ (5 s and a tick)
   into exponential averages; the model takes no samples, so they are those of a machine
   that has just booted idle. The run queue and the task count are the scheduler's.
@@ -55,7 +55,4 @@ def meminfo_text(kernel) -> bytes:
              (b"Buffers", 0), (b"Cached", files), (b"SwapCached", 0), (b"SwapTotal", 0),
              (b"SwapFree", 0), (b"Shmem", files)]
     lines = [b"%-16s%8d kB\n" % (name + b":", size // KIB) for name, size in sizes]
-    lines += [b"%-16s%8d\n" % (name + b":", 0) for name in
-              (b"HugePages_Total", b"HugePages_Free", b"HugePages_Rsvd", b"HugePages_Surp")]
-    lines += [b"Hugepagesize:       2048 kB\n", b"Hugetlb:               0 kB\n"]
-    return b"".join(lines)
+    return b"".join(lines) + kernel.hugepages.meminfo()

@@ -23,6 +23,45 @@ def register_proc_entries(kernel) -> None:
         fs.add_sysctl(b"kernel/keys/" + name.encode(), *_key_quota_entry(kernel, name))
     for name in ("loadavg", "meminfo"):
         fs.add_proc_file(name.encode(), lambda name=name: getattr(_stats(), name + "_text")(kernel))
+    _register_hugepages(kernel)
+    # fs/aio.c aio_sysctls: the requests of every AIO context, and their limit
+    fs.add_sysctl(b"fs/aio-nr", lambda: b"%d" % kernel.aio_limits.aio_nr)
+    fs.add_sysctl(b"fs/aio-max-nr", lambda: b"%d" % kernel.aio_limits.aio_max_nr)
+
+
+def _register_hugepages(kernel) -> None:
+    """vm.nr_hugepages (the pool, mm/hugetlb.c hugetlb_sysctl_handler; /proc/meminfo's huge
+    page lines are the pool's: machine_stats.py), and the two write-only actions LTP's hugepage set-up writes first
+    (vm.drop_caches: 1 to 4, vm.compact_memory: 1; proc_dointvec_minmax, else EINVAL): the
+    model keeps no clean cache to drop and its memory is never fragmented, so they do
+    nothing else."""
+    fs = kernel.fs
+    from .fs.sysctl_write import int_writer
+    fs.add_sysctl(b"vm/nr_hugepages", lambda: b"%d" % kernel.hugepages.total,
+                  int_writer(lambda value: kernel.hugepages.set_total(value), _unsigned))
+    fs.add_sysctl(b"vm/drop_caches", lambda: b"", int_writer(lambda value: None, _range(1, 4)),
+                  mode=0o200)
+    fs.add_sysctl(b"vm/compact_memory", lambda: b"", int_writer(lambda value: None, _range(1, 1)),
+                  mode=0o200)
+
+
+def _unsigned(value: int) -> int:
+    if not 0 <= value < 1 << 64:
+        raise _einval()
+    return value
+
+
+def _range(lo: int, hi: int):
+    def check(value: int) -> int:
+        if not lo <= value <= hi:
+            raise _einval()
+        return value
+    return check
+
+
+def _einval():
+    from .errno import GuestErrno, EINVAL
+    return GuestErrno(EINVAL)
 
 
 def _uts_entry(kernel, path: bytes):

@@ -74,6 +74,19 @@ class NoDriverDevice(CharDevice):
         raise GuestErrno(E.ENXIO)
 
 
+class UserfaultfdDevice(CharDevice):
+    """/dev/userfaultfd (misc 10:126, root's alone): its one ioctl, USERFAULTFD_IOC_NEW, makes
+    a userfaultfd as userfaultfd(2) does, without the syscall's capability check
+    (fs/userfaultfd.c userfaultfd_dev_ioctl); any other is EINVAL."""
+
+    def ioctl(self, ctx, request: int, arg: int) -> int:
+        from ..syscalls.impls.userfaultfd import new_userfaultfd
+        from ..userfaultfd.abi import USERFAULTFD_IOC_NEW
+        if request != USERFAULTFD_IOC_NEW:
+            raise GuestErrno(E.EINVAL)
+        return new_userfaultfd(ctx, ctx.int32(arg))
+
+
 def _zeros(n: int) -> bytes:
     return bytes(n)
 
@@ -87,8 +100,8 @@ def build_dev(random: DeterministicRandom, shm: Node | None = None) -> Synthetic
     table = InodeTable(first=1)
     root_meta = synthetic_meta(DEVTMPFS_DEV, table.fresh(), S_IFDIR, 0o755)
 
-    def device(major: int, minor: int, read, cls=CharDevice) -> CharDevice:
-        meta = synthetic_meta(DEVTMPFS_DEV, table.fresh(), S_IFCHR, 0o666)
+    def device(major: int, minor: int, read, cls=CharDevice, mode: int = 0o666) -> CharDevice:
+        meta = synthetic_meta(DEVTMPFS_DEV, table.fresh(), S_IFCHR, mode)
         meta.rdev = makedev(major, minor)
         return cls(meta, read)
 
@@ -102,6 +115,7 @@ def build_dev(random: DeterministicRandom, shm: Node | None = None) -> Synthetic
         b"random": device(1, 8, random.read),
         b"urandom": device(1, 9, random.read),
         b"tty": device(5, 0, _nothing, NoDriverDevice),
+        b"userfaultfd": device(10, 126, _nothing, UserfaultfdDevice, 0o600),
         b"fd": link(b"/proc/self/fd"),
         b"stdin": link(b"/proc/self/fd/0"),
         b"stdout": link(b"/proc/self/fd/1"),

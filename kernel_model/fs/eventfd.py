@@ -66,6 +66,14 @@ class EventFd(Unseekable):
             self._wakeup(self)
         return 8
 
+    def signal(self) -> None:
+        """eventfd_signal_mask (fs/eventfd.c), a kernel-side add of 1 (an AIO completion's
+        IOCB_FLAG_RESFD): it never sleeps, and a counter at its maximum stays there."""
+        if self.count < COUNT_MAX:
+            self.count += 1
+            self.generation += 1
+            self._wakeup(self)
+
     def poll_events(self) -> int:
         mask = POLLIN | POLLRDNORM if self.count else 0
         return mask | (POLLOUT | POLLWRNORM if self.count < COUNT_MAX else 0)

@@ -71,10 +71,6 @@ class Tunables:
                                                 int_writer(self._set_lease_break_time, _int))}
         for name in ("max_user_instances", "max_queued_events"):
             table[b"fs/inotify/" + name.encode()] = self._int_sysctl("inotify_" + name)
-        # mm/hugetlb.c hugetlb_sysctl_handler: an unsigned long, then set_max_huge_pages
-        # allocates what it can, which on the model is none (no huge page: meminfo's
-        # HugePages_Total), so the count read back stays 0; LTP's library writes 0 to it
-        table[b"vm/nr_hugepages"] = Sysctl(lambda: b"0", int_writer(lambda value: None, _ulong))
         return table
 
     def _int_sysctl(self, attribute: str) -> Sysctl:
@@ -105,13 +101,6 @@ def _nr_open(value: int) -> int:
     """fs_stat_sysctls' nr_open: proc_dointvec_minmax from sysctl_nr_open_min (BITS_PER_LONG)
     to sysctl_nr_open_max (INT_MAX rounded down to a multiple of BITS_PER_LONG), else EINVAL."""
     if not NR_OPEN_MIN <= value <= NR_OPEN_MAX:
-        raise GuestErrno(E.EINVAL)
-    return value
-
-
-def _ulong(value: int) -> int:
-    """proc_doulongvec_minmax: a minus is EINVAL."""
-    if value < 0:
         raise GuestErrno(E.EINVAL)
     return value
 

@@ -30,5 +30,7 @@ def check_file_map(f, prot: int, flags: int) -> None:
             raise GuestErrno(E.EACCES)
     if not getattr(f, "readable", True):
         raise GuestErrno(E.EACCES)
+    if hasattr(f, "mmap_backing"):
+        return                      # a file of its own pages (an io_uring's rings)
     if not hasattr(f, "pread") or f.stat().mode & S_IFMT not in (S_IFREG, S_IFCHR):
         raise GuestErrno(E.ENODEV)

@@ -16,20 +16,30 @@ from emu.shared_pages import SharedPages
 from .layout import PAGE
 from .vm import AreaMap, Vma, page_up
 
-MREMAP_MAYMOVE, MREMAP_FIXED = 1, 2
+MREMAP_MAYMOVE, MREMAP_FIXED, MREMAP_DONTUNMAP = 1, 2, 4
 
 
 def mremap(vm: AreaMap, old_addr: int, old_size: int, new_size: int, flags: int,
-           new_addr: int) -> int:
-    """The area's new start, or GuestErrno."""
-    if flags & ~(MREMAP_MAYMOVE | MREMAP_FIXED) or \
-            flags & MREMAP_FIXED and not flags & MREMAP_MAYMOVE or old_addr % PAGE:
+           new_addr: int, missing_watched=lambda page: False) -> int:
+    """The area's new start, or GuestErrno. MREMAP_DONTUNMAP is always a move of the same
+    size (with MREMAP_MAYMOVE, the sizes as given equal: EINVAL otherwise); it leaves no
+    page at the old place where `missing_watched` (a userfaultfd's registration) says so."""
+    if flags & ~(MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP) or \
+            flags & MREMAP_FIXED and not flags & MREMAP_MAYMOVE or old_addr % PAGE or \
+            flags & MREMAP_DONTUNMAP and (not flags & MREMAP_MAYMOVE or old_size != new_size):
         raise GuestErrno(E.EINVAL)
     old_size, new_size = page_up(old_size), page_up(new_size)
     if not new_size:
         raise GuestErrno(E.EINVAL)
     if flags & MREMAP_FIXED:
-        return _remap_to(vm, old_addr, old_size, new_size, new_addr)
+        return _remap_to(vm, old_addr, old_size, new_size, new_addr,
+                         missing_watched if flags & MREMAP_DONTUNMAP else None)
+    if flags & MREMAP_DONTUNMAP:
+        vma = _area_to_resize(vm, old_addr, old_size, new_size)
+        hint = new_addr if new_addr % PAGE == 0 and new_addr >= 0x10000 and \
+            _free(vm, new_addr, new_size) else None          # get_unmapped_area's hint
+        target = hint if hint is not None else vm.find_free(new_size)
+        return _move(vm, vma, old_addr, old_size, new_size, target, missing_watched)
     if old_size >= new_size:
         if old_size > new_size:
             vm.munmap(old_addr + new_size, old_size - new_size)
@@ -43,7 +53,8 @@ def mremap(vm: AreaMap, old_addr: int, old_size: int, new_size: int, flags: int,
     return _move(vm, vma, old_addr, old_size, new_size, vm.find_free(new_size))
 
 
-def _remap_to(vm: AreaMap, old_addr: int, old_size: int, new_size: int, new_addr: int) -> int:
+def _remap_to(vm: AreaMap, old_addr: int, old_size: int, new_size: int, new_addr: int,
+              dontunmap=None) -> int:
     if new_addr % PAGE or new_size > vm.layout.user_top or new_addr > vm.layout.user_top - new_size:
         raise GuestErrno(E.EINVAL)
     if old_addr + old_size > new_addr and new_addr + new_size > old_addr:
@@ -53,7 +64,7 @@ def _remap_to(vm: AreaMap, old_addr: int, old_size: int, new_size: int, new_addr
         vm.munmap(old_addr + new_size, old_size - new_size)
         old_size = new_size
     vma = _area_to_resize(vm, old_addr, old_size, new_size)
-    return _move(vm, vma, old_addr, old_size, new_size, new_addr)
+    return _move(vm, vma, old_addr, old_size, new_size, new_addr, dontunmap)
 
 
 def _area_to_resize(vm: AreaMap, addr: int, old_size: int, new_size: int) -> Vma:
@@ -82,8 +93,11 @@ def _grow_in_place(vm: AreaMap, vma: Vma, old_addr: int, old_size: int, new_size
     return old_addr
 
 
-def _move(vm: AreaMap, vma: Vma, old_addr: int, old_size: int, new_size: int, target: int) -> int:
-    """move_vma: the old range's pages at `target`, grown to new_size; then the old range goes."""
+def _move(vm: AreaMap, vma: Vma, old_addr: int, old_size: int, new_size: int, target: int,
+          dontunmap=None) -> int:
+    """move_vma: the old range's pages at `target`, grown to new_size; then the old range goes,
+    or with MREMAP_DONTUNMAP (`dontunmap`, its missing_watched) stays, unlocked, without its
+    pages (_leave_empty)."""
     mem = vm.machine.mem
     offset = vma.offset + (old_addr - vma.start)
     extra = new_size - old_size
@@ -101,5 +115,33 @@ def _move(vm: AreaMap, vma: Vma, old_addr: int, old_size: int, new_size: int, ta
             data = mem.read(old_addr, old_size)  # the kernel's view: whatever the protection
         vm.map_area(target, new_size, vma.perms, name=vma.name, offset=offset, locked=vma.locked,
                     data=data)
-    vm.remove_range(old_addr, old_addr + old_size)
+    if dontunmap is not None:
+        _leave_empty(vm, vma, old_addr, old_addr + old_size, dontunmap)
+    else:
+        vm.remove_range(old_addr, old_addr + old_size)
     return target
+
+
+def _leave_empty(vm: AreaMap, vma: Vma, start: int, end: int, missing_watched) -> None:
+    """What MREMAP_DONTUNMAP leaves at the old place: the area without VM_LOCKED, and with no
+    pages for a private one (move_page_tables took them), so that its next access is a
+    missing-page fault. Where a userfaultfd watches for missing pages the Machine has none
+    (the fault is the userfaultfd's: userfaultfd/fault.py); elsewhere what that fault would
+    give is there already, a zero page or the file's page read in again, so that a copy by
+    the kernel (read(2) into it) finds a page as Linux's fault in copy_to_user makes one. A
+    shared area's pages are still the file's or the shared memory's."""
+    if vma.locked:
+        vm.set_flags(start, end, locked=False)
+    if vma.shared:
+        return
+    mem = vm.machine.mem
+    mem.unmap(start, end - start)
+    offset = vma.offset + (start - vma.start)
+    for page in range(start, end, PAGE):
+        if missing_watched(page) or not vma.perms:
+            continue
+        if vma.file is None:
+            mem.map(page, PAGE, vma.perms)
+        elif offset + page - start < vma.file.stat().size:
+            mem.map(page, PAGE, vma.perms)
+            mem.write(page, vma.file.pread(PAGE, offset + page - start))

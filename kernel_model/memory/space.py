@@ -47,6 +47,8 @@ class Space:
         self.selectors = SELECTORS[arch]
         self.vm = AreaMap(self.machine, self.layout, memory_limit=memory_limit)
         self.images = ImageMap()            # the ELF objects mapped here (kernel_model/images.py)
+        self.aio = None                     # its AIO contexts (aio/table.py), at the first io_setup
+        self.userfaults = []                # the userfaultfds with ranges here (userfaultfd/)
         lay = self.layout
         self._iret = IRET32 if self.machine.arch.bits == 32 else IRET64
         if recycled is None:
@@ -79,6 +81,7 @@ class Space:
     def give_up_machine(self):
         """Released, its Machine handed to the pool instead of closed (space_pool.py)."""
         machine = self.machine
+        self._exit_aio()
         self.released = True
         self._abi_registers = {}
         self.syscall_registers = ()
@@ -89,10 +92,23 @@ class Space:
         """Give the memory and the emulator back (a zombie's space, an image replaced by exec).
         The Space object stays as a record (its serial, its last VMAs); its Machine is closed."""
         if not self.released:
+            self._exit_aio()
             self.released = True
             self._abi_registers = {}
             self.syscall_registers = ()
             self.machine.close()
+
+    def missing_watched(self, page: int) -> bool:
+        """Whether a userfaultfd registered `page` for missing-page faults (mode bit 1,
+        UFFDIO_REGISTER_MODE_MISSING)."""
+        return any(reg.mode & 1 for uffd in self.userfaults
+                   for reg in [uffd.registration_at(page)] if reg is not None)
+
+    def _exit_aio(self) -> None:
+        """fs/aio.c exit_aio, as the mm goes: its contexts are killed (fs.aio-nr drops)."""
+        if self.aio is not None:
+            self.aio.release()
+            self.aio = None
 
     def syscall_abi_registers(self, abi: str):
         """(batched reader of the call number and six arguments, the result register) for

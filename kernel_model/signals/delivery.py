@@ -43,7 +43,9 @@ NEVER_RESTARTED = frozenset({"pause", "rt_sigsuspend", "sigsuspend", "nanosleep"
                              # i386 reaches them through ipc(2), whose other calls never sleep
                              "msgrcv", "msgsnd", "semop", "semtimedop", "semtimedop_time64",
                              "ipc",
-                             "rt_sigtimedwait", "rt_sigtimedwait_time64"})
+                             "rt_sigtimedwait", "rt_sigtimedwait_time64",
+                             # fs/aio.c: -EINTR (io_pgetevents' -ERESTARTNOHAND: no handler)
+                             "io_getevents", "io_pgetevents", "io_pgetevents_time64"})
 
 
 def signalfd_channel(proc) -> tuple:
@@ -259,8 +261,7 @@ class Signals:
         if shown is not None:
             debug.signal_frame_built(thread, frame, thread.saved_contexts[-1][1])
         reset_fpu(machine)          # the handler starts clean: fpu__clear_user_states (signal.c)
-        for name, value in args.items():
-            machine.set_reg(name, value)
+        machine.set_regs(args)
         machine.sp = frame
         machine.pc = handler
         machine.set_reg("eflags" if bits == 32 else "rflags", regs.flags & ~0x40100)   # clear TF, DF
@@ -320,9 +321,7 @@ class Signals:
             machine.restore_context(match[-1][1])   # segment state of the interrupted code
             thread.saved_contexts = [c for c in contexts if c[0] > frame]
         sp_name = "esp" if machine.arch.bits == 32 else "rsp"
-        for name, value in saved.gpr.items():
-            if name != sp_name:
-                machine.set_reg(name, value)
+        machine.set_regs({name: value for name, value in saved.gpr.items() if name != sp_name})
         # Only the arithmetic/control flags the user may change (Linux FIX_EFLAGS).
         fix = 0x40DD5
         flags_name = "eflags" if machine.arch.bits == 32 else "rflags"

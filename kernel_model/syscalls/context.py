@@ -10,6 +10,7 @@ from emu.memory import MemoryAccessError
 from .. import errno as E
 from ..errno import GuestErrno
 from ..memory.vm import PROT_WRITE
+from ..userfaultfd.fault import kernel_access
 
 
 class SyscallContext:
@@ -74,6 +75,8 @@ class SyscallContext:
             return b""
         if addr == 0 or not self.vm.readable(addr, size):
             raise GuestErrno(E.EFAULT)       # (a PROT_NONE page is mapped, but not readable)
+        if getattr(self.space, "userfaults", None):     # a page a userfaultfd must fill first
+            kernel_access(self, addr, size, write=False)
         try:
             data = self.mem.read(addr, size)
         except MemoryAccessError:
@@ -97,7 +100,11 @@ class SyscallContext:
         self.mem.write(addr, data)
 
     def writable(self, addr: int, size: int) -> bool:
-        return self.vm.allows(addr, size, PROT_WRITE)
+        if not self.vm.allows(addr, size, PROT_WRITE):
+            return False
+        if getattr(self.space, "userfaults", None):     # a page a userfaultfd must fill first
+            kernel_access(self, addr, size, write=True)
+        return True
 
     def accessible_prefix(self, addr: int, size: int, prot: int) -> int:
         """How many of the `size` bytes from `addr` on a copy to or from the user moves before

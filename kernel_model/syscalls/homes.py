@@ -11,6 +11,8 @@ themselves: a call registered elsewhere, or missing here, fails it.
 _BY_MODULE = {
     "admin": "mount pivot_root setns swapoff swapon umount umount2 unshare",
     "affinity": "sched_getaffinity sched_setaffinity",
+    "aio": "io_cancel io_destroy io_getevents io_pgetevents io_pgetevents_time64 io_setup "
+        "io_submit",
     "cachestat": "cachestat",
     "capabilities": "capget capset",
     "chmod": "chmod fchmod fchmodat fchmodat2",
@@ -38,6 +40,7 @@ _BY_MODULE = {
     "futex": "futex futex_time64 futex_waitv",
     "get_robust_list": "get_robust_list",
     "inotify": "inotify_add_watch inotify_init inotify_init1 inotify_rm_watch",
+    "io_uring": "io_uring_enter io_uring_register io_uring_setup",
     "kcmp": "kcmp",
     "keys": "add_key keyctl request_key",
     "kill": "kill tgkill tkill",
@@ -97,6 +100,7 @@ _BY_MODULE = {
     "timerfd": "timerfd_create timerfd_gettime timerfd_gettime64 timerfd_settime timerfd_settime64",
     "times": "times",
     "truncate": "truncate truncate64",
+    "userfaultfd": "userfaultfd",
     "ustat": "ustat",
     "utsname": "oldolduname olduname setdomainname sethostname uname",
     "vectored_at": "preadv preadv2 pwritev pwritev2",

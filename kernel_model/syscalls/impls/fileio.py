@@ -243,8 +243,10 @@ def sys_ioctl(ctx, fd, request, arg):
     if request == FIONREAD and hasattr(entry.file, "available"):
         ctx.write(arg, struct.pack("<i", entry.file.available()))
         return 0
-    if hasattr(entry.file, "ioctl"):                # the file's own (nsfs: NS_GET_*)
-        return entry.file.ioctl(ctx, request, arg)
+    own = getattr(entry.file, "ioctl", None) or getattr(getattr(entry.file, "node", None),
+                                                        "ioctl", None)
+    if own is not None:                 # a file's or device's own (f_op->unlocked_ioctl)
+        return own(ctx, request, arg)
     # Terminal ioctls (TCGETS, TIOCGWINSZ, TIOCGPGRP...) on something that is not a terminal,
     # and every other request a regular file does not know: ENOTTY, as Linux's vfs_ioctl.
     raise GuestErrno(E.ENOTTY)

@@ -13,6 +13,7 @@ from ...fs.memfd import NO_WRITES
 from ...memory.advice import madvise
 from ...memory.file_fault import pages_of_file
 from ...memory.file_map import check_file_map
+from ...memory.hugetlb import MAP_HUGETLB, HugetlbFile, check_huge_edges, map_huge
 from ...memory.remap import mremap
 from ...memory.remap_file import remap_file_pages
 from ...memory.vm import (MAP_ANONYMOUS, MAP_PRIVATE, MAP_SHARED, MAP_SHARED_VALIDATE, PROT_EXEC,
@@ -36,6 +37,9 @@ def _mmap(ctx, addr, length, prot, flags, fd, offset):
     if offset % PAGE:
         raise GuestErrno(E.EINVAL)
     f = None if flags & MAP_ANONYMOUS else ctx.proc.fds.get_usable(ctx.int32(fd))
+    huge = isinstance(f, HugetlbFile) or f is None and flags & MAP_HUGETLB
+    if f is not None and flags & MAP_HUGETLB and not huge:
+        raise GuestErrno(E.EINVAL)          # MAP_HUGETLB of a file not on hugetlbfs
     if prot & ~PROT_MASK & ~0x03000000:          # PROT_GROWSDOWN/UP are accepted
         raise GuestErrno(E.EINVAL)
     prot = implied_prot(ctx.proc.personality, prot)
@@ -43,6 +47,9 @@ def _mmap(ctx, addr, length, prot, flags, fd, offset):
         raise GuestErrno(E.EINVAL)          # do_mmap checks the length before the file
     if flags & MAP_TYPE not in (MAP_SHARED, MAP_PRIVATE, MAP_SHARED_VALIDATE):
         raise GuestErrno(E.EINVAL)
+    if huge:                                # memory/hugetlb.py
+        return map_huge(ctx, ctx.kernel.hugepages, addr, length, prot & PROT_MASK, flags,
+                        offset, f)
     data, name, backing = b"", b"", None
     shared = flags & MAP_TYPE in (MAP_SHARED, MAP_SHARED_VALIDATE)
     if f is not None:
@@ -72,13 +79,19 @@ def _may_write(f, shared: bool) -> bool:
     sealed against writes (memfd_check_seals_mmap), so mprotect cannot add PROT_WRITE."""
     if f is None or not shared:
         return True
-    return f.writable and not getattr(f.node, "seals", 0) & NO_WRITES
+    return f.writable and not getattr(getattr(f, "node", None), "seals", 0) & NO_WRITES
 
 
 def _file_contents(ctx, f, prot: int, shared: bool, offset: int, length: int):
     """(bytes, shared backing) of a file mapping: a private one gets the bytes, a shared one
     the file's pages in the page cache — except a character device's (/dev/zero), whose
     shared mapping is new anonymous shared memory each time (mm/shmem.c shmem_zero_setup)."""
+    own = getattr(f, "mmap_backing", None)
+    if own is not None:                     # a file's own pages (io_uring_mmap); shared only
+        if not shared:
+            raise GuestErrno(E.EINVAL)
+        own(offset, length)                 # EINVAL for an offset or a size it has not
+        return b"", lambda size: own(offset, size)
     if not shared:
         return ctx.kernel.page_cache.cached(f, offset, f.pread(length, offset)), None
     if prot & PROT_WRITE and getattr(f.node, "seals", 0) & NO_WRITES:
@@ -111,6 +124,7 @@ def sys_mmap2(ctx, addr, length, prot, flags, fd, pgoffset):
 @syscall("munmap", args=(("addr", K.PTR), ("length", K.ULONG)), outside_hook=True)
 def sys_munmap(ctx, addr, length):
     if 0 < length and addr % PAGE == 0:
+        check_huge_edges(ctx.vm, addr, addr + length)               # EINVAL inside a huge page
         ctx.kernel.page_cache.sync_mapped(ctx.mem, addr, length)    # the file sees the stores
     ctx.proc.vm.munmap(addr, length)
     record_unmapping(ctx.kernel, ctx.proc, addr, addr + length)    # dlclose: the object is gone
@@ -160,6 +174,7 @@ def sys_msync(ctx, addr, length, flags):
 def sys_mprotect(ctx, addr, length, prot):
     if prot & ~PROT_MASK & ~0x03000000:
         raise GuestErrno(E.EINVAL)
+    check_huge_edges(ctx.vm, addr, addr + length)
     ctx.proc.vm.mprotect(addr, length, implied_prot(ctx.proc.personality, prot & PROT_MASK))
     return 0
 
@@ -174,7 +189,8 @@ def sys_madvise(ctx, addr, length, advice):
                          ("flags", K.MREMAP_FLAGS), ("new_address", K.PTR)),
          returns=Ret.HEX, outside_hook=True)
 def sys_mremap(ctx, old_addr, old_size, new_size, flags, new_addr):
-    return mremap(ctx.proc.vm, old_addr, old_size, new_size, flags, new_addr)
+    return mremap(ctx.proc.vm, old_addr, old_size, new_size, flags, new_addr,
+                  ctx.space.missing_watched)
 
 
 @syscall("remap_file_pages", args=(("start", K.PTR), ("size", K.ULONG), ("prot", K.PROT),
