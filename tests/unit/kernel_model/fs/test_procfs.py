@@ -129,15 +129,6 @@ def test_proc_sys_values(fs):
     assert errno_of(fs.open, b"/proc/sys/kernel/pid_max", O_WRONLY, 0, b"/", PROC) == E.EACCES
 
 
-def test_nr_hugepages_takes_a_count_and_stays_0(fs):
-    """vm.nr_hugepages (LTP's library writes 0 to it before shmget02): an unsigned long, of
-    which the model, with no huge page to give, allocates none."""
-    f = fs.open(b"/proc/sys/vm/nr_hugepages", O_WRONLY, 0, b"/", PROC)
-    assert f.write(b"0") == 1 and f.write(b"8\n") == 2
-    assert errno_of(f.write, b"-1") == E.EINVAL
-    assert read_file(fs, b"/proc/sys/vm/nr_hugepages") == b"0\n"
-
-
 def test_a_tunable_sysctl_is_root_writable_and_stores_each_write(fs):
     """A sysctl the kernel adds with a writer (vm.max_map_count: memory/map_count.py) is mode
     0644; an open for writing with O_TRUNC changes nothing, and each write is handed over."""
