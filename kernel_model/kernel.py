@@ -29,7 +29,7 @@ from .time.posix_timers import PosixTimers
 from .time.timer_list import TimerList
 from .time.timerfd_timers import TimerFds
 from .panic import is_kernel_bug, run_loop_panic
-from .process.proc import INIT_PID, RUNNABLE, SLEEPING, ZOMBIE, Process, Thread
+from .process.proc import RUNNABLE, SLEEPING, ZOMBIE, Process, Thread
 from .process.sched import DEFAULT_QUANTUM, TRACER_STOP, Scheduler
 from .process.spawn import Spawning
 from .signals.delivery import Signals, status_for_sigchld
@@ -150,20 +150,6 @@ class Kernel(Spawning, SyscallEntry, LazyTables):
         return 0x1000 + self._pipe_ino
 
     # ---- processes -------------------------------------------------------------------------
-    def allocate_pid(self) -> int:
-        pid = self.peek_next_pid()
-        self.next_pid = pid + 1
-        return pid
-
-    def peek_next_pid(self) -> int:
-        """alloc_pid (idr_alloc_cyclic): the first pid after the last handed out that no task
-        holds; kernel.ns_last_pid may have moved it back (proc_entries.py)."""
-        taken = {t.tid for p in self.processes.values() for t in p.threads} | set(self.processes)
-        pid = self.next_pid
-        while pid in taken or pid == INIT_PID:
-            pid += 1
-        return pid
-
     def check_task_limit(self, thread: Thread) -> None:
         """EAGAIN at the task limit; a guest that keeps forking there with nothing ending is a
         runaway (task_limit.py): its slice ends and the run loop stops the run."""

@@ -79,12 +79,14 @@ def _last_pid_entry(kernel):
     """kernel/pid_namespace.c pid_ns_ctl_handler (CONFIG_CHECKPOINT_RESTORE): the last pid
     handed out; writing it (0..pid_max, root's CAP_CHECKPOINT_RESTORE) makes the next
     process's pid the first free one after it (Kernel.peek_next_pid)."""
-    from .fs.procsys import PID_MAX
-    from .fs.sysctl_write import int_in, int_writer
-
     def put(value: int) -> None:
         kernel.next_pid = value + 1
-    return (lambda: b"%d" % (kernel.next_pid - 1)), int_writer(put, int_in(0, PID_MAX))
+
+    def write(position: int, data: bytes) -> int:       # procsys.py waits for the /proc mount
+        from .fs.procsys import PID_MAX
+        from .fs.sysctl_write import int_in, int_writer
+        return int_writer(put, int_in(0, PID_MAX))(position, data)
+    return (lambda: b"%d" % (kernel.next_pid - 1)), write
 
 
 def _key_quota_entry(kernel, name: str):

@@ -12,8 +12,8 @@ from ..flags import O_ACCMODE, O_RDWR, O_WRONLY
 from ..fs.eventfd import EventFd
 from ..fs.unseekable import Unseekable
 from ..readiness import POLLERR, POLLHUP, file_events
-from ..syscalls.impls.file_size_limit import fit_write
-from ..syscalls.iovec import MAX_RW_COUNT, gather, import_iovec, read_into
+from ..file_size_limit import fit_write
+from ..iovec import MAX_RW_COUNT, gather, import_iovec, read_into
 from .abi import (IOCB, IOCB_CMD_FDSYNC, IOCB_CMD_FSYNC, IOCB_CMD_POLL, IOCB_CMD_PREAD,
                   IOCB_CMD_PREADV, IOCB_CMD_PWRITE, IOCB_CMD_PWRITEV, IOCB_FLAG_RESFD,
                   IOCB_KEY_OFFSET, KIOCB_KEY, Iocb)

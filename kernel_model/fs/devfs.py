@@ -76,15 +76,9 @@ class NoDriverDevice(CharDevice):
 
 class UserfaultfdDevice(CharDevice):
     """/dev/userfaultfd (misc 10:126, root's alone): its one ioctl, USERFAULTFD_IOC_NEW, makes
-    a userfaultfd as userfaultfd(2) does, without the syscall's capability check
-    (fs/userfaultfd.c userfaultfd_dev_ioctl); any other is EINVAL."""
-
-    def ioctl(self, ctx, request: int, arg: int) -> int:
-        from ..syscalls.impls.userfaultfd import new_userfaultfd
-        from ..userfaultfd.abi import USERFAULTFD_IOC_NEW
-        if request != USERFAULTFD_IOC_NEW:
-            raise GuestErrno(E.EINVAL)
-        return new_userfaultfd(ctx, ctx.int32(arg))
+    a userfaultfd as userfaultfd(2) does (fs/userfaultfd.c userfaultfd_dev_ioctl); ioctl(2)
+    hands it to syscalls/impls/userfaultfd.py device_ioctl, since the file system does not
+    reach up to the calls."""
 
 
 def _zeros(n: int) -> bytes:

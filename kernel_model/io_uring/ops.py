@@ -12,7 +12,7 @@ from ..blocking import WouldBlock
 from ..errno import GuestErrno
 from ..flags import O_ACCMODE, O_RDWR, O_WRONLY
 from ..fs.unseekable import Unseekable
-from ..syscalls.iovec import MAX_RW_COUNT, gather, import_iovec, read_into
+from ..iovec import MAX_RW_COUNT, gather, import_iovec, read_into
 from .abi import (IORING_OP_FSYNC, IORING_OP_NOP, IORING_OP_READ, IORING_OP_READ_FIXED,
                   IORING_OP_READV, IORING_OP_WRITE, IORING_OP_WRITE_FIXED, IORING_OP_WRITEV)
 

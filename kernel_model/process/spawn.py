@@ -1,5 +1,6 @@
 """The first process of a run: its fds from the config, its starting directory, its program
-loaded (binprm.py) and committed (exec.py), as a launcher's fork + chdir + execve.
+loaded (binprm.py) and committed (exec.py), as a launcher's fork + chdir + execve; and the
+pids every new process and thread gets (alloc_pid).
 
 Kept apart from kernel.py, which mixes it into Kernel, because starting a run is one concept
 and the run loop another; `Kernel.spawn` and `Kernel.load_program` stay the entry points their
@@ -17,6 +18,20 @@ from .proc import INIT_PID, Process
 
 
 class Spawning:
+    def allocate_pid(self) -> int:
+        pid = self.peek_next_pid()
+        self.next_pid = pid + 1
+        return pid
+
+    def peek_next_pid(self) -> int:
+        """alloc_pid (idr_alloc_cyclic): the first pid after the last handed out that no task
+        holds; kernel.ns_last_pid may have moved it back (proc_entries.py)."""
+        taken = {t.tid for p in self.processes.values() for t in p.threads} | set(self.processes)
+        pid = self.next_pid
+        while pid in taken or pid == INIT_PID:
+            pid += 1
+        return pid
+
     def spawn(self, path: bytes, argv: list[bytes], envp: list[bytes], *,
               search: bool = False) -> Process:
         """Create the first process running `path` (a guest path) with fds 0-2 from the config.

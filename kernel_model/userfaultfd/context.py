@@ -2,8 +2,6 @@
 it serves, the API handshake's features, its registered ranges, the messages of faults not
 read yet, and the faults not resolved yet (their threads sleep on `fault_channel`).
 """
-from dataclasses import dataclass
-
 from .. import errno as E
 from ..blocking import WouldBlock
 from ..errno import GuestErrno
@@ -14,16 +12,7 @@ from ..fs.unseekable import Unseekable
 from ..memory.layout import PAGE
 from ..readiness import POLLERR, POLLIN, POLLRDNORM
 from .abi import MSG, UFFD_EVENT_PAGEFAULT, UFFD_FEATURE_EXACT_ADDRESS, UFFD_FEATURE_THREAD_ID
-
-
-@dataclass
-class Registration:
-    """A registered range [start, end) and its modes (VM_UFFD_MISSING, VM_UFFD_WP), with the
-    pages UFFDIO_WRITEPROTECT protects now."""
-    start: int
-    end: int
-    mode: int
-    protected: set
+from .registration import Registration, fill_missing, unprotect  # noqa: F401  (their home)
 
 
 class UserfaultCtx(Unseekable):
@@ -134,27 +123,3 @@ class UserfaultCtx(Unseekable):
         registered = getattr(self.space, "userfaults", None)
         if registered is not None and self in registered:
             registered.remove(self)
-
-
-def fill_missing(space, start: int, end: int) -> None:
-    """Zero pages where a range no userfaultfd watches any more has none: what a fault
-    there would give (do_anonymous_page), so that no page of anonymous memory is left
-    without one outside a registration (a copy by the kernel finds a page)."""
-    if space.released:
-        return
-    mem = space.machine.mem
-    for lo, hi in mem.unbacked(start, end - start):
-        for vma in space.vm.vmas_overlapping(lo, hi):
-            if vma.perms and vma.file is None and not vma.shared:
-                a, b = max(vma.start, lo), min(vma.end, hi)
-                mem.map(a, b - a, vma.perms)
-
-
-def unprotect(space, reg: Registration, start: int, end: int) -> None:
-    """Give the pages of [start, end) that UFFDIO_WRITEPROTECT protected their area's
-    permissions back."""
-    for page in sorted(p for p in reg.protected if start <= p < end):
-        reg.protected.discard(page)
-        vma = space.vm.vma_at(page)
-        if vma is not None and not space.machine.mem.unbacked(page, PAGE):
-            space.machine.mem.protect(page, PAGE, vma.perms)

@@ -11,13 +11,14 @@ from .abi import (API, API_IOCTLS, FEATURES, RANGE, RANGE_IOCTLS, UFFD_API, UFFD
                   UFFDIO_REGISTER_MODE_WP, UFFDIO_UNREGISTER, UFFDIO_WAKE, UFFDIO_WRITEPROTECT,
                   UFFDIO_WRITEPROTECT_MODE_DONTWAKE, UFFDIO_WRITEPROTECT_MODE_WP,
                   UFFDIO_ZEROPAGE, UFFDIO_ZEROPAGE_MODE_DONTWAKE, WP_RANGE_IOCTLS)
-from .context import Registration, UserfaultCtx, fill_missing, unprotect
+from .registration import Registration, fill_missing, unprotect
 
 MMAP_MIN_ADDR = 0x10000           # vm.mmap_min_addr's default
 
 
-def uffd_ioctl(ctx, uffd: UserfaultCtx, request: int, arg: int) -> int:
-    """userfaultfd_ioctl: every command but UFFDIO_API needs the handshake done (EINVAL);
+def uffd_ioctl(ctx, uffd, request: int, arg: int) -> int:
+    """userfaultfd_ioctl on `uffd` (context.py UserfaultCtx): every command but UFFDIO_API
+    needs the handshake done (EINVAL);
     an unknown one is ENOTTY (-ENOIOCTLCMD)."""
     if request == UFFDIO_API:
         return _api(ctx, uffd, arg)
@@ -29,7 +30,7 @@ def uffd_ioctl(ctx, uffd: UserfaultCtx, request: int, arg: int) -> int:
     return handler(ctx, uffd, arg)
 
 
-def _api(ctx, uffd: UserfaultCtx, arg: int) -> int:
+def _api(ctx, uffd, arg: int) -> int:
     """userfaultfd_api: api must be UFFD_API (EINVAL), the features asked among those offered
     (EINVAL), once per file (EINVAL); the offer is written back, or zeroes on an error."""
     api, features, _ = API.unpack(ctx.read(arg, API.size))
@@ -57,7 +58,7 @@ def _range(ctx, start: int, length: int) -> int:
     return start + length
 
 
-def _register(ctx, uffd: UserfaultCtx, arg: int) -> int:
+def _register(ctx, uffd, arg: int) -> int:
     """userfaultfd_register: a mode of MISSING and WP (MINOR needs shmem or hugetlbfs: EINVAL
     here, as for an anonymous area), the range, then its areas: at least one, each private
     anonymous memory (EINVAL), none registered with another userfaultfd (EBUSY). Pages not
@@ -94,7 +95,7 @@ def _unback_untouched(ctx, start: int, end: int) -> None:
                 mem.unmap(lo + i * PAGE, PAGE)
 
 
-def _drop_ranges(uffd: UserfaultCtx, start: int, end: int) -> None:
+def _drop_ranges(uffd, start: int, end: int) -> None:
     """Cut [start, end) out of the file's registered ranges."""
     kept = []
     for reg in uffd.ranges:
@@ -110,7 +111,7 @@ def _drop_ranges(uffd: UserfaultCtx, start: int, end: int) -> None:
     uffd.ranges = kept
 
 
-def _unregister(ctx, uffd: UserfaultCtx, arg: int) -> int:
+def _unregister(ctx, uffd, arg: int) -> int:
     """userfaultfd_unregister: the range's registrations go, its faulting threads are woken;
     protected pages are writable again."""
     start, length = RANGE.unpack(ctx.read(arg, RANGE.size))
@@ -123,13 +124,13 @@ def _unregister(ctx, uffd: UserfaultCtx, arg: int) -> int:
     return 0
 
 
-def _wake(ctx, uffd: UserfaultCtx, arg: int) -> int:
+def _wake(ctx, uffd, arg: int) -> int:
     start, length = RANGE.unpack(ctx.read(arg, RANGE.size))
     uffd.wake(start, _range(ctx, start, length))
     return 0
 
 
-def _fill(ctx, uffd: UserfaultCtx, dst: int, length: int, source) -> int:
+def _fill(ctx, uffd, dst: int, length: int, source) -> int:
     """mfill_atomic: each page of [dst, dst+length) must lie in a range of this file
     registered for missing pages (ENOENT) and be missing (EEXIST), then gets `source(i)`'s
     bytes; the bytes filled, or the first page's error."""
@@ -159,7 +160,7 @@ def _fill(ctx, uffd: UserfaultCtx, dst: int, length: int, source) -> int:
     return done
 
 
-def _copy(ctx, uffd: UserfaultCtx, arg: int) -> int:
+def _copy(ctx, uffd, arg: int) -> int:
     """userfaultfd_copy: src inside user space, dst a valid range (EINVAL), known modes only;
     the pages filled from src (EFAULT when it cannot be read), `copy` set to the bytes done or
     the error, the faulting threads woken unless DONTWAKE; EAGAIN for a partial copy."""
@@ -174,7 +175,7 @@ def _copy(ctx, uffd: UserfaultCtx, arg: int) -> int:
                         lambda done: ctx.read(src + done, PAGE))
 
 
-def _zeropage(ctx, uffd: UserfaultCtx, arg: int) -> int:
+def _zeropage(ctx, uffd, arg: int) -> int:
     start, length, mode = struct.unpack("<3Q", ctx.read(arg, 24))
     _range(ctx, start, length)
     if mode & ~UFFDIO_ZEROPAGE_MODE_DONTWAKE:
@@ -197,7 +198,7 @@ def _finish_fill(ctx, uffd, result_at: int, dst: int, length: int, dontwake: int
     return 0
 
 
-def _writeprotect(ctx, uffd: UserfaultCtx, arg: int) -> int:
+def _writeprotect(ctx, uffd, arg: int) -> int:
     """userfaultfd_writeprotect: the range, known modes, not WP with DONTWAKE (EINVAL); every
     page must lie in a range registered for write protection (ENOENT). Protecting takes the
     pages' write permission away in the Machine; unprotecting gives it back and wakes the

@@ -18,7 +18,7 @@ from ...errno import GuestErrno
 from ...flags import O_APPEND
 from ..kinds import K
 from ..registry import syscall
-from .file_size_limit import fit_write
+from ...file_size_limit import fit_write
 
 MAX_RW = 0x7FFFF000                   # MAX_RW_COUNT
 

@@ -12,7 +12,7 @@ from ...errno import GuestErrno
 from ...fs.constants import O_ACCMODE, O_PATH, O_RDWR, O_WRONLY, S_IFDIR, S_IFIFO, S_IFMT, S_IFREG
 from ..kinds import K
 from ..registry import syscall
-from .file_size_limit import check_new_size
+from ...file_size_limit import check_new_size
 
 KEEP_SIZE, PUNCH_HOLE, NO_HIDE_STALE, COLLAPSE_RANGE = 0x01, 0x02, 0x04, 0x08
 ZERO_RANGE, INSERT_RANGE, UNSHARE_RANGE, WRITE_ZEROES = 0x10, 0x20, 0x40, 0x80

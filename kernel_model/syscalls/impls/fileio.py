@@ -7,17 +7,18 @@ from ...flags import (F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_GETFL, F_NOTIFY, F_SE
                       FASYNC, FD_CLOEXEC, FIOCLEX, FIONBIO, FIONCLEX, FIONREAD, O_ACCMODE,
                       O_APPEND, O_DIRECT, O_NOATIME, O_NONBLOCK, O_PATH, O_RDWR, O_WRONLY,
                       SEEK_CUR, SEEK_MAX)
+from ...fs.devfs import UserfaultfdDevice
 from ...fs.fasync import set_fasync
 from ...notify.dnotify import set_dnotify
 from ...fs.unseekable import Unseekable
 from ...fs.pipe_size import F_GETPIPE_SZ, F_SETPIPE_SZ, pipe_fcntl
 from ...creds import CAP_SYS_RESOURCE
-from .file_size_limit import RLIMIT_FSIZE, check_new_size, fit_write
+from ...file_size_limit import RLIMIT_FSIZE, check_new_size, fit_write
 from .fown import OWNER_COMMANDS, owner_fcntl, sender
 from .leases import F_GETLEASE, F_SETLEASE, lease_fcntl
 from .memfd import F_ADD_SEALS, F_GET_SEALS, seal_fcntl
 from .record_locks import COMMANDS as LOCK_COMMANDS, record_lock
-from ..iovec import gather, import_iovec, read_into
+from ...iovec import gather, import_iovec, read_into
 from ..kinds import K
 from ..registry import syscall
 
@@ -243,8 +244,11 @@ def sys_ioctl(ctx, fd, request, arg):
     if request == FIONREAD and hasattr(entry.file, "available"):
         ctx.write(arg, struct.pack("<i", entry.file.available()))
         return 0
-    own = getattr(entry.file, "ioctl", None) or getattr(getattr(entry.file, "node", None),
-                                                        "ioctl", None)
+    node = getattr(entry.file, "node", None)
+    if isinstance(node, UserfaultfdDevice):
+        from .userfaultfd import device_ioctl
+        return device_ioctl(ctx, request, arg)
+    own = getattr(entry.file, "ioctl", None) or getattr(node, "ioctl", None)
     if own is not None:                 # a file's or device's own (f_op->unlocked_ioctl)
         return own(ctx, request, arg)
     # Terminal ioctls (TCGETS, TIOCGWINSZ, TIOCGPGRP...) on something that is not a terminal,

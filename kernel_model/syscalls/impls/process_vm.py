@@ -15,7 +15,7 @@ import struct
 from ... import errno as E
 from ...errno import GuestErrno
 from ...memory.vm import PROT_READ, PROT_WRITE
-from ..iovec import UIO_MAXIOV, import_iovec
+from ...iovec import UIO_MAXIOV, import_iovec
 from ..kinds import K
 from ..registry import syscall
 

@@ -13,7 +13,7 @@ import struct
 from ... import errno as E
 from ...blocking import WouldBlock
 from ...errno import GuestErrno
-from ..iovec import UIO_MAXIOV
+from ...iovec import UIO_MAXIOV
 from ..kinds import K
 from ..registry import syscall
 from .sockmsg import MsgHdr, receive_msghdr, send_msghdr

@@ -20,7 +20,7 @@ from ...net.netlink import NetlinkSocket
 from ...net.packet import PacketSocket
 from ...net.message import Credentials
 from ...fdtable import release_file
-from ..iovec import MAX_RW_COUNT, UIO_MAXIOV, gather, import_iovec
+from ...iovec import MAX_RW_COUNT, UIO_MAXIOV, gather, import_iovec
 from ..kinds import K
 from ..registry import syscall
 from .socket_args import (caller_creds, check_sockaddr_out, find_raw, read_sockaddr, sock_of,

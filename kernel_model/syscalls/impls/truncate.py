@@ -5,7 +5,7 @@ from ...errno import GuestErrno
 from ...flags import AT_FDCWD, O_WRONLY
 from ..kinds import K
 from ..registry import syscall
-from .file_size_limit import check_new_size
+from ...file_size_limit import check_new_size
 from .leases import break_leases
 from .paths import _path_at, fs_view
 

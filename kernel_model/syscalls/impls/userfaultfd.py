@@ -22,6 +22,15 @@ def sys_userfaultfd(ctx, flags):
     return new_userfaultfd(ctx, flags)
 
 
+def device_ioctl(ctx, request: int, arg: int) -> int:
+    """/dev/userfaultfd's ioctl (fs/devfs.py UserfaultfdDevice): USERFAULTFD_IOC_NEW makes a
+    userfaultfd without the syscall's capability check; any other request is EINVAL."""
+    from ...userfaultfd.abi import USERFAULTFD_IOC_NEW
+    if request != USERFAULTFD_IOC_NEW:
+        raise GuestErrno(E.EINVAL)
+    return new_userfaultfd(ctx, ctx.int32(arg))
+
+
 def new_userfaultfd(ctx, flags: int) -> int:
     """Only O_CLOEXEC, O_NONBLOCK and UFFD_USER_MODE_ONLY (EINVAL)."""
     if flags & ~(O_CLOEXEC | O_NONBLOCK | UFFD_USER_MODE_ONLY):

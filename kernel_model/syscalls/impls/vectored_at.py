@@ -9,7 +9,7 @@ EOPNOTSUPP) and an offset of -1, which means the file position, as readv and wri
 from ... import errno as E
 from ...errno import GuestErrno
 from ...flags import O_ACCMODE, O_PATH, O_RDWR, O_WRONLY
-from ..iovec import gather, import_iovec, read_into
+from ...iovec import gather, import_iovec, read_into
 from ..kinds import K
 from ..registry import syscall
 from .fileio import positional, sys_readv, sys_writev

@@ -9,7 +9,7 @@ from ... import errno as E
 from ...errno import GuestErrno
 from ...flags import O_ACCMODE, O_NONBLOCK, O_RDONLY
 from ...fs.pipe_size import pipe_of
-from ..iovec import gather, import_iovec, read_into
+from ...iovec import gather, import_iovec, read_into
 from ..kinds import K
 from ..registry import syscall
 

@@ -8,10 +8,10 @@ signal sees the EFBIG. Shrinking, or a size the file already has, is always allo
 write(2), pwrite64 or writev takes what fits below the limit, and one that starts at or past
 it is EFBIG with SIGXFSZ.
 """
-from ... import errno as E
-from ...errno import GuestErrno
-from ...flags import O_APPEND
-from ...signals.numbers import SIGXFSZ
+from . import errno as E
+from .errno import GuestErrno
+from .flags import O_APPEND
+from .signals.numbers import SIGXFSZ
 
 RLIMIT_FSIZE = 1
 RLIM_INFINITY = (1 << 64) - 1

@@ -11,9 +11,9 @@ the total is capped at MAX_RW_COUNT (the segment that crosses it shortened).
 """
 import struct
 
-from .. import errno as E
-from ..errno import GuestErrno
-from ..memory.vm import PROT_READ, PROT_WRITE
+from . import errno as E
+from .errno import GuestErrno
+from .memory.vm import PROT_READ, PROT_WRITE
 
 UIO_MAXIOV = 1024                 # include/uapi/linux/uio.h
 MAX_RW_COUNT = 0x7FFFF000         # include/linux/fs.h: INT_MAX & PAGE_MASK
