@@ -23,6 +23,8 @@ typedef uint64_t (*hit_fn)(void);
 struct site {
     uint64_t address;       /* the int3's address */
     hit_fn hit;             /* 0: a free slot */
+    uint64_t *count;        /* the tool's count of hits taken (0: none), bumped when hit() gave
+                               an IP: a Python dict increment a hit less (issue 31) */
 };
 
 struct int3_sites {
@@ -56,8 +58,11 @@ void int3_sites_on_interrupt(void *uc, uint32_t intno, void *user)
                 uint64_t ip;
                 s->taken++;
                 ip = e->hit();
-                if (ip)
+                if (ip) {
                     *s->eip = ip;
+                    if (e->count)
+                        ++*e->count;
+                }
                 return;
             }
         }
@@ -65,14 +70,13 @@ void int3_sites_on_interrupt(void *uc, uint32_t intno, void *user)
     s->fallback(uc, intno, 0);
 }
 
-static int insert(struct site *table, uint64_t mask, uint64_t address, hit_fn hit)
+static int insert(struct site *table, uint64_t mask, struct site site)
 {
-    uint64_t i = slot_of(address, mask);
-    while (table[i].hit && table[i].address != address)
+    uint64_t i = slot_of(site.address, mask);
+    while (table[i].hit && table[i].address != site.address)
         i = (i + 1) & mask;
     int added = !table[i].hit;
-    table[i].address = address;
-    table[i].hit = hit;
+    table[i] = site;
     return added;
 }
 
@@ -84,19 +88,21 @@ static int grow(struct int3_sites *s)
         return 0;
     for (uint64_t i = 0; s->table && i <= s->mask; i++)
         if (s->table[i].hit)
-            insert(table, capacity - 1, s->table[i].address, s->table[i].hit);
+            insert(table, capacity - 1, s->table[i]);
     free(s->table);
     s->table = table;
     s->mask = capacity - 1;
     return 1;
 }
 
-/* Add or replace the site at `address`; 0 when no memory (the Python path keeps it). */
-int int3_sites_set(struct int3_sites *s, uint64_t address, hit_fn hit)
+/* Add or replace the site at `address`, whose hits taken are counted in `*count` (0: not
+ * counted here); 0 when no memory (the Python path keeps it). */
+int int3_sites_set(struct int3_sites *s, uint64_t address, hit_fn hit, uint64_t *count)
 {
     if ((!s->table || 2 * (s->used + 1) > s->mask + 1) && !grow(s))
         return 0;
-    s->used += insert(s->table, s->mask, address, hit);
+    struct site site = {address, hit, count};
+    s->used += insert(s->table, s->mask, site);
     return 1;
 }
 
@@ -121,6 +127,7 @@ void int3_sites_clear(struct int3_sites *s, uint64_t address)
     }
     s->table[i].hit = 0;
     s->table[i].address = 0;
+    s->table[i].count = 0;
     s->used--;
 }
 

@@ -124,6 +124,28 @@ def test_a_hit_that_raises_stops_the_run_with_its_exception(arch):
     assert prog.machine.pc == prog.labels["site"] + 1      # where the int3 left it
 
 
+def test_a_site_s_count_is_added_one_per_hit_that_gave_an_ip(arch):
+    """The tool's count of hits taken (the door's "int3_fast") is kept in C: a hit that gave
+    the IP adds one, a hit that failed (0) adds none."""
+    import ctypes
+    for gives, counted in ((True, 1), (False, 0)):
+        prog, _ = _program(arch)
+        sites, count = prog.machine.int3_sites(), ctypes.c_uint64(5)
+
+        def hit():
+            if gives:
+                return prog.labels["target"]
+            sites.failed(ValueError("the action failed"))
+            return 0
+        assert sites.set(prog.labels["site"], hit, count)
+        try:
+            prog.machine.run(prog.machine.pc)
+        except ValueError:
+            assert not gives
+        assert sites.taken == 1
+        assert count.value == 5 + counted
+
+
 @settings(max_examples=50, deadline=None)
 @given(ops=st.lists(st.tuples(st.booleans(), st.integers(0, 300)), max_size=400))
 def test_the_table_holds_what_a_set_holds(ops):
