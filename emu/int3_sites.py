@@ -37,7 +37,8 @@ class _State(ctypes.Structure):
     _fields_ = [("eip", ctypes.c_void_p), ("cs", ctypes.c_void_p), ("pc_mask", ctypes.c_uint64),
                 ("armed", ctypes.c_int32), ("kernel_entry", ctypes.c_int32),
                 ("fallback", ctypes.c_void_p), ("taken", ctypes.c_uint64),
-                ("table", ctypes.c_void_p), ("mask", ctypes.c_uint64), ("used", ctypes.c_uint64)]
+                ("table", ctypes.c_void_p), ("mask", ctypes.c_uint64), ("used", ctypes.c_uint64),
+                ("clock", ctypes.c_void_p)]
 
 
 def available() -> bool:
@@ -62,6 +63,7 @@ class Int3Sites:
         state.pc_mask = (1 << machine.arch.bits) - 1
         state.fallback = ctypes.cast(python_hook, ctypes.c_void_p)
         state.armed = 1
+        state.clock = ctypes.addressof(machine.clock_parts)     # the Machine keeps it
         self._python_hook = python_hook
         self._hits: dict[int, object] = {}        # address -> its HIT_CFUNC (kept alive)
         # functions of sites cleared: one may be the very hit that cleared it (a probe's action

@@ -20,6 +20,32 @@
 typedef void (*intr_fn)(void *uc, uint32_t intno, void *user);
 typedef uint64_t (*hit_fn)(void);
 
+/* The Machine's instruction clock, as emu/clock_parts.py publishes it: the sum
+ * Machine.read_clock computes, here before each hit into hit_ts (a record's ts), -1 after. */
+struct clock_parts {
+    int64_t *total;         /* InstructionClock.cell: finished slices (0: no clock, ts 0) */
+    int64_t *executed;      /* the block clock's count (lazy_count.py) */
+    uint64_t *insns;        /* Unicorn's count of this run (0: not located) */
+    int64_t offset;         /* the block count's offset */
+    int32_t running;        /* a run is under way: the live count is added */
+    int32_t blocks;         /* the live count is the block count's, else Unicorn's */
+    int64_t hit_ts;         /* the clock at the hit under way, -1: ask read_clock */
+};
+
+/* Machine.read_clock's value, or -1 when a part is not readable here. */
+static int64_t clock_now(const struct clock_parts *c)
+{
+    if (!c->total)
+        return 0;
+    if (!c->running)
+        return *c->total;
+    if (c->blocks)
+        return *c->total + *c->executed - c->offset;
+    if (c->insns)
+        return *c->total + (int64_t)*c->insns;
+    return -1;
+}
+
 struct site {
     uint64_t address;       /* the int3's address */
     hit_fn hit;             /* 0: a free slot */
@@ -38,6 +64,7 @@ struct int3_sites {
     struct site *table;
     uint64_t mask;          /* capacity - 1, a power of two; 0 with no table */
     uint64_t used;
+    struct clock_parts *clock;  /* the Machine's (int3_sites.py) */
 };
 
 static uint64_t slot_of(uint64_t address, uint64_t mask)
@@ -57,7 +84,9 @@ void int3_sites_on_interrupt(void *uc, uint32_t intno, void *user)
             if (e->address == address) {
                 uint64_t ip;
                 s->taken++;
+                s->clock->hit_ts = clock_now(s->clock);
                 ip = e->hit();
+                s->clock->hit_ts = -1;
                 if (ip) {
                     *s->eip = ip;
                     if (e->count)
