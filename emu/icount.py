@@ -21,6 +21,8 @@ What is counted: every instruction the CPU began, including the int3 of a probe,
 instructions of trampolines and native actions, and an instruction that faulted (its hook ran
 before the fault). The count is deterministic: the same run counts the same instructions.
 """
+import ctypes
+
 from unicorn import Uc
 
 from . import internals
@@ -50,3 +52,11 @@ class InstructionClock:
 
     def __init__(self) -> None:
         self.total = 0
+        # `total` again, where C reads it (clock_parts.py): every Machine sharing this clock
+        # sees another's finished slices at once
+        self.cell = ctypes.c_int64()
+
+    def add(self, insns: int) -> None:
+        """A finished run() slice executed `insns` instructions."""
+        self.total += insns
+        self.cell.value = self.total

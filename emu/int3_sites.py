@@ -29,7 +29,7 @@ HIT_CFUNC = ctypes.CFUNCTYPE(ctypes.c_uint64)
 
 
 class _Site(ctypes.Structure):
-    _fields_ = [("address", ctypes.c_uint64), ("hit", ctypes.c_void_p)]
+    _fields_ = [("address", ctypes.c_uint64), ("hit", ctypes.c_void_p), ("count", ctypes.c_void_p)]
 
 
 class _State(ctypes.Structure):
@@ -37,7 +37,8 @@ class _State(ctypes.Structure):
     _fields_ = [("eip", ctypes.c_void_p), ("cs", ctypes.c_void_p), ("pc_mask", ctypes.c_uint64),
                 ("armed", ctypes.c_int32), ("kernel_entry", ctypes.c_int32),
                 ("fallback", ctypes.c_void_p), ("taken", ctypes.c_uint64),
-                ("table", ctypes.c_void_p), ("mask", ctypes.c_uint64), ("used", ctypes.c_uint64)]
+                ("table", ctypes.c_void_p), ("mask", ctypes.c_uint64), ("used", ctypes.c_uint64),
+                ("clock", ctypes.c_void_p)]
 
 
 def available() -> bool:
@@ -62,6 +63,7 @@ class Int3Sites:
         state.pc_mask = (1 << machine.arch.bits) - 1
         state.fallback = ctypes.cast(python_hook, ctypes.c_void_p)
         state.armed = 1
+        state.clock = ctypes.addressof(machine.clock_parts)     # the Machine keeps it
         self._python_hook = python_hook
         self._hits: dict[int, object] = {}        # address -> its HIT_CFUNC (kept alive)
         # functions of sites cleared: one may be the very hit that cleared it (a probe's action
@@ -123,14 +125,16 @@ class Int3Sites:
         """The C table itself holds `address` (what `in` answers from the Python side)."""
         return bool(self._lib.int3_sites_holds(ctypes.byref(self._state), ctypes.c_uint64(address)))
 
-    def set(self, address: int, hit) -> bool:
+    def set(self, address: int, hit, count: ctypes.c_uint64 | None = None) -> bool:
         """Take the int3 at `address` here: `hit()` runs the site's work and gives the IP to
         resume at; it catches its own exceptions and hands them to `failed`, then gives 0 (a
-        wrapper doing it would be a Python frame more a hit). False when the table could not
-        grow (the Python path keeps the site)."""
+        wrapper doing it would be a Python frame more a hit). `count`, when given, is added
+        one for each hit that gave an IP (the caller keeps it alive). False when the table
+        could not grow (the Python path keeps the site)."""
         function = HIT_CFUNC(hit)
+        counter = None if count is None else ctypes.cast(ctypes.byref(count), ctypes.c_void_p)
         if not self._lib.int3_sites_set(ctypes.byref(self._state), ctypes.c_uint64(address),
-                                        ctypes.cast(function, ctypes.c_void_p)):
+                                        ctypes.cast(function, ctypes.c_void_p), counter):
             self.clear(address)
             return False
         self._hits[address] = function

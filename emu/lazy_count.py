@@ -69,6 +69,7 @@ class BlockCount:
         if not start <= pc < start + size:
             return                             # it began a block of its own (size 0 or 1 insn)
         self.offset += insns - self._begun(start, size, pc)
+        self._machine.clock_parts.offset = self.offset     # the C hook's copy (clock_parts.py)
 
     def _begun(self, start: int, size: int, pc: int) -> int:
         """Instructions of the block [start, start + size) that begin at or before `pc`."""

@@ -23,6 +23,7 @@ from unicorn import (UC_ARCH_X86, UC_ERR_FETCH_PROT, UC_ERR_FETCH_UNMAPPED, UC_H
 from unicorn import x86_const as X
 
 from . import exits, host_stop
+from .clock_parts import hit_clock_view, new_clock_parts, publish
 from .arch import Arch, arch_named
 from .cpuid import install as install_cpuid
 from .cpu_state import CpuStateViews, cpu_state_views
@@ -64,6 +65,9 @@ class Machine(MachineRegisters, MachineInterrupts):
         # before whatever the kernel is about to do).
         self._on_kernel_entry = None
         self._int3_sites = None           # the C interrupt hook's sites (int3_sites.py)
+        # the clock's parts where that hook reads them, published while it exists (clock_parts.py)
+        self.clock_parts = new_clock_parts()
+        self.hit_clock = hit_clock_view(self.clock_parts)   # its hit_ts, as an integer
         self._fast_vector, self._fast_interrupt = -1, None    # set_fast_interrupt
         self._exit: exits.Exit | None = None
         self._fault: tuple | None = None
@@ -131,6 +135,7 @@ class Machine(MachineRegisters, MachineInterrupts):
         self.uc.context_restore(self._pristine)
         self.icount, self._counting = None, False
         self._blocks, self._live = None, self._insns
+        self._publish_clock()
         self.trap_handler = self.syscall_handler = self.breakpoint_redirect = None
         self._fast_vector, self._fast_interrupt = -1, None
         if self._int3_sites is not None:
@@ -184,6 +189,12 @@ class Machine(MachineRegisters, MachineInterrupts):
             if block_clock.available():
                 from .lazy_count import BlockCount
                 self._blocks = BlockCount(self)
+        self._publish_clock()
+
+    def _publish_clock(self) -> None:
+        """The clock's parts changed: the C interrupt hook's copy follows (clock_parts.py)."""
+        if self._int3_sites is not None:
+            publish(self.clock_parts, self)
 
     def read_clock(self) -> int:
         """Instructions run so far on this Machine's clock — exact inside a hook too (the
@@ -235,6 +246,7 @@ class Machine(MachineRegisters, MachineInterrupts):
                 self._int3_sites.install()
         host_stop.enter(self)             # Ctrl-C, SIGTERM: StopRequested (host_stop.py)
         self._running = True
+        self._publish_clock()
         try:
             exit_ = self._run(begin, count, budget, until)
         finally:
@@ -304,9 +316,10 @@ class Machine(MachineRegisters, MachineInterrupts):
         self._running = False
         self.last_run_insns = min(self._insns.value, budget) if budget else 0
         if self.icount is not None and budget:
-            self.icount.total += self.last_run_insns
+            self.icount.add(self.last_run_insns)
         elif self.icount is not None and self._live is self._blocks:
-            self.icount.total += self._blocks.value
+            self.icount.add(self._blocks.value)
+        self._publish_clock()
 
     def _instruction_tracker(self) -> InstructionTracker:
         """The code hook that stands in for private fields not located (insn_tracker.py)."""

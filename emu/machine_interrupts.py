@@ -44,6 +44,7 @@ class MachineInterrupts:
             if int3_sites.available():
                 self._int3_sites = int3_sites.Int3Sites(self, self._interrupt_hook)
                 self._int3_sites.kernel_entry(self._on_kernel_entry is not None)
+                self._publish_clock()
                 if not self._running:       # else at the next run (Int3Sites.install)
                     self._int3_sites.install()
         return self._int3_sites

@@ -20,9 +20,37 @@
 typedef void (*intr_fn)(void *uc, uint32_t intno, void *user);
 typedef uint64_t (*hit_fn)(void);
 
+/* The Machine's instruction clock, as emu/clock_parts.py publishes it: the sum
+ * Machine.read_clock computes, here before each hit into hit_ts (a record's ts), -1 after. */
+struct clock_parts {
+    int64_t *total;         /* InstructionClock.cell: finished slices (0: no clock, ts 0) */
+    int64_t *executed;      /* the block clock's count (lazy_count.py) */
+    uint64_t *insns;        /* Unicorn's count of this run (0: not located) */
+    int64_t offset;         /* the block count's offset */
+    int32_t running;        /* a run is under way: the live count is added */
+    int32_t blocks;         /* the live count is the block count's, else Unicorn's */
+    int64_t hit_ts;         /* the clock at the hit under way, -1: ask read_clock */
+};
+
+/* Machine.read_clock's value, or -1 when a part is not readable here. */
+static int64_t clock_now(const struct clock_parts *c)
+{
+    if (!c->total)
+        return 0;
+    if (!c->running)
+        return *c->total;
+    if (c->blocks)
+        return *c->total + *c->executed - c->offset;
+    if (c->insns)
+        return *c->total + (int64_t)*c->insns;
+    return -1;
+}
+
 struct site {
     uint64_t address;       /* the int3's address */
     hit_fn hit;             /* 0: a free slot */
+    uint64_t *count;        /* the tool's count of hits taken (0: none), bumped when hit() gave
+                               an IP: a Python dict increment a hit less (issue 31) */
 };
 
 struct int3_sites {
@@ -36,6 +64,7 @@ struct int3_sites {
     struct site *table;
     uint64_t mask;          /* capacity - 1, a power of two; 0 with no table */
     uint64_t used;
+    struct clock_parts *clock;  /* the Machine's (int3_sites.py) */
 };
 
 static uint64_t slot_of(uint64_t address, uint64_t mask)
@@ -55,9 +84,14 @@ void int3_sites_on_interrupt(void *uc, uint32_t intno, void *user)
             if (e->address == address) {
                 uint64_t ip;
                 s->taken++;
+                s->clock->hit_ts = clock_now(s->clock);
                 ip = e->hit();
-                if (ip)
+                s->clock->hit_ts = -1;
+                if (ip) {
                     *s->eip = ip;
+                    if (e->count)
+                        ++*e->count;
+                }
                 return;
             }
         }
@@ -65,14 +99,13 @@ void int3_sites_on_interrupt(void *uc, uint32_t intno, void *user)
     s->fallback(uc, intno, 0);
 }
 
-static int insert(struct site *table, uint64_t mask, uint64_t address, hit_fn hit)
+static int insert(struct site *table, uint64_t mask, struct site site)
 {
-    uint64_t i = slot_of(address, mask);
-    while (table[i].hit && table[i].address != address)
+    uint64_t i = slot_of(site.address, mask);
+    while (table[i].hit && table[i].address != site.address)
         i = (i + 1) & mask;
     int added = !table[i].hit;
-    table[i].address = address;
-    table[i].hit = hit;
+    table[i] = site;
     return added;
 }
 
@@ -84,19 +117,21 @@ static int grow(struct int3_sites *s)
         return 0;
     for (uint64_t i = 0; s->table && i <= s->mask; i++)
         if (s->table[i].hit)
-            insert(table, capacity - 1, s->table[i].address, s->table[i].hit);
+            insert(table, capacity - 1, s->table[i]);
     free(s->table);
     s->table = table;
     s->mask = capacity - 1;
     return 1;
 }
 
-/* Add or replace the site at `address`; 0 when no memory (the Python path keeps it). */
-int int3_sites_set(struct int3_sites *s, uint64_t address, hit_fn hit)
+/* Add or replace the site at `address`, whose hits taken are counted in `*count` (0: not
+ * counted here); 0 when no memory (the Python path keeps it). */
+int int3_sites_set(struct int3_sites *s, uint64_t address, hit_fn hit, uint64_t *count)
 {
     if ((!s->table || 2 * (s->used + 1) > s->mask + 1) && !grow(s))
         return 0;
-    s->used += insert(s->table, s->mask, address, hit);
+    struct site site = {address, hit, count};
+    s->used += insert(s->table, s->mask, site);
     return 1;
 }
 
@@ -121,6 +156,7 @@ void int3_sites_clear(struct int3_sites *s, uint64_t address)
     }
     s->table[i].hit = 0;
     s->table[i].address = 0;
+    s->table[i].count = 0;
     s->used--;
 }
 

@@ -29,9 +29,11 @@ def _EntryHit(session, probe):
     kernel, name_of, door = session.kernel, session.name_of, session.debug
     bound_space = bound_image = bound_address = name = cpu = None
     bound_nargs, read_args = 0, tuple
+    hit_clock = None
 
     def hook(thread, address: int) -> None:
-        nonlocal bound_space, bound_image, bound_address, name, cpu, bound_nargs, read_args
+        nonlocal bound_space, bound_image, bound_address, name, cpu, bound_nargs, read_args, \
+            hit_clock
         if not probe.enabled:             # disabled, not taken out yet (dynamic.py)
             return
         probe.hits += 1
@@ -41,13 +43,16 @@ def _EntryHit(session, probe):
             # the door's view of `process`'s space and the reader of `nargs` argument words
             bound_space, bound_nargs = process.space, nargs
             cpu = door.cpu(process)
+            hit_clock = cpu.hit_clock
             read_args = argument_fetcher(cpu, nargs) if nargs else tuple
         image = process.image
         if address != bound_address or image is not bound_image:
             name = name_of(process, address)
             bound_image, bound_address = image, address
-        put((cpu.read_clock(), process.pid, thread.tid, probe.spec.text, address, read_args(),
-             None, "entry", name))
+        # the clock the C interrupt hook read for this hit, -1 outside one (SpaceCpu.hit_clock)
+        ts = hit_clock.value
+        put((ts if ts >= 0 else cpu.read_clock(), process.pid, thread.tid, probe.spec.text,
+             address, read_args(), None, "entry", name))
         action = probe.action
         if action is not None:
             action(new_context((kernel, thread, probe, address, None, cpu)))

@@ -99,11 +99,13 @@ class TrapDispatcher:
     # ---- native breakpoints (see the module docstring) ------------------------------------
     native_breakpoints = True   # False: no int3 is taken by the C hook (read when one is set)
 
-    def set_native_breakpoint(self, address: int, redirect, hit) -> bool:
+    def set_native_breakpoint(self, address: int, redirect, hit, count=None) -> bool:
         """`set_breakpoint_redirect(address, redirect)`, and let the Machine's C interrupt hook
         call `hit()` for this int3 instead: it must do what `redirect()` does when it does not
-        decline, catch its own exceptions (`native_failed`, then 0) and give the IP. False:
-        the C hook is not available here (or not wanted): the Python redirect takes the hits."""
+        decline, catch its own exceptions (`native_failed`, then 0) and give the IP; the hits
+        that gave one are added to `count` (a ctypes.c_uint64 the caller keeps), if given.
+        False: the C hook is not available here (or not wanted): the Python redirect takes
+        the hits."""
         self.set_breakpoint_redirect(address, redirect)
         if not (self.fast_breakpoints and self.native_breakpoints):
             return False
@@ -112,7 +114,7 @@ class TrapDispatcher:
             return False
         if self.idt.on_gate_change is None:
             self.idt.on_gate_change = self._gate_changed
-        return sites.set(address, hit)
+        return sites.set(address, hit, count)
 
     def clear_native_breakpoint(self, address: int) -> None:
         sites = self.machine.int3_sites(make=False)

@@ -12,13 +12,17 @@ keeps them; it is cached per address space (the hot path of a probe hit asks for
 
 
 class SpaceCpu:
-    __slots__ = ("_machine", "_mem", "_vm", "arch", "read_clock")
+    __slots__ = ("_machine", "_mem", "_vm", "arch", "read_clock", "hit_clock")
 
     def __init__(self, space):
         self._machine = space.machine
         # read_clock() is instructions_retired in one call (the Machine's own reader, kept
         # here): a probe hit's ts (instrumenter/tracing/entry_hit.py), issue 31
         self.read_clock = space.machine.read_clock
+        # hit_clock.value: read_clock()'s value inside an int3 hit the Machine's C interrupt
+        # hook took (it computes it before the hit: emu/clock_parts.py), else -1; one load
+        # where read_clock is a Python call (a fifth of such a hit, issue 31)
+        self.hit_clock = space.machine.hit_clock
         self._mem = space.machine.mem
         self._vm = space.vm
         self.arch = space.machine.arch           # name, bits, word, pc/sp names, mask

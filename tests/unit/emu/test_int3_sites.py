@@ -124,6 +124,54 @@ def test_a_hit_that_raises_stops_the_run_with_its_exception(arch):
     assert prog.machine.pc == prog.labels["site"] + 1      # where the int3 left it
 
 
+def test_a_site_s_count_is_added_one_per_hit_that_gave_an_ip(arch):
+    """The tool's count of hits taken (the door's "int3_fast") is kept in C: a hit that gave
+    the IP adds one, a hit that failed (0) adds none."""
+    import ctypes
+    for gives, counted in ((True, 1), (False, 0)):
+        prog, _ = _program(arch)
+        sites, count = prog.machine.int3_sites(), ctypes.c_uint64(5)
+
+        def hit():
+            if gives:
+                return prog.labels["target"]
+            sites.failed(ValueError("the action failed"))
+            return 0
+        assert sites.set(prog.labels["site"], hit, count)
+        try:
+            prog.machine.run(prog.machine.pc)
+        except ValueError:
+            assert not gives
+        assert sites.taken == 1
+        assert count.value == 5 + counted
+
+
+@pytest.mark.parametrize("unicorn_count", [False, True])
+def test_a_hit_reads_the_clock_the_c_hook_computed(arch, unicorn_count):
+    """Inside a hit the C hook took, hit_clock holds what read_clock() gives (for a record's
+    ts, emu/clock_parts.py), with the block clock and with Unicorn's count (a code hook in
+    a block makes the Machine count with Unicorn's); -1 outside a hit, before and after."""
+    from emu.icount import InstructionClock
+    prog, _ = _program(arch)
+    m = prog.machine
+    clock = InstructionClock()
+    clock.add(1000)                      # slices of other Machines sharing the clock
+    m.count_instructions(clock)
+    if unicorn_count:
+        m.exact_count_users.add("test")
+    seen = []
+
+    def hit():
+        assert (m._live is m._blocks) is not unicorn_count      # the clock asked for
+        seen.append((m.hit_clock.value, m.read_clock()))
+        return prog.labels["target"]
+    assert m.int3_sites().set(prog.labels["site"], hit)
+    assert m.hit_clock.value == -1
+    _run(prog, arch)
+    assert m.hit_clock.value == -1
+    assert len(seen) == 1 and seen[0][0] == seen[0][1] == 1002, seen   # mov, int3
+
+
 @settings(max_examples=50, deadline=None)
 @given(ops=st.lists(st.tuples(st.booleans(), st.integers(0, 300)), max_size=400))
 def test_the_table_holds_what_a_set_holds(ops):
