@@ -16,8 +16,10 @@ variables differ from the server's (the interpreter reads them at start-up), and
 test checks about trapline as a process being started (start-up, imports, PATH lookup, signals
 sent to it): those tests start `python -m trapline` themselves. TRAPLINE_TESTS_SUBPROCESS=1
 sends every run through the subprocess path, to compare. `run_trapline` is the helpers' call:
-it forks from the server where it can and falls back to subprocess.run (a working folder other
-than the repository's, whose `python -m trapline` would import another trapline, included).
+it forks from the server where it can and falls back to subprocess.run where the subprocess would
+import another trapline than the server's: from a working folder other than the repository's,
+`python -m trapline` imports the installed one, unless PYTHONPATH names this checkout (the
+helpers that run trapline from a test's folder set it so).
 
 The child ends as the interpreter ends a `python -m` run (Python/pythonrun.c
 _Py_HandleSystemExit, Py_FinalizeEx): SystemExit's code as the status (None 0, an int itself,
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import atexit
 import json
+import locale
 import os
 import selectors
 import signal
@@ -52,16 +55,26 @@ _WARM_MODULES = ("trapline.entry", "trapline.plain_run", "trapline.sandbox", "tr
 
 
 def run_trapline(args: list[str], *, input: bytes = b"", timeout: float,    # noqa: A002
-                 cwd: Path = REPO_ROOT, env: dict[str, str] | None = None
+                 cwd: Path = REPO_ROOT, env: dict[str, str] | None = None, text: bool = False
                  ) -> subprocess.CompletedProcess:
     """``subprocess.run([python, -m, trapline, *args], input=input, capture_output=True,
-    timeout=timeout, cwd=cwd, env=env)``, forked from this process's server where it serves
-    (module docstring): the same output, status and TimeoutExpired."""
+    timeout=timeout, cwd=cwd, env=env, text=text)``, forked from this process's server where it
+    serves (module docstring): the same output, status and TimeoutExpired."""
     environment = dict(os.environ) if env is None else env
-    if Path(cwd) == REPO_ROOT and FORK_SERVER.serves(environment):
-        return FORK_SERVER.run(args, stdin=input, timeout=timeout, cwd=REPO_ROOT, env=environment)
-    return subprocess.run([sys.executable, "-m", "trapline", *args], input=input,
-                          capture_output=True, timeout=timeout, cwd=cwd, env=env)
+    if FORK_SERVER.serves(environment, cwd):
+        done = FORK_SERVER.run(args, stdin=input, timeout=timeout, cwd=Path(cwd), env=environment)
+    else:
+        done = subprocess.run([sys.executable, "-m", "trapline", *args], input=input,
+                              capture_output=True, timeout=timeout, cwd=cwd, env=env)
+    if text:
+        done.stdout, done.stderr = _as_text(done.stdout), _as_text(done.stderr)
+    return done
+
+
+def _as_text(data: bytes) -> str:
+    # As subprocess's text mode decodes a finished child's output (Popen._translate_newlines):
+    # the locale's encoding, strict, universal newlines.
+    return data.decode(locale.getpreferredencoding(False)).replace("\r\n", "\n").replace("\r", "\n")
 
 
 class ForkServer:
@@ -73,10 +86,11 @@ class ForkServer:
         self._owner = 0
         self._environment: dict[str, str] = {}
 
-    def serves(self, env: dict[str, str]) -> bool:
-        """Whether a run with this environment can be a fork (the PYTHON* variables, read at
-        the interpreter's start-up, are the server's)."""
-        if os.environ.get(SWITCH) == "1":
+    def serves(self, env: dict[str, str], cwd: Path = REPO_ROOT) -> bool:
+        """Whether a run with this environment, in this working folder, can be a fork: it would
+        import the server's trapline (_imports_this_checkout), and the PYTHON* variables, read
+        at the interpreter's start-up, are the server's."""
+        if os.environ.get(SWITCH) == "1" or not _imports_this_checkout(env, Path(cwd)):
             return False
         self._start()
         return _python_variables(env) == _python_variables(self._environment)
@@ -147,8 +161,25 @@ class ForkServer:
 FORK_SERVER = ForkServer()
 
 
+# The checkout's top-level packages: a folder holding one of them would shadow the server's.
+_PACKAGES = ("trapline", "instrumenter", "kernel_model", "emu", "loader", "bench", "tests")
+
+
+def _imports_this_checkout(env: dict[str, str], cwd: Path) -> bool:
+    """Whether `python -m trapline` started in `cwd` with `env` imports this checkout's
+    packages, as the server (started in REPO_ROOT) does: `-m` puts the working folder first on
+    sys.path (Python/pathconfig.c _PyPathConfig_ComputeSysPath0), then PYTHONPATH."""
+    if cwd.resolve() == REPO_ROOT:
+        return True
+    return (env.get("PYTHONPATH") == str(REPO_ROOT)
+            and not any((cwd / name).exists() for name in _PACKAGES))
+
+
 def _python_variables(env: dict[str, str]) -> dict[str, str]:
-    return {k: v for k, v in env.items() if k.startswith("PYTHON")}
+    found = {k: v for k, v in env.items() if k.startswith("PYTHON")}
+    if found.get("PYTHONPATH") == str(REPO_ROOT):
+        del found["PYTHONPATH"]         # this checkout, on the server's path already (sys.path[0])
+    return found
 
 
 def _communicate(stdin_fd: int, stdout_fd: int, stderr_fd: int, data: bytes, deadline: float,

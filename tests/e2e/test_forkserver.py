@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from tests.e2e.debian_bins import ARCHES
-from tests.e2e.forkserver import REPO_ROOT, ForkServer
+from tests.e2e.forkserver import REPO_ROOT, ForkServer, run_trapline
 from tests.e2e.rootfs_variants import SAMPLE_ARCH
 
 SERVER = ForkServer()
@@ -81,6 +81,38 @@ def test_a_run_past_its_timeout_is_killed_with_what_it_wrote():
 def test_python_variables_other_than_the_servers_go_to_a_subprocess():
     assert SERVER.serves(dict(os.environ))
     assert not SERVER.serves({**os.environ, "PYTHONHASHSEED": "12345"})
+
+
+def test_another_folder_forks_only_where_this_checkout_is_on_the_path(tmp_path):
+    # From another folder `python -m trapline` imports the installed trapline, unless
+    # PYTHONPATH names this checkout (lang_run.py and the handlers' tests set it so); a folder
+    # with a package of the checkout's name would shadow it.
+    this_checkout = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    assert SERVER.serves(this_checkout, REPO_ROOT)
+    assert SERVER.serves(this_checkout, tmp_path)
+    assert not SERVER.serves({k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, tmp_path)
+    (tmp_path / "shadow" / "trapline").mkdir(parents=True)
+    assert not SERVER.serves(this_checkout, tmp_path / "shadow")
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_a_run_from_another_folder_in_text_mode_is_the_subprocess_run(arch, tmp_path):
+    # The working folder is the child's (a relative -o lands there), and text mode decodes as
+    # subprocess's does (the report's box-drawing characters, the newlines).
+    sample = REPO_ROOT / "samples" / "bin" / SAMPLE_ARCH[arch] / "callchain"
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    args = ["profile", "--interval", "3000", "-o", "out", str(sample), "12"]
+    (tmp_path / "fork").mkdir()
+    (tmp_path / "subprocess").mkdir()
+    forked = run_trapline(args, timeout=120, cwd=tmp_path / "fork", env=env, text=True)
+    started = subprocess.run([sys.executable, "-m", "trapline", *args], capture_output=True,
+                             text=True, timeout=120, cwd=tmp_path / "subprocess", env=env)
+    assert SERVER.serves(env, tmp_path / "fork")
+    assert forked.returncode == started.returncode == 0, forked.stderr
+    assert isinstance(forked.stdout, str) and forked.stdout == started.stdout
+    assert forked.stderr == started.stderr and "━━━━" in forked.stderr
+    folded = [folder / "out" / "profile.folded" for folder in (tmp_path / "fork", tmp_path / "subprocess")]
+    assert folded[0].read_bytes() == folded[1].read_bytes() != b""
 
 
 def test_a_run_interrupted_midway_leaves_a_working_server(monkeypatch):

@@ -3,10 +3,10 @@ the probe language's end-to-end tests."""
 import os
 import re
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
+from tests.e2e.forkserver import run_trapline
 from tests.e2e.host_tools import ensure_gdb
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -24,8 +24,8 @@ def sample(arch: str, name: str) -> str:
 
 def trace(*args: str, cwd=ROOT, check: bool = True) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}          # this checkout's trapline, from any cwd
-    done = subprocess.run([sys.executable, "-m", "trapline", "trace", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=600)
+    # forked from the worker's warm trapline (tests/e2e/forkserver.py), as python -m would run it
+    done = run_trapline(["trace", *args], cwd=cwd, env=env, text=True, timeout=600)
     if check:
         assert done.returncode == 0, done.stderr
     return done

@@ -4,8 +4,6 @@ files it writes (folded stacks, speedscope JSON validated against speedscope's p
 Chrome trace events, the recorded trace read back by `trapline report`)."""
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import jsonschema
@@ -16,6 +14,7 @@ from trapline.profile.model import TRUNCATED
 from trapline.profile.record import read_trace
 from trapline.profile.session import run_profiled
 from trapline.sandbox import Sandbox
+from tests.e2e.forkserver import run_trapline
 from tests.e2e.speedscope_schema import speedscope_schema
 from tests.quick_profile import alternates
 
@@ -140,23 +139,21 @@ def test_a_dynamic_debian_binary(debian_rootfs, deb_arch):
 
 def test_cli_profile_writes_its_files(tmp_path):
     out = tmp_path / "out"
-    done = subprocess.run([sys.executable, "-m", "trapline", "profile", "--interval", "3000", "-o", str(out),
-                           "--record", str(tmp_path / "t.trace"), str(SAMPLES / "x86_64" / "callchain"), "20"],
-                          capture_output=True, text=True, cwd=ROOT)
+    done = run_trapline(["profile", "--interval", "3000", "-o", str(out),
+                         "--record", str(tmp_path / "t.trace"), str(SAMPLES / "x86_64" / "callchain"), "20"],
+                        text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("callchain(20) = ")
     assert "Functions" in done.stderr and "leaf" in done.stderr
     assert {p.name for p in out.iterdir()} >= {"profile.folded", "profile.speedscope.json", "profile.trace.json"}
-    report = subprocess.run([sys.executable, "-m", "trapline", "report", str(tmp_path / "t.trace")],
-                            capture_output=True, text=True, cwd=ROOT)
+    report = run_trapline(["report", str(tmp_path / "t.trace")], text=True, timeout=300)
     assert report.returncode == 0 and "leaf" in report.stdout
 
 
 def test_cli_report_refuses_a_file_that_is_no_trace(tmp_path):
     bogus = tmp_path / "bogus"
     bogus.write_text("hello\n")
-    done = subprocess.run([sys.executable, "-m", "trapline", "report", str(bogus)],
-                          capture_output=True, text=True, cwd=ROOT)
+    done = run_trapline(["report", str(bogus)], text=True, timeout=300)
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
     assert "not a trapline profile trace" in done.stderr
 
@@ -209,9 +206,9 @@ def test_traplines_own_notes_are_one_line_each_whatever_the_width(tmp_path):
     """rich wrapped `trapline: wrote ...` and `no flame graph: ...` at the console's width, even
     into a pipe: a note is one line, as a Unix tool's messages are."""
     out = tmp_path / ("a-folder-with-a-long-name-" * 3)
-    done = subprocess.run([sys.executable, "-m", "trapline", "profile", "--interval", "3000", "-o", str(out),
-                           str(SAMPLES / "x86_64" / "callchain"), "20"],
-                          capture_output=True, text=True, cwd=ROOT, env={**os.environ, "COLUMNS": "40"})
+    done = run_trapline(["profile", "--interval", "3000", "-o", str(out),
+                         str(SAMPLES / "x86_64" / "callchain"), "20"],
+                        text=True, env={**os.environ, "COLUMNS": "40"}, timeout=300)
     assert done.returncode == 0, done.stderr
     wrote = [line for line in done.stderr.splitlines() if line.startswith("trapline: wrote ")]
     assert len(wrote) == 1 and wrote[0].endswith("profile.trace.json"), done.stderr

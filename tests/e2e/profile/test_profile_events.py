@@ -3,14 +3,13 @@ or other types of periodic events"): a sample every N taken branches or N page f
 virtual time and deterministic, both arches; and `profile:EVENT:N` as a `trapline trace` probe,
 whose records carry pid, tid, the PC and, with `:stack`, the unwound stack."""
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from trapline.profile.session import run_profiled
 from trapline.sandbox import Sandbox
+from tests.e2e.forkserver import run_trapline
 
 ROOT = Path(__file__).resolve().parents[3]
 SAMPLES = ROOT / "samples" / "bin"
@@ -52,9 +51,8 @@ def test_taken_branches_sample_the_loops_and_are_deterministic(arch):
 
 def test_profile_probes_in_trace_carry_pid_tid_pc_and_the_stack():
     program = SAMPLES / "x86_64" / "callchain"
-    done = subprocess.run([sys.executable, "-m", "trapline", "trace", "--format", "jsonl", "-p",
-                           "profile:insn:5000:stack", str(program), "20"], capture_output=True,
-                          cwd=ROOT, timeout=300)
+    done = run_trapline(["trace", "--format", "jsonl", "-p",
+                         "profile:insn:5000:stack", str(program), "20"], timeout=300)
     assert done.returncode == 0, done.stderr.decode()
     records = [json.loads(line) for line in done.stdout.decode().splitlines() if line.startswith("{")]
     assert len(records) >= 5
@@ -62,9 +60,8 @@ def test_profile_probes_in_trace_carry_pid_tid_pc_and_the_stack():
     for record in records:
         assert record["pid"] == record["tid"] == 100 and record["addr"] > 0
         assert len(record["args"]) >= 2              # return addresses out to _start
-    text = subprocess.run([sys.executable, "-m", "trapline", "trace", "-p", "profile:branches:400",
-                           str(SAMPLES / "i386" / "hotchain"), "3", "1"], capture_output=True,
-                          cwd=ROOT, timeout=300)
+    text = run_trapline(["trace", "-p", "profile:branches:400",
+                         str(SAMPLES / "i386" / "hotchain"), "3", "1"], timeout=300)
     assert text.returncode == 0, text.stderr.decode()
     lines = [line for line in text.stdout.decode().splitlines() if "profile:branches:400" in line]
     tids = {line.split()[2] for line in lines}

@@ -2,8 +2,6 @@
 present)"): a static C program built with -g spends its time on one loop line of `hot`, and the
 report names that line; a recorded trace carries the lines, so `trapline report` shows them
 without the binary; a program without DWARF gets no line table."""
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +13,7 @@ from trapline.profile.report import tables
 from trapline.profile.session import run_profiled
 
 from ..static_c import build_static
+from tests.e2e.forkserver import run_trapline
 
 ROOT = Path(__file__).resolve().parents[3]
 SAMPLES = ROOT / "samples" / "bin"
@@ -66,12 +65,11 @@ def test_the_hot_line_is_the_loop_of_hot(with_lines, tmp_path):
 
 def test_the_report_prints_the_line_table(with_lines, tmp_path):
     trace = tmp_path / "t.jsonl"
-    done = subprocess.run([sys.executable, "-m", "trapline", "profile", "--interval", "997",
-                           "--record", str(trace), str(with_lines)], capture_output=True, text=True)
+    done = run_trapline(["profile", "--interval", "997",
+                         "--record", str(trace), str(with_lines)], text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "Lines (top" in done.stderr
-    later = subprocess.run([sys.executable, "-m", "trapline", "report", str(trace)],
-                           capture_output=True, text=True)
+    later = run_trapline(["report", str(trace)], text=True, timeout=300)
     assert later.returncode == 0 and later.stdout == done.stderr
 
 

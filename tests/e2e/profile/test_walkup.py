@@ -5,8 +5,6 @@ leaf), both arches, with and without frame pointers: the chain walked up is the 
 own shadow stack), every hook inserted is removed or still listed at the end, the program's
 output is the unprofiled run's, and the perturbation comparison is exact and consistent."""
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +12,7 @@ import pytest
 from instrumenter.profiler.walkup import WalkUpOptions
 from trapline.profile.walkup_report import walkup_json
 from trapline.profile.walkup_run import compare, run_baseline, run_full, run_walkup
+from tests.e2e.forkserver import run_trapline
 from tests.e2e.rooted import rooted
 from tests.quick_profile import alternates
 
@@ -165,10 +164,10 @@ def test_the_perturbation_comparison_is_exact(arch):
 
 def test_the_cli_reports_and_writes_walkup_json(tmp_path):
     program = SAMPLES / "x86_64" / "callchain"
-    done = subprocess.run([sys.executable, "-m", "trapline", "profile", "--walk-up", "--interval", "1000",
-                           "--window", "20", "--period", "20", "--compare-full", "-o", str(tmp_path),
-                           "--rootfs", str(program.parent), "--clear-env", f"/{program.name}", "60"],
-                          capture_output=True, cwd=ROOT, timeout=300)
+    done = run_trapline(["profile", "--walk-up", "--interval", "1000",
+                         "--window", "20", "--period", "20", "--compare-full", "-o", str(tmp_path),
+                         "--rootfs", str(program.parent), "--clear-env", f"/{program.name}", "60"],
+                        timeout=300)
     assert done.returncode == 0, done.stderr.decode()
     assert done.stdout.startswith(b"callchain(60) = ")
     report = done.stderr.decode()
@@ -194,10 +193,9 @@ def test_a_recorded_walk_up_is_reported_again(tmp_path):
     comparison included, so that `trapline report` prints exactly the live run's report."""
     program = SAMPLES / "x86_64" / "callchain"
     trace = tmp_path / "t.trace"
-    live = subprocess.run([sys.executable, "-m", "trapline", "profile", "--walk-up", "--interval",
-                           "1000", "--window", "20", "--threshold", "50", "--period", "20",
-                           "--compare-full", "--record", str(trace), str(program), "60"],
-                          capture_output=True, cwd=ROOT, timeout=300)
+    live = run_trapline(["profile", "--walk-up", "--interval",
+                         "1000", "--window", "20", "--threshold", "50", "--period", "20",
+                         "--compare-full", "--record", str(trace), str(program), "60"], timeout=300)
     assert live.returncode == 0, live.stderr.decode()[-2000:]
     records = [json.loads(line) for line in trace.read_text().splitlines()]
     kinds = [r["t"] for r in records]
@@ -209,7 +207,6 @@ def test_a_recorded_walk_up_is_reported_again(tmp_path):
     assert kinds.count("interrupt") == kinds.count("sample") > 20
     assert kinds.index("walkup-step") > kinds.index("sample")      # written as the run went
     assert report["comparison"] is not None and kinds[-1] == "end"
-    later = subprocess.run([sys.executable, "-m", "trapline", "report", str(trace)],
-                           capture_output=True, cwd=ROOT, timeout=300)
+    later = run_trapline(["report", str(trace)], timeout=300)
     assert later.returncode == 0 and later.stdout == live.stderr
 

@@ -8,8 +8,6 @@ and reports no exclusive figure rather than one that subtracts only the callees 
 the same moment (inner's 7740 of 7740 on x86-64)."""
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +15,7 @@ import pytest
 from instrumenter.profiler.walkup import WalkUpOptions
 from trapline.profile.walkup_report import chrome_events, tables, walkup_json
 from trapline.profile.walkup_run import run_walkup
+from tests.e2e.forkserver import run_trapline
 from tests.e2e.rooted import rooted
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -104,12 +103,11 @@ def test_the_cli_takes_exclusive(tmp_path):
     program = SAMPLES / "x86_64" / "callchain"
     reports = {}
     for exclusive in ("off", "exact", "bogus"):
-        done = subprocess.run([sys.executable, "-m", "trapline", "profile", "--walk-up", "--interval", "1000",
-                               "--window", "20", "--period", "20", "--exclusive", exclusive,
-                               "-o", str(tmp_path / exclusive), "--rootfs", str(program.parent),
-                               "--clear-env", f"/{program.name}", "40"],
-                              capture_output=True, cwd=ROOT, timeout=300,
-                              env=os.environ | {"COLUMNS": "200"})     # no header wrapped
+        done = run_trapline(["profile", "--walk-up", "--interval", "1000",
+                             "--window", "20", "--period", "20", "--exclusive", exclusive,
+                             "-o", str(tmp_path / exclusive), "--rootfs", str(program.parent),
+                             "--clear-env", f"/{program.name}", "40"],
+                            timeout=300, env=os.environ | {"COLUMNS": "200"})     # no header wrapped
         reports[exclusive] = done
     assert reports["bogus"].returncode == 2
     assert "'bogus' is not one of 'off', 'exact'" in reports["bogus"].stderr.decode()

@@ -6,11 +6,11 @@ speedscope file are the same bytes. A trace of the previous format version (2) i
 and its Chrome trace differs from the live one exactly as trapline/profile/record.py says."""
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.e2e.forkserver import run_trapline
 from tests.e2e.rooted import rooted
 from trapline.profile.walkup_report import WALK_TID
 
@@ -23,8 +23,7 @@ pytestmark = pytest.mark.e2e
 
 
 def _trapline(*args) -> subprocess.CompletedProcess:
-    done = subprocess.run([sys.executable, "-m", "trapline", *map(str, args)], capture_output=True,
-                          cwd=ROOT, timeout=300)
+    done = run_trapline([*map(str, args)], timeout=300)
     assert done.returncode == 0, done.stderr.decode()[-2000:]
     return done
 

@@ -3,27 +3,13 @@ at offsets given by pointer (written back advanced) or at the file positions (wh
 at the input's end, and fs/read_write.c's refusals: flags, a bad fd, a directory, a pipe, an
 output not writable or O_APPEND, overlapping ranges of one file, a negative offset. Compared
 with the native run; built by the host's gcc (static; -m32 for i386)."""
-import subprocess
-
 import pytest
 
-from tests.e2e.sandbox_runner import run_sandbox
-from tests.e2e.static_c import build_static
+from tests.e2e.static_c import build_static, c_preamble, compare_with_native
 
 pytestmark = pytest.mark.e2e
 
-PROGRAM = r"""
-#define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-static void result(const char *what, long r) {
-    printf("%-26s %ld %s\n", what, r < 0 ? -1L : r, r < 0 ? strerrorname_np(errno) : "");
-}
+PROGRAM = c_preamble() + r"""
 int main(void) {
     char dir[] = "/tmp/cfrXXXXXX", a[64], b[64];
     mkdtemp(dir);
@@ -69,7 +55,4 @@ def program(request, tmp_path_factory):
 
 
 def test_copy_file_range_as_natively(program):
-    native = subprocess.run([str(program)], capture_output=True, check=True, timeout=60)
-    assert b"out: hellofile_range" in native.stdout
-    result = run_sandbox([str(program)], rootfs=None)
-    assert result.stdout == native.stdout, result.describe()
+    compare_with_native(program, b"out: hellofile_range")

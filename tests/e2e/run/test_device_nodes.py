@@ -4,29 +4,15 @@ the node and its number as tmpfs does (shmem_mknod), stat shows it, and opening 
 device reaches the driver of its number (chrdev_open: 1:5 reads zeros, 1:3 takes and gives
 nothing); without CAP_MKNOD it is EPERM (vfs_mknod), a fifo still allowed. Compared with the
 native run as root; built by the host's gcc (static; -m32 for i386)."""
-import subprocess
-
 import pytest
 
-from tests.e2e.sandbox_runner import run_sandbox
-from tests.e2e.static_c import build_static
+from tests.e2e.static_c import build_static, c_preamble, compare_with_native
 
 pytestmark = pytest.mark.e2e
 
-PROGRAM = r"""
-#define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
+PROGRAM = c_preamble() + r"""
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
-#include <unistd.h>
-static void result(const char *what, long r) {
-    printf("%-26s %ld %s\n", what, r < 0 ? -1L : r, r < 0 ? strerrorname_np(errno) : "");
-}
 int main(void) {
     char dir[] = "/tmp/devXXXXXX", zero[64], null[64], blk[64];
     mkdtemp(dir);
@@ -73,7 +59,4 @@ def program(request, tmp_path_factory):
 
 
 def test_device_nodes_as_natively(program):
-    native = subprocess.run([str(program)], capture_output=True, check=True, timeout=60)
-    assert b"zero: mode 20666 rdev 1:5" in native.stdout
-    result = run_sandbox([str(program)], rootfs=None)
-    assert result.stdout == native.stdout, result.describe()
+    compare_with_native(program, b"zero: mode 20666 rdev 1:5")

@@ -4,28 +4,14 @@ mode's check); AT_SYMLINK_NOFOLLOW checks a final symlink itself (a dangling one
 a symlink's mode lets root execute it), AT_EMPTY_PATH with an empty path checks the fd's inode
 (a file, the cwd, a pipe). Compared with the native run; built by the host's gcc (static;
 -m32 for i386)."""
-import subprocess
-
 import pytest
 
-from tests.e2e.sandbox_runner import run_sandbox
-from tests.e2e.static_c import build_static
+from tests.e2e.static_c import build_static, c_preamble, compare_with_native
 
 pytestmark = pytest.mark.e2e
 
-PROGRAM = r"""
-#define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
+PROGRAM = c_preamble("%-24s ") + r"""
 #include <sys/syscall.h>
-#include <unistd.h>
-static void result(const char *what, long r) {
-    printf("%-24s %ld %s\n", what, r < 0 ? -1L : r, r < 0 ? strerrorname_np(errno) : "");
-}
 static long faccessat2(int fd, const char *p, int mode, int flags) { return syscall(SYS_faccessat2, fd, p, mode, flags); }
 int main(void) {
     char dir[] = "/tmp/accXXXXXX", file[64], link[64], dangling[64];
@@ -63,7 +49,4 @@ def program(request, tmp_path_factory):
 
 
 def test_faccessat2_flags_as_natively(program):
-    native = subprocess.run([str(program)], capture_output=True, check=True, timeout=60)
-    assert b"dangling NOFOLLOW        0" in native.stdout
-    result = run_sandbox([str(program)], rootfs=None)
-    assert result.stdout == native.stdout, result.describe()
+    compare_with_native(program, b"dangling NOFOLLOW        0")

@@ -5,31 +5,16 @@ caller does not own is EPERM (may_open; open02); and RLIMIT_FSIZE cuts a write t
 below it and refuses one at or past it with EFBIG and SIGXFSZ (generic_write_check_limits;
 llseek01), for regular files only. Compared with the native run (its output through a pipe,
 which the limit does not bound); built by the host's gcc (static; -m32 for i386)."""
-import subprocess
-
 import pytest
 
-from tests.e2e.sandbox_runner import run_sandbox
-from tests.e2e.static_c import build_static
+from tests.e2e.static_c import build_static, c_preamble, compare_with_native
 
 pytestmark = pytest.mark.e2e
 
-PROGRAM = r"""
-#define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
+PROGRAM = c_preamble("%-28s ") + r"""
 #include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
-#include <unistd.h>
-
-static void result(const char *what, long r) {
-    printf("%-28s %ld %s\n", what, r < 0 ? -1L : r, r < 0 ? strerrorname_np(errno) : "");
-}
 
 int main(void) {
     char dir[] = "/tmp/miscXXXXXX", path[64], gone[64];
@@ -96,8 +81,5 @@ def program(request, tmp_path_factory):
 
 
 def test_file_call_edges_as_natively(program):
-    native = subprocess.run([str(program)], capture_output=True, check=True, timeout=60)
-    assert b"write 64 more (36 fit)       36" in native.stdout
-    assert b"O_NOATIME not owner          -1 EPERM" in native.stdout
-    result = run_sandbox([str(program)], rootfs=None)
-    assert result.stdout == native.stdout, result.describe()
+    compare_with_native(program, b"write 64 more (36 fit)       36",
+                        b"O_NOATIME not owner          -1 EPERM")

@@ -5,27 +5,13 @@ above 128, a symlink's own handle (ELOOP when opened) or its target's with
 AT_SYMLINK_FOLLOW, AT_EMPTY_PATH on an fd, EBADF for a bad mount fd (fs/fhandle.c). Compared
 with the native run in /dev/shm (tmpfs natively, the shm mount in the sandbox); built by the
 host's gcc (static; -m32 for i386)."""
-import subprocess
-
 import pytest
 
-from tests.e2e.sandbox_runner import run_sandbox
-from tests.e2e.static_c import build_static
+from tests.e2e.static_c import build_static, c_preamble, compare_with_native
 
 pytestmark = pytest.mark.e2e
 
-PROGRAM = r"""
-#define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
-static void result(const char *what, long r) {
-    printf("%-24s %ld %s\n", what, r < 0 ? -1L : (r > 2 ? 3L : r), r < 0 ? strerrorname_np(errno) : "");
-}
+PROGRAM = c_preamble("%-24s ", shown="r > 2 ? 3L : r") + r"""
 
 int main(void) {
     char dir[] = "/dev/shm/fhXXXXXX", path[64], link[64];
@@ -81,7 +67,4 @@ def program(request, tmp_path_factory):
 
 
 def test_file_handles_as_natively(program):
-    native = subprocess.run([str(program)], capture_output=True, check=True, timeout=60)
-    assert b"bytes 12 type 1" in native.stdout and b"text handle" in native.stdout
-    result = run_sandbox([str(program)], rootfs=None)
-    assert result.stdout == native.stdout, result.describe()
+    compare_with_native(program, b"bytes 12 type 1", b"text handle")

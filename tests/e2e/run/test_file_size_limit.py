@@ -4,30 +4,15 @@ past the soft limit is EFBIG with SIGXFSZ to the caller (fs/attr.c inode_newsize
 blocked so that it stays pending; shrinking and growing up to the limit work, and
 FALLOC_FL_KEEP_SIZE grows nothing. Compared with the native run; built by the host's gcc
 (static; -m32 for i386)."""
-import subprocess
-
 import pytest
 
-from tests.e2e.sandbox_runner import run_sandbox
-from tests.e2e.static_c import build_static
+from tests.e2e.static_c import build_static, c_preamble, compare_with_native
 
 pytestmark = pytest.mark.e2e
 
-PROGRAM = r"""
-#define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
+PROGRAM = c_preamble("%-22s ") + r"""
 #include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-static void result(const char *what, long r) {
-    printf("%-22s %ld %s\n", what, r < 0 ? -1L : r, r < 0 ? strerrorname_np(errno) : "");
-}
 
 static void pending(void) {
     sigset_t set;
@@ -73,7 +58,4 @@ def program(request, tmp_path_factory):
 
 
 def test_the_size_limit_as_natively(program):
-    native = subprocess.run([str(program)], capture_output=True, check=True, timeout=60)
-    assert b"truncate past it       -1 EFBIG" in native.stdout
-    result = run_sandbox([str(program)], rootfs=None)
-    assert result.stdout == native.stdout, result.describe()
+    compare_with_native(program, b"truncate past it       -1 EFBIG")

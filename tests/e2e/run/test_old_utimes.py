@@ -3,31 +3,16 @@ these raw calls had never been asked for): struct timeval[2] and struct utimbuf 
 for now, microseconds in 0..999999 (EINVAL), relative to a directory fd for futimesat
 (fs/utimes.c do_futimesat, sys_utimes, sys_utime). Compared with the native run; built by the
 host's gcc (static; -m32 for i386)."""
-import subprocess
-
 import pytest
 
-from tests.e2e.sandbox_runner import run_sandbox
-from tests.e2e.static_c import build_static
+from tests.e2e.static_c import build_static, c_preamble, compare_with_native
 
 pytestmark = pytest.mark.e2e
 
-PROGRAM = r"""
-#define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
+PROGRAM = c_preamble("%-22s ") + r"""
 #include <sys/syscall.h>
 #include <sys/time.h>
-#include <unistd.h>
 #include <utime.h>
-
-static void result(const char *what, long r) {
-    printf("%-22s %ld %s\n", what, r < 0 ? -1L : r, r < 0 ? strerrorname_np(errno) : "");
-}
 
 static void times_of(const char *path) {
     struct stat st;
@@ -67,7 +52,4 @@ def program(request, tmp_path_factory):
 
 
 def test_old_time_calls_as_natively(program):
-    native = subprocess.run([str(program)], capture_output=True, check=True, timeout=60)
-    assert b"atime 4000.000000000 mtime 5000.000000000" in native.stdout
-    result = run_sandbox([str(program)], rootfs=None)
-    assert result.stdout == native.stdout, result.describe()
+    compare_with_native(program, b"atime 4000.000000000 mtime 5000.000000000")

@@ -3,32 +3,17 @@ fget() do not hand out an FMODE_PATH file, so ioctl, mmap and fsync on one are E
 closed fd, like read, write, fchmod, fchown and fgetxattr (the sandbox answered ENOTTY, EACCES
 and 0), while fstat, dup and fcntl(F_GETFD) work. Compared with the native run; built by the
 host's gcc (static; -m32 for i386)."""
-import subprocess
-
 import pytest
 
-from tests.e2e.sandbox_runner import run_sandbox
-from tests.e2e.static_c import build_static
+from tests.e2e.static_c import build_static, c_preamble, compare_with_native
 
 pytestmark = pytest.mark.e2e
 
-PROGRAM = r"""
-#define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+PROGRAM = c_preamble("%-10s ", shown="0L") + r"""
 #include <linux/fs.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <sys/xattr.h>
-#include <unistd.h>
-
-static void result(const char *what, long r) {
-    printf("%-10s %ld %s\n", what, r < 0 ? -1L : 0L, r < 0 ? strerrorname_np(errno) : "");
-}
 
 int main(void) {
     char dir[] = "/tmp/opathXXXXXX", path[64], byte;
@@ -67,7 +52,4 @@ def program(request, tmp_path_factory):
 
 
 def test_a_path_descriptor_is_no_file(program):
-    native = subprocess.run([str(program)], capture_output=True, check=True, timeout=60)
-    assert b"mmap       -1 EBADF" in native.stdout and b"fstat      0" in native.stdout
-    result = run_sandbox([str(program)], rootfs=None)
-    assert result.stdout == native.stdout, result.describe()
+    compare_with_native(program, b"mmap       -1 EBADF", b"fstat      0")

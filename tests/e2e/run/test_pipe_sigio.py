@@ -5,26 +5,14 @@ pipe sends the owner of an O_ASYNC description: F_SETSIG's with si_code POLL_IN,
 POLLIN|POLLRDNORM and si_fd when data arrives, the plain SIGIO (SI_KERNEL) without one, none
 after O_ASYNC is cleared, and POLL_OUT to the writing side when a read makes room. Compared
 with the native run; built by the host's gcc (static; -m32 for i386)."""
-import subprocess
-
 import pytest
 
-from tests.e2e.sandbox_runner import run_sandbox
-from tests.e2e.static_c import build_static
+from tests.e2e.static_c import build_static, c_preamble, compare_with_native
 
 pytestmark = pytest.mark.e2e
 
-PROGRAM = r"""
-#define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
+PROGRAM = c_preamble() + r"""
 #include <signal.h>
-#include <stdio.h>
-#include <string.h>
-#include <unistd.h>
-static void result(const char *what, long r) {
-    printf("%-26s %ld %s\n", what, r < 0 ? -1L : r, r < 0 ? strerrorname_np(errno) : "");
-}
 int main(void) {
     int p[2];
     pipe(p);
@@ -93,7 +81,4 @@ def program(request, tmp_path_factory):
 
 
 def test_sigio_as_natively(program):
-    native = subprocess.run([str(program)], capture_output=True, check=True, timeout=60)
-    assert b"sig 10 code 1 fd 3 band 41" in native.stdout
-    result = run_sandbox([str(program)], rootfs=None)
-    assert result.stdout == native.stdout, result.describe()
+    compare_with_native(program, b"sig 10 code 1 fd 3 band 41")

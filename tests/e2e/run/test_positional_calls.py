@@ -4,27 +4,15 @@ ksys_pwrite64, do_preadv and do_pwritev check FMODE_PREAD/FMODE_PWRITE before vf
 vfs_write check FMODE_READ/WRITE; a negative offset is EINVAL before the fd; a closed or
 O_PATH fd EBADF. Compared with the native run; built by the host's gcc (static; -m32 for
 i386)."""
-import subprocess
-
 import pytest
 
-from tests.e2e.sandbox_runner import run_sandbox
-from tests.e2e.static_c import build_static
+from tests.e2e.static_c import build_static, c_preamble, compare_with_native
 
 pytestmark = pytest.mark.e2e
 
-PROGRAM = r"""
-#define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <string.h>
+PROGRAM = c_preamble() + r"""
 #include <sys/syscall.h>
 #include <sys/uio.h>
-#include <unistd.h>
-static void result(const char *what, long r) {
-    printf("%-26s %ld %s\n", what, r < 0 ? -1L : r, r < 0 ? strerrorname_np(errno) : "");
-}
 int main(void) {
     int p[2];
     pipe(p);
@@ -53,7 +41,4 @@ def program(request, tmp_path_factory):
 
 
 def test_positional_calls_as_natively(program):
-    native = subprocess.run([str(program)], capture_output=True, check=True, timeout=60)
-    assert b"pwritev2 read end          -1 ESPIPE" in native.stdout
-    result = run_sandbox([str(program)], rootfs=None)
-    assert result.stdout == native.stdout, result.describe()
+    compare_with_native(program, b"pwritev2 read end          -1 ESPIPE")

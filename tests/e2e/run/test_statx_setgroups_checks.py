@@ -4,27 +4,14 @@ process whose effective uid left 0): do_statx refuses STATX__RESERVED and both s
 vfs_statx unknown flags, before the lookup (EINVAL even for a bad fd); setgroups asks
 CAP_SETGID before the size (may_setgroups). Compared with the native run; built by the host's
 gcc (static; -m32 for i386)."""
-import subprocess
-
 import pytest
 
-from tests.e2e.sandbox_runner import run_sandbox
-from tests.e2e.static_c import build_static
+from tests.e2e.static_c import build_static, c_preamble, compare_with_native
 
 pytestmark = pytest.mark.e2e
 
-PROGRAM = r"""
-#define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
+PROGRAM = c_preamble("%-24s ") + r"""
 #include <grp.h>
-#include <stdio.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-static void result(const char *what, long r) {
-    printf("%-24s %ld %s\n", what, r < 0 ? -1L : r, r < 0 ? strerrorname_np(errno) : "");
-}
 int main(void) {
     struct statx stx;
     result("statx mask -1", statx(AT_FDCWD, "/", 0, 0xFFFFFFFF, &stx));
@@ -50,7 +37,4 @@ def program(request, tmp_path_factory):
 
 
 def test_checks_as_natively(program):
-    native = subprocess.run([str(program)], capture_output=True, check=True, timeout=60)
-    assert b"setgroups as nobody      -1 EPERM" in native.stdout
-    result = run_sandbox([str(program)], rootfs=None)
-    assert result.stdout == native.stdout, result.describe()
+    compare_with_native(program, b"setgroups as nobody      -1 EPERM")

@@ -5,31 +5,16 @@ fs/open.c build_open_flags and O_PATH's stripping of the other flags (build_open
 with O_CREAT made a file, O_PATH with O_TMPFILE a temporary file). Compared with the native
 run of the same program in a tmpfs (/dev/shm); inode numbers after '#' are masked. Built by
 the host's gcc (static; -m32 for i386)."""
-import subprocess
-
 import pytest
 
-from tests.e2e.sandbox_runner import run_sandbox
-from tests.e2e.static_c import build_static
+from tests.e2e.static_c import build_static, c_preamble, compare_with_native
 
 pytestmark = pytest.mark.e2e
 
-PROGRAM = r"""
-#define _GNU_SOURCE
+PROGRAM = c_preamble("%s: ") + r"""
 #include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 static char dir[] = "/dev/shm/tmpfileXXXXXX";
-
-static void result(const char *what, long r) {
-    printf("%s: %ld %s\n", what, r < 0 ? -1L : r, r < 0 ? strerrorname_np(errno) : "");
-}
 
 static void link_of(int fd) {
     char proc[64], text[256], masked[256];
@@ -138,7 +123,4 @@ def program(request, tmp_path_factory):
 
 
 def test_tmpfile_as_natively(program):
-    native = subprocess.run([str(program)], capture_output=True, check=True, timeout=60)
-    assert b"open O_TMPFILE: 3" in native.stdout and b"#INO (deleted)" in native.stdout
-    result = run_sandbox([str(program)], rootfs=None)
-    assert result.stdout == native.stdout, result.describe()
+    compare_with_native(program, b"open O_TMPFILE: 3", b"#INO (deleted)")

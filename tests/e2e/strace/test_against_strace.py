@@ -8,11 +8,12 @@ trace line for line. `python3 -m tests.e2e.strace.compare` prints the share of i
 of every program.
 """
 import re
+from dataclasses import replace
 
 import pytest
 
 from tests.e2e.strace.compare import (BUSYBOX_PROGRAMS, DYNAMIC_PROGRAMS, REPO_ROOT, compare,
-                                      sample_argv)
+                                      native_trace, normalize, sample_argv)
 from tests.quick_profile import alternates
 
 pytestmark = pytest.mark.e2e
@@ -127,10 +128,25 @@ def test_a_pipe_reader_reads_each_line_as_it_is_written(arch):
         result.diff()
 
 
+# Native runs of sh-pipe tried for one whose sigreturns the sandbox's explain (below).
+PIPELINE_NATIVE_TRIES = 4
+
+
 @pytest.mark.parametrize("arch", ARCHES)
 def test_a_pipeline_under_dash_f(arch, rootfs_for):
     argv, follow = BUSYBOX_PROGRAMS["sh-pipe"]
     result = compare("sh-pipe", arch, argv, rootfs_for(arch), follow=follow)
+    # Natively the two children's SIGCHLDs are mostly taken together, returning to wait4's pid;
+    # now and then (1 run in 40 under a parallel test run, measured) the second one comes after
+    # another call returned, and that run adds `rt_sigreturn(...) = 0`: the host's timing, which
+    # the sandbox's deterministic scheduler need not repeat. So the native side is run again
+    # until one run's returns are all the sandbox's; a sandbox that returned elsewhere fails on
+    # every run, as the pid's return is in each.
+    for _ in range(PIPELINE_NATIVE_TRIES - 1):
+        if {line for line in result.native if "sigreturn(" in line} <= \
+                {line for line in result.sandbox if "sigreturn(" in line}:
+            break
+        result = replace(result, native=normalize(native_trace(argv, rootfs_for(arch), follow=follow)))
     _check_frame(result)
     exits = [line for line in result.sandbox if "+++ exited with" in line]
     assert len(exits) == len([line for line in result.native if "+++ exited with" in line]) == 3

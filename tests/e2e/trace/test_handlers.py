@@ -5,8 +5,6 @@ is named as the handler."""
 import io
 import os
 import struct
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +16,7 @@ from instrumenter.tracing.session import Session
 from kernel_model.fs import CapturedOutput
 from kernel_model.kernel import Kernel, KernelConfig
 from trapline.probespec import parse_probe_spec
+from tests.e2e.forkserver import run_trapline
 from tests.quick_profile import alternates
 
 pytestmark = pytest.mark.e2e
@@ -31,8 +30,7 @@ FIB_5_CALLS = 15
 
 def trapline(*args):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "trapline", *args], capture_output=True,
-                          env=env, cwd=ROOT, timeout=120)
+    return run_trapline(list(args), env=env, cwd=ROOT, timeout=120)     # forked: forkserver.py
 
 
 @pytest.mark.parametrize("arch", ARCHES)

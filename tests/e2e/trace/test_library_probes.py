@@ -15,6 +15,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from tests.e2e.forkserver import run_trapline
 
 pytestmark = pytest.mark.e2e
 
@@ -79,9 +80,8 @@ def test_malloc_probe_counts_every_call(program: Path):
 
 
 def test_records_name_the_library(program: Path):
-    done = subprocess.run(["python3", "-m", "trapline", "trace", "--clear-env", "-p",
-                           "uprobe:libc.so.6:malloc", "--", str(program), "1"],
-                          capture_output=True, timeout=300)
+    done = run_trapline(["trace", "--clear-env", "-p",
+                         "uprobe:libc.so.6:malloc", "--", str(program), "1"], timeout=300)
     assert done.returncode == 0, done.stderr
     assert b" libc.so.6:malloc args=" in done.stdout
 

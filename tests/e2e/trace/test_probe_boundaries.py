@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ import pytest
 from instrumenter.insn.decode import decode
 from loader.elf import load_elf_file
 from tests.e2e.debian_bins import ARCHES
+from tests.e2e.forkserver import run_trapline
 from tests.e2e.rootfs_variants import EXTRA_DIR, SAMPLE_ARCH
 from tests.e2e.static_c import build_static
 from tests.quick_profile import alternates
@@ -29,8 +29,7 @@ USAGE = 2
 
 
 def trace(*argv: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "trapline", "trace", "-c", *argv],
-                          capture_output=True, text=True, timeout=300)
+    return run_trapline(["trace", "-c", *argv], text=True, timeout=300)
 
 
 def hits(done: subprocess.CompletedProcess) -> dict[str, int]:

@@ -1,19 +1,17 @@
 """`trapline trace --detach-after N` and `--detach-on SIGNAL` (trapline/cli/detach.py): the
 records stop at the detach and the program runs on to its normal end with its native output."""
 import re
-import subprocess
-import sys
 
 import pytest
 
+from tests.e2e.forkserver import run_trapline
 from tests.e2e.gdb_client import REPO
 
 pytestmark = pytest.mark.e2e
 
 
 def trace(*argv):
-    done = subprocess.run([sys.executable, "-m", "trapline", "trace", *argv], cwd=REPO,
-                          capture_output=True, timeout=300)
+    done = run_trapline(["trace", *argv], timeout=300)
     return done.returncode, done.stdout.decode(), done.stderr.decode()
 
 

@@ -3,12 +3,12 @@ Chrome trace (entry/return pairs as B/E) and as folded stacks, on fib, both arch
 itself 2*F(N+1)-1 times, recursing N levels deep: the documents must say exactly that."""
 import json
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from collections import defaultdict
 from pathlib import Path
 
 import pytest
+from tests.e2e.forkserver import run_trapline
 
 ROOT = Path(__file__).resolve().parents[3]
 SAMPLES = ROOT / "samples" / "bin"
@@ -24,8 +24,8 @@ def arch(request) -> str:
 
 def _trace(tmp_path: Path, arch: str, fmt: str, *probes: str) -> str:
     out = tmp_path / f"trace.{fmt}"
-    done = subprocess.run([sys.executable, "-m", "trapline", "trace", "--format", fmt, "-o", str(out), *probes,
-                           "--", str(SAMPLES / arch / "fib"), "6"], capture_output=True, timeout=300)
+    done = run_trapline(["trace", "--format", fmt, "-o", str(out), *probes,
+                         "--", str(SAMPLES / arch / "fib"), "6"], timeout=300)
     assert done.returncode == 0, done.stderr.decode()
     assert done.stdout == b"fib(6) = 8\n"                     # the program's output stays apart
     return out.read_text()
@@ -77,8 +77,8 @@ def test_flamegraph_pl_draws_the_folded_stacks(tmp_path):
 
 
 def test_a_document_format_needs_a_file(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "trapline", "trace", "--format", "chrome", *PAIR, "--",
-                           str(SAMPLES / "x86_64" / "fib"), "3"], capture_output=True, timeout=120)
+    done = run_trapline(["trace", "--format", "chrome", *PAIR, "--",
+                         str(SAMPLES / "x86_64" / "fib"), "3"], timeout=120)
     assert done.returncode == 2
     assert done.stderr.decode().splitlines() == [
         "trapline: --format chrome writes one document: give it a file with -o FILE"]

@@ -5,14 +5,13 @@ for the parent. The run ends with the kernel's deadlock report naming all three,
 the patent's tool (--children detach) runs the same program to completion.
 """
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from kernel_model.kernel import Deadlock
 from trapline import Sandbox
+from tests.e2e.forkserver import run_trapline
 from tests.quick_profile import alternates
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -49,9 +48,8 @@ def test_the_naive_monitor_deadlocks_as_fig1_and_the_report_names_all_three(arch
 
 @pytest.mark.parametrize("arch", ARCHES)
 def test_the_cli_prints_the_deadlock_and_fails(arch):
-    done = subprocess.run([sys.executable, "-m", "trapline", "trace", "-p", PROBE,
-                           "--children", "naive", _sample(arch)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    done = run_trapline(["trace", "-p", PROBE,
+                         "--children", "naive", _sample(arch)], text=True, timeout=120)
     assert done.returncode != 0
     assert "trapline: deadlock: nothing can run" in done.stderr
     assert "waiting for its tracer" in done.stderr and "naive monitor" in done.stderr

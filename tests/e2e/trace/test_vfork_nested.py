@@ -16,8 +16,6 @@ stops resumed, the grandchild's hits recorded under its pid) and `detach` with b
 vfork-done).
 """
 import re
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -25,6 +23,7 @@ import pytest
 
 from kernel_model.kernel import Deadlock
 from trapline import Sandbox
+from tests.e2e.forkserver import run_trapline
 from tests.quick_profile import alternates
 
 pytestmark = pytest.mark.e2e
@@ -65,9 +64,8 @@ def test_the_naive_tool_deadlocks_at_the_nested_vfork_event_as_fig1(arch, strate
 
 @pytest.mark.parametrize("arch", ARCHES)
 def test_the_cli_reports_the_fig1_deadlock_with_trapline_s_own_status(arch):
-    done = subprocess.run([sys.executable, "-m", "trapline", "trace", *sum((["-p", p] for p in PROBES), []),
-                           "--children", "naive", _sample(arch)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    done = run_trapline(["trace", *sum((["-p", p] for p in PROBES), []),
+                         "--children", "naive", _sample(arch)], text=True, timeout=300)
     assert done.returncode == 124
     assert "trapline: deadlock: nothing can run" in done.stderr
     assert "stopped at the vfork event of pid 101 (its parent), waiting for its tracer" in done.stderr
