@@ -13,6 +13,7 @@ from ...fs.name_checks import chown_node
 from ...fs.permission import access_of
 from ...fs.constants import S_IFBLK, S_IFCHR, S_IFIFO, S_IFMT, S_IFREG, S_IFSOCK
 from ...fs.renamed import follow_rename
+from ...landlock.hooks import check_open as landlock_check_open
 from ...fs.resolve import ResolveView
 from ...fs.rootpath import getcwd_text
 from ...creds import CAP_DAC_READ_SEARCH
@@ -63,6 +64,12 @@ def _open(ctx, dirfd, pathname, flags, mode, resolve=0):
     f = ctx.kernel.fs.open(path, flags & ~O_CLOEXEC, mode & ~ctx.proc.umask & 0o7777,
                            base_dir(ctx, dirfd, path), view)
     node = getattr(f, "node", None)          # /proc/self/fd/N may reopen a pipe or stdio
+    if node is not None:                     # security_file_open (Landlock's hook_file_open)
+        try:
+            landlock_check_open(ctx.thread, f.path, flags, node.is_dir)
+        except GuestErrno:
+            f.close()
+            raise
     if node is not None and node.is_fifo and not flags & O_PATH:
         f = open_fifo(ctx.kernel, ctx.thread, node, f.path, flags & ~O_CLOEXEC)
     return ctx.proc.fds.install(f, cloexec=bool(flags & O_CLOEXEC))

@@ -1,0 +1,60 @@
+"""The questions the kernel's paths ask Landlock, one per LSM hook; each is a no-op for a task
+no ruleset restricts (its TaskFlags.landlock is None), so unrestricted calls pay one lookup.
+
+- file_open (security/landlock/fs.c hook_file_open): opening a file asks READ_FILE and/or
+  WRITE_FILE by its access mode (READ_DIR for a folder opened for reading), TRUNCATE with
+  O_TRUNC; an O_PATH open asks nothing. EACCES.
+- TCP bind and connect (net.c hook_socket_bind/connect, current_check_access_socket): the
+  port, in host order; EACCES.
+- connect to an abstract unix socket (task.c hook_unix_stream_connect/may_send): EPERM when
+  the caller's scoped layers do not hold the listener's owner.
+- signals (task.c hook_task_kill): EPERM likewise for LANDLOCK_SCOPE_SIGNAL.
+"""
+from .. import errno as E
+from ..errno import GuestErrno
+from ..fs.constants import O_ACCMODE, O_PATH, O_RDONLY, O_RDWR, O_TRUNC, O_WRONLY
+from .abi import (ACCESS_FS_READ_DIR, ACCESS_FS_READ_FILE, ACCESS_FS_TRUNCATE,
+                  ACCESS_FS_WRITE_FILE, ACCESS_NET_BIND_TCP, ACCESS_NET_CONNECT_TCP,
+                  SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL)
+from .domain import NO_DOMAIN
+
+
+def domain_of(thread):
+    return thread.task_flags.landlock
+
+
+def check_open(thread, path: bytes, flags: int, is_dir: bool) -> None:
+    domain = domain_of(thread)
+    if domain is None or flags & O_PATH:
+        return
+    access = 0
+    if flags & O_ACCMODE in (O_RDONLY, O_RDWR):
+        access |= ACCESS_FS_READ_DIR if is_dir else ACCESS_FS_READ_FILE
+    if flags & O_ACCMODE in (O_WRONLY, O_RDWR):
+        access |= ACCESS_FS_WRITE_FILE
+    if flags & O_TRUNC and not is_dir:
+        access |= ACCESS_FS_TRUNCATE
+    if domain.denies_path(path, access):
+        raise GuestErrno(E.EACCES)
+
+
+def check_tcp(thread, port: int, *, connect: bool) -> None:
+    domain = domain_of(thread)
+    access = ACCESS_NET_CONNECT_TCP if connect else ACCESS_NET_BIND_TCP
+    if domain is not None and domain.denies_port(port, access):
+        raise GuestErrno(E.EACCES)
+
+
+def may_reach_abstract(thread, owner_domain) -> bool:
+    """The caller may connect or send to an abstract unix socket whose creator's domain was
+    owner_domain (sk_peer_cred's, taken at socket creation)."""
+    domain = domain_of(thread)
+    return domain is None or not domain.scoped_from(owner_domain or NO_DOMAIN,
+                                                    SCOPE_ABSTRACT_UNIX_SOCKET)
+
+
+def may_signal(thread, target_thread) -> bool:
+    domain = domain_of(thread)
+    if domain is None or target_thread is None:
+        return True
+    return not domain.scoped_from(domain_of(target_thread) or NO_DOMAIN, SCOPE_SIGNAL)
