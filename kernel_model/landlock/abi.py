@@ -41,3 +41,15 @@ RESTRICT_SELF_LOG_SUBDOMAINS_OFF = 1 << 2
 MASK_RESTRICT_SELF = (1 << 3) - 1
 
 MAX_NUM_LAYERS = 16               # security/landlock/limits.h LANDLOCK_MAX_NUM_LAYERS
+
+# the file-system rights past the three a file's opening asks (ABI 1..3)
+ACCESS_FS_REMOVE_DIR = 1 << 4
+ACCESS_FS_REMOVE_FILE = 1 << 5
+ACCESS_FS_MAKE_CHAR = 1 << 6
+ACCESS_FS_MAKE_DIR = 1 << 7
+ACCESS_FS_MAKE_REG = 1 << 8
+ACCESS_FS_MAKE_SOCK = 1 << 9
+ACCESS_FS_MAKE_FIFO = 1 << 10
+ACCESS_FS_MAKE_BLOCK = 1 << 11
+ACCESS_FS_MAKE_SYM = 1 << 12
+ACCESS_FS_REFER = 1 << 13

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from .. import errno as E
 from ..errno import GuestErrno
-from .abi import MAX_NUM_LAYERS
+from .abi import ACCESS_FS_REFER, MAX_NUM_LAYERS
 from .ruleset import Ruleset
 
 
@@ -24,7 +24,10 @@ class Layer:
 
     @classmethod
     def of(cls, ruleset: Ruleset) -> "Layer":
-        return cls(ruleset.handled_fs, ruleset.handled_net, ruleset.scoped,
+        # a layer handling any file-system right handles REFER too: reparenting is denied
+        # unless a rule grants it (ruleset.c landlock_add_fs_access_mask's INITIALLY_DENIED)
+        handled_fs = ruleset.handled_fs | ACCESS_FS_REFER if ruleset.handled_fs else 0
+        return cls(handled_fs, ruleset.handled_net, ruleset.scoped,
                    tuple(sorted(ruleset.path_rules.items())),
                    tuple(sorted(ruleset.port_rules.items())))
 

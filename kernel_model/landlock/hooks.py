@@ -23,10 +23,10 @@ def domain_of(thread):
     return thread.task_flags.landlock
 
 
-def check_open(thread, path: bytes, flags: int, is_dir: bool) -> None:
-    domain = domain_of(thread)
-    if domain is None or flags & O_PATH:
-        return
+def open_access(flags: int, is_dir: bool) -> int:
+    """The rights opening with `flags` asks (an O_PATH open asks none)."""
+    if flags & O_PATH:
+        return 0
     access = 0
     if flags & O_ACCMODE in (O_RDONLY, O_RDWR):
         access |= ACCESS_FS_READ_DIR if is_dir else ACCESS_FS_READ_FILE
@@ -34,7 +34,14 @@ def check_open(thread, path: bytes, flags: int, is_dir: bool) -> None:
         access |= ACCESS_FS_WRITE_FILE
     if flags & O_TRUNC and not is_dir:
         access |= ACCESS_FS_TRUNCATE
-    if domain.denies_path(path, access):
+    return access
+
+
+def check_open(thread, path: bytes, flags: int, is_dir: bool) -> None:
+    """What was opened, by the path it was opened as (a file just created, a /proc/PID/fd
+    link reopened): fs_guard.py asked before the opening where it could."""
+    domain = domain_of(thread)
+    if domain is not None and domain.denies_path(path, open_access(flags, is_dir)):
         raise GuestErrno(E.EACCES)
 
 

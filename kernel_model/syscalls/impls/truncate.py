@@ -6,7 +6,7 @@ from ...flags import AT_FDCWD
 from ..kinds import K
 from ..registry import syscall
 from .file_size_limit import check_new_size
-from .paths import _path_at, fs_view
+from .paths import _path_at, fs_view, guarded_fs
 
 
 @syscall("truncate", args=(("pathname", K.PATH), ("length", K.LONG)))
@@ -26,6 +26,6 @@ def _truncate(ctx, pathname, length: int) -> int:
     path, base = _path_at(ctx, AT_FDCWD & ctx.mask, pathname)
     if length < 0:
         raise GuestErrno(E.EINVAL)
-    ctx.kernel.fs.truncate(path, length, base, fs_view(ctx),
+    guarded_fs(ctx).truncate(path, length, base, fs_view(ctx),
                            lambda size: check_new_size(ctx, size, length))
     return 0

@@ -23,6 +23,7 @@ PROGRAM = r"""
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -50,6 +51,55 @@ static int scoped(unsigned long long scope) {
 }
 
 static int child_status(void) { int st; wait(&st); return WEXITSTATUS(st); }
+
+static void fs_rights(void) {
+    char d1[] = "/tmp/llfs-XXXXXX", d2[] = "/tmp/llfs2-XXXXXX", p[64], q[64];
+    mkdtemp(d1); mkdtemp(d2);
+#define P(fmt, ...) (snprintf(p, sizeof p, fmt, __VA_ARGS__), p)
+#define SAY(what, call) printf("fs: %s %ld\n", what, r(call))
+#define Q(fmt, ...) (snprintf(q, sizeof q, fmt, __VA_ARGS__), q)
+    close(open(P("%s/a", d1), O_CREAT | O_WRONLY, 0600));
+    int b = open(P("%s/b", d2), O_CREAT | O_WRONLY, 0600);
+    write(b, "hello", 5); close(b);
+    unsigned long long handled = LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_FILE |
+        (1ULL << 4) | (1ULL << 5) | (1ULL << 7) | (1ULL << 8) | (1ULL << 10) | (1ULL << 12) |
+        (1ULL << 13) | (1ULL << 14);
+    unsigned long long attr[3] = {handled, 0, 0};
+    int rs = create(attr, sizeof attr, 0);
+    struct landlock_path_beneath_attr pb = {.allowed_access = handled & ~((1ULL << 10) | (1ULL << 13)),
+                                            .parent_fd = open(d1, O_PATH)};
+    add(rs, 1, &pb, 0);
+    if (fork() == 0) {
+        prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+        restrict_self(rs, 0);
+        /* one call per line: printf's arguments have no order of evaluation */
+        SAY("mkdir", mkdir(P("%s/sub", d1), 0700));
+        SAY("mkdir outside", mkdir(P("%s/sub", d2), 0700));
+        SAY("mkdir existing", mkdir(P("%s/a", d1), 0700));
+        SAY("create", open(P("%s/new", d1), O_CREAT | O_WRONLY, 0600) >= 0 ? 0 : -1);
+        SAY("create outside", open(P("%s/new", d2), O_CREAT | O_WRONLY, 0600));
+        SAY("O_TRUNC outside", open(P("%s/b", d2), O_WRONLY | O_TRUNC));
+        SAY("truncate", truncate(P("%s/a", d1), 0));
+        SAY("truncate outside", truncate(P("%s/b", d2), 0));
+        SAY("symlink", symlink("x", P("%s/l", d1)));
+        SAY("symlink outside", symlink("x", P("%s/l", d2)));
+        SAY("mkfifo unallowed", mkfifo(P("%s/f", d1), 0600));
+        SAY("rename within", rename(P("%s/a", d1), Q("%s/a2", d1)));
+        SAY("rename out", rename(P("%s/a2", d1), Q("%s/a", d2)));
+        SAY("rename in", rename(P("%s/b", d2), Q("%s/b", d1)));
+        SAY("rename to a sub-folder", rename(P("%s/new", d1), Q("%s/sub/new", d1)));
+        SAY("unlink", unlink(P("%s/new", d1)));
+        SAY("unlink outside", unlink(P("%s/b", d2)));
+        SAY("rmdir", rmdir(P("%s/sub", d1)));
+        _exit(0);
+    }
+    child_status();
+    struct stat st;
+    stat(P("%s/b", d2), &st);
+    printf("fs: after: %s/new %ld, b's size %ld\n", "d2", r(access(P("%s/new", d2), F_OK)), (long)st.st_size);
+    unlink(P("%s/a2", d1)); unlink(P("%s/l", d1)); unlink(P("%s/b", d2));
+    rmdir(d1); rmdir(d2);
+}
 
 int main(void) {
     setvbuf(stdout, NULL, _IONBF, 0);
@@ -126,6 +176,7 @@ int main(void) {
         }
         child_status();
     }
+    fs_rights();
     uint64_t ids[16]; uint32_t size = 0;
     long n = r(syscall(SYS_lsm_list_modules, ids, &size, 0));
     printf("lsm short %ld size %s flags %ld\n", n, size % 8 == 0 && size ? "ok" : "bad",
@@ -156,6 +207,25 @@ write here 1, /dev/null -13, read /dev/null ok
 grandchild /dev/null -13
 scoped 0: kill parent 0, kill self 0, connect 0
 scoped 1: kill parent -1, kill self 0, connect -1
+fs: mkdir 0
+fs: mkdir outside -13
+fs: mkdir existing -17
+fs: create 0
+fs: create outside -13
+fs: O_TRUNC outside -13
+fs: truncate 0
+fs: truncate outside -13
+fs: symlink 0
+fs: symlink outside -13
+fs: mkfifo unallowed -13
+fs: rename within 0
+fs: rename out -13
+fs: rename in -13
+fs: rename to a sub-folder -18
+fs: unlink 0
+fs: unlink outside -13
+fs: rmdir 0
+fs: after: d2/new -2, b's size 5
 lsm short -7 size ok flags -22
 lsm capability 1 landlock 1
 """
