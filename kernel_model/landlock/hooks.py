@@ -3,7 +3,7 @@ no ruleset restricts (its TaskFlags.landlock is None), so unrestricted calls pay
 
 - file_open (security/landlock/fs.c hook_file_open): opening a file asks READ_FILE and/or
   WRITE_FILE by its access mode (READ_DIR for a folder opened for reading), TRUNCATE with
-  O_TRUNC; an O_PATH open asks nothing. EACCES.
+  O_TRUNC; an O_PATH open asks nothing; exec's opening READ_FILE and EXECUTE. EACCES.
 - TCP bind and connect (net.c hook_socket_bind/connect, current_check_access_socket): the
   port, in host order; EACCES.
 - connect to an abstract unix socket (task.c hook_unix_stream_connect/may_send): EPERM when
@@ -13,8 +13,8 @@ no ruleset restricts (its TaskFlags.landlock is None), so unrestricted calls pay
 from .. import errno as E
 from ..errno import GuestErrno
 from ..fs.constants import O_ACCMODE, O_PATH, O_RDONLY, O_RDWR, O_TRUNC, O_WRONLY
-from .abi import (ACCESS_FS_READ_DIR, ACCESS_FS_READ_FILE, ACCESS_FS_TRUNCATE,
-                  ACCESS_FS_WRITE_FILE, ACCESS_NET_BIND_TCP, ACCESS_NET_CONNECT_TCP,
+from .abi import (ACCESS_FS_EXECUTE, ACCESS_FS_READ_DIR, ACCESS_FS_READ_FILE,
+                  ACCESS_FS_TRUNCATE, ACCESS_FS_WRITE_FILE, ACCESS_NET_BIND_TCP, ACCESS_NET_CONNECT_TCP,
                   SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL)
 from .domain import NO_DOMAIN
 
@@ -42,6 +42,14 @@ def check_open(thread, path: bytes, flags: int, is_dir: bool) -> None:
     link reopened): fs_guard.py asked before the opening where it could."""
     domain = domain_of(thread)
     if domain is not None and domain.denies_path(path, open_access(flags, is_dir)):
+        raise GuestErrno(E.EACCES)
+
+
+def check_exec(thread, path: bytes) -> None:
+    """open_exec's file (the program, its interpreter, a script's): opened for reading with
+    __FMODE_EXEC, so hook_file_open asks READ_FILE and EXECUTE."""
+    domain = domain_of(thread) if thread is not None else None
+    if domain is not None and domain.denies_path(path, ACCESS_FS_READ_FILE | ACCESS_FS_EXECUTE):
         raise GuestErrno(E.EACCES)
 
 

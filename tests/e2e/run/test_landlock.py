@@ -101,8 +101,35 @@ static void fs_rights(void) {
     rmdir(d1); rmdir(d2);
 }
 
-int main(void) {
+static void exec_rights(const char *self) {
+    char folder[256];
+    strcpy(folder, self);
+    *strrchr(folder, '/') = 0;
+    for (int granted = 0; granted <= 1; granted++) {
+        unsigned long long attr[3] = {1ULL << 0, 0, 0};    /* LANDLOCK_ACCESS_FS_EXECUTE */
+        int rs = create(attr, sizeof attr, 0);
+        struct landlock_path_beneath_attr pb = {.allowed_access = 1, .parent_fd = open(folder, O_PATH)};
+        if (granted)
+            add(rs, 1, &pb, 0);
+        if (fork() == 0) {
+            prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+            restrict_self(rs, 0);
+            char *argv[] = {(char *)self, "exec-ok", NULL};
+            execv(self, argv);
+            printf("exec with the folder granted %d: %ld\n", granted, -(long)errno);
+            _exit(0);
+        }
+        child_status();
+        close(rs);
+    }
+}
+
+int main(int argc, char **argv) {
     setvbuf(stdout, NULL, _IONBF, 0);
+    if (argc > 1) {
+        printf("exec ran\n");
+        return 0;
+    }
     unsigned long long attr[3] = {0};
     char dir[] = "/tmp/landlock-XXXXXX", file[64];
     mkdtemp(dir);
@@ -177,6 +204,9 @@ int main(void) {
         child_status();
     }
     fs_rights();
+    char self[256] = {0};
+    readlink("/proc/self/exe", self, sizeof self - 1);
+    exec_rights(self);
     uint64_t ids[16]; uint32_t size = 0;
     long n = r(syscall(SYS_lsm_list_modules, ids, &size, 0));
     printf("lsm short %ld size %s flags %ld\n", n, size % 8 == 0 && size ? "ok" : "bad",
@@ -226,6 +256,8 @@ fs: unlink 0
 fs: unlink outside -13
 fs: rmdir 0
 fs: after: d2/new -2, b's size 5
+exec with the folder granted 0: -13
+exec ran
 lsm short -7 size ok flags -22
 lsm capability 1 landlock 1
 """
