@@ -4,6 +4,7 @@ no ruleset restricts (its TaskFlags.landlock is None), so unrestricted calls pay
 - file_open (security/landlock/fs.c hook_file_open): opening a file asks READ_FILE and/or
   WRITE_FILE by its access mode (READ_DIR for a folder opened for reading), TRUNCATE with
   O_TRUNC; an O_PATH open asks nothing; exec's opening READ_FILE and EXECUTE. EACCES.
+- ftruncate (hook_file_truncate): TRUNCATE as it was when the file was opened; EACCES.
 - TCP bind and connect (net.c hook_socket_bind/connect, current_check_access_socket): the
   port, in host order; EACCES.
 - connect to an abstract unix socket (task.c hook_unix_stream_connect/may_send): EPERM when
@@ -37,11 +38,22 @@ def open_access(flags: int, is_dir: bool) -> int:
     return access
 
 
-def check_open(thread, path: bytes, flags: int, is_dir: bool) -> None:
+def check_open(thread, f, flags: int, is_dir: bool) -> None:
     """What was opened, by the path it was opened as (a file just created, a /proc/PID/fd
-    link reopened): fs_guard.py asked before the opening where it could."""
+    link reopened): fs_guard.py asked before the opening where it could. The file keeps
+    whether TRUNCATE was its opener's (landlock_file(file)->allowed_access, which
+    hook_file_truncate asks at ftruncate, whatever domain the caller has by then)."""
     domain = domain_of(thread)
-    if domain is not None and domain.denies_path(path, open_access(flags, is_dir)):
+    if domain is None:
+        return
+    if domain.denies_path(f.path, open_access(flags, is_dir)):
+        raise GuestErrno(E.EACCES)
+    f.landlock_truncate_denied = domain.denies_path(f.path, ACCESS_FS_TRUNCATE)
+
+
+def check_file_truncate(f) -> None:
+    """hook_file_truncate: a file opened by a task its domain denied TRUNCATE (EACCES)."""
+    if getattr(f, "landlock_truncate_denied", False):
         raise GuestErrno(E.EACCES)
 
 

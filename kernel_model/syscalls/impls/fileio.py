@@ -3,6 +3,7 @@ import struct
 
 from ... import errno as E
 from ...errno import GuestErrno
+from ...landlock.hooks import check_file_truncate
 from ...flags import (F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_GETFL, F_SETFD, F_SETFL, FASYNC,
                       FD_CLOEXEC, FIOCLEX, FIONBIO, FIONCLEX, FIONREAD, O_ACCMODE, O_APPEND,
                       O_DIRECT, O_NOATIME, O_NONBLOCK, O_PATH, O_RDWR, O_WRONLY, SEEK_CUR,
@@ -269,6 +270,7 @@ def _ftruncate(ctx, f, length: int) -> int:
     first, which the file's truncate says)."""
     node = getattr(f, "node", None)
     if node is not None and node.is_regular:
+        check_file_truncate(f)              # security_file_truncate, before do_truncate's size
         check_new_size(ctx, f.stat().size, length)
     f.truncate(length)
     return 0

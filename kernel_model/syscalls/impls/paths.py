@@ -72,7 +72,7 @@ def _open(ctx, dirfd, pathname, flags, mode, resolve=0):
     node = getattr(f, "node", None)          # /proc/self/fd/N may reopen a pipe or stdio
     if node is not None:                     # security_file_open (Landlock's hook_file_open)
         try:
-            landlock_check_open(ctx.thread, f.path, flags, node.is_dir)
+            landlock_check_open(ctx.thread, f, flags, node.is_dir)
         except GuestErrno:
             f.close()
             raise

@@ -94,6 +94,20 @@ static void fs_rights(void) {
         _exit(0);
     }
     child_status();
+    int before = open(P("%s/b", d2), O_WRONLY);
+    unsigned long long only_truncate[3] = {1ULL << 14, 0, 0};
+    rs = create(only_truncate, sizeof only_truncate, 0);
+    if (fork() == 0) {
+        prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+        restrict_self(rs, 0);
+        int after = open(P("%s/b", d2), O_WRONLY);
+        SAY("ftruncate of a file opened restricted", ftruncate(after, 5));
+        SAY("ftruncate of a file opened before", ftruncate(before, 5));
+        SAY("O_TRUNC", open(P("%s/b", d2), O_WRONLY | O_TRUNC));
+        _exit(0);
+    }
+    child_status();
+    close(before);
     struct stat st;
     stat(P("%s/b", d2), &st);
     printf("fs: after: %s/new %ld, b's size %ld\n", "d2", r(access(P("%s/new", d2), F_OK)), (long)st.st_size);
@@ -255,6 +269,9 @@ fs: rename to a sub-folder -18
 fs: unlink 0
 fs: unlink outside -13
 fs: rmdir 0
+fs: ftruncate of a file opened restricted -13
+fs: ftruncate of a file opened before 0
+fs: O_TRUNC -13
 fs: after: d2/new -2, b's size 5
 exec with the folder granted 0: -13
 exec ran
