@@ -7,8 +7,8 @@ no ruleset restricts (its TaskFlags.landlock is None), so unrestricted calls pay
 - ftruncate (hook_file_truncate): TRUNCATE as it was when the file was opened; EACCES.
 - TCP bind and connect (net.c hook_socket_bind/connect, current_check_access_socket): the
   port, in host order; EACCES.
-- connect to an abstract unix socket (task.c hook_unix_stream_connect/may_send): EPERM when
-  the caller's scoped layers do not hold the listener's owner.
+- connect or send to an abstract unix socket (task.c hook_unix_stream_connect/may_send):
+  EPERM when the caller's scoped layers do not hold the socket's creator.
 - signals (task.c hook_task_kill): EPERM likewise for LANDLOCK_SCOPE_SIGNAL.
 """
 from .. import errno as E
@@ -72,12 +72,14 @@ def check_tcp(thread, port: int, *, connect: bool) -> None:
         raise GuestErrno(E.EACCES)
 
 
-def may_reach_abstract(thread, owner_domain) -> bool:
-    """The caller may connect or send to an abstract unix socket whose creator's domain was
-    owner_domain (sk_peer_cred's, taken at socket creation)."""
+def check_abstract_peer(thread, abstract: bool, owner_domain) -> None:
+    """Connecting or sending to an abstract unix socket whose creator's domain was
+    owner_domain (the socket file's f_cred, taken at its creation): EPERM when a layer of the
+    caller scoping LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET does not hold it."""
     domain = domain_of(thread)
-    return domain is None or not domain.scoped_from(owner_domain or NO_DOMAIN,
-                                                    SCOPE_ABSTRACT_UNIX_SOCKET)
+    if abstract and domain is not None and domain.scoped_from(owner_domain or NO_DOMAIN,
+                                                              SCOPE_ABSTRACT_UNIX_SOCKET):
+        raise GuestErrno(E.EPERM)
 
 
 def may_signal(thread, target_thread) -> bool:

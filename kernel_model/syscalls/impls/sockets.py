@@ -203,9 +203,8 @@ def _landlock_tcp(ctx, sock: InetSocket, raw: bytes, *, connect: bool) -> None:
 def _landlock_abstract(ctx, raw: bytes, server) -> None:
     """task.c hook_unix_stream_connect / hook_unix_may_send: an abstract name outside the
     caller's LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET sandbox is EPERM."""
-    if parse(raw).abstract and not landlock.may_reach_abstract(
-            ctx.thread, getattr(server, "landlock_domain", None)):
-        raise GuestErrno(E.EPERM)
+    landlock.check_abstract_peer(ctx.thread, parse(raw).abstract,
+                                 getattr(server, "landlock_domain", None))
 
 
 @syscall("accept", args=(("sockfd", K.FD), ("addr", K.STRUCT), ("addrlen", K.INT_OUT)))

@@ -18,6 +18,7 @@ from ...net.constants import (MSG_CMSG_CLOEXEC, MSG_CTRUNC, MSG_TRUNC, SCM_CREDE
 from ...net.inet import InetSocket
 from ...net.message import Credentials
 from ...fdtable import release_file
+from ...landlock.hooks import check_abstract_peer
 from ..iovec import MAX_RW_COUNT, UIO_MAXIOV, gather, import_iovec
 from ..kinds import K
 from ..registry import syscall
@@ -100,7 +101,11 @@ def _send(ctx, sock, data: bytes, flags: int, dest: int, addrlen: int, files, cr
         send = lambda: sock.send(data, flags, creds, files=files, raw=raw)   # noqa: E731
     else:
         if named and sock.type != SOCK_STREAM:
-            target = find_raw(ctx, read_sockaddr(ctx, dest, addrlen))
+            raw = read_sockaddr(ctx, dest, addrlen)
+            target = find_raw(ctx, raw)
+            if target is not sock.peer:     # hook_unix_may_send: a connected peer passed
+                check_abstract_peer(ctx.thread, parse(raw).abstract,
+                                    getattr(target, "landlock_domain", None))
         send = lambda: sock.send(data, flags, creds, files=files,            # noqa: E731
                                  target=target, named=named)
     return timed(ctx, sock, ("send", id(sock)), SO_SNDTIMEO, send)

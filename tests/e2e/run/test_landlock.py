@@ -205,6 +205,11 @@ int main(int argc, char **argv) {
     int server = socket(AF_UNIX, SOCK_STREAM, 0);
     bind(server, (struct sockaddr *)&un, len);
     listen(server, 4);
+    struct sockaddr_un dun = {.sun_family = AF_UNIX};
+    memcpy(dun.sun_path, "\0ll-dgram", 9);
+    socklen_t dlen = offsetof(struct sockaddr_un, sun_path) + 9;
+    int dgram = socket(AF_UNIX, SOCK_DGRAM, 0);
+    bind(dgram, (struct sockaddr *)&dun, dlen);
     pid_t parent = getpid();
     for (int scope = 0; scope <= 1; scope++) {
         if (fork() == 0) {
@@ -213,6 +218,8 @@ int main(int argc, char **argv) {
             int c = socket(AF_UNIX, SOCK_STREAM, 0);
             printf("scoped %d: kill parent %ld, kill self %ld, connect %ld\n", scope,
                    r(kill(parent, 0)), r(kill(getpid(), 0)), r(connect(c, (struct sockaddr *)&un, len)));
+            int d = socket(AF_UNIX, SOCK_DGRAM, 0);
+            printf("scoped %d: sendto %ld\n", scope, r(sendto(d, "x", 1, 0, (struct sockaddr *)&dun, dlen)));
             _exit(0);
         }
         child_status();
@@ -250,7 +257,9 @@ restricted 0
 write here 1, /dev/null -13, read /dev/null ok
 grandchild /dev/null -13
 scoped 0: kill parent 0, kill self 0, connect 0
+scoped 0: sendto 1
 scoped 1: kill parent -1, kill self 0, connect -1
+scoped 1: sendto -1
 fs: mkdir 0
 fs: mkdir outside -13
 fs: mkdir existing -17
