@@ -10,6 +10,7 @@ from ..errno import GuestErrno
 from .exec import build_program
 from .exec_cache import read_through
 from ..fsview import fs_view
+from ..landlock.hooks import check_exec
 
 MAX_INTERPRETER_DEPTH = 4     # Linux BINPRM_MAX_RECURSION: #! scripts running #! scripts
 BINPRM_BUF_SIZE = 256         # the #! line must fit in the first 256 bytes
@@ -42,6 +43,7 @@ def read_executable_and_stat(kernel, proc, path: bytes):
         if (st.mode & S_IFMT) != S_IFREG:
             raise GuestErrno(E.EACCES)
         kernel.fs.access(path, proc.cwd, view, X_OK)
+        check_exec(kernel.current if kernel.current in proc.threads else None, f.path)
         # A file exec read before and that has not changed since is not read again (exec_cache.py)
         return read_through(f.node, lambda: _read_whole(f, st.size)), st
     finally:

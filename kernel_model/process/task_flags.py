@@ -12,6 +12,8 @@
   (kernel_model/seccomp/); fork copies them (copy_seccomp), exec keeps them.
 - keep_caps, securebits, thp_disable: stored and read back; capbset and ambient stand for the
   credentials' bounding and ambient sets (creds.py has neither): fork keeps them.
+- landlock: the task's Landlock domain (kernel_model/landlock/domain.py), None when no ruleset
+  restricts it; it lives in Linux's credentials, which fork shares and exec keeps.
 """
 from dataclasses import dataclass, replace
 
@@ -34,6 +36,7 @@ class TaskFlags:
     thp_disable: bool = False
     seccomp_mode: int = 0                  # SECCOMP_MODE_DISABLED
     seccomp_filters: tuple = ()
+    landlock: object = None
 
     def for_child(self) -> "TaskFlags":
         return replace(self, pdeath_signal=0, default_timer_slack_ns=self.timer_slack_ns)

@@ -8,6 +8,7 @@ from ...flags import (F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_GETFL, F_NOTIFY, F_SE
                       O_APPEND, O_DIRECT, O_NOATIME, O_NONBLOCK, O_PATH, O_RDWR, O_WRONLY,
                       SEEK_CUR, SEEK_MAX)
 from ...fs.devfs import UserfaultfdDevice
+from ...landlock.hooks import check_file_truncate
 from ...fs.fasync import set_fasync
 from ...notify.dnotify import set_dnotify
 from ...fs.unseekable import Unseekable
@@ -281,6 +282,7 @@ def _ftruncate(ctx, f, length: int) -> int:
     first, which the file's truncate says)."""
     node = getattr(f, "node", None)
     if node is not None and node.is_regular:
+        check_file_truncate(f)              # security_file_truncate, before do_truncate's size
         check_new_size(ctx, f.stat().size, length)
     f.truncate(length)
     return 0

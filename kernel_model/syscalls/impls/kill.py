@@ -9,6 +9,7 @@ sig_task_ignored). kill(-1, ...) never reaches it.
 from ... import errno as E
 from ...creds import ROOT
 from ...errno import GuestErrno
+from ...landlock.hooks import may_signal as landlock_may_signal
 from ...process.proc import INIT_PID, ZOMBIE
 from ...signals import NSIG
 from ...signals.queue_limit import refuse_queue_overflow
@@ -35,11 +36,15 @@ def post(ctx, target, sig: int, info: dict) -> None:
 
 def may_signal(ctx, target, sig: int) -> bool:
     """kernel/signal.c check_kill_permission: the sender's real or effective uid is the
-    target's real or saved one, or CAP_KILL; SIGCONT within the session is always allowed."""
+    target's real or saved one, or CAP_KILL; SIGCONT within the session is always allowed;
+    then the LSMs (a signal within one thread group is never scoped)."""
     mine, theirs = ctx.proc.creds, target.creds
-    if {mine.uid, mine.euid} & {theirs.uid, theirs.suid} or mine.capable(CAP_KILL):
-        return True
-    return sig == SIGCONT and target.sid == ctx.proc.sid
+    if not ({mine.uid, mine.euid} & {theirs.uid, theirs.suid} or mine.capable(CAP_KILL)
+            or sig == SIGCONT and target.sid == ctx.proc.sid):
+        return False
+    # then security_task_kill: Landlock's LANDLOCK_SCOPE_SIGNAL (task.c hook_task_kill)
+    leader = target.threads[0] if target.threads else None
+    return target is ctx.proc or landlock_may_signal(ctx.thread, leader)
 
 
 def _check_signal(sig: int) -> None:

@@ -13,6 +13,8 @@ from ...fs.name_checks import chown_node
 from ...fs.permission import access_of
 from ...fs.constants import S_IFBLK, S_IFCHR, S_IFIFO, S_IFMT, S_IFREG, S_IFSOCK
 from ...fs.renamed import follow_rename
+from ...landlock.fs_guard import guarded
+from ...landlock.hooks import check_open as landlock_check_open
 from ...fs.resolve import ResolveView
 from ...fs.rootpath import getcwd_text
 from ...creds import CAP_DAC_READ_SEARCH
@@ -30,6 +32,11 @@ RENAME_NOREPLACE = 1
 
 def fs_view(ctx):
     return process_view(ctx.proc)
+
+
+def guarded_fs(ctx):
+    """The file system as the calling thread's Landlock domain lets it reach it."""
+    return guarded(ctx.kernel.fs, ctx.thread.task_flags.landlock)
 
 
 def global_view(ctx):
@@ -64,8 +71,15 @@ def _open(ctx, dirfd, pathname, flags, mode, resolve=0):
         view = ResolveView(view, resolve, base_dir(ctx, dirfd, b"."))
     base = base_dir(ctx, dirfd, path)
     break_leases(ctx, path, base, view, flags)
-    f = ctx.kernel.fs.open(path, flags & ~O_CLOEXEC, mode & ~ctx.proc.umask & 0o7777, base, view)
+    f = guarded_fs(ctx).open(path, flags & ~O_CLOEXEC, mode & ~ctx.proc.umask & 0o7777, base,
+                             view)
     node = getattr(f, "node", None)          # /proc/self/fd/N may reopen a pipe or stdio
+    if node is not None:                     # security_file_open (Landlock's hook_file_open)
+        try:
+            landlock_check_open(ctx.thread, f, flags, node.is_dir)
+        except GuestErrno:
+            f.close()
+            raise
     if node is not None and node.is_fifo and not flags & O_PATH:
         f = open_fifo(ctx.kernel, ctx.thread, node, f.path, flags & ~O_CLOEXEC)
     return ctx.proc.fds.install(f, cloexec=bool(flags & O_CLOEXEC))
@@ -210,7 +224,7 @@ def sys_mkdir(ctx, pathname, mode):
 @syscall("mkdirat", args=(("dirfd", K.DIRFD), ("pathname", K.PATH), ("mode", K.MODE)))
 def sys_mkdirat(ctx, dirfd, pathname, mode):
     path, base = _path_at(ctx, dirfd, pathname)
-    ctx.kernel.fs.mkdir(path, mode & ~ctx.proc.umask & 0o7777, base, fs_view(ctx))
+    guarded_fs(ctx).mkdir(path, mode & ~ctx.proc.umask & 0o7777, base, fs_view(ctx))
     return 0
 
 
@@ -233,14 +247,14 @@ def sys_mknodat(ctx, dirfd, pathname, mode, dev):
         raise GuestErrno(E.EINVAL)
     path, base = _path_at(ctx, dirfd, pathname)
     perms = mode & ~ctx.proc.umask & 0o7777
-    ctx.kernel.fs.mknod(path, (mode & S_IFMT) | perms, base, fs_view(ctx), dev & 0xFFFFFFFF)
+    guarded_fs(ctx).mknod(path, (mode & S_IFMT) | perms, base, fs_view(ctx), dev & 0xFFFFFFFF)
     return 0
 
 
 @syscall("rmdir", args=(("pathname", K.PATH),))
 def sys_rmdir(ctx, pathname):
     path, base = _path_at(ctx, AT_FDCWD & ctx.mask, pathname)
-    ctx.kernel.fs.rmdir(path, base, fs_view(ctx))
+    guarded_fs(ctx).rmdir(path, base, fs_view(ctx))
     return 0
 
 
@@ -255,16 +269,16 @@ def sys_unlinkat(ctx, dirfd, pathname, flags):
         raise GuestErrno(E.EINVAL)
     path, base = _path_at(ctx, dirfd, pathname)
     if flags & AT_REMOVEDIR:
-        ctx.kernel.fs.rmdir(path, base, fs_view(ctx))
+        guarded_fs(ctx).rmdir(path, base, fs_view(ctx))
     else:
-        ctx.kernel.fs.unlink(path, base, fs_view(ctx))
+        guarded_fs(ctx).unlink(path, base, fs_view(ctx))
     return 0
 
 
 def _rename(ctx, olddirfd, oldpath, newdirfd, newpath, flags=0):
     old, old_base = _path_at(ctx, olddirfd, oldpath)
     new, new_base = _path_at(ctx, newdirfd, newpath)
-    fs, view = ctx.kernel.fs, fs_view(ctx)
+    fs, view = guarded_fs(ctx), fs_view(ctx)
     if flags & ~RENAME_NOREPLACE:
         raise GuestErrno(E.EINVAL)
     if flags & RENAME_NOREPLACE:
@@ -312,7 +326,7 @@ def sys_symlink(ctx, target, linkpath):
 def sys_symlinkat(ctx, target, newdirfd, linkpath):
     target = ctx.read_path(target)
     path, base = _path_at(ctx, newdirfd, linkpath)
-    ctx.kernel.fs.symlink(target, path, base, fs_view(ctx))
+    guarded_fs(ctx).symlink(target, path, base, fs_view(ctx))
     return 0
 
 
@@ -328,7 +342,7 @@ def sys_linkat(ctx, olddirfd, oldpath, newdirfd, newpath, flags):
         raise GuestErrno(E.EINVAL)                  # do_linkat
     node = _link_source(ctx, olddirfd, oldpath, flags)
     new, new_base = _path_at(ctx, newdirfd, newpath)
-    ctx.kernel.fs.link_inode(node, new, new_base, fs_view(ctx))
+    guarded_fs(ctx).link_inode(node, new, new_base, fs_view(ctx))
     return 0
 
 

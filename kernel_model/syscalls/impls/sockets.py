@@ -15,6 +15,7 @@ from ... import errno as E
 from ...creds import CAP_NET_BIND_SERVICE
 from ...errno import GuestErrno
 from ...fsview import fs_view
+from ...landlock import hooks as landlock
 from ...net.address import is_autobind_request, parse
 from ...net.constants import (AF_INET, AF_INET6, AF_NETLINK, AF_UNIX, AF_UNSPEC, SOCK_CLOEXEC, SOCK_DGRAM,
                               SOCK_NONBLOCK, SOCK_RAW, SOCK_SEQPACKET, SOCK_STREAM,
@@ -105,8 +106,9 @@ def sys_socket(ctx, domain, type_, protocol):
     else:
         sock_type = _unix_type(ctx, domain, sock_type, protocol)
     fd = ctx.proc.fds.lowest_free()
-    return ctx.proc.fds.install(_new_socket(ctx, sock_type, flags, family), at=fd,
-                                cloexec=bool(flags & SOCK_CLOEXEC))
+    sock = _new_socket(ctx, sock_type, flags, family)
+    sock.landlock_domain = landlock.domain_of(ctx.thread)   # the file's f_cred, for the scopes
+    return ctx.proc.fds.install(sock, at=fd, cloexec=bool(flags & SOCK_CLOEXEC))
 
 
 def _netlink_socket(ctx, sock_type: int, protocol: int, flags: int) -> int:
@@ -164,6 +166,7 @@ def sys_bind(ctx, fd, addr, addrlen):
         sock.bind_packet(raw)
         return 0
     if isinstance(sock, InetSocket):
+        _landlock_tcp(ctx, sock, raw, connect=False)
         sock.bind_inet(sock.parse(raw), ctx.proc.creds.capable(CAP_NET_BIND_SERVICE))
         return 0
     names = unix_names(ctx)
@@ -202,6 +205,7 @@ def sys_connect(ctx, fd, addr, addrlen):
     if isinstance(sock, PacketSocket):
         raise GuestErrno(E.EOPNOTSUPP)              # packet_ops: sock_no_connect
     if isinstance(sock, InetSocket):
+        _landlock_tcp(ctx, sock, raw, connect=True)
         sock.connect_inet(raw, caller_creds(ctx), ctx.kernel.next_pipe_ino(),
                           bool(sock.flags & SOCK_NONBLOCK))
         return 0
@@ -210,6 +214,7 @@ def sys_connect(ctx, fd, addr, addrlen):
     if len(raw) < 2:
         raise GuestErrno(E.EINVAL)
     server = find_raw(ctx, raw)
+    _landlock_abstract(ctx, raw, server)
     sock.connect_stream(server, caller_creds(ctx), ctx.kernel.next_pipe_ino())
     return 0
 
@@ -219,8 +224,26 @@ def _connect_datagram(ctx, sock: UnixSocket, raw: bytes) -> int:
     if len(raw) >= 2 and struct.unpack_from("<H", raw)[0] == AF_UNSPEC:
         sock.connect_datagram(None)
         return 0
-    sock.connect_datagram(find_raw(ctx, raw))
+    server = find_raw(ctx, raw)
+    _landlock_abstract(ctx, raw, server)
+    sock.connect_datagram(server)
     return 0
+
+
+def _landlock_tcp(ctx, sock: InetSocket, raw: bytes, *, connect: bool) -> None:
+    """security_socket_bind/connect before the family's own checks; Landlock looks at TCP
+    sockets of AF_INET and AF_INET6 only (net.c current_check_access_socket), whose
+    sockaddr holds the port at offset 2, in network order."""
+    if sock.type == SOCK_STREAM and len(raw) >= 4 and \
+            struct.unpack_from("<H", raw)[0] in INET_FAMILIES:
+        landlock.check_tcp(ctx.thread, struct.unpack_from(">H", raw, 2)[0], connect=connect)
+
+
+def _landlock_abstract(ctx, raw: bytes, server) -> None:
+    """task.c hook_unix_stream_connect / hook_unix_may_send: an abstract name outside the
+    caller's LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET sandbox is EPERM."""
+    landlock.check_abstract_peer(ctx.thread, parse(raw).abstract,
+                                 getattr(server, "landlock_domain", None))
 
 
 @syscall("accept", args=(("sockfd", K.FD), ("addr", K.STRUCT), ("addrlen", K.INT_OUT)))

@@ -21,6 +21,7 @@ from ...net.packet import PacketSocket
 from ...net.message import Credentials
 from ...fdtable import release_file
 from ...iovec import MAX_RW_COUNT, UIO_MAXIOV, gather, import_iovec
+from ...landlock.hooks import check_abstract_peer
 from ..kinds import K
 from ..registry import syscall
 from .socket_args import (caller_creds, check_sockaddr_out, find_raw, read_sockaddr, sock_of,
@@ -102,7 +103,11 @@ def _send(ctx, sock, data: bytes, flags: int, dest: int, addrlen: int, files, cr
         send = lambda: sock.send(data, flags, creds, files=files, raw=raw)   # noqa: E731
     else:
         if named and sock.type != SOCK_STREAM:
-            target = find_raw(ctx, read_sockaddr(ctx, dest, addrlen))
+            raw = read_sockaddr(ctx, dest, addrlen)
+            target = find_raw(ctx, raw)
+            if target is not sock.peer:     # hook_unix_may_send: a connected peer passed
+                check_abstract_peer(ctx.thread, parse(raw).abstract,
+                                    getattr(target, "landlock_domain", None))
         send = lambda: sock.send(data, flags, creds, files=files,            # noqa: E731
                                  target=target, named=named)
     return timed(ctx, sock, ("send", id(sock)), SO_SNDTIMEO, send)

@@ -7,7 +7,7 @@ from ..kinds import K
 from ..registry import syscall
 from ...file_size_limit import check_new_size
 from .leases import break_leases
-from .paths import _path_at, fs_view
+from .paths import _path_at, fs_view, guarded_fs
 
 
 @syscall("truncate", args=(("pathname", K.PATH), ("length", K.LONG)))
@@ -28,6 +28,6 @@ def _truncate(ctx, pathname, length: int) -> int:
     if length < 0:
         raise GuestErrno(E.EINVAL)
     break_leases(ctx, path, base, fs_view(ctx), O_WRONLY)     # do_truncate's break_lease
-    ctx.kernel.fs.truncate(path, length, base, fs_view(ctx),
+    guarded_fs(ctx).truncate(path, length, base, fs_view(ctx),
                            lambda size: check_new_size(ctx, size, length))
     return 0

@@ -7,6 +7,7 @@ from kernel_model.time.clock import VirtualClock
 from kernel_model.fdtable import FdTable
 from kernel_model.syscalls.context import SyscallContext
 from kernel_model.memory.vm import PROT_READ, PROT_WRITE, AreaMap
+from kernel_model.process.task_flags import TaskFlags
 
 BASE = 0x10000          # the one writable area
 SIZE = 0x4000
@@ -71,5 +72,6 @@ def fake_ctx(abi: str = "x86_64") -> SyscallContext:
     mem = FakeMemory()
     space = SimpleNamespace(machine=SimpleNamespace(mem=mem), vm=FakeVm(mem))
     proc = SimpleNamespace(space=space, machine=space.machine, vm=space.vm, fds=FdTable())
-    thread = SimpleNamespace(process=proc, sigmask=0, restart={}, saved_sigmask=None)
+    thread = SimpleNamespace(process=proc, sigmask=0, restart={}, saved_sigmask=None,
+                             task_flags=TaskFlags())
     return SyscallContext(FakeKernel(), thread, abi)
