@@ -11,7 +11,7 @@ from ...errno import GuestErrno
 from ...fs.fifo import open_fifo
 from ...fs.name_checks import chown_node
 from ...fs.permission import access_of
-from ...fs.constants import S_IFBLK, S_IFCHR, S_IFIFO, S_IFMT, S_IFREG, S_IFSOCK
+from ...fs.constants import S_IFBLK, S_IFCHR, S_IFIFO, S_IFLNK, S_IFMT, S_IFREG, S_IFSOCK
 from ...fs.renamed import follow_rename
 from ...fs.resolve import ResolveView
 from ...fs.rootpath import getcwd_text
@@ -133,10 +133,25 @@ def _readlink(ctx, dirfd, pathname, buf, size):
     size = ctx.int32(size)
     if size <= 0:
         raise GuestErrno(E.EINVAL)
-    path = ctx.read_path(pathname)
-    target = ctx.kernel.fs.readlink(path, base_dir(ctx, dirfd, path), fs_view(ctx))[:size]
+    if pathname and ctx.read_cstr(pathname, 4095) == b"":
+        target = _readlink_empty(ctx, dirfd)[:size]
+    else:
+        path = ctx.read_path(pathname)
+        target = ctx.kernel.fs.readlink(path, base_dir(ctx, dirfd, path), fs_view(ctx))[:size]
     ctx.write(buf, target)
     return len(target)
+
+
+def _readlink_empty(ctx, dirfd) -> bytes:
+    """An empty path names dirfd's own file (do_readlinkat's LOOKUP_EMPTY: an O_PATH |
+    O_NOFOLLOW descriptor of a symlink reads that link); anything but a symlink is ENOENT."""
+    dirfd = ctx.int32(dirfd)
+    if dirfd == AT_FDCWD:
+        raise GuestErrno(E.ENOENT)
+    node = getattr(ctx.proc.fds.get(dirfd), "node", None)
+    if node is None or node.stat().mode & S_IFMT != S_IFLNK:
+        raise GuestErrno(E.ENOENT)
+    return node.readlink()
 
 
 @syscall("readlink", args=(("pathname", K.PATH), ("buf", K.BUF_OUT), ("bufsiz", K.ULONG)))
