@@ -13,10 +13,11 @@ from ...fs.memfd import NO_WRITES
 from ...memory.advice import madvise
 from ...memory.file_fault import pages_of_file
 from ...memory.file_map import check_file_map
-from ...memory.remap import mremap
+from ...memory.remap import MREMAP_FIXED, mremap
 from ...memory.remap_file import remap_file_pages
-from ...memory.vm import (MAP_ANONYMOUS, MAP_PRIVATE, MAP_SHARED, MAP_SHARED_VALIDATE, PROT_EXEC,
-                          PROT_MASK, PROT_WRITE)
+from ...memory.seal import refuse_sealed, refuse_sealed_discard
+from ...memory.vm import (MAP_ANONYMOUS, MAP_FIXED, MAP_PRIVATE, MAP_SHARED, MAP_SHARED_VALIDATE,
+                          PROT_EXEC, PROT_MASK, PROT_WRITE)
 from ...personality import heap_prot, implied_prot
 from ..kinds import K, Ret
 from ..registry import syscall
@@ -49,6 +50,8 @@ def _mmap(ctx, addr, length, prot, flags, fd, offset):
         check_file_map(f, prot, flags)
         name = f.path
         data, backing = _file_contents(ctx, f, prot, shared, offset, length)
+    if flags & MAP_FIXED:
+        refuse_sealed(ctx.proc.vm, addr, length)
     start = ctx.proc.vm.mmap(addr, length, prot & PROT_MASK, flags, data=data, name=name,
                              offset=offset, backing=backing,
                              may_write=_may_write(f, shared),
@@ -111,6 +114,7 @@ def sys_mmap2(ctx, addr, length, prot, flags, fd, pgoffset):
 @syscall("munmap", args=(("addr", K.PTR), ("length", K.ULONG)), outside_hook=True)
 def sys_munmap(ctx, addr, length):
     if 0 < length and addr % PAGE == 0:
+        refuse_sealed(ctx.proc.vm, addr, length)
         ctx.kernel.page_cache.sync_mapped(ctx.mem, addr, length)    # the file sees the stores
     ctx.proc.vm.munmap(addr, length)
     record_unmapping(ctx.kernel, ctx.proc, addr, addr + length)    # dlclose: the object is gone
@@ -160,12 +164,14 @@ def sys_msync(ctx, addr, length, flags):
 def sys_mprotect(ctx, addr, length, prot):
     if prot & ~PROT_MASK & ~0x03000000:
         raise GuestErrno(E.EINVAL)
+    refuse_sealed(ctx.proc.vm, addr, length)
     ctx.proc.vm.mprotect(addr, length, implied_prot(ctx.proc.personality, prot & PROT_MASK))
     return 0
 
 
 @syscall("madvise", args=(("addr", K.PTR), ("length", K.ULONG), ("advice", K.MADVISE)))
 def sys_madvise(ctx, addr, length, advice):
+    refuse_sealed_discard(ctx.proc.vm, addr, length, ctx.int32(advice))
     madvise(ctx.proc.vm, addr, length, ctx.int32(advice))     # memory/advice.py
     return 0
 
@@ -174,6 +180,9 @@ def sys_madvise(ctx, addr, length, advice):
                          ("flags", K.MREMAP_FLAGS), ("new_address", K.PTR)),
          returns=Ret.HEX, outside_hook=True)
 def sys_mremap(ctx, old_addr, old_size, new_size, flags, new_addr):
+    refuse_sealed(ctx.proc.vm, old_addr, old_size)
+    if flags & MREMAP_FIXED:
+        refuse_sealed(ctx.proc.vm, new_addr, new_size)
     return mremap(ctx.proc.vm, old_addr, old_size, new_size, flags, new_addr)
 
 
