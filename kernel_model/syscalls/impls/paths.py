@@ -23,7 +23,7 @@ from ..registry import syscall
 from ...flags import (AT_EACCESS, AT_EMPTY_PATH, AT_FDCWD, AT_REMOVEDIR, AT_SYMLINK_FOLLOW,
                       AT_SYMLINK_NOFOLLOW, O_CLOEXEC, O_CREAT, O_LARGEFILE, O_PATH, O_PATH_FLAGS,
                       O_TRUNC, O_WRONLY)
-RENAME_NOREPLACE = 1
+RENAME_NOREPLACE, RENAME_EXCHANGE = 1, 2
 
 
 def fs_view(ctx):
@@ -276,7 +276,8 @@ def _rename(ctx, olddirfd, oldpath, newdirfd, newpath, flags=0):
     old, old_base = _path_at(ctx, olddirfd, oldpath)
     new, new_base = _path_at(ctx, newdirfd, newpath)
     fs, view = ctx.kernel.fs, fs_view(ctx)
-    if flags & ~RENAME_NOREPLACE:
+    if flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE) or \
+            flags & RENAME_NOREPLACE and flags & RENAME_EXCHANGE:
         raise GuestErrno(E.EINVAL)
     if flags & RENAME_NOREPLACE:
         try:
@@ -287,8 +288,15 @@ def _rename(ctx, olddirfd, oldpath, newdirfd, newpath, flags=0):
                 raise
     old_abs = fs.realpath(os.path.dirname(old) or b".", old_base, view) + b"/" + os.path.basename(old)
     new_abs = fs.realpath(os.path.dirname(new) or b".", new_base, view) + b"/" + os.path.basename(new)
+    old_abs, new_abs = _canonical(old_abs), _canonical(new_abs)
+    processes = ctx.kernel.processes.values()
+    if flags & RENAME_EXCHANGE:
+        ctx.kernel.fs.exchange(old_abs, new_abs, b"/", global_view(ctx))
+        for before, after in ((old_abs, b"\0"), (new_abs, old_abs), (b"\0", new_abs)):
+            follow_rename(processes, before, after)       # (no path is b"\0": a free name)
+        return 0
     fs.rename(old_abs, new_abs, b"/", global_view(ctx))
-    follow_rename(ctx.kernel.processes.values(), _canonical(old_abs), _canonical(new_abs))
+    follow_rename(processes, old_abs, new_abs)
     return 0
 
 
