@@ -152,9 +152,4 @@ class RunControl:
         signal = self.next_signal(thread)
         if not signal:
             return None
-        process, bit = thread.process, 1 << (signal - 1)
-        if thread.pending_signals & bit:
-            thread.pending_signals &= ~bit
-        else:
-            process.pending_signals &= ~bit
-        return signal, process.siginfo.pop(signal, None)
+        return self._kernel.signals.dequeue(thread, 1 << (signal - 1))

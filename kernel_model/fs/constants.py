@@ -5,9 +5,9 @@ i386 and x86-64, spelled out so that the host's `os` module never decides what t
 """
 
 # open(2) flags: one table for the whole kernel (kernel_model/flags.py).
-from ..flags import (O_ACCMODE, O_APPEND, O_CLOEXEC, O_CREAT, O_DIRECTORY, O_EXCL,  # noqa: F401
-                     O_NOATIME, O_NOCTTY, O_NOFOLLOW, O_NONBLOCK, O_PATH, O_RDONLY, O_RDWR,
-                     O_TMPFILE, O_TRUNC, O_WRONLY)
+from ..flags import (O_ACCMODE, O_APPEND, O_CLOEXEC, O_CREAT, O_DIRECT,  # noqa: F401
+                     O_DIRECTORY, O_EXCL, O_NOATIME, O_NOCTTY, O_NOFOLLOW, O_NONBLOCK, O_PATH,
+                     O_RDONLY, O_RDWR, O_TMPFILE, O_TRUNC, O_WRONLY)
 
 O_TMPFILE_BIT = O_TMPFILE & ~O_DIRECTORY      # __O_TMPFILE; O_TMPFILE = __O_TMPFILE | O_DIRECTORY
 

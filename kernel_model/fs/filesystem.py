@@ -32,6 +32,7 @@ from .memfd import F_SEAL_SEAL, O_LARGEFILE, MemFile
 from .inode_open import open_node, reopen
 from .name_checks import check_open_existing, check_rename, chown_node, may_delete, open_mask
 from .overlay import overlay_root
+from .rename_exchange import RenameExchange
 from ..creds import CAP_MKNOD
 from .permission import MAY_EXEC, MAY_WRITE, Access, access_of, real_access
 from .shmfs import build_shm
@@ -44,7 +45,7 @@ from .records import DirEntry, StatResult
 MOUNT_POINTS = (b"dev", b"proc")      # mounted over the rootfs's own /dev and /proc
 
 
-class FileSystem(ProcMount):
+class FileSystem(ProcMount, RenameExchange):
     def __init__(self, root: str | None, *, writable: bool = False, seed: int = 0,
                  clock: Callable[[], int] = lambda: 0):
         if writable and root is None:

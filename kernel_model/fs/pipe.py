@@ -12,6 +12,12 @@ sleep, which would write the first part twice. So a large write copies what fits
 is at least one byte, returns that short count instead of sleeping; it sleeps only when not a
 single byte fits. The C library's write loops (stdio's fflush, busybox full_write) continue
 with the rest, so the bytes that reach the reader, and their order, are the same.
+
+Packet mode (pipe2's O_DIRECT on the write end, fs/pipe.c PIPE_BUF_FLAG_PACKET): each write is
+cut into packets of at most PIPE_BUF bytes, and a read takes at most one packet, the rest of a
+packet longer than the read being discarded. The model keeps the packets' extents beside the
+byte buffer (capacity stays counted in bytes, where Linux gives each packet a page's slot),
+and a read of ordinary bytes stops where a packet begins.
 """
 from typing import Callable
 
@@ -19,7 +25,8 @@ from .. import errno as E
 from ..blocking import WouldBlock
 from ..errno import GuestErrno
 from ..errors import KernelPanic
-from .constants import BLOCK_SIZE, O_ACCMODE, O_NONBLOCK, O_RDONLY, O_WRONLY, PIPE_DEV, S_IFIFO
+from .constants import (BLOCK_SIZE, O_ACCMODE, O_DIRECT, O_NONBLOCK, O_RDONLY, O_WRONLY, PIPE_DEV,
+                        S_IFIFO)
 from .fasync import POLL_IN, POLL_OUT, kill_fasync
 from .records import StatResult
 from ..readiness import POLLERR, POLLHUP, POLLIN, POLLOUT, POLLRDNORM, POLLWRNORM
@@ -46,6 +53,7 @@ class Pipe:
         self.capacity = capacity
         self.name = b"pipe:[%d]" % ino
         self._buffer = bytearray()
+        self._packets: list[tuple[int, int]] = []     # (start, end) offsets of packets in it
         self.readers = 0                 # open read ends (open file descriptions, not fds)
         self.writers = 0
         self.fasync: list = []           # descriptions with O_ASYNC (fasync.py)
@@ -88,14 +96,25 @@ class Pipe:
             if nonblocking:
                 raise GuestErrno(E.EAGAIN)
             raise WouldBlock(self, f"read on {self.name.decode()}")
-        data = bytes(self._buffer[:n])
-        del self._buffer[:n]
+        data, taken = self._take(n)
+        del self._buffer[:taken]
+        self._packets = [(start - taken, end - taken) for start, end in self._packets
+                         if end > taken]
         self._wakeup(self)               # room for blocked writers
         if self.fasync:
             kill_fasync(self, O_WRONLY, POLL_OUT)
         return data
 
-    def write(self, data: bytes, nonblocking: bool) -> int:
+    def _take(self, n: int) -> tuple[bytes, int]:
+        """What a read of `n` gets, and how many buffered bytes it uses up: the first packet
+        (cut to `n`, the rest dropped) or the ordinary bytes before the next packet."""
+        if self._packets and self._packets[0][0] == 0:
+            end = self._packets[0][1]
+            return bytes(self._buffer[:min(n, end)]), end
+        limit = min(n, self._packets[0][0]) if self._packets else n
+        return bytes(self._buffer[:limit]), limit
+
+    def write(self, data: bytes, nonblocking: bool, packets: bool = False) -> int:
         n = len(data)
         if n == 0:
             return 0                     # pipe_write(): a null write succeeds, even with no reader
@@ -106,6 +125,10 @@ class Pipe:
         if self.free == 0:
             return self._wait_for_room(nonblocking)
         count = min(n, self.free)
+        if packets:
+            base = len(self._buffer)
+            self._packets += [(base + at, base + min(at + PIPE_BUF, count))
+                              for at in range(0, count, PIPE_BUF)]
         self._buffer += data[:count]
         self._wakeup(self)               # data for blocked readers
         if self.fasync:
@@ -189,7 +212,7 @@ class PipeEnd(Unseekable):
     def write(self, data: bytes) -> int:
         if self._mode != O_WRONLY or self.closed:
             raise GuestErrno(E.EBADF)
-        return self.pipe.write(bytes(data), self._nonblocking)
+        return self.pipe.write(bytes(data), self._nonblocking, bool(self.flags & O_DIRECT))
 
     def splice_room(self) -> int:
         """sendfile(2) into this end: the bytes it may take now (see Pipe.splice_room)."""

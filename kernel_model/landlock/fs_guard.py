@@ -111,6 +111,21 @@ class GuardedFs:
                 self._demand(dst, abi.ACCESS_FS_REFER, E.EXDEV)
         return self._fs.rename(old, new, cwd, proc)
 
+    def exchange(self, old, new, cwd, proc):
+        """RENAME_EXCHANGE (current_check_refer_path with exchange): each name leaves its folder
+        and arrives in the other's, so both folders need the remove and make rights of both
+        kinds, and REFER between two folders (EXDEV)."""
+        kinds = (self._kind(old, cwd, proc), self._kind(new, cwd, proc))
+        folders = (self._folder(old, cwd, proc), self._folder(new, cwd, proc))
+        if None not in kinds:
+            for folder, leaving, arriving in zip(folders, kinds, reversed(kinds)):
+                self._demand(folder, _remove_right(leaving))
+                self._demand(folder, _make_right(arriving))
+            if folders[0] != folders[1]:
+                for folder in folders:
+                    self._demand(folder, abi.ACCESS_FS_REFER, E.EXDEV)
+        return self._fs.exchange(old, new, cwd, proc)
+
     # --- a file's contents -------------------------------------------------------------------
     def truncate(self, path, length, cwd, proc, *args, **kwargs):
         if length >= 0:

@@ -6,7 +6,7 @@ the heap and never fails loudly (it returns the old break). Every area is named 
 /proc/self/maps names it.
 """
 import bisect
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 from emu.memory import PROT_EXEC, PROT_READ, PROT_WRITE  # noqa: F401  (the one definition)
 from emu.shared_pages import SharedPages
@@ -15,6 +15,7 @@ from .. import errno as E
 from ..errno import GuestErrno
 from .file_fault import pages_of_file
 from .layout import PAGE, Layout
+from .vma import Vma
 
 MAP_SHARED, MAP_PRIVATE, MAP_FIXED, MAP_ANONYMOUS = 0x01, 0x02, 0x10, 0x20
 MAP_TYPE, MAP_SHARED_VALIDATE = 0x0F, 0x03     # the latter: MAP_SHARED with checked flags
@@ -28,37 +29,6 @@ DEFAULT_MAX_MAP_COUNT = 65530
 
 def page_up(n: int) -> int:
     return (n + PAGE - 1) & ~(PAGE - 1)
-
-
-@dataclass(frozen=True)
-class Vma:
-    """One virtual memory area [start, end): its protection, backing and name (vm_area_struct)."""
-    start: int
-    end: int
-    perms: int
-    name: bytes = b""          # b"[heap]", b"[stack]", a file path, or b"" for anonymous
-    offset: int = 0            # file offset of `start` for file mappings
-    shared: bool = False
-    # VM_MAYWRITE: mprotect may add PROT_WRITE (not to a shared map of a file opened read-only:
-    # do_mmap clears it, and mprotect then answers EACCES)
-    may_write: bool = True
-    locked: bool = False       # VM_LOCKED: mlock, mlockall, MAP_LOCKED (VmLck counts these)
-    wipe_on_fork: bool = False  # VM_WIPEONFORK (MADV_WIPEONFORK): a child gets zero pages here
-    dont_fork: bool = False     # VM_DONTCOPY (MADV_DONTFORK): a child does not get the area
-    # vm_file of a shared file mapping, or of a private mapping of a regular file
-    file: object = field(default=None, compare=False)
-    grows_down: bool = False    # VM_GROWSDOWN (MAP_GROWSDOWN): a fault below it extends it
-
-    def maps_line(self) -> bytes:
-        rwx = "".join(c if self.perms & bit else "-" for c, bit in
-                      (("r", PROT_READ), ("w", PROT_WRITE), ("x", PROT_EXEC)))
-        kind = "s" if self.shared else "p"
-        # fs/proc/task_mmu.c: "%08lx-%08lx %c%c%c%c %08llx %02x:%02x %lu " (note the trailing
-        # space, kept on anonymous lines), then a name padded to column 73 on 64-bit kernels.
-        head = f"{self.start:08x}-{self.end:08x} {rwx}{kind} {self.offset:08x} 00:00 0 "
-        if self.name:
-            head = head.ljust(73)
-        return head.encode() + self.name + b"\n"
 
 
 _NO_VMA = Vma(0, 0, 0)        # holds no address

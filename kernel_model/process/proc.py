@@ -91,6 +91,7 @@ class Process:
     sigactions: dict[int, tuple[int, int, int, int]] = field(default_factory=dict)  # sig -> (handler, flags, restorer, mask)
     pending_signals: int = 0               # process-directed (kill)
     siginfo: dict = field(default_factory=dict)   # signal -> what its siginfo_t will say
+    rt_queue: dict = field(default_factory=dict)  # real-time signal -> [(thread or None, siginfo)]
     itimer_real: tuple[int, int] | None = None    # (deadline ns, interval ns) of ITIMER_REAL
     itimer_cpu: dict = field(default_factory=dict)     # ITIMER_VIRTUAL/PROF -> (deadline, interval)
     posix_timers: dict = field(default_factory=dict)   # timer id -> time/posix_timers.PosixTimer

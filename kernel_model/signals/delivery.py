@@ -19,8 +19,8 @@ from ..errno import GuestErrno
 from ..process import job_control
 from ..process.proc import RUNNABLE, SLEEPING, STOPPED
 from ..memory.vm import PROT_WRITE
-from .numbers import (CORE_BY_DEFAULT, IGNORED_BY_DEFAULT, SIGCONT, SIGKILL, SIGSEGV, SIGSTOP,
-                      STOP_BY_DEFAULT)
+from .numbers import (CORE_BY_DEFAULT, IGNORED_BY_DEFAULT, SIGCONT, SIGKILL, SIGRTMIN, SIGSEGV,
+                      SIGSTOP, STOP_BY_DEFAULT)
 
 if TYPE_CHECKING:
     from .frame import SavedRegisters
@@ -33,6 +33,10 @@ SA_SIGINFO, SA_ONSTACK, SA_RESTART = 0x4, 0x08000000, 0x10000000
 SA_NODEFER, SA_RESETHAND = 0x40000000, 0x80000000
 SS_ONSTACK, SS_DISABLE = 1, 2
 SI_USER, SI_KERNEL = 0, 0x80
+# Instances of one real-time signal a process can have queued: the host's memory stays bounded
+# (Linux bounds them by RLIMIT_SIGPENDING, a few thousand to tens of thousands by default);
+# past it a further send is merged into the pending one, as a classic signal's is.
+MAX_QUEUED_RT = 1 << 15
 SIGWAIT_KEY = "sigwait_set"     # thread.restart: the set a sleeping rt_sigtimedwait waits for
 INTERRUPT_KEY = "on_interrupt"   # thread.restart: what a sleep does when a signal ends it
 NEVER_RESTARTED = frozenset({"pause", "rt_sigsuspend", "sigsuspend", "nanosleep", "clock_nanosleep",
@@ -60,6 +64,19 @@ def bit(sig: int) -> int:
 UNBLOCKABLE = bit(SIGKILL) | bit(SIGSTOP)
 
 
+def _collect(proc, sig: int, owner) -> tuple[dict, bool]:
+    """kernel/signal.c collect_signal: the siginfo of `sig` taken off the thread's own queue
+    (`owner`) or the process's (None), and whether another instance stays queued there (a
+    real-time signal sent twice is delivered twice, each with its siginfo)."""
+    queue = proc.rt_queue.get(sig) if sig >= SIGRTMIN else None
+    if queue:
+        for index, (target, info) in enumerate(queue):
+            if target is owner:
+                del queue[index]
+                return info, any(target is owner for target, _ in queue)
+    return proc.siginfo.pop(sig, {"code": SI_USER, "pid": 0}), False
+
+
 class Signals:
     def __init__(self, kernel):
         self.kernel = kernel
@@ -80,11 +97,19 @@ class Signals:
             proc.pending_signals &= ~(bit(SIGCONT) if sig != SIGCONT else
                                       sum(bit(s) for s in STOP_BY_DEFAULT))
         target = thread
-        if target is None:
-            proc.pending_signals |= bit(sig)
+        pending_set = proc if target is None else target
+        if sig < SIGRTMIN and pending_set.pending_signals & bit(sig):
+            return          # legacy_queue: a classic signal already pending is not sent again
+        pending_set.pending_signals |= bit(sig)
+        info = info or {"code": SI_USER, "pid": 0}
+        if sig >= SIGRTMIN:
+            # a real-time signal is queued once per send, each with its siginfo, where a
+            # classic one already pending is not sent again (kernel/signal.c legacy_queue)
+            queue = proc.rt_queue.setdefault(sig, [])
+            if len(queue) < MAX_QUEUED_RT:
+                queue.append((target, info))
         else:
-            target.pending_signals |= bit(sig)
-        proc.siginfo[sig] = info or {"code": SI_USER, "pid": 0}
+            proc.siginfo[sig] = info
         self.kernel.wakeup(signalfd_channel(proc))       # its signalfds' readers and pollers
         for t in ([target] if target is not None else proc.threads):
             if t.state == SLEEPING and not (t.sigmask & bit(sig)) or sig == SIGKILL and t.state == SLEEPING:
@@ -104,11 +129,13 @@ class Signals:
         proc = thread.process
         pending = (thread.pending_signals | proc.pending_signals) & among
         sig = (pending & -pending).bit_length()
-        if thread.pending_signals & bit(sig):
-            thread.pending_signals &= ~bit(sig)
-        else:
-            proc.pending_signals &= ~bit(sig)
-        info = proc.siginfo.pop(sig, {"code": SI_USER, "pid": 0})
+        owner = thread if thread.pending_signals & bit(sig) else None
+        info, more = _collect(proc, sig, owner)
+        if not more:
+            if owner is not None:
+                thread.pending_signals &= ~bit(sig)
+            else:
+                proc.pending_signals &= ~bit(sig)
         if "dequeued" in info:
             info["dequeued"]()        # a POSIX timer's signal: its overrun count is final
         return sig, info

@@ -5,8 +5,9 @@ Linux allocates a struct sigqueue for every signal it queues with its siginfo, c
 (__sigqueue_alloc). When the allocation is refused, __send_signal_locked still sends a classic
 signal (or one from kill(), si_code SI_USER) without its siginfo, but a real-time signal sent
 with a siginfo of its own (tgkill's SI_TKILL, sigqueue's SI_QUEUE) fails with EAGAIN: "queue
-overflow, abort". The model keeps a pending bit per signal, so the user's queued signals are
-counted as the pending bits of all of that user's processes and threads.
+overflow, abort". The user's queued signals are counted as the classic signals pending (a bit
+each) and the real-time signals queued (an entry each: delivery.py) of all of that user's
+processes and threads.
 """
 from .. import errno as E
 from ..errno import GuestErrno
@@ -21,8 +22,10 @@ def _queued_by_user(kernel, uid: int) -> int:
     for proc in kernel.processes.values():
         if proc.creds.uid != uid:
             continue
-        count += bin(proc.pending_signals).count("1")
-        count += sum(bin(t.pending_signals).count("1") for t in proc.threads)
+        classic = (1 << (SIGRTMIN - 1)) - 1
+        count += bin(proc.pending_signals & classic).count("1")
+        count += sum(bin(t.pending_signals & classic).count("1") for t in proc.threads)
+        count += sum(len(queue) for queue in proc.rt_queue.values())
     return count
 
 

@@ -14,10 +14,11 @@ from ...memory.advice import madvise
 from ...memory.file_fault import pages_of_file
 from ...memory.file_map import check_file_map
 from ...memory.hugetlb import MAP_HUGETLB, HugetlbFile, check_huge_edges, map_huge
-from ...memory.remap import mremap
+from ...memory.remap import MREMAP_FIXED, mremap
 from ...memory.remap_file import remap_file_pages
-from ...memory.vm import (MAP_ANONYMOUS, MAP_PRIVATE, MAP_SHARED, MAP_SHARED_VALIDATE, PROT_EXEC,
-                          PROT_MASK, PROT_WRITE)
+from ...memory.seal import refuse_sealed, refuse_sealed_discard
+from ...memory.vm import (MAP_ANONYMOUS, MAP_FIXED, MAP_PRIVATE, MAP_SHARED, MAP_SHARED_VALIDATE,
+                          PROT_EXEC, PROT_MASK, PROT_WRITE)
 from ...personality import heap_prot, implied_prot
 from ..kinds import K, Ret
 from ..registry import syscall
@@ -47,6 +48,8 @@ def _mmap(ctx, addr, length, prot, flags, fd, offset):
         raise GuestErrno(E.EINVAL)          # do_mmap checks the length before the file
     if flags & MAP_TYPE not in (MAP_SHARED, MAP_PRIVATE, MAP_SHARED_VALIDATE):
         raise GuestErrno(E.EINVAL)
+    if flags & MAP_FIXED:
+        refuse_sealed(ctx.proc.vm, addr, length)        # mm/mseal.c: no mapping over a seal
     if huge:                                # memory/hugetlb.py
         return map_huge(ctx, ctx.kernel.hugepages, addr, length, prot & PROT_MASK, flags,
                         offset, f)
@@ -125,6 +128,7 @@ def sys_mmap2(ctx, addr, length, prot, flags, fd, pgoffset):
 def sys_munmap(ctx, addr, length):
     if 0 < length and addr % PAGE == 0:
         check_huge_edges(ctx.vm, addr, addr + length)               # EINVAL inside a huge page
+        refuse_sealed(ctx.proc.vm, addr, length)
         ctx.kernel.page_cache.sync_mapped(ctx.mem, addr, length)    # the file sees the stores
     ctx.proc.vm.munmap(addr, length)
     record_unmapping(ctx.kernel, ctx.proc, addr, addr + length)    # dlclose: the object is gone
@@ -175,12 +179,14 @@ def sys_mprotect(ctx, addr, length, prot):
     if prot & ~PROT_MASK & ~0x03000000:
         raise GuestErrno(E.EINVAL)
     check_huge_edges(ctx.vm, addr, addr + length)
+    refuse_sealed(ctx.proc.vm, addr, length)
     ctx.proc.vm.mprotect(addr, length, implied_prot(ctx.proc.personality, prot & PROT_MASK))
     return 0
 
 
 @syscall("madvise", args=(("addr", K.PTR), ("length", K.ULONG), ("advice", K.MADVISE)))
 def sys_madvise(ctx, addr, length, advice):
+    refuse_sealed_discard(ctx.proc.vm, addr, length, ctx.int32(advice))
     madvise(ctx.proc.vm, addr, length, ctx.int32(advice))     # memory/advice.py
     return 0
 
@@ -189,6 +195,9 @@ def sys_madvise(ctx, addr, length, advice):
                          ("flags", K.MREMAP_FLAGS), ("new_address", K.PTR)),
          returns=Ret.HEX, outside_hook=True)
 def sys_mremap(ctx, old_addr, old_size, new_size, flags, new_addr):
+    refuse_sealed(ctx.proc.vm, old_addr, old_size)
+    if flags & MREMAP_FIXED:
+        refuse_sealed(ctx.proc.vm, new_addr, new_size)
     return mremap(ctx.proc.vm, old_addr, old_size, new_size, flags, new_addr,
                   ctx.space.missing_watched)
 

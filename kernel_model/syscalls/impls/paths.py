@@ -11,7 +11,7 @@ from ...errno import GuestErrno
 from ...fs.fifo import open_fifo
 from ...fs.name_checks import chown_node
 from ...fs.permission import access_of
-from ...fs.constants import S_IFBLK, S_IFCHR, S_IFIFO, S_IFMT, S_IFREG, S_IFSOCK
+from ...fs.constants import S_IFBLK, S_IFCHR, S_IFIFO, S_IFLNK, S_IFMT, S_IFREG, S_IFSOCK
 from ...fs.renamed import follow_rename
 from ...landlock.fs_guard import guarded
 from ...landlock.hooks import check_open as landlock_check_open
@@ -27,7 +27,7 @@ from ...process.clone_fs import set_fs
 from ...flags import (AT_EACCESS, AT_EMPTY_PATH, AT_FDCWD, AT_REMOVEDIR, AT_SYMLINK_FOLLOW,
                       AT_SYMLINK_NOFOLLOW, O_CLOEXEC, O_CREAT, O_LARGEFILE, O_PATH, O_PATH_FLAGS,
                       O_TRUNC, O_WRONLY)
-RENAME_NOREPLACE = 1
+RENAME_NOREPLACE, RENAME_EXCHANGE = 1, 2
 
 
 def fs_view(ctx):
@@ -150,10 +150,25 @@ def _readlink(ctx, dirfd, pathname, buf, size):
     size = ctx.int32(size)
     if size <= 0:
         raise GuestErrno(E.EINVAL)
-    path = ctx.read_path(pathname)
-    target = ctx.kernel.fs.readlink(path, base_dir(ctx, dirfd, path), fs_view(ctx))[:size]
+    if pathname and ctx.read_cstr(pathname, 4095) == b"":
+        target = _readlink_empty(ctx, dirfd)[:size]
+    else:
+        path = ctx.read_path(pathname)
+        target = ctx.kernel.fs.readlink(path, base_dir(ctx, dirfd, path), fs_view(ctx))[:size]
     ctx.write(buf, target)
     return len(target)
+
+
+def _readlink_empty(ctx, dirfd) -> bytes:
+    """An empty path names dirfd's own file (do_readlinkat's LOOKUP_EMPTY: an O_PATH |
+    O_NOFOLLOW descriptor of a symlink reads that link); anything but a symlink is ENOENT."""
+    dirfd = ctx.int32(dirfd)
+    if dirfd == AT_FDCWD:
+        raise GuestErrno(E.ENOENT)
+    node = getattr(ctx.proc.fds.get(dirfd), "node", None)
+    if node is None or node.stat().mode & S_IFMT != S_IFLNK:
+        raise GuestErrno(E.ENOENT)
+    return node.readlink()
 
 
 @syscall("readlink", args=(("pathname", K.PATH), ("buf", K.BUF_OUT), ("bufsiz", K.ULONG)))
@@ -279,7 +294,8 @@ def _rename(ctx, olddirfd, oldpath, newdirfd, newpath, flags=0):
     old, old_base = _path_at(ctx, olddirfd, oldpath)
     new, new_base = _path_at(ctx, newdirfd, newpath)
     fs, view = guarded_fs(ctx), fs_view(ctx)
-    if flags & ~RENAME_NOREPLACE:
+    if flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE) or \
+            flags & RENAME_NOREPLACE and flags & RENAME_EXCHANGE:
         raise GuestErrno(E.EINVAL)
     if flags & RENAME_NOREPLACE:
         try:
@@ -290,8 +306,15 @@ def _rename(ctx, olddirfd, oldpath, newdirfd, newpath, flags=0):
                 raise
     old_abs = fs.realpath(os.path.dirname(old) or b".", old_base, view) + b"/" + os.path.basename(old)
     new_abs = fs.realpath(os.path.dirname(new) or b".", new_base, view) + b"/" + os.path.basename(new)
+    old_abs, new_abs = _canonical(old_abs), _canonical(new_abs)
+    processes = ctx.kernel.processes.values()
+    if flags & RENAME_EXCHANGE:
+        fs.exchange(old_abs, new_abs, b"/", global_view(ctx))
+        for before, after in ((old_abs, b"\0"), (new_abs, old_abs), (b"\0", new_abs)):
+            follow_rename(processes, before, after)       # (no path is b"\0": a free name)
+        return 0
     fs.rename(old_abs, new_abs, b"/", global_view(ctx))
-    follow_rename(ctx.kernel.processes.values(), _canonical(old_abs), _canonical(new_abs))
+    follow_rename(processes, old_abs, new_abs)
     return 0
 
 

@@ -3,12 +3,12 @@ import struct
 
 from ... import errno as E
 from ...errno import GuestErrno
-from ...fs.constants import O_CLOEXEC, O_NONBLOCK
+from ...fs.constants import O_CLOEXEC, O_DIRECT, O_NONBLOCK
 from ...fs.pipe import Pipe
 from ..kinds import K
 from ..registry import syscall
 
-PIPE2_FLAGS = O_CLOEXEC | O_NONBLOCK      # O_DIRECT (packet mode) is not modeled
+PIPE2_FLAGS = O_CLOEXEC | O_NONBLOCK | O_DIRECT      # O_DIRECT: packet mode (fs/pipe.py)
 
 
 @syscall("pipe", args=(("pipefd", K.PIPEFD_OUT),))
@@ -34,8 +34,8 @@ def _make_pipe(ctx, pipefd: int, flags: int) -> int:
     wfd = fds.lowest_free(rfd + 1)
     pipe = Pipe(ctx.kernel.wakeup, ctx.kernel.next_pipe_ino())
     reader, writer = pipe.read_end(), pipe.write_end()
-    reader.flags |= flags & O_NONBLOCK
-    writer.flags |= flags & O_NONBLOCK
+    reader.flags |= flags & (O_NONBLOCK | O_DIRECT)
+    writer.flags |= flags & (O_NONBLOCK | O_DIRECT)
     cloexec = bool(flags & O_CLOEXEC)
     fds.install(reader, cloexec=cloexec, at=rfd)
     fds.install(writer, cloexec=cloexec, at=wfd)
