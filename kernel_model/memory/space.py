@@ -47,6 +47,7 @@ class Space:
         self.selectors = SELECTORS[arch]
         self.vm = AreaMap(self.machine, self.layout, memory_limit=memory_limit)
         self.images = ImageMap()            # the ELF objects mapped here (kernel_model/images.py)
+        self.vdso = None                    # where exec mapped the vDSO (kernel_model/vdso/mapping.py)
         lay = self.layout
         self._iret = IRET32 if self.machine.arch.bits == 32 else IRET64
         if recycled is None:
