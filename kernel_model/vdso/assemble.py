@@ -2,11 +2,14 @@
 
 keystone (a dependency, but never imported by a run) assembles each function of source.py at
 address 0: the code is position independent (relative jumps and calls, the clock page found
-from the instruction pointer), so its bytes do not depend on where the image puts it.
+from the instruction pointer), so its bytes do not depend on where the image puts it. Beside
+the bytes, code.py keeps each function's CFA rows (cfa_rows.py), which the image's .eh_frame
+describes (eh_frame.py).
 """
 import sys
 from pathlib import Path
 
+from kernel_model.vdso.cfa_rows import cfa_rows
 from kernel_model.vdso.source import FUNCTIONS
 
 CODE_FILE = Path(__file__).with_name("code.py")
@@ -27,6 +30,13 @@ def code_text() -> str:
         lines.append(f"    {arch!r}: {{")
         for name, _, text in functions:
             lines.append(f"        {name!r}: bytes.fromhex({assemble(arch, text).hex()!r}),")
+        lines.append("    },")
+    lines.append("}")
+    lines += ["", "# (offset, CFA = stack pointer + this) where the CFA moves (cfa_rows.py)", "CFA_ROWS = {"]
+    for arch, functions in FUNCTIONS.items():
+        lines.append(f"    {arch!r}: {{")
+        for name, _, text in functions:
+            lines.append(f"        {name!r}: {cfa_rows(arch, assemble(arch, text))!r},")
         lines.append("    },")
     lines.append("}")
     return "\n".join(lines) + "\n"

@@ -22,3 +22,26 @@ CODE = {
         '__vdso_getcpu': bytes.fromhex('8b4c240485c97406c701000000008b4c240885c97406c7010000000031c0c3'),
     },
 }
+
+# (offset, CFA = stack pointer + this) where the CFA moves (cfa_rows.py)
+CFA_ROWS = {
+    'x86_64': {
+        '__vdso_clock_gettime': ((0, 8),),
+        '__vdso_gettimeofday': ((0, 8),),
+        '__vdso_time': ((0, 8),),
+        '__vdso_getcpu': ((0, 8),),
+        '__vdso_clock_getres': ((0, 8),),
+    },
+    'i386': {
+        '__kernel_vsyscall': ((0, 4),),
+        '__kernel_sigreturn': ((0, 4), (1, 0)),
+        '__kernel_rt_sigreturn': ((0, 4),),
+        '__vdso_clock_gettime': ((0, 4), (14, 8), (15, 4), (40, 8), (41, 12), (69, 8), (70, 4), (74, 8), (90, 4)),
+        '__vdso_clock_gettime64': ((0, 4), (14, 8), (15, 4), (40, 8), (41, 12), (83, 8), (84, 4), (88, 8), (104, 4)),
+        '__vdso_gettimeofday': ((0, 4), (1, 8), (2, 12), (15, 16), (16, 12), (81, 8), (82, 4)),
+        '__vdso_time': ((0, 4), (1, 8), (6, 12), (7, 8), (45, 4)),
+        '__vdso_clock_getres': ((0, 4), (14, 8), (15, 4), (64, 8), (80, 4)),
+        '__vdso_clock_getres_time64': ((0, 4), (14, 8), (15, 4), (78, 8), (94, 4)),
+        '__vdso_getcpu': ((0, 4),),
+    },
+}

@@ -5,8 +5,10 @@ header whose program headers give one PT_LOAD and the PT_DYNAMIC; in the dynamic
 SysV hash table (DT_HASH), the symbol and string tables, the soname, and the symbol versions
 (DT_VERSYM, DT_VERDEF): every exported function is defined at a version, LINUX_2.6 for the
 clocks and LINUX_2.5 for i386's __kernel_* entry points, as Linux's vdso.lds.S and
-vdso32.lds.S define them, and the lookups name that version. Section headers are there for
-readelf and gdb. Addresses in the image are offsets from its first byte (p_vaddr 0), as in
+vdso32.lds.S define them, and the lookups name that version. What an unwinder asks of it
+(libgcc's _Unwind_Find_FDE, gdb): a PT_GNU_EH_FRAME over .eh_frame_hdr, and the .eh_frame
+that describes every function's frame (eh_frame.py). Section headers are there for readelf
+and gdb. Addresses in the image are offsets from its first byte (p_vaddr 0), as in
 Linux's; the loader adds where the kernel mapped it.
 """
 from __future__ import annotations
@@ -16,13 +18,14 @@ import struct
 from typing import NamedTuple
 
 from kernel_model.memory.layout import PAGE
-from kernel_model.vdso.code import CODE
+from kernel_model.vdso.code import CFA_ROWS, CODE
+from kernel_model.vdso.eh_frame import eh_frame, eh_frame_hdr
 from kernel_model.vdso.source import FUNCTIONS
 
 SONAME = {"x86_64": b"linux-vdso.so.1", "i386": b"linux-gate.so.1"}
 IMAGE_PAGES = 2                          # [vdso], as the host's
 EM = {"x86_64": 62, "i386": 3}           # EM_X86_64, EM_386
-PT_LOAD, PT_DYNAMIC = 1, 2
+PT_LOAD, PT_DYNAMIC, PT_GNU_EH_FRAME = 1, 2, 0x6474E550
 PF_R, PF_X = 4, 1
 DT_NULL, DT_HASH, DT_STRTAB, DT_SYMTAB, DT_STRSZ, DT_SYMENT, DT_SONAME = 0, 4, 5, 6, 10, 11, 14
 DT_VERSYM, DT_VERDEF, DT_VERDEFNUM = 0x6FFFFFF0, 0x6FFFFFFC, 0x6FFFFFFD
@@ -32,6 +35,7 @@ SHF_ALLOC, SHF_EXECINSTR = 2, 4
 STB_GLOBAL, STT_FUNC = 1, 2
 VER_FLG_BASE = 1
 TEXT_SECTION = 6                         # .text's index in the section headers below
+PROGRAM_HEADERS = 3                      # PT_LOAD, PT_DYNAMIC, PT_GNU_EH_FRAME
 
 
 class VdsoImage(NamedTuple):
@@ -125,7 +129,7 @@ def vdso_image(arch: str) -> VdsoImage:
     name_offsets = [strings.add(name) for name in names]
     verdef, verdef_count = _verdefs(arch, strings)
     version_index = {name: index for index, name in enumerate(_versions(arch), start=2)}
-    out = _Layout(ehsize + 2 * phentsize)
+    out = _Layout(ehsize + PROGRAM_HEADERS * phentsize)
     out.put(".hash", _hash_table(names), 8)
     symtab_at = out.put(".dynsym", bytes(24 if wide else 16) * (len(names) + 1), 8)
     strtab_at = out.put(".dynstr", bytes(strings.data), 1)
@@ -148,6 +152,7 @@ def vdso_image(arch: str) -> VdsoImage:
     if text_end > PAGE:          # source.py's functions find the clock page from their own page
         raise AssertionError(f"the {arch} vDSO's code ends past its first page ({text_end:#x})")
     out.offsets[".text"] = (text_start, text_end - text_start)
+    _put_unwind_tables(out, arch, symbols)
     symbol_bytes = b"".join(_symbol(wide, offset, symbols[name.decode()], len(CODE[arch][name.decode()]))
                             for name, offset in zip(names, name_offsets))
     out.data[symtab_at + (24 if wide else 16):symtab_at + (24 if wide else 16) + len(symbol_bytes)] = symbol_bytes
@@ -158,10 +163,27 @@ def vdso_image(arch: str) -> VdsoImage:
         raise AssertionError(f"the {arch} vDSO image is {size} bytes")
     dynamic_at, dynamic_size = out.offsets[".dynamic"]
     header = _elf_header(arch, wide, ehsize, phentsize, shentsize, shoff)
+    hdr_at, hdr_size = out.offsets[".eh_frame_hdr"]
     phdrs = _program_header(wide, PT_LOAD, PF_R | PF_X, 0, size, PAGE) + \
-        _program_header(wide, PT_DYNAMIC, PF_R, dynamic_at, dynamic_size, word)
+        _program_header(wide, PT_DYNAMIC, PF_R, dynamic_at, dynamic_size, word) + \
+        _program_header(wide, PT_GNU_EH_FRAME, PF_R, hdr_at, hdr_size, 4)
     out.data[:len(header) + len(phdrs)] = header + phdrs
     return VdsoImage(bytes(out.data) + bytes(IMAGE_PAGES * PAGE - size), symbols)
+
+
+def _put_unwind_tables(out: _Layout, arch: str, symbols: dict[str, int]) -> None:
+    """.eh_frame_hdr then .eh_frame after the code (the header's size is known from the count)."""
+    word = 8 if arch == "x86_64" else 4
+    functions = [(name, symbols[name], len(CODE[arch][name]), CFA_ROWS[arch][name])
+                 for name, _, _ in FUNCTIONS[arch]]
+    hdr_at = len(out.data) + (-len(out.data) % 4)
+    frame_at = hdr_at + 12 + 8 * len(functions)
+    frame_at += -frame_at % word
+    frames, table = eh_frame(arch, frame_at, functions)
+    out.put(".eh_frame_hdr", eh_frame_hdr(hdr_at, frame_at, table), 4)
+    out.put(".eh_frame", frames, word)
+    if out.offsets[".eh_frame"][0] != frame_at:
+        raise AssertionError(f"the {arch} vDSO's .eh_frame is not where its header says")
 
 
 # (name, type, flags, link, entry size) of the sections after the null one, in order
@@ -169,6 +191,7 @@ _SECTIONS = ((".hash", SHT_HASH, SHF_ALLOC, 2, 4), (".dynsym", SHT_DYNSYM, SHF_A
              (".dynstr", SHT_STRTAB, SHF_ALLOC, 0, 0), (".gnu.version", SHT_GNU_VERSYM, SHF_ALLOC, 2, 2),
              (".gnu.version_d", SHT_GNU_VERDEF, SHF_ALLOC, 3, 0),
              (".text", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, 0, 0),
+             (".eh_frame_hdr", SHT_PROGBITS, SHF_ALLOC, 0, 0), (".eh_frame", SHT_PROGBITS, SHF_ALLOC, 0, 0),
              (".dynamic", SHT_DYNAMIC, SHF_ALLOC, 3, 0), (".shstrtab", SHT_STRTAB, 0, 0, 0))
 
 
@@ -196,7 +219,7 @@ def _put_sections(out: _Layout, wide: bool, shentsize: int, word: int, verdef_co
 def _elf_header(arch: str, wide: bool, ehsize: int, phentsize: int, shentsize: int,
                 shoff: int) -> bytes:
     ident = b"\x7fELF" + bytes((2 if wide else 1, 1, 1, 0)) + bytes(8)   # class, LSB, version, SYSV
-    fields = (3, EM[arch], 1, 0, ehsize, shoff, 0, ehsize, phentsize, 2, shentsize,
+    fields = (3, EM[arch], 1, 0, ehsize, shoff, 0, ehsize, phentsize, PROGRAM_HEADERS, shentsize,
               len(_SECTIONS) + 1, len(_SECTIONS))                      # ET_DYN; e_shstrndx last
     return ident + struct.pack("<HHIQQQIHHHHHH" if wide else "<HHIIIIIHHHHHH", *fields)
 
