@@ -147,6 +147,9 @@ class DebugInterface:
         ("_exe", "exe:ExecutableAccess"): "executable_path thread_name fd_path",
         ("_descriptors", "descriptors:DescriptorAccess"): "fd_device fd_socket cwd_path",
         ("_opened", "opened_files:OpenedFiles"): "watch_opened_files opened_files",
+        ("_guest_files", "guest_files:GuestFiles"): "open_guest_file read_guest_file write_guest_file "
+                                         "stat_guest_file close_guest_file read_guest_link "
+                                         "unlink_guest_path",
         ("_watch", "watch:WatchAccess"): "add_watchpoint remove_watchpoint settle_watch_stop "
                                  "forget_watchpoints",
         ("_signal_pcs", "signal_pcs:SignalFramePcs"): "register_signal_pc_translator "
@@ -166,7 +169,7 @@ class DebugInterface:
                  "_timer": ("_kernel", "_events"), "_holds": ("_kernel",),
                  "_time": ("_kernel", "instruction_clock"), "_aliases": ("_code_breakpoints",),
                  "_run": ("_kernel", "_aliases", "_code_breakpoints"), "_detach": ("_kernel",),
-                 "_opened": ("_events",), "_watch": ("_kernel",),
+                 "_opened": ("_events",), "_watch": ("_kernel",), "_guest_files": ("_kernel",),
                  "_signal_pcs": ("_detach.step_thread",)}
     OTHER_PARTS = {"_code_breakpoints": "space_hooks:SpaceHooks"}
 
@@ -190,6 +193,7 @@ class DebugInterface:
     _exe: "ExecutableAccess"
     _descriptors: "DescriptorAccess"
     _opened: "OpenedFiles"
+    _guest_files: "GuestFiles"
     _watch: "WatchAccess"
     _signal_pcs: "SignalFramePcs"
     _aliases: "CodeAliases"

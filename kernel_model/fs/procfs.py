@@ -176,9 +176,11 @@ def _process_dir(fs: ProcFs, proc: ProcessView) -> SyntheticDir:
 
 def _task_dir(fs: ProcFs, task: ProcessView, base: bytes) -> SyntheticDir:
     """/proc/PID/task/TID: the thread's stat, status and comm (fs/proc/base.c tid_base_stuff;
-    LTP's futex tests wait for each thread's S, prctl05 reads its comm)."""
+    LTP's futex tests wait for each thread's S, prctl05 reads its comm), and its maps, its
+    process's areas (gdb reads the vDSO's extent there: linux-tdep.c linux_vsyscall_range_raw)."""
     return fs.dir(base, {
         b"comm": fs.file(base + b"/comm", lambda: comm_of(task) + b"\n"),
+        b"maps": fs.file(base + b"/maps", task.maps_text),
         b"stat": fs.file(base + b"/stat", lambda: stat_line(task, fs.clocks.cpu_ns())),
         b"status": fs.file(base + b"/status", lambda: status_text(task)),
     })

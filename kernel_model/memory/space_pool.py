@@ -23,13 +23,16 @@ from collections import namedtuple
 from .vm import PROT_EXEC, Vma
 
 POOL_SIZE = 4
+VDSO = b"[vdso]"
 
 RecycledMachine = namedtuple("RecycledMachine", "machine kept")   # kept: tuple of Vma
 
 
 def code_areas(vmas) -> tuple[tuple[int, int, int], ...]:
-    """(start, end, perms) of every executable area, in address order: the pool's key."""
-    return tuple((v.start, v.end, v.perms) for v in vmas if v.perms & PROT_EXEC)
+    """(start, end, perms) of every executable area, in address order: the pool's key. The
+    vDSO is left out (unmapped like data): exec maps it after the program and its interpreter
+    (kernel_model/vdso/mapping.py), so an exec asks for the program's text alone."""
+    return tuple((v.start, v.end, v.perms) for v in vmas if v.perms & PROT_EXEC and v.name != VDSO)
 
 
 class SpacePool:

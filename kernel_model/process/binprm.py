@@ -84,7 +84,7 @@ def load_program(kernel, proc, path: bytes, argv, envp, *, depth: int = 0,
                             seed=config.seed, exec_count=kernel.exec_count,
                             memory_limit=config.memory_limit, pool=kernel.space_pool,
                             read_interpreter=lambda name: read_interpreter(kernel, proc, name),
-                            execfn=execfn or path)
+                            execfn=execfn or path, clock=kernel.clock)
     program.argv = list(argv)
     program.file_stat = st          # a script's interpreter's: Linux ignores a script's set-id bits
     return program

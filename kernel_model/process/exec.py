@@ -23,6 +23,7 @@ from ..images import MappedImage
 from ..interp import LOADER_BRK, place_interpreter, place_loader, span_of
 from ..memory.layout import PAGE
 from ..personality import apply_exec_personality
+from ..vdso.mapping import map_vdso
 from .proc import Thread
 from ..memory.space import Space
 from ..memory.vm import PROT_EXEC, PROT_READ, PROT_WRITE, page_up
@@ -146,13 +147,14 @@ def map_segments(space: Space, image, name: bytes) -> int:
 
 
 def build_program(data: bytes, exe_path: bytes, argv: list[bytes], envp: list[bytes], *,
-                  seed: int, exec_count: int, memory_limit: int, pool=None,
+                  seed: int, exec_count: int, memory_limit: int, clock, pool=None,
                   read_interpreter=None, execfn: bytes | None = None) -> ProgramImage:
     """Raises GuestErrno(ENOEXEC/E2BIG/ENOMEM/ELIBBAD...) for what execve would refuse.
     `read_interpreter(path)` gives (bytes, resolved path) of the file a PT_INTERP names.
     `exe_path` is the file's resolved path (the mapped image, /proc/self/exe); `execfn` the
     path execve was given, which Linux copies to the top of the new stack and AT_EXECFN points
-    at (fs/exec.c: bprm->filename, bprm->exec), symlinks unresolved (default: exe_path)."""
+    at (fs/exec.c: bprm->filename, bprm->exec), symlinks unresolved (default: exe_path).
+    `clock` is the kernel's VirtualClock, which the vDSO's clock page is written from."""
     if sum(len(a) + 1 for a in argv + envp) > MAX_ARG_BYTES:
         raise GuestErrno(E.E2BIG)
     try:
@@ -173,7 +175,7 @@ def build_program(data: bytes, exe_path: bytes, argv: list[bytes], envp: list[by
     space = Space(image.arch, memory_limit=memory_limit, recycled=recycled)
     try:
         return _build_in(space, image, exe_path, argv, envp, seed, exec_count, interp_file,
-                         brk_start, execfn or exe_path)
+                         brk_start, execfn or exe_path, clock)
     except BaseException:
         space.release()             # the new image is dropped whole: a failed exec changes nothing
         raise
@@ -184,7 +186,7 @@ def code_areas_of(areas) -> tuple:
 
 
 def _build_in(space, image, exe_path, argv, envp, seed, exec_count, interp_file,
-              brk_start, execfn) -> ProgramImage:
+              brk_start, execfn, clock) -> ProgramImage:
     end = map_segments(space, image, exe_path)
     space.vm.set_brk_start(end if brk_start is None else brk_start)
     interp = None
@@ -194,10 +196,12 @@ def _build_in(space, image, exe_path, argv, envp, seed, exec_count, interp_file,
     lay = space.layout
     space.vm.map_area(lay.stack_top - lay.stack_size, lay.stack_size, PROT_READ | PROT_WRITE,
                       name=b"[stack]")
+    vdso = map_vdso(space, clock)            # after the interpreter, as load_elf_binary does
     random16 = sha256_digest(b"AT_RANDOM|%d|%d" % (seed, exec_count))[:16]
     stack = build_initial_stack(image, argv, envp, stack_top=lay.stack_top, random16=random16,
                                 execfn=execfn, platform=PLATFORM[image.arch],
-                                interp_base=interp.base if interp else 0)
+                                interp_base=interp.base if interp else 0,
+                                sysinfo_ehdr=vdso.base, sysinfo=vdso.sysinfo)
     space.machine.mem.write(stack.base, stack.data)
     entry = interp.image.entry if interp else image.entry
     space.images.add(MappedImage(exe_path, *span_of(image), image=image))

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
 SIG_DFL, SIG_IGN = 0, 1
 SA_SIGINFO, SA_ONSTACK, SA_RESTART = 0x4, 0x08000000, 0x10000000
+SA_RESTORER = 0x04000000
 SA_NODEFER, SA_RESETHAND = 0x40000000, 0x80000000
 SS_ONSTACK, SS_DISABLE = 1, 2
 SI_USER, SI_KERNEL = 0, 0x80
@@ -260,6 +261,8 @@ class Signals:
         # get_sigframe: the FPU state right below, then the frame (fpu__alloc_mathframe).
         regs.fpstate, buf_fx = math_frame(sp, ia32=bits == 32)
         sp = regs.fpstate
+        if bits == 32:
+            restorer = _restorer32(thread.process.space, flags, restorer)
         if bits == 64:
             frame = ((sp - RT64_SIZE) & ~0xF) - 8         # (rsp + 8) % 16 == 0 at entry
             pieces = [(0, build_rt_frame64(regs, siginfo, restorer, stack))]
@@ -380,3 +383,13 @@ def status_for_sigchld(child) -> dict:
     return {"code": 1, "pid": child.pid, "status": (status >> 8) & 0xFF}
 
 
+def _restorer32(space, flags: int, restorer: int) -> int:
+    """Where an i386 handler returns (arch/x86/kernel/signal_32.c ia32_setup_frame and
+    ia32_setup_rt_frame): sa_restorer with SA_RESTORER, else the vDSO's __kernel_sigreturn or
+    __kernel_rt_sigreturn, else (no vDSO) 0: the frame's own retcode."""
+    if flags & SA_RESTORER:
+        return restorer
+    vdso = getattr(space, "vdso", None)
+    if vdso is None:
+        return 0
+    return vdso.address("__kernel_rt_sigreturn" if flags & SA_SIGINFO else "__kernel_sigreturn")

@@ -17,6 +17,7 @@
 #define _DEFAULT_SOURCE         /* usleep, alarm under -std=c11 */
 #include <setjmp.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -48,13 +49,15 @@ static struct known functions[] = {
     {"signalled", (void *)signalled}, {"spin", (void *)spin}, {"main", (void *)main},
 };
 
-/* The function of this table that holds `address`, or "?" (a library, or no function). */
+/* The function of this table that holds `address`, or "?" (a library, or no function).
+ * The distance is unsigned: on i386 a pointer difference is a 32-bit ptrdiff_t, and an
+ * address 2 GiB or more above a function (the vDSO, libraries) would come out negative. */
 static const char *function_of(void *address)
 {
     const struct known *best = 0;
     for (unsigned i = 0; i < sizeof functions / sizeof functions[0]; i++) {
         char *start = functions[i].start;
-        if (start <= (char *)address && (char *)address - start < 0x400
+        if (start <= (char *)address && (uintptr_t)address - (uintptr_t)start < 0x400
                 && (!best || start > (char *)best->start))
             best = &functions[i];
     }

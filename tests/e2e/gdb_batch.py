@@ -20,8 +20,8 @@ def sample(arch: str, name: str) -> str:
     return str(REPO / "samples" / "bin" / arch / name)
 
 
-def stub_command(program: str, args=(), probes=(), strategy="auto", records=None) -> str:
-    parts = [sys.executable, "-m", "trapline", "gdbserver", "--stdio"]
+def stub_command(program: str, args=(), probes=(), strategy="auto", records=None, options=()) -> str:
+    parts = [sys.executable, "-m", "trapline", "gdbserver", "--stdio", *map(shlex.quote, options)]
     for probe in probes:
         parts += ["-p", probe]
     parts += ["--strategy", strategy]
@@ -31,14 +31,15 @@ def stub_command(program: str, args=(), probes=(), strategy="auto", records=None
 
 
 def gdb_batch(program: str, commands, args=(), probes=(), strategy="auto", records=None,
-              interrupt_at: str | None = None) -> str:
+              interrupt_at: str | None = None, options=(), guest_program: str | None = None) -> str:
     """gdb's output (stdout and stderr) for `commands` run against PROGRAM under the stub;
     `interrupt_at`: once this line has come out (an `echo` before a `continue`), send gdb a
     SIGINT (a Ctrl-C) a second later, while it waits in the command: a fixed delay would race
-    the stub's start on a loaded host."""
+    the stub's start on a loaded host. `options`: the stub's run options (--rootfs ROOT...);
+    `guest_program`: the program's path in the sandbox when it is not PROGRAM's (a rootfs)."""
+    stub = stub_command(guest_program or program, args, probes, strategy, records, options)
     argv = [ensure_gdb(), "-batch", "-nx", program, "-ex", "set remotetimeout 120",
-            "-ex", "set confirm off",
-            "-ex", f"target remote | {stub_command(program, args, probes, strategy, records)}"]
+            "-ex", "set confirm off", "-ex", f"target remote | {stub}"]
     for command in commands:
         argv += ["-ex", command]
     env = dict(os.environ, PYTHONPATH=str(REPO), PYTHONDONTWRITEBYTECODE="1")

@@ -3,7 +3,8 @@
 The debugger calls `on_stop(event)` at every stop, with the world stopped; the server sends
 the stop reply GDB waits for (none for the initial stop: GDB asks with `?`), then answers
 packets until one resumes the guest (vCont, c, s, C, S), kills it (k, vKill) or detaches (D),
-and returns. Queries live in queries.py, register and memory packets in access.py.
+and returns. Queries live in queries.py, register and memory packets in access.py, Host I/O
+(vFile, the guest's files) in host_io.py.
 """
 import time
 
@@ -14,6 +15,7 @@ from kernel_model.debug import VforkParentBusy
 
 from .access import AccessPackets
 from .connection import ConnectionClosed
+from .host_io import HostIoPackets
 from .ptid import ALL, ANY, format_ptid, parse_ptid
 from .queries import QueryPackets
 from .signals import gdb_signal, linux_signal
@@ -27,7 +29,7 @@ class Resume(Exception):
     """A packet resumed, killed or detached: on_stop returns to the run loop."""
 
 
-class GdbServer(QueryPackets, AccessPackets):
+class GdbServer(QueryPackets, AccessPackets, HostIoPackets):
     def __init__(self, connection, debugger, arch: str, exec_path: str):
         self.conn = connection
         self.debugger = debugger
@@ -40,6 +42,8 @@ class GdbServer(QueryPackets, AccessPackets):
         self.closed = False
         self.auxv: dict[int, bytes] = {}     # pid -> auxv words, read at its initial stop
         self.on_detach = None                # callable(whole=) once GDB detached (session.py)
+        self.host_fs_pid = 0                 # vFile:setfs (host_io.py): 0, the sandbox's root
+        self.host_files: dict[int, object] = {}    # vFile:open's descriptors -> guest files
 
     # ---- stops ---------------------------------------------------------------------------
     def on_stop(self, event) -> None:
@@ -114,6 +118,7 @@ class GdbServer(QueryPackets, AccessPackets):
     def _connection_lost(self) -> None:
         """GDB went away without detaching: the program dies with it, as under gdbserver."""
         self.closed = True
+        self.close_host_files()
         self.debugger.kill()
 
     # ---- the packet loop --------------------------------------------------------------------
@@ -149,6 +154,7 @@ class GdbServer(QueryPackets, AccessPackets):
         if head in "cCsS":
             self.legacy_resume(text)
         if head == "k":
+            self.close_host_files()
             self.debugger.kill()
             raise Resume()
         if head == "D":
@@ -189,11 +195,14 @@ class GdbServer(QueryPackets, AccessPackets):
         if text.startswith("vCont;"):
             return self.vcont(text[6:].split(";"))
         if text.startswith("vKill"):
+            self.close_host_files()
             self.debugger.kill()
             self.conn.send(b"OK")
             raise Resume()
         if text == "vMustReplyEmpty":
             return b""
+        if text.startswith("vFile:"):
+            return self.host_io(text)
         return b""
 
     def vcont(self, actions: list[str]) -> bytes:
@@ -241,6 +250,7 @@ class GdbServer(QueryPackets, AccessPackets):
             self.debugger.detach_process(pid)
             return b"OK"
         self.conn.send(b"OK")
+        self.close_host_files()
         self.debugger.detach()
         raise Resume()
 

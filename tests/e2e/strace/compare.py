@@ -69,6 +69,12 @@ _LAUNCHER = _NATIVE_LAUNCHER.replace(
     "os.chroot(root)\n", 1)
 assert _LAUNCHER != _NATIVE_LAUNCHER
 
+# The native side on the sandbox's machine: one CPU (the sandbox models CPU 0 alone: the
+# affinity mask glibc reads, sched_getaffinity's [0] = 8) and no address randomization (the
+# sandbox places mappings as Linux does with it off, so an allocator's alignment trimming
+# munmaps the same pieces: setarch -R, personality ADDR_NO_RANDOMIZE, inherited by the program).
+SANDBOX_LIKE = ("setarch", "-R", "taskset", "-c", "0")
+
 _ADDRESS = re.compile(r"0x[0-9a-f]{5,}")
 _PREFIX = re.compile(r"^(?:(\d+) +|\[pid +(\d+)\] )")
 _PID_PLACES = [
@@ -223,12 +229,12 @@ def native_trace(argv: list[str], root: Path | None, *, follow: bool, timeout: f
         out = Path(folder) / "trace"
         options = (["-f"] if follow else []) + list(options)
         if root is None:
-            command = [ensure_strace(), *options, "-o", str(out), *argv]
+            command = [*SANDBOX_LIKE, ensure_strace(), *options, "-o", str(out), *argv]
             env = dict(FIXED_ENV)
             subprocess.run(command, capture_output=True, timeout=timeout, env=env, check=False)
             return out.read_text(errors="replace")
-        command = [ensure_strace(), *options, "-o", str(out), sys.executable, "-I", "-c", _LAUNCHER,
-                   str(root), "/", json.dumps(FIXED_ENV), *argv]
+        command = [*SANDBOX_LIKE, ensure_strace(), *options, "-o", str(out), sys.executable, "-I",
+                   "-c", _LAUNCHER, str(root), "/", json.dumps(FIXED_ENV), *argv]
         subprocess.run(command, capture_output=True, timeout=timeout, env={}, check=False)
         return _program_part(out.read_text(errors="replace"))
 

@@ -8,6 +8,7 @@ from kernel_model.errno import GuestErrno
 from kernel_model.process.exec import MAX_ARG_BYTES, build_program
 from kernel_model.memory.layout import PAGE
 from kernel_model.memory.vm import PROT_EXEC, PROT_READ, PROT_WRITE
+from kernel_model.time.clock import VirtualClock
 from tests.unit.loader.elf_builder import DATA_MEMSZ, build_elf
 
 BITS = {"i386": 32, "x86_64": 64}
@@ -15,7 +16,7 @@ BITS = {"i386": 32, "x86_64": 64}
 
 def build(data, argv=(b"prog",), envp=()):
     return build_program(data, b"/bin/prog", list(argv), list(envp), seed=1, exec_count=1,
-                         memory_limit=1 << 30)
+                         memory_limit=1 << 30, clock=VirtualClock())
 
 
 def test_image_has_segments_heap_start_and_stack(arch):
