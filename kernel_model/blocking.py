@@ -34,6 +34,11 @@ def exit_channel(pid: int) -> tuple:
 CONDITION_MET = "condition_met"
 
 
+# thread.restart's key for "the tools see the call made again as a new call": a restartable
+# call a signal woke and its (ignored) action left to run again (signals/delivery.py).
+MADE_AGAIN = "made_again"
+
+
 def completes_first(thread) -> bool:
     """Whether `thread`, woken with its condition met, finishes its call before a pending
     signal is delivered: Linux's ___wait_event (include/linux/wait.h) and do_wait

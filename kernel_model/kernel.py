@@ -14,6 +14,7 @@ from emu import exits
 
 from .cpu import idt as V
 from .blocking import CONDITION_MET, WouldBlock, completes_first
+from .process.wait_children import wake_waiters
 from .time.clock import VirtualClock
 from .time.cpu_time import CpuTime
 from .time.task_times import charge_user
@@ -29,7 +30,7 @@ from .time.posix_timers import PosixTimers
 from .time.timer_list import TimerList
 from .time.timerfd_timers import TimerFds
 from .panic import is_kernel_bug, run_loop_panic
-from .process.proc import RUNNABLE, SLEEPING, ZOMBIE, Process, Thread
+from .process.proc import RUNNABLE, ZOMBIE, Process, Thread
 from .process.sched import DEFAULT_QUANTUM, TRACER_STOP, Scheduler
 from .process.spawn import Spawning
 from .signals.delivery import Signals, status_for_sigchld
@@ -385,13 +386,7 @@ class Kernel(Spawning, SyscallEntry, LazyTables):
             self.current.process.machine.stop()
 
     def notify_parent(self, parent: Process, child: Process) -> None:
-        waiting = ("children", parent.pid)
-        for t in parent.threads:
-            if t.state == SLEEPING and waiting in t.wait_channels:
-                # do_wait (kernel/exit.c) looks for a zombie before it checks signal_pending:
-                # a wait4 this exit wakes returns the child's pid, and SIGCHLD comes after it.
-                t.restart[CONDITION_MET] = True
-        self.wakeup(waiting)
+        wake_waiters(self, parent, child)          # the waits `child` is eligible for
         if child.exit_signal:
             self.signals.post(parent, child.exit_signal, info=status_for_sigchld(child))
 

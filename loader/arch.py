@@ -23,9 +23,10 @@ class ElfArch(NamedTuple):
         return self.bits // 8
 
 
-# i386: the classic 3G/1G split puts the kernel at PAGE_OFFSET 0xC0000000.
+# i386: a compat task of an x86-64 kernel (TASK_SIZE 0xFFFFE000), whose top 4 MiB the sandbox's
+# kernel region takes (kernel_model/memory/layout.py): ld.so is mapped near 0xF7FFE000.
 # x86-64: TASK_SIZE_MAX with 4-level paging is 0x7ffffffff000; the canonical lower half ends at 2**47.
-I386 = ElfArch("i386", 32, ELFCLASS32, EM_386, 32, 52, 0xC000_0000, 0x5655_5000)
+I386 = ElfArch("i386", 32, ELFCLASS32, EM_386, 32, 52, 0xFFC0_0000, 0x5655_5000)
 X86_64 = ElfArch("x86_64", 64, ELFCLASS64, EM_X86_64, 56, 64, 0x8000_0000_0000, 0x5555_5555_4000)
 
 BY_MACHINE = {EM_386: I386, EM_X86_64: X86_64}

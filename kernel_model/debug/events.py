@@ -90,7 +90,9 @@ class DebugEvents:
     def syscall_interrupted(self, thread, name: str) -> None:
         """`thread`'s call `name`, asleep, was interrupted by a signal it has a handler for:
         it ends here, before the handler runs, and restarts or fails with EINTR after it
-        (strace's `= ? ERESTARTSYS` line, kernel_model/signals/delivery.py)."""
+        (strace's `= ? ERESTARTSYS` line, kernel_model/signals/delivery.py); or, restartable,
+        by a signal it ignores, and it is made again (a traced task's view: the next entry of
+        the call is a new call)."""
         for watcher in self.syscall_watchers:
             interrupted = getattr(watcher, "syscall_interrupted", None)
             if interrupted is not None:

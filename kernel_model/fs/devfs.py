@@ -4,6 +4,7 @@ Mounted over the rootfs's /dev the way devtmpfs is. Device numbers are Linux's
 (Documentation/admin-guide/devices.txt): mem major 1 (null 3, zero 5, random 8, urandom 9),
 tty 5/0. /dev/stdin, stdout, stderr and fd are the symlinks udev/systemd create.
 """
+from dataclasses import replace
 from typing import Callable
 
 from .. import errno as E
@@ -11,6 +12,7 @@ from ..errno import GuestErrno
 from .constants import DEVTMPFS_DEV, S_IFCHR, S_IFDIR, S_IFLNK, makedev
 from .inodes import InodeTable
 from .node import Node
+from .records import StatResult
 from .randomstream import DeterministicRandom
 from .synthetic import SyntheticDir, SyntheticNode, SyntheticSymlink, synthetic_meta
 
@@ -89,6 +91,20 @@ def _nothing(n: int) -> bytes:
     return b""
 
 
+# mm/shmem.c: a tmpfs directory's size counts BOGO_DIRENT_SIZE bytes for each entry and two
+# for "." and ".." (shmem_get_inode, shmem_mknod), its links two and one per subdirectory.
+BOGO_DIRENT_SIZE = 20
+
+
+class DevtmpfsRoot(SyntheticDir):
+    """/dev's root as devtmpfs (a tmpfs) shows it: what strace -v and ls -ld see."""
+
+    def stat(self) -> StatResult:
+        children = self.children().values()
+        return replace(self.meta.to_stat(0), size=BOGO_DIRENT_SIZE * (2 + len(children)),
+                       blocks=0, nlink=2 + sum(1 for child in children if child.is_dir))
+
+
 def build_dev(random: DeterministicRandom, shm: Node | None = None) -> SyntheticDir:
     """/dev: the character devices programs open, the fd links, and `shm` (shmfs.py)."""
     table = InodeTable(first=1)
@@ -117,5 +133,5 @@ def build_dev(random: DeterministicRandom, shm: Node | None = None) -> Synthetic
     }
     if shm is not None:
         children[b"shm"] = shm
-    return SyntheticDir("dev", root_meta, children)
+    return DevtmpfsRoot("dev", root_meta, children)
 

@@ -203,10 +203,10 @@ class FileSystem(ProcMount, RenameExchange):
     def _listing(self, node: Node, parent_ino: int, at_root: bool,
                  proc: ProcessView) -> list[DirEntry]:
         children = node.entries()                             # in the order the mount lists
-        if at_root:                                           # the root: show the mounts
+        if at_root:        # the root: the mounts in their mount points' places, or after
             merged = dict(children)
             merged.update((name, self._mounted(name, proc)) for name in MOUNT_POINTS)
-            children = sorted(merged.items())
+            children = list(merged.items())
         listing = [DirEntry(node.ino, b".", DT_DIR), DirEntry(parent_ino, b"..", DT_DIR)]
         listing += [DirEntry(child.ino, name, dtype_of(child.fmt)) for name, child in children]
         return listing

@@ -297,11 +297,15 @@ class HostDir(HostNode):
         return HostRef(self, name)
 
     def names(self) -> list[bytes]:
+        """The entries in the host's getdents order (os.listdir reads the directory with
+        getdents, dropping "." and ".."): what the program would list natively, and the same
+        on every run while the host folder does not change (ext4 hashes names with a seed of
+        the file system's, fs/ext4/dir.c ext4_dx_readdir)."""
         if not self.ctx.writable:
-            return sorted(host_call(os.listdir, self.ref.name))
+            return host_call(os.listdir, self.ref.name)
         fd = host_call(os.open, b".", os.O_RDONLY | os.O_DIRECTORY, dir_fd=self.directory_fd())
         try:      # names listed through a descriptor come as str (surrogateescape'd bytes)
-            names = sorted(os.fsencode(name) for name in host_call(os.listdir, fd))
+            names = [os.fsencode(name) for name in host_call(os.listdir, fd)]
             if not names and os.fstat(fd).st_nlink == 0:
                 # getdents answers ENOENT on a removed directory (iterate_dir: IS_DEADDIR),
                 # which the host's readdir() turns into a quiet end of directory.

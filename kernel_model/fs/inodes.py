@@ -2,8 +2,8 @@
 
 Host inode numbers are never shown to the guest: they differ between machines and copies of the
 same rootfs. Instead each inode gets the next number of a counter the first time the guest sees it
-(root first, then in the order of the guest's own lookups, and directory listings in sorted
-order), so the same run on the same rootfs content always sees the same numbers. A host file is
+(root first, then in the order of the guest's own lookups, and directory listings in the
+order they list), so the same run on the same rootfs folder always sees the same numbers. A host file is
 recognised by its host identity (st_dev, st_ino) so hard links keep sharing one number.
 """
 from typing import Hashable

@@ -16,6 +16,16 @@ MOUNTS = (
      b"rw,mode=755"),
 )
 ROOT_MOUNT_ID = 1
+# The inode number of each mounted file system's root: ext4's EXT4_ROOT_INO for the rootfs,
+# PROC_ROOT_INO, and a tmpfs's first inode (inodes.py numbers them so). /dev/shm is a tmpfs
+# mount of its own, as on the host whose /dev the native runs bind.
+_ROOT_INODES = {ROOTFS_DEV: 2, PROC_DEV: 1, DEVTMPFS_DEV: 1, SHM_DEV: 1}
+
+
+def is_mount_root(dev: int, ino: int) -> bool:
+    """Whether the inode is the root of its mount (fs/namespace.c path_mounted): one mount
+    per device here, so the inode tells."""
+    return _ROOT_INODES.get(dev) == ino
 
 
 def mount_id_of(dev: int) -> int:

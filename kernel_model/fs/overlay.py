@@ -234,11 +234,17 @@ class OverlayDir(OverlayNode):
     def entries(self) -> list[tuple[bytes, Node]]:
         if self.dead:
             raise GuestErrno(E.ENOENT)       # iterate_dir() on a removed directory
-        names = set(self.upper)
-        if self.lower is not None:
-            names.update(name for name in self.lower.names() if name not in self.whiteouts)
-        found = ((name, self.lookup(name)) for name in sorted(names))
+        found = ((name, self.lookup(name)) for name in self._listed_names())
         return [(name, node) for name, node in found if node is not None]
+
+    def _listed_names(self) -> list[bytes]:
+        """The host's entries in its own getdents order (what a native listing of the
+        unchanged folder shows), then the names the guest made here, sorted: deterministic
+        whatever the order of the guest's changes."""
+        lower = [] if self.lower is None else \
+            [name for name in self.lower.names() if name not in self.whiteouts]
+        known = set(lower)
+        return lower + sorted(name for name in self.upper if name not in known)
 
     def is_empty(self) -> bool:
         return not self.entries()

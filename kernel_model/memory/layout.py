@@ -1,7 +1,7 @@
 """Where things live in a guest address space, per architecture.
 
-User space ends where Linux's does (i386 3G/1G split: TASK_SIZE 0xC0000000; x86-64:
-0x7ffffffff000). The kernel region (GDT, IDT, entry stubs, kernel stacks) sits above it, like
+User space ends where Linux's does (x86-64: 0x7ffffffff000; i386, a compat task: below the
+kernel region, see I386_LAYOUT). The kernel region (GDT, IDT, entry stubs, kernel stacks) sits above it, like
 Linux's kernel half. Unicorn has no paging, so the pages are mapped read-only to the guest: a
 guest store into the IDT faults, and host writes (the kernel's) still land.
 
@@ -30,8 +30,13 @@ class Layout:
     ldt: int               # the LDT modify_ldt writes (cpu/ldt.py), 16 pages mapped on first use
 
 
+# i386 programs run as a compat task of an x86-64 kernel, as on the reference host: its
+# mmap_base is arch/x86/mm/mmap.c mmap_base() of task_size_32bit() 0xFFFFE000
+# (IA32_PAGE_OFFSET) less the stack gap, the stack rlimit and its guard gap raised to at
+# least SIZE_128M, without randomization: 0xF7FFE000 (setarch -R, /proc/self/maps). User space ends where the kernel region starts, 4 MiB below
+# TASK_SIZE; the initial stack stays at the 3G/1G split's top.
 I386_LAYOUT = Layout(
-    user_top=0xC000_0000, stack_top=0xBFFF_F000, stack_size=8 << 20, mmap_base=0xB7F0_0000,
+    user_top=0xFFC0_0000, stack_top=0xBFFF_F000, stack_size=8 << 20, mmap_base=0xF7FF_E000,
     kernel_base=0xFFC0_0000, gdt=0xFFC0_0000, idt=0xFFC0_1000, stubs=0xFFC0_2000,
     kstacks=0xFFC1_0000, kstack_pages=64, ldt=0xFFC6_0000)
 

@@ -112,7 +112,7 @@ def check_segment_fits(space: Space, start: int, end: int) -> None:
         raise GuestErrno(E.ENOMEM, f"{where} of {(end - start) >> 20} MiB does not fit the guest "
                                    f"memory limit ({vm.memory_limit >> 20} MiB)")
     stack_bottom = lay.stack_top - lay.stack_size
-    if end > stack_bottom:
+    if start < lay.stack_top and end > stack_bottom:     # (i386's mmap area is above it)
         raise GuestErrno(E.EEXIST, f"{where} overlaps the stack [{stack_bottom:#x}, {lay.stack_top:#x})")
 
 

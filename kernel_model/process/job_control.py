@@ -8,8 +8,7 @@ SA_NOCLDSTOP. wait4 with WUNTRACED and waitid with WSTOPPED take a stop report (
 (sig << 8) | 0x7f), WCONTINUED a continue report (status 0xffff); the report is used up then,
 unless waitid was given WNOWAIT.
 """
-from ..blocking import CONDITION_MET
-from .proc import SLEEPING
+from .wait_children import wake_waiters
 
 CLD_STOPPED, CLD_CONTINUED = 5, 6
 SIGCHLD, SIGCONT = 17, 18
@@ -35,11 +34,7 @@ def _report(kernel, proc, report: tuple[int, int]) -> None:
     parent = kernel.processes.get(proc.ppid)
     if parent is None or parent.state == "zombie":
         return
-    waiting = ("children", parent.pid)
-    for t in parent.threads:
-        if t.state == SLEEPING and waiting in t.wait_channels:
-            t.restart[CONDITION_MET] = True
-    kernel.wakeup(waiting)
+    wake_waiters(kernel, parent, proc)          # the waits `proc` is eligible for
     _handler, flags, _restorer, _mask = parent.sigactions.get(SIGCHLD, (0, 0, 0, 0))
     if not flags & SA_NOCLDSTOP:
         kernel.signals.post(parent, SIGCHLD, info={"code": report[0], "pid": proc.pid,

@@ -128,9 +128,13 @@ class Scheduler:
     def wakeup(self, channel) -> None:
         for t in self.threads:
             if t.state == SLEEPING and any(c is channel or c == channel for c in t.wait_channels):
-                self.make_runnable(t)
-                if self.preempting is None:
-                    self.preempting = t
+                self.wake(t)
+
+    def wake(self, thread: Thread) -> None:
+        """Make a sleeper runnable; the first one woken runs next (wakeup preemption)."""
+        self.make_runnable(thread)
+        if self.preempting is None:
+            self.preempting = thread
 
     @staticmethod
     def make_runnable(thread: Thread) -> None:

@@ -16,6 +16,7 @@ from emu.fpu import read_fpu, reset_fpu, write_fpu
 
 from .. import errno as E
 from ..errno import GuestErrno
+from ..blocking import CONDITION_MET, MADE_AGAIN
 from ..process import job_control
 from ..process.proc import RUNNABLE, SLEEPING, STOPPED
 from ..memory.vm import PROT_WRITE
@@ -113,12 +114,14 @@ class Signals:
             proc.siginfo[sig] = info
         self.kernel.wakeup(signalfd_channel(proc))       # its signalfds' readers and pollers
         for t in ([target] if target is not None else proc.threads):
+            # signal_wake_up wakes the sleeper as any wakeup does (try_to_wake_up): it
+            # preempts its waker (process/sched.py)
             if t.state == SLEEPING and not (t.sigmask & bit(sig)) or sig == SIGKILL and t.state == SLEEPING:
                 t.interrupted = True
-                self.kernel.scheduler.make_runnable(t)
+                self.kernel.scheduler.wake(t)
             elif t.state == SLEEPING and t.restart.get(SIGWAIT_KEY, 0) & bit(sig):
                 # rt_sigtimedwait waits for it (blocked meanwhile): it runs again and takes it
-                self.kernel.scheduler.make_runnable(t)
+                self.kernel.scheduler.wake(t)
 
     def deliverable(self, thread) -> int:
         return ((thread.pending_signals | thread.process.pending_signals)
@@ -204,6 +207,7 @@ class Signals:
             # delivery still ends it (get_signal skips the ignored one and the handler's
             # signal meets the call's -ERESTART_RESTARTBLOCK: EINTR; LTP kill12's child, sent
             # SIGHUP, ignored, then SIGCHLD, slept its whole second again after the handler).
+            self._report_made_again(thread, call)
             return
         thread.blocked_call = None
         # A sleeper whose condition came true before the signal (restart["condition_met"],
@@ -216,8 +220,10 @@ class Signals:
         if thread.restart.get("condition_met", False):
             return
         on_interrupt = thread.restart.get(INTERRUPT_KEY)
+        reported = thread.restart.get(MADE_AGAIN, False)
         thread.restart.clear()
-        self.kernel.debug.syscall_interrupted(thread, call)
+        if not reported:
+            self.kernel.debug.syscall_interrupted(thread, call)
         if restart and call not in NEVER_RESTARTED:
             return
         # (a sleep writes the time it had left; EFAULT when it cannot: do_nanosleep)
@@ -225,6 +231,20 @@ class Signals:
         machine = thread.process.machine
         machine.set_reg("eax" if machine.arch.bits == 32 else "rax", -errno & machine.arch.mask)
         machine.pc = machine.pc + 2                      # past int 0x80 / syscall
+
+    def _report_made_again(self, thread, call: str) -> None:
+        """What a tracer sees of a restartable call an ignored signal woke: under ptrace Linux
+        queues the signal all the same (kernel/signal.c sig_ignored: a traced task's are
+        not ignored at sending), so the call ends with -ERESTARTSYS, the signal is reported
+        and ignored, and the call is made again (strace: `= ? ERESTARTSYS`, `--- SIG... ---`,
+        then the call anew). The sandbox's call runs again in any case: the tools see it so,
+        once. The calls Linux would fail with EINTR instead, and the sleeps that restart
+        through restart_syscall, keep sleeping for the tools as for the program."""
+        if call in NEVER_RESTARTED or MADE_AGAIN in thread.restart or \
+                thread.restart.get(CONDITION_MET, False):
+            return
+        thread.restart[MADE_AGAIN] = True
+        self.kernel.debug.syscall_interrupted(thread, call)
 
     def _setup_frame(self, thread, sig, handler, flags, restorer, mask, info) -> bool:
         """Whether the handler's frame was built and the thread now runs the handler."""

@@ -16,7 +16,7 @@ nothing while nobody watches.
 import weakref
 
 from .. import errno as E
-from ..blocking import WouldBlock
+from ..blocking import MADE_AGAIN, WouldBlock
 from ..errno import GuestErrno
 from ..fs.pipe import BrokenPipe
 from ..process.proc import RUNNABLE
@@ -240,7 +240,8 @@ class SyscallDispatcher:
         """Tell the watchers a call starts (a restarted call entered once already); whether
         the thread's tracer stopped it there (kernel_model/debug/tracing/syscall_stops.py)."""
         thread = ctx.thread
-        if thread.restart:          # entered once: only an exit stop may still be due
+        if thread.restart and not thread.restart.pop(MADE_AGAIN, False):
+            # entered once: only an exit stop may still be due
             return ENTRY_STOPPED in thread.restart and \
                 self.kernel.debug.syscall_resumed(thread, call.name, args)
         thread.syscall_abi = ctx.abi

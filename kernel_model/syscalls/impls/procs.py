@@ -11,6 +11,7 @@ from ...process.clone_args import read_clone_args
 from ...process.fork import CLONE_PARENT_SETTID, CLONE_PIDFD, CLONE_VFORK, CLONE_VM, do_clone
 from ...process.job_control import CLD_CONTINUED, CLD_STOPPED, wait_status
 from ...process.proc import ZOMBIE
+from ...process.wait_children import children_channel, waiting_for
 from ...signals import SIGCHLD
 from ...time.task_times import reaped_by_wait
 from ..kinds import K
@@ -93,8 +94,9 @@ def _find_waitable(ctx, selector, options: int):
     return None
 
 
-def _wait_block(ctx, what: str):
-    return WouldBlock(("children", ctx.proc.pid), what)
+def _wait_block(ctx, what: str, selector):
+    waiting_for(ctx.thread, selector)
+    return WouldBlock(children_channel(ctx.proc.pid), what)
 
 
 INT_MIN = -(1 << 31)
@@ -106,11 +108,12 @@ def _wait4(ctx, pid, status_ptr, options, rusage):
         raise GuestErrno(E.EINVAL)
     if pid == INT_MIN:
         raise GuestErrno(E.ESRCH)     # -INT_MIN is no process group (kernel_wait4: ESRCH)
-    found = _find_waitable(ctx, lambda c: _matches(ctx, c, pid), options | WEXITED)
+    selector = lambda c: _matches(ctx, c, pid)     # kept while the wait sleeps
+    found = _find_waitable(ctx, selector, options | WEXITED)
     if found is None:
         if options & WNOHANG:
             return 0
-        raise _wait_block(ctx, f"wait4({pid})")
+        raise _wait_block(ctx, f"wait4({pid})", selector)
     child, report = found
     if status_ptr:
         ctx.write(status_ptr, struct.pack("<i", child.exit_status if report is None
@@ -170,7 +173,7 @@ def sys_waitid(ctx, idtype, ident, infop, options, rusage):
             if not options & WNOHANG:
                 raise GuestErrno(E.EAGAIN)
             return 0
-        raise _wait_block(ctx, "waitid")
+        raise _wait_block(ctx, "waitid", selector)
     child, report = found
     if report is not None:
         code, value = report

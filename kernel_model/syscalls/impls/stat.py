@@ -13,6 +13,7 @@ from ..registry import syscall
 from ...flags import AT_EMPTY_PATH, AT_FDCWD, AT_SYMLINK_NOFOLLOW
 from ...fs.constants import ROOTFS_DEV
 from ...fs.mountinfo import mount_id_of
+from ...fs.statx_attributes import statx_attributes
 from .paths import base_dir, fs_view, global_view
 
 STAT_X86_64 = struct.Struct("<QQQIIIIQqqqqQqQqQ24x")
@@ -80,8 +81,9 @@ def pack_statx(st, request: int = STATX_BASIC_STATS) -> bytes:
     mask = statx_mask(st, request)
     a, m, c = _split(st.atime_ns), _split(st.mtime_ns), _split(st.ctime_ns)
     b = _split(st.btime_ns) if mask & STATX_BTIME else (0, 0)
-    return STATX.pack(mask, st.blksize, 0, st.nlink, st.uid, st.gid,
-                      st.mode, 0, st.ino, st.size, st.blocks, 0,
+    attributes, attributes_mask = statx_attributes(st)
+    return STATX.pack(mask, st.blksize, attributes, st.nlink, st.uid, st.gid,
+                      st.mode, 0, st.ino, st.size, st.blocks, attributes_mask,
                       a[0], a[1], 0, *b, 0, c[0], c[1], 0, m[0], m[1], 0,
                       _major(st.rdev), _minor(st.rdev), _major(st.dev), _minor(st.dev),
                       mount_id_of(st.dev))

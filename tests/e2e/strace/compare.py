@@ -68,6 +68,25 @@ _LAUNCHER = _NATIVE_LAUNCHER.replace(
     f"check(libc.sethostname({NODENAME!r}, {len(NODENAME)}), 'sethostname')\n"
     "os.chroot(root)\n", 1)
 assert _LAUNCHER != _NATIVE_LAUNCHER
+# The root and /dev as the sandbox models them (kernel_model/fs/mountinfo.py, devfs.py): the
+# rootfs is a mount of its own, so its root is a mount root (statx's STATX_ATTR_MOUNT_ROOT);
+# /dev is a devtmpfs holding the sandbox's devices, links and shm only (the host's /dev has its
+# own number of entries, which is a tmpfs directory's size), each device bound from the host's.
+_MODELED_DEV = r"""
+check(libc.mount(root.encode(), root.encode(), None, MS_BIND | MS_REC, None), 'bind the root')
+dev = os.path.join(root, 'dev')
+check(libc.mount(b'devtmpfs', dev.encode(), b'tmpfs', 0, b'mode=755'), 'mount /dev')
+for name in ('null', 'zero', 'random', 'urandom', 'tty'):
+    open(os.path.join(dev, name), 'w').close()
+    check(libc.mount(f'/dev/{name}'.encode(), os.path.join(dev, name).encode(), None, MS_BIND,
+                     None), f'bind /dev/{name}')
+for name, target in (('fd', '/proc/self/fd'), ('stdin', '/proc/self/fd/0'),
+                     ('stdout', '/proc/self/fd/1'), ('stderr', '/proc/self/fd/2')):
+    os.symlink(target, os.path.join(dev, name))
+os.mkdir(os.path.join(dev, 'shm'))
+check(libc.mount(b'tmpfs', os.path.join(dev, 'shm').encode(), b'tmpfs', 0, b'mode=1777'), 'shm')
+"""
+_LAUNCHER = _LAUNCHER.replace("os.chroot(root)\n", _MODELED_DEV.lstrip("\n") + "os.chroot(root)\n", 1)
 
 # The native side on the sandbox's machine: one CPU (the sandbox models CPU 0 alone: the
 # affinity mask glibc reads, sched_getaffinity's [0] = 8) and no address randomization (the

@@ -93,6 +93,43 @@ def test_busybox_applets(arch, name, rootfs_for):
     assert result.native == result.sandbox, result.diff()
 
 
+@pytest.mark.parametrize("arch", ARCHES)
+def test_ls_of_the_root_stats_its_entries_as_strace_shows(arch, rootfs_for):
+    """busybox ls /: the stat of each entry in the host's getdents order, the mounts (/proc,
+    /dev) with STATX_ATTR_MOUNT_ROOT, /dev sized as a devtmpfs directory (the native side's
+    /dev holds the sandbox's devices: compare.py). The clock ls reads goes through the vDSO
+    natively, a system call here: that line is not compared."""
+    argv, follow = BUSYBOX_PROGRAMS["ls"]
+    result = compare("ls", arch, argv, rootfs_for(arch), follow=follow)
+    _check_frame(result)
+    stats = [line for line in result.native if line.startswith(("newfstatat(", "statx("))]
+    assert len(stats) == 9 and sum("/dev" in line for line in stats) == 1
+    assert stats == [line for line in result.sandbox
+                     if line.startswith(("newfstatat(", "statx("))], result.diff()
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_a_wait_interrupted_by_a_sibling_s_ignored_sigchld(arch):
+    """spawn_tree's parent waits for child 1 while child 2 exits. A sibling's exit does not
+    wake a wait4 for another pid (kernel/exit.c child_wait_callback: eligible_pid), its
+    SIGCHLD does: under strace Linux queues even an ignored signal for the traced parent
+    (sig_ignored), which ends the wait with ERESTARTSYS, is shown and ignored, and wait4 is
+    made again (strace -f on the host: in 8 of 8 runs on two CPUs, 4 of 6 on one; the other
+    runs ran child 1 to its end first). The woken parent runs next, as a woken task preempts
+    its waker (process/sched.py). The lines are strace's, the parent's in the same order."""
+    result = compare("spawn_tree", arch, sample_argv(arch, "spawn_tree"), None, follow=True)
+    _check_frame(result)
+    parent = [line for line in result.sandbox if line.startswith("P0 ")]
+    at = parent.index("P0 wait4(PID, ADDR, 0, NULL) = ? ERESTARTSYS "
+                      "(To be restarted if SA_RESTART is set)")
+    assert "si_status=12" in parent[at + 1] and parent[at + 1].startswith("P0 --- SIGCHLD {")
+    assert parent[at + 2] == "P0 wait4(PID, [{WIFEXITED(s) && WEXITSTATUS(s) == 11}], 0, NULL) = PID"
+    assert "si_status=11" in parent[at + 3]
+    assert parent[at + 4] == "P0 wait4(PID, [{WIFEXITED(s) && WEXITSTATUS(s) == 12}], 0, NULL) = PID"
+    assert len([line for line in parent if "--- SIGCHLD" in line]) == 3      # each child's once
+    assert set(parent[at:at + 5]) <= set(result.native) or "ERESTARTSYS" not in "".join(result.native)
+
+
 SOCKET_CALLS = ("socket(", "socketpair(", "bind(", "connect(", "listen(", "accept4(",
                 "getsockname(", "setsockopt(", "getsockopt(", "sendto(", "recvfrom(", "sendmsg(",
                 "shutdown(", "epoll_create1(", "epoll_ctl(", "epoll_pwait(", "eventfd2(")

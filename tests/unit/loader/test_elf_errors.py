@@ -143,8 +143,9 @@ def test_two_gib_bss_loads(bits):
 
 @BOTH
 def test_bss_larger_than_user_space_is_refused(bits):
-    """What user space cannot hold is refused with where it would end (3 GiB split on i386)."""
-    size = 3 << 30 if bits == 32 else 1 << 47
+    """What user space cannot hold is refused with where it would end (i386: a compat task's,
+    below the sandbox's kernel region at 0xffc00000)."""
+    size = 0xFFC0_0000 if bits == 32 else 1 << 47
     _rejects(_mutated(bits, lambda b: b.set_phdr(b.load_indexes[1], "memsz", size)), "reaches kernel space")
 
 
@@ -208,7 +209,7 @@ def test_interpreter_path_size_outside_linux_bounds(bits, size):
 
 
 def test_i386_segment_in_kernel_space():
-    _rejects(build_elf(32, base=0xBFFFE000).bytes(), "reaches kernel space .* 0xc0000000")
+    _rejects(build_elf(32, base=0xFFBFE000).bytes(), "reaches kernel space .* 0xffc00000")
 
 
 def test_x86_64_segment_above_user_space():
@@ -218,7 +219,7 @@ def test_x86_64_segment_above_user_space():
 
 def test_i386_static_pie_cannot_be_placed_in_kernel_space():
     with pytest.raises(LoaderError, match="pie_base"):
-        load_elf(build_elf(32, etype=ET_DYN).bytes(), pie_base=0xC0000000)
+        load_elf(build_elf(32, etype=ET_DYN).bytes(), pie_base=0xFFC00000)
 
 
 @BOTH
@@ -229,7 +230,7 @@ def test_segment_at_the_null_page(bits):
 def test_i386_static_pie_whose_segments_cross_into_kernel_space():
     data = build_elf(32, etype=ET_DYN).bytes()
     with pytest.raises(LoaderError, match="reaches kernel space"):
-        load_elf(data, pie_base=0xBFFFE000)
+        load_elf(data, pie_base=0xFFBFE000)
 
 
 def test_interpreter_name_with_control_bytes_stays_one_line():

@@ -1,7 +1,7 @@
 """/dev: modeled devices, seeded randomness, no host device ever opened."""
 from kernel_model import errno as E
-from kernel_model.fs import (FileSystem, O_RDONLY, O_RDWR, O_TRUNC, O_WRONLY, S_IFCHR, S_IFMT,
-                             SEEK_END, SEEK_SET, makedev)
+from kernel_model.fs import (DT_DIR, FileSystem, O_DIRECTORY, O_RDONLY, O_RDWR, O_TRUNC,
+                             O_WRONLY, S_IFCHR, S_IFMT, SEEK_END, SEEK_SET, makedev)
 
 from .helpers import PROC, errno_of
 
@@ -67,3 +67,14 @@ def test_device_metadata_changes_are_kept(fs):
     fs.utimens(b"/dev/null", 3, 4, b"/", PROC)
     st = fs.stat(b"/dev/null", b"/", PROC)
     assert (st.mode & 0o777, st.atime_ns, st.mtime_ns) == (0o600, 3, 4)
+
+
+def test_dev_is_sized_as_a_tmpfs_directory(fs):
+    """devtmpfs is a tmpfs (mm/shmem.c): 20 bytes (BOGO_DIRENT_SIZE) per entry and two for
+    "." and "..", no blocks, two links and one per subdirectory; ls / shows that size."""
+    listed = fs.open(b"/dev", O_RDONLY | O_DIRECTORY, 0, b"/", PROC).getdents()
+    st = fs.stat(b"/dev", b"/", PROC)
+    assert len(listed) > 2
+    folders = [entry for entry in listed[2:] if entry.dtype == DT_DIR]
+    assert folders                                          # /dev/shm
+    assert (st.size, st.blocks, st.nlink) == (20 * len(listed), 0, 2 + len(folders))
