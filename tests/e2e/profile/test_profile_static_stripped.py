@@ -31,13 +31,22 @@ def test_its_fdes_are_found_without_eh_frame_hdr_or_symbols(bash_static):
     assert table.problem is None and len(table.fde_starts()) > 4_000
 
 
+def _in_sections(address: int, sections, names) -> bool:
+    return any(name in sections and sections[name][0] <= address < sum(sections[name])
+               for name in names)
+
+
 def test_its_stacks_unwind_and_its_samples_count_functions(bash_static):
     run = run_profiled(Sandbox(clear_env=True), [str(bash_static), "-c", SCRIPT], interval=2_000)
     assert run.result.stdout == b"200\n"
     samples = run.profile.samples
     truncated = [s for s in samples if s.truncated]
     assert len(samples) > 1_000 and len(truncated) <= len(samples) // 100
-    assert not [s for s in truncated if "no CFI" in s.truncated]        # the .plt stubs included
+    # the .plt stubs included; crti.o's .init and .fini have no CFI in glibc's build, so a
+    # sample in a PC thunk they call (i386) stops there, as perf's unwinder would
+    sections = load_elf_file(str(bash_static)).sections
+    no_cfi = [s for s in truncated if "no CFI" in s.truncated]
+    assert all(_in_sections(s.frames[-1].address, sections, (".init", ".fini")) for s in no_cfi)
     # every bash-static frame is named by the function its FDE bounds: far fewer names than PCs
     plt_start, plt_size = load_elf_file(str(bash_static)).sections[".plt"]
     leaves = [s.frames[0] for s in samples if s.frames[0].module == bash_static.name]
