@@ -23,6 +23,8 @@ from ..images import MappedImage
 from ..interp import LOADER_BRK, place_interpreter, place_loader, span_of
 from ..memory.layout import PAGE
 from ..personality import apply_exec_personality
+from ..time_namespace import INITIAL as INITIAL_TIME_NS
+from ..vdso.vvar import serve_vdso
 from ..vdso.mapping import map_vdso
 from .proc import Thread
 from ..memory.space import Space
@@ -225,6 +227,8 @@ def commit_program(kernel, proc, program, argv) -> Thread:
     euid, egid = set_ids(program.file_stat, bool(thread_flags and thread_flags.no_new_privs)) \
         if getattr(program, "file_stat", None) is not None else (None, None)
     proc.creds = proc.creds.after_exec(euid=euid, egid=egid)
+    if proc.time_ns is not INITIAL_TIME_NS:
+        serve_vdso(proc)                        # the new vDSO's clocks in its time namespace
     kernel.ipc.detach_all(proc)             # the old space's SysV attachments (exec_mmap)
     kernel.release_space(old_space)
     thread = kernel.current if kernel.current in proc.threads else None

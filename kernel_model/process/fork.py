@@ -13,6 +13,7 @@ from dataclasses import replace
 
 from .. import errno as E
 from ..time_namespace import for_child as time_ns_for_child
+from ..vdso.vvar import serve_vdso
 from ..errno import GuestErrno
 from ..cpu.gdt import descriptor
 from .clone_fs import FsStruct
@@ -184,6 +185,8 @@ def _new_process(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid
         kernel.install_space(space)
         kernel.debug.copy_breakpoints(parent.space, space)
         kernel.ipc.forked(child)
+        if child.time_ns is not parent.time_ns:
+            serve_vdso(child)                       # timens_on_fork: the new namespace's clocks
     # copy_process keeps the alternate signal stack, but not for a child sharing the memory
     # without waiting for it (sas_ss_reset: its stack would be the parent's)
     altstack = ctx.thread.sigaltstack if flags & (CLONE_VM | CLONE_VFORK) != CLONE_VM else (0, 2, 0)

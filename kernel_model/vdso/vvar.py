@@ -42,6 +42,27 @@ def clock_offsets(clock) -> list[int]:
     return offsets
 
 
+def serve_time_namespace(space, initial: bool) -> None:
+    """A process of a time namespace other than the first (time_namespace.py) reads the
+    monotonic clocks with their offsets: its vvar page leaves them to the system call, which
+    adds them, where Linux maps a namespace's own data page (VDSO_CLOCKMODE_TIMENS:
+    kernel/time/namespace.c timens_setup_vdso_data). Written by the kernel, not the process."""
+    vdso = getattr(space, "vdso", None)
+    if vdso is None:
+        return
+    start = vdso.base - VVAR_DISTANCE
+    value = 0 if initial else NOT_SERVED
+    for clock_id in MONOTONIC_LIKE:
+        space.machine.mem.write(start + 8 * clock_id, struct.pack("<Q", value))
+
+
+def serve_vdso(proc) -> None:
+    """The vDSO's clocks as `proc`'s time namespace shows them (exec, fork into a new
+    namespace, setns)."""
+    from kernel_model.time_namespace import INITIAL
+    serve_time_namespace(proc.space, proc.time_ns is INITIAL)
+
+
 def vvar_page(clock) -> bytes:
     """The first vvar page's bytes (the rest of the area is zero)."""
     table = struct.pack(f"<{SERVED_CLOCKS}Q", *clock_offsets(clock))

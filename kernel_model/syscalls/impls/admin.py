@@ -19,6 +19,7 @@ from ...errno import GuestErrno
 from ...fs.nsfs import NamespaceFile
 from ...process.clone_fs import FsStruct
 from ...time_namespace import enter as enter_time_ns
+from ...vdso.vvar import serve_vdso
 from ..kinds import K
 from ..registry import syscall
 
@@ -76,6 +77,7 @@ def sys_setns(ctx, fd, nstype):
         raise GuestErrno(E.EINVAL)
     if f.ns_type == CLONE_NEWTIME:
         enter_time_ns(ctx.proc, f.ns)               # the caller and its children to come
+        serve_vdso(ctx.proc)                        # and the vDSO's clocks with it
     return 0
 
 
