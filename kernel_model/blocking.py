@@ -19,6 +19,16 @@ class WouldBlock(Exception):
         self.deadline_ns = deadline_ns     # virtual time at which the sleep times out, if any
 
 
+def nothing_to_read(file, what: str):
+    """A read of an empty event queue (inotify, fanotify, timerfd, userfaultfd): EAGAIN on a
+    non-blocking description, else the reader sleeps on the file, which its next event wakes."""
+    from .errno import EAGAIN, GuestErrno
+    from .flags import O_NONBLOCK
+    if file.flags & O_NONBLOCK:
+        raise GuestErrno(EAGAIN)
+    raise WouldBlock(file, f"read on {what}")
+
+
 class Interrupted(Exception):
     """A sleeping call was interrupted by a signal: it fails with EINTR (or restarts, SA_RESTART)."""
 

@@ -5,7 +5,7 @@ expirations when the virtual clock reaches a deadline and wakes the readers and 
 import struct
 
 from .. import errno as E
-from ..blocking import WouldBlock
+from ..blocking import nothing_to_read
 from ..errno import GuestErrno
 from ..readiness import POLLIN, POLLRDNORM
 from .constants import BLOCK_SIZE, O_NONBLOCK, O_RDWR
@@ -50,9 +50,7 @@ class TimerFd(Unseekable):
         if n < 8:
             raise GuestErrno(E.EINVAL)
         if not self.ticks:
-            if self.flags & O_NONBLOCK:
-                raise GuestErrno(E.EAGAIN)
-            raise WouldBlock(self, "read on timerfd")
+            nothing_to_read(self, "timerfd")
         ticks, self.ticks = self.ticks, 0
         self.generation += 1
         return struct.pack("<Q", ticks)

@@ -25,7 +25,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from .. import errno as E
-from ..blocking import WouldBlock
+from ..blocking import nothing_to_read
 from ..errno import GuestErrno
 from ..fs.constants import BLOCK_SIZE, O_CLOEXEC, O_NONBLOCK, O_RDWR
 from ..fs.fsnotify import IN_ISDIR, inode_key
@@ -185,9 +185,7 @@ class Fanotify(Unseekable):
 
     def read(self, n: int) -> bytes:
         if not self._events:
-            if self.flags & O_NONBLOCK:
-                raise GuestErrno(E.EAGAIN)
-            raise WouldBlock(self, "read on fanotify")
+            nothing_to_read(self, "fanotify")
         out = bytearray()
         while self._events and len(out) + METADATA.size <= n:
             event = self._events.popleft()

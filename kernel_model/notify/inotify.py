@@ -19,7 +19,7 @@ import struct
 from collections import deque
 
 from .. import errno as E
-from ..blocking import WouldBlock
+from ..blocking import nothing_to_read
 from ..errno import GuestErrno
 from ..fs.constants import BLOCK_SIZE, O_NONBLOCK, O_RDONLY
 from ..fs.fsnotify import IN_IGNORED, IN_Q_OVERFLOW
@@ -126,9 +126,7 @@ class Inotify(Unseekable):
 
     def read(self, n: int) -> bytes:
         if not self._events:
-            if self.flags & O_NONBLOCK:
-                raise GuestErrno(E.EAGAIN)
-            raise WouldBlock(self, "read on inotify")
+            nothing_to_read(self, "inotify")
         out = bytearray()
         while self._events:
             record = _record(*self._events[0])

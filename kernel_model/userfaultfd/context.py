@@ -3,7 +3,7 @@ it serves, the API handshake's features, its registered ranges, the messages of 
 read yet, and the faults not resolved yet (their threads sleep on `fault_channel`).
 """
 from .. import errno as E
-from ..blocking import WouldBlock
+from ..blocking import nothing_to_read
 from ..errno import GuestErrno
 from ..fs.constants import BLOCK_SIZE, O_NONBLOCK, O_RDONLY
 from ..fs.eventfd import ANON_INODE_DEV, ANON_INODE_INO
@@ -81,9 +81,7 @@ class UserfaultCtx(Unseekable):
         if self.features is None or n < MSG.size:
             raise GuestErrno(E.EINVAL)
         if not self.messages:
-            if self.flags & O_NONBLOCK:
-                raise GuestErrno(E.EAGAIN)
-            raise WouldBlock(self, "read on userfaultfd")
+            nothing_to_read(self, "userfaultfd")
         count = min(len(self.messages), n // MSG.size)
         out, self.messages = self.messages[:count], self.messages[count:]
         self.generation += 1
