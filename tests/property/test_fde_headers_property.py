@@ -13,31 +13,13 @@ from elftools.dwarf.callframe import FDE, CallFrameInfo
 from elftools.dwarf.structs import DWARFStructs
 
 from loader.fde_headers import FdeHeaderReader
+from kernel_model.vdso.eh_frame import sleb, uleb     # DWARF LEB128 (the vDSO's CFI)
 
 # DW_EH_PE format -> (struct format or LEB128 kind, signed)
 FORMATS = {0x00: None, 0x01: "uleb", 0x02: "<H", 0x03: "<I", 0x04: "<Q",
            0x09: "sleb", 0x0A: "<h", 0x0B: "<i", 0x0C: "<q"}
 BASE = 0x5000
 REACHED = {"pcrel": False, "leb": False, "personality": False, "many": False}
-
-
-def uleb(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte, value = value & 0x7F, value >> 7
-        out.append(byte | (0x80 if value else 0))
-        if not value:
-            return bytes(out)
-
-
-def sleb(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte, value = value & 0x7F, value >> 7
-        done = (value == 0 and not byte & 0x40) or (value == -1 and byte & 0x40)
-        out.append(byte | (0 if done else 0x80))
-        if done:
-            return bytes(out)
 
 
 def encode(form: int, value: int, bits: int) -> bytes:
