@@ -16,11 +16,14 @@ MADV_DISCARDING = frozenset({MADV_DONTNEED, MADV_FREE, MADV_DONTNEED_LOCKED, MAD
                              MADV_DONTFORK, MADV_WIPEONFORK})
 
 
-def seal(vm, start: int, length: int, flags: int) -> None:
+def seal(vm, start: int, length: int, flags: int, word_bits: int = 64) -> None:
     """do_mseal: no flag is defined (EINVAL), the start page aligned, the length rounded up to
-    pages without wrapping (EINVAL); the whole range mapped (ENOMEM: nothing is sealed then)."""
+    pages without wrapping (EINVAL); the whole range mapped (ENOMEM: nothing is sealed then).
+    The arithmetic is the kernel's unsigned long, `word_bits` wide: the model shows an i386
+    guest a 32-bit kernel (uname's i686), where a length near 4 GiB wraps (EINVAL) as LTP's
+    mseal02 expects when tst_is_compat_mode() is false."""
     end = start + (length + PAGE - 1) // PAGE * PAGE
-    if flags or start % PAGE or length and end == start or end >= 1 << 64:
+    if flags or start % PAGE or length and end == start or end >= 1 << word_bits:
         raise GuestErrno(E.EINVAL)
     if end == start:
         return

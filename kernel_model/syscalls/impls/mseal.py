@@ -7,5 +7,5 @@ from ..registry import syscall
 
 @syscall("mseal", args=(("start", K.PTR), ("len", K.ULONG), ("flags", K.HEX)))
 def sys_mseal(ctx, start, length, flags):
-    seal(ctx.proc.vm, start, length, flags)
+    seal(ctx.proc.vm, start, length, flags, word_bits=8 * ctx.word)
     return 0

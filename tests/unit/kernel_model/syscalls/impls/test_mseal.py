@@ -28,3 +28,15 @@ def test_a_sealed_area_stays_as_it_is(abi):
     assert results[0] % PAGE == 0 and results[7] % PAGE == 0     # addresses (i386: signed)
     assert results[1:7] == [0, -E.EPERM, -E.EPERM, -E.EPERM, -E.EPERM, 0]
     assert results[8:] == [0, -E.EPERM, -E.EINVAL, 0, -E.ENOMEM, -E.EPERM]
+
+
+@pytest.mark.parametrize("abi", ["i386", "x86_64"])
+def test_a_length_that_wraps_the_word_is_einval(abi):
+    """LTP mseal02's overflow case, ULONG_MAX - page + 2, rounded up to pages, wraps the
+    kernel's unsigned long: EINVAL on both ABIs, since the model shows an i386 guest a 32-bit
+    kernel (uname's i686; a compat task of a 64-bit kernel would get ENOMEM)."""
+    mmap = "mmap2" if abi == "i386" else "mmap"
+    overflow = (1 << (32 if abi == "i386" else 64)) - 1 - PAGE + 2
+    results, _, _ = run_script(abi, [(mmap, 0, 4 * PAGE, PROT_RW, MAP_PRIVATE_ANON, -1, 0),
+                                     ("mseal", "@0", overflow, 0)])
+    assert results[1] == -E.EINVAL
