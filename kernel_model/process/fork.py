@@ -15,7 +15,8 @@ from .. import errno as E
 from ..time_namespace import for_child as time_ns_for_child
 from ..vdso.vvar import serve_vdso
 from ..errno import GuestErrno
-from ..cpu.gdt import descriptor
+from ..cpu.gdt import I386_TLS_COUNT, I386_TLS_FIRST
+from ..cpu.user_desc import LAYOUT, UserDesc
 from .clone_fs import FsStruct
 from .proc import Process, Thread
 from ..sched_attrs import inherited as sched_inherited
@@ -111,12 +112,11 @@ def clone_registers(parent_thread: Thread, child_space: Space, *, stack: int = 0
 def tls_setter(ctx, child: Thread, tls: int):
     """CLONE_SETTLS: x86-64 takes the FS base; i386 a `struct user_desc` (set_thread_area)."""
     if ctx.abi == "i386":
-        entry, base, limit, bits = struct.unpack("<iIII", ctx.read(tls, 16))
-        if entry == -1:
+        # do_set_thread_area(p, -1, tls, can_allocate=0): no free-slot search for a clone
+        desc = UserDesc.unpack(ctx.read(tls, LAYOUT.size))
+        if not desc.okay() or not I386_TLS_FIRST <= desc.entry < I386_TLS_FIRST + I386_TLS_COUNT:
             raise GuestErrno(E.EINVAL)
-        access = 0xF3 & ~(0x02 if bits >> 3 & 1 else 0)
-        flags = (0x8 if bits >> 4 & 1 else 0) | (0x4 if bits & 1 else 0)
-        child.tls[entry] = descriptor(base, limit, access, flags)
+        child.tls[desc.entry] = desc.descriptor()
 
     def apply(machine) -> None:
         if machine.arch.bits == 64:

@@ -68,8 +68,7 @@ _BY_MODULE = {
     "priority": "getpriority ioprio_get ioprio_set setpriority",
     "process": "arch_prctl execve exit exit_group getcpu getgroups getgroups32 getpgid getpgrp "
         "getpid getppid getrlimit getsid gettid prlimit64 rseq sched_yield set_robust_list "
-        "set_thread_area set_tid_address setgroups setgroups32 setpgid setrlimit setsid sysinfo "
-        "ugetrlimit",
+        "set_tid_address setgroups setgroups32 setpgid setrlimit setsid sysinfo ugetrlimit",
     "process_vm": "process_vm_readv process_vm_writev",
     "procs": "clone clone3 fork vfork wait4 waitid waitpid",
     "readahead": "readahead",
@@ -99,6 +98,7 @@ _BY_MODULE = {
     "sysv_msg": "msgctl msgget msgrcv msgsnd",
     "sysv_sem": "semctl semget semop semtimedop semtimedop_time64",
     "sysv_shm": "shmat shmctl shmdt shmget",
+    "thread_area": "get_thread_area set_thread_area",
     "timecalls": "clock_getres clock_getres_time64 clock_gettime clock_gettime64 clock_nanosleep "
         "clock_nanosleep_time64 getrandom gettimeofday nanosleep time",
     "timerfd": "timerfd_create timerfd_gettime timerfd_gettime64 timerfd_settime timerfd_settime64",

@@ -6,7 +6,6 @@ from ...errno import GuestErrno
 from ...process.exec import execve
 from ...creds import CAP_SETGID
 from ...process.proc import INIT_PID
-from ...cpu.gdt import DATA_RING3, I386_TLS_COUNT, I386_TLS_FIRST, descriptor
 from ...flags import (ARCH_GET_CPUID, ARCH_GET_FS, ARCH_GET_GS, ARCH_SET_CPUID, ARCH_SET_FS,
                       ARCH_SET_GS)
 from ..kinds import K, Ret
@@ -231,31 +230,6 @@ def _arch_prctl_cpuid(code: int) -> int:
     if code == ARCH_GET_CPUID:
         return 1
     raise GuestErrno(E.ENODEV)
-
-
-@syscall("set_thread_area", args=(("u_info", K.STRUCT),))
-def sys_set_thread_area(ctx, u_info):
-    """i386 TLS: install a `struct user_desc` in one of the GDT's TLS slots (12..14, cpu/gdt.py)."""
-    entry, base, limit, bits = struct.unpack("<iIII", ctx.read(u_info, 16))
-    gdt = ctx.proc.space.gdt
-    if entry == -1:
-        free = [i for i in range(I386_TLS_FIRST, I386_TLS_FIRST + I386_TLS_COUNT) if gdt.entries[i] == 0]
-        if not free:
-            raise GuestErrno(E.ESRCH)
-        entry = free[0]
-        ctx.write(u_info, struct.pack("<i", entry))
-    if not I386_TLS_FIRST <= entry < I386_TLS_FIRST + I386_TLS_COUNT:
-        raise GuestErrno(E.EINVAL)
-    seg_32bit, read_exec_only, limit_in_pages = bits & 1, bits >> 3 & 1, bits >> 4 & 1
-    not_present = bits >> 5 & 1
-    access = (DATA_RING3 & ~0x02 if read_exec_only else DATA_RING3) & (0x7F if not_present else 0xFF)
-    flags = (0x8 if limit_in_pages else 0) | (0x4 if seg_32bit else 0)
-    ctx.thread.tls[entry] = descriptor(base, limit, access, flags)
-    gdt.set_entry(entry, ctx.thread.tls[entry])
-    selector = (entry << 3) | 3
-    if ctx.proc.machine.reg("gs") == selector:       # reload the cached descriptor (SDM 3.4.3)
-        ctx.proc.machine.set_reg("gs", selector)
-    return 0
 
 
 def _rlimit(ctx, resource):
