@@ -11,9 +11,12 @@
  * checked at every translated block).
  *
  * A stop asked just before a run begins is cleared by uc_emu_start (uc.c: `uc->stop_request =
- * false`), so while a tick is due and not taken the thread asks again every `retry` ns. The
- * lock makes `running`/`idle` and the stop one at a time: the thread never stops an instance
- * the run loop has already left (which may then be closed). */
+ * false`), so while a tick is due and not taken the thread asks again every `retry` ns, while a
+ * run is under way; between runs (the kernel model's work) it sleeps until the next run begins
+ * (`running` wakes it), where it woke every `retry` ns. The lock makes `running`/`idle` and the
+ * stop one at a time: the thread never stops an instance the run loop has already left (which
+ * may then be closed). Each wake-up costs the process CPU (the kernel's timer and scheduler work, charged to this
+ * thread: bench/profile.py shows it). */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -42,11 +45,16 @@ static int64_t cpu_ns(void)
     return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
 }
 
-/* Sleep `ns` of wall time (the CPU time it lets pass is at most that per CPU), or until
- * close(); called and returns with the lock held. Returns whether the clock is closed. */
+/* Sleep `ns` of wall time (the CPU time it lets pass is at most that per CPU; < 0: until woken),
+ * or until close(); called and returns with the lock held. Returns whether the clock is closed. */
 static int sleep_locked(struct host_clock *clock, int64_t ns)
 {
     struct timespec until;
+    if (ns < 0) {
+        if (!clock->closed)
+            pthread_cond_wait(&clock->wake, &clock->lock);
+        return clock->closed;
+    }
     clock_gettime(CLOCK_MONOTONIC, &until);
     until.tv_sec += ns / 1000000000;
     until.tv_nsec += ns % 1000000000;
@@ -67,9 +75,12 @@ static void *loop(void *arg)
     pthread_mutex_lock(&clock->lock);
     while (!sleep_locked(clock, wait)) {
         if (clock->due) {               /* not taken yet: the run may have missed the stop */
-            if (clock->running)
+            if (clock->running) {
                 clock->stop(clock->running);
-            wait = clock->retry;
+                wait = clock->retry;
+            } else {
+                wait = -1;              /* until a run begins (host_clock_running) */
+            }
             continue;
         }
         int64_t used = cpu_ns() - last;
@@ -114,6 +125,8 @@ void host_clock_running(struct host_clock *clock, void *uc)
 {
     pthread_mutex_lock(&clock->lock);
     clock->running = uc;
+    if (uc && clock->due)
+        pthread_cond_signal(&clock->wake);  /* a tick waits for this run: stop it */
     pthread_mutex_unlock(&clock->lock);
 }
 

@@ -2,6 +2,8 @@
 due (after `period` of the process's CPU time), stops it again while the tick is not taken (a
 stop asked just before a run begins is lost), and hands each due tick over once; closing it ends
 its thread. A guest spinning on `jmp $` runs until the clock stops it, on both arches."""
+import os
+import time
 import types
 
 import pytest
@@ -65,3 +67,41 @@ def test_the_clock_counts_the_process_cpu_time_and_closes():
 def test_a_period_must_be_positive():
     with pytest.raises(ValueError):
         host_clock.start(0)
+
+
+def _tasks() -> set[str]:
+    return set(os.listdir("/proc/self/task"))
+
+
+def _sleeps(tid: str) -> int:
+    """Times the thread `tid` went to sleep (each wake-up after it costs the process CPU)."""
+    with open(f"/proc/self/task/{tid}/status") as status:
+        for line in status:
+            if line.startswith("voluntary_ctxt_switches:"):
+                return int(line.split()[1])
+    raise AssertionError("no voluntary_ctxt_switches in /proc (Linux only)")
+
+
+def test_between_runs_a_due_tick_waits_for_the_next_run_without_waking_the_thread():
+    """Issue 31: with a tick due and no run under way (the kernel model's work between runs),
+    the thread woke every RETRY_NS to find nothing to stop (121 wake-ups in 0.1 s here, each
+    one the process pays for); it now sleeps until a run begins, and stops that run."""
+    before = _tasks()
+    ticker = host_clock.start(0.001)
+    assert ticker is not None, host_clock.native.unavailable.get("host_clock")
+    try:
+        (tid,) = _tasks() - before
+        deadline = time.process_time() + 0.05
+        while ticker.fired == 0 and time.process_time() < deadline:
+            pass                                    # CPU time for a tick, outside any run
+        assert ticker.fired >= 1
+        sleeps = _sleeps(tid)
+        time.sleep(0.1)                             # the tick stays due: no run to stop
+        assert _sleeps(tid) - sleeps <= 5
+        machine = _spinning_machine(UC_MODE_64)
+        ticker.running(machine)
+        machine.uc.emu_start(CODE, CODE + 0x100)    # the due tick stops the run that begins
+        ticker.idle()
+        assert ticker.take() is True
+    finally:
+        ticker.close()
