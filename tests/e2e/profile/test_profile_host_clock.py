@@ -78,9 +78,9 @@ def test_the_report_says_the_host_clock_is_not_deterministic():
 @pytest.mark.parametrize("arch", ["i386", "x86_64"])
 def test_host_ticks_are_taken_by_the_c_capture_where_the_run_stopped(arch):
     """Issue 31: a host tick in stack mode was trapped through the IDT and walked in Python
-    (~1.35 M host instructions a sample, cachegrind); the timer's C capture now takes it where
-    the run stopped, with the rules the unwinder taught it from the ticks it had to walk
-    live, so most samples are captured, and their stacks still reach main."""
+    (bench/profile.py: most of a sample's cost); the timer's C capture now takes it where the
+    run stopped, with the rules the unwinder taught it from the ticks it had to walk live, so
+    most samples are captured, and their stacks still reach main."""
     from instrumenter.profiler.sampler import Sampler
 
     samples, samplers, doors = [], [], []

@@ -84,8 +84,8 @@ def _sleeps(tid: str) -> int:
 
 def test_between_runs_a_due_tick_waits_for_the_next_run_without_waking_the_thread():
     """Issue 31: with a tick due and no run under way (the kernel model's work between runs),
-    the thread woke every RETRY_NS to find nothing to stop (121 wake-ups in 0.1 s here, each
-    one the process pays for); it now sleeps until a run begins, and stops that run."""
+    the thread woke every RETRY_NS to find nothing to stop (each wake-up paid in the
+    process's CPU); it now sleeps until a run begins, and stops that run."""
     before = _tasks()
     ticker = host_clock.start(0.001)
     assert ticker is not None, host_clock.native.unavailable.get("host_clock")
