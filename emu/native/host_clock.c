@@ -13,9 +13,9 @@
  * A stop asked just before a run begins is cleared by uc_emu_start (uc.c: `uc->stop_request =
  * false`), so while a tick is due and not taken the thread asks again every `retry` ns, while a
  * run is under way; between runs (the kernel model's work) it sleeps until the next run begins
- * (`running` wakes it), where it woke every `retry` ns. The lock makes `running`/`idle` and the
- * stop one at a time: the thread never stops an instance the run loop has already left (which
- * may then be closed). Each wake-up costs the process CPU (the kernel's timer and scheduler work, charged to this
+ * or the tick is taken (`running` and `take` wake it), where it woke every `retry` ns. The
+ * lock makes `running`/`idle` and the stop one at a time: the thread never stops an instance
+ * the run loop has already left (which may then be closed). Each wake-up costs the process CPU (the kernel's timer and scheduler work, charged to this
  * thread: bench/profile.py shows it). */
 #include <pthread.h>
 #include <stdint.h>
@@ -136,6 +136,8 @@ int host_clock_take(struct host_clock *clock)
     pthread_mutex_lock(&clock->lock);
     due = clock->due;
     clock->due = 0;
+    if (due && !clock->running)
+        pthread_cond_signal(&clock->wake);  /* it may wait for a run: the next period begins */
     pthread_mutex_unlock(&clock->lock);
     return due;
 }

@@ -105,3 +105,25 @@ def test_between_runs_a_due_tick_waits_for_the_next_run_without_waking_the_threa
         assert ticker.take() is True
     finally:
         ticker.close()
+
+
+def test_a_tick_taken_between_runs_lets_the_clock_tick_on():
+    """The thread that waits for a run while its tick is due must wake when the tick is taken
+    between runs too: it waited for a run only, and the clock never ticked again."""
+    ticker = host_clock.start(0.001)
+    assert ticker is not None, host_clock.native.unavailable.get("host_clock")
+    try:
+        for tick in range(1, 4):
+            _spin_until(lambda: ticker.fired >= tick)
+            assert ticker.fired == tick             # (a tick not taken: no other one)
+            time.sleep(0.01)                        # the thread finds the tick due, no run
+            assert ticker.take() is True            # taken between runs
+    finally:
+        ticker.close()
+
+
+def _spin_until(done, cpu_s: float = 0.5) -> None:
+    """Use CPU time (what the clock counts) outside any run until `done()` or `cpu_s`."""
+    deadline = time.process_time() + cpu_s
+    while not done() and time.process_time() < deadline:
+        pass
