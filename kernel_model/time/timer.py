@@ -36,10 +36,11 @@ handler does. A tick that falls due on a run that ended otherwise (a system call
 Unicorn's hooks, a fault, an exit) is delivered before the next instruction the CPU runs.
 
 `event="host"` ticks on the host's clock instead, every `interval` microseconds of the process's
-CPU time (perf's cpu-clock, emu/host_ticker.py): the slice runs at full speed, with no count
-and no per-block hook, and a host thread stops it when a tick is due (in C, emu/host_clock.py,
-which never takes the GIL; the Python thread where C cannot be built). Not deterministic: the
-same run takes different samples; a sample's time is the host CPU time (ns) since arming.
+CPU time (perf's cpu-clock, emu/host_ticker.py): the slice runs with no count, a host thread
+marks a tick due and a C block hook stops the run at the next block's start (emu/host_clock.py,
+whose thread never takes the GIL; where C cannot be built, a Python thread stops the run itself).
+Not deterministic: the same run takes different samples; a sample's time is the host CPU time
+(ns) since arming.
 """
 from emu import exits
 from emu import block_clock

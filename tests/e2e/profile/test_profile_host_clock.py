@@ -101,3 +101,18 @@ def test_host_ticks_are_taken_by_the_c_capture_where_the_run_stopped(arch):
     assert samplers[0].captured >= len(samples) // 2, (samplers[0].captured, len(samples))
     in_main = [s for s in samples if any(f.name == "main" for f in s.frames)]
     assert len(in_main) >= 0.9 * len(samples)
+
+
+@pytest.mark.parametrize("arch", ["i386", "x86_64"])
+def test_host_ticks_do_not_run_an_instruction_twice(arch):
+    """A host tick stopped the run from the clock's thread, and Unicorn ended the run where it
+    next checked for a stop, which may be just after the store of a read-modify-write
+    instruction, then resumed at that instruction: callchain counted calls twice (leaf=1300010
+    for 1300000), its depth counter went to -1 and it crashed, and musl's __lockfile faulted.
+    The stop now lands at a block's start (native/host_clock.c): at 10 000 ticks a second of
+    CPU time, the program's output and exit are those of the run without the clock."""
+    argv = [str(SAMPLES / arch / "callchain"), "100000"]
+    plain = Sandbox().run(argv)
+    run = run_profiled(Sandbox(), argv, interval=100, mode="pc", event="host")
+    assert run.profile.total >= 100                 # the clock did stop the run, many times
+    assert (run.result.exit_code, run.result.stdout) == (plain.exit_code, plain.stdout)

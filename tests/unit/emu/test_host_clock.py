@@ -1,7 +1,8 @@
-"""emu/host_clock.py: the host clock's thread in C stops a Unicorn run in progress when a tick is
-due (after `period` of the process's CPU time), stops it again while the tick is not taken (a
-stop asked just before a run begins is lost), and hands each due tick over once; closing it ends
-its thread. A guest spinning on `jmp $` runs until the clock stops it, on both arches."""
+"""emu/host_clock.py: the host clock in C stops a Unicorn run in progress when a tick is due
+(after `period` of the process's CPU time: its thread marks it, the block hook on the Machine
+stops the run at its next block), stops every run again while the tick is not taken, and hands
+each due tick over once; closing it ends its thread. A guest spinning on `jmp $` runs until the
+clock stops it, on both arches."""
 import os
 import time
 import types
@@ -49,7 +50,7 @@ def test_a_tick_not_taken_stops_the_next_run_too(clock, mode):
     fired = clock.fired
     machine.uc.emu_start(CODE, CODE + 0x100)        # the tick is still due: stopped again
     clock.idle()
-    assert clock.fired == fired                     # by the retry, not by a new tick
+    assert clock.fired == fired                     # by the tick still due, not a new one
     assert clock.take() is True
 
 
@@ -85,7 +86,8 @@ def _sleeps(tid: str) -> int:
 def test_between_runs_a_due_tick_waits_for_the_next_run_without_waking_the_thread():
     """Issue 31: with a tick due and no run under way (the kernel model's work between runs),
     the thread woke every RETRY_NS to find nothing to stop (each wake-up paid in the
-    process's CPU); it now sleeps until a run begins, and stops that run."""
+    process's CPU); it now sleeps until the tick is taken, and the run that begins meanwhile
+    is stopped by the block hook."""
     before = _tasks()
     ticker = host_clock.start(0.001)
     assert ticker is not None, host_clock.native.unavailable.get("host_clock")
