@@ -16,9 +16,10 @@ return addresses) without leaving Unicorn, so --mode pc/stack can cost less than
 what they add over "block clock" is the C walk plus naming and counting each sample in Python.
 The host clock (`--clock host`, HOST_HZ samples a second of CPU time, perf's cpu-clock; issue
 31's goal <= 1.05x): --mode pc and stack over unprofiled, and the cost per sample. Its floor: the
-same clock (emu/host_clock.py, a C thread) stopping a bare Unicorn loop running fib (bench/
-fib_speed.py's, resumed where each stop left it) with no trapline code at all: the CPU each stop
-costs the process there is what no tick handling can remove. Both host lines split the CPU
+same clock (emu/host_clock.py: a C thread marks the ticks, a C block hook stops the run at the
+next block's start) stopping a bare Unicorn loop running fib (bench/fib_speed.py's, resumed where
+each stop left it) with no trapline code at all: the block hook's cost and the CPU each stop
+costs the process there are what no tick handling can remove. Both host lines split the CPU
 between the thread that runs the guest and the rest, which is the clock's own thread (its
 wake-ups: what the kernel charges for sleeping on a timer and waking), and the profiled lines
 say how many samples the timer's C capture took where the run stopped (the others went through
