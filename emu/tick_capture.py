@@ -25,7 +25,7 @@ import weakref
 from typing import NamedTuple
 
 from . import native
-from .internals.binding import uclib
+from .internals.binding import handle, uclib
 from .registers import REGISTER_IDS
 
 MAX_REGS, MAX_SAVED = 16, 8
@@ -95,6 +95,10 @@ class TickCapture:
         state.capacity = capacity
         self.take = ctypes.cast(lib.tick_capture_take, ctypes.c_void_p)
         self.context = ctypes.cast(ctypes.byref(state), ctypes.c_void_p)
+        if not getattr(lib, "_typed", False):
+            lib.tick_capture_take.argtypes = (ctypes.c_void_p, ctypes.c_uint64, ctypes.c_void_p,
+                                              ctypes.c_int64)
+            lib._typed = True
         weakref.finalize(self, _free_rules, lib, state)     # the rule table is C memory
 
     # ---- rules --------------------------------------------------------------------------
@@ -181,6 +185,13 @@ class TickCapture:
         return self._state.nrules
 
     # ---- records ------------------------------------------------------------------------
+    def take_stopped(self, machine, pc: int, ts: int) -> int:
+        """Take a tick where a run stopped (the host clock's: emu/host_clock.py), not from the
+        block clock's hook: the same walk from the registers as they are, recorded with `ts`.
+        tick_capture_take's answer: 1 taken, 2 taken and `stop_after` records wait, 0
+        declined (`declined` says why; the kernel delivers it through the IDT)."""
+        return self._lib.tick_capture_take(handle(machine.uc), pc, self.context, ts)
+
     def stop_after(self, records: int | None) -> None:
         """Stop the run once `records` are buffered (None: only when the buffer is full)."""
         self._state.stop_after = records or 0

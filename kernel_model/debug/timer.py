@@ -48,7 +48,7 @@ class TimerAccess:
         timer for the run: arming again restarts it); or every `interval` microseconds of the
         host process's CPU time (event "host": perf's cpu-clock, not deterministic).
 
-        `capture` ("pc" or "stack", instruction ticks only): let the C handler take the ticks
+        `capture` ("pc" or "stack", instruction and host ticks): let the C handler take the ticks
         it can (time/timer_capture.py), teaching it stack rules with `timer_learn`; `batch`: hand
         its records over at the latest when that many wait (None: when its buffer fills)."""
         from ..time.timer import SamplingTimer
@@ -56,7 +56,7 @@ class TimerAccess:
 
         self.disarm_timer()
         native = None
-        if capture is not None and event == "insns" and available():
+        if capture is not None and event in ("insns", "host") and available():
             native = TimerCapture(capture, batch)
         timer = self._kernel.timer = SamplingTimer(self._kernel, interval, self._timer_tick, event,
                                                    on_switch=self._timer_switch, capture=native,

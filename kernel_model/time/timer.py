@@ -36,10 +36,11 @@ handler does. A tick that falls due on a run that ended otherwise (a system call
 Unicorn's hooks, a fault, an exit) is delivered before the next instruction the CPU runs.
 
 `event="host"` ticks on the host's clock instead, every `interval` microseconds of the process's
-CPU time (perf's cpu-clock, emu/host_ticker.py): the slice runs at full speed, with no count
-and no per-block hook, and a host thread stops it when a tick is due (in C, emu/host_clock.py,
-which never takes the GIL; the Python thread where C cannot be built). Not deterministic: the
-same run takes different samples; a sample's time is the host CPU time (ns) since arming.
+CPU time (perf's cpu-clock, emu/host_ticker.py): the slice runs with no count, a host thread
+marks a tick due and a C block hook stops the run at the next block's start (emu/host_clock.py,
+whose thread never takes the GIL; where C cannot be built, a Python thread stops the run itself).
+Not deterministic: the same run takes different samples; a sample's time is the host CPU time
+(ns) since arming.
 """
 from emu import exits
 from emu import block_clock
@@ -155,12 +156,26 @@ class SamplingTimer:
 
     def _run_host_clocked(self, thread, machine, count: int):
         """The slice at full speed (a budget only for a quantum), stopped by the host clock at
-        its ticks: each tick is delivered where the run stopped and the slice goes on."""
+        its ticks: each tick is delivered where the run stopped and the slice goes on. With a
+        capture, the C handler takes the tick there (the walk from the registers as the stop
+        left them: no trap through the IDT, no walk in Python), and its records reach the tool
+        at the next entry into the kernel and at the slice's end, as the block clock's do."""
+        capture = self.capture.of(thread.process.space) if self.capture is not None else None
+        if capture is None:
+            return self._host_slice(thread, machine, count, None)
+        machine.on_kernel_entry = lambda: self._deliver_host_captured(thread, capture)
+        try:
+            return self._host_slice(thread, machine, count, capture)
+        finally:
+            machine.on_kernel_entry = None
+            self._deliver_host_captured(thread, capture)
+
+    def _host_slice(self, thread, machine, count: int, capture):
         host = self.host
         while True:
             if host.take():
                 self.pending = True
-            self._deliver_pending(thread)
+            self._deliver_host_pending(thread, capture)
             host.running(machine)
             try:
                 exit_ = machine.run(machine.pc, count=count - self.slice_insns if count else 0)
@@ -173,9 +188,36 @@ class SamplingTimer:
             if exit_.kind not in (exits.STOPPED, exits.BUDGET) or thread.deferred \
                     or not self.kernel.may_continue(thread):
                 return exit_                # the tick waits for the next instruction run
+            if capture is not None:
+                self._take_host_tick(thread, machine, capture)
             if count and self.slice_insns >= count:
-                self._deliver_pending(thread)
+                self._deliver_host_pending(thread, capture)
                 return exit_
+
+    def _take_host_tick(self, thread, machine, capture) -> None:
+        """The due host tick, taken by the C handler where the run stopped; one it declines
+        stays pending for the IDT, after the records before it (their order is the ticks')."""
+        ts = self.host.elapsed_ns()
+        taken = capture.take_stopped(machine, machine.pc, ts)
+        if not taken and capture.declined == "buffer full":
+            self._deliver_host_captured(thread, capture)
+            taken = capture.take_stopped(machine, machine.pc, ts)
+        if taken:
+            self.pending = False
+        if taken != 1:              # 2: the tool's batch is full; 0: the IDT's turn
+            self._deliver_host_captured(thread, capture)
+
+    def _deliver_host_pending(self, thread, capture) -> None:
+        if self.pending and capture is not None:
+            self._deliver_host_captured(thread, capture)
+        self._deliver_pending(thread)
+
+    def _deliver_host_captured(self, thread, capture) -> None:
+        """The host ticks the capture took, as one batch (each frame's `ts`: the host CPU
+        time of its tick, in ns)."""
+        records = capture.drain()
+        if records:
+            self._hand_over(thread, records, 0)
 
     def _run_counted(self, thread, machine, count: int):
         """One piece with Unicorn's exact count (the budget stops at the tick's instruction)."""
@@ -214,14 +256,17 @@ class SamplingTimer:
         records = capture.drain()
         if not records:
             return
+        self._hand_over(thread, records, base - before)
+        self.elapsed = base
+
+    def _hand_over(self, thread, records, at: int) -> None:
+        """The capture's records to the tool as CapturedFrames, each at `at` + its count."""
         vector, stack = TIMER_VECTOR, self.capture.mode == "stack"
-        at = base - before
         frames = [CapturedFrame(vector, record.frames[0], record.sp,
                                 record.frames if stack else None, at + record.executed)
                   for record in records]
         self.ticks += len(frames)
         self.on_ticks(thread, frames)
-        self.elapsed = base
 
     def each_tick(self, thread, frames, on_tick) -> None:
         """Captured ticks one by one to `on_tick`, each while timer_instructions reads its time."""

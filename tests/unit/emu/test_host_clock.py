@@ -1,7 +1,10 @@
-"""emu/host_clock.py: the host clock's thread in C stops a Unicorn run in progress when a tick is
-due (after `period` of the process's CPU time), stops it again while the tick is not taken (a
-stop asked just before a run begins is lost), and hands each due tick over once; closing it ends
-its thread. A guest spinning on `jmp $` runs until the clock stops it, on both arches."""
+"""emu/host_clock.py: the host clock in C stops a Unicorn run in progress when a tick is due
+(after `period` of the process's CPU time: its thread marks it, the block hook on the Machine
+stops the run at its next block), stops every run again while the tick is not taken, and hands
+each due tick over once; closing it ends its thread. A guest spinning on `jmp $` runs until the
+clock stops it, on both arches."""
+import os
+import time
 import types
 
 import pytest
@@ -47,7 +50,7 @@ def test_a_tick_not_taken_stops_the_next_run_too(clock, mode):
     fired = clock.fired
     machine.uc.emu_start(CODE, CODE + 0x100)        # the tick is still due: stopped again
     clock.idle()
-    assert clock.fired == fired                     # by the retry, not by a new tick
+    assert clock.fired == fired                     # by the tick still due, not a new one
     assert clock.take() is True
 
 
@@ -65,3 +68,64 @@ def test_the_clock_counts_the_process_cpu_time_and_closes():
 def test_a_period_must_be_positive():
     with pytest.raises(ValueError):
         host_clock.start(0)
+
+
+def _tasks() -> set[str]:
+    return set(os.listdir("/proc/self/task"))
+
+
+def _sleeps(tid: str) -> int:
+    """Times the thread `tid` went to sleep (each wake-up after it costs the process CPU)."""
+    with open(f"/proc/self/task/{tid}/status") as status:
+        for line in status:
+            if line.startswith("voluntary_ctxt_switches:"):
+                return int(line.split()[1])
+    raise AssertionError("no voluntary_ctxt_switches in /proc (Linux only)")
+
+
+def test_between_runs_a_due_tick_waits_for_the_next_run_without_waking_the_thread():
+    """Issue 31: with a tick due and no run under way (the kernel model's work between runs),
+    the thread woke every RETRY_NS to find nothing to stop (each wake-up paid in the
+    process's CPU); it now sleeps until the tick is taken, and the run that begins meanwhile
+    is stopped by the block hook."""
+    before = _tasks()
+    ticker = host_clock.start(0.001)
+    assert ticker is not None, host_clock.native.unavailable.get("host_clock")
+    try:
+        (tid,) = _tasks() - before
+        deadline = time.process_time() + 0.05
+        while ticker.fired == 0 and time.process_time() < deadline:
+            pass                                    # CPU time for a tick, outside any run
+        assert ticker.fired >= 1
+        sleeps = _sleeps(tid)
+        time.sleep(0.1)                             # the tick stays due: no run to stop
+        assert _sleeps(tid) - sleeps <= 5
+        machine = _spinning_machine(UC_MODE_64)
+        ticker.running(machine)
+        machine.uc.emu_start(CODE, CODE + 0x100)    # the due tick stops the run that begins
+        ticker.idle()
+        assert ticker.take() is True
+    finally:
+        ticker.close()
+
+
+def test_a_tick_taken_between_runs_lets_the_clock_tick_on():
+    """The thread that waits for a run while its tick is due must wake when the tick is taken
+    between runs too: it waited for a run only, and the clock never ticked again."""
+    ticker = host_clock.start(0.001)
+    assert ticker is not None, host_clock.native.unavailable.get("host_clock")
+    try:
+        for tick in range(1, 4):
+            _spin_until(lambda: ticker.fired >= tick)
+            assert ticker.fired == tick             # (a tick not taken: no other one)
+            time.sleep(0.01)                        # the thread finds the tick due, no run
+            assert ticker.take() is True            # taken between runs
+    finally:
+        ticker.close()
+
+
+def _spin_until(done, cpu_s: float = 0.5) -> None:
+    """Use CPU time (what the clock counts) outside any run until `done()` or `cpu_s`."""
+    deadline = time.process_time() + cpu_s
+    while not done() and time.process_time() < deadline:
+        pass

@@ -102,3 +102,25 @@ def test_a_full_buffer_declines_the_tick(arch):
     assert m.run(CODE).kind == exits.STOPPED and clock.fired
     assert capture.declined == "buffer full"
     assert [r.executed for r in capture.drain()] == [10, 20] and clock.executed == 30
+
+
+def test_a_tick_where_a_run_stopped_is_taken_with_the_same_walk(arch):
+    """take_stopped (the host clock's ticks, issue 31): the run stopped at a block boundary and
+    the tick is taken there, from the registers as the stop left them, with the caller's time;
+    the record is the one the block clock's hook takes at that point."""
+    m, return_address, loop_top = _program(arch)
+    ip, sp = _registers(arch)
+    word = 4 if arch == "i386" else 8
+    capture = TickCapture(m, _registers(arch), (), stack=True, capacity=1 << 12)
+    clock = clock_of(m)
+    clock.begin_run(10)                         # a plain deadline: the run stops at the tick
+    assert m.run(CODE).kind == exits.STOPPED and clock.fired and m.pc == loop_top
+    clock.end_run()
+    assert capture.take_stopped(m, m.pc, 123) == 0 and capture.declined == "no rule"
+    assert capture.teach_plain(loop_top, sp, word, ((ip, -word),), ())
+    assert capture.teach_outermost(return_address - 1)
+    assert capture.take_stopped(m, m.pc, 123) == 1 and capture.declined == "taken"
+    assert capture.drain() == [(123, STACK_SP - word, (loop_top, return_address))]
+    capture.stop_after(1)
+    assert capture.take_stopped(m, m.pc, 456) == 2            # the batch the tool asked for
+    assert [r.executed for r in capture.drain()] == [456]
