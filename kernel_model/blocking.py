@@ -47,6 +47,14 @@ CONDITION_MET = "condition_met"
 # thread.restart's key for "the tools see the call made again as a new call": a restartable
 # call a signal woke and its (ignored) action left to run again (signals/delivery.py).
 MADE_AGAIN = "made_again"
+# thread.restart's keys for the calls Linux restarts through restart_syscall when no handler
+# runs (-ERESTART_RESTARTBLOCK: a relative sleep, poll with a timeout; set by the call as it
+# sleeps); MADE_AGAIN is then RESTART_SYSCALL, and SHOWN_RESTARTED marks the call made again
+# as the tools see it: restart_syscall, the call Linux makes (kernel/signal.c, arch_do_signal_or_restart
+# sets the number to __NR_restart_syscall).
+RESTART_BLOCK = "restart_block"
+RESTART_SYSCALL = "restart_syscall"
+SHOWN_RESTARTED = "shown_restarted"
 
 
 def completes_first(thread) -> bool:

@@ -119,6 +119,25 @@ OVERRIDES.update(sockets.OVERRIDES)         # the socket calls (sockets.py)
 OVERRIDES[("utimensat", 2)] = lambda call, index, value: structs.format_utimens(
     call.mem, value, call.word)
 
+
+# The time a sleep had left, which the kernel writes when a signal interrupts it (EINTR, or
+# ERESTART_RESTARTBLOCK before a restart: kernel/time/hrtimer.c do_nanosleep's
+# nanosleep_copyout) and strace then prints; an address otherwise.
+_INTERRUPTED = (-4, -516)          # EINTR, ERESTART_RESTARTBLOCK
+
+
+def _time_left(word: int):
+    def decode(call, index, value):
+        if call.ret in _INTERRUPTED and value:
+            return structs.format_timespec(call.mem, value, word or call.word)
+        return format_address(value)
+    return decode
+
+
+OVERRIDES[("nanosleep", 1)] = _time_left(0)
+OVERRIDES[("clock_nanosleep", 3)] = _time_left(0)
+OVERRIDES[("clock_nanosleep_time64", 3)] = _time_left(8)
+
 # Calls the kernel declares without argument kinds, which strace decodes: their argument lists.
 SIGNATURES: dict[str, tuple[Decoder, ...]] = {
     "rt_sigpending": (output(lambda call, value: structs.format_sigset(call.mem, value, call.arg(1))),
@@ -134,7 +153,10 @@ SIGNATURES: dict[str, tuple[Decoder, ...]] = {
 # The overridden arguments that the kernel fills in (shown after `<... NAME resumed>`), and the
 # arguments printed at the entry of the calls of SIGNATURES.
 OUTPUTS = frozenset({("getrandom", 0), ("statx", 4), ("setitimer", 2), ("getitimer", 1),
-                     ("getdents64", 1), ("getdents", 1), ("sched_getaffinity", 2)}) | sockets.OUTPUTS
+                     ("getdents64", 1), ("getdents", 1), ("sched_getaffinity", 2),
+                     # a sleep's time left (strace prints it after `resumed>`)
+                     ("nanosleep", 1), ("clock_nanosleep", 3), ("clock_nanosleep_time64", 3)}) \
+    | sockets.OUTPUTS
 ENTRY_COUNTS = {"rt_sigpending": 0, "getgroups": 1, "getgroups32": 1}
 
 
