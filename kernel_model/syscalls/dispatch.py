@@ -16,7 +16,7 @@ nothing while nobody watches.
 import weakref
 
 from .. import errno as E
-from ..blocking import MADE_AGAIN, RESTART_SYSCALL, SHOWN_RESTARTED, WouldBlock
+from ..blocking import ENTRY_HANDED_OVER, MADE_AGAIN, RESTART_SYSCALL, SHOWN_RESTARTED, WouldBlock
 from ..errno import GuestErrno
 from ..fs.pipe import BrokenPipe
 from ..process.proc import RUNNABLE
@@ -149,6 +149,9 @@ class SyscallDispatcher:
             ctx.bind(thread, frame)
         else:
             ctx.frame = frame
+        # a call entered anew: not one re-executed after its entry stop or a sleep
+        fresh = observed and ((thread.blocked_call is None and (
+            not thread.restart or ENTRY_HANDED_OVER not in thread.restart)) or MADE_AGAIN in thread.restart)
         if observed and self._report_entry(ctx, call, args):
             # Its tracer stopped it at the call's entry and may have changed its registers:
             # still stopped, it executes the call again once resumed (as a call that sleeps);
@@ -157,6 +160,13 @@ class SyscallDispatcher:
                 self._rewind(thread, frame)
                 return False
             return self.handle(thread, abi, frame, in_hook=in_hook)
+        if fresh and self._hands_over(thread):
+            # its tracer's entry stop: the others run first; then the call, entered already
+            thread.restart[ENTRY_HANDED_OVER] = True
+            self._rewind(thread, frame)
+            return False
+        if thread.restart:
+            thread.restart.pop(ENTRY_HANDED_OVER, None)      # running now: signals wait for it
         if thread.task_flags.seccomp_mode:     # after the tracer's entry stop, as Linux's
             result = self._seccomp(ctx, convention, call, fetch, narrow)  # syscall_trace_enter
             if result is seccomp.KILLED:
@@ -223,12 +233,25 @@ class SyscallDispatcher:
             eax.value = result & ctx.mask
         if observed_args is not None:
             self._report_exit(ctx, call, observed_args, result, shown)
+            if not call.ends_thread and thread.state == RUNNABLE and kernel.current is thread \
+                    and self._hands_over(thread):
+                return False                    # its tracer's exit stop: the others run
         if thread.pending_signals or thread.process.pending_signals:
             return kernel.may_continue(thread)
         # Nothing pending, so nothing is deliverable: kernel.may_continue's other three
         # questions, without its two calls (this is the path of nearly every call).
         return thread.state == RUNNABLE and kernel.current is thread \
             and kernel.scheduler.preempting is None
+
+    def _hands_over(self, thread) -> bool:
+        """A syscall stop of `thread`'s tracer lets the next runnable thread run (process/
+        sched.py hand_over); False, and nothing changed, when no other thread can run or no
+        tool stops `thread` at its calls."""
+        scheduler = self.kernel.scheduler
+        if not scheduler.others_runnable(thread) or not self.kernel.debug.stops_at_syscalls(thread):
+            return False
+        scheduler.hand_over(thread)
+        return True
 
     def _new_context(self, convention: Convention, thread) -> SyscallContext:
         """The convention's reusable context on its first call; a fresh one should a call ever

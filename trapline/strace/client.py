@@ -116,6 +116,11 @@ class StraceClient:
         self.debug.syscall_watchers.append(self)
         return self
 
+    def stops_tracee(self, thread) -> bool:
+        """strace stops every task it traces at each syscall's entry and exit (PTRACE_SYSCALL);
+        on the sandbox's one CPU the others run meanwhile (kernel_model/process/sched.py)."""
+        return self._traced(thread.process, thread.tid)
+
     def _traced(self, proc, tid: int | None) -> bool:
         """Without -f strace follows only the first task (not its threads or children)."""
         if self.root_pid is None:
