@@ -51,7 +51,9 @@ NEVER_RESTARTED = frozenset({"pause", "rt_sigsuspend", "sigsuspend", "nanosleep"
                              "ipc",
                              "rt_sigtimedwait", "rt_sigtimedwait_time64",
                              # fs/aio.c: -EINTR (io_pgetevents' -ERESTARTNOHAND: no handler)
-                             "io_getevents", "io_pgetevents", "io_pgetevents_time64"})
+                             "io_getevents", "io_pgetevents", "io_pgetevents_time64",
+                             # fs/eventpoll.c ep_poll: -EINTR whatever SA_RESTART says
+                             "epoll_wait", "epoll_pwait", "epoll_pwait2"})
 # Of those, the ones that end with -ERESTARTNOHAND or -ERESTART_RESTARTBLOCK (pause, the
 # sleeps, poll and select): EINTR only for a handler, so a signal without one (a traced
 # task's ignored SIGCHLD) has them made again; the others end with EINTR whatever it is.
