@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from kernel_model.debug.abi import flags, signal_name
 
-from . import sockets, structs
+from . import sockets, structs, waits
 from .strings import format_address
 
 Decoder = Callable[[object, int, int], str]
@@ -119,24 +119,7 @@ OVERRIDES.update(sockets.OVERRIDES)         # the socket calls (sockets.py)
 OVERRIDES[("utimensat", 2)] = lambda call, index, value: structs.format_utimens(
     call.mem, value, call.word)
 
-
-# The time a sleep had left, which the kernel writes when a signal interrupts it (EINTR, or
-# ERESTART_RESTARTBLOCK before a restart: kernel/time/hrtimer.c do_nanosleep's
-# nanosleep_copyout) and strace then prints; an address otherwise.
-_INTERRUPTED = (-4, -516)          # EINTR, ERESTART_RESTARTBLOCK
-
-
-def _time_left(word: int):
-    def decode(call, index, value):
-        if call.ret in _INTERRUPTED and value:
-            return structs.format_timespec(call.mem, value, word or call.word)
-        return format_address(value)
-    return decode
-
-
-OVERRIDES[("nanosleep", 1)] = _time_left(0)
-OVERRIDES[("clock_nanosleep", 3)] = _time_left(0)
-OVERRIDES[("clock_nanosleep_time64", 3)] = _time_left(8)
+OVERRIDES.update(waits.OVERRIDES)           # the sleeps and waits (waits.py)
 
 # Calls the kernel declares without argument kinds, which strace decodes: their argument lists.
 SIGNATURES: dict[str, tuple[Decoder, ...]] = {
@@ -153,10 +136,8 @@ SIGNATURES: dict[str, tuple[Decoder, ...]] = {
 # The overridden arguments that the kernel fills in (shown after `<... NAME resumed>`), and the
 # arguments printed at the entry of the calls of SIGNATURES.
 OUTPUTS = frozenset({("getrandom", 0), ("statx", 4), ("setitimer", 2), ("getitimer", 1),
-                     ("getdents64", 1), ("getdents", 1), ("sched_getaffinity", 2),
-                     # a sleep's time left (strace prints it after `resumed>`)
-                     ("nanosleep", 1), ("clock_nanosleep", 3), ("clock_nanosleep_time64", 3)}) \
-    | sockets.OUTPUTS
+                     ("getdents64", 1), ("getdents", 1), ("sched_getaffinity", 2)}) \
+    | sockets.OUTPUTS | waits.OUTPUTS
 ENTRY_COUNTS = {"rt_sigpending": 0, "getgroups": 1, "getgroups32": 1}
 
 

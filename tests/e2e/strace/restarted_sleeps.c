@@ -1,9 +1,12 @@
 /* Sleeps a child's exit interrupts: under strace the parent's ignored SIGCHLD is queued
  * (kernel/signal.c sig_ignored: not for a traced task), ends the sleep and, no handler
  * running, the call is made again: a relative sleep and poll with a timeout through
- * restart_syscall (-ERESTART_RESTARTBLOCK), an absolute sleep as itself (-ERESTARTNOHAND). */
+ * restart_syscall (-ERESTART_RESTARTBLOCK), an absolute sleep, ppoll and pselect6 as
+ * themselves (-ERESTARTNOHAND), then time out: `= 0 (Timeout)`. */
 #define _GNU_SOURCE
 #include <poll.h>
+#include <signal.h>
+#include <sys/select.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -44,6 +47,14 @@ int main(void)
     reap(pid);
     pid = child();
     poll(NULL, 0, PARENT_NS / 1000000);
+    reap(pid);
+    pid = child();
+    ppoll(NULL, 0, &relative, NULL);
+    reap(pid);
+    pid = child();
+    sigset_t none;
+    sigemptyset(&none);
+    pselect(0, NULL, NULL, NULL, &relative, &none);
     reap(pid);
     return 0;
 }
