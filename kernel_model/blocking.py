@@ -47,6 +47,19 @@ CONDITION_MET = "condition_met"
 # thread.restart's key for "the tools see the call made again as a new call": a restartable
 # call a signal woke and its (ignored) action left to run again (signals/delivery.py).
 MADE_AGAIN = "made_again"
+# thread.restart's keys for the calls Linux restarts through restart_syscall when no handler
+# runs (-ERESTART_RESTARTBLOCK: a relative sleep, poll with a timeout; set by the call as it
+# sleeps); MADE_AGAIN is then RESTART_SYSCALL, and SHOWN_RESTARTED marks the call made again
+# as the tools see it: restart_syscall, the call Linux makes (kernel/signal.c, arch_do_signal_or_restart
+# sets the number to __NR_restart_syscall).
+RESTART_BLOCK = "restart_block"
+RESTART_SYSCALL = "restart_syscall"
+SHOWN_RESTARTED = "shown_restarted"
+# thread.restart's key for "the call's entry stop handed the CPU over": a tracer stopping the
+# thread at each syscall (debug/events.py stops_at_syscalls) let the others run before the
+# call; picked again, the call runs, without a second entry, before any signal is delivered
+# (as after a ptrace entry stop: the signal comes on the way back to user mode).
+ENTRY_HANDED_OVER = "entry_handed_over"
 
 
 def completes_first(thread) -> bool:
@@ -54,4 +67,5 @@ def completes_first(thread) -> bool:
     signal is delivered: Linux's ___wait_event (include/linux/wait.h) and do_wait
     (kernel/exit.c) test the condition before signal_pending, so the call returns its result
     and the signal is delivered on the way back to user mode (exit_to_user_mode_loop)."""
-    return thread.blocked_call is not None and thread.restart.get(CONDITION_MET, False)
+    return (thread.blocked_call is not None and thread.restart.get(CONDITION_MET, False)) or \
+        thread.restart.get(ENTRY_HANDED_OVER, False)

@@ -73,6 +73,16 @@ class DebugEvents:
                 return watchers
         return ()
 
+    def stops_at_syscalls(self, thread) -> bool:
+        """Whether a watcher stops `thread` at each syscall's entry and exit, as a ptrace
+        tracer with PTRACE_SYSCALL does (strace; its `stops_tracee(thread)`): each stop is a
+        point where the thread gives the CPU up (process/sched.py hand_over)."""
+        for watcher in self.syscall_watchers:
+            stops = getattr(watcher, "stops_tracee", None)
+            if stops is not None and stops(thread):
+                return True
+        return False
+
     def syscall_entry(self, thread, name: str, args) -> None:
         for watcher in self.syscall_watchers:
             watcher.syscall_entry(thread, name, args)

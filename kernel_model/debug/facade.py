@@ -100,7 +100,7 @@ class DebugInterface:
     PARTS = {
         ("_events", "events:DebugEvents"): "subscribe unsubscribe register_tracer tool_waits "
                                   "syscall_entry syscall_resumed syscall_exit "
-                                  "syscall_interrupted",
+                                  "syscall_interrupted stops_at_syscalls",
         ("_traps", "traps:ToolTraps"): "register_breakpoint unregister_breakpoint breakpoint_at "
                                "register_breakpoint_redirect register_breakpoint_trampoline "
                                "unregister_breakpoint_redirect "

@@ -7,6 +7,10 @@ the rest of its quantum, not a new one (a thread failing fork() in a loop kept t
 ever, and a fork bomb at the task limit was one process spinning while the others never ran:
 issue 26), as Linux's scheduler charges a task's runtime whatever ends its time on the CPU. Runnable threads are served round-robin in the
 order they were created, so a run's interleaving depends only on its inputs and the quantum.
+A traced thread's syscall stop hands the CPU over: a tool that stops a thread at each syscall's
+entry and exit, as strace's PTRACE_SYSCALL does (kernel/signal.c ptrace_stop calls schedule()),
+lets the next runnable thread run at each stop (`hand_over`): on one CPU the other tracees run
+while the tracer prints, so strace -f's processes take turns a stop each.
 A wakeup preempts: the first thread a `wakeup(channel)` (a pipe or socket write, a child's exit,
 a message, a semaphore) makes runnable runs next, once the waker's call has returned, as CFS's
 check_preempt_wakeup (kernel/sched/fair.c) lets a woken task that has slept take the CPU from
@@ -34,6 +38,7 @@ class Scheduler:
         self._next = 0                        # round-robin position
         self.timers = None                    # has next_deadline() and fire(now): interval timers
         self.preempting: Thread | None = None  # woken by wakeup(): runs next (wakeup preemption)
+        self._handed_over: Thread | None = None  # stopped by its tracer: the next one runs
 
     def add(self, thread: Thread) -> None:
         self.threads.append(thread)
@@ -63,9 +68,12 @@ class Scheduler:
         """The thread a wakeup preempted `current` for; else keep `current` while it can run;
         otherwise the next runnable thread after it."""
         self._expire_deadlines()
+        handed_over, self._handed_over = self._handed_over, None
         woken = self._take_preempting()
         if woken is not None:
             return woken
+        if handed_over is not None and handed_over is current:
+            return self.rotate(current)
         if current is not None and current.state == RUNNABLE and not current.suspended \
                 and current in self.threads:
             return current
@@ -88,6 +96,17 @@ class Scheduler:
                 self._next = (start + k) % n
                 return t
         return self._wake_earliest_deadline()
+
+    def hand_over(self, thread: Thread) -> None:
+        """`thread` stopped for its tracer at a syscall: the next pick goes round to the next
+        runnable thread (itself if none)."""
+        self._handed_over = thread
+
+    def others_runnable(self, thread: Thread) -> bool:
+        threads = self.threads
+        if len(threads) == 1:               # (asked at every traced call: the common case first)
+            return False
+        return any(t is not thread and t.state == RUNNABLE for t in threads)
 
     def _take_preempting(self) -> Thread | None:
         """The woken thread that preempts, if it can still run (once: the mark is spent)."""

@@ -16,7 +16,7 @@ from emu.fpu import read_fpu, reset_fpu, write_fpu
 
 from .. import errno as E
 from ..errno import GuestErrno
-from ..blocking import CONDITION_MET, MADE_AGAIN
+from ..blocking import CONDITION_MET, MADE_AGAIN, RESTART_BLOCK, RESTART_SYSCALL, SHOWN_RESTARTED
 from ..process import job_control
 from ..process.proc import RUNNABLE, SLEEPING, STOPPED
 from ..memory.vm import PROT_WRITE
@@ -51,7 +51,16 @@ NEVER_RESTARTED = frozenset({"pause", "rt_sigsuspend", "sigsuspend", "nanosleep"
                              "ipc",
                              "rt_sigtimedwait", "rt_sigtimedwait_time64",
                              # fs/aio.c: -EINTR (io_pgetevents' -ERESTARTNOHAND: no handler)
-                             "io_getevents", "io_pgetevents", "io_pgetevents_time64"})
+                             "io_getevents", "io_pgetevents", "io_pgetevents_time64",
+                             # fs/eventpoll.c ep_poll: -EINTR whatever SA_RESTART says
+                             "epoll_wait", "epoll_pwait", "epoll_pwait2"})
+# Of those, the ones that end with -ERESTARTNOHAND or -ERESTART_RESTARTBLOCK (pause, the
+# sleeps, poll and select): EINTR only for a handler, so a signal without one (a traced
+# task's ignored SIGCHLD) has them made again; the others end with EINTR whatever it is.
+RESTARTED_WITHOUT_HANDLER = frozenset({
+    "pause", "rt_sigsuspend", "sigsuspend", "nanosleep", "clock_nanosleep",
+    "clock_nanosleep_time64", "poll", "ppoll", "ppoll_time64", "select", "_newselect", "pselect6",
+    "pselect6_time64"})
 
 
 def signalfd_channel(proc) -> tuple:
@@ -221,9 +230,10 @@ class Signals:
             return
         on_interrupt = thread.restart.get(INTERRUPT_KEY)
         reported = thread.restart.get(MADE_AGAIN, False)
+        shown = RESTART_SYSCALL if thread.restart.get(SHOWN_RESTARTED) else call
         thread.restart.clear()
         if not reported:
-            self.kernel.debug.syscall_interrupted(thread, call)
+            self.kernel.debug.syscall_interrupted(thread, shown)
         if restart and call not in NEVER_RESTARTED:
             return
         # (a sleep writes the time it had left; EFAULT when it cannot: do_nanosleep)
@@ -238,13 +248,18 @@ class Signals:
         not ignored at sending), so the call ends with -ERESTARTSYS, the signal is reported
         and ignored, and the call is made again (strace: `= ? ERESTARTSYS`, `--- SIG... ---`,
         then the call anew). The sandbox's call runs again in any case: the tools see it so,
-        once. The calls Linux would fail with EINTR instead, and the sleeps that restart
-        through restart_syscall, keep sleeping for the tools as for the program."""
-        if call in NEVER_RESTARTED or MADE_AGAIN in thread.restart or \
-                thread.restart.get(CONDITION_MET, False):
+        once; a relative sleep and poll with a timeout are made again as restart_syscall
+        (-ERESTART_RESTARTBLOCK). The calls Linux would fail with EINTR instead keep sleeping
+        for the tools as for the program."""
+        if (call in NEVER_RESTARTED and call not in RESTARTED_WITHOUT_HANDLER) or \
+                MADE_AGAIN in thread.restart or thread.restart.get(CONDITION_MET, False):
             return
-        thread.restart[MADE_AGAIN] = True
-        self.kernel.debug.syscall_interrupted(thread, call)
+        thread.restart[MADE_AGAIN] = RESTART_SYSCALL if thread.restart.get(RESTART_BLOCK) else True
+        on_interrupt = thread.restart.get(INTERRUPT_KEY)
+        if thread.restart.get(RESTART_BLOCK) and on_interrupt is not None:
+            on_interrupt()      # the time left, written before the restart (do_nanosleep)
+        shown = RESTART_SYSCALL if thread.restart.get(SHOWN_RESTARTED) else call
+        self.kernel.debug.syscall_interrupted(thread, shown)
 
     def _setup_frame(self, thread, sig, handler, flags, restorer, mask, info) -> bool:
         """Whether the handler's frame was built and the thread now runs the handler."""

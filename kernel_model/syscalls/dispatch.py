@@ -16,7 +16,7 @@ nothing while nobody watches.
 import weakref
 
 from .. import errno as E
-from ..blocking import MADE_AGAIN, WouldBlock
+from ..blocking import ENTRY_HANDED_OVER, MADE_AGAIN, RESTART_SYSCALL, SHOWN_RESTARTED, WouldBlock
 from ..errno import GuestErrno
 from ..fs.pipe import BrokenPipe
 from ..process.proc import RUNNABLE
@@ -149,6 +149,9 @@ class SyscallDispatcher:
             ctx.bind(thread, frame)
         else:
             ctx.frame = frame
+        # a call entered anew: not one re-executed after its entry stop or a sleep
+        fresh = observed and ((thread.blocked_call is None and (
+            not thread.restart or ENTRY_HANDED_OVER not in thread.restart)) or MADE_AGAIN in thread.restart)
         if observed and self._report_entry(ctx, call, args):
             # Its tracer stopped it at the call's entry and may have changed its registers:
             # still stopped, it executes the call again once resumed (as a call that sleeps);
@@ -157,6 +160,13 @@ class SyscallDispatcher:
                 self._rewind(thread, frame)
                 return False
             return self.handle(thread, abi, frame, in_hook=in_hook)
+        if fresh and self._hands_over(thread):
+            # its tracer's entry stop: the others run first; then the call, entered already
+            thread.restart[ENTRY_HANDED_OVER] = True
+            self._rewind(thread, frame)
+            return False
+        if thread.restart:
+            thread.restart.pop(ENTRY_HANDED_OVER, None)      # running now: signals wait for it
         if thread.task_flags.seccomp_mode:     # after the tracer's entry stop, as Linux's
             result = self._seccomp(ctx, convention, call, fetch, narrow)  # syscall_trace_enter
             if result is seccomp.KILLED:
@@ -211,7 +221,10 @@ class SyscallDispatcher:
         """The call completed: forget its restart state and a mask it no longer needs, store
         its result, tell the watchers; whether the thread goes on running."""
         thread, kernel = ctx.thread, self.kernel
+        shown = call.name
         if thread.restart:
+            if thread.restart.get(SHOWN_RESTARTED):
+                shown, observed_args = RESTART_SYSCALL, observed_args and []
             thread.restart.clear()
         thread.blocked_call = None
         if thread.saved_sigmask is not None and not call.keeps_saved_mask:
@@ -219,13 +232,26 @@ class SyscallDispatcher:
         if result is not NO_RETURN:
             eax.value = result & ctx.mask
         if observed_args is not None:
-            self._report_exit(ctx, call, observed_args, result)
+            self._report_exit(ctx, call, observed_args, result, shown)
+            if not call.ends_thread and thread.state == RUNNABLE and kernel.current is thread \
+                    and self._hands_over(thread):
+                return False                    # its tracer's exit stop: the others run
         if thread.pending_signals or thread.process.pending_signals:
             return kernel.may_continue(thread)
         # Nothing pending, so nothing is deliverable: kernel.may_continue's other three
         # questions, without its two calls (this is the path of nearly every call).
         return thread.state == RUNNABLE and kernel.current is thread \
             and kernel.scheduler.preempting is None
+
+    def _hands_over(self, thread) -> bool:
+        """A syscall stop of `thread`'s tracer lets the next runnable thread run (process/
+        sched.py hand_over); False, and nothing changed, when no other thread can run or no
+        tool stops `thread` at its calls."""
+        scheduler = self.kernel.scheduler
+        if not scheduler.others_runnable(thread) or not self.kernel.debug.stops_at_syscalls(thread):
+            return False
+        scheduler.hand_over(thread)
+        return True
 
     def _new_context(self, convention: Convention, thread) -> SyscallContext:
         """The convention's reusable context on its first call; a fresh one should a call ever
@@ -240,15 +266,20 @@ class SyscallDispatcher:
         """Tell the watchers a call starts (a restarted call entered once already); whether
         the thread's tracer stopped it there (kernel_model/debug/tracing/syscall_stops.py)."""
         thread = ctx.thread
-        if thread.restart and not thread.restart.pop(MADE_AGAIN, False):
+        made_again = thread.restart.pop(MADE_AGAIN, False) if thread.restart else False
+        if thread.restart and not made_again:
             # entered once: only an exit stop may still be due
             return ENTRY_STOPPED in thread.restart and \
                 self.kernel.debug.syscall_resumed(thread, call.name, args)
         thread.syscall_abi = ctx.abi
+        if made_again == RESTART_SYSCALL:      # Linux makes restart_syscall, without arguments
+            thread.restart[SHOWN_RESTARTED] = True
+            self.kernel.debug.syscall_entry(thread, RESTART_SYSCALL, [])
+            return ENTRY_STOPPED in thread.restart
         self.kernel.debug.syscall_entry(thread, call.name, args)
         return bool(thread.restart) and ENTRY_STOPPED in thread.restart
 
-    def _report_exit(self, ctx: SyscallContext, call: Call, args, result) -> None:
+    def _report_exit(self, ctx: SyscallContext, call: Call, args, result, shown: str) -> None:
         ctx.thread.syscall_abi = ctx.abi
         if not call.ends_thread:
             if result is NO_RETURN:
@@ -256,7 +287,7 @@ class SyscallDispatcher:
                 # as Linux's sys_exit reports them: what the thread's register holds now.
                 result_reg = ctx.thread.process.space.syscall_abi_registers(ctx.abi)[1]
                 result = result_reg.read() & ctx.mask
-            self.kernel.debug.syscall_exit(ctx.thread, call.name, args, result)
+            self.kernel.debug.syscall_exit(ctx.thread, shown, args, result)
 
     def _restart_later(self, thread, frame, blocked: WouldBlock, name: str) -> None:
         """Sleep, then execute the same call again: rewind to the `int 0x80`/`syscall`

@@ -2,7 +2,8 @@
 
 What a C library asks of it (glibc's setup_vdso and dl_vdso_vsym, musl's __vdsosym): an ELF
 header whose program headers give one PT_LOAD and the PT_DYNAMIC; in the dynamic section the
-SysV hash table (DT_HASH), the symbol and string tables, the soname, and the symbol versions
+hash tables, the SysV one (DT_HASH) musl reads and the GNU one (DT_GNU_HASH, gnu_hash.py) glibc
+reads, both as Linux links it, the symbol and string tables, the soname, and the symbol versions
 (DT_VERSYM, DT_VERDEF): every exported function is defined at a version, LINUX_2.6 for the
 clocks and LINUX_2.5 for i386's __kernel_* entry points, as Linux's vdso.lds.S and
 vdso32.lds.S define them, and the lookups name that version. What an unwinder asks of it
@@ -20,6 +21,7 @@ from typing import NamedTuple
 from kernel_model.memory.layout import PAGE
 from kernel_model.vdso.code import CFA_ROWS, CODE
 from kernel_model.vdso.eh_frame import eh_frame, eh_frame_hdr
+from kernel_model.vdso.gnu_hash import bucket_count, gnu_hash_table, in_bucket_order
 from kernel_model.vdso.source import FUNCTIONS
 
 SONAME = {"x86_64": b"linux-vdso.so.1", "i386": b"linux-gate.so.1"}
@@ -28,13 +30,12 @@ EM = {"x86_64": 62, "i386": 3}           # EM_X86_64, EM_386
 PT_LOAD, PT_DYNAMIC, PT_GNU_EH_FRAME = 1, 2, 0x6474E550
 PF_R, PF_X = 4, 1
 DT_NULL, DT_HASH, DT_STRTAB, DT_SYMTAB, DT_STRSZ, DT_SYMENT, DT_SONAME = 0, 4, 5, 6, 10, 11, 14
-DT_VERSYM, DT_VERDEF, DT_VERDEFNUM = 0x6FFFFFF0, 0x6FFFFFFC, 0x6FFFFFFD
+DT_GNU_HASH, DT_VERSYM, DT_VERDEF, DT_VERDEFNUM = 0x6FFFFEF5, 0x6FFFFFF0, 0x6FFFFFFC, 0x6FFFFFFD
 SHT_PROGBITS, SHT_STRTAB, SHT_HASH, SHT_DYNAMIC, SHT_DYNSYM = 1, 3, 5, 6, 11
-SHT_GNU_VERDEF, SHT_GNU_VERSYM = 0x6FFFFFFD, 0x6FFFFFFF
+SHT_GNU_HASH, SHT_GNU_VERDEF, SHT_GNU_VERSYM = 0x6FFFFFF6, 0x6FFFFFFD, 0x6FFFFFFF
 SHF_ALLOC, SHF_EXECINSTR = 2, 4
 STB_GLOBAL, STT_FUNC = 1, 2
 VER_FLG_BASE = 1
-TEXT_SECTION = 6                         # .text's index in the section headers below
 PROGRAM_HEADERS = 3                      # PT_LOAD, PT_DYNAMIC, PT_GNU_EH_FRAME
 
 
@@ -101,9 +102,10 @@ def _verdefs(arch: str, strings: _Strings) -> tuple[bytes, int]:
 
 
 def _hash_table(names: list[bytes]) -> bytes:
-    """nbucket, nchain, buckets, chains over the symbols (index 0 is the null symbol)."""
+    """nbucket, nchain, buckets, chains over the symbols (index 0 is the null symbol); as many
+    buckets as the GNU table has, as GNU ld sizes both."""
     count = len(names) + 1
-    nbucket = max(1, len(names))
+    nbucket = bucket_count(len(names))
     buckets, chains = [0] * nbucket, [0] * count
     for index, name in enumerate(names, start=1):
         bucket = elf_hash(name) % nbucket
@@ -113,9 +115,10 @@ def _hash_table(names: list[bytes]) -> bytes:
 
 def _symbol(wide: bool, name: int, value: int, size: int) -> bytes:
     info = STB_GLOBAL << 4 | STT_FUNC
+    text = _SECTION_INDEX[".text"]
     if wide:
-        return struct.pack("<IBBHQQ", name, info, 0, TEXT_SECTION, value, size)
-    return struct.pack("<IIIBBH", name, value, size, info, 0, TEXT_SECTION)
+        return struct.pack("<IBBHQQ", name, info, 0, text, value, size)
+    return struct.pack("<IIIBBH", name, value, size, info, 0, text)
 
 
 @functools.lru_cache(maxsize=2)
@@ -125,19 +128,22 @@ def vdso_image(arch: str) -> VdsoImage:
     functions = FUNCTIONS[arch]
     strings = _Strings()
     soname = strings.add(SONAME[arch])
-    names = [name.encode() for name, _, _ in functions]
+    version_of = {name.encode(): version for name, version, _ in functions}
+    names = in_bucket_order(list(version_of))          # .dynsym's order: the GNU table's
     name_offsets = [strings.add(name) for name in names]
     verdef, verdef_count = _verdefs(arch, strings)
     version_index = {name: index for index, name in enumerate(_versions(arch), start=2)}
     out = _Layout(ehsize + PROGRAM_HEADERS * phentsize)
     out.put(".hash", _hash_table(names), 8)
+    out.put(".gnu.hash", gnu_hash_table(names, wide), 8)
     symtab_at = out.put(".dynsym", bytes(24 if wide else 16) * (len(names) + 1), 8)
     strtab_at = out.put(".dynstr", bytes(strings.data), 1)
     versym = struct.pack(f"<{len(names) + 1}H", 0,
-                         *(version_index[version.encode()] for _, version, _ in functions))
+                         *(version_index[version_of[name].encode()] for name in names))
     out.put(".gnu.version", versym, 2)
     out.put(".gnu.version_d", verdef, 4)
-    dynamic = [(DT_HASH, out.offsets[".hash"][0]), (DT_STRTAB, strtab_at), (DT_SYMTAB, symtab_at),
+    dynamic = [(DT_HASH, out.offsets[".hash"][0]), (DT_GNU_HASH, out.offsets[".gnu.hash"][0]),
+               (DT_STRTAB, strtab_at), (DT_SYMTAB, symtab_at),
                (DT_STRSZ, len(strings.data)), (DT_SYMENT, 24 if wide else 16), (DT_SONAME, soname),
                (DT_VERSYM, out.offsets[".gnu.version"][0]),
                (DT_VERDEF, out.offsets[".gnu.version_d"][0]), (DT_VERDEFNUM, verdef_count),
@@ -186,13 +192,16 @@ def _put_unwind_tables(out: _Layout, arch: str, symbols: dict[str, int]) -> None
         raise AssertionError(f"the {arch} vDSO's .eh_frame is not where its header says")
 
 
-# (name, type, flags, link, entry size) of the sections after the null one, in order
-_SECTIONS = ((".hash", SHT_HASH, SHF_ALLOC, 2, 4), (".dynsym", SHT_DYNSYM, SHF_ALLOC, 3, 0),
-             (".dynstr", SHT_STRTAB, SHF_ALLOC, 0, 0), (".gnu.version", SHT_GNU_VERSYM, SHF_ALLOC, 2, 2),
-             (".gnu.version_d", SHT_GNU_VERDEF, SHF_ALLOC, 3, 0),
-             (".text", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, 0, 0),
-             (".eh_frame_hdr", SHT_PROGBITS, SHF_ALLOC, 0, 0), (".eh_frame", SHT_PROGBITS, SHF_ALLOC, 0, 0),
-             (".dynamic", SHT_DYNAMIC, SHF_ALLOC, 3, 0), (".shstrtab", SHT_STRTAB, 0, 0, 0))
+# (name, type, flags, linked section, entry size) of the sections after the null one, in order
+_SECTIONS = ((".hash", SHT_HASH, SHF_ALLOC, ".dynsym", 4),
+             (".gnu.hash", SHT_GNU_HASH, SHF_ALLOC, ".dynsym", 0),
+             (".dynsym", SHT_DYNSYM, SHF_ALLOC, ".dynstr", 0), (".dynstr", SHT_STRTAB, SHF_ALLOC, None, 0),
+             (".gnu.version", SHT_GNU_VERSYM, SHF_ALLOC, ".dynsym", 2),
+             (".gnu.version_d", SHT_GNU_VERDEF, SHF_ALLOC, ".dynstr", 0),
+             (".text", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, None, 0),
+             (".eh_frame_hdr", SHT_PROGBITS, SHF_ALLOC, None, 0), (".eh_frame", SHT_PROGBITS, SHF_ALLOC, None, 0),
+             (".dynamic", SHT_DYNAMIC, SHF_ALLOC, ".dynstr", 0), (".shstrtab", SHT_STRTAB, 0, None, 0))
+_SECTION_INDEX = {name: index for index, (name, *_) in enumerate(_SECTIONS, start=1)}
 
 
 def _put_sections(out: _Layout, wide: bool, shentsize: int, word: int, verdef_count: int) -> None:
@@ -200,7 +209,8 @@ def _put_sections(out: _Layout, wide: bool, shentsize: int, word: int, verdef_co
     name_at = {name: names.add(name.encode()) for name, *_ in _SECTIONS}
     out.put(".shstrtab", bytes(names.data), 1)
     headers = [bytes(shentsize)]
-    for name, kind, flags, link, entsize in _SECTIONS:
+    for name, kind, flags, linked, entsize in _SECTIONS:
+        link = _SECTION_INDEX[linked] if linked else 0
         offset, size = out.offsets[name]
         address = offset if flags & SHF_ALLOC else 0
         if name == ".dynsym":

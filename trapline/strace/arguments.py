@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from kernel_model.debug.abi import flags, signal_name
 
-from . import sockets, structs
+from . import sockets, structs, waits
 from .strings import format_address
 
 Decoder = Callable[[object, int, int], str]
@@ -119,6 +119,8 @@ OVERRIDES.update(sockets.OVERRIDES)         # the socket calls (sockets.py)
 OVERRIDES[("utimensat", 2)] = lambda call, index, value: structs.format_utimens(
     call.mem, value, call.word)
 
+OVERRIDES.update(waits.OVERRIDES)           # the sleeps and waits (waits.py)
+
 # Calls the kernel declares without argument kinds, which strace decodes: their argument lists.
 SIGNATURES: dict[str, tuple[Decoder, ...]] = {
     "rt_sigpending": (output(lambda call, value: structs.format_sigset(call.mem, value, call.arg(1))),
@@ -134,7 +136,8 @@ SIGNATURES: dict[str, tuple[Decoder, ...]] = {
 # The overridden arguments that the kernel fills in (shown after `<... NAME resumed>`), and the
 # arguments printed at the entry of the calls of SIGNATURES.
 OUTPUTS = frozenset({("getrandom", 0), ("statx", 4), ("setitimer", 2), ("getitimer", 1),
-                     ("getdents64", 1), ("getdents", 1), ("sched_getaffinity", 2)}) | sockets.OUTPUTS
+                     ("getdents64", 1), ("getdents", 1), ("sched_getaffinity", 2)}) \
+    | sockets.OUTPUTS | waits.OUTPUTS
 ENTRY_COUNTS = {"rt_sigpending": 0, "getgroups": 1, "getgroups32": 1}
 
 

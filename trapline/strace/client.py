@@ -24,14 +24,33 @@ NO_RETURN_CALLS = frozenset({"exit", "exit_group"})
 ENTRY_TIME_CALLS = frozenset({"execve", "set_thread_area", "rt_sigreturn", "sigreturn"})
 
 ABI_BITS = {"i386": 32, "x86_64": 64}
-# What a sleeping call returns to the kernel when a signal with a handler interrupts it, which
-# strace shows as its result: ERESTARTNOHAND for pause and sigsuspend (kernel/signal.c),
-# ERESTART_RESTARTBLOCK for the sleeps (kernel/time/hrtimer.c), ERESTARTSYS for the others.
-ERESTARTSYS, ERESTARTNOHAND, ERESTART_RESTARTBLOCK = 512, 514, 516
+# What a sleeping call returns to the kernel when a signal interrupts it, which strace shows
+# as its result: ERESTARTNOHAND for pause and sigsuspend (kernel/signal.c), ppoll, select and
+# pselect6 (fs/select.c) and an absolute sleep; ERESTART_RESTARTBLOCK for the relative sleeps
+# (kernel/time/hrtimer.c), poll with a timeout and restart_syscall itself; EINTR for the calls
+# that fail with it; ERESTARTSYS for the others.
+ERESTARTSYS, ERESTARTNOHAND, ERESTART_RESTARTBLOCK, EINTR = 512, 514, 516, 4
 RESTART_ERRNOS = {"pause": ERESTARTNOHAND, "rt_sigsuspend": ERESTARTNOHAND,
                   "sigsuspend": ERESTARTNOHAND, "nanosleep": ERESTART_RESTARTBLOCK,
                   "clock_nanosleep": ERESTART_RESTARTBLOCK,
-                  "clock_nanosleep_time64": ERESTART_RESTARTBLOCK}
+                  "clock_nanosleep_time64": ERESTART_RESTARTBLOCK,
+                  "restart_syscall": ERESTART_RESTARTBLOCK,
+                  "ppoll": ERESTARTNOHAND, "ppoll_time64": ERESTARTNOHAND,
+                  "select": ERESTARTNOHAND, "_newselect": ERESTARTNOHAND,
+                  "pselect6": ERESTARTNOHAND, "pselect6_time64": ERESTARTNOHAND,
+                  # the calls that fail with EINTR itself (signal(7): never restarted)
+                  **dict.fromkeys(("epoll_wait", "epoll_pwait", "epoll_pwait2", "rt_sigtimedwait",
+                                   "rt_sigtimedwait_time64", "msgrcv", "msgsnd", "semop",
+                                   "semtimedop", "semtimedop_time64", "io_getevents"), EINTR)}
+TIMER_ABSTIME = 1
+
+
+def _restart_errno(name: str, args) -> int:
+    if name.startswith("clock_nanosleep") and len(args) > 1 and args[1] & TIMER_ABSTIME:
+        return ERESTARTNOHAND
+    if name == "poll" and len(args) > 2:           # an infinite timeout (-1): no restart block
+        return ERESTART_RESTARTBLOCK if args[2] & 0x80000000 == 0 else ERESTARTNOHAND
+    return RESTART_ERRNOS.get(name, ERESTARTSYS)
 
 
 class _Memory:
@@ -87,6 +106,7 @@ class StraceClient:
         self._in_progress: dict[int, InProgress] = {}          # tid -> the call it is in
         self._last_args: dict[int, object] = {}                # tid -> its last call's arguments
         self._last_names: dict[int, str] = {}                  # tid -> its last call, as strace names it
+        self._resuming: dict[int, str] = {}                    # tid -> what restart_syscall resumes
         self._entry_lengths: dict[int, int | None] = {}        # tid -> its socklen at the entry
         self._in_call: set[int] = set()                        # tids between entry and exit
         self._after_call: dict[int, list[tuple]] = {}          # tid -> signals held back
@@ -99,6 +119,11 @@ class StraceClient:
         self.debug.subscribe(self)
         self.debug.syscall_watchers.append(self)
         return self
+
+    def stops_tracee(self, thread) -> bool:
+        """strace stops every task it traces at each syscall's entry and exit (PTRACE_SYSCALL);
+        on the sandbox's one CPU the others run meanwhile (kernel_model/process/sched.py)."""
+        return self._traced(thread.process, thread.tid)
 
     def _traced(self, proc, tid: int | None) -> bool:
         """Without -f strace follows only the first task (not its threads or children)."""
@@ -143,6 +168,8 @@ class StraceClient:
                 and self.options.summary != 1)
 
     def _texts(self, thread, name: str, args, result: int = 0) -> tuple[list[str], int]:
+        if name == "restart_syscall":
+            return [self._resumed_call(thread.tid)], 1
         bits = ABI_BITS[self.debug.syscall_abi(thread)]
         texts, _, _ = syscall_line.format_parts(
             name, args, result, _Memory(self.debug, thread.process, self.options), bits)
@@ -188,7 +215,14 @@ class StraceClient:
         mem = _Memory(self.debug, thread.process, self.options)
         if self._entry_lengths:
             mem.entry_length = self._entry_lengths.get(thread.tid)
-        return syscall_line.format_call(name, args, result, mem, bits)
+        head, text, failed = syscall_line.format_call(name, args, result, mem, bits)
+        if name == "restart_syscall":
+            head = f"restart_syscall({self._resumed_call(thread.tid)})"
+        return head, text, failed
+
+    def _resumed_call(self, tid: int) -> str:
+        """restart_syscall's argument as strace shows it: the call it resumes."""
+        return f"<... resuming interrupted {self._resuming.get(tid, '?')} ...>"
 
     # ---- the program the tool starts (strace's own execve of it) -----------------------------
     def started(self, proc, path: bytes, argv: list[bytes], env: list[bytes]) -> None:
@@ -268,7 +302,10 @@ class StraceClient:
     def syscall_entry(self, thread, name: str, args) -> None:
         """What must be read from the caller's memory before the call runs."""
         name, args = self._as_called(thread, name, args)
-        self._last_args[thread.tid] = args
+        if name == "restart_syscall":        # (strace remembers the call it interrupted)
+            self._resuming[thread.tid] = self._last_names.get(thread.tid, "?")
+        else:
+            self._last_args[thread.tid] = args
         self._last_names[thread.tid] = name
         if name not in NO_RETURN_CALLS:
             self._in_call.add(thread.tid)
@@ -329,7 +366,7 @@ class StraceClient:
         args = self._last_args.get(thread.tid, ())
         if name == "socketcall":
             name = self._last_names.get(thread.tid, name)
-        errno = -RESTART_ERRNOS.get(name, ERESTARTSYS)
+        errno = -_restart_errno(name, args)
         head, text, _ = self._call(thread, name, args, errno)
         self._emit_call(thread.process, thread.tid, name, head, text, True,
                         self._resumed(thread, name, args, errno))

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 from kernel_model.debug.abi import Kind, Ret, flags, return_kind, signal_name, signature
 
-from . import arguments, structs
+from . import arguments, structs, waits
 from .expressions import FD_RETURNING
 from .errnos import format_error_return
 from .sockets import demultiplexed
@@ -142,7 +142,8 @@ def _set_thread_area_note(call: _Call) -> str:
 # Calls whose new descriptors are in an array (pipe's [3, 4]); their result is a plain 0.
 FDS_IN_MEMORY = frozenset({"pipe", "pipe2", "socketpair"})
 
-_RETURN_NOTES: dict[str, Callable[[_Call], str]] = {"set_thread_area": _set_thread_area_note}
+_RETURN_NOTES: dict[str, Callable[[_Call], str]] = {"set_thread_area": _set_thread_area_note,
+                                                   **waits.RETURN_NOTES}
 
 
 def _format_return_value(call: _Call) -> str:

@@ -9,6 +9,7 @@ completes, so a re-execution reads the caller's arguments unchanged.
 import struct
 
 from ... import errno as E
+from ...blocking import RESTART_BLOCK
 from ...errno import GuestErrno
 from ...memory.vm import PROT_READ
 from ...readiness import (POLLERR, POLLHUP, POLLNVAL, SELECT_EXCEPT, SELECT_READ, SELECT_WRITE,
@@ -115,6 +116,8 @@ def _pollfd_revents(fds, fd: int, events: int, waiters: _Waiters) -> int:
 def sys_poll(ctx, fds, nfds, timeout_ms):
     timeout_ms = ctx.int32(timeout_ms)
     timeout_ns = None if timeout_ms < 0 else timeout_ms * 10**6
+    if timeout_ns is not None:      # made again as restart_syscall (fs/select.c do_restart_poll)
+        ctx.thread.restart[RESTART_BLOCK] = True
     return _do_poll(ctx, ("poll", fds, nfds, timeout_ms), fds, nfds, timeout_ns)
 
 

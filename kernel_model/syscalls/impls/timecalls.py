@@ -3,7 +3,7 @@ import hashlib
 import struct
 
 from ... import errno as E
-from ...blocking import WouldBlock
+from ...blocking import RESTART_BLOCK, WouldBlock
 from ...errno import GuestErrno
 from ...memory.vm import PROT_WRITE
 from ...signals.delivery import INTERRUPT_KEY
@@ -112,6 +112,9 @@ def _write_remaining(ctx, rem: int, fmt: str, deadline: int) -> int | None:
 
 
 def _sleep(ctx, ns: int, rem: int, fmt: str) -> int:
+    # a relative sleep a signal without handler ends is made again as restart_syscall
+    # (hrtimer_nanosleep: -ERESTART_RESTARTBLOCK)
+    ctx.thread.restart[RESTART_BLOCK] = True
     return _sleep_until(ctx, ctx.kernel.clock.monotonic_ns() + ns, rem, fmt)
 
 
@@ -140,7 +143,7 @@ def _clock_nanosleep(ctx, clock_id, flags, req, rem, fmt):
     target = _read_timespec(ctx, req, fmt)
     if flags & TIMER_ABSTIME:
         return _sleep_until(ctx, ctx.kernel.clock.monotonic_ns() + target - now)
-    return _sleep_until(ctx, ctx.kernel.clock.monotonic_ns() + target, rem, fmt)
+    return _sleep(ctx, target, rem, fmt)
 
 
 @syscall("getrandom", args=(("buf", K.BUF_OUT), ("buflen", K.ULONG), ("flags", K.HEX)))

@@ -1,15 +1,18 @@
 """The vDSO image as a C library reads it (pyelftools standing in for glibc's setup_vdso and
 dl_vdso_vsym): an ET_DYN object with one PT_LOAD at 0 and a PT_DYNAMIC, every function a global
 FUNC symbol of .text at its version (LINUX_2.6, i386's __kernel_* LINUX_2.5), the SysV hash
-finding each one, and each symbol's bytes the assembled code."""
+(musl's lookup) and the GNU hash (glibc's) finding each one, and each symbol's bytes the
+assembled code."""
 import io
 
 import pytest
 from elftools.elf.dynamic import DynamicSegment
 from elftools.elf.elffile import ELFFile
+from elftools.elf.hash import GNUHashSection
 
 from kernel_model.vdso.code import CODE
 from kernel_model.vdso.elf_image import IMAGE_PAGES, SONAME, elf_hash, vdso_image
+from kernel_model.vdso.gnu_hash import gnu_hash
 from kernel_model.vdso.source import FUNCTIONS
 
 LINUX_EXPORTS = {
@@ -56,3 +59,26 @@ def test_the_image_exports_linux_s_symbols_at_their_versions(arch):
     hashes = elf.get_section_by_name(".hash")
     assert hashes["sh_addr"] == next(dynamic.iter_tags("DT_HASH"))["d_ptr"]
     assert {name: hashes.get_symbol(name)["st_value"] for name in symbols} == image.symbols
+
+
+def test_gnu_hash_is_the_toolchain_s():
+    # elf/dl-lookup.c dl_new_hash: h * 33 + c from 5381 (the values readelf and ld agree on)
+    assert gnu_hash(b"") == 5381
+    assert gnu_hash(b"printf") == 0x156B2BB8
+
+
+@pytest.mark.parametrize("arch", sorted(FUNCTIONS))
+def test_the_gnu_hash_finds_each_symbol_as_glibc_looks_it_up(arch):
+    """glibc's loader prefers DT_GNU_HASH (elf/dl-lookup.c _dl_setup_hash): its Bloom filter,
+    bucket and chain (pyelftools' reading of the same table, which asks the filter first) lead
+    to every symbol, and a name the vDSO does not define is not found."""
+    image = vdso_image(arch)
+    elf = ELFFile(io.BytesIO(image.data))
+    dynamic = next(seg for seg in elf.iter_segments() if isinstance(seg, DynamicSegment))
+    table = elf.get_section_by_name(".gnu.hash")
+    assert isinstance(table, GNUHashSection)
+    assert table["sh_addr"] == next(dynamic.iter_tags("DT_GNU_HASH"))["d_ptr"]
+    symbols = [sym.name for sym in elf.get_section_by_name(".dynsym").iter_symbols() if sym.name]
+    assert {name: table.get_symbol(name)["st_value"] for name in symbols} == image.symbols
+    assert table.get_number_of_symbols() == len(symbols) + 1           # every one is hashed
+    assert table.get_symbol("__vdso_clock_settime") is None
