@@ -34,10 +34,11 @@ from .name_checks import check_open_existing, check_rename, chown_node, may_dele
 from .overlay import overlay_root
 from .rename_exchange import RenameExchange
 from ..creds import CAP_MKNOD
-from .permission import MAY_EXEC, MAY_WRITE, Access, access_of, real_access
+from .permission import MAY_EXEC, MAY_WRITE, Access, access_of, real_access, searcher
 from .shmfs import build_shm
 from .tmpfile import check_linkable, check_tmpfile_flags, open_tmpfile
 from .proc_mount import ProcMount
+from .mount_points import MountPoints
 from .proctext import ProcessView, process_root
 from .randomstream import DeterministicRandom
 from .records import DirEntry, StatResult
@@ -45,7 +46,7 @@ from .records import DirEntry, StatResult
 MOUNT_POINTS = (b"dev", b"proc")      # mounted over the rootfs's own /dev and /proc
 
 
-class FileSystem(ProcMount, RenameExchange):
+class FileSystem(ProcMount, RenameExchange, MountPoints):
     def __init__(self, root: str | None, *, writable: bool = False, seed: int = 0,
                  clock: Callable[[], int] = lambda: 0):
         if writable and root is None:
@@ -89,7 +90,8 @@ class FileSystem(ProcMount, RenameExchange):
                  search_as: Access | None = None) -> Resolved:
         """`search_as`: whose search permission the walk needs (the caller's by default)."""
         walker = Walker(self._root, lambda name: self._mounted(name, proc), process_root(proc),
-                        _searcher(search_as or access_of(proc)), getattr(proc, "resolve", 0))
+                        searcher(search_as or access_of(proc)), getattr(proc, "resolve", 0),
+                        self.mount_points(proc))
         return walker.resolve(bytes(path), bytes(cwd), follow=follow, parent_op=parent_op,
                               stop_at_fd_links=stop_at_fd_links)
 
@@ -139,7 +141,8 @@ class FileSystem(ProcMount, RenameExchange):
 
     @staticmethod
     def _is_mount_point(r: Resolved) -> bool:
-        return r.last == LAST_NORM and len(r.chain) == 1 and r.name in MOUNT_POINTS
+        return r.last == LAST_NORM and (len(r.chain) == 1 and r.name in MOUNT_POINTS
+                                        or r.path in r.mount_points)
 
     # --- open ----------------------------------------------------------------------------------
     def open(self, path: bytes, flags: int, mode: int, cwd: bytes, proc: ProcessView) -> OpenFile:
@@ -440,10 +443,3 @@ class FileSystem(ProcMount, RenameExchange):
             if inherit and node.is_dir:
                 node.chmod(node.stat().mode & 0o7777 | S_ISGID)
         return node
-
-
-def _searcher(access: Access):
-    """The Walker's search check: None when the caller searches every directory (root)."""
-    if access.searches_anything:
-        return None
-    return lambda directory: access.check(directory.stat(), MAY_EXEC)

@@ -1,9 +1,11 @@
 """The modeled mounts by id: /proc/PID/mountinfo (fs/proc_namespace.c show_mountinfo) and the
 mount id statx, fdinfo and name_to_handle_at give a file.
 
-The mounts are /proc/PID/mounts' (procfs.py MOUNTS): the rootfs (id 1, its own parent: the
-namespace's root), /proc and /dev on it. A file's mount is found by its device number;
-/dev/shm, a tmpfs of its own device that /proc/mounts does not list, counts as /dev's.
+The sandbox's own mounts are /proc/PID/mounts' (procfs.py MOUNTS): the rootfs (id 1, its own
+parent: the namespace's root), /proc and /dev on it; every mount namespace begins with them
+(mount_table.py, which lists the mounts the guest makes after them). A file's mount is found
+by its device number; /dev/shm, a tmpfs of its own device that /proc/mounts does not list,
+counts as /dev's.
 """
 from .constants import DEVTMPFS_DEV, PROC_DEV, ROOTFS_DEV
 from .shmfs import SHM_DEV

@@ -60,6 +60,7 @@ class ProcMount:
         procfs.sysctl.update(self.tunables.sysctls())
         procfs.sysctl.update({path: Sysctl(*entry) for path, entry in self._sysctl.items()})
         procfs.files, procfs.processes = self._proc_files, self._processes
+        procfs.mount_text = self.mount_text
         if self._clocks is not None:
             procfs.clocks = self._clocks
         return procfs

@@ -12,7 +12,9 @@ import struct
 from dataclasses import replace
 
 from .. import errno as E
+from ..creds import CAP_SYS_ADMIN
 from ..time_namespace import for_child as time_ns_for_child
+from .namespaces import OWN_NAMESPACES, for_child as namespaces_for_child
 from ..vdso.vvar import serve_vdso
 from ..errno import GuestErrno
 from ..cpu.gdt import descriptor
@@ -29,7 +31,7 @@ CLONE_THREAD, CLONE_NEWNS, CLONE_SYSVSEM, CLONE_SETTLS = 0x10000, 0x20000, 0x400
 CLONE_PARENT_SETTID, CLONE_CHILD_CLEARTID, CLONE_DETACHED = 0x100000, 0x200000, 0x400000
 CLONE_UNTRACED, CLONE_CHILD_SETTID, CLONE_IO = 0x800000, 0x1000000, 0x80000000
 CLONE_NEWUSER = 0x10000000
-NAMESPACE_FLAGS = 0x7E020000 & ~CLONE_NEWNS | CLONE_NEWNS     # CLONE_NEW*: not supported
+NAMESPACE_FLAGS = 0x7E020000 & ~CLONE_NEWNS | CLONE_NEWNS     # CLONE_NEW*: namespaces.py's made
 
 
 def copy_space(parent: Space, memory_limit: int, pool=None) -> Space:
@@ -144,8 +146,10 @@ def _check_combinations(flags: int) -> None:
 def do_clone(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid: int, tls: int) -> int:
     parent = ctx.proc
     _check_combinations(flags)
-    if flags & NAMESPACE_FLAGS:
-        raise GuestErrno(E.EPERM)                 # a new namespace: refused by the sandbox (creds.py)
+    if flags & NAMESPACE_FLAGS & ~OWN_NAMESPACES:
+        raise GuestErrno(E.EPERM)                 # a kind not modeled: refused (creds.py)
+    if flags & OWN_NAMESPACES and not parent.creds.capable(CAP_SYS_ADMIN):
+        raise GuestErrno(E.EPERM)                 # copy_namespaces: ns_capable(CAP_SYS_ADMIN)
     if flags & CLONE_THREAD:
         kernel.check_task_limit(ctx.thread)
         return _new_thread(kernel, ctx, flags, stack, parent_tid, child_tid, tls)
@@ -180,6 +184,7 @@ def _new_process(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid
                     exit_signal=parent.exit_signal if sibling else flags & CSIGNAL,
                     personality=parent.personality,
                     groups=parent.groups, creds=parent.creds, **time_ns_for_child(parent),
+                    **namespaces_for_child(kernel, parent, flags),
                     shm_attached=dict(parent.shm_attached) if space is not parent.space else {})
     if space is not parent.space:
         kernel.install_space(space)
