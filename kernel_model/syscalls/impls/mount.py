@@ -122,7 +122,7 @@ def _super_options(sb) -> bytes:
     ro = sb.options.get(b"ro")
     shown = dict((k, v) for k, v in sb.options.items() if k != b"ro")
     text = replace(sb, options=shown).super_options()
-    return (b"ro," if ro else b"rw,") + text
+    return b",".join(filter(None, (b"ro" if ro else b"rw", text)))
 
 
 def _block_source(ctx, dev_name) -> None:
