@@ -79,7 +79,7 @@ class MountNamespace:
     counters: Counters
     inum: int
     mounts: list = field(default_factory=list)
-    points: dict = field(default_factory=dict)      # global path -> topmost mounted root
+    points: dict = field(default_factory=dict)      # global path -> the mounted root reached
 
     @classmethod
     def initial(cls, counters: Counters, inum: int) -> "MountNamespace":
@@ -98,25 +98,29 @@ class MountNamespace:
             ids[mount.id] = self.counters.mount_id()
             ns.mounts.append(replace(mount, id=ids[mount.id], parent=ids.get(mount.parent,
                                                                              ids[mount.id])))
-        ns.points = dict(self.points)
+        ns.refresh()
         return ns
 
     @property
     def root_mount(self) -> Mount:
         return self.mounts[0]
 
+    @property
+    def visible(self) -> dict:
+        """Mount point -> the mount a walk reaches there (refresh's)."""
+        if "_visible" not in self.__dict__:
+            self.refresh()
+        return self.__dict__["_visible"]
+
     def at(self, point: bytes) -> Mount | None:
-        """The topmost mount on `point`, if any."""
-        for mount in reversed(self.mounts):
-            if mount.point == point:
-                return mount
-        return None
+        """The mount whose root a walk to `point` reaches, if `point` is a mount point."""
+        return self.visible.get(point)
 
     def containing(self, path: bytes) -> Mount:
-        """The mount a path is on: the topmost one whose point is the longest prefix."""
+        """The mount a path is on: the reachable one whose point is the longest prefix."""
         best = self.root_mount
-        for mount in self.mounts:
-            if _under(path, mount.point) and len(mount.point) >= len(best.point):
+        for point, mount in self.visible.items():
+            if _under(path, point) and len(point) >= len(best.point):
                 best = mount
         return best
 
@@ -140,17 +144,35 @@ class MountNamespace:
         self.refresh()
 
     def refresh(self) -> None:
-        """What resolution sees at each mount point: the topmost mount's root; the first
-        three's roots are the file system's own (None here)."""
-        self.points = {m.point: m.root for m in self.mounts if m.root is not None}
+        """What resolution sees at each mount point (lookup_mnt as the walk crosses each):
+        from the root mount, a child mount on the same point as its parent is stacked on it
+        and hides it, with the mounts beneath the hidden one; otherwise each child is reached
+        at its point. The first three's roots are the file system's own (None in points)."""
+        children: dict = {}
+        for mount in self.mounts[1:]:
+            children.setdefault(mount.parent, []).append(mount)
+        visible = {}
+        pending = [self.root_mount]
+        while pending:
+            mount = pending.pop()
+            mine = children.get(mount.id, [])
+            stacked = [c for c in mine if c.point == mount.point and c is not mount]
+            if stacked:
+                pending.append(stacked[-1])
+                continue
+            visible[mount.point] = mount
+            latest = {c.point: c for c in mine if c is not mount}
+            pending.extend(latest.values())
+        self._visible = visible
+        self.points = {point: m.root for point, m in visible.items() if m.root is not None}
 
     def mountinfo(self, root: bytes) -> bytes:
-        return b"".join(m.info_line(shown) for m, shown in self._visible(root))
+        return b"".join(m.info_line(shown) for m, shown in self._shown(root))
 
     def mounts_text(self, root: bytes) -> bytes:
-        return b"".join(m.mounts_line(shown) for m, shown in self._visible(root))
+        return b"".join(m.mounts_line(shown) for m, shown in self._shown(root))
 
-    def _visible(self, root: bytes):
+    def _shown(self, root: bytes):
         """Each mount and its point as seen from a process root (seq_path_root): the mounts
         the guest made outside the root are not shown."""
         for mount in self.mounts:
