@@ -22,7 +22,7 @@ from .constants import (DT_DIR, O_CREAT, O_EXCL, O_NOATIME, O_NOFOLLOW, O_PATH, 
 from .databudget import DataBudget
 from .fhandle import HandleTable
 from .fsnotify import IN_ATTRIB, IN_CREATE, IN_MODIFY, Fsnotify
-from .devfs import build_dev
+from .devfs import build_dev, char_driver
 from .hostfs import HostContext, host_root_dir
 from .inodes import InodeTable
 from .namei import LAST_DOT, LAST_DOTDOT, LAST_NORM, Resolved, Walker
@@ -119,10 +119,12 @@ class FileSystem(ProcMount, RenameExchange, MountPoints):
         return node
 
     def _existing_resolved(self, path: bytes, cwd: bytes, proc: ProcessView,
-                           follow: bool = True) -> Resolved:
+                           follow: bool = True, writing: bool = False) -> Resolved:
         r = self._resolve(path, cwd, proc, follow=follow)
         if r.node is None:
             raise GuestErrno(E.ENOENT)
+        if writing:
+            self.check_writable(r, proc)            # mnt_want_write: EROFS
         return r
 
     def _changed(self, r: Resolved, mask: int) -> None:
@@ -164,6 +166,8 @@ class FileSystem(ProcMount, RenameExchange, MountPoints):
             self.notify.name_event(r.parent, IN_CREATE, r.name, False)
         else:
             check_open_existing(node, flags, creating)
+            if node.is_regular and (wants_write(flags) or flags & O_TRUNC):
+                self.check_writable(r, proc)        # inode_permission's IS_RDONLY: EROFS
             if not flags & O_PATH:
                 access = access_of(proc)
                 access.check(node.stat(), open_mask(flags))
@@ -177,7 +181,7 @@ class FileSystem(ProcMount, RenameExchange, MountPoints):
         if node.is_dir:
             listed = OpenFile(r.path, flags, node.pin(), None, self._lister(r, proc))
             return self.notify.opened(listed, r.parent, r.name)
-        handle = (self._driver(node) or node).open_handle(flags)
+        handle = (char_driver(self._dev, node) or node).open_handle(flags)
         if flags & O_TRUNC and wants_write(flags) and node.is_regular:
             handle.truncate(0)
             if r.node is not None:              # a file just created is not truncated
@@ -294,15 +298,6 @@ class FileSystem(ProcMount, RenameExchange, MountPoints):
             self._made(r, proc, lambda: r.parent.create(r.name, mode & 0o7777))
         self.notify.name_event(r.parent, IN_CREATE, r.name, False)
 
-    def _driver(self, node: Node):
-        """The devfs device a character device node of another mount opens: the one with its
-        number (chrdev_open finds the driver by the number, not by the node)."""
-        if node.fmt != S_IFCHR or node.mount == "dev":
-            return None
-        rdev = node.stat().rdev
-        return next((dev for _, dev in self._dev.entries()
-                     if dev.fmt == S_IFCHR and dev.stat().rdev == rdev), None)
-
     def rmdir(self, path: bytes, cwd: bytes, proc: ProcessView) -> None:
         r = self._resolve(path, cwd, proc, follow=False, parent_op=True)
         if r.last != LAST_NORM:
@@ -313,6 +308,7 @@ class FileSystem(ProcMount, RenameExchange, MountPoints):
             raise GuestErrno(E.ENOTDIR)
         if self._is_mount_point(r):
             raise GuestErrno(E.EBUSY)
+        self.check_writable(r, proc)
         may_delete(access_of(proc), r)
         r.parent.rmdir(r.name)
         self.notify.removed(r.parent, r.name, r.node, is_dir=True)
@@ -326,6 +322,7 @@ class FileSystem(ProcMount, RenameExchange, MountPoints):
             raise GuestErrno(E.EISDIR)
         if r.trailing_slash:
             raise GuestErrno(E.ENOTDIR)
+        self.check_writable(r, proc)
         may_delete(access_of(proc), r)
         r.parent.unlink(r.name)
         self.notify.removed(r.parent, r.name, r.node, is_dir=False)
@@ -340,6 +337,7 @@ class FileSystem(ProcMount, RenameExchange, MountPoints):
             raise GuestErrno(E.EBUSY)
         if dst.node is not None and src.node.is_dir != dst.node.is_dir:
             raise GuestErrno(E.ENOTDIR if src.node.is_dir else E.EISDIR)
+        self.check_writable(src, proc, dst)
         access = access_of(proc)
         may_delete(access, src)
         if dst.node is not None:
@@ -387,14 +385,14 @@ class FileSystem(ProcMount, RenameExchange, MountPoints):
 
     # --- changes to inodes ---------------------------------------------------------------------
     def chmod(self, path: bytes, mode: int, cwd: bytes, proc: ProcessView) -> None:
-        r = self._existing_resolved(path, cwd, proc)
+        r = self._existing_resolved(path, cwd, proc, writing=True)
         r.node.chmod(access_of(proc).chmod_mode(r.node.stat(), mode & 0o7777))
         self._changed(r, IN_ATTRIB)
 
     def chown(self, path: bytes, uid: int, gid: int, cwd: bytes, proc: ProcessView,
               follow: bool = True) -> None:
         """chown_common(): uid/gid as 32 bits, -1 unchanged (permission.py says who may)."""
-        r = self._existing_resolved(path, cwd, proc, follow)
+        r = self._existing_resolved(path, cwd, proc, follow, True)
         chown_node(r.node, uid, gid, access_of(proc))
         self._changed(r, IN_ATTRIB)
 
@@ -403,7 +401,7 @@ class FileSystem(ProcMount, RenameExchange, MountPoints):
         """Set times; None leaves one unchanged (the caller resolves UTIME_NOW / UTIME_OMIT).
         `to_now`: both times are the current time, which a writer may set (EACCES for
         others); other times only the owner (EPERM), as vfs_utimes/setattr_prepare."""
-        r = self._existing_resolved(path, cwd, proc, follow)
+        r = self._existing_resolved(path, cwd, proc, follow, True)
         access, st = access_of(proc), r.node.stat()
         if not access.owns(st):
             if not to_now:
@@ -418,7 +416,7 @@ class FileSystem(ProcMount, RenameExchange, MountPoints):
         once the file may be written, as do_truncate's notify_change makes it."""
         if length < 0:
             raise GuestErrno(E.EINVAL)
-        r = self._existing_resolved(path, cwd, proc)
+        r = self._existing_resolved(path, cwd, proc, writing=True)
         node = r.node
         if node.is_dir:
             raise GuestErrno(E.EISDIR)
@@ -432,6 +430,7 @@ class FileSystem(ProcMount, RenameExchange, MountPoints):
     def _made(self, r: Resolved, proc: ProcessView, make: Callable[[], object]) -> Node | None:
         """Make a new name in r.parent (the caller may write and search it, else EACCES)
         and give the new inode the caller's ownership (inode_init_owner); returns the node."""
+        self.check_writable(r, proc)                # filename_create's mnt_want_write: EROFS
         access = access_of(proc)
         parent = r.parent.stat()
         access.check(parent, MAY_WRITE | MAY_EXEC)

@@ -15,6 +15,7 @@ PROPAGATION = MS_SHARED | MS_PRIVATE | MS_SLAVE | MS_UNBINDABLE
 MNT_READONLY, MNT_NOSUID, MNT_NODEV, MNT_NOEXEC = 0x40, 0x1, 0x2, 0x4
 MNT_NOATIME, MNT_NODIRATIME, MNT_RELATIME, MNT_NOSYMFOLLOW = 0x8, 0x10, 0x20, 0x80
 ATIME = MNT_NOATIME | MNT_RELATIME
+MS_ATIME = MS_NOATIME | MS_NODIRATIME | MS_RELATIME | MS_STRICTATIME
 _SHOWN = ((MNT_NOSUID, b"nosuid"), (MNT_NODEV, b"nodev"), (MNT_NOEXEC, b"noexec"),
           (MNT_NOATIME, b"noatime"), (MNT_NODIRATIME, b"nodiratime"),
           (MNT_RELATIME, b"relatime"), (MNT_NOSYMFOLLOW, b"nosymfollow"))
@@ -32,6 +33,16 @@ def mnt_flags_of(flags: int) -> int:
     if flags & MS_STRICTATIME:
         mnt &= ~ATIME
     return mnt
+
+
+def flags_of_options(text: bytes) -> int:
+    """The per-mount flags a mount's options field shows (options_text's inverse)."""
+    names = dict((name, flag) for flag, name in _SHOWN)
+    names[b"ro"] = MNT_READONLY
+    flags = 0
+    for name in text.split(b","):
+        flags |= names.get(name, 0)
+    return flags
 
 
 def options_text(mnt_flags: int) -> bytes:

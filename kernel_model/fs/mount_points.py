@@ -66,6 +66,16 @@ class MountPoints:
             raise GuestErrno(E.ENOENT)
         return r
 
+    def check_writable(self, r, proc, other=None) -> None:
+        """mnt_want_write (and inode_permission's IS_RDONLY): a change under a read-only
+        mount, or on a read-only superblock, is EROFS. `other`: a second name (rename's)."""
+        ns = getattr(proc, "mount_ns", None) or self.__dict__.get("initial_mount_ns")
+        if ns is None or not ns.any_read_only():
+            return
+        for resolved in (r, other) if other is not None else (r,):
+            if ns.containing(resolved.path).read_only:
+                raise GuestErrno(E.EROFS)
+
     def mount_text(self, proc, info: bool) -> bytes:
         """/proc/PID/mountinfo (info) or /proc/PID/mounts of `proc`'s namespace."""
         ns = self.mount_namespace(proc)

@@ -39,6 +39,11 @@ class Mount:
     superblock: object = None          # the tmpfs.Superblock of a mount the guest made
     expiry_mark: bool = False          # umount2(MNT_EXPIRE) asked once
 
+    @property
+    def read_only(self) -> bool:
+        """MNT_READONLY or a read-only superblock (sb_rdonly)."""
+        return self.options.startswith(b"ro") or self.super_options.startswith(b"ro")
+
     def info_line(self, point: bytes) -> bytes:
         """show_mountinfo's line, the mount point as the reader sees it."""
         optional = b""
@@ -123,6 +128,9 @@ class MountNamespace:
             if _under(path, point) and len(point) >= len(best.point):
                 best = mount
         return best
+
+    def any_read_only(self) -> bool:
+        return any(mount.read_only for mount in self.visible.values())
 
     def children(self, mount: Mount) -> list:
         return [m for m in self.mounts if m.parent == mount.id and m is not mount]

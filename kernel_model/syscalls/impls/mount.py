@@ -27,11 +27,12 @@ from ... import errno as E
 from ...creds import CAP_SYS_ADMIN
 from ...errno import GuestErrno
 from ...fs.constants import S_IFBLK, S_IFMT
-from ...fs.mount_flags import (MS_BIND, MS_MGC_MSK, MS_MGC_VAL, MS_MOVE,
+from ...fs.mount_flags import (ATIME, MNT_READONLY, MS_ATIME, MS_BIND, MS_MGC_MSK, MS_MGC_VAL, MS_MOVE,
                                MS_NOUSER, MS_PRIVATE, MS_RDONLY, MS_REC, MS_REMOUNT, MS_SHARED,
-                               MS_SILENT, MS_SLAVE, MS_UNBINDABLE, PROPAGATION, mnt_flags_of,
-                               options_text)
+                               MS_SILENT, MS_SLAVE, MS_UNBINDABLE, PROPAGATION,
+                               flags_of_options, mnt_flags_of, options_text)
 from ...fs.mount_table import PRIVATE, SHARED, SLAVE, UNBINDABLE
+from ...fs.node import wants_write
 from ..kinds import K
 from ..registry import syscall
 from .paths import fs_view
@@ -71,10 +72,13 @@ def sys_mount(ctx, source, target, filesystemtype, mountflags, data):
     where = fs.mount_target(path, ctx.proc.cwd, view)
     ns = fs.mount_namespace(view)
     mnt_flags = mnt_flags_of(flags)
+    if flags & MS_REMOUNT and not flags & MS_ATIME:     # a remount keeps the atime flags
+        mnt_flags = mnt_flags & ~ATIME | flags_of_options(mounted_at(ns, where.path).options) \
+            & ATIME
     if flags & (MS_REMOUNT | MS_BIND) == MS_REMOUNT | MS_BIND:
-        return _reconfigure(ns, where, mnt_flags)
+        return _reconfigure(ctx, ns, where, mnt_flags)
     if flags & MS_REMOUNT:
-        return _remount(ns, where, flags, mnt_flags)
+        return _remount(ctx, ns, where, flags, mnt_flags)
     if flags & MS_BIND:
         return _bind(ctx, ns, where, dev_name, bool(flags & MS_REC), mnt_flags)
     if flags & PROPAGATION:
@@ -208,23 +212,53 @@ def set_propagation(ns, mount, kind: str) -> None:
         mount.propagation, mount.group, mount.master = kind, 0, 0
 
 
-def _reconfigure(ns, where, mnt_flags: int) -> int:
-    """do_reconfigure_mnt: the mount's own flags, its superblock unchanged."""
+def _reconfigure(ctx, ns, where, mnt_flags: int) -> int:
+    """do_reconfigure_mnt: the mount's own flags, its superblock unchanged; making it
+    read-only while a file is open for writing through it is EBUSY (mnt_make_readonly)."""
     mount = mounted_at(ns, where.path)
+    if mnt_flags & MNT_READONLY and not mount.read_only and _writers(ctx, mount, True):
+        raise GuestErrno(E.EBUSY)
     mount.options = options_text(mnt_flags)
     return 0
 
 
-def _remount(ns, where, flags: int, mnt_flags: int) -> int:
-    """do_remount: the superblock's read-only flag and the mount's flags."""
+def _remount(ctx, ns, where, flags: int, mnt_flags: int) -> int:
+    """do_remount: the superblock's read-only flag (EBUSY while one of its files is open
+    for writing: sb_prepare_remount_readonly) and the mount's flags. The sandbox's own
+    mounts keep their superblock: MS_RDONLY makes the mount read-only in this namespace."""
     mount = mounted_at(ns, where.path)
-    if mount.superblock is not None:
-        mount.superblock.options.pop(b"ro", None)
-        if flags & MS_RDONLY:
-            mount.superblock.options[b"ro"] = True
-        mount.super_options = _super_options(mount.superblock)
+    sb = mount.superblock
+    if sb is None:
+        mount.options = options_text(mnt_flags)
+        return 0
+    if flags & MS_RDONLY and not sb.options.get(b"ro") and _writers(ctx, mount, False):
+        raise GuestErrno(E.EBUSY)
+    sb.options.pop(b"ro", None)
+    if flags & MS_RDONLY:
+        sb.options[b"ro"] = True
+    for same in ns.mounts:                          # every mount of it shows the change
+        if same.superblock is sb:
+            same.super_options = _super_options(sb)
     mount.options = options_text(mnt_flags)
     return 0
+
+
+def _writers(ctx, mount, through_mount: bool) -> bool:
+    """A file of the mount's file system is open for writing (through this mount: its
+    path beneath the mount point)."""
+    beneath = mount.point.rstrip(b"/") + b"/"
+    for proc in ctx.kernel.processes.values():
+        for entry in proc.fds.entries.values():
+            f = entry.file
+            node = getattr(f, "node", None)
+            if node is None or not wants_write(getattr(f, "flags", 0)):
+                continue
+            if mount.superblock is not None and getattr(node, "ctx", None) is not \
+                    mount.superblock.root.ctx:
+                continue
+            if not through_mount or f.path == mount.point or f.path.startswith(beneath):
+                return True
+    return False
 
 
 def _move(ctx, ns, where, dev_name) -> int:

@@ -17,7 +17,8 @@ from ...errno import GuestErrno
 from ...flags import AT_EMPTY_PATH, AT_SYMLINK_NOFOLLOW
 from ...fs.mount_flags import (MNT_NOATIME, MNT_NODEV, MNT_NODIRATIME, MNT_NOEXEC, MNT_NOSUID,
                                MNT_NOSYMFOLLOW, MNT_READONLY, MNT_RELATIME, MS_PRIVATE,
-                               MS_SHARED, MS_SLAVE, MS_UNBINDABLE, options_text)
+                               MS_SHARED, MS_SLAVE, MS_UNBINDABLE, flags_of_options,
+                               options_text)
 from ..kinds import K
 from ..registry import syscall
 from .mount import TYPES, may_mount, mounted_at, set_propagation
@@ -35,9 +36,6 @@ PROPAGATION = MS_SHARED | MS_PRIVATE | MS_SLAVE | MS_UNBINDABLE
 TO_MNT = ((ATTR_RDONLY, MNT_READONLY), (ATTR_NOSUID, MNT_NOSUID), (ATTR_NODEV, MNT_NODEV),
           (ATTR_NOEXEC, MNT_NOEXEC), (ATTR_NODIRATIME, MNT_NODIRATIME),
           (ATTR_NOSYMFOLLOW, MNT_NOSYMFOLLOW))
-_SHOWN_FLAGS = {b"ro": MNT_READONLY, b"nosuid": MNT_NOSUID, b"nodev": MNT_NODEV,
-                b"noexec": MNT_NOEXEC, b"noatime": MNT_NOATIME, b"nodiratime": MNT_NODIRATIME,
-                b"relatime": MNT_RELATIME, b"nosymfollow": MNT_NOSYMFOLLOW}
 
 
 @syscall("mount_setattr", args=(("dfd", K.FD), ("path", K.PATH), ("flags", K.HEX),
@@ -100,9 +98,7 @@ def _target(ctx, dfd: int, name: bytes, flags: int) -> list:
 
 def _change(mount, attr_set: int, attr_clr: int) -> None:
     """mount_setattr_commit: the flags cleared, then set; the atime field as a whole."""
-    mnt = 0
-    for name in mount.options.split(b","):
-        mnt |= _SHOWN_FLAGS.get(name, 0)
+    mnt = flags_of_options(mount.options)
     for attr, flag in TO_MNT:
         if attr_clr & attr:
             mnt &= ~flag

@@ -8,6 +8,9 @@ namespace and makes "/" private in it, so that natively nothing it mounts reache
 the root's mode, /proc/self/mountinfo's and /proc/self/mounts' lines, with the folder's name
 left out), rmdir of the mount point (EBUSY), umount of a folder that is no mount (EINVAL), a
 bind mount of a folder of the tmpfs (its files seen at both places, mountinfo's root field),
+a remount read-only (EBUSY while a file is open for writing; then EROFS for every change,
+reading still allowed) and back (the atime flag kept), a read-only bind remount (EROFS
+through the bind, not beside it),
 MS_SHARED and MS_SLAVE, umount of a mount with one beneath it (EBUSY) and MNT_DETACH; the
 errnos of unknown types, a block file system on a folder and a bad tmpfs option; then a new
 UTS namespace (sethostname in it, setns back) and a new IPC namespace (a segment of the first
@@ -66,9 +69,28 @@ int main(void) {
     mkdir(a, 0755); mkdir(b, 0755); mkdir(c, 0755);
     result("umount no mount", umount2(a, 0));
     result("bind b on c", mount(b, c, NULL, MS_BIND, NULL));
-    result("create through c", open(f, O_CREAT | O_WRONLY, 0644) >= 0 ? 0 : -1);
+    int writer = open(f, O_CREAT | O_WRONLY, 0644);
+    result("create through c", writer >= 0 ? 0 : -1);
     path(f, "b/f");
     result("seen in b", access(f, F_OK));
+    result("remount ro, a writer", mount(NULL, dir, NULL, MS_REMOUNT | MS_RDONLY, NULL));
+    result("bind ro, a writer", mount(NULL, c, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY, NULL));
+    close(writer);
+    result("remount ro", mount(NULL, dir, NULL, MS_REMOUNT | MS_RDONLY, NULL));
+    show_lines("/proc/self/mountinfo", 3);
+    result("write-open on ro", open(f, O_WRONLY));
+    result("read-open on ro", open(f, O_RDONLY) >= 0 ? 0 : -1);
+    result("chmod on ro", chmod(f, 0600));
+    result("unlink on ro", unlink(f));
+    path(f, "b/g");
+    result("create on ro", open(f, O_CREAT | O_WRONLY, 0644));
+    result("mkdir on ro", mkdir(f, 0755));
+    result("remount rw", mount(NULL, dir, NULL, MS_REMOUNT, NULL));
+    result("bind remount ro", mount(NULL, c, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY, NULL));
+    path(f, "c/h");
+    result("create through ro bind", open(f, O_CREAT | O_WRONLY, 0644) >= 0 ? 0 : -1);
+    path(f, "b/h");
+    result("create beside it", open(f, O_CREAT | O_WRONLY, 0644) >= 0 ? 0 : -1);
     result("shared", mount(NULL, dir, NULL, MS_SHARED, NULL));
     show_lines("/proc/self/mountinfo", 3);
     result("slave without peers", mount(NULL, dir, NULL, MS_SLAVE, NULL));
@@ -119,4 +141,5 @@ def program(request, tmp_path_factory):
 def test_mounts_and_namespaces(program):
     compare_with_native(program, b"mount tmpfs                0", b"shared:",
                         b"umount busy                -1 EBUSY", b"inner name tl-inner",
+                        b"create through ro bind     -1 EROFS",
                         b"segment in new ns          -1 ENOENT")
