@@ -46,9 +46,10 @@ def sys_setns(ctx, fd, nstype):
     the file's (EINVAL), then the kind's install: joining one's own user namespace is EINVAL
     (userns_install), the others need CAP_SYS_ADMIN (EPERM; mntns_install also refuses a
     task sharing its fs_struct, EINVAL; timens_install a task with other threads, EUSERS);
-    the one namespace of each other kind is the caller's own, so joining it changes nothing;
-    a time namespace becomes the caller's and its children's. Any other file, a pidfd too, is
-    EINVAL."""
+    a time namespace becomes the caller's and its children's, a mount, UTS or IPC namespace
+    the caller's (process/namespaces.py; a mount namespace with root and cwd at its root);
+    the one namespace of each other kind is the caller's own, so joining it changes nothing.
+    Any other file, a pidfd too, is EINVAL."""
     f = ctx.proc.fds.get(ctx.int32(fd))             # EBADF first
     nstype &= 0xFFFFFFFF
     if not isinstance(f, NamespaceFile) or nstype not in (0, f.ns_type):
