@@ -25,12 +25,13 @@ from .fsnotify import IN_ATTRIB, IN_CREATE, IN_MODIFY, Fsnotify
 from .devfs import build_dev, char_driver
 from .hostfs import HostContext, host_root_dir
 from .inodes import InodeTable
-from .namei import LAST_DOT, LAST_DOTDOT, LAST_NORM, Resolved, Walker
+from .namei import LAST_DOT, LAST_DOTDOT, LAST_NORM, ROOT_MOUNTS, Resolved, Walker
 from .node import Node, wants_write
 from .openfile import OpenFile
 from .memfd import F_SEAL_SEAL, O_LARGEFILE, MemFile
 from .inode_open import open_node, reopen
-from .name_checks import check_open_existing, check_rename, chown_node, may_delete, open_mask
+from .name_checks import (check_new_name, check_open_existing, check_rename, chown_node,
+                          may_delete, open_mask)
 from .overlay import overlay_root
 from .rename_exchange import RenameExchange
 from ..creds import CAP_MKNOD
@@ -38,15 +39,13 @@ from .permission import MAY_EXEC, MAY_WRITE, Access, access_of, real_access, sea
 from .shmfs import build_shm
 from .tmpfile import check_linkable, check_tmpfile_flags, open_tmpfile
 from .proc_mount import ProcMount
-from .mount_points import MountPoints
 from .proctext import ProcessView, process_root
 from .randomstream import DeterministicRandom
 from .records import DirEntry, StatResult
 
-MOUNT_POINTS = (b"dev", b"proc")      # mounted over the rootfs's own /dev and /proc
 
 
-class FileSystem(ProcMount, RenameExchange, MountPoints):
+class FileSystem(ProcMount, RenameExchange):
     def __init__(self, root: str | None, *, writable: bool = False, seed: int = 0,
                  clock: Callable[[], int] = lambda: 0):
         if writable and root is None:
@@ -112,6 +111,20 @@ class FileSystem(ProcMount, RenameExchange, MountPoints):
             return self._procfs.root(proc)
         return None
 
+    def mount_points(self, proc: ProcessView) -> dict | None:
+        """The caller's mount namespace's points (fs/mount_points.py makes the namespaces;
+        None before any was made: the sandbox's own three mounts only)."""
+        ns = getattr(proc, "mount_ns", None) or self.__dict__.get("initial_mount_ns")
+        return ns.points if ns is not None else None
+
+    def check_writable(self, r: Resolved, proc: ProcessView, other=None) -> None:
+        """mnt_want_write (and inode_permission's IS_RDONLY): a change under a read-only
+        mount or on a read-only superblock is EROFS. `other`: a second name (rename's)."""
+        ns = getattr(proc, "mount_ns", None) or self.__dict__.get("initial_mount_ns")
+        if ns is not None and ns.any_read_only() and any(
+                ns.containing(x.path).read_only for x in (r, other or r)):
+            raise GuestErrno(E.EROFS)
+
     def _existing(self, path: bytes, cwd: bytes, proc: ProcessView, follow: bool = True) -> Node:
         node = self._resolve(path, cwd, proc, follow=follow).node
         if node is None:
@@ -140,11 +153,6 @@ class FileSystem(ProcMount, RenameExchange, MountPoints):
         if node is None:        # no such name; or a pipe or socket behind /proc/PID/fd/N
             raise GuestErrno(E.EOPNOTSUPP if r.fd_link else E.ENOENT)
         return node
-
-    @staticmethod
-    def _is_mount_point(r: Resolved) -> bool:
-        return r.last == LAST_NORM and (len(r.chain) == 1 and r.name in MOUNT_POINTS
-                                        or r.path in r.mount_points)
 
     # --- open ----------------------------------------------------------------------------------
     def open(self, path: bytes, flags: int, mode: int, cwd: bytes, proc: ProcessView) -> OpenFile:
@@ -212,7 +220,7 @@ class FileSystem(ProcMount, RenameExchange, MountPoints):
         children = node.entries()                             # in the order the mount lists
         if at_root:        # the root: the mounts in their mount points' places, or after
             merged = dict(children)
-            merged.update((name, self._mounted(name, proc)) for name in MOUNT_POINTS)
+            merged.update((name, self._mounted(name, proc)) for name in ROOT_MOUNTS)
             children = list(merged.items())
         listing = [DirEntry(node.ino, b".", DT_DIR), DirEntry(parent_ino, b"..", DT_DIR)]
         listing += [DirEntry(child.ino, name, dtype_of(child.fmt)) for name, child in children]
@@ -285,7 +293,7 @@ class FileSystem(ProcMount, RenameExchange, MountPoints):
         root has over the overlay; the write-through host folder takes none (the host's
         kernel decides there, and the sandbox does not ask it)."""
         r = self._resolve(path, cwd, proc, follow=False, parent_op=True)
-        self._check_new_name(r)
+        check_new_name(r)
         kind = mode & S_IFMT
         if kind in (S_IFCHR, S_IFBLK) and (self.writable or
                                            not access_of(proc).creds.capable(CAP_MKNOD)):
@@ -306,7 +314,7 @@ class FileSystem(ProcMount, RenameExchange, MountPoints):
             raise GuestErrno(E.ENOENT)
         if not r.node.is_dir:
             raise GuestErrno(E.ENOTDIR)
-        if self._is_mount_point(r):
+        if r.is_mount_point:
             raise GuestErrno(E.EBUSY)
         self.check_writable(r, proc)
         may_delete(access_of(proc), r)
@@ -333,7 +341,7 @@ class FileSystem(ProcMount, RenameExchange, MountPoints):
         check_rename(src, dst)
         if dst.node is not None and src.node.same_inode(dst.node):
             return                      # vfs_rename: same inode, nothing to do
-        if self._is_mount_point(src) or self._is_mount_point(dst):
+        if src.is_mount_point or dst.is_mount_point:
             raise GuestErrno(E.EBUSY)
         if dst.node is not None and src.node.is_dir != dst.node.is_dir:
             raise GuestErrno(E.ENOTDIR if src.node.is_dir else E.EISDIR)
@@ -352,7 +360,7 @@ class FileSystem(ProcMount, RenameExchange, MountPoints):
         if len(target) >= PATH_MAX:
             raise GuestErrno(E.ENAMETOOLONG)
         r = self._resolve(linkpath, cwd, proc, follow=False, parent_op=True)
-        self._check_new_name(r)
+        check_new_name(r)
         self._made(r, proc, lambda: r.parent.symlink(r.name, bytes(target)))
         self.notify.name_event(r.parent, IN_CREATE, r.name, False)
 
@@ -364,7 +372,7 @@ class FileSystem(ProcMount, RenameExchange, MountPoints):
         """A new name `new` for the inode `node` (do_linkat once the old side is found: a
         path, an fd with AT_EMPTY_PATH or a /proc/PID/fd/N link to a file with no name)."""
         r = self._resolve(new, cwd, proc, follow=False, parent_op=True)
-        self._check_new_name(r)
+        check_new_name(r)
         if r.parent.mount != node.mount:
             raise GuestErrno(E.EXDEV)
         if node.is_dir:
@@ -374,14 +382,6 @@ class FileSystem(ProcMount, RenameExchange, MountPoints):
         r.parent.link(r.name, node)
         self.notify.inode_event(node, IN_ATTRIB)
         self.notify.name_event(r.parent, IN_CREATE, r.name, False)
-
-    @staticmethod
-    def _check_new_name(r: Resolved) -> None:
-        """filename_create(): the name must be new and not end in a slash."""
-        if r.last != LAST_NORM or r.node is not None:
-            raise GuestErrno(E.EEXIST)
-        if r.trailing_slash:
-            raise GuestErrno(E.ENOENT)
 
     # --- changes to inodes ---------------------------------------------------------------------
     def chmod(self, path: bytes, mode: int, cwd: bytes, proc: ProcessView) -> None:

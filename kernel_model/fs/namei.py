@@ -28,6 +28,7 @@ from .node import Node
 from .resolve import (RESOLVE_BENEATH, RESOLVE_NO_MAGICLINKS, RESOLVE_NO_SYMLINKS, RESOLVE_NO_XDEV,
                       SCOPED)
 
+ROOT_MOUNTS = (b"dev", b"proc")      # mounted over the rootfs's own /dev and /proc
 # How the last component was spelled: Linux's LAST_NORM / LAST_DOT / LAST_DOTDOT / LAST_ROOT.
 LAST_NORM, LAST_DOT, LAST_DOTDOT, LAST_ROOT = "norm", "dot", "dotdot", "root"
 
@@ -55,6 +56,13 @@ class Resolved:
     @property
     def path(self) -> bytes:
         return b"/" + b"/".join(self.components)
+
+    @property
+    def is_mount_point(self) -> bool:
+        """The name is a mount point (rmdir and rename of it are EBUSY): /dev, /proc, or one
+        of the walk's namespace's."""
+        return self.last == LAST_NORM and (len(self.chain) == 1 and self.name in ROOT_MOUNTS
+                                           or self.path in self.mount_points)
 
     def full_chain(self) -> list[tuple[bytes, Node]]:
         """The chain down to and including the resolved node (which must exist)."""

@@ -20,12 +20,12 @@ from ..errno import GuestErrno
 from .constants import S_IFDIR, makedev
 from .databudget import DataBudget
 from .inodes import InodeTable
+from .mountinfo import FIRST_ANON_MINOR       # below: the fixed ones (/dev, /proc, shm)
 from .overlay import OverlayContext, OverlayDir
 from .records import Meta, new_meta
 
 TMPFS_MAGIC, HUGETLBFS_MAGIC = 0x01021994, 0x958458F6
 HPAGE = 2 << 20
-FIRST_ANON_MINOR = 64           # below: the model's fixed anonymous devices (/dev, /proc, shm)
 _SUFFIXES = {b"k": 1 << 10, b"m": 1 << 20, b"g": 1 << 30, b"t": 1 << 40, b"p": 1 << 50,
              b"e": 1 << 60}
 

@@ -11,7 +11,6 @@ from emu.memory import MemoryAccessError
 
 from ..blocking import exit_channel
 from ..fdtable import FdTable
-from .namespaces import ipc_of
 from .proc import INIT_PID, ZOMBIE
 
 SI_USER = 0                  # include/uapi/asm-generic/siginfo.h: sent by kill(2) or the like
@@ -53,7 +52,7 @@ def exit_process(kernel, proc, status: int) -> None:
     proc.exit_status = status
     proc.state = ZOMBIE
     _exit_files(kernel, proc)
-    ipc_of(kernel, proc).exit(proc)
+    (proc.ipc_ns or kernel.ipc).exit(proc)           # its IPC namespace (namespaces.py)
     _wake_pidfd_waiters(kernel, proc)
     _release_vfork_parent(kernel, proc)
     _reparent_children(kernel, proc)

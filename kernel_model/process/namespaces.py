@@ -18,26 +18,16 @@ ATTRIBUTES = {CLONE_NEWNS: "mount_ns", CLONE_NEWUTS: "uts_ns", CLONE_NEWIPC: "ip
 
 
 def unshare_namespaces(kernel, proc, flags: int) -> None:
-    """unshare(2): the caller's new namespaces (switch_task_namespaces)."""
+    """unshare(2)'s new namespaces for the caller (switch_task_namespaces), and clone's for
+    the child, which has its parent's until then (copy_namespaces)."""
     for name, ns in _new(kernel, proc, flags).items():
         setattr(proc, name, ns)
-
-
-def for_child(kernel, parent, flags: int) -> dict:
-    """copy_namespaces: the parent's, or new ones for the CLONE_NEW* flags given."""
-    values = {name: getattr(parent, name) for name in ATTRIBUTES.values()}
-    values.update(_new(kernel, parent, flags))
-    return values
 
 
 def enter_namespace(proc, ns_type: int, ns) -> None:
     """setns's install (mntns_install, utsns_install, ipcns_install): `ns` None is the run's
     first namespace of that kind."""
     setattr(proc, ATTRIBUTES[ns_type], ns)
-
-
-def namespace_of(proc, ns_type: int):
-    return getattr(proc, ATTRIBUTES[ns_type])
 
 
 def uts_of(kernel, proc):
@@ -53,7 +43,8 @@ def ipc_of(kernel, proc):
 def _new(kernel, proc, flags: int) -> dict:
     made = {}
     if flags & CLONE_NEWNS:
-        made["mount_ns"] = kernel.fs.mount_namespace(fs_view(proc)).copy(_inum(kernel))
+        from ..fs import mount_points
+        made["mount_ns"] = mount_points.namespace(kernel.fs, fs_view(proc)).copy(_inum(kernel))
     if flags & CLONE_NEWUTS:
         uts = copy.copy(uts_of(kernel, proc))
         uts.inum = _inum(kernel)

@@ -22,7 +22,6 @@ from ...memory.vm import (MAP_ANONYMOUS, MAP_FIXED, MAP_PRIVATE, MAP_SHARED, MAP
 from ...personality import heap_prot, implied_prot
 from ..kinds import K, Ret
 from ..registry import syscall
-from ...process.namespaces import ipc_of
 
 MAP_TYPE = 0x0F
 
@@ -149,7 +148,7 @@ def _drop_shm_attachments(ctx, lo: int, hi: int) -> None:
             segment.nattch -= 1
             segment.dtime = ctx.kernel.clock.realtime_ns() // 10**9      # (sysv_msg's now_seconds)
             segment.lpid = ctx.proc.pid
-            ipc_of(ctx.kernel, ctx.proc).detached(segment)
+            (ctx.proc.ipc_ns or ctx.kernel.ipc).detached(segment)   # process/namespaces.py
 
 
 MS_ASYNC, MS_INVALIDATE, MS_SYNC = 1, 2, 4

@@ -26,10 +26,11 @@ from dataclasses import replace
 from ... import errno as E
 from ...creds import CAP_SYS_ADMIN
 from ...errno import GuestErrno
+from ...fs import mount_points
 from ...fs.constants import S_IFBLK, S_IFMT
-from ...fs.mount_flags import (ATIME, MNT_READONLY, MS_ATIME, MS_BIND, MS_MGC_MSK, MS_MGC_VAL, MS_MOVE,
-                               MS_NOUSER, MS_PRIVATE, MS_RDONLY, MS_REC, MS_REMOUNT, MS_SHARED,
-                               MS_SILENT, MS_SLAVE, MS_UNBINDABLE, PROPAGATION,
+from ...fs.mount_flags import (ATIME, MNT_READONLY, MS_ATIME, MS_BIND, MS_MGC_MSK, MS_MGC_VAL,
+                               MS_MOVE, MS_NOUSER, MS_PRIVATE, MS_RDONLY, MS_REC, MS_REMOUNT,
+                               MS_SHARED, MS_SILENT, MS_SLAVE, MS_UNBINDABLE, PROPAGATION,
                                flags_of_options, mnt_flags_of, options_text)
 from ...fs.mount_table import PRIVATE, SHARED, SLAVE, UNBINDABLE
 from ...fs.node import wants_write
@@ -69,8 +70,8 @@ def sys_mount(ctx, source, target, filesystemtype, mountflags, data):
         raise GuestErrno(E.EINVAL)
     may_mount(ctx)
     fs, view = ctx.kernel.fs, fs_view(ctx)
-    where = fs.mount_target(path, ctx.proc.cwd, view)
-    ns = fs.mount_namespace(view)
+    where = mount_points.mount_target(fs, path, ctx.proc.cwd, view)
+    ns = mount_points.namespace(fs, view)
     mnt_flags = mnt_flags_of(flags)
     if flags & MS_REMOUNT and not flags & MS_ATIME:     # a remount keeps the atime flags
         mnt_flags = mnt_flags & ~ATIME | flags_of_options(mounted_at(ns, where.path).options) \
@@ -108,7 +109,7 @@ def _new_mount(ctx, ns, where, fstype, dev_name, options, mnt_flags, flags) -> i
     if not where.node.is_dir:
         raise GuestErrno(E.ENOTDIR)
     fs = ctx.kernel.fs
-    sb = fs.new_superblock(kind, options)
+    sb = mount_points.new_superblock(fs, kind, options)
     if flags & MS_RDONLY:
         sb.options.setdefault(b"ro", True)
     ns.attach(_mount_of(ns, where.path, sb.root, sb, fstype, dev_name or b"none", mnt_flags))
@@ -133,7 +134,8 @@ def _block_source(ctx, dev_name) -> None:
     """get_tree_bdev: the source must name a block device, which the sandbox has none of."""
     if not dev_name:
         raise GuestErrno(E.EINVAL)
-    node = ctx.kernel.fs.mount_target(dev_name, ctx.proc.cwd, fs_view(ctx)).node
+    node = mount_points.mount_target(ctx.kernel.fs, dev_name, ctx.proc.cwd,
+                                     fs_view(ctx)).node
     if node.stat().mode & S_IFMT != S_IFBLK:
         raise GuestErrno(E.ENOTBLK)
     raise GuestErrno(E.ENXIO)
@@ -144,7 +146,7 @@ def _bind(ctx, ns, where, dev_name, recurse: bool, mnt_flags: int) -> int:
     source's file system; with MS_REC the mounts beneath the source come along."""
     if not dev_name:
         raise GuestErrno(E.EINVAL)
-    source = ctx.kernel.fs.mount_target(dev_name, ctx.proc.cwd, fs_view(ctx))
+    source = mount_points.mount_target(ctx.kernel.fs, dev_name, ctx.proc.cwd, fs_view(ctx))
     old = ns.containing(source.path)
     if old.propagation == UNBINDABLE:
         raise GuestErrno(E.EINVAL)
@@ -265,7 +267,7 @@ def _move(ctx, ns, where, dev_name) -> int:
     """do_move_mount_old: a mount (with those beneath it) to another place."""
     if not dev_name:
         raise GuestErrno(E.EINVAL)
-    source = ctx.kernel.fs.mount_target(dev_name, ctx.proc.cwd, fs_view(ctx))
+    source = mount_points.mount_target(ctx.kernel.fs, dev_name, ctx.proc.cwd, fs_view(ctx))
     mount = mounted_at(ns, source.path)
     if mount.root is None:
         raise GuestErrno(E.EINVAL)                  # the sandbox's own three stay

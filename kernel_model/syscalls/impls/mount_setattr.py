@@ -14,6 +14,7 @@ import struct
 
 from ... import errno as E
 from ...errno import GuestErrno
+from ...fs import mount_points
 from ...flags import AT_EMPTY_PATH, AT_SYMLINK_NOFOLLOW
 from ...fs.mount_flags import (MNT_NOATIME, MNT_NODEV, MNT_NODIRATIME, MNT_NOEXEC, MNT_NOSUID,
                                MNT_NOSYMFOLLOW, MNT_READONLY, MNT_RELATIME, MS_PRIVATE,
@@ -61,7 +62,7 @@ def sys_mount_setattr(ctx, dfd, path, flags, uattr, usize):
     for mount in mounts:
         _change(mount, attr_set, attr_clr)
         if propagation:
-            set_propagation(ctx.kernel.fs.mount_namespace(fs_view(ctx)), mount,
+            set_propagation(mount_points.namespace(ctx.kernel.fs, fs_view(ctx)), mount,
                             TYPES[propagation])
     return 0
 
@@ -88,10 +89,10 @@ def _target(ctx, dfd: int, name: bytes, flags: int) -> list:
         f = ctx.proc.fds.get(ctx.int32(dfd))
         path = f.path
     else:
-        where = fs.mount_target(name, base_dir(ctx, dfd, name), view,
+        where = mount_points.mount_target(fs, name, base_dir(ctx, dfd, name), view,
                                 follow=not flags & AT_SYMLINK_NOFOLLOW)
         path = where.path
-    ns = fs.mount_namespace(view)
+    ns = mount_points.namespace(fs, view)
     top = mounted_at(ns, path)
     return ns.subtree(top) if flags & AT_RECURSIVE else [top]
 

@@ -16,6 +16,7 @@ paths do not change.
 """
 from ... import errno as E
 from ...errno import GuestErrno
+from ...fs import mount_points
 from ...fs.mount_table import SHARED
 from ..kinds import K
 from ..registry import syscall
@@ -29,7 +30,7 @@ def sys_pivot_root(ctx, new_root, put_old):
     may_mount(ctx)
     fs, view = ctx.kernel.fs, fs_view(ctx)
     new, old = (_directory(fs, name, ctx.proc.cwd, view) for name in (new_name, old_name))
-    ns = fs.mount_namespace(view)
+    ns = mount_points.namespace(fs, view)
     root = ctx.proc.root
     new_mnt, old_mnt, root_mnt = (ns.containing(path) for path in (new, old, root))
     by_id = {m.id: m for m in ns.mounts}
@@ -49,7 +50,7 @@ def sys_pivot_root(ctx, new_root, put_old):
 
 def _directory(fs, name: bytes, cwd: bytes, view) -> bytes:
     """user_path_at with LOOKUP_FOLLOW | LOOKUP_DIRECTORY: the global path."""
-    where = fs.mount_target(name, cwd, view)
+    where = mount_points.mount_target(fs, name, cwd, view)
     if not where.node.is_dir:
         raise GuestErrno(E.ENOTDIR)
     return where.path

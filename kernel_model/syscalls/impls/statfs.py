@@ -26,6 +26,7 @@ from ... import errno as E
 from ...errno import GuestErrno
 from ...fs.constants import DEVTMPFS_DEV, PIPE_DEV, PROC_DEV
 from ...process.proc import ZOMBIE
+from ...fs.mount_points import superblock_of
 from ..kinds import K
 from ..registry import syscall
 from .paths import base_dir, fs_view
@@ -53,7 +54,7 @@ def describe(ctx, st) -> tuple:
     """(f_type, f_bsize, f_blocks, f_bfree, f_bavail, f_files, f_ffree, fsid, f_namelen,
     f_frsize, f_flags) of the file system holding the file whose stat is `st`."""
     budget = ctx.kernel.config.memory_limit
-    sb = ctx.kernel.fs.superblock_of(st.dev)
+    sb = superblock_of(ctx.kernel.fs, st.dev)
     if sb is not None:                  # a tmpfs or hugetlbfs the guest mounted (fs/tmpfs.py)
         return sb.statfs_fields(budget, NAME_MAX, ST_VALID | ST_RELATIME)
     if st.dev == PROC_DEV:

@@ -14,6 +14,7 @@ sandbox keeps them in use), EINVAL with MNT_EXPIRE.
 from ... import errno as E
 from ...creds import CAP_SYS_ADMIN
 from ...errno import GuestErrno
+from ...fs import mount_points
 from ..kinds import K
 from ..registry import syscall
 from .mount import may_mount, mounted_at
@@ -39,8 +40,9 @@ def _umount(ctx, target: int, flags: int) -> int:
     path = ctx.read_path(target)
     may_mount(ctx)
     fs, view = ctx.kernel.fs, fs_view(ctx)
-    where = fs.mount_target(path, ctx.proc.cwd, view, follow=not flags & UMOUNT_NOFOLLOW)
-    ns = fs.mount_namespace(view)
+    where = mount_points.mount_target(fs, path, ctx.proc.cwd, view,
+                                      follow=not flags & UMOUNT_NOFOLLOW)
+    ns = mount_points.namespace(fs, view)
     mount = mounted_at(ns, where.path)
     if flags & MNT_FORCE and not ctx.proc.creds.capable(CAP_SYS_ADMIN):
         raise GuestErrno(E.EPERM)
@@ -68,7 +70,7 @@ def _in_use(ctx, ns, point: bytes) -> bool:
     not keep it busy, and is taken so."""
     fs = ctx.kernel.fs
     for proc in ctx.kernel.processes.values():
-        if (proc.mount_ns or fs.initial_mount_ns) is not ns or proc.space is None:
+        if (proc.mount_ns or mount_points.namespace(fs, None)) is not ns or proc.space is None:
             continue
         beneath = point.rstrip(b"/") + b"/"
         if proc.cwd.startswith(beneath) or proc.root.startswith(beneath):

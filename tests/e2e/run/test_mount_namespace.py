@@ -12,7 +12,8 @@ a remount read-only (EBUSY while a file is open for writing; then EROFS for ever
 reading still allowed) and back (the atime flag kept), a read-only bind remount (EROFS
 through the bind, not beside it),
 MS_SHARED and MS_SLAVE, umount of a mount with one beneath it (EBUSY) and MNT_DETACH; the
-errnos of unknown types, a block file system on a folder and a bad tmpfs option; then a new
+errnos of unknown types, a block file system on a folder and a bad tmpfs option; clone of a
+new IPC namespace sharing the semaphore undo list (EINVAL); then a new
 UTS namespace (sethostname in it, setns back) and a new IPC namespace (a segment of the first
 is not found in it, is after setns back). The sandbox must print what the native run printed.
 """
@@ -29,6 +30,7 @@ PROGRAM = c_preamble() + r"""
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <signal.h>
 static char dir[64];
 /* the lines of a /proc/self file that name the folder, the folder's name replaced by D and
    mountinfo's mount ids and device left out */
@@ -45,6 +47,16 @@ static void show_lines(const char *file, int skip) {
     fclose(f);
 }
 static void path(char *out, const char *name) { sprintf(out, "%s/%s", dir, name); }
+/* the id mountinfo gives the mount on `point` */
+static long mount_id(const char *point) {
+    char line[512], at[256];
+    long id = -1, got;
+    FILE *f = fopen("/proc/self/mountinfo", "r");
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "%ld %*d %*s %*s %255s", &got, at) == 2 && !strcmp(at, point)) id = got;
+    fclose(f);
+    return id;
+}
 int main(void) {
     setvbuf(stdout, NULL, _IONBF, 0);
     char a[96], b[96], c[96], f[96], ns_before[64], ns_after[64];
@@ -64,6 +76,10 @@ int main(void) {
     printf("statfs type %lx bytes %ld; root mode %o\n", (long)sf.f_type, (long)(sf.f_blocks * sf.f_bsize), st.st_mode);
     show_lines("/proc/self/mountinfo", 3);
     show_lines("/proc/self/mounts", 0);
+    struct statx sx;
+    statx(AT_FDCWD, dir, 0, 0x1000 /* STATX_MNT_ID */, &sx);
+    printf("statx: mountinfo's id %d, mount root %d\n", (long)sx.stx_mnt_id == mount_id(dir),
+           !!(sx.stx_attributes & 0x2000 /* STATX_ATTR_MOUNT_ROOT */));
     result("rmdir mount point", rmdir(dir));
     path(a, "a"); path(b, "b"); path(c, "c"); path(f, "c/f");
     mkdir(a, 0755); mkdir(b, 0755); mkdir(c, 0755);
@@ -117,6 +133,7 @@ int main(void) {
     result("setns uts back", setns(uts0, CLONE_NEWUTS));
     uname(&u1);
     printf("name back %d\n", strcmp(u0.nodename, u1.nodename) == 0);
+    result("clone NEWIPC|SYSVSEM", syscall(SYS_clone, CLONE_NEWIPC | CLONE_SYSVSEM | SIGCHLD, 0, 0, 0, 0));
     int id = shmget(0x7e5701, 4096, IPC_CREAT | 0600);
     int ipc0 = open("/proc/self/ns/ipc", O_RDONLY);
     result("unshare NEWIPC", unshare(CLONE_NEWIPC));
@@ -141,5 +158,5 @@ def program(request, tmp_path_factory):
 def test_mounts_and_namespaces(program):
     compare_with_native(program, b"mount tmpfs                0", b"shared:",
                         b"umount busy                -1 EBUSY", b"inner name tl-inner",
-                        b"create through ro bind     -1 EROFS",
+                        b"create through ro bind     -1 EROFS", b"mountinfo's id 1, mount root 1",
                         b"segment in new ns          -1 ENOENT")
