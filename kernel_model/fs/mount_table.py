@@ -42,7 +42,14 @@ class Mount:
     @property
     def read_only(self) -> bool:
         """MNT_READONLY or a read-only superblock (sb_rdonly)."""
-        return self.options.startswith(b"ro") or self.super_options.startswith(b"ro")
+        return self.options.startswith(b"ro") or self.shown_super_options.startswith(b"ro")
+
+    @property
+    def shown_super_options(self) -> bytes:
+        """The superblock's options as they are now (one superblock for all its mounts, in
+        every namespace); the sandbox's own mounts' are fixed."""
+        return self.super_options if self.superblock is None else \
+            self.superblock.super_options()
 
     def info_line(self, point: bytes) -> bytes:
         """show_mountinfo's line, the mount point as the reader sees it."""
@@ -55,11 +62,11 @@ class Mount:
             optional = b" unbindable"
         return b"%d %d %d:%d %s %s %s%s - %s %s %s\n" % (
             self.id, self.parent, *major_minor(self.dev), self.root_path, point, self.options,
-            optional, self.fstype, self.source, self.super_options)
+            optional, self.fstype, self.source, self.shown_super_options)
 
     def mounts_line(self, point: bytes) -> bytes:
         """show_vfsmnt's line: source, point, type, the super and mount options, 0 0."""
-        extra = self.super_options.partition(b",")[2]
+        extra = self.shown_super_options.partition(b",")[2]
         options = self.options + (b"," + extra if extra else b"")
         return b"%s %s %s %s 0 0\n" % (self.source, point, self.fstype, options)
 

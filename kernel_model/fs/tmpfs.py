@@ -46,6 +46,7 @@ class Superblock:
     fstype: bytes
     root: OverlayDir
     options: dict = field(default_factory=dict)   # the options given, as /proc/mounts shows them
+    read_only: bool = False                       # SB_RDONLY (MS_RDONLY, a read-only remount)
 
     @property
     def magic(self) -> int:
@@ -65,13 +66,14 @@ class Superblock:
             size = budget // 2 if self.magic == TMPFS_MAGIC else 0
         blocks = size // bsize
         files = _number(self.options.get(b"nr_inodes", b"0"))
-        ro = 1 if self.options.get(b"ro") else 0
+        ro = 1 if self.read_only else 0                # ST_RDONLY
         fsid = (self.dev & 0xFFFFFFFF, self.dev >> 32)
         return (self.magic, bsize, blocks, blocks, blocks, files, files, fsid, name_max, bsize,
                 flags | ro)
 
     def super_options(self) -> bytes:
-        """shmem_show_options / hugetlbfs_show_options after "rw", in their order and
+        """mountinfo's super options: ro or rw (sb_rdonly), then shmem_show_options /
+        hugetlbfs_show_options in their order and
         formats: tmpfs's size (in KiB of whole pages), nr_inodes, mode (%03o, if not 1777),
         uid, gid, huge (no inode64: the modeled kernel, as the reference host's, is built
         without CONFIG_TMPFS_INODE64); hugetlbfs's uid, gid, mode (%o, if not 755),
@@ -92,7 +94,7 @@ class Superblock:
             elif name in (b"size", b"min_size") and not value.endswith(b"%"):
                 value = b"%dk" % (-(-_size(value) // 4096) * 4)
             shown.append(b"%s=%s" % (name, value))
-        return b",".join(shown)
+        return b",".join([b"ro" if self.read_only else b"rw"] + shown)
 
 
 def parse_options(fstype: bytes, data: bytes) -> tuple[dict, int]:

@@ -32,7 +32,7 @@ from ...fs.mount_flags import (ATIME, MNT_READONLY, MS_ATIME, MS_BIND, MS_MGC_MS
                                MS_MOVE, MS_NOUSER, MS_PRIVATE, MS_RDONLY, MS_REC, MS_REMOUNT,
                                MS_SHARED, MS_SILENT, MS_SLAVE, MS_UNBINDABLE, PROPAGATION,
                                flags_of_options, mnt_flags_of, options_text)
-from ...fs.mount_table import PRIVATE, SHARED, SLAVE, UNBINDABLE
+from ...fs.mount_table import PRIVATE, SHARED, SLAVE, UNBINDABLE, Mount
 from ...fs.node import wants_write
 from ..kinds import K
 from ..registry import syscall
@@ -110,24 +110,15 @@ def _new_mount(ctx, ns, where, fstype, dev_name, options, mnt_flags, flags) -> i
         raise GuestErrno(E.ENOTDIR)
     fs = ctx.kernel.fs
     sb = mount_points.new_superblock(fs, kind, options)
-    if flags & MS_RDONLY:
-        sb.options.setdefault(b"ro", True)
+    sb.read_only = bool(flags & MS_RDONLY)
     ns.attach(_mount_of(ns, where.path, sb.root, sb, fstype, dev_name or b"none", mnt_flags))
     return 0
 
 
 def _mount_of(ns, point, root, sb, fstype, source, mnt_flags, root_path=b"/"):
-    from ...fs.mount_table import Mount
     parent = ns.containing(point)
     return Mount(ns.counters.mount_id(), parent.id, point, root, fstype, source,
-                 options_text(mnt_flags), _super_options(sb), sb.dev, root_path, superblock=sb)
-
-
-def _super_options(sb) -> bytes:
-    ro = sb.options.get(b"ro")
-    shown = dict((k, v) for k, v in sb.options.items() if k != b"ro")
-    text = replace(sb, options=shown).super_options()
-    return b",".join(filter(None, (b"ro" if ro else b"rw", text)))
+                 options_text(mnt_flags), sb.super_options(), sb.dev, root_path, superblock=sb)
 
 
 def _block_source(ctx, dev_name) -> None:
@@ -233,14 +224,9 @@ def _remount(ctx, ns, where, flags: int, mnt_flags: int) -> int:
     if sb is None:
         mount.options = options_text(mnt_flags)
         return 0
-    if flags & MS_RDONLY and not sb.options.get(b"ro") and _writers(ctx, mount, False):
+    if flags & MS_RDONLY and not sb.read_only and _writers(ctx, mount, False):
         raise GuestErrno(E.EBUSY)
-    sb.options.pop(b"ro", None)
-    if flags & MS_RDONLY:
-        sb.options[b"ro"] = True
-    for same in ns.mounts:                          # every mount of it shows the change
-        if same.superblock is sb:
-            same.super_options = _super_options(sb)
+    sb.read_only = bool(flags & MS_RDONLY)           # every mount of it, in every namespace
     mount.options = options_text(mnt_flags)
     return 0
 
