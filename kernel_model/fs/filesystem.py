@@ -118,8 +118,8 @@ class FileSystem(ProcMount, RenameExchange):
         return ns.points if ns is not None else None
 
     def check_writable(self, r: Resolved, proc: ProcessView, other=None) -> None:
-        """mnt_want_write (and inode_permission's IS_RDONLY): a change under a read-only
-        mount or on a read-only superblock is EROFS. `other`: a second name (rename's)."""
+        """mnt_want_write, inode_permission's IS_RDONLY: a change under a read-only mount is
+        EROFS. `r`: a Resolved or an open file (its path); `other`: rename's second name."""
         ns = getattr(proc, "mount_ns", None) or self.__dict__.get("initial_mount_ns")
         if ns is not None and ns.any_read_only() and any(
                 ns.containing(x.path).read_only for x in (r, other or r)):
@@ -239,14 +239,18 @@ class FileSystem(ProcMount, RenameExchange):
                effective: bool = False, follow: bool = True, node: Node | None = None) -> None:
         """access(2) checks with the real ids unless `effective` (AT_EACCESS); `follow` False
         checks a final symlink itself (AT_SYMLINK_NOFOLLOW); `node`: the inode to check
-        instead of resolving `path` (an fd's, AT_EMPTY_PATH)."""
+        instead of resolving `path` (an fd's, AT_EMPTY_PATH). W_OK on a read-only mount is
+        EROFS but for a device, fifo or socket (sb_permission, do_faccessat)."""
         if mode & ~0o7:
             raise GuestErrno(E.EINVAL)
         checker = access_of(proc) if effective else real_access(proc)
-        if node is None:
-            node = self._resolve(path, cwd, proc, follow=follow, search_as=checker).node
+        r = None if node is not None else self._resolve(path, cwd, proc, follow=follow,
+                                                         search_as=checker)
+        node = node if r is None else r.node
         if node is None:
             raise GuestErrno(E.ENOENT)
+        if mode & MAY_WRITE and r is not None and (node.is_regular or node.is_dir):
+            self.check_writable(r, proc)
         if mode:
             checker.check(node.stat(), mode)
 
@@ -373,6 +377,7 @@ class FileSystem(ProcMount, RenameExchange):
         path, an fd with AT_EMPTY_PATH or a /proc/PID/fd/N link to a file with no name)."""
         r = self._resolve(new, cwd, proc, follow=False, parent_op=True)
         check_new_name(r)
+        self.check_writable(r, proc)                # filename_create: EROFS first
         if r.parent.mount != node.mount:
             raise GuestErrno(E.EXDEV)
         if node.is_dir:

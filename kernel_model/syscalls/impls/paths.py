@@ -418,6 +418,7 @@ def _fchown(ctx, name, fd, owner, group):
     if node is not None:            # a pipe's or socket's inode keeps no owner here
         if f.flags & O_PATH:
             raise GuestErrno(E.EBADF)
+        ctx.kernel.fs.check_writable(f, fs_view(ctx))      # mnt_want_write_file: EROFS
         chown_node(node, *_owner_ids(ctx, name, owner, group), access_of(fs_view(ctx)))
     return 0
 

@@ -200,7 +200,8 @@ def _utimens(ctx, dirfd, pathname, times, flags, time_words):
 def _set_times(ctx, dirfd, pathname, stamps: list, to_now: bool, flags: int) -> int:
     """do_utimes once the times are read: `stamps` (atime, mtime) in ns, None to keep one."""
     fs = ctx.kernel.fs
-    if pathname == 0:               # futimens(fd): utimensat(fd, NULL, ...)
+    if pathname == 0 and ctx.int32(dirfd) != AT_FDCWD:     # futimens(fd): utimensat(fd, NULL)
+        # (do_utimes: a NULL name with AT_FDCWD is a path, EFAULT: LTP utimes01)
         f = ctx.proc.fds.get(ctx.int32(dirfd))
         fs.utimens(f.path, stamps[0], stamps[1], b"/", global_view(ctx), to_now=to_now)
         return 0

@@ -9,11 +9,11 @@ the root's mode, /proc/self/mountinfo's and /proc/self/mounts' lines, with the f
 left out), rmdir of the mount point (EBUSY), umount of a folder that is no mount (EINVAL), a
 bind mount of a folder of the tmpfs (its files seen at both places, mountinfo's root field),
 a remount read-only (EBUSY while a file is open for writing; then EROFS for every change,
-reading still allowed) and back (the atime flag kept), a read-only bind remount (EROFS
+by path or descriptor, and access(W_OK); reading still allowed) and back (the atime flag kept), a read-only bind remount (EROFS
 through the bind, not beside it),
 MS_SHARED and MS_SLAVE, umount of a mount with one beneath it (EBUSY) and MNT_DETACH; the
 errnos of unknown types, a block file system on a folder and a bad tmpfs option; clone of a
-new IPC namespace sharing the semaphore undo list (EINVAL); then a new
+new IPC namespace sharing the semaphore undo list (EINVAL); utimes of a NULL name (EFAULT, do_utimes: not the cwd's descriptor); then a new
 UTS namespace (sethostname in it, setns back) and a new IPC namespace (a segment of the first
 is not found in it, is after setns back). The sandbox must print what the native run printed.
 """
@@ -97,6 +97,14 @@ int main(void) {
     result("write-open on ro", open(f, O_WRONLY));
     result("read-open on ro", open(f, O_RDONLY) >= 0 ? 0 : -1);
     result("chmod on ro", chmod(f, 0600));
+    result("access W_OK on ro", access(f, W_OK));
+    result("access R_OK on ro", access(f, R_OK));
+    int reader = open(f, O_RDONLY);
+    result("fchmod on ro", fchmod(reader, 0600));
+    result("fchown on ro", fchown(reader, 0, 0));
+    close(reader);
+    path(a, "b/l");
+    result("link on ro", link(f, a));
     result("unlink on ro", unlink(f));
     path(f, "b/g");
     result("create on ro", open(f, O_CREAT | O_WRONLY, 0644));
@@ -117,6 +125,7 @@ int main(void) {
     statfs(dir, &sf);
     printf("after: tmpfs %d\n", sf.f_type == 0x01021994);
     result("umount again", umount2(dir, 0));
+    result("utimes NULL", syscall(SYS_utimes, NULL, NULL));
     result("unknown type", mount("x", dir, "nosuchfs", 0, NULL));
     result("ext4 on a folder", mount(dir, dir, "ext4", 0, NULL));
     result("ext4 without source", mount(NULL, dir, "ext4", 0, NULL));
