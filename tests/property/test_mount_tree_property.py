@@ -123,7 +123,8 @@ def _script(steps):
 # a start that nests a mount in a tmpfs (so that umount may find one beneath), and stacks
 # another on the tmpfs (hiding the nested one), or none
 NESTED = [("mount", "/tmp"), ("mkdir",), ("mount", "/tmp/new")]
-scripts = st.tuples(st.sampled_from(([], NESTED, NESTED + [("mount", "/tmp")])), st.lists(ops, min_size=1, max_size=20)).map(
+scripts = st.tuples(st.sampled_from(([], NESTED, NESTED + [("mount", "/tmp")])),
+                    st.lists(ops, min_size=1, max_size=20)).map(
     lambda parts: parts[0] + parts[1]).filter(
     lambda steps: sum(s[0] == "statx" for s in steps) <= 10)
 

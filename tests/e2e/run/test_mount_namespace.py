@@ -1,21 +1,23 @@
-"""mount(2), umount2, and the mount, UTS and IPC namespaces (issue 32, LTP unshare01,
-unshare04, mount_setattr02, madvise01, cachestat03, mount08, pivot_root01 and setns02: every
-mount and every new namespace but time's was EPERM).
+"""mount(2), umount2, and the mount, UTS and IPC namespaces (issue 32, LTP unshare01, unshare04,
+mount_setattr02, madvise01, cachestat03, mount08, pivot_root01 and setns02: every mount and
+every new namespace but time's was EPERM).
 
 A C program built by the host's gcc (static; -m32 for i386) that first makes its own mount
 namespace and makes "/" private in it, so that natively nothing it mounts reaches the host's
 (the namespace goes with the process): a tmpfs with options on a new folder of /tmp (statfs,
 the root's mode, /proc/self/mountinfo's and /proc/self/mounts' lines, with the folder's name
-left out), rmdir of the mount point (EBUSY), umount of a folder that is no mount (EINVAL), a
-bind mount of a folder of the tmpfs (its files seen at both places, mountinfo's root field),
-a remount read-only (EBUSY while a file is open for writing; then EROFS for every change,
-by path or descriptor, and access(W_OK); reading still allowed) and back (the atime flag kept), a read-only bind remount (EROFS
-through the bind, not beside it),
-MS_SHARED and MS_SLAVE, umount of a mount with one beneath it (EBUSY) and MNT_DETACH; the
-errnos of unknown types, a block file system on a folder and a bad tmpfs option; clone of a
-new IPC namespace sharing the semaphore undo list (EINVAL); utimes of a NULL name (EFAULT, do_utimes: not the cwd's descriptor); then a new
-UTS namespace (sethostname in it, setns back) and a new IPC namespace (a segment of the first
-is not found in it, is after setns back). The sandbox must print what the native run printed.
+left out), statx's mount id (mountinfo's) and STATX_ATTR_MOUNT_ROOT, rmdir of the mount point
+(EBUSY), umount of a folder that is no mount (EINVAL), a
+bind mount of a folder of the tmpfs (its files seen at both places, mountinfo's root field), a
+remount read-only (EBUSY while a file is open for writing; then EROFS for every change, by path
+or descriptor, and access(W_OK); reading still allowed) and back (the atime flag kept), a read-
+only bind remount (EROFS through the bind, not beside it), MS_SHARED and MS_SLAVE, umount of a
+mount with one beneath it (EBUSY) and MNT_DETACH; the errnos of unknown types, a block file
+system on a folder and a bad tmpfs option; clone of a new IPC namespace sharing the semaphore
+undo list (EINVAL); utimes of a NULL name (EFAULT, do_utimes: not the cwd's descriptor); then a
+new UTS namespace (sethostname in it, which kernel.hostname shows, setns back) and a new IPC
+namespace (a segment of the first is not found in it, is after setns back). The sandbox must
+print what the native run printed.
 """
 import pytest
 
@@ -73,7 +75,8 @@ int main(void) {
     struct stat st;
     statfs(dir, &sf);
     stat(dir, &st);
-    printf("statfs type %lx bytes %ld; root mode %o\n", (long)sf.f_type, (long)(sf.f_blocks * sf.f_bsize), st.st_mode);
+    printf("statfs type %lx bytes %ld; root mode %o\n", (long)sf.f_type,
+           (long)(sf.f_blocks * sf.f_bsize), st.st_mode);
     show_lines("/proc/self/mountinfo", 3);
     show_lines("/proc/self/mounts", 0);
     struct statx sx;
@@ -139,10 +142,16 @@ int main(void) {
     result("sethostname", sethostname("tl-inner", 8));
     uname(&u1);
     printf("inner name %s\n", u1.nodename);
+    char sysctl[80] = "";
+    FILE *hn = fopen("/proc/sys/kernel/hostname", "r");
+    fgets(sysctl, sizeof sysctl, hn);
+    fclose(hn);
+    printf("kernel.hostname %s", sysctl);
     result("setns uts back", setns(uts0, CLONE_NEWUTS));
     uname(&u1);
     printf("name back %d\n", strcmp(u0.nodename, u1.nodename) == 0);
-    result("clone NEWIPC|SYSVSEM", syscall(SYS_clone, CLONE_NEWIPC | CLONE_SYSVSEM | SIGCHLD, 0, 0, 0, 0));
+    result("clone NEWIPC|SYSVSEM",
+           syscall(SYS_clone, CLONE_NEWIPC | CLONE_SYSVSEM | SIGCHLD, 0, 0, 0, 0));
     int id = shmget(0x7e5701, 4096, IPC_CREAT | 0600);
     int ipc0 = open("/proc/self/ns/ipc", O_RDONLY);
     result("unshare NEWIPC", unshare(CLONE_NEWIPC));
