@@ -10,10 +10,12 @@ against an initial namespace" the guest lacks). What a capability allows changes
 machine only: nice values, scheduling policies and I/O classes (priority.py, sched_policy.py,
 sched_attr.py), the UTS names, Ctrl-Alt-Del's setting (reboot.py), the IPC, key and inotify
 limits, the kernel log (syslog.py: an empty log), a time namespace for its children
-(time_namespace.py). A few requests stay refused whatever the capabilities, because the model
+(time_namespace.py), in-memory mounts and new mount, UTS and IPC namespaces (syscalls/impls/
+mount.py, process/namespaces.py). A few requests stay refused whatever the capabilities, because the model
 has nothing for them to act on or they would reach past the sandbox: setting the clock (the
 virtual clock moves only with the run: clockset.py), ending the machine (reboot's halt,
-restart, power-off, kexec), mounts, swap and the other new namespaces (admin.py). They answer EPERM after Linux's own argument checks, as a security module's hook
+restart, power-off, kexec), mounts of the host's file systems (mount.py), swap and the other
+new namespaces (admin.py). They answer EPERM after Linux's own argument checks, as a security module's hook
 refuses (security_settime64, security_sb_mount...), not as a missing capability.
 
 The set*id calls follow kernel/sys.c, and the capability sets follow the

@@ -86,6 +86,17 @@ class FsView:
         return self._proc.root
 
     @property
+    def mount_ns(self):
+        """Its mount namespace (fs/mount_table.py), None for the initial one."""
+        return self._proc.mount_ns
+
+    def namespace(self, kind: bytes):
+        """Its namespace of a kind /proc/PID/ns names (process/namespaces.py), None for the
+        run's first one."""
+        name = {b"mnt": "mount_ns", b"uts": "uts_ns", b"ipc": "ipc_ns"}.get(kind)
+        return getattr(self._proc, name) if name else None
+
+    @property
     def ppid(self) -> int:
         return self._proc.ppid
 

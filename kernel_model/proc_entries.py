@@ -65,13 +65,18 @@ def _einval():
 
 
 def _uts_entry(kernel, path: bytes):
-    """kernel.hostname or kernel.domainname: read and written through the run's UTS namespace
-    (kernel.uts, made on first use), as its own sysctls() say."""
+    """kernel.hostname or kernel.domainname: read and written through the UTS namespace of
+    the task that reads or writes (kernel/utsname_sysctl.c get_uts: current's; the run's
+    first is kernel.uts, made on first use), as its own sysctls() say."""
+    def uts():
+        current = kernel.current
+        return (current.process.uts_ns if current is not None else None) or kernel.uts
+
     def text() -> bytes:
-        return kernel.uts.sysctls()[path][0]()
+        return uts().sysctls()[path][0]()
 
     def write(position: int, data: bytes) -> int:
-        return kernel.uts.sysctls()[path][1](position, data)
+        return uts().sysctls()[path][1](position, data)
     return text, write
 
 

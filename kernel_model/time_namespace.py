@@ -92,7 +92,12 @@ class TimeNamespaces:
         self._inums = count(FIRST_DYNAMIC_INUM)
 
     def new(self) -> TimeNamespace:
-        return TimeNamespace(next(self._inums))
+        return TimeNamespace(self.inum())
+
+    def inum(self) -> int:
+        """proc_alloc_inum: the next number of any kind's new namespace (the mount, UTS and
+        IPC ones too: process/namespaces.py)."""
+        return next(self._inums)
 
 
 def for_child(parent) -> dict:

@@ -135,3 +135,12 @@ def build_dev(random: DeterministicRandom, shm: Node | None = None) -> Synthetic
         children[b"shm"] = shm
     return DevtmpfsRoot("dev", root_meta, children)
 
+
+def char_driver(dev_root, node: Node):
+    """The devfs device a character device node of another mount opens: the one with its
+    number (chrdev_open finds the driver by the number, not by the node)."""
+    if node.fmt != S_IFCHR or node.mount == "dev":
+        return None
+    rdev = node.stat().rdev
+    return next((dev for _, dev in dev_root.entries()
+                 if dev.fmt == S_IFCHR and dev.stat().rdev == rdev), None)

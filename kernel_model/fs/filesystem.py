@@ -22,19 +22,20 @@ from .constants import (DT_DIR, O_CREAT, O_EXCL, O_NOATIME, O_NOFOLLOW, O_PATH, 
 from .databudget import DataBudget
 from .fhandle import HandleTable
 from .fsnotify import IN_ATTRIB, IN_CREATE, IN_MODIFY, Fsnotify
-from .devfs import build_dev
+from .devfs import build_dev, char_driver
 from .hostfs import HostContext, host_root_dir
 from .inodes import InodeTable
-from .namei import LAST_DOT, LAST_DOTDOT, LAST_NORM, Resolved, Walker
+from .namei import LAST_DOT, LAST_DOTDOT, LAST_NORM, ROOT_MOUNTS, Resolved, Walker
 from .node import Node, wants_write
 from .openfile import OpenFile
 from .memfd import F_SEAL_SEAL, O_LARGEFILE, MemFile
 from .inode_open import open_node, reopen
-from .name_checks import check_open_existing, check_rename, chown_node, may_delete, open_mask
+from .name_checks import (check_new_name, check_open_existing, check_rename, chown_node,
+                          may_delete, open_mask)
 from .overlay import overlay_root
 from .rename_exchange import RenameExchange
 from ..creds import CAP_MKNOD
-from .permission import MAY_EXEC, MAY_WRITE, Access, access_of, real_access
+from .permission import MAY_EXEC, MAY_WRITE, Access, access_of, real_access, searcher
 from .shmfs import build_shm
 from .tmpfile import check_linkable, check_tmpfile_flags, open_tmpfile
 from .proc_mount import ProcMount
@@ -42,7 +43,6 @@ from .proctext import ProcessView, process_root
 from .randomstream import DeterministicRandom
 from .records import DirEntry, StatResult
 
-MOUNT_POINTS = (b"dev", b"proc")      # mounted over the rootfs's own /dev and /proc
 
 
 class FileSystem(ProcMount, RenameExchange):
@@ -89,7 +89,8 @@ class FileSystem(ProcMount, RenameExchange):
                  search_as: Access | None = None) -> Resolved:
         """`search_as`: whose search permission the walk needs (the caller's by default)."""
         walker = Walker(self._root, lambda name: self._mounted(name, proc), process_root(proc),
-                        _searcher(search_as or access_of(proc)), getattr(proc, "resolve", 0))
+                        searcher(search_as or access_of(proc)), getattr(proc, "resolve", 0),
+                        self.mount_points(proc))
         return walker.resolve(bytes(path), bytes(cwd), follow=follow, parent_op=parent_op,
                               stop_at_fd_links=stop_at_fd_links)
 
@@ -110,6 +111,20 @@ class FileSystem(ProcMount, RenameExchange):
             return self._procfs.root(proc)
         return None
 
+    def mount_points(self, proc: ProcessView) -> dict | None:
+        """The caller's mount namespace's points (fs/mount_points.py makes the namespaces;
+        None before any was made: the sandbox's own three mounts only)."""
+        ns = getattr(proc, "mount_ns", None) or self.__dict__.get("initial_mount_ns")
+        return ns.points if ns is not None else None
+
+    def check_writable(self, r: Resolved, proc: ProcessView, other=None) -> None:
+        """mnt_want_write, inode_permission's IS_RDONLY: a change under a read-only mount is
+        EROFS. `r`: a Resolved or an open file (its path); `other`: rename's second name."""
+        ns = getattr(proc, "mount_ns", None) or self.__dict__.get("initial_mount_ns")
+        if ns is not None and ns.any_read_only() and any(
+                ns.containing(x.path).read_only for x in (r, other or r)):
+            raise GuestErrno(E.EROFS)
+
     def _existing(self, path: bytes, cwd: bytes, proc: ProcessView, follow: bool = True) -> Node:
         node = self._resolve(path, cwd, proc, follow=follow).node
         if node is None:
@@ -117,10 +132,12 @@ class FileSystem(ProcMount, RenameExchange):
         return node
 
     def _existing_resolved(self, path: bytes, cwd: bytes, proc: ProcessView,
-                           follow: bool = True) -> Resolved:
+                           follow: bool = True, writing: bool = False) -> Resolved:
         r = self._resolve(path, cwd, proc, follow=follow)
         if r.node is None:
             raise GuestErrno(E.ENOENT)
+        if writing:
+            self.check_writable(r, proc)            # mnt_want_write: EROFS
         return r
 
     def _changed(self, r: Resolved, mask: int) -> None:
@@ -136,10 +153,6 @@ class FileSystem(ProcMount, RenameExchange):
         if node is None:        # no such name; or a pipe or socket behind /proc/PID/fd/N
             raise GuestErrno(E.EOPNOTSUPP if r.fd_link else E.ENOENT)
         return node
-
-    @staticmethod
-    def _is_mount_point(r: Resolved) -> bool:
-        return r.last == LAST_NORM and len(r.chain) == 1 and r.name in MOUNT_POINTS
 
     # --- open ----------------------------------------------------------------------------------
     def open(self, path: bytes, flags: int, mode: int, cwd: bytes, proc: ProcessView) -> OpenFile:
@@ -161,6 +174,8 @@ class FileSystem(ProcMount, RenameExchange):
             self.notify.name_event(r.parent, IN_CREATE, r.name, False)
         else:
             check_open_existing(node, flags, creating)
+            if node.is_regular and (wants_write(flags) or flags & O_TRUNC):
+                self.check_writable(r, proc)        # inode_permission's IS_RDONLY: EROFS
             if not flags & O_PATH:
                 access = access_of(proc)
                 access.check(node.stat(), open_mask(flags))
@@ -174,7 +189,7 @@ class FileSystem(ProcMount, RenameExchange):
         if node.is_dir:
             listed = OpenFile(r.path, flags, node.pin(), None, self._lister(r, proc))
             return self.notify.opened(listed, r.parent, r.name)
-        handle = (self._driver(node) or node).open_handle(flags)
+        handle = (char_driver(self._dev, node) or node).open_handle(flags)
         if flags & O_TRUNC and wants_write(flags) and node.is_regular:
             handle.truncate(0)
             if r.node is not None:              # a file just created is not truncated
@@ -205,7 +220,7 @@ class FileSystem(ProcMount, RenameExchange):
         children = node.entries()                             # in the order the mount lists
         if at_root:        # the root: the mounts in their mount points' places, or after
             merged = dict(children)
-            merged.update((name, self._mounted(name, proc)) for name in MOUNT_POINTS)
+            merged.update((name, self._mounted(name, proc)) for name in ROOT_MOUNTS)
             children = list(merged.items())
         listing = [DirEntry(node.ino, b".", DT_DIR), DirEntry(parent_ino, b"..", DT_DIR)]
         listing += [DirEntry(child.ino, name, dtype_of(child.fmt)) for name, child in children]
@@ -224,14 +239,18 @@ class FileSystem(ProcMount, RenameExchange):
                effective: bool = False, follow: bool = True, node: Node | None = None) -> None:
         """access(2) checks with the real ids unless `effective` (AT_EACCESS); `follow` False
         checks a final symlink itself (AT_SYMLINK_NOFOLLOW); `node`: the inode to check
-        instead of resolving `path` (an fd's, AT_EMPTY_PATH)."""
+        instead of resolving `path` (an fd's, AT_EMPTY_PATH). W_OK on a read-only mount is
+        EROFS but for a device, fifo or socket (sb_permission, do_faccessat)."""
         if mode & ~0o7:
             raise GuestErrno(E.EINVAL)
         checker = access_of(proc) if effective else real_access(proc)
-        if node is None:
-            node = self._resolve(path, cwd, proc, follow=follow, search_as=checker).node
+        r = None if node is not None else self._resolve(path, cwd, proc, follow=follow,
+                                                         search_as=checker)
+        node = node if r is None else r.node
         if node is None:
             raise GuestErrno(E.ENOENT)
+        if mode & MAY_WRITE and r is not None and (node.is_regular or node.is_dir):
+            self.check_writable(r, proc)
         if mode:
             checker.check(node.stat(), mode)
 
@@ -278,7 +297,7 @@ class FileSystem(ProcMount, RenameExchange):
         root has over the overlay; the write-through host folder takes none (the host's
         kernel decides there, and the sandbox does not ask it)."""
         r = self._resolve(path, cwd, proc, follow=False, parent_op=True)
-        self._check_new_name(r)
+        check_new_name(r)
         kind = mode & S_IFMT
         if kind in (S_IFCHR, S_IFBLK) and (self.writable or
                                            not access_of(proc).creds.capable(CAP_MKNOD)):
@@ -291,15 +310,6 @@ class FileSystem(ProcMount, RenameExchange):
             self._made(r, proc, lambda: r.parent.create(r.name, mode & 0o7777))
         self.notify.name_event(r.parent, IN_CREATE, r.name, False)
 
-    def _driver(self, node: Node):
-        """The devfs device a character device node of another mount opens: the one with its
-        number (chrdev_open finds the driver by the number, not by the node)."""
-        if node.fmt != S_IFCHR or node.mount == "dev":
-            return None
-        rdev = node.stat().rdev
-        return next((dev for _, dev in self._dev.entries()
-                     if dev.fmt == S_IFCHR and dev.stat().rdev == rdev), None)
-
     def rmdir(self, path: bytes, cwd: bytes, proc: ProcessView) -> None:
         r = self._resolve(path, cwd, proc, follow=False, parent_op=True)
         if r.last != LAST_NORM:
@@ -308,8 +318,9 @@ class FileSystem(ProcMount, RenameExchange):
             raise GuestErrno(E.ENOENT)
         if not r.node.is_dir:
             raise GuestErrno(E.ENOTDIR)
-        if self._is_mount_point(r):
+        if r.is_mount_point:
             raise GuestErrno(E.EBUSY)
+        self.check_writable(r, proc)
         may_delete(access_of(proc), r)
         r.parent.rmdir(r.name)
         self.notify.removed(r.parent, r.name, r.node, is_dir=True)
@@ -323,6 +334,7 @@ class FileSystem(ProcMount, RenameExchange):
             raise GuestErrno(E.EISDIR)
         if r.trailing_slash:
             raise GuestErrno(E.ENOTDIR)
+        self.check_writable(r, proc)
         may_delete(access_of(proc), r)
         r.parent.unlink(r.name)
         self.notify.removed(r.parent, r.name, r.node, is_dir=False)
@@ -333,10 +345,11 @@ class FileSystem(ProcMount, RenameExchange):
         check_rename(src, dst)
         if dst.node is not None and src.node.same_inode(dst.node):
             return                      # vfs_rename: same inode, nothing to do
-        if self._is_mount_point(src) or self._is_mount_point(dst):
+        if src.is_mount_point or dst.is_mount_point:
             raise GuestErrno(E.EBUSY)
         if dst.node is not None and src.node.is_dir != dst.node.is_dir:
             raise GuestErrno(E.ENOTDIR if src.node.is_dir else E.EISDIR)
+        self.check_writable(src, proc, dst)
         access = access_of(proc)
         may_delete(access, src)
         if dst.node is not None:
@@ -351,7 +364,7 @@ class FileSystem(ProcMount, RenameExchange):
         if len(target) >= PATH_MAX:
             raise GuestErrno(E.ENAMETOOLONG)
         r = self._resolve(linkpath, cwd, proc, follow=False, parent_op=True)
-        self._check_new_name(r)
+        check_new_name(r)
         self._made(r, proc, lambda: r.parent.symlink(r.name, bytes(target)))
         self.notify.name_event(r.parent, IN_CREATE, r.name, False)
 
@@ -363,7 +376,8 @@ class FileSystem(ProcMount, RenameExchange):
         """A new name `new` for the inode `node` (do_linkat once the old side is found: a
         path, an fd with AT_EMPTY_PATH or a /proc/PID/fd/N link to a file with no name)."""
         r = self._resolve(new, cwd, proc, follow=False, parent_op=True)
-        self._check_new_name(r)
+        check_new_name(r)
+        self.check_writable(r, proc)                # filename_create: EROFS first
         if r.parent.mount != node.mount:
             raise GuestErrno(E.EXDEV)
         if node.is_dir:
@@ -374,24 +388,16 @@ class FileSystem(ProcMount, RenameExchange):
         self.notify.inode_event(node, IN_ATTRIB)
         self.notify.name_event(r.parent, IN_CREATE, r.name, False)
 
-    @staticmethod
-    def _check_new_name(r: Resolved) -> None:
-        """filename_create(): the name must be new and not end in a slash."""
-        if r.last != LAST_NORM or r.node is not None:
-            raise GuestErrno(E.EEXIST)
-        if r.trailing_slash:
-            raise GuestErrno(E.ENOENT)
-
     # --- changes to inodes ---------------------------------------------------------------------
     def chmod(self, path: bytes, mode: int, cwd: bytes, proc: ProcessView) -> None:
-        r = self._existing_resolved(path, cwd, proc)
+        r = self._existing_resolved(path, cwd, proc, writing=True)
         r.node.chmod(access_of(proc).chmod_mode(r.node.stat(), mode & 0o7777))
         self._changed(r, IN_ATTRIB)
 
     def chown(self, path: bytes, uid: int, gid: int, cwd: bytes, proc: ProcessView,
               follow: bool = True) -> None:
         """chown_common(): uid/gid as 32 bits, -1 unchanged (permission.py says who may)."""
-        r = self._existing_resolved(path, cwd, proc, follow)
+        r = self._existing_resolved(path, cwd, proc, follow, True)
         chown_node(r.node, uid, gid, access_of(proc))
         self._changed(r, IN_ATTRIB)
 
@@ -400,7 +406,7 @@ class FileSystem(ProcMount, RenameExchange):
         """Set times; None leaves one unchanged (the caller resolves UTIME_NOW / UTIME_OMIT).
         `to_now`: both times are the current time, which a writer may set (EACCES for
         others); other times only the owner (EPERM), as vfs_utimes/setattr_prepare."""
-        r = self._existing_resolved(path, cwd, proc, follow)
+        r = self._existing_resolved(path, cwd, proc, follow, True)
         access, st = access_of(proc), r.node.stat()
         if not access.owns(st):
             if not to_now:
@@ -415,7 +421,7 @@ class FileSystem(ProcMount, RenameExchange):
         once the file may be written, as do_truncate's notify_change makes it."""
         if length < 0:
             raise GuestErrno(E.EINVAL)
-        r = self._existing_resolved(path, cwd, proc)
+        r = self._existing_resolved(path, cwd, proc, writing=True)
         node = r.node
         if node.is_dir:
             raise GuestErrno(E.EISDIR)
@@ -429,6 +435,7 @@ class FileSystem(ProcMount, RenameExchange):
     def _made(self, r: Resolved, proc: ProcessView, make: Callable[[], object]) -> Node | None:
         """Make a new name in r.parent (the caller may write and search it, else EACCES)
         and give the new inode the caller's ownership (inode_init_owner); returns the node."""
+        self.check_writable(r, proc)                # filename_create's mnt_want_write: EROFS
         access = access_of(proc)
         parent = r.parent.stat()
         access.check(parent, MAY_WRITE | MAY_EXEC)
@@ -440,10 +447,3 @@ class FileSystem(ProcMount, RenameExchange):
             if inherit and node.is_dir:
                 node.chmod(node.stat().mode & 0o7777 | S_ISGID)
         return node
-
-
-def _searcher(access: Access):
-    """The Walker's search check: None when the caller searches every directory (root)."""
-    if access.searches_anything:
-        return None
-    return lambda directory: access.check(directory.stat(), MAY_EXEC)

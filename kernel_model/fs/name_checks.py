@@ -64,3 +64,10 @@ def check_rename(src: Resolved, dst: Resolved) -> None:
     if len(old) > len(new) and old[:len(new)] == new:
         raise GuestErrno(E.ENOTEMPTY)   # the target is an ancestor of the source
 
+
+def check_new_name(r) -> None:
+    """filename_create(): the name must be new and not end in a slash."""
+    if r.last != LAST_NORM or r.node is not None:
+        raise GuestErrno(E.EEXIST)
+    if r.trailing_slash:
+        raise GuestErrno(E.ENOENT)

@@ -18,7 +18,7 @@ name (operations that create or remove a name: mkdir, unlink, rename...), which 
 component is returned unresolved when it does not exist.
 """
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 from .. import errno as E
@@ -28,6 +28,7 @@ from .node import Node
 from .resolve import (RESOLVE_BENEATH, RESOLVE_NO_MAGICLINKS, RESOLVE_NO_SYMLINKS, RESOLVE_NO_XDEV,
                       SCOPED)
 
+ROOT_MOUNTS = (b"dev", b"proc")      # mounted over the rootfs's own /dev and /proc
 # How the last component was spelled: Linux's LAST_NORM / LAST_DOT / LAST_DOTDOT / LAST_ROOT.
 LAST_NORM, LAST_DOT, LAST_DOTDOT, LAST_ROOT = "norm", "dot", "dotdot", "root"
 
@@ -40,6 +41,7 @@ class Resolved:
     last: str                         # LAST_NORM ... LAST_ROOT
     trailing_slash: bool
     fd_link: bool = False             # node is a /proc/PID/fd/N link to an fd with no path
+    mount_points: dict = field(default_factory=dict, repr=False)   # the walk's (Walker.points)
 
     @property
     def parent(self) -> Node:
@@ -54,6 +56,13 @@ class Resolved:
     @property
     def path(self) -> bytes:
         return b"/" + b"/".join(self.components)
+
+    @property
+    def is_mount_point(self) -> bool:
+        """The name is a mount point (rmdir and rename of it are EBUSY): /dev, /proc, or one
+        of the walk's namespace's."""
+        return self.last == LAST_NORM and (len(self.chain) == 1 and self.name in ROOT_MOUNTS
+                                           or self.path in self.mount_points)
 
     def full_chain(self) -> list[tuple[bytes, Node]]:
         """The chain down to and including the resolved node (which must exist)."""
@@ -70,8 +79,11 @@ class Walker:
 
     def __init__(self, root: Node, mount_at_root: Callable[[bytes], Node | None],
                  process_root: bytes = b"/", search: Callable[[Node], None] | None = None,
-                 resolve: int = 0):
+                 resolve: int = 0, points: dict | None = None):
         self.root = root
+        # the mounts the guest made: global path of a mount point -> the mounted root
+        # (fs/mount_table.py); empty for a namespace with the first three mounts only
+        self.points = points or {}
         self.resolve_flags = resolve               # openat2's RESOLVE_* (resolve.py)
         self._floor = 0                            # RESOLVE_BENEATH: ".." may not pop below
         # may_lookup(): raises EACCES for a directory the caller may not search (None: every
@@ -86,7 +98,8 @@ class Walker:
 
     def _global_chain(self, path: bytes) -> list[tuple[bytes, Node]]:
         """The chain of the directory at a global canonical path (a cwd, a process root)."""
-        return Walker(self.root, self.mount_at_root).resolve(path, b"/", follow=True).full_chain()
+        walker = Walker(self.root, self.mount_at_root, points=self.points)
+        return walker.resolve(path, b"/", follow=True).full_chain()
 
     def resolve(self, path: bytes, cwd: bytes, *, follow: bool, parent_op: bool = False,
                 stop_at_fd_links: bool = False) -> Resolved:
@@ -110,7 +123,9 @@ class Walker:
         self._floor = len(chain)
         trailing = path.endswith(b"/")
         follow = follow or (trailing and not parent_op)
-        return self._walk(chain, deque(path.split(b"/")), follow, trailing, stop_at_fd_links)
+        found = self._walk(chain, deque(path.split(b"/")), follow, trailing, stop_at_fd_links)
+        found.mount_points = self.points
+        return found
 
     def _walk(self, chain, pending: deque, follow: bool, trailing: bool,
               stop_at_fd_links: bool) -> Resolved:
@@ -182,6 +197,12 @@ class Walker:
             tuple(name for name, _ in chain[1:]) == self._top_names
 
     def _lookup(self, chain, name: bytes) -> Node | None:
+        if self.points:           # lookup_mnt: a mount on the name hides what is beneath
+            mounted = self.points.get(b"/".join([b""] + [n for n, _ in chain[1:]] + [name]))
+            if mounted is not None:
+                if self.resolve_flags & RESOLVE_NO_XDEV:
+                    raise GuestErrno(E.EXDEV)
+                return mounted
         if len(chain) == 1:
             mounted = self.mount_at_root(name)
             if mounted is not None:

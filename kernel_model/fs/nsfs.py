@@ -1,9 +1,9 @@
 """The sandbox's namespaces as files: /proc/PID/ns/* and what opening them gives (fs/nsfs.c,
 fs/proc/namespaces.c, include/linux/proc_ns.h).
 
-The model has one namespace of each kind, the initial ones (unshare and clone of a new
-namespace are EPERM: syscalls/impls/admin.py), but for time namespaces, which unshare makes
-(kernel_model/time_namespace.py): a process's time and time_for_children links name its own. Each is named by its kind and inode number,
+The initial namespaces are the sandbox's; unshare and clone make new time namespaces
+(kernel_model/time_namespace.py) and mount, UTS and IPC ones (process/namespaces.py), and a
+process's links of those kinds name its own. Each is named by its kind and inode number,
 "uts:[4026531838]", with Linux's fixed numbers for the initial namespaces (PROC_*_INIT_INO)
 and, for the mount and network namespaces, which Linux numbers as it makes them, the ones a
 booted host shows. Every process's /proc/PID/ns lists the same ten links; opening one gives a

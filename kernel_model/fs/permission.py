@@ -116,3 +116,11 @@ def real_access(proc) -> Access:
     effective = creds.permitted if creds.uid == 0 else 0
     return Access(replace(creds, fsuid=creds.uid, fsgid=creds.gid, effective=effective),
                   access.groups)
+
+
+def searcher(access: Access):
+    """The Walker's search check (namei.py): None when the caller searches every directory
+    (root)."""
+    if access.searches_anything:
+        return None
+    return lambda directory: access.check(directory.stat(), MAY_EXEC)

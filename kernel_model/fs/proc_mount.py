@@ -60,6 +60,12 @@ class ProcMount:
         procfs.sysctl.update(self.tunables.sysctls())
         procfs.sysctl.update({path: Sysctl(*entry) for path, entry in self._sysctl.items()})
         procfs.files, procfs.processes = self._proc_files, self._processes
+        procfs.mount_text = lambda proc, info: _mount_points().mount_text(self, proc, info)
         if self._clocks is not None:
             procfs.clocks = self._clocks
         return procfs
+
+
+def _mount_points():
+    from . import mount_points              # the mounts' module, when /proc first shows them
+    return mount_points

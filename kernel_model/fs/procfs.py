@@ -42,6 +42,9 @@ class ProcFs:
         # The processes' CPU clock and the time since boot (the kernel sets them): /proc/PID/
         # stat's utime, /proc/uptime.
         self.clocks = ProcClocks(lambda: 0, lambda: 0, lambda: 0)
+        # A process's mounts (the file system's: fs/mount_points.py), the first three alone
+        # without one: mountinfo (True) or mounts (False)
+        self.mount_text = lambda proc, info: mountinfo_text() if info else MOUNTS
 
     def root(self, proc: ProcessView) -> SyntheticDir:
         return _ProcRoot(self, proc)
@@ -148,8 +151,8 @@ def _process_dir(fs: ProcFs, proc: ProcessView) -> SyntheticDir:
         b"fdinfo": fs.dir(base + b"/fdinfo", _fdinfo_files(fs, proc, base), ordered=True),
         b"maps": fs.file(base + b"/maps", proc.maps_text),
         b"smaps": fs.file(base + b"/smaps", getattr(proc, "smaps_text", lambda: b"")),
-        b"mountinfo": fs.file(base + b"/mountinfo", mountinfo_text),
-        b"mounts": fs.file(base + b"/mounts", lambda: MOUNTS),
+        b"mountinfo": fs.file(base + b"/mountinfo", lambda: fs.mount_text(proc, True)),
+        b"mounts": fs.file(base + b"/mounts", lambda: fs.mount_text(proc, False)),
         b"root": _magic(fs.link(base + b"/root", lambda: b"/")),
         b"ns": fs.dir(base + b"/ns", _namespace_links(fs, proc, base), ordered=True),
         b"stat": fs.file(base + b"/stat", lambda: stat_line(proc, fs.clocks.cpu_ns())),
@@ -199,10 +202,12 @@ def _namespace_links(fs: ProcFs, proc: ProcessView, base: bytes) -> dict[bytes, 
     """ns/: a magic link per namespace kind, to the sandbox's one namespace of it (nsfs.py),
     or for time ones to the process's (its own, and its children's: time_namespaces())."""
     time_namespaces = getattr(proc, "time_namespaces", lambda: (None, None))
+    own = getattr(proc, "namespace", lambda kind: None)      # mnt, uts, ipc
     links = {}
     for name, kind in LINKS:
         def ns(name=name, kind=kind):
-            return time_namespaces()[name == b"time_for_children"] if kind == b"time" else None
+            return time_namespaces()[name == b"time_for_children"] if kind == b"time" \
+                else own(kind)
         link = fs.link(base + b"/ns/" + name,
                        lambda kind=kind, ns=ns: link_text(kind, getattr(ns(), "inum", None)))
         link.opens = lambda kind=kind, ns=ns: NamespaceFile(kind, ns())

@@ -28,7 +28,7 @@ class RenameExchange:
             raise GuestErrno(E.EINVAL)      # one is the other's ancestor (lock_rename's trap)
         if src.node.same_inode(dst.node):
             return
-        if self._is_mount_point(src) or self._is_mount_point(dst):
+        if src.is_mount_point or dst.is_mount_point:
             raise GuestErrno(E.EBUSY)
         access = access_of(proc)
         may_delete(access, src)

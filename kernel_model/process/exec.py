@@ -229,7 +229,7 @@ def commit_program(kernel, proc, program, argv) -> Thread:
     proc.creds = proc.creds.after_exec(euid=euid, egid=egid)
     if proc.time_ns is not INITIAL_TIME_NS:
         serve_vdso(proc)                        # the new vDSO's clocks in its time namespace
-    kernel.ipc.detach_all(proc)             # the old space's SysV attachments (exec_mmap)
+    (proc.ipc_ns or kernel.ipc).detach_all(proc)      # the old space's SysV attachments (exec_mmap)
     kernel.release_space(old_space)
     thread = kernel.current if kernel.current in proc.threads else None
     if thread is None:

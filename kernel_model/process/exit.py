@@ -52,7 +52,7 @@ def exit_process(kernel, proc, status: int) -> None:
     proc.exit_status = status
     proc.state = ZOMBIE
     _exit_files(kernel, proc)
-    kernel.ipc.exit(proc)
+    (proc.ipc_ns or kernel.ipc).exit(proc)           # its IPC namespace (namespaces.py)
     _wake_pidfd_waiters(kernel, proc)
     _release_vfork_parent(kernel, proc)
     _reparent_children(kernel, proc)

@@ -12,6 +12,7 @@ import struct
 from dataclasses import replace
 
 from .. import errno as E
+from ..creds import CAP_SYS_ADMIN
 from ..time_namespace import for_child as time_ns_for_child
 from ..vdso.vvar import serve_vdso
 from ..errno import GuestErrno
@@ -30,7 +31,9 @@ CLONE_THREAD, CLONE_NEWNS, CLONE_SYSVSEM, CLONE_SETTLS = 0x10000, 0x20000, 0x400
 CLONE_PARENT_SETTID, CLONE_CHILD_CLEARTID, CLONE_DETACHED = 0x100000, 0x200000, 0x400000
 CLONE_UNTRACED, CLONE_CHILD_SETTID, CLONE_IO = 0x800000, 0x1000000, 0x80000000
 CLONE_NEWUSER = 0x10000000
-NAMESPACE_FLAGS = 0x7E020000 & ~CLONE_NEWNS | CLONE_NEWNS     # CLONE_NEW*: not supported
+NAMESPACE_FLAGS = 0x7E020000 & ~CLONE_NEWNS | CLONE_NEWNS     # CLONE_NEW*
+CLONE_NEWIPC = 0x08000000
+OWN_NAMESPACES = CLONE_NEWNS | 0x04000000 | CLONE_NEWIPC     # mount, UTS, IPC: namespaces.py
 
 
 def copy_space(parent: Space, memory_limit: int, pool=None) -> Space:
@@ -131,10 +134,12 @@ def tls_setter(ctx, child: Thread, tls: int):
 
 def _check_combinations(flags: int) -> None:
     """copy_process's first checks, made before any namespace's permission: a new mount or
-    user namespace cannot share the fs struct, a thread shares the signal handlers, which
+    user namespace cannot share the fs struct, a new IPC namespace the semaphore undo list, a thread shares the signal handlers, which
     share the memory, and a pidfd is for a process (Linux 6.1: no PIDFD_THREAD yet)."""
     if flags & CLONE_FS and flags & (CLONE_NEWNS | CLONE_NEWUSER):
         raise GuestErrno(E.EINVAL)
+    if flags & CLONE_SYSVSEM and flags & CLONE_NEWIPC:
+        raise GuestErrno(E.EINVAL)                # a semaphore undo list across IPC namespaces
     if flags & CLONE_THREAD and not flags & CLONE_SIGHAND or flags & CLONE_SIGHAND and not flags & CLONE_VM:
         raise GuestErrno(E.EINVAL)
     if flags & CLONE_PIDFD and flags & (CLONE_DETACHED | CLONE_THREAD):
@@ -144,8 +149,10 @@ def _check_combinations(flags: int) -> None:
 def do_clone(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid: int, tls: int) -> int:
     parent = ctx.proc
     _check_combinations(flags)
-    if flags & NAMESPACE_FLAGS:
-        raise GuestErrno(E.EPERM)                 # a new namespace: refused by the sandbox (creds.py)
+    if flags & NAMESPACE_FLAGS & ~OWN_NAMESPACES:
+        raise GuestErrno(E.EPERM)                 # a kind not modeled: refused (creds.py)
+    if flags & OWN_NAMESPACES and not parent.creds.capable(CAP_SYS_ADMIN):
+        raise GuestErrno(E.EPERM)                 # copy_namespaces: ns_capable(CAP_SYS_ADMIN)
     if flags & CLONE_THREAD:
         kernel.check_task_limit(ctx.thread)
         return _new_thread(kernel, ctx, flags, stack, parent_tid, child_tid, tls)
@@ -180,7 +187,11 @@ def _new_process(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid
                     exit_signal=parent.exit_signal if sibling else flags & CSIGNAL,
                     personality=parent.personality,
                     groups=parent.groups, creds=parent.creds, **time_ns_for_child(parent),
+                    mount_ns=parent.mount_ns, uts_ns=parent.uts_ns, ipc_ns=parent.ipc_ns,
                     shm_attached=dict(parent.shm_attached) if space is not parent.space else {})
+    if flags & OWN_NAMESPACES:                      # copy_namespaces: new ones for the flags
+        from .namespaces import unshare_namespaces
+        unshare_namespaces(kernel, child, flags)
     if space is not parent.space:
         kernel.install_space(space)
         kernel.debug.copy_breakpoints(parent.space, space)

@@ -104,6 +104,9 @@ class Process:
     creds: Credentials = ROOT              # ids and capabilities (creds.py); fork copies them
     time_ns: TimeNamespace = INITIAL_TIME_NS        # its clocks' offsets (time_namespace.py)
     time_ns_for_children: TimeNamespace = INITIAL_TIME_NS   # unshare(CLONE_NEWTIME) sets it
+    mount_ns: object = None                # its namespaces (process/namespaces.py): mounts,
+    uts_ns: object = None                  # UTS names and System V IPC; None: the run's
+    ipc_ns: object = None                  # first of each kind
     sem_undo: dict = field(default_factory=dict)   # (semid, semnum) -> SEM_UNDO adjustment
     shm_attached: dict = field(default_factory=dict)   # address -> SysV segment (shmat)
     child_subreaper: bool = False          # PR_SET_CHILD_SUBREAPER: adopts orphaned descendants

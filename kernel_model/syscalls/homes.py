@@ -9,7 +9,7 @@ themselves: a call registered elsewhere, or missing here, fails it.
 """
 
 _BY_MODULE = {
-    "admin": "mount pivot_root setns swapoff swapon umount umount2 unshare",
+    "admin": "setns swapoff swapon unshare",
     "affinity": "sched_getaffinity sched_setaffinity",
     "aio": "io_cancel io_destroy io_getevents io_pgetevents io_pgetevents_time64 io_setup "
         "io_submit",
@@ -49,6 +49,8 @@ _BY_MODULE = {
     "memfd": "memfd_create",
     "memory": "brk madvise mmap mmap2 mprotect mremap msync munmap remap_file_pages",
     "modify_ldt": "modify_ldt",
+    "mount": "mount",
+    "mount_setattr": "mount_setattr",
     "mqueue": "mq_getsetattr mq_notify mq_open mq_timedreceive mq_timedreceive_time64 mq_timedsend "
         "mq_timedsend_time64 mq_unlink",
     "mseal": "mseal",
@@ -61,6 +63,7 @@ _BY_MODULE = {
     "personality": "personality",
     "pidfd": "pidfd_getfd pidfd_open pidfd_send_signal",
     "pipes": "pipe pipe2",
+    "pivot_root": "pivot_root",
     "poll": "_newselect poll ppoll ppoll_time64 pselect6 pselect6_time64 select",
     "posix_timers": "timer_create timer_delete timer_getoverrun timer_gettime timer_gettime64 "
         "timer_settime timer_settime64",
@@ -104,6 +107,7 @@ _BY_MODULE = {
     "timerfd": "timerfd_create timerfd_gettime timerfd_gettime64 timerfd_settime timerfd_settime64",
     "times": "times",
     "truncate": "truncate truncate64",
+    "umount": "umount umount2",
     "userfaultfd": "userfaultfd",
     "ustat": "ustat",
     "utsname": "oldolduname olduname setdomainname sethostname uname",

@@ -1,29 +1,29 @@
-"""Calls that administer the machine, its mounts and namespaces: mount, umount/umount2,
-pivot_root, swapon, swapoff, setns, unshare (fs/namespace.c, mm/swapfile.c, kernel/nsproxy.c,
-kernel/fork.c); reboot is reboot.py.
+"""Calls that administer the machine's namespaces and swap: swapon, swapoff, setns, unshare
+(mm/swapfile.c, kernel/nsproxy.c, kernel/fork.c); mount, umount, pivot_root and mount_setattr
+are mount.py, umount.py, pivot_root.py and mount_setattr.py; reboot is reboot.py.
 
-The guest's root holds CAP_SYS_ADMIN (creds.py's model), but the sandbox has one mount table,
-one pid namespace and no swap for it to administer: these calls answer EPERM, after the
-argument checks Linux makes first, as a security module's hook (security_sb_mount...)
-refuses. unshare does what needs no new namespace: a private fd table (CLONE_FILES: EMFILE
-when its copy would exceed fs.nr_open), a private fs_struct (CLONE_FS: cwd, root and umask no
-longer follow the processes it was shared with), and nothing for what is already private in
-the model (CLONE_SYSVSEM, and CLONE_VM/SIGHAND/THREAD of a single-threaded process); a new
-time namespace for the caller's children (CLONE_NEWTIME, kernel_model/time_namespace.py);
-another new namespace is EPERM. setns takes a namespace file of /proc/PID/ns (fs/nsfs.py),
-which names the caller's own namespace.
+The guest's root holds CAP_SYS_ADMIN (creds.py's model), but the sandbox has no swap for it to
+administer: swapon and swapoff answer EPERM, as a security module's hook refuses. unshare: a
+private fd table (CLONE_FILES: EMFILE when its copy would exceed fs.nr_open), a private
+fs_struct (CLONE_FS: cwd, root and umask no longer follow the processes it was shared with),
+nothing for what is already private in the model (CLONE_SYSVSEM, and CLONE_VM/SIGHAND/THREAD
+of a single-threaded process); a new time namespace for the caller's children (CLONE_NEWTIME,
+kernel_model/time_namespace.py); a new mount (with CLONE_FS, as ksys_unshare adds it), UTS or
+IPC namespace for the caller (process/namespaces.py); another new namespace is EPERM. setns
+takes a namespace file of /proc/PID/ns (fs/nsfs.py) and joins that namespace; joining a mount
+namespace puts the caller's root and cwd at its root (mntns_install).
 """
 from ... import errno as E
 from ...creds import CAP_SYS_ADMIN
 from ...errno import GuestErrno
 from ...fs.nsfs import NamespaceFile
-from ...process.clone_fs import FsStruct
+from ...process.clone_fs import FsStruct, set_fs
+from ...process.namespaces import OWN_NAMESPACES, enter_namespace, unshare_namespaces
 from ...time_namespace import enter as enter_time_ns
 from ...vdso.vvar import serve_vdso
 from ..kinds import K
 from ..registry import syscall
 
-MNT_FORCE, MNT_DETACH, MNT_EXPIRE, UMOUNT_NOFOLLOW = 1, 2, 4, 8
 CLONE_VM, CLONE_FS, CLONE_FILES, CLONE_SIGHAND = 0x100, 0x200, 0x400, 0x800
 CLONE_THREAD, CLONE_SYSVSEM = 0x10000, 0x40000
 CLONE_NEWTIME, CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS = 0x80, 0x20000, 0x02000000, 0x04000000
@@ -34,24 +34,10 @@ UNSHARE_FLAGS = (CLONE_THREAD | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_V
                  | CLONE_SYSVSEM | NAMESPACES)
 
 
-@syscall("mount", args=(("source", K.PATH), ("target", K.PATH), ("filesystemtype", K.PATH),
-                        ("mountflags", K.HEX), ("data", K.PTR)))
-@syscall("pivot_root", "swapon", "swapoff")
+@syscall("swapon", "swapoff")
 def sys_refused(ctx):
-    """may_mount() / capable(CAP_SYS_ADMIN) come first."""
+    """capable(CAP_SYS_ADMIN) comes first; the sandbox has no swap to administer."""
     raise GuestErrno(E.EPERM)
-
-
-@syscall("umount2", args=(("target", K.PATH), ("flags", K.HEX)))
-def sys_umount2(ctx, target, flags):
-    if flags & 0xFFFFFFFF & ~(MNT_FORCE | MNT_DETACH | MNT_EXPIRE | UMOUNT_NOFOLLOW):
-        raise GuestErrno(E.EINVAL)
-    raise GuestErrno(E.EPERM)
-
-
-@syscall("umount")
-def sys_umount(ctx, target):
-    raise GuestErrno(E.EPERM)                       # i386 oldumount: ksys_umount(name, 0)
 
 
 @syscall("setns", args=(("fd", K.FD), ("nstype", K.HEX)))
@@ -60,9 +46,10 @@ def sys_setns(ctx, fd, nstype):
     the file's (EINVAL), then the kind's install: joining one's own user namespace is EINVAL
     (userns_install), the others need CAP_SYS_ADMIN (EPERM; mntns_install also refuses a
     task sharing its fs_struct, EINVAL; timens_install a task with other threads, EUSERS);
-    the one namespace of each other kind is the caller's own, so joining it changes nothing;
-    a time namespace becomes the caller's and its children's. Any other file, a pidfd too, is
-    EINVAL."""
+    a time namespace becomes the caller's and its children's, a mount, UTS or IPC namespace
+    the caller's (process/namespaces.py; a mount namespace with root and cwd at its root);
+    the one namespace of each other kind is the caller's own, so joining it changes nothing.
+    Any other file, a pidfd too, is EINVAL."""
     f = ctx.proc.fds.get(ctx.int32(fd))             # EBADF first
     nstype &= 0xFFFFFFFF
     if not isinstance(f, NamespaceFile) or nstype not in (0, f.ns_type):
@@ -78,6 +65,10 @@ def sys_setns(ctx, fd, nstype):
     if f.ns_type == CLONE_NEWTIME:
         enter_time_ns(ctx.proc, f.ns)               # the caller and its children to come
         serve_vdso(ctx.proc)                        # and the vDSO's clocks with it
+    if f.ns_type & OWN_NAMESPACES:
+        enter_namespace(ctx.proc, f.ns_type, f.ns)
+    if f.ns_type == CLONE_NEWNS:                    # mntns_install: at the namespace's root
+        set_fs(ctx.kernel, ctx.proc, root=b"/", cwd=b"/")
     return 0
 
 
@@ -90,12 +81,17 @@ def sys_unshare(ctx, flags):
     # threads share them
     if flags & (CLONE_THREAD | CLONE_SIGHAND | CLONE_VM) and len(ctx.proc.live_threads()) > 1:
         raise GuestErrno(E.EINVAL)
-    if flags & NAMESPACES & ~CLONE_NEWTIME:
+    if flags & CLONE_NEWNS:
+        flags |= CLONE_FS                           # ksys_unshare: a new mount ns, a new fs
+    if flags & NAMESPACES & ~(CLONE_NEWTIME | OWN_NAMESPACES):
         raise GuestErrno(E.EPERM)
-    if flags & CLONE_NEWTIME:
+    if flags & (CLONE_NEWTIME | OWN_NAMESPACES):
         if not ctx.proc.creds.capable(CAP_SYS_ADMIN):     # unshare_nsproxy_namespaces
             raise GuestErrno(E.EPERM)
+    if flags & CLONE_NEWTIME:
         ctx.proc.time_ns_for_children = ctx.kernel.time_namespaces.new()
+    if flags & OWN_NAMESPACES:
+        unshare_namespaces(ctx.kernel, ctx.proc, flags)
     if flags & CLONE_FILES and any(p.fds is ctx.proc.fds and p is not ctx.proc
                                    for p in ctx.kernel.processes.values()):
         _check_room_for_copy(ctx.proc.fds, ctx.kernel.fs.tunables.nr_open)

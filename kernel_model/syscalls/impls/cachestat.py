@@ -27,6 +27,8 @@ LAST_INDEX = (1 << 64) - 1                 # ULONG_MAX: the range reaches the en
                             ("flags", K.HEX)))
 def sys_cachestat(ctx, fd, cstat_range, cstat, flags):
     f = ctx.proc.fds.get(ctx.int32(fd))
+    if getattr(getattr(getattr(f, "node", None), "ctx", None), "huge_pages", False):
+        raise GuestErrno(E.EOPNOTSUPP)              # is_file_hugepages: a hugetlbfs file
     off, length = struct.unpack("<QQ", ctx.read(cstat_range, 16))
     if flags:
         raise GuestErrno(E.EINVAL)

@@ -59,5 +59,6 @@ def _fchmod(ctx, f, mode: int, path_ok: bool) -> int:
         return 0                      # a pipe's or socket's inode keeps no mode here
     if node.stat().mode & S_IFMT == S_IFLNK:
         raise GuestErrno(E.EOPNOTSUPP)
+    ctx.kernel.fs.check_writable(f, fs_view(ctx))   # mnt_want_write_file: EROFS
     node.chmod(access_of(fs_view(ctx)).chmod_mode(node.stat(), mode & 0o7777))
     return 0

@@ -148,7 +148,7 @@ def _drop_shm_attachments(ctx, lo: int, hi: int) -> None:
             segment.nattch -= 1
             segment.dtime = ctx.kernel.clock.realtime_ns() // 10**9      # (sysv_msg's now_seconds)
             segment.lpid = ctx.proc.pid
-            ctx.kernel.ipc.detached(segment)
+            (ctx.proc.ipc_ns or ctx.kernel.ipc).detached(segment)   # process/namespaces.py
 
 
 MS_ASYNC, MS_INVALIDATE, MS_SYNC = 1, 2, 4

@@ -39,6 +39,7 @@ from ...process.proc import SLEEPING
 from ...signals import NSIG
 from ..kinds import K
 from ..registry import syscall
+from ...process.namespaces import ipc_of
 
 PATH_MAX, NAME_MAX = 4096, 255
 SI_MESGQ = -3
@@ -47,7 +48,7 @@ NS = 1_000_000_000
 
 
 def _queues(ctx):
-    return ctx.kernel.ipc.mqueues
+    return ipc_of(ctx.kernel, ctx.proc).mqueues
 
 
 def _name(ctx, addr: int) -> bytes:

@@ -51,9 +51,13 @@ def base_dir(ctx, dirfd: int, path: bytes) -> bytes:
     if path.startswith(b"/") or dirfd == AT_FDCWD:
         return ctx.proc.cwd
     f = ctx.proc.fds.get(dirfd)
-    if getattr(getattr(f, "node", None), "dead", False):
+    node = getattr(f, "node", None)
+    if getattr(node, "dead", False):
         raise GuestErrno(E.ENOENT)              # a removed directory: nothing can be found in it
-    if not ctx.kernel.fs.is_dir(f.path, b"/", global_view(ctx)):
+    # the descriptor's own inode: no walk to it, which the caller may not be allowed to make
+    # (path_init takes the file's path as it is; LTP fchownat03 as nobody)
+    if not (node.is_dir if node is not None else
+            ctx.kernel.fs.is_dir(f.path, b"/", global_view(ctx))):
         raise GuestErrno(E.ENOTDIR)
     return f.path
 
@@ -418,6 +422,7 @@ def _fchown(ctx, name, fd, owner, group):
     if node is not None:            # a pipe's or socket's inode keeps no owner here
         if f.flags & O_PATH:
             raise GuestErrno(E.EBADF)
+        ctx.kernel.fs.check_writable(f, fs_view(ctx))      # mnt_want_write_file: EROFS
         chown_node(node, *_owner_ids(ctx, name, owner, group), access_of(fs_view(ctx)))
     return 0
 

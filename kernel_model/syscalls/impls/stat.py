@@ -13,6 +13,15 @@ from ..registry import syscall
 from ...flags import AT_EMPTY_PATH, AT_FDCWD, AT_SYMLINK_NOFOLLOW
 from ...fs.constants import ROOTFS_DEV
 from ...fs.mountinfo import mount_id_of
+
+
+def mount_id(fs, dev: int, view) -> int:
+    """The caller's namespace's id of the mount (fs/mount_points.py, once a namespace
+    exists: the module is not imported before)."""
+    if getattr(view, "mount_ns", None) is None and "initial_mount_ns" not in fs.__dict__:
+        return mount_id_of(dev)
+    from ...fs.mount_points import mount_id as namespace_mount_id
+    return namespace_mount_id(fs, dev, view)
 from ...fs.statx_attributes import statx_attributes
 from .paths import base_dir, fs_view, global_view
 
@@ -77,7 +86,9 @@ def statx_mask(st, request: int) -> int:
     return mask
 
 
-def pack_statx(st, request: int = STATX_BASIC_STATS) -> bytes:
+def pack_statx(st, request: int = STATX_BASIC_STATS, mount_id: int | None = None) -> bytes:
+    """`mount_id`: the id of the file's mount in the caller's namespace (mountinfo.py's
+    fixed ids without one)."""
     mask = statx_mask(st, request)
     a, m, c = _split(st.atime_ns), _split(st.mtime_ns), _split(st.ctime_ns)
     b = _split(st.btime_ns) if mask & STATX_BTIME else (0, 0)
@@ -86,7 +97,7 @@ def pack_statx(st, request: int = STATX_BASIC_STATS) -> bytes:
                       st.mode, 0, st.ino, st.size, st.blocks, attributes_mask,
                       a[0], a[1], 0, *b, 0, c[0], c[1], 0, m[0], m[1], 0,
                       _major(st.rdev), _minor(st.rdev), _major(st.dev), _minor(st.dev),
-                      mount_id_of(st.dev))
+                      mount_id_of(st.dev) if mount_id is None else mount_id)
 
 
 AT_NO_AUTOMOUNT, AT_STATX_SYNC_TYPE = 0x800, 0x6000
@@ -162,7 +173,8 @@ def sys_statx(ctx, dirfd, pathname, flags, mask, buf):
     before the lookup."""
     if mask & STATX__RESERVED or flags & AT_STATX_SYNC_TYPE == AT_STATX_SYNC_TYPE:
         raise GuestErrno(E.EINVAL)
-    ctx.write(buf, pack_statx(stat_path(ctx, dirfd, pathname, flags), mask))
+    st = stat_path(ctx, dirfd, pathname, flags)
+    ctx.write(buf, pack_statx(st, mask, mount_id(ctx.kernel.fs, st.dev, fs_view(ctx))))
     return 0
 
 
@@ -188,7 +200,8 @@ def _utimens(ctx, dirfd, pathname, times, flags, time_words):
 def _set_times(ctx, dirfd, pathname, stamps: list, to_now: bool, flags: int) -> int:
     """do_utimes once the times are read: `stamps` (atime, mtime) in ns, None to keep one."""
     fs = ctx.kernel.fs
-    if pathname == 0:               # futimens(fd): utimensat(fd, NULL, ...)
+    if pathname == 0 and ctx.int32(dirfd) != AT_FDCWD:     # futimens(fd): utimensat(fd, NULL)
+        # (do_utimes: a NULL name with AT_FDCWD is a path, EFAULT: LTP utimes01)
         f = ctx.proc.fds.get(ctx.int32(dirfd))
         fs.utimens(f.path, stamps[0], stamps[1], b"/", global_view(ctx), to_now=to_now)
         return 0

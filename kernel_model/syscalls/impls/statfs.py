@@ -9,7 +9,8 @@ machine. Which file system a file is on follows from its st_dev (kernel_model/fs
     nr_inodes=0 reports;
   - /dev: devtmpfs (TMPFS_MAGIC), half the budget in size (tmpfs's default) and empty;
   - /proc: PROC_SUPER_MAGIC, all counts 0 (simple_statfs);
-  - a pipe or the sandbox's stdio: PIPEFS_MAGIC, all counts 0.
+  - a pipe or the sandbox's stdio: PIPEFS_MAGIC, all counts 0;
+  - a tmpfs or hugetlbfs the guest mounted: what fs/tmpfs.py's Superblock reports.
 f_fsid is u64_to_fsid(huge_encode_dev(s_dev)) as most file systems give it (0 for proc and
 pipefs, which leave it unset); f_flags are ST_VALID and the mount flags (relatime; /dev
 nosuid; /proc nosuid,nodev,noexec).
@@ -25,6 +26,7 @@ from ... import errno as E
 from ...errno import GuestErrno
 from ...fs.constants import DEVTMPFS_DEV, PIPE_DEV, PROC_DEV
 from ...process.proc import ZOMBIE
+from ...fs.mount_points import superblock_of
 from ..kinds import K
 from ..registry import syscall
 from .paths import base_dir, fs_view
@@ -52,6 +54,9 @@ def describe(ctx, st) -> tuple:
     """(f_type, f_bsize, f_blocks, f_bfree, f_bavail, f_files, f_ffree, fsid, f_namelen,
     f_frsize, f_flags) of the file system holding the file whose stat is `st`."""
     budget = ctx.kernel.config.memory_limit
+    sb = superblock_of(ctx.kernel.fs, st.dev)
+    if sb is not None:                  # a tmpfs or hugetlbfs the guest mounted (fs/tmpfs.py)
+        return sb.statfs_fields(budget, NAME_MAX, ST_VALID | ST_RELATIME)
     if st.dev == PROC_DEV:
         return (PROC_SUPER_MAGIC, BLOCK, 0, 0, 0, 0, 0, (0, 0), NAME_MAX, BLOCK,
                 ST_VALID | ST_NOSUID | ST_NODEV | ST_NOEXEC | ST_RELATIME)

@@ -18,6 +18,7 @@ from ...ipc.msg import MSG_COPY, MSG_NOERROR, Message, MessageQueue, check_recei
 from ...creds import CAP_SYS_RESOURCE
 from ..kinds import K
 from ..registry import syscall
+from ...process.namespaces import ipc_of
 
 MSG_STAT, MSG_INFO, MSG_STAT_ANY = 11, 12, 13
 WAITING = "sysv_wait"            # thread.restart: the id a blocked IPC call sleeps on
@@ -55,8 +56,8 @@ def check_perm(ctx, obj, flag: int) -> None:
 @syscall("msgget", args=(("key", K.HEX), ("msgflg", K.OCTAL)))
 def sys_msgget(ctx, key, flags):
     def make(perm):
-        return MessageQueue(perm, now_seconds(ctx), ctx.kernel.ipc.limits.msgmnb)   # newque
-    return ipcget(ctx.kernel.ipc.msg, key & 0xFFFFFFFF, ctx.int32(flags), *creds_groups(ctx),
+        return MessageQueue(perm, now_seconds(ctx), ipc_of(ctx.kernel, ctx.proc).limits.msgmnb)   # newque
+    return ipcget(ipc_of(ctx.kernel, ctx.proc).msg, key & 0xFFFFFFFF, ctx.int32(flags), *creds_groups(ctx),
                   make, lambda queue: None)
 
 
@@ -64,13 +65,13 @@ def sys_msgget(ctx, key, flags):
                          ("msgflg", K.OCTAL)))
 def sys_msgsnd(ctx, msqid, msgp, size, flags):
     msqid, flags, size = ctx.int32(msqid), ctx.int32(flags), ctx.signed(size)
-    if size > ctx.kernel.ipc.limits.msgmax or size < 0 or msqid < 0:
+    if size > ipc_of(ctx.kernel, ctx.proc).limits.msgmax or size < 0 or msqid < 0:
         raise GuestErrno(E.EINVAL)
     mtype = ctx.signed(ctx.read_word(msgp))
     if mtype < 1:
         raise GuestErrno(E.EINVAL)
     text = ctx.read(msgp + ctx.word, size)
-    queue = lookup(ctx, ctx.kernel.ipc.msg, msqid)
+    queue = lookup(ctx, ipc_of(ctx.kernel, ctx.proc).msg, msqid)
     check_perm(ctx, queue, S_IWUGO)
     if not queue.fits(size):
         if flags & IPC_NOWAIT:
@@ -89,7 +90,7 @@ def sys_msgrcv(ctx, msqid, msgp, size, mtype, flags):
     if msqid < 0 or size < 0:
         raise GuestErrno(E.EINVAL)
     check_receive_flags(flags)
-    queue = lookup(ctx, ctx.kernel.ipc.msg, msqid)
+    queue = lookup(ctx, ipc_of(ctx.kernel, ctx.proc).msg, msqid)
     check_perm(ctx, queue, S_IRUGO)
     index = queue.select(mtype, flags)
     if index is None:
@@ -111,8 +112,8 @@ def sys_msgrcv(ctx, msqid, msgp, size, mtype, flags):
 
 def _msginfo(ctx, cmd: int, buf: int) -> int:
     """struct msginfo: IPC_INFO the limits, MSG_INFO the use (queues, messages, bytes)."""
-    ids = ctx.kernel.ipc.msg
-    limits = ctx.kernel.ipc.limits
+    ids = ipc_of(ctx.kernel, ctx.proc).msg
+    limits = ipc_of(ctx.kernel, ctx.proc).limits
     # msg_fill_info: MSGPOOL, MSGMAP and MSGTQL are the uapi constants, the rest the namespace's
     pool, mapped, tql = MSGMNI * MSGMNB // 1024, MSGMNB, MSGMNB
     if cmd == MSG_INFO:
@@ -139,7 +140,7 @@ def msgctl_with(ctx, msqid, cmd, buf, *, old_api: bool):
     """msgctl; `old_api`: reached through i386's ipc(2), which parses the IPC_64 version
     (layouts.parse_cmd)."""
     msqid, cmd = ctx.int32(msqid), parse_cmd(ctx.abi, cmd, "msg", old_api)
-    ids = ctx.kernel.ipc.msg
+    ids = ipc_of(ctx.kernel, ctx.proc).msg
     if msqid < 0 and cmd not in (IPC_INFO, MSG_INFO):
         raise GuestErrno(E.EINVAL)
     if cmd in (IPC_INFO, MSG_INFO):
@@ -174,7 +175,7 @@ def _set(ctx, queue, raw: bytes) -> None:
     """msgctl_down IPC_SET: msg_qbytes above msgmnb needs CAP_SYS_RESOURCE (EPERM)."""
     qbytes_at = {"x86_64": 48 + 24 + 16, "i386": 36 + 24 + 8}[ctx.abi]
     qbytes = int.from_bytes(raw[qbytes_at:qbytes_at + ctx.word], "little")
-    if qbytes > ctx.kernel.ipc.limits.msgmnb and not ctx.proc.creds.capable(CAP_SYS_RESOURCE):
+    if qbytes > ipc_of(ctx.kernel, ctx.proc).limits.msgmnb and not ctx.proc.creds.capable(CAP_SYS_RESOURCE):
         raise GuestErrno(E.EPERM)
     queue.qbytes = qbytes
     update_perm(queue.perm, ctx.abi, raw)

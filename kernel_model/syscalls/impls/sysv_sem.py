@@ -17,6 +17,7 @@ from ...ipc.sem import (SEM_UNDO, SEMAEM, SEMVMX, Semaphore,
                         SemaphoreSet)
 from ..kinds import K
 from ..registry import syscall
+from ...process.namespaces import ipc_of
 from .sysv_msg import check_perm, creds_groups, lookup, now_seconds, sleep_on
 from .timecalls import _read_timespec
 
@@ -30,7 +31,7 @@ OLD_SEMID_SIZE = 44      # struct semid_ds with the old ipc_perm, i386 (include/
 @syscall("semget", args=(("key", K.HEX), ("nsems", K.INT), ("semflg", K.OCTAL)))
 def sys_semget(ctx, key, nsems, flags):
     nsems = ctx.int32(nsems)
-    if nsems < 0 or nsems > ctx.kernel.ipc.limits.semmsl:
+    if nsems < 0 or nsems > ipc_of(ctx.kernel, ctx.proc).limits.semmsl:
         raise GuestErrno(E.EINVAL)
 
     def make(perm):
@@ -41,7 +42,7 @@ def sys_semget(ctx, key, nsems, flags):
     def more_checks(sem_set):
         if nsems > len(sem_set.sems):
             raise GuestErrno(E.EINVAL)
-    return ipcget(ctx.kernel.ipc.sem, key & 0xFFFFFFFF, ctx.int32(flags), *creds_groups(ctx),
+    return ipcget(ipc_of(ctx.kernel, ctx.proc).sem, key & 0xFFFFFFFF, ctx.int32(flags), *creds_groups(ctx),
                   make, more_checks)
 
 
@@ -49,12 +50,12 @@ def _semop(ctx, semid, sops, nsops, timeout_ns=None):
     semid, nsops = ctx.int32(semid), ctx.signed(nsops)
     if nsops < 1 or semid < 0:
         raise GuestErrno(E.EINVAL)
-    if nsops > ctx.kernel.ipc.limits.semopm:
+    if nsops > ipc_of(ctx.kernel, ctx.proc).limits.semopm:
         raise GuestErrno(E.E2BIG)
     raw = ctx.read(sops, SEMBUF.size * nsops)
     ops = [SEMBUF.unpack_from(raw, i * SEMBUF.size) for i in range(nsops)]
     deadline = _deadline(ctx, timeout_ns)
-    sem_set = lookup(ctx, ctx.kernel.ipc.sem, semid)
+    sem_set = lookup(ctx, ipc_of(ctx.kernel, ctx.proc).sem, semid)
     if max(num for num, _, _ in ops) >= len(sem_set.sems):
         raise GuestErrno(E.EFBIG)
     check_perm(ctx, sem_set, S_IWUGO if any(op for _, op, _ in ops) else S_IRUGO)
@@ -111,11 +112,11 @@ def sys_semtimedop_time64(ctx, semid, sops, nsops, timeout):
 
 def _seminfo(ctx, cmd: int, buf: int) -> int:
     """struct seminfo: the limits; SEM_INFO counts the sets (semusz) and semaphores (semaem)."""
-    ids = ctx.kernel.ipc.sem
+    ids = ipc_of(ctx.kernel, ctx.proc).sem
     usz, aem = 20, SEMAEM
     if cmd == SEM_INFO:
         usz, aem = len(ids.objects), sum(len(s.sems) for s in ids.objects.values())
-    limits = ctx.kernel.ipc.limits                  # sem.c semctl_info: semmap = SEMMAP = semmni
+    limits = ipc_of(ctx.kernel, ctx.proc).limits                  # sem.c semctl_info: semmap = SEMMAP = semmni
     ctx.write(buf, struct.pack("<10i", limits.semmni, limits.semmni, limits.semmns, limits.semmns,
                                limits.semmsl, limits.semopm, limits.semopm, usz, SEMVMX, aem))
     return max(ids.max_index(), 0)
@@ -178,7 +179,7 @@ def _set_old(ctx, semid: int, arg: int) -> int:
     if semid < 0:
         raise GuestErrno(E.EINVAL)
     raw = ctx.read(arg, OLD_SEMID_SIZE)
-    sem_set = ctx.kernel.ipc.sem.find(semid)
+    sem_set = ipc_of(ctx.kernel, ctx.proc).sem.find(semid)
     check_owner(sem_set.perm, ctx.proc.creds)
     update_old_perm(sem_set.perm, raw)
     sem_set.ctime = now_seconds(ctx)
@@ -196,7 +197,7 @@ def semctl_with(ctx, semid, semnum, cmd, arg, *, old_api: bool):
     if old_api and ctx.abi == "i386" and cmd & 0xFFFFFFFF == IPC_SET:
         return _set_old(ctx, ctx.int32(semid), arg)
     semid, semnum, cmd = ctx.int32(semid), ctx.int32(semnum), parse_cmd(ctx.abi, cmd, "sem", old_api)
-    ids = ctx.kernel.ipc.sem
+    ids = ipc_of(ctx.kernel, ctx.proc).sem
     if cmd in (IPC_INFO, SEM_INFO):
         return _seminfo(ctx, cmd, arg)
     if semid < 0:

@@ -16,6 +16,7 @@ from ...ipc.shm import PAGE, SHM_DEST, SHM_LOCKED, SHMMIN, SHMSEG, Segment
 from ...memory.vm import MAP_FIXED, MAP_SHARED, PROT_EXEC, PROT_READ, PROT_WRITE
 from ..kinds import K, Ret
 from ..registry import syscall
+from ...process.namespaces import ipc_of
 from .sysv_msg import check_perm, creds_groups, now_seconds
 
 SHM_RDONLY, SHM_RND, SHM_REMAP, SHM_EXEC = 0o10000, 0o20000, 0o40000, 0o100000
@@ -30,10 +31,10 @@ def sys_shmget(ctx, key, size, flags):
     size &= ctx.mask
 
     def make(perm):                             # newseg()
-        limits = ctx.kernel.ipc.limits
+        limits = ipc_of(ctx.kernel, ctx.proc).limits
         if size < SHMMIN or size > limits.shmmax:
             raise GuestErrno(E.EINVAL)
-        used = sum(s.mapped_size for s in ctx.kernel.ipc.shm.objects.values()) // PAGE
+        used = sum(s.mapped_size for s in ipc_of(ctx.kernel, ctx.proc).shm.objects.values()) // PAGE
         pages = -(-size // PAGE)
         if used + pages > limits.shmall or size > ctx.proc.vm.memory_limit:     # shmall: pages
             raise GuestErrno(E.ENOSPC if size <= ctx.proc.vm.memory_limit else E.ENOMEM)
@@ -44,7 +45,7 @@ def sys_shmget(ctx, key, size, flags):
     def more_checks(segment):
         if size > segment.size:
             raise GuestErrno(E.EINVAL)
-    return ipcget(ctx.kernel.ipc.shm, key & 0xFFFFFFFF, flags & ~SHM_HUGETLB, *creds_groups(ctx),
+    return ipcget(ipc_of(ctx.kernel, ctx.proc).shm, key & 0xFFFFFFFF, flags & ~SHM_HUGETLB, *creds_groups(ctx),
                   make, more_checks)
 
 
@@ -67,7 +68,7 @@ def sys_shmat(ctx, shmid, addr, flags):
     if shmid < 0:
         raise GuestErrno(E.EINVAL)
     addr = _attach_address(ctx, addr, flags)
-    segment = ctx.kernel.ipc.shm.find(shmid)
+    segment = ipc_of(ctx.kernel, ctx.proc).shm.find(shmid)
     prot, wanted = PROT_READ, S_IRUGO
     if not flags & SHM_RDONLY:
         prot, wanted = prot | PROT_WRITE, wanted | S_IWUGO
@@ -94,14 +95,14 @@ def sys_shmdt(ctx, addr):
     ctx.proc.vm.munmap(addr, segment.mapped_size)
     segment.nattch -= 1
     segment.dtime, segment.lpid = now_seconds(ctx), ctx.proc.pid
-    ctx.kernel.ipc.detached(segment)
+    ipc_of(ctx.kernel, ctx.proc).detached(segment)
     return 0
 
 
 def _shminfo(ctx, cmd: int, buf: int) -> int:
-    ids = ctx.kernel.ipc.shm
+    ids = ipc_of(ctx.kernel, ctx.proc).shm
     if cmd == IPC_INFO:
-        limits = ctx.kernel.ipc.limits
+        limits = ipc_of(ctx.kernel, ctx.proc).limits
         fields = [limits.shmmax, SHMMIN, limits.shmmni, SHMSEG, limits.shmall, 0, 0, 0, 0]
         if ctx.word == 4:
             fields = [min(f, 0xFFFFFFFF) for f in fields]
@@ -133,7 +134,7 @@ def shmctl_with(ctx, shmid, cmd, buf, *, old_api: bool):
     """shmctl; `old_api`: reached through i386's ipc(2), which parses the IPC_64 version
     (layouts.parse_cmd)."""
     shmid, cmd = ctx.int32(shmid), parse_cmd(ctx.abi, cmd, "shm", old_api)
-    ids = ctx.kernel.ipc.shm
+    ids = ipc_of(ctx.kernel, ctx.proc).shm
     if cmd in (IPC_INFO, SHM_INFO):
         return _shminfo(ctx, cmd, buf)
     if shmid < 0:
@@ -160,7 +161,7 @@ def shmctl_with(ctx, shmid, cmd, buf, *, old_api: bool):
         check_owner(segment.perm, ctx.proc.creds)
         segment.perm.mode |= SHM_DEST
         ids.make_private(segment)
-        ctx.kernel.ipc.detached(segment)
+        ipc_of(ctx.kernel, ctx.proc).detached(segment)
         return 0
     if cmd in (SHM_LOCK, SHM_UNLOCK):
         creds = ctx.proc.creds

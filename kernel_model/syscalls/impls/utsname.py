@@ -1,6 +1,7 @@
 """The UTS name: uname and its i386 ancestors, sethostname, setdomainname (kernel/sys.c).
 
-One UTS namespace for the whole run (CLONE_NEWUTS is not modeled), kept in `kernel.uts`. The
+The run's first UTS namespace is `kernel.uts`; a process in one made by unshare or clone
+(CLONE_NEWUTS: a copy of its parent's names) sees its own (process/namespaces.py uts_of). The
 guest's root holds every capability (creds.py's model), so ns_capable(uts_ns->user_ns,
 CAP_SYS_ADMIN) holds for a process with that capability in effect (root, not root that set its euid to another: cap_emulate_setxuid
 clears the effective set) and the hostname and domain name can be set; uname then reports
@@ -16,6 +17,7 @@ from ... import errno as E
 from ...creds import CAP_SYS_ADMIN
 from ...errno import GuestErrno
 from ...fs.sysctl_write import string_writer
+from ...process.namespaces import uts_of
 from ..kinds import K
 from ..registry import syscall
 
@@ -52,7 +54,7 @@ class UtsName:
 
 
 def _fields(ctx) -> tuple[bytes, ...]:
-    uts = ctx.kernel.uts
+    uts = uts_of(ctx.kernel, ctx.proc)
     machine = UTS_MACHINE[ctx.proc.arch if ctx.abi == "x86_64" else "i386"]
     return (b"Linux", uts.nodename, UTS_RELEASE, UTS_VERSION, machine, uts.domainname)
 
@@ -99,11 +101,11 @@ def _read_name(ctx, name: int, length: int) -> bytes:
 
 @syscall("sethostname", args=(("name", K.BUF_IN), ("len", K.INT)))
 def sys_sethostname(ctx, name, length):
-    ctx.kernel.uts.nodename = _read_name(ctx, name, length)
+    uts_of(ctx.kernel, ctx.proc).nodename = _read_name(ctx, name, length)
     return 0
 
 
 @syscall("setdomainname", args=(("name", K.BUF_IN), ("len", K.INT)))
 def sys_setdomainname(ctx, name, length):
-    ctx.kernel.uts.domainname = _read_name(ctx, name, length)
+    uts_of(ctx.kernel, ctx.proc).domainname = _read_name(ctx, name, length)
     return 0

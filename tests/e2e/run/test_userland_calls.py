@@ -89,11 +89,13 @@ def test_the_clock_cannot_be_set(arch, rootfs_for):
 
 
 @pytest.mark.parametrize("arch", ARCHES)
-def test_times_and_refused_administration(arch, rootfs_for):
+def test_times_and_administration(arch, rootfs_for):
+    """busybox's mount makes a tmpfs in the sandbox (/proc/mounts lists it, as the host's
+    would: source, point, type, options) and unshare -m runs its program in a new mount
+    namespace; the host's /tmp is untouched (the sandbox's tree is the overlay)."""
     result = sh(arch, rootfs_for, "times; mount -t tmpfs none /tmp; echo mount=$?; "
-                                  "unshare -m true; echo unshare=$?")
+                                  "grep ' /tmp ' /proc/mounts; unshare -m true; echo unshare=$?")
     lines = result.stdout.decode().splitlines()
     assert all(re.fullmatch(r"\dm\d\.\d{3}s \dm\d\.\d{3}s", line) for line in lines[:2]), lines
-    assert lines[2:] == ["mount=1", "unshare=1"]
-    assert result.stderr == (b"mount: permission denied (are you root?)\n"
-                             b"unshare: unshare(0x20000): Operation not permitted\n")
+    assert lines[2:] == ["mount=0", "none /tmp tmpfs rw,relatime 0 0", "unshare=0"]
+    assert result.stderr == b""
