@@ -57,6 +57,13 @@ class FsView:
         """Its time namespace and its children's (time_namespace.py)."""
         return self._proc.time_ns, self._proc.time_ns_for_children
 
+    def namespaces(self) -> dict:
+        """Its namespaces of the kinds the model has more than one of, by /proc/PID/ns name."""
+        proc = self._proc
+        return {b"time": proc.time_ns, b"time_for_children": proc.time_ns_for_children,
+                b"pid": proc.pid_ns, b"pid_for_children": proc.pid_ns_for_children,
+                b"user": proc.creds.user_ns}
+
     def timens_offsets(self) -> bytes:
         return self._proc.time_ns_for_children.show()
 

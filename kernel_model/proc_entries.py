@@ -77,16 +77,29 @@ def _uts_entry(kernel, path: bytes):
 
 def _last_pid_entry(kernel):
     """kernel/pid_namespace.c pid_ns_ctl_handler (CONFIG_CHECKPOINT_RESTORE): the last pid
-    handed out; writing it (0..pid_max, root's CAP_CHECKPOINT_RESTORE) makes the next
-    process's pid the first free one after it (Kernel.peek_next_pid)."""
+    handed out in the reader's pid namespace; writing it (0..pid_max, root's
+    CAP_CHECKPOINT_RESTORE) makes the next process's pid there the first free one after it
+    (Kernel.peek_next_pid in the initial namespace, pid_namespace.py's next_free below)."""
+    def namespace():
+        thread = kernel.current
+        return thread.process.pid_ns if thread is not None else None
+
     def put(value: int) -> None:
-        kernel.next_pid = value + 1
+        ns = namespace()
+        if ns is None or ns.initial:
+            kernel.next_pid = value + 1
+        else:
+            ns.last_pid = value
+
+    def text() -> bytes:
+        ns = namespace()
+        return b"%d" % (kernel.next_pid - 1 if ns is None or ns.initial else ns.last_pid)
 
     def write(position: int, data: bytes) -> int:       # procsys.py waits for the /proc mount
         from .fs.procsys import PID_MAX
         from .fs.sysctl_write import int_in, int_writer
         return int_writer(put, int_in(0, PID_MAX))(position, data)
-    return (lambda: b"%d" % (kernel.next_pid - 1)), write
+    return text, write
 
 
 def _key_quota_entry(kernel, name: str):

@@ -197,12 +197,13 @@ def _fd_links(fs: ProcFs, proc: ProcessView, base: bytes) -> dict[bytes, Node]:
 
 def _namespace_links(fs: ProcFs, proc: ProcessView, base: bytes) -> dict[bytes, Node]:
     """ns/: a magic link per namespace kind, to the sandbox's one namespace of it (nsfs.py),
-    or for time ones to the process's (its own, and its children's: time_namespaces())."""
-    time_namespaces = getattr(proc, "time_namespaces", lambda: (None, None))
+    or for the kinds a process may have others of to the process's (namespaces(): its time,
+    pid and user namespaces, and its children's time and pid ones)."""
+    namespaces = getattr(proc, "namespaces", dict)
     links = {}
     for name, kind in LINKS:
-        def ns(name=name, kind=kind):
-            return time_namespaces()[name == b"time_for_children"] if kind == b"time" else None
+        def ns(name=name):
+            return namespaces().get(name)
         link = fs.link(base + b"/ns/" + name,
                        lambda kind=kind, ns=ns: link_text(kind, getattr(ns(), "inum", None)))
         link.opens = lambda kind=kind, ns=ns: NamespaceFile(kind, ns())

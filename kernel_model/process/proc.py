@@ -11,6 +11,7 @@ from ..fdtable import FdTable
 from ..fs.openfile import fd_link_text
 from ..creds import ROOT, Credentials
 from ..time_namespace import INITIAL as INITIAL_TIME_NS, TimeNamespace
+from ..pid_namespace import INITIAL as INITIAL_PID_NS, PidNamespace
 from .clone_fs import FsStruct
 from .task_flags import TaskFlags
 from ..memory.pagemap import pagemap_entries
@@ -104,6 +105,8 @@ class Process:
     creds: Credentials = ROOT              # ids and capabilities (creds.py); fork copies them
     time_ns: TimeNamespace = INITIAL_TIME_NS        # its clocks' offsets (time_namespace.py)
     time_ns_for_children: TimeNamespace = INITIAL_TIME_NS   # unshare(CLONE_NEWTIME) sets it
+    pid_ns: PidNamespace = INITIAL_PID_NS             # the one its pid is in (pid_namespace.py)
+    pid_ns_for_children: PidNamespace = INITIAL_PID_NS      # unshare(CLONE_NEWPID) sets it
     sem_undo: dict = field(default_factory=dict)   # (semid, semnum) -> SEM_UNDO adjustment
     shm_attached: dict = field(default_factory=dict)   # address -> SysV segment (shmat)
     child_subreaper: bool = False          # PR_SET_CHILD_SUBREAPER: adopts orphaned descendants

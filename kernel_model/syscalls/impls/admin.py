@@ -9,15 +9,17 @@ refuses. unshare does what needs no new namespace: a private fd table (CLONE_FIL
 when its copy would exceed fs.nr_open), a private fs_struct (CLONE_FS: cwd, root and umask no
 longer follow the processes it was shared with), and nothing for what is already private in
 the model (CLONE_SYSVSEM, and CLONE_VM/SIGHAND/THREAD of a single-threaded process); a new
-time namespace for the caller's children (CLONE_NEWTIME, kernel_model/time_namespace.py);
-another new namespace is EPERM. setns takes a namespace file of /proc/PID/ns (fs/nsfs.py),
-which names the caller's own namespace.
+time namespace for the caller's children (CLONE_NEWTIME, kernel_model/time_namespace.py); a
+new user namespace for the caller and a new pid namespace for its children (CLONE_NEWUSER,
+CLONE_NEWPID: process/fork_ns.py); another new namespace is EPERM. setns takes a namespace
+file of /proc/PID/ns (fs/nsfs.py): the caller's own namespace, or a time, pid or user one.
 """
 from ... import errno as E
 from ...creds import CAP_SYS_ADMIN
 from ...errno import GuestErrno
 from ...fs.nsfs import NamespaceFile
 from ...process.clone_fs import FsStruct
+from ...process.fork_ns import setns as setns_pid_user, unshare as unshare_pid_user
 from ...time_namespace import enter as enter_time_ns
 from ...vdso.vvar import serve_vdso
 from ..kinds import K
@@ -67,8 +69,9 @@ def sys_setns(ctx, fd, nstype):
     nstype &= 0xFFFFFFFF
     if not isinstance(f, NamespaceFile) or nstype not in (0, f.ns_type):
         raise GuestErrno(E.EINVAL)
-    if f.ns_type == CLONE_NEWUSER:
-        raise GuestErrno(E.EINVAL)
+    if f.ns_type in (CLONE_NEWUSER, CLONE_NEWPID) and f.ns is not None:
+        setns_pid_user(ctx.kernel, ctx.proc, f.kind, f.ns)     # process/fork_ns.py
+        return 0
     if f.ns_type == CLONE_NEWTIME and len(ctx.proc.live_threads()) > 1:
         raise GuestErrno(E.EUSERS)                  # timens_install: single-threaded only
     if not ctx.proc.creds.capable(CAP_SYS_ADMIN):
@@ -88,12 +91,15 @@ def sys_unshare(ctx, flags):
         raise GuestErrno(E.EINVAL)
     # check_unshare_flags(): sharing threads, handlers or memory cannot be undone while other
     # threads share them
-    if flags & (CLONE_THREAD | CLONE_SIGHAND | CLONE_VM) and len(ctx.proc.live_threads()) > 1:
+    # (a new user namespace implies CLONE_THREAD)
+    if flags & (CLONE_THREAD | CLONE_SIGHAND | CLONE_VM | CLONE_NEWUSER) and len(ctx.proc.live_threads()) > 1:
         raise GuestErrno(E.EINVAL)
-    if flags & NAMESPACES & ~CLONE_NEWTIME:
+    if flags & NAMESPACES & ~(CLONE_NEWTIME | CLONE_NEWPID | CLONE_NEWUSER):
         raise GuestErrno(E.EPERM)
+    if flags & (CLONE_NEWPID | CLONE_NEWUSER):
+        unshare_pid_user(ctx.kernel, ctx.proc, flags)     # process/fork_ns.py
     if flags & CLONE_NEWTIME:
-        if not ctx.proc.creds.capable(CAP_SYS_ADMIN):     # unshare_nsproxy_namespaces
+        if not ctx.proc.creds.capable_here(CAP_SYS_ADMIN):     # unshare_nsproxy_namespaces
             raise GuestErrno(E.EPERM)
         ctx.proc.time_ns_for_children = ctx.kernel.time_namespaces.new()
     if flags & CLONE_FILES and any(p.fds is ctx.proc.fds and p is not ctx.proc

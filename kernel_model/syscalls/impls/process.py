@@ -39,17 +39,17 @@ def sys_exit_group(ctx, status):
 
 @syscall("getpid", args=())
 def sys_getpid(ctx):
-    return ctx.proc.pid
+    return ctx.proc.pid_ns.nr(ctx.proc.pid)        # task_tgid_vnr: in its own pid namespace
 
 
 @syscall("gettid", args=())
 def sys_gettid(ctx):
-    return ctx.thread.tid
+    return ctx.proc.pid_ns.nr(ctx.thread.tid)
 
 
 @syscall("getppid", args=())
 def sys_getppid(ctx):
-    return ctx.proc.ppid
+    return ctx.proc.pid_ns.nr(ctx.proc.ppid)       # 0 for a parent outside its namespace
 
 
 NGROUPS_MAX = 65536
@@ -119,17 +119,18 @@ def sys_setgroups32(ctx, size, lst):
 
 @syscall("getpgid", args=(("pid", K.PID),))
 def sys_getpgid(ctx, pid):
-    if pid == INIT_PID:
+    ns = ctx.proc.pid_ns
+    if pid == INIT_PID and ns.initial:
         return INIT_PID                 # the sandbox's init leads its own group
-    proc = ctx.kernel.processes.get(pid) if pid else ctx.proc
+    proc = ctx.kernel.processes.get(ns.lookup(pid)) if pid else ctx.proc
     if proc is None:
         raise GuestErrno(E.ESRCH)
-    return proc.pgid
+    return ns.nr(proc.pgid)
 
 
 @syscall("getpgrp", args=())
 def sys_getpgrp(ctx):
-    return ctx.proc.pgid
+    return ctx.proc.pid_ns.nr(ctx.proc.pgid)
 
 
 @syscall("setpgid", args=(("pid", K.PID), ("pgid", K.PID)))
@@ -163,12 +164,13 @@ def sys_setpgid(ctx, pid, pgid):
 
 @syscall("getsid", args=(("pid", K.PID),))
 def sys_getsid(ctx, pid):
-    if pid == INIT_PID:
+    ns = ctx.proc.pid_ns
+    if pid == INIT_PID and ns.initial:
         return INIT_PID                 # the sandbox's init leads its own session
-    proc = ctx.kernel.processes.get(pid) if pid else ctx.proc
+    proc = ctx.kernel.processes.get(ns.lookup(pid)) if pid else ctx.proc
     if proc is None:
         raise GuestErrno(E.ESRCH)
-    return proc.sid
+    return ns.nr(proc.sid)
 
 
 @syscall("setsid", args=())
@@ -176,13 +178,13 @@ def sys_setsid(ctx):
     if ctx.proc.pgid == ctx.proc.pid:
         raise GuestErrno(E.EPERM)
     ctx.proc.sid = ctx.proc.pgid = ctx.proc.pid
-    return ctx.proc.pid
+    return ctx.proc.pid_ns.nr(ctx.proc.pid)
 
 
 @syscall("set_tid_address", args=(("tidptr", K.PTR),))
 def sys_set_tid_address(ctx, tidptr):
     ctx.thread.clear_child_tid = tidptr
-    return ctx.thread.tid
+    return ctx.proc.pid_ns.nr(ctx.thread.tid)
 
 
 @syscall("set_robust_list", args=(("head", K.PTR), ("len", K.ULONG)))
