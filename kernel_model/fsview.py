@@ -64,6 +64,12 @@ class FsView:
                 b"pid": proc.pid_ns, b"pid_for_children": proc.pid_ns_for_children,
                 b"user": proc.creds.user_ns}
 
+    def dump_owner(self) -> tuple[int, int]:
+        """task_dump_owner: its effective ids while dumpable (PR_SET_DUMPABLE), else root's."""
+        threads, creds = self._proc.threads, self._proc.creds
+        dumpable = threads[0].task_flags.dumpable if threads else 1
+        return (creds.euid, creds.egid) if dumpable == 1 else (0, 0)
+
     def timens_offsets(self) -> bytes:
         return self._proc.time_ns_for_children.show()
 

@@ -5,6 +5,7 @@ from ... import errno as E
 from ...errno import GuestErrno
 from ...process.exec import execve
 from ...creds import CAP_SETGID
+from ...user_namespace import make_kid, munged
 from ...process.proc import INIT_PID
 from ...cpu.gdt import DATA_RING3, I386_TLS_COUNT, I386_TLS_FIRST, descriptor
 from ...flags import (ARCH_GET_CPUID, ARCH_GET_FS, ARCH_GET_GS, ARCH_SET_CPUID, ARCH_SET_FS,
@@ -68,7 +69,8 @@ def _getgroups(ctx, name: str, size: int, lst: int) -> int:
     size = ctx.int32(size)
     if size < 0:
         raise GuestErrno(E.EINVAL)
-    groups = ctx.proc.groups
+    user_ns = ctx.proc.creds.user_ns               # as the caller's namespace sees them
+    groups = [munged(user_ns, g, "gid_map") for g in ctx.proc.groups]
     if size:
         if len(groups) > size:
             raise GuestErrno(E.EINVAL)
@@ -83,7 +85,10 @@ def _setgroups(ctx, name: str, size: int, lst: int) -> int:
     """kernel/groups.c setgroups: CAP_SETGID first (may_setgroups: EPERM; the sandbox's
     root has it until it gives up its effective ids); more than NGROUPS_MAX, or a negative
     size as unsigned, is EINVAL before anything is read; then the list, EFAULT."""
-    if not ctx.proc.creds.capable(CAP_SETGID):
+    creds = ctx.proc.creds
+    # may_setgroups: CAP_SETGID in the caller's user namespace, whose gid map is written and
+    # setgroups not denied (userns_may_setgroups)
+    if not creds.capable_here(CAP_SETGID) or not (creds.user_ns.gid_map and creds.user_ns.setgroups_allowed):
         raise GuestErrno(E.EPERM)
     size = ctx.int32(size)
     if size & 0xFFFFFFFF > NGROUPS_MAX:
@@ -93,6 +98,9 @@ def _setgroups(ctx, name: str, size: int, lst: int) -> int:
     gids = [int.from_bytes(raw[i:i + width], "little") for i in range(0, len(raw), width)]
     if width == 2:                        # low2highgid: (old_gid_t)-1 stays -1
         gids = [0xFFFFFFFF if g == 0xFFFF else g for g in gids]
+    gids = [make_kid(creds.user_ns, g, "gid_map") for g in gids]
+    if None in gids:
+        raise GuestErrno(E.EINVAL)        # groups_from_user: a gid the namespace does not map
     ctx.proc.groups = tuple(sorted(gids))         # groups_sort keeps duplicates
     return 0
 
