@@ -62,7 +62,7 @@ class FsView:
         proc = self._proc
         return {b"time": proc.time_ns, b"time_for_children": proc.time_ns_for_children,
                 b"pid": proc.pid_ns, b"pid_for_children": proc.pid_ns_for_children,
-                b"user": proc.creds.user_ns}
+                b"user": proc.creds.user_ns, b"net": proc.net_ns}
 
     def dump_owner(self) -> tuple[int, int]:
         """task_dump_owner: its effective ids while dumpable (PR_SET_DUMPABLE), else root's."""

@@ -37,6 +37,13 @@ class LazyTables:
         return count(0xF0000000)
 
     @functools.cached_property
+    def initial_net(self):
+        """The machine's network namespace: the kernel's own tables (net/namespace.py)."""
+        from .net.namespace import initial
+        from .user_namespace import INITIAL
+        return initial(self, INITIAL)
+
+    @functools.cached_property
     def time_namespaces(self):
         """The numbers of the time namespaces unshare makes (time_namespace.py)."""
         from .time_namespace import TimeNamespaces

@@ -19,6 +19,8 @@ def register_proc_entries(kernel) -> None:
     fs.add_proc_file(b"version", lambda: _utsname().PROC_VERSION)
     fs.add_proc_file(b"key-users", lambda: _key_users_text(kernel.keys))
     fs.add_sysctl(b"kernel/ns_last_pid", *_last_pid_entry(kernel))
+    for scope in (b"all", b"default", b"lo"):
+        fs.add_sysctl(b"net/ipv4/conf/%s/tag" % scope, *_conf_tag_entry(kernel, scope))
     for name in ("maxkeys", "maxbytes", "root_maxkeys", "root_maxbytes"):
         fs.add_sysctl(b"kernel/keys/" + name.encode(), *_key_quota_entry(kernel, name))
     for name in ("loadavg", "meminfo"):
@@ -100,6 +102,22 @@ def _last_pid_entry(kernel):
         from .fs.sysctl_write import int_in, int_writer
         return int_writer(put, int_in(0, PID_MAX))(position, data)
     return text, write
+
+
+def _conf_tag_entry(kernel, scope: bytes):
+    """net.ipv4.conf.SCOPE.tag (net/ipv4/devinet.c devinet_conf_proc, proc_dointvec): the
+    reader's network namespace's (net/namespace.py), any int."""
+    def net():
+        thread = kernel.current
+        return getattr(thread.process, "net_ns", None) if thread is not None else None
+
+    def put(value: int) -> None:
+        (net() or kernel.initial_net).conf_tag[scope] = value
+
+    def write(position: int, data: bytes) -> int:
+        from .fs.sysctl_write import int_in, int_writer
+        return int_writer(put, int_in(-(1 << 31), (1 << 31) - 1))(position, data)
+    return (lambda: b"%d" % (net() or kernel.initial_net).conf_tag[scope]), write
 
 
 def _key_quota_entry(kernel, name: str):

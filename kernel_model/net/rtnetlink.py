@@ -133,6 +133,11 @@ def _get_link(body: bytes, sock) -> tuple[int, list]:
     return 0, [(RTM_NEWLINK, 0, _link(sock))]
 
 
+def _ports(sock):
+    """The socket's network namespace's netlink table, which keeps lo's state (net/namespace.py)."""
+    return (getattr(sock, "net", None) or sock.kernel).netlink_ports
+
+
 def _set_link(body: bytes, flags: int, sock) -> tuple[int, list]:
     """rtnl_newlink() on lo: ifi_change's bits of IFF_UP follow ifi_flags (do_setlink); no link
     can be made (NLM_F_CREATE: EOPNOTSUPP) and another is ENODEV."""
@@ -142,13 +147,13 @@ def _set_link(body: bytes, flags: int, sock) -> tuple[int, list]:
     _, _, _, new_flags, change = IFINFOMSG.unpack_from(body)
     change = change or 0xFFFFFFFF
     if change & IFF_UP:
-        sock.kernel.netlink_ports.loopback_up = bool(new_flags & IFF_UP)
+        _ports(sock).loopback_up = bool(new_flags & IFF_UP)
     return 0, []
 
 
 def _link(sock) -> bytes:
     """RTM_NEWLINK's body for lo (rtnl_fill_ifinfo): the attributes tools read."""
-    up = sock.kernel.netlink_ports.loopback_up
+    up = _ports(sock).loopback_up
     flags = IFF_LOOPBACK | (IFF_UP | IFF_RUNNING | IFF_LOWER_UP if up else 0)
     return IFINFOMSG.pack(AF_UNSPEC, ARPHRD_LOOPBACK, LO_INDEX, flags, 0) + b"".join((
         _attr(IFLA_IFNAME, LO_NAME + b"\0"), _attr(IFLA_TXQLEN, struct.pack("<I", 1000)),

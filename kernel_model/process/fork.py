@@ -17,7 +17,7 @@ from ..vdso.vvar import serve_vdso
 from ..errno import GuestErrno
 from ..cpu.gdt import descriptor
 from .clone_fs import FsStruct
-from .fork_ns import check_thread, child_creds, child_pid_namespace, numbers
+from .fork_ns import check_thread, child_creds, child_net_namespace, child_pid_namespace, numbers
 from ..pid_namespace import attach_numbers
 from .proc import Process, Thread
 from ..sched_attrs import inherited as sched_inherited
@@ -30,9 +30,9 @@ CLONE_PIDFD, CLONE_PTRACE, CLONE_VFORK, CLONE_PARENT = 0x1000, 0x2000, 0x4000, 0
 CLONE_THREAD, CLONE_NEWNS, CLONE_SYSVSEM, CLONE_SETTLS = 0x10000, 0x20000, 0x40000, 0x80000
 CLONE_PARENT_SETTID, CLONE_CHILD_CLEARTID, CLONE_DETACHED = 0x100000, 0x200000, 0x400000
 CLONE_UNTRACED, CLONE_CHILD_SETTID, CLONE_IO = 0x800000, 0x1000000, 0x80000000
-CLONE_NEWUSER, CLONE_NEWPID = 0x10000000, 0x20000000
+CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
 NAMESPACE_FLAGS = 0x7E020000 & ~CLONE_NEWNS | CLONE_NEWNS     # CLONE_NEW*: not supported
-MODELED_NAMESPACES = CLONE_NEWUSER | CLONE_NEWPID             # fork_ns.py
+MODELED_NAMESPACES = CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET    # fork_ns.py
 
 
 def copy_space(parent: Space, memory_limit: int, pool=None) -> Space:
@@ -171,6 +171,7 @@ def _new_process(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid
     parent = ctx.proc
     creds = child_creds(kernel, parent, flags)
     pid_ns = child_pid_namespace(kernel, parent, creds, flags)
+    net_ns = child_net_namespace(kernel, parent, creds, flags)
     plan = numbers(kernel, pid_ns, creds, set_tid)
     space = parent.space if flags & CLONE_VM else copy_space(parent.space, kernel.config.memory_limit,
                                                                  kernel.space_pool)
@@ -190,7 +191,7 @@ def _new_process(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid
                     exit_signal=parent.exit_signal if sibling else flags & CSIGNAL,
                     personality=parent.personality,
                     groups=parent.groups, creds=creds, **time_ns_for_child(parent),
-                    pid_ns=pid_ns, pid_ns_for_children=pid_ns,
+                    pid_ns=pid_ns, pid_ns_for_children=pid_ns, net_ns=net_ns,
                     shm_attached=dict(parent.shm_attached) if space is not parent.space else {})
     if space is not parent.space:
         kernel.install_space(space)

@@ -1,15 +1,19 @@
-"""What clone does about pid and user namespaces (kernel/fork.c copy_process, kernel/nsproxy.c
-copy_namespaces, kernel/pid.c alloc_pid): the child's credentials (a new user namespace with
-CLONE_NEWUSER), its pid namespace (a new one with CLONE_NEWPID, else the parent's namespace
-for children) and its numbers there, clone3's set_tid included.
+"""What clone does about pid, user and network namespaces (kernel/fork.c copy_process,
+kernel/nsproxy.c copy_namespaces, kernel/pid.c alloc_pid): the child's credentials (a new
+user namespace with CLONE_NEWUSER), its pid namespace (a new one with CLONE_NEWPID, else the
+parent's namespace for children) and its numbers there, clone3's set_tid included, and its
+network namespace (a new one with CLONE_NEWNET: net/namespace.py); unshare and setns of
+the same kinds.
 """
 from .. import errno as E
 from ..errno import GuestErrno
 from ..pid_namespace import new_namespace, plan_numbers
-from ..user_namespace import create as create_user_ns
+from ..user_namespace import INITIAL as INITIAL_USER_NS, create as create_user_ns
+
+INITIAL_NET_INUM = 0xEFFFFFF9          # net/namespace.py's (not imported before a socket)
 
 CLONE_PARENT, CLONE_THREAD = 0x8000, 0x10000
-CLONE_NEWUSER, CLONE_NEWPID = 0x10000000, 0x20000000
+CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
 CAP_SYS_ADMIN, CAP_CHECKPOINT_RESTORE = 21, 40
 
 
@@ -41,6 +45,17 @@ def child_pid_namespace(kernel, parent, creds, flags: int):
     return new_namespace(kernel, parent.pid_ns_for_children, creds.user_ns)
 
 
+def child_net_namespace(kernel, parent, creds, flags: int):
+    """copy_net_ns: CLONE_NEWNET needs CAP_SYS_ADMIN in the child's user namespace (EPERM)
+    and makes a network owned by it; else the parent's (None: the initial one)."""
+    if not flags & CLONE_NEWNET:
+        return parent.net_ns
+    if not creds.capable_here(CAP_SYS_ADMIN):
+        raise GuestErrno(E.EPERM)
+    from ..net.namespace import new as new_net_ns      # the network's tables, on first use
+    return new_net_ns(kernel, creds.user_ns)
+
+
 def numbers(kernel, ns, creds, set_tid: tuple) -> list:
     """alloc_pid's plan for a task born in `ns`: (namespace, number or None) per level, the
     deepest first; set_tid's numbers need CAP_CHECKPOINT_RESTORE (or CAP_SYS_ADMIN) over the
@@ -67,6 +82,7 @@ def unshare(kernel, proc, flags: int) -> None:
         if proc.pid_ns_for_children is not proc.pid_ns:
             raise GuestErrno(E.EINVAL)
         proc.pid_ns_for_children = new_namespace(kernel, proc.pid_ns, creds.user_ns)
+    proc.net_ns = child_net_namespace(kernel, proc, creds, flags)
     proc.creds = creds
 
 
@@ -86,8 +102,12 @@ def setns(kernel, proc, kind: bytes, ns) -> None:
             raise GuestErrno(E.EPERM)
         proc.creds = creds.in_new_namespace(ns)
         return
-    if not (creds.ns_capable(ns.user_ns, CAP_SYS_ADMIN) and creds.capable_here(CAP_SYS_ADMIN)):
+    owner = ns.user_ns if ns is not None else INITIAL_USER_NS
+    if not (creds.ns_capable(owner, CAP_SYS_ADMIN) and creds.capable_here(CAP_SYS_ADMIN)):
         raise GuestErrno(E.EPERM)
+    if kind == b"net":
+        proc.net_ns = None if ns is None or ns.inum == INITIAL_NET_INUM else ns   # netns_install
+        return
     if not ns.is_descendant_of(proc.pid_ns):
         raise GuestErrno(E.EINVAL)
     proc.pid_ns_for_children = ns

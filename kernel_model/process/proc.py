@@ -107,6 +107,7 @@ class Process:
     time_ns_for_children: TimeNamespace = INITIAL_TIME_NS   # unshare(CLONE_NEWTIME) sets it
     pid_ns: PidNamespace = INITIAL_PID_NS             # the one its pid is in (pid_namespace.py)
     pid_ns_for_children: PidNamespace = INITIAL_PID_NS      # unshare(CLONE_NEWPID) sets it
+    net_ns: object = None                  # its network namespace (net/namespace.py), None: the initial
     sem_undo: dict = field(default_factory=dict)   # (semid, semnum) -> SEM_UNDO adjustment
     shm_attached: dict = field(default_factory=dict)   # address -> SysV segment (shmat)
     child_subreaper: bool = False          # PR_SET_CHILD_SUBREAPER: adopts orphaned descendants

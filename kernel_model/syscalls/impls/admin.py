@@ -69,7 +69,7 @@ def sys_setns(ctx, fd, nstype):
     nstype &= 0xFFFFFFFF
     if not isinstance(f, NamespaceFile) or nstype not in (0, f.ns_type):
         raise GuestErrno(E.EINVAL)
-    if f.ns_type in (CLONE_NEWUSER, CLONE_NEWPID) and f.ns is not None:
+    if f.ns_type in (CLONE_NEWUSER, CLONE_NEWPID) and f.ns is not None or f.ns_type == CLONE_NEWNET:
         setns_pid_user(ctx.kernel, ctx.proc, f.kind, f.ns)     # process/fork_ns.py
         return 0
     if f.ns_type == CLONE_NEWTIME and len(ctx.proc.live_threads()) > 1:
@@ -94,9 +94,9 @@ def sys_unshare(ctx, flags):
     # (a new user namespace implies CLONE_THREAD)
     if flags & (CLONE_THREAD | CLONE_SIGHAND | CLONE_VM | CLONE_NEWUSER) and len(ctx.proc.live_threads()) > 1:
         raise GuestErrno(E.EINVAL)
-    if flags & NAMESPACES & ~(CLONE_NEWTIME | CLONE_NEWPID | CLONE_NEWUSER):
+    if flags & NAMESPACES & ~(CLONE_NEWTIME | CLONE_NEWPID | CLONE_NEWUSER | CLONE_NEWNET):
         raise GuestErrno(E.EPERM)
-    if flags & (CLONE_NEWPID | CLONE_NEWUSER):
+    if flags & (CLONE_NEWPID | CLONE_NEWUSER | CLONE_NEWNET):
         unshare_pid_user(ctx.kernel, ctx.proc, flags)     # process/fork_ns.py
     if flags & CLONE_NEWTIME:
         if not ctx.proc.creds.capable_here(CAP_SYS_ADMIN):     # unshare_nsproxy_namespaces
