@@ -3,7 +3,8 @@ and CLONE_NEWPID EPERM). kernel/pid_namespace.c, kernel/pid.c: clone3(CLONE_NEWP
 that is pid 1 of a new namespace, and its exit ends its parent's wait4 as any child's does;
 unshare(CLONE_NEWPID) leaves the caller where it is (/proc/self/ns/pid kept, pid_for_children
 new; a second one before a child is EINVAL) and its next child is pid 1 there, with no parent
-it can see (getppid 0), its own ns_last_pid, NS_GET_PARENT refused above its own namespace
+it can see (getppid 0), two numbers in /proc/self/status's NSpid (the last 1), its own
+ns_last_pid, NS_GET_PARENT refused above its own namespace
 (EPERM), its children numbered 2, 3... and its orphans adopted by it; it ignores a signal it
 has no handler for from inside; its exit kills what is left of the namespace (a child left in
 pause(): the run ends) and a later fork into the dead namespace is ENOMEM. A C program built by
@@ -72,6 +73,18 @@ int main(void) {
     pid_t init = fork();
     if (init == 0) {
         printf("init: getpid %d getppid %d\n", getpid(), getppid());
+        char stext[4096] = "";
+        int sfd = open("/proc/self/status", O_RDONLY);
+        read(sfd, stext, sizeof stext - 1);
+        close(sfd);
+        char *nspid = strstr(stext, "\nNSpid:");
+        if (nspid) {
+            char *end = strchr(nspid + 1, '\n');
+            *end = 0;
+            char *last = strrchr(nspid, '\t');
+            printf("init: /proc/self/status NSpid has %d numbers, the last %s\n",
+                   (int)(strchr(nspid + 8, '\t') != NULL) + 1, last + 1);
+        }
         char text[32] = "";
         int last = open("/proc/sys/kernel/ns_last_pid", O_RDONLY);
         read(last, text, sizeof text - 1);
@@ -125,6 +138,7 @@ unshare(CLONE_NEWPID)                    0
 own kept: 1, children's new: 1
 second unshare before a child            -1 EINVAL
 init: getpid 1 getppid 0
+init: /proc/self/status NSpid has 2 numbers, the last 1
 init: ns_last_pid 1
 
 init: NS_GET_PARENT above its own        -1 EPERM
