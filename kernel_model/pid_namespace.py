@@ -137,3 +137,12 @@ def forget_task(ns: PidNamespace, pid: int) -> None:
     for level_ns in ns.ancestors():
         if not level_ns.initial:
             level_ns.detach(pid)
+
+
+def global_pid(proc, nr: int) -> int:
+    """find_vpid for the calls that name a task by number: the global pid of `proc`'s
+    namespace's number `nr`, -1 when none has it (no task matches), 0 kept (the caller)."""
+    if nr == 0 or proc.pid_ns.initial:
+        return nr
+    found = proc.pid_ns.lookup(nr)
+    return -1 if found is None else found

@@ -6,6 +6,7 @@ from ...errno import GuestErrno
 from ...process.exec import execve
 from ...creds import CAP_SETGID
 from ...user_namespace import make_kid, munged
+from ...pid_namespace import global_pid
 from ...process.proc import INIT_PID
 from ...cpu.gdt import DATA_RING3, I386_TLS_COUNT, I386_TLS_FIRST, descriptor
 from ...flags import (ARCH_GET_CPUID, ARCH_GET_FS, ARCH_GET_GS, ARCH_SET_CPUID, ARCH_SET_FS,
@@ -281,6 +282,7 @@ def _clamp(value: int, word: int) -> int:
 @syscall("prlimit64", args=(("pid", K.PID), ("resource", K.RLIMIT_RESOURCE),
                             ("new_limit", K.RLIMIT64_IN), ("old_limit", K.RLIMIT64_OUT)))
 def sys_prlimit64(ctx, pid, resource, new_limit, old_limit):
+    pid = global_pid(ctx.proc, ctx.int32(pid))      # a number of the caller's pid namespace
     if pid and pid != ctx.proc.pid:
         if pid not in ctx.kernel.processes:
             raise GuestErrno(E.ESRCH)
