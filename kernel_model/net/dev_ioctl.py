@@ -37,7 +37,7 @@ def sock_ioctl(ctx, sock, request: int, arg: int) -> int:
         up = net.netlink_ports.loopback_up
         ctx.write(value_at, struct.pack("<H", IFF_LOOPBACK | (IFF_UP | IFF_RUNNING if up else 0)))
     elif request == SIOCGIFMTU:
-        ctx.write(value_at, struct.pack("<i", net.lo_mtu))
+        ctx.write(value_at, struct.pack("<i", net.netlink_ports.loopback_mtu))
     else:
         if not ctx.proc.creds.ns_capable(net.user_ns, CAP_NET_ADMIN):
             raise GuestErrno(E.EPERM)
@@ -48,5 +48,5 @@ def sock_ioctl(ctx, sock, request: int, arg: int) -> int:
             mtu, = struct.unpack("<i", ctx.read(value_at, 4))
             if mtu < 0:
                 raise GuestErrno(E.EINVAL)
-            net.lo_mtu = mtu
+            net.netlink_ports.loopback_mtu = mtu     # what RTM_GETLINK's IFLA_MTU shows too
     return 0

@@ -4,8 +4,8 @@ A socket lives in its creator's namespace (sock_net): its ports (inet_ports.py),
 port ids and lo's state (netlink_ports.py: up or down), its abstract AF_UNIX names
 (names.py) are that namespace's, so two namespaces may bind the same port or name and never
 reach each other; a pathname socket is a file, found through the file system from any
-namespace (unix_find_bsd), so the socket inodes are shared. lo also keeps its MTU and the
-ipv4 conf sysctls programs read (/proc/sys/net/ipv4/conf/{all,default,lo}/tag: 0 in a new
+namespace (unix_find_bsd), so the socket inodes are shared. lo's MTU is kept with its state,
+and the namespace keeps the ipv4 conf sysctls programs read (/proc/sys/net/ipv4/conf/{all,default,lo}/tag: 0 in a new
 namespace, whatever the others say). The namespace is owned by the user namespace of its
 creator's credentials, over which CAP_NET_ADMIN and CAP_NET_RAW are asked.
 
@@ -17,7 +17,6 @@ from .names import UnixNames
 from .netlink_ports import NetlinkPorts
 
 INITIAL_NET_INUM = 0xEFFFFFF9        # the number a booted host shows (fs/nsfs.py KINDS)
-LOOPBACK_MTU = 65536                 # loopback_setup: 64 KiB
 CONF_SCOPES = (b"all", b"default", b"lo")
 
 
@@ -35,7 +34,6 @@ class NetNamespace:
             unix_names = UnixNames()
             unix_names.inodes = unix_inodes      # pathname sockets: one file system for all
         self.unix_names = unix_names
-        self.lo_mtu = LOOPBACK_MTU
         self.conf_tag = dict.fromkeys(CONF_SCOPES, 0)
 
 

@@ -28,7 +28,7 @@ IFLA_OPERSTATE, IFLA_LINKMODE = 16, 17
 IFA_ADDRESS, IFA_LOCAL, IFA_LABEL = 1, 2, 3
 ARPHRD_LOOPBACK = 772
 IFF_UP, IFF_LOOPBACK, IFF_RUNNING, IFF_LOWER_UP = 0x1, 0x8, 0x40, 0x10000
-LO_INDEX, LO_NAME, LO_MTU = 1, b"lo", 65536
+LO_INDEX, LO_NAME = 1, b"lo"
 RT_SCOPE_HOST, IFA_F_PERMANENT = 254, 0x80
 LO_ADDRESSES = ((AF_INET, 8, bytes([127, 0, 0, 1])), (AF_INET6, 128, bytes(15) + b"\x01"))
 
@@ -158,7 +158,7 @@ def _link(sock) -> bytes:
     return IFINFOMSG.pack(AF_UNSPEC, ARPHRD_LOOPBACK, LO_INDEX, flags, 0) + b"".join((
         _attr(IFLA_IFNAME, LO_NAME + b"\0"), _attr(IFLA_TXQLEN, struct.pack("<I", 1000)),
         _attr(IFLA_OPERSTATE, b"\0"), _attr(IFLA_LINKMODE, b"\0"),
-        _attr(IFLA_MTU, struct.pack("<I", LO_MTU)), _attr(IFLA_ADDRESS, bytes(6)),
+        _attr(IFLA_MTU, struct.pack("<I", _ports(sock).loopback_mtu)), _attr(IFLA_ADDRESS, bytes(6)),
         _attr(IFLA_BROADCAST, bytes(6))))
 
 
