@@ -5,8 +5,9 @@ capability sets.
 
 One model of privilege for every call: the guest's root is the modeled machine's root, as the
 host's root that runs LTP natively is. It holds every capability, and a check is capable()
-on the caller's effective set, in the guest's one user namespace (no capability is "checked
-against an initial namespace" the guest lacks). What a capability allows changes the modeled
+on the caller's effective set over the initial user namespace: a task in a user namespace of
+its own (user_namespace.py) holds its capabilities there (ns_capable, capable_here), none of
+the machine's. What a capability allows changes the modeled
 machine only: nice values, scheduling policies and I/O classes (priority.py, sched_policy.py,
 sched_attr.py), the UTS names, Ctrl-Alt-Del's setting (reboot.py), the IPC, key and inotify
 limits, the kernel log (syslog.py: an empty log), a time namespace for its children
@@ -14,8 +15,8 @@ limits, the kernel log (syslog.py: an empty log), a time namespace for its child
 mount.py, process/namespaces.py). A few requests stay refused whatever the capabilities, because the model
 has nothing for them to act on or they would reach past the sandbox: setting the clock (the
 virtual clock moves only with the run: clockset.py), ending the machine (reboot's halt,
-restart, power-off, kexec), mounts of the host's file systems (mount.py), swap and the other
-new namespaces (admin.py). They answer EPERM after Linux's own argument checks, as a security module's hook
+restart, power-off, kexec), mounts of the host's file systems (mount.py), swap and the new
+namespaces of the kinds not modeled (admin.py). They answer EPERM after Linux's own argument checks, as a security module's hook
 refuses (security_settime64, security_sb_mount...), not as a missing capability.
 
 The set*id calls follow kernel/sys.c, and the capability sets follow the
@@ -27,6 +28,8 @@ capabilities alone. Supplementary groups stay in Process.groups (setgroups).
 Ids are 32-bit; (uid_t)-1 is "unchanged" for the calls that take it and invalid as an id.
 """
 from dataclasses import dataclass, replace
+
+from .user_namespace import INITIAL as INITIAL_USER_NS, UserNamespace, make_kid, ns_capable
 
 CAP_CHOWN, CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNER, CAP_FSETID = 0, 1, 2, 3, 4
 CAP_KILL, CAP_SETGID, CAP_SETUID, CAP_SETPCAP, CAP_LINUX_IMMUTABLE = 5, 6, 7, 8, 9
@@ -57,9 +60,23 @@ class Credentials:
     # The session keyring's serial (kernel_model/keys), 0 for none: Linux keeps it in struct
     # cred, so fork and exec keep it and KEYCTL_JOIN_SESSION_KEYRING replaces it.
     session_keyring: int = 0
+    # The user namespace the capabilities are held in (user_namespace.py); ids stay kernel ids.
+    user_ns: UserNamespace = INITIAL_USER_NS
 
     def capable(self, cap: int) -> bool:
+        """capable(): the capability over the initial user namespace, the machine's."""
+        return self.user_ns is INITIAL_USER_NS and bool(self.effective >> cap & 1)
+
+    def ns_capable(self, ns: UserNamespace, cap: int) -> bool:
+        return ns_capable(self, ns, cap)
+
+    def capable_here(self, cap: int) -> bool:
+        """ns_capable(current_user_ns(), cap): over the credentials' own namespace."""
         return bool(self.effective >> cap & 1)
+
+    def in_new_namespace(self, ns: UserNamespace) -> "Credentials":
+        """set_cred_user_ns: every capability, in the new namespace."""
+        return replace(self, user_ns=ns, effective=ALL_CAPS, permitted=ALL_CAPS, inheritable=0)
 
     def with_ids(self, **ids) -> "Credentials":
         """These ids changed, the capability sets fixed up as cap_task_fix_setuid does."""
@@ -81,11 +98,12 @@ class Credentials:
         else has none."""
         new_euid = self.euid if euid is None else euid
         new_egid = self.egid if egid is None else egid
-        root = self.uid == 0 or new_euid == 0
+        root_uid = make_kid(self.user_ns, 0)     # its namespace's root (root_privileged)
+        root = root_uid is not None and root_uid in (self.uid, new_euid)
         permitted = ALL_CAPS if root else 0
         return replace(self, euid=new_euid, egid=new_egid, suid=new_euid, fsuid=new_euid,
                        sgid=new_egid, fsgid=new_egid, permitted=permitted,
-                       effective=permitted if new_euid == 0 else 0)
+                       effective=permitted if root and new_euid == root_uid else 0)
 
 
 def _fix_setuid(old: Credentials, new: Credentials) -> Credentials:

@@ -57,6 +57,28 @@ class FsView:
         """Its time namespace and its children's (time_namespace.py)."""
         return self._proc.time_ns, self._proc.time_ns_for_children
 
+    def namespaces(self) -> dict:
+        """Its namespaces of the kinds the model has more than one of, by /proc/PID/ns name."""
+        proc = self._proc
+        return {b"time": proc.time_ns, b"time_for_children": proc.time_ns_for_children,
+                b"pid": proc.pid_ns, b"pid_for_children": proc.pid_ns_for_children,
+                b"user": proc.creds.user_ns, b"net": proc.net_ns, b"mnt": proc.mount_ns,
+                b"uts": proc.uts_ns, b"ipc": proc.ipc_ns}
+
+    def pid_numbers(self) -> dict:
+        """/proc/PID/status's NS* lines: the numbers of its tgid, pid (a task's tid), process
+        group and session in each pid namespace from the initial one down to its own
+        (pid_namespace.py; 0 where the namespace does not see it)."""
+        levels = list(self._proc.pid_ns.ancestors())[::-1]
+        ids = {b"NStgid": self._proc.pid, b"NSpid": self.pid, b"NSpgid": self.pgid, b"NSsid": self.sid}
+        return {key: tuple(ns.nr(value) for ns in levels) for key, value in ids.items()}
+
+    def dump_owner(self) -> tuple[int, int]:
+        """task_dump_owner: its effective ids while dumpable (PR_SET_DUMPABLE), else root's."""
+        threads, creds = self._proc.threads, self._proc.creds
+        dumpable = threads[0].task_flags.dumpable if threads else 1
+        return (creds.euid, creds.egid) if dumpable == 1 else (0, 0)
+
     def timens_offsets(self) -> bytes:
         return self._proc.time_ns_for_children.show()
 

@@ -24,13 +24,16 @@ ALWAYS = ("CONFIG_X86", "CONFIG_X86_64", "CONFIG_64BIT", "CONFIG_MMU", "CONFIG_I
           "CONFIG_COMPAT", "CONFIG_PROC_FS", "CONFIG_IKCONFIG", "CONFIG_IKCONFIG_PROC",
           "CONFIG_SYSCTL", "CONFIG_MULTIUSER", "CONFIG_SHMEM", "CONFIG_TMPFS", "CONFIG_UNIX98_PTYS",
           "CONFIG_TIME_NS",         # time namespaces: unshare(CLONE_NEWTIME), time_namespace.py
+          "CONFIG_NAMESPACES",      # time, pid and user namespaces (the kinds below)
+          "CONFIG_PID_NS",          # clone/unshare(CLONE_NEWPID): pid_namespace.py
+          "CONFIG_USER_NS",         # clone/unshare(CLONE_NEWUSER): user_namespace.py
+          "CONFIG_NET_NS",          # clone/unshare(CLONE_NEWNET): net/namespace.py
           "CONFIG_DNOTIFY")         # fcntl's F_NOTIFY (kernel_model/notify/dnotify.py)
 
 # Options the model lacks although some of their calls answer: there is one namespace of each
 # other kind (unshare of one is EPERM, kernel_model/syscalls/impls/admin.py), no
 # swap (swapon is EPERM), no block devices, and no mandatory locking (gone since Linux 5.15).
-NEVER = ("CONFIG_NAMESPACES", "CONFIG_UTS_NS", "CONFIG_IPC_NS",
-         "CONFIG_USER_NS", "CONFIG_PID_NS", "CONFIG_NET_NS", "CONFIG_SWAP", "CONFIG_BLOCK",
+NEVER = ("CONFIG_UTS_NS", "CONFIG_IPC_NS", "CONFIG_SWAP", "CONFIG_BLOCK",
          "CONFIG_BLK_DEV_LOOP", "CONFIG_MANDATORY_FILE_LOCKING",
          "CONFIG_POSIX_AUX_CLOCKS")
 

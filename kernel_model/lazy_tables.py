@@ -30,10 +30,24 @@ class LazyTables:
         return NetlinkPorts()
 
     @functools.cached_property
+    def ns_inums(self):
+        """fs/proc/generic.c proc_alloc_inum: the inode numbers of the namespaces the run makes,
+        one sequence for every kind, from the first dynamic one (0xF0000000)."""
+        from itertools import count
+        return count(0xF0000000)
+
+    @functools.cached_property
+    def initial_net(self):
+        """The machine's network namespace: the kernel's own tables (net/namespace.py)."""
+        from .net.namespace import initial
+        from .user_namespace import INITIAL
+        return initial(self, INITIAL)
+
+    @functools.cached_property
     def time_namespaces(self):
         """The numbers of the time namespaces unshare makes (time_namespace.py)."""
         from .time_namespace import TimeNamespaces
-        return TimeNamespaces()
+        return TimeNamespaces(self.ns_inums)
 
     @functools.cached_property
     def keys(self):

@@ -19,6 +19,8 @@ def register_proc_entries(kernel) -> None:
     fs.add_proc_file(b"version", lambda: _utsname().PROC_VERSION)
     fs.add_proc_file(b"key-users", lambda: _key_users_text(kernel.keys))
     fs.add_sysctl(b"kernel/ns_last_pid", *_last_pid_entry(kernel))
+    for scope in (b"all", b"default", b"lo"):
+        fs.add_sysctl(b"net/ipv4/conf/%s/tag" % scope, *_conf_tag_entry(kernel, scope))
     for name in ("maxkeys", "maxbytes", "root_maxkeys", "root_maxbytes"):
         fs.add_sysctl(b"kernel/keys/" + name.encode(), *_key_quota_entry(kernel, name))
     for name in ("loadavg", "meminfo"):
@@ -82,16 +84,45 @@ def _uts_entry(kernel, path: bytes):
 
 def _last_pid_entry(kernel):
     """kernel/pid_namespace.c pid_ns_ctl_handler (CONFIG_CHECKPOINT_RESTORE): the last pid
-    handed out; writing it (0..pid_max, root's CAP_CHECKPOINT_RESTORE) makes the next
-    process's pid the first free one after it (Kernel.peek_next_pid)."""
+    handed out in the reader's pid namespace; writing it (0..pid_max, root's
+    CAP_CHECKPOINT_RESTORE) makes the next process's pid there the first free one after it
+    (Kernel.peek_next_pid in the initial namespace, pid_namespace.py's next_free below)."""
+    def namespace():
+        thread = kernel.current
+        return thread.process.pid_ns if thread is not None else None
+
     def put(value: int) -> None:
-        kernel.next_pid = value + 1
+        ns = namespace()
+        if ns is None or ns.initial:
+            kernel.next_pid = value + 1
+        else:
+            ns.last_pid = value
+
+    def text() -> bytes:
+        ns = namespace()
+        return b"%d" % (kernel.next_pid - 1 if ns is None or ns.initial else ns.last_pid)
 
     def write(position: int, data: bytes) -> int:       # procsys.py waits for the /proc mount
         from .fs.procsys import PID_MAX
         from .fs.sysctl_write import int_in, int_writer
         return int_writer(put, int_in(0, PID_MAX))(position, data)
-    return (lambda: b"%d" % (kernel.next_pid - 1)), write
+    return text, write
+
+
+def _conf_tag_entry(kernel, scope: bytes):
+    """net.ipv4.conf.SCOPE.tag (net/ipv4/devinet.c devinet_conf_proc, proc_dointvec): the
+    reader's network namespace's (net/namespace.py), any int."""
+    def net():
+        thread = kernel.current
+        return getattr(thread.process, "net_ns", None) if thread is not None else None
+
+    def put(value: int) -> None:
+        (net() or kernel.initial_net).conf_tag[scope] = value
+
+    def write(position: int, data: bytes) -> int:
+        from .fs.sysctl_write import int_in, int_writer
+        return int_writer(put, int_in(-(1 << 31), (1 << 31) - 1))(position, data)
+    return (lambda: b"%d" % (net() or kernel.initial_net).conf_tag[scope]), write
 
 
 def _key_quota_entry(kernel, name: str):

@@ -88,8 +88,8 @@ INITIAL = TimeNamespace(INITIAL_INUM, frozen=True)
 class TimeNamespaces:
     """The run's time namespaces: the numbers new ones get."""
 
-    def __init__(self):
-        self._inums = count(FIRST_DYNAMIC_INUM)
+    def __init__(self, inums=None):
+        self._inums = count(FIRST_DYNAMIC_INUM) if inums is None else inums
 
     def new(self) -> TimeNamespace:
         return TimeNamespace(self.inum())

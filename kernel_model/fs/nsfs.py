@@ -1,30 +1,31 @@
 """The sandbox's namespaces as files: /proc/PID/ns/* and what opening them gives (fs/nsfs.c,
 fs/proc/namespaces.c, include/linux/proc_ns.h).
 
-The initial namespaces are the sandbox's; unshare and clone make new time namespaces
-(kernel_model/time_namespace.py) and mount, UTS and IPC ones (process/namespaces.py), and a
-process's links of those kinds name its own. Each is named by its kind and inode number,
+The initial namespaces are the sandbox's; unshare and clone make new time, pid and user
+namespaces (kernel_model/time_namespace.py, pid_namespace.py, user_namespace.py), network ones
+(net/namespace.py) and mount, UTS and IPC ones (process/namespaces.py), and a process's links
+of those kinds name its own. Each is named by its kind and inode number,
 "uts:[4026531838]", with Linux's fixed numbers for the initial namespaces (PROC_*_INIT_INO)
 and, for the mount and network namespaces, which Linux numbers as it makes them, the ones a
 booted host shows. Every process's /proc/PID/ns lists the same ten links; opening one gives a
 namespace file (nsfs: a read-only regular file of that inode), which setns takes and which
 answers the NS_* ioctls (ns_ioctl):
 
-  NS_GET_USERNS     a new descriptor of the owning user namespace: the initial one, which a
-                    user namespace itself has none above (EPERM, ns_get_owner);
-  NS_GET_PARENT     the parent of a pid or user namespace: none above the initial ones (EPERM);
-                    other kinds have no hierarchy (EINVAL);
+  NS_GET_USERNS     a new descriptor of the owning user namespace (a pid namespace's creator's,
+                    a user namespace's parent; the initial one for the other kinds), EPERM
+                    when it lies outside the caller's (ns_get_owner);
+  NS_GET_PARENT     the parent of a pid or user namespace, EPERM above the caller's own
+                    (pidns_get_parent, ns_get_owner); other kinds have no hierarchy (EINVAL);
   NS_GET_NSTYPE     the CLONE_NEW* flag of its kind;
-  NS_GET_OWNER_UID  a user namespace's owner (root, 0), EINVAL for other kinds;
+  NS_GET_OWNER_UID  a user namespace's owner as the caller sees it, EINVAL for other kinds;
 anything else is ENOTTY.
 """
-import struct
-
 from .. import errno as E
 from ..errno import GuestErrno
 from .constants import BLOCK_SIZE, O_RDONLY, S_IFREG
 from .records import StatResult
 from .unseekable import Unseekable
+from ..user_namespace import INITIAL as INITIAL_USER_NS, pack_owner
 
 NSFS_DEV = 0x04                  # st_dev of nsfs inodes (0:4), as the host shows them
 CLONE_NEWTIME, CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS = 0x80, 0x20000, 0x02000000, 0x04000000
@@ -90,20 +91,42 @@ class NamespaceFile(Unseekable):
         if request == NS_GET_NSTYPE:
             return self.ns_type
         if request == NS_GET_USERNS:
-            if self.kind == b"user":
+            owner = self._owner()
+            if owner is None or not _sees(ctx.proc.creds.user_ns, owner):
                 raise GuestErrno(E.EPERM)
-            return _open_related(ctx, b"user")
+            return _open_related(ctx, b"user", owner)
         if request == NS_GET_PARENT:
-            raise GuestErrno(E.EPERM if self.kind in HIERARCHICAL else E.EINVAL)
+            if self.kind not in HIERARCHICAL:
+                raise GuestErrno(E.EINVAL)
+            parent = getattr(self.ns, "parent", None)
+            mine = ctx.proc.pid_ns if self.kind == b"pid" else ctx.proc.creds.user_ns
+            if parent is None or not _sees(mine, parent):
+                raise GuestErrno(E.EPERM)
+            return _open_related(ctx, self.kind, parent)
         if request == NS_GET_OWNER_UID:
             if self.kind != b"user":
                 raise GuestErrno(E.EINVAL)
-            ctx.write(arg, struct.pack("<I", 0))
+            ctx.write(arg, pack_owner(self.ns or INITIAL_USER_NS, ctx.proc.creds.user_ns))
             return 0
         raise GuestErrno(E.ENOTTY)
 
+    def _owner(self):
+        """The user namespace owning this one (ns_ops->owner): none above the initial."""
+        if self.kind == b"user":
+            return (self.ns or INITIAL_USER_NS).parent
+        return getattr(self.ns, "user_ns", None) or INITIAL_USER_NS
 
-def _open_related(ctx, kind: bytes) -> int:
+
+def _sees(mine, ns) -> bool:
+    """`ns` is the caller's namespace or below it (the walk up from ns reaches mine)."""
+    while ns is not None:
+        if ns is mine:
+            return True
+        ns = ns.parent
+    return False
+
+
+def _open_related(ctx, kind: bytes, ns) -> int:
     """open_related_ns(): a new read-only, close-on-exec descriptor of that namespace."""
     fd = ctx.proc.fds.lowest_free()
-    return ctx.proc.fds.install(NamespaceFile(kind), at=fd, cloexec=True)
+    return ctx.proc.fds.install(NamespaceFile(kind, ns), at=fd, cloexec=True)

@@ -17,6 +17,7 @@ from ..errno import GuestErrno
 from ..creds import (CAP_CHOWN, CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNER,
                              CAP_FSETID, ROOT, Credentials)
 from .constants import S_IFDIR, S_IFMT, S_ISGID, S_ISVTX
+from ..user_namespace import from_kid
 from .records import StatResult
 
 MAY_EXEC, MAY_WRITE, MAY_READ = 1, 2, 4
@@ -32,6 +33,16 @@ class Access:
     def searches_anything(self) -> bool:
         return self.creds.capable(CAP_DAC_READ_SEARCH)
 
+    def capable_over(self, st: StatResult, cap: int) -> bool:
+        """capable_wrt_inode_uidgid: the capability in the caller's user namespace, over an
+        inode whose owner and group that namespace maps (user_namespace.py); the machine's
+        capability in the initial one."""
+        creds = self.creds
+        if creds.user_ns.initial:
+            return creds.capable(cap)
+        return creds.capable_here(cap) and from_kid(creds.user_ns, st.uid) is not None \
+            and from_kid(creds.user_ns, st.gid, "gid_map") is not None
+
     def in_group(self, gid: int) -> bool:
         return gid == self.creds.fsgid or gid in self.groups
 
@@ -46,12 +57,12 @@ class Access:
         if not mask & ~bits & 7:
             return True
         if (mode & S_IFMT) == S_IFDIR:
-            if not mask & MAY_WRITE and creds.capable(CAP_DAC_READ_SEARCH):
+            if not mask & MAY_WRITE and self.capable_over(st, CAP_DAC_READ_SEARCH):
                 return True
-            return creds.capable(CAP_DAC_OVERRIDE)
-        if mask == MAY_READ and creds.capable(CAP_DAC_READ_SEARCH):
+            return self.capable_over(st, CAP_DAC_OVERRIDE)
+        if mask == MAY_READ and self.capable_over(st, CAP_DAC_READ_SEARCH):
             return True
-        return creds.capable(CAP_DAC_OVERRIDE) and (not mask & MAY_EXEC or bool(mode & 0o111))
+        return self.capable_over(st, CAP_DAC_OVERRIDE) and (not mask & MAY_EXEC or bool(mode & 0o111))
 
     def check(self, st: StatResult, mask: int) -> None:
         if not self.allowed(st, mask):
@@ -60,7 +71,7 @@ class Access:
     # --- ownership (fs/attr.c, fs/inode.c) -------------------------------------------------
     def owns(self, st: StatResult) -> bool:
         """inode_owner_or_capable: the file-system uid owns it, or CAP_FOWNER."""
-        return self.creds.fsuid == st.uid or self.creds.capable(CAP_FOWNER)
+        return self.creds.fsuid == st.uid or self.capable_over(st, CAP_FOWNER)
 
     def check_owner(self, st: StatResult) -> None:
         if not self.owns(st):
@@ -70,14 +81,14 @@ class Access:
         """setattr_prepare/chmod_common: the owner (or CAP_FOWNER) only, EPERM; S_ISGID is
         dropped when the caller is not in the file's group and lacks CAP_FSETID."""
         self.check_owner(st)
-        if mode & S_ISGID and not self.in_group(st.gid) and not self.creds.capable(CAP_FSETID):
+        if mode & S_ISGID and not self.in_group(st.gid) and not self.capable_over(st, CAP_FSETID):
             mode &= ~S_ISGID
         return mode
 
     def check_chown(self, st: StatResult, uid: int, gid: int) -> None:
         """chown_ok/chgrp_ok: a new owner needs CAP_CHOWN; a new group needs CAP_CHOWN or the
         owner giving it one of its own groups. EPERM otherwise."""
-        capable = self.creds.capable(CAP_CHOWN)
+        capable = self.capable_over(st, CAP_CHOWN)
         if uid != NO_ID and uid != st.uid and not capable:
             raise GuestErrno(E.EPERM)
         if gid != NO_ID and gid != st.gid and not capable:
@@ -88,7 +99,7 @@ class Access:
         """may_delete's check_sticky: in a sticky directory only the file's or the directory's
         owner (or CAP_FOWNER) removes or renames a name, EPERM."""
         if directory.mode & S_ISVTX and self.creds.fsuid not in (victim.uid, directory.uid) \
-                and not self.creds.capable(CAP_FOWNER):
+                and not self.capable_over(victim, CAP_FOWNER):
             raise GuestErrno(E.EPERM)
 
     def new_owner(self, directory: StatResult) -> tuple[int, int, bool]:

@@ -18,6 +18,7 @@ from .mountinfo import mountinfo_text
 from .procsys import Sysctl, sysctl_table
 from ..time_namespace import CLOCK_BOOTTIME
 from .nsfs import LINKS, NamespaceFile, link_text
+from .proc_idmaps import idmap_files
 from .proc_clocks import ProcClocks
 from .proctext import (CPUINFO, FILESYSTEMS, ProcessView, comm_of, stat_line,
                        status_text)
@@ -93,8 +94,8 @@ class _ProcRoot(SyntheticDir):
             b"self": fs.link(b"/self", lambda: pid),
             b"sys": _sys_dir(fs),
             **_tree(fs, b"", fs.files),
-            **{b"%d" % other.pid: _process_dir(fs, other) for other in self._others()},
-            pid: _process_dir(fs, proc),
+            **{b"%d" % other.pid: _process_dir(fs, other, proc) for other in self._others()},
+            pid: _process_dir(fs, proc, proc),
         }
 
     def _others(self) -> list[ProcessView]:
@@ -141,7 +142,7 @@ def _folder(fs: ProcFs, path: bytes, tree: dict) -> SyntheticDir:
                          else child for name, child in tree.items()})
 
 
-def _process_dir(fs: ProcFs, proc: ProcessView) -> SyntheticDir:
+def _process_dir(fs: ProcFs, proc: ProcessView, reader: ProcessView) -> SyntheticDir:
     base = b"/%d" % proc.pid
     fd_dir = fs.dir(base + b"/fd", _fd_links(fs, proc, base), ordered=True)
     children = {
@@ -168,6 +169,8 @@ def _process_dir(fs: ProcFs, proc: ProcessView) -> SyntheticDir:
     if hasattr(proc, "timens_offsets"):     # fs/proc/base.c timens_offsets_{show,write}
         children[b"timens_offsets"] = fs.file(base + b"/timens_offsets", proc.timens_offsets,
                                               0o644, proc.set_timens_offsets)
+    if hasattr(proc, "namespaces"):         # user namespace id maps (proc_idmaps.py)
+        children.update(idmap_files(fs, proc, reader, base))
     if hasattr(proc, "timer_slack_ns"):     # fs/proc/base.c timerslack_ns_show: "%llu\n"
         children[b"timerslack_ns"] = fs.file(base + b"/timerslack_ns",
                                              lambda: b"%d\n" % proc.timer_slack_ns())
@@ -200,14 +203,13 @@ def _fd_links(fs: ProcFs, proc: ProcessView, base: bytes) -> dict[bytes, Node]:
 
 def _namespace_links(fs: ProcFs, proc: ProcessView, base: bytes) -> dict[bytes, Node]:
     """ns/: a magic link per namespace kind, to the sandbox's one namespace of it (nsfs.py),
-    or for time ones to the process's (its own, and its children's: time_namespaces())."""
-    time_namespaces = getattr(proc, "time_namespaces", lambda: (None, None))
-    own = getattr(proc, "namespace", lambda kind: None)      # mnt, uts, ipc
+    or for the kinds a process may have others of to the process's (namespaces(): its time,
+    pid, user, network, mount, UTS and IPC namespaces, and its children's time and pid ones)."""
+    namespaces = getattr(proc, "namespaces", dict)
     links = {}
     for name, kind in LINKS:
-        def ns(name=name, kind=kind):
-            return time_namespaces()[name == b"time_for_children"] if kind == b"time" \
-                else own(kind)
+        def ns(name=name):
+            return namespaces().get(name)
         link = fs.link(base + b"/ns/" + name,
                        lambda kind=kind, ns=ns: link_text(kind, getattr(ns(), "inum", None)))
         link.opens = lambda kind=kind, ns=ns: NamespaceFile(kind, ns())

@@ -135,6 +135,17 @@ def memory_lines(proc: ProcessView) -> list[bytes]:
     return [b"%s:\t%8d kB" % (name, size >> 10) for name, size in status()]
 
 
+def namespace_id_lines(proc: ProcessView) -> list[bytes]:
+    """NStgid, NSpid, NSpgid, NSsid (task_state): the ids in every pid namespace from /proc's
+    (the initial one) down to the task's own (the view's pid_numbers(); one level without)."""
+    numbers = getattr(proc, "pid_numbers", None)
+    levels = numbers() if numbers is not None else {
+        key: (getattr(proc, attr, proc.pid),) for key, attr in
+        ((b"NStgid", "pid"), (b"NSpid", "pid"), (b"NSpgid", "pgid"), (b"NSsid", "sid"))}
+    return [key + b":\t" + b"\t".join(b"%d" % n for n in levels[key])
+            for key in (b"NStgid", b"NSpid", b"NSpgid", b"NSsid")]
+
+
 def status_text(proc: ProcessView) -> bytes:
     """/proc/PID/status (fs/proc/array.c proc_pid_status) as far as the model knows the task:
     the ids of its credentials (task_state: real, effective, saved, file-system), its umask,
@@ -155,6 +166,7 @@ def status_text(proc: ProcessView) -> bytes:
         b"Gid:\t%d\t%d\t%d\t%d" % (creds.gid, creds.egid, creds.sgid, creds.fsgid),
         b"FDSize:\t64",
         b"Groups:\t" + (b"".join(b"%d " % g for g in getattr(proc, "groups", ())) or b" "),
+        *namespace_id_lines(proc),
         *memory_lines(proc),
         b"Threads:\t%d" % getattr(proc, "thread_count", 1),
         b"CapInh:\t%016x" % creds.inheritable,

@@ -16,6 +16,7 @@ from ..errno import GuestErrno
 from .constants import (MSG_ERRQUEUE, MSG_MORE, MSG_NOSIGNAL, MSG_OOB, SO_REUSEADDR,
                         SOCK_DGRAM, SOCK_STREAM)
 from .inet_address import LOOPBACK, InetName, in_family, parse, unbound
+from .namespace import lo_is_up
 from .message import Message
 from .queue import Taken
 from .unix import CONNECTED, LISTENING, SHUTDOWN_MASK, UNCONNECTED, UnixSocket
@@ -36,7 +37,7 @@ class InetSocket(UnixSocket):
 
     @property
     def ports(self):
-        return self.kernel.inet_ports
+        return (self.net or self.kernel).inet_ports
 
     # ---- addresses --------------------------------------------------------------------------
     def parse(self, raw: bytes) -> InetName:
@@ -45,6 +46,8 @@ class InetSocket(UnixSocket):
     def reachable(self, name: InetName) -> InetName:
         """The loopback address `name` stands for (0.0.0.0 reaches the local host too);
         ENETUNREACH for any other host."""
+        if not lo_is_up(self):
+            raise GuestErrno(E.ENETUNREACH)          # no route while lo is down (namespace.py)
         if name.is_any or name.is_loopback:
             return InetName(self.family, LOOPBACK[self.family] if name.is_any else name.host,
                             name.port)
@@ -135,6 +138,7 @@ class InetSocket(UnixSocket):
         """The accepted end: of the listener's family (an IPv6 listener takes IPv4 clients,
         with v4-mapped addresses), on its port, with its port lock (inet_csk_clone_lock)."""
         embryo = InetSocket(self.kernel, server.family, self.type, ino, nonblocking=False)
+        embryo.net = self.net
         embryo.name = server.name        # shares the listener's port, as accepted TCP sockets do
         embryo.port_locked = server.port_locked
         return embryo
@@ -251,6 +255,6 @@ class InetSocket(UnixSocket):
 
     def _unbind(self) -> None:
         if self.name is not None and self.kernel is not None:
-            ports = getattr(self.kernel, "inet_ports", None)
+            ports = getattr(self.net or self.kernel, "inet_ports", None)
             if ports is not None:
                 ports.release(self.type, self.name.port, self)

@@ -58,7 +58,7 @@ class NetlinkSocket(UnixSocket):
 
     @property
     def ports(self) -> NetlinkPorts:
-        return self.kernel.netlink_ports
+        return (self.net or self.kernel).netlink_ports
 
     # ---- addresses --------------------------------------------------------------------------
     @staticmethod

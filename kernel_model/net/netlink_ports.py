@@ -9,12 +9,14 @@ FIRST_ROVER = -4097
 
 
 class NetlinkPorts:
-    """The bound port ids, per protocol (nl_table's hash), and the one state of the network
-    a netlink request changes: whether lo is up (rtnetlink.py)."""
+    """The bound port ids, per protocol (nl_table's hash), and lo's state, which netlink
+    requests and the interface ioctls (dev_ioctl.py) read and change: whether it is up
+    (rtnetlink.py) and its MTU (64 KiB, loopback_setup)."""
 
     def __init__(self):
         self.bound: dict[tuple[int, int], "NetlinkSocket"] = {}
         self.loopback_up = True
+        self.loopback_mtu = 65536
 
     def bind(self, sock: "NetlinkSocket", portid: int) -> None:
         if (sock.protocol, portid) in self.bound:

@@ -9,13 +9,14 @@ from dataclasses import dataclass, field
 from .. import errno as E
 from ..errno import GuestErrno
 from .constants import (SO_BROADCAST, SO_DEBUG, SO_DONTROUTE, SO_KEEPALIVE, SO_LINGER,
-                        SO_OOBINLINE, SO_PASSCRED, SO_PRIORITY, SO_RCVBUF, SO_RCVBUFFORCE,
+                        SO_NO_CHECK, SO_OOBINLINE, SO_PASSCRED, SO_PRIORITY, SO_RCVBUF, SO_RCVBUFFORCE,
                         SO_RCVLOWAT, SO_RCVTIMEO, SO_REUSEADDR, SO_REUSEPORT, SO_SNDBUF,
                         SO_SNDBUFFORCE, SO_SNDLOWAT, SO_SNDTIMEO, SOCK_MIN_RCVBUF,
                         SOCK_MIN_SNDBUF, SYSCTL_WMEM_MAX, WMEM_DEFAULT)
 
+# (SO_NO_CHECK: sk_no_check_tx, UDP's "no checksum"; the loopback network sums nothing)
 FLAG_OPTIONS = (SO_DEBUG, SO_REUSEADDR, SO_DONTROUTE, SO_BROADCAST, SO_KEEPALIVE, SO_OOBINLINE,
-                SO_REUSEPORT, SO_PASSCRED)
+                SO_REUSEPORT, SO_PASSCRED, SO_NO_CHECK)
 INT_OPTIONS = (SO_PRIORITY, SO_SNDLOWAT)
 TIMEVAL_OPTIONS = (SO_RCVTIMEO, SO_SNDTIMEO)
 ZERO_TIMEVAL = {4: bytes(8), 8: bytes(16)}      # struct timeval in the ABI's longs

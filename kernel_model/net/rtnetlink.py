@@ -28,7 +28,7 @@ IFLA_OPERSTATE, IFLA_LINKMODE = 16, 17
 IFA_ADDRESS, IFA_LOCAL, IFA_LABEL = 1, 2, 3
 ARPHRD_LOOPBACK = 772
 IFF_UP, IFF_LOOPBACK, IFF_RUNNING, IFF_LOWER_UP = 0x1, 0x8, 0x40, 0x10000
-LO_INDEX, LO_NAME, LO_MTU = 1, b"lo", 65536
+LO_INDEX, LO_NAME = 1, b"lo"
 RT_SCOPE_HOST, IFA_F_PERMANENT = 254, 0x80
 LO_ADDRESSES = ((AF_INET, 8, bytes([127, 0, 0, 1])), (AF_INET6, 128, bytes(15) + b"\x01"))
 
@@ -133,6 +133,11 @@ def _get_link(body: bytes, sock) -> tuple[int, list]:
     return 0, [(RTM_NEWLINK, 0, _link(sock))]
 
 
+def _ports(sock):
+    """The socket's network namespace's netlink table, which keeps lo's state (net/namespace.py)."""
+    return (getattr(sock, "net", None) or sock.kernel).netlink_ports
+
+
 def _set_link(body: bytes, flags: int, sock) -> tuple[int, list]:
     """rtnl_newlink() on lo: ifi_change's bits of IFF_UP follow ifi_flags (do_setlink); no link
     can be made (NLM_F_CREATE: EOPNOTSUPP) and another is ENODEV."""
@@ -142,18 +147,18 @@ def _set_link(body: bytes, flags: int, sock) -> tuple[int, list]:
     _, _, _, new_flags, change = IFINFOMSG.unpack_from(body)
     change = change or 0xFFFFFFFF
     if change & IFF_UP:
-        sock.kernel.netlink_ports.loopback_up = bool(new_flags & IFF_UP)
+        _ports(sock).loopback_up = bool(new_flags & IFF_UP)
     return 0, []
 
 
 def _link(sock) -> bytes:
     """RTM_NEWLINK's body for lo (rtnl_fill_ifinfo): the attributes tools read."""
-    up = sock.kernel.netlink_ports.loopback_up
+    up = _ports(sock).loopback_up
     flags = IFF_LOOPBACK | (IFF_UP | IFF_RUNNING | IFF_LOWER_UP if up else 0)
     return IFINFOMSG.pack(AF_UNSPEC, ARPHRD_LOOPBACK, LO_INDEX, flags, 0) + b"".join((
         _attr(IFLA_IFNAME, LO_NAME + b"\0"), _attr(IFLA_TXQLEN, struct.pack("<I", 1000)),
         _attr(IFLA_OPERSTATE, b"\0"), _attr(IFLA_LINKMODE, b"\0"),
-        _attr(IFLA_MTU, struct.pack("<I", LO_MTU)), _attr(IFLA_ADDRESS, bytes(6)),
+        _attr(IFLA_MTU, struct.pack("<I", _ports(sock).loopback_mtu)), _attr(IFLA_ADDRESS, bytes(6)),
         _attr(IFLA_BROADCAST, bytes(6))))
 
 

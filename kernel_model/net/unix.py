@@ -50,6 +50,12 @@ def datagram_cost(size: int) -> int:
 
 class UnixSocket(Unseekable):
     is_tty = False
+    net = None          # its network namespace (namespace.py); None: the initial one
+
+    def ioctl(self, ctx, request: int, arg: int) -> int:
+        """sock_do_ioctl: the interface requests (dev_ioctl.py), ENOTTY for the rest."""
+        from .dev_ioctl import sock_ioctl          # the first socket ioctl imports it
+        return sock_ioctl(ctx, self, request, arg)
 
     def __init__(self, kernel, sock_type: int, ino: int, *, nonblocking: bool = False):
         self.kernel = kernel
@@ -148,6 +154,7 @@ class UnixSocket(Unseekable):
     def _embryo(self, server: "UnixSocket", ino: int) -> "UnixSocket":
         """The server's end of a new connection: it shows the listener's address."""
         embryo = UnixSocket(self.kernel, self.type, ino)
+        embryo.net = self.net
         embryo.name = server.name
         return embryo
 
@@ -405,7 +412,7 @@ class UnixSocket(Unseekable):
 
 
     def _unbind(self) -> None:
-        names = getattr(self.kernel, "unix_names", None)
+        names = getattr(self.net or self.kernel, "unix_names", None)
         if names is not None:
             names.unbind(self.name, self.inode_key, self)
 

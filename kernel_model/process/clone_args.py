@@ -32,6 +32,7 @@ class CloneArgs:
     exit_signal: int
     stack_top: int          # 0: the caller's stack
     tls: int
+    set_tid: tuple = ()     # the pids wanted, the child's namespace's first (pid_namespace.py)
 
 
 def _read(ctx, addr: int, size: int) -> tuple:
@@ -79,5 +80,6 @@ def read_clone_args(ctx, addr: int, size: int) -> CloneArgs:
     if flags & CLONE_INTO_CGROUP and (cgroup > INT_MAX or size < KERNEL_SIZE):
         raise GuestErrno(E.EINVAL)
     _check_flags(flags, exit_signal)
+    wanted = struct.unpack("<%di" % set_tid_size, ctx.read(set_tid, 4 * set_tid_size)) if set_tid_size else ()
     return CloneArgs(flags, pidfd, child_tid, parent_tid, exit_signal,
-                     _stack_top(ctx, stack, stack_size), tls)
+                     _stack_top(ctx, stack, stack_size), tls, wanted)

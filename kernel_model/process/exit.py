@@ -11,9 +11,11 @@ from emu.memory import MemoryAccessError
 
 from ..blocking import exit_channel
 from ..fdtable import FdTable
+from ..pid_namespace import forget_task
 from .proc import INIT_PID, ZOMBIE
 
 SI_USER = 0                  # include/uapi/asm-generic/siginfo.h: sent by kill(2) or the like
+SIGKILL = 9
 
 
 def exit_thread(kernel, thread) -> None:
@@ -55,6 +57,8 @@ def exit_process(kernel, proc, status: int) -> None:
     (proc.ipc_ns or kernel.ipc).exit(proc)           # its IPC namespace (namespaces.py)
     _wake_pidfd_waiters(kernel, proc)
     _release_vfork_parent(kernel, proc)
+    if proc.pid_ns.reaper == proc.pid:
+        _zap_pid_namespace(kernel, proc)
     _reparent_children(kernel, proc)
     kernel.debug.exit(proc, status)
     kernel.release_space(proc.space)
@@ -112,12 +116,28 @@ def _reparent_children(kernel, proc) -> None:
 
 
 def _subreaper(kernel, proc):
+    """find_new_reaper: a living child subreaper among its ancestors in its own pid namespace,
+    else that namespace's init (pid_namespace.py), None for the sandbox's init."""
+    ns = proc.pid_ns
     ancestor = kernel.processes.get(proc.ppid)
-    while ancestor is not None and ancestor.pid != INIT_PID:
+    while ancestor is not None and ancestor.pid != INIT_PID and ancestor.pid != ns.reaper \
+            and ns.contains(ancestor.pid):
         if ancestor.child_subreaper and ancestor.state != ZOMBIE:
             return ancestor
         ancestor = kernel.processes.get(ancestor.ppid)
-    return None
+    pid1 = ns.lookup(1)
+    init = kernel.processes.get(pid1) if pid1 not in (None, proc.pid) else None
+    return init if init is not None and init.state != ZOMBIE else None
+
+
+def _zap_pid_namespace(kernel, init) -> None:
+    """zap_pid_ns_processes: the init of a pid namespace dies, so does every other process
+    in it (SIGKILL), and no new one may join (PIDNS_ADDING)."""
+    ns = init.pid_ns
+    ns.adding = False
+    for other in sorted(kernel.processes.values(), key=lambda p: p.pid):
+        if other is not init and other.state != ZOMBIE and ns.contains(other.pid):
+            kernel.signals.post(other, SIGKILL, info={"code": SI_USER, "pid": 0})
 
 
 def _send_pdeath_signals(kernel, parent, child) -> None:
@@ -130,6 +150,9 @@ def _send_pdeath_signals(kernel, parent, child) -> None:
 def reap(kernel, proc) -> None:
     """Remove a zombie for good (after wait4, or at once for init's children)."""
     kernel.processes.pop(proc.pid, None)
+    for thread in proc.threads:
+        forget_task(proc.pid_ns, thread.tid)
+    forget_task(proc.pid_ns, proc.pid)
     kernel.fs.process_reaped(proc.pid)
     parent = kernel.processes.get(proc.ppid)
     if parent is not None and proc in parent.children:

@@ -19,6 +19,8 @@ from ..errno import GuestErrno
 from ..cpu.gdt import I386_TLS_COUNT, I386_TLS_FIRST
 from ..cpu.user_desc import LAYOUT, UserDesc
 from .clone_fs import FsStruct
+from .fork_ns import check_thread, child_creds, child_net_namespace, child_pid_namespace, numbers
+from ..pid_namespace import attach_numbers
 from .proc import Process, Thread
 from ..sched_attrs import inherited as sched_inherited
 from ..memory.space import Space
@@ -30,10 +32,11 @@ CLONE_PIDFD, CLONE_PTRACE, CLONE_VFORK, CLONE_PARENT = 0x1000, 0x2000, 0x4000, 0
 CLONE_THREAD, CLONE_NEWNS, CLONE_SYSVSEM, CLONE_SETTLS = 0x10000, 0x20000, 0x40000, 0x80000
 CLONE_PARENT_SETTID, CLONE_CHILD_CLEARTID, CLONE_DETACHED = 0x100000, 0x200000, 0x400000
 CLONE_UNTRACED, CLONE_CHILD_SETTID, CLONE_IO = 0x800000, 0x1000000, 0x80000000
-CLONE_NEWUSER = 0x10000000
-NAMESPACE_FLAGS = 0x7E020000 & ~CLONE_NEWNS | CLONE_NEWNS     # CLONE_NEW*
+CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
 CLONE_NEWIPC = 0x08000000
+NAMESPACE_FLAGS = 0x7E020000 & ~CLONE_NEWNS | CLONE_NEWNS     # CLONE_NEW*
 OWN_NAMESPACES = CLONE_NEWNS | 0x04000000 | CLONE_NEWIPC     # mount, UTS, IPC: namespaces.py
+MODELED_NAMESPACES = CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET    # fork_ns.py
 
 
 def copy_space(parent: Space, memory_limit: int, pool=None) -> Space:
@@ -146,13 +149,13 @@ def _check_combinations(flags: int) -> None:
         raise GuestErrno(E.EINVAL)
 
 
-def do_clone(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid: int, tls: int) -> int:
+def do_clone(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid: int, tls: int,
+             set_tid: tuple = ()) -> int:
     parent = ctx.proc
     _check_combinations(flags)
-    if flags & NAMESPACE_FLAGS & ~OWN_NAMESPACES:
+    check_thread(parent, flags)
+    if flags & NAMESPACE_FLAGS & ~(OWN_NAMESPACES | MODELED_NAMESPACES):
         raise GuestErrno(E.EPERM)                 # a kind not modeled: refused (creds.py)
-    if flags & OWN_NAMESPACES and not parent.creds.capable(CAP_SYS_ADMIN):
-        raise GuestErrno(E.EPERM)                 # copy_namespaces: ns_capable(CAP_SYS_ADMIN)
     if flags & CLONE_THREAD:
         kernel.check_task_limit(ctx.thread)
         return _new_thread(kernel, ctx, flags, stack, parent_tid, child_tid, tls)
@@ -162,17 +165,25 @@ def do_clone(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid: in
     kernel.debug.pre_fork(parent, child_pid, vfork=bool(flags & CLONE_VFORK))
     try:
         kernel.check_task_limit(ctx.thread)
-        return _new_process(kernel, ctx, flags, stack, parent_tid, child_tid, tls)
+        return _new_process(kernel, ctx, flags, stack, parent_tid, child_tid, tls, set_tid)
     except GuestErrno as failure:
         kernel.debug.fork_failed(parent, child_pid, failure.errno)
         raise
 
 
-def _new_process(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid: int, tls: int) -> int:
+def _new_process(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid: int, tls: int,
+                 set_tid: tuple) -> int:
     parent = ctx.proc
+    creds = child_creds(kernel, parent, flags)
+    if flags & OWN_NAMESPACES and not creds.capable_here(CAP_SYS_ADMIN):
+        raise GuestErrno(E.EPERM)                 # copy_namespaces: ns_capable(CAP_SYS_ADMIN)
+    pid_ns = child_pid_namespace(kernel, parent, creds, flags)
+    net_ns = child_net_namespace(kernel, parent, creds, flags)
+    plan = numbers(kernel, pid_ns, creds, set_tid)
     space = parent.space if flags & CLONE_VM else copy_space(parent.space, kernel.config.memory_limit,
                                                                  kernel.space_pool)
-    pid = kernel.allocate_pid()
+    pid = plan[-1][1] or kernel.allocate_pid()
+    attach_numbers(plan, pid)
     # CLONE_PARENT: the child is the caller's sibling, with the caller's exit signal
     # (copy_process: real_parent = current->real_parent, exit_signal = group_leader's)
     sibling = bool(flags & CLONE_PARENT)
@@ -186,7 +197,8 @@ def _new_process(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid
                     sigactions=dict(parent.sigactions), rlimits=dict(parent.rlimits),
                     exit_signal=parent.exit_signal if sibling else flags & CSIGNAL,
                     personality=parent.personality,
-                    groups=parent.groups, creds=parent.creds, **time_ns_for_child(parent),
+                    groups=parent.groups, creds=creds, **time_ns_for_child(parent),
+                    pid_ns=pid_ns, pid_ns_for_children=pid_ns, net_ns=net_ns,
                     mount_ns=parent.mount_ns, uts_ns=parent.uts_ns, ipc_ns=parent.ipc_ns,
                     shm_attached=dict(parent.shm_attached) if space is not parent.space else {})
     if flags & OWN_NAMESPACES:                      # copy_namespaces: new ones for the flags
@@ -213,20 +225,23 @@ def _new_process(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid
     if real_parent is not None:
         real_parent.children.append(child)
     kernel.add_process(child, thread)
+    nr = parent.pid_ns.nr(pid)                 # the child as its parent sees it
     if flags & CLONE_VFORK:
         child.vfork_parent = ctx.thread
         kernel.debug.vfork(parent, child)
         kernel.sleep_after_return(ctx.thread, ("vfork", child.pid), f"vfork child {child.pid} to exec or exit")
     else:
         kernel.debug.fork(parent, child)
-    return pid
+    return nr
 
 
 def _settid(ctx, flags, thread, parent_tid, child_tid, space) -> None:
+    """The parent's word gets the tid as the parent sees it, the child's as the child does
+    (kernel_clone's pid_vnr, schedule_tail's task_pid_vnr)."""
     if flags & CLONE_PARENT_SETTID and parent_tid:
-        ctx.write(parent_tid, struct.pack("<i", thread.tid))
+        ctx.write(parent_tid, struct.pack("<i", ctx.proc.pid_ns.nr(thread.tid)))
     if flags & CLONE_CHILD_SETTID and child_tid:
-        space.machine.mem.write(child_tid, struct.pack("<i", thread.tid))
+        space.machine.mem.write(child_tid, struct.pack("<i", thread.process.pid_ns.nr(thread.tid)))
     if flags & CLONE_CHILD_CLEARTID:
         thread.clear_child_tid = child_tid
 
@@ -239,7 +254,9 @@ def _restore_tls(ctx) -> None:
 
 def _new_thread(kernel, ctx, flags, stack, parent_tid, child_tid, tls) -> int:
     proc = ctx.proc
+    plan = numbers(kernel, proc.pid_ns, proc.creds, ())
     tid = kernel.allocate_pid()
+    attach_numbers(plan, tid)
     thread = Thread(tid=tid, process=proc, kstack_top=proc.space.kstack_top(len(proc.threads)),
                     sigmask=ctx.thread.sigmask, tls=dict(ctx.thread.tls), comm=ctx.thread.comm,
                     task_flags=ctx.thread.task_flags.for_child(), **sched_inherited(ctx.thread))
@@ -249,4 +266,4 @@ def _new_thread(kernel, ctx, flags, stack, parent_tid, child_tid, tls) -> int:
     _settid(ctx, flags, thread, parent_tid, child_tid, proc.space)
     proc.threads.append(thread)
     kernel.add_thread(thread)
-    return tid
+    return proc.pid_ns.nr(tid)

@@ -11,6 +11,7 @@ from ..fdtable import FdTable
 from ..fs.openfile import fd_link_text
 from ..creds import ROOT, Credentials
 from ..time_namespace import INITIAL as INITIAL_TIME_NS, TimeNamespace
+from ..pid_namespace import INITIAL as INITIAL_PID_NS, PidNamespace
 from .clone_fs import FsStruct
 from .task_flags import TaskFlags
 from ..memory.pagemap import pagemap_entries
@@ -107,6 +108,9 @@ class Process:
     mount_ns: object = None                # its namespaces (process/namespaces.py): mounts,
     uts_ns: object = None                  # UTS names and System V IPC; None: the run's
     ipc_ns: object = None                  # first of each kind
+    pid_ns: PidNamespace = INITIAL_PID_NS             # the one its pid is in (pid_namespace.py)
+    pid_ns_for_children: PidNamespace = INITIAL_PID_NS      # unshare(CLONE_NEWPID) sets it
+    net_ns: object = None                  # its network namespace (net/namespace.py), None: the initial
     sem_undo: dict = field(default_factory=dict)   # (semid, semnum) -> SEM_UNDO adjustment
     shm_attached: dict = field(default_factory=dict)   # address -> SysV segment (shmat)
     child_subreaper: bool = False          # PR_SET_CHILD_SUBREAPER: adopts orphaned descendants

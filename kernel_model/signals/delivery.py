@@ -113,6 +113,10 @@ class Signals:
             return          # legacy_queue: a classic signal already pending is not sent again
         pending_set.pending_signals |= bit(sig)
         info = info or {"code": SI_USER, "pid": 0}
+        if info.get("pid") and not proc.pid_ns.initial:
+            # the sender as the receiver's pid namespace numbers it, 0 from outside
+            # (kernel/signal.c send_signal_locked: task_tgid_nr_ns)
+            info = {**info, "pid": proc.pid_ns.nr(info["pid"])}
         if sig >= SIGRTMIN:
             # a real-time signal is queued once per send, each with its siginfo, where a
             # classic one already pending is not sent again (kernel/signal.c legacy_queue)

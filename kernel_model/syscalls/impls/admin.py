@@ -8,8 +8,10 @@ private fd table (CLONE_FILES: EMFILE when its copy would exceed fs.nr_open), a 
 fs_struct (CLONE_FS: cwd, root and umask no longer follow the processes it was shared with),
 nothing for what is already private in the model (CLONE_SYSVSEM, and CLONE_VM/SIGHAND/THREAD
 of a single-threaded process); a new time namespace for the caller's children (CLONE_NEWTIME,
-kernel_model/time_namespace.py); a new mount (with CLONE_FS, as ksys_unshare adds it), UTS or
-IPC namespace for the caller (process/namespaces.py); another new namespace is EPERM. setns
+kernel_model/time_namespace.py); a new user namespace for the caller, a new pid namespace for
+its children and a new network namespace (CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET:
+process/fork_ns.py); a new mount (with CLONE_FS, as ksys_unshare adds it), UTS or IPC
+namespace for the caller (process/namespaces.py); a new cgroup namespace is EPERM. setns
 takes a namespace file of /proc/PID/ns (fs/nsfs.py) and joins that namespace; joining a mount
 namespace puts the caller's root and cwd at its root (mntns_install).
 """
@@ -18,6 +20,7 @@ from ...creds import CAP_SYS_ADMIN
 from ...errno import GuestErrno
 from ...fs.nsfs import NamespaceFile
 from ...process.clone_fs import FsStruct, set_fs
+from ...process.fork_ns import setns as setns_pid_user, unshare as unshare_pid_user
 from ...process.namespaces import OWN_NAMESPACES, enter_namespace, unshare_namespaces
 from ...time_namespace import enter as enter_time_ns
 from ...vdso.vvar import serve_vdso
@@ -54,8 +57,9 @@ def sys_setns(ctx, fd, nstype):
     nstype &= 0xFFFFFFFF
     if not isinstance(f, NamespaceFile) or nstype not in (0, f.ns_type):
         raise GuestErrno(E.EINVAL)
-    if f.ns_type == CLONE_NEWUSER:
-        raise GuestErrno(E.EINVAL)
+    if f.ns_type in (CLONE_NEWUSER, CLONE_NEWPID) and f.ns is not None or f.ns_type == CLONE_NEWNET:
+        setns_pid_user(ctx.kernel, ctx.proc, f.kind, f.ns)     # process/fork_ns.py
+        return 0
     if f.ns_type == CLONE_NEWTIME and len(ctx.proc.live_threads()) > 1:
         raise GuestErrno(E.EUSERS)                  # timens_install: single-threaded only
     if not ctx.proc.creds.capable(CAP_SYS_ADMIN):
@@ -79,14 +83,19 @@ def sys_unshare(ctx, flags):
         raise GuestErrno(E.EINVAL)
     # check_unshare_flags(): sharing threads, handlers or memory cannot be undone while other
     # threads share them
-    if flags & (CLONE_THREAD | CLONE_SIGHAND | CLONE_VM) and len(ctx.proc.live_threads()) > 1:
+    # (a new user namespace implies CLONE_THREAD)
+    if flags & (CLONE_THREAD | CLONE_SIGHAND | CLONE_VM | CLONE_NEWUSER) and len(ctx.proc.live_threads()) > 1:
         raise GuestErrno(E.EINVAL)
     if flags & CLONE_NEWNS:
         flags |= CLONE_FS                           # ksys_unshare: a new mount ns, a new fs
-    if flags & NAMESPACES & ~(CLONE_NEWTIME | OWN_NAMESPACES):
+    if flags & NAMESPACES & ~(CLONE_NEWTIME | OWN_NAMESPACES | CLONE_NEWPID | CLONE_NEWUSER
+                              | CLONE_NEWNET):
         raise GuestErrno(E.EPERM)
+    if flags & (CLONE_NEWPID | CLONE_NEWUSER | CLONE_NEWNET):
+        unshare_pid_user(ctx.kernel, ctx.proc, flags)     # process/fork_ns.py
     if flags & (CLONE_NEWTIME | OWN_NAMESPACES):
-        if not ctx.proc.creds.capable(CAP_SYS_ADMIN):     # unshare_nsproxy_namespaces
+        # unshare_nsproxy_namespaces: CAP_SYS_ADMIN over the (maybe new) user namespace
+        if not ctx.proc.creds.capable_here(CAP_SYS_ADMIN):
             raise GuestErrno(E.EPERM)
     if flags & CLONE_NEWTIME:
         ctx.proc.time_ns_for_children = ctx.kernel.time_namespaces.new()

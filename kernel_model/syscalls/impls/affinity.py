@@ -8,6 +8,7 @@ named, pid 0 meaning the caller and pid 1 the virtual init (root's); sched_setaf
 another user's task is EPERM (check_same_owner, kernel_model/sched_owner.py).
 """
 from ... import errno as E
+from ...pid_namespace import global_pid
 from ...cpu.cpus import ALL_CPUS, CPUMASK_SIZE, NR_CPUS
 from ...errno import GuestErrno
 from ...creds import ROOT
@@ -21,7 +22,7 @@ def _check_task(ctx, pid: int):
     """find_process_by_pid(): 0 is the caller; else any task (thread id) still in the pid
     table, zombies included until reaped; negative pids name nothing (ESRCH). The task's
     process, or None for the virtual init."""
-    pid = ctx.int32(pid)
+    pid = global_pid(ctx.proc, ctx.int32(pid))      # of the caller's pid namespace
     if pid == 0:
         return ctx.proc
     if pid == INIT_PID:

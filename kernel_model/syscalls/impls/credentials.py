@@ -8,10 +8,15 @@ leaves an id unchanged; as setuid's or setfsuid's argument it is invalid.
 i386's calls without the "32" suffix are the 16-bit ones of kernel/uid16.c: their results
 above 65535 read as the overflow id (high2lowuid) and a 16-bit -1 (0xFFFF) means -1
 (low2highuid). x86-64's are 32-bit under the same names.
+
+Ids are read and given in the caller's user namespace (user_namespace.py): an id it does not
+map reads as the overflow id, and setting one is EINVAL (setfsuid's answer is the old id);
+the capabilities asked are the caller's there (ns_capable_setid).
 """
 from ... import errno as E
 from ...errno import GuestErrno
 from ...creds import CAP_SETGID, CAP_SETUID, NO_ID
+from ...user_namespace import make_kid, munged
 from ..kinds import K
 from ..registry import syscall
 
@@ -22,17 +27,32 @@ def _is_16bit(ctx, name: str) -> bool:
     return ctx.abi == "i386" and not name.endswith("32")
 
 
+def _map_name(name: str) -> str:
+    return "gid_map" if "gid" in name or "groups" in name else "uid_map"
+
+
 def _to_guest(ctx, name: str, value: int) -> int:
-    """high2lowuid for the 16-bit calls."""
+    """from_kuid_munged, then high2lowuid for the 16-bit calls."""
+    value = munged(ctx.proc.creds.user_ns, value, _map_name(name))
     return value if not _is_16bit(ctx, name) or value <= 0xFFFF else OVERFLOW_ID
 
 
 def _from_guest(ctx, name: str, value: int) -> int:
-    """An id argument as the kernel sees it: 32 bits, low2highuid for the 16-bit calls."""
+    """An id argument as the kernel sees it: 32 bits, low2highuid for the 16-bit calls, then
+    make_kuid (an unmapped id: EINVAL; setfsuid's: -1, which changes nothing)."""
     if _is_16bit(ctx, name):
         value &= 0xFFFF
-        return NO_ID if value == 0xFFFF else value
-    return value & 0xFFFFFFFF
+        value = NO_ID if value == 0xFFFF else value
+    else:
+        value &= 0xFFFFFFFF
+    if value == NO_ID:
+        return value
+    kid = make_kid(ctx.proc.creds.user_ns, value, _map_name(name))
+    if kid is None:
+        if name.startswith("setfs"):
+            return NO_ID
+        raise GuestErrno(E.EINVAL)
+    return kid
 
 
 def _family(kind: str):
@@ -81,7 +101,7 @@ def setid(ctx, kind: str, value: int) -> None:
     creds = ctx.proc.creds
     if value == NO_ID:
         raise GuestErrno(E.EINVAL)
-    if creds.capable(cap):
+    if creds.capable_here(cap):
         ctx.proc.creds = creds.with_ids(**{real: value, effective: value, saved: value, fs: value})
     elif value in (getattr(creds, real), getattr(creds, saved)):
         ctx.proc.creds = creds.with_ids(**{effective: value, fs: value})
@@ -95,7 +115,7 @@ def setreid(ctx, kind: str, r: int, e: int) -> None:
     one becomes other than the old real one."""
     real, effective, saved, fs, cap = _family(kind)
     old = ctx.proc.creds
-    privileged = old.capable(cap)
+    privileged = old.capable_here(cap)
     ids = {}
     if r != NO_ID:
         if not privileged and r not in (getattr(old, real), getattr(old, effective)):
@@ -120,7 +140,7 @@ def setresid(ctx, kind: str, r: int, e: int, s: int) -> None:
     current = (getattr(old, real), getattr(old, effective), getattr(old, saved))
     wanted = {field: value for field, value in zip((real, effective, saved), (r, e, s))
               if value != NO_ID}
-    if not old.capable(cap) and any(value not in current for value in wanted.values()):
+    if not old.capable_here(cap) and any(value not in current for value in wanted.values()):
         raise GuestErrno(E.EPERM)
     wanted[fs] = wanted.get(effective, getattr(old, effective))
     ctx.proc.creds = old.with_ids(**wanted)
@@ -133,7 +153,7 @@ def setfsid(ctx, kind: str, value: int) -> int:
     old = ctx.proc.creds
     previous = getattr(old, fs)
     if value != NO_ID and (value in (getattr(old, real), getattr(old, effective),
-                                     getattr(old, saved), previous) or old.capable(cap)):
+                                     getattr(old, saved), previous) or old.capable_here(cap)):
         if value != previous:
             ctx.proc.creds = old.with_ids(**{fs: value})
     return previous

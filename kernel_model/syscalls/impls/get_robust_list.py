@@ -8,6 +8,7 @@ stored (EFAULT), then the head (EFAULT). A compat (i386) task gets both as 32-bi
 (spawn.py: the guest's first process is its child). LTP get_robust_list01.
 """
 from ... import errno as E
+from ...pid_namespace import global_pid
 from ...creds import ROOT
 from ...errno import GuestErrno
 from ...process.proc import INIT_PID
@@ -32,6 +33,7 @@ def _thread(ctx, pid: int):
     (None, None) for the virtual init."""
     if pid == 0:
         return ctx.proc, ctx.thread
+    pid = global_pid(ctx.proc, pid)                 # of the caller's pid namespace
     for proc in ctx.kernel.processes.values():
         for thread in proc.threads:
             if thread.tid == pid:

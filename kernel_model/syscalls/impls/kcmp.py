@@ -25,6 +25,7 @@ import struct
 import weakref
 
 from ... import errno as E
+from ...pid_namespace import global_pid
 from ...errno import GuestErrno
 from ...fs.epoll import Epoll
 from ..kinds import K
@@ -64,6 +65,7 @@ def sys_kcmp(ctx, pid1, pid2, kind, idx1, idx2):
 
 def _task(ctx, pid: int):
     """find_task_by_vpid(): the process of the task with that id."""
+    pid = global_pid(ctx.proc, pid) if pid else -1
     for proc in ctx.kernel.processes.values():
         if any(thread.tid == pid for thread in proc.threads):
             return proc

@@ -18,6 +18,7 @@ from ..registry import syscall
 
 SI_USER, SI_TKILL = 0, -6
 SIGCONT, CAP_KILL = 18, 5
+SIGKILL, SIGSTOP = 9, 19
 
 
 class VirtualInit:
@@ -31,9 +32,16 @@ INIT = VirtualInit()
 
 
 def post(ctx, target, sig: int, info: dict) -> None:
-    """Queue `sig` for `target`; the virtual init drops it."""
-    if sig and target is not INIT:
-        ctx.kernel.signals.post(target, sig, info=info)
+    """Queue `sig` for `target`; the virtual init drops it, and so does the init of a pid
+    namespace a signal it has no handler for, unless SIGKILL or SIGSTOP comes from an
+    ancestor namespace (kernel/signal.c sig_task_ignored: SIGNAL_UNKILLABLE, `force`)."""
+    if not sig or target is INIT:
+        return
+    if target.pid_ns.reaper == target.pid and target.sigactions.get(sig, (0,))[0] == 0:
+        from_outside = not target.pid_ns.contains(ctx.proc.pid)
+        if not (from_outside and sig in (SIGKILL, SIGSTOP)):
+            return
+    ctx.kernel.signals.post(target, sig, info=info)
 
 
 def may_signal(ctx, target, sig: int) -> bool:
@@ -57,17 +65,22 @@ def _check_signal(sig: int) -> None:
 def _targets(ctx, pid: int) -> list:
     # A zombie not yet reaped still holds its pid: kill succeeds and the signal is dropped
     # (Linux: its task is still hashed until release_task; signals.post ignores zombies).
-    procs = sorted(ctx.kernel.processes.values(), key=lambda p: p.pid)
+    # The numbers are the caller's pid namespace's (find_vpid); -1 reaches the processes it
+    # sees but its init (task_pid_vnr(p) > 1).
+    ns = ctx.proc.pid_ns
+    procs = sorted((p for p in ctx.kernel.processes.values() if ns.contains(p.pid)),
+                   key=lambda p: p.pid)
     if pid > 0:
         # kill_proc_info looks `pid` up among all tasks (find_vpid): a thread's id names its
         # whole thread group, as its process id does (kernel/signal.c kill_pid_info)
-        found = [p for p in procs if p.pid == pid or any(t.tid == pid for t in p.threads)][:1]
-        return found or ([INIT] if pid == INIT_PID else [])
+        wanted = ns.lookup(pid)
+        found = [p for p in procs if p.pid == wanted or any(t.tid == wanted for t in p.threads)][:1]
+        return found or ([INIT] if pid == INIT_PID and ns.initial else [])
     if pid == 0:
         return [p for p in procs if p.pgid == ctx.proc.pgid]
     if pid == -1:
-        return [p for p in procs if p is not ctx.proc] or [ctx.proc]
-    return [p for p in procs if p.pgid == -pid]
+        return [p for p in procs if p is not ctx.proc and ns.nr(p.pid) > 1] or [ctx.proc]
+    return [p for p in procs if p.pgid == ns.lookup(-pid)]
 
 
 @syscall("kill", args=(("pid", K.PID), ("sig", K.SIGNAL)))
@@ -86,6 +99,8 @@ def sys_kill(ctx, pid, sig):
 
 
 def _thread(ctx, tid: int, tgid: int | None):
+    ns = ctx.proc.pid_ns
+    tid, tgid = ns.lookup(tid), (None if tgid is None else ns.lookup(tgid) or -1)
     for proc in ctx.kernel.processes.values():
         if tgid is not None and proc.pid != tgid:
             continue

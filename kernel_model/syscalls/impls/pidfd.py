@@ -21,7 +21,8 @@ from .kill import INIT, SI_TKILL, SI_USER, _check_signal, may_signal, post
 PIDFD_NONBLOCK = 0o4000                 # O_NONBLOCK
 
 
-def _process(ctx, pid: int):
+def _process(ctx, nr: int):
+    pid = ctx.proc.pid_ns.lookup(nr)                # the caller's pid namespace's number
     proc = ctx.kernel.processes.get(pid)
     if proc is None:
         for other in ctx.kernel.processes.values():

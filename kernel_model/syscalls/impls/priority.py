@@ -19,6 +19,7 @@ getpriority returns 20 - nice (1..40) so that no result looks like an error; the
 turns it back into a nice value.
 """
 from ... import errno as E
+from ...pid_namespace import global_pid
 from ...creds import CAP_SYS_ADMIN
 from ...errno import GuestErrno
 from ...sched_owner import CAP_SYS_NICE
@@ -49,11 +50,12 @@ def tasks(ctx, which: int, who: int, process: int, group: int, user: int) -> lis
     if which == process:
         if who == 0:
             return [ctx.thread]
+        who = global_pid(ctx.proc, who)         # numbers of the caller's pid namespace
         if who == INIT_PID:
             return [INIT]
         return [t for t in _live_threads(ctx) if t.tid == who][:1]
     if which == group:
-        pgid = ctx.proc.pgid if who == 0 else who
+        pgid = ctx.proc.pgid if who == 0 else global_pid(ctx.proc, who)
         return [t for t in _live_threads(ctx) if t.process.pgid == pgid]
     if which == user:
         uid = ctx.proc.creds.uid if who == 0 else who & 0xFFFFFFFF

@@ -5,6 +5,8 @@ from ... import errno as E
 from ...errno import GuestErrno
 from ...process.exec import execve
 from ...creds import CAP_SETGID
+from ...user_namespace import make_kid, munged
+from ...pid_namespace import global_pid
 from ...process.proc import INIT_PID
 from ...flags import (ARCH_GET_CPUID, ARCH_GET_FS, ARCH_GET_GS, ARCH_SET_CPUID, ARCH_SET_FS,
                       ARCH_SET_GS)
@@ -38,17 +40,17 @@ def sys_exit_group(ctx, status):
 
 @syscall("getpid", args=())
 def sys_getpid(ctx):
-    return ctx.proc.pid
+    return ctx.proc.pid_ns.nr(ctx.proc.pid)        # task_tgid_vnr: in its own pid namespace
 
 
 @syscall("gettid", args=())
 def sys_gettid(ctx):
-    return ctx.thread.tid
+    return ctx.proc.pid_ns.nr(ctx.thread.tid)
 
 
 @syscall("getppid", args=())
 def sys_getppid(ctx):
-    return ctx.proc.ppid
+    return ctx.proc.pid_ns.nr(ctx.proc.ppid)       # 0 for a parent outside its namespace
 
 
 NGROUPS_MAX = 65536
@@ -67,7 +69,8 @@ def _getgroups(ctx, name: str, size: int, lst: int) -> int:
     size = ctx.int32(size)
     if size < 0:
         raise GuestErrno(E.EINVAL)
-    groups = ctx.proc.groups
+    user_ns = ctx.proc.creds.user_ns               # as the caller's namespace sees them
+    groups = [munged(user_ns, g, "gid_map") for g in ctx.proc.groups]
     if size:
         if len(groups) > size:
             raise GuestErrno(E.EINVAL)
@@ -82,7 +85,10 @@ def _setgroups(ctx, name: str, size: int, lst: int) -> int:
     """kernel/groups.c setgroups: CAP_SETGID first (may_setgroups: EPERM; the sandbox's
     root has it until it gives up its effective ids); more than NGROUPS_MAX, or a negative
     size as unsigned, is EINVAL before anything is read; then the list, EFAULT."""
-    if not ctx.proc.creds.capable(CAP_SETGID):
+    creds = ctx.proc.creds
+    # may_setgroups: CAP_SETGID in the caller's user namespace, whose gid map is written and
+    # setgroups not denied (userns_may_setgroups)
+    if not creds.capable_here(CAP_SETGID) or not (creds.user_ns.gid_map and creds.user_ns.setgroups_allowed):
         raise GuestErrno(E.EPERM)
     size = ctx.int32(size)
     if size & 0xFFFFFFFF > NGROUPS_MAX:
@@ -92,6 +98,9 @@ def _setgroups(ctx, name: str, size: int, lst: int) -> int:
     gids = [int.from_bytes(raw[i:i + width], "little") for i in range(0, len(raw), width)]
     if width == 2:                        # low2highgid: (old_gid_t)-1 stays -1
         gids = [0xFFFFFFFF if g == 0xFFFF else g for g in gids]
+    gids = [make_kid(creds.user_ns, g, "gid_map") for g in gids]
+    if None in gids:
+        raise GuestErrno(E.EINVAL)        # groups_from_user: a gid the namespace does not map
     ctx.proc.groups = tuple(sorted(gids))         # groups_sort keeps duplicates
     return 0
 
@@ -118,17 +127,18 @@ def sys_setgroups32(ctx, size, lst):
 
 @syscall("getpgid", args=(("pid", K.PID),))
 def sys_getpgid(ctx, pid):
-    if pid == INIT_PID:
+    ns = ctx.proc.pid_ns
+    if pid == INIT_PID and ns.initial:
         return INIT_PID                 # the sandbox's init leads its own group
-    proc = ctx.kernel.processes.get(pid) if pid else ctx.proc
+    proc = ctx.kernel.processes.get(ns.lookup(pid)) if pid else ctx.proc
     if proc is None:
         raise GuestErrno(E.ESRCH)
-    return proc.pgid
+    return ns.nr(proc.pgid)
 
 
 @syscall("getpgrp", args=())
 def sys_getpgrp(ctx):
-    return ctx.proc.pgid
+    return ctx.proc.pid_ns.nr(ctx.proc.pgid)
 
 
 @syscall("setpgid", args=(("pid", K.PID), ("pgid", K.PID)))
@@ -162,12 +172,13 @@ def sys_setpgid(ctx, pid, pgid):
 
 @syscall("getsid", args=(("pid", K.PID),))
 def sys_getsid(ctx, pid):
-    if pid == INIT_PID:
+    ns = ctx.proc.pid_ns
+    if pid == INIT_PID and ns.initial:
         return INIT_PID                 # the sandbox's init leads its own session
-    proc = ctx.kernel.processes.get(pid) if pid else ctx.proc
+    proc = ctx.kernel.processes.get(ns.lookup(pid)) if pid else ctx.proc
     if proc is None:
         raise GuestErrno(E.ESRCH)
-    return proc.sid
+    return ns.nr(proc.sid)
 
 
 @syscall("setsid", args=())
@@ -175,13 +186,13 @@ def sys_setsid(ctx):
     if ctx.proc.pgid == ctx.proc.pid:
         raise GuestErrno(E.EPERM)
     ctx.proc.sid = ctx.proc.pgid = ctx.proc.pid
-    return ctx.proc.pid
+    return ctx.proc.pid_ns.nr(ctx.proc.pid)
 
 
 @syscall("set_tid_address", args=(("tidptr", K.PTR),))
 def sys_set_tid_address(ctx, tidptr):
     ctx.thread.clear_child_tid = tidptr
-    return ctx.thread.tid
+    return ctx.proc.pid_ns.nr(ctx.thread.tid)
 
 
 @syscall("set_robust_list", args=(("head", K.PTR), ("len", K.ULONG)))
@@ -245,6 +256,7 @@ def _clamp(value: int, word: int) -> int:
 @syscall("prlimit64", args=(("pid", K.PID), ("resource", K.RLIMIT_RESOURCE),
                             ("new_limit", K.RLIMIT64_IN), ("old_limit", K.RLIMIT64_OUT)))
 def sys_prlimit64(ctx, pid, resource, new_limit, old_limit):
+    pid = global_pid(ctx.proc, ctx.int32(pid))      # a number of the caller's pid namespace
     if pid and pid != ctx.proc.pid:
         if pid not in ctx.kernel.processes:
             raise GuestErrno(E.ESRCH)

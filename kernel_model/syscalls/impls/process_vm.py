@@ -13,6 +13,7 @@ faults ends the copy: the call returns the bytes copied, or EFAULT if none were.
 import struct
 
 from ... import errno as E
+from ...pid_namespace import global_pid
 from ...errno import GuestErrno
 from ...memory.vm import PROT_READ, PROT_WRITE
 from ...iovec import UIO_MAXIOV, import_iovec
@@ -76,6 +77,7 @@ def _remote_iovec(ctx, uvec: int, count: int) -> list[tuple[int, int]]:
 
 def _traceable(ctx, pid: int):
     """find_get_task_by_vpid (a thread's id finds its process) and mm_access's permission."""
+    pid = global_pid(ctx.proc, pid) if pid > 0 else pid
     target = next((p for p in ctx.kernel.processes.values()
                    if p.pid == pid or any(t.tid == pid for t in p.threads)), None) if pid > 0 else None
     if target is None or target.space is None:

@@ -50,7 +50,7 @@ def sys_clone3(ctx, args, size):
     a = read_clone_args(ctx, args, size)
     return _clone_with_pidfd(ctx, a.flags, a.pidfd, lambda: do_clone(
         ctx.kernel, ctx, (a.flags & 0xFFFFFFFF) | a.exit_signal, a.stack_top, a.parent_tid,
-        a.child_tid, a.tls))
+        a.child_tid, a.tls, set_tid=a.set_tid))
 
 
 def _clone_with_pidfd(ctx, flags: int, pidfd_addr: int, clone) -> int:
@@ -61,19 +61,23 @@ def _clone_with_pidfd(ctx, flags: int, pidfd_addr: int, clone) -> int:
     if not ctx.writable(pidfd_addr, 4):
         raise GuestErrno(E.EFAULT)
     pid = clone()
-    fd = ctx.proc.fds.install(PidFd(ctx.kernel.processes[pid], False), cloexec=True)
+    child = ctx.kernel.processes[ctx.proc.pid_ns.lookup(pid)]
+    fd = ctx.proc.fds.install(PidFd(child, False), cloexec=True)
     ctx.write(pidfd_addr, struct.pack("<i", fd))
     return pid
 
 
-def _matches(ctx, child, pid: int) -> bool:
+def _selector(proc, pid: int):
+    """Which children wait4's `pid` names: numbers of the caller's pid namespace
+    (find_get_pid), looked up now, as the selector is kept while the wait sleeps (and asked
+    when another process runs)."""
     if pid > 0:
-        return child.pid == pid
+        wanted = proc.pid_ns.lookup(pid)
+        return lambda c: c.pid == wanted
     if pid == -1:
-        return True
-    if pid == 0:
-        return child.pgid == ctx.proc.pgid
-    return child.pgid == -pid
+        return lambda c: True
+    group = proc.pgid if pid == 0 else proc.pid_ns.lookup(-pid)
+    return lambda c: c.pgid == group
 
 
 def _find_waitable(ctx, selector, options: int):
@@ -108,13 +112,14 @@ def _wait4(ctx, pid, status_ptr, options, rusage):
         raise GuestErrno(E.EINVAL)
     if pid == INT_MIN:
         raise GuestErrno(E.ESRCH)     # -INT_MIN is no process group (kernel_wait4: ESRCH)
-    selector = lambda c: _matches(ctx, c, pid)     # kept while the wait sleeps
+    selector = _selector(ctx.proc, pid)
     found = _find_waitable(ctx, selector, options | WEXITED)
     if found is None:
         if options & WNOHANG:
             return 0
         raise _wait_block(ctx, f"wait4({pid})", selector)
     child, report = found
+    nr = ctx.proc.pid_ns.nr(child.pid)                # before the reap frees its numbers
     if status_ptr:
         ctx.write(status_ptr, struct.pack("<i", child.exit_status if report is None
                                           else wait_status(report)))
@@ -126,7 +131,7 @@ def _wait4(ctx, pid, status_ptr, options, rusage):
         reap(ctx.kernel, child)
     else:
         child.stop_report = None                      # reported once
-    return child.pid
+    return nr
 
 
 @syscall("wait4", args=(("pid", K.PID), ("wstatus", K.WSTATUS_OUT), ("options", K.WAIT_OPTIONS),
@@ -151,8 +156,11 @@ def _waitid_selector(ctx, idtype: int, ident: int):
             raise GuestErrno(E.EBADF)
         target = f.process
         return (lambda c: c is target), bool(f.flags & O_NONBLOCK)
-    return {P_ALL: lambda c: True, P_PID: lambda c: c.pid == ident,
-            P_PGID: lambda c: c.pgid == (ident or ctx.proc.pgid)}[idtype], False
+    ns, proc = ctx.proc.pid_ns, ctx.proc           # (ctx is the running call's, not kept)
+    wanted = ns.lookup(ident)
+    group = wanted if ident else proc.pgid
+    return {P_ALL: lambda c: True, P_PID: lambda c: c.pid == wanted,
+            P_PGID: lambda c: c.pgid == group}[idtype], False
 
 
 @syscall("waitid", args=(("idtype", K.WAITID_TYPE), ("id", K.PID), ("infop", K.STRUCT),
@@ -185,7 +193,7 @@ def sys_waitid(ctx, idtype, ident, infop, options, rusage):
     if infop:
         # siginfo_t: si_signo, si_errno, si_code, then the union (8-byte aligned on x86-64)
         head = struct.pack("<iii", SIGCHLD, 0, code) + (b"\0" * 4 if ctx.word == 8 else b"")
-        body = struct.pack("<iIi", child.pid, 0, value)
+        body = struct.pack("<iIi", ctx.proc.pid_ns.nr(child.pid), 0, value)
         ctx.write(infop, (head + body).ljust(128, b"\0"))
     if not options & WNOWAIT:
         if report is None:

@@ -17,6 +17,7 @@ that is sched_setattr's job).
 import struct
 
 from ... import errno as E
+from ...pid_namespace import global_pid
 from ...errno import GuestErrno
 from ...sched_attrs import (RT_POLICIES, SCHED_BATCH, SCHED_DEADLINE, SCHED_IDLE, SCHED_NORMAL,
                            SCHED_RESET_ON_FORK)
@@ -35,6 +36,7 @@ def find_task(ctx, pid: int):
     """find_process_by_pid(): 0 is the caller; INIT for pid 1; ESRCH for no such task."""
     if pid == 0:
         return ctx.thread
+    pid = global_pid(ctx.proc, pid)             # a number of the caller's pid namespace
     if pid == 1:
         return INIT
     for proc in ctx.kernel.processes.values():

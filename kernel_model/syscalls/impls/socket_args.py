@@ -28,7 +28,15 @@ def sock_of(ctx, fd: int) -> UnixSocket:
 
 
 def unix_names(ctx) -> UnixNames:
-    return ctx.kernel.unix_names
+    """The caller's network namespace's names (net/namespace.py; the kernel's: the initial)."""
+    return (getattr(ctx.proc, "net_ns", None) or ctx.kernel).unix_names
+
+
+def net_capable(ctx, cap: int) -> bool:
+    """ns_capable(net->user_ns, cap): the capability over the caller's network namespace's
+    owner (the machine's for the initial one)."""
+    net = getattr(ctx.proc, "net_ns", None)
+    return ctx.proc.creds.capable(cap) if net is None else ctx.proc.creds.ns_capable(net.user_ns, cap)
 
 
 def read_sockaddr(ctx, addr: int, addrlen: int) -> bytes:

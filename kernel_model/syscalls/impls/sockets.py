@@ -27,7 +27,7 @@ from ...net.unix import UnixSocket, pair
 from ..kinds import K
 from ..registry import syscall
 from .socket_args import (caller_creds, check_sockaddr_out, find_raw, read_sockaddr, sock_of,
-                          timed, unix_names, write_sockaddr)
+                          net_capable, timed, unix_names, write_sockaddr)
 
 INET_FAMILIES = (AF_INET, AF_INET6)
 CAP_NET_RAW = 13
@@ -86,11 +86,14 @@ def note_unreachable(kernel):
 def _new_socket(ctx, sock_type: int, flags: int, family: int = AF_UNIX) -> UnixSocket:
     nonblocking = bool(flags & SOCK_NONBLOCK)
     if family == AF_UNIX:
-        return UnixSocket(ctx.kernel, sock_type, ctx.kernel.next_pipe_ino(),
+        sock = UnixSocket(ctx.kernel, sock_type, ctx.kernel.next_pipe_ino(),
                           nonblocking=nonblocking)
-    ctx.kernel.note_unreachable = note_unreachable(ctx.kernel)
-    return InetSocket(ctx.kernel, family, sock_type, ctx.kernel.next_pipe_ino(),
-                      nonblocking=nonblocking)
+    else:
+        ctx.kernel.note_unreachable = note_unreachable(ctx.kernel)
+        sock = InetSocket(ctx.kernel, family, sock_type, ctx.kernel.next_pipe_ino(),
+                          nonblocking=nonblocking)
+    sock.net = getattr(ctx.proc, "net_ns", None)    # sock_net: its creator's network
+    return sock
 
 
 @syscall("socket", args=(("domain", K.INT), ("type", K.INT), ("protocol", K.INT)))
@@ -116,14 +119,16 @@ def _netlink_socket(ctx, sock_type: int, protocol: int, flags: int) -> int:
     fd = ctx.proc.fds.lowest_free()
     sock = NetlinkSocket(ctx.kernel, sock_type, protocol, ctx.kernel.next_pipe_ino(),
                          nonblocking=bool(flags & SOCK_NONBLOCK))
+    sock.net = getattr(ctx.proc, "net_ns", None)
     return ctx.proc.fds.install(sock, at=fd, cloexec=bool(flags & SOCK_CLOEXEC))
 
 
 def _packet_socket(ctx, sock_type: int, protocol: int, flags: int) -> int:
-    check_packet(sock_type, ctx.proc.creds.capable(CAP_NET_RAW))
+    check_packet(sock_type, net_capable(ctx, CAP_NET_RAW))
     fd = ctx.proc.fds.lowest_free()
     sock = PacketSocket(ctx.kernel, sock_type, protocol, ctx.kernel.next_pipe_ino(),
                         nonblocking=bool(flags & SOCK_NONBLOCK))
+    sock.net = getattr(ctx.proc, "net_ns", None)
     return ctx.proc.fds.install(sock, at=fd, cloexec=bool(flags & SOCK_CLOEXEC))
 
 
@@ -167,7 +172,7 @@ def sys_bind(ctx, fd, addr, addrlen):
         return 0
     if isinstance(sock, InetSocket):
         _landlock_tcp(ctx, sock, raw, connect=False)
-        sock.bind_inet(sock.parse(raw), ctx.proc.creds.capable(CAP_NET_BIND_SERVICE))
+        sock.bind_inet(sock.parse(raw), net_capable(ctx, CAP_NET_BIND_SERVICE))
         return 0
     names = unix_names(ctx)
     if is_autobind_request(raw):

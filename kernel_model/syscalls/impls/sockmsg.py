@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from ... import errno as E
 from ...errno import GuestErrno
 from ...memory.vm import PROT_WRITE
+from ...net.ucred_view import as_seen_by, from_sender
 from ...net.address import parse
 from ...net.constants import (MSG_CMSG_CLOEXEC, MSG_CTRUNC, MSG_TRUNC, SCM_CREDENTIALS,
                               SCM_MAX_FD, SCM_RIGHTS, SO_RCVTIMEO, SO_SNDTIMEO, SOCK_STREAM,
@@ -152,7 +153,7 @@ def _one_control(ctx, kind: int, payload: bytes, files: list, creds: Credentials
     if kind == SCM_CREDENTIALS:
         if len(payload) != UCRED.size:
             raise GuestErrno(E.EINVAL)
-        return Credentials(*UCRED.unpack(payload))
+        return from_sender(ctx.proc, Credentials(*UCRED.unpack(payload)))   # its namespaces' ids
     raise GuestErrno(E.EINVAL)
 
 
@@ -247,8 +248,8 @@ def _control_out(ctx, sock, header: MsgHdr, taken, flags: int) -> tuple[int, int
     room = header.controllen if header.control else 0
     out, ctrunc = bytearray(), 0
     if sock.options.passcred and taken.creds is not None:
-        ctrunc |= _put_cmsg(ctx, out, room, SCM_CREDENTIALS,
-                            UCRED.pack(taken.creds.pid, taken.creds.uid, taken.creds.gid))
+        seen = as_seen_by(ctx.proc, taken.creds)        # in the receiver's namespaces
+        ctrunc |= _put_cmsg(ctx, out, room, SCM_CREDENTIALS, UCRED.pack(seen.pid, seen.uid, seen.gid))
     if taken.files:
         fit = max(0, (room - len(out) - hdr.size) // 4)
         installed = [_install(ctx, f, flags) for f in taken.files[:fit]]

@@ -8,6 +8,7 @@ import struct
 
 from ... import errno as E
 from ...errno import GuestErrno
+from ...net.ucred_view import as_seen_by
 from ...net.constants import (AF_UNIX, SO_ACCEPTCONN, SO_DOMAIN, SO_ERROR, SO_PEERCRED,
                               SO_PROTOCOL, SO_TYPE, SOCK_STREAM, SOL_SOCKET)
 from ...net.inet import InetSocket
@@ -95,7 +96,7 @@ def _value(ctx, sock, name: int) -> bytes:
     if name == SO_ERROR:
         return struct.pack("<i", sock.take_error())
     if name == SO_PEERCRED:
-        creds = sock.peercred
+        creds = as_seen_by(ctx.proc, sock.peercred)     # in the reader's namespaces
         return UCRED.pack(creds.pid, creds.uid, creds.gid)
     value = sock.options.get(name, ctx.word)
     if value is None:

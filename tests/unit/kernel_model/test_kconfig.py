@@ -21,7 +21,8 @@ def test_a_guest_reads_the_configuration_from_proc(arch):
     lines = text.splitlines()
     assert lines[2] == b"# Linux/x86 6.1.0-trapline Kernel Configuration"
     assert b"CONFIG_EVENTFD=y" in lines and b"CONFIG_SYSVIPC=y" in lines and b"CONFIG_AIO=y" in lines
-    assert b"# CONFIG_USER_NS is not set" in lines and b"# CONFIG_BPF_SYSCALL is not set" in lines
+    assert b"# CONFIG_SWAP is not set" in lines and b"# CONFIG_BPF_SYSCALL is not set" in lines
+    assert b"CONFIG_USER_NS=y" in lines and b"CONFIG_PID_NS=y" in lines and b"CONFIG_NET_NS=y" in lines
 
 
 def test_an_option_gating_calls_is_set_exactly_when_they_are_all_implemented():

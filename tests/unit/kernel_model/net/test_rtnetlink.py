@@ -82,3 +82,35 @@ def test_every_request_of_a_batch_is_answered(kinds, ack):
     errors = [h for h in headers(answer(batch, sock())) if h[1] == NLMSG_ERROR]
     assert [h[3] for h in errors] == [i for i, k in enumerate(kinds)
                                       if ack or k not in (RTM_GETLINK, RTM_NEWLINK)]
+
+
+def test_the_interface_ioctls_and_netlink_show_one_lo():
+    """SIOCSIFMTU and SIOCSIFFLAGS (net/dev_ioctl.py) change the lo that RTM_GETLINK
+    describes (its IFLA_MTU was a constant 65536, whatever the ioctl set)."""
+    from kernel_model.creds import ROOT
+    from kernel_model.net.dev_ioctl import SIOCGIFMTU, SIOCSIFFLAGS, SIOCSIFMTU, sock_ioctl
+    from kernel_model.net.namespace import NetNamespace
+    from kernel_model.user_namespace import INITIAL
+
+    net = NetNamespace(1, INITIAL, unix_inodes={})
+    memory = bytearray(64)
+    ctx = SimpleNamespace(proc=SimpleNamespace(creds=ROOT), kernel=None,
+                          read=lambda at, n: bytes(memory[at:at + n]),
+                          write=lambda at, data: memory.__setitem__(slice(at, at + len(data)), data))
+    socket = SimpleNamespace(net=net, portid=-4097, kernel=None)
+    memory[0:3] = b"lo\0"
+    memory[16:20] = struct.pack("<i", 1500)
+    assert sock_ioctl(ctx, socket, SIOCSIFMTU, 0) == 0
+    memory[16:18] = struct.pack("<H", IFF_UP)
+    assert sock_ioctl(ctx, socket, SIOCSIFFLAGS, 0) == 0
+    memory[16:20] = bytes(4)
+    sock_ioctl(ctx, socket, SIOCGIFMTU, 0)
+    assert struct.unpack_from("<i", memory, 16)[0] == 1500
+    (link,) = answer(request(RTM_GETLINK, NLM_F_REQUEST, link_body(name=b"lo")), socket)
+    assert IFINFOMSG.unpack_from(link, 16)[3] & IFF_UP
+    attrs, at = {}, 16 + IFINFOMSG.size
+    while at + 4 <= len(link):
+        length, kind = struct.unpack_from("<HH", link, at)
+        attrs[kind] = link[at + 4:at + length]
+        at += -(-length // 4) * 4
+    assert struct.unpack("<I", attrs[4]) == (1500,)                     # IFLA_MTU
