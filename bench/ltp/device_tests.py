@@ -8,7 +8,11 @@ of NEEDS_DEVICE below (tst_test.c do_setup: mount_device implies format_device, 
 needs_device, as all_filesystems does); a test of the old API asks for one itself, calling
 tst_acquire_device() or a sibling (include/old/tso_device.h: rename11, renameat01, linkat02,
 mknodat02, umount2_01); and the loop driver's own tests need it. Natively they pass as root, but
-the sandbox models no block devices, loop driver or mkfs (issue 32's out-of-scope list). A test built from another's source (the
+the sandbox models no block devices, loop driver or mkfs (issue 32's out-of-scope list).
+`.needs_rofs` is not among them: LTP mounts a read-only tmpfs for such a test first and falls back
+to a device only if that fails (tst_test.c do_setup: prepare_and_mount_ro_fs(NULL, mntpoint,
+"tmpfs")); natively, as root, the tmpfs is mounted in the test's own folder, and the sandbox
+models tmpfs mounts. A test built from another's source (the
 _64 and _16 variants) shares its flags.
 """
 import re
@@ -20,7 +24,7 @@ if __package__ in (None, ""):
 
 from bench.ltp.runner import read_runtest  # noqa: E402
 
-NEEDS_DEVICE = ("needs_device", "mount_device", "format_device", "all_filesystems", "needs_rofs")
+NEEDS_DEVICE = ("needs_device", "mount_device", "format_device", "all_filesystems")
 FLAG = re.compile(rb"^\s*\.(" + "|".join(NEEDS_DEVICE).encode() + rb")\s*=\s*1\b", re.M)
 # the old API's calls that set up a loop device (tst_acquire_device, _device_, _device__, and
 # tst_acquire_loop_device), in code, not in a comment
