@@ -93,6 +93,7 @@ _BY_MODULE = {
     "stat": "fstat fstat64 fstatat64 futimesat lstat lstat64 newfstatat stat stat64 statx utime "
         "utimensat utimensat_time64 utimes",
     "statfs": "fstatfs fstatfs64 statfs statfs64",
+    "sync_file_range": "sync_file_range",
     "syslog": "syslog",
     "sysv_ipc": "ipc",
     "sysv_msg": "msgctl msgget msgrcv msgsnd",
