@@ -47,6 +47,7 @@ def copy_space(parent: Space, memory_limit: int, pool=None) -> Space:
     child.vm.brk_start, child.vm.brk_end = parent.vm.brk_start, parent.vm.brk_end
     child.images = parent.images.copy()
     child.vdso = parent.vdso
+    child.membarrier_state = parent.membarrier_state    # dup_mm copies the mm_struct
     for index, desc in enumerate(parent.gdt.entries):
         if desc != child.gdt.entries[index]:
             child.gdt.set_entry(index, desc)

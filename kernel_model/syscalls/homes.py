@@ -46,6 +46,7 @@ _BY_MODULE = {
     "kill": "kill tgkill tkill",
     "landlock": "landlock_add_rule landlock_create_ruleset landlock_restrict_self",
     "lsm": "lsm_list_modules",
+    "membarrier": "membarrier",
     "memfd": "memfd_create",
     "memory": "brk madvise mmap mmap2 mprotect mremap msync munmap remap_file_pages",
     "modify_ldt": "modify_ldt",
