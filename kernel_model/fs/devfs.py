@@ -13,6 +13,7 @@ from .constants import DEVTMPFS_DEV, S_IFCHR, S_IFDIR, S_IFLNK, makedev
 from .inodes import InodeTable
 from .node import Node
 from .records import StatResult
+from .random_device import random_ioctl
 from .randomstream import DeterministicRandom
 from .synthetic import SyntheticDir, SyntheticNode, SyntheticSymlink, synthetic_meta
 
@@ -76,6 +77,13 @@ class NoDriverDevice(CharDevice):
         raise GuestErrno(E.ENXIO)
 
 
+class RandomDevice(CharDevice):
+    """/dev/random and /dev/urandom: their ioctls are random.c's (random_device.py)."""
+
+    def ioctl(self, ctx, request: int, arg: int) -> int:
+        return random_ioctl(ctx, request, arg)
+
+
 class UserfaultfdDevice(CharDevice):
     """/dev/userfaultfd (misc 10:126, root's alone): its one ioctl, USERFAULTFD_IOC_NEW, makes
     a userfaultfd as userfaultfd(2) does (fs/userfaultfd.c userfaultfd_dev_ioctl); ioctl(2)
@@ -122,8 +130,8 @@ def build_dev(random: DeterministicRandom, shm: Node | None = None) -> Synthetic
     children = {
         b"null": device(1, 3, _nothing, NullDevice),
         b"zero": device(1, 5, _zeros),
-        b"random": device(1, 8, random.read),
-        b"urandom": device(1, 9, random.read),
+        b"random": device(1, 8, random.read, RandomDevice),
+        b"urandom": device(1, 9, random.read, RandomDevice),
         b"tty": device(5, 0, _nothing, NoDriverDevice),
         b"userfaultfd": device(10, 126, _nothing, UserfaultfdDevice, 0o600),
         b"fd": link(b"/proc/self/fd"),
