@@ -182,6 +182,9 @@ def _new_process(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid
                     personality=parent.personality,
                     groups=parent.groups, creds=parent.creds, **time_ns_for_child(parent),
                     shm_attached=dict(parent.shm_attached) if space is not parent.space else {})
+    if 0 in child.rlimits:                          # RLIMIT_CPU: counted from 0 in the child
+        from ..time.cpu_limit import arm as arm_cpu_limit
+        arm_cpu_limit(child, kernel.clock.monotonic_ns())
     if space is not parent.space:
         kernel.install_space(space)
         kernel.debug.copy_breakpoints(parent.space, space)

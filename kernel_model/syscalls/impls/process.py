@@ -15,7 +15,7 @@ from ...time_namespace import CLOCK_BOOTTIME
 
 RLIM_INFINITY = (1 << 64) - 1
 RLIMIT_STACK, RLIMIT_NOFILE, RLIMIT_NPROC = 3, 7, 6
-RLIMIT_NICE, RLIMIT_RTPRIO = 13, 14
+RLIMIT_NICE, RLIMIT_RTPRIO, RLIMIT_CPU = 13, 14, 0
 # Linux's INIT_RLIMITS for what they do not leave unlimited (RLIMIT_NICE and RLIMIT_RTPRIO are
 # 0: raising a priority needs them raised, or CAP_SYS_NICE, which root holds)
 DEFAULT_RLIMITS = {RLIMIT_STACK: (8 << 20, RLIM_INFINITY), RLIMIT_NOFILE: (1024, 1048576),
@@ -327,6 +327,9 @@ def _set_rlimit(ctx, resource: int, soft: int, hard: int) -> None:
             raise GuestErrno(E.EPERM)
         ctx.proc.fds.limit = soft
     ctx.proc.rlimits[resource] = (soft, hard)
+    if resource == RLIMIT_CPU:                    # update_rlimit_cpu
+        from ...time.cpu_limit import arm
+        arm(ctx.proc, ctx.kernel.clock.monotonic_ns())
 
 
 @syscall("sysinfo", args=(("info", K.STRUCT),))
