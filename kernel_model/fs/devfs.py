@@ -13,7 +13,6 @@ from .constants import DEVTMPFS_DEV, S_IFCHR, S_IFDIR, S_IFLNK, makedev
 from .inodes import InodeTable
 from .node import Node
 from .records import StatResult
-from .random_device import random_ioctl
 from .randomstream import DeterministicRandom
 from .synthetic import SyntheticDir, SyntheticNode, SyntheticSymlink, synthetic_meta
 
@@ -81,6 +80,7 @@ class RandomDevice(CharDevice):
     """/dev/random and /dev/urandom: their ioctls are random.c's (random_device.py)."""
 
     def ioctl(self, ctx, request: int, arg: int) -> int:
+        from .random_device import random_ioctl      # on first use, not at start-up
         return random_ioctl(ctx, request, arg)
 
 
