@@ -29,6 +29,7 @@ CLONE_THREAD, CLONE_NEWNS, CLONE_SYSVSEM, CLONE_SETTLS = 0x10000, 0x20000, 0x400
 CLONE_PARENT_SETTID, CLONE_CHILD_CLEARTID, CLONE_DETACHED = 0x100000, 0x200000, 0x400000
 CLONE_UNTRACED, CLONE_CHILD_SETTID, CLONE_IO = 0x800000, 0x1000000, 0x80000000
 CLONE_NEWUSER = 0x10000000
+RLIMIT_CPU = 0
 NAMESPACE_FLAGS = 0x7E020000 & ~CLONE_NEWNS | CLONE_NEWNS     # CLONE_NEW*: not supported
 
 
@@ -182,8 +183,8 @@ def _new_process(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid
                     personality=parent.personality,
                     groups=parent.groups, creds=parent.creds, **time_ns_for_child(parent),
                     shm_attached=dict(parent.shm_attached) if space is not parent.space else {})
-    if 0 in child.rlimits:                          # RLIMIT_CPU: counted from 0 in the child
-        from ..time.cpu_limit import arm as arm_cpu_limit
+    if RLIMIT_CPU in child.rlimits:                 # counted from 0 in the child
+        from .cpu_limit import arm as arm_cpu_limit
         arm_cpu_limit(child, kernel.clock.monotonic_ns())
     if space is not parent.space:
         kernel.install_space(space)

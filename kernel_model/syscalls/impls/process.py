@@ -328,7 +328,7 @@ def _set_rlimit(ctx, resource: int, soft: int, hard: int) -> None:
         ctx.proc.fds.limit = soft
     ctx.proc.rlimits[resource] = (soft, hard)
     if resource == RLIMIT_CPU:                    # update_rlimit_cpu
-        from ...time.cpu_limit import arm
+        from ...process.cpu_limit import arm
         arm(ctx.proc, ctx.kernel.clock.monotonic_ns())
 
 

@@ -2,15 +2,16 @@
 process's CPU time reaches the soft limit, in seconds, it gets SIGXCPU and the soft limit
 goes one second up, so that SIGXCPU comes again every second; at the hard limit SIGKILL.
 
-The limit is a timer of the process, kept and fired with its CPU interval timers (itimer.py,
+The limit is a timer of the process, kept and fired with its CPU interval timers (time/itimer.py,
 under the key CPU_LIMIT) and with their approximation: the CPU time it counts is the virtual clock's
 advance from when it is armed, on top of the time the process had already been charged
 (time/task_times.py). It is armed by setrlimit (update_rlimit_cpu) and, for a child that
 inherits the limit, at fork from a CPU time of 0 (posix_cpu_timers_init_group).
 """
-from .itimer import CPU_LIMIT, NS, RLIMIT_CPU
-
+RLIMIT_CPU = 0
 RLIM_INFINITY = (1 << 64) - 1
+CPU_LIMIT = 3                   # the timer's key, beside ITIMER_REAL/VIRTUAL/PROF (0..2)
+NS = 10**9
 
 
 def arm(proc, now: int) -> None:
