@@ -183,6 +183,7 @@ def _new_process(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid
                     personality=parent.personality,
                     groups=parent.groups, creds=parent.creds, **time_ns_for_child(parent),
                     shm_attached=dict(parent.shm_attached) if space is not parent.space else {})
+    child.start_ns = kernel.clock.monotonic_ns()
     if RLIMIT_CPU in child.rlimits:                 # counted from 0 in the child
         from .cpu_limit import arm as arm_cpu_limit
         arm_cpu_limit(child, kernel.clock.monotonic_ns())

@@ -9,6 +9,7 @@ themselves: a call registered elsewhere, or missing here, fails it.
 """
 
 _BY_MODULE = {
+    "acct": "acct",
     "admin": "mount pivot_root setns swapoff swapon umount umount2 unshare",
     "affinity": "sched_getaffinity sched_setaffinity",
     "aio": "io_cancel io_destroy io_getevents io_pgetevents io_pgetevents_time64 io_setup "
