@@ -54,6 +54,7 @@ _BY_MODULE = {
     "mqueue": "mq_getsetattr mq_notify mq_open mq_timedreceive mq_timedreceive_time64 mq_timedsend "
         "mq_timedsend_time64 mq_unlink",
     "mseal": "mseal",
+    "old_sigmask": "sgetmask sigpending sigprocmask ssetmask",
     "openat2": "openat2",
     "paths": "access chdir chown chown32 chroot creat faccessat faccessat2 fchdir fchown fchown32 "
         "fchownat getcwd lchown lchown32 link linkat mkdir mkdirat mknod mknodat open openat "
