@@ -67,6 +67,7 @@ GATED = {
     "CONFIG_SECCOMP_FILTER": ("seccomp",),        # kernel_model/seccomp/: filters included
     "CONFIG_MODULES": ("init_module", "finit_module", "delete_module"),
     "CONFIG_BSD_PROCESS_ACCT": ("acct",),
+    "CONFIG_BSD_PROCESS_ACCT_V3": ("acct",),      # acct_v3 records (process/acct.py)
     "CONFIG_CROSS_MEMORY_ATTACH": ("process_vm_readv", "process_vm_writev"),
     "CONFIG_ADVISE_SYSCALLS": ("madvise", "fadvise64"),
     "CONFIG_MEMBARRIER": ("membarrier",),

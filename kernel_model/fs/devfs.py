@@ -76,6 +76,81 @@ class NoDriverDevice(CharDevice):
         raise GuestErrno(E.ENXIO)
 
 
+class RandomDevice(CharDevice):
+    """/dev/random and /dev/urandom: their ioctls are random.c's (random_device.py)."""
+
+    def ioctl(self, ctx, request: int, arg: int) -> int:
+        from .random_device import random_ioctl      # on first use, not at start-up
+        return random_ioctl(ctx, request, arg)
+
+
+class PtmxDevice(CharDevice):
+    """/dev/ptmx (5:2), and /dev/pts/ptmx: each open makes a pseudo-terminal pair (pty.py) and
+    is its master (drivers/tty/pty.c ptmx_open); open(2) asks `open_tty` for the description."""
+
+    def __init__(self, meta, devpts: "Devpts"):
+        super().__init__(meta, _nothing)
+        self.devpts = devpts
+
+    def open_tty(self, ctx, path: bytes, flags: int):
+        from .pty import PtyEnd                     # a terminal's modules, at the first one
+        return PtyEnd(self.devpts.new_pair(ctx, self), True, flags, path)
+
+
+class PtsNode(CharDevice):
+    """/dev/pts/N (136:N): opening it opens the pair's slave; EIO while the pair is locked
+    (pty_open: TTY_PTY_LOCK)."""
+
+    def __init__(self, meta):
+        super().__init__(meta, _nothing)
+        self.pair = None
+
+    def open_tty(self, ctx, path: bytes, flags: int):
+        from .pty import PtyEnd
+        if self.pair.locked or self.pair.hung_up:
+            raise GuestErrno(E.EIO)
+        return PtyEnd(self.pair, False, flags, path)
+
+
+class Devpts(SyntheticDir):
+    """/dev/pts, a devpts instance (fs/devpts/inode.c) mounted as the host's is (mode=600,
+    ptmxmode=000): its ptmx, and a node per live pair, numbered from 0 by the lowest free
+    index, owned by the opener's fsuid and fsgid, inode index + 3."""
+
+    def __init__(self, meta):
+        super().__init__("dev", meta)
+        self.ptmx = PtmxDevice(_devpts_meta(2, S_IFCHR, 0, makedev(5, 2)), self)
+        self.pairs: dict[int, object] = {}
+
+    def children(self) -> dict[bytes, Node]:
+        nodes = {b"ptmx": self.ptmx}
+        nodes.update((b"%d" % index, pair.slave_node) for index, pair in self.pairs.items())
+        return nodes
+
+    def new_pair(self, ctx, master_node):
+        from .pty import PtyPair
+        index = next(i for i in range(len(self.pairs) + 1) if i not in self.pairs)
+        node = PtsNode(_devpts_meta(index + 3, S_IFCHR, 0o600, makedev(136, index)))
+        creds = ctx.proc.creds
+        node.meta.chown(creds.fsuid, creds.fsgid, node.meta.ctime_ns)
+        pair = PtyPair(index, ctx.kernel.wakeup, node, master_node, self._release)
+        node.pair = pair
+        self.pairs[index] = pair
+        return pair
+
+    def _release(self, pair) -> None:
+        self.pairs.pop(pair.index, None)
+
+
+DEVPTS_DEV = makedev(0, 25)
+
+
+def _devpts_meta(ino: int, fmt: int, perm: int, rdev: int = 0):
+    meta = synthetic_meta(DEVPTS_DEV, ino, fmt, perm)
+    meta.rdev = rdev
+    return meta
+
+
 class UserfaultfdDevice(CharDevice):
     """/dev/userfaultfd (misc 10:126, root's alone): its one ioctl, USERFAULTFD_IOC_NEW, makes
     a userfaultfd as userfaultfd(2) does (fs/userfaultfd.c userfaultfd_dev_ioctl); ioctl(2)
@@ -119,12 +194,15 @@ def build_dev(random: DeterministicRandom, shm: Node | None = None) -> Synthetic
         meta = synthetic_meta(DEVTMPFS_DEV, table.fresh(), S_IFLNK, 0o777)
         return SyntheticSymlink("dev", meta, lambda: target)
 
+    devpts = Devpts(_devpts_meta(1, S_IFDIR, 0o755))
     children = {
         b"null": device(1, 3, _nothing, NullDevice),
         b"zero": device(1, 5, _zeros),
-        b"random": device(1, 8, random.read),
-        b"urandom": device(1, 9, random.read),
+        b"random": device(1, 8, random.read, RandomDevice),
+        b"urandom": device(1, 9, random.read, RandomDevice),
         b"tty": device(5, 0, _nothing, NoDriverDevice),
+        b"ptmx": PtmxDevice(device(5, 2, _nothing).meta, devpts),
+        b"pts": devpts,
         b"userfaultfd": device(10, 126, _nothing, UserfaultfdDevice, 0o600),
         b"fd": link(b"/proc/self/fd"),
         b"stdin": link(b"/proc/self/fd/0"),

@@ -26,6 +26,11 @@ FIXED: dict[bytes, bytes] = {
     b"kernel/ngroups_max": b"65536",      # NGROUPS_MAX (sysconf(_SC_NGROUPS_MAX): id, groups)
     b"kernel/tainted": b"0",              # kernel/panic.c: no taint flag (LTP's taint_check)
     b"kernel/core_pattern": b"core",      # fs/coredump.c core_pattern's default
+    # drivers/char/random.c random_table: the pool is ready and stays so (fs/random_device.py)
+    b"kernel/random/entropy_avail": b"256",
+    b"kernel/random/poolsize": b"256",
+    b"kernel/random/write_wakeup_threshold": b"256",
+    b"kernel/random/urandom_min_reseed_secs": b"60",
     b"fs/pipe-user-pages-soft": b"%d" % PIPE_USER_PAGES_SOFT,
     b"fs/pipe-user-pages-hard": b"0",
     # fs/notify/inotify/inotify_user.c's default (as a 1 GiB machine's), which no watch counts

@@ -50,6 +50,7 @@ class Space:
         self.aio = None                     # its AIO contexts (aio/table.py), at the first io_setup
         self.userfaults = []                # the userfaultfds with ranges here (userfaultfd/)
         self.vdso = None                    # where exec mapped the vDSO (kernel_model/vdso/mapping.py)
+        self.membarrier_state = 0           # mm->membarrier_state (syscalls/impls/membarrier.py)
         lay = self.layout
         self._iret = IRET32 if self.machine.arch.bits == 32 else IRET64
         if recycled is None:

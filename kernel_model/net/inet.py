@@ -161,8 +161,12 @@ class InetSocket(UnixSocket):
         self._changed()
 
     def shutdown(self, how: int) -> None:
+        """inet_shutdown: a bad `how` is EINVAL before the state is looked at (how + 1 must be a
+        non-empty subset of SHUTDOWN_MASK), then an unconnected socket is ENOTCONN."""
+        if how not in (0, 1, 2):
+            raise GuestErrno(E.EINVAL)
         if self.state != CONNECTED:
-            raise GuestErrno(E.ENOTCONN)        # inet_shutdown
+            raise GuestErrno(E.ENOTCONN)
         super().shutdown(how)
 
     # ---- data -------------------------------------------------------------------------------

@@ -348,6 +348,10 @@ class UnixSocket(Unseekable):
         return len(self.queue.messages[0].data) if self.queue else 0
 
     # ---- the file interface --------------------------------------------------------------------
+    def ioctl(self, ctx, request: int, arg: int) -> int:
+        from .sock_ioctl import socket_ioctl     # sock_ioctl: on first use, not at start-up
+        return socket_ioctl(ctx, self, request, arg)
+
     def read(self, n: int) -> bytes:
         return self.recv(n, 0).data
 

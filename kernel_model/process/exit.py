@@ -49,6 +49,9 @@ def exit_process(kernel, proc, status: int) -> None:
     """All threads end; `status` is the wait status word."""
     if proc.state == ZOMBIE:
         return
+    accounting = getattr(kernel, "acct", None)     # acct(2)'s file, while on (process/acct.py)
+    if accounting is not None:                      # (with its threads' comm: they are listed)
+        accounting.process_exited(proc, status, kernel.clock)
     for thread in list(proc.threads):
         exit_thread(kernel, thread)
     proc.exit_status = status

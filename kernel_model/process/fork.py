@@ -37,6 +37,7 @@ CLONE_NEWIPC = 0x08000000
 NAMESPACE_FLAGS = 0x7E020000 & ~CLONE_NEWNS | CLONE_NEWNS     # CLONE_NEW*
 OWN_NAMESPACES = CLONE_NEWNS | 0x04000000 | CLONE_NEWIPC     # mount, UTS, IPC: namespaces.py
 MODELED_NAMESPACES = CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET    # fork_ns.py
+RLIMIT_CPU = 0
 
 
 def copy_space(parent: Space, memory_limit: int, pool=None) -> Space:
@@ -54,6 +55,7 @@ def copy_space(parent: Space, memory_limit: int, pool=None) -> Space:
     child.vm.brk_start, child.vm.brk_end = parent.vm.brk_start, parent.vm.brk_end
     child.images = parent.images.copy()
     child.vdso = parent.vdso
+    child.membarrier_state = parent.membarrier_state    # dup_mm copies the mm_struct
     for index, desc in enumerate(parent.gdt.entries):
         if desc != child.gdt.entries[index]:
             child.gdt.set_entry(index, desc)
@@ -204,6 +206,10 @@ def _new_process(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid
     if flags & OWN_NAMESPACES:                      # copy_namespaces: new ones for the flags
         from .namespaces import unshare_namespaces
         unshare_namespaces(kernel, child, flags)
+    child.start_ns = kernel.clock.monotonic_ns()
+    if RLIMIT_CPU in child.rlimits:                 # counted from 0 in the child
+        from .cpu_limit import arm as arm_cpu_limit
+        arm_cpu_limit(child, kernel.clock.monotonic_ns())
     if space is not parent.space:
         kernel.install_space(space)
         kernel.debug.copy_breakpoints(parent.space, space)

@@ -97,6 +97,7 @@ class Process:
     itimer_cpu: dict = field(default_factory=dict)     # ITIMER_VIRTUAL/PROF -> (deadline, interval)
     posix_timers: dict = field(default_factory=dict)   # timer id -> time/posix_timers.PosixTimer
     did_exec: bool = False                 # it ran execve since its fork (setpgid's EACCES)
+    start_ns: int = 0                      # the monotonic clock at its fork (acct.py's run time)
     rlimits: dict[int, tuple[int, int]] = field(default_factory=dict)
     vfork_parent: Thread | None = None     # the parent thread sleeping until we exec or exit
     exit_signal: int = 17                  # SIGCHLD unless clone said otherwise

@@ -44,7 +44,7 @@ class Spawning:
                 fds.install(f, at=fd)
         pid = self.allocate_pid()
         proc = Process(pid=pid, ppid=INIT_PID, space=None, fds=fds, cwd=self.config.cwd,
-                       pgid=pid, sid=pid)
+                       pgid=pid, sid=pid, start_ns=self.clock.monotonic_ns())
         proc.cwd = self._starting_directory(proc)
         try:
             if search and needs_search(path):

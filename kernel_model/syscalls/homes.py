@@ -9,6 +9,7 @@ themselves: a call registered elsewhere, or missing here, fails it.
 """
 
 _BY_MODULE = {
+    "acct": "acct",
     "admin": "setns swapoff swapon unshare",
     "affinity": "sched_getaffinity sched_setaffinity",
     "aio": "io_cancel io_destroy io_getevents io_pgetevents io_pgetevents_time64 io_setup "
@@ -46,6 +47,7 @@ _BY_MODULE = {
     "kill": "kill tgkill tkill",
     "landlock": "landlock_add_rule landlock_create_ruleset landlock_restrict_self",
     "lsm": "lsm_list_modules",
+    "membarrier": "membarrier",
     "memfd": "memfd_create",
     "memory": "brk madvise mmap mmap2 mprotect mremap msync munmap remap_file_pages",
     "modify_ldt": "modify_ldt",
@@ -96,6 +98,7 @@ _BY_MODULE = {
     "stat": "fstat fstat64 fstatat64 futimesat lstat lstat64 newfstatat stat stat64 statx utime "
         "utimensat utimensat_time64 utimes",
     "statfs": "fstatfs fstatfs64 statfs statfs64",
+    "sync_file_range": "sync_file_range",
     "syslog": "syslog",
     "sysv_ipc": "ipc",
     "sysv_msg": "msgctl msgget msgrcv msgsnd",

@@ -6,13 +6,16 @@ CPU time (SIGVTALRM, SIGPROF): the modeled CPU's time is the virtual clock itsel
 by the instructions of preempted slices, a fixed cost per system call and sleeps, so they
 count it as ITIMER_REAL does (a process that only sleeps would not see them expire on Linux;
 here they do — an approximation, kept because programs arm them to bound a computation).
+RLIMIT_CPU's timer is kept with them (process/cpu_limit.py).
 """
 from ..process.proc import ZOMBIE
 from ..signals import SIGALRM
+from ..signals.numbers import SIGKILL
 
 ITIMER_REAL, ITIMER_VIRTUAL, ITIMER_PROF = 0, 1, 2
 SIGVTALRM, SIGPROF = 26, 27
 SIGNAL_OF = {ITIMER_REAL: SIGALRM, ITIMER_VIRTUAL: SIGVTALRM, ITIMER_PROF: SIGPROF}
+SIGXCPU = 24
 
 
 def timers_of(proc) -> dict:
@@ -40,7 +43,9 @@ class IntervalTimers:
 
     def fire(self, now: int) -> None:
         for proc, which, (deadline, interval) in list(self._armed()):
-            if deadline <= now:
+            if deadline <= now and which not in SIGNAL_OF:
+                self._cpu_limit_reached(proc, deadline)
+            elif deadline <= now:
                 rearmed = (deadline + interval * (1 + (now - deadline) // interval), interval) \
                     if interval else None
                 if which == ITIMER_REAL:
@@ -49,4 +54,20 @@ class IntervalTimers:
                     del proc.itimer_cpu[which]
                 else:
                     proc.itimer_cpu[which] = rearmed
-                self.kernel.signals.post(proc, SIGNAL_OF[which], info={"code": 0x80})
+                self._post(proc, SIGNAL_OF[which])
+
+    def _cpu_limit_reached(self, proc, deadline: int) -> None:
+        """check_process_timers' RLIMIT_CPU: at the hard limit SIGKILL; at the soft one
+        SIGXCPU, the soft limit one second up and the next expiry a second later."""
+        from ..process.cpu_limit import CPU_LIMIT, NS, RLIMIT_CPU     # (not at start-up)
+        soft, hard = proc.rlimits[RLIMIT_CPU]
+        if soft >= hard:
+            del proc.itimer_cpu[CPU_LIMIT]
+            self._post(proc, SIGKILL)
+            return
+        proc.rlimits[RLIMIT_CPU] = (soft + 1, hard)
+        proc.itimer_cpu[CPU_LIMIT] = (deadline + NS, 0)
+        self._post(proc, SIGXCPU)
+
+    def _post(self, proc, sig: int) -> None:
+        self.kernel.signals.post(proc, sig, info={"code": 0x80})      # SI_KERNEL

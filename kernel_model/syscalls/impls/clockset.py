@@ -16,13 +16,12 @@ from typing import NoReturn
 
 from ... import errno as E
 from ...errno import GuestErrno
-from ...process.proc import INIT_PID
+from ...time.cpu_clock_id import CLOCKFD, CLOCKFD_MASK, names_a_task
 from ..kinds import K
 from ..registry import syscall
 
 CLOCK_REALTIME = 0
 POSIX_CLOCKS = 12                     # posix_clocks[]: ids 0..11, 10 (SGI_CYCLE) unassigned
-CLOCKFD, CLOCKFD_MASK = 3, 7          # negative ids: dynamic (fd) clocks and CPU clocks
 TIME_SETTOD_SEC_MAX = 9223372036 - 30 * 365 * 24 * 3600    # KTIME_SEC_MAX - TIME_UPTIME_SEC_MAX
 
 ADJ_FREQUENCY, ADJ_SETOFFSET, ADJ_OFFSET_SINGLESHOT = 0x0002, 0x0100, 0x0001
@@ -49,18 +48,6 @@ def _kclock(ctx, clock_id: int):
     return "realtime" if clock_id == CLOCK_REALTIME else "other"
 
 
-def _cpu_clock_exists(ctx, clock_id: int) -> bool:
-    """pid_for_clock(clock, false): the CPU clock names a live task of the caller's."""
-    if clock_id & 3 >= 3:                          # CPUCLOCK_WHICH >= CPUCLOCK_MAX
-        return False
-    pid = ~(clock_id >> 3)                         # CPUCLOCK_PID
-    if pid == 0:
-        return True
-    if clock_id & 4:                               # per-thread: a thread of this process
-        return any(t.tid == pid for t in ctx.proc.threads)
-    return pid == INIT_PID or pid in ctx.kernel.processes
-
-
 def _set(ctx, clock_id: int, read_time) -> int:
     """The order of clock_settime: which clock, then the copy, then the clock's own setter."""
     kind = _kclock(ctx, clock_id)
@@ -70,7 +57,7 @@ def _set(ctx, clock_id: int, read_time) -> int:
     if kind == "dynamic":
         raise GuestErrno(E.EINVAL)                 # no fd is a PTP clock here
     if kind == "cpu":                              # posix_cpu_clock_set
-        raise GuestErrno(E.EPERM if _cpu_clock_exists(ctx, clock_id) else E.EINVAL)
+        raise GuestErrno(E.EPERM if names_a_task(ctx, clock_id) else E.EINVAL)
     return _settod(sec, nsec)
 
 

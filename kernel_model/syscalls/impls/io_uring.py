@@ -11,13 +11,16 @@ from ...io_uring.abi import (CQ_FLAGS, CQ_HEAD, CQ_MASK, CQ_ENTRIES, CQ_OFFSETS,
                              IORING_SETUP_CLAMP, IORING_SETUP_CQSIZE, IORING_UNREGISTER_BUFFERS,
                              PARAMS, PARAMS_SIZE, SETUP_FLAGS, SQ_DROPPED, SQ_ENTRIES, SQ_FLAGS,
                              SQ_HEAD, SQ_MASK, SQ_OFFSETS, SQ_TAIL)
-from ...io_uring.ops import Pending, Sqe, issue
+from ...io_uring.ops import OPERATIONS, Pending, Sqe, issue
 from ...io_uring.ring import IoRing
 from ...readiness import wait_channels
 from ..kinds import K
 from ..registry import syscall
 
 IORING_MAX_REG_BUFFERS = 1 << 14
+IORING_OP_SENDMSG, IORING_OP_RECVMSG = 9, 10
+IORING_RECVSEND_POLL_FIRST = 1
+MSG_NOSIGNAL = 0x4000
 SIGSET_SIZE = 8
 SUBMITTED_KEY = "io_uring_submitted"      # thread.restart: what a sleeping enter submitted
 
@@ -154,3 +157,30 @@ def sys_io_uring_register(ctx, fd, opcode, arg, nr_args):
         ring.buffers = None
         return 0
     raise GuestErrno(E.EINVAL)
+
+
+def _socket_message(send: bool):
+    """IORING_OP_SENDMSG and RECVMSG (io_uring/net.c): sendmsg(2) and recvmsg(2) on the struct
+    msghdr at sqe->addr with sqe->msg_flags, a send never raising SIGPIPE (MSG_NOSIGNAL); a
+    flag in sqe->ioprio other than RECVSEND_POLL_FIRST is EINVAL, a file that is no socket
+    ENOTSOCK. A socket that would sleep keeps the request pending (io_uring arms a poll); one
+    opened O_NONBLOCK completes it with EAGAIN (____sys_sendmsg's MSG_DONTWAIT in io-wq; the
+    host's 6.18 was seen to keep such a request waiting instead). The calls are the socket layer's, registered
+    here: the io_uring package does not reach up to the system calls."""
+    def run(ctx, ring, sqe: Sqe):
+        from .socket_args import sock_of
+        from .sockmsg import receive_msghdr, send_msghdr
+        if sqe.ioprio & ~IORING_RECVSEND_POLL_FIRST:
+            raise GuestErrno(E.EINVAL)
+        sock = sock_of(ctx, sqe.fd)
+        try:
+            if send:
+                return send_msghdr(ctx, sock, sqe.addr & ctx.mask, sqe.rw_flags | MSG_NOSIGNAL)
+            return receive_msghdr(ctx, sock, sqe.addr & ctx.mask, sqe.rw_flags)
+        except WouldBlock:
+            return Pending(sqe, sock)
+    return run
+
+
+OPERATIONS[IORING_OP_SENDMSG] = _socket_message(send=True)
+OPERATIONS[IORING_OP_RECVMSG] = _socket_message(send=False)

@@ -86,6 +86,8 @@ def _open(ctx, dirfd, pathname, flags, mode, resolve=0):
             raise
     if node is not None and node.is_fifo and not flags & O_PATH:
         f = open_fifo(ctx.kernel, ctx.thread, node, f.path, flags & ~O_CLOEXEC)
+    elif hasattr(node, "open_tty") and not flags & O_PATH:     # /dev/ptmx, /dev/pts/N
+        f = node.open_tty(ctx, f.path, flags & ~O_CLOEXEC)
     return ctx.proc.fds.install(f, cloexec=bool(flags & O_CLOEXEC))
 
 

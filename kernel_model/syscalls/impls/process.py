@@ -4,7 +4,7 @@ import struct
 from ... import errno as E
 from ...errno import GuestErrno
 from ...process.exec import execve
-from ...creds import CAP_SETGID
+from ...creds import CAP_SETGID, CAP_SYS_RESOURCE
 from ...user_namespace import make_kid, munged
 from ...pid_namespace import global_pid
 from ...process.proc import INIT_PID
@@ -16,7 +16,7 @@ from ...time_namespace import CLOCK_BOOTTIME
 
 RLIM_INFINITY = (1 << 64) - 1
 RLIMIT_STACK, RLIMIT_NOFILE, RLIMIT_NPROC = 3, 7, 6
-RLIMIT_NICE, RLIMIT_RTPRIO = 13, 14
+RLIMIT_NICE, RLIMIT_RTPRIO, RLIMIT_CPU = 13, 14, 0
 # Linux's INIT_RLIMITS for what they do not leave unlimited (RLIMIT_NICE and RLIMIT_RTPRIO are
 # 0: raising a priority needs them raised, or CAP_SYS_NICE, which root holds)
 DEFAULT_RLIMITS = {RLIMIT_STACK: (8 << 20, RLIM_INFINITY), RLIMIT_NOFILE: (1024, 1048576),
@@ -243,10 +243,11 @@ def _arch_prctl_cpuid(code: int) -> int:
     raise GuestErrno(E.ENODEV)
 
 
-def _rlimit(ctx, resource):
+def _rlimit(ctx, resource, proc=None):
     if resource >= RLIM_NLIMITS:
         raise GuestErrno(E.EINVAL)
-    return ctx.proc.rlimits.get(resource, DEFAULT_RLIMITS.get(resource, (RLIM_INFINITY, RLIM_INFINITY)))
+    limits = (proc or ctx.proc).rlimits
+    return limits.get(resource, DEFAULT_RLIMITS.get(resource, (RLIM_INFINITY, RLIM_INFINITY)))
 
 
 def _clamp(value: int, word: int) -> int:
@@ -256,17 +257,32 @@ def _clamp(value: int, word: int) -> int:
 @syscall("prlimit64", args=(("pid", K.PID), ("resource", K.RLIMIT_RESOURCE),
                             ("new_limit", K.RLIMIT64_IN), ("old_limit", K.RLIMIT64_OUT)))
 def sys_prlimit64(ctx, pid, resource, new_limit, old_limit):
-    pid = global_pid(ctx.proc, ctx.int32(pid))      # a number of the caller's pid namespace
-    if pid and pid != ctx.proc.pid:
-        if pid not in ctx.kernel.processes:
-            raise GuestErrno(E.ESRCH)
-    cur = _rlimit(ctx, resource)
+    """kernel/sys.c prlimit64: the new limits are read (EFAULT), the process found (ESRCH) and
+    checked (check_prlimit_permission: EPERM), then do_prlimit; the old limits are written
+    only when it succeeded."""
+    new = struct.unpack("<QQ", ctx.read(new_limit, 16)) if new_limit else None
+    pid = ctx.int32(pid)
+    pid = global_pid(ctx.proc, pid) if pid >= 0 else pid    # the caller's pid namespace's
+    target = ctx.proc if pid in (0, ctx.proc.pid) else ctx.kernel.processes.get(pid)
+    if target is None or pid < 0:
+        raise GuestErrno(E.ESRCH)
+    _check_prlimit_permission(ctx, target)
+    old = _do_prlimit(ctx, target, resource, new)
     if old_limit:
-        ctx.write(old_limit, struct.pack("<QQ", *cur))
-    if new_limit:
-        soft, hard = struct.unpack("<QQ", ctx.read(new_limit, 16))
-        _set_rlimit(ctx, resource, soft, hard)
+        ctx.write(old_limit, struct.pack("<QQ", *old))
     return 0
+
+
+def _check_prlimit_permission(ctx, target) -> None:
+    """The caller's uid must be the target's uid, euid and suid and its gid the target's three
+    gids, or it holds CAP_SYS_RESOURCE."""
+    if target is ctx.proc:
+        return
+    mine, theirs = ctx.proc.creds, target.creds
+    same = all(mine.uid == u for u in (theirs.uid, theirs.euid, theirs.suid)) and \
+        all(mine.gid == g for g in (theirs.gid, theirs.egid, theirs.sgid))
+    if not same and not mine.capable(CAP_SYS_RESOURCE):
+        raise GuestErrno(E.EPERM)
 
 
 @syscall("ugetrlimit", args=(("resource", K.RLIMIT_RESOURCE), ("rlim", K.RLIMIT_OUT)))
@@ -292,27 +308,38 @@ def sys_getrlimit(ctx, resource, rlim):
 
 @syscall("setrlimit")
 def sys_setrlimit(ctx, resource, rlim):
-    _rlimit(ctx, resource)
+    """The new limits are read first (EFAULT), then do_prlimit on the caller."""
     fmt = "<II" if ctx.word == 4 else "<QQ"
     soft, hard = struct.unpack(fmt, ctx.read(rlim, struct.calcsize(fmt)))
     if ctx.word == 4:                     # compat: RLIM_INFINITY is ~0 of 32 bits
         soft, hard = (RLIM_INFINITY if v == 0xFFFFFFFF else v for v in (soft, hard))
-    _set_rlimit(ctx, resource, soft, hard)
+    _do_prlimit(ctx, ctx.proc, resource, (soft, hard))
     return 0
 
 
-
-
-def _set_rlimit(ctx, resource: int, soft: int, hard: int) -> None:
-    """do_prlimit(): soft above hard is EINVAL; an RLIMIT_NOFILE above nr_open is EPERM, and
-    its soft limit is the fd table's (alloc_fd refuses an fd at or above it: EMFILE)."""
+def _do_prlimit(ctx, proc, resource: int, new) -> tuple[int, int]:
+    """do_prlimit() on `proc`: an unknown resource and a soft limit above the hard one are
+    EINVAL, an RLIMIT_NOFILE above nr_open EPERM, a hard limit raised without CAP_SYS_RESOURCE
+    EPERM; the limits before are returned. RLIMIT_NOFILE's soft limit is the fd table's
+    (alloc_fd refuses an fd at or above it: EMFILE); RLIMIT_CPU's arms the CPU limit's timer
+    (update_rlimit_cpu)."""
+    old = _rlimit(ctx, resource, proc)
+    if new is None:
+        return old
+    soft, hard = new
     if soft > hard:
         raise GuestErrno(E.EINVAL)
+    if resource == RLIMIT_NOFILE and hard > ctx.kernel.fs.tunables.nr_open:
+        raise GuestErrno(E.EPERM)
+    if hard > old[1] and not ctx.proc.creds.capable(CAP_SYS_RESOURCE):
+        raise GuestErrno(E.EPERM)
     if resource == RLIMIT_NOFILE:
-        if hard > ctx.kernel.fs.tunables.nr_open:
-            raise GuestErrno(E.EPERM)
-        ctx.proc.fds.limit = soft
-    ctx.proc.rlimits[resource] = (soft, hard)
+        proc.fds.limit = soft
+    proc.rlimits[resource] = (soft, hard)
+    if resource == RLIMIT_CPU:
+        from ...process.cpu_limit import arm
+        arm(proc, ctx.kernel.clock.monotonic_ns())
+    return old
 
 
 @syscall("sysinfo", args=(("info", K.STRUCT),))

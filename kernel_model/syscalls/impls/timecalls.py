@@ -24,9 +24,18 @@ def clock_ns(ctx, clock_id: int) -> int:
         # the caller's time namespace moves these (timens_add_monotonic/boottime): absolute
         # deadlines computed from this value are taken back to the host's by the same offset
         return clock.monotonic_ns() + ctx.proc.time_ns.offset(clock_id)
-    if clock_id in (CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID):
+    if clock_id in (CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID) or \
+            clock_id < 0 and _names_a_task(ctx, clock_id):
         return clock.elapsed_ns
     raise GuestErrno(E.EINVAL)
+
+
+def _names_a_task(ctx, clock_id: int) -> bool:
+    """Another task's CPU clock (clock_getcpuclockid, pthread_getcpuclockid) reads what that
+    task's own CPU clock ids read, the run's clock (time/task_times.py); a dynamic (fd) clock
+    is no PTP device here (EINVAL)."""
+    from ...time.cpu_clock_id import is_cpu_clock, names_a_task
+    return is_cpu_clock(clock_id) and names_a_task(ctx, clock_id, gettime=True)
 
 
 def _timespec(ns: int, fmt: str) -> bytes:
@@ -56,11 +65,21 @@ def sys_clock_gettime64(ctx, clock_id, tp):
     return 0
 
 
-@syscall("clock_getres", "clock_getres_time64")
+@syscall("clock_getres")
 def sys_clock_getres(ctx, clock_id, res):
+    return _clock_getres(ctx, clock_id, res, _native_timespec(ctx))
+
+
+@syscall("clock_getres_time64")
+def sys_clock_getres_time64(ctx, clock_id, res):
+    """i386's: a struct __kernel_timespec of two 64-bit fields, as clock_gettime64's."""
+    return _clock_getres(ctx, clock_id, res, "<qq")
+
+
+def _clock_getres(ctx, clock_id, res, fmt: str) -> int:
     clock_ns(ctx, ctx.int32(clock_id))
     if res:
-        ctx.write(res, _timespec(1, _native_timespec(ctx) if ctx.word == 8 else "<ii"))
+        ctx.write(res, _timespec(1, fmt))
     return 0
 
 

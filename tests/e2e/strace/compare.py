@@ -76,7 +76,7 @@ _MODELED_DEV = r"""
 check(libc.mount(root.encode(), root.encode(), None, MS_BIND | MS_REC, None), 'bind the root')
 dev = os.path.join(root, 'dev')
 check(libc.mount(b'devtmpfs', dev.encode(), b'tmpfs', 0, b'mode=755'), 'mount /dev')
-for name in ('null', 'zero', 'random', 'urandom', 'tty', 'userfaultfd'):
+for name in ('null', 'zero', 'random', 'urandom', 'tty', 'ptmx', 'userfaultfd'):
     open(os.path.join(dev, name), 'w').close()
     if os.path.exists(f'/dev/{name}'):      # (a host without /dev/userfaultfd: the name alone)
         check(libc.mount(f'/dev/{name}'.encode(), os.path.join(dev, name).encode(), None,
@@ -84,6 +84,9 @@ for name in ('null', 'zero', 'random', 'urandom', 'tty', 'userfaultfd'):
 for name, target in (('fd', '/proc/self/fd'), ('stdin', '/proc/self/fd/0'),
                      ('stdout', '/proc/self/fd/1'), ('stderr', '/proc/self/fd/2')):
     os.symlink(target, os.path.join(dev, name))
+os.mkdir(os.path.join(dev, 'pts'))
+check(libc.mount(b'devpts', os.path.join(dev, 'pts').encode(), b'devpts', 0,
+                 b'newinstance,mode=600,ptmxmode=000'), 'devpts')
 os.mkdir(os.path.join(dev, 'shm'))
 check(libc.mount(b'tmpfs', os.path.join(dev, 'shm').encode(), b'tmpfs', 0, b'mode=1777'), 'shm')
 """
