@@ -10,7 +10,7 @@ FIRST_ROVER = -4097
 
 class NetlinkPorts:
     """The bound port ids, per protocol (nl_table's hash), and lo's state, which netlink
-    requests and the interface ioctls (dev_ioctl.py) read and change: whether it is up
+    requests and the interface ioctls (sock_ioctl.py) read and change: whether it is up
     (rtnetlink.py) and its MTU (64 KiB, loopback_setup)."""
 
     def __init__(self):

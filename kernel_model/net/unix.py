@@ -52,11 +52,6 @@ class UnixSocket(Unseekable):
     is_tty = False
     net = None          # its network namespace (namespace.py); None: the initial one
 
-    def ioctl(self, ctx, request: int, arg: int) -> int:
-        """sock_do_ioctl: the interface requests (dev_ioctl.py), ENOTTY for the rest."""
-        from .dev_ioctl import sock_ioctl          # the first socket ioctl imports it
-        return sock_ioctl(ctx, self, request, arg)
-
     def __init__(self, kernel, sock_type: int, ino: int, *, nonblocking: bool = False):
         self.kernel = kernel
         self.type = sock_type

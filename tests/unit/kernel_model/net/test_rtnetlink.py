@@ -85,16 +85,16 @@ def test_every_request_of_a_batch_is_answered(kinds, ack):
 
 
 def test_the_interface_ioctls_and_netlink_show_one_lo():
-    """SIOCSIFMTU and SIOCSIFFLAGS (net/dev_ioctl.py) change the lo that RTM_GETLINK
+    """SIOCSIFMTU and SIOCSIFFLAGS (net/sock_ioctl.py) change the lo that RTM_GETLINK
     describes (its IFLA_MTU was a constant 65536, whatever the ioctl set)."""
     from kernel_model.creds import ROOT
-    from kernel_model.net.dev_ioctl import SIOCGIFMTU, SIOCSIFFLAGS, SIOCSIFMTU, sock_ioctl
+    from kernel_model.net.sock_ioctl import SIOCGIFMTU, SIOCSIFFLAGS, SIOCSIFMTU, socket_ioctl as sock_ioctl
     from kernel_model.net.namespace import NetNamespace
     from kernel_model.user_namespace import INITIAL
 
     net = NetNamespace(1, INITIAL, unix_inodes={})
     memory = bytearray(64)
-    ctx = SimpleNamespace(proc=SimpleNamespace(creds=ROOT), kernel=None,
+    ctx = SimpleNamespace(proc=SimpleNamespace(creds=ROOT), kernel=None, abi="x86_64",
                           read=lambda at, n: bytes(memory[at:at + n]),
                           write=lambda at, data: memory.__setitem__(slice(at, at + len(data)), data))
     socket = SimpleNamespace(net=net, portid=-4097, kernel=None)
