@@ -79,8 +79,8 @@ int main(void) {
     if (child == 0) {
         printf("child in the new one: %d\n", ino("/proc/self/ns/time") == ino("/proc/self/ns/time_for_children"));
         long long boot_moved_ms = (now(CLOCK_BOOTTIME) - boot) / 1000000;
-        /* -4.5 s plus the time the fork took: a range, since a loaded host's fork can take
-           milliseconds */
+        /* the offset written above plus the time the fork took: a range, since a loaded
+           host's fork can take milliseconds */
         printf("monotonic moved %lld s, boottime about -4.5 s: %d, realtime %lld s\n",
                (now(CLOCK_MONOTONIC) - mono + 500000000LL) / 1000000000LL,
                boot_moved_ms >= -4500 && boot_moved_ms < -4300, (now(CLOCK_REALTIME) - real) / 1000000000LL);
