@@ -31,7 +31,7 @@ from .openfile import OpenFile
 from .memfd import F_SEAL_SEAL, O_LARGEFILE, MemFile
 from .inode_open import open_node, reopen
 from .name_checks import (check_new_name, check_open_existing, check_rename, chown_node,
-                          may_delete, open_mask)
+                          may_delete, open_mask, check_unchangeable)
 from .overlay import overlay_root
 from .rename_exchange import RenameExchange
 from ..creds import CAP_MKNOD
@@ -136,8 +136,9 @@ class FileSystem(ProcMount, RenameExchange):
         r = self._resolve(path, cwd, proc, follow=follow)
         if r.node is None:
             raise GuestErrno(E.ENOENT)
-        if writing:
-            self.check_writable(r, proc)            # mnt_want_write: EROFS
+        if writing:     # mnt_want_write (EROFS), then notify_change's IS_IMMUTABLE/IS_APPEND
+            self.check_writable(r, proc)            # ("touch": utimes to now, IS_IMMUTABLE)
+            check_unchangeable(r.node.stat().iflags, touch=writing == "touch")
         return r
 
     def _changed(self, r: Resolved, mask: int) -> None:
@@ -406,7 +407,7 @@ class FileSystem(ProcMount, RenameExchange):
         """Set times; None leaves one unchanged (the caller resolves UTIME_NOW / UTIME_OMIT).
         `to_now`: both times are the current time, which a writer may set (EACCES for
         others); other times only the owner (EPERM), as vfs_utimes/setattr_prepare."""
-        r = self._existing_resolved(path, cwd, proc, follow, True)
+        r = self._existing_resolved(path, cwd, proc, follow, "touch" if to_now else True)
         access, st = access_of(proc), r.node.stat()
         if not access.owns(st):
             if not to_now:

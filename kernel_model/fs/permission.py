@@ -18,6 +18,7 @@ from ..creds import (CAP_CHOWN, CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNE
                              CAP_FSETID, ROOT, Credentials)
 from .constants import S_IFDIR, S_IFMT, S_ISGID, S_ISVTX
 from ..user_namespace import from_kid
+from .inode_flags import FS_IMMUTABLE_FL
 from .records import StatResult
 
 MAY_EXEC, MAY_WRITE, MAY_READ = 1, 2, 4
@@ -65,6 +66,8 @@ class Access:
         return self.capable_over(st, CAP_DAC_OVERRIDE) and (not mask & MAY_EXEC or bool(mode & 0o111))
 
     def check(self, st: StatResult, mask: int) -> None:
+        if mask & MAY_WRITE and st.iflags & FS_IMMUTABLE_FL:
+            raise GuestErrno(E.EPERM)           # inode_permission: IS_IMMUTABLE, before the mode
         if not self.allowed(st, mask):
             raise GuestErrno(E.EACCES)
 

@@ -22,6 +22,7 @@ class StatResult:
     mtime_ns: int
     ctime_ns: int
     btime_ns: int | None = None       # birth time; None where the file system keeps none (statx)
+    iflags: int = 0                   # inode attribute flags (inode_flags.py): FS_IMMUTABLE_FL...
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,7 @@ class Meta:
     gid: int = 0
     xattrs: object = None               # xattrs.Xattrs once one is set (overlay.py)
     btime_ns: int | None = None
+    iflags: int | None = None           # the flags FS_IOC_SETFLAGS set (inode_flags.py)
 
     @property
     def fmt(self) -> int:
@@ -81,7 +83,7 @@ class Meta:
         blocks = blocks_for(size) if held is None else held // 512
         return StatResult(self.dev, self.ino, self.mode, self.nlink, self.uid, self.gid, self.rdev, size,
                           BLOCK_SIZE, blocks, self.atime_ns, self.mtime_ns, self.ctime_ns,
-                          self.btime_ns)
+                          self.btime_ns, self.iflags or 0)
 
 
 def new_meta(dev: int, ino: int, mode: int, now: int, nlink: int = 1, rdev: int = 0) -> Meta:

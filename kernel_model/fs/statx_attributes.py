@@ -6,10 +6,12 @@ the mask and STATX_ATTR_MOUNT_ROOT to both when the path is the root of its moun
 (path_mounted); each file system's getattr adds the inode flags it supports: ext4_getattr
 (fs/ext4/inode.c) compressed, immutable, append, nodump, encrypted and verity; shmem_getattr
 (mm/shmem.c, tmpfs and devtmpfs) immutable, append and nodump; procfs and pipefs none. The
-rootfs is ext4's (the reference host's), measured with strace -v there. No modeled file
-carries an inode flag, so the attributes are MOUNT_ROOT or nothing.
+rootfs is ext4's (the reference host's), measured with strace -v there. The files of the
+writable file systems (overlay and tmpfs) carry the immutable, append and nodump flags
+FS_IOC_SETFLAGS set (inode_flags.py).
 """
 from .constants import DEVTMPFS_DEV, ROOTFS_DEV
+from .inode_flags import statx_flags
 from .mountinfo import is_mount_root
 from .shmfs import SHM_DEV
 
@@ -26,4 +28,5 @@ _BY_DEVICE = {ROOTFS_DEV: _EXT4, DEVTMPFS_DEV: _SHMEM, SHM_DEV: _SHMEM}
 def statx_attributes(st) -> tuple[int, int]:
     """(stx_attributes, stx_attributes_mask) of the file `st` describes."""
     attributes = STATX_ATTR_MOUNT_ROOT if is_mount_root(st.dev, st.ino) else 0
+    attributes |= statx_flags(st.iflags)
     return attributes, _EVERY_FILE | _BY_DEVICE.get(st.dev, 0)

@@ -12,6 +12,7 @@ dentry "#INO", so /proc/self/fd/N reads "DIR/#INO (deleted)".
 from .. import errno as E
 from ..errno import GuestErrno
 from .constants import O_CREAT, O_DIRECTORY, O_EXCL, O_TMPFILE_BIT
+from .inode_flags import check_unchangeable
 from .namei import Resolved
 from .node import Node, wants_write
 from .openfile import OpenFile
@@ -58,3 +59,4 @@ def check_linkable(node: Node) -> None:
     may not be given a new one."""
     if node.stat().nlink == 0 and not node.linkable:
         raise GuestErrno(E.ENOENT)
+    check_unchangeable(node.stat().iflags)          # vfs_link: IS_APPEND || IS_IMMUTABLE

@@ -15,6 +15,7 @@ from .. import errno as E
 from ..creds import CAP_SYS_ADMIN
 from ..errno import GuestErrno
 from .constants import S_IFDIR, S_IFMT, S_IFREG, S_ISVTX
+from .inode_flags import check_unchangeable
 from .permission import MAY_READ, MAY_WRITE, Access
 from .records import StatResult
 
@@ -27,6 +28,8 @@ STORED = (b"security.", b"trusted.", b"user.")
 def check_permission(access: Access, st: StatResult, name: bytes, mask: int) -> None:
     """xattr_permission(): EPERM/ENODATA by namespace, then the inode's permission."""
     write = bool(mask & MAY_WRITE)
+    if write:
+        check_unchangeable(st.iflags)       # first of all: IS_IMMUTABLE || IS_APPEND
     if name.startswith((b"security.", b"system.")):
         return
     if name.startswith(b"trusted."):

@@ -4,6 +4,7 @@ from ... import errno as E
 from ...errno import GuestErrno
 from ...flags import AT_EMPTY_PATH, AT_FDCWD, AT_SYMLINK_NOFOLLOW
 from ...fs.constants import O_PATH, S_IFLNK, S_IFMT
+from ...fs.inode_flags import check_unchangeable
 from ...fs.permission import access_of
 from ..kinds import K
 from ..registry import syscall
@@ -60,5 +61,6 @@ def _fchmod(ctx, f, mode: int, path_ok: bool) -> int:
     if node.stat().mode & S_IFMT == S_IFLNK:
         raise GuestErrno(E.EOPNOTSUPP)
     ctx.kernel.fs.check_writable(f, fs_view(ctx))   # mnt_want_write_file: EROFS
+    check_unchangeable(node.stat().iflags)          # notify_change: ATTR_MODE
     node.chmod(access_of(fs_view(ctx)).chmod_mode(node.stat(), mode & 0o7777))
     return 0

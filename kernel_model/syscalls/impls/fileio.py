@@ -15,6 +15,8 @@ from ...fs.unseekable import Unseekable
 from ...fs.pipe_size import F_GETPIPE_SZ, F_SETPIPE_SZ, pipe_fcntl
 from ...creds import CAP_SYS_RESOURCE
 from ...file_size_limit import RLIMIT_FSIZE, check_new_size, fit_write
+from ...fs.inode_flags import check_ftruncate, check_setfl
+from .inode_flags_ioctl import flags_ioctl
 from .fown import OWNER_COMMANDS, owner_fcntl, sender
 from .leases import F_GETLEASE, F_SETLEASE, lease_fcntl
 from .memfd import F_ADD_SEALS, F_GET_SEALS, seal_fcntl
@@ -205,6 +207,7 @@ def sys_fcntl(ctx, fd, cmd, arg):
         return entry.file.flags
     if cmd == F_SETFL:
         was_async = entry.file.flags & FASYNC
+        check_setfl(entry.file, arg)
         entry.file.flags = (entry.file.flags & ~SETFL_MASK) | (arg & SETFL_MASK)
         if (entry.file.flags & FASYNC) != was_async:        # setfl: f_op->fasync
             set_fasync(entry.file, fd, bool(arg & FASYNC), sender(ctx.kernel))
@@ -249,6 +252,9 @@ def sys_ioctl(ctx, fd, request, arg):
     if isinstance(node, UserfaultfdDevice):
         from .userfaultfd import device_ioctl
         return device_ioctl(ctx, request, arg)
+    answered = flags_ioctl(ctx, node, request, arg)     # do_vfs_ioctl's, before the file's
+    if answered is not None:
+        return answered
     own = getattr(entry.file, "ioctl", None) or getattr(node, "ioctl", None)
     if own is not None:                 # a file's or device's own (f_op->unlocked_ioctl)
         return own(ctx, request, arg)
@@ -282,6 +288,7 @@ def _ftruncate(ctx, f, length: int) -> int:
     first, which the file's truncate says)."""
     node = getattr(f, "node", None)
     if node is not None and node.is_regular:
+        check_ftruncate(node.stat().iflags)
         check_file_truncate(f)              # security_file_truncate, before do_truncate's size
         check_new_size(ctx, f.stat().size, length)
     f.truncate(length)
