@@ -6,8 +6,8 @@ An IPv4 datagram that ip_rcv_core would drop (ip_packet.valid_on_arrival) or who
 destination is not the loopback's is dropped (lo does not forward). Every raw socket of the
 datagram's protocol in the namespace receives a copy (raw_v4_match: its bound address is the
 destination or any, its connected address the source or none), an ICMP socket unless its
-ICMP_FILTER blocks the type (or the message is shorter than an ICMP header, which
-icmp_filter drops too). Then the kernel's own protocol answers: an ICMP echo request with a
+ICMP_FILTER blocks the type (or the message is shorter than the header the filter reads,
+which drops it too: 8 bytes for ICMP, 4 for ICMPv6). Then the kernel's own protocol answers: an ICMP echo request with a
 good checksum gets an echo reply, from the address it was sent to, without DF (the ICMP
 control socket's IP_PMTUDISC_DONT), which loops back to the raw ICMP sockets in turn.
 Datagrams of TCP, UDP or another protocol made by a raw socket do not reach the sockets of
@@ -24,7 +24,8 @@ from .message import Message
 IPPROTO_ICMP, IPPROTO_ICMPV6 = 1, 58
 ICMP_ECHOREPLY, ICMP_ECHO = 0, 8
 ICMPV6_ECHO_REQUEST, ICMPV6_ECHO_REPLY = 128, 129
-ICMP_HEADER = 8
+ICMP_HEADER = 8             # icmp_filter reads a whole struct icmphdr
+ICMPV6_HDRLEN = 4           # icmpv6_filter reads the type, code and checksum only
 DEFAULT_TTL = 64            # net.ipv4.ip_default_ttl
 
 
@@ -54,7 +55,7 @@ def deliver_ipv4(ports, packet: bytes, creds) -> None:
 def deliver_ipv6(ports, message: bytes, protocol: int, source: bytes, destination: bytes,
                  creds) -> None:
     for sock in _listeners(ports, AF_INET6, protocol, source, destination):
-        if protocol == IPPROTO_ICMPV6 and (len(message) < ICMP_HEADER or sock.blocks(message[0])):
+        if protocol == IPPROTO_ICMPV6 and (len(message) < ICMPV6_HDRLEN or sock.blocks(message[0])):
             continue
         _queue(sock, message, InetName(AF_INET6, source, 0), creds)
     if protocol == IPPROTO_ICMPV6 and len(message) >= ICMP_HEADER and \

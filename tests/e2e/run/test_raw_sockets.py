@@ -215,6 +215,73 @@ int main(void) {
     return 0;
 }
 """
+EDGES = c_preamble() + r"""
+#include <sched.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <netinet/icmp6.h>
+#include <arpa/inet.h>
+
+static void drain(const char *who, int fd) {
+    unsigned char b[70000];
+    for (;;) {
+        long n = recv(fd, b, sizeof b, MSG_DONTWAIT);
+        if (n < 0) { result(who, n); return; }
+        printf("%s: %ld bytes first %d\n", who, n, b[0] >> 4 == 4 ? b[20] : b[0]);
+    }
+}
+
+int main(void) {
+    setvbuf(stdout, NULL, _IONBF, 0);
+    result("unshare net", unshare(CLONE_NEWNET));
+    int s = socket(AF_INET, SOCK_DGRAM, 0);
+    struct ifreq ifr = {0};
+    strcpy(ifr.ifr_name, "lo");
+    ioctl(s, SIOCGIFFLAGS, &ifr);
+    ifr.ifr_flags |= IFF_UP;
+    result("lo up", ioctl(s, SIOCSIFFLAGS, &ifr));
+    struct sockaddr_in lo = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    int icmp = socket(AF_INET, SOCK_RAW, IPPROTO_ICMP), r = socket(AF_INET, SOCK_RAW, IPPROTO_RAW);
+    int p255 = socket(AF_INET, SOCK_RAW, 255);
+    unsigned char bad[8] = {8, 0, 1, 2, 0, 0, 0, 0};
+    result("echo with bad sum", sendto(icmp, bad, 8, 0, (struct sockaddr *)&lo, sizeof lo));
+    drain("icmp", icmp);
+    result("icmp 4 bytes", sendto(icmp, bad, 4, 0, (struct sockaddr *)&lo, sizeof lo));
+    drain("icmp", icmp);
+    unsigned char h[24] = {0x45, 0, 0, 0, 0, 0, 0x40, 0, 64, 255};
+    memcpy(h + 16, &lo.sin_addr, 4);
+    result("proto 255 datagram", sendto(r, h, 24, 0, (struct sockaddr *)&lo, sizeof lo));
+    drain("raw", r);
+    drain("255", p255);
+    int six = socket(AF_INET6, SOCK_RAW, IPPROTO_ICMPV6);
+    struct sockaddr_in6 l6 = {.sin6_family = AF_INET6, .sin6_addr = in6addr_loopback};
+    result("icmpv6 3 bytes", sendto(six, bad, 3, 0, (struct sockaddr *)&l6, sizeof l6));
+    result("icmpv6 4 bytes", sendto(six, bad, 4, 0, (struct sockaddr *)&l6, sizeof l6));
+    drain("icmpv6", six);
+    static char big[70000];
+    result("icmpv6 65535", sendto(six, big, 65535, 0, (struct sockaddr *)&l6, sizeof l6));
+    result("icmpv6 65536", sendto(six, big, 65536, 0, (struct sockaddr *)&l6, sizeof l6));
+    drain("icmpv6", six);
+    struct sockaddr_in6 m6 = {.sin6_family = AF_INET6};
+    inet_pton(AF_INET6, "::ffff:127.0.0.1", &m6.sin6_addr);
+    result("icmpv6 to v4-mapped", sendto(six, bad, 8, 0, (struct sockaddr *)&m6, sizeof m6));
+    struct icmp6_filter f;
+    ICMP6_FILTER_SETPASSALL(&f);
+    ICMP6_FILTER_SETBLOCK(128, &f);
+    result("ICMP6_FILTER", setsockopt(six, IPPROTO_ICMPV6, ICMP6_FILTER, &f, sizeof f));
+    unsigned char e6[8] = {128, 0, 0, 0, 0, 1, 0, 1};
+    result("echo6", sendto(six, e6, 8, 0, (struct sockaddr *)&l6, sizeof l6));
+    drain("icmpv6 filtered", six);
+    int u6 = socket(AF_INET6, SOCK_RAW, 253);
+    result("253 v6 ICMP6_FILTER", setsockopt(u6, IPPROTO_ICMPV6, ICMP6_FILTER, &f, sizeof f));
+    result("253 v6 send", sendto(u6, "hi", 2, 0, (struct sockaddr *)&l6, sizeof l6));
+    drain("253 v6", u6);
+    result("v6 SOL_IP HDRINCL", setsockopt(u6, SOL_IP, 3, &(int){1}, 4));
+    return 0;
+}
+"""
 
 
 @pytest.fixture(scope="module", params=["x86_64", "i386"])
@@ -225,3 +292,16 @@ def program(request, tmp_path_factory):
 def test_raw_sockets_as_natively(program):
     compare_with_native(program, b"b filtered: 31 bytes", b"a: 48 bytes v4 ihl 20 tos 0 len 48 frag 0 ",
                         b"icmpv6: 12 bytes type 129", b"hdrincl ihl 60 > 40        -1 EINVAL")
+
+
+@pytest.fixture(scope="module", params=["x86_64", "i386"])
+def edges(request, tmp_path_factory):
+    return build_static(tmp_path_factory, "raw_socket_edges", EDGES, arch=request.param)
+
+
+def test_raw_socket_edges_as_natively(edges):
+    """A bad echo checksum (a copy, no reply), ICMP messages shorter than the filter's header
+    (4 bytes: none for ICMP, a copy for ICMPv6), IPPROTO_RAW sockets do receive protocol 255,
+    ICMPv6's EINVAL under 4 bytes and EMSGSIZE past 65535, ICMP6_FILTER."""
+    compare_with_native(edges, b"icmpv6: 4 bytes first 8", b"255: 24 bytes first 0",
+                        b"icmpv6 filtered: 8 bytes first 129")
