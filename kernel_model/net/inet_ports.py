@@ -16,6 +16,7 @@ class InetPorts:
     def __init__(self):
         self.bound: dict[tuple[int, int], object] = {}       # (type, port) -> socket
         self._next = EPHEMERAL_FIRST
+        self.raw_sockets: list = []       # raw IP sockets (raw.py), which take every port
 
     def bind(self, sock_type: int, port: int, sock, *, reuse: bool) -> int:
         if port == 0:

@@ -10,7 +10,7 @@ import struct
 
 from .. import errno as E
 from ..errno import GuestErrno
-from .constants import AF_INET6, SOCK_STREAM
+from .constants import AF_INET6, SOCK_DGRAM, SOCK_STREAM
 from .dual_stack import IPV6_ADDRFORM, addrform, to_ipv4
 
 SOL_IP, SOL_TCP, SOL_UDP, SOL_IPV6 = 0, 6, 17, 41
@@ -30,8 +30,9 @@ SET_ONLY = {SOL_IP: JOIN | LEAVE, SOL_IPV6: {20, 21}}   # memberships: IP_*, MCA
 
 
 def levels(family: int, sock_type: int) -> tuple[int, ...]:
-    transport = SOL_TCP if sock_type == SOCK_STREAM else SOL_UDP
-    return (SOL_IP, SOL_IPV6, transport) if family == AF_INET6 else (SOL_IP, transport)
+    transport = (SOL_TCP,) if sock_type == SOCK_STREAM else (SOL_UDP,) \
+        if sock_type == SOCK_DGRAM else ()           # a raw socket has no transport level
+    return (SOL_IP, SOL_IPV6, *transport) if family == AF_INET6 else (SOL_IP, *transport)
 
 
 def set_option(sock, level: int, name: int, value: bytes, word: int) -> None:

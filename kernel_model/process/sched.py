@@ -102,6 +102,19 @@ class Scheduler:
         runnable thread (itself if none)."""
         self._handed_over = thread
 
+    def yield_turn(self, thread: Thread) -> None:
+        """sched_yield (kernel/sched/core.c do_sched_yield; fair.c yield_task_fair makes the
+        caller the skip buddy): the next runnable thread after `thread` in creation order runs
+        once the call returns, as a woken one would; nothing changes when none other can run
+        (a thread spinning on sched_yield for its sibling kept the CPU for its whole quantum)."""
+        n = len(self.threads)
+        start = self.threads.index(thread) + 1 if thread in self.threads else 0
+        for k in range(n - 1):
+            t = self.threads[(start + k) % n]
+            if t is not thread and t.state == RUNNABLE and not t.suspended:
+                self.preempting = t
+                return
+
     def others_runnable(self, thread: Thread) -> bool:
         threads = self.threads
         if len(threads) == 1:               # (asked at every traced call: the common case first)

@@ -378,6 +378,7 @@ def sys_execve(ctx, pathname, argv_ptr, envp_ptr):
 
 @syscall("sched_yield", args=())
 def sys_sched_yield(ctx):
+    ctx.kernel.scheduler.yield_turn(ctx.thread)
     return 0
 
 

@@ -23,6 +23,7 @@ from ...net.constants import (AF_INET, AF_INET6, AF_NETLINK, AF_UNIX, AF_UNSPEC,
 from ...net.inet import InetSocket
 from ...net.netlink import NetlinkSocket, check_create
 from ...net.packet import AF_PACKET, PacketSocket, check_create as check_packet
+from ...net.raw import RawSocket, check_create as check_raw
 from ...net.unix import UnixSocket, pair
 from ..kinds import K
 from ..registry import syscall
@@ -63,7 +64,8 @@ def _unix_type(ctx, domain: int, sock_type: int, protocol: int) -> int:
 
 def _inet_type(ctx, sock_type: int, protocol: int) -> int:
     """inet_create(): TCP for SOCK_STREAM, UDP (or UDP-Lite) for SOCK_DGRAM (protocol 0 or
-    one that matches: EPROTONOSUPPORT otherwise); raw and other types are not modeled."""
+    one that matches: EPROTONOSUPPORT otherwise); raw sockets are raw.py's, other types are
+    not modeled."""
     protocol = ctx.int32(protocol)
     if sock_type not in INET_PROTOCOLS:
         raise GuestErrno(E.ESOCKTNOSUPPORT if sock_type != SOCK_RAW else E.EPROTONOSUPPORT)
@@ -104,6 +106,8 @@ def sys_socket(ctx, domain, type_, protocol):
         return _netlink_socket(ctx, sock_type, ctx.int32(protocol), flags)
     if family == AF_PACKET:
         return _packet_socket(ctx, sock_type, ctx.int32(protocol), flags)
+    if family in INET_FAMILIES and sock_type == SOCK_RAW:
+        return _raw_socket(ctx, family, ctx.int32(protocol), flags)
     if family in INET_FAMILIES:
         sock_type = _inet_type(ctx, sock_type, protocol)
     else:
@@ -120,6 +124,17 @@ def _netlink_socket(ctx, sock_type: int, protocol: int, flags: int) -> int:
     sock = NetlinkSocket(ctx.kernel, sock_type, protocol, ctx.kernel.next_pipe_ino(),
                          nonblocking=bool(flags & SOCK_NONBLOCK))
     sock.net = getattr(ctx.proc, "net_ns", None)
+    return ctx.proc.fds.install(sock, at=fd, cloexec=bool(flags & SOCK_CLOEXEC))
+
+
+def _raw_socket(ctx, family: int, protocol: int, flags: int) -> int:
+    check_raw(protocol, net_capable(ctx, CAP_NET_RAW))
+    fd = ctx.proc.fds.lowest_free()
+    ctx.kernel.note_unreachable = note_unreachable(ctx.kernel)
+    sock = RawSocket(ctx.kernel, family, protocol, ctx.kernel.next_pipe_ino(),
+                     nonblocking=bool(flags & SOCK_NONBLOCK))
+    sock.net = getattr(ctx.proc, "net_ns", None)
+    sock.register()
     return ctx.proc.fds.install(sock, at=fd, cloexec=bool(flags & SOCK_CLOEXEC))
 
 

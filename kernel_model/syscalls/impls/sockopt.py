@@ -15,6 +15,7 @@ from ...net.inet import InetSocket
 from ...net.netlink import NetlinkSocket, netlink_option
 from ...net.packet import PacketSocket
 from ...net.protocol_options import get_option, set_option
+from ...net.raw import RawSocket
 from ...net.unix import LISTENING
 from ..kinds import K
 from ..registry import syscall
@@ -47,6 +48,9 @@ def _set_protocol_option(sock, level: int, name: int, value: bytes, word: int) -
     if isinstance(sock, PacketSocket):
         sock.set_packet_option(level, name, value)
         return 0
+    if isinstance(sock, RawSocket):
+        sock.set_raw_option(level, name, value, word)
+        return 0
     if not isinstance(sock, InetSocket):
         raise GuestErrno(E.EOPNOTSUPP)
     set_option(sock, level, name, value, word)
@@ -68,6 +72,8 @@ def sys_getsockopt(ctx, fd, level, optname, optval, optlen):
     elif level != SOL_SOCKET and isinstance(sock, PacketSocket):
         given = ctx.read(optval, min(length, 4)) if length else b""
         value = sock.get_packet_option(level, ctx.int32(optname), given)
+    elif level != SOL_SOCKET and isinstance(sock, RawSocket):
+        value = sock.get_raw_option(level, ctx.int32(optname))
     elif level != SOL_SOCKET:
         value = get_option(sock, level, ctx.int32(optname))
     else:
@@ -86,7 +92,7 @@ def _value(ctx, sock, name: int) -> bytes:
         return struct.pack("<i", sock.type)
     if name == SO_DOMAIN:
         return struct.pack("<i", getattr(sock, "family", AF_UNIX))
-    if name == SO_PROTOCOL and isinstance(sock, (NetlinkSocket, PacketSocket)):
+    if name == SO_PROTOCOL and isinstance(sock, (NetlinkSocket, PacketSocket, RawSocket)):
         return struct.pack("<i", sock.protocol)
     if name == SO_PROTOCOL:
         inet = isinstance(sock, InetSocket)

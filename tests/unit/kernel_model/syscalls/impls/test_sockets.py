@@ -51,7 +51,7 @@ def test_socket_types_and_flags():
     (AF_UNIX, SOCK_STREAM | 0x100, 0, E.EINVAL),         # an unknown flag in the type
     (2, SOCK_STREAM, 17, E.EPROTONOSUPPORT),             # AF_INET: TCP, not UDP
     (10, SOCK_SEQPACKET, 0, E.ESOCKTNOSUPPORT),          # AF_INET6
-    (2, SOCK_RAW, 1, E.EPROTONOSUPPORT),                 # raw IP is not modeled
+    (2, SOCK_RAW, 0, E.EPROTONOSUPPORT),                 # raw IP: protocol 0 names none
     (3, SOCK_DGRAM, 0, E.EAFNOSUPPORT),                  # AF_AX25
     (16, SOCK_STREAM, 0, E.ESOCKTNOSUPPORT),             # AF_NETLINK: raw or datagram
     (16, SOCK_DGRAM, 9, E.EPROTONOSUPPORT),              # NETLINK_AUDIT: only ROUTE exists
