@@ -46,9 +46,10 @@ class NativeHostTicker:
         if not self._clock:
             raise OSError("cannot start the host clock's thread")
         self._block = ctypes.cast(lib.host_clock_block, ctypes.c_void_p)
-        # id(Machine) -> (the Machine, its uc when hooked, the hook): kept until close, which
-        # removes the hooks from those still open
-        self._hooked: dict[int, tuple] = {}
+        # (a Machine, its uc when hooked, the hook) per Machine that ran: kept until close,
+        # which removes the hooks from those still open (a run has a few Machines: one per
+        # address space)
+        self._hooked: list[tuple] = []
 
     @property
     def fired(self) -> int:
@@ -58,9 +59,10 @@ class NativeHostTicker:
     def running(self, machine) -> None:
         """`machine` goes into emu_start: a tick from now on stops it (its block hook, added at
         its first run, with its translations flushed so that every block calls it)."""
-        hooked = self._hooked.get(id(machine))
-        if hooked is None or hooked[1] is not machine.uc:
-            self._hooked[id(machine)] = (machine, machine.uc, self._hook(machine.uc))
+        if any(known is machine and uc is machine.uc for known, uc, _ in self._hooked):
+            return
+        self._hooked = [entry for entry in self._hooked if entry[0] is not machine]
+        self._hooked.append((machine, machine.uc, self._hook(machine.uc)))
 
     def idle(self) -> None:
         """(The block hooks stay: a Machine that does not run begins no block.)"""
@@ -87,10 +89,10 @@ class NativeHostTicker:
         freed here), and the thread ends."""
         if not self._clock:
             return
-        for machine, uc, hook in self._hooked.values():
+        for machine, uc, hook in self._hooked:
             if machine.uc is uc:                # (a closed Machine's uc is gone with its hooks)
                 uclib.uc_hook_del(handle(uc), hook)
-        self._hooked = {}
+        self._hooked = []
         self._lib.host_clock_close(self._clock)
         self._clock = None
 

@@ -38,8 +38,12 @@ def test_a_due_tick_stops_the_spinning_run_and_is_taken_once(clock, mode):
     clock.running(machine)
     machine.uc.emu_start(CODE, CODE + 0x100)        # returns only when the clock stops it
     clock.idle()
-    assert clock.fired >= 1
-    assert clock.take() is True and clock.take() is False
+    fired = clock.fired
+    assert fired >= 1
+    assert clock.take() is True
+    # taken once: a second take finds nothing due, unless the clock fired again meanwhile (on a
+    # loaded host its thread can wake late, past the next period of the process's CPU time)
+    assert clock.take() is False or clock.fired > fired
 
 
 @pytest.mark.parametrize("mode", [UC_MODE_32, UC_MODE_64], ids=["i386", "x86_64"])
