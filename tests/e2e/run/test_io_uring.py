@@ -13,60 +13,12 @@ import subprocess
 import pytest
 
 from tests.e2e.sandbox_runner import run_sandbox
+from tests.e2e.run.io_uring_ring import RING_HELPERS
 from tests.e2e.static_c import build_static
 
 pytestmark = pytest.mark.e2e
 
-PROGRAM = r"""
-#define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
-#include <linux/io_uring.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
-#include <sys/uio.h>
-#include <unistd.h>
-
-static unsigned *sq_tail, *sq_mask, *sq_array, *cq_head, *cq_tail, *cq_mask;
-static struct io_uring_sqe *sqes;
-static struct io_uring_cqe *cqes;
-static int ring;
-
-static void result(const char *what, long r) {
-    printf("%-30s %ld %s\n", what, r < 0 ? -1L : r, r < 0 ? strerrorname_np(errno) : "");
-}
-static long setup(unsigned n, struct io_uring_params *p) { return syscall(__NR_io_uring_setup, n, p); }
-static long enter(int fd, unsigned sub, unsigned min, unsigned flags) {
-    return syscall(__NR_io_uring_enter, fd, sub, min, flags, NULL, 0);
-}
-static long reg(unsigned op, void *arg, unsigned n) {
-    return syscall(__NR_io_uring_register, ring, op, arg, n);
-}
-static void queue(int op, int fd, void *addr, unsigned len, long long off, uint64_t data) {
-    unsigned i = *sq_tail & *sq_mask;
-    memset(&sqes[i], 0, sizeof sqes[i]);
-    sqes[i].opcode = op; sqes[i].fd = fd; sqes[i].addr = (uintptr_t)addr;
-    sqes[i].len = len; sqes[i].off = off; sqes[i].user_data = data;
-    sq_array[i] = i;
-    __atomic_store_n(sq_tail, *sq_tail + 1, __ATOMIC_RELEASE);
-}
-static void reap(const char *what) {
-    while (*cq_head != __atomic_load_n(cq_tail, __ATOMIC_ACQUIRE)) {
-        struct io_uring_cqe *c = &cqes[*cq_head & *cq_mask];
-        printf("%-30s data=%llu res=%d\n", what, (unsigned long long)c->user_data, c->res);
-        __atomic_store_n(cq_head, *cq_head + 1, __ATOMIC_RELEASE);
-    }
-}
-static void run(const char *what, int op, int fd, void *addr, unsigned len, long long off, uint64_t data) {
-    queue(op, fd, addr, len, off, data);
-    long r = enter(ring, 1, 1, IORING_ENTER_GETEVENTS);
-    if (r != 1) result(what, r);
-    reap(what);
-}
-
+PROGRAM = RING_HELPERS + r"""
 int main(void) {
     struct io_uring_params p;
     memset(&p, 0, sizeof p);
