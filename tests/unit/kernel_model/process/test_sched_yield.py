@@ -4,27 +4,10 @@ sched_yield for its sibling kept the CPU for its whole quantum (LTP's fuzzy-sync
 sendmsg03, yield in their waits on one CPU and spun ten thousand times a round). A thread alone
 goes on; a sleeping or held thread is passed over. Property: threads that all yield at every
 pick take turns in creation order."""
-from types import SimpleNamespace
 
 from hypothesis import given, strategies as st
 
-from kernel_model.process.proc import Thread
-from kernel_model.process.sched import Scheduler
-
-
-class _Clock:
-    @staticmethod
-    def monotonic_ns() -> int:
-        return 0
-
-
-def _threads(count: int):
-    scheduler = Scheduler(_Clock(), quantum=7)
-    threads = [Thread(tid=100 + i, process=SimpleNamespace(pid=100 + i), kstack_top=0)
-               for i in range(count)]
-    for thread in threads:
-        scheduler.add(thread)
-    return scheduler, threads
+from .sched_scene import scheduler_with_threads as _threads
 
 
 def test_a_yield_lets_the_next_runnable_thread_run():

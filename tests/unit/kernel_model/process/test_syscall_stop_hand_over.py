@@ -3,27 +3,11 @@ round to the next runnable thread once, as ptrace_stop's schedule() lets the oth
 a one-CPU machine run while strace prints; a woken thread still preempts first, and a thread
 alone goes on. With every thread handing over at each pick, the runnable ones take turns in
 creation order (a property over the number of threads and which of them sleep)."""
-from types import SimpleNamespace
 
 from hypothesis import given, strategies as st
 
-from kernel_model.process.proc import RUNNABLE, Thread
-from kernel_model.process.sched import Scheduler
-
-
-class _Clock:
-    @staticmethod
-    def monotonic_ns() -> int:
-        return 0
-
-
-def _threads(count: int):
-    scheduler = Scheduler(_Clock(), quantum=7)
-    threads = [Thread(tid=100 + i, process=SimpleNamespace(pid=100 + i), kstack_top=0)
-               for i in range(count)]
-    for thread in threads:
-        scheduler.add(thread)
-    return scheduler, threads
+from kernel_model.process.proc import RUNNABLE
+from .sched_scene import scheduler_with_threads as _threads
 
 
 def test_a_stopped_thread_lets_the_next_runnable_one_run_once():

@@ -2,25 +2,9 @@
 next, before the waker goes on and before the round-robin order; once only; never a thread
 that cannot run by then. A waker's call returns to it first: the run loop ends its slice there
 (Kernel.may_continue)."""
-from types import SimpleNamespace
 
-from kernel_model.process.proc import RUNNABLE, SLEEPING, ZOMBIE, Thread
-from kernel_model.process.sched import Scheduler
-
-
-class _Clock:
-    @staticmethod
-    def monotonic_ns() -> int:
-        return 0
-
-
-def _threads(count: int):
-    scheduler = Scheduler(_Clock(), quantum=7)
-    threads = [Thread(tid=100 + i, process=SimpleNamespace(pid=100 + i), kstack_top=0)
-               for i in range(count)]
-    for thread in threads:
-        scheduler.add(thread)
-    return scheduler, threads
+from kernel_model.process.proc import RUNNABLE, SLEEPING, ZOMBIE
+from .sched_scene import scheduler_with_threads as _threads
 
 
 def test_the_woken_thread_runs_next_instead_of_its_waker():
