@@ -1,6 +1,6 @@
 """The C helpers the io_uring tests' programs share: the headers, a `result` printer, the three
 calls by number (io_uring_setup, io_uring_enter, io_uring_register), and the ring's submission
-(`queue`), completion (`reap`) and both at once (`run`) over the rings a program maps into
+(`queue`), completion (`reap`) and both at once (`run`) over the rings `map_rings` maps into
 `sq_tail`... `cqes` (include/uapi/linux/io_uring.h's layout, as liburing reads it)."""
 
 RING_HELPERS = r"""
@@ -45,6 +45,19 @@ static void reap(const char *what) {
         printf("%-30s data=%llu res=%d\n", what, (unsigned long long)c->user_data, c->res);
         __atomic_store_n(cq_head, *cq_head + 1, __ATOMIC_RELEASE);
     }
+}
+static void map_rings(struct io_uring_params *pp, char **sqp, char **cqp) {
+    struct io_uring_params p = *pp;
+    size_t sqsize = p.sq_off.array + p.sq_entries * 4, cqsize = p.cq_off.cqes + p.cq_entries * 16;
+    char *sq = mmap(0, sqsize, PROT_READ | PROT_WRITE, MAP_SHARED, ring, IORING_OFF_SQ_RING);
+    char *cq = mmap(0, cqsize, PROT_READ | PROT_WRITE, MAP_SHARED, ring, IORING_OFF_CQ_RING);
+    sqes = mmap(0, p.sq_entries * sizeof *sqes, PROT_READ | PROT_WRITE, MAP_SHARED, ring, IORING_OFF_SQES);
+    sq_tail = (unsigned *)(sq + p.sq_off.tail); sq_mask = (unsigned *)(sq + p.sq_off.ring_mask);
+    sq_array = (unsigned *)(sq + p.sq_off.array);
+    cq_head = (unsigned *)(cq + p.cq_off.head); cq_tail = (unsigned *)(cq + p.cq_off.tail);
+    cq_mask = (unsigned *)(cq + p.cq_off.ring_mask);
+    cqes = (struct io_uring_cqe *)(cq + p.cq_off.cqes);
+    *sqp = sq; *cqp = cq;
 }
 static void run(const char *what, int op, int fd, void *addr, unsigned len, long long off, uint64_t data) {
     queue(op, fd, addr, len, off, data);

@@ -29,15 +29,8 @@ int main(void) {
     struct io_uring_params p;
     memset(&p, 0, sizeof p);
     ring = setup(4, &p);
-    size_t sqsize = p.sq_off.array + p.sq_entries * 4, cqsize = p.cq_off.cqes + p.cq_entries * 16;
-    char *sq = mmap(0, sqsize, PROT_READ | PROT_WRITE, MAP_SHARED, ring, IORING_OFF_SQ_RING);
-    char *cq = mmap(0, cqsize, PROT_READ | PROT_WRITE, MAP_SHARED, ring, IORING_OFF_CQ_RING);
-    sqes = mmap(0, p.sq_entries * sizeof *sqes, PROT_READ | PROT_WRITE, MAP_SHARED, ring, IORING_OFF_SQES);
-    sq_tail = (unsigned *)(sq + p.sq_off.tail); sq_mask = (unsigned *)(sq + p.sq_off.ring_mask);
-    sq_array = (unsigned *)(sq + p.sq_off.array);
-    cq_head = (unsigned *)(cq + p.cq_off.head); cq_tail = (unsigned *)(cq + p.cq_off.tail);
-    cq_mask = (unsigned *)(cq + p.cq_off.ring_mask);
-    cqes = (struct io_uring_cqe *)(cq + p.cq_off.cqes);
+    char *sq, *cq;
+    map_rings(&p, &sq, &cq);
 
     int sv[2];
     socketpair(AF_UNIX, SOCK_DGRAM, 0, sv);
