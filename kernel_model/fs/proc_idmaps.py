@@ -11,6 +11,9 @@ write the maps of the namespace it just made.
 from ..user_namespace import show_map, show_setgroups, write_map, write_setgroups, INITIAL
 
 
+IDMAP_NAMES = (b"uid_map", b"gid_map", b"setgroups")     # what idmap_files makes
+
+
 def idmap_files(fs, proc, reader, base: bytes) -> dict:
     """The three files of `proc`'s folder, as `reader` opens them."""
     def ns():

@@ -18,11 +18,11 @@ from .mountinfo import mountinfo_text
 from .procsys import Sysctl, sysctl_table
 from ..time_namespace import CLOCK_BOOTTIME
 from .nsfs import LINKS, NamespaceFile, link_text
-from .proc_idmaps import idmap_files
+from .proc_idmaps import IDMAP_NAMES, idmap_files
 from .proc_clocks import ProcClocks
 from .proctext import (CPUINFO, FILESYSTEMS, ProcessView, comm_of, stat_line,
                        status_text)
-from .synthetic import GeneratedFile, SyntheticDir, SyntheticSymlink, synthetic_meta
+from .synthetic import GeneratedFile, LazyDir, SyntheticDir, SyntheticSymlink, synthetic_meta
 
 # The modeled mounts, as /proc/PID/mounts lists them (fs/proc_namespace.c show_vfsmnt): the
 # rootfs as an overlay (statfs answers OVERLAYFS_SUPER_MAGIC, syscalls/impls/statfs.py), and
@@ -77,25 +77,27 @@ class ProcFs:
         return synthetic_meta(PROC_DEV, self.table.for_key(path), fmt, perm)
 
 
-class _ProcRoot(SyntheticDir):
+class _ProcRoot(LazyDir):
     def __init__(self, procfs: ProcFs, proc: ProcessView):
-        super().__init__("proc", procfs._meta(b"/", S_IFDIR, 0o555))
+        super().__init__("proc", procfs._meta(b"/", S_IFDIR, 0o555), self._makers_now)
         self._procfs = procfs
         self._proc = proc
 
-    def children(self) -> dict[bytes, Node]:
+    def _makers_now(self) -> dict:
         fs, proc = self._procfs, self._proc
         pid = b"%d" % proc.pid
         return {
-            b"cpuinfo": fs.file(b"/cpuinfo", lambda: CPUINFO),
-            b"filesystems": fs.file(b"/filesystems", lambda: FILESYSTEMS),
-            b"uptime": fs.file(b"/uptime", lambda: uptime_text(fs.clocks, proc)),
-            b"mounts": fs.link(b"/mounts", lambda: b"self/mounts"),     # as Linux's proc_root
-            b"self": fs.link(b"/self", lambda: pid),
-            b"sys": _sys_dir(fs),
-            **_tree(fs, b"", fs.files),
-            **{b"%d" % other.pid: _process_dir(fs, other, proc) for other in self._others()},
-            pid: _process_dir(fs, proc, proc),
+            b"cpuinfo": lambda: fs.file(b"/cpuinfo", lambda: CPUINFO),
+            b"filesystems": lambda: fs.file(b"/filesystems", lambda: FILESYSTEMS),
+            b"uptime": lambda: fs.file(b"/uptime", lambda: uptime_text(fs.clocks, proc)),
+            b"mounts": lambda: fs.link(b"/mounts", lambda: b"self/mounts"),   # as proc_root
+            b"self": lambda: fs.link(b"/self", lambda: pid),
+            b"sys": lambda: _sys_dir(fs),
+            **{name: lambda name=name: _tree(fs, b"", _under(fs.files, name))[name]
+               for name in dict.fromkeys(path.split(b"/")[0] for path in sorted(fs.files))},
+            **{b"%d" % other.pid: lambda other=other: _process_dir(fs, other, proc)
+               for other in self._others()},
+            pid: lambda: _process_dir(fs, proc, proc),
         }
 
     def _others(self) -> list[ProcessView]:
@@ -114,6 +116,11 @@ def uptime_text(clocks: ProcClocks, proc: ProcessView) -> bytes:
         boot_ns += namespaces()[0].offset(CLOCK_BOOTTIME)
     return b"%d.%02d %d.%02d\n" % (boot_ns // 10**9, boot_ns % 10**9 // 10**7,
                                     idle_ns // 10**9, idle_ns % 10**9 // 10**7)
+
+
+def _under(files: dict, name: bytes) -> dict:
+    """The files whose path's first folder (or own name) is `name`."""
+    return {path: text for path, text in files.items() if path.split(b"/")[0] == name}
 
 
 def _sys_dir(fs: ProcFs) -> SyntheticDir:
@@ -144,40 +151,46 @@ def _folder(fs: ProcFs, path: bytes, tree: dict) -> SyntheticDir:
 
 def _process_dir(fs: ProcFs, proc: ProcessView, reader: ProcessView) -> SyntheticDir:
     base = b"/%d" % proc.pid
-    fd_dir = fs.dir(base + b"/fd", _fd_links(fs, proc, base), ordered=True)
-    children = {
-        b"cwd": _magic(fs.link(base + b"/cwd", proc.cwd)),
-        b"exe": _magic(fs.link(base + b"/exe", proc.exe_path)),
-        b"fd": fd_dir,
-        b"fdinfo": fs.dir(base + b"/fdinfo", _fdinfo_files(fs, proc, base), ordered=True),
-        b"maps": fs.file(base + b"/maps", proc.maps_text),
-        b"smaps": fs.file(base + b"/smaps", getattr(proc, "smaps_text", lambda: b"")),
-        b"mountinfo": fs.file(base + b"/mountinfo", lambda: fs.mount_text(proc, True)),
-        b"mounts": fs.file(base + b"/mounts", lambda: fs.mount_text(proc, False)),
-        b"root": _magic(fs.link(base + b"/root", lambda: b"/")),
-        b"ns": fs.dir(base + b"/ns", _namespace_links(fs, proc, base), ordered=True),
-        b"stat": fs.file(base + b"/stat", lambda: stat_line(proc, fs.clocks.cpu_ns())),
-        b"status": fs.file(base + b"/status", lambda: status_text(proc)),
-    }
-    children[b"comm"] = fs.file(base + b"/comm", lambda: comm_of(proc) + b"\n")
-    if hasattr(proc, "pagemap"):
-        children[b"pagemap"] = fs.pagemap(base + b"/pagemap", proc.pagemap, proc.user_pages())
-    if hasattr(proc, "tasks"):
-        children[b"task"] = fs.dir(base + b"/task", {
-            b"%d" % task.pid: _task_dir(fs, task, base + b"/task/%d" % task.pid)
-            for task in proc.tasks()})
-    if hasattr(proc, "timens_offsets"):     # fs/proc/base.c timens_offsets_{show,write}
-        children[b"timens_offsets"] = fs.file(base + b"/timens_offsets", proc.timens_offsets,
-                                              0o644, proc.set_timens_offsets)
-    if hasattr(proc, "namespaces"):         # user namespace id maps (proc_idmaps.py)
-        children.update(idmap_files(fs, proc, reader, base))
-    if hasattr(proc, "timer_slack_ns"):     # fs/proc/base.c timerslack_ns_show: "%llu\n"
-        children[b"timerslack_ns"] = fs.file(base + b"/timerslack_ns",
-                                             lambda: b"%d\n" % proc.timer_slack_ns())
-    folder = fs.dir(base, children)
+    folder = LazyDir("proc", fs._meta(base, S_IFDIR, 0o555),
+                     lambda: _process_entries(fs, proc, reader, base))
     folder.proc_pid = proc.pid      # a /proc/PID folder stands for its process (pidfd_send_signal)
     folder.proc_process = getattr(proc, "process", None)      # and that one only (pid reuse)
     return folder
+
+
+def _process_entries(fs: ProcFs, proc: ProcessView, reader: ProcessView, base: bytes) -> dict:
+    """/proc/PID's entries, each made when looked up (fs/proc/base.c tgid_base_stuff)."""
+    makers = {
+        b"cwd": lambda: _magic(fs.link(base + b"/cwd", proc.cwd)),
+        b"exe": lambda: _magic(fs.link(base + b"/exe", proc.exe_path)),
+        b"fd": lambda: fs.dir(base + b"/fd", _fd_links(fs, proc, base), ordered=True),
+        b"fdinfo": lambda: fs.dir(base + b"/fdinfo", _fdinfo_files(fs, proc, base), ordered=True),
+        b"maps": lambda: fs.file(base + b"/maps", proc.maps_text),
+        b"smaps": lambda: fs.file(base + b"/smaps", getattr(proc, "smaps_text", lambda: b"")),
+        b"mountinfo": lambda: fs.file(base + b"/mountinfo", lambda: fs.mount_text(proc, True)),
+        b"mounts": lambda: fs.file(base + b"/mounts", lambda: fs.mount_text(proc, False)),
+        b"root": lambda: _magic(fs.link(base + b"/root", lambda: b"/")),
+        b"ns": lambda: fs.dir(base + b"/ns", _namespace_links(fs, proc, base), ordered=True),
+        b"stat": lambda: fs.file(base + b"/stat", lambda: stat_line(proc, fs.clocks.cpu_ns())),
+        b"status": lambda: fs.file(base + b"/status", lambda: status_text(proc)),
+        b"comm": lambda: fs.file(base + b"/comm", lambda: comm_of(proc) + b"\n"),
+    }
+    if hasattr(proc, "pagemap"):
+        makers[b"pagemap"] = lambda: fs.pagemap(base + b"/pagemap", proc.pagemap, proc.user_pages())
+    if hasattr(proc, "tasks"):
+        makers[b"task"] = lambda: fs.dir(base + b"/task", {
+            b"%d" % task.pid: _task_dir(fs, task, base + b"/task/%d" % task.pid)
+            for task in proc.tasks()})
+    if hasattr(proc, "timens_offsets"):     # fs/proc/base.c timens_offsets_{show,write}
+        makers[b"timens_offsets"] = lambda: fs.file(base + b"/timens_offsets", proc.timens_offsets,
+                                                    0o644, proc.set_timens_offsets)
+    if hasattr(proc, "namespaces"):         # user namespace id maps (proc_idmaps.py)
+        for name in IDMAP_NAMES:
+            makers[name] = lambda name=name: idmap_files(fs, proc, reader, base)[name]
+    if hasattr(proc, "timer_slack_ns"):     # fs/proc/base.c timerslack_ns_show: "%llu\n"
+        makers[b"timerslack_ns"] = lambda: fs.file(base + b"/timerslack_ns",
+                                                   lambda: b"%d\n" % proc.timer_slack_ns())
+    return makers
 
 
 def _task_dir(fs: ProcFs, task: ProcessView, base: bytes) -> SyntheticDir:

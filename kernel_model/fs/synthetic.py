@@ -47,6 +47,25 @@ class SyntheticDir(SyntheticNode):
         return [(name, children[name]) for name in names]
 
 
+class LazyDir(SyntheticDir):
+    """A directory whose children are made when they are looked up: `makers()` gives each name
+    the function that makes that child. A /proc folder's entries are views of the kernel's state
+    at the lookup, and making all of them to resolve one name (busybox reads /proc/self/exe at
+    every start) made the whole /proc/sys tree and every process's folder each time."""
+
+    def __init__(self, mount: str, meta: Meta,
+                 makers: Callable[[], dict[bytes, Callable[[], Node]]], ordered: bool = False):
+        super().__init__(mount, meta, None, ordered)
+        self._makers = makers
+
+    def children(self) -> dict[bytes, Node]:
+        return {name: make() for name, make in self._makers().items()}
+
+    def lookup(self, name: bytes) -> Node | None:
+        make = self._makers().get(name)
+        return None if make is None else make()
+
+
 class SyntheticSymlink(SyntheticNode):
     def __init__(self, mount: str, meta: Meta, target: Callable[[], bytes]):
         super().__init__(mount, meta)

@@ -175,3 +175,22 @@ def test_the_view_s_state_names_are_the_process_states():
     from kernel_model.fsview import STATE_NAMES
     from kernel_model.process.proc import RUNNABLE, SLEEPING, STOPPED, ZOMBIE
     assert set(STATE_NAMES) == {RUNNABLE, SLEEPING, STOPPED, ZOMBIE}
+
+
+def test_a_lookup_makes_only_the_entries_on_its_path(fs):
+    """busybox reads /proc/self/exe at every start: resolving it makes /proc's root, self, the
+    pid's folder and exe, not the /proc/sys tree, every process's folder nor the pid's other
+    entries (each /proc entry gets its inode number when it is made: procfs.table)."""
+    from kernel_model.fdtable import FdTable
+    from kernel_model.fsview import fs_view
+    from kernel_model.process.proc import SLEEPING, Process, Thread
+    others = {}
+    for pid in (43, 44):
+        others[pid] = Process(pid, 42, None, FdTable(), pgid=42, sid=7, exe=b"/bin/child")
+        others[pid].threads.append(Thread(pid, others[pid], 0, state=SLEEPING))
+    fs.list_processes(lambda: {pid: fs_view(p) for pid, p in others.items()})
+    assert fs.readlink(b"/proc/self/exe", b"/", PROC) == b"/bin/prog"
+    made = set(fs._procfs.table._by_key)
+    assert made == {b"/", b"/self", b"/42", b"/42/exe"}
+    assert b"status" in names(fs, b"/proc/self")        # a listing makes the folder's entries
+    assert b"/42/status" in fs._procfs.table._by_key and b"/43" not in fs._procfs.table._by_key
