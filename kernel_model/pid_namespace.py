@@ -31,16 +31,15 @@ class PidNamespace:
         self.inum = inum
         self.parent = parent
         self.level = 0 if parent is None else parent.level + 1
+        # the initial namespace (no parent): a task's number there is its global pid. A field,
+        # not a property: getpid asks it at every call
+        self.initial = parent is None
         self.user_ns = user_ns              # the creator's (user_namespace.py), its owner
         self.nr_of: dict[int, int] = {}     # global pid -> number here
         self.pid_of: dict[int, int] = {}    # number here -> global pid
         self.last_pid = 0
         self.reaper: int | None = None      # its init's global pid, once it has one
         self.adding = True                  # PIDNS_ADDING: until its init dies
-
-    @property
-    def initial(self) -> bool:
-        return self.parent is None
 
     def nr(self, pid: int) -> int:
         """pid_nr_ns: the task's number here, 0 when it is not in this namespace."""

@@ -236,6 +236,12 @@ class DebugInterface:
         """What the dispatcher tells of every call (empty: nobody watches, it tells nothing)."""
         return self._events.syscall_watchers
 
+    @property
+    def syscall_events(self):
+        """The part whose `syscall_watchers` is always the current list (the dispatcher keeps
+        the part, and reads the list at each call)."""
+        return self._events
+
     def syscall_watchers_of(self, name: str):
         """The watchers if one watches the call `name`, else () (events.py)."""
         return self._events.syscall_watchers_of(name)

@@ -102,6 +102,10 @@ class AreaMap:
         that is not PROT_NONE (on x86 a present page is readable whatever else it allows:
         Intel SDM Vol. 3A 4.6, so PROT_WRITE and PROT_EXEC imply PROT_READ)."""
         end = addr + size
+        i, vma = self._last_hit      # vma_at's first guess, inline: a buffer in the area asked
+        if vma.start <= addr and end <= vma.end and vma.perms and i < len(self._vmas) \
+                and self._vmas[i] is vma:                   # about last, nearly every call
+            return True
         while addr < end:
             vma = self.vma_at(addr)
             if vma is None or not vma.perms:

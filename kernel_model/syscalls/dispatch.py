@@ -23,7 +23,6 @@ from ..process.proc import RUNNABLE
 from ..seccomp import enforce as seccomp
 from ..signals import SIGPIPE
 from ..time.clock import SYSCALL_COST_NS
-from ..time.task_times import charge_system
 from .context import SyscallContext
 from .entry_stop import ENTERED as ENTRY_STOPPED
 from .numbers import ABIS, numbers
@@ -123,6 +122,14 @@ class SyscallDispatcher:
         self.kernel = kernel
         self.conventions = {abi: Convention(abi) for abi in ABIS}
         self._busy = False          # a call is being handled (its convention's context in use)
+        self._events = None         # the debug interface's events part, once the first call asks
+
+    def _bind_events(self):
+        """The door's events part (kernel_model/debug/events.py): its `syscall_watchers` is
+        the current list (replaced when a tool leaves), read at every call without the
+        door's two property lookups."""
+        self._events = self.kernel.debug.syscall_events
+        return self._events
 
     def handle(self, thread, abi: str, frame, *, in_hook: bool) -> bool:
         """Run the call in `thread`'s registers, as xv6's syscall() does: decode the number and
@@ -137,11 +144,14 @@ class SyscallDispatcher:
         if in_hook and call.outside_hook:
             thread.deferred = True
             return False
-        observed = self.kernel.debug.syscall_watchers
+        observed = (self._events or self._bind_events()).syscall_watchers
         if observed:                # told only when a watcher watches this call (events.py)
             observed = self.kernel.debug.syscall_watchers_of(call.name)
         args = self._decode(convention, call, fetch, narrow, observed)
-        charge_system(thread, SYSCALL_COST_NS)      # the clock's tick, the caller's system time
+        # the clock's tick is the caller's system time (time/task_times.py charge_system,
+        # written out: this is the path of every call)
+        thread.stime_ns += SYSCALL_COST_NS
+        thread.process.stime_ns += SYSCALL_COST_NS
         ctx = convention.context                # pointed at this call (SyscallContext.bind)
         if ctx is None or self._busy:
             ctx = self._new_context(convention, thread)
@@ -149,6 +159,21 @@ class SyscallDispatcher:
             ctx.bind(thread, frame)
         else:
             ctx.frame = frame
+        if observed or thread.restart or thread.task_flags.seccomp_mode:
+            return self._watched_or_restarted(ctx, convention, call, (eax, fetch, narrow), args,
+                                              observed, in_hook)
+        # nearly every call: nobody watches it, it is not made again, no seccomp filter
+        result = self._run(ctx, call, args)
+        if result is BLOCKED:
+            return False
+        return self._finish(ctx, call, eax, result, None)
+
+    def _watched_or_restarted(self, ctx: SyscallContext, convention: Convention, call: Call,
+                              registers, args, observed, in_hook: bool) -> bool:
+        """handle's rest for a call the tools watch, one made again, or one a seccomp filter
+        judges: the tracer's entry stop and hand-over, the filter's verdict, then the call."""
+        thread, frame, abi = ctx.thread, ctx.frame, ctx.abi
+        eax, fetch, narrow = registers
         # a call entered anew: not one re-executed after its entry stop or a sleep
         fresh = observed and ((thread.blocked_call is None and (
             not thread.restart or ENTRY_HANDED_OVER not in thread.restart)) or MADE_AGAIN in thread.restart)

@@ -40,7 +40,8 @@ def sys_exit_group(ctx, status):
 
 @syscall("getpid", args=())
 def sys_getpid(ctx):
-    return ctx.proc.pid_ns.nr(ctx.proc.pid)        # task_tgid_vnr: in its own pid namespace
+    proc = ctx.proc                     # task_tgid_vnr: in its own pid namespace
+    return proc.pid if proc.pid_ns.initial else proc.pid_ns.nr(proc.pid)
 
 
 @syscall("gettid", args=())

@@ -52,6 +52,7 @@ class FakeVm:
 
     allows = AreaMap.allows          # the real walks over this stand-in's areas
     readable = AreaMap.readable
+    _last_hit, _vmas = (0, SimpleNamespace(start=1, end=0, perms=0)), ()    # (its first guess misses)
 
 
 class FakeKernel:
