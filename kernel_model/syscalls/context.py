@@ -75,7 +75,7 @@ class SyscallContext:
             return b""
         if addr == 0 or not self.vm.readable(addr, size):
             raise GuestErrno(E.EFAULT)       # (a PROT_NONE page is mapped, but not readable)
-        if getattr(self.space, "userfaults", None):     # a page a userfaultfd must fill first
+        if self.space.userfaults:            # a page a userfaultfd must fill first
             kernel_access(self, addr, size, write=False)
         try:
             data = self.mem.read(addr, size)

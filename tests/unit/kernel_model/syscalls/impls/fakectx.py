@@ -71,7 +71,7 @@ class FakeKernel:
 
 def fake_ctx(abi: str = "x86_64") -> SyscallContext:
     mem = FakeMemory()
-    space = SimpleNamespace(machine=SimpleNamespace(mem=mem), vm=FakeVm(mem))
+    space = SimpleNamespace(machine=SimpleNamespace(mem=mem), vm=FakeVm(mem), userfaults=[])
     proc = SimpleNamespace(space=space, machine=space.machine, vm=space.vm, fds=FdTable())
     thread = SimpleNamespace(process=proc, sigmask=0, restart={}, saved_sigmask=None,
                              task_flags=TaskFlags())
