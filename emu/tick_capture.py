@@ -21,6 +21,7 @@ and whoever maps or unmaps an object makes it `forget` them.
 from __future__ import annotations
 
 import ctypes
+import struct
 import weakref
 from typing import NamedTuple
 
@@ -206,13 +207,16 @@ class TickCapture:
         used = state.used
         if not used:
             return []
-        words = self._buffer[:used]
+        # The words as one tuple (struct converts them in C), whose slices are the frames'
+        # tuples; each record made by tuple.__new__, without the Python frame of a NamedTuple's
+        # __new__ (a batch is thousands of records: bench/profile.py's per-sample cost).
+        words = struct.unpack_from(f"{used}Q", self._buffer)
         state.used = state.records = 0
-        records, i = [], 0
+        make, records, i = tuple.__new__, [], 0
         while i < used:
-            n = words[i + 2]
-            records.append(Captured(words[i], words[i + 1], tuple(words[i + 3:i + 3 + n])))
-            i += 3 + n
+            end = i + 3 + words[i + 2]
+            records.append(make(Captured, (words[i], words[i + 1], words[i + 3:end])))
+            i = end
         return records
 
 

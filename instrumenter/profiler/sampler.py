@@ -147,11 +147,11 @@ class Sampler:
         name, pc_only = self.symbolizer.named, self.mode == "pc"
         self.ticks += len(frames)
         self.captured += len(frames)
-        for frame in frames:
+        make = tuple.__new__        # the records without a NamedTuple's Python __new__ each
+        for vector, ip, sp, stack, ts in frames:
             if on_event is not None:
-                on_event(Interrupt(frame.ts, pid, tid, frame.vector, frame.ip, frame.sp))
-            stack = name(process, (frame.ip,) if pc_only else frame.stack)
-            on_sample(Sample(frame.ts, pid, tid, comm, stack, None))
+                on_event(make(Interrupt, (ts, pid, tid, vector, ip, sp)))
+            on_sample(make(Sample, (ts, pid, tid, comm, name(process, (ip,) if pc_only else stack), None)))
 
     def _comm_of(self, process) -> str:
         exe = process.exe

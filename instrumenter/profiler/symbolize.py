@@ -85,8 +85,7 @@ class Symbolizer:
         if seen and not seen.isdisjoint(addresses):
             return self._name_signal_stack(process, addresses)
         first = self._named_pcs.get(addresses[0])
-        get = self._named_returns.get
-        rest = [get(address) for address in addresses[1:]]
+        rest = tuple(map(self._named_returns.get, addresses[1:]))     # (map: no Python loop)
         if first is None or None in rest:
             return self._name_stack(process, addresses, first, rest)
         frames = (first, *rest)             # every one named from an object before
@@ -106,7 +105,7 @@ class Symbolizer:
             self._map, self._stacks = layout, {}
             self._named_pcs, self._named_returns = {}, {}
 
-    def _name_stack(self, process, addresses: tuple, first, rest: list) -> tuple[Frame, ...]:
+    def _name_stack(self, process, addresses: tuple, first, rest) -> tuple[Frame, ...]:
         context = (process, self._images, self._bases)
         if first is None:
             first = self._name(context, addresses[0], 0)
