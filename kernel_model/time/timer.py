@@ -266,8 +266,9 @@ class SamplingTimer:
         """The capture's records to the tool as CapturedFrames, each at `at` + its count."""
         vector, stack, make = TIMER_VECTOR, self.capture.mode == "stack", tuple.__new__
         # (tuple.__new__: the NamedTuple without its Python __new__, thousands of times a batch)
-        frames = [make(CapturedFrame, (vector, frames[0], sp, frames if stack else None, at + executed))
-                  for executed, sp, frames in records]
+        frames = [make(CapturedFrame, (vector, frames[0], sp, frames if stack else None, at + executed,
+                                       shared))
+                  for executed, sp, frames, shared in records]
         self.ticks += len(frames)
         self.on_ticks(thread, frames)
 
