@@ -184,26 +184,27 @@ static int step(struct tick_capture *c, void *uc, struct pages *p, const struct 
     uint64_t cfa = (regs[r->cfa_reg] + (uint64_t)r->cfa_offset) & mask;
     if ((r->flags & CFA_DEREF) && !read_word(c, uc, p, cfa, &cfa))
         return NO_MEMORY;
-    uint64_t caller[MAX_REGS];
+    /* The saved values are all read from this frame's registers before any becomes the
+     * caller's, which then replace them in place (a walk step is per frame of every tick). */
+    uint64_t saved[MAX_SAVED];
     uint32_t has = (*valid & c->keep) | 2u;
-    memcpy(caller, regs, sizeof caller);
-    caller[1] = cfa;
     for (int i = 0; i < r->nsaved; i++) {
-        uint64_t value, base = cfa;
+        uint64_t base = cfa;
         if (r->saved_base[i] >= 0) {
             if (!(*valid & (1u << r->saved_base[i])))
                 return NO_REGISTER;
             base = regs[r->saved_base[i]];
         }
-        if (!read_word(c, uc, p, (base + (uint64_t)(int64_t)r->saved_offset[i]) & mask, &value))
+        if (!read_word(c, uc, p, (base + (uint64_t)(int64_t)r->saved_offset[i]) & mask, &saved[i]))
             return NO_MEMORY;
-        caller[r->saved_reg[i]] = value;
         has |= 1u << r->saved_reg[i];
     }
     has &= ~r->lost;
     if (!(has & 1u))
         return NO_REGISTER;                 /* (a plain rule always saves the return address) */
-    memcpy(regs, caller, sizeof caller);
+    regs[1] = cfa;
+    for (int i = 0; i < r->nsaved; i++)
+        regs[r->saved_reg[i]] = saved[i];
     *valid = has;
     return TAKEN;
 }
@@ -266,22 +267,23 @@ int tick_capture_take(void *uc, uint64_t address, void *user, int64_t executed)
     uint64_t regs[MAX_REGS] = {0};
     uint64_t frames[MAX_DEPTH];
     uint64_t n = 1;
-    for (int i = 1; i < c->nregs; i++)
+    /* PC mode records the SP alone: the other registers only serve a walk (each read is a
+     * call into Unicorn, several a tick). */
+    int nregs = c->stack ? c->nregs : 2;
+    for (int i = 1; i < nregs; i++)
         c->reg_read(uc, c->reg_ids[i], &regs[i]);
     if (c->word == 4)
-        for (int i = 1; i < c->nregs; i++)
+        for (int i = 1; i < nregs; i++)
             regs[i] &= 0xffffffffull;
     regs[0] = address;
     frames[0] = address;
+    uint64_t sp = regs[1];              /* the record's SP is the tick's (the walk moves regs) */
     if (c->stack) {
         int result = walk(c, uc, regs, frames, &n);
         if (result != TAKEN) {
             c->declined = result;
             return 0;
         }
-        c->reg_read(uc, c->reg_ids[1], &regs[1]);     /* the record's SP is the tick's */
-        if (c->word == 4)
-            regs[1] &= 0xffffffffull;
     }
     uint64_t shared = shared_with_last(c, frames, n);
     if (c->used + 3 + n - shared > c->capacity) {
@@ -290,7 +292,7 @@ int tick_capture_take(void *uc, uint64_t address, void *user, int64_t executed)
     }
     uint64_t *record = c->buffer + c->used;
     record[0] = (uint64_t)executed;
-    record[1] = regs[1];
+    record[1] = sp;
     record[2] = n | shared << 32;       /* (n <= MAX_DEPTH) */
     memcpy(record + 3, frames, (n - shared) * sizeof *frames);
     c->used += 3 + n - shared;
