@@ -14,6 +14,10 @@ from Unicorn and a trap through the IDT. The profiler arms the timer with a capt
 (kernel_model/time/timer_capture.py): the block clock's C hook takes the ticks it can walk (PC, SP,
 return addresses) without leaving Unicorn, so --mode pc/stack can cost less than "timer only";
 what they add over "block clock" is the C walk plus naming and counting each sample in Python.
+Their floor, "bare Unicorn ... the block clock's hook": the same hook counting the blocks of a
+bare Unicorn loop running fib (bench/fib_speed.py's), beside an empty C block hook, with no
+trapline code: Unicorn 2.1.4 has no instruction budget inside its translated blocks, so an
+exact deterministic clock pays a call before every block (docs/unicorn.md).
 The host clock (`--clock host`, HOST_HZ samples a second of CPU time, perf's cpu-clock; issue
 31's goal <= 1.05x): --mode pc and stack over unprofiled, and the cost per sample. Its floor: the
 same clock (emu/host_clock.py: a C thread marks the ticks, a C block hook stops the run at the
@@ -25,14 +29,18 @@ wake-ups: what the kernel charges for sleeping on a timer and waking), and the p
 say how many samples the timer's C capture took where the run stopped (the others went through
 the IDT and the Python unwinder, which teach the capture its rules).
 """
+import ctypes
 import os
 import resource
 import time
 from types import SimpleNamespace
 
+from unicorn import UC_HOOK_BLOCK
 from unicorn import x86_const as X
 
-from emu import host_clock
+from emu import block_clock, host_clock, native
+from emu.block_clock import BlockClock
+from emu.internals.binding import handle, uc_hook_h, uclib
 from instrumenter.profiler.sampler import Sampler
 from trapline import Sandbox
 from trapline.profile.model import Profile
@@ -111,7 +119,44 @@ def run() -> list[str]:
                          f"pc {(pc - clock) / n * 1e6:.1f} us, stack {(stack - clock) / n * 1e6:.1f} us")
             lines.append(_host_line(name, arg, arch, argv))
         lines.append(_bare_host_line(arch))
+        lines.append(_bare_clock_line(arch))
     return lines
+
+
+def _hooked_bare_fib(arch: str, n: int, hook: str):
+    """bare_fib with nothing on its blocks ("none"), Unicorn's block hook calling an empty C
+    function ("empty": block_clock.c's block_clock_none), or the block clock counting
+    every block with no deadline ("clock": the deterministic timer's hook, less its stops)."""
+    run = bare_fib(arch, n)
+    if hook == "empty":
+        uc = run.uc
+        handle_ = uc_hook_h()
+        uclib.uc_hook_add(handle(uc), ctypes.byref(handle_), UC_HOOK_BLOCK,
+                          ctypes.cast(native.load("block_clock").block_clock_none, ctypes.c_void_p),
+                          None, ctypes.c_uint64(1), ctypes.c_uint64(0))
+        uc.ctl_flush_tb()
+        run.hook = handle_
+    elif hook == "clock":           # (the clock reads a Machine's Uc, code epoch and width)
+        machine = SimpleNamespace(uc=run.uc, mem=SimpleNamespace(code_epoch=0),
+                                  arch=SimpleNamespace(bits=32 if arch == "i386" else 64))
+        run.clock = BlockClock(machine)
+    return run
+
+
+def _bare_clock_line(arch: str, n: int = 30) -> str:
+    """The floor under the deterministic modes: what the block clock's hook costs a bare
+    Unicorn loop running fib (no trapline code), beside Unicorn's block hook calling an
+    empty function; --mode pc/stack cannot go under `clock`, whatever they do per sample."""
+    if not block_clock.available():
+        return f"bare fib({n}) {arch}: no C block clock here"
+    times = {}
+    for hook in ("none", "empty", "clock"):
+        run = _hooked_bare_fib(arch, n, hook)
+        times[hook], _ = _cpu_best(run)
+    plain = times["none"]
+    return (f"bare Unicorn fib({n}) {arch:6}: {plain * 1e3:.1f} ms; an empty C block hook "
+            f"{times['empty'] / plain:.2f}x, the block clock's hook {times['clock'] / plain:.2f}x: "
+            f"the floor of --mode pc and --mode stack, with no trapline code")
 
 
 def _stopped_bare_fib(arch: str, n: int, period_s: float | None) -> tuple[int, int]:

@@ -21,6 +21,7 @@ and whoever maps or unmaps an object makes it `forget` them.
 from __future__ import annotations
 
 import ctypes
+import struct
 import weakref
 from typing import NamedTuple
 
@@ -28,7 +29,7 @@ from . import native
 from .internals.binding import handle, uclib
 from .registers import REGISTER_IDS
 
-MAX_REGS, MAX_SAVED = 16, 8
+MAX_REGS, MAX_SAVED, MAX_DEPTH = 16, 8, 256
 CAPACITY = 1 << 16                  # words of records: ~2 000 samples of 30 frames
 RULE_PLAIN, RULE_OUTERMOST, RULE_ZERO_FRAME = 1, 2, 3
 RETURNS_ONLY, CFA_DEREF, FIRST_ONLY, SIGNAL_FRAME = 1, 2, 4, 8
@@ -53,15 +54,19 @@ class _State(ctypes.Structure):
                 ("buffer", ctypes.c_void_p), ("capacity", ctypes.c_uint64), ("used", ctypes.c_uint64),
                 ("records", ctypes.c_uint64), ("stop_after", ctypes.c_uint64),
                 ("declined", ctypes.c_int32), ("rules", ctypes.c_void_p), ("mask", ctypes.c_uint64),
-                ("nrules", ctypes.c_uint64)]
+                ("nrules", ctypes.c_uint64), ("last_n", ctypes.c_uint64),
+                ("last_frames", ctypes.c_uint64 * MAX_DEPTH)]
 
 
 class Captured(NamedTuple):
     """One tick the capture took: after `executed` instructions of the block clock, with the
-    interrupted SP, and the PC then the return addresses outwards (just the PC in PC mode)."""
+    interrupted SP, and the PC then the return addresses outwards (just the PC in PC mode), of
+    which the outermost `shared` are those of the record before it in the same drain (never
+    its PC nor this one's): a tool that names the frames may take those names from it."""
     executed: int
     sp: int
     frames: tuple[int, ...]
+    shared: int = 0
 
 
 def available() -> bool:
@@ -197,6 +202,11 @@ class TickCapture:
         self._state.stop_after = records or 0
 
     @property
+    def buffered(self) -> int:
+        """Words of records waiting to be drained."""
+        return self._state.used
+
+    @property
     def declined(self) -> str:
         return DECLINED[self._state.declined]
 
@@ -206,13 +216,20 @@ class TickCapture:
         used = state.used
         if not used:
             return []
-        words = self._buffer[:used]
+        # The words as one tuple (struct converts them in C), whose slices are the frames'
+        # tuples; each record made by tuple.__new__, without the Python frame of a NamedTuple's
+        # __new__ (a batch is thousands of records: bench/profile.py's per-sample cost).
+        # A record holds only the frames inside those it shares with the record before
+        # (native/tick_capture.c shared_with_last): they are taken from that one's.
+        words = struct.unpack_from(f"{used}Q", self._buffer)
         state.used = state.records = 0
-        records, i = [], 0
+        make, records, i, last = tuple.__new__, [], 0, ()
         while i < used:
-            n = words[i + 2]
-            records.append(Captured(words[i], words[i + 1], tuple(words[i + 3:i + 3 + n])))
-            i += 3 + n
+            shared = words[i + 2] >> 32
+            end = i + 3 + (words[i + 2] & 0xFFFFFFFF) - shared
+            frames = words[i + 3:end] + last[len(last) - shared:] if shared else words[i + 3:end]
+            records.append(make(Captured, (words[i], words[i + 1], frames, shared)))
+            i, last = end, frames
         return records
 
 

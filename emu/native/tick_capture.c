@@ -63,7 +63,7 @@ struct tick_capture {
     uint32_t keep;
     int32_t word;               /* 4 or 8 */
     int32_t stack;              /* 0: the PC only; 1: the whole stack */
-    uint64_t *buffer;           /* records: executed, sp, n, frames[n] */
+    uint64_t *buffer;           /* records: executed, sp, n | shared << 32, frames[n - shared] */
     uint64_t capacity;          /* words */
     uint64_t used;              /* words */
     uint64_t records;
@@ -72,6 +72,10 @@ struct tick_capture {
     struct rule *rules;
     uint64_t mask;              /* capacity - 1 of `rules` */
     uint64_t nrules;
+    /* The stack of the record buffered last (while `used` is not 0): the next record keeps
+     * only the frames inside the outermost ones it shares with it (see tick_capture_take). */
+    uint64_t last_n;
+    uint64_t last_frames[MAX_DEPTH];
 };
 
 enum { TAKEN, NO_RULE, NO_REGISTER, NO_MEMORY, NO_ROOM, TOO_DEEP, NO_GROWTH, NO_PC };
@@ -180,26 +184,27 @@ static int step(struct tick_capture *c, void *uc, struct pages *p, const struct 
     uint64_t cfa = (regs[r->cfa_reg] + (uint64_t)r->cfa_offset) & mask;
     if ((r->flags & CFA_DEREF) && !read_word(c, uc, p, cfa, &cfa))
         return NO_MEMORY;
-    uint64_t caller[MAX_REGS];
+    /* The saved values are all read from this frame's registers before any becomes the
+     * caller's, which then replace them in place (a walk step is per frame of every tick). */
+    uint64_t saved[MAX_SAVED];
     uint32_t has = (*valid & c->keep) | 2u;
-    memcpy(caller, regs, sizeof caller);
-    caller[1] = cfa;
     for (int i = 0; i < r->nsaved; i++) {
-        uint64_t value, base = cfa;
+        uint64_t base = cfa;
         if (r->saved_base[i] >= 0) {
             if (!(*valid & (1u << r->saved_base[i])))
                 return NO_REGISTER;
             base = regs[r->saved_base[i]];
         }
-        if (!read_word(c, uc, p, (base + (uint64_t)(int64_t)r->saved_offset[i]) & mask, &value))
+        if (!read_word(c, uc, p, (base + (uint64_t)(int64_t)r->saved_offset[i]) & mask, &saved[i]))
             return NO_MEMORY;
-        caller[r->saved_reg[i]] = value;
         has |= 1u << r->saved_reg[i];
     }
     has &= ~r->lost;
     if (!(has & 1u))
         return NO_REGISTER;                 /* (a plain rule always saves the return address) */
-    memcpy(regs, caller, sizeof caller);
+    regs[1] = cfa;
+    for (int i = 0; i < r->nsaved; i++)
+        regs[r->saved_reg[i]] = saved[i];
     *valid = has;
     return TAKEN;
 }
@@ -236,6 +241,22 @@ static int walk(struct tick_capture *c, void *uc, uint64_t *regs, uint64_t *fram
     }
 }
 
+/* How many of the outermost frames of `frames` are those of the stack buffered last: ticks
+ * close in time share the frames from the thread's start down to the function both are in
+ * (most of them in a deep recursion: fib), which the record
+ * then leaves out and the drain takes from the record before. Never the PC of either: an
+ * interrupted PC is named as itself, a return address by the call before it (symbolize.py),
+ * so an address shared as the one would not be the same frame as the other. */
+static uint64_t shared_with_last(const struct tick_capture *c, const uint64_t *frames, uint64_t n)
+{
+    if (!c->used || !c->last_n)
+        return 0;                       /* the buffer was drained: no record before this one */
+    uint64_t most = (n < c->last_n ? n : c->last_n) - 1, shared = 0;
+    while (shared < most && frames[n - 1 - shared] == c->last_frames[c->last_n - 1 - shared])
+        shared++;
+    return shared;
+}
+
 /* The tick at the block `address` begins, after `executed` instructions: 1 when it was taken
  * (a record is in the buffer), 2 when it was and the run must stop now (`stop_after` records
  * are buffered: the tool asked to see them before the guest goes on), 0 when the kernel must
@@ -246,34 +267,38 @@ int tick_capture_take(void *uc, uint64_t address, void *user, int64_t executed)
     uint64_t regs[MAX_REGS] = {0};
     uint64_t frames[MAX_DEPTH];
     uint64_t n = 1;
-    for (int i = 1; i < c->nregs; i++)
+    /* PC mode records the SP alone: the other registers only serve a walk (each read is a
+     * call into Unicorn, several a tick). */
+    int nregs = c->stack ? c->nregs : 2;
+    for (int i = 1; i < nregs; i++)
         c->reg_read(uc, c->reg_ids[i], &regs[i]);
     if (c->word == 4)
-        for (int i = 1; i < c->nregs; i++)
+        for (int i = 1; i < nregs; i++)
             regs[i] &= 0xffffffffull;
     regs[0] = address;
     frames[0] = address;
+    uint64_t sp = regs[1];              /* the record's SP is the tick's (the walk moves regs) */
     if (c->stack) {
         int result = walk(c, uc, regs, frames, &n);
         if (result != TAKEN) {
             c->declined = result;
             return 0;
         }
-        c->reg_read(uc, c->reg_ids[1], &regs[1]);     /* the record's SP is the tick's */
-        if (c->word == 4)
-            regs[1] &= 0xffffffffull;
     }
-    if (c->used + 3 + n > c->capacity) {
+    uint64_t shared = shared_with_last(c, frames, n);
+    if (c->used + 3 + n - shared > c->capacity) {
         c->declined = NO_ROOM;
         return 0;
     }
     uint64_t *record = c->buffer + c->used;
     record[0] = (uint64_t)executed;
-    record[1] = regs[1];
-    record[2] = n;
-    memcpy(record + 3, frames, n * sizeof *frames);
-    c->used += 3 + n;
+    record[1] = sp;
+    record[2] = n | shared << 32;       /* (n <= MAX_DEPTH) */
+    memcpy(record + 3, frames, (n - shared) * sizeof *frames);
+    c->used += 3 + n - shared;
     c->records++;
+    memcpy(c->last_frames, frames, n * sizeof *frames);
+    c->last_n = n;
     c->declined = TAKEN;
     return c->stop_after && c->records >= c->stop_after ? 2 : 1;
 }

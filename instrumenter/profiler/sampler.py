@@ -95,6 +95,7 @@ class Sampler:
         # latest when that many wait (1: each at its tick, as a tool that acts on it needs)
         self.batch, self.native = batch, native
         self.captured = 0            # ticks the timer's C handler took (the others: live)
+        self.shared_frames = 0       # frames of those named as the sample before named them
         self.unwinder = Unwinder(door, fixup, learn=door.timer_learn)   # fixup: hooks.LandingFixup
         self.symbolizer = Symbolizer(door, Functions(door, self.unwinder.table_for), self.unwinder)
         self.ticks = 0
@@ -144,14 +145,23 @@ class Sampler:
         process, on_event, on_sample = thread.process, self.on_event, self.on_sample
         pid, tid, comm = process.pid, thread.tid, self._comm_of(process)
         self.symbolizer.follow(process)             # one image map for the whole batch
-        name, pc_only = self.symbolizer.named, self.mode == "pc"
+        name, name_after = self.symbolizer.named, self.symbolizer.named_after
+        pc_only = self.mode == "pc"
         self.ticks += len(frames)
         self.captured += len(frames)
-        for frame in frames:
+        make = tuple.__new__        # the records without a NamedTuple's Python __new__ each
+        named = ()
+        for vector, ip, sp, stack, ts, shared in frames:
             if on_event is not None:
-                on_event(Interrupt(frame.ts, pid, tid, frame.vector, frame.ip, frame.sp))
-            stack = name(process, (frame.ip,) if pc_only else frame.stack)
-            on_sample(Sample(frame.ts, pid, tid, comm, stack, None))
+                on_event(make(Interrupt, (ts, pid, tid, vector, ip, sp)))
+            if pc_only:
+                named = name(process, (ip,))
+            elif shared:            # the outer frames of the sample before (CapturedFrame)
+                named = name_after(process, stack, shared, named)
+                self.shared_frames += shared
+            else:
+                named = name(process, stack)
+            on_sample(make(Sample, (ts, pid, tid, comm, named, None)))
 
     def _comm_of(self, process) -> str:
         exe = process.exe

@@ -85,13 +85,28 @@ class Symbolizer:
         if seen and not seen.isdisjoint(addresses):
             return self._name_signal_stack(process, addresses)
         first = self._named_pcs.get(addresses[0])
-        get = self._named_returns.get
-        rest = [get(address) for address in addresses[1:]]
+        rest = tuple(map(self._named_returns.get, addresses[1:]))     # (map: no Python loop)
         if first is None or None in rest:
             return self._name_stack(process, addresses, first, rest)
         frames = (first, *rest)             # every one named from an object before
         self._keep(addresses, frames)
         return frames
+
+    def named_after(self, process, addresses, shared: int, previous: tuple) -> tuple[Frame, ...]:
+        """named() for a stack whose outermost `shared` addresses are those of the stack just
+        named `previous`, under the same image map and areas (a batch of captured ticks:
+        CapturedFrame.shared), neither's PC among them: their frames are previous's, and only
+        the frames inside are looked up. Where signal frames were met, the stack is named
+        whole: there a frame's name depends on the one inside it."""
+        seen = self.unwinder.signals.seen if self.unwinder is not None else None
+        if seen:
+            return self.named(process, addresses)
+        inner = addresses[:len(addresses) - shared]
+        first = self._named_pcs.get(inner[0])
+        rest = tuple(map(self._named_returns.get, inner[1:]))
+        if first is None or None in rest:
+            return self._name_stack(process, inner, first, rest) + previous[-shared:]
+        return (first, *rest, *previous[-shared:])
 
     def follow(self, process) -> None:
         """Look at `process`'s image map again only when its version changed; forget the
@@ -106,7 +121,7 @@ class Symbolizer:
             self._map, self._stacks = layout, {}
             self._named_pcs, self._named_returns = {}, {}
 
-    def _name_stack(self, process, addresses: tuple, first, rest: list) -> tuple[Frame, ...]:
+    def _name_stack(self, process, addresses: tuple, first, rest) -> tuple[Frame, ...]:
         context = (process, self._images, self._bases)
         if first is None:
             first = self._name(context, addresses[0], 0)

@@ -50,6 +50,7 @@ from emu import host_clock
 from emu.host_ticker import HostTicker
 
 from ..errors import KernelError
+from .collector_pause import collector_paused
 from .timer_capture import CapturedFrame
 
 TIMER_VECTOR = 0x20
@@ -215,9 +216,10 @@ class SamplingTimer:
     def _deliver_host_captured(self, thread, capture) -> None:
         """The host ticks the capture took, as one batch (each frame's `ts`: the host CPU
         time of its tick, in ns)."""
-        records = capture.drain()
-        if records:
-            self._hand_over(thread, records, 0)
+        with collector_paused():
+            records = capture.drain()
+            if records:
+                self._hand_over(thread, records, 0)
 
     def _run_counted(self, thread, machine, count: int):
         """One piece with Unicorn's exact count (the budget stops at the tick's instruction)."""
@@ -253,18 +255,20 @@ class SamplingTimer:
     def _deliver_captured(self, thread, capture, base: int, before: int) -> None:
         """The ticks the capture took, as one batch, each frame with its own virtual time
         (`ts`, what timer_instructions read at that tick): on_ticks(thread, frames)."""
-        records = capture.drain()
-        if not records:
-            return
-        self._hand_over(thread, records, base - before)
+        with collector_paused():
+            records = capture.drain()
+            if not records:
+                return
+            self._hand_over(thread, records, base - before)
         self.elapsed = base
 
     def _hand_over(self, thread, records, at: int) -> None:
         """The capture's records to the tool as CapturedFrames, each at `at` + its count."""
-        vector, stack = TIMER_VECTOR, self.capture.mode == "stack"
-        frames = [CapturedFrame(vector, record.frames[0], record.sp,
-                                record.frames if stack else None, at + record.executed)
-                  for record in records]
+        vector, stack, make = TIMER_VECTOR, self.capture.mode == "stack", tuple.__new__
+        # (tuple.__new__: the NamedTuple without its Python __new__, thousands of times a batch)
+        frames = [make(CapturedFrame, (vector, frames[0], sp, frames if stack else None, at + executed,
+                                       shared))
+                  for executed, sp, frames, shared in records]
         self.ticks += len(frames)
         self.on_ticks(thread, frames)
 

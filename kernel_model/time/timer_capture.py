@@ -41,6 +41,9 @@ class CapturedFrame(NamedTuple):
     sp: int                          # the interrupted stack pointer
     stack: tuple[int, ...] | None    # the PC then return addresses, complete (stack mode)
     ts: int = 0                      # the tick's virtual time (timer_instructions at the tick)
+    # the outermost frames of `stack` that are the previous CapturedFrame's of the same batch
+    # (never either's PC): a tool naming stacks may take their names from it
+    shared: int = 0
 
 
 def available() -> bool:

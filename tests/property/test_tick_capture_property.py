@@ -4,7 +4,9 @@ The timer's C handler (emu/tick_capture.py) walks a tick's stack with the rules 
 own walks taught it, and declines what it cannot walk exactly. Whatever the program, arch,
 interval and mode, a run whose ticks it takes yields exactly the samples — virtual time, pid,
 tid, every frame, truncation — of the same run with every tick delivered through the IDT and
-unwound live. Examples count only when the handler took ticks (most of them, once taught).
+unwound live. Examples count only when the handler took ticks (most of them, once taught); and
+the samples named from the sample before (the outer frames a record shares with the one before
+it, native/tick_capture.c shared_with_last) are among them on both arches.
 """
 from pathlib import Path
 
@@ -17,7 +19,8 @@ from kernel_model.kernel import Kernel, KernelConfig
 SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "bin"
 # (forks and execs: each address space has its own handler and rules)
 PROGRAMS = (("callchain", "{n}"), ("callchain_nofp", "{n}"), ("fib", "{fib}"), ("compute", ""),
-            ("threads", ""), ("fork_pipe", ""), ("exec_chain", ""), ("spawn_tree", ""))
+            ("threads", ""), ("fork_pipe", ""), ("exec_chain", ""), ("spawn_tree", ""),
+            ("hotchain", "{n} 3"))          # (threads, and signal frames: SIGSEGV handlers)
 MIN_ACCEPTED = 10
 
 
@@ -35,14 +38,14 @@ def _samples(arch: str, argv: list[str], interval: int, mode: str, native: bool)
 
 
 def test_captured_ticks_sample_what_delivered_ticks_sample():
-    accepted, ran = [], set()
+    accepted, ran, shared = [], set(), set()
 
     @settings(max_examples=max(settings().max_examples, MIN_ACCEPTED + 10))
     @given(arch=st.sampled_from(["i386", "x86_64"]), program=st.sampled_from(PROGRAMS),
            interval=st.integers(min_value=301, max_value=20_000), mode=st.sampled_from(["stack", "pc"]),
            n=st.integers(min_value=1, max_value=25), fib=st.integers(min_value=5, max_value=15))
     def check(arch, program, interval, mode, n, fib):
-        argv = [program[0], *([program[1].format(n=n, fib=fib)] if program[1] else [])]
+        argv = [program[0], *program[1].format(n=n, fib=fib).split()]
         # The runs are deterministic, so an example hypothesis draws again (a program that takes
         # no n or fib, drawn with another) would only repeat one: the ci profile's examples of
         # compute at the smallest interval, seconds each, came up to four times.
@@ -56,6 +59,8 @@ def test_captured_ticks_sample_what_delivered_ticks_sample():
         assert live[3].captured == 0
         if taken[3].captured:
             accepted.append((arch, argv[0], mode))
+        if taken[3].shared_frames:
+            shared.add(arch)
 
     check()
     assert len(accepted) >= MIN_ACCEPTED, accepted
@@ -63,3 +68,4 @@ def test_captured_ticks_sample_what_delivered_ticks_sample():
     assert {arch for arch, _, _ in accepted} == {"i386", "x86_64"}, accepted
     assert {mode for _, _, mode in accepted} == {"stack", "pc"}, accepted
     assert {name for _, name, _ in accepted} & {"fork_pipe", "exec_chain", "spawn_tree"}, accepted
+    assert shared == {"i386", "x86_64"}, accepted

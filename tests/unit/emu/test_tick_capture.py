@@ -76,6 +76,28 @@ def test_stack_mode_walks_with_the_rules_it_was_taught(arch):
     assert m2.run(CODE).kind == exits.STOPPED and capture2.declined == "no rule"
 
 
+def test_a_record_keeps_only_the_frames_inside_those_it_shares_with_the_one_before(arch):
+    """Ticks in the same loop share the caller's frame: a record after the first of a drain
+    buffers only its PC, and the drain takes the return address from the record before (its
+    `shared`: never the PC of either); after a drain the next record is whole again."""
+    m, return_address, loop_top = _program(arch)
+    ip, sp = _registers(arch)
+    word = 4 if arch == "i386" else 8
+    capture, clock = _capture(m, arch, stack=True, interval=10)
+    assert capture.teach_plain(loop_top, sp, word, ((ip, -word),), ())
+    assert capture.teach_outermost(return_address - 1)
+    capture.stop_after(3)
+    assert m.run(CODE).kind == exits.STOPPED and clock.paused
+    assert capture.buffered == (3 + 2) + 2 * (3 + 1)          # (three words, then the frames)
+    clock.end_run()
+    whole = (loop_top, return_address)
+    assert capture.drain() == [(10, STACK_SP - word, whole, 0), (20, STACK_SP - word, whole, 1),
+                               (30, STACK_SP - word, whole, 1)]
+    clock.begin_run(clock.left)
+    assert m.run(m.pc).kind == exits.STOPPED and clock.paused
+    assert [(r.frames, r.shared) for r in capture.drain()] == [(whole, 0), (whole, 1), (whole, 1)]
+
+
 def test_a_rule_naming_a_register_it_does_not_read_is_refused(arch):
     m, _, loop_top = _program(arch)
     capture, _ = _capture(m, arch, stack=True, interval=10)
@@ -120,7 +142,7 @@ def test_a_tick_where_a_run_stopped_is_taken_with_the_same_walk(arch):
     assert capture.teach_plain(loop_top, sp, word, ((ip, -word),), ())
     assert capture.teach_outermost(return_address - 1)
     assert capture.take_stopped(m, m.pc, 123) == 1 and capture.declined == "taken"
-    assert capture.drain() == [(123, STACK_SP - word, (loop_top, return_address))]
+    assert capture.drain() == [(123, STACK_SP - word, (loop_top, return_address), 0)]
     capture.stop_after(1)
     assert capture.take_stopped(m, m.pc, 456) == 2            # the batch the tool asked for
     assert [r.executed for r in capture.drain()] == [456]
