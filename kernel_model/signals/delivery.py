@@ -210,8 +210,8 @@ class Signals:
 
     def _finish_interrupted_call(self, thread, *, restart: bool, handled: bool = True) -> None:
         """A call that slept and was rewound: re-run it (restart) or make it return -EINTR.
-        A handled signal ends it for the tools (their `= ? ERESTARTSYS`); an ignored one
-        leaves it asleep as far as they can tell (it simply runs again)."""
+        A handled signal ends it for the tools (their `= ? ERESTARTSYS`); an ignored one runs
+        it again, but for a strace-traced thread's EINTR calls (_ends_traced_call)."""
         call = thread.blocked_call
         if call is None:
             return
@@ -266,7 +266,7 @@ class Signals:
         then the call anew). The sandbox's call runs again in any case: the tools see it so,
         once; a relative sleep and poll with a timeout are made again as restart_syscall
         (-ERESTART_RESTARTBLOCK). The calls Linux would fail with EINTR instead keep sleeping
-        for the tools as for the program."""
+        (untraced, Linux does not queue the signal; traced: _ends_traced_call)."""
         if (call in NEVER_RESTARTED and call not in RESTARTED_WITHOUT_HANDLER) or \
                 MADE_AGAIN in thread.restart or thread.restart.get(CONDITION_MET, False):
             return
