@@ -44,11 +44,14 @@ Pipes = dict[int, bool]           # a pipe's descriptor -> whether it is closed 
 
 
 def unquoted(text: str) -> bytes | None:
-    """The bytes of strace's quoted string (without its quotes); None for an unknown escape."""
+    """The bytes of strace's quoted string (without its quotes); None for an unknown escape or
+    a character strace would have escaped (the text is then not strace's quoting)."""
+    if not text.isascii():
+        return None
     out = bytearray()
     position = 0
     for match in _ESCAPE.finditer(text):
-        out += text[position:match.start()].encode("latin-1")
+        out += text[position:match.start()].encode("ascii")
         octal, hexa, named = match.groups()
         if octal is not None:
             out.append(int(octal, 8) & 0xff)
@@ -59,7 +62,7 @@ def unquoted(text: str) -> bytes | None:
         else:
             return None
         position = match.end()
-    return bytes(out + text[position:].encode("latin-1"))
+    return bytes(out + text[position:].encode("ascii"))
 
 
 def _followed(pipes: Pipes, body: str) -> Pipes:

@@ -199,3 +199,13 @@ def test_any_cut_of_a_pipe_s_bytes_into_reads_is_one_stream(data, draw):
     at = draw.draw(st.integers(0, len(data) - 1))
     changed = data[:at] + bytes([data[at] ^ 0x01]) + data[at + 1:]
     assert _reads(*pieces) != _reads(changed)
+
+
+def test_a_read_whose_string_is_not_strace_s_quoting_is_not_joined():
+    """An unknown escape, or a character strace escapes, in a pipe's read: compared as it is."""
+    def lines(first: str) -> list[str]:
+        return normalize(_lines(PIPE, (f'read(3, "{first}", 256)', "2"),
+                                ('read(3, "b\\n", 256)', "2"), EXIT))
+    assert len([line for line in lines("a\\n") if line.startswith("read(")]) == 1
+    assert len([line for line in lines("a\\q") if line.startswith("read(")]) == 2
+    assert len([line for line in lines("\u00e9\\n") if line.startswith("read(")]) == 2
