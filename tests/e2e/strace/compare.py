@@ -6,11 +6,15 @@ execs the program, so strace's lines from the program's own `execve` on are the 
 exactly as a shell-started `strace PROG` would see them. The sandbox side is `python -m trapline
 run --strace -o FILE` with the same environment.
 
-Both texts are normalized only for what legitimately differs between two runs: addresses (hex
-of 5+ digits), pids (in the places strace prints them), random bytes (getrandom's buffer),
-clock readings (tv_sec/tv_nsec results) and the inode numbers of pipes and sockets (-y). What is
-left must be identical; `identical_share`
-measures how much is.
+Both texts are normalized only for what legitimately differs between two runs, each a thing
+native strace itself varies on from run to run: addresses (hex of 5+ digits), pids (in the
+places strace prints them), random bytes (getrandom's buffer), clock readings (tv_sec/tv_nsec
+results, a child's CPU times in its SIGCHLD's si_utime/si_stime) and the inode numbers of pipes
+and sockets (-y); the interleaving of processes (strace -f: each process's lines are compared
+in its own order); and two effects of the host's timing around a child's exit and a pipe's
+writes: where the parent takes an exited child's ignored SIGCHLD (and whether it interrupted
+a call, made again: sigchld_order.py) and how many reads took a pipe's bytes (pipe_reads.py).
+What is left must be identical; `identical_share` measures how much is.
 
 `python3 -m tests.e2e.strace.compare [--diff] [--dynamic]` prints the share of identical lines
 of every program (with --dynamic, also of DYNAMIC_PROGRAMS in the Debian rootfs).
@@ -29,6 +33,7 @@ from pathlib import Path
 from tests.e2e.sandbox_runner import _NATIVE_LAUNCHER, FIXED_ENV, REPO_ROOT
 from tests.e2e.forkserver import run_trapline
 from tests.e2e.host_tools import ensure_strace
+from tests.e2e.strace import pipe_reads, sigchld_order
 from kernel_model.syscalls.impls.utsname import UtsName
 
 # Debian's strace (.ci/run installs it, or the first comparison does: ../host_tools.py).
@@ -42,6 +47,11 @@ SAMPLE_PROGRAMS = {
     "fork_pipe": [], "exec_chain": [], "vfork_status": [], "spawn_tree": [], "sockets": [],
 }
 FOLLOWED_SAMPLES = ("fork_pipe", "exec_chain", "vfork_status", "spawn_tree", "sockets")
+# strace options of a sample's comparison, given to both sides. fork_pipe's reader reads up to
+# 256 bytes at a time, and when its writer ran ahead (the host's timing) a read takes several
+# lines, more than strace's 32 bytes shown: all of each read must be shown to join them
+# (pipe_reads.py).
+SAMPLE_OPTIONS = {"fork_pipe": ("-s", "256")}
 # Busybox applets (single processes) and sh pipelines (followed with -f).
 BUSYBOX_PROGRAMS = {
     "echo": (["/bin/busybox", "echo", "hi"], False),
@@ -111,6 +121,9 @@ _PID_PLACES = [
 ]
 _RANDOM = re.compile(r'^(getrandom\()"(?:[^"\\]|\\.)*"(?:\.\.\.)?')
 _CLOCK = re.compile(r"(tv_sec=)\d+(, tv_nsec=)\d+")
+# A child's CPU times in its SIGCHLD's siginfo (si_utime=0, si_stime=1 /* 0.01 s */): clock
+# ticks the host counted, as tv_sec is a clock reading.
+_CPU_TIMES = re.compile(r"(si_[us]time=)\d+(?: /\* [^*]* \*/)?")
 # -y/-yy: the inode numbers of pipes and sockets (pipe:[4101], UNIX-STREAM:[4097->4098])
 _INODES = re.compile(r"((?:pipe|socket|UNIX|UNIX-STREAM|TCP|TCPv6|UDP|UDPv6):\[)\d+(?:->\d+)?")
 _RESULT = re.compile(r"^(.*\)) +(= .*)$")
@@ -143,6 +156,7 @@ def _normalize_body(body: str) -> str:
         body = place.sub(r"\1PID\2", body)
     body = _RANDOM.sub(r'\1"RANDOM"', body)
     body = _INODES.sub(r"\1INODE", body)
+    body = _CPU_TIMES.sub(r"\1T", body)
     return _CLOCK.sub(r"\1T\2T", body)
 
 
@@ -150,14 +164,35 @@ _UNFINISHED = " <unfinished ...>"
 _RESUMED = re.compile(r"^<\.\.\. [a-z_0-9]+ resumed>")
 
 
-def normalize(text: str) -> list[str]:
+def normalize(text: str, *, as_run: bool = False) -> list[str]:
     """One list of lines per trace. Lines of several processes (strace -f) are regrouped per
     process, in the order each first appears, and a call split by a switch to another process
     (`<unfinished ...>` ... `<... NAME resumed>`) is joined into one line: the interleaving
-    of processes is the host scheduler's, which no two native runs share either."""
+    of processes is the host scheduler's, which no two native runs share either. Unless
+    `as_run`, where each process takes an exited child's SIGCHLD and how many reads take a
+    pipe's bytes, which are the host's timing too, are evened out (sigchld_order.py,
+    pipe_reads.py); `as_run` keeps the lines of each process in the order they came."""
+    processes, unfinished = _bodies_per_process(text)
+    first = _split_prefix(text.splitlines()[0])[0] if text.strip() else None
+    order = _creation_order(text, first)
+    if not as_run:
+        _even_out_timing(processes, order, sigchld_order.handles_sigchld(text))
+    pids = _pids_of(text)
+    normalized = {pid: [_restored_pid(_normalize_body(body), pids) for body in bodies]
+                  for pid, bodies in processes.items()}
+    for pid, body in unfinished.items():
+        normalized.setdefault(pid, []).append(_normalize_body(body + _UNFINISHED))
+    if len(normalized) == 1:
+        return next(iter(normalized.values()))
+    ranked = sorted(normalized, key=lambda pid: order.get(pid, len(order)))
+    return [f"P{index} {line}" for index, pid in enumerate(ranked) for line in normalized[pid]]
+
+
+def _bodies_per_process(text: str) -> tuple[dict, dict]:
+    """Each process's lines as strace wrote them, split calls joined and strace's alignment
+    checked (a wrong padding stays visible); and the calls left unfinished."""
     processes: dict[str | None, list[str]] = {}
     pending: dict[str | None, str] = {}
-    pids = _pids_of(text)
     for line in text.splitlines():
         pid, prefix, body = _split_prefix(line)
         if body.endswith(_UNFINISHED):
@@ -169,14 +204,21 @@ def normalize(text: str) -> list[str]:
             body = re.sub(r"\) += ", ") = ", body)
         else:
             body = _collapse_alignment(prefix, body)
-        processes.setdefault(pid, []).append(_restored_pid(_normalize_body(body), pids))
-    for pid, body in pending.items():
-        processes.setdefault(pid, []).append(_normalize_body(body + _UNFINISHED))
-    if len(processes) == 1:
-        return next(iter(processes.values()))
-    order = _creation_order(text, _split_prefix(text.splitlines()[0])[0])   # the first line's
-    ranked = sorted(processes, key=lambda pid: order.get(pid, len(order)))
-    return [f"P{index} {line}" for index, pid in enumerate(ranked) for line in processes[pid]]
+        processes.setdefault(pid, []).append(body)
+    return processes, pending
+
+
+def _even_out_timing(processes: dict, order: dict, handled_sigchld: bool) -> None:
+    """The SIGCHLDs of exited children before their reaping waits (unless a process handles
+    SIGCHLD) and the reads of each pipe joined, each process's pipes inherited by its
+    children: parents first, in the process tree's order."""
+    inherited: dict = {}
+    for pid in sorted(processes, key=lambda pid: order.get(pid, len(order))):
+        bodies = processes[pid]
+        if not handled_sigchld:
+            bodies = sigchld_order.ordered(bodies)
+        processes[pid], children = pipe_reads.joined(bodies, inherited.get(pid, {}))
+        inherited.update(children)
 
 
 # sigreturn's result is the register it restores: the interrupted code's return value, a pid
@@ -288,6 +330,8 @@ class Comparison:
     arch: str
     native: list[str]
     sandbox: list[str]
+    native_text: str = ""          # the traces as strace and trapline wrote them
+    sandbox_text: str = ""
 
     @property
     def share(self) -> float:
@@ -301,14 +345,20 @@ class Comparison:
 def compare(name: str, arch: str, argv: list[str], root: Path | None, *, follow: bool = False,
             output_option: bool = True, options: tuple[str, ...] = ()) -> Comparison:
     """`options`: strace options given to both (-yy, -v...)."""
-    native = normalize(native_trace(argv, root, follow=follow, options=options))
-    sandbox = normalize(sandbox_trace(argv, root, follow=follow, output_option=output_option,
-                                      options=options))
-    return Comparison(name, arch, native, sandbox)
+    native = native_trace(argv, root, follow=follow, options=options)
+    sandbox = sandbox_trace(argv, root, follow=follow, output_option=output_option,
+                            options=options)
+    return Comparison(name, arch, normalize(native), normalize(sandbox), native, sandbox)
 
 
 def sample_argv(arch: str, name: str) -> list[str]:
     return [str(SAMPLES / SAMPLE_ARCH[arch] / name), *SAMPLE_PROGRAMS[name]]
+
+
+def compare_sample(arch: str, name: str, output_option: bool = True) -> Comparison:
+    """A sample of SAMPLE_PROGRAMS, followed if it forks, with its SAMPLE_OPTIONS."""
+    return compare(name, arch, sample_argv(arch, name), None, follow=name in FOLLOWED_SAMPLES,
+                   output_option=output_option, options=SAMPLE_OPTIONS.get(name, ()))
 
 
 def every_comparison(roots: dict[str, Path], output_option: bool = True,
@@ -317,9 +367,7 @@ def every_comparison(roots: dict[str, Path], output_option: bool = True,
         for name, argv in DYNAMIC_PROGRAMS.items() if dynamic_roots else ():
             yield compare(name, arch, argv, dynamic_roots[arch], output_option=output_option)
         for name in SAMPLE_PROGRAMS:
-            follow = name in FOLLOWED_SAMPLES
-            yield compare(name, arch, sample_argv(arch, name), None, follow=follow,
-                          output_option=output_option)
+            yield compare_sample(arch, name, output_option)
         for name, (argv, follow) in BUSYBOX_PROGRAMS.items():
             yield compare(name, arch, argv, roots[arch], follow=follow, output_option=output_option)
 
