@@ -189,7 +189,10 @@ class StraceClient:
             self.summary.add(name, bool(failed), duration)
             if self.options.summary == 1:
                 return
-        status = "unavailable" if failed is None else ("failed" if failed else "successful")
+        # a call with no return (exit_group's `= ?`, a call its process's death ended) is
+        # strace's "unfinished" (strace(1) -e status=); "unavailable" is a return strace could
+        # not fetch, which the door always can
+        status = "unfinished" if failed is None else ("failed" if failed else "successful")
         if status not in self.options.statuses:
             return
         self._leave_unfinished(tid)
@@ -236,7 +239,7 @@ class StraceClient:
             arch = self.debug.arch(proc)
             envp = self.debug.read_register(threads[0], arch.sp) + arch.word * (len(argv) + 2)
         head = format_execve_call(path, argv, envp, env, self.options.max_strlen,
-                                  self.options.verbose)
+                                  self.options.verbose, self.options.hex_strings)
         self._entered_ns.pop(proc.pid, None)
         self._emit_call(proc, proc.pid, "execve", head, "0", False,
                         thread=threads[0] if threads else None, in_call=False)

@@ -1,11 +1,14 @@
 """strace's `-e` expressions: `-e trace=SET`, `-e signal=SET`, `-e status=SET` (strace(1) 6.x).
 
 A SET is a comma-separated list; `!` before it negates it, `all` and `none` are what they say,
-`?NAME` is NAME without the error when it does not exist. Syscall classes are data: %file, %desc,
+`?NAME` is NAME without the error when it does not exist, `/REGEX` the calls whose names it
+matches. Syscall classes are data: %file, %desc,
 %memory are derived from the kernel's declarations of each call's arguments (a path argument, a
 descriptor argument), the others are the lists strace's syscall tables mark (TP, TN, TS, TM flags
 in linux/x86_64/syscallent.h), for the calls of both x86 ABIs.
 """
+import re
+
 from kernel_model.debug.abi import (I386_NUMBERS, SIGNAL_NAMES, X86_64_NUMBERS, Kind,
                                     signature)
 
@@ -76,9 +79,11 @@ def _classes() -> dict[str, frozenset[str]]:
         "fstatfs": frozenset({"fstatfs", "fstatfs64"}),
         "%stat": frozenset({"stat", "stat64", "oldstat", "lstat", "lstat64", "oldlstat",
                             "fstat", "fstat64", "oldfstat", "newfstatat", "fstatat64", "statx"}),
+        # strace's PU flag (linux/x86_64/syscallent.h, linux/i386/syscallent.h): the calls
+        # that take no argument and cannot fail; arch_prctl has arguments and fails
         "pure": frozenset({"getpid", "getppid", "gettid", "getuid", "getuid32", "geteuid",
                            "geteuid32", "getgid", "getgid32", "getegid", "getegid32",
-                           "getpgrp", "arch_prctl"}),
+                           "getpgrp"}),
     }
 
 
@@ -111,6 +116,8 @@ def _syscall_items(items: list[str]) -> set[str]:
         name = item[1:] if optional else item
         if name == "all":
             chosen |= ALL_SYSCALLS
+        elif name.startswith("/"):
+            chosen |= _matching(name[1:])
         elif name == "none":
             continue
         elif name.startswith("%") or name in _LEGACY_CLASSES:
@@ -123,6 +130,17 @@ def _syscall_items(items: list[str]) -> set[str]:
         elif not optional:
             raise ExpressionError(f"invalid system call '{name}'")
     return chosen
+
+
+def _matching(pattern: str) -> set[str]:
+    """`/REGEX`: the calls whose names the regular expression matches anywhere (strace's
+    qualify_syscall_regex: regexec, not anchored; an expression that does not compile is
+    strace's `regcomp: REGEX: ...` error)."""
+    try:
+        compiled = re.compile(pattern)
+    except re.error as error:
+        raise ExpressionError(f"regcomp: {pattern}: {error.msg}") from None
+    return {name for name in ALL_SYSCALLS if compiled.search(name)}
 
 
 def parse_trace_set(text: str) -> frozenset[str] | None:

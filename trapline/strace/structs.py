@@ -6,7 +6,8 @@ returns the bare address when the memory cannot be read, as strace does.
 """
 from kernel_model.debug.abi import NSIG, flags, short_signal_name, signal_name
 
-from .strings import MemReader, format_address, format_buffer, quote, read_word, read_words
+from .strings import (MemReader, format_address, format_buffer, max_elements, quote, read_word,
+                      read_words)
 from .unabbreviated import (format_dirents_full, format_stat_full, format_statx_full,
                             format_utsname_full, makedev, time_comment)
 
@@ -183,19 +184,13 @@ def format_winsize(mem: MemReader, addr: int) -> str:
     return f"{{ws_row={row}, ws_col={col}, ws_xpixel={xpixel}, ws_ypixel={ypixel}}}"
 
 
-MAX_ARRAY_ELEMENTS = 32
-
-
 def format_iovec(mem: MemReader, addr: int, count: int, word: int,
                  data_size: int | None) -> str:
     """`[{iov_base="hi", iov_len=2}, ...]`; for readv `data_size` (the return value) limits
     how much of each buffer holds data; for writev it is None: each buffer is shown whole."""
     if count <= 0:
         return "[]" if count == 0 else format_address(addr)
-    # strace prints at most its max_strlen (-s, 32) elements, then "...": a writev of
-    # 0x7fffffff entries made this read 32 GiB of guest memory (a MemoryError, found by the
-    # syscall fuzzer)
-    shown_count = min(count, MAX_ARRAY_ELEMENTS)
+    shown_count = min(count, max_elements(mem))       # -s N elements, then "..."
     entries = read_words(mem, addr, word, 2 * shown_count) if addr else None
     if entries is None:
         return format_address(addr)
@@ -307,10 +302,11 @@ def format_id_list(mem: MemReader, addr: int, count: int, size: int) -> str:
     16-bit calls); the address when there is nothing to read (a size of 0, or failure)."""
     if count <= 0 or not addr:
         return "[]" if count == 0 and addr else format_address(addr) if addr else "NULL"
-    values = read_words(mem, addr, size, min(count, MAX_ARRAY_ELEMENTS))
+    most = max_elements(mem)
+    values = read_words(mem, addr, size, min(count, most))
     if values is None:
         return format_address(addr)
-    more = ["..."] if count > MAX_ARRAY_ELEMENTS else []
+    more = ["..."] if count > most else []
     return "[" + ", ".join([str(v) for v in values] + more) + "]"
 
 

@@ -39,6 +39,22 @@ def test_unknown_names():
         parse_trace_set("%nosuch")
 
 
+def test_regular_expressions_and_the_pure_class():
+    """`/REGEX` matches anywhere in the name (strace's regexec); %pure is strace's PU calls,
+    which take no argument and cannot fail (not arch_prctl)."""
+    assert parse_trace_set("/^(open|close)$") == {"open", "close"}
+    assert {"write", "writev", "pwrite64"} <= parse_trace_set("/write")
+    assert "writev" not in parse_trace_set("!/write")
+    with pytest.raises(ExpressionError, match=r"regcomp: \^\(open: "):
+        parse_trace_set("/^(open")
+    assert "getpid" in parse_trace_set("%pure") and "arch_prctl" not in parse_trace_set("%pure")
+
+
+@given(st.sampled_from(sorted(ALL_SYSCALLS - {"signal"})))
+def test_an_anchored_name_is_that_call_alone(name):
+    assert parse_trace_set(f"/^{name}$") == {name}
+
+
 def test_signals_and_statuses():
     assert parse_signal_set("SIGCHLD,USR1,9") == {17, 10, 9}
     assert 17 not in parse_signal_set("!SIGCHLD")

@@ -1,0 +1,48 @@
+"""strace's flags on `trapline run`, each against Debian's strace 6.1 given the same flags on the
+same sample (compare.py: the same environment, normalized only for addresses, pids and clock
+readings): the traces must be line-identical, on both arches.
+
+The samples are ones whose output does not depend on the folder they run in (fileio lists it)
+nor on the host's timing (fork_pipe's reads); the forms are the strace-user habits of issue 33.
+"""
+import pytest
+
+from tests.e2e.strace.compare import compare, sample_argv
+from tests.quick_profile import alternates
+
+pytestmark = pytest.mark.e2e
+
+ARCHES = ("amd64", "i386")
+
+FORMS = (
+    ("hello", "-e trace=%pure"),                         # arch_prctl is not strace's PU
+    ("hello", "-e status=unfinished"),                   # exit_group's `= ?` is unfinished
+    ("hello", "-e status=failed,successful,unfinished"),
+    ("hello", "-z"),
+    ("hello", "-Z"),
+    ("args_env", "-s 1"),                                # arrays too: -s N elements, then ...
+    ("args_env", "-s 0"),
+    ("args_env", "-s 0 -v"),                             # -v: every element
+    ("args_env", "-s64"),
+    ("args_env", "-xx"),                                 # execve's path and argv in hex too
+    ("args_env", "-x"),
+    ("fileio", "-e trace=/^(open|close)$"),              # a regular expression
+    ("hello", "-e trace=!/write,%memory"),
+    ("fileio", "-e trace=?%file"),
+    ("fileio", "-e trace=!write,read"),
+    ("fileio", "-e trace=?nosuch,close"),
+    ("signals", "-e signal=!SIGCHLD"),
+    ("signals", "-e signal=none"),
+    ("signals", "-e trace=%signal"),
+    ("hello", "-e trace=%process"),
+    ("hello", "-e trace=none"),
+)
+
+
+@pytest.mark.parametrize(("name", "flags"), FORMS, ids=[f"{n}:{f}" for n, f in FORMS])
+@pytest.mark.parametrize("arch", ARCHES)
+@alternates("arch")
+def test_a_flag_gives_straces_lines(arch, name, flags):
+    result = compare(name, arch, sample_argv(arch, name), None, options=tuple(flags.split()))
+    assert result.native, "strace wrote nothing: " + flags
+    assert result.native == result.sandbox, result.diff()
