@@ -17,6 +17,7 @@ from .strings import format_execve_call
 from .structs import SIGRETURN_MASK_OFFSET
 from .summary import Summary
 from .unfinished import UNFINISHED, InProgress, entry_part, resumed_part
+from .xlat_style import styled
 
 NO_RETURN_CALLS = frozenset({"exit", "exit_group"})
 # Calls whose arguments strace prints as they were at the entry (the kernel rewrites them, or
@@ -51,6 +52,9 @@ def _restart_errno(name: str, args) -> int:
     if name == "poll" and len(args) > 2:           # an infinite timeout (-1): no restart block
         return ERESTART_RESTARTBLOCK if args[2] & 0x80000000 == 0 else ERESTARTNOHAND
     return RESTART_ERRNOS.get(name, ERESTARTSYS)
+
+
+_styled = styled(lambda client: client.options.xlat)     # -X for every line a handler prints
 
 
 class _Memory:
@@ -228,6 +232,7 @@ class StraceClient:
         return f"<... resuming interrupted {self._resuming.get(tid, '?')} ...>"
 
     # ---- the program the tool starts (strace's own execve of it) -----------------------------
+    @_styled
     def started(self, proc, path: bytes, argv: list[bytes], env: list[bytes]) -> None:
         """strace prints the execve it makes itself to start the program; the sandbox starts it
         the same way (kernel_model/process/spawn.py), and tells the tool what it ran. The
@@ -244,6 +249,7 @@ class StraceClient:
         self._emit_call(proc, proc.pid, "execve", head, "0", False,
                         thread=threads[0] if threads else None, in_call=False)
 
+    @_styled
     def finish(self) -> None:
         """The end of the run: -c's table, then the files closed."""
         if self.summary is not None:
@@ -251,13 +257,16 @@ class StraceClient:
         self.output.close()
 
     # ---- process events ---------------------------------------------------------------------
+    @_styled
     def fork(self, parent, child) -> None:
         if self.follow_forks:
             self.live.add(child.pid)
 
+    @_styled
     def vfork(self, parent, child) -> None:
         self.fork(parent, child)
 
+    @_styled
     def exit(self, proc, status: int) -> None:
         """The wait status word: `exited with N` or `killed by SIG` (wait(2)'s WIFSIGNALED)."""
         signal = status & 0x7F
@@ -268,6 +277,7 @@ class StraceClient:
                    else syscall_line.format_exit((status >> 8) & 0xFF))
         self.live.discard(proc.pid)
 
+    @_styled
     def signal(self, proc, thread, sig: int, info: dict | None = None) -> None:
         """A signal-delivery line, as strace prints it for a handled, an ignored or a fatal
         signal (`thread` None: it kills; a death with no delivered siginfo has no line)."""
@@ -276,6 +286,7 @@ class StraceClient:
         line = f"--- {syscall_line.signal_name(sig)} {format_siginfo(sig, info)} ---"
         self._emit(proc, line, thread.tid if thread else None)
 
+    @_styled
     def signal_ignored(self, proc, thread, sig: int, info: dict | None = None) -> None:
         """An ignored signal taken while its thread is inside a call (the kernel re-runs a
         sleeping call the signal woke): Linux's tracee completes the call first and meets the
@@ -302,6 +313,7 @@ class StraceClient:
         bits = ABI_BITS[self.debug.syscall_abi(thread)]
         return demultiplexed(name, args, _Memory(self.debug, thread.process, self.options), bits)
 
+    @_styled
     def syscall_entry(self, thread, name: str, args) -> None:
         """What must be read from the caller's memory before the call runs."""
         name, args = self._as_called(thread, name, args)
@@ -340,6 +352,7 @@ class StraceClient:
             return args
         return (self.debug.read_register(thread, self.debug.arch(thread.process).sp) + offset,)
 
+    @_styled
     def syscall_exit(self, thread, name: str, args, result: int) -> None:
         name, args = self._as_called(thread, name, args)
         entry_head = self._entry_heads.pop(thread.tid, None) if self._entry_heads else None
@@ -363,6 +376,7 @@ class StraceClient:
         return resumed_part(name, texts, entered)
 
 
+    @_styled
     def syscall_interrupted(self, thread, name: str) -> None:
         """A sleeping call a signal interrupts ends with strace's `= ? ERESTARTSYS` line,
         before the signal's; restarted, it shows again whole."""

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 from kernel_model.debug.abi import Kind, Ret, flags, return_kind, signal_name, signature
 
-from . import arguments, structs, waits
+from . import arguments, structs, waits, xlat_style
 from .expressions import FD_RETURNING
 from .errnos import format_error_return
 from .sockets import demultiplexed
@@ -167,7 +167,7 @@ def _format_return_value(call: _Call) -> str:
 def _fcntl_return(cmd: int, value: int) -> str:
     """F_GETFL and F_GETFD results are flag sets; strace shows them in hex and decoded."""
     if cmd == flags.F_GETFL:
-        return f"{flags.format_hex(value)} (flags {flags.decode_open_flags(value)})"
+        return f"{flags.format_hex(value)} (flags {xlat_style.named(value, flags.decode_open_flags(value))})"
     if cmd == flags.F_GETFD and value:
-        return f"{value:#x} (flags {flags.decode_flags(value, flags.FD_FLAGS)})"
+        return f"{value:#x} (flags {xlat_style.flag_set(value, flags.FD_FLAGS)})"
     return str(value)

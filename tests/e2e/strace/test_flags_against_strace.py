@@ -36,6 +36,15 @@ FORMS = (
     ("signals", "-e trace=%signal"),
     ("hello", "-e trace=%process"),
     ("hello", "-e trace=none"),
+    # -X: every named constant, the hand-decoded ones too (ioctl's request, fcntl's command,
+    # st_mode, sigsets, siginfo, socket levels and options, epoll events, statx's flags)
+    ("fileio", "-X raw"),
+    ("fileio", "-X verbose"),
+    ("signals", "-X raw"),
+    ("sigchain", "-X verbose"),
+    ("sockets", "-f -X raw"),
+    ("sockets", "-f -X verbose"),
+    ("exec_chain", "-f -X raw"),
 )
 
 
