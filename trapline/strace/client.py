@@ -54,21 +54,22 @@ def _restart_errno(name: str, args) -> int:
     return RESTART_ERRNOS.get(name, ERESTARTSYS)
 
 
+PERSONALITY_NAMES = {"x86_64": "64 bit", "i386": "32 bit"}     # strace's personality_names
 _styled = styled(lambda client: client.options.xlat)     # -X for every line a handler prints
 
 
 class _Memory:
     """One traced process's memory as the formatter reads it (strings.MemReader): through the
     door's peeks, None where it is not readable; with -s and -x's settings."""
-    __slots__ = ("_debug", "_process", "max_strlen", "hex_strings", "verbose", "decode_fds", "xlat",
+    __slots__ = ("_debug", "_process", "max_strlen", "hex_strings", "verbose", "decode_fds", "raw",
                  "entry_length")
 
-    def __init__(self, debug, process, options: StraceOptions):
+    def __init__(self, debug, process, options: StraceOptions, name: str = ""):
         self._debug, self._process = debug, process
         self.max_strlen, self.hex_strings = options.max_strlen, options.hex_strings
-        self.verbose = options.verbose
+        self.verbose = options.unabbreviated(name)     # -v, -e abbrev=
+        self.raw = name in options.raw                  # -e raw=
         self.decode_fds = options.decode_fds
-        self.xlat = options.xlat
         self.entry_length = None        # a value-result length as it was at the entry
 
     def fd_path(self, fd: int):
@@ -101,7 +102,7 @@ class StraceClient:
             follow_forks=int(follow_forks))
         self.follow_forks = bool(self.options.follow_forks)
         self.output = StraceOutput(out, self.options)
-        self.summary = Summary() if self.options.summary else None
+        self.summary = Summary(self.options.sort_by) if self.options.summary else None
         self._stack_lines = self.options.stacks(debug) if self.options.stacks else None
         self.root_pid: int | None = None
         self.live: set[int] = set()
@@ -112,6 +113,7 @@ class StraceClient:
         self._last_names: dict[int, str] = {}                  # tid -> its last call, as strace names it
         self._resuming: dict[int, str] = {}                    # tid -> what restart_syscall resumes
         self._entry_lengths: dict[int, int | None] = {}        # tid -> its socklen at the entry
+        self._personalities: dict[int, str] = {}               # tid -> its last call's ABI
         self._in_call: set[int] = set()                        # tids between entry and exit
         self._after_call: dict[int, list[tuple]] = {}          # tid -> signals held back
         # Several tasks' lines in one stream: a call in progress is split (unfinished.py).
@@ -176,7 +178,7 @@ class StraceClient:
             return [self._resumed_call(thread.tid)], 1
         bits = ABI_BITS[self.debug.syscall_abi(thread)]
         texts, _, _ = syscall_line.format_parts(
-            name, args, result, _Memory(self.debug, thread.process, self.options), bits)
+            name, args, result, _Memory(self.debug, thread.process, self.options, name), bits)
         return texts, syscall_line.entry_arguments(name, bits, len(texts))
 
     def _emit_call(self, proc, tid: int, name: str, head: str, result: str,
@@ -190,7 +192,8 @@ class StraceClient:
         timed = self.summary is not None or self.options.durations
         duration = self._duration(tid) if timed else 0
         if self.summary is not None:
-            self.summary.add(name, bool(failed), duration)
+            if failed is not None:                  # (strace counts at the exit stop)
+                self.summary.add(name, failed, duration, self._personalities.get(tid, "x86_64"))
             if self.options.summary == 1:
                 return
         # a call with no return (exit_group's `= ?`, a call its process's death ended) is
@@ -203,7 +206,7 @@ class StraceClient:
         if call is not None and call.shown and resumed is not None:
             head = resumed
         prefix = self._prefix(proc, tid)
-        line = aligned(head, result, len(prefix))
+        line = aligned(head, result, len(prefix), self.options.column)
         if self.options.durations and failed is not None:
             line += f" <{_seconds(duration)}>"
         self.output.write(tid, prefix, line)
@@ -219,7 +222,7 @@ class StraceClient:
 
     def _call(self, thread, name: str, args, result: int) -> tuple[str, str, bool]:
         bits = ABI_BITS[self.debug.syscall_abi(thread)]
-        mem = _Memory(self.debug, thread.process, self.options)
+        mem = _Memory(self.debug, thread.process, self.options, name)
         if self._entry_lengths:
             mem.entry_length = self._entry_lengths.get(thread.tid)
         head, text, failed = syscall_line.format_call(name, args, result, mem, bits)
@@ -244,10 +247,11 @@ class StraceClient:
             arch = self.debug.arch(proc)
             envp = self.debug.read_register(threads[0], arch.sp) + arch.word * (len(argv) + 2)
         head = format_execve_call(path, argv, envp, env, self.options.max_strlen,
-                                  self.options.verbose, self.options.hex_strings)
+                                  self.options.unabbreviated("execve"), self.options.hex_strings)
         self._entered_ns.pop(proc.pid, None)
         self._emit_call(proc, proc.pid, "execve", head, "0", False,
                         thread=threads[0] if threads else None, in_call=False)
+        self._personalities[proc.pid] = "x86_64"     # (made by strace's 64-bit child)
 
     @_styled
     def finish(self) -> None:
@@ -273,8 +277,10 @@ class StraceClient:
         for thread in self.debug.threads(proc):
             self._in_progress.pop(thread.tid, None)      # a call it died in ends with it
             self._signals_after_call(thread.tid)
-        self._emit(proc, syscall_line.format_killed(signal, bool(status & 0x80)) if signal
-                   else syscall_line.format_exit((status >> 8) & 0xFF))
+        if signal:
+            self._emit(proc, syscall_line.format_killed(signal, bool(status & 0x80)))
+        elif not self.options.quiets("exit"):        # -qq: a death by signal is still shown
+            self._emit(proc, syscall_line.format_exit((status >> 8) & 0xFF))
         self.live.discard(proc.pid)
 
     @_styled
@@ -317,6 +323,10 @@ class StraceClient:
     def syscall_entry(self, thread, name: str, args) -> None:
         """What must be read from the caller's memory before the call runs."""
         name, args = self._as_called(thread, name, args)
+        abi = self.debug.syscall_abi(thread)
+        if self._personalities.get(thread.tid, abi) != abi:
+            self._personality_changed(thread, abi)
+        self._personalities[thread.tid] = abi
         if name == "restart_syscall":        # (strace remembers the call it interrupted)
             self._resuming[thread.tid] = self._last_names.get(thread.tid, "?")
         else:
@@ -343,6 +353,13 @@ class StraceClient:
             # (close: -y's path is the descriptor's before the call)
             head, _, _ = self._call(thread, name, self._entry_args(thread, name, args), 0)
             self._entry_heads[thread.tid] = head
+
+    def _personality_changed(self, thread, abi: str) -> None:
+        """strace's `[ Process PID=N runs in 32 bit mode. ]` when a task's calls change ABI
+        (syscall.c get_scno: an i386 program after the 64-bit execve that started it)."""
+        if not self.options.quiets("personality") and self.options.summary != 1:
+            self._emit(thread.process, f"[ Process PID={thread.tid} runs in "
+                       f"{PERSONALITY_NAMES[abi]} mode. ]", thread.tid)
 
     def _entry_args(self, thread, name: str, args):
         """sigreturn's argument is its frame: strace reads the mask the frame restores at the

@@ -12,7 +12,7 @@ import re
 from kernel_model.debug.abi import (I386_NUMBERS, SIGNAL_NAMES, X86_64_NUMBERS, Kind,
                                     signature)
 
-from .options import STATUSES, StraceOptions
+from .options import QUIET_KINDS, STATUSES, StraceOptions
 
 ALL_SYSCALLS = frozenset(I386_NUMBERS.values()) | frozenset(X86_64_NUMBERS.values())
 
@@ -190,8 +190,32 @@ def parse_status_set(text: str) -> frozenset[str]:
     return frozenset(set(STATUSES) - chosen if negated else chosen)
 
 
+def _named_set(text: str, known: tuple[str, ...], what: str) -> frozenset[str]:
+    negated, items = _split_set(text)
+    chosen: set[str] = set()
+    for item in items:
+        if item == "all":
+            chosen |= set(known)
+        elif item in known:
+            chosen.add(item)
+        elif item != "none":
+            raise ExpressionError(f"invalid {what} '{item}'")
+    return frozenset(set(known) - chosen if negated else chosen)
+
+
 _QUALIFIERS = {"trace": "trace", "t": "trace", "signal": "signal", "signals": "signal",
-               "s": "signal", "status": "status"}
+               "s": "signal", "status": "status", "abbrev": "abbrev", "a": "abbrev",
+               "raw": "raw", "x": "raw", "quiet": "quiet", "q": "quiet", "silent": "quiet",
+               "silence": "quiet"}
+# strace's qualifiers the sandbox does not take, and why (said in the error)
+_NOT_MODELED = {
+    "verbose": "structures are always dereferenced here (-e verbose=all)",
+    "v": "structures are always dereferenced here (-e verbose=all)",
+    "read": "no hex dumps of read data", "write": "no hex dumps of written data",
+    "inject": "no fault injection", "fault": "no fault injection",
+    "kvm": "no KVM in the sandbox", "decode-fds": "use -y or -yy",
+    "decode-pids": "no pid namespaces' translation of pids", "trace-fds": "use -e trace=%desc",
+}
 
 
 def apply_expression(options: StraceOptions, expression: str) -> None:
@@ -201,9 +225,18 @@ def apply_expression(options: StraceOptions, expression: str) -> None:
         qualifier, value = "trace", expression
     kind = _QUALIFIERS.get(qualifier)
     if kind is None:
-        raise ExpressionError(f"invalid -e qualifier '{qualifier}'"
-                              " (this sandbox knows trace=, signal= and status=)")
-    if kind == "trace":
+        why = _NOT_MODELED.get(qualifier)
+        raise ExpressionError(f"-e {qualifier}= is not modeled: {why}" if why else
+                              f"invalid -e qualifier '{qualifier}' (this sandbox knows trace=, "
+                              "signal=, status=, abbrev=, raw= and quiet=)")
+    if kind == "abbrev":
+        options.abbreviated = parse_trace_set(value)
+    elif kind == "raw":
+        options.raw = parse_trace_set(value)
+        options.raw = ALL_SYSCALLS if options.raw is None else options.raw
+    elif kind == "quiet":
+        options.quiet = _named_set(value, QUIET_KINDS, "quiet")
+    elif kind == "trace":
         options.traced = parse_trace_set(value)
     elif kind == "signal":
         options.signals = parse_signal_set(value)

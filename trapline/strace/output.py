@@ -83,8 +83,8 @@ def _open(path: str):
         raise UsageError(f"Can't fopen '{path}': {error.strerror}") from None
 
 
-def aligned(head: str, result: str, column_used: int) -> str:
-    """`head) ` padded so that `= ` starts at ALIGN_COLUMN, counting what precedes the line."""
+def aligned(head: str, result: str, column_used: int, column: int = ALIGN_COLUMN) -> str:
+    """`head) ` padded so that `= ` starts at `column` (-a), counting what precedes the line."""
     start = head + " "
-    pad = ALIGN_COLUMN - column_used - len(start)
+    pad = column - column_used - len(start)
     return start + " " * max(pad, 0) + "= " + result

@@ -45,7 +45,34 @@ FORMS = (
     ("sockets", "-f -X raw"),
     ("sockets", "-f -X verbose"),
     ("exec_chain", "-f -X raw"),
+    ("hello", "-qq"),                                    # no `+++ exited with 0 +++`
+    ("hello", "-qqq"),
+    ("signals", "-e quiet=exit"),
+    ("fileio", "-e raw=open,lseek,_llseek,fcntl,fcntl64"),
+    ("args_env", "-e abbrev=writev -s 1"),               # execve unabbreviated, writev not
 )
+
+
+# -c's table: the virtual clock's times are not the host's, so the rows are compared for their
+# calls, errors and names, in an order that does not depend on time (-S name, -S nothing)
+TABLES = (("fileio", "-c -S name"), ("fileio", "-c -S nothing"), ("signals", "-c -S name"),
+          ("hello", "-C -S nothing"))
+
+
+def _counts(lines: list[str]) -> list[str]:
+    """A table's lines without the time columns (the first 44 characters of a row)."""
+    return [line[44:] if line[:1] in " 1" and line[6:7] == " " else line for line in lines]
+
+
+@pytest.mark.parametrize(("name", "flags"), TABLES, ids=[f"{n}:{f}" for n, f in TABLES])
+@pytest.mark.parametrize("arch", ARCHES)
+@alternates("arch")
+def test_the_summary_table_counts_as_strace(arch, name, flags):
+    """One table per personality (the first execve is the 64-bit one), exit_group uncounted,
+    ties in syscall-number order, the name column as wide as the longest name."""
+    result = compare(name, arch, sample_argv(arch, name), None, options=tuple(flags.split()))
+    assert any(line.endswith(" total") for line in result.native), result.native
+    assert _counts(result.native) == _counts(result.sandbox), result.diff()
 
 
 @pytest.mark.parametrize(("name", "flags"), FORMS, ids=[f"{n}:{f}" for n, f in FORMS])

@@ -149,3 +149,33 @@ def test_dash_v_prints_structures_in_full(arch, spelling, tmp_path):
     dents = next(line for line in lines if line.startswith("getdents64(3, ["))
     assert 'd_name="."' in dents
     assert lines[0].endswith(", []) = 0")              # the (empty) environment in full
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_column_quiet_raw_and_sort_options(arch, tmp_path):
+    """-a COLUMN, -qq (no exit line), -e raw=NAME (hex arguments and result), -c -S name -w;
+    an i386 program's personality line on stderr (strace's default quiets it only with -o)."""
+    out = tmp_path / "trace"
+    assert _run("-a", "20", "-qq", "-o", str(out), "--", _sample(arch, "hello")).exit_code == 0
+    lines = out.read_text().splitlines()
+    assert "exit_group(0)       = ?" in lines and not lines[-1].startswith("+++")
+    assert _run("-e", "raw=set_tid_address", "-e", "trace=set_tid_address", "-o", str(out), "--",
+                _sample(arch, "hello")).exit_code == 0
+    assert re.match(r"set_tid_address\(0x[0-9a-f]+\) += 0x64$", out.read_text().splitlines()[0])
+    assert _run("-c", "-S", "name", "-w", "-o", str(out), "--", _sample(arch, "hello")).exit_code == 0
+    table = out.read_text().splitlines()
+    names = [line.split()[-1] for line in table
+             if re.match(r"^ *\d+\.\d\d ", line) and not line.endswith(" total")]
+    if arch == "i386":      # the first execve is 64-bit: its own table, before the 32-bit one
+        assert names[0] == "execve" and "System call usage summary for 32 bit mode:" in table
+        names = names[1:]
+    assert names == sorted(names) and len(names) >= 4
+    result = CliRunner().invoke(main, ["run", "--strace", "--", _sample(arch, "hello")])
+    personality = "[ Process PID=100 runs in 32 bit mode. ]"
+    assert (personality in result.output) == (arch == "i386")
+
+
+def test_the_sort_keys_offered_are_the_tables():
+    from trapline.cli.strace_options import SORT_NAMES
+    from trapline.strace.summary import SORT_KEYS
+    assert SORT_NAMES == tuple(sorted(SORT_KEYS))

@@ -76,8 +76,31 @@ def test_apply_expression_qualifiers():
     assert options.shows_status(True) and not options.shows_status(False)
     apply_expression(options, "read")                               # bare SET: trace=SET
     assert options.traced == {"read"}
-    with pytest.raises(ExpressionError, match="qualifier"):
-        apply_expression(options, "abbrev=none")
+    with pytest.raises(ExpressionError, match="qualifier 'bogus'"):
+        apply_expression(options, "bogus=none")
+    with pytest.raises(ExpressionError, match="-e write= is not modeled"):
+        apply_expression(options, "write=1")
+
+
+def test_abbrev_raw_and_quiet():
+    """-e abbrev=SET: the others unabbreviated (as -v); -e raw=SET; -e quiet=SET, and strace's
+    default without it: attach and personality quiet only when the trace goes to a file."""
+    options = StraceOptions()
+    apply_expression(options, "abbrev=execve")
+    assert not options.unabbreviated("execve") and options.unabbreviated("writev")
+    apply_expression(options, "raw=open")
+    assert options.raw == {"open"}
+    apply_expression(options, "raw=all")
+    assert options.raw == ALL_SYSCALLS
+    assert not options.quiets("personality")
+    assert StraceOptions(output="file").quiets("personality")
+    assert not StraceOptions(output="file").quiets("exit")
+    apply_expression(options, "quiet=exit")
+    assert options.quiets("exit") and not options.quiets("personality")
+    apply_expression(options, "quiet=!exit")
+    assert options.quiets("personality") and not options.quiets("exit")
+    with pytest.raises(ExpressionError, match="invalid quiet 'bogus'"):
+        apply_expression(options, "quiet=bogus")
 
 
 # `signal` is i386's signal(2) and strace's old spelling of %signal: strace reads it as the class.
