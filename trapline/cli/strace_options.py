@@ -82,6 +82,17 @@ SPECS = (
 )
 
 
+# The end of the --help of each command that takes strace's options: strace's options it does
+# not take, and why (issue 33: "where a flag has no meaning in the sandbox, --help says why").
+NOT_HERE = (
+    "strace options without a meaning here: -p/--attach PID (no host process to attach to: "
+    "the sandbox runs the program it starts); -D/--daemonize and -I (no separate tracer "
+    "process to detach or shield from signals); --seccomp-bpf (a stop costs nothing: no "
+    "ptrace round trip to spare); -u/--user (the guest's credentials are the modeled "
+    "kernel's, root at start). Not modeled: -P PATH, -n, -e read=/write= dumps, -e inject=/"
+    "fault=, -e verbose=, -e kvm=. The program is looked up in the guest's PATH (-E PATH=...), "
+    "not trapline's.")
+
 # -q: attach,personality; -qq: and exit; -qqq: all (strace(1))
 _QUIET_COUNT = ("quiet=attach,personality", "quiet=attach,personality,exit", "quiet=all")
 

@@ -179,3 +179,17 @@ def test_the_sort_keys_offered_are_the_tables():
     from trapline.cli.strace_options import SORT_NAMES
     from trapline.strace.summary import SORT_KEYS
     assert SORT_NAMES == tuple(sorted(SORT_KEYS))
+
+
+@pytest.mark.parametrize("command", ["run", "trace", "profile", "gdbserver"])
+def test_help_says_which_strace_options_mean_nothing_here_and_why(command):
+    """Each command that takes strace's options lists the ones it does not take, with why, and
+    says -t/-r/-T/-c are the virtual clock's; an unknown option is an error naming it."""
+    text = " ".join(CliRunner().invoke(main, [command, "--help"]).output.split())
+    assert "-p/--attach PID (no host process to attach to" in text
+    assert "--seccomp-bpf (a stop costs nothing" in text
+    assert text.count("On the sandbox's virtual clock") >= 4
+    for option in ("-S, --summary-sort-by", "-w, --summary-wall-clock", "-q ", "-a, --columns"):
+        assert option in text, option
+    result = CliRunner().invoke(main, [command, "-Q", _sample("x86_64", "hello")])
+    assert result.exit_code == 2 and "No such option '-Q'" in result.output
