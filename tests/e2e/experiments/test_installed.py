@@ -38,7 +38,9 @@ COMMANDS = {
     "report": (["report", "fib.rec"], "samples, one every 10000 guest instructions"),
     "check": (["check", "--arch", "x86_64", "--examples", "1", "--strategy", "trampoline",
                "--no-host", "--time-limit", "5"], "removal and detach"),
-    "explain": (["explain", "--arch", "x86_64"], "#BP (int3) at "),
+    # (the handler technique: a sample and a shipped handler, share/trapline/handlers)
+    "explain": (["explain", "--arch", "x86_64", "--technique", "handler"],
+                "every call of fib had its n clamped to 5"),
     "gdbserver": (["gdbserver", "--stdio", "--", "{samples}/x86_64/hello"], "$W00;process:"),
     "experiment": (["experiment", "list"], "probe-cost"),
 }
