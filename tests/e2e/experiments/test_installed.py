@@ -111,6 +111,8 @@ def test_every_command_runs_from_the_installed_wheel(venv, tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "TRAPLINE_SAMPLES")}
     trapline = str(venv / "bin" / "trapline")
     assert {line.split()[0] for line in _commands(trapline, tmp_path, env)} == set(COMMANDS)
+    completion = _run([trapline], tmp_path, {**env, "_TRAPLINE_COMPLETE": "bash_source"})
+    assert "complete -o nosort -F _trapline_completion trapline" in completion
     version = _run([trapline, "--version"], tmp_path, env)
     assert version.startswith("trapline -- version ") and version.split()[-1][0].isdigit()
     samples = _run([str(venv / "bin" / "python"), "-c", "import trapline.experiments.samples as s; "
