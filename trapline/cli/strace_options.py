@@ -69,6 +69,8 @@ SPECS = (
     ("s_quiet_set", None, "--quiet", {"metavar": "SET", "multiple": True},
      "Same as -e quiet=SET (attach, exit, path-resolution, personality, thread-execve, "
      "superseded)."),
+    ("s_numbers", "-n", "--syscall-number", {"is_flag": True},
+     "With --strace: the syscall's number before each line, [  59] (its ABI's)."),
     ("s_column", "-a", "--columns", {"type": click.IntRange(min=0), "default": None,
                                      "metavar": "COLUMN"},
      "With --strace: align results at COLUMN (40)."),
@@ -89,7 +91,7 @@ NOT_HERE = (
     "the sandbox runs the program it starts); -D/--daemonize and -I (no separate tracer "
     "process to detach or shield from signals); --seccomp-bpf (a stop costs nothing: no "
     "ptrace round trip to spare); -u/--user (the guest's credentials are the modeled "
-    "kernel's, root at start). Not modeled: -P PATH, -n, -e read=/write= dumps, -e inject=/"
+    "kernel's, root at start). Not modeled: -P PATH, -e read=/write= dumps, -e inject=/"
     "fault=, -e verbose=, -e kvm=. The program is looked up in the guest's PATH (-E PATH=...), "
     "not trapline's.")
 
@@ -141,6 +143,7 @@ def _options(values: dict, kwargs: dict):
         options.stacks = stack_printer
     if values["s_strlen"] is not None:
         options.max_strlen = values["s_strlen"]
+    options.syscall_numbers = values["s_numbers"]
     if values["s_column"] is not None:
         options.column = values["s_column"]
     if values["s_sort"] is not None:

@@ -15,7 +15,7 @@ from .sockets import LENGTH_ARGUMENTS, demultiplexed
 from .output import StraceOutput, aligned
 from .strings import format_execve_call
 from .structs import SIGRETURN_MASK_OFFSET
-from .summary import Summary
+from .summary import NUMBERS, Summary
 from .unfinished import UNFINISHED, InProgress, entry_part, resumed_part
 from .xlat_style import styled
 
@@ -114,6 +114,7 @@ class StraceClient:
         self._resuming: dict[int, str] = {}                    # tid -> what restart_syscall resumes
         self._entry_lengths: dict[int, int | None] = {}        # tid -> its socklen at the entry
         self._personalities: dict[int, str] = {}               # tid -> its last call's ABI
+        self._numbers: dict[int, int] = {}                     # tid -> its last call's number (-n)
         self._in_call: set[int] = set()                        # tids between entry and exit
         self._after_call: dict[int, list[tuple]] = {}          # tid -> signals held back
         # Several tasks' lines in one stream: a call in progress is split (unfinished.py).
@@ -141,7 +142,11 @@ class StraceClient:
     def _prefix(self, proc, tid: int | None) -> str:
         several = len(self.live) > 1 or len(self.debug.threads(proc)) > 1
         prefix = self.output.pid_prefix(tid or proc.pid, several)
-        return prefix + self.output.time_prefix(self._now())
+        prefix += self.output.time_prefix(self._now())
+        if self.options.syscall_numbers:        # -n: after the time (strace.c printleader)
+            number = self._numbers.get(tid or proc.pid)
+            prefix += "[????] " if number is None else f"[{number:4}] "
+        return prefix
 
     def _now(self) -> int | None:
         if not (self.options.timestamps or self.options.relative or self.options.durations):
@@ -249,9 +254,10 @@ class StraceClient:
         head = format_execve_call(path, argv, envp, env, self.options.max_strlen,
                                   self.options.unabbreviated("execve"), self.options.hex_strings)
         self._entered_ns.pop(proc.pid, None)
+        self._personalities[proc.pid] = "x86_64"     # (made by strace's 64-bit child)
+        self._numbers[proc.pid] = NUMBERS["x86_64"]["execve"]
         self._emit_call(proc, proc.pid, "execve", head, "0", False,
                         thread=threads[0] if threads else None, in_call=False)
-        self._personalities[proc.pid] = "x86_64"     # (made by strace's 64-bit child)
 
     @_styled
     def finish(self) -> None:
@@ -322,8 +328,11 @@ class StraceClient:
     @_styled
     def syscall_entry(self, thread, name: str, args) -> None:
         """What must be read from the caller's memory before the call runs."""
+        original = name                         # (-n shows socketcall's own number)
         name, args = self._as_called(thread, name, args)
         abi = self.debug.syscall_abi(thread)
+        if self.options.syscall_numbers:
+            self._numbers[thread.tid] = NUMBERS[abi].get(original)
         if self._personalities.get(thread.tid, abi) != abi:
             self._personality_changed(thread, abi)
         self._personalities[thread.tid] = abi

@@ -36,6 +36,7 @@ class StraceOptions:
     relative: bool = False                # -r (on the virtual clock)
     durations: bool = False               # -T (on the virtual clock)
     column: int = 40                      # -a COLUMN: where `= ` starts
+    syscall_numbers: bool = False         # -n: `[  59] ` before each line
     stacks: object = None                 # -k: debug -> (thread -> lines), trapline/strace_stacks.py
     errors: list[str] = field(default_factory=list)
 

@@ -193,3 +193,16 @@ def test_help_says_which_strace_options_mean_nothing_here_and_why(command):
         assert option in text, option
     result = CliRunner().invoke(main, [command, "-Q", _sample("x86_64", "hello")])
     assert result.exit_code == 2 and "No such option '-Q'" in result.output
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_dash_n_numbers_every_line_with_its_callers_abi(arch, tmp_path):
+    """-n under -f -o: pid, then the number; the first execve is x86-64's 59 (strace's child's),
+    the program's calls are its ABI's (i386 set_thread_area 243), the exit line the last call's."""
+    out = tmp_path / "trace"
+    assert _run("-n", "-f", "-o", str(out), "--", _sample(arch, "hello")).exit_code == 0
+    lines = out.read_text().splitlines()
+    assert re.match(r"^100   \[  59\] execve\(", lines[0])
+    assert (f"[ {231 if arch == 'x86_64' else 252}] +++ exited with 0 +++") in lines[-1]
+    if arch == "i386":
+        assert lines[1].startswith("100   [ 243] set_thread_area(")
