@@ -91,7 +91,7 @@ NOT_HERE = (
     "the sandbox runs the program it starts); -D/--daemonize and -I (no separate tracer "
     "process to detach or shield from signals); --seccomp-bpf (a stop costs nothing: no "
     "ptrace round trip to spare); -u/--user (the guest's credentials are the modeled "
-    "kernel's, root at start). Not modeled: -P PATH, -e read=/write= dumps, -e inject=/"
+    "kernel's, root at start). Not modeled: -P PATH, -e inject=/"
     "fault=, -e verbose=, -e kvm=. The program is looked up in the guest's PATH (-E PATH=...), "
     "not trapline's.")
 

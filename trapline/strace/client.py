@@ -188,7 +188,7 @@ class StraceClient:
 
     def _emit_call(self, proc, tid: int, name: str, head: str, result: str,
                    failed: bool | None, resumed: str | None = None, thread=None,
-                   in_call: bool = True) -> None:
+                   in_call: bool = True, dump=None) -> None:
         """A syscall's line: `= ` at column 40; failed None: no result to speak of (`= ?`);
         `resumed`: the line's `<... NAME resumed>...)` form, if its start was printed."""
         call = self._in_progress.pop(tid, None)
@@ -215,6 +215,8 @@ class StraceClient:
         if self.options.durations and failed is not None:
             line += f" <{_seconds(duration)}>"
         self.output.write(tid, prefix, line)
+        for row in dump() if dump is not None else ():
+            self.output.write(tid, "", row)
         if self._stack_lines is not None and thread is not None:
             for frame in self._stack_lines(thread, in_call):      # -k
                 self.output.write(tid, "", frame)
@@ -387,11 +389,23 @@ class StraceClient:
             self._entry_lengths.pop(thread.tid, None)
         if entry_head is not None and not (name == "execve" and failed):
             head = entry_head            # (a failed execve's memory is still the caller's)
+        dump = None
+        if self.options.dumped_reads is not None:          # -e read=, -e write=
+            dump = self._dump(thread, name, args, -1 if failed else result)
         self._emit_call(thread.process, thread.tid, name, head, text, failed,
-                        self._resumed(thread, name, args, result), thread)
+                        self._resumed(thread, name, args, result), thread, dump=dump)
         self._in_call.discard(thread.tid)
         if self._after_call:                # (the signals that came during it: none, mostly)
             self._signals_after_call(thread.tid)
+
+    def _dump(self, thread, name: str, args, result: int):
+        """-e read=/write='s rows, made only if the line is shown (io_dumps.py)."""
+        from .io_dumps import dump_lines
+        word = ABI_BITS[self.debug.syscall_abi(thread)] // 8
+        mem = _Memory(self.debug, thread.process, self.options, name)
+        mask = (1 << (8 * word)) - 1
+        return lambda: dump_lines(mem, name, [a & mask for a in args], result, word,
+                                  self.options.dumped_reads, self.options.dumped_writes)
 
     def _resumed(self, thread, name: str, args, result: int) -> str | None:
         call = self._in_progress.get(thread.tid)

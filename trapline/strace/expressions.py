@@ -206,12 +206,12 @@ def _named_set(text: str, known: tuple[str, ...], what: str) -> frozenset[str]:
 _QUALIFIERS = {"trace": "trace", "t": "trace", "signal": "signal", "signals": "signal",
                "s": "signal", "status": "status", "abbrev": "abbrev", "a": "abbrev",
                "raw": "raw", "x": "raw", "quiet": "quiet", "q": "quiet", "silent": "quiet",
-               "silence": "quiet"}
+               "silence": "quiet", "read": "read", "reads": "read", "r": "read",
+               "write": "write", "writes": "write", "w": "write"}
 # strace's qualifiers the sandbox does not take, and why (said in the error)
 _NOT_MODELED = {
     "verbose": "structures are always dereferenced here (-e verbose=all)",
     "v": "structures are always dereferenced here (-e verbose=all)",
-    "read": "no hex dumps of read data", "write": "no hex dumps of written data",
     "inject": "no fault injection", "fault": "no fault injection",
     "kvm": "no KVM in the sandbox", "decode-fds": "use -y or -yy",
     "decode-pids": "no pid namespaces' translation of pids", "trace-fds": "use -e trace=%desc",
@@ -228,12 +228,22 @@ def apply_expression(options: StraceOptions, expression: str) -> None:
         why = _NOT_MODELED.get(qualifier)
         raise ExpressionError(f"-e {qualifier}= is not modeled: {why}" if why else
                               f"invalid -e qualifier '{qualifier}' (this sandbox knows trace=, "
-                              "signal=, status=, abbrev=, raw= and quiet=)")
+                              "signal=, status=, abbrev=, raw=, quiet=, read= and write=)")
     if kind == "abbrev":
         options.abbreviated = parse_trace_set(value)
     elif kind == "raw":
         options.raw = parse_trace_set(value)
         options.raw = ALL_SYSCALLS if options.raw is None else options.raw
+    elif kind in ("read", "write"):
+        from .io_dumps import FdSet, parse_fd_set
+        try:
+            fds = parse_fd_set(value)
+        except ValueError as error:
+            raise ExpressionError(str(error)) from None
+        setattr(options, f"dumped_{kind}s", fds)
+        other = f"dumped_{'writes' if kind == 'read' else 'reads'}"
+        if getattr(options, other) is None:
+            setattr(options, other, FdSet())
     elif kind == "quiet":
         options.quiet = _named_set(value, QUIET_KINDS, "quiet")
     elif kind == "trace":

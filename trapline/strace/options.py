@@ -26,6 +26,8 @@ class StraceOptions:
     verbose: bool = False                 # -v: execve's environment in full
     abbreviated: frozenset[str] | None = None   # -e abbrev=SET; None: every call (unless -v)
     raw: frozenset[str] = frozenset()     # -e raw=SET: these calls' arguments in hex
+    dumped_reads: object = None           # -e read=SET: io_dumps.FdSet, None: no dumps
+    dumped_writes: object = None          # -e write=SET
     hex_strings: int = 0                  # -x: non-ASCII strings in hex; -xx: every string
     xlat: str = "abbrev"                  # -X raw|abbrev|verbose: constants as numbers/names
     decode_fds: int = 0                   # -y: descriptors with their paths; -yy: socket, device details

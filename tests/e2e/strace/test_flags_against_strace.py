@@ -2,8 +2,8 @@
 same sample (compare.py: the same environment, normalized only for addresses, pids and clock
 readings): the traces must be line-identical, on both arches.
 
-The samples are ones whose output does not depend on the folder they run in (fileio lists it)
-nor on the host's timing (fork_pipe's reads); the forms are the strace-user habits of issue 33.
+The samples are ones whose output does not depend on the host's timing (fork_pipe's reads);
+fileio lists the folder both run in. The forms are the strace-user habits of issue 33.
 """
 import pytest
 
@@ -54,6 +54,10 @@ FORMS = (
     # normalization expects them at the line's start); signal and exit lines have it too
     ("hello", "-n -e trace=!set_tid_address"),
     ("signals", "-n -e trace=!set_tid_address,getpid,kill,tkill"),
+    # -e read=/write=: hex dumps (write's even when it failed, readv/writev's by buffer)
+    ("fileio", "-e trace=writev,write,read -e write=1,3 -e read=3"),
+    ("args_env", "-e write=1"),
+    ("hello", "-e write=!1"),
 )
 
 

@@ -78,8 +78,10 @@ def test_apply_expression_qualifiers():
     assert options.traced == {"read"}
     with pytest.raises(ExpressionError, match="qualifier 'bogus'"):
         apply_expression(options, "bogus=none")
-    with pytest.raises(ExpressionError, match="-e write= is not modeled"):
-        apply_expression(options, "write=1")
+    with pytest.raises(ExpressionError, match="-e inject= is not modeled"):
+        apply_expression(options, "inject=write:error=EIO")
+    with pytest.raises(ExpressionError, match="invalid descriptor 'x'"):
+        apply_expression(options, "write=x")
 
 
 def test_abbrev_raw_and_quiet():
