@@ -3,7 +3,8 @@ installed wheel, never by a path only the build machine had.
 
 The wheel carries samples/bin/ARCH/* as data files (setup.cfg [options.data_files]), which pip
 installs under the environment's data prefix: PREFIX/share/trapline/samples/ARCH/NAME. A source
-checkout has them at samples/bin/ARCH/NAME beside the package. TRAPLINE_SAMPLES names another
+checkout has them at samples/bin/ARCH/NAME beside the package. The user handlers `trapline
+explain` loads (samples/handlers/ARCH/*) ship the same way, to PREFIX/share/trapline/handlers. TRAPLINE_SAMPLES names another
 folder with the same layout (a build of one's own).
 """
 import os
@@ -22,9 +23,28 @@ def candidate_dirs() -> list[Path]:
     if os.environ.get(ENV):
         dirs.append(Path(os.environ[ENV]))
     dirs.append(Path(__file__).resolve().parents[1] / "samples" / "bin")
-    for prefix in (sysconfig.get_path("data"), sys.prefix, sys.base_prefix):
-        dirs.append(Path(prefix) / "share" / "trapline" / "samples")
-    return dirs
+    return dirs + _data_dirs("samples")
+
+
+def _data_dirs(name: str) -> list[Path]:
+    return [Path(prefix) / "share" / "trapline" / name
+            for prefix in (sysconfig.get_path("data"), sys.prefix, sys.base_prefix)]
+
+
+def handlers_dir() -> Path:
+    """The folder of the shipped user handlers (ARCH/limit_n.s...): the checkout's
+    samples/handlers, else the wheel's share/trapline/handlers; a LookupError names both."""
+    dirs = [Path(__file__).resolve().parents[1] / "samples" / "handlers", *_data_dirs("handlers")]
+    for folder in dirs:
+        if (folder / "x86_64" / "limit_n.s").is_file():
+            return folder
+    raise LookupError("no shipped handlers found (searched " + ", ".join(map(str, dirs)) + ")")
+
+
+def arch_dir(arch: str) -> Path:
+    """The folder of ARCH's samples (a sample run as ./NAME from it); a LookupError as
+    sample_path's."""
+    return sample_path("hello", arch).parent
 
 
 def samples_dir() -> Path | None:

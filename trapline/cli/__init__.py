@@ -12,7 +12,7 @@ from kernel_model.process.sched import DEFAULT_QUANTUM
 
 from ..version import __version__
 from .. import collector
-from .strace_options import strace_options
+from .strace_options import NOT_HERE, strace_options
 from ..host_signals import guest_command
 from ..plain_run import fail, run_guest
 
@@ -102,7 +102,7 @@ def main(ctx):
         collector.resume()
 
 
-@main.command(context_settings=PROGRAM_COMMAND)
+@main.command(context_settings=PROGRAM_COMMAND, epilog=NOT_HERE)
 @run_options
 @click.argument("program")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)

@@ -20,6 +20,7 @@ import sys
 import click
 
 from . import PROGRAM_COMMAND, _fail, _parse_env, run_options
+from .strace_options import NOT_HERE
 from .strategy_option import StrategyChoice
 from ..host_signals import guest_command
 
@@ -31,7 +32,7 @@ def _listen_address(text: str) -> tuple[str, int]:
     return host or "localhost", int(port)
 
 
-@click.command(context_settings=PROGRAM_COMMAND)
+@click.command(context_settings=PROGRAM_COMMAND, epilog=NOT_HERE)
 @click.option("--listen", metavar="HOST:PORT", default=None, help="Wait for GDB on this TCP address.")
 @click.option("--stdio", is_flag=True, help="Talk to GDB on stdin/stdout (target remote | ...).")
 @click.option("-p", "--probe", "probes", multiple=True, metavar="SPEC", help="A probe, as for trace.")

@@ -5,6 +5,7 @@ import sys
 import click
 
 from . import PROGRAM_COMMAND, _fail, _parse_env, run_options
+from .strace_options import NOT_HERE
 from .strategy_option import StrategyChoice
 from .walkup import walkup_options, walkup_settings
 from ..host_signals import guest_command
@@ -12,7 +13,7 @@ from ..host_signals import guest_command
 TOP_FUNCTIONS = 25
 
 
-@click.command(context_settings=PROGRAM_COMMAND)
+@click.command(context_settings=PROGRAM_COMMAND, epilog=NOT_HERE)
 @click.option("--interval", type=click.IntRange(min=1), default=10_000, show_default=True,
               help="Sample every N guest instructions, or N system calls, taken branches or page "
               "faults with --event (virtual time: the same run, the same samples).")

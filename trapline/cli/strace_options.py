@@ -12,6 +12,10 @@ import functools
 
 import click
 
+# -S's keys (trapline/strace/summary.py SORT_KEYS, which a plain run must not import at start-up)
+SORT_NAMES = ("avg-time", "calls", "count", "error", "errors", "name", "none", "nothing",
+              "syscall", "syscall-name", "time", "time-avg", "time-total", "total-time")
+
 VIRTUAL = " On the sandbox's virtual clock (fixed epoch, 1 us per syscall), not the host's."
 
 # (dest, short, long, click keyword arguments, help)
@@ -19,9 +23,9 @@ SPECS = (
     ("s_output", "-o", "--output", {"metavar": "FILE", "default": None},
      "With --strace: write the trace to FILE (with -ff: FILE.PID per process)."),
     ("s_expr", "-e", None, {"metavar": "EXPR", "multiple": True},
-     "With --strace: trace=SET (names, %file %process %network %signal %memory %desc %ipc "
-     "%creds %clock, !SET, ?NAME), signal=SET, status=SET (successful failed unfinished "
-     "unavailable detached)."),
+     "With --strace: trace=SET (names, /REGEX, %file %process %network %signal %memory %desc "
+     "%ipc %creds %clock %pure %stat..., !SET, ?NAME), signal=SET, status=SET (successful "
+     "failed unfinished unavailable detached), abbrev=SET, raw=SET, quiet=SET."),
     ("s_trace", None, "--trace", {"metavar": "SET", "multiple": True}, "Same as -e trace=SET."),
     ("s_signal", None, "--signal", {"metavar": "SET", "multiple": True}, "Same as -e signal=SET."),
     ("s_status", None, "--status", {"metavar": "SET", "multiple": True}, "Same as -e status=SET."),
@@ -37,7 +41,7 @@ SPECS = (
     ("s_xlat", "-X", "--const-print-style", {"type": click.Choice(["raw", "abbrev", "verbose"]),
                                              "default": None},
      "With --strace: named constants and flags as numbers (raw), names (abbrev, the default) "
-     "or both (verbose), for the arguments decoded from the kernel's declarations."),
+     "or both (verbose)."),
     ("s_stack", "-k", "--stack-trace", {"is_flag": True},
      "With --strace: the stack of each call after its line (the profiler's unwinder: CFI, frame "
      "pointers, signal frames)."),
@@ -52,6 +56,24 @@ SPECS = (
      "Count calls, errors and time per syscall; print the table at the end instead of the "
      "lines." + VIRTUAL),
     ("s_summary", "-C", "--summary", {"is_flag": True}, "Like -c, and print the lines too."),
+    ("s_sort", "-S", "--summary-sort-by", {"type": click.Choice(SORT_NAMES),
+                                           "default": None, "metavar": "SORTBY"},
+     "With -c/-C: sort the table by time (the default), calls, errors, name, avg-time or "
+     "nothing (the syscall numbers' order)."),
+    ("s_wall", "-w", "--summary-wall-clock", {"is_flag": True},
+     "With -c/-C: time from entry to exit (strace's latency): the table is that already, "
+     "the virtual clock having no separate system time."),
+    ("s_quiet", "-q", None, {"count": True},
+     "With --strace: -qq: no '+++ exited with N +++' lines; -q alone changes nothing (the "
+     "sandbox prints no attach/detach messages)."),
+    ("s_quiet_set", None, "--quiet", {"metavar": "SET", "multiple": True},
+     "Same as -e quiet=SET (attach, exit, path-resolution, personality, thread-execve, "
+     "superseded)."),
+    ("s_numbers", "-n", "--syscall-number", {"is_flag": True},
+     "With --strace: the syscall's number before each line, [  59] (its ABI's)."),
+    ("s_column", "-a", "--columns", {"type": click.IntRange(min=0), "default": None,
+                                     "metavar": "COLUMN"},
+     "With --strace: align results at COLUMN (40)."),
     ("s_successful", "-z", "--successful-only", {"is_flag": True},
      "With --strace: only the calls that succeeded (-e status=successful)."),
     ("s_failed", "-Z", "--failed-only", {"is_flag": True},
@@ -60,6 +82,21 @@ SPECS = (
      "With --strace: structures (stat, statx, utsname, dirents) and execve's environment in "
      "full; -v does it too (with trapline's own diagnostics)."),
 )
+
+
+# The end of the --help of each command that takes strace's options: strace's options it does
+# not take, and why (issue 33: "where a flag has no meaning in the sandbox, --help says why").
+NOT_HERE = (
+    "strace options without a meaning here: -p/--attach PID (no host process to attach to: "
+    "the sandbox runs the program it starts); -D/--daemonize and -I (no separate tracer "
+    "process to detach or shield from signals); --seccomp-bpf (a stop costs nothing: no "
+    "ptrace round trip to spare); -u/--user (the guest's credentials are the modeled "
+    "kernel's, root at start). Not modeled: -P PATH, -e inject=/"
+    "fault=, -e verbose=, -e kvm=. The program is looked up in the guest's PATH (-E PATH=...), "
+    "not trapline's.")
+
+# -q: attach,personality; -qq: and exit; -qqq: all (strace(1))
+_QUIET_COUNT = ("quiet=attach,personality", "quiet=attach,personality,exit", "quiet=all")
 
 
 def strace_options(f, *, taken: frozenset = frozenset()):
@@ -106,9 +143,15 @@ def _options(values: dict, kwargs: dict):
         options.stacks = stack_printer
     if values["s_strlen"] is not None:
         options.max_strlen = values["s_strlen"]
+    options.syscall_numbers = values["s_numbers"]
+    if values["s_column"] is not None:
+        options.column = values["s_column"]
+    if values["s_sort"] is not None:
+        options.sort_by = values["s_sort"]
     expressions = [*values["s_expr"], *(f"trace={v}" for v in values["s_trace"]),
                    *(f"signal={v}" for v in values["s_signal"]),
-                   *(f"status={v}" for v in values["s_status"])]
+                   *(f"status={v}" for v in values["s_status"]),
+                   *(f"quiet={v}" for v in values["s_quiet_set"]), *_QUIET_COUNT[:values["s_quiet"]]]
     if values["s_successful"]:
         expressions.append("status=successful")
     if values["s_failed"]:

@@ -10,6 +10,7 @@ import click
 
 
 from . import PROGRAM_COMMAND, _fail, _parse_env, run_options
+from .strace_options import NOT_HERE
 from .detach import detach_options, detach_starter
 from .strategy_option import StrategyChoice
 from .handler import handler_options
@@ -23,7 +24,7 @@ def _say_choice(probe, address: int, strategy: str) -> None:
     click.echo(f"trapline: {probe.spec.text} at {address:#x}: {strategy}", err=True)
 
 
-@click.command(cls=FormatDeprecatedCommand, context_settings=PROGRAM_COMMAND)
+@click.command(cls=FormatDeprecatedCommand, context_settings=PROGRAM_COMMAND, epilog=NOT_HERE)
 @click.option("-e", "lang_programs", multiple=True, metavar="PROGRAM",
               help="A bpftrace program (trapline/lang); several -e (and FILE.bt) are consumers.")
 @click.option("-l", "--list", "list_pattern", default=None, metavar="PATTERN",

@@ -14,7 +14,6 @@ The examples:
           frame stays where it is and only the saved ESP changes.
 Everything comes from a fixed layout and fixed inputs: the output is the same on every run.
 """
-from pathlib import Path
 
 import click
 from keystone import KS_ARCH_X86, KS_MODE_32, KS_MODE_64, Ks
@@ -27,9 +26,9 @@ from instrumenter.strategies.registry import CHOICES as STRATEGY_CHOICES
 from kernel_model.ring0 import BareGuest
 from loader.elf import load_elf_file
 
+from ..samples import sample_path
 from .techniques import NAMES as TECHNIQUES
 
-SAMPLE_BIN = Path(__file__).resolve().parents[2] / "samples" / "bin"
 DEMO_ADDRESS = 0x0040_0000
 DEMO_ARGUMENT = 21
 # A function that builds its frame with ENTER and dismantles it with LEAVE (patent [0029]).
@@ -52,7 +51,7 @@ def assemble(source: str, arch: str, address: int) -> bytes:
 # ---- running the examples ---------------------------------------------------------------------
 def _fib_emulations(arch: str, ring: int, form: str) -> list:
     guest = BareGuest(arch, ring=ring)
-    guest.load_image(load_elf_file(str(SAMPLE_BIN / arch / "fib")))
+    guest.load_image(load_elf_file(str(sample_path("fib", arch))))
     fib = guest.function("fib")
     probes = KernelEmulateProbes(guest, form=form, record=True)
     probes.place_entry(fib, _fires)

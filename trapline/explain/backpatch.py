@@ -17,7 +17,7 @@ from instrumenter.probes.records import Buffers
 from instrumenter.tracing.session import Session
 
 from . import document as d
-from .guest import ROOT, spawn_sample
+from .guest import spawn_sample
 from ..probespec import parse_probe_spec
 
 POLICIES = (("follow", "lazy"), ("detach", "lazy"), ("detach", "eager"), ("naive", "lazy"))

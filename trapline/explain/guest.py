@@ -1,12 +1,16 @@
 """The guest the `trapline explain` techniques run: samples/bin/ARCH/fib N in a fresh kernel
 whose stdout is captured (shared by explain_trampoline, explain_relocate, explain_detach)."""
 import io
-from pathlib import Path
 
 from kernel_model.fs import CapturedOutput
 from kernel_model.kernel import Kernel, KernelConfig
 
-ROOT = Path(__file__).resolve().parents[2]
+from ..samples import arch_dir, handlers_dir
+
+
+def limit_n_handler(arch: str) -> str:
+    """samples/handlers/ARCH/limit_n.s, from a checkout or an installed wheel."""
+    return str(handlers_dir() / arch / "limit_n.s")
 
 
 def spawn_fib(arch: str, n: int):
@@ -14,7 +18,7 @@ def spawn_fib(arch: str, n: int):
     stdout = CapturedOutput(name=b"pipe:[1]")
     kernel = Kernel(KernelConfig(stdin=CapturedOutput(), stdout=stdout, stderr=CapturedOutput(),
                                  report=io.StringIO()))
-    program = ROOT / "samples" / "bin" / arch / "fib"
+    program = arch_dir(arch) / "fib"
     return kernel, kernel.spawn(str(program).encode(), [b"fib", str(n).encode()], []), stdout
 
 
@@ -28,7 +32,7 @@ def spawn_sample(arch: str, name: str, args: list[str], *, quantum: int | None =
     this way the same sample gives the same explanation in every clone."""
     stdout = CapturedOutput(name=b"pipe:[1]")
     extra = {} if quantum is None else {"quantum": quantum}
-    folder = ROOT / "samples" / "bin" / arch
+    folder = arch_dir(arch)
     kernel = Kernel(KernelConfig(stdin=CapturedOutput(), stdout=stdout, stderr=CapturedOutput(),
                                  report=io.StringIO(), cwd=str(folder).encode(), **extra))
     argv = [name.encode()] + [a.encode() for a in args]
@@ -40,5 +44,5 @@ def sample_sandbox(arch: str, **options):
     static: they need nothing else), so a sample runs as /NAME with an empty environment: no
     host path on its stack, as spawn_sample. Returns (sandbox, folder)."""
     from ..sandbox import Sandbox
-    folder = ROOT / "samples" / "bin" / arch
+    folder = arch_dir(arch)
     return Sandbox(rootfs=str(folder), clear_env=True, env={}, **options), folder

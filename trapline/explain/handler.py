@@ -12,13 +12,15 @@ the thread's state at the int3 and back in fib: rdi on x86-64 (psABI 3.2.3: the 
 the argument word at [esp+4] on i386 (psABI 2.2: on the stack), which the handler reaches
 through the saved esp. The same inputs give the same output on every run.
 """
+from pathlib import Path
+
 from instrumenter.strategies.handlers.user import load_handler
 from instrumenter.probes.definitions import Probe
 from instrumenter.probes.records import Buffers
 from instrumenter.tracing.session import Session
 
 from . import document as d
-from .guest import ROOT, spawn_sample
+from .guest import limit_n_handler, spawn_sample
 from .probe import _page_listing
 from .steps import StepRecorder
 from ..probespec import parse_probe_spec
@@ -27,7 +29,7 @@ N = 10
 
 
 def explain_handler(arch: str = "x86_64") -> dict:
-    handler = ROOT / "samples" / "handlers" / arch / "limit_n.s"
+    handler = Path(limit_n_handler(arch))
     kernel, proc, stdout = spawn_sample(arch, "fib", [str(N)])
     debug = kernel.debug
     probe = Probe(parse_probe_spec("uprobe:fib:fib"), handler=load_handler(str(handler)))

@@ -17,11 +17,11 @@ from instrumenter.probes.definitions import Probe
 from instrumenter.probes.records import Buffers
 from instrumenter.tracing.session import Session
 
-from .guest import spawn_fib
+from .guest import limit_n_handler, spawn_fib
 from .rows import row
 from ..probespec import parse_probe_spec
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[2]       # a checkout's, for the paths shown
 SEED_NUMBERS = {
     "Save_Registers": "FIG. 6 block 610: save the registers and the thread's stack state",
     "Call_User_BreakpointHandler": "block 620: call the user breakpoint handler",
@@ -65,7 +65,10 @@ def trampoline_document(arch: str = "x86_64", handler: str | None = None) -> dic
 
 
 def _trampoline(arch: str, handler: str | None, n: int) -> tuple[list, dict]:
-    spec = handler or str(ROOT / "samples" / "handlers" / arch / "limit_n.s")
+    spec = handler or limit_n_handler(arch)
+    # the default handler is shown by its place in the sources wherever it was installed
+    shown = (f"samples/handlers/{arch}/limit_n.s" if handler is None
+             else Path(spec).relative_to(ROOT) if spec.startswith(str(ROOT)) else spec)
     kernel, proc, stdout = spawn_fib(arch, n)
     probe = Probe(parse_probe_spec("uprobe:fib:fib"), native="count", handler=load_handler(spec))
     session = Session(kernel, [probe], buffers=Buffers(), strategy="trampoline")
@@ -75,7 +78,7 @@ def _trampoline(arch: str, handler: str | None, n: int) -> tuple[list, dict]:
     insn = site.insn
     pc = "EIP" if arch == "i386" else "RIP"
     out = [f"=== {arch}: samples/bin/{arch}/fib {n}, probe uprobe:fib:fib with --native count "
-           f"and --handler {Path(spec).relative_to(ROOT) if spec.startswith(str(ROOT)) else spec} ===",
+           f"and --handler {shown} ===",
            row("int3-patch", address=address, symbol="fib", asm=f"{insn.mnemonic} {insn.op_str}",
                before=insn.raw.hex(), after="cc"),
            row("redirect", pc=pc, saved=address + 1, to=site.trampoline),

@@ -7,20 +7,20 @@ readers (structs.py). Output structures show their address when the call failed,
 """
 from collections.abc import Callable
 
-from kernel_model.debug.abi import flags, signal_name
+from kernel_model.debug.abi import flags
 
-from . import sockets, structs, waits
+from . import sockets, structs, waits, xlat_style
 from .strings import format_address
 
 Decoder = Callable[[object, int, int], str]
 
 
 def flag_set(table, zero: str = "0") -> Decoder:
-    return lambda call, index, value: flags.decode_flags(value, table, zero)
+    return lambda call, index, value: xlat_style.flag_set(value, table, zero)
 
 
 def enum(table, prefix: str) -> Decoder:
-    return lambda call, index, value: flags.decode_enum(value, table, prefix)
+    return lambda call, index, value: xlat_style.enum(value, table, prefix)
 
 
 def output(read: Callable[[object, int], str]) -> Decoder:
@@ -34,9 +34,13 @@ def output(read: Callable[[object, int], str]) -> Decoder:
 
 def statx_flags(call, index, value) -> str:
     """`AT_STATX_SYNC_AS_STAT|AT_NO_AUTOMOUNT`: the sync type by name first, then the rest."""
-    sync = flags.AT_STATX_SYNC_TYPES.get(value & flags.AT_STATX_SYNC_TYPE, "")
-    rest = flags.decode_flags(value & ~flags.AT_STATX_SYNC_TYPE, flags.AT_FLAGS, zero="")
-    return "|".join(part for part in (sync, rest) if part) or "0"
+    sync_value, rest_value = value & flags.AT_STATX_SYNC_TYPE, value & ~flags.AT_STATX_SYNC_TYPE
+    sync = flags.AT_STATX_SYNC_TYPES.get(sync_value, "")
+    # -X raw: strace prints a zero sync type as nothing and keeps the '|' (`|0x1800`)
+    raw_zero = sync_value == 0 and xlat_style.STYLE.get() == "raw"
+    sync = "" if raw_zero else xlat_style.named(sync_value, sync)
+    rest = xlat_style.flag_set(rest_value, flags.AT_FLAGS, zero="") if rest_value else ""
+    return f"{sync}|{rest}" if rest else (sync or "0")
 
 
 def _signed_int(value: int) -> int:
@@ -160,7 +164,7 @@ def prctl_args(call) -> list[str]:
         rest = [format_address(call.arg(1)) if call.failed
                 else format_cstring(call.mem, call.arg(1), 15)]
     elif shape == "signal":
-        rest = [signal_name(call.arg(1)) if call.arg(1) else "0"]
+        rest = [xlat_style.signal(call.arg(1)) if call.arg(1) else "0"]
     elif shape == "int*":
         rest = [format_address(call.arg(1)) if call.failed or not call.arg(1)
                 else structs.format_int_array(call.mem, call.arg(1), 1)]
@@ -176,7 +180,7 @@ def prctl_args(call) -> list[str]:
 def mremap_args(call) -> list[str]:
     """new_address only with MREMAP_FIXED, as strace prints mremap."""
     texts = [format_address(call.arg(0)), str(call.arg(1)), str(call.arg(2)),
-             flags.decode_flags(call.arg(3), flags.MREMAP_FLAGS)]
+             xlat_style.flag_set(call.arg(3), flags.MREMAP_FLAGS)]
     if call.arg(3) & flags.MREMAP_FIXED:
         texts.append(format_address(call.arg(4)))
     return texts

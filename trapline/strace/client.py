@@ -15,8 +15,9 @@ from .sockets import LENGTH_ARGUMENTS, demultiplexed
 from .output import StraceOutput, aligned
 from .strings import format_execve_call
 from .structs import SIGRETURN_MASK_OFFSET
-from .summary import Summary
+from .summary import NUMBERS, Summary
 from .unfinished import UNFINISHED, InProgress, entry_part, resumed_part
+from .xlat_style import styled
 
 NO_RETURN_CALLS = frozenset({"exit", "exit_group"})
 # Calls whose arguments strace prints as they were at the entry (the kernel rewrites them, or
@@ -53,18 +54,22 @@ def _restart_errno(name: str, args) -> int:
     return RESTART_ERRNOS.get(name, ERESTARTSYS)
 
 
+PERSONALITY_NAMES = {"x86_64": "64 bit", "i386": "32 bit"}     # strace's personality_names
+_styled = styled(lambda client: client.options.xlat)     # -X for every line a handler prints
+
+
 class _Memory:
     """One traced process's memory as the formatter reads it (strings.MemReader): through the
     door's peeks, None where it is not readable; with -s and -x's settings."""
-    __slots__ = ("_debug", "_process", "max_strlen", "hex_strings", "verbose", "decode_fds", "xlat",
+    __slots__ = ("_debug", "_process", "max_strlen", "hex_strings", "verbose", "decode_fds", "raw",
                  "entry_length")
 
-    def __init__(self, debug, process, options: StraceOptions):
+    def __init__(self, debug, process, options: StraceOptions, name: str = ""):
         self._debug, self._process = debug, process
         self.max_strlen, self.hex_strings = options.max_strlen, options.hex_strings
-        self.verbose = options.verbose
+        self.verbose = options.unabbreviated(name)     # -v, -e abbrev=
+        self.raw = name in options.raw                  # -e raw=
         self.decode_fds = options.decode_fds
-        self.xlat = options.xlat
         self.entry_length = None        # a value-result length as it was at the entry
 
     def fd_path(self, fd: int):
@@ -97,7 +102,7 @@ class StraceClient:
             follow_forks=int(follow_forks))
         self.follow_forks = bool(self.options.follow_forks)
         self.output = StraceOutput(out, self.options)
-        self.summary = Summary() if self.options.summary else None
+        self.summary = Summary(self.options.sort_by) if self.options.summary else None
         self._stack_lines = self.options.stacks(debug) if self.options.stacks else None
         self.root_pid: int | None = None
         self.live: set[int] = set()
@@ -108,6 +113,8 @@ class StraceClient:
         self._last_names: dict[int, str] = {}                  # tid -> its last call, as strace names it
         self._resuming: dict[int, str] = {}                    # tid -> what restart_syscall resumes
         self._entry_lengths: dict[int, int | None] = {}        # tid -> its socklen at the entry
+        self._personalities: dict[int, str] = {}               # tid -> its last call's ABI
+        self._numbers: dict[int, int] = {}                     # tid -> its last call's number (-n)
         self._in_call: set[int] = set()                        # tids between entry and exit
         self._after_call: dict[int, list[tuple]] = {}          # tid -> signals held back
         # Several tasks' lines in one stream: a call in progress is split (unfinished.py).
@@ -135,7 +142,11 @@ class StraceClient:
     def _prefix(self, proc, tid: int | None) -> str:
         several = len(self.live) > 1 or len(self.debug.threads(proc)) > 1
         prefix = self.output.pid_prefix(tid or proc.pid, several)
-        return prefix + self.output.time_prefix(self._now())
+        prefix += self.output.time_prefix(self._now())
+        if self.options.syscall_numbers:        # -n: after the time (strace.c printleader)
+            number = self._numbers.get(tid or proc.pid)
+            prefix += "[????] " if number is None else f"[{number:4}] "
+        return prefix
 
     def _now(self) -> int | None:
         if not (self.options.timestamps or self.options.relative or self.options.durations):
@@ -172,12 +183,12 @@ class StraceClient:
             return [self._resumed_call(thread.tid)], 1
         bits = ABI_BITS[self.debug.syscall_abi(thread)]
         texts, _, _ = syscall_line.format_parts(
-            name, args, result, _Memory(self.debug, thread.process, self.options), bits)
+            name, args, result, _Memory(self.debug, thread.process, self.options, name), bits)
         return texts, syscall_line.entry_arguments(name, bits, len(texts))
 
     def _emit_call(self, proc, tid: int, name: str, head: str, result: str,
                    failed: bool | None, resumed: str | None = None, thread=None,
-                   in_call: bool = True) -> None:
+                   in_call: bool = True, dump=None) -> None:
         """A syscall's line: `= ` at column 40; failed None: no result to speak of (`= ?`);
         `resumed`: the line's `<... NAME resumed>...)` form, if its start was printed."""
         call = self._in_progress.pop(tid, None)
@@ -186,20 +197,26 @@ class StraceClient:
         timed = self.summary is not None or self.options.durations
         duration = self._duration(tid) if timed else 0
         if self.summary is not None:
-            self.summary.add(name, bool(failed), duration)
+            if failed is not None:                  # (strace counts at the exit stop)
+                self.summary.add(name, failed, duration, self._personalities.get(tid, "x86_64"))
             if self.options.summary == 1:
                 return
-        status = "unavailable" if failed is None else ("failed" if failed else "successful")
+        # a call with no return (exit_group's `= ?`, a call its process's death ended) is
+        # strace's "unfinished" (strace(1) -e status=); "unavailable" is a return strace could
+        # not fetch, which the door always can
+        status = "unfinished" if failed is None else ("failed" if failed else "successful")
         if status not in self.options.statuses:
             return
         self._leave_unfinished(tid)
         if call is not None and call.shown and resumed is not None:
             head = resumed
         prefix = self._prefix(proc, tid)
-        line = aligned(head, result, len(prefix))
+        line = aligned(head, result, len(prefix), self.options.column)
         if self.options.durations and failed is not None:
             line += f" <{_seconds(duration)}>"
         self.output.write(tid, prefix, line)
+        for row in dump() if dump is not None else ():
+            self.output.write(tid, "", row)
         if self._stack_lines is not None and thread is not None:
             for frame in self._stack_lines(thread, in_call):      # -k
                 self.output.write(tid, "", frame)
@@ -212,7 +229,7 @@ class StraceClient:
 
     def _call(self, thread, name: str, args, result: int) -> tuple[str, str, bool]:
         bits = ABI_BITS[self.debug.syscall_abi(thread)]
-        mem = _Memory(self.debug, thread.process, self.options)
+        mem = _Memory(self.debug, thread.process, self.options, name)
         if self._entry_lengths:
             mem.entry_length = self._entry_lengths.get(thread.tid)
         head, text, failed = syscall_line.format_call(name, args, result, mem, bits)
@@ -225,6 +242,7 @@ class StraceClient:
         return f"<... resuming interrupted {self._resuming.get(tid, '?')} ...>"
 
     # ---- the program the tool starts (strace's own execve of it) -----------------------------
+    @_styled
     def started(self, proc, path: bytes, argv: list[bytes], env: list[bytes]) -> None:
         """strace prints the execve it makes itself to start the program; the sandbox starts it
         the same way (kernel_model/process/spawn.py), and tells the tool what it ran. The
@@ -236,11 +254,14 @@ class StraceClient:
             arch = self.debug.arch(proc)
             envp = self.debug.read_register(threads[0], arch.sp) + arch.word * (len(argv) + 2)
         head = format_execve_call(path, argv, envp, env, self.options.max_strlen,
-                                  self.options.verbose)
+                                  self.options.unabbreviated("execve"), self.options.hex_strings)
         self._entered_ns.pop(proc.pid, None)
+        self._personalities[proc.pid] = "x86_64"     # (made by strace's 64-bit child)
+        self._numbers[proc.pid] = NUMBERS["x86_64"]["execve"]
         self._emit_call(proc, proc.pid, "execve", head, "0", False,
                         thread=threads[0] if threads else None, in_call=False)
 
+    @_styled
     def finish(self) -> None:
         """The end of the run: -c's table, then the files closed."""
         if self.summary is not None:
@@ -248,23 +269,29 @@ class StraceClient:
         self.output.close()
 
     # ---- process events ---------------------------------------------------------------------
+    @_styled
     def fork(self, parent, child) -> None:
         if self.follow_forks:
             self.live.add(child.pid)
 
+    @_styled
     def vfork(self, parent, child) -> None:
         self.fork(parent, child)
 
+    @_styled
     def exit(self, proc, status: int) -> None:
         """The wait status word: `exited with N` or `killed by SIG` (wait(2)'s WIFSIGNALED)."""
         signal = status & 0x7F
         for thread in self.debug.threads(proc):
             self._in_progress.pop(thread.tid, None)      # a call it died in ends with it
             self._signals_after_call(thread.tid)
-        self._emit(proc, syscall_line.format_killed(signal, bool(status & 0x80)) if signal
-                   else syscall_line.format_exit((status >> 8) & 0xFF))
+        if signal:
+            self._emit(proc, syscall_line.format_killed(signal, bool(status & 0x80)))
+        elif not self.options.quiets("exit"):        # -qq: a death by signal is still shown
+            self._emit(proc, syscall_line.format_exit((status >> 8) & 0xFF))
         self.live.discard(proc.pid)
 
+    @_styled
     def signal(self, proc, thread, sig: int, info: dict | None = None) -> None:
         """A signal-delivery line, as strace prints it for a handled, an ignored or a fatal
         signal (`thread` None: it kills; a death with no delivered siginfo has no line)."""
@@ -273,6 +300,7 @@ class StraceClient:
         line = f"--- {syscall_line.signal_name(sig)} {format_siginfo(sig, info)} ---"
         self._emit(proc, line, thread.tid if thread else None)
 
+    @_styled
     def signal_ignored(self, proc, thread, sig: int, info: dict | None = None) -> None:
         """An ignored signal taken while its thread is inside a call (the kernel re-runs a
         sleeping call the signal woke): Linux's tracee completes the call first and meets the
@@ -299,9 +327,17 @@ class StraceClient:
         bits = ABI_BITS[self.debug.syscall_abi(thread)]
         return demultiplexed(name, args, _Memory(self.debug, thread.process, self.options), bits)
 
+    @_styled
     def syscall_entry(self, thread, name: str, args) -> None:
         """What must be read from the caller's memory before the call runs."""
+        original = name                         # (-n shows socketcall's own number)
         name, args = self._as_called(thread, name, args)
+        abi = self.debug.syscall_abi(thread)
+        if self.options.syscall_numbers:
+            self._numbers[thread.tid] = NUMBERS[abi].get(original)
+        if self._personalities.get(thread.tid, abi) != abi:
+            self._personality_changed(thread, abi)
+        self._personalities[thread.tid] = abi
         if name == "restart_syscall":        # (strace remembers the call it interrupted)
             self._resuming[thread.tid] = self._last_names.get(thread.tid, "?")
         else:
@@ -329,6 +365,13 @@ class StraceClient:
             head, _, _ = self._call(thread, name, self._entry_args(thread, name, args), 0)
             self._entry_heads[thread.tid] = head
 
+    def _personality_changed(self, thread, abi: str) -> None:
+        """strace's `[ Process PID=N runs in 32 bit mode. ]` when a task's calls change ABI
+        (syscall.c get_scno: an i386 program after the 64-bit execve that started it)."""
+        if not self.options.quiets("personality") and self.options.summary != 1:
+            self._emit(thread.process, f"[ Process PID={thread.tid} runs in "
+                       f"{PERSONALITY_NAMES[abi]} mode. ]", thread.tid)
+
     def _entry_args(self, thread, name: str, args):
         """sigreturn's argument is its frame: strace reads the mask the frame restores at the
         stack pointer (structs.SIGRETURN_MASK_OFFSET)."""
@@ -337,6 +380,7 @@ class StraceClient:
             return args
         return (self.debug.read_register(thread, self.debug.arch(thread.process).sp) + offset,)
 
+    @_styled
     def syscall_exit(self, thread, name: str, args, result: int) -> None:
         name, args = self._as_called(thread, name, args)
         entry_head = self._entry_heads.pop(thread.tid, None) if self._entry_heads else None
@@ -345,11 +389,23 @@ class StraceClient:
             self._entry_lengths.pop(thread.tid, None)
         if entry_head is not None and not (name == "execve" and failed):
             head = entry_head            # (a failed execve's memory is still the caller's)
+        dump = None
+        if self.options.dumped_reads is not None:          # -e read=, -e write=
+            dump = self._dump(thread, name, args, -1 if failed else result)
         self._emit_call(thread.process, thread.tid, name, head, text, failed,
-                        self._resumed(thread, name, args, result), thread)
+                        self._resumed(thread, name, args, result), thread, dump=dump)
         self._in_call.discard(thread.tid)
         if self._after_call:                # (the signals that came during it: none, mostly)
             self._signals_after_call(thread.tid)
+
+    def _dump(self, thread, name: str, args, result: int):
+        """-e read=/write='s rows, made only if the line is shown (io_dumps.py)."""
+        from .io_dumps import dump_lines
+        word = ABI_BITS[self.debug.syscall_abi(thread)] // 8
+        mem = _Memory(self.debug, thread.process, self.options, name)
+        mask = (1 << (8 * word)) - 1
+        return lambda: dump_lines(mem, name, [a & mask for a in args], result, word,
+                                  self.options.dumped_reads, self.options.dumped_writes)
 
     def _resumed(self, thread, name: str, args, result: int) -> str | None:
         call = self._in_progress.get(thread.tid)
@@ -360,6 +416,7 @@ class StraceClient:
         return resumed_part(name, texts, entered)
 
 
+    @_styled
     def syscall_interrupted(self, thread, name: str) -> None:
         """A sleeping call a signal interrupts ends with strace's `= ? ERESTARTSYS` line,
         before the signal's; restarted, it shows again whole."""

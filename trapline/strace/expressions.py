@@ -1,15 +1,18 @@
 """strace's `-e` expressions: `-e trace=SET`, `-e signal=SET`, `-e status=SET` (strace(1) 6.x).
 
 A SET is a comma-separated list; `!` before it negates it, `all` and `none` are what they say,
-`?NAME` is NAME without the error when it does not exist. Syscall classes are data: %file, %desc,
+`?NAME` is NAME without the error when it does not exist, `/REGEX` the calls whose names it
+matches. Syscall classes are data: %file, %desc,
 %memory are derived from the kernel's declarations of each call's arguments (a path argument, a
 descriptor argument), the others are the lists strace's syscall tables mark (TP, TN, TS, TM flags
 in linux/x86_64/syscallent.h), for the calls of both x86 ABIs.
 """
+import re
+
 from kernel_model.debug.abi import (I386_NUMBERS, SIGNAL_NAMES, X86_64_NUMBERS, Kind,
                                     signature)
 
-from .options import STATUSES, StraceOptions
+from .options import QUIET_KINDS, STATUSES, StraceOptions
 
 ALL_SYSCALLS = frozenset(I386_NUMBERS.values()) | frozenset(X86_64_NUMBERS.values())
 
@@ -76,9 +79,11 @@ def _classes() -> dict[str, frozenset[str]]:
         "fstatfs": frozenset({"fstatfs", "fstatfs64"}),
         "%stat": frozenset({"stat", "stat64", "oldstat", "lstat", "lstat64", "oldlstat",
                             "fstat", "fstat64", "oldfstat", "newfstatat", "fstatat64", "statx"}),
+        # strace's PU flag (linux/x86_64/syscallent.h, linux/i386/syscallent.h): the calls
+        # that take no argument and cannot fail; arch_prctl has arguments and fails
         "pure": frozenset({"getpid", "getppid", "gettid", "getuid", "getuid32", "geteuid",
                            "geteuid32", "getgid", "getgid32", "getegid", "getegid32",
-                           "getpgrp", "arch_prctl"}),
+                           "getpgrp"}),
     }
 
 
@@ -111,6 +116,8 @@ def _syscall_items(items: list[str]) -> set[str]:
         name = item[1:] if optional else item
         if name == "all":
             chosen |= ALL_SYSCALLS
+        elif name.startswith("/"):
+            chosen |= _matching(name[1:])
         elif name == "none":
             continue
         elif name.startswith("%") or name in _LEGACY_CLASSES:
@@ -123,6 +130,17 @@ def _syscall_items(items: list[str]) -> set[str]:
         elif not optional:
             raise ExpressionError(f"invalid system call '{name}'")
     return chosen
+
+
+def _matching(pattern: str) -> set[str]:
+    """`/REGEX`: the calls whose names the regular expression matches anywhere (strace's
+    qualify_syscall_regex: regexec, not anchored; an expression that does not compile is
+    strace's `regcomp: REGEX: ...` error)."""
+    try:
+        compiled = re.compile(pattern)
+    except re.error as error:
+        raise ExpressionError(f"regcomp: {pattern}: {error.msg}") from None
+    return {name for name in ALL_SYSCALLS if compiled.search(name)}
 
 
 def parse_trace_set(text: str) -> frozenset[str] | None:
@@ -172,8 +190,32 @@ def parse_status_set(text: str) -> frozenset[str]:
     return frozenset(set(STATUSES) - chosen if negated else chosen)
 
 
+def _named_set(text: str, known: tuple[str, ...], what: str) -> frozenset[str]:
+    negated, items = _split_set(text)
+    chosen: set[str] = set()
+    for item in items:
+        if item == "all":
+            chosen |= set(known)
+        elif item in known:
+            chosen.add(item)
+        elif item != "none":
+            raise ExpressionError(f"invalid {what} '{item}'")
+    return frozenset(set(known) - chosen if negated else chosen)
+
+
 _QUALIFIERS = {"trace": "trace", "t": "trace", "signal": "signal", "signals": "signal",
-               "s": "signal", "status": "status"}
+               "s": "signal", "status": "status", "abbrev": "abbrev", "a": "abbrev",
+               "raw": "raw", "x": "raw", "quiet": "quiet", "q": "quiet", "silent": "quiet",
+               "silence": "quiet", "read": "read", "reads": "read", "r": "read",
+               "write": "write", "writes": "write", "w": "write"}
+# strace's qualifiers the sandbox does not take, and why (said in the error)
+_NOT_MODELED = {
+    "verbose": "structures are always dereferenced here (-e verbose=all)",
+    "v": "structures are always dereferenced here (-e verbose=all)",
+    "inject": "no fault injection", "fault": "no fault injection",
+    "kvm": "no KVM in the sandbox", "decode-fds": "use -y or -yy",
+    "decode-pids": "no pid namespaces' translation of pids", "trace-fds": "use -e trace=%desc",
+}
 
 
 def apply_expression(options: StraceOptions, expression: str) -> None:
@@ -183,9 +225,28 @@ def apply_expression(options: StraceOptions, expression: str) -> None:
         qualifier, value = "trace", expression
     kind = _QUALIFIERS.get(qualifier)
     if kind is None:
-        raise ExpressionError(f"invalid -e qualifier '{qualifier}'"
-                              " (this sandbox knows trace=, signal= and status=)")
-    if kind == "trace":
+        why = _NOT_MODELED.get(qualifier)
+        raise ExpressionError(f"-e {qualifier}= is not modeled: {why}" if why else
+                              f"invalid -e qualifier '{qualifier}' (this sandbox knows trace=, "
+                              "signal=, status=, abbrev=, raw=, quiet=, read= and write=)")
+    if kind == "abbrev":
+        options.abbreviated = parse_trace_set(value)
+    elif kind == "raw":
+        options.raw = parse_trace_set(value)
+        options.raw = ALL_SYSCALLS if options.raw is None else options.raw
+    elif kind in ("read", "write"):
+        from .io_dumps import FdSet, parse_fd_set
+        try:
+            fds = parse_fd_set(value)
+        except ValueError as error:
+            raise ExpressionError(str(error)) from None
+        setattr(options, f"dumped_{kind}s", fds)
+        other = f"dumped_{'writes' if kind == 'read' else 'reads'}"
+        if getattr(options, other) is None:
+            setattr(options, other, FdSet())
+    elif kind == "quiet":
+        options.quiet = _named_set(value, QUIET_KINDS, "quiet")
+    elif kind == "trace":
         options.traced = parse_trace_set(value)
     elif kind == "signal":
         options.signals = parse_signal_set(value)

@@ -12,6 +12,7 @@ import time
 from kernel_model.debug.abi import EPOCH_NS
 
 from ..errors import UsageError
+from ..host_output import guarded
 from .options import StraceOptions
 
 ALIGN_COLUMN = 40
@@ -76,15 +77,16 @@ class StraceOutput:
 
 def _open(path: str):
     """strace's -o file (closed by close()); one that cannot be made is the user's error, said
-    as strace says it."""
+    as strace says it. It may be a pipe (-o /dev/stdout | head -1): a write that finds its
+    reader gone ends the run as stderr's would (host_output.py: SIGPIPE, no traceback)."""
     try:
-        return open(path, "w")          # noqa: SIM115
+        return guarded(open(path, "w"))          # noqa: SIM115
     except OSError as error:
         raise UsageError(f"Can't fopen '{path}': {error.strerror}") from None
 
 
-def aligned(head: str, result: str, column_used: int) -> str:
-    """`head) ` padded so that `= ` starts at ALIGN_COLUMN, counting what precedes the line."""
+def aligned(head: str, result: str, column_used: int, column: int = ALIGN_COLUMN) -> str:
+    """`head) ` padded so that `= ` starts at `column` (-a), counting what precedes the line."""
     start = head + " "
-    pad = ALIGN_COLUMN - column_used - len(start)
+    pad = column - column_used - len(start)
     return start + " " * max(pad, 0) + "= " + result

@@ -5,8 +5,9 @@ Which fields follow si_code depends on the code and the signal: a sender's pid a
 SI_USER/SI_TKILL/SI_QUEUE, the fault address for the fault signals, the child's pid, status and
 times for SIGCHLD, nothing more for a kernel-sent SIGALRM. The names are kernel_model/flags.py's.
 """
-from kernel_model.debug.abi import flags, signal_name
+from kernel_model.debug.abi import flags
 
+from . import xlat_style
 from .strings import format_address
 
 SI_USER, SI_QUEUE, SI_TKILL = 0, -1, -6
@@ -19,19 +20,21 @@ def si_code_name(sig: int, code: int) -> str:
         name = flags.SIGNAL_SI_CODES.get(sig, {}).get(code)
     else:
         name = flags.SI_CODES.get(code)
-    return name if name is not None else str(code)
+    if name is None:
+        return str(code)
+    return xlat_style.named(code, name, flags.format_hex(code & 0xffffffff))   # SI_TKILL: 0xfffffffa
 
 
 def format_siginfo(sig: int, info: dict) -> str:
     code = info.get("code", 0)
-    fields = [f"si_signo={signal_name(sig)}", f"si_code={si_code_name(sig, code)}"]
+    fields = [f"si_signo={xlat_style.signal(sig)}", f"si_code={si_code_name(sig, code)}"]
     if code in (SI_USER, SI_QUEUE, SI_TKILL):
         fields += [f"si_pid={info.get('pid', 0)}", f"si_uid={info.get('uid', 0)}"]
     elif sig in flags.FAULT_SIGNALS and (code > 0 or "addr" in info):
         fields.append(f"si_addr={format_address(info.get('addr', 0))}")
     elif sig == SIGCHLD and code > 0 and code != 0x80:
         status = info.get("status", 0)
-        shown = signal_name(status) if code in (CLD_KILLED, CLD_DUMPED) else str(status)
+        shown = xlat_style.signal(status) if code in (CLD_KILLED, CLD_DUMPED) else str(status)
         fields += [f"si_pid={info.get('pid', 0)}", f"si_uid={info.get('uid', 0)}",
                    f"si_status={shown}", f"si_utime={info.get('utime', 0)}",
                    f"si_stime={info.get('stime', 0)}"]

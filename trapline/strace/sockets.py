@@ -8,9 +8,7 @@ user_msghdr and cmsghdr with long-sized lengths); values from include/linux/sock
 """
 import ipaddress
 
-from kernel_model.debug.abi import flags
-
-from . import structs
+from . import structs, xlat_style
 from .strings import escape_bytes, format_address, format_buffer, read_word, read_words
 
 AF_UNIX, AF_INET, AF_INET6 = 1, 2, 10
@@ -61,9 +59,9 @@ def _named(value: int, table: dict) -> str:
 def socket_type(value: int) -> str:
     """`SOCK_STREAM|SOCK_CLOEXEC`: the type by name, then its flags."""
     kind = value & 0xf
-    text = SOCK_TYPES.get(kind, f"{kind:#x} /* SOCK_??? */")
-    rest = flags.decode_flags(value & ~0xf, SOCK_FLAGS, zero="")
-    return text + (f"|{rest}" if rest else "")
+    text = xlat_style.named(kind, SOCK_TYPES.get(kind, f"{kind:#x} /* SOCK_??? */"))
+    rest = xlat_style.flag_set(value & ~0xf, SOCK_FLAGS, zero="") if value & ~0xf else ""
+    return text + (f"|{rest}" if rest else "")         # -X raw: 0x1|0x80000, as strace
 
 
 def protocol(call, value: int) -> str:
@@ -73,7 +71,7 @@ def protocol(call, value: int) -> str:
 
 def option_name(level: int, value: int) -> str:
     table = {SOL_SOCKET: SOCKET_OPTIONS, SOL_TCP: TCP_OPTIONS}.get(level, {})
-    return table.get(value, str(value))
+    return xlat_style.named(value, table[value]) if value in table else str(value)
 
 
 def format_sockaddr(mem, addr: int, length: int) -> str:
@@ -86,7 +84,7 @@ def format_sockaddr(mem, addr: int, length: int) -> str:
     if data is None:
         return format_address(addr)
     family = int.from_bytes(data[:2], "little")
-    head = f"sa_family={FAMILIES.get(family, str(family))}"
+    head = f"sa_family={xlat_style.named(family, FAMILIES.get(family, str(family)))}"
     body = _SOCKADDR_BODIES.get(family, lambda raw: "")(data)
     return "{" + head + (f", {body}" if body else "") + "}"
 
@@ -164,7 +162,7 @@ def format_epoll_event(mem, addr: int) -> str:
 def _event_text(data: bytes) -> str:
     events = int.from_bytes(data[:4], "little")
     value = int.from_bytes(data[4:12], "little")
-    return (f"{{events={flags.decode_flags(events, tuple(EPOLL_EVENTS.items()))}, "
+    return (f"{{events={xlat_style.flag_set(events, tuple(EPOLL_EVENTS.items()))}, "
             f"data={{u32={value & 0xffffffff}, u64={value}}}}}")
 
 
@@ -195,7 +193,7 @@ def format_msghdr(call, addr: int, data_size: int | None) -> str:
     if controllen:
         parts.append(f"msg_control={_control_messages(call, control, controllen)}")
     parts += [f"msg_controllen={controllen}",
-              f"msg_flags={flags.decode_flags(msg_flags, tuple(MSG_FLAGS.items()))}"]
+              f"msg_flags={xlat_style.flag_set(msg_flags, tuple(MSG_FLAGS.items()))}"]
     return "{" + ", ".join(parts) + "}"
 
 
@@ -212,7 +210,7 @@ def _control_messages(call, addr: int, size: int) -> str:
         if length < header:
             break
         payload = data[offset + header:offset + length]
-        items.append(f"{{cmsg_len={length}, cmsg_level={_named(level, LEVELS)}, "
+        items.append(f"{{cmsg_len={length}, cmsg_level={xlat_style.named(level, _named(level, LEVELS))}, "
                      f"cmsg_type={_cmsg_type(level, kind)}, cmsg_data={_cmsg_data(level, kind, payload)}}}")
         offset += (length + word - 1) // word * word
     return "[" + ", ".join(items) + "]"
@@ -220,7 +218,8 @@ def _control_messages(call, addr: int, size: int) -> str:
 
 def _cmsg_type(level: int, kind: int) -> str:
     if level == SOL_SOCKET:
-        return {SCM_RIGHTS: "SCM_RIGHTS", SCM_CREDENTIALS: "SCM_CREDENTIALS"}.get(kind, str(kind))
+        names = {SCM_RIGHTS: "SCM_RIGHTS", SCM_CREDENTIALS: "SCM_CREDENTIALS"}
+        return xlat_style.named(kind, names[kind]) if kind in names else str(kind)
     return str(kind)
 
 
@@ -243,11 +242,11 @@ LENGTH_ARGUMENTS = {"accept": 2, "accept4": 2, "getsockname": 2, "getpeername": 
 
 def _table(table):
     bits = tuple(table.items()) if isinstance(table, dict) else table
-    return lambda call, index, value: flags.decode_flags(value, bits)
+    return lambda call, index, value: xlat_style.flag_set(value, bits)
 
 
 def _enum(table: dict):
-    return lambda call, index, value: _named(value, table)
+    return lambda call, index, value: xlat_style.named(value, _named(value, table))
 
 
 def _length(call, index, value) -> str:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from kernel_model.debug.abi import flags, signal_name, signature
 
-from . import arguments, structs
+from . import arguments, structs, xlat_style
 from .strings import format_address, read_words
 from .value_formatters import _Call, _fd_text, _format_value, _signed
 
@@ -36,13 +36,13 @@ _FCNTL_STRUCT_ARG = {flags.F_GETLK, flags.F_SETLK, flags.F_SETLKW, flags.F_GETLK
 
 def _fcntl_args(call: _Call) -> list[str]:
     cmd, arg = call.arg(1), call.arg(2)
-    texts = [_fd_text(_signed(call.arg(0), 32), call), flags.decode_enum(cmd, flags.FCNTL_COMMANDS, "F_")]
+    texts = [_fd_text(_signed(call.arg(0), 32), call), xlat_style.enum(cmd, flags.FCNTL_COMMANDS, "F_")]
     if cmd in _FCNTL_NO_ARG:
         return texts
     if cmd == flags.F_SETFD:
-        texts.append(flags.decode_flags(arg, flags.FD_FLAGS))
+        texts.append(xlat_style.flag_set(arg, flags.FD_FLAGS))
     elif cmd == flags.F_SETFL:
-        texts.append(flags.decode_open_flags(arg))
+        texts.append(xlat_style.named(arg, flags.decode_open_flags(arg)))
     elif cmd in _FCNTL_INT_ARG:
         texts.append(str(_signed(arg, 32)))
     elif cmd in _FCNTL_STRUCT_ARG:
@@ -54,7 +54,8 @@ def _fcntl_args(call: _Call) -> list[str]:
 
 def _ioctl_args(call: _Call) -> list[str]:
     request, arg = call.arg(1) & 0xffffffff, call.arg(2)
-    texts = [_fd_text(_signed(call.arg(0), 32), call), flags.decode_ioctl_request(request)]
+    texts = [_fd_text(_signed(call.arg(0), 32), call),
+             xlat_style.named(request, flags.decode_ioctl_request(request))]
     if request not in flags.IOCTL_REQUESTS:
         texts.append(flags.format_hex(arg))
     elif call.failed or not arg:
@@ -72,7 +73,8 @@ def _futex_args(call: _Call) -> list[str]:
     """futex's argument count and meaning depend on the operation (futex(2))."""
     op = call.arg(1)
     command = op & flags.FUTEX_CMD_MASK
-    texts = [format_address(call.arg(0)), flags.decode_futex_op(op), str(_signed(call.arg(2), 32))]
+    texts = [format_address(call.arg(0)), xlat_style.named(op, flags.decode_futex_op(op)),
+             str(_signed(call.arg(2), 32))]
     timeout = lambda: structs.format_timespec(call.mem, call.arg(3), call.word)  # noqa: E731
     bitset = call.arg(5) & 0xffffffff
     bitset_text = ("FUTEX_BITSET_MATCH_ANY" if bitset == flags.FUTEX_BITSET_MATCH_ANY
@@ -100,7 +102,7 @@ def _llseek_args(call: _Call) -> list[str]:
     result_text = (format_address(result) if call.failed or not result
                    else structs.format_loff(call.mem, result))
     return [_fd_text(_signed(call.arg(0), 32), call), str(offset), result_text,
-            flags.decode_enum(call.arg(4), flags.WHENCE, "SEEK_")]
+            xlat_style.enum(call.arg(4), flags.WHENCE, "SEEK_")]
 
 
 def _old_mmap_args(call: _Call) -> list[str]:

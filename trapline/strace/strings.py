@@ -37,6 +37,18 @@ def max_strlen(mem) -> int:
     return getattr(mem, "max_strlen", MAX_STRLEN)
 
 
+# strace shows at most -s elements of an array, then "...", unless -v (util.c's
+# sequence_truncation_needed asks abbrev(tcp)); under -v the sandbox still stops at UIO_MAXIOV
+# (include/uapi/linux/uio.h), the most any call here takes, so that a guest's bogus count
+# cannot make it read gigabytes (a writev of 0x7fffffff entries, found by the syscall fuzzer)
+UNABBREVIATED_ELEMENTS = 1024
+
+
+def max_elements(mem) -> int:
+    """How many elements of an array are shown before "...": -s N's N; -v: all of them."""
+    return UNABBREVIATED_ELEMENTS if getattr(mem, "verbose", False) else max_strlen(mem)
+
+
 def _wants_hex(data: bytes, hex_strings: int) -> bool:
     """-xx: every string in hex; -x: a string with a byte that is neither printable ASCII nor
     one of C's named escapes (strace's string_quote)."""
@@ -131,17 +143,18 @@ def read_words(mem: MemReader, addr: int, size: int, count: int) -> list[int] | 
 
 
 def format_argv(mem: MemReader, addr: int, word: int) -> str:
-    """`["ls", "-l"]`: the NULL-terminated pointer array of execve; 32 entries at most."""
+    """`["ls", "-l"]`: the NULL-terminated pointer array of execve; -s N's N entries at most."""
     if not addr:
         return "NULL"
     items = []
-    for index in range(MAX_STRLEN + 1):
+    most = max_elements(mem)
+    for index in range(most + 1):
         pointer = read_word(mem, addr + index * word, word)
         if pointer is None:
             return format_address(addr) if index == 0 else "[" + ", ".join(items) + f", {ELLIPSIS}]"
         if pointer == 0:
             return "[" + ", ".join(items) + "]"
-        if index == MAX_STRLEN:
+        if index == most:
             break
         items.append(format_cstring(mem, pointer))
     return "[" + ", ".join(items) + ", " + ELLIPSIS + "]"
@@ -165,19 +178,22 @@ def format_envp(mem: MemReader, addr: int, word: int) -> str:
     return format_address(addr)
 
 
-def _string_array(strings: list[bytes], limit: int) -> str:
-    items = [quote(item[:limit], truncated=len(item) > limit) for item in strings[:limit]]
-    if len(strings) > limit:
+def _string_array(strings: list[bytes], limit: int, most: int, hex_strings: int) -> str:
+    items = [quote(item[:limit], len(item) > limit, hex_strings) for item in strings[:most]]
+    if len(strings) > most:
         items.append(ELLIPSIS)
     return "[" + ", ".join(items) + "]"
 
 
 def format_execve_call(path: bytes, argv: list[bytes], envp: int, env: list[bytes],
-                       limit: int = MAX_STRLEN, verbose: bool = False) -> str:
+                       limit: int = MAX_STRLEN, verbose: bool = False, hex_strings: int = 0) -> str:
     """The execve(2) a tool makes to start its program, from the tool's own copy of the
-    arguments: `execve("/bin/ls", ["ls", "-l"], 0x7ffd... /* 4 vars */)`."""
+    arguments: `execve("/bin/ls", ["ls", "-l"], 0x7ffd... /* 4 vars */)`; -x/-xx apply to
+    its strings as to any other's (strace -xx shows the path in hex too)."""
+    most = UNABBREVIATED_ELEMENTS if verbose else limit
     if verbose:
-        shown_env = _string_array(env, limit)
+        shown_env = _string_array(env, limit, most, hex_strings)
     else:
         shown_env = f"{format_address(envp)} /* {len(env)} var{'' if len(env) == 1 else 's'} */"
-    return f"execve({quote(path)}, {_string_array(argv, limit)}, {shown_env})"
+    return (f"execve({quote(path, hex_strings=hex_strings)}, "
+            f"{_string_array(argv, limit, most, hex_strings)}, {shown_env})")

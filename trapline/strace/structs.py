@@ -4,9 +4,11 @@ Layouts are the kernel's x86 ones (arch/x86/include/uapi/asm/stat.h, signal.h; u
 resource.h, utsname.h); `word` is the ABI's long size (4 on i386, 8 on x86-64). Every decoder
 returns the bare address when the memory cannot be read, as strace does.
 """
-from kernel_model.debug.abi import NSIG, flags, short_signal_name, signal_name
+from kernel_model.debug.abi import NSIG, flags, signal_name
 
-from .strings import MemReader, format_address, format_buffer, quote, read_word, read_words
+from . import xlat_style
+from .strings import (MemReader, format_address, format_buffer, max_elements, quote, read_word,
+                      read_words)
 from .unabbreviated import (format_dirents_full, format_stat_full, format_statx_full,
                             format_utsname_full, makedev, time_comment)
 
@@ -48,7 +50,7 @@ def sigset_text(mask: int, nsig: int) -> str:
     if len(members) * 2 > nsig:
         prefix = "~"
         members = [number for number in range(1, nsig + 1) if not mask >> (number - 1) & 1]
-    return prefix + "[" + " ".join(short_signal_name(number) for number in members) + "]"
+    return prefix + "[" + " ".join(xlat_style.short_signal(number) for number in members) + "]"
 
 
 def format_sigaction(mem: MemReader, addr: int, word: int) -> str:
@@ -60,9 +62,10 @@ def format_sigaction(mem: MemReader, addr: int, word: int) -> str:
     if fields is None or mask is None:
         return format_address(addr)
     handler, sa_flags, restorer = fields
-    handler_text = flags.SIGNAL_HANDLERS.get(handler, f"{handler:#x}")
+    handler_text = (xlat_style.named(handler, flags.SIGNAL_HANDLERS[handler])
+                    if handler in flags.SIGNAL_HANDLERS else f"{handler:#x}")
     text = (f"{{sa_handler={handler_text}, sa_mask={sigset_text(mask, NSIG)}, "
-            f"sa_flags={flags.decode_flags(sa_flags, flags.SA_FLAGS)}")
+            f"sa_flags={xlat_style.flag_set(sa_flags, flags.SA_FLAGS)}")
     if sa_flags & flags.SA_RESTORER:
         text += f", sa_restorer={restorer:#x}"
     return text + "}"
@@ -149,7 +152,7 @@ def _stat_summary(mode: int, size: int, rdev: int) -> str:
     kind = mode & flags.S_IFMT
     detail = (f"st_rdev={makedev(rdev)}" if kind in (0o020000, 0o060000)
               else f"st_size={size}")
-    return f"{{st_mode={flags.decode_file_mode(mode)}, {detail}, ...}}"
+    return f"{{st_mode={xlat_style.file_mode(mode)}, {detail}, ...}}"
 
 
 # (mode offset, mode size, rdev offset, rdev size, size offset, size size) per layout.
@@ -183,19 +186,13 @@ def format_winsize(mem: MemReader, addr: int) -> str:
     return f"{{ws_row={row}, ws_col={col}, ws_xpixel={xpixel}, ws_ypixel={ypixel}}}"
 
 
-MAX_ARRAY_ELEMENTS = 32
-
-
 def format_iovec(mem: MemReader, addr: int, count: int, word: int,
                  data_size: int | None) -> str:
     """`[{iov_base="hi", iov_len=2}, ...]`; for readv `data_size` (the return value) limits
     how much of each buffer holds data; for writev it is None: each buffer is shown whole."""
     if count <= 0:
         return "[]" if count == 0 else format_address(addr)
-    # strace prints at most its max_strlen (-s, 32) elements, then "...": a writev of
-    # 0x7fffffff entries made this read 32 GiB of guest memory (a MemoryError, found by the
-    # syscall fuzzer)
-    shown_count = min(count, MAX_ARRAY_ELEMENTS)
+    shown_count = min(count, max_elements(mem))       # -s N elements, then "..."
     entries = read_words(mem, addr, word, 2 * shown_count) if addr else None
     if entries is None:
         return format_address(addr)
@@ -258,9 +255,9 @@ def format_statx(mem: MemReader, addr: int) -> str:
     attributes = int.from_bytes(data[8:16], "little")
     mode = int.from_bytes(data[28:30], "little")
     size = int.from_bytes(data[40:48], "little")
-    return (f"{{stx_mask={flags.decode_flags(mask, flags.STATX_MASK)}, "
-            f"stx_attributes={flags.decode_flags(attributes, flags.STATX_ATTRIBUTES)}, "
-            f"stx_mode={flags.decode_file_mode(mode)}, stx_size={size}, ...}}")
+    return (f"{{stx_mask={xlat_style.flag_set(mask, flags.STATX_MASK)}, "
+            f"stx_attributes={xlat_style.flag_set(attributes, flags.STATX_ATTRIBUTES)}, "
+            f"stx_mode={xlat_style.file_mode(mode)}, stx_size={size}, ...}}")
 
 
 def format_itimerval(mem: MemReader, addr: int, word: int) -> str:
@@ -307,10 +304,11 @@ def format_id_list(mem: MemReader, addr: int, count: int, size: int) -> str:
     16-bit calls); the address when there is nothing to read (a size of 0, or failure)."""
     if count <= 0 or not addr:
         return "[]" if count == 0 and addr else format_address(addr) if addr else "NULL"
-    values = read_words(mem, addr, size, min(count, MAX_ARRAY_ELEMENTS))
+    most = max_elements(mem)
+    values = read_words(mem, addr, size, min(count, most))
     if values is None:
         return format_address(addr)
-    more = ["..."] if count > MAX_ARRAY_ELEMENTS else []
+    more = ["..."] if count > most else []
     return "[" + ", ".join([str(v) for v in values] + more) + "]"
 
 

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 from kernel_model.debug.abi import Kind, Ret, flags, return_kind, signal_name, signature
 
-from . import arguments, structs, waits
+from . import arguments, structs, waits, xlat_style
 from .expressions import FD_RETURNING
 from .errnos import format_error_return
 from .sockets import demultiplexed
@@ -36,7 +36,26 @@ def format_parts(name: str, args: Sequence[int], ret: int, mem: MemReader,
         raise ValueError(f"abi_bits must be 32 or 64, not {abi_bits}")
     mask = (1 << abi_bits) - 1
     call = _Call(name, tuple([a & mask for a in args]), _signed(ret, abi_bits), mem, abi_bits)
+    if getattr(mem, "raw", False):
+        return _raw_args(call), _raw_return(call), call.failed
     return _format_args(call), _format_return(call), call.failed
+
+
+def _raw_args(call: _Call) -> list[str]:
+    """-e raw=NAME: the call's argument registers in hex, undecoded (strace's printargs)."""
+    params = signature(call.name, "i386" if call.bits == 32 else "x86_64")
+    count = len(call.args) if params is None else sum(
+        2 if kind is Kind.OFFSET64_SPLIT else 1 for _, kind in params)
+    return [flags.format_hex(value) for value in call.args[:count]]
+
+
+def _raw_return(call: _Call) -> str:
+    """-e raw=NAME: a result in hex (`= 0x3`), an error as ever, no result as `?`."""
+    if return_kind(call.name) is Ret.NONE:
+        return "?"
+    if call.failed:
+        return format_error_return(-call.ret)
+    return flags.format_hex(call.ret & ((1 << call.bits) - 1))
 
 
 def format_call(name: str, args: Sequence[int], ret: int, mem: MemReader,
@@ -167,7 +186,7 @@ def _format_return_value(call: _Call) -> str:
 def _fcntl_return(cmd: int, value: int) -> str:
     """F_GETFL and F_GETFD results are flag sets; strace shows them in hex and decoded."""
     if cmd == flags.F_GETFL:
-        return f"{flags.format_hex(value)} (flags {flags.decode_open_flags(value)})"
+        return f"{flags.format_hex(value)} (flags {xlat_style.named(value, flags.decode_open_flags(value))})"
     if cmd == flags.F_GETFD and value:
-        return f"{value:#x} (flags {flags.decode_flags(value, flags.FD_FLAGS)})"
+        return f"{value:#x} (flags {xlat_style.flag_set(value, flags.FD_FLAGS)})"
     return str(value)

@@ -10,6 +10,7 @@ import time
 
 from kernel_model.debug.abi import flags
 
+from . import xlat_style
 from .strings import MemReader, format_address, quote_from
 
 # name: (offset, size) per layout; st_ino of i386's stat64 is its 64-bit copy at the end.
@@ -76,7 +77,7 @@ def format_stat_full(mem: MemReader, addr: int, layout: str) -> str:
 
     mode = get("mode")
     parts = [f"st_dev={makedev(get('dev'))}", f"st_ino={get('ino')}",
-             f"st_mode={flags.decode_file_mode(mode)}", f"st_nlink={get('nlink')}",
+             f"st_mode={xlat_style.file_mode(mode)}", f"st_nlink={get('nlink')}",
              f"st_uid={_id(get('uid'), fields['uid'][1])}",
              f"st_gid={_id(get('gid'), fields['gid'][1])}",
              f"st_blksize={get('blksize')}", f"st_blocks={get('blocks')}"]
@@ -99,15 +100,15 @@ def format_statx_full(mem: MemReader, addr: int) -> str:
     if data is None or len(data) < STATX_SIZE:
         return format_address(addr)
     mask = _int(data, 0, 4)
-    parts = [f"stx_mask={flags.decode_flags(mask, flags.STATX_MASK)}",
+    parts = [f"stx_mask={xlat_style.flag_set(mask, flags.STATX_MASK)}",
              f"stx_blksize={_int(data, 4, 4)}",
-             f"stx_attributes={flags.decode_flags(_int(data, 8, 8), flags.STATX_ATTRIBUTES)}",
+             f"stx_attributes={xlat_style.flag_set(_int(data, 8, 8), flags.STATX_ATTRIBUTES)}",
              f"stx_nlink={_int(data, 16, 4)}", f"stx_uid={_id(_int(data, 20, 4), 4)}",
              f"stx_gid={_id(_int(data, 24, 4), 4)}",
-             f"stx_mode={flags.decode_file_mode(_int(data, 28, 2))}",
+             f"stx_mode={xlat_style.file_mode(_int(data, 28, 2))}",
              f"stx_ino={_int(data, 32, 8)}", f"stx_size={_int(data, 40, 8)}",
              f"stx_blocks={_int(data, 48, 8)}",
-             f"stx_attributes_mask={flags.decode_flags(_int(data, 56, 8), flags.STATX_ATTRIBUTES)}",
+             f"stx_attributes_mask={xlat_style.flag_set(_int(data, 56, 8), flags.STATX_ATTRIBUTES)}",
              f"stx_atime={_statx_time(data, 64)}"]
     if mask & STATX_BTIME:
         parts.append(f"stx_btime={_statx_time(data, 80)}")

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from kernel_model.debug.abi import Kind, flags, signal_name
 
-from . import fd_details, structs
+from . import fd_details, structs, xlat_style
 from .strings import (MemReader, escape_bytes, format_address, format_argv, format_buffer, format_envp,
                       format_path, read_words)
 
@@ -53,7 +53,7 @@ def _value_formatter(kind: Kind, index: int) -> Callable[[_Call], str]:
         return lambda call: str(_signed(call.arg(index) | call.arg(index + 1) << 32, 64))
     simple = _SIMPLE.get(kind)
     if simple is not None and kind in _NAMED_CONSTANT_KINDS:
-        return lambda call: _xlat(call, call.arg(index), simple)
+        return lambda call: _xlat(call, call.arg(index), simple, kind)
     if simple is not None:
         return lambda call: simple(call.arg(index), call)
     output = _OUTPUT_DECODERS.get(kind)
@@ -80,13 +80,13 @@ _NAMED_CONSTANT_KINDS = frozenset({
     Kind.WAITID_TYPE, Kind.RLIMIT_RESOURCE, Kind.ARCH_PRCTL_CODE, Kind.FUTEX_OP, Kind.DIRFD})
 
 
-def _xlat(call: _Call, value: int, name: Callable[[int, _Call], str]) -> str:
-    style = getattr(call.mem, "xlat", "abbrev")
-    if style == "abbrev":
+def _xlat(call: _Call, value: int, name: Callable[[int, _Call], str], kind: Kind) -> str:
+    signed = _signed(value, 32)
+    if xlat_style.STYLE.get() == "abbrev" or kind is Kind.DIRFD and signed != flags.AT_FDCWD:
         return name(value, call)
-    signed = _signed(value, 32)                 # AT_FDCWD as -100, flag sets in hex
-    raw = str(signed) if signed < 0 else flags.format_hex(value)
-    return raw if style == "raw" else f"{raw} /* {name(value, call)} */"
+    signed = _signed(value, 32)     # AT_FDCWD as -100, a signal in decimal, flag sets in hex
+    raw = str(signed) if signed < 0 or kind is Kind.SIGNAL else None
+    return xlat_style.named(value, name(value, call), raw)
 
 
 def _fd_text(fd: int, call: _Call) -> str:

@@ -1,4 +1,5 @@
-"""A shipped spec runs from an installed trapline, outside the source tree (issue 28): the wheel
+"""A shipped spec runs from an installed trapline, outside the source tree (issue 28), and so
+does every command of `trapline --help`, `--version` too (issue 33): the wheel
 built from this checkout carries the specs (package data) and the sample binaries they run
 (data files under PREFIX/share/trapline/samples), so nothing points back into the checkout.
 
@@ -28,10 +29,29 @@ arch = ["i386", "x86_64"]
 """
 
 
-def _run(args, cwd, env, timeout=600):
-    done = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+# Each command `trapline --help` lists, run once from the installed wheel on the installed
+# samples ({samples}: PREFIX/share/trapline/samples), and a text its output shows.
+COMMANDS = {
+    "run": (["run", "-c", "-S", "name", "-o", "table", "--", "{samples}/i386/hello"], "hello, world"),
+    "trace": (["trace", "-p", "syscall:writev", "--", "{samples}/x86_64/hello"], "syscall:writev args="),
+    "profile": (["profile", "--record", "fib.rec", "--", "{samples}/x86_64/fib", "20"], "fib(20) = 6765"),
+    "report": (["report", "fib.rec"], "samples, one every 10000 guest instructions"),
+    "check": (["check", "--arch", "x86_64", "--examples", "1", "--strategy", "trampoline",
+               "--no-host", "--time-limit", "5"], "removal and detach"),
+    # (the handler technique: a sample and a shipped handler, share/trapline/handlers)
+    "explain": (["explain", "--arch", "x86_64", "--technique", "handler"],
+                "every call of fib had its n clamped to 5"),
+    "gdbserver": (["gdbserver", "--stdio", "--", "{samples}/x86_64/hello"], "$W00;process:"),
+    "experiment": (["experiment", "list"], "probe-cost"),
+}
+GDB_PACKETS = "+$?#3f+$c#63+"        # the stop reason, then continue to the exit (GDB remote protocol)
+
+
+def _run(args, cwd, env, timeout=600, stdin=None):
+    done = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout,
+                          input=stdin)
     assert done.returncode == 0, f"{args}: {done.returncode}\n{done.stdout}\n{done.stderr}"
-    return done.stdout
+    return done.stdout + done.stderr if stdin is not None or "--record" in args else done.stdout
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +61,8 @@ def venv(tmp_path_factory) -> Path:
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.so", "*.egg-info")
     for name in PACKAGED:
         shutil.copytree(ROOT / name, source / name, ignore=ignore)
-    shutil.copytree(ROOT / "samples" / "bin", source / "samples" / "bin", ignore=ignore)
+    for shipped in ("bin", "handlers"):         # setup.cfg's data files
+        shutil.copytree(ROOT / "samples" / shipped, source / "samples" / shipped, ignore=ignore)
     for name in ("setup.cfg", "pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, source / name)
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "TRAPLINE_SAMPLES")}
@@ -83,3 +104,31 @@ def test_a_spec_runs_and_verifies_from_the_installed_wheel(venv, tmp_path):
     assert "partial, 2 of 224 points done" in out
     loss = (tmp_path / "loss" / "results.csv").read_text().splitlines()
     assert [row.split(",")[1:4] for row in loss[1:]] == [["200", "i386", "threads"]] * 2
+
+
+@pytest.mark.e2e
+def test_every_command_runs_from_the_installed_wheel(venv, tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "TRAPLINE_SAMPLES")}
+    trapline = str(venv / "bin" / "trapline")
+    assert {line.split()[0] for line in _commands(trapline, tmp_path, env)} == set(COMMANDS)
+    completion = _run([trapline], tmp_path, {**env, "_TRAPLINE_COMPLETE": "bash_source"})
+    assert "complete -o nosort -F _trapline_completion trapline" in completion
+    version = _run([trapline, "--version"], tmp_path, env)
+    assert version.startswith("trapline -- version ") and version.split()[-1][0].isdigit()
+    samples = _run([str(venv / "bin" / "python"), "-c", "import trapline.experiments.samples as s; "
+                    "print(s.samples_dir())"], tmp_path, env).strip()
+    assert Path(samples).is_relative_to(venv)
+    for name, (argv, shown) in COMMANDS.items():
+        argv = [arg.replace("{samples}", samples) for arg in argv]
+        stdin = GDB_PACKETS if name == "gdbserver" else None
+        out = _run([trapline, *argv], tmp_path, env, stdin=stdin)
+        assert shown in out, f"{name}: {out[-2000:]}"
+    table = (tmp_path / "table").read_text()
+    assert "System call usage summary for 32 bit mode:" in table and table.endswith(" total\n")
+
+
+def _commands(trapline: str, cwd, env) -> list[str]:
+    """The command lines of `trapline --help`'s Commands: section."""
+    text = _run([trapline, "--help"], cwd, env)
+    return [line for line in text.split("Commands:")[1].splitlines() if line.startswith("  ")
+            and not line.startswith("   ")]

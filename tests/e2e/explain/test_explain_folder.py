@@ -6,9 +6,9 @@ import os
 
 import pytest
 
-from trapline.explain import guest
 from trapline.explain.document import render_json
 from trapline.explain.techniques import build
+from trapline.samples import ENV, sample_path
 
 pytestmark = pytest.mark.e2e
 
@@ -18,6 +18,7 @@ def test_the_explanation_does_not_depend_on_the_folder(technique, tmp_path, monk
     here = render_json(build(technique, "x86_64"))
     elsewhere = tmp_path / ("a-much-longer-folder-name-" * 3) / "trapline"
     elsewhere.parent.mkdir()
-    os.symlink(guest.ROOT, elsewhere)
-    monkeypatch.setattr(guest, "ROOT", elsewhere)
+    os.symlink(sample_path("hello", "x86_64").parents[2], elsewhere)
+    monkeypatch.setenv(ENV, str(elsewhere / "bin"))      # found first (trapline/samples.py)
+    assert sample_path("fib", "x86_64").is_relative_to(elsewhere)
     assert render_json(build(technique, "x86_64")) == here

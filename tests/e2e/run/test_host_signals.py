@@ -77,6 +77,19 @@ def test_strace_into_a_pipe_its_reader_closed(arch):
         assert first.endswith(b"\n") and run.wait(timeout=ENDED_WITHIN + STARTED_WITHIN) == -signal.SIGPIPE
 
 
+@pytest.mark.parametrize("arch", ARCHES)
+def test_strace_output_file_a_pipe_its_reader_closed(arch):
+    """`trapline run -o /dev/stdout PROGRAM | head -1`: the -o file is the pipe (strace opens it
+    with fopen); its write meets the closed pipe as stderr's does (it was a KernelPanic)."""
+    with running("run", "-o", "/dev/stdout", sample(arch, "hotchain"), "1", "1000000000",
+                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL) as run:
+        first = run.stdout.readline()
+        run.stdout.close()
+        err = run.stderr.read()
+        assert first.startswith(b"execve(") and run.wait(timeout=ENDED_WITHIN + STARTED_WITHIN) == -signal.SIGPIPE
+    assert err == b""
+
+
 def wait_for_lines(path: Path, run: subprocess.Popen, count: int = 1) -> None:
     """Until `path` has `count` complete lines: the guest is in its loop, trapline's handlers
     are in place."""

@@ -149,3 +149,60 @@ def test_dash_v_prints_structures_in_full(arch, spelling, tmp_path):
     dents = next(line for line in lines if line.startswith("getdents64(3, ["))
     assert 'd_name="."' in dents
     assert lines[0].endswith(", []) = 0")              # the (empty) environment in full
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_column_quiet_raw_and_sort_options(arch, tmp_path):
+    """-a COLUMN, -qq (no exit line), -e raw=NAME (hex arguments and result), -c -S name -w;
+    an i386 program's personality line on stderr (strace's default quiets it only with -o)."""
+    out = tmp_path / "trace"
+    assert _run("-a", "20", "-qq", "-o", str(out), "--", _sample(arch, "hello")).exit_code == 0
+    lines = out.read_text().splitlines()
+    assert "exit_group(0)       = ?" in lines and not lines[-1].startswith("+++")
+    assert _run("-e", "raw=set_tid_address", "-e", "trace=set_tid_address", "-o", str(out), "--",
+                _sample(arch, "hello")).exit_code == 0
+    assert re.match(r"set_tid_address\(0x[0-9a-f]+\) += 0x64$", out.read_text().splitlines()[0])
+    assert _run("-c", "-S", "name", "-w", "-o", str(out), "--", _sample(arch, "hello")).exit_code == 0
+    table = out.read_text().splitlines()
+    names = [line.split()[-1] for line in table
+             if re.match(r"^ *\d+\.\d\d ", line) and not line.endswith(" total")]
+    if arch == "i386":      # the first execve is 64-bit: its own table, before the 32-bit one
+        assert names[0] == "execve" and "System call usage summary for 32 bit mode:" in table
+        names = names[1:]
+    assert names == sorted(names) and len(names) >= 4
+    result = CliRunner().invoke(main, ["run", "--strace", "--", _sample(arch, "hello")])
+    personality = "[ Process PID=100 runs in 32 bit mode. ]"
+    assert (personality in result.output) == (arch == "i386")
+
+
+def test_the_sort_keys_offered_are_the_tables():
+    from trapline.cli.strace_options import SORT_NAMES
+    from trapline.strace.summary import SORT_KEYS
+    assert SORT_NAMES == tuple(sorted(SORT_KEYS))
+
+
+@pytest.mark.parametrize("command", ["run", "trace", "profile", "gdbserver"])
+def test_help_says_which_strace_options_mean_nothing_here_and_why(command):
+    """Each command that takes strace's options lists the ones it does not take, with why, and
+    says -t/-r/-T/-c are the virtual clock's; an unknown option is an error naming it."""
+    text = " ".join(CliRunner().invoke(main, [command, "--help"]).output.split())
+    assert "-p/--attach PID (no host process to attach to" in text
+    assert "--seccomp-bpf (a stop costs nothing" in text
+    assert text.count("On the sandbox's virtual clock") >= 4
+    for option in ("-S, --summary-sort-by", "-w, --summary-wall-clock", "-q ", "-a, --columns"):
+        assert option in text, option
+    result = CliRunner().invoke(main, [command, "-Q", _sample("x86_64", "hello")])
+    assert result.exit_code == 2 and "No such option '-Q'" in result.output
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_dash_n_numbers_every_line_with_its_callers_abi(arch, tmp_path):
+    """-n under -f -o: pid, then the number; the first execve is x86-64's 59 (strace's child's),
+    the program's calls are its ABI's (i386 set_thread_area 243), the exit line the last call's."""
+    out = tmp_path / "trace"
+    assert _run("-n", "-f", "-o", str(out), "--", _sample(arch, "hello")).exit_code == 0
+    lines = out.read_text().splitlines()
+    assert re.match(r"^100   \[  59\] execve\(", lines[0])
+    assert (f"[ {231 if arch == 'x86_64' else 252}] +++ exited with 0 +++") in lines[-1]
+    if arch == "i386":
+        assert lines[1].startswith("100   [ 243] set_thread_area(")

@@ -39,6 +39,22 @@ def test_unknown_names():
         parse_trace_set("%nosuch")
 
 
+def test_regular_expressions_and_the_pure_class():
+    """`/REGEX` matches anywhere in the name (strace's regexec); %pure is strace's PU calls,
+    which take no argument and cannot fail (not arch_prctl)."""
+    assert parse_trace_set("/^(open|close)$") == {"open", "close"}
+    assert {"write", "writev", "pwrite64"} <= parse_trace_set("/write")
+    assert "writev" not in parse_trace_set("!/write")
+    with pytest.raises(ExpressionError, match=r"regcomp: \^\(open: "):
+        parse_trace_set("/^(open")
+    assert "getpid" in parse_trace_set("%pure") and "arch_prctl" not in parse_trace_set("%pure")
+
+
+@given(st.sampled_from(sorted(ALL_SYSCALLS - {"signal"})))
+def test_an_anchored_name_is_that_call_alone(name):
+    assert parse_trace_set(f"/^{name}$") == {name}
+
+
 def test_signals_and_statuses():
     assert parse_signal_set("SIGCHLD,USR1,9") == {17, 10, 9}
     assert 17 not in parse_signal_set("!SIGCHLD")
@@ -60,8 +76,33 @@ def test_apply_expression_qualifiers():
     assert options.shows_status(True) and not options.shows_status(False)
     apply_expression(options, "read")                               # bare SET: trace=SET
     assert options.traced == {"read"}
-    with pytest.raises(ExpressionError, match="qualifier"):
-        apply_expression(options, "abbrev=none")
+    with pytest.raises(ExpressionError, match="qualifier 'bogus'"):
+        apply_expression(options, "bogus=none")
+    with pytest.raises(ExpressionError, match="-e inject= is not modeled"):
+        apply_expression(options, "inject=write:error=EIO")
+    with pytest.raises(ExpressionError, match="invalid descriptor 'x'"):
+        apply_expression(options, "write=x")
+
+
+def test_abbrev_raw_and_quiet():
+    """-e abbrev=SET: the others unabbreviated (as -v); -e raw=SET; -e quiet=SET, and strace's
+    default without it: attach and personality quiet only when the trace goes to a file."""
+    options = StraceOptions()
+    apply_expression(options, "abbrev=execve")
+    assert not options.unabbreviated("execve") and options.unabbreviated("writev")
+    apply_expression(options, "raw=open")
+    assert options.raw == {"open"}
+    apply_expression(options, "raw=all")
+    assert options.raw == ALL_SYSCALLS
+    assert not options.quiets("personality")
+    assert StraceOptions(output="file").quiets("personality")
+    assert not StraceOptions(output="file").quiets("exit")
+    apply_expression(options, "quiet=exit")
+    assert options.quiets("exit") and not options.quiets("personality")
+    apply_expression(options, "quiet=!exit")
+    assert options.quiets("personality") and not options.quiets("exit")
+    with pytest.raises(ExpressionError, match="invalid quiet 'bogus'"):
+        apply_expression(options, "quiet=bogus")
 
 
 # `signal` is i386's signal(2) and strace's old spelling of %signal: strace reads it as the class.

@@ -1,5 +1,6 @@
 """Where strace's lines go and their leaders (trapline/strace/output.py), and -c's table
 (summary.py): strace 6.x's formats."""
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -59,3 +60,34 @@ def test_summary_table():
         "------ ----------- ----------- --------- --------- ----------------",
         "100.00    0.000004           1         3         1 total",
     ]
+
+
+def test_summary_tables_per_abi_in_number_order_and_name_width():
+    """strace -c on an i386 program: the first execve in the 64-bit table, the program's calls
+    under "System call usage summary for 32 bit mode:", ties in i386 number order (writev 146
+    before set_thread_area 243), the name column one wider than sched_getaffinity."""
+    summary = Summary()
+    summary.add("execve", False, 0, "x86_64")
+    for name in ("sched_getaffinity", "set_thread_area", "writev", "ioctl"):
+        summary.add(name, name == "ioctl", 0, "i386")
+    lines = summary.table().splitlines()
+    assert [line.split()[-1] for line in lines[:5]] == ["syscall", "-" * 16, "execve", "-" * 16,
+                                                       "total"]
+    assert lines[5] == "System call usage summary for 32 bit mode:"
+    names = [line.split()[-1] for line in lines[8:12]]
+    assert names == ["ioctl", "writev", "sched_getaffinity", "set_thread_area"]
+    assert lines[7] == "------ ----------- ----------- --------- --------- " + "-" * 18
+    assert lines[1] == "------ ----------- ----------- --------- --------- " + "-" * 16
+
+
+@pytest.mark.parametrize(("sort_by", "order"), [
+    ("calls", ["write", "read", "close"]), ("name", ["close", "read", "write"]),
+    ("errors", ["close", "read", "write"]), ("nothing", ["read", "write", "close"]),
+    ("time", ["read", "write", "close"])])
+def test_summary_sort_keys(sort_by, order):
+    """-S: each key, ties in x86-64 number order (read 0, write 1, close 3)."""
+    summary = Summary(sort_by)
+    for name, failed, ns in (("read", False, 5000), ("write", False, 0), ("write", False, 0),
+                             ("close", True, 0)):
+        summary.add(name, failed, ns)
+    assert [line.split()[-1] for line in summary.table().splitlines()[2:5]] == order
