@@ -41,7 +41,7 @@ from ..process.proc import RUNNABLE, ZOMBIE
 class RunControl:
     run_controller = None
     _interrupts = None               # the BlockStop of a Ctrl-C, while a controller is installed
-    _run_thread = None               # the host thread that runs the slices (arm_interrupt)
+    _run_thread = None               # the host thread that runs the slices (and sets controllers)
 
     def __init__(self, kernel, aliases, code_breakpoints):
         self._kernel = kernel
@@ -53,6 +53,7 @@ class RunControl:
         the thread that runs the guest, between slices (a debugger's attach or detach), where
         the interrupt's block hooks may be added and removed."""
         self.run_controller = controller
+        self._run_thread = threading.get_ident()
         if controller is not None and self._interrupts is None:
             self._interrupts = BlockStop()
         elif controller is None and self._interrupts is not None:
@@ -112,10 +113,11 @@ class RunControl:
         if thread is None or not self._kernel.in_hook or thread.process.space is None:
             return
         interrupts = self._interrupts
-        if interrupts is not None and threading.get_ident() != self._run_thread:
-            interrupts.ask()
-        else:
+        if threading.get_ident() == self._run_thread:
             thread.process.machine.stop()
+        elif interrupts is not None:
+            interrupts.ask()
+        # (from another thread with no controller, after a detach: nobody waits for a stop)
 
     # ---- whole-thread state ----------------------------------------------------------------
     def read_fpu(self, thread):
