@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import ctypes
 
-from unicorn import UC_HOOK_BLOCK
-
 from . import native
-from .internals.binding import handle, uc_hook_h, uclib
+from .block_hooks import BlockHooks
+from .internals.binding import uclib
 
 
 def _library():
@@ -45,11 +44,8 @@ class NativeHostTicker:
         self._clock = lib.host_clock_start(int(period_s * 1e9), stop)
         if not self._clock:
             raise OSError("cannot start the host clock's thread")
-        self._block = ctypes.cast(lib.host_clock_block, ctypes.c_void_p)
-        # (a Machine, its uc when hooked, the hook) per Machine that ran: kept until close,
-        # which removes the hooks from those still open (a run has a few Machines: one per
-        # address space)
-        self._hooked: list[tuple] = []
+        self._hooks = BlockHooks(ctypes.cast(lib.host_clock_block, ctypes.c_void_p), self._clock,
+                                 "the host clock's")
 
     @property
     def fired(self) -> int:
@@ -57,24 +53,11 @@ class NativeHostTicker:
         return self._lib.host_clock_fired(self._clock)
 
     def running(self, machine) -> None:
-        """`machine` goes into emu_start: a tick from now on stops it (its block hook, added at
-        its first run, with its translations flushed so that every block calls it)."""
-        if any(known is machine and uc is machine.uc for known, uc, _ in self._hooked):
-            return
-        self._hooked = [entry for entry in self._hooked if entry[0] is not machine]
-        self._hooked.append((machine, machine.uc, self._hook(machine.uc)))
+        """`machine` goes into emu_start: a tick from now on stops it (block_hooks.py)."""
+        self._hooks.add(machine)
 
     def idle(self) -> None:
         """(The block hooks stay: a Machine that does not run begins no block.)"""
-
-    def _hook(self, uc) -> uc_hook_h:
-        hook = uc_hook_h()
-        status = uclib.uc_hook_add(handle(uc), ctypes.byref(hook), UC_HOOK_BLOCK, self._block,
-                                   ctypes.c_void_p(self._clock), ctypes.c_uint64(1), ctypes.c_uint64(0))
-        if status:
-            raise OSError(f"cannot add the host clock's block hook (uc_err {status})")
-        uc.ctl_flush_tb()
-        return hook
 
     def take(self) -> bool:
         """Whether a tick is due (and it is taken: the caller delivers it)."""
@@ -89,10 +72,7 @@ class NativeHostTicker:
         freed here), and the thread ends."""
         if not self._clock:
             return
-        for machine, uc, hook in self._hooked:
-            if machine.uc is uc:                # (a closed Machine's uc is gone with its hooks)
-                uclib.uc_hook_del(handle(uc), hook)
-        self._hooked = []
+        self._hooks.remove_all()
         self._lib.host_clock_close(self._clock)
         self._clock = None
 

@@ -4,12 +4,16 @@ kernel/events/core.c cpu_clock_event_*). Not deterministic: when a tick lands de
 host, so the same run takes different samples.
 
 A thread blocked in uc_emu_start runs no Python (host_stop.py), so the clock is a host thread:
-it sleeps until the process has used `period` more CPU seconds, marks a tick due and asks
-Unicorn to leave the run in progress (uc_emu_stop, documented as callable from another thread;
-it sets the CPU's exit request, checked at every translated block). The run loop takes the due
-tick (`take()`) when the run returns, delivers it and runs on. A stop asked just before the run
-began is cleared by uc_emu_start (uc.c: `uc->stop_request = false`), so while a tick is due and
-not taken the thread asks again after a short wait.
+it sleeps until the process has used `period` more CPU seconds and marks a tick due; the run in
+progress stops at the next block it begins (emu/block_stop.py: a hook on each Machine the clock
+runs, `running`), and the run loop takes the due tick (`take()`) when the run returns, delivers
+it and runs on. The thread does not stop the run itself (uc_emu_stop): Unicorn may then leave
+just after the store of a read-modify-write instruction and run it again when the run resumes
+(native/block_stop.c). A stop asked between runs stops the next run at its first block.
+
+This is the clock where C cannot be built (emu/host_clock.py is the one in C), so the block hook
+is the Python one there: every block pays a Python call while the clock runs, which such a host
+pays rather than a guest that runs an instruction twice.
 
 Between runs (the kernel handling a system call) no guest instruction runs: a tick due then is
 taken at the next run's start, as the timer's other ticks are delivered "before the next
@@ -20,7 +24,8 @@ from __future__ import annotations
 import threading
 import time
 
-RETRY_S = 0.0005          # a due tick not taken yet: stop the run again after this long
+from .block_stop import BlockStop
+
 MIN_WAIT_S = 0.0001
 
 
@@ -31,7 +36,9 @@ class HostTicker:
         self.period = period_s
         self.fired = 0                    # ticks raised (taken or not)
         self._due = False
-        self._machine = None              # the Machine inside emu_start, or None
+        self._stops = BlockStop()         # ends the run at a block's start (module docstring)
+        # a stop is asked only while a tick is due: the tick and its stop change together
+        self._lock = threading.Lock()
         self._closed = threading.Event()
         self._start_cpu = time.process_time()
         self._thread = threading.Thread(target=self._loop, name="trapline-host-clock", daemon=True)
@@ -39,17 +46,21 @@ class HostTicker:
 
     # ---- the run loop's side -----------------------------------------------------------------
     def running(self, machine) -> None:
-        """`machine` goes into emu_start: a tick from now on stops it."""
-        self._machine = machine
+        """`machine` goes into emu_start: a tick from now on stops it (its block hook, added at
+        its first run)."""
+        self._stops.arm(machine)
 
     def idle(self) -> None:
-        self._machine = None
+        """(The block hooks stay: a Machine that does not run begins no block.)"""
 
     def take(self) -> bool:
-        """Whether a tick is due (and it is taken: the caller delivers it)."""
+        """Whether a tick is due (and it is taken: the caller delivers it; its stop, if no run
+        took it, is withdrawn)."""
         if not self._due:
             return False
-        self._due = False
+        with self._lock:
+            self._due = False
+            self._stops.withdraw()
         return True
 
     def elapsed_ns(self) -> int:
@@ -57,18 +68,19 @@ class HostTicker:
         return int((time.process_time() - self._start_cpu) * 1e9)
 
     def close(self) -> None:
+        """The thread ends, and the block hooks go (on the thread that runs the Machines)."""
         self._closed.set()
         if self._thread is not threading.current_thread():
             self._thread.join()
+        self._stops.close()
 
     # ---- the clock's thread ------------------------------------------------------------------
     def _loop(self) -> None:
         last = time.process_time()
         wait = self.period
         while not self._closed.wait(wait):
-            if self._due:                          # not taken yet: the run may have missed it
-                self._stop_running()
-                wait = RETRY_S
+            if self._due:                          # not taken yet: no other until it is
+                wait = self.period
                 continue
             used = time.process_time() - last
             if used < self.period:
@@ -76,11 +88,7 @@ class HostTicker:
                 continue
             last += used
             self.fired += 1
-            self._due = True
-            self._stop_running()
+            with self._lock:
+                self._due = True
+                self._stops.ask()                  # the next block any Machine begins stops
             wait = self.period
-
-    def _stop_running(self) -> None:
-        machine = self._machine
-        if machine is not None:
-            machine.stop()

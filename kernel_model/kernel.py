@@ -268,6 +268,7 @@ class Kernel(Spawning, SyscallEntry, LazyTables):
                 count = min(count or left, left)
             if control is not None:
                 count = control.slice_count(thread, count)
+                self.debug.arm_interrupt(machine)   # a Ctrl-C stops it at a block (debug/run.py)
             charged = count
             count, by_alarm = alarms.cap(count, machine)      # a tool's alarm: time/insn_alarms.py
             self.cpu_time.begin(machine)

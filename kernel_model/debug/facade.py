@@ -135,8 +135,8 @@ class DebugInterface:
         ("_time", "alarms:InstructionTime"): "count_instructions instruction_count at_instruction "
                                     "at_safe_point code_addresses_in_use signal_name",
         ("_run", "run:RunControl"): "set_run_controller add_code_breakpoint remove_code_breakpoint "
-                              "code_breakpoints forget_code_breakpoints interrupt_guest read_fpu "
-                              "write_fpu kill_process processes is_alive is_alive_thread "
+                              "code_breakpoints forget_code_breakpoints interrupt_guest arm_interrupt "
+                              "read_fpu write_fpu kill_process processes is_alive is_alive_thread "
                               "thread_runnable post_signal next_signal take_signal",
         ("_tool_code", "tool_code:ToolCode"): "register_tool_code unregister_tool_code forget_tool_code "
                                   "tool_code_fault",

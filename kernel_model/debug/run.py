@@ -19,10 +19,19 @@ every thread's registers and memory and block on its user):
                                    deadlock as without a controller
 Without a controller the loop runs exactly as before, so an undebugged run is unchanged.
 
+A debugger's Ctrl-C comes from another host thread while a slice runs (interrupt_guest): it
+stops the slice at its next block's start (emu/block_stop.py: a stop asked with uc_emu_stop from
+there could end the run just after the store of a read-modify-write instruction, which then
+ran again). The block hook goes on each Machine before its slice (arm_interrupt, which the run
+loop calls while a controller is installed): only debugged runs pay it.
+
 Code breakpoints (emu/code_breakpoints.py) stop a space's CPU before the instruction at an
 address without patching the text, so they coexist with every tool patch (US 6,957,421,
 US 6,957,421: debugging breakpoints in instrumented code).
 """
+import threading
+
+from emu.block_stop import BlockStop
 from emu.code_breakpoints import CodeBreakpoints
 from emu.fpu import read_fpu, write_fpu
 
@@ -31,6 +40,8 @@ from ..process.proc import RUNNABLE, ZOMBIE
 
 class RunControl:
     run_controller = None
+    _interrupts = None               # the BlockStop of a Ctrl-C, while a controller is installed
+    _run_thread = None               # the host thread that runs the slices (and sets controllers)
 
     def __init__(self, kernel, aliases, code_breakpoints):
         self._kernel = kernel
@@ -38,8 +49,24 @@ class RunControl:
         self._code_breakpoints = code_breakpoints    # SpaceHooks: space -> CodeBreakpoints
 
     def set_run_controller(self, controller) -> None:
-        """Install (or with None, remove) the one run controller (module docstring)."""
+        """Install (or with None, remove) the one run controller (module docstring). Called on
+        the thread that runs the guest, between slices (a debugger's attach or detach), where
+        the interrupt's block hooks may be added and removed."""
         self.run_controller = controller
+        self._run_thread = threading.get_ident()
+        if controller is not None and self._interrupts is None:
+            self._interrupts = BlockStop()
+        elif controller is None and self._interrupts is not None:
+            interrupts, self._interrupts = self._interrupts, None
+            interrupts.close()
+
+    def arm_interrupt(self, machine) -> None:
+        """`machine` runs the next slice (the run loop, while a controller is installed): a
+        Ctrl-C from now on stops it at a block's start (interrupt_guest)."""
+        self._run_thread = threading.get_ident()
+        interrupts = self._interrupts
+        if interrupts is not None:
+            interrupts.arm(machine)
 
     # ---- code breakpoints ------------------------------------------------------------------
     def add_code_breakpoint(self, space, address: int, on_hit) -> None:
@@ -78,12 +105,19 @@ class RunControl:
 
     # ---- stopping the running guest from elsewhere ----------------------------------------
     def interrupt_guest(self) -> None:
-        """End the slice that runs now, if any (a debugger's Ctrl-C, from its input thread):
-        the run loop then reaches a schedule point. Safe to call from another host thread:
-        it only asks the CPU to stop (uc_emu_stop)."""
+        """End the slice that runs now, if any: the run loop then reaches a schedule point.
+        From another host thread (a debugger's Ctrl-C, from its input thread) the slice stops
+        at its next block's start (module docstring); from the run's own thread (a debugger's
+        event, inside a system call's hook) at once, as the hook returns."""
         thread = self._kernel.current
-        if thread is not None and self._kernel.in_hook and thread.process.space is not None:
+        if thread is None or not self._kernel.in_hook or thread.process.space is None:
+            return
+        interrupts = self._interrupts
+        if threading.get_ident() == self._run_thread:
             thread.process.machine.stop()
+        elif interrupts is not None:
+            interrupts.ask()
+        # (from another thread with no controller, after a detach: nobody waits for a stop)
 
     # ---- whole-thread state ----------------------------------------------------------------
     def read_fpu(self, thread):

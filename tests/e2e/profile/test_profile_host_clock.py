@@ -116,3 +116,19 @@ def test_host_ticks_do_not_run_an_instruction_twice(arch):
     run = run_profiled(Sandbox(), argv, interval=100, mode="pc", event="host")
     assert run.profile.total >= 100                 # the clock did stop the run, many times
     assert (run.result.exit_code, run.result.stdout) == (plain.exit_code, plain.stdout)
+
+
+@pytest.mark.parametrize("arch", ["i386", "x86_64"])
+def test_python_host_ticks_do_not_run_an_instruction_twice(arch, monkeypatch):
+    """The same for the Python host clock, used where the C helpers cannot be built: its thread
+    stopped the run with uc_emu_stop, and callchain counted calls twice or crashed. It now only
+    marks the stop due, and a block hook (in Python there) takes it at a block's start
+    (emu/block_stop.py)."""
+    from emu import block_stop, host_clock
+    monkeypatch.setattr(host_clock, "start", lambda period_s: None)     # as where C cannot build
+    monkeypatch.setattr(block_stop, "_library", lambda: None)           # (its Python hook)
+    argv = [str(SAMPLES / arch / "callchain"), "50000"]     # (a Python call a block)
+    plain = Sandbox().run(argv)
+    run = run_profiled(Sandbox(), argv, interval=100, mode="pc", event="host")
+    assert (run.result.exit_code, run.result.stdout) == (plain.exit_code, plain.stdout)
+    assert run.profile.total >= 100                 # the clock did stop the run, many times
