@@ -178,16 +178,7 @@ def parse_signal_set(text: str) -> frozenset[int] | None:
 
 
 def parse_status_set(text: str) -> frozenset[str]:
-    negated, items = _split_set(text)
-    chosen: set[str] = set()
-    for item in items:
-        if item == "all":
-            chosen |= set(STATUSES)
-        elif item in STATUSES:
-            chosen.add(item)
-        elif item != "none":
-            raise ExpressionError(f"invalid status '{item}'")
-    return frozenset(set(STATUSES) - chosen if negated else chosen)
+    return _named_set(text, STATUSES, "status")
 
 
 def _named_set(text: str, known: tuple[str, ...], what: str) -> frozenset[str]:
