@@ -81,6 +81,13 @@ class KernelConfig:
 
 
 class Kernel(Spawning, SyscallEntry, LazyTables):
+    # What every system call and every slice of the run loop reads, as slots (the rest, and
+    # LazyTables' cached properties, in the instance's dict): CPython 3.11 shares an instance
+    # dict's names with its class only up to 30 (Objects/dictobject.c SHARED_KEYS_MAX_SIZE),
+    # and past that every attribute read became a slower lookup in a dict of its own.
+    __slots__ = ("clock", "current", "scheduler", "in_hook", "debug", "syscalls", "signals",
+                 "_syscall_space", "_syscall_views", "insns_used", "cpu_time", "timer")
+
     def __init__(self, config: KernelConfig):
         self.config = config
         self.clock = VirtualClock()
