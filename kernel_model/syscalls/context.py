@@ -106,7 +106,7 @@ class SyscallContext:
     def writable(self, addr: int, size: int) -> bool:
         if not self.vm.allows(addr, size, PROT_WRITE):
             return False
-        if getattr(self.space, "userfaults", None):     # a page a userfaultfd must fill first
+        if self.space.userfaults:            # a page a userfaultfd must fill first
             kernel_access(self, addr, size, write=True)
         return True
 
