@@ -81,6 +81,16 @@ class KernelConfig:
 
 
 class Kernel(Spawning, SyscallEntry, LazyTables):
+    # What every system call and every slice of the run loop reads, and the process table, as
+    # slots; the rest, with LazyTables' cached properties, in the instance's dict: CPython 3.11
+    # shares an instance dict's names with its class only up to 30 (Objects/dictobject.c
+    # SHARED_KEYS_MAX_SIZE), and past that every attribute read became a slower lookup in a
+    # dict of its own (tests/unit/kernel_model/test_attribute_layout.py keeps it under).
+    __slots__ = ("clock", "current", "scheduler", "in_hook", "debug", "syscalls", "signals",
+                 "_syscall_space", "_syscall_views", "insns_used", "cpu_time", "timer",
+                 "fs", "processes", "next_pid", "exec_count", "space_pool", "task_limit",
+                 "processes_created", "reaped_count")
+
     def __init__(self, config: KernelConfig):
         self.config = config
         self.clock = VirtualClock()

@@ -59,14 +59,14 @@ class OpenFile:
         """Read at the file position (n >= 0, and the position never is negative: pread's
         checks are not needed here, on the path of every read(2)). `readable` and _data's
         checks are spelled out: this runs for every read(2), dd bs=1's included."""
-        handle, flags = self._handle, self.flags
+        handle, flags, notify = self._handle, self.flags, self.notify
         if handle is None or flags & O_PATH or flags & O_ACCMODE not in (O_RDONLY, O_RDWR):
             handle = self._data(for_write=False)         # raises the right errno
-        if self.notify is not None and self.notify.perm_marks:
-            self.notify.permission(self, FAN_ACCESS_PERM)    # rw_verify_area: fsnotify_perm
+        if notify is not None and notify.perm_marks:
+            notify.permission(self, FAN_ACCESS_PERM)     # rw_verify_area: fsnotify_perm
         data = handle.read_at(self.position, n)
         self.position += len(data)
-        if data and self.notify is not None and self.notify.watches:
+        if data and notify is not None and notify.watches:
             self._report(IN_ACCESS)
         return data
 
@@ -81,7 +81,8 @@ class OpenFile:
             self.position = handle.size()
         written = handle.write_at(self.position, bytes(data))
         self.position += written
-        if written and self.notify is not None and self.notify.watches:
+        notify = self.notify
+        if written and notify is not None and notify.watches:
             self._report(IN_MODIFY)
         return written
 

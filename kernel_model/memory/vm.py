@@ -56,6 +56,10 @@ class AreaMap:
         self.budget_allows = None
         self.lock_future = False      # mlockall(MCL_FUTURE): new areas are locked (mm->def_flags)
         self._last_hit = (0, _NO_VMA)         # vma_at's last answer: (index, area)
+        # [start, end) of the readable area `readable` found last, (0, 0) after any change to
+        # the areas (_insert, _drop, the vmas setter): a call's buffer is nearly always in it,
+        # and ctx.read (syscalls/context.py) tests it inline before asking `readable`.
+        self.readable_window = (0, 0)
 
     @property
     def vmas(self) -> list[Vma]:
@@ -68,6 +72,7 @@ class AreaMap:
         self._starts = [v.start for v in self._vmas]
         self._mapped = sum(v.end - v.start for v in self._vmas)
         self._last_hit = (0, _NO_VMA)
+        self.readable_window = (0, 0)
 
     # ---- queries ---------------------------------------------------------------------------
     def vma_at(self, addr: int) -> Vma | None:
@@ -102,10 +107,18 @@ class AreaMap:
         that is not PROT_NONE (on x86 a present page is readable whatever else it allows:
         Intel SDM Vol. 3A 4.6, so PROT_WRITE and PROT_EXEC imply PROT_READ)."""
         end = addr + size
-        i, vma = self._last_hit      # vma_at's first guess, inline: a buffer in the area asked
-        if vma.start <= addr and end <= vma.end and vma.perms and i < len(self._vmas) \
-                and self._vmas[i] is vma:                   # about last, nearly every call
+        start, stop = self.readable_window
+        if start <= addr and end <= stop:
             return True
+        vma = self.vma_at(addr)
+        if vma is not None and vma.perms and end <= vma.end:
+            self.readable_window = (vma.start, vma.end)
+            return True
+        return self.readable_walk(addr, size)
+
+    def readable_walk(self, addr: int, size: int) -> bool:
+        """`readable` from the areas alone, area by area."""
+        end = addr + size
         while addr < end:
             vma = self.vma_at(addr)
             if vma is None or not vma.perms:
@@ -205,6 +218,7 @@ class AreaMap:
         self._starts.insert(i, vma.start)
         self._vmas.insert(i, vma)
         self._mapped += vma.end - vma.start
+        self.readable_window = (0, 0)
 
     def _drop(self, vma: Vma) -> None:
         """Take `vma` out of the list: found by its start (list.remove would compare every
@@ -213,6 +227,7 @@ class AreaMap:
         assert self._vmas[i] is vma, "dropping an area that is not in the map"
         del self._starts[i], self._vmas[i]
         self._mapped -= vma.end - vma.start
+        self.readable_window = (0, 0)
 
     def _check_split_room(self, start: int, end: int) -> None:
         """mm/mmap.c do_vmi_align_munmap: unmapping the inside of one area leaves two, and is

@@ -26,7 +26,11 @@ INIT_PID = 1               # the virtual init that adopts orphans and reaps them
 
 
 
-@dataclass(eq=False)
+# Slots: every system call reads and writes a dozen fields of its Thread and Process. CPython
+# 3.11 keeps an instance's attributes in its class's shared key table only up to 30 names
+# (Objects/dictobject.c SHARED_KEYS_MAX_SIZE); both classes have more, so each instance got a
+# dict of its own and every field access its slower dict lookup. A slot is an offset.
+@dataclass(eq=False, slots=True, weakref_slot=True)
 class Thread:
     """A register context and a kernel stack inside a process, with what it waits for."""
     tid: int
@@ -69,7 +73,7 @@ class Thread:
         return f"pid {self.process.pid} tid {self.tid}"
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True, weakref_slot=True)
 class Process:
     """A process: its address space, fds, ids, signal state, children and threads."""
     pid: int

@@ -73,8 +73,12 @@ class SyscallContext:
         count taken as signed is, as the unsigned size_t Linux copies, past user space)."""
         if size == 0:
             return b""
-        if addr == 0 or not self.vm.readable(addr, size):
-            raise GuestErrno(E.EFAULT)       # (a PROT_NONE page is mapped, but not readable)
+        # AreaMap.readable's first test written out (nearly every buffer is in the area the
+        # call before read from); a PROT_NONE page is mapped in the Machine, but not readable
+        start, stop = self.vm.readable_window
+        if addr == 0 or (not (start <= addr and addr + size <= stop)
+                         and not self.vm.readable(addr, size)):
+            raise GuestErrno(E.EFAULT)
         if self.space.userfaults:            # a page a userfaultfd must fill first
             kernel_access(self, addr, size, write=False)
         try:
@@ -102,7 +106,7 @@ class SyscallContext:
     def writable(self, addr: int, size: int) -> bool:
         if not self.vm.allows(addr, size, PROT_WRITE):
             return False
-        if getattr(self.space, "userfaults", None):     # a page a userfaultfd must fill first
+        if self.space.userfaults:            # a page a userfaultfd must fill first
             kernel_access(self, addr, size, write=True)
         return True
 

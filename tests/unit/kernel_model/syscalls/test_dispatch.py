@@ -14,20 +14,18 @@ from kernel_model.process.proc import RUNNABLE, SLEEPING
 from kernel_model.signals import SIGPIPE
 from kernel_model.syscalls.dispatch import BLOCKED, Call, Convention, SyscallDispatcher
 from kernel_model.syscalls.registry import NO_RETURN, declaration
+from kernel_model.time.clock import VirtualClock
 
 
 class FakeKernel:
     def __init__(self):
-        self.posted, self.blocked, self.unimplemented, self.ticks = [], [], [], 0
+        self.posted, self.blocked, self.unimplemented = [], [], []
         self.signals = SimpleNamespace(post=lambda proc, sig, thread, info=None:
                                        self.posted.append((proc, sig, thread, info)))
-        self.clock = SimpleNamespace(tick_syscall=self._tick)
+        self.clock = VirtualClock()           # handle ticks it (one virtual microsecond a call)
         self.debug = SimpleNamespace(syscall_watchers=[])
         self.scheduler = SimpleNamespace(preempting=None)    # a woken thread to run next
         self.current = None
-
-    def _tick(self):
-        self.ticks += 1
 
     def block(self, thread, blocked, name):
         self.blocked.append((thread, blocked.reason, name))
@@ -92,7 +90,6 @@ def test_decode_reads_what_the_call_takes_and_all_six_for_watchers():
     assert dispatcher._decode(convention, read, fetch, False, []) == (0x100000001, 0x100000002, 0x100000003)
     # int 0x80 from 64-bit code sees the low halves; watched, all six as a list
     assert dispatcher._decode(convention, read, fetch, True, ["watcher"]) == [1, 2, 3, 4, 5, 6]
-    assert dispatcher.kernel.ticks == 2              # one virtual microsecond per call
 
 
 # ---- run ----------------------------------------------------------------------------------

@@ -51,8 +51,8 @@ class FakeVm:
         return None
 
     allows = AreaMap.allows          # the real walks over this stand-in's areas
-    readable = AreaMap.readable
-    _last_hit, _vmas = (0, SimpleNamespace(start=1, end=0, perms=0)), ()    # (its first guess misses)
+    readable = AreaMap.readable_walk     # a test changes the areas behind any window's back
+    readable_window = (0, 0)             # (so it keeps none: ctx.read's first test misses)
 
 
 class FakeKernel:
