@@ -23,7 +23,10 @@ PROGRAM = r"""
 #include <unistd.h>
 
 static void *idle(void *unused) {
-    pause();
+    for (;;)                    /* setresuid's SIGSETXID ends a pause(): pause again, so that
+                                   the thread is there whenever the host or the sandbox's
+                                   scheduler lets main go on (it ends with the process) */
+        pause();
     return NULL;
 }
 
@@ -48,7 +51,7 @@ int main(void) {
     setgroups(2, groups);
     pthread_t thread;
     pthread_create(&thread, NULL, idle, NULL);
-    show();                     /* two threads, until setresuid's SIGSETXID ends pause() */
+    show();                     /* two threads */
     setresgid(100, 200, 300);
     setresuid(1000, 2000, 0);
     show();
