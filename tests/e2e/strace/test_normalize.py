@@ -95,6 +95,19 @@ def test_an_ignored_sigchld_is_compared_right_before_the_wait_that_reaps_its_chi
                             _reaped(31236, 5), EXIT)) != before
 
 
+def test_an_ignored_sigchld_spelled_raw_is_placed_as_the_named_one():
+    """-X raw spells the SIGCHLD line with numbers (si_signo=17, si_code=0x1): the same move
+    (sockets -f -X raw on i386 put it before or after wait4 natively)."""
+    raw = ("--- SIGCHLD {si_signo=17, si_code=0x1, si_pid=31236, si_uid=0, si_status=5, "
+           "si_utime=0, si_stime=0} ---", None)
+    after = normalize(_lines(FORK, ("close(3)", "0"), _reaped(31236, 5), raw, EXIT))
+    before = normalize(_lines(FORK, ("close(3)", "0"), raw, _reaped(31236, 5), EXIT))
+    assert after == before
+    killed = (raw[0].replace("si_code=0x1", "si_code=0x5"), None)      # not an exit: stays
+    assert normalize(_lines(FORK, _reaped(31236, 5), killed, EXIT)) != \
+        normalize(_lines(FORK, killed, _reaped(31236, 5), EXIT))
+
+
 def test_a_sigchld_a_handler_takes_and_one_whose_child_is_not_reaped_stay_in_place():
     handler = ("rt_sigaction(SIGCHLD, {sa_handler=0x401136, sa_mask=[], sa_flags=SA_RESTORER, "
                "sa_restorer=0x401000}, NULL, 8)", "0")
