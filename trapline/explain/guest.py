@@ -14,12 +14,9 @@ def limit_n_handler(arch: str) -> str:
 
 
 def spawn_fib(arch: str, n: int):
-    """(kernel, process, captured stdout) for fib N, not started yet."""
-    stdout = CapturedOutput(name=b"pipe:[1]")
-    kernel = Kernel(KernelConfig(stdin=CapturedOutput(), stdout=stdout, stderr=CapturedOutput(),
-                                 report=io.StringIO()))
-    program = arch_dir(arch) / "fib"
-    return kernel, kernel.spawn(str(program).encode(), [b"fib", str(n).encode()], []), stdout
+    """(kernel, process, captured stdout) for fib N, not started yet (as spawn_sample: the
+    same stack wherever trapline lies)."""
+    return spawn_sample(arch, "fib", [str(n)])
 
 
 def spawn_sample(arch: str, name: str, args: list[str], *, quantum: int | None = None):
