@@ -68,8 +68,8 @@ class OverlayNode(Node):
     def xattrs(self) -> Xattrs:
         """The inode's extended attributes (xattrs.py), made on first use; its hard links
         are this node, so they share them."""
-        if self.meta.xattrs is None:
-            self.meta.xattrs = Xattrs()
+        if self.meta.xattrs is None:        # the rootfs is ext4, every other mount a tmpfs
+            self.meta.xattrs = Xattrs(acls_first=self.meta.dev != ROOTFS_DEV)
         return self.meta.xattrs
 
     def xattrs_changed(self) -> None:
@@ -84,6 +84,8 @@ class OverlayNode(Node):
     def chmod(self, mode: int) -> None:
         self.meta.mode = self.fmt | (mode & 0o7777)
         self.meta.ctime_ns = self.ctx.clock()
+        if self.meta.xattrs is not None:
+            self.meta.xattrs.chmod(mode)
 
     def chown(self, uid: int, gid: int) -> None:
         self.meta.chown(uid, gid, self.ctx.clock())

@@ -5,13 +5,17 @@ Linux's order: the path (or the fd: EBADF, an O_PATH one too) first, so ENOENT/E
 usual; then set's flags (EINVAL), the name (unreadable EFAULT; empty or over XATTR_NAME_MAX
 ERANGE), the value (E2BIG over XATTR_SIZE_MAX, EFAULT); then the namespace's permission, then
 whether the file system keeps attributes at all (EOPNOTSUPP, as /proc, pipes and host files
-answer). get and list with size 0 ask for the length; a buffer too small is ERANGE.
+answer). get and list with size 0 ask for the length; a buffer too small is ERANGE. The two
+POSIX ACL names go to the inode's ACL operations instead, after the same name and value checks
+(fs/posix_acl_calls.py).
 """
 from ... import errno as E
 from ...errno import GuestErrno
 from ...flags import O_PATH
 from ...creds import CAP_SYS_ADMIN
 from ...fs.permission import MAY_READ, MAY_WRITE, access_of
+from ...fs.posix_acl import NAMES as ACL_NAMES
+from ...fs.posix_acl_calls import get_acl, set_acl
 from ...fs.xattrs import (XATTR_CREATE, XATTR_LIST_MAX, XATTR_REPLACE, XATTR_SIZE_MAX,
                           check_permission)
 from ..kinds import K
@@ -61,6 +65,9 @@ def _set(ctx, node, name_addr, value, size, flags) -> int:
     if size > XATTR_SIZE_MAX:
         raise GuestErrno(E.E2BIG)
     data = ctx.read(value, size)
+    if name in ACL_NAMES:
+        set_acl(access_of(fs_view(ctx)), node, name, data)
+        return 0
     _store(ctx, node, name, MAY_WRITE).set(name, data, flags & 0xFFFFFFFF)
     node.xattrs_changed()
     return 0
@@ -68,7 +75,10 @@ def _set(ctx, node, name_addr, value, size, flags) -> int:
 
 def _get(ctx, node, name_addr, value, size) -> int:
     name = _name(ctx, name_addr)
-    data = _store(ctx, node, name, MAY_READ).get(name)
+    if name in ACL_NAMES:
+        data = get_acl(node, name)
+    else:
+        data = _store(ctx, node, name, MAY_READ).get(name)
     if size:
         if len(data) > min(size, XATTR_SIZE_MAX):
             raise GuestErrno(E.ERANGE)
@@ -89,6 +99,9 @@ def _list(ctx, node, buf, size) -> int:
 
 def _remove(ctx, node, name_addr) -> int:
     name = _name(ctx, name_addr)
+    if name in ACL_NAMES:
+        set_acl(access_of(fs_view(ctx)), node, name, b"")      # vfs_remove_acl
+        return 0
     _store(ctx, node, name, MAY_WRITE).remove(name)
     node.xattrs_changed()
     return 0
