@@ -1,5 +1,6 @@
 """FS_IOC_GETFLAGS and FS_IOC_SETFLAGS (fs/ioctl.c do_vfs_ioctl: ioctl_getflags,
-ioctl_setflags), answered before the file's own ioctl as Linux answers them, on the inodes of
+ioctl_setflags), and FS_IOC_FSGETXATTR and FS_IOC_FSSETXATTR (ioctl_fsgetxattr,
+ioctl_fssetxattr: the same flags as struct fsxattr, kernel_model/fs/fsxattr.py), answered before the file's own ioctl as Linux answers them, on the inodes of
 the writable file systems (the overlay's and tmpfs's regular files and directories; what they
 keep is kernel_model/fs/inode_flags.py). The argument is an int on both ABIs although the
 request's size says long: i386's requests are its _IOR('f', 1, long) of 4 bytes (the
@@ -14,6 +15,8 @@ from .paths import fs_view
 
 FS_IOC_GETFLAGS = {"x86_64": 0x80086601, "i386": 0x80046601}
 FS_IOC_SETFLAGS = {"x86_64": 0x40086602, "i386": 0x40046602}
+# _IOR('X', 31, struct fsxattr) and _IOW('X', 32, ...): 28 bytes on both ABIs
+FS_IOC_FSGETXATTR, FS_IOC_FSSETXATTR = 0x801C581F, 0x401C5820
 
 
 def flags_ioctl(ctx, node, request: int, arg: int) -> int | None:
@@ -31,4 +34,18 @@ def flags_ioctl(ctx, node, request: int, arg: int) -> int | None:
         set_flags(meta, wanted, ctx.proc.creds)
         meta.ctime_ns = node.ctx.clock()           # shmem/ext4_fileattr_set: a new ctime
         return 0
+    if request in (FS_IOC_FSGETXATTR, FS_IOC_FSSETXATTR):
+        return _fsxattr_ioctl(ctx, node, request, arg)
     return None
+
+
+def _fsxattr_ioctl(ctx, node, request: int, arg: int) -> int:
+    from ...fs.fsxattr import FSXATTR, from_user, fsgetxattr, fssetxattr    # rarely: not at start-up
+    if request == FS_IOC_FSGETXATTR:
+        ctx.write(arg, fsgetxattr(node.meta))
+        return 0
+    wanted = from_user(ctx.read(arg, FSXATTR.size))     # copy_fsxattr_from_user: EFAULT, EOPNOTSUPP
+    access_of(fs_view(ctx)).check_owner(node.stat())    # vfs_fileattr_set: inode_owner_or_capable
+    fssetxattr(node.meta, wanted, ctx.proc.creds, ctx.proc.creds.user_ns.initial)
+    node.meta.ctime_ns = node.ctx.clock()
+    return 0
