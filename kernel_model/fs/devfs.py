@@ -50,6 +50,8 @@ class CharDevice(SyntheticNode):
 
     def chmod(self, mode: int) -> None:
         self.meta.mode = self.fmt | (mode & 0o7777)
+        if self.meta.xattrs is not None:
+            self.meta.xattrs.chmod(mode)            # posix_acl_chmod
 
     def chown(self, uid: int, gid: int) -> None:
         self.meta.chown(uid, gid, self.meta.ctime_ns)

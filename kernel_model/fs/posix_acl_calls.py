@@ -26,7 +26,7 @@ from .posix_acl import ACCESS, DEFAULT, check_valid, equiv_mode, from_xattr, to_
 
 def _acl_store(node):
     """IS_POSIXACL and the inode's ACL operations: a store, and not a symlink."""
-    if node.xattrs is None or node.is_symlink:
+    if node.xattrs is None or node.is_symlink or not node.xattrs.keeps_acls:
         raise GuestErrno(E.EOPNOTSUPP)
     return node.xattrs
 

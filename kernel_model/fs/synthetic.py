@@ -4,9 +4,10 @@ from typing import Callable
 
 from .. import errno as E
 from ..errno import GuestErrno
-from .constants import S_IFDIR
+from .constants import DEVTMPFS_DEV, S_IFDIR
 from .node import BytesHandle, Node, wants_write
 from .records import Meta, StatResult, new_meta
+from .xattrs import Xattrs
 
 
 class SyntheticNode(Node):
@@ -21,6 +22,19 @@ class SyntheticNode(Node):
 
     def size(self) -> int:
         return 0
+
+    @property
+    def xattrs(self) -> Xattrs | None:
+        """devtmpfs is a tmpfs: its inodes keep attributes and ACLs as tmpfs's do (made on
+        first use); procfs's and devpts's have no handlers (None: EOPNOTSUPP)."""
+        if self.meta.dev != DEVTMPFS_DEV:
+            return None
+        if self.meta.xattrs is None:
+            self.meta.xattrs = Xattrs()
+        return self.meta.xattrs
+
+    def xattrs_changed(self) -> None:
+        """The synthetic mounts keep no clock: the ctime stays (as their chown's does)."""
 
 
 class SyntheticDir(SyntheticNode):

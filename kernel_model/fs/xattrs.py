@@ -72,6 +72,8 @@ class Xattrs:
     they were first set (measured on Linux 6.18: a default ACL set before the access one is
     listed first on ext4, second on tmpfs)."""
 
+    keeps_acls = True           # IS_POSIXACL (file_xattrs.py's sockets have none)
+
     def __init__(self, acls_first: bool = True):
         self._values: dict[bytes, bytes] = {}
         self._acls: dict[bytes, tuple] = {}

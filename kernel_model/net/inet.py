@@ -13,7 +13,7 @@ Any other address is unreachable: ENETUNREACH, noted once in the run's report.
 """
 from .. import errno as E
 from ..errno import GuestErrno
-from .constants import (MSG_ERRQUEUE, MSG_MORE, MSG_NOSIGNAL, MSG_OOB, SO_REUSEADDR,
+from .constants import (AF_INET6, MSG_ERRQUEUE, MSG_MORE, MSG_NOSIGNAL, MSG_OOB, SO_REUSEADDR,
                         SOCK_DGRAM, SOCK_STREAM)
 from .inet_address import LOOPBACK, InetName, in_family, parse, unbound
 from .namespace import lo_is_up
@@ -38,6 +38,12 @@ class InetSocket(UnixSocket):
     @property
     def ports(self):
         return (self.net or self.kernel).inet_ports
+
+    @property
+    def protocol_name(self) -> bytes:
+        """tcp_prot, udp_prot and their IPv6 twins (tcpv6_prot "TCPv6", udpv6_prot)."""
+        return (b"UDP" if self.type == SOCK_DGRAM else b"TCP") + (
+            b"v6" if self.family == AF_INET6 else b"")
 
     # ---- addresses --------------------------------------------------------------------------
     def parse(self, raw: bytes) -> InetName:

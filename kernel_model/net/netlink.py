@@ -44,6 +44,7 @@ def check_create(sock_type: int, protocol: int) -> None:
 
 class NetlinkSocket(UnixSocket):
     family = AF_NETLINK
+    protocol_name = b"NETLINK"          # af_netlink.c netlink_proto
 
     def __init__(self, kernel, sock_type: int, protocol: int, ino: int, *, nonblocking: bool):
         super().__init__(kernel, sock_type, ino, nonblocking=nonblocking)

@@ -51,6 +51,7 @@ def check_create(sock_type: int, may_raw: bool) -> None:
 
 class PacketSocket(UnixSocket):
     family = AF_PACKET
+    protocol_name = b"PACKET"           # af_packet.c packet_proto
 
     def __init__(self, kernel, sock_type: int, protocol: int, ino: int, *, nonblocking: bool):
         super().__init__(kernel, sock_type, ino, nonblocking=nonblocking)

@@ -54,6 +54,11 @@ class RawSocket(InetSocket):
         """raw_hash_sk: from now on it receives its protocol's datagrams (its `net` is set)."""
         self.ports.raw_sockets.append(self)
 
+    @property
+    def protocol_name(self) -> bytes:
+        """raw_prot "RAW", rawv6_prot "RAWv6"."""
+        return b"RAWv6" if self.family == AF_INET6 else b"RAW"
+
     def _unbind(self) -> None:
         sockets = self.ports.raw_sockets if self.kernel is not None else []
         if self in sockets:

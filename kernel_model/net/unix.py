@@ -52,6 +52,12 @@ class UnixSocket(Unseekable):
     is_tty = False
     net = None          # its network namespace (namespace.py); None: the initial one
 
+    @property
+    def protocol_name(self) -> bytes:
+        """Its struct proto's name, sockfs's name of the inode (getxattr system.sockprotoname):
+        af_unix.c unix_stream_proto for a stream socket, unix_dgram_proto for the others."""
+        return b"UNIX-STREAM" if self.type == SOCK_STREAM else b"UNIX"
+
     def __init__(self, kernel, sock_type: int, ino: int, *, nonblocking: bool = False):
         self.kernel = kernel
         self.type = sock_type

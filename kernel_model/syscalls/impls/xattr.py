@@ -4,8 +4,8 @@
 Linux's order: the path (or the fd: EBADF, an O_PATH one too) first, so ENOENT/EBADF come as
 usual; then set's flags (EINVAL), the name (unreadable EFAULT; empty or over XATTR_NAME_MAX
 ERANGE), the value (E2BIG over XATTR_SIZE_MAX, EFAULT); then the namespace's permission, then
-whether the file system keeps attributes at all (EOPNOTSUPP, as /proc, pipes and host files
-answer). get and list with size 0 ask for the length; a buffer too small is ERANGE. The two
+whether the file system keeps attributes at all (EOPNOTSUPP, as /proc and host files answer;
+pipes, sockets and eventfds are fs/file_xattrs.py's). get and list with size 0 ask for the length; a buffer too small is ERANGE. The two
 POSIX ACL names go to the inode's ACL operations instead, after the same name and value checks
 (fs/posix_acl_calls.py).
 """
@@ -47,7 +47,8 @@ def _fd_inode(ctx, fd: int):
     if getattr(f, "flags", 0) & O_PATH:
         raise GuestErrno(E.EBADF)            # fdget() does not take O_PATH files
     if node is None:
-        raise GuestErrno(E.EOPNOTSUPP)       # pipes, sockets, eventfds: no xattr handlers
+        from ...fs.file_xattrs import FileInode         # pipes, sockets, eventfds
+        return FileInode(f)
     return node
 
 
@@ -87,8 +88,10 @@ def _get(ctx, node, name_addr, value, size) -> int:
 
 
 def _list(ctx, node, buf, size) -> int:
+    """vfs_listxattr: an inode without a listxattr operation lists nothing (what an LSM
+    would add), not EOPNOTSUPP."""
     if node.xattrs is None:
-        raise GuestErrno(E.EOPNOTSUPP)
+        return 0
     names = node.xattrs.names(privileged=ctx.proc.creds.capable(CAP_SYS_ADMIN))
     if size:
         if len(names) > min(size, XATTR_LIST_MAX):
