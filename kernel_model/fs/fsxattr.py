@@ -63,9 +63,20 @@ def from_user(value: bytes) -> tuple:
     """copy_fsxattr_from_user: (xflags, extsize, projid, cowextsize); fsx_nextents and the
     padding are not read."""
     xflags, extsize, _nextents, projid, cowextsize = FSXATTR.unpack(value)
+    return wanted(xflags, extsize, projid, cowextsize, E.EOPNOTSUPP)
+
+
+def wanted(xflags: int, extsize: int, projid: int, cowextsize: int, unknown: int) -> tuple:
+    """What a caller asks for, `unknown` the errno of a flag outside FS_XFLAGS_MASK
+    (EOPNOTSUPP for the ioctl, EINVAL for file_setattr's file_attr_to_fileattr)."""
     if xflags & ~FS_XFLAGS_MASK:
-        raise GuestErrno(E.EOPNOTSUPP)
+        raise GuestErrno(unknown)
     return xflags & ~FS_XFLAG_RDONLY_MASK, extsize, projid, cowextsize
+
+
+def xflags_now(meta) -> int:
+    """The inode's xflags, as vfs_fileattr_get reads them."""
+    return FSXATTR.unpack(fsgetxattr(meta))[0]
 
 
 def fssetxattr(meta, wanted: tuple, creds, initial_ns: bool) -> None:
