@@ -195,6 +195,7 @@ CLOCKS = {CLOCK_REALTIME: "CLOCK_REALTIME", CLOCK_MONOTONIC: "CLOCK_MONOTONIC",
           CLOCK_BOOTTIME_ALARM: "CLOCK_BOOTTIME_ALARM", CLOCK_TAI: "CLOCK_TAI"}
 TIMER_ABSTIME = 1
 CLOCK_NANOSLEEP_FLAGS = ((TIMER_ABSTIME, "TIMER_ABSTIME"),)
+XATTR_FLAGS = ((1, "XATTR_CREATE"), (2, "XATTR_REPLACE"))      # setxattr's (linux/xattr.h)
 
 # --- lseek whence, sigprocmask how, arch_prctl codes ------------------------------------------
 SEEK_SET, SEEK_CUR, SEEK_END, SEEK_DATA, SEEK_HOLE = 0, 1, 2, 3, 4

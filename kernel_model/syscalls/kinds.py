@@ -81,6 +81,13 @@ class Kind(enum.Enum):
     WSTATUS_OUT = "wait status out"
     INT_OUT = "int out"          # int*, shown as [value] on success
     LOFF_OUT = "loff_t out"      # _llseek's result: [value]
+    # extended attributes (strace's xattr.c): a value is shown as printstr_ex with
+    # QUOTE_OMIT_TRAILING_0, its length the next argument (set) or the result (get); a
+    # list of names as a buffer, an address when its size is 0
+    XATTR_VALUE_IN = "xattr value in"
+    XATTR_VALUE_OUT = "xattr value out"
+    XATTR_LIST_OUT = "xattr list out"
+    XATTR_FLAGS = "xattr flags"
 
 
 class Ret(enum.Enum):

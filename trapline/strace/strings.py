@@ -83,6 +83,9 @@ def quote_from(mem, data: bytes, truncated: bool = False) -> str:
     return quote(data, truncated, getattr(mem, "hex_strings", 0))
 
 
+XATTR_SIZE_MAX = 65536
+
+
 def format_buffer(mem: MemReader, addr: int, length: int) -> str:
     """A buffer of `length` bytes (write's data, read's result): the first 32, then "...";
     NULL whatever the length (strace's printstr checks the address first)."""
@@ -96,6 +99,24 @@ def format_buffer(mem: MemReader, addr: int, length: int) -> str:
     if data is None or len(data) < shown:
         return format_address(addr)
     return quote_from(mem, data, truncated=length > limit)
+
+
+def format_xattr_value(mem: MemReader, addr: int, length: int) -> str:
+    """An extended attribute's value (strace's print_xattr_val:
+    printstr_ex with QUOTE_OMIT_TRAILING_0): the first 32 bytes, a NUL at the last of them
+    dropped and taken for the end (no "..."), else "..." when there is more; an address past
+    XATTR_SIZE_MAX."""
+    if length > XATTR_SIZE_MAX:
+        return format_address(addr)
+    if not addr:
+        return "NULL"
+    shown = min(max(length, 0), max_strlen(mem))
+    data = mem.read(addr, shown)
+    if data is None or len(data) < shown:
+        return format_address(addr)
+    if data.endswith(b"\0"):
+        return quote_from(mem, data[:-1])
+    return quote_from(mem, data, truncated=length > shown)
 
 
 def format_buffer_hex(mem: MemReader, addr: int, length: int) -> str:

@@ -12,7 +12,7 @@ from kernel_model.debug.abi import Kind, flags, signal_name
 
 from . import fd_details, structs, xlat_style
 from .strings import (MemReader, escape_bytes, format_address, format_argv, format_buffer, format_envp,
-                      format_path, read_words)
+                      format_path, format_xattr_value, read_words)
 
 
 MAX_ERRNO = 4095             # include/linux/err.h: -4095..-1 are errors
@@ -77,7 +77,8 @@ _NAMED_CONSTANT_KINDS = frozenset({
     Kind.OPEN_FLAGS, Kind.PIPE_FLAGS, Kind.PROT, Kind.MAP_FLAGS, Kind.MREMAP_FLAGS, Kind.MADVISE,
     Kind.SIGNAL, Kind.SIGMASK_HOW, Kind.WHENCE, Kind.CLOCK, Kind.TIMER_FLAGS, Kind.IOCTL_REQ,
     Kind.FCNTL_CMD, Kind.AT_FLAGS, Kind.ACCESS_MODE, Kind.ACCESS_AT_FLAGS, Kind.WAIT_OPTIONS,
-    Kind.WAITID_TYPE, Kind.RLIMIT_RESOURCE, Kind.ARCH_PRCTL_CODE, Kind.FUTEX_OP, Kind.DIRFD})
+    Kind.WAITID_TYPE, Kind.RLIMIT_RESOURCE, Kind.ARCH_PRCTL_CODE, Kind.FUTEX_OP, Kind.DIRFD,
+    Kind.XATTR_FLAGS})
 
 
 def _xlat(call: _Call, value: int, name: Callable[[int, _Call], str], kind: Kind) -> str:
@@ -164,7 +165,17 @@ _SIMPLE: dict[Kind, Callable[[int, _Call], str]] = {
     Kind.RLIMIT_RESOURCE: lambda v, c: flags.decode_enum(v, flags.RLIMIT_RESOURCES, "RLIMIT_"),
     Kind.ARCH_PRCTL_CODE: lambda v, c: flags.decode_enum(v, flags.ARCH_PRCTL_CODES, "ARCH_"),
     Kind.FUTEX_OP: lambda v, c: flags.decode_futex_op(v),
+    Kind.XATTR_FLAGS: lambda v, c: _flag_set(v, flags.XATTR_FLAGS, "XATTR_???"),
 }
+
+
+def _flag_set(value: int, table, unknown: str) -> str:
+    """strace's printflags: the names, the unknown bits in hex after them, or alone with
+    the table's `unknown` in a comment when no bit has a name."""
+    text = flags.decode_flags(value, table)
+    if value and not any(value & bits for bits, _name in table):
+        text += f" /* {unknown} */"
+    return text
 
 
 def _format_memory(call: _Call, index: int, kind: Kind, value: int) -> str:
@@ -174,6 +185,8 @@ def _format_memory(call: _Call, index: int, kind: Kind, value: int) -> str:
         return format_path(mem, value)
     if kind is Kind.BUF_IN:
         return format_buffer(mem, value, call.arg(index + 1))
+    if kind is Kind.XATTR_VALUE_IN:
+        return format_xattr_value(mem, value, call.arg(index + 1))
     if kind is Kind.IOVEC_IN:
         return structs.format_iovec(mem, value, _signed(call.arg(index + 1), 32), word, None)
     if kind is Kind.ARGV:
@@ -198,6 +211,10 @@ def _format_memory(call: _Call, index: int, kind: Kind, value: int) -> str:
 # What the kernel fills in, read once the call succeeded: (call, argument index, address).
 _OUTPUT_DECODERS: dict[Kind, Callable[[_Call, int, int], str]] = {
     Kind.BUF_OUT: lambda c, i, v: format_buffer(c.mem, v, c.ret),
+    Kind.XATTR_VALUE_OUT: lambda c, i, v: format_xattr_value(c.mem, v, c.ret),
+    # listxattr's names (strace's print_xattr_list): an address when the size asked was 0
+    Kind.XATTR_LIST_OUT: lambda c, i, v: (format_buffer(c.mem, v, c.ret) if c.arg(i + 1)
+                                          else format_address(v)),
     Kind.STR_OUT: lambda c, i, v: format_path(c.mem, v),
     Kind.IOVEC_OUT: lambda c, i, v: structs.format_iovec(
         c.mem, v, _signed(c.arg(i + 1), 32), c.word, c.ret),

@@ -110,8 +110,9 @@ def _remove(ctx, node, name_addr) -> int:
     return 0
 
 
-SET_ARGS = (("name", K.PATH), ("value", K.BUF_IN), ("size", K.ULONG), ("flags", K.HEX))
-GET_ARGS = (("name", K.PATH), ("value", K.BUF_OUT), ("size", K.ULONG))
+SET_ARGS = (("name", K.PATH), ("value", K.XATTR_VALUE_IN), ("size", K.ULONG),
+            ("flags", K.XATTR_FLAGS))
+GET_ARGS = (("name", K.PATH), ("value", K.XATTR_VALUE_OUT), ("size", K.ULONG))
 PATH, FD = (("pathname", K.PATH),), (("fd", K.FD),)
 
 
@@ -145,17 +146,17 @@ def sys_fgetxattr(ctx, fd, name, value, size):
     return _get(ctx, _fd_inode(ctx, fd), name, value, size)
 
 
-@syscall("listxattr", args=PATH + (("list", K.BUF_OUT), ("size", K.ULONG)))
+@syscall("listxattr", args=PATH + (("list", K.XATTR_LIST_OUT), ("size", K.ULONG)))
 def sys_listxattr(ctx, pathname, buf, size):
     return _list(ctx, _path_inode(ctx, pathname, True), buf, size)
 
 
-@syscall("llistxattr", args=PATH + (("list", K.BUF_OUT), ("size", K.ULONG)))
+@syscall("llistxattr", args=PATH + (("list", K.XATTR_LIST_OUT), ("size", K.ULONG)))
 def sys_llistxattr(ctx, pathname, buf, size):
     return _list(ctx, _path_inode(ctx, pathname, False), buf, size)
 
 
-@syscall("flistxattr", args=FD + (("list", K.BUF_OUT), ("size", K.ULONG)))
+@syscall("flistxattr", args=FD + (("list", K.XATTR_LIST_OUT), ("size", K.ULONG)))
 def sys_flistxattr(ctx, fd, buf, size):
     return _list(ctx, _fd_inode(ctx, fd), buf, size)
 
