@@ -51,6 +51,11 @@ class Access:
         mode, creds = st.mode, self.creds
         if creds.fsuid == st.uid:
             bits = mode >> 6
+        elif st.acl is not None and mode & 0o070:
+            # acl_permission_check: an access ACL decides for everybody but the owner
+            # (check_acl, posix_acl.py's permission); capabilities may still override it
+            from .posix_acl import permission
+            bits = 7 if permission(st.acl, self, st, mask) else 0
         elif self.in_group(st.gid):
             bits = mode >> 3
         else:

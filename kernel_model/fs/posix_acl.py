@@ -13,7 +13,9 @@ entries that name nobody as ACL_UNDEFINED_ID.
 
 An ACL is kept as a tuple of (tag, perm, id) entries. posix_acl_equiv_mode gives the mode bits
 an access ACL stands for (the mask standing in for the group's), and whether the ACL says more
-than they do; __posix_acl_chmod writes a chmod's bits back into the ACL.
+than they do; __posix_acl_chmod writes a chmod's bits back into the ACL; posix_acl_permission
+says whom an access ACL lets in (fs/namei.c acl_permission_check asks it for every caller but
+the owner while the mode has group bits; permission.py).
 """
 import struct
 
@@ -106,3 +108,28 @@ def chmod_entries(entries: tuple, mode: int) -> tuple:
     new = {ACL_USER_OBJ: (mode >> 6) & ACL_RWX, group_tag: (mode >> 3) & ACL_RWX,
            ACL_OTHER: mode & ACL_RWX}
     return tuple((tag, new.get(tag, perm), ident) for tag, perm, ident in entries)
+
+
+def permission(entries: tuple, access, st, want: int) -> bool:
+    """posix_acl_permission for a caller that does not own the file: a named user entry
+    that is its file-system uid decides, limited by the mask; else each group entry it is in
+    (the file's group for GROUP_OBJ), the first granting all of `want`, limited by the mask;
+    OTHER when no group entry named it, nothing when one did."""
+    want &= ACL_RWX
+    found = False
+    for i, (tag, perm, ident) in enumerate(entries):
+        if tag == ACL_USER and ident == access.creds.fsuid:
+            return perm & _mask_after(entries, i) & want == want
+        if tag in (ACL_GROUP_OBJ, ACL_GROUP) and access.in_group(
+                st.gid if tag == ACL_GROUP_OBJ else ident):
+            found = True
+            if perm & want == want:
+                return perm & _mask_after(entries, i) & want == want
+        if tag == ACL_OTHER:
+            return not found and perm & want == want
+    return False
+
+
+def _mask_after(entries: tuple, index: int) -> int:
+    """The MASK entry's bits, which follows the named and group entries (all bits if none)."""
+    return next((perm for tag, perm, _ident in entries[index + 1:] if tag == ACL_MASK), ACL_RWX)

@@ -1,5 +1,6 @@
 """The values the file system hands out: stat results, directory entries, mutable metadata."""
 from dataclasses import dataclass
+from functools import partial
 
 from .constants import PROC_DEV, S_IFDIR, S_IFMT, BLOCK_SIZE, DIR_SIZE, blocks_for
 
@@ -23,6 +24,14 @@ class StatResult:
     ctime_ns: int
     btime_ns: int | None = None       # birth time; None where the file system keeps none (statx)
     iflags: int = 0                   # inode attribute flags (inode_flags.py): FS_IMMUTABLE_FL...
+    acl = None      # not a field: AclStat's, for the few inodes with an access ACL
+
+
+@dataclass(frozen=True)
+class AclStat(StatResult):
+    """The stat of an inode with an access ACL (posix_acl.py's entries), which the permission
+    check reads (permission.py). A subclass so that no other stat pays for the field."""
+    acl: tuple | None = None
 
 
 @dataclass(frozen=True)
@@ -81,9 +90,11 @@ class Meta:
         if self.fmt == S_IFDIR:
             size = DIR_SIZE
         blocks = blocks_for(size) if held is None else held // 512
-        return StatResult(self.dev, self.ino, self.mode, self.nlink, self.uid, self.gid, self.rdev, size,
-                          BLOCK_SIZE, blocks, self.atime_ns, self.mtime_ns, self.ctime_ns,
-                          self.btime_ns, self.iflags or 0)
+        acl = self.xattrs.access_acl() if self.xattrs is not None else None
+        return (StatResult if acl is None else partial(AclStat, acl=acl))(
+            self.dev, self.ino, self.mode, self.nlink, self.uid, self.gid, self.rdev, size,
+            BLOCK_SIZE, blocks, self.atime_ns, self.mtime_ns, self.ctime_ns, self.btime_ns,
+            self.iflags or 0)
 
 
 def new_meta(dev: int, ino: int, mode: int, now: int, nlink: int = 1, rdev: int = 0) -> Meta:

@@ -82,6 +82,9 @@ class Xattrs:
     def acl(self, name: bytes) -> tuple | None:
         return self._acls.get(name)
 
+    def access_acl(self) -> tuple | None:
+        return self._acls.get(ACL_ACCESS)
+
     def chmod(self, mode: int) -> None:
         """posix_acl_chmod (from the file system's setattr): the access ACL follows the new
         mode's bits. posix_acl.py is imported here, when an inode has an ACL, not at start-up."""

@@ -2,7 +2,7 @@
 tmpfs (/dev/shm) and an ext4 (/tmp) file, as natively (as root) on both arches: ENODATA for a
 file without one (the sandbox answered EOPNOTSUPP, so Debian's `ls -l` stopped asking after the
 first file), an ACL set and read back and listed, the mode it sets, a chmod written back into
-it, an ACL the mode says all of not kept, the malformed blobs' EINVAL/EOPNOTSUPP, a default
+it, an ACL the mode says all of not kept, who may open a file its ACL names (and who not), the malformed blobs' EINVAL/EOPNOTSUPP, a default
 ACL on a file, a symlink's EOPNOTSUPP, a non-owner's EPERM, and the namespace rules of
 fs/xattr.c xattr_permission for trusted.* and user.* beside them."""
 import pytest
@@ -12,6 +12,7 @@ from tests.e2e.static_c import build_static, c_preamble, compare_with_native
 pytestmark = pytest.mark.e2e
 
 SOURCE = c_preamble("%-34s ") + r"""
+#include <grp.h>
 #include <stdint.h>
 #include <sys/xattr.h>
 #include <sys/wait.h>
@@ -20,6 +21,8 @@ SOURCE = c_preamble("%-34s ") + r"""
 #define DEFAULT "system.posix_acl_default"
 
 static char dir[64], file[80], sub[80], link_[80], fifo[80];
+
+static void show_mode(const char *what, const char *path);
 
 /* an ACL blob: the version, then (tag, perm, id) triples; size is its length in bytes */
 static size_t blob(unsigned char *out, uint32_t version, const uint32_t *e, int n) {
@@ -67,6 +70,64 @@ static const uint32_t NO_MASK[] = {1, 6, -1, 2, 4, U1000, 4, 4, -1, 0x20, 0, -1}
 static const uint32_t BAD_TAG[] = {1, 6, -1, 0x40, 4, -1, 4, 4, -1, 0x20, 0, -1};
 static const uint32_t BAD_PERM[] = {1, 8, -1, 4, 4, -1, 0x20, 0, -1};
 static const uint32_t NOBODY_ID[] = {1, 6, -1, 2, 4, -1, 4, 4, -1, 0x10, 4, -1, 0x20, 0, -1};
+
+/* who may open what an ACL says: a named user, a named group, a named user the mode's
+   other bits would have let in, a mask */
+static const uint32_t USER_R[] = {1, 6, -1, 2, 4, 65534, 4, 0, -1, 0x10, 4, -1, 0x20, 0, -1};
+static const uint32_t GROUP_R[] = {1, 6, -1, 4, 0, -1, 8, 4, 65534, 0x10, 4, -1, 0x20, 0, -1};
+static const uint32_t USER_NONE[] = {1, 6, -1, 2, 0, 65534, 4, 4, -1, 0x10, 4, -1, 0x20, 4, -1};
+static const uint32_t USER_RW_MASK_R[] = {1, 6, -1, 2, 6, 65534, 4, 0, -1, 0x10, 4, -1,
+                                          0x20, 0, -1};
+
+static long opened(const char *path, int flags) {
+    int fd = open(path, flags);
+    if (fd >= 0)
+        close(fd);
+    return fd < 0 ? -1 : 0;
+}
+
+static void enforced(unsigned char *b) {
+    static const uint32_t *acls[] = {USER_R, GROUP_R, USER_NONE, USER_RW_MASK_R};
+    static const char *names[] = {"user r", "group r", "user none", "user rw mask r"};
+    char paths[4][96], what[64];
+    for (int i = 0; i < 4; i++) {
+        snprintf(paths[i], sizeof paths[i], "%s/enforced%d", dir, i);
+        close(open(paths[i], O_CREAT | O_WRONLY, 0644));
+        size_t n = blob(b, 2, acls[i], 5);
+        snprintf(what, sizeof what, "set %s", names[i]);
+        result(what, setxattr(paths[i], ACCESS, b, n, 0));
+        snprintf(what, sizeof what, "mode %s", names[i]);
+        show_mode(what, paths[i]);
+    }
+    fflush(stdout);
+    if (fork() == 0) {          /* nobody, group nogroup, no other group */
+        setgroups(0, NULL);
+        setgid(65534);
+        setuid(65534);
+        for (int i = 0; i < 4; i++) {
+            snprintf(what, sizeof what, "nobody reads %s", names[i]);
+            result(what, opened(paths[i], O_RDONLY));
+            snprintf(what, sizeof what, "nobody writes %s", names[i]);
+            result(what, opened(paths[i], O_WRONLY));
+        }
+        fflush(stdout);
+        _exit(0);
+    }
+    wait(NULL);
+    result("chmod 0600 user r", chmod(paths[0], 0600));
+    fflush(stdout);
+    if (fork() == 0) {
+        setgroups(0, NULL);
+        setgid(65534);
+        setuid(65534);
+        result("nobody reads after chmod", opened(paths[0], O_RDONLY));
+        fflush(stdout);
+        _exit(0);
+    }
+    wait(NULL);
+    for (int i = 0; i < 4; i++)
+        unlink(paths[i]);
+}
 
 static void in_dir(const char *base) {
     unsigned char b[256];
@@ -165,6 +226,7 @@ static void in_dir(const char *base) {
         _exit(0);
     }
     wait(NULL);
+    enforced(b);
     unlink(fifo); unlink(link_); rmdir(sub); unlink(file);
     result("cleaned up", rmdir(dir));
 }
@@ -184,7 +246,10 @@ SHOWN = (("file access absent", "-1 ENODATA"), ("symlink access", "-1 EOPNOTSUPP
          ("set extended", "0"), ("get extended", "44"), ("get after minimal", "-1 ENODATA"),
          ("set version 1", "-1 EOPNOTSUPP"), ("set unordered", "-1 EINVAL"),
          ("file set default", "-1 EACCES"), ("nobody set access", "-1 EPERM"),
-         ("nobody set trusted", "-1 EPERM"), ("nobody get trusted", "-1 ENODATA"))
+         ("nobody set trusted", "-1 EPERM"), ("nobody get trusted", "-1 ENODATA"),
+         ("nobody reads user r", "0"), ("nobody reads group r", "0"),
+         ("nobody reads user none", "-1 EACCES"), ("nobody writes user rw mask r", "-1 EACCES"),
+         ("nobody reads after chmod", "-1 EACCES"))
 
 
 @pytest.mark.parametrize("arch", ("amd64", "i386"))

@@ -101,3 +101,39 @@ def test_a_valid_acl_reads_back_and_follows_a_chmod(entries, mode):
     new_mode, more = equiv_mode(changed, 0o170000)
     assert new_mode == 0o170000 | (mode & 0o777)
     assert more == equiv_mode(entries, 0)[1] == any(e[0] == ACL_MASK for e in entries)
+
+
+def _access(uid: int, gid: int, groups=()):
+    from kernel_model.creds import Credentials
+    from kernel_model.fs.permission import Access
+    return Access(Credentials(uid=uid, euid=uid, suid=uid, fsuid=uid, gid=gid, egid=gid,
+                              sgid=gid, fsgid=gid, effective=0, permitted=0), tuple(groups))
+
+
+def _stat(mode: int):
+    from kernel_model.fs.records import StatResult
+    return StatResult(1, 2, 0o100000 | mode, 1, 0, 0, 0, 0, 4096, 0, 0, 0, 0)
+
+
+def test_who_an_acl_lets_in():
+    from kernel_model.fs.posix_acl import permission
+    acl = ((ACL_USER_OBJ, 6, NONE), (ACL_USER, 6, 7), (ACL_USER, 0, 8), (ACL_GROUP_OBJ, 0, NONE),
+           (ACL_GROUP, 4, 9), (ACL_MASK, 4, NONE), (ACL_OTHER, 4, NONE))
+    st = _stat(0o644)
+    assert permission(acl, _access(7, 100), st, 4) and not permission(acl, _access(7, 100), st, 2)
+    assert not permission(acl, _access(8, 100), st, 4)           # named, with nothing
+    assert permission(acl, _access(5, 9), st, 4)                 # a named group
+    assert not permission(acl, _access(5, 0), st, 4)             # the file's group: no bits
+    assert permission(acl, _access(5, 100), st, 4)               # nobody named: other
+
+
+@given(st.integers(0, 0o777), st.integers(1, 7), st.booleans())
+def test_an_acl_the_mode_says_all_of_lets_in_whom_the_mode_does(mode, want, in_group):
+    """Invariant: for a caller that does not own the file, the three-entry ACL a mode stands
+    for answers as the mode's group or other bits do."""
+    from kernel_model.fs.posix_acl import permission
+    acl = ((ACL_USER_OBJ, mode >> 6 & 7, NONE), (ACL_GROUP_OBJ, mode >> 3 & 7, NONE),
+           (ACL_OTHER, mode & 7, NONE))
+    caller = _access(1000, 0 if in_group else 1000)
+    bits = (mode >> 3 if in_group else mode) & 7
+    assert permission(acl, caller, _stat(mode), want) == (bits & want == want)
