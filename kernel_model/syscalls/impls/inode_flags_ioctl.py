@@ -1,8 +1,9 @@
 """FS_IOC_GETFLAGS and FS_IOC_SETFLAGS (fs/ioctl.c do_vfs_ioctl: ioctl_getflags,
 ioctl_setflags), and FS_IOC_FSGETXATTR and FS_IOC_FSSETXATTR (ioctl_fsgetxattr,
-ioctl_fssetxattr: the same flags as struct fsxattr, kernel_model/fs/fsxattr.py), answered before the file's own ioctl as Linux answers them, on the inodes of
-the writable file systems (the overlay's and tmpfs's regular files and directories; what they
-keep is kernel_model/fs/inode_flags.py). The argument is an int on both ABIs although the
+ioctl_fssetxattr: the same flags as struct fsxattr, kernel_model/fs/fsxattr.py), answered
+before the file's own ioctl as Linux answers them, on the inodes of the writable file systems
+(the overlay's and tmpfs's regular files and directories; what they keep is
+kernel_model/fs/inode_flags.py). FS_IOC_GETFLAGS's argument is an int on both ABIs although the
 request's size says long: i386's requests are its _IOR('f', 1, long) of 4 bytes (the
 FS_IOC32_ forms a compat task sends), x86-64's of 8.
 """

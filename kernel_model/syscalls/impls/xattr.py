@@ -5,9 +5,9 @@ Linux's order: the path (or the fd: EBADF, an O_PATH one too) first, so ENOENT/E
 usual; then set's flags (EINVAL), the name (unreadable EFAULT; empty or over XATTR_NAME_MAX
 ERANGE), the value (E2BIG over XATTR_SIZE_MAX, EFAULT); then the namespace's permission, then
 whether the file system keeps attributes at all (EOPNOTSUPP, as /proc and host files answer;
-pipes, sockets and eventfds are fs/file_xattrs.py's). get and list with size 0 ask for the length; a buffer too small is ERANGE. The two
-POSIX ACL names go to the inode's ACL operations instead, after the same name and value checks
-(fs/posix_acl_calls.py).
+pipes, sockets and eventfds are fs/file_xattrs.py's). get and list with size 0 ask for the
+length; a buffer too small is ERANGE. The two POSIX ACL names go to the inode's ACL operations
+instead, after the same name and value checks (fs/posix_acl_calls.py).
 """
 from ... import errno as E
 from ...errno import GuestErrno
