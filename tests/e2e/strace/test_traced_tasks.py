@@ -1,0 +1,96 @@
+"""What strace's ptrace changes for the program, beyond its trace: which tasks are traced, as
+/proc/PID/status's TracerPid shows them.
+
+strace seizes the program's first task; without -f it follows neither its threads nor its
+children (no PTRACE_O_TRACECLONE, TRACEFORK), with -f both, and /proc shows TracerPid in each
+traced task's status, 0 in the others' (fs/proc/array.c task_state). The sandbox's strace
+client says the same to the kernel (kernel_model/debug/ptrace_links.py; the new tasks inherit
+it as Linux's copy_process does, kernel_model/ptraced.py): a program printing its own, its
+thread's and its child's TracerPid prints what it prints under strace and strace -f on the
+host, and under neither, 0 for all (before, it was 0 in the sandbox under --strace too).
+Both arches."""
+import subprocess
+
+import pytest
+
+from tests.e2e.forkserver import run_trapline
+from tests.e2e.host_tools import ensure_strace
+from tests.e2e.static_c import build_static, compare_with_native
+from tests.e2e.strace.compare import SANDBOX_LIKE
+
+pytestmark = pytest.mark.e2e
+
+TASKS = r"""
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* "nonzero" or "0": the tracer's pid differs from run to run natively */
+static void tracer_pid(const char *who, const char *status_path)
+{
+    char line[256];
+    const char *seen = "missing";
+    FILE *status = fopen(status_path, "r");
+    while (status && fgets(line, sizeof line, status))
+        if (strncmp(line, "TracerPid:", 10) == 0)
+            seen = strcmp(line, "TracerPid:\t0\n") ? "nonzero" : "0";
+    if (status) fclose(status);
+    printf("%s TracerPid %s\n", who, seen);
+    fflush(stdout);
+}
+
+static void *thread(void *unused)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d/status", gettid());
+    tracer_pid("thread", path);
+    return unused;
+}
+
+int main(void)
+{
+    pthread_t other;
+    tracer_pid("main", "/proc/self/status");
+    pthread_create(&other, NULL, thread, NULL);
+    pthread_join(other, NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        tracer_pid("child", "/proc/self/status");
+        _exit(0);
+    }
+    waitpid(pid, NULL, 0);
+    return 0;
+}
+"""
+GCC_ARCH = {"amd64": "x86_64", "i386": "i386"}
+
+
+@pytest.fixture(scope="module", params=("amd64", "i386"))
+def arch(request):
+    return request.param
+
+
+@pytest.fixture(scope="module")
+def tasks(arch, tmp_path_factory):
+    return build_static(tmp_path_factory, f"traced_tasks_{arch}", TASKS, ("-pthread",),
+                        arch=GCC_ARCH[arch])
+
+
+@pytest.mark.parametrize("follow", ((), ("-f",)), ids=("first-task", "followed"))
+def test_the_traced_tasks_show_a_tracer_pid_as_under_strace(tasks, follow, tmp_path):
+    native = subprocess.run([*SANDBOX_LIKE, ensure_strace(), *follow, "-o", str(tmp_path / "native"),
+                             str(tasks)], capture_output=True, check=True, timeout=60)
+    expected = b"nonzero" if follow else b"0"
+    assert native.stdout == (b"main TracerPid nonzero\nthread TracerPid %s\nchild TracerPid %s\n"
+                             % (expected, expected)), native.stdout
+    traced = run_trapline(["run", "--strace", *follow, "-o", str(tmp_path / "sandbox"), "--",
+                           str(tasks)], timeout=120)
+    assert traced.stdout == native.stdout, traced.stderr.decode(errors="replace")
+
+
+def test_untraced_tasks_show_none(tasks):
+    compare_with_native(tasks, b"main TracerPid 0", b"thread TracerPid 0", b"child TracerPid 0")
+
