@@ -4,14 +4,16 @@ epoll_wait, which returns -1 EINTR (fs/eventpoll.c ep_poll: never restarted), an
 (a signal-delivery-stop: `Program received signal SIGUSR1` unless `handle SIGUSR1 nostop
 noprint`). The call has returned by then, so it stays interrupted whatever gdb does with the
 signal (`pass` or `nopass`), and the stop is past the system-call instruction with -EINTR in
-the result register. The program also reads /proc/self/status: TracerPid is not 0 under gdb.
+the result register. The program also reads /proc/self/status, where TracerPid is not 0 under
+gdb, and asks PTRACE_TRACEME, which fails with EPERM for a task already traced.
 
 The same program under Debian's gdb natively and through trapline's GDB stub, on both arches:
 the program's lines, whether gdb reports the signal, the frame it stops in and the result
 register are the same (the stop's address too on x86-64; on i386 both stop in
 __kernel_vsyscall, the host's vDSO and the sandbox's differing in layout). Before, the stub's
 program was not ptraced for the kernel: epoll_wait slept its whole timeout and returned 0,
-TracerPid was 0, and the stop was at the system-call instruction, the call to be made again."""
+TracerPid was 0, PTRACE_TRACEME failed with ENOSYS, and the stop was at the system-call
+instruction, the call to be made again."""
 import re
 
 import pytest
@@ -28,6 +30,7 @@ SOURCE = r"""
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -61,6 +64,8 @@ int main(void)
     struct epoll_event event;
     signal(SIGUSR1, SIG_IGN);
     tracer_pid();
+    long traceme = ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+    printf("traceme %ld %s\n", traceme, traceme < 0 ? strerrorname_np(errno) : "");
     int epoll = epoll_create1(0);
     pid_t parent = getpid(), pid = fork();
     if (pid == 0) {
@@ -79,7 +84,7 @@ int main(void)
 GCC_ARCH = {"x86_64": "x86_64", "i386": "i386"}
 RESULT = {"x86_64": "$rax", "i386": "$eax"}
 # gdb's lines that say what the program and gdb saw (not pids, which differ)
-SEEN = re.compile(r"^(TracerPid .*|epoll_wait .*|Program received signal .*|\$\d+ = .*|"
+SEEN = re.compile(r"^(TracerPid .*|traceme .*|epoll_wait .*|Program received signal .*|\$\d+ = .*|"
                   r"(?:#\d+ +)?(?:0x[0-9a-f]+ in )?\w+ \(\).*)$")
 
 
@@ -110,7 +115,7 @@ def _both(program: str, arch: str, handle: str, at_stop=()) -> tuple[list[str], 
 def test_an_ignored_signal_gdb_does_not_show_ends_epoll_wait_with_eintr(program, handle):
     arch, path = program
     native, stub = _both(str(path), arch, handle)
-    assert native == ["TracerPid nonzero", "epoll_wait -1 EINTR"], native
+    assert native == ["TracerPid nonzero", "traceme -1 EPERM", "epoll_wait -1 EINTR"], native
     assert stub == native
 
 

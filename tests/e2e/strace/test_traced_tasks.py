@@ -147,3 +147,28 @@ def test_a_fatal_signal_ends_epoll_wait_before_the_task_dies(arch, tmp_path_fact
     assert ending[0].endswith("= -1 EINTR (Interrupted system call)"), result.diff()
     assert ending[1].startswith("P0 --- SIGTERM ") and ending[2] == "P0 +++ killed by SIGTERM +++"
     assert result.sandbox == result.native, result.diff()
+
+
+TRACEME = r"""
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ptrace.h>
+
+int main(void)
+{
+    long r = ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+    printf("traceme %ld %s\n", r, r < 0 ? strerrorname_np(errno) : "");
+    return 0;
+}
+"""
+
+
+def test_a_traced_task_s_ptrace_traceme_fails_with_eperm(arch, tmp_path_factory):
+    """ptrace_traceme: EPERM when the task is traced already (untraced, it would make the
+    parent its tracer: a guest tracer, not modeled, ENOSYS)."""
+    path = build_static(tmp_path_factory, f"traceme_{arch}", TRACEME, arch=GCC_ARCH[arch])
+    result = compare("traceme", arch, [str(path)], None)
+    assert "ptrace(PTRACE_TRACEME) = -1 EPERM (Operation not permitted)" in result.native
+    assert result.sandbox == result.native, result.diff()
