@@ -136,6 +136,12 @@ class FsView:
         return self._proc.umask
 
     @property
+    def tracer_pid(self) -> int:
+        """TracerPid: in /proc/PID/status: its leader's tracer (kernel_model/ptraced.py)."""
+        threads = self._proc.threads
+        return _tracer_pid(threads[0]) if threads else 0
+
+    @property
     def thread_count(self) -> int:
         """Threads: in /proc/PID/status (the live ones; a zombie's leader counts as one)."""
         return max(len(self._proc.live_threads()), 1)
@@ -218,6 +224,10 @@ class TaskFsView(FsView):
     def state(self) -> tuple[bytes, bytes]:
         return STATE_NAMES.get(self._thread.state, STATE_NAMES["runnable"])
 
+    @property
+    def tracer_pid(self) -> int:
+        return _tracer_pid(self._thread)
+
 
 class GlobalFsView(FsView):
     """The same process resolving a global path (an open file's, a canonical one the model
@@ -228,6 +238,14 @@ class GlobalFsView(FsView):
 
 
 INIT_VIEW = InitView()
+
+
+def _tracer_pid(thread) -> int:
+    """The tracer of a ptraced thread, 0 for the others (whose reader needs no ptrace module)."""
+    if not thread.ptrace:
+        return 0
+    from .ptraced import tracer_pid
+    return tracer_pid(thread)
 
 
 def fs_view(proc) -> FsView:

@@ -263,6 +263,9 @@ class Kernel(Spawning, SyscallEntry, LazyTables):
                 self.scheduler.new_turn(thread)
             self._switch_to(thread)
             if self.signals.deliverable(thread) and not completes_first(thread):
+                if thread.ptrace:       # its EINTR call ends before its tracer's stop
+                    from .signals.traced_calls import end_sleep_for_tracer
+                    end_sleep_for_tracer(self.signals, thread)
                 if control is not None and control.intercept_signal(thread):
                     continue                        # the debugger sees it first (debug/run.py)
                 self.signals.deliver(thread)        # on the way back to user mode

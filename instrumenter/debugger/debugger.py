@@ -70,6 +70,9 @@ class Debugger(ForkEvents, ExecEvents, UserHolds, Watchpoints):
         self.processes[process.pid] = process
         self.breakpoints[process.pid] = set(breakpoints)
         self._arm_space(process)
+        # gdbserver ptraces what it debugs, its threads too (PTRACE_O_TRACECLONE): the kernel
+        # treats it as ptraced (kernel_model/debug/ptrace_links.py) until the user detaches it
+        self.debug.ptrace_attach(process)
 
     def _arm_space(self, process) -> None:
         for address in self.breakpoints.get(process.pid, ()):
@@ -206,6 +209,7 @@ class Debugger(ForkEvents, ExecEvents, UserHolds, Watchpoints):
                 self.remove_breakpoint(address, process)
             for watch in list(self.watchpoints.get(process.pid, ())):
                 self.remove_watchpoint(*watch, process)
+            self.debug.ptrace_detach(process)
         self.detached = True
         self.release_holds()
         self.stepper.cancel()

@@ -56,6 +56,7 @@ class ForkEvents:
             self.remove_breakpoint(address, process)
         for watch in list(self.watchpoints.get(pid, ())):
             self.remove_watchpoint(*watch, process)
+        self.debug.ptrace_detach(process)
         self.pids.remove(pid)
         del self.processes[pid]
         self.breakpoints.pop(pid, None)

@@ -156,6 +156,7 @@ class DebugInterface:
                                          "unregister_signal_pc_translator signal_frame_pc "
                                          "signal_frame_built signal_return_pc "
                                          "forget_signal_frame_pcs",
+        ("_ptrace", "ptrace_links:PtraceLinks"): "ptrace_attach ptrace_detach is_ptraced",
         ("_aliases", "code_aliases:CodeAliases"): "register_code_alias unregister_code_aliases "
                                    "code_alias_original pass_code_alias_once code_alias_passes "
                                    "code_aliases_of copy_code_aliases forget_code_aliases",
@@ -197,6 +198,7 @@ class DebugInterface:
     _watch: "WatchAccess"
     _signal_pcs: "SignalFramePcs"
     _aliases: "CodeAliases"
+    _ptrace: "PtraceLinks"
     _code_breakpoints: "SpaceHooks"
 
     def __init__(self, kernel=None):

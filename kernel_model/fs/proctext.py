@@ -149,7 +149,8 @@ def namespace_id_lines(proc: ProcessView) -> list[bytes]:
 def status_text(proc: ProcessView) -> bytes:
     """/proc/PID/status (fs/proc/array.c proc_pid_status) as far as the model knows the task:
     the ids of its credentials (task_state: real, effective, saved, file-system), its umask,
-    supplementary groups (each then a space: the trailing one Linux keeps), thread count and
+    supplementary groups (each then a space: the trailing one Linux keeps), its tracer's pid
+    (the view's `tracer_pid`, 0 without: kernel_model/ptraced.py), thread count and
     capability sets (task_cap; the bounding set is every capability, the model has no
     other). A view without credentials (init's, a test's) shows root's."""
     creds = getattr(proc, "creds", None) or ROOT_IDS
@@ -161,7 +162,7 @@ def status_text(proc: ProcessView) -> bytes:
         b"Ngid:\t0",
         b"Pid:\t%d" % proc.pid,
         b"PPid:\t%d" % ppid_of(proc),
-        b"TracerPid:\t0",
+        b"TracerPid:\t%d" % getattr(proc, "tracer_pid", 0),
         b"Uid:\t%d\t%d\t%d\t%d" % (creds.uid, creds.euid, creds.suid, creds.fsuid),
         b"Gid:\t%d\t%d\t%d\t%d" % (creds.gid, creds.egid, creds.sgid, creds.fsgid),
         b"FDSize:\t64",

@@ -222,7 +222,8 @@ def _new_process(kernel, ctx, flags: int, stack: int, parent_tid: int, child_tid
     thread = Thread(tid=pid, process=child, kstack_top=space.kstack_top(pid),
                     sigaltstack=altstack,
                     sigmask=ctx.thread.sigmask, tls=dict(ctx.thread.tls), comm=ctx.thread.comm,
-                    task_flags=ctx.thread.task_flags.for_child(), **sched_inherited(ctx.thread))
+                    task_flags=ctx.thread.task_flags.for_child(), **sched_inherited(ctx.thread),
+                    ptrace=_ptrace_of_child(ctx.thread, flags))
     tweak = tls_setter(ctx, thread, tls) if flags & CLONE_SETTLS else None
     thread.context = clone_registers(ctx.thread, space, stack=stack, tweak=tweak)
     _restore_tls(ctx)
@@ -252,6 +253,14 @@ def _settid(ctx, flags, thread, parent_tid, child_tid, space) -> None:
         thread.clear_child_tid = child_tid
 
 
+def _ptrace_of_child(parent, flags: int) -> int:
+    """The new task's task->ptrace (kernel_model/ptraced.py): none of an untraced parent's."""
+    if not parent.ptrace:
+        return 0
+    from ..ptraced import child_ptrace
+    return child_ptrace(parent, flags)
+
+
 def _restore_tls(ctx) -> None:
     """The GDT holds the running thread's TLS descriptors (Linux reloads them on every switch)."""
     for index, desc in ctx.thread.tls.items():
@@ -265,7 +274,8 @@ def _new_thread(kernel, ctx, flags, stack, parent_tid, child_tid, tls) -> int:
     attach_numbers(plan, tid)
     thread = Thread(tid=tid, process=proc, kstack_top=proc.space.kstack_top(len(proc.threads)),
                     sigmask=ctx.thread.sigmask, tls=dict(ctx.thread.tls), comm=ctx.thread.comm,
-                    task_flags=ctx.thread.task_flags.for_child(), **sched_inherited(ctx.thread))
+                    task_flags=ctx.thread.task_flags.for_child(), **sched_inherited(ctx.thread),
+                    ptrace=_ptrace_of_child(ctx.thread, flags))
     tweak = tls_setter(ctx, thread, tls) if flags & CLONE_SETTLS else None
     thread.context = clone_registers(ctx.thread, proc.space, stack=stack, tweak=tweak)
     _restore_tls(ctx)

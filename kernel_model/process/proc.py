@@ -68,6 +68,7 @@ class Thread:
     instructions: int = 0                # its finished slices' instructions, when counted (time/cpu_time.py)
     turn_used: int = 0                   # instructions of its quantum used this turn (sched.py)
     task_flags: TaskFlags = TaskFlags()  # what prctl sets (task_flags.py)
+    ptrace: int = 0                      # task->ptrace: a tool ptraces it (kernel_model/ptraced.py)
 
     def describe(self) -> str:
         return f"pid {self.process.pid} tid {self.tid}"

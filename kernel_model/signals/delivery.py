@@ -61,8 +61,8 @@ RESTARTED_WITHOUT_HANDLER = frozenset({
     "pause", "rt_sigsuspend", "sigsuspend", "nanosleep", "clock_nanosleep",
     "clock_nanosleep_time64", "poll", "ppoll", "ppoll_time64", "select", "_newselect", "pselect6",
     "pselect6_time64"})
-# The others but io_pgetevents (-ERESTARTNOHAND): an ignored signal queued for a traced task
-# ends them with EINTR (_ends_traced_call).
+# The others but io_pgetevents (-ERESTARTNOHAND): an ignored signal queued for a ptraced task
+# ends them with EINTR (signals/traced_calls.py).
 EINTR_WITHOUT_HANDLER = NEVER_RESTARTED - RESTARTED_WITHOUT_HANDLER - {"io_pgetevents",
                                                                      "io_pgetevents_time64"}
 
@@ -211,11 +211,13 @@ class Signals:
     def _finish_interrupted_call(self, thread, *, restart: bool, handled: bool = True) -> None:
         """A call that slept and was rewound: re-run it (restart) or make it return -EINTR.
         A handled signal ends it for the tools (their `= ? ERESTARTSYS`); an ignored one runs
-        it again, but for a strace-traced thread's EINTR calls (_ends_traced_call)."""
+        it again, but for a ptraced thread's EINTR calls: Linux queues even an ignored signal
+        for a ptraced task, which wakes it, and they return -EINTR (signals/traced_calls.py;
+        thread.ptrace: kernel_model/ptraced.py)."""
         call = thread.blocked_call
         if call is None:
             return
-        if not handled and not self._ends_traced_call(thread, call):
+        if not handled and not (call in EINTR_WITHOUT_HANDLER and thread.ptrace):
             # An ignored signal: Linux does not even queue it (sig_ignored), so the sleeper
             # never woke. Its call runs again as it was: a sleep keeps its deadline, pause and
             # rt_sigtimedwait go on waiting (LTP rt_sigtimedwait01: an ignored SIGUSR2 every
@@ -250,14 +252,6 @@ class Signals:
         machine.set_reg("eax" if machine.arch.bits == 32 else "rax", -errno & machine.arch.mask)
         machine.pc = machine.pc + 2                      # past int 0x80 / syscall
 
-    def _ends_traced_call(self, thread, call: str) -> bool:
-        """Whether an ignored signal ends `call` with EINTR: Linux queues even an ignored signal
-        for a ptraced task (kernel/signal.c sig_ignored: sig_task_ignored is skipped under
-        ptrace), which wakes it, and epoll, rt_sigtimedwait, System V IPC and io_getevents
-        return -EINTR, as strace -f shows and the program sees. A tool stopping the thread at
-        its syscalls (strace) traces it as ptrace does."""
-        return call in EINTR_WITHOUT_HANDLER and self.kernel.debug.stops_at_syscalls(thread)
-
     def _report_made_again(self, thread, call: str) -> None:
         """What a tracer sees of a restartable call an ignored signal woke: under ptrace Linux
         queues the signal all the same (kernel/signal.c sig_ignored: a traced task's are
@@ -266,7 +260,7 @@ class Signals:
         then the call anew). The sandbox's call runs again in any case: the tools see it so,
         once; a relative sleep and poll with a timeout are made again as restart_syscall
         (-ERESTART_RESTARTBLOCK). The calls Linux would fail with EINTR instead keep sleeping
-        (untraced, Linux does not queue the signal; traced: _ends_traced_call)."""
+        (untraced, Linux does not queue the signal; ptraced: traced_calls.py)."""
         if (call in NEVER_RESTARTED and call not in RESTARTED_WITHOUT_HANDLER) or \
                 MADE_AGAIN in thread.restart or thread.restart.get(CONDITION_MET, False):
             return

@@ -76,6 +76,7 @@ _BY_MODULE = {
         "set_tid_address setgroups setgroups32 setpgid setrlimit setsid sysinfo ugetrlimit",
     "process_vm": "process_vm_readv process_vm_writev",
     "procs": "clone clone3 fork vfork wait4 waitid waitpid",
+    "ptrace": "ptrace",
     "readahead": "readahead",
     "reboot": "reboot",
     "residency": "mincore mlock mlock2 mlockall munlock munlockall",

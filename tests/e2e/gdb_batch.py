@@ -63,3 +63,15 @@ def gdb_batch(program: str, commands, args=(), probes=(), strategy="auto", recor
     text = out.decode(errors="replace")
     assert "internal-error" not in text and "Remote replied unexpectedly" not in text, text
     return text
+
+
+def native_gdb_batch(program: str, commands) -> str:
+    """gdb's output for `commands` run against PROGRAM on the host (gdb starts it: `run`), the
+    native counterpart of gdb_batch's, whose commands start from the stub's initial stop
+    (`continue` where this one says `run`)."""
+    argv = [ensure_gdb(), "-batch", "-nx", program]
+    for command in commands:
+        argv += ["-ex", command]
+    done = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=TIMEOUT,
+                          cwd=REPO, check=False)
+    return done.stdout.decode(errors="replace")

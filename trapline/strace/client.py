@@ -247,7 +247,9 @@ class StraceClient:
         """strace prints the execve it makes itself to start the program; the sandbox starts it
         the same way (kernel_model/process/spawn.py), and tells the tool what it ran. The
         environment's address is the new image's envp array on its initial stack (the psABI's
-        argc, argv[], NULL, envp[])."""
+        argc, argv[], NULL, envp[]). Its program runs ptraced, by strace's child's PTRACE_TRACEME
+        (-f: with TRACECLONE, TRACEFORK and TRACEVFORK): kernel_model/debug/ptrace_links.py."""
+        self.debug.ptrace_attach(proc, follow_threads=self.follow_forks, follow_forks=self.follow_forks)
         threads = self.debug.threads(proc)
         envp = 0
         if threads:

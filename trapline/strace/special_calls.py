@@ -155,10 +155,19 @@ def _fadvise64_64_args(call: _Call) -> list[str]:
             arguments.fadvice(call.arg(5))]
 
 
+def _ptrace_args(call: _Call) -> list[str]:
+    """PTRACE_TRACEME has no other argument (strace's decode_ptrace: the request alone); the
+    other requests, which the sandbox does not model, as declared."""
+    if call.arg(0) == 0:
+        return ["PTRACE_TRACEME"]
+    return [_format_value(call, i, kind) for i, (_, kind) in enumerate(signature(call.name) or ())]
+
+
 _SPECIAL: dict[str, Callable[[_Call], list[str]]] = {
     "set_thread_area": _set_thread_area_args, "rt_sigreturn": _sigreturn_args,
     "sigreturn": _sigreturn_args, "prctl": arguments.prctl_args, "mremap": arguments.mremap_args,
     "open": _open_args, "openat": _open_args, "fcntl": _fcntl_args, "fcntl64": _fcntl_args,
     "ioctl": _ioctl_args, "futex": _futex_args, "_llseek": _llseek_args,
     "mmap": _old_mmap_args, "clone": _clone_args, "fadvise64_64": _fadvise64_64_args,
+    "ptrace": _ptrace_args,
 }

@@ -4,9 +4,9 @@ rt_sigtimedwait or semtimedop when its child exits is woken by the child's SIGCH
 calls, which fail with -EINTR rather than being restarted (fs/eventpoll.c ep_poll,
 kernel/signal.c do_sigtimedwait, ipc/sem.c do_semtimedop), return -1 EINTR: the program sees it
 under strace -f, and strace shows `= -1 EINTR` then the signal. Untraced, the signal is not
-queued and each wait runs its whole timeout. The sandbox's --strace traces as ptrace does
-(signals/delivery.py _ends_traced_call): its output is the traced native run's, its trace
-strace's line for line (the System V semaphore calls left out of the trace: the strace client
+queued and each wait runs its whole timeout. The sandbox's --strace ptraces the program
+(kernel_model/debug/ptrace_links.py; signals/delivery.py): its output is the traced native
+run's, its trace strace's line for line (the System V semaphore calls left out of the trace: the strace client
 does not decode their arguments), and an untraced sandbox run still waits as untraced Linux
 does. Both arches."""
 import subprocess

@@ -33,6 +33,9 @@ NOT_FOR_A_RUN = ("lief", "capstone", "keystone", "elftools", "rich", "instrument
                  "kernel_model.debug.run", "kernel_model.debug.watch", "kernel_model.debug.detach",
                  "kernel_model.debug.threads", "kernel_model.debug.tracing.syscall_stops",
                  "kernel_model.debug.tracing.facility",
+                 # ptrace's notion, made when a tool ptraces (kernel_model/debug/ptrace_links.py)
+                 "kernel_model.debug.ptrace_links", "kernel_model.ptraced",
+                 "kernel_model.signals.traced_calls",
                  "kernel_model.net.inet", "kernel_model.net.unix",
                  # System V IPC's kinds, made when first used (kernel_model/ipc/namespace.py)
                  "kernel_model.ipc.msg", "kernel_model.ipc.sem", "kernel_model.ipc.shm",
