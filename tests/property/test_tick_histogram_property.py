@@ -1,4 +1,4 @@
-"""The tick capture's histogram loses and invents no tick (issue 31, --mode pc at <= 1.3x):
+"""The tick capture's histogram loses and invents no tick (issue 31, --mode pc's cost):
 whatever PCs the ticks fall on, however many distinct ones against the table's limit, and
 wherever the drains come, the tallies and the records of a drain hold exactly its ticks: a
 tally per PC that found room, in the order of their first ticks, with the first one's count;

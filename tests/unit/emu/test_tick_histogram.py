@@ -1,4 +1,4 @@
-"""emu.tick_capture's histogram (issue 31, --mode pc at <= 1.3x): in PC mode the C handler
+"""emu.tick_capture's histogram (issue 31, --mode pc's cost): in PC mode the C handler
 counts the ticks per PC instead of a record each; a drain gives one tally per distinct PC, in
 the order of their first ticks, with the first one's instruction count. PCs whose index slots
 collide, a table that grows, and a table at its limit whose new PCs get records (none lost)."""
@@ -12,7 +12,7 @@ from .guest import CODE, STACK_SP, machine_with
 from .test_tick_capture import PROGRAM, _capture, _program, _registers
 
 GOLDEN = 0x9E3779B97F4A7C15
-FIRST_SLOTS = 1024                  # native/tick_capture.c: 256 tallies at first, 4x the slots
+FIRST_SLOTS = 1024                  # native/tick_capture.c: 256 tallies at first, 1024 index slots
 
 
 def _slot(pc: int, slots: int) -> int:
