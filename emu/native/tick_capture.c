@@ -25,8 +25,9 @@
  * distinct PC, in the order of each PC's first tick, with that tick's `executed` (what names a
  * sample: the image map in force then, which the kernel does not change before the drain).
  * The table grows up to `tally_limit` tallies; a tick whose PC finds no room gets its record
- * in the buffer as without a histogram, so no tick is lost (perf's cycles counting per IP in
- * a BPF map, `bpftrace -e 'profile:hz:99 { @[ustack(1)] = count(); }'`, keeps the same).
+ * in the buffer as without a histogram, so no tick is lost. (A BPF profiler counts so too: its
+ * samples per IP in a map in the kernel, bpftrace's `@[...] = count()`, where perf reads a
+ * record a sample.)
  *
  * Registers are numbered by their place in `reg_ids` (0: the IP, 1: the SP, then the others
  * the rules name); `keep` is the mask of those a callee preserves (psABI), carried into the
