@@ -15,6 +15,11 @@ ordinary way, with live registers. The records are the ticks' own: their instruc
 their SP and their frames, exactly what a delivered tick would have seen (the rules are the
 unwinder's, and the walk the same).
 
+In PC mode a capture may count the ticks per PC instead (`histogram`): a tool that only counts
+samples per PC (the profiler's report) reads one Tally per distinct PC a drain, with the count
+and the time of its first tick, where it read a record a tick; a PC that finds no room in the
+histogram gets its record as before.
+
 One capture per Machine (one address space): its rules are valid for the objects mapped there,
 and whoever maps or unmaps an object makes it `forget` them.
 """
@@ -31,6 +36,7 @@ from .registers import REGISTER_IDS
 
 MAX_REGS, MAX_SAVED, MAX_DEPTH = 16, 8, 256
 CAPACITY = 1 << 16                  # words of records: ~2 000 samples of 30 frames
+TALLY_LIMIT = 1 << 16               # distinct PCs a histogram counts between two drains
 RULE_PLAIN, RULE_OUTERMOST, RULE_ZERO_FRAME = 1, 2, 3
 RETURNS_ONLY, CFA_DEREF, FIRST_ONLY, SIGNAL_FRAME = 1, 2, 4, 8
 # Why a tick was declined (native/tick_capture.c's enum); 0: the last one was taken.
@@ -55,7 +61,11 @@ class _State(ctypes.Structure):
                 ("records", ctypes.c_uint64), ("stop_after", ctypes.c_uint64),
                 ("declined", ctypes.c_int32), ("rules", ctypes.c_void_p), ("mask", ctypes.c_uint64),
                 ("nrules", ctypes.c_uint64), ("last_n", ctypes.c_uint64),
-                ("last_frames", ctypes.c_uint64 * MAX_DEPTH)]
+                ("last_frames", ctypes.c_uint64 * MAX_DEPTH),
+                ("histogram", ctypes.c_int32), ("tallies", ctypes.c_void_p),
+                ("ntallies", ctypes.c_uint64), ("tally_capacity", ctypes.c_uint64),
+                ("tally_limit", ctypes.c_uint64), ("tally_index", ctypes.c_void_p),
+                ("tally_mask", ctypes.c_uint64)]
 
 
 class Captured(NamedTuple):
@@ -69,21 +79,33 @@ class Captured(NamedTuple):
     shared: int = 0
 
 
+class Tally(NamedTuple):
+    """The ticks a histogram counted at one PC since the last drain: how many, and the
+    `executed` of the first."""
+    pc: int
+    count: int
+    first: int
+
+
 def available() -> bool:
     return native.load("tick_capture") is not None
 
 
 class TickCapture:
     """The C tick handler of one Machine. `registers`: the IP, the SP, then the others a rule
-    may name; `preserved`: those a callee keeps (psABI), carried into the caller's frame."""
+    may name; `preserved`: those a callee keeps (psABI), carried into the caller's frame;
+    `histogram` (PC mode): count the ticks per PC, up to `tally_limit` PCs a drain."""
 
     def __init__(self, machine, registers: tuple[str, ...], preserved: tuple[str, ...], *,
-                 stack: bool, capacity: int = CAPACITY):
+                 stack: bool, capacity: int = CAPACITY, histogram: bool = False,
+                 tally_limit: int | None = None):
         lib = native.load("tick_capture")
         if lib is None:
             raise RuntimeError(native.unavailable["tick_capture"])
         if len(registers) > MAX_REGS:
             raise ValueError(f"at most {MAX_REGS} registers")
+        if histogram and stack:
+            raise ValueError("a histogram counts PCs: PC mode only")
         self._lib = lib
         self.index = {name: i for i, name in enumerate(registers)}
         self._buffer = (ctypes.c_uint64 * capacity)()
@@ -98,13 +120,16 @@ class TickCapture:
         state.stack = int(stack)
         state.buffer = ctypes.cast(self._buffer, ctypes.c_void_p)
         state.capacity = capacity
+        state.histogram = int(histogram)
+        state.tally_limit = TALLY_LIMIT if tally_limit is None else tally_limit
+        self.histogram = histogram
         self.take = ctypes.cast(lib.tick_capture_take, ctypes.c_void_p)
         self.context = ctypes.cast(ctypes.byref(state), ctypes.c_void_p)
         if not getattr(lib, "_typed", False):
             lib.tick_capture_take.argtypes = (ctypes.c_void_p, ctypes.c_uint64, ctypes.c_void_p,
                                               ctypes.c_int64)
             lib._typed = True
-        weakref.finalize(self, _free_rules, lib, state)     # the rule table is C memory
+        weakref.finalize(self, _release, lib, state)    # the rules and tallies are C memory
 
     # ---- rules --------------------------------------------------------------------------
     def teach_plain(self, lookup: int, cfa_register: str, cfa_offset: int,
@@ -214,6 +239,7 @@ class TickCapture:
         """The records since the last drain, oldest first; the buffer is empty after."""
         state = self._state
         used = state.used
+        state.records = 0           # (the ticks it counts include the histogram's)
         if not used:
             return []
         # The words as one tuple (struct converts them in C), whose slices are the frames'
@@ -222,7 +248,7 @@ class TickCapture:
         # A record holds only the frames inside those it shares with the record before
         # (native/tick_capture.c shared_with_last): they are taken from that one's.
         words = struct.unpack_from(f"{used}Q", self._buffer)
-        state.used = state.records = 0
+        state.used = 0
         make, records, i, last = tuple.__new__, [], 0, ()
         while i < used:
             shared = words[i + 2] >> 32
@@ -232,7 +258,21 @@ class TickCapture:
             i, last = end, frames
         return records
 
+    def drain_tallies(self) -> list[Tally]:
+        """The histogram's tallies since the last drain, in the order of their first ticks;
+        the histogram is empty after (the ticks of records that found no room in it come with
+        drain()). Their ticks are among those `stop_after` counts: drain both."""
+        state = self._state
+        n = state.ntallies
+        state.records = 0
+        if not n:
+            return []
+        words = struct.unpack_from(f"{3 * n}Q", ctypes.string_at(state.tallies, 24 * n))
+        self._lib.tick_capture_clear_tallies(ctypes.byref(state))
+        make = tuple.__new__
+        return [make(Tally, words[i:i + 3]) for i in range(0, 3 * n, 3)]
 
 
-def _free_rules(lib, state: _State) -> None:
-    lib.tick_capture_forget(ctypes.byref(state))
+
+def _release(lib, state: _State) -> None:
+    lib.tick_capture_release(ctypes.byref(state))

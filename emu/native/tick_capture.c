@@ -19,6 +19,16 @@
  * frame (the tick's, or the one a signal frame saved), a return address - 1 for the others
  * (the call before it).
  *
+ * In PC mode a capture may keep a histogram instead of a record a tick (`histogram`: the
+ * profiler's report counts samples per PC and needs no tick's time or SP): a tick adds one to
+ * its PC's tally, found through an open-addressing index, and the drain reads one tally per
+ * distinct PC, in the order of each PC's first tick, with that tick's `executed` (what names a
+ * sample: the image map in force then, which the kernel does not change before the drain).
+ * The table grows up to `tally_limit` tallies; a tick whose PC finds no room gets its record
+ * in the buffer as without a histogram, so no tick is lost. (A BPF profiler counts so too: its
+ * samples per IP in a map in the kernel, bpftrace's `@[...] = count()`, where perf reads a
+ * record a sample.)
+ *
  * Registers are numbered by their place in `reg_ids` (0: the IP, 1: the SP, then the others
  * the rules name); `keep` is the mask of those a callee preserves (psABI), carried into the
  * caller's frame unless a rule says where they were saved. */
@@ -76,6 +86,20 @@ struct tick_capture {
      * only the frames inside the outermost ones it shares with it (see tick_capture_take). */
     uint64_t last_n;
     uint64_t last_frames[MAX_DEPTH];
+    /* PC mode's histogram (see above); `tallies` in the order of their first ticks. */
+    int32_t histogram;
+    struct tally *tallies;
+    uint64_t ntallies;
+    uint64_t tally_capacity;    /* tallies allocated */
+    uint64_t tally_limit;       /* the most tallies a drain holds */
+    uint32_t *tally_index;      /* slot -> tally + 1, 0: free; more than twice the tallies */
+    uint64_t tally_mask;        /* the index's slots - 1 */
+};
+
+struct tally {
+    uint64_t pc;
+    uint64_t count;
+    int64_t first;              /* the `executed` of the PC's first tick since the drain */
 };
 
 enum { TAKEN, NO_RULE, NO_REGISTER, NO_MEMORY, NO_ROOM, TOO_DEEP, NO_GROWTH, NO_PC };
@@ -257,6 +281,93 @@ static uint64_t shared_with_last(const struct tick_capture *c, const uint64_t *f
     return shared;
 }
 
+/* tick_capture_take's answer for a tick it took (`records` counts the tallied ones too: the
+ * tool's batch is of ticks). */
+static int taken(struct tick_capture *c)
+{
+    c->records++;
+    c->declined = TAKEN;
+    return c->stop_after && c->records >= c->stop_after ? 2 : 1;
+}
+
+/* The tally of `pc`, or where it goes in the index (its slot holds 0). */
+static uint32_t *tally_slot(const struct tick_capture *c, uint64_t pc)
+{
+    uint64_t mask = c->tally_mask;
+    for (uint64_t i = slot_of(pc, mask);; i = (i + 1) & mask) {
+        uint32_t *slot = &c->tally_index[i];
+        if (!*slot || c->tallies[*slot - 1].pc == pc)
+            return slot;
+    }
+}
+
+/* Twice the tallies (256 at first), up to `tally_limit`: 0 when there is no more room. */
+static int grow_tallies(struct tick_capture *c)
+{
+    uint64_t capacity = c->tally_capacity ? 2 * c->tally_capacity : 256;
+    if (capacity > c->tally_limit)
+        capacity = c->tally_limit;
+    if (capacity <= c->tally_capacity || capacity >= UINT32_MAX)
+        return 0;
+    uint64_t slots = 1;
+    while (slots < 2 * capacity + 1)    /* (so that a probe always meets a free slot) */
+        slots *= 2;
+    struct tally *tallies = realloc(c->tallies, capacity * sizeof *tallies);
+    if (!tallies)
+        return 0;
+    c->tallies = tallies;
+    uint32_t *index = calloc(slots, sizeof *index);
+    if (!index)
+        return 0;                       /* (the tallies stay, in the larger block) */
+    free(c->tally_index);
+    c->tally_index = index;
+    c->tally_mask = slots - 1;
+    c->tally_capacity = capacity;
+    for (uint64_t i = 0; i < c->ntallies; i++)
+        *tally_slot(c, tallies[i].pc) = (uint32_t)(i + 1);
+    return 1;
+}
+
+/* Count a tick at `pc` in the histogram: 0 when a new PC finds no room (it needs a record). */
+static int tally(struct tick_capture *c, uint64_t pc, int64_t executed)
+{
+    uint32_t *slot = c->tally_index ? tally_slot(c, pc) : 0;
+    if (slot && *slot) {
+        c->tallies[*slot - 1].count++;
+        return 1;
+    }
+    if (c->ntallies == c->tally_capacity) {
+        if (!grow_tallies(c))
+            return 0;
+        slot = tally_slot(c, pc);
+    }
+    struct tally *t = &c->tallies[c->ntallies++];
+    t->pc = pc;
+    t->count = 1;
+    t->first = executed;
+    *slot = (uint32_t)c->ntallies;
+    return 1;
+}
+
+/* The drain has read the tallies: the histogram is empty. */
+void tick_capture_clear_tallies(struct tick_capture *c)
+{
+    if (c->ntallies)
+        memset(c->tally_index, 0, (c->tally_mask + 1) * sizeof *c->tally_index);
+    c->ntallies = 0;
+}
+
+/* The capture's C memory (its rules and its histogram): the capture is gone. */
+void tick_capture_release(struct tick_capture *c)
+{
+    tick_capture_forget(c);
+    free(c->tallies);
+    free(c->tally_index);
+    c->tallies = 0;
+    c->tally_index = 0;
+    c->ntallies = c->tally_capacity = c->tally_mask = 0;
+}
+
 /* The tick at the block `address` begins, after `executed` instructions: 1 when it was taken
  * (a record is in the buffer), 2 when it was and the run must stop now (`stop_after` records
  * are buffered: the tool asked to see them before the guest goes on), 0 when the kernel must
@@ -264,6 +375,8 @@ static uint64_t shared_with_last(const struct tick_capture *c, const uint64_t *f
 int tick_capture_take(void *uc, uint64_t address, void *user, int64_t executed)
 {
     struct tick_capture *c = user;
+    if (c->histogram && tally(c, address, executed))
+        return taken(c);
     uint64_t regs[MAX_REGS] = {0};
     uint64_t frames[MAX_DEPTH];
     uint64_t n = 1;
@@ -296,9 +409,7 @@ int tick_capture_take(void *uc, uint64_t address, void *user, int64_t executed)
     record[2] = n | shared << 32;       /* (n <= MAX_DEPTH) */
     memcpy(record + 3, frames, (n - shared) * sizeof *frames);
     c->used += 3 + n - shared;
-    c->records++;
     memcpy(c->last_frames, frames, n * sizeof *frames);
     c->last_n = n;
-    c->declined = TAKEN;
-    return c->stop_after && c->records >= c->stop_after ? 2 : 1;
+    return taken(c);
 }

@@ -13,7 +13,9 @@ instruction count at its tick.
 Ticks of instructions are taken at the interrupt, in C, where the timer's capture can walk them
 (kernel_model/debug/timer.py): the sampler teaches it every step its own live walks take, and
 names the frames it hands over (CapturedFrame) like those of a live walk — the same samples,
-at a fraction of the cost (bench/profile.py).
+at a fraction of the cost (bench/profile.py). A tool that only counts samples per PC (PC mode,
+`on_tally`) has the C handler count them per PC: each distinct PC is named once a hand-over and
+reaches on_tally with how many ticks it stands for.
 The sampler also reports module loads (the program at exec, libraries as they are mapped), the
 seed's "module load records", so that a recorded trace can be named again later.
 """
@@ -82,7 +84,8 @@ class Sampler:
     def __init__(self, door, *, interval: int, mode: str = "stack", event: str = "insns",
                  on_sample: Callable[[Sample], None], on_module: Callable[[ModuleLoad], None] | None = None,
                  fixup=None, on_event: Callable[[tuple], None] | None = None,
-                 batch: int | None = None, native: bool = True):
+                 batch: int | None = None, native: bool = True,
+                 on_tally: Callable[[Sample, int], None] | None = None):
         if mode not in MODES:
             raise ValueError(f"mode {mode!r}: expected one of {', '.join(MODES)}")
         if event not in EVENTS:
@@ -94,6 +97,10 @@ class Sampler:
         # batch: samples taken at the interrupt (debug/timer.py's capture) reach on_sample at the
         # latest when that many wait (1: each at its tick, as a tool that acts on it needs)
         self.batch, self.native = batch, native
+        # on_tally(sample, n), PC mode: the C handler counts ticks per PC, and a sample stands
+        # for the n ticks at its PC of a thread between two hand-overs (its `ts` the first's);
+        # those ticks reach neither on_sample nor on_event (as Interrupt): nothing per tick
+        self.on_tally = on_tally if mode == "pc" else None
         self.captured = 0            # ticks the timer's C handler took (the others: live)
         self.shared_frames = 0       # frames of those named as the sample before named them
         self.unwinder = Unwinder(door, fixup, learn=door.timer_learn)   # fixup: hooks.LandingFixup
@@ -105,7 +112,8 @@ class Sampler:
         """Start sampling the run `process` belongs to (the timer interrupts every process)."""
         self.door.subscribe(self)
         self.door.arm_timer(self.interval, event=self.event, batch=self.batch,
-                            capture=self.mode if self.native else None)
+                            capture=self.mode if self.native else None,
+                            histogram=self.on_tally is not None)
         self._count(process)
         self._announce_modules(process)
 
@@ -162,6 +170,21 @@ class Sampler:
             else:
                 named = name(process, stack)
             on_sample(make(Sample, (ts, pid, tid, comm, named, None)))
+
+    def timer_tick_tally(self, thread, tallies) -> None:
+        """The ticks the timer's C handler counted per PC since the last delivery (TickTally
+        of `thread`): each PC named once, against the image map of its ticks."""
+        process, on_tally = thread.process, self.on_tally
+        if on_tally is None:
+            return                  # (another tool's histogram: this one asked for none)
+        pid, tid, comm = process.pid, thread.tid, self._comm_of(process)
+        self.symbolizer.follow(process)
+        name, make, ticks = self.symbolizer.named, tuple.__new__, 0
+        for ip, count, ts in tallies:
+            on_tally(make(Sample, (ts, pid, tid, comm, name(process, (ip,)), None)), count)
+            ticks += count
+        self.ticks += ticks
+        self.captured += ticks
 
     def _comm_of(self, process) -> str:
         exe = process.exe

@@ -10,7 +10,7 @@ from ..errors import KernelError
 
 EVENTS = ("pre_fork", "fork", "fork_failed", "vfork", "vfork_done", "exec", "exit", "signal",
           "space_released", "syscall_entry", "syscall_exit", "image_mapped",
-          "timer_tick", "timer_tick_batch", "image_unmapped", "thread_switch")
+          "timer_tick", "timer_tick_batch", "timer_tick_tally", "image_unmapped", "thread_switch")
 
 
 class DebugEvents:

@@ -17,6 +17,8 @@ Events are delivered synchronously, in the order they happen, to every subscribe
   image_mapped(process, mapped)        a shared object's code was mapped after exec (ld.so
                                        loading a library, dlopen): kernel_model/images.py
   timer_tick(thread, frame)            the profiling timer interrupted `thread`: timer.py
+  timer_tick_batch(thread, frames), timer_tick_tally(thread, tallies)   the ticks its C capture
+                                       took, a record each or counted per PC: timer.py
 A subscriber is any object with methods of those names (missing ones are skipped).
 
 Gates (US 7,185,320): a tool may put a gate on an address space that several processes share (a
@@ -75,7 +77,8 @@ _VOCABULARY = {"PatchConflict": "patches", "SyscallRun": "syscalls", "TraceStop"
                "TracingFacility": "tracing.facility", "EventMask": "tracing.masks",
                "TraceEvent": "tracing.masks", "TraceOption": "tracing.masks",
                # the sampler's (timer.py): importing it loads the timer's C capture
-               "CALLEE_SAVED": "timer", "WALK_REGISTERS": "timer", "CapturedFrame": "timer"}
+               "CALLEE_SAVED": "timer", "WALK_REGISTERS": "timer", "CapturedFrame": "timer",
+               "TickTally": "timer"}
 
 
 def __getattr__(name: str):

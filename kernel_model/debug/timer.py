@@ -16,18 +16,23 @@ Event, delivered to every subscriber with a method of that name:
   timer_tick_batch(thread, frames)   the ticks the capture took since the last delivery, all
                               CapturedFrames of `thread`, in order, each with its time (`ts`):
                               a subscriber that has it hears no timer_tick for them.
+  timer_tick_tally(thread, tallies)   with arm_timer's `histogram` (PC mode): the ticks the
+                              capture counted per PC since the last delivery, TickTally (ip,
+                              count, ts of the first), in the order of their first ticks; the
+                              subscribers without it do not hear these ticks (a tool that
+                              needs each tick arms no histogram).
   thread_switch(previous, thread)   the CPU goes on with `thread` after `previous` (None: the
                               first slice since the timer was armed); heard while the timer is
                               armed, as perf's context-switch records come with a sampling event.
 """
 import importlib
 
-__all__ = ["TimerAccess", "CALLEE_SAVED", "CAPTURES", "WALK_REGISTERS", "CapturedFrame"]
+__all__ = ["TimerAccess", "CALLEE_SAVED", "CAPTURES", "WALK_REGISTERS", "CapturedFrame", "TickTally"]
 
 # The timer and its C capture (time/timer.py, time/timer_capture.py, and through them the block
 # clock and the tick capture of emu/) are imported when a tool arms the timer or names their
 # vocabulary, not by every run (issue 31, start-up): a plain run arms no timer.
-_CAPTURE_NAMES = frozenset({"CALLEE_SAVED", "CAPTURES", "WALK_REGISTERS", "CapturedFrame"})
+_CAPTURE_NAMES = frozenset({"CALLEE_SAVED", "CAPTURES", "WALK_REGISTERS", "CapturedFrame", "TickTally"})
 
 
 def __getattr__(name: str):
@@ -42,7 +47,7 @@ class TimerAccess:
         self._events = events               # events.py: who hears the ticks
 
     def arm_timer(self, interval: int, *, event: str = "insns", capture: str | None = None,
-                  batch: int | None = None) -> None:
+                  batch: int | None = None, histogram: bool = False) -> None:
         """Interrupt every `interval` guest instructions (event "insns"), system calls
         ("syscalls"), taken branches ("branches") or page faults ("faults") from now on (one
         timer for the run: arming again restarts it); or every `interval` microseconds of the
@@ -50,17 +55,20 @@ class TimerAccess:
 
         `capture` ("pc" or "stack", instruction and host ticks): let the C handler take the ticks
         it can (time/timer_capture.py), teaching it stack rules with `timer_learn`; `batch`: hand
-        its records over at the latest when that many wait (None: when its buffer fills)."""
+        its records over at the latest when that many wait (None: when its buffer fills);
+        `histogram` (capture "pc"): count the ticks per PC instead of a record each, heard as
+        timer_tick_tally (a tool that only counts samples per PC: no tick's own time)."""
         from ..time.timer import SamplingTimer
         from ..time.timer_capture import TimerCapture, available
 
         self.disarm_timer()
         native = None
         if capture is not None and event in ("insns", "host") and available():
-            native = TimerCapture(capture, batch)
+            native = TimerCapture(capture, batch, histogram=histogram and capture == "pc")
         timer = self._kernel.timer = SamplingTimer(self._kernel, interval, self._timer_tick, event,
                                                    on_switch=self._timer_switch, capture=native,
-                                                   on_ticks=self._timer_ticks_taken)
+                                                   on_ticks=self._timer_ticks_taken,
+                                                   on_tallies=self._timer_ticks_tallied)
         if event == "syscalls":
             self._events.add_syscall_watcher(timer)
 
@@ -136,3 +144,9 @@ class TimerAccess:
                 batch(thread, frames)
             elif getattr(subscriber, "timer_tick", None) is not None:
                 timer.each_tick(thread, frames, subscriber.timer_tick)
+
+    def _timer_ticks_tallied(self, thread, tallies) -> None:
+        for subscriber in self._events.subscribers:
+            tally = getattr(subscriber, "timer_tick_tally", None)
+            if tally is not None:
+                tally(thread, tallies)

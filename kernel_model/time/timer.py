@@ -16,7 +16,9 @@ trap frame on the thread's kernel stack, the handler, and IRET.
 A timer armed with a capture (timer_capture.py: a sampling tool's wish) lets a C handler take
 the instruction ticks where the block clock fires, without stopping the run: what the ticks'
 records hold reaches the handler as CapturedFrame before the kernel does anything else (at its
-next entry or the run's end). A tick the C handler cannot take stops the run as above.
+next entry or the run's end). A tick the C handler cannot take stops the run as above. With a
+histogram (PC mode), the handler counts ticks per PC, and the counts go to `on_tallies` as
+TickTally at the same points, one a distinct PC.
 
 `event="syscalls"` counts system calls instead (US 7,823,129's "other types of periodic events"):
 every N-th call's return to user mode is interrupted, so the sample's PC is the instruction
@@ -51,7 +53,7 @@ from emu.host_ticker import HostTicker
 
 from ..errors import KernelError
 from .collector_pause import collector_paused
-from .timer_capture import CapturedFrame
+from .timer_capture import CapturedFrame, TickTally
 
 TIMER_VECTOR = 0x20
 EVENTS = ("insns", "syscalls", "branches", "faults", "host")
@@ -64,11 +66,12 @@ def _host_clock(period_s: float):
 
 class SamplingTimer:
     """Counts the events of one run (all its processes and threads: one CPU) and interrupts
-    every `interval` of them; `on_tick(thread, frame)` is the handler the gate leads to, and
-    `on_ticks(thread, frames)` takes the ticks a capture took."""
+    every `interval` of them; `on_tick(thread, frame)` is the handler the gate leads to,
+    `on_ticks(thread, frames)` takes the ticks a capture took, and `on_tallies(thread,
+    tallies)` those a capture's histogram counted."""
 
     def __init__(self, kernel, interval: int, on_tick, event: str = "insns", on_switch=None,
-                 capture=None, on_ticks=None):
+                 capture=None, on_ticks=None, on_tallies=None):
         if interval <= 0:
             raise KernelError(f"timer interval must be positive, not {interval}")
         if event not in EVENTS:
@@ -79,6 +82,7 @@ class SamplingTimer:
         self.on_tick = on_tick
         self.on_ticks = on_ticks if on_ticks is not None else \
             (lambda thread, frames: self.each_tick(thread, frames, on_tick))
+        self.on_tallies = on_tallies
         self.on_switch = on_switch    # on_switch(previous, thread): a slice of another thread
         self._last_thread = None
         self.left = interval          # events until the next tick
@@ -217,9 +221,7 @@ class SamplingTimer:
         """The host ticks the capture took, as one batch (each frame's `ts`: the host CPU
         time of its tick, in ns)."""
         with collector_paused():
-            records = capture.drain()
-            if records:
-                self._hand_over(thread, records, 0)
+            self._hand_over_all(thread, capture, 0)
 
     def _run_counted(self, thread, machine, count: int):
         """One piece with Unicorn's exact count (the budget stops at the tick's instruction)."""
@@ -256,11 +258,23 @@ class SamplingTimer:
         """The ticks the capture took, as one batch, each frame with its own virtual time
         (`ts`, what timer_instructions read at that tick): on_ticks(thread, frames)."""
         with collector_paused():
-            records = capture.drain()
-            if not records:
+            if not self._hand_over_all(thread, capture, base - before):
                 return
-            self._hand_over(thread, records, base - before)
         self.elapsed = base
+
+    def _hand_over_all(self, thread, capture, at: int) -> bool:
+        """What the capture took since it was drained last, each tick at `at` + its count: its
+        histogram's tallies, then its records (ticks whose PC found no room in the histogram:
+        other PCs); False when it took nothing."""
+        tallies = capture.drain_tallies() if capture.histogram else None
+        records = capture.drain()
+        if tallies:
+            make = tuple.__new__
+            self.ticks += sum(tally.count for tally in tallies)
+            self.on_tallies(thread, [make(TickTally, (pc, count, at + first)) for pc, count, first in tallies])
+        if records:
+            self._hand_over(thread, records, at)
+        return bool(tallies or records)
 
     def _hand_over(self, thread, records, at: int) -> None:
         """The capture's records to the tool as CapturedFrames, each at `at` + its count."""

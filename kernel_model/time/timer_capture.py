@@ -13,6 +13,11 @@ walks of ticks it had to take live. A tick the handler cannot take exactly (no r
 cannot read...) is delivered the ordinary way, through the IDT with live registers, at the very
 instruction: the stacks are the same either way, only their cost differs (bench/profile.py).
 
+In PC mode the tool may ask for a histogram instead (`histogram`: it only counts samples per PC):
+the C handler counts the ticks per PC, and the kernel hands over one (PC, count, time of the
+first) a distinct PC when it would have handed over the records — before anything that could
+change the image map the PC is named against.
+
 Rules describe the objects mapped in an address space: each Space has its own capture (not each
 Machine: a recycled Machine serves another program), and the door makes it forget its rules
 when an object is mapped or unmapped there.
@@ -46,6 +51,13 @@ class CapturedFrame(NamedTuple):
     shared: int = 0
 
 
+class TickTally(NamedTuple):
+    """The ticks a capture's histogram counted at one PC of a thread between two hand-overs."""
+    ip: int                          # the interrupted PC
+    count: int
+    ts: int                          # the first tick's virtual time
+
+
 def available() -> bool:
     return tick_capture.available()
 
@@ -53,10 +65,12 @@ def available() -> bool:
 class TimerCapture:
     """The C tick handler of each address space the timer runs, made at its first run."""
 
-    def __init__(self, mode: str, batch: int | None):
+    def __init__(self, mode: str, batch: int | None, histogram: bool = False):
         if mode not in CAPTURES:
             raise ValueError(f"capture {mode!r}: expected one of {', '.join(CAPTURES)}")
-        self.mode, self.batch = mode, batch
+        if histogram and mode != "pc":
+            raise ValueError("a histogram counts PCs: capture 'pc' only")
+        self.mode, self.batch, self.histogram = mode, batch, histogram
         self._captures: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
         self._taught: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
@@ -65,7 +79,8 @@ class TimerCapture:
         if capture is None:
             bits = space.machine.arch.bits
             capture = self._captures[space] = tick_capture.TickCapture(
-                space.machine, WALK_REGISTERS[bits], CALLEE_SAVED[bits], stack=self.mode == "stack")
+                space.machine, WALK_REGISTERS[bits], CALLEE_SAVED[bits], stack=self.mode == "stack",
+                histogram=self.histogram)
             capture.stop_after(self.batch)
             self._taught[space] = set()
         return capture

@@ -74,8 +74,9 @@ def profile(interval, event, clock, freq, mode, top, output_dir, record, strateg
                                                    period, max_levels, exclusive), compare_full=compare_full,
                            record=record, progress=progress)
         else:
+            # --mode pc counts its samples per PC in C unless -o's timelines need each one
             run = run_profiled(sandbox, [program, *args], interval=interval, mode=mode, event=event,
-                               record=record, progress=progress)
+                               record=record, progress=progress, histogram=output_dir is None)
             sys.stdout.flush()
             print_report(run.profile, console, top=top or TOP_FUNCTIONS)
         if output_dir is not None:

@@ -37,7 +37,7 @@ def profile_row(plan, sandbox) -> dict:
 
     def run(interval: int, mode: str):
         return run_profiled(dataclasses.replace(sandbox, tools=list(sandbox.tools), max_insns=budget),
-                            argv, interval=interval, mode=mode)
+                            argv, interval=interval, mode=mode, histogram=True)
     exact = run(EXACT_INTERVAL, "pc")
     cpu = time.process_time()
     sampled = run(plan.profile["interval"], plan.profile["mode"])
@@ -59,7 +59,7 @@ def profile_row(plan, sandbox) -> dict:
 
 def leaf_counts(profile) -> Counter:
     """Samples per (module, function) of the leaf frame."""
-    return Counter((s.frames[0].module, s.frames[0].name) for s in profile.samples if s.frames)
+    return profile.self_by_function()
 
 
 def shares(counts: Counter) -> dict:

@@ -42,6 +42,7 @@ def speedscope(profile: Profile, name: str) -> dict:
             frames.append({"name": function, "file": module})
         return index[key]
 
+    _each_sample_kept(profile, "speedscope")
     threads: dict[tuple[int, int], list] = {}
     for sample in profile.samples:
         threads.setdefault((sample.pid, sample.tid), []).append(sample)
@@ -68,6 +69,7 @@ def chrome_trace(profile: Profile, extra_events: list | None = None) -> dict:
     per sample covering the interval before it (an instant event, ph i, when samples count
     system calls), named by its leaf with its stack in args, and an instant event per module
     load."""
+    _each_sample_kept(profile, "a Chrome trace")
     events: list[dict] = []
     seen_processes, seen_threads = set(), set()
     for sample in profile.samples:
@@ -94,6 +96,12 @@ def chrome_trace(profile: Profile, extra_events: list | None = None) -> dict:
     events += extra_events or []
     return {"traceEvents": events, "displayTimeUnit": "ns",
             "otherData": {"exporter": EXPORTER, "clock": "virtual: 1 ns per guest instruction"}}
+
+
+def _each_sample_kept(profile: Profile, what: str) -> None:
+    """Files on a timeline need each sample's time, which a tally does not keep (model.py)."""
+    if profile.tallies:
+        raise ValueError(f"{what} needs each sample's time: profile without the histogram (session.py)")
 
 
 def _us(ns: int) -> float:

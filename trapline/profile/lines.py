@@ -125,7 +125,7 @@ def resolve_lines(profile, host_path) -> None:
     the object's file is on the host (the rootfs maps it)."""
     tables: dict[str, LineTable] = {}
     looked_up: set = set()          # (module, address): found or not, as profile.lines keys them
-    for sample in profile.samples:
+    for sample in profile.in_time_order():
         if not sample.frames:
             continue
         pc = sample.frames[0]

@@ -5,6 +5,12 @@ A sample's frames run from the interrupted PC outwards (instrumenter/profiler/sa
 stack here runs from the root to the leaf, as folded stacks and flame graphs draw it. "Self"
 counts the samples whose leaf is in a function (or module), "total" those with the function
 anywhere on their stack, once per sample however deep the recursion.
+
+A profile of PC mode whose samples nobody needs one by one (no --record, no file with each
+sample's time: session.py) holds tallies for the ticks the timer's C handler took: (sample, n),
+n ticks of one thread at the sample's PC between two hand-overs of its histogram, the sample's
+`ts` the first's (the ticks it left to the kernel are samples still). Every count below takes a
+tally as its n samples, so the report is the same either way.
 """
 from __future__ import annotations
 
@@ -20,6 +26,8 @@ class Profile:
     mode: str
     event: str = "insns"
     samples: list = field(default_factory=list)      # Sample records, in the order taken
+    tallies: list = field(default_factory=list)      # (Sample, ticks it stands for), see above
+    tallied: int = 0                                  # the ticks of `tallies`
     modules: list = field(default_factory=list)      # ModuleLoad records
     command: list[str] = field(default_factory=list)
     exit_code: int | None = None
@@ -47,12 +55,33 @@ class Profile:
     def add(self, sample) -> None:
         self.samples.append(sample)
 
+    def add_tally(self, sample, n: int) -> None:
+        """`n` ticks at `sample`'s PC: n samples, and n timer interrupts (which the tally's
+        ticks do not report one by one)."""
+        self.tallies.append((sample, n))
+        self.tallied += n
+        self.interrupts += n
+
+    def in_time_order(self) -> list:
+        """The samples, and a tally's sample once, in the order of their (first) ticks."""
+        if not self.tallies:
+            return self.samples
+        return sorted([*self.samples, *(sample for sample, _ in self.tallies)], key=_ts)
+
     def add_module(self, load) -> None:
         self.modules.append(load)
 
     @property
     def total(self) -> int:
-        return len(self.samples)
+        return len(self.samples) + self.tallied
+
+    def _count(self, key) -> Counter:
+        """key(sample) -> samples, a tally's sample counted as its ticks (key None: not counted)."""
+        counts = Counter(map(key, self.samples))
+        for sample, n in self.tallies:
+            counts[key(sample)] += n
+        counts.pop(None, None)
+        return counts
 
     # ---- stacks ------------------------------------------------------------------------------
     @staticmethod
@@ -64,41 +93,48 @@ class Profile:
 
     def folded(self) -> Counter:
         """(comm, root, ..., leaf) -> samples: Brendan Gregg's stackcollapse lines."""
-        return Counter((s.comm, *self.stack(s)) for s in self.samples)
+        return self._count(lambda s: (s.comm, *self.stack(s)))
 
     # ---- tprof's tables ----------------------------------------------------------------------
     def by_process(self) -> Counter:
-        return Counter((s.pid, s.comm) for s in self.samples)
+        return self._count(lambda s: (s.pid, s.comm))
 
     def by_thread(self) -> Counter:
-        return Counter((s.pid, s.tid, s.comm) for s in self.samples)
+        return self._count(lambda s: (s.pid, s.tid, s.comm))
 
     def by_module(self) -> Counter:
-        return Counter(s.frames[0].module for s in self.samples if s.frames)
+        return self._count(lambda s: s.frames[0].module if s.frames else None)
 
     def self_by_function(self) -> Counter:
-        return Counter((s.frames[0].module, s.frames[0].name) for s in self.samples if s.frames)
+        return self._count(lambda s: (s.frames[0].module, s.frames[0].name) if s.frames else None)
 
     def total_by_function(self) -> Counter:
         counts: Counter = Counter()
         for s in self.samples:
             counts.update({(f.module, f.name) for f in s.frames})
+        for s, n in self.tallies:
+            for function in {(f.module, f.name) for f in s.frames}:
+                counts[function] += n
         return counts
 
     def self_by_line(self) -> Counter:
         """(source line, function, module) -> samples whose PC is on that line."""
-        counts: Counter = Counter()
-        for s in self.samples:
+        def line_of(s):
             if s.frames:
                 leaf = s.frames[0]
                 line = self.lines.get((leaf.module, leaf.address))
                 if line is not None:
-                    counts[(str(line), leaf.name, leaf.module)] += 1
-        return counts
+                    return str(line), leaf.name, leaf.module
+            return None
+        return self._count(line_of)
 
     def truncated(self) -> Counter:
         """Why unwinds stopped early, with how often."""
-        return Counter(s.truncated for s in self.samples if s.truncated)
+        return self._count(lambda s: s.truncated or None)
+
+
+def _ts(sample) -> int:
+    return sample.ts
 
 
 def ranked(counts: Counter) -> list[tuple]:

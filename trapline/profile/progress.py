@@ -23,10 +23,19 @@ class ProfileProgress:
     def sample(self, sample) -> None:
         self.samples += 1
         if self.samples % STEP == 0:
-            self.stream.write(f"{CLEAR}profiling {self.label}: {self.samples} samples, "
-                              f"{sample.ts:,} guest instructions")
-            self.stream.flush()
-            self.shown = True
+            self._show(sample.ts)
+
+    def _show(self, ts: int) -> None:
+        self.stream.write(f"{CLEAR}profiling {self.label}: {self.samples} samples, {ts:,} guest instructions")
+        self.stream.flush()
+        self.shown = True
+
+    def tally(self, sample, n: int) -> None:
+        """`n` samples at once (the histogram's: `sample.ts` is the first's), shown when they
+        pass a multiple of STEP."""
+        before, self.samples = self.samples, self.samples + n
+        if self.samples // STEP > before // STEP:
+            self._show(sample.ts)
 
     def phase(self, text: str) -> None:
         """Work that takes no samples (--compare-full's two more runs), shown until done()."""

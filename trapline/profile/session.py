@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from ..sandbox import RunResult, Sandbox
 from .lines import resolve_lines
 from .model import Profile
+from .progress import STEP as PROGRESS_STEP
 from .record import TraceWriter
 from .sink import ProfileSink
 
@@ -27,9 +28,15 @@ class ProfiledRun:
 
 
 def run_profiled(sandbox: Sandbox, argv: list[str], *, interval: int, mode: str = "stack",
-                 event: str = "insns", record: str | None = None, progress=None) -> ProfiledRun:
+                 event: str = "insns", record: str | None = None, progress=None,
+                 histogram: bool = False) -> ProfiledRun:
     """Run `argv` in `sandbox` with a sample every `interval` guest instructions (or system
-    calls...: `event`; microseconds of host CPU time with event "host")."""
+    calls...: `event`; microseconds of host CPU time with event "host").
+
+    `histogram`: in PC mode, let the timer's C handler count the ticks it takes per PC, so that
+    the profile holds tallies (model.py) where it held those samples: the same report, folded
+    stacks and lines, with no sample's own time (speedscope's and Chrome's files need it). Not
+    with `record`, whose trace has every sample."""
     from instrumenter.profiler.sampler import EVENTS, MODES, Sampler
     from ..errors import UsageError
 
@@ -44,11 +51,15 @@ def run_profiled(sandbox: Sandbox, argv: list[str], *, interval: int, mode: str 
 
     sink = ProfileSink(profile, writer, progress)
     doors = []
+    counted = histogram and mode == "pc" and writer is None
+    # (the terminal's status line moves every STEP samples: the tallies come at least as often)
+    batch = PROGRESS_STEP if counted and progress is not None else None
 
     def attach(kernel, process) -> None:
         doors.append(kernel.debug)
         Sampler(kernel.debug, interval=interval, mode=mode, event=event, on_sample=sink.sample,
-                on_module=sink.module, on_event=sink.event).attach(process)
+                on_module=sink.module, on_event=sink.event, batch=batch,
+                on_tally=sink.tally if counted else None).attach(process)
         sink.startup(kernel.debug, process)
 
     sandbox.tools = [*sandbox.tools, attach]

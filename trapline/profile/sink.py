@@ -12,7 +12,7 @@ class ProfileSink:
         if writer is None and progress is None:
             # Nothing but the Profile takes the records: the sampler calls its methods
             # directly, a call fewer a sample (thousands a second of captured ticks).
-            self.sample, self.event = profile.add, profile.add_event
+            self.sample, self.event, self.tally = profile.add, profile.add_event, profile.add_tally
 
     def sample(self, sample) -> None:
         self.profile.add(sample)
@@ -20,6 +20,12 @@ class ProfileSink:
             self.writer.sample(sample)
         if self.progress is not None:           # progress.py: the terminal's status line
             self.progress.sample(sample)
+
+    def tally(self, sample, n: int) -> None:
+        """`n` ticks at `sample`'s PC (the timer's histogram: never with a trace being written)."""
+        self.profile.add_tally(sample, n)
+        if self.progress is not None:
+            self.progress.tally(sample, n)
 
     def module(self, load) -> None:
         self.profile.add_module(load)

@@ -22,3 +22,16 @@ def test_every_hook_computes_the_same_fib_and_the_clock_counts_it(arch):
     run()
     # fib(15) calls fib 1973 times: more than one instruction each, and each run alike
     assert once > 1973 and run.clock.executed == 2 * once
+
+
+@pytest.mark.parametrize("arch", ["i386", "x86_64"])
+def test_every_variant_counted_by_instructions_runs_fib(arch):
+    """bench/profile_instructions.py's variants (valgrind counts them; the counts are the
+    bench's): each runs fib to its end with fib's output."""
+    from bench.profile_instructions import VARIANTS, run_variant
+
+    for variant in VARIANTS:
+        result = run_variant(variant, arch, 15)
+        assert result.exit_code == 0 and b"fib(15) = 610" in result.stdout, variant
+    with pytest.raises(ValueError):
+        run_variant("pc, per what?", arch, 15)

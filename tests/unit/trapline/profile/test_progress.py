@@ -42,3 +42,18 @@ def test_the_comparison_runs_are_announced_and_erased():
     progress.done()
     assert out.getvalue().split(CLEAR) == [
         "", "sqlite3: comparing: the run with no tool, then with every function hooked", ""]
+
+
+def test_tallies_move_the_line_when_they_pass_a_step():
+    """--mode pc's histogram hands over tallies (n samples at once, their first tick's time):
+    the line moves each time the count passes a multiple of STEP."""
+    out = Terminal()
+    progress = ProfileProgress.for_terminal(out, "fib")
+    progress.tally(SimpleNamespace(ts=1000), STEP - 1)
+    assert out.getvalue() == ""
+    progress.tally(SimpleNamespace(ts=2000), 3)
+    progress.tally(SimpleNamespace(ts=3000), 2 * STEP)
+    progress.done()
+    assert out.getvalue().split(CLEAR) == [
+        "", f"profiling fib: {STEP + 2} samples, 2,000 guest instructions",
+        f"profiling fib: {3 * STEP + 2} samples, 3,000 guest instructions", ""]
