@@ -12,6 +12,7 @@ from . import syscall_line
 from .options import StraceOptions
 from .siginfo import format_siginfo
 from .sockets import LENGTH_ARGUMENTS, demultiplexed
+from . import sysv_ipc
 from .output import StraceOutput, aligned
 from .strings import format_execve_call
 from .structs import SIGRETURN_MASK_OFFSET
@@ -184,7 +185,7 @@ class StraceClient:
         bits = ABI_BITS[self.debug.syscall_abi(thread)]
         texts, _, _ = syscall_line.format_parts(
             name, args, result, _Memory(self.debug, thread.process, self.options, name), bits)
-        return texts, syscall_line.entry_arguments(name, bits, len(texts))
+        return texts, syscall_line.entry_arguments(name, bits, len(texts), args)
 
     def _emit_call(self, proc, tid: int, name: str, head: str, result: str,
                    failed: bool | None, resumed: str | None = None, thread=None,
@@ -319,9 +320,12 @@ class StraceClient:
 
     # ---- syscall stops ----------------------------------------------------------------------
     def _as_called(self, thread, name: str, args):
-        """i386's socketcall(call, args) as the call it stands for, with that call's own
-        arguments (strace's decode_socket_subcall): -e trace= names, <unfinished ...> and
-        <... NAME resumed> lines, value-result lengths and -c count it by that name."""
+        """i386's socketcall(call, args) and ipc(call, ...) as the call they stand for, with
+        that call's own arguments (strace's decode_socket_subcall, decode_ipc_subcall): -e
+        trace= names, <unfinished ...> and <... NAME resumed> lines, value-result lengths and
+        -c count it by that name."""
+        if name == "ipc":
+            return sysv_ipc.demultiplexed(name, args, ABI_BITS[self.debug.syscall_abi(thread)])
         if name != "socketcall":
             return name, args
         bits = ABI_BITS[self.debug.syscall_abi(thread)]
@@ -330,7 +334,7 @@ class StraceClient:
     @_styled
     def syscall_entry(self, thread, name: str, args) -> None:
         """What must be read from the caller's memory before the call runs."""
-        original = name                         # (-n shows socketcall's own number)
+        original = name                         # (-n shows socketcall's and ipc's own number)
         name, args = self._as_called(thread, name, args)
         abi = self.debug.syscall_abi(thread)
         if self.options.syscall_numbers:
@@ -421,7 +425,7 @@ class StraceClient:
         """A sleeping call a signal interrupts ends with strace's `= ? ERESTARTSYS` line,
         before the signal's; restarted, it shows again whole."""
         args = self._last_args.get(thread.tid, ())
-        if name == "socketcall":
+        if name in ("socketcall", "ipc"):
             name = self._last_names.get(thread.tid, name)
         errno = -_restart_errno(name, args)
         head, text, _ = self._call(thread, name, args, errno)
