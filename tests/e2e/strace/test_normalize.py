@@ -74,6 +74,22 @@ def test_a_child_s_cpu_times_are_clock_readings_and_its_status_is_compared():
     assert other_status != native
 
 
+def test_an_ipc_structure_s_times_and_pids_are_normalized_and_a_never_is_compared():
+    """msgctl/shmctl IPC_STAT: the times are clock readings, the pids the host's; a 0 (never
+    received, never detached) is the same on both sides and stays compared."""
+    def stat(when: int, pid: int, rtime: int = 0) -> str:
+        return (f"msgctl(0, IPC_STAT, {{msg_perm={{uid=0, gid=0, mode=0600, key=0, cuid=0, "
+                f"cgid=0}}, msg_stime={when}, msg_rtime={rtime}, msg_ctime={when}, msg_qnum=2, "
+                f"msg_qbytes=16384, msg_lspid={pid}, msg_lrpid=0}}) = 0\n")
+    native, sandbox = normalize(stat(1795963855, 24747)), normalize(stat(1700000000, 100))
+    assert native == sandbox and "msg_stime=T, msg_rtime=0," in native[0]
+    assert "msg_lspid=PID, msg_lrpid=0}" in native[0]
+    assert normalize(stat(1700000000, 100, rtime=1700000000)) != sandbox
+    shm = "shm_cpid=7, shm_lpid=0, shm_nattch=1, shm_atime=5, shm_dtime=0, shm_ctime=5"
+    assert "shm_cpid=PID, shm_lpid=0, shm_nattch=1, shm_atime=T, shm_dtime=0, shm_ctime=T" in \
+        normalize(f"shmctl(0, IPC_STAT, {{{shm}}}) = 0\n")[0]
+
+
 def test_an_ignored_sigchld_is_compared_right_before_the_wait_that_reaps_its_child():
     """Natively the parent takes it before or after wait4 (or at fork's unblocking
     rt_sigprocmask), as the child's exit fell; the sandbox's place is one of those."""
