@@ -14,7 +14,7 @@ from kernel_model.debug.abi import Kind, Ret, flags, return_kind, signal_name, s
 
 from . import arguments, structs, sysv_ipc, waits, xlat_style
 from .expressions import FD_RETURNING
-from .errnos import format_error_return
+from .errnos import format_error_return, format_raw_error_return
 from .sockets import demultiplexed
 from .special_calls import _SPECIAL
 from .strings import MemReader
@@ -57,7 +57,7 @@ def _raw_return(call: _Call) -> str:
     if return_kind(call.name) is Ret.NONE:
         return "?"
     if call.failed:
-        return format_error_return(-call.ret)
+        return format_raw_error_return(-call.ret)
     return flags.format_hex(call.ret & ((1 << call.bits) - 1))
 
 

@@ -104,3 +104,16 @@ def test_what_is_printed_at_the_entry():
     assert entry_arguments("msgctl", 64, 3, (0, 1, B)) == 3
     assert entry_arguments("semctl", 32, 4, (0, 0, 0x102, B)) == 3
     assert entry_arguments("semop", 64, 3, (0, B, 1)) == 3
+
+
+def test_raw_arguments_and_a_restart_code_as_a_plain_error():
+    """-e raw=msgrcv (Debian strace 6.1 on the sysv_ipc sample, i386): ipc(2)'s subcall with
+    the arguments strace shifts, as many as its subcall table gives msgrcv (5), and the sleep
+    a handled SIGALRM ended shown as an error like any other (syscall.c's raw branch: no `?`,
+    and libc has no message for the kernel's 514)."""
+    mem = FakeMemory({B: struct.pack("<II", B + 8, 0)})
+    mem.raw = True
+    assert format_syscall("ipc", (12, 0, 64, 0, B, 0), -514, mem, 32) == \
+        "msgrcv(0, 0x40, 0, 0x4000, 0) = -1 ERESTARTNOHAND (Unknown error 514)"
+    assert format_syscall("pause", (), -514, mem, 64) == \
+        "pause() = -1 ERESTARTNOHAND (Unknown error 514)"
