@@ -3,7 +3,9 @@
  *
  * Exercises: msgget (IPC_PRIVATE with IPC_CREAT, a key that names no queue:
  * ENOENT), msgsnd, msgrcv by type, with MSG_NOERROR and with IPC_NOWAIT on
- * an empty queue (ENOMSG), msgctl IPC_STAT/IPC_SET/IPC_RMID; semget, semctl
+ * an empty queue (ENOMSG) and waiting on it until a 10 ms timer's SIGALRM
+ * ends the wait (EINTR: msgrcv is never restarted), msgctl
+ * IPC_STAT/IPC_SET/IPC_RMID; semget, semctl
  * SETALL/GETVAL/GETALL/SETVAL/IPC_STAT/IPC_RMID, semop with SEM_UNDO and
  * IPC_NOWAIT (EAGAIN), semtimedop with a timeout it does not need; shmget,
  * shmat read-write and SHM_RDONLY, shmctl IPC_STAT/IPC_RMID, shmdt, and
@@ -21,6 +23,8 @@
 #include <sys/msg.h>
 #include <sys/sem.h>
 #include <sys/shm.h>
+#include <sys/time.h>
+#include <signal.h>
 #include <time.h>
 
 #define CHECK(x) do { if ((x) < 0) { printf("FAIL %s: %s\n", #x, strerror(errno)); exit(1); } } while (0)
@@ -37,6 +41,20 @@ union semun {
 };
 
 const char *outcome(long r) { return r < 0 ? strerror(errno) : "ok"; }
+
+void on_alarm(int sig) { (void)sig; }
+
+/* Wait on the empty queue until a one-shot timer's signal, whose handler is
+ * installed without SA_RESTART, ends the wait. */
+void interrupted_wait(int q, struct message *in) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_alarm;
+    CHECK(sigaction(SIGALRM, &sa, NULL));
+    struct itimerval once = {{0, 0}, {0, 10000}};
+    CHECK(setitimer(ITIMER_REAL, &once, NULL));
+    printf("waiting: %s\n", outcome(msgrcv(q, in, sizeof in->mtext, 0, 0)));
+}
 
 void queues(void) {
     int q = msgget(IPC_PRIVATE, IPC_CREAT | 0600);
@@ -60,6 +78,7 @@ void queues(void) {
     CHECK(got);
     printf("first, cut to 5: %.*s\n", (int)got, in.mtext);
     printf("empty queue: %s\n", outcome(msgrcv(q, &in, sizeof in.mtext, 0, IPC_NOWAIT)));
+    interrupted_wait(q, &in);
     ds.msg_qbytes = 8192;
     CHECK(msgctl(q, IPC_SET, &ds));
     CHECK(msgctl(q, IPC_RMID, NULL));

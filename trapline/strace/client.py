@@ -28,9 +28,9 @@ ENTRY_TIME_CALLS = frozenset({"execve", "set_thread_area", "rt_sigreturn", "sigr
 ABI_BITS = {"i386": 32, "x86_64": 64}
 # What a sleeping call returns to the kernel when a signal interrupts it, which strace shows
 # as its result: ERESTARTNOHAND for pause and sigsuspend (kernel/signal.c), ppoll, select and
-# pselect6 (fs/select.c) and an absolute sleep; ERESTART_RESTARTBLOCK for the relative sleeps
-# (kernel/time/hrtimer.c), poll with a timeout and restart_syscall itself; EINTR for the calls
-# that fail with it; ERESTARTSYS for the others.
+# pselect6 (fs/select.c), msgrcv and msgsnd (ipc/msg.c) and an absolute sleep;
+# ERESTART_RESTARTBLOCK for the relative sleeps (kernel/time/hrtimer.c), poll with a timeout
+# and restart_syscall itself; EINTR for the calls that fail with it; ERESTARTSYS for the others.
 ERESTARTSYS, ERESTARTNOHAND, ERESTART_RESTARTBLOCK, EINTR = 512, 514, 516, 4
 RESTART_ERRNOS = {"pause": ERESTARTNOHAND, "rt_sigsuspend": ERESTARTNOHAND,
                   "sigsuspend": ERESTARTNOHAND, "nanosleep": ERESTART_RESTARTBLOCK,
@@ -40,10 +40,11 @@ RESTART_ERRNOS = {"pause": ERESTARTNOHAND, "rt_sigsuspend": ERESTARTNOHAND,
                   "ppoll": ERESTARTNOHAND, "ppoll_time64": ERESTARTNOHAND,
                   "select": ERESTARTNOHAND, "_newselect": ERESTARTNOHAND,
                   "pselect6": ERESTARTNOHAND, "pselect6_time64": ERESTARTNOHAND,
+                  "msgrcv": ERESTARTNOHAND, "msgsnd": ERESTARTNOHAND,
                   # the calls that fail with EINTR itself (signal(7): never restarted)
                   **dict.fromkeys(("epoll_wait", "epoll_pwait", "epoll_pwait2", "rt_sigtimedwait",
-                                   "rt_sigtimedwait_time64", "msgrcv", "msgsnd", "semop",
-                                   "semtimedop", "semtimedop_time64", "io_getevents"), EINTR)}
+                                   "rt_sigtimedwait_time64", "semop", "semtimedop",
+                                   "semtimedop_time64", "io_getevents"), EINTR)}
 TIMER_ABSTIME = 1
 
 

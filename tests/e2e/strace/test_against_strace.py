@@ -205,7 +205,7 @@ def test_the_ipc_calls_of_the_sysv_ipc_sample(arch):
     as the calls they stand for (IPC_64| on the ctl commands, semctl's union in brackets)."""
     result = strict_sample(arch, "sysv_ipc")
     calls = [line for line in result.native if line.startswith(IPC_CALLS)]
-    assert len(calls) == 28, result.diff()
+    assert len(calls) == 29, result.diff()
     assert 'msgsnd(0, {mtype=1, mtext="hello, queue"}, 12, 0) = 0' in calls
     assert "semop(0, [{sem_num=0, sem_op=-1, sem_flg=SEM_UNDO}, {sem_num=1, sem_op=1, " \
            "sem_flg=0}], 2) = 0" in calls
@@ -224,7 +224,7 @@ def test_the_ipc_calls_in_strace_s_other_styles(arch, option):
     each line strace's."""
     result = compare("sysv_ipc", arch, sample_argv(arch, "sysv_ipc"), None, options=option)
     calls = [line for line in result.native if line.startswith(IPC_CALLS)]
-    assert len(calls) == 28, result.diff()
+    assert len(calls) == 29, result.diff()
     if option == ("-X", "raw"):
         assert "msgget(0, 0x200|0600) = 0" in calls
     _check_identical(result)
