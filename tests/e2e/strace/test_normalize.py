@@ -124,6 +124,21 @@ def test_an_ignored_sigchld_spelled_raw_is_placed_as_the_named_one():
         normalize(_lines(FORK, killed, _reaped(31236, 5), EXIT))
 
 
+def test_an_ignored_sigchld_spelled_verbose_is_placed_as_the_named_one():
+    """-X verbose: si_signo=17 /* SIGCHLD */, si_code=0x1 /* CLD_EXITED */ (sockets -f -X
+    verbose on i386 put it before or after wait4, 1 of 4 runs of the flags file); a handler
+    installed in that spelling keeps every SIGCHLD in place."""
+    verbose = ("--- SIGCHLD {si_signo=17 /* SIGCHLD */, si_code=0x1 /* CLD_EXITED */, "
+               "si_pid=31236, si_uid=0, si_status=5, si_utime=0, si_stime=0} ---", None)
+    after = normalize(_lines(FORK, ("close(3)", "0"), _reaped(31236, 5), verbose, EXIT))
+    before = normalize(_lines(FORK, ("close(3)", "0"), verbose, _reaped(31236, 5), EXIT))
+    assert after == before
+    handler = ("rt_sigaction(17 /* SIGCHLD */, {sa_handler=0x401000, sa_mask=[], "
+               "sa_flags=0x4000000 /* SA_RESTORER */, sa_restorer=0x401100}, NULL, 8)", "0")
+    assert normalize(_lines(handler, FORK, _reaped(31236, 5), verbose, EXIT)) != \
+        normalize(_lines(handler, FORK, verbose, _reaped(31236, 5), EXIT))
+
+
 def test_a_sigchld_a_handler_takes_and_one_whose_child_is_not_reaped_stay_in_place():
     handler = ("rt_sigaction(SIGCHLD, {sa_handler=0x401136, sa_mask=[], sa_flags=SA_RESTORER, "
                "sa_restorer=0x401000}, NULL, 8)", "0")
