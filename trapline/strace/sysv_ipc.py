@@ -213,7 +213,7 @@ def semctl_args(call) -> list[str]:
         if addr is None:
             return texts + [format_address(call.arg(3))]
     bare = cmd & ~IPC_64 & 0xFFFFFFFF
-    if bare in _INFO["sem"] and not call.failed:
+    if bare in _INFO["sem"]:            # (its address bare when it failed: print_seminfo)
         return texts + [_control_buffer(call, "sem", cmd, addr)]
     text = None
     if bare == IPC_SET or (bare in _STAT["sem"] and not call.failed):

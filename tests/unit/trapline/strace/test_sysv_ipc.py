@@ -85,6 +85,11 @@ def test_ipc_subcalls_strace_reads_through_their_pointers():
         "msgrcv(12345, 0x10, 64, 0) = -1 EFAULT (Bad address)"
     assert _line("ipc", (3, 12345, 0, 0x102, 0x10, 0), EFAULT, bits=32) == \
         "semctl(12345, 0, IPC_64|IPC_STAT, 0x10) = -1 EFAULT (Bad address)"
+    union = {B: struct.pack("<I", 0x10)}        # (a union whose buffer is not the caller's)
+    assert _line("ipc", (3, 0, 0, 0x103, B, 0), EFAULT, union, 32) == \
+        "semctl(0, 0, IPC_64|IPC_INFO, 0x10) = -1 EFAULT (Bad address)"
+    assert _line("ipc", (3, 0, 0, 0x102, B, 0), EINVAL, union, 32) == \
+        "semctl(0, 0, IPC_64|IPC_STAT, [0x10]) = -1 EINVAL (Invalid argument)"
 
 
 def test_shmat_through_ipc_returns_the_address_it_wrote():
