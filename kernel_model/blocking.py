@@ -17,6 +17,9 @@ class WouldBlock(Exception):
         self.channel = channel
         self.reason = reason
         self.deadline_ns = deadline_ns     # virtual time at which the sleep times out, if any
+        # the call that sleeps, when a multiplexer made it (i386's ipc(2): msgrcv sleeps, whose
+        # signals end it as msgrcv's do, not semop's): the thread's blocked_call
+        self.call: str | None = None
 
 
 def nothing_to_read(file, what: str):

@@ -349,7 +349,7 @@ class Kernel(Spawning, SyscallEntry, LazyTables):
 
     def block(self, thread: Thread, blocked: WouldBlock, call: str) -> None:
         channels = blocked.channel if isinstance(blocked.channel, list) else [blocked.channel]
-        thread.blocked_call = call
+        thread.blocked_call = blocked.call or call
         thread.restart.pop(CONDITION_MET, None)       # asleep again: it waits for a new one
         self.scheduler.sleep(thread, channels, blocked.reason, blocked.deadline_ns)
         if self.signals.deliverable(thread):          # a signal already waits: do not sleep

@@ -1,8 +1,10 @@
 """The objects of one System V IPC kind, by key and id, and their permissions (ipc/util.c).
 
 An id is (seq << 15) + index (ipc_buildid, IPCMNI 32768): indexes are handed out cyclically
-(ipc_idr_alloc) and seq grows each time they wrap, so a removed object's id is not soon
-reused. With CONFIG_CHECKPOINT_RESTORE an id written to /proc/sys/kernel/{msg,sem,shm}_next_id
+(ipc_idr_alloc: idr_alloc_cyclic from the one after the last, below max(in_use * 3 / 2,
+ipc_min_cycle), ipc_min_cycle being RADIX_TREE_MAP_SIZE, 64) and seq grows each time they
+wrap (back to 0 past ipcid_seq_max, INT_MAX >> 15), so a removed object's id is not soon
+reused, while a kind with few objects keeps its indexes small. With CONFIG_CHECKPOINT_RESTORE an id written to /proc/sys/kernel/{msg,sem,shm}_next_id
 is the next object's (its seq, and the lowest free index from its own: idr_alloc), once:
 next_id is -1 again as soon as an object is made. IPC_PRIVATE always makes a new object; another key finds its object or, with
 IPC_CREAT, makes one (EEXIST with IPC_EXCL, ENOENT without IPC_CREAT, EACCES when the mode
@@ -21,6 +23,8 @@ IPC_RMID, IPC_SET, IPC_STAT, IPC_INFO = 0, 1, 2, 3
 IPC_64 = 0x100
 IPCMNI_SHIFT = 15
 IPCMNI = 1 << IPCMNI_SHIFT
+IPC_MIN_CYCLE = 64                  # ipc/util.h ipc_min_cycle: RADIX_TREE_MAP_SIZE
+SEQ_MAX = 0x7FFFFFFF >> IPCMNI_SHIFT            # ipcid_seq_max()
 CAP_IPC_OWNER, CAP_SYS_ADMIN = 15, 21
 S_IRUGO, S_IWUGO = 0o444, 0o222
 
@@ -110,17 +114,18 @@ class IpcIds:
         return obj.perm.id
 
     def _free_index(self) -> int:
-        index = self.last_index + 1
-        for _ in range(IPCMNI):
-            if index >= IPCMNI:
-                index = 0
-            if index not in self.objects:
-                if index <= self.last_index:
-                    self.seq += 1               # the indexes wrapped
-                self.last_index = index
-                return index
-            index += 1
-        raise GuestErrno(E.ENOSPC)
+        """idr_alloc_cyclic(0, max_idx): the lowest free index from the one after the last
+        up to the window's end, else from 0; seq grows when the index is not above the last."""
+        end = min(max(len(self.objects) * 3 // 2, IPC_MIN_CYCLE), IPCMNI)
+        index = next((i for i in range(self.last_index + 1, end) if i not in self.objects), None)
+        if index is None:
+            index = next((i for i in range(end) if i not in self.objects), None)
+        if index is None:
+            raise GuestErrno(E.ENOSPC)
+        if index <= self.last_index:
+            self.seq = self.seq + 1 if self.seq + 1 < SEQ_MAX else 0     # the indexes wrapped
+        self.last_index = index
+        return index
 
     def _free_index_from(self, start: int) -> int:
         """idr_alloc(start, 0): the lowest free index from `start` on (no cursor moves)."""

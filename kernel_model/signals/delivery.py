@@ -45,8 +45,8 @@ NEVER_RESTARTED = frozenset({"pause", "rt_sigsuspend", "sigsuspend", "nanosleep"
                              "clock_nanosleep_time64", "poll", "ppoll", "select", "_newselect",
                              "pselect6", "ppoll_time64", "pselect6_time64",
                              # signal(7): System V IPC's sleeps end in EINTR whatever SA_RESTART
-                             # says (ipc/msg.c, ipc/sem.c return -EINTR, never -ERESTARTSYS);
-                             # i386 reaches them through ipc(2), whose other calls never sleep
+                             # says (ipc/sem.c returns -EINTR, ipc/msg.c -ERESTARTNOHAND); i386's
+                             # ipc(2) sleeps as its subcall (sysv_ipc.py: blocked_call)
                              "msgrcv", "msgsnd", "semop", "semtimedop", "semtimedop_time64",
                              "ipc",
                              "rt_sigtimedwait", "rt_sigtimedwait_time64",
@@ -60,7 +60,7 @@ NEVER_RESTARTED = frozenset({"pause", "rt_sigsuspend", "sigsuspend", "nanosleep"
 RESTARTED_WITHOUT_HANDLER = frozenset({
     "pause", "rt_sigsuspend", "sigsuspend", "nanosleep", "clock_nanosleep",
     "clock_nanosleep_time64", "poll", "ppoll", "ppoll_time64", "select", "_newselect", "pselect6",
-    "pselect6_time64"})
+    "pselect6_time64", "msgrcv", "msgsnd"})
 # The others but io_pgetevents (-ERESTARTNOHAND): an ignored signal queued for a ptraced task
 # ends them with EINTR (signals/traced_calls.py).
 EINTR_WITHOUT_HANDLER = NEVER_RESTARTED - RESTARTED_WITHOUT_HANDLER - {"io_pgetevents",

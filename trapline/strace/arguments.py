@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from kernel_model.debug.abi import flags
 
-from . import sockets, structs, waits, xlat_style
+from . import sockets, structs, sysv_ipc, waits, xlat_style
 from .strings import format_address
 
 Decoder = Callable[[object, int, int], str]
@@ -124,6 +124,7 @@ OVERRIDES[("utimensat", 2)] = lambda call, index, value: structs.format_utimens(
     call.mem, value, call.word)
 
 OVERRIDES.update(waits.OVERRIDES)           # the sleeps and waits (waits.py)
+OVERRIDES.update(sysv_ipc.OVERRIDES)        # i386's ipc(2) for a call it does not know
 
 # Calls the kernel declares without argument kinds, which strace decodes: their argument lists.
 SIGNATURES: dict[str, tuple[Decoder, ...]] = {

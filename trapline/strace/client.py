@@ -12,6 +12,7 @@ from . import syscall_line
 from .options import StraceOptions
 from .siginfo import format_siginfo
 from .sockets import LENGTH_ARGUMENTS, demultiplexed
+from . import sysv_ipc
 from .output import StraceOutput, aligned
 from .strings import format_execve_call
 from .structs import SIGRETURN_MASK_OFFSET
@@ -27,9 +28,9 @@ ENTRY_TIME_CALLS = frozenset({"execve", "set_thread_area", "rt_sigreturn", "sigr
 ABI_BITS = {"i386": 32, "x86_64": 64}
 # What a sleeping call returns to the kernel when a signal interrupts it, which strace shows
 # as its result: ERESTARTNOHAND for pause and sigsuspend (kernel/signal.c), ppoll, select and
-# pselect6 (fs/select.c) and an absolute sleep; ERESTART_RESTARTBLOCK for the relative sleeps
-# (kernel/time/hrtimer.c), poll with a timeout and restart_syscall itself; EINTR for the calls
-# that fail with it; ERESTARTSYS for the others.
+# pselect6 (fs/select.c), msgrcv and msgsnd (ipc/msg.c) and an absolute sleep;
+# ERESTART_RESTARTBLOCK for the relative sleeps (kernel/time/hrtimer.c), poll with a timeout
+# and restart_syscall itself; EINTR for the calls that fail with it; ERESTARTSYS for the others.
 ERESTARTSYS, ERESTARTNOHAND, ERESTART_RESTARTBLOCK, EINTR = 512, 514, 516, 4
 RESTART_ERRNOS = {"pause": ERESTARTNOHAND, "rt_sigsuspend": ERESTARTNOHAND,
                   "sigsuspend": ERESTARTNOHAND, "nanosleep": ERESTART_RESTARTBLOCK,
@@ -39,10 +40,11 @@ RESTART_ERRNOS = {"pause": ERESTARTNOHAND, "rt_sigsuspend": ERESTARTNOHAND,
                   "ppoll": ERESTARTNOHAND, "ppoll_time64": ERESTARTNOHAND,
                   "select": ERESTARTNOHAND, "_newselect": ERESTARTNOHAND,
                   "pselect6": ERESTARTNOHAND, "pselect6_time64": ERESTARTNOHAND,
+                  "msgrcv": ERESTARTNOHAND, "msgsnd": ERESTARTNOHAND,
                   # the calls that fail with EINTR itself (signal(7): never restarted)
                   **dict.fromkeys(("epoll_wait", "epoll_pwait", "epoll_pwait2", "rt_sigtimedwait",
-                                   "rt_sigtimedwait_time64", "msgrcv", "msgsnd", "semop",
-                                   "semtimedop", "semtimedop_time64", "io_getevents"), EINTR)}
+                                   "rt_sigtimedwait_time64", "semop", "semtimedop",
+                                   "semtimedop_time64", "io_getevents"), EINTR)}
 TIMER_ABSTIME = 1
 
 
@@ -184,7 +186,7 @@ class StraceClient:
         bits = ABI_BITS[self.debug.syscall_abi(thread)]
         texts, _, _ = syscall_line.format_parts(
             name, args, result, _Memory(self.debug, thread.process, self.options, name), bits)
-        return texts, syscall_line.entry_arguments(name, bits, len(texts))
+        return texts, syscall_line.entry_arguments(name, bits, len(texts), args)
 
     def _emit_call(self, proc, tid: int, name: str, head: str, result: str,
                    failed: bool | None, resumed: str | None = None, thread=None,
@@ -321,9 +323,12 @@ class StraceClient:
 
     # ---- syscall stops ----------------------------------------------------------------------
     def _as_called(self, thread, name: str, args):
-        """i386's socketcall(call, args) as the call it stands for, with that call's own
-        arguments (strace's decode_socket_subcall): -e trace= names, <unfinished ...> and
-        <... NAME resumed> lines, value-result lengths and -c count it by that name."""
+        """i386's socketcall(call, args) and ipc(call, ...) as the call they stand for, with
+        that call's own arguments (strace's decode_socket_subcall, decode_ipc_subcall): -e
+        trace= names, <unfinished ...> and <... NAME resumed> lines, value-result lengths and
+        -c count it by that name."""
+        if name == "ipc":
+            return sysv_ipc.demultiplexed(name, args, ABI_BITS[self.debug.syscall_abi(thread)])
         if name != "socketcall":
             return name, args
         bits = ABI_BITS[self.debug.syscall_abi(thread)]
@@ -332,7 +337,7 @@ class StraceClient:
     @_styled
     def syscall_entry(self, thread, name: str, args) -> None:
         """What must be read from the caller's memory before the call runs."""
-        original = name                         # (-n shows socketcall's own number)
+        original = name                         # (-n shows socketcall's and ipc's own number)
         name, args = self._as_called(thread, name, args)
         abi = self.debug.syscall_abi(thread)
         if self.options.syscall_numbers:
@@ -423,7 +428,7 @@ class StraceClient:
         """A sleeping call a signal interrupts ends with strace's `= ? ERESTARTSYS` line,
         before the signal's; restarted, it shows again whole."""
         args = self._last_args.get(thread.tid, ())
-        if name == "socketcall":
+        if name in ("socketcall", "ipc"):
             name = self._last_names.get(thread.tid, name)
         errno = -_restart_errno(name, args)
         head, text, _ = self._call(thread, name, args, errno)

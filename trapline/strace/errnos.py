@@ -13,3 +13,12 @@ def format_error_return(errno: int) -> str:
         return f"? {name} ({message})"
     name, message = ERRNOS.get(errno, (f"ERRNO_{errno}", f"Unknown error {errno}"))
     return f"-1 {name} ({message})"
+
+
+def format_raw_error_return(errno: int) -> str:
+    """-e raw=: strace prints every error as a plain one (syscall.c syscall_exiting_trace's raw
+    branch: print_err_ret), a kernel restart code too, whose message libc does not know:
+    `-1 ERESTARTNOHAND (Unknown error 514)`."""
+    if errno in KERNEL_RESTART_ERRNOS:
+        return f"-1 {KERNEL_RESTART_ERRNOS[errno][0]} (Unknown error {errno})"
+    return format_error_return(errno)

@@ -12,9 +12,9 @@ from collections.abc import Callable, Sequence
 
 from kernel_model.debug.abi import Kind, Ret, flags, return_kind, signal_name, signature
 
-from . import arguments, structs, waits, xlat_style
+from . import arguments, structs, sysv_ipc, waits, xlat_style
 from .expressions import FD_RETURNING
-from .errnos import format_error_return
+from .errnos import format_error_return, format_raw_error_return
 from .sockets import demultiplexed
 from .special_calls import _SPECIAL
 from .strings import MemReader
@@ -35,7 +35,8 @@ def format_parts(name: str, args: Sequence[int], ret: int, mem: MemReader,
     if abi_bits not in (32, 64):
         raise ValueError(f"abi_bits must be 32 or 64, not {abi_bits}")
     mask = (1 << abi_bits) - 1
-    call = _Call(name, tuple([a & mask for a in args]), _signed(ret, abi_bits), mem, abi_bits)
+    masked = args if isinstance(args, sysv_ipc.IpcSubcall) else tuple([a & mask for a in args])
+    call = _Call(name, masked, _signed(ret, abi_bits), mem, abi_bits)
     if getattr(mem, "raw", False):
         return _raw_args(call), _raw_return(call), call.failed
     return _format_args(call), _format_return(call), call.failed
@@ -44,6 +45,8 @@ def format_parts(name: str, args: Sequence[int], ret: int, mem: MemReader,
 def _raw_args(call: _Call) -> list[str]:
     """-e raw=NAME: the call's argument registers in hex, undecoded (strace's printargs)."""
     params = signature(call.name, "i386" if call.bits == 32 else "x86_64")
+    if sysv_ipc.indirect(call):             # (as many as strace's subcall table gives it)
+        params = None
     count = len(call.args) if params is None else sum(
         2 if kind is Kind.OFFSET64_SPLIT else 1 for _, kind in params)
     return [flags.format_hex(value) for value in call.args[:count]]
@@ -54,7 +57,7 @@ def _raw_return(call: _Call) -> str:
     if return_kind(call.name) is Ret.NONE:
         return "?"
     if call.failed:
-        return format_error_return(-call.ret)
+        return format_raw_error_return(-call.ret)
     return flags.format_hex(call.ret & ((1 << call.bits) - 1))
 
 
@@ -63,6 +66,8 @@ def format_call(name: str, args: Sequence[int], ret: int, mem: MemReader,
     """(`name(args...)`, the text after `= `, whether it failed) for a finished syscall."""
     if name == "socketcall":
         name, args = demultiplexed(name, args, mem, abi_bits)
+    elif name == "ipc":
+        name, args = sysv_ipc.demultiplexed(name, args, abi_bits)
     texts, result, failed = format_parts(name, args, ret, mem, abi_bits)
     return f"{name}({', '.join(texts)})", result, failed
 
@@ -71,12 +76,14 @@ _OUTPUT_KINDS = frozenset(kind for kind in Kind if kind.name.endswith("_OUT")) |
                                                                                   Kind.STAT64}
 
 
-def entry_arguments(name: str, abi_bits: int, shown: int) -> int:
+def entry_arguments(name: str, abi_bits: int, shown: int, args: Sequence[int] = ()) -> int:
     """How many of the `shown` arguments strace prints at the call's entry: those before the
     first the kernel fills in (read's buffer, wait4's status...), all for the calls decoded
     specially. The rest come after `<... NAME resumed>`."""
     if name in _SPECIAL:
         return shown
+    if name in sysv_ipc.DECODERS:
+        return sysv_ipc.entry_count(name, args, shown)
     params = signature(name, "i386" if abi_bits == 32 else "x86_64")
     if params is None:
         return arguments.ENTRY_COUNTS.get(name, shown)
@@ -125,6 +132,8 @@ def _plan(name: str, bits: int) -> Callable[[_Call], list[str]]:
     special = _SPECIAL.get(name)
     if special is not None and not (name == "mmap" and bits == 64):
         return special
+    if name in sysv_ipc.DECODERS:           # (direct, or an ipc(2) subcall: sysv_ipc.py)
+        return sysv_ipc.DECODERS[name]
     params = signature(name, "i386" if bits == 32 else "x86_64")
     if params is None:
         decoders = arguments.SIGNATURES.get(name)
@@ -148,6 +157,10 @@ def _overridden(decode, index: int) -> Callable[[_Call], str]:
 # --- return value ------------------------------------------------------------------------------
 
 def _format_return(call: _Call) -> str:
+    if call.name == "shmat" and sysv_ipc.indirect(call):
+        address = sysv_ipc.indirect_shmat_return(call)
+        if address is not None:
+            return address
     text = _format_return_value(call)
     note = _RETURN_NOTES.get(call.name)
     return text + note(call) if note is not None and not call.failed else text

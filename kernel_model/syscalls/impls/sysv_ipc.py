@@ -8,6 +8,7 @@ third (a pointer) and 0. An unknown operation is ENOSYS, as Linux's.
 import struct
 
 from ... import errno as E
+from ...blocking import WouldBlock
 from ...errno import GuestErrno
 from ..kinds import K
 from ..registry import syscall
@@ -50,9 +51,21 @@ def _shm(ctx, call, version, first, second, third, ptr):
     return sysv_shm.shmctl_with(ctx, first, second, ptr, old_api=True)
 
 
+# The calls that sleep, by name: a signal ends each as its direct call's (signals/delivery.py)
+SLEEPERS = {SEMOP: "semop", SEMTIMEDOP: "semtimedop", MSGSND: "msgsnd", MSGRCV: "msgrcv"}
+
+
 @syscall("ipc", args=(("call", K.UINT), ("first", K.INT), ("second", K.INT), ("third", K.INT),
                       ("ptr", K.PTR), ("fifth", K.LONG)), outside_hook=True)
 def sys_ipc(ctx, call, first, second, third, ptr, fifth):
+    try:
+        return _subcall(ctx, call, first, second, third, ptr, fifth)
+    except WouldBlock as blocked:
+        blocked.call = SLEEPERS.get(call & 0xFFFF)
+        raise
+
+
+def _subcall(ctx, call, first, second, third, ptr, fifth):
     version, call = call >> 16 & 0xFFFF, call & 0xFFFF
     if call == SEMOP:
         return _semop(ctx, first, ptr, second)

@@ -60,7 +60,7 @@ def test_every_source_has_a_committed_binary_per_arch():
                        "fork_probe", "forkbomb", "forkscript", "hello", "hotchain", "loss_procs",
                        "loss_threads", "manyfuncs", "relocate_signals", "sha256", "shared_mem", "sigchain", "signals",
                        "sockets",
-                       "spawn_tree", "tailcall",
+                       "spawn_tree", "sysv_ipc", "tailcall",
                        "threads", "vfork_exec_chain", "vfork_nested", "vfork_probe",
                        "vfork_status"]
     committed = sorted(f"{p.parent.name}/{p.name}" for p in BIN_DIR.glob("*/*"))

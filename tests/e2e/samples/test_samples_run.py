@@ -23,6 +23,8 @@ CASES = {
     # AF_UNIX socketpair+fork, SCM_RIGHTS, a server and client on a path and an abstract
     # name under epoll, eventfd, and the errnos: the same lines as natively (issue 32)
     "sockets": ([], 0),
+    # System V message queues, semaphores and shared memory (i386 through ipc(2))
+    "sysv_ipc": ([], 0),
 }
 
 

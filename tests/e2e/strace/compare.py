@@ -45,6 +45,7 @@ SAMPLE_PROGRAMS = {
     "hello": [], "args_env": ["first", "second arg"], "fileio": [], "compute": [],
     "fib": ["10"], "alloc": [], "callchain": [], "signals": [], "sigchain": [],
     "fork_pipe": [], "exec_chain": [], "vfork_status": [], "spawn_tree": [], "sockets": [],
+    "sysv_ipc": [],
 }
 FOLLOWED_SAMPLES = ("fork_pipe", "exec_chain", "vfork_status", "spawn_tree", "sockets")
 # strace options of a sample's comparison, given to both sides. fork_pipe's reader reads up to
@@ -103,10 +104,12 @@ check(libc.mount(b'tmpfs', os.path.join(dev, 'shm').encode(), b'tmpfs', 0, b'mod
 _LAUNCHER = _LAUNCHER.replace("os.chroot(root)\n", _MODELED_DEV.lstrip("\n") + "os.chroot(root)\n", 1)
 
 # The native side on the sandbox's machine: one CPU (the sandbox models CPU 0 alone: the
-# affinity mask glibc reads, sched_getaffinity's [0] = 8) and no address randomization (the
+# affinity mask glibc reads, sched_getaffinity's [0] = 8), no address randomization (the
 # sandbox places mappings as Linux does with it off, so an allocator's alignment trimming
-# munmaps the same pieces: setarch -R, personality ADDR_NO_RANDOMIZE, inherited by the program).
-SANDBOX_LIKE = ("setarch", "-R", "taskset", "-c", "0")
+# munmaps the same pieces: setarch -R, personality ADDR_NO_RANDOMIZE, inherited by the program)
+# and an IPC namespace of its own, as the sandbox's kernel has: System V ids are allocated from
+# a fresh table (ipc/util.c ipc_idr_alloc, 0 first), untouched by the host's other programs.
+SANDBOX_LIKE = ("unshare", "--ipc", "setarch", "-R", "taskset", "-c", "0")
 
 _ADDRESS = re.compile(r"0x[0-9a-f]{5,}")
 _PREFIX = re.compile(r"^(?:(\d+) +|\[pid +(\d+)\] )")
@@ -114,6 +117,7 @@ _PID_PLACES = [
     re.compile(r"(si_pid=)\d+()"),
     re.compile(r"(cmsg_data=\{pid=)\d+()"),
     re.compile(r"(Process PID=)\d+()"),
+    re.compile(r"\b((?:msg_ls|msg_lr|shm_c|shm_l)pid=)[1-9]\d*()"),   # (0: none yet, stays)
     re.compile(r"^((?:getpid|gettid|getppid|set_tid_address|fork|vfork|clone|clone3|wait4|"
                r"waitpid|setsid|getsid|getpgid|getpgrp)\(.*\) = )\d+()"),
     re.compile(r"^((?:wait4|waitpid|kill|tgkill|tkill)\()\d+()"),
@@ -124,6 +128,9 @@ _CLOCK = re.compile(r"(tv_sec=)\d+(, tv_nsec=)\d+")
 # A child's CPU times in its SIGCHLD's siginfo (si_utime=0, si_stime=1 /* 0.01 s */): clock
 # ticks the host counted, as tv_sec is a clock reading.
 _CPU_TIMES = re.compile(r"(si_[us]time=)\d+(?: /\* [^*]* \*/)?")
+# The System V IPC structures' times (msgctl's, semctl's, shmctl's IPC_STAT): clock readings in
+# seconds; 0 (never) stays, as it is the same on both sides.
+_IPC_TIMES = re.compile(r"\b((?:msg_[src]|sem_[oc]|shm_[adc])time=)[1-9]\d*")
 # -y/-yy: the inode numbers of pipes and sockets (pipe:[4101], UNIX-STREAM:[4097->4098])
 _INODES = re.compile(r"((?:pipe|socket|UNIX|UNIX-STREAM|TCP|TCPv6|UDP|UDPv6):\[)\d+(?:->\d+)?")
 _RESULT = re.compile(r"^(.*\)) +(= .*)$")
@@ -157,6 +164,7 @@ def _normalize_body(body: str) -> str:
     body = _RANDOM.sub(r'\1"RANDOM"', body)
     body = _INODES.sub(r"\1INODE", body)
     body = _CPU_TIMES.sub(r"\1T", body)
+    body = _IPC_TIMES.sub(r"\1T", body)
     return _CLOCK.sub(r"\1T\2T", body)
 
 

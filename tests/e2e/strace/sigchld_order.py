@@ -23,11 +23,13 @@ from __future__ import annotations
 import re
 
 # rt_sigaction/sigaction with a handler address (not SIG_DFL, not SIG_IGN), or signal(2)'s.
-# (-X raw spells the signal 17, SIG_DFL 0 and SIG_IGN 0x1, the child's si_code 0x1-0x3.)
-_HANDLER = re.compile(r"\b(?:rt_)?sigaction\((?:SIGCHLD|17), \{sa_handler=(?!SIG_DFL\b|SIG_IGN\b|0\b|0x1\b)"
-                      r"|\bsignal\((?:SIGCHLD|17), (?!SIG_DFL\b|SIG_IGN\b|0\b|0x1\b)")
-_EXITED = re.compile(r"^--- SIGCHLD \{si_signo=(?:SIGCHLD|17), "
-                     r"si_code=(?:CLD_(?:EXITED|KILLED|DUMPED)|0x[123]), si_pid=(\d+),")
+# (-X raw spells the signal 17, SIG_DFL 0 and SIG_IGN 0x1, the child's si_code 0x1-0x3; -X
+# verbose the number and the name in a comment: 17 /* SIGCHLD */, 0x1 /* CLD_EXITED */.)
+_SIGCHLD = r"(?:SIGCHLD|17(?: /\* SIGCHLD \*/)?)"
+_HANDLER = re.compile(rf"\b(?:rt_)?sigaction\({_SIGCHLD}, \{{sa_handler=(?!SIG_DFL\b|SIG_IGN\b|0\b|0x1\b)"
+                      rf"|\bsignal\({_SIGCHLD}, (?!SIG_DFL\b|SIG_IGN\b|0\b|0x1\b)")
+_EXITED = re.compile(rf"^--- SIGCHLD \{{si_signo={_SIGCHLD}, si_code=(?:CLD_(?:EXITED|KILLED|DUMPED)"
+                     r"|0x[123](?: /\* CLD_(?:EXITED|KILLED|DUMPED) \*/)?), si_pid=(\d+),")
 # wait4 and waitpid return the pid they reaped; waitid (without WNOWAIT) names it in its siginfo.
 _WAIT_RETURNS = re.compile(r"^(?:wait4|waitpid)\(.*\) = (\d+)$")
 _WAITID_REAPS = re.compile(r"^waitid\((?!.*\bWNOWAIT\b).*\bsi_pid=(\d+)\b.*\) = 0$")

@@ -192,6 +192,44 @@ def test_the_socket_calls_of_the_sockets_sample(arch):
     _check_identical(result)
 
 
+IPC_CALLS = ("msgget(", "msgsnd(", "msgrcv(", "msgctl(", "semget(", "semop(", "semtimedop(",
+             "semctl(", "shmget(", "shmat(", "shmdt(", "shmctl(")
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_the_ipc_calls_of_the_sysv_ipc_sample(arch):
+    """System V IPC as strace decodes it: IPC_PRIVATE and IPC_CREAT|0600, msgsnd's and msgrcv's
+    {mtype=1, mtext="..."}, sembuf arrays, the ctl calls' commands and IPC_STAT structures
+    (their times and pids normalized: compare.py), in a new IPC namespace natively, whose ids
+    the sandbox's allocation gives too (0 first). musl's i386 calls go through ipc(2), shown
+    as the calls they stand for (IPC_64| on the ctl commands, semctl's union in brackets)."""
+    result = strict_sample(arch, "sysv_ipc")
+    calls = [line for line in result.native if line.startswith(IPC_CALLS)]
+    assert len(calls) == 29, result.diff()
+    assert 'msgsnd(0, {mtype=1, mtext="hello, queue"}, 12, 0) = 0' in calls
+    assert "semop(0, [{sem_num=0, sem_op=-1, sem_flg=SEM_UNDO}, {sem_num=1, sem_op=1, " \
+           "sem_flg=0}], 2) = 0" in calls
+    assert any(line.startswith("shmctl(0, ") and "shm_nattch=2, shm_atime=T" in line
+               for line in calls)
+    with_ipc_64 = [line for line in calls if "IPC_64|" in line]
+    unions = [line for line in calls if re.match(r"semctl\(.*, \[(ADDR|NULL|0x\d+)\]\)", line)]
+    assert (len(with_ipc_64), len(unions)) == ((11, 5) if arch == "i386" else (0, 0))
+    _check_identical(result)
+
+
+@pytest.mark.parametrize("option", [("-X", "raw"), ("-X", "verbose"), ("-v",)])
+@pytest.mark.parametrize("arch", ARCHES)
+def test_the_ipc_calls_in_strace_s_other_styles(arch, option):
+    """-X raw (`0x200|0600`, `0x100|0x2`), -X verbose (`0x200 /* IPC_CREAT */|0600`) and -v,
+    each line strace's."""
+    result = compare("sysv_ipc", arch, sample_argv(arch, "sysv_ipc"), None, options=option)
+    calls = [line for line in result.native if line.startswith(IPC_CALLS)]
+    assert len(calls) == 29, result.diff()
+    if option == ("-X", "raw"):
+        assert "msgget(0, 0x200|0600) = 0" in calls
+    _check_identical(result)
+
+
 @pytest.mark.parametrize("arch", ARCHES)
 def test_a_pipe_reader_reads_each_line_as_it_is_written(arch):
     """fork_pipe: natively the parent, woken by each write of its child, mostly reads that one

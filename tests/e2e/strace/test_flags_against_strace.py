@@ -58,13 +58,18 @@ FORMS = (
     ("fileio", "-e trace=writev,write,read -e write=1,3 -e read=3"),
     ("args_env", "-e write=1"),
     ("hello", "-e write=!1"),
+    # System V IPC: i386's ipc(2) subcalls traced, numbered (ipc's own 117), shortened and
+    # left raw (strace's subcall table's argument count, shifted) by the name they stand for
+    ("sysv_ipc", "-n -e trace=%ipc"),
+    ("sysv_ipc", "-e trace=msgsnd,msgrcv,semop -s 4"),
+    ("sysv_ipc", "-e trace=%ipc -e raw=msgget,msgrcv,semctl,shmat,shmdt"),
 )
 
 
 # -c's table: the virtual clock's times are not the host's, so the rows are compared for their
 # calls, errors and names, in an order that does not depend on time (-S name, -S nothing)
 TABLES = (("fileio", "-c -S name"), ("fileio", "-c -S nothing"), ("signals", "-c -S name"),
-          ("hello", "-C -S nothing"))
+          ("hello", "-C -S nothing"), ("sysv_ipc", "-c -S name"))
 
 
 def _counts(lines: list[str]) -> list[str]:

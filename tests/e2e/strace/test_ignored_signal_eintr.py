@@ -6,9 +6,8 @@ kernel/signal.c do_sigtimedwait, ipc/sem.c do_semtimedop), return -1 EINTR: the 
 under strace -f, and strace shows `= -1 EINTR` then the signal. Untraced, the signal is not
 queued and each wait runs its whole timeout. The sandbox's --strace ptraces the program
 (kernel_model/debug/ptrace_links.py; signals/delivery.py): its output is the traced native
-run's, its trace strace's line for line (the System V semaphore calls left out of the trace: the strace client
-does not decode their arguments), and an untraced sandbox run still waits as untraced Linux
-does. Both arches."""
+run's, its trace strace's line for line, the semaphore calls decoded, and an untraced sandbox
+run still waits as untraced Linux does. Both arches."""
 import subprocess
 
 import pytest
@@ -67,7 +66,6 @@ int main(void)
 }
 """
 GCC_ARCH = {"amd64": "x86_64", "i386": "i386"}
-NOT_SEMAPHORES = ("-e", "trace=!semget,semctl,semtimedop,semtimedop_time64,ipc")
 
 
 @pytest.fixture(scope="module", params=("amd64", "i386"))
@@ -86,11 +84,10 @@ def test_a_traced_process_s_waits_end_with_eintr_as_under_strace(program, tmp_pa
     traced = run_trapline(["run", "--strace", "-f", "-o", str(tmp_path / "sandbox"), "--",
                            str(path)], timeout=120)
     assert traced.stdout == native.stdout, traced.stderr.decode(errors="replace")
-    result = compare("ignored_eintr", arch, [str(path)], None, follow=True,
-                     options=NOT_SEMAPHORES)
+    result = compare("ignored_eintr", arch, [str(path)], None, follow=True)
     interrupted = [line.split("(", 1)[0] for line in result.native
                    if line.endswith("= -1 EINTR (Interrupted system call)")]
-    assert interrupted == ["P0 epoll_wait", "P0 rt_sigtimedwait"], result.diff()
+    assert interrupted == ["P0 epoll_wait", "P0 rt_sigtimedwait", "P0 semtimedop"], result.diff()
     assert result.sandbox == result.native, result.diff()
 
 

@@ -22,6 +22,14 @@ def test_names_and_classes():
     assert parse_trace_set("file") == parse_trace_set("%file")      # strace's older spelling
 
 
+def test_the_ipc_class_is_strace_s_ti_calls():
+    """strace 6.1's TI calls (linux/i386/syscallent.h, 64/syscallent.h, 32/
+    syscallent-common-32.h): i386's semtimedop_time64 is one, as are ipc(2) and its subcalls."""
+    assert parse_trace_set("%ipc") == {"ipc", "msgget", "msgsnd", "msgrcv", "msgctl", "semget",
+                                       "semop", "semtimedop", "semtimedop_time64", "semctl",
+                                       "shmget", "shmat", "shmdt", "shmctl"}
+
+
 def test_negation_all_and_none():
     assert parse_trace_set("all") is None                           # every call: no filter
     assert parse_trace_set("!none") is None
