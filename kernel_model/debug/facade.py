@@ -352,6 +352,10 @@ class DebugInterface:
     def signal_ignored(self, process, thread, signal: int, info: dict | None = None) -> None:
         self._events.emit("signal_ignored", process, thread, signal, info)
 
+    def signal_stopped(self, process, thread, signal: int, info: dict | None = None) -> None:
+        """`thread` took the stop signal and its process stopped (signals/group_stop.py)."""
+        self._events.emit("signal_stopped", process, thread, signal, info)
+
     def image_mapped(self, process, mapped) -> None:
         """A shared object's code was mapped in `process` after exec (ld.so loading a library,
         a dlopen): `mapped` is its MappedImage. The program and ld.so come with `exec`."""

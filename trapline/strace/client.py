@@ -39,10 +39,12 @@ RESTART_ERRNOS = {"pause": ERESTARTNOHAND, "rt_sigsuspend": ERESTARTNOHAND,
                   "ppoll": ERESTARTNOHAND, "ppoll_time64": ERESTARTNOHAND,
                   "select": ERESTARTNOHAND, "_newselect": ERESTARTNOHAND,
                   "pselect6": ERESTARTNOHAND, "pselect6_time64": ERESTARTNOHAND,
+                  "msgrcv": ERESTARTNOHAND, "msgsnd": ERESTARTNOHAND,         # ipc/msg.c
+                  "io_pgetevents": ERESTARTNOHAND, "io_pgetevents_time64": ERESTARTNOHAND,
                   # the calls that fail with EINTR itself (signal(7): never restarted)
                   **dict.fromkeys(("epoll_wait", "epoll_pwait", "epoll_pwait2", "rt_sigtimedwait",
-                                   "rt_sigtimedwait_time64", "msgrcv", "msgsnd", "semop",
-                                   "semtimedop", "semtimedop_time64", "io_getevents"), EINTR)}
+                                   "rt_sigtimedwait_time64", "semop", "semtimedop",
+                                   "semtimedop_time64", "io_getevents"), EINTR)}
 TIMER_ABSTIME = 1
 
 
@@ -312,6 +314,13 @@ class StraceClient:
             self._after_call.setdefault(thread.tid, []).append((proc, thread, sig, info))
             return
         self.signal(proc, thread, sig, info)
+
+    @_styled
+    def signal_stopped(self, proc, thread, sig: int, info: dict | None = None) -> None:
+        """The signal-delivery-stop's line, then the group-stop's (strace.c print_stopped)."""
+        self.signal(proc, thread, sig, info)
+        if self.options.signals is None or sig in self.options.signals:
+            self._emit(proc, f"--- stopped by {syscall_line.signal_name(sig)} ---", thread.tid)
 
     def _signals_after_call(self, tid: int) -> None:
         self._in_call.discard(tid)

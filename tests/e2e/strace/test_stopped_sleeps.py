@@ -1,0 +1,43 @@
+"""A child stopped while it sleeps in a system call, then continued, as strace -f shows it on the
+host (kernel/signal.c get_signal and do_signal_stop; arch/x86/kernel/signal.c
+arch_do_signal_or_restart): the sleep ends (`= ? ERESTART_RESTARTBLOCK` for clock_nanosleep,
+`= ? ERESTARTSYS` for read of a pipe, `= -1 EINTR` for epoll_wait), strace shows the stop signal
+and `--- stopped by SIG... ---`, then SIGCONT and the call made again (`restart_syscall(<...
+resuming interrupted clock_nanosleep ...>)`, read anew); the parent's waitpid(WUNTRACED |
+WCONTINUED) statuses and its SIGCHLDs' CLD_STOPPED / CLD_CONTINUED (taken by sigwaitinfo) are
+the native ones. stopped_sleeps.c (static, the host's gcc, both arches), line for line."""
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.static_c import build_static, compare_with_native
+from tests.e2e.strace.compare import compare
+
+pytestmark = pytest.mark.e2e
+
+SOURCE = Path(__file__).with_name("stopped_sleeps.c").read_text()
+GCC_ARCH = {"amd64": "x86_64", "i386": "i386"}
+
+
+@pytest.mark.parametrize("arch", ("amd64", "i386"))
+def test_a_stopped_sleep_is_shown_and_made_again_as_strace_shows(arch, tmp_path_factory):
+    program = build_static(tmp_path_factory, f"stopped_sleeps_{arch}", SOURCE, arch=GCC_ARCH[arch])
+    result = compare("stopped_sleeps", arch, [str(program)], None, follow=True)
+    stops = [line.split(" ", 1)[1] for line in result.native if "--- stopped by" in line]
+    assert stops == ["--- stopped by SIGSTOP ---", "--- stopped by SIGTSTP ---",
+                     "--- stopped by SIGSTOP ---"], result.diff()
+    assert any("restart_syscall(<... resuming interrupted clock_nanosleep ...>) = 0" in line
+               for line in result.native), result.diff()
+    assert any("si_code=CLD_STOPPED" in line for line in result.native), result.diff()
+    assert result.sandbox == result.native, result.diff()
+
+
+@pytest.mark.parametrize("arch", ("amd64", "i386"))
+def test_a_stopped_sleep_ends_as_natively_untraced(arch, tmp_path_factory):
+    """Untraced, the program sees what it sees natively: the statuses of waitpid(WUNTRACED |
+    WCONTINUED), the SIGCHLDs' si_code and si_status, and epoll_wait's EINTR after the stop and
+    the continue (its exit status 4), where the sleep and the read were made again."""
+    program = build_static(tmp_path_factory, f"stopped_sleeps_{arch}", SOURCE, arch=GCC_ARCH[arch])
+    compare_with_native(program, b"stopped: 0x137f stopped=1 sig=19 continued=0 code=5 status=19",
+                        b"continued: 0xffff stopped=0 sig=0 continued=1 code=6 status=18",
+                        b"exited: 0x7800", b"exited: 0x400 ")
