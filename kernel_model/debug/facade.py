@@ -157,6 +157,7 @@ class DebugInterface:
                                          "signal_frame_built signal_return_pc "
                                          "forget_signal_frame_pcs",
         ("_ptrace", "ptrace_links:PtraceLinks"): "ptrace_attach ptrace_detach is_ptraced",
+        ("_interrupted", "interrupted_calls:InterruptedCalls"): "interrupted_syscall",
         ("_aliases", "code_aliases:CodeAliases"): "register_code_alias unregister_code_aliases "
                                    "code_alias_original pass_code_alias_once code_alias_passes "
                                    "code_aliases_of copy_code_aliases forget_code_aliases",
@@ -171,7 +172,7 @@ class DebugInterface:
                  "_time": ("_kernel", "instruction_clock"), "_aliases": ("_code_breakpoints",),
                  "_run": ("_kernel", "_aliases", "_code_breakpoints"), "_detach": ("_kernel",),
                  "_opened": ("_events",), "_watch": ("_kernel",), "_guest_files": ("_kernel",),
-                 "_signal_pcs": ("_detach.step_thread",)}
+                 "_signal_pcs": ("_detach.step_thread",), "_interrupted": ("_threads",)}
     OTHER_PARTS = {"_code_breakpoints": "space_hooks:SpaceHooks"}
 
     # The parts (PARTS, OTHER_PARTS), declared: each is an instance attribute once made.
@@ -199,6 +200,7 @@ class DebugInterface:
     _signal_pcs: "SignalFramePcs"
     _aliases: "CodeAliases"
     _ptrace: "PtraceLinks"
+    _interrupted: "InterruptedCalls"
     _code_breakpoints: "SpaceHooks"
 
     def __init__(self, kernel=None):

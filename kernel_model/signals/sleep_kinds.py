@@ -34,10 +34,31 @@ RESTARTED_WITHOUT_HANDLER = frozenset({
 EINTR_WITHOUT_HANDLER = NEVER_RESTARTED - RESTARTED_WITHOUT_HANDLER
 
 IPC_SLEEPS = {1: "semop", 4: "semtimedop", 11: "msgsnd", 12: "msgrcv"}
+EINTR, ERESTARTSYS, ERESTARTNOHAND, ERESTART_RESTARTBLOCK = 4, 512, 514, 516
+TIMER_ABSTIME = 1
 
 
 def sleeping_in(thread) -> str | None:
-    call = thread.blocked_call
-    if call != "ipc":
-        return call
-    return IPC_SLEEPS.get(thread.process.machine.reg("ebx") & 0xFFFF, call)
+    return _kind(thread.blocked_call, thread.process.machine.reg("ebx"))
+
+
+def _kind(call: str | None, first_arg: int) -> str | None:
+    return IPC_SLEEPS.get(first_arg & 0xFFFF, call) if call == "ipc" else call
+
+
+def restart_code(call: str, args: tuple[int, ...]) -> int:
+    """The code `call`, asleep with `args` (its first three), returns when a signal wakes it,
+    before arch_do_signal_or_restart looks at it: -ERESTART_RESTARTBLOCK for a relative sleep
+    (kernel/time/hrtimer.c do_nanosleep) and poll with a timeout (fs/select.c do_sys_poll),
+    -ERESTARTNOHAND for pause, sigsuspend, an absolute sleep, poll for ever, select, ppoll,
+    pselect6, msgrcv, msgsnd and io_pgetevents, -EINTR for EINTR_WITHOUT_HANDLER's calls,
+    else -ERESTARTSYS (a read, a wait, a futex...). Returned as the positive errno."""
+    kind = _kind(call, args[0])
+    if kind in EINTR_WITHOUT_HANDLER:
+        return EINTR
+    if kind in ("nanosleep", "restart_syscall") or \
+            kind.startswith("clock_nanosleep") and not args[1] & TIMER_ABSTIME:
+        return ERESTART_RESTARTBLOCK
+    if kind == "poll":                      # an infinite timeout (negative): no restart block
+        return ERESTARTNOHAND if args[2] & 0x80000000 else ERESTART_RESTARTBLOCK
+    return ERESTARTNOHAND if kind in RESTARTED_WITHOUT_HANDLER else ERESTARTSYS
