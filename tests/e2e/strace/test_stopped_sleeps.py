@@ -41,3 +41,21 @@ def test_a_stopped_sleep_ends_as_natively_untraced(arch, tmp_path_factory):
     compare_with_native(program, b"stopped: 0x137f stopped=1 sig=19 continued=0 code=5 status=19",
                         b"continued: 0xffff stopped=0 sig=0 continued=1 code=6 status=18",
                         b"exited: 0x7800", b"exited: 0x400 ")
+
+
+STOPPED_BY_CHILD = Path(__file__).with_name("stopped_by_child.c").read_text()
+
+
+@pytest.mark.parametrize("follow", (False, True))
+@pytest.mark.parametrize("arch", ("amd64", "i386"))
+def test_a_traced_program_stopped_by_its_child_as_strace_shows(arch, follow, tmp_path_factory):
+    """The traced program itself stopped in clock_nanosleep by its child and continued (strace
+    without -f: the program's lines alone), then the child stopping itself (raise: SI_TKILL)."""
+    program = build_static(tmp_path_factory, f"stopped_by_child_{arch}", STOPPED_BY_CHILD,
+                           arch=GCC_ARCH[arch])
+    result = compare("stopped_by_child", arch, [str(program)], None, follow=follow)
+    stops = [line for line in result.native if "--- stopped by SIGSTOP ---" in line]
+    assert len(stops) == (2 if follow else 1), result.diff()
+    assert any("restart_syscall(<... resuming interrupted clock_nanosleep ...>) = 0" in line
+               for line in result.native), result.diff()
+    assert result.sandbox == result.native, result.diff()
