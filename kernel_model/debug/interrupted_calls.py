@@ -13,7 +13,7 @@ the result register, until the delivery decides: a tool asks here what Linux wou
 and the program runs on from the rewound state (what it sees is unchanged).
 """
 from ..blocking import CONDITION_MET
-from ..signals.sleep_kinds import restart_code
+from ..signals.sleep_kinds import restart_code, thread_kind
 
 RESULT = {64: "rax", 32: "eax"}
 ARGUMENTS = {64: ("rdi", "rsi", "rdx"), 32: ("ebx", "ecx", "edx")}
@@ -32,4 +32,4 @@ class InterruptedCalls:
         bits = thread.process.machine.arch.bits
         read = self._threads.read_register
         args = tuple(read(thread, name) for name in ARGUMENTS[bits])
-        return restart_code(thread.blocked_call, args), read(thread, RESULT[bits])
+        return restart_code(thread_kind(thread), args), read(thread, RESULT[bits])

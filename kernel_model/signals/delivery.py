@@ -218,8 +218,9 @@ class Signals:
         reported = thread.restart.get(MADE_AGAIN, False)
         shown = RESTART_SYSCALL if thread.restart.get(SHOWN_RESTARTED) else call
         thread.restart.clear()
-        if not reported:
-            self.kernel.debug.syscall_interrupted(thread, shown)
+        if not reported:        # (the tools see the call's own code: EINTR, or by its name)
+            eintr = E.EINTR if kind in EINTR_WITHOUT_HANDLER else None
+            self.kernel.debug.syscall_interrupted(thread, shown, eintr)
         if restart and kind not in NEVER_RESTARTED:
             return
         # (a sleep writes the time it had left; EFAULT when it cannot: do_nanosleep)

@@ -20,7 +20,9 @@ NEVER_RESTARTED = frozenset({"pause", "rt_sigsuspend", "sigsuspend", "nanosleep"
                              # fs/aio.c: -EINTR (io_pgetevents' -ERESTARTNOHAND: no handler)
                              "io_getevents", "io_pgetevents", "io_pgetevents_time64",
                              # fs/eventpoll.c ep_poll: -EINTR whatever SA_RESTART says
-                             "epoll_wait", "epoll_pwait", "epoll_pwait2"})
+                             "epoll_wait", "epoll_pwait", "epoll_pwait2",
+                             # net/core/sock.c sock_intr_errno: -EINTR under a timeout
+                             "socket wait with a timeout"})
 # Of those, the ones that end with -ERESTARTNOHAND or -ERESTART_RESTARTBLOCK (pause, the
 # sleeps, poll and select; msgrcv and msgsnd: ipc/msg.c's -ERESTARTNOHAND; io_pgetevents):
 # EINTR only for a handler, so a signal without one (a traced task's ignored SIGCHLD, a stop
@@ -34,12 +36,23 @@ RESTARTED_WITHOUT_HANDLER = frozenset({
 EINTR_WITHOUT_HANDLER = NEVER_RESTARTED - RESTARTED_WITHOUT_HANDLER
 
 IPC_SLEEPS = {1: "semop", 4: "semtimedop", 11: "msgsnd", 12: "msgrcv"}
+# A socket's wait under SO_RCVTIMEO or SO_SNDTIMEO (a recv, an accept, a send, a connect) ends
+# with sock_intr_errno(timeo): -EINTR when there is a timeout, -ERESTARTSYS for ever. The call
+# marks its restart state with this key when it sleeps so (syscalls/impls/socket_args.py).
+TIMED_SOCKET_WAIT = "socket wait with a timeout"
 EINTR, ERESTARTSYS, ERESTARTNOHAND, ERESTART_RESTARTBLOCK = 4, 512, 514, 516
 TIMER_ABSTIME = 1
 
 
 def sleeping_in(thread) -> str | None:
-    return _kind(thread.blocked_call, thread.process.machine.reg("ebx"))
+    kind = thread_kind(thread)
+    return _kind(kind, thread.process.machine.reg("ebx")) if kind == "ipc" else kind
+
+
+def thread_kind(thread) -> str | None:
+    """The call `thread` sleeps in, or TIMED_SOCKET_WAIT for a socket's wait under a timeout
+    (ipc(2) still to be told by its first argument: _kind)."""
+    return TIMED_SOCKET_WAIT if thread.restart.get(TIMED_SOCKET_WAIT) else thread.blocked_call
 
 
 def _kind(call: str | None, first_arg: int) -> str | None:

@@ -428,13 +428,13 @@ class StraceClient:
 
 
     @_styled
-    def syscall_interrupted(self, thread, name: str) -> None:
+    def syscall_interrupted(self, thread, name: str, errno: int | None = None) -> None:
         """A sleeping call a signal interrupts ends with strace's `= ? ERESTARTSYS` line,
         before the signal's; restarted, it shows again whole."""
         args = self._last_args.get(thread.tid, ())
         if name == "socketcall":
             name = self._last_names.get(thread.tid, name)
-        errno = -_restart_errno(name, args)
+        errno = -(errno or _restart_errno(name, args))
         head, text, _ = self._call(thread, name, args, errno)
         self._emit_call(thread.process, thread.tid, name, head, text, True,
                         self._resumed(thread, name, args, errno))

@@ -1,6 +1,6 @@
 /* Each call asleep in a child that its parent stops (SIGSTOP) and continues (SIGCONT), with no
  * handler anywhere: after the continue, the calls signal(7) names fail with EINTR (epoll_wait,
- * semtimedop, sigtimedwait, io_getevents), the others go on sleeping as if nothing happened
+ * semtimedop, sigtimedwait, io_getevents, a recv under SO_RCVTIMEO), the others go on sleeping as if nothing happened
  * (msgrcv: ipc/msg.c's -ERESTARTNOHAND; inotify's read since Linux 3.8; recv, read, the futex
  * and the sleep to their first deadline). The parent kills what still sleeps 400 ms in. */
 #define _GNU_SOURCE
@@ -38,19 +38,22 @@ static long call(void)
     case 4: { aio_context_t ctx = 0; syscall(SYS_io_setup, 1, &ctx); struct io_event ev;
               return syscall(SYS_io_getevents, ctx, 1, 1, &ev, &ts); }
     case 5: { int fd = inotify_init(); inotify_add_watch(fd, "/tmp", IN_CREATE); return read(fd, buf, sizeof buf); }
-    case 6: { int w = 0; return syscall(SYS_futex, &w, FUTEX_WAIT, 0, &ts, 0, 0); }
-    case 7: { int sv[2]; socketpair(AF_UNIX, SOCK_STREAM, 0, sv); return recv(sv[0], buf, 1, 0); }
-    case 8: { int p[2]; pipe(p); return read(p[0], buf, 1); }
-    case 9: return nanosleep(&ts, 0);
+    case 6: { int sv[2]; socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+              struct timeval tv = {0, 300000}; setsockopt(sv[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+              return recv(sv[0], buf, 1, 0); }
+    case 7: { int w = 0; return syscall(SYS_futex, &w, FUTEX_WAIT, 0, &ts, 0, 0); }
+    case 8: { int sv[2]; socketpair(AF_UNIX, SOCK_STREAM, 0, sv); return recv(sv[0], buf, 1, 0); }
+    case 9: { int p[2]; pipe(p); return read(p[0], buf, 1); }
+    case 10: return nanosleep(&ts, 0);
     }
     return 0;
 }
 static const char *names[] = {"epoll_wait", "semtimedop", "sigtimedwait", "msgrcv", "io_getevents",
-    "inotify read", "futex wait", "recv", "pipe read", "nanosleep"};
+    "inotify read", "recv SO_RCVTIMEO", "futex wait", "recv", "pipe read", "nanosleep"};
 
 int main(void)
 {
-    for (which = 0; which < 10; which++) {
+    for (which = 0; which < 11; which++) {
         int p[2]; pipe(p);
         pid_t pid = fork();
         if (pid == 0) {

@@ -12,7 +12,8 @@ from hypothesis import given, strategies as st
 from kernel_model.blocking import CONDITION_MET
 from kernel_model.debug.interrupted_calls import InterruptedCalls
 from kernel_model.signals.sleep_kinds import (EINTR_WITHOUT_HANDLER, NEVER_RESTARTED,
-                                              RESTARTED_WITHOUT_HANDLER, restart_code)
+                                              RESTARTED_WITHOUT_HANDLER, TIMED_SOCKET_WAIT,
+                                              restart_code)
 
 EINTR, ERESTARTSYS, ERESTARTNOHAND, ERESTART_RESTARTBLOCK = 4, 512, 514, 516
 
@@ -30,6 +31,15 @@ def test_each_sleep_returns_linux_code():
     assert restart_code("epoll_wait", (0, 0, 0)) == EINTR
     assert restart_code("ipc", (12, 0, 0)) == ERESTARTNOHAND                   # MSGRCV
     assert restart_code("ipc", (1, 0, 0)) == EINTR                             # SEMOP
+
+
+def test_a_socket_wait_under_a_timeout_says_eintr():
+    """net/core/sock.c sock_intr_errno: a recv under SO_RCVTIMEO, a recv for ever."""
+    calls, thread = sleeper("recvfrom", {"rax": 45, "rdi": 3, "rsi": 0, "rdx": 1},
+                            restart={TIMED_SOCKET_WAIT: True})
+    assert calls.interrupted_syscall(thread) == (EINTR, 45)
+    calls, thread = sleeper("recvfrom", {"rax": 45, "rdi": 3, "rsi": 0, "rdx": 1})
+    assert calls.interrupted_syscall(thread) == (ERESTARTSYS, 45)
 
 
 @given(st.sampled_from(sorted(NEVER_RESTARTED - {"ipc"})),

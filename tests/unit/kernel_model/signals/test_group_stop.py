@@ -43,7 +43,7 @@ def stopped_sleeper(call: str, ptraced: bool, ipc_op: int = 1):
                              pending_signals=0, sigmask=0, held_signals=0, state=RUNNABLE,
                              process=proc)
     proc.threads = [thread]
-    debug = SimpleNamespace(syscall_interrupted=lambda t, name: heard.append(("ended", name)),
+    debug = SimpleNamespace(syscall_interrupted=lambda t, name, *_: heard.append(("ended", name)),
                             signal_stopped=lambda p, t, sig, info: heard.append(("stopped", sig)))
     stop_process(Signals(SimpleNamespace(debug=debug, processes={})), thread, SIGSTOP,
                  {"code": 0, "pid": 1})

@@ -40,7 +40,7 @@ def sleeper(call: str, ptraced: bool, pending: int = 0):
                              process=SimpleNamespace(machine=machine, pending_signals=0))
     ended = []
     signals = Signals(SimpleNamespace(debug=SimpleNamespace(
-        syscall_interrupted=lambda t, name: ended.append(name))))
+        syscall_interrupted=lambda t, name, *_: ended.append(name))))
     return thread, machine, signals, ended
 
 
