@@ -21,8 +21,8 @@ from ..process import job_control
 from ..process.proc import RUNNABLE, SLEEPING, STOPPED
 from ..memory.vm import PROT_WRITE
 # Which sleeps a signal ends with EINTR, and which are made again: sleep_kinds.py
-from .sleep_kinds import (EINTR_WITHOUT_HANDLER, NEVER_RESTARTED, RESTARTED_WITHOUT_HANDLER,
-                          sleeping_in)
+from .sleep_kinds import (EINTR_WITHOUT_HANDLER, ERESTART_RESTARTBLOCK, NEVER_RESTARTED,
+                          RESTARTED_WITHOUT_HANDLER, sleeping_in)
 from .numbers import (CORE_BY_DEFAULT, IGNORED_BY_DEFAULT, SIGCONT, SIGKILL, SIGRTMIN, SIGSEGV,
                       SIGSTOP, STOP_BY_DEFAULT)
 
@@ -217,10 +217,10 @@ class Signals:
         on_interrupt = thread.restart.get(INTERRUPT_KEY)
         reported = thread.restart.get(MADE_AGAIN, False)
         shown = RESTART_SYSCALL if thread.restart.get(SHOWN_RESTARTED) else call
+        code = _code_shown(thread, kind)
         thread.restart.clear()
-        if not reported:        # (the tools see the call's own code: EINTR, or by its name)
-            eintr = E.EINTR if kind in EINTR_WITHOUT_HANDLER else None
-            self.kernel.debug.syscall_interrupted(thread, shown, eintr)
+        if not reported:
+            self.kernel.debug.syscall_interrupted(thread, shown, code)
         if restart and kind not in NEVER_RESTARTED:
             return
         # (a sleep writes the time it had left; EFAULT when it cannot: do_nanosleep)
@@ -247,7 +247,7 @@ class Signals:
         if thread.restart.get(RESTART_BLOCK) and on_interrupt is not None:
             on_interrupt()      # the time left, written before the restart (do_nanosleep)
         shown = RESTART_SYSCALL if thread.restart.get(SHOWN_RESTARTED) else call
-        self.kernel.debug.syscall_interrupted(thread, shown)
+        self.kernel.debug.syscall_interrupted(thread, shown, _code_shown(thread, kind))
 
     def _setup_frame(self, thread, sig, handler, flags, restorer, mask, info) -> bool:
         """Whether the handler's frame was built and the thread now runs the handler."""
@@ -397,6 +397,15 @@ class Signals:
                                            f"{e if isinstance(e, RestoreError) else 'not readable'}")
             return
         write_fpu(machine, state)
+
+
+def _code_shown(thread, kind: str) -> int | None:
+    """The code the tools see an interrupted call return when its name does not say it
+    (strace's table does): EINTR for a socket's timed wait, ERESTART_RESTARTBLOCK for a
+    futex's."""
+    if kind in EINTR_WITHOUT_HANDLER:
+        return E.EINTR
+    return ERESTART_RESTARTBLOCK if thread.restart.get(RESTART_BLOCK) else None
 
 
 def status_for_sigchld(child) -> dict:

@@ -8,6 +8,8 @@ semop's and semtimedop's -EINTR (ipc/sem.c) or msgsnd's and msgrcv's -ERESTARTNO
 number's low 16 bits; ebx, still the caller's, as the call was rewound to be made again).
 Asked at a signal's delivery, when the thread's registers are live in its Machine.
 """
+from ..blocking import RESTART_BLOCK
+
 NEVER_RESTARTED = frozenset({"pause", "rt_sigsuspend", "sigsuspend", "nanosleep", "clock_nanosleep",
                              "clock_nanosleep_time64", "poll", "ppoll", "select", "_newselect",
                              "pselect6", "ppoll_time64", "pselect6_time64",
@@ -22,7 +24,9 @@ NEVER_RESTARTED = frozenset({"pause", "rt_sigsuspend", "sigsuspend", "nanosleep"
                              # fs/eventpoll.c ep_poll: -EINTR whatever SA_RESTART says
                              "epoll_wait", "epoll_pwait", "epoll_pwait2",
                              # net/core/sock.c sock_intr_errno: -EINTR under a timeout
-                             "socket wait with a timeout"})
+                             "socket wait with a timeout",
+                             # kernel/futex/waitwake.c futex_wait: -ERESTART_RESTARTBLOCK
+                             "futex wait with a timeout"})
 # Of those, the ones that end with -ERESTARTNOHAND or -ERESTART_RESTARTBLOCK (pause, the
 # sleeps, poll and select; msgrcv and msgsnd: ipc/msg.c's -ERESTARTNOHAND; io_pgetevents):
 # EINTR only for a handler, so a signal without one (a traced task's ignored SIGCHLD, a stop
@@ -30,16 +34,21 @@ NEVER_RESTARTED = frozenset({"pause", "rt_sigsuspend", "sigsuspend", "nanosleep"
 RESTARTED_WITHOUT_HANDLER = frozenset({
     "pause", "rt_sigsuspend", "sigsuspend", "nanosleep", "clock_nanosleep",
     "clock_nanosleep_time64", "poll", "ppoll", "ppoll_time64", "select", "_newselect", "pselect6",
-    "pselect6_time64", "msgrcv", "msgsnd", "io_pgetevents", "io_pgetevents_time64"})
+    "pselect6_time64", "msgrcv", "msgsnd", "io_pgetevents", "io_pgetevents_time64",
+    "futex wait with a timeout"})
 # The others: an ignored signal queued for a ptraced task ends them with EINTR
 # (signals/traced_calls.py), and so does a stop signal (signals/group_stop.py).
 EINTR_WITHOUT_HANDLER = NEVER_RESTARTED - RESTARTED_WITHOUT_HANDLER
 
+FUTEX_CALLS = frozenset({"futex", "futex_time64"})
 IPC_SLEEPS = {1: "semop", 4: "semtimedop", 11: "msgsnd", 12: "msgrcv"}
 # A socket's wait under SO_RCVTIMEO or SO_SNDTIMEO (a recv, an accept, a send, a connect) ends
 # with sock_intr_errno(timeo): -EINTR when there is a timeout, -ERESTARTSYS for ever. The call
 # marks its restart state with this key when it sleeps so (syscalls/impls/socket_args.py).
 TIMED_SOCKET_WAIT = "socket wait with a timeout"
+# A futex wait under a timeout returns -ERESTART_RESTARTBLOCK (futex_wait_restart), one for ever
+# -ERESTARTSYS: told by the restart block its sleep sets (syscalls/impls/futex.py).
+TIMED_FUTEX_WAIT = "futex wait with a timeout"
 EINTR, ERESTARTSYS, ERESTARTNOHAND, ERESTART_RESTARTBLOCK = 4, 512, 514, 516
 TIMER_ABSTIME = 1
 
@@ -50,9 +59,12 @@ def sleeping_in(thread) -> str | None:
 
 
 def thread_kind(thread) -> str | None:
-    """The call `thread` sleeps in, or TIMED_SOCKET_WAIT for a socket's wait under a timeout
-    (ipc(2) still to be told by its first argument: _kind)."""
-    return TIMED_SOCKET_WAIT if thread.restart.get(TIMED_SOCKET_WAIT) else thread.blocked_call
+    """The call `thread` sleeps in, or TIMED_SOCKET_WAIT, TIMED_FUTEX_WAIT for a socket's or a
+    futex's wait under a timeout (ipc(2) still to be told by its first argument: _kind)."""
+    restart, call = thread.restart, thread.blocked_call
+    if restart.get(TIMED_SOCKET_WAIT):
+        return TIMED_SOCKET_WAIT
+    return TIMED_FUTEX_WAIT if call in FUTEX_CALLS and restart.get(RESTART_BLOCK) else call
 
 
 def _kind(call: str | None, first_arg: int) -> str | None:
@@ -69,7 +81,7 @@ def restart_code(call: str, args: tuple[int, ...]) -> int:
     kind = _kind(call, args[0])
     if kind in EINTR_WITHOUT_HANDLER:
         return EINTR
-    if kind in ("nanosleep", "restart_syscall") or \
+    if kind in ("nanosleep", "restart_syscall", TIMED_FUTEX_WAIT) or \
             kind.startswith("clock_nanosleep") and not args[1] & TIMER_ABSTIME:
         return ERESTART_RESTARTBLOCK
     if kind == "poll":                      # an infinite timeout (negative): no restart block

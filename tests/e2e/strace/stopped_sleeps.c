@@ -5,13 +5,15 @@
  * its waitpid(WUNTRACED | WCONTINUED) statuses, the child's `--- SIGCONT ... ---` and the call
  * made again (`restart_syscall(<... resuming interrupted clock_nanosleep ...>)`, read anew);
  * epoll_wait, which signal(7) names among the calls a stop and a continue end with EINTR
- * even without a handler. The parent blocks SIGCHLD and takes each one with sigwaitinfo after
+ * even without a handler; a futex wait with a timeout, made again as restart_syscall. The parent blocks SIGCHLD and takes each one with sigwaitinfo after
  * the wait it belongs to: where an unblocked, ignored SIGCHLD meets a traced parent is the
  * host's timing. */
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdio.h>
+#include <linux/futex.h>
 #include <sys/epoll.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -87,6 +89,16 @@ static void poller(int fd)
     _exit(n < 0 ? 4 : n);
 }
 
+/* FUTEX_WAIT with a timeout: -ERESTART_RESTARTBLOCK, made again as restart_syscall to the same
+ * deadline, where it times out */
+static void futex_waiter(void)
+{
+    int word = 0;
+    struct timespec ts = {0, 3 * SETTLE_NS};
+    long r = syscall(SYS_futex, &word, FUTEX_WAIT, 0, &ts, NULL, 0);
+    _exit(r < 0 ? 5 : 0);
+}
+
 int main(void)
 {
     int fds[2];
@@ -114,6 +126,12 @@ int main(void)
         poller(fds[0]);
     stop_and_continue(pid, SIGSTOP);
     write(fds[1], "y", 1);
+    reap(pid);
+
+    pid = fork();
+    if (pid == 0)
+        futex_waiter();
+    stop_and_continue(pid, SIGSTOP);
     reap(pid);
     return 0;
 }

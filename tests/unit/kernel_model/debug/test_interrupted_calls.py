@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 from hypothesis import given, strategies as st
 
-from kernel_model.blocking import CONDITION_MET
+from kernel_model.blocking import CONDITION_MET, RESTART_BLOCK
 from kernel_model.debug.interrupted_calls import InterruptedCalls
 from kernel_model.signals.sleep_kinds import (EINTR_WITHOUT_HANDLER, NEVER_RESTARTED,
                                               RESTARTED_WITHOUT_HANDLER, TIMED_SOCKET_WAIT,
@@ -40,6 +40,16 @@ def test_a_socket_wait_under_a_timeout_says_eintr():
     assert calls.interrupted_syscall(thread) == (EINTR, 45)
     calls, thread = sleeper("recvfrom", {"rax": 45, "rdi": 3, "rsi": 0, "rdx": 1})
     assert calls.interrupted_syscall(thread) == (ERESTARTSYS, 45)
+
+
+def test_a_futex_wait_under_a_timeout_says_restart_block():
+    """kernel/futex/waitwake.c futex_wait: -ERESTART_RESTARTBLOCK with a timeout (its sleep
+    sets the restart block), -ERESTARTSYS for ever."""
+    regs = {"rax": 202, "rdi": 0x1000, "rsi": 0, "rdx": 0}
+    calls, thread = sleeper("futex", regs, restart={RESTART_BLOCK: True, "deadline": 5})
+    assert calls.interrupted_syscall(thread) == (ERESTART_RESTARTBLOCK, 202)
+    calls, thread = sleeper("futex", regs)
+    assert calls.interrupted_syscall(thread) == (ERESTARTSYS, 202)
 
 
 @given(st.sampled_from(sorted(NEVER_RESTARTED - {"ipc"})),
