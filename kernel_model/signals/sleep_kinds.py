@@ -6,8 +6,9 @@ i386's ipc(2) is a multiplexer (ipc/syscall.c ksys_ipc): it returns what its ope
 semop's and semtimedop's -EINTR (ipc/sem.c) or msgsnd's and msgrcv's -ERESTARTNOHAND
 (ipc/msg.c), so a sleeping ipc call is the operation its first argument names (the call
 number's low 16 bits; ebx, still the caller's, as the call was rewound to be made again).
-Asked at a signal's delivery, when the thread's registers are live in its Machine.
 """
+from emu.registers import REGISTER_IDS
+
 from ..blocking import RESTART_BLOCK
 
 NEVER_RESTARTED = frozenset({"pause", "rt_sigsuspend", "sigsuspend", "nanosleep", "clock_nanosleep",
@@ -55,7 +56,14 @@ TIMER_ABSTIME = 1
 
 def sleeping_in(thread) -> str | None:
     kind = thread_kind(thread)
-    return _kind(kind, thread.process.machine.reg("ebx")) if kind == "ipc" else kind
+    return _kind(kind, saved_register(thread, "ebx")) if kind == "ipc" else kind
+
+
+def saved_register(thread, name: str) -> int:
+    """`thread`'s register: live in its Machine while it runs, else in its saved context."""
+    context = thread.context
+    return thread.process.machine.reg(name) if context is None else \
+        context.reg_read(REGISTER_IDS[name])
 
 
 def thread_kind(thread) -> str | None:

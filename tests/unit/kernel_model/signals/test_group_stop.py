@@ -41,7 +41,7 @@ def stopped_sleeper(call: str, ptraced: bool, ipc_op: int = 1):
     proc = SimpleNamespace(machine=machine, pending_signals=0, ppid=1, stop_report=None)
     thread = SimpleNamespace(blocked_call=call, restart={}, ptrace=1 if ptraced else 0,
                              pending_signals=0, sigmask=0, held_signals=0, state=RUNNABLE,
-                             process=proc)
+                             process=proc, context=None)
     proc.threads = [thread]
     debug = SimpleNamespace(syscall_interrupted=lambda t, name, *_: heard.append(("ended", name)),
                             signal_stopped=lambda p, t, sig, info: heard.append(("stopped", sig)))
@@ -74,3 +74,46 @@ def test_a_stopped_process_is_not_stopped_again():
     debug_calls = len(heard)
     stop_process(Signals(SimpleNamespace(debug=None, processes={})), thread, SIGSTOP, {})
     assert thread.state == STOPPED and len(heard) == debug_calls
+
+
+class FakeContext:
+    """A switched-out thread's saved registers (emu's context: reg_read/reg_write by id)."""
+
+    def __init__(self, values: dict):
+        from emu.registers import REGISTER_IDS
+        self.ids = REGISTER_IDS
+        self.values = {REGISTER_IDS[name]: value for name, value in values.items()}
+
+    def reg_read(self, reg_id):
+        return self.values[reg_id]
+
+    def reg_write(self, reg_id, value):
+        self.values[reg_id] = value
+
+
+@given(st.sampled_from(CALLS))
+@example("epoll_wait")
+@example("read")
+def test_every_other_thread_ends_its_call_and_is_stopped(call):
+    """The group stop in a switched-out thread: its call ends in its saved registers, it is
+    stopped, and the tools see its stop without the signal's delivery (info None)."""
+    thread, machine, heard = stopped_sleeper("read", False)
+    proc = thread.process
+    context = FakeContext({"rax": 232, "rip": SYSCALL_PC, "ebx": 1})
+    other = SimpleNamespace(blocked_call=call, restart={}, ptrace=0, pending_signals=0,
+                            sigmask=0, held_signals=0, state=RUNNABLE, process=proc,
+                            context=context)
+    thread.state = RUNNABLE
+    thread.context = None
+    proc.threads.append(other)
+    heard.clear()
+    debug = SimpleNamespace(syscall_interrupted=lambda t, name, *_: heard.append(("ended", t)),
+                            signal_stopped=lambda p, t, sig, info: heard.append((t, info)))
+    stop_process(Signals(SimpleNamespace(debug=debug, processes={})), thread, SIGSTOP, {"code": 0})
+    assert other.state == STOPPED
+    assert heard[-2:] == [("ended", other), (other, None)]
+    if call in EINTR_WITHOUT_HANDLER:
+        assert other.blocked_call is None and context.reg_read(context.ids["rip"]) == SYSCALL_PC + 2
+        assert context.reg_read(context.ids["rax"]) == -E.EINTR & machine.arch.mask
+    else:
+        assert other.blocked_call == call and context.reg_read(context.ids["rip"]) == SYSCALL_PC

@@ -36,7 +36,7 @@ class FakeMachine:
 def sleeper(call: str, ptraced: bool, pending: int = 0):
     machine = FakeMachine()
     thread = SimpleNamespace(blocked_call=call, restart={}, ptrace=PT_PTRACED if ptraced else 0,
-                             pending_signals=pending, sigmask=0, held_signals=0,
+                             pending_signals=pending, sigmask=0, held_signals=0, context=None,
                              process=SimpleNamespace(machine=machine, pending_signals=0))
     ended = []
     signals = Signals(SimpleNamespace(debug=SimpleNamespace(
