@@ -1,8 +1,8 @@
 /* Each call asleep in a child that its parent stops (SIGSTOP) and continues (SIGCONT), with no
  * handler anywhere: after the continue, the calls signal(7) names fail with EINTR (epoll_wait,
- * semtimedop, sigtimedwait, io_getevents, a recv under SO_RCVTIMEO), the others go on sleeping as if nothing happened
- * (msgrcv: ipc/msg.c's -ERESTARTNOHAND; inotify's read since Linux 3.8; recv, read, the futex
- * and the sleep to their first deadline). The parent kills what still sleeps 400 ms in. */
+ * semtimedop, sigtimedwait, io_getevents, a recv under SO_RCVTIMEO), the others go on sleeping
+ * as if nothing happened (msgrcv: ipc/msg.c's -ERESTARTNOHAND; inotify's read since Linux 3.8; recv, read, the futex
+ * and the sleep to their first deadline). The parent kills what still sleeps 400 ms after. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -17,12 +17,15 @@
 #include <sys/sem.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <stdlib.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/futex.h>
 
 static int which;
+/* inotify's directory, of its own: nobody else's files appear in it (as they do in /tmp) */
+static char watched[] = "/tmp/stop-calls-XXXXXX";
 static long call(void)
 {
     char buf[64];
@@ -37,7 +40,8 @@ static long call(void)
               int e = errno; msgctl(id, IPC_RMID, 0); errno = e; return r; }
     case 4: { aio_context_t ctx = 0; syscall(SYS_io_setup, 1, &ctx); struct io_event ev;
               return syscall(SYS_io_getevents, ctx, 1, 1, &ev, &ts); }
-    case 5: { int fd = inotify_init(); inotify_add_watch(fd, "/tmp", IN_CREATE); return read(fd, buf, sizeof buf); }
+    case 5: { int fd = inotify_init(); inotify_add_watch(fd, watched, IN_CREATE);
+              return read(fd, buf, sizeof buf); }
     case 6: { int sv[2]; socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
               struct timeval tv = {0, 300000}; setsockopt(sv[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
               return recv(sv[0], buf, 1, 0); }
@@ -51,8 +55,28 @@ static long call(void)
 static const char *names[] = {"epoll_wait", "semtimedop", "sigtimedwait", "msgrcv", "io_getevents",
     "inotify read", "recv SO_RCVTIMEO", "futex wait", "recv", "pipe read", "nanosleep"};
 
+/* Wait until the child sleeps in its call ('S' in /proc/PID/stat): on a loaded host a fixed
+ * delay could stop it before it got there. */
+static void asleep(pid_t pid)
+{
+    char path[64], text[512];
+    struct timespec ms = {0, 1000000};
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    for (;;) {
+        FILE *stat = fopen(path, "r");
+        size_t got = stat ? fread(text, 1, sizeof text - 1, stat) : 0;
+        if (stat) fclose(stat);
+        text[got] = 0;
+        char *end = strrchr(text, ')');
+        if (end && end[1] && end[2] == 'S')
+            return;
+        nanosleep(&ms, 0);
+    }
+}
+
 int main(void)
 {
+    mkdtemp(watched);
     for (which = 0; which < 11; which++) {
         int p[2]; pipe(p);
         pid_t pid = fork();
@@ -65,8 +89,7 @@ int main(void)
             _exit(0);
         }
         close(p[1]);
-        struct timespec ts = {0, 100000000};
-        nanosleep(&ts, 0);
+        asleep(pid);
         int status;
         kill(pid, SIGSTOP); waitpid(pid, &status, WUNTRACED);
         kill(pid, SIGCONT); waitpid(pid, &status, WCONTINUED);
@@ -78,5 +101,6 @@ int main(void)
         if (n > 0) write(1, out, n); else printf("%-18s (still asleep)\n", names[which]), fflush(stdout);
         waitpid(pid, &status, 0); close(p[0]);
     }
+    rmdir(watched);
     return 0;
 }
