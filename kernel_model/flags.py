@@ -213,7 +213,8 @@ ARCH_PRCTL_CODES = {ARCH_SET_GS: "ARCH_SET_GS", ARCH_SET_FS: "ARCH_SET_FS",
 # --- wait options (uapi/linux/wait.h), rlimit resources (asm-generic/resource.h) ---------------
 WNOHANG, WUNTRACED, WEXITED, WCONTINUED, WNOWAIT = 1, 2, 4, 8, 0x01000000
 __WNOTHREAD, __WALL, __WCLONE = 0x20000000, 0x40000000, 0x80000000
-WAIT_OPTIONS = ((WNOHANG, "WNOHANG"), (WUNTRACED, "WUNTRACED"), (WEXITED, "WEXITED"),
+# (strace names 2 WSTOPPED, waitid's name, in wait4's options too: xlat/wait4_options.in)
+WAIT_OPTIONS = ((WNOHANG, "WNOHANG"), (WUNTRACED, "WSTOPPED"), (WEXITED, "WEXITED"),
                 (WCONTINUED, "WCONTINUED"), (WNOWAIT, "WNOWAIT"), (__WNOTHREAD, "__WNOTHREAD"),
                 (__WALL, "__WALL"), (__WCLONE, "__WCLONE"))
 P_ALL, P_PID, P_PGID, P_PIDFD = 0, 1, 2, 3

@@ -82,8 +82,7 @@ class ThreadRegisters:
                 values[r.name] = debug.read_register(thread, source)
         pc = pc_name(arch.name)
         values[pc] = self.addrmap.original_pc(process, values[pc])
-        # No system call is being restarted at a debugger stop: -1, as Linux's orig_ax then.
-        values["orig_rax" if arch.bits == 64 else "orig_eax"] = (1 << arch.bits) - 1
+        self._syscall_state(thread, values, arch.bits)
         fpu = debug.read_fpu(thread)
         for i, (significand, exponent) in enumerate(fpu.stack()):
             values[f"st{i}"] = significand | (exponent << 64)
@@ -94,10 +93,26 @@ class ThreadRegisters:
             values[f"xmm{i}"] = value
         return values
 
+    def _syscall_state(self, thread, values: dict[str, int], bits: int) -> None:
+        """orig_eax/orig_rax, and the state of a call a signal interrupted, as Linux's
+        registers are at the stop (kernel_model/debug/interrupted_calls.py): past the
+        instruction, -ERESTART* in the result register, the number in orig_ax. Any other
+        stop is outside a call: orig_ax -1 (syscall_get_nr's "no call")."""
+        mask = (1 << bits) - 1
+        interrupted = self.debug.interrupted_syscall(thread)
+        orig, result = ("orig_rax", "rax") if bits == 64 else ("orig_eax", "eax")
+        if interrupted is None:
+            values[orig] = mask
+            return
+        code, number = interrupted
+        values[pc_name("x86_64" if bits == 64 else "i386")] += 2    # syscall / int 0x80
+        values[result], values[orig] = -code & mask, number
+
     def write(self, thread, changes: dict[str, int]) -> None:
         """Set the registers named in `changes`. A PC equal to the one shown is left alone
         (the thread may be inside a trampoline that stands for it: GDB writes back what it
-        read); orig_eax/orig_rax is accepted and has no effect (no call is restarted)."""
+        read); orig_eax/orig_rax is accepted and has no effect (an interrupted call, kept
+        rewound, is made again or ended at the signal's delivery whatever it says)."""
         debug, process = self.debug, thread.process
         arch = debug.arch(process)
         current = self.read(thread)

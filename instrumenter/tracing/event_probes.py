@@ -80,3 +80,6 @@ class EventProbes:
 
     def signal_ignored(self, process, thread, signal: int, info: dict | None) -> None:
         self.signal(process, thread, signal, info, action="ignored")
+
+    def signal_stopped(self, process, thread, signal: int, info: dict | None) -> None:
+        self.signal(process, thread, signal, info, action="stopped")

@@ -97,16 +97,17 @@ class DebugEvents:
         for watcher in self.syscall_watchers:
             watcher.syscall_exit(thread, name, args, result)
 
-    def syscall_interrupted(self, thread, name: str) -> None:
+    def syscall_interrupted(self, thread, name: str, errno: int | None = None) -> None:
         """`thread`'s call `name`, asleep, was interrupted by a signal it has a handler for:
         it ends here, before the handler runs, and restarts or fails with EINTR after it
         (strace's `= ? ERESTARTSYS` line, kernel_model/signals/delivery.py); or, restartable,
         by a signal it ignores, and it is made again (a traced task's view: the next entry of
-        the call is a new call)."""
+        the call is a new call). `errno`: the code it returned, when its name does not say it
+        (a socket's wait under a timeout: EINTR)."""
         for watcher in self.syscall_watchers:
             interrupted = getattr(watcher, "syscall_interrupted", None)
             if interrupted is not None:
-                interrupted(thread, name)
+                interrupted(thread, name, errno)
 
 
 class _Subscription:

@@ -160,6 +160,7 @@ class DebugInterface:
                                          "signal_frame_built signal_return_pc "
                                          "forget_signal_frame_pcs",
         ("_ptrace", "ptrace_links:PtraceLinks"): "ptrace_attach ptrace_detach is_ptraced",
+        ("_interrupted", "interrupted_calls:InterruptedCalls"): "interrupted_syscall",
         ("_aliases", "code_aliases:CodeAliases"): "register_code_alias unregister_code_aliases "
                                    "code_alias_original pass_code_alias_once code_alias_passes "
                                    "code_aliases_of copy_code_aliases forget_code_aliases",
@@ -174,7 +175,7 @@ class DebugInterface:
                  "_time": ("_kernel", "instruction_clock"), "_aliases": ("_code_breakpoints",),
                  "_run": ("_kernel", "_aliases", "_code_breakpoints"), "_detach": ("_kernel",),
                  "_opened": ("_events",), "_watch": ("_kernel",), "_guest_files": ("_kernel",),
-                 "_signal_pcs": ("_detach.step_thread",)}
+                 "_signal_pcs": ("_detach.step_thread",), "_interrupted": ("_threads",)}
     OTHER_PARTS = {"_code_breakpoints": "space_hooks:SpaceHooks"}
 
     # The parts (PARTS, OTHER_PARTS), declared: each is an instance attribute once made.
@@ -202,6 +203,7 @@ class DebugInterface:
     _signal_pcs: "SignalFramePcs"
     _aliases: "CodeAliases"
     _ptrace: "PtraceLinks"
+    _interrupted: "InterruptedCalls"
     _code_breakpoints: "SpaceHooks"
 
     def __init__(self, kernel=None):
@@ -354,6 +356,10 @@ class DebugInterface:
 
     def signal_ignored(self, process, thread, signal: int, info: dict | None = None) -> None:
         self._events.emit("signal_ignored", process, thread, signal, info)
+
+    def signal_stopped(self, process, thread, signal: int, info: dict | None = None) -> None:
+        """`thread` took the stop signal and its process stopped (signals/group_stop.py)."""
+        self._events.emit("signal_stopped", process, thread, signal, info)
 
     def image_mapped(self, process, mapped) -> None:
         """A shared object's code was mapped in `process` after exec (ld.so loading a library,

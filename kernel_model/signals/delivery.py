@@ -20,6 +20,9 @@ from ..blocking import CONDITION_MET, MADE_AGAIN, RESTART_BLOCK, RESTART_SYSCALL
 from ..process import job_control
 from ..process.proc import RUNNABLE, SLEEPING, STOPPED
 from ..memory.vm import PROT_WRITE
+# Which sleeps a signal ends with EINTR, and which are made again: sleep_kinds.py
+from .sleep_kinds import (EINTR_WITHOUT_HANDLER, ERESTART_RESTARTBLOCK, NEVER_RESTARTED,
+                          RESTARTED_WITHOUT_HANDLER, sleeping_in)
 from .numbers import (CORE_BY_DEFAULT, IGNORED_BY_DEFAULT, SIGCONT, SIGKILL, SIGRTMIN, SIGSEGV,
                       SIGSTOP, STOP_BY_DEFAULT)
 
@@ -41,30 +44,6 @@ SI_USER, SI_KERNEL = 0, 0x80
 MAX_QUEUED_RT = 1 << 15
 SIGWAIT_KEY = "sigwait_set"     # thread.restart: the set a sleeping rt_sigtimedwait waits for
 INTERRUPT_KEY = "on_interrupt"   # thread.restart: what a sleep does when a signal ends it
-NEVER_RESTARTED = frozenset({"pause", "rt_sigsuspend", "sigsuspend", "nanosleep", "clock_nanosleep",
-                             "clock_nanosleep_time64", "poll", "ppoll", "select", "_newselect",
-                             "pselect6", "ppoll_time64", "pselect6_time64",
-                             # signal(7): System V IPC's sleeps end in EINTR whatever SA_RESTART
-                             # says (ipc/sem.c returns -EINTR, ipc/msg.c -ERESTARTNOHAND); i386's
-                             # ipc(2) sleeps as its subcall (sysv_ipc.py: blocked_call)
-                             "msgrcv", "msgsnd", "semop", "semtimedop", "semtimedop_time64",
-                             "ipc",
-                             "rt_sigtimedwait", "rt_sigtimedwait_time64",
-                             # fs/aio.c: -EINTR (io_pgetevents' -ERESTARTNOHAND: no handler)
-                             "io_getevents", "io_pgetevents", "io_pgetevents_time64",
-                             # fs/eventpoll.c ep_poll: -EINTR whatever SA_RESTART says
-                             "epoll_wait", "epoll_pwait", "epoll_pwait2"})
-# Of those, the ones that end with -ERESTARTNOHAND or -ERESTART_RESTARTBLOCK (pause, the
-# sleeps, poll and select): EINTR only for a handler, so a signal without one (a traced
-# task's ignored SIGCHLD) has them made again; the others end with EINTR whatever it is.
-RESTARTED_WITHOUT_HANDLER = frozenset({
-    "pause", "rt_sigsuspend", "sigsuspend", "nanosleep", "clock_nanosleep",
-    "clock_nanosleep_time64", "poll", "ppoll", "ppoll_time64", "select", "_newselect", "pselect6",
-    "pselect6_time64", "msgrcv", "msgsnd"})
-# The others but io_pgetevents (-ERESTARTNOHAND): an ignored signal queued for a ptraced task
-# ends them with EINTR (signals/traced_calls.py).
-EINTR_WITHOUT_HANDLER = NEVER_RESTARTED - RESTARTED_WITHOUT_HANDLER - {"io_pgetevents",
-                                                                     "io_pgetevents_time64"}
 
 
 def signalfd_channel(proc) -> tuple:
@@ -188,11 +167,8 @@ class Signals:
             return
         if handler == SIG_DFL:
             if sig in STOP_BY_DEFAULT:
-                newly = [t for t in proc.threads if t.state == RUNNABLE]
-                for t in newly:
-                    t.state = STOPPED
-                if newly:     # a stop of a stopped process is no new stop to report
-                    job_control.stopped(self.kernel, proc, sig)     # the parent's WUNTRACED
+                from .group_stop import stop_process     # a run that stops nothing never needs it
+                stop_process(self, thread, sig, info)
                 return
             core = sig in CORE_BY_DEFAULT
             if self.kernel.debug.trace_death(thread, sig, sig | (0x80 if core else 0)):
@@ -214,10 +190,10 @@ class Signals:
         it again, but for a ptraced thread's EINTR calls: Linux queues even an ignored signal
         for a ptraced task, which wakes it, and they return -EINTR (signals/traced_calls.py;
         thread.ptrace: kernel_model/ptraced.py)."""
-        call = thread.blocked_call
+        call, kind = thread.blocked_call, sleeping_in(thread)
         if call is None:
             return
-        if not handled and not (call in EINTR_WITHOUT_HANDLER and thread.ptrace):
+        if not handled and not (kind in EINTR_WITHOUT_HANDLER and thread.ptrace):
             # An ignored signal: Linux does not even queue it (sig_ignored), so the sleeper
             # never woke. Its call runs again as it was: a sleep keeps its deadline, pause and
             # rt_sigtimedwait go on waiting (LTP rt_sigtimedwait01: an ignored SIGUSR2 every
@@ -241,10 +217,11 @@ class Signals:
         on_interrupt = thread.restart.get(INTERRUPT_KEY)
         reported = thread.restart.get(MADE_AGAIN, False)
         shown = RESTART_SYSCALL if thread.restart.get(SHOWN_RESTARTED) else call
+        code = _code_shown(thread, kind)
         thread.restart.clear()
         if not reported:
-            self.kernel.debug.syscall_interrupted(thread, shown)
-        if restart and call not in NEVER_RESTARTED:
+            self.kernel.debug.syscall_interrupted(thread, shown, code)
+        if restart and kind not in NEVER_RESTARTED:
             return
         # (a sleep writes the time it had left; EFAULT when it cannot: do_nanosleep)
         errno = (on_interrupt() if on_interrupt is not None else None) or E.EINTR
@@ -261,7 +238,8 @@ class Signals:
         once; a relative sleep and poll with a timeout are made again as restart_syscall
         (-ERESTART_RESTARTBLOCK). The calls Linux would fail with EINTR instead keep sleeping
         (untraced, Linux does not queue the signal; ptraced: traced_calls.py)."""
-        if (call in NEVER_RESTARTED and call not in RESTARTED_WITHOUT_HANDLER) or \
+        kind = sleeping_in(thread)
+        if (kind in NEVER_RESTARTED and kind not in RESTARTED_WITHOUT_HANDLER) or \
                 MADE_AGAIN in thread.restart or thread.restart.get(CONDITION_MET, False):
             return
         thread.restart[MADE_AGAIN] = RESTART_SYSCALL if thread.restart.get(RESTART_BLOCK) else True
@@ -269,7 +247,7 @@ class Signals:
         if thread.restart.get(RESTART_BLOCK) and on_interrupt is not None:
             on_interrupt()      # the time left, written before the restart (do_nanosleep)
         shown = RESTART_SYSCALL if thread.restart.get(SHOWN_RESTARTED) else call
-        self.kernel.debug.syscall_interrupted(thread, shown)
+        self.kernel.debug.syscall_interrupted(thread, shown, _code_shown(thread, kind))
 
     def _setup_frame(self, thread, sig, handler, flags, restorer, mask, info) -> bool:
         """Whether the handler's frame was built and the thread now runs the handler."""
@@ -419,6 +397,15 @@ class Signals:
                                            f"{e if isinstance(e, RestoreError) else 'not readable'}")
             return
         write_fpu(machine, state)
+
+
+def _code_shown(thread, kind: str) -> int | None:
+    """The code the tools see an interrupted call return when its name does not say it
+    (strace's table does): EINTR for a socket's timed wait, ERESTART_RESTARTBLOCK for a
+    futex's."""
+    if kind in EINTR_WITHOUT_HANDLER:
+        return E.EINTR
+    return ERESTART_RESTARTBLOCK if thread.restart.get(RESTART_BLOCK) else None
 
 
 def status_for_sigchld(child) -> dict:

@@ -41,7 +41,7 @@ def test_the_first_handled_signal_ends_the_sleep_once(handled, sa_restart):
     thread, machine = sleeper()
     ended = []
     signals = Signals(SimpleNamespace(debug=SimpleNamespace(
-        syscall_interrupted=lambda t, call: ended.append(call))))
+        syscall_interrupted=lambda t, call, *_: ended.append(call))))
     for is_handled in handled:
         signals._finish_interrupted_call(thread, restart=sa_restart, handled=is_handled)
     assert ended == ["nanosleep"]

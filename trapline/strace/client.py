@@ -40,7 +40,8 @@ RESTART_ERRNOS = {"pause": ERESTARTNOHAND, "rt_sigsuspend": ERESTARTNOHAND,
                   "ppoll": ERESTARTNOHAND, "ppoll_time64": ERESTARTNOHAND,
                   "select": ERESTARTNOHAND, "_newselect": ERESTARTNOHAND,
                   "pselect6": ERESTARTNOHAND, "pselect6_time64": ERESTARTNOHAND,
-                  "msgrcv": ERESTARTNOHAND, "msgsnd": ERESTARTNOHAND,
+                  "msgrcv": ERESTARTNOHAND, "msgsnd": ERESTARTNOHAND,         # ipc/msg.c
+                  "io_pgetevents": ERESTARTNOHAND, "io_pgetevents_time64": ERESTARTNOHAND,
                   # the calls that fail with EINTR itself (signal(7): never restarted)
                   **dict.fromkeys(("epoll_wait", "epoll_pwait", "epoll_pwait2", "rt_sigtimedwait",
                                    "rt_sigtimedwait_time64", "semop", "semtimedop",
@@ -315,6 +316,13 @@ class StraceClient:
             return
         self.signal(proc, thread, sig, info)
 
+    @_styled
+    def signal_stopped(self, proc, thread, sig: int, info: dict | None = None) -> None:
+        """The signal-delivery-stop's line, then the group-stop's (strace.c print_stopped)."""
+        self.signal(proc, thread, sig, info)
+        if self.options.signals is None or sig in self.options.signals:
+            self._emit(proc, f"--- stopped by {syscall_line.signal_name(sig)} ---", thread.tid)
+
     def _signals_after_call(self, tid: int) -> None:
         self._in_call.discard(tid)
         if self._after_call:
@@ -424,13 +432,13 @@ class StraceClient:
 
 
     @_styled
-    def syscall_interrupted(self, thread, name: str) -> None:
+    def syscall_interrupted(self, thread, name: str, errno: int | None = None) -> None:
         """A sleeping call a signal interrupts ends with strace's `= ? ERESTARTSYS` line,
         before the signal's; restarted, it shows again whole."""
         args = self._last_args.get(thread.tid, ())
         if name in ("socketcall", "ipc"):
             name = self._last_names.get(thread.tid, name)
-        errno = -_restart_errno(name, args)
+        errno = -(errno or _restart_errno(name, args))
         head, text, _ = self._call(thread, name, args, errno)
         self._emit_call(thread.process, thread.tid, name, head, text, True,
                         self._resumed(thread, name, args, errno))

@@ -5,6 +5,8 @@ Which fields follow si_code depends on the code and the signal: a sender's pid a
 SI_USER/SI_TKILL/SI_QUEUE, the fault address for the fault signals, the child's pid, status and
 times for SIGCHLD, nothing more for a kernel-sent SIGALRM. The names are kernel_model/flags.py's.
 """
+import struct
+
 from kernel_model.debug.abi import flags
 
 from . import xlat_style
@@ -12,7 +14,7 @@ from .strings import format_address
 
 SI_USER, SI_QUEUE, SI_TKILL = 0, -1, -6
 SIGCHLD = 17
-CLD_KILLED, CLD_DUMPED = 2, 3
+CLD_EXITED = 1
 
 
 def si_code_name(sig: int, code: int) -> str:
@@ -34,8 +36,28 @@ def format_siginfo(sig: int, info: dict) -> str:
         fields.append(f"si_addr={format_address(info.get('addr', 0))}")
     elif sig == SIGCHLD and code > 0 and code != 0x80:
         status = info.get("status", 0)
-        shown = xlat_style.signal(status) if code in (CLD_KILLED, CLD_DUMPED) else str(status)
+        # a signal for every code but CLD_EXITED's exit status (strace's printsigchld)
+        shown = str(status) if code == CLD_EXITED else xlat_style.signal(status)
         fields += [f"si_pid={info.get('pid', 0)}", f"si_uid={info.get('uid', 0)}",
                    f"si_status={shown}", f"si_utime={info.get('utime', 0)}",
                    f"si_stime={info.get('stime', 0)}"]
     return "{" + ", ".join(fields) + "}"
+
+
+def read_siginfo(mem, addr: int, word: int) -> str | None:
+    """A siginfo_t the kernel wrote in memory, as format_siginfo prints it (strace's
+    printsiginfo_at): si_signo, si_errno, si_code, then the union, 8-byte aligned on x86-64
+    (include/uapi/asm-generic/siginfo.h: the sender's pid and uid, a fault's address, or a
+    child's pid, uid, status and clock_t times). None when it cannot be read."""
+    union = 16 if word == 8 else 12
+    size = union + (32 if word == 8 else 20)         # up to si_stime
+    data = mem.read(addr, size)
+    if data is None or len(data) < size:
+        return None
+    sig, _errno, code = struct.unpack_from("<iii", data)
+    pid, uid, status = struct.unpack_from("<iIi", data, union)
+    at = union + (16 if word == 8 else 12)          # clock_t si_utime, si_stime: longs
+    times = struct.unpack_from("<qq" if word == 8 else "<ii", data, at)
+    info = {"code": code, "pid": pid, "uid": uid, "status": status, "utime": times[0],
+            "stime": times[1], "addr": int.from_bytes(data[union:union + word], "little")}
+    return format_siginfo(sig, info)

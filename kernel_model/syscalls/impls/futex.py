@@ -8,7 +8,7 @@ even when the word still holds the expected value (a plain FUTEX_WAKE), so no wa
 import struct
 
 from ... import errno as E
-from ...blocking import WouldBlock
+from ...blocking import RESTART_BLOCK, WouldBlock
 from ...errno import GuestErrno
 from ...memory.futex_key import futex_key
 from ..kinds import K
@@ -60,6 +60,10 @@ def _futex(ctx, uaddr, op, val, timeout, uaddr2, val3, time64=False):
         current = struct.unpack("<I", ctx.read(uaddr, 4))[0]
         if current != val & 0xFFFFFFFF:
             raise GuestErrno(E.EAGAIN)
+        if deadline is not None:
+            # futex_wait's -ERESTART_RESTARTBLOCK under a timeout (futex_wait_restart, to the
+            # same deadline), -ERESTARTSYS for ever (kernel/futex/waitwake.c)
+            ctx.thread.restart[RESTART_BLOCK] = True
         raise WouldBlock(_key(ctx, uaddr, op), f"futex {uaddr:#x}", deadline_ns=deadline)
     if cmd in (FUTEX_WAKE, FUTEX_WAKE_BITSET):
         return kernel.futex_wake(ctx.proc, uaddr, ctx.int32(val), private=private)

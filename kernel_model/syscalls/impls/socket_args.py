@@ -11,6 +11,7 @@ from ...fsview import fs_view
 from ...net.address import parse
 from ...net.names import UnixNames
 from ...net.unix import UnixSocket, creds_of
+from ...signals.sleep_kinds import TIMED_SOCKET_WAIT
 from .timedwait import TimedWait
 
 SOCKADDR_STORAGE = 128              # sizeof(struct sockaddr_storage)
@@ -94,7 +95,9 @@ def caller_creds(ctx):
 def timed(ctx, sock: UnixSocket, key: tuple, option: int, operation, expired_errno=E.EAGAIN):
     """Run `operation` under the socket's SO_RCVTIMEO or SO_SNDTIMEO: a sleep longer than it
     ends in `expired_errno` (EAGAIN; EINPROGRESS for connect), as sock_rcvtimeo/sock_sndtimeo
-    bound Linux's waits. The deadline survives re-execution (timedwait.py)."""
+    bound Linux's waits. The deadline survives re-execution (timedwait.py). A signal ends such a
+    wait with -EINTR, whatever its action (net/core/sock.c sock_intr_errno: only a wait for
+    ever is -ERESTARTSYS): signals/sleep_kinds.py TIMED_SOCKET_WAIT."""
     timeout_ns = sock.options.timeout_ns(option, ctx.word)
     if timeout_ns is None:
         return operation()
@@ -106,6 +109,7 @@ def timed(ctx, sock: UnixSocket, key: tuple, option: int, operation, expired_err
             if wait.expired:
                 raise GuestErrno(expired_errno) from None
             channels = blocked.channel if isinstance(blocked.channel, list) else [blocked.channel]
+            ctx.thread.restart[TIMED_SOCKET_WAIT] = True    # a signal ends it with EINTR
             wait.sleep(channels, blocked.reason)
 
     return TimedWait(ctx, key, timeout_ns).run(body)

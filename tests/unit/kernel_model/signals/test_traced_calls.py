@@ -29,15 +29,18 @@ class FakeMachine:
     def set_reg(self, name, value):
         self.regs[name] = value
 
+    def reg(self, name):
+        return {"ebx": 1}.get(name, self.regs.get(name))      # an ipc(2) call sleeps in semop
+
 
 def sleeper(call: str, ptraced: bool, pending: int = 0):
     machine = FakeMachine()
     thread = SimpleNamespace(blocked_call=call, restart={}, ptrace=PT_PTRACED if ptraced else 0,
-                             pending_signals=pending, sigmask=0, held_signals=0,
+                             pending_signals=pending, sigmask=0, held_signals=0, context=None,
                              process=SimpleNamespace(machine=machine, pending_signals=0))
     ended = []
     signals = Signals(SimpleNamespace(debug=SimpleNamespace(
-        syscall_interrupted=lambda t, name: ended.append(name))))
+        syscall_interrupted=lambda t, name, *_: ended.append(name))))
     return thread, machine, signals, ended
 
 
