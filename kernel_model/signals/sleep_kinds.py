@@ -4,8 +4,8 @@ or not), and which call a thread sleeps in, as those rules name it (sleeping_in)
 
 i386's ipc(2) is a multiplexer (ipc/syscall.c ksys_ipc): it returns what its operation returns,
 semop's and semtimedop's -EINTR (ipc/sem.c) or msgsnd's and msgrcv's -ERESTARTNOHAND
-(ipc/msg.c), so a sleeping ipc call is the operation its first argument names (the call
-number's low 16 bits; ebx, still the caller's, as the call was rewound to be made again).
+(ipc/msg.c), so a sleeping ipc call sleeps as the operation it stands for: its blocked_call is
+that operation's name (syscalls/impls/sysv_ipc.py SLEEPERS).
 """
 from emu.registers import REGISTER_IDS
 
@@ -16,9 +16,8 @@ NEVER_RESTARTED = frozenset({"pause", "rt_sigsuspend", "sigsuspend", "nanosleep"
                              "pselect6", "ppoll_time64", "pselect6_time64",
                              # signal(7): System V IPC's sleeps end in EINTR whatever SA_RESTART
                              # says for a handler (ipc/sem.c: -EINTR; ipc/msg.c -ERESTARTNOHAND);
-                             # i386 reaches them through ipc(2), whose other calls never sleep
+                             # i386 reaches them through ipc(2), which sleeps as its operation
                              "msgrcv", "msgsnd", "semop", "semtimedop", "semtimedop_time64",
-                             "ipc",
                              "rt_sigtimedwait", "rt_sigtimedwait_time64",
                              # fs/aio.c: -EINTR (io_pgetevents' -ERESTARTNOHAND: no handler)
                              "io_getevents", "io_pgetevents", "io_pgetevents_time64",
@@ -42,7 +41,6 @@ RESTARTED_WITHOUT_HANDLER = frozenset({
 EINTR_WITHOUT_HANDLER = NEVER_RESTARTED - RESTARTED_WITHOUT_HANDLER
 
 FUTEX_CALLS = frozenset({"futex", "futex_time64"})
-IPC_SLEEPS = {1: "semop", 4: "semtimedop", 11: "msgsnd", 12: "msgrcv"}
 # A socket's wait under SO_RCVTIMEO or SO_SNDTIMEO (a recv, an accept, a send, a connect) ends
 # with sock_intr_errno(timeo): -EINTR when there is a timeout, -ERESTARTSYS for ever. The call
 # marks its restart state with this key when it sleeps so (syscalls/impls/socket_args.py).
@@ -55,8 +53,7 @@ TIMER_ABSTIME = 1
 
 
 def sleeping_in(thread) -> str | None:
-    kind = thread_kind(thread)
-    return _kind(kind, saved_register(thread, "ebx")) if kind == "ipc" else kind
+    return thread_kind(thread)
 
 
 def saved_register(thread, name: str) -> int:
@@ -68,15 +65,11 @@ def saved_register(thread, name: str) -> int:
 
 def thread_kind(thread) -> str | None:
     """The call `thread` sleeps in, or TIMED_SOCKET_WAIT, TIMED_FUTEX_WAIT for a socket's or a
-    futex's wait under a timeout (ipc(2) still to be told by its first argument: _kind)."""
+    futex's wait under a timeout."""
     restart, call = thread.restart, thread.blocked_call
     if restart.get(TIMED_SOCKET_WAIT):
         return TIMED_SOCKET_WAIT
     return TIMED_FUTEX_WAIT if call in FUTEX_CALLS and restart.get(RESTART_BLOCK) else call
-
-
-def _kind(call: str | None, first_arg: int) -> str | None:
-    return IPC_SLEEPS.get(first_arg & 0xFFFF, call) if call == "ipc" else call
 
 
 def restart_code(call: str, args: tuple[int, ...]) -> int:
@@ -86,7 +79,7 @@ def restart_code(call: str, args: tuple[int, ...]) -> int:
     -ERESTARTNOHAND for pause, sigsuspend, an absolute sleep, poll for ever, select, ppoll,
     pselect6, msgrcv, msgsnd and io_pgetevents, -EINTR for EINTR_WITHOUT_HANDLER's calls,
     else -ERESTARTSYS (a read, a wait, a futex...). Returned as the positive errno."""
-    kind = _kind(call, args[0])
+    kind = call
     if kind in EINTR_WITHOUT_HANDLER:
         return EINTR
     if kind in ("nanosleep", "restart_syscall", TIMED_FUTEX_WAIT) or \

@@ -29,8 +29,6 @@ def test_each_sleep_returns_linux_code():
     assert restart_code("pause", (0, 0, 0)) == ERESTARTNOHAND
     assert restart_code("msgrcv", (0, 0, 0)) == ERESTARTNOHAND
     assert restart_code("epoll_wait", (0, 0, 0)) == EINTR
-    assert restart_code("ipc", (12, 0, 0)) == ERESTARTNOHAND                   # MSGRCV
-    assert restart_code("ipc", (1, 0, 0)) == EINTR                             # SEMOP
 
 
 def test_a_socket_wait_under_a_timeout_says_eintr():
