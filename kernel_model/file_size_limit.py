@@ -23,8 +23,7 @@ def check_new_size(ctx, current: int, length: int) -> None:
         return
     limit = ctx.proc.rlimits.get(RLIMIT_FSIZE, (RLIM_INFINITY, RLIM_INFINITY))[0]
     if limit != RLIM_INFINITY and length > limit:
-        ctx.kernel.signals.post(ctx.proc, SIGXFSZ, thread=ctx.thread,
-                                info={"code": 0, "pid": ctx.proc.pid})
+        _send_sigxfsz(ctx)
         raise GuestErrno(E.EFBIG)
 
 
@@ -42,7 +41,12 @@ def fit_write(ctx, f, data: bytes, position: int | None = None) -> bytes:
     if position is None:
         position = f.stat().size if f.flags & O_APPEND else f.position
     if position >= limit[0]:
-        ctx.kernel.signals.post(ctx.proc, SIGXFSZ, thread=ctx.thread,
-                                info={"code": 0, "pid": ctx.proc.pid})
+        _send_sigxfsz(ctx)
         raise GuestErrno(E.EFBIG)
     return data[:limit[0] - position]
+
+
+def _send_sigxfsz(ctx) -> None:
+    """send_sig(SIGXFSZ, current, 0): SI_USER, the caller's tgid and real uid."""
+    from .signals.sender import sent_by         # not at start-up: only a limit reached sends it
+    ctx.kernel.signals.post(ctx.proc, SIGXFSZ, thread=ctx.thread, info=sent_by(ctx.proc, 0))

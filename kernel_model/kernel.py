@@ -33,7 +33,7 @@ from .panic import is_kernel_bug, run_loop_panic
 from .process.proc import RUNNABLE, ZOMBIE, Process, Thread
 from .process.sched import DEFAULT_QUANTUM, TRACER_STOP, Scheduler
 from .process.spawn import Spawning
-from .signals.delivery import Signals, status_for_sigchld
+from .signals.delivery import Signals
 from .memory.futex_key import futex_key
 from .memory.map_count import MapCountSysctl
 from .memory.space_pool import POOL_SIZE, SpacePool
@@ -402,6 +402,7 @@ class Kernel(Spawning, SyscallEntry, LazyTables):
     def notify_parent(self, parent: Process, child: Process) -> None:
         wake_waiters(self, parent, child)          # the waits `child` is eligible for
         if child.exit_signal:
+            from .signals.sender import status_for_sigchld        # not at start-up
             self.signals.post(parent, child.exit_signal, info=status_for_sigchld(child))
 
     # ---- faults and death ------------------------------------------------------------------

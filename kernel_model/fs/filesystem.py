@@ -8,7 +8,7 @@ Permissions follow the caller's credentials (permission.py: the ProcessView's `c
 `groups`, root's without them): search on every directory walked, the access an open asks,
 write and search on a directory whose names change, the sticky bit, ownership for chmod,
 chown and times; a new inode is the caller's. Root passes them all but executing a file
-without an x bit. The caller applies the process's umask to `mode` before calling.
+without an x bit. A new inode's mode is the one asked under the umask or a default ACL.
 """
 import os
 from typing import Callable
@@ -42,7 +42,6 @@ from .proc_mount import ProcMount
 from .proctext import ProcessView, process_root
 from .randomstream import DeterministicRandom
 from .records import DirEntry, StatResult
-
 
 
 class FileSystem(ProcMount, RenameExchange):
@@ -171,7 +170,7 @@ class FileSystem(ProcMount, RenameExchange):
                 raise GuestErrno(E.ENOENT)
             if r.trailing_slash:
                 raise GuestErrno(E.EISDIR)
-            node = self._made(r, proc, lambda: r.parent.create(r.name, mode & 0o7777))
+            node = self._made(r, proc, lambda m: r.parent.create(r.name, m & 0o7777), mode)
             self.notify.name_event(r.parent, IN_CREATE, r.name, False)
         else:
             check_open_existing(node, flags, creating)
@@ -200,7 +199,8 @@ class FileSystem(ProcMount, RenameExchange):
     def _open_tmpfile(self, path: bytes, flags: int, mode: int, cwd: bytes,
                       proc: ProcessView) -> OpenFile:
         check_tmpfile_flags(flags)
-        return open_tmpfile(self._resolve(path, cwd, proc), flags, mode, access_of(proc))
+        return open_tmpfile(self._resolve(path, cwd, proc), flags, mode, access_of(proc),
+                            getattr(proc, "umask", 0))
 
     def open_inode(self, node: Node, path: bytes, flags: int, proc: ProcessView) -> OpenFile:
         """open_by_handle_at: open `node` itself, with open(2)'s checks (inode_open.py)."""
@@ -287,28 +287,24 @@ class FileSystem(ProcMount, RenameExchange):
         r = self._resolve(path, cwd, proc, follow=False, parent_op=True)
         if r.last != LAST_NORM or r.node is not None:
             raise GuestErrno(E.EEXIST)
-        # vfs_mkdir keeps S_IRWXUGO|S_ISVTX
-        self._made(r, proc, lambda: r.parent.mkdir(r.name, mode & 0o1777))
+        self._made(r, proc, lambda m: r.parent.mkdir(r.name, m & 0o1777), mode & 0o1777, True)
         self.notify.name_event(r.parent, IN_CREATE, r.name, True)
 
     def mknod(self, path: bytes, mode: int, cwd: bytes, proc: ProcessView, rdev: int = 0) -> None:
         """mknodat(2) once may_mknod() has accepted the type (fs/namei.c: do_mknodat): `mode`
-        carries the S_IFMT type (0 = regular) and the permission bits after the umask; `rdev`
-        a device's number. A device needs CAP_MKNOD (vfs_mknod: EPERM), which the sandbox's
-        root has over the overlay; the write-through host folder takes none (the host's
-        kernel decides there, and the sandbox does not ask it)."""
+        carries the S_IFMT type (0 = regular) and the permission bits; `rdev` a device's number.
+        A device needs CAP_MKNOD (vfs_mknod: EPERM), which the sandbox's root has over the
+        overlay; the write-through host folder takes none (the host's kernel decides there)."""
         r = self._resolve(path, cwd, proc, follow=False, parent_op=True)
         check_new_name(r)
         kind = mode & S_IFMT
         if kind in (S_IFCHR, S_IFBLK) and (self.writable or
                                            not access_of(proc).creds.capable(CAP_MKNOD)):
             raise GuestErrno(E.EPERM)
-        if kind in (S_IFIFO, S_IFSOCK):
-            self._made(r, proc, lambda: r.parent.mknod(r.name, mode))
-        elif kind in (S_IFCHR, S_IFBLK):
-            self._made(r, proc, lambda: r.parent.mknod(r.name, mode, rdev))
-        else:
-            self._made(r, proc, lambda: r.parent.create(r.name, mode & 0o7777))
+        number = (rdev,) if kind in (S_IFCHR, S_IFBLK) else ()     # a device's, not a fifo's
+        special = kind in (S_IFIFO, S_IFSOCK) or number
+        self._made(r, proc, (lambda m: r.parent.mknod(r.name, m, *number)) if special
+                   else (lambda m: r.parent.create(r.name, m & 0o7777)), mode)
         self.notify.name_event(r.parent, IN_CREATE, r.name, False)
 
     def rmdir(self, path: bytes, cwd: bytes, proc: ProcessView) -> None:
@@ -366,7 +362,7 @@ class FileSystem(ProcMount, RenameExchange):
             raise GuestErrno(E.ENAMETOOLONG)
         r = self._resolve(linkpath, cwd, proc, follow=False, parent_op=True)
         check_new_name(r)
-        self._made(r, proc, lambda: r.parent.symlink(r.name, bytes(target)))
+        self._made(r, proc, lambda _no_mode: r.parent.symlink(r.name, bytes(target)), None)
         self.notify.name_event(r.parent, IN_CREATE, r.name, False)
 
     def link(self, old: bytes, new: bytes, cwd: bytes, proc: ProcessView,
@@ -433,15 +429,19 @@ class FileSystem(ProcMount, RenameExchange):
         node.truncate(length)
         self._changed(r, IN_MODIFY)
 
-    def _made(self, r: Resolved, proc: ProcessView, make: Callable[[], object]) -> Node | None:
-        """Make a new name in r.parent (the caller may write and search it, else EACCES)
-        and give the new inode the caller's ownership (inode_init_owner); returns the node."""
+    def _made(self, r: Resolved, proc: ProcessView, make: Callable[[int | None], object],
+              mode: int | None, is_dir: bool = False) -> Node | None:
+        """A new name in r.parent (that the caller may write and search, else EACCES) of `mode`
+        under the umask or a default ACL (acl_inherit.py), owned as inode_init_owner says."""
         self.check_writable(r, proc)                # filename_create's mnt_want_write: EROFS
         access = access_of(proc)
         parent = r.parent.stat()
         access.check(parent, MAY_WRITE | MAY_EXEC)
-        made = make()
+        from . import acl_inherit          # when a file is first made, not at start-up
+        mode, acls = acl_inherit.creation_mode(r.parent, mode, getattr(proc, "umask", 0), is_dir)
+        made = make(mode)
         node = made if isinstance(made, Node) else r.parent.lookup(r.name)
+        acl_inherit.give_acls(node, acls)
         uid, gid, inherit = access.new_owner(parent)
         if node is not None and ((uid, gid) != (0, 0) or inherit):
             node.chown(uid, gid)

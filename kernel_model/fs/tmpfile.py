@@ -31,15 +31,20 @@ def check_tmpfile_flags(flags: int) -> None:
         raise GuestErrno(E.EINVAL)
 
 
-def open_tmpfile(r: Resolved, flags: int, mode: int, access: Access) -> OpenFile:
-    """do_tmpfile() once the path is resolved: `mode` is after the umask."""
+def open_tmpfile(r: Resolved, flags: int, mode: int, access: Access, umask: int = 0) -> OpenFile:
+    """do_tmpfile() once the path is resolved: `mode` as asked, under the umask or the
+    directory's default ACL (shmem_tmpfile and ext4_tmpfile make their inode as a create
+    does: acl_inherit.py)."""
     if r.node is None:
         raise GuestErrno(E.ENOENT)
     if not r.node.is_dir:
         raise GuestErrno(E.ENOTDIR)
     directory = r.node.stat()
     access.check(directory, MAY_WRITE | MAY_EXEC)
-    node = r.node.tmpfile(mode & 0o7777)
+    from . import acl_inherit          # not at start-up
+    mode, acls = acl_inherit.creation_mode(r.node, mode & 0o7777, umask, False)
+    node = r.node.tmpfile(mode)
+    acl_inherit.give_acls(node, acls)
     uid, gid, _ = access.new_owner(directory)       # inode_init_owner, as for a named file
     if (uid, gid) != (0, 0):
         node.chown(uid, gid)

@@ -147,7 +147,9 @@ def _send_pdeath_signals(kernel, parent, child) -> None:
     for thread in child.live_threads():
         sig = thread.task_flags.pdeath_signal
         if sig:
-            kernel.signals.post(child, sig, info={"code": SI_USER, "pid": parent.pid})
+            # from the dying parent's thread: its tgid and real uid (SEND_SIG_NOINFO)
+            kernel.signals.post(child, sig, info={"code": SI_USER, "pid": parent.pid,
+                                                  "uid": parent.creds.uid})
 
 
 def reap(kernel, proc) -> None:

@@ -37,5 +37,7 @@ def _report(kernel, proc, report: tuple[int, int]) -> None:
     wake_waiters(kernel, parent, proc)          # the waits `proc` is eligible for
     _handler, flags, _restorer, _mask = parent.sigactions.get(SIGCHLD, (0, 0, 0, 0))
     if not flags & SA_NOCLDSTOP:
+        # do_notify_parent_cldstop: the child and its real uid (task_uid)
         kernel.signals.post(parent, SIGCHLD, info={"code": report[0], "pid": proc.pid,
+                                                   "uid": proc.creds.uid,
                                                    "status": report[1]})

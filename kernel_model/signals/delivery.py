@@ -100,6 +100,9 @@ class Signals:
             # the sender as the receiver's pid namespace numbers it, 0 from outside
             # (kernel/signal.c send_signal_locked: task_tgid_nr_ns)
             info = {**info, "pid": proc.pid_ns.nr(info["pid"])}
+        if "uid" in info and not proc.creds.user_ns.initial:
+            from .sender import uid_seen_by     # only across user namespaces: not at start-up
+            info = {**info, "uid": uid_seen_by(proc, info["uid"])}
         if sig >= SIGRTMIN:
             # a real-time signal is queued once per send, each with its siginfo, where a
             # classic one already pending is not sent again (kernel/signal.c legacy_queue)
@@ -406,13 +409,6 @@ def _code_shown(thread, kind: str) -> int | None:
     if kind in EINTR_WITHOUT_HANDLER:
         return E.EINTR
     return ERESTART_RESTARTBLOCK if thread.restart.get(RESTART_BLOCK) else None
-
-
-def status_for_sigchld(child) -> dict:
-    status = child.exit_status or 0
-    if status & 0x7F:
-        return {"code": 2 if not status & 0x80 else 3, "pid": child.pid, "status": status & 0x7F}
-    return {"code": 1, "pid": child.pid, "status": (status >> 8) & 0xFF}
 
 
 def _restorer32(space, flags: int, restorer: int) -> int:

@@ -60,7 +60,7 @@ def siginfo_of(word: int, signo: int, info: dict) -> bytes:
     if raw is not None:
         return struct.pack("<i", signo) + raw[4:SIGINFO_SIZE]
     return pack_siginfo(word, signo, info.get("code", 0), pid=info.get("pid", 0),
-                        status=info.get("status", 0), addr=info.get("addr"))
+                        uid=info.get("uid", 0), status=info.get("status", 0), addr=info.get("addr"))
 
 
 def build_rt_frame64(regs: SavedRegisters, info: bytes, restorer: int, stack: tuple) -> bytes:

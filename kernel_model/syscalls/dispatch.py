@@ -235,8 +235,9 @@ class SyscallDispatcher:
         except BrokenPipe as e:
             # Linux pipe_write: EPIPE, and SIGPIPE to the writer (send_sig(SIGPIPE, current)).
             # send_sig(SIGPIPE, current, 0): SI_USER from the writer itself
+            from ..signals.sender import sent_by        # not at start-up
             self.kernel.signals.post(ctx.proc, SIGPIPE, thread=ctx.thread,
-                                     info={"code": 0, "pid": ctx.proc.pid})
+                                     info=sent_by(ctx.proc, 0))
             return -e.errno
         except GuestErrno as e:
             return -e.errno

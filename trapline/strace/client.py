@@ -302,8 +302,14 @@ class StraceClient:
         signal (`thread` None: it kills; a death with no delivered siginfo has no line)."""
         if info is None or (self.options.signals is not None and sig not in self.options.signals):
             return
-        line = f"--- {syscall_line.signal_name(sig)} {format_siginfo(sig, info)} ---"
+        bits = self._bits(proc, thread) if "raw" in info else 64       # a sender's own bytes
+        line = f"--- {syscall_line.signal_name(sig)} {format_siginfo(sig, info, bits)} ---"
         self._emit(proc, line, thread.tid if thread else None)
+
+    def _bits(self, proc, thread) -> int:
+        """The tracee's ABI's width (of any of its threads when the signal kills it)."""
+        anyone = thread or next(iter(self.debug.threads(proc)), None)
+        return ABI_BITS[self.debug.syscall_abi(anyone)] if anyone is not None else 64
 
     @_styled
     def signal_ignored(self, proc, thread, sig: int, info: dict | None = None) -> None:

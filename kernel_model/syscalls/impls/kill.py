@@ -13,6 +13,7 @@ from ...landlock.hooks import may_signal as landlock_may_signal
 from ...process.proc import INIT_PID, ZOMBIE
 from ...signals import NSIG
 from ...signals.queue_limit import refuse_queue_overflow
+from ...signals.sender import sent_by
 from ..kinds import K
 from ..registry import syscall
 
@@ -94,7 +95,7 @@ def sys_kill(ctx, pid, sig):
     if not allowed:
         raise GuestErrno(E.EPERM)         # a group: EPERM only when no member could be sent it
     for proc in allowed:
-        post(ctx, proc, sig, {"code": SI_USER, "pid": ctx.proc.pid})
+        post(ctx, proc, sig, sent_by(ctx.proc, SI_USER))
     return 0
 
 
@@ -121,8 +122,7 @@ def sys_tgkill(ctx, tgid, tid, sig):
         raise GuestErrno(E.EPERM)
     if sig:
         refuse_queue_overflow(ctx.kernel, thread.process, sig, SI_TKILL)
-    ctx.kernel.signals.post(thread.process, sig, thread=thread,
-                            info={"code": SI_TKILL, "pid": ctx.proc.pid})
+    ctx.kernel.signals.post(thread.process, sig, thread=thread, info=sent_by(ctx.proc, SI_TKILL))
     return 0
 
 
@@ -137,6 +137,5 @@ def sys_tkill(ctx, tid, sig):
         raise GuestErrno(E.EPERM)
     if sig:
         refuse_queue_overflow(ctx.kernel, thread.process, sig, SI_TKILL)
-    ctx.kernel.signals.post(thread.process, sig, thread=thread,
-                            info={"code": SI_TKILL, "pid": ctx.proc.pid})
+    ctx.kernel.signals.post(thread.process, sig, thread=thread, info=sent_by(ctx.proc, SI_TKILL))
     return 0

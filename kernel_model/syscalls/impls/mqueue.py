@@ -37,6 +37,7 @@ from ...net.netlink import NetlinkSocket
 from ...net.unix import UnixSocket
 from ...process.proc import SLEEPING
 from ...signals import NSIG
+from ...signals.sender import uid_seen_by
 from ..kinds import K
 from ..registry import syscall
 from ...process.namespaces import ipc_of
@@ -209,7 +210,9 @@ def _notify(ctx, queue) -> None:
         return
     word = target.machine.arch.bits // 8
     head = struct.pack("<iii", n.signo, 0, SI_MESGQ) + (b"\0" * 4 if word == 8 else b"")
-    body = struct.pack("<iI", ctx.proc.pid, ctx.proc.creds.uid) + \
+    # the sender as the registrant's namespaces number it: task_tgid_nr_ns over its pid
+    # namespace, from_kuid_munged over its user namespace (ipc/mqueue.c __do_notify)
+    body = struct.pack("<iI", target.pid_ns.nr(ctx.proc.pid), uid_seen_by(target, ctx.proc.creds.uid)) + \
         struct.pack("<Q" if word == 8 else "<I", n.value)
     ctx.kernel.signals.post(target, n.signo, info={"raw": (head + body).ljust(128, b"\0"),
                                                    "code": SI_MESGQ})

@@ -75,8 +75,8 @@ def _open(ctx, dirfd, pathname, flags, mode, resolve=0):
         view = ResolveView(view, resolve, base_dir(ctx, dirfd, b"."))
     base = base_dir(ctx, dirfd, path)
     break_leases(ctx, path, base, view, flags)
-    f = guarded_fs(ctx).open(path, flags & ~O_CLOEXEC, mode & ~ctx.proc.umask & 0o7777, base,
-                             view)
+    # the umask applies unless the directory has a default ACL (fs/acl_inherit.py)
+    f = guarded_fs(ctx).open(path, flags & ~O_CLOEXEC, mode & 0o7777, base, view)
     node = getattr(f, "node", None)          # /proc/self/fd/N may reopen a pipe or stdio
     if node is not None:                     # security_file_open (Landlock's hook_file_open)
         try:
@@ -245,7 +245,7 @@ def sys_mkdir(ctx, pathname, mode):
 @syscall("mkdirat", args=(("dirfd", K.DIRFD), ("pathname", K.PATH), ("mode", K.MODE)))
 def sys_mkdirat(ctx, dirfd, pathname, mode):
     path, base = _path_at(ctx, dirfd, pathname)
-    guarded_fs(ctx).mkdir(path, mode & ~ctx.proc.umask & 0o7777, base, fs_view(ctx))
+    guarded_fs(ctx).mkdir(path, mode & 0o7777, base, fs_view(ctx))     # umask: fs/acl_inherit.py
     return 0
 
 
@@ -261,13 +261,13 @@ def sys_mknod(ctx, pathname, mode, dev):
                           ("dev", K.HEX)))
 def sys_mknodat(ctx, dirfd, pathname, mode, dev):
     # fs/namei.c do_mknodat(): may_mknod() refuses a directory or an unknown type (EINVAL)
-    # before the path is looked up; the umask applies to the permission bits; type 0 is a
-    # regular file. `dev` is an unsigned int in the new_encode_dev form stat gives back.
+    # before the path is looked up; the umask or a default ACL (fs/acl_inherit.py) applies to
+    # the permission bits; type 0 is a regular file; `dev` is in stat's new_encode_dev form.
     mode &= 0xFFFFFFFF
     if mode & S_IFMT not in MKNOD_TYPES:
         raise GuestErrno(E.EINVAL)
     path, base = _path_at(ctx, dirfd, pathname)
-    perms = mode & ~ctx.proc.umask & 0o7777
+    perms = mode & 0o7777
     guarded_fs(ctx).mknod(path, (mode & S_IFMT) | perms, base, fs_view(ctx), dev & 0xFFFFFFFF)
     return 0
 

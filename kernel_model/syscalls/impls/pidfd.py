@@ -16,6 +16,7 @@ from ..kinds import K
 from ..registry import syscall
 from ...signals.frame import SIGINFO_SIZE
 from ...signals.queue_limit import refuse_queue_overflow
+from ...signals.sender import sent_by, user_siginfo_seen_by
 from .kill import INIT, SI_TKILL, SI_USER, _check_signal, may_signal, post
 
 PIDFD_NONBLOCK = 0o4000                 # O_NONBLOCK
@@ -62,7 +63,7 @@ def sys_pidfd_send_signal(ctx, pidfd, sig, info, flags):
     proc = _signal_target(ctx, pidfd)
     sig = ctx.int32(sig)
     _check_signal(sig)
-    siginfo = {"code": SI_USER, "pid": ctx.proc.pid}
+    siginfo = sent_by(ctx.proc, SI_USER)
     if info:
         raw = ctx.read(info, SIGINFO_SIZE)
         signo, _, code = struct.unpack_from("<iii", raw)
@@ -71,6 +72,8 @@ def sys_pidfd_send_signal(ctx, pidfd, sig, info, flags):
         # only to itself may a caller send a siginfo that claims the kernel or tgkill
         if proc is not ctx.proc and (code >= 0 or code == SI_TKILL):
             raise GuestErrno(E.EPERM)
+        if proc is not INIT:
+            raw = user_siginfo_seen_by(raw, ctx.word, ctx.proc.creds, proc)
         siginfo = {"raw": raw, "code": code}
     if not may_signal(ctx, proc, sig):
         raise GuestErrno(E.EPERM)

@@ -13,6 +13,7 @@ from ...process.job_control import CLD_CONTINUED, CLD_STOPPED, wait_status
 from ...process.proc import ZOMBIE
 from ...process.wait_children import children_channel, waiting_for
 from ...signals import SIGCHLD
+from ...signals.sender import uid_seen_by
 from ...time.task_times import reaped_by_wait
 from ..kinds import K
 from ..registry import syscall
@@ -193,7 +194,10 @@ def sys_waitid(ctx, idtype, ident, infop, options, rusage):
     if infop:
         # siginfo_t: si_signo, si_errno, si_code, then the union (8-byte aligned on x86-64)
         head = struct.pack("<iii", SIGCHLD, 0, code) + (b"\0" * 4 if ctx.word == 8 else b"")
-        body = struct.pack("<iIi", ctx.proc.pid_ns.nr(child.pid), 0, value)
+        # the child's real uid as the waiter's user namespace numbers it (wait_task_zombie,
+        # wait_task_stopped, wait_task_continued: from_kuid_munged(current_user_ns(), task_uid))
+        body = struct.pack("<iIi", ctx.proc.pid_ns.nr(child.pid), uid_seen_by(ctx.proc, child.creds.uid),
+                           value)
         ctx.write(infop, (head + body).ljust(128, b"\0"))
     if not options & WNOWAIT:
         if report is None:

@@ -16,6 +16,7 @@ from ...signals.delivery import SIGWAIT_KEY, UNBLOCKABLE
 from ...signals.frame import SIGINFO_SIZE, siginfo_of
 from ...signals import NSIG
 from ...signals.queue_limit import refuse_queue_overflow
+from ...signals.sender import user_siginfo_seen_by
 from ..kinds import K
 from ..registry import syscall
 from .kill import _targets, _thread
@@ -80,7 +81,7 @@ def sys_rt_sigqueueinfo(ctx, tgid, sig, info_ptr):
         raise GuestErrno(E.ESRCH)
     if sig:
         refuse_queue_overflow(ctx.kernel, targets[0], sig, info["code"])
-    ctx.kernel.signals.post(targets[0], sig, info=info)
+    ctx.kernel.signals.post(targets[0], sig, info=_seen_by(ctx, info, targets[0]))
     return 0
 
 
@@ -94,7 +95,7 @@ def sys_rt_tgsigqueueinfo(ctx, tgid, tid, sig, info_ptr):
     thread = _thread(ctx, tid, tgid)
     if sig:
         refuse_queue_overflow(ctx.kernel, thread.process, sig, info["code"])
-    ctx.kernel.signals.post(thread.process, sig, thread=thread, info=info)
+    ctx.kernel.signals.post(thread.process, sig, thread=thread, info=_seen_by(ctx, info, thread.process))
     return 0
 
 
@@ -109,3 +110,10 @@ def _user_siginfo(ctx, target: int, sig: int, info_ptr: int) -> dict | None:
     if (code >= 0 or code == SI_TKILL) and target != ctx.thread.tid:
         raise GuestErrno(E.EPERM)
     return {"raw": raw, "code": code}
+
+
+def _seen_by(ctx, info: dict, receiver) -> dict:
+    """The caller's si_uid as the receiver's user namespace numbers it (sender.py)."""
+    if not hasattr(receiver, "creds") or receiver.creds.user_ns is ctx.proc.creds.user_ns:
+        return info
+    return {**info, "raw": user_siginfo_seen_by(info["raw"], ctx.word, ctx.proc.creds, receiver)}

@@ -110,10 +110,12 @@ def test_run_turns_a_guest_errno_into_its_negative_value():
 def test_run_sends_sigpipe_to_a_writer_without_reader():
     kernel = FakeKernel()
     thread = _thread()
+    thread.process.creds = SimpleNamespace(uid=555)
     result = SyscallDispatcher(kernel)._run(_ctx(thread), _call_raising(BrokenPipe(b"pipe:[1]")), ())
     assert result == -E.EPIPE
-    # send_sig(SIGPIPE, current, 0): si_code SI_USER (0), si_pid the writer's own
-    assert kernel.posted == [(thread.process, SIGPIPE, thread, {"code": 0, "pid": thread.process.pid})]
+    # send_sig(SIGPIPE, current, 0): si_code SI_USER (0), si_pid and si_uid the writer's own
+    assert kernel.posted == [(thread.process, SIGPIPE, thread,
+                              {"code": 0, "pid": thread.process.pid, "uid": 555})]
 
 
 @pytest.mark.parametrize("through_frame", [True, False])

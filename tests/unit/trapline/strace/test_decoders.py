@@ -120,3 +120,18 @@ def test_sigreturn_mask_and_set_thread_area():
 ])
 def test_siginfo_fields_per_signal_and_code(sig, info, text):
     assert format_siginfo(sig, info) == text
+
+
+def test_a_siginfo_kept_as_its_bytes_is_read_at_the_abi_s_offsets():
+    """sigqueue's and mq_notify's siginfo (kernel_model keeps the sender's bytes): si_pid,
+    si_uid, and the sigval unless it is 0, at the i386 or the x86-64 offsets."""
+    from kernel_model.signals.frame import pack_siginfo
+    for bits in (32, 64):
+        # pack_siginfo's `status` is the word after si_uid: the sigval's si_int
+        queued = pack_siginfo(bits // 8, 34, -1, pid=101, uid=65534, status=-2)
+        assert format_siginfo(34, {"raw": queued, "code": -1}, bits) == (
+            "{si_signo=SIGRT_2, si_code=SI_QUEUE, si_pid=101, si_uid=65534, si_int=-2, "
+            "si_ptr=0xfffffffe}")
+        unvalued = pack_siginfo(bits // 8, 10, -3, pid=100, uid=0)
+        assert format_siginfo(10, {"raw": unvalued, "code": -3}, bits) == \
+            "{si_signo=SIGUSR1, si_code=SI_MESGQ, si_pid=100, si_uid=0}"
