@@ -14,6 +14,7 @@ from .siginfo import format_siginfo
 from .sockets import LENGTH_ARGUMENTS, demultiplexed
 from . import sysv_ipc
 from .output import StraceOutput, aligned
+from .restart_codes import restart_errno
 from .strings import format_execve_call
 from .structs import SIGRETURN_MASK_OFFSET
 from .summary import NUMBERS, Summary
@@ -26,37 +27,6 @@ NO_RETURN_CALLS = frozenset({"exit", "exit_group"})
 ENTRY_TIME_CALLS = frozenset({"execve", "set_thread_area", "rt_sigreturn", "sigreturn"})
 
 ABI_BITS = {"i386": 32, "x86_64": 64}
-# What a sleeping call returns to the kernel when a signal interrupts it, which strace shows
-# as its result: ERESTARTNOHAND for pause and sigsuspend (kernel/signal.c), ppoll, select and
-# pselect6 (fs/select.c), msgrcv and msgsnd (ipc/msg.c) and an absolute sleep;
-# ERESTART_RESTARTBLOCK for the relative sleeps (kernel/time/hrtimer.c), poll with a timeout
-# and restart_syscall itself; EINTR for the calls that fail with it; ERESTARTSYS for the others.
-ERESTARTSYS, ERESTARTNOHAND, ERESTART_RESTARTBLOCK, EINTR = 512, 514, 516, 4
-RESTART_ERRNOS = {"pause": ERESTARTNOHAND, "rt_sigsuspend": ERESTARTNOHAND,
-                  "sigsuspend": ERESTARTNOHAND, "nanosleep": ERESTART_RESTARTBLOCK,
-                  "clock_nanosleep": ERESTART_RESTARTBLOCK,
-                  "clock_nanosleep_time64": ERESTART_RESTARTBLOCK,
-                  "restart_syscall": ERESTART_RESTARTBLOCK,
-                  "ppoll": ERESTARTNOHAND, "ppoll_time64": ERESTARTNOHAND,
-                  "select": ERESTARTNOHAND, "_newselect": ERESTARTNOHAND,
-                  "pselect6": ERESTARTNOHAND, "pselect6_time64": ERESTARTNOHAND,
-                  "msgrcv": ERESTARTNOHAND, "msgsnd": ERESTARTNOHAND,         # ipc/msg.c
-                  "io_pgetevents": ERESTARTNOHAND, "io_pgetevents_time64": ERESTARTNOHAND,
-                  # the calls that fail with EINTR itself (signal(7): never restarted)
-                  **dict.fromkeys(("epoll_wait", "epoll_pwait", "epoll_pwait2", "rt_sigtimedwait",
-                                   "rt_sigtimedwait_time64", "semop", "semtimedop",
-                                   "semtimedop_time64", "io_getevents"), EINTR)}
-TIMER_ABSTIME = 1
-
-
-def _restart_errno(name: str, args) -> int:
-    if name.startswith("clock_nanosleep") and len(args) > 1 and args[1] & TIMER_ABSTIME:
-        return ERESTARTNOHAND
-    if name == "poll" and len(args) > 2:           # an infinite timeout (-1): no restart block
-        return ERESTART_RESTARTBLOCK if args[2] & 0x80000000 == 0 else ERESTARTNOHAND
-    return RESTART_ERRNOS.get(name, ERESTARTSYS)
-
-
 PERSONALITY_NAMES = {"x86_64": "64 bit", "i386": "32 bit"}     # strace's personality_names
 _styled = styled(lambda client: client.options.xlat)     # -X for every line a handler prints
 
@@ -444,7 +414,7 @@ class StraceClient:
         args = self._last_args.get(thread.tid, ())
         if name in ("socketcall", "ipc"):
             name = self._last_names.get(thread.tid, name)
-        errno = -(errno or _restart_errno(name, args))
+        errno = -(errno or restart_errno(name, args))
         head, text, _ = self._call(thread, name, args, errno)
         self._emit_call(thread.process, thread.tid, name, head, text, True,
                         self._resumed(thread, name, args, errno))
