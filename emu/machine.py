@@ -214,12 +214,21 @@ class Machine(MachineRegisters, MachineInterrupts):
     instructions_retired = property(read_clock)
 
     # ---- running ---------------------------------------------------------------------------
-    def run(self, begin: int, *, count: int = 0, until: int | None = None) -> exits.Exit:
+    def run(self, begin: int, *, count: int = 0, until: int | None = None,
+            at_block: bool = False) -> exits.Exit:
         """Run from `begin` until a handler declines an event, a fault, stop(), or `count` insns,
         or the PC reaches `until` (STOPPED); raise StopRequested once the host asked every run
         to end (host_stop.py). `until` stops without a count: a count installs
         Unicorn's counting hook, and the next run without one flushes every translation
-        (uc.c uc_emu_start), which a Machine recycled for its translations cannot afford."""
+        (uc.c uc_emu_start), which a Machine recycled for its translations cannot afford.
+        `at_block`: the count may end at the first block boundary at or after it (BUDGET,
+        `last_run_insns` what ran), on the block clock where it can be built (quantum_clock.py)."""
+        quantum = None
+        if at_block and count:
+            from .quantum_clock import take      # a run with no quantum never loads it
+            quantum = take(self, count)
+            if quantum is not None:
+                count = 0                 # no budget: the block clock ends the run
         self._exit = None
         self._fault = None
         # A counting Machine always runs with a budget: Unicorn counts only then (icount.py).
@@ -252,10 +261,14 @@ class Machine(MachineRegisters, MachineInterrupts):
         finally:
             host_stop.leave(self)
             self._account(budget)
+            if quantum is not None:
+                quantum.end_run()
             if until is not None:
                 # The block at `until` was translated as "stop here" (Unicorn checks the run's
                 # end address when it translates a block); drop it before a run that passes.
                 self.uc.ctl_remove_cache(until, until + 1)
+        if quantum is not None:
+            exit_ = quantum.ended(self, exit_)
         host_stop.raise_if_pending()      # the run a host request ended goes no further
         return exit_
 
@@ -265,9 +278,10 @@ class Machine(MachineRegisters, MachineInterrupts):
         A counting Machine always runs with a budget: Unicorn counts only then (icount.py).
         Otherwise: Unicorn installs its counting hook for a run with a budget and, when a
         later run has none, removes it and flushes every translated block (uc.c uc_emu_start:
-        "we have to drop all translated blocks"). The scheduler gives a thread a quantum while
-        another is runnable and lets it run free when it is alone: a shell that forks a command
-        ran with a quantum until it waited, then without, and re-translated its code for every
+        "we have to drop all translated blocks"). Runs with an exact budget (--max-insns, an
+        instruction alarm, a debugger's step, an exact quantum; the scheduler's quantum is on
+        the block clock: quantum_clock.py) come and go: a shell that forked a command ran with
+        an exact quantum until it waited, then without, and re-translated its code for every
         command (~1000 blocks). So once the hook is there it stays for the next
         STICKY_RUNS runs without a count (each instruction pays the hook: slower hot code),
         and is dropped, with the one flush, only when the Machine has run alone that long."""

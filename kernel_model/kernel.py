@@ -75,6 +75,7 @@ class KernelConfig:
     report: object = None         # where trapline's own messages go (default: host stderr)
     memory_limit: int = 4 << 30
     quantum: int = DEFAULT_QUANTUM
+    exact_quantum: bool = False   # a quantum ends at its instruction, not its block (sched.py)
     max_tasks: int = 256          # processes + threads alive at once (fork bombs get EAGAIN)
     max_insns: int = 0            # 0: no instruction budget
     space_pool: int = POOL_SIZE   # released Machines kept for their translated code (0: none)
@@ -108,7 +109,7 @@ class Kernel(Spawning, SyscallEntry, LazyTables):
         self.ipc = IpcNamespace(self.wakeup)   # System V queues, semaphores, segments (ipc/)
         self.ipc.publish(self.fs)
         self.signals = Signals(self)
-        self.scheduler = Scheduler(self.clock, config.quantum)
+        self.scheduler = Scheduler(self.clock, config.quantum, exact=config.exact_quantum)
         self.timerfds = TimerFds()
         self.scheduler.timers = TimerList(IntervalTimers(self), PosixTimers(self), self.timerfds)
         self.debug = DebugInterface(self)
@@ -284,23 +285,25 @@ class Kernel(Spawning, SyscallEntry, LazyTables):
                 self.debug.arm_interrupt(machine)   # a Ctrl-C stops it at a block (debug/run.py)
             charged = count
             count, by_alarm = alarms.cap(count, machine)      # a tool's alarm: time/insn_alarms.py
+            # a quantum ends at a block (emu/quantum_clock.py) unless an exact budget may cut it
+            at_block = not (self.scheduler.exact or self.config.max_insns or control is not None
+                            or alarms.watch(machine))
             self.cpu_time.begin(machine)
             self.in_hook = True
             try:
                 if self.timer is None:
-                    exit_ = machine.run(machine.pc, count=count)
+                    exit_ = machine.run(machine.pc, count=count, at_block=at_block)
                 else:                               # interrupted at every tick (time/timer.py)
-                    exit_ = self.timer.run(thread, machine, count)
+                    exit_ = self.timer.run(thread, machine, count, at_block)
             finally:
                 self.in_hook = False
             preempted = exit_.kind == exits.BUDGET and not by_alarm
-            self.cpu_time.end(thread, count if preempted else 0)    # 1 ns per instruction
-            charge_user(thread, count if preempted else 0)          # time/task_times.py
+            # Charge what ran: less when a syscall, fork or fault ended it, more at a block's end
+            ran = machine.last_run_insns if self.timer is None else self.timer.slice_insns
+            self.cpu_time.end(thread, ran if preempted else 0)      # 1 ns per instruction
+            charge_user(thread, ran if preempted else 0)            # time/task_times.py
             self._release_pending()
             if charged:
-                # Charge what ran: a slice that a syscall, fork or fault ended early used only
-                # part of its count (Unicorn's exact, deterministic counter: emu/icount.py).
-                ran = machine.last_run_insns if self.timer is None else self.timer.slice_insns
                 self.insns_used += ran
                 preempted = self.scheduler.turn_over(thread, ran) or preempted
             self._handle_exit(thread, exit_)

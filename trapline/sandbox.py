@@ -59,6 +59,7 @@ class Sandbox:
     follow_forks: bool = False             # strace -f: trace every process, [pid N] prefixes
     strace_options: object = None          # trapline.strace.options.StraceOptions (-o, -e, -s...)
     quantum: int = DEFAULT_QUANTUM         # instructions per slice while several threads can run
+    exact_quantum: bool = False            # a slice ends at its quantum's very instruction
     max_insns: int = 0                     # instruction budget; 0: none
     probes: list = field(default_factory=list)   # trace(): specs (str) or instrumenter Probes
     strategy: str = "auto"                 # jump | trampoline | auto
@@ -128,7 +129,8 @@ class Sandbox:
         config = KernelConfig(rootfs=self.rootfs, writable=self.writable, seed=self.seed,
                               cwd=self.guest_cwd().encode(), stdin=stdin, stdout=stdout, stderr=stderr,
                               verbose=self.verbose, report=report,
-                              quantum=self.quantum, max_insns=self.max_insns)
+                              quantum=self.quantum, exact_quantum=self.exact_quantum,
+                              max_insns=self.max_insns)
         kernel = Kernel(config)
         strace = None
         if self.strace:

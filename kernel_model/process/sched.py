@@ -18,6 +18,13 @@ its waker, and as a reader on the other CPU of a 2-CPU host reads each line as i
 When nothing is runnable but threads sleep with a deadline, virtual time jumps to the earliest
 deadline. When nothing can ever run again, `deadlock_report()` names every sleeper.
 
+A quantum ends at the first block boundary at or after its count, and the turn is charged
+what ran (emu/quantum_clock.py: Unicorn's exact stop costs a hook call per instruction, and a
+preemption needs no exact instruction, as Linux's, at the next tick, needs none), unless the
+scheduler is `exact`: then at its very instruction, for the studies of what a preemption
+between two given instructions does (the loss experiment's single-step windows). Either way
+a run's interleaving depends only on its inputs.
+
 Suspension (a tool's hold, kernel_model/debug/suspend.py) is orthogonal to the state: a held
 thread keeps sleeping, waking and becoming runnable as it would, it is only never picked
 until every hold is released (Linux's freezer and SIGSTOP keep a task off the CPU the same
@@ -31,9 +38,10 @@ TRACER_STOP = "tracer"          # channel tag of a thread stopped until its trac
 
 
 class Scheduler:
-    def __init__(self, clock, quantum: int = DEFAULT_QUANTUM):
+    def __init__(self, clock, quantum: int = DEFAULT_QUANTUM, *, exact: bool = False):
         self.clock = clock
         self.quantum = quantum
+        self.exact = exact                    # quanta end at their instruction (module doc)
         self.threads: list[Thread] = []       # every live thread, in creation order
         self._next = 0                        # round-robin position
         self.timers = None                    # has next_deadline() and fire(now): interval timers

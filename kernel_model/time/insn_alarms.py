@@ -43,6 +43,11 @@ class InstructionAlarms:
             return count, False
         return left, True
 
+    def watch(self, machine) -> bool:
+        """An alarm may fall due while `machine` runs (it counts on the clock): its slice must
+        end exactly at its count, not at a block boundary after it (emu/quantum_clock.py)."""
+        return bool(self._heap) and machine.icount is self.clock
+
     def fire(self) -> int:
         """Run every alarm whose count the clock has reached (callbacks may add more); returns
         how many ran."""

@@ -89,6 +89,7 @@ class SamplingTimer:
         self.pending = False          # a tick fell due where it could not be delivered yet
         self.ticks = 0
         self.slice_insns = 0          # instructions of the last slice run() ran (all pieces)
+        self.at_block = False         # the slice's quantum ends at a block boundary (run())
         self.elapsed = 0              # instructions counted since the timer was armed
         self._stopped = False         # a system call's tick stopped the run (syscall_exit)
         self._branches: dict[int, BranchCounter] = {}     # space serial -> its Machine's counter
@@ -103,10 +104,13 @@ class SamplingTimer:
             self.host.close()
 
     # ---- instruction ticks: the run loop's slice, cut into pieces at the ticks -------------
-    def run(self, thread, machine, count: int):
+    def run(self, thread, machine, count: int, at_block: bool = False):
         """Run `thread` for a slice of `count` instructions (0: unlimited) as the run loop
-        would, interrupting it at every tick on the way; the exit is the slice's."""
+        would, interrupting it at every tick on the way; the exit is the slice's. `at_block`:
+        the count is a quantum that ends at a block boundary, as Machine.run(at_block=True)
+        ends it without the timer (emu/quantum_clock.py: the same boundary, the same charge)."""
         self.slice_insns = 0
+        self.at_block = at_block and count > 0
         if thread is not self._last_thread:
             previous, self._last_thread = self._last_thread, thread
             if self.on_switch is not None:
@@ -115,16 +119,18 @@ class SamplingTimer:
             return self._run_host_clocked(thread, machine, count)
         while True:
             self._deliver_pending(thread)
-            clock = self._block_clock(machine) if not count else None
+            clock = self._block_clock(machine) if not count or self.at_block else None
             if clock is not None:
-                exit_, ran = self._run_block_clocked(thread, machine, clock)
+                exit_, ran = self._run_block_clocked(thread, machine, clock,
+                                                     count - self.slice_insns if count else 0)
             else:
                 exit_, ran = self._run_counted(thread, machine, count)
             self.slice_insns += ran
             self.elapsed += ran
             if self.event == "insns":
-                # (the clock's deadline moved on past the ticks its C handler took)
-                self.left = clock.left if clock is not None else self.left - ran
+                # (the clock's deadline moved on past the ticks its C handler took; a quantum's
+                # pieces take none)
+                self.left = clock.left if clock is not None and not count else self.left - ran
                 if self.left <= 0:
                     # the next tick is due at the next multiple of the interval
                     self.left = self.left % self.interval or self.interval
@@ -183,7 +189,8 @@ class SamplingTimer:
             self._deliver_host_pending(thread, capture)
             host.running(machine)
             try:
-                exit_ = machine.run(machine.pc, count=count - self.slice_insns if count else 0)
+                exit_ = machine.run(machine.pc, count=count - self.slice_insns if count else 0,
+                                    at_block=self.at_block)
             finally:
                 host.idle()
             self.slice_insns += machine.last_run_insns
@@ -229,20 +236,24 @@ class SamplingTimer:
         branches = self._branch_counter(thread) if self.event == "branches" else None
         if branches is not None:
             branches.begin_run(self.left)
-        exit_ = machine.run(machine.pc, count=piece)
+        exit_ = machine.run(machine.pc, count=piece,
+                            at_block=self.at_block and self.event != "insns")
         return exit_, machine.last_run_insns
 
-    def _run_block_clocked(self, thread, machine, clock):
-        """One piece of an unlimited slice on the block clock: no per-instruction hook; the run
-        stops at the first block boundary at or after the tick (block_clock.py), unless the
-        capture takes the tick there; its records are delivered at every entry into the kernel
-        and at the run's end."""
+    def _run_block_clocked(self, thread, machine, clock, quantum: int):
+        """One piece of a slice on the block clock: no per-instruction hook; the run stops at
+        the first block boundary at or after the tick (block_clock.py), unless the capture
+        takes the tick there; its records are delivered at every entry into the kernel and at
+        the run's end. `quantum`: the instructions left to the slice's quantum (0: none), which
+        stops the piece too: the C handler, which moves the deadline on past the ticks it takes,
+        is left out (those ticks go through the IDT)."""
         before, base = clock.executed, self.elapsed
-        capture = self.capture.of(thread.process.space) if self.capture is not None else None
+        capture = None if self.capture is None or quantum else \
+            self.capture.of(thread.process.space)
         if capture is not None:
             clock.attach_capture(capture, self.interval)
             machine.on_kernel_entry = lambda: self._deliver_captured(thread, capture, base, before)
-        clock.begin_run(self.left)
+        clock.begin_run(min(self.left, quantum) if quantum else self.left)
         try:
             exit_ = machine.run(machine.pc)
         finally:
@@ -293,10 +304,13 @@ class SamplingTimer:
             on_tick(thread, frame)
 
     def _block_clock(self, machine):
-        """The block clock of `machine` when the instruction timer may use it: an unlimited
-        slice on a Machine that does not count every instruction already (a tool that counts
-        pays Unicorn's exact count anyway, and then the ticks stay exact)."""
-        if self.event != "insns" or machine.icount is not None or not block_clock.available():
+        """The block clock of `machine` when the instruction timer may use it: a slice on a
+        Machine that does not count every instruction already (a tool that counts pays
+        Unicorn's exact count anyway, and then the ticks stay exact), or a quantum that ends at
+        a block boundary (its ticks too: a tick inside a block would begin the rest of that
+        block as a block of its own, which the quantum's count would count twice)."""
+        if self.event != "insns" or not block_clock.available() \
+                or (machine.icount is not None and not self.at_block):
             return None
         return clock_of(machine)
 

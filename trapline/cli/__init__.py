@@ -73,7 +73,8 @@ def run_options(f, *, taken: frozenset = frozenset()):
                      help="With --strace: trace child processes too ([pid N] prefixes); -ff with "
                      "-o FILE: one file FILE.PID per process."),
         click.option("--quantum", type=click.IntRange(min=1), default=DEFAULT_QUANTUM, show_default=True,
-                     help="Guest instructions per time slice while several threads can run."),
+                     help="Guest instructions per time slice while several threads can run (a "
+                     "slice ends at the first translated block that begins at or after them)."),
         click.option("--max-insns", type=click.IntRange(min=0), default=0,
                      help="Stop the run after about this many guest instructions (0: no limit)."),
         click.option("-v", "--verbose", is_flag=True, help="More diagnostics from trapline; with "

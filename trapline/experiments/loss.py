@@ -13,6 +13,9 @@ thread of the address space for the window: it loses nothing, and what it costs 
 column, the thread-instructions during which other threads were held (for each window, the
 guest instructions that ran in it times the threads held).
 
+The quantum ends at its very instruction (the kernel's exact_quantum, process/sched.py), not at
+the block boundary after it as in other runs: a window is a few instructions, and where a
+preemption falls inside one is what the experiment measures.
 Every column but the wall time is a function of the inputs (binary, arguments, quantum, seed,
 strategy): the kernel's scheduler is deterministic. Guest instructions are counted the way
 --max-insns charges them: whole quantum slices while several threads are runnable.
@@ -74,7 +77,7 @@ def run_once(binary: str, arch: str, strategy: str, workers: int, quantum: int, 
     probed() placed by `strategy`."""
     stdout, stderr = CapturedOutput(name=b"pipe:[1]"), CapturedOutput(name=b"pipe:[2]")
     config = KernelConfig(seed=seed, cwd=b"/", stdin=CapturedOutput(b""), stdout=stdout,
-                          stderr=stderr, quantum=quantum, report=_Discard())
+                          stderr=stderr, quantum=quantum, exact_quantum=True, report=_Discard())
     kernel = Kernel(config)
     binary = os.path.abspath(binary)          # no rootfs: the guest sees the host's tree
     name = os.path.basename(binary)

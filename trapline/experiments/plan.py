@@ -40,6 +40,7 @@ class PointPlan:
     children: str
     backpatch: str
     quantum: int | None
+    exact_quantum: bool          # the quantum ends at its very instruction (process/sched.py)
     max_insns: int
     detach_after: int
     detach_on: str               # a signal's name or number, "" for none
@@ -119,7 +120,8 @@ def _point(spec: Spec, index: int, point: dict, collect: list[str], trees: dict,
         clear_env=program.get("clear_env", False), stdin=values["stdin"].encode(),
         cwd=values["cwd"], probes=probes, cold_probes=cold, strategy=values["strategy"],
         native=values["native"], children=values["children"], backpatch=values["backpatch"],
-        quantum=values["quantum"], max_insns=values["max_insns"], seed=values["seed"],
+        quantum=values["quantum"], exact_quantum=values["exact_quantum"],
+        max_insns=values["max_insns"], seed=values["seed"],
         detach_after=values["detach_after"], detach_on=values["detach_on"],
         enable_at=values["enable_at"], disable_at=values["disable_at"],
         walkup=({k: values[k] for k in WALKUP} if "walkup" in spec.data else None),

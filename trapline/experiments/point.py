@@ -102,6 +102,7 @@ def _sandbox(plan, root, **options):
     from ..sandbox import Sandbox
     return Sandbox(rootfs=str(root), cwd=plan.cwd, env=plan.env, clear_env=plan.clear_env,
                    seed=plan.seed, stdin=plan.stdin, max_insns=plan.max_insns,
+                   exact_quantum=plan.exact_quantum,
                    **({"quantum": plan.quantum} if plan.quantum else {}), **options)
 
 

@@ -96,7 +96,8 @@ PROGRAM = {"sample": (str, False), "arch": (str, False), "path": (str, False),
            "expect_stdout": (str, False)}
 RUN = {"probes": (list, False), "cold_probes": (int, False), "strategy": (str, False),
        "native": (str, False), "children": (str, False), "backpatch": (str, False),
-       "quantum": (int, False), "max_insns": (int, False), "detach_after": (int, False),
+       "quantum": (int, False), "exact_quantum": (bool, False), "max_insns": (int, False),
+       "detach_after": (int, False),
        "handler": (str, False), "handler_fxsave": (bool, False), "detach_on": (str, False),
        "enable_at": (int, False), "disable_at": (int, False)}
 # [walkup]: the point measures the walk-up against full instrumentation (walkup_point.py)
@@ -116,7 +117,8 @@ SETTABLE = {**{k: "program" for k in ("sample", "arch", "path", "rootfs", "stdin
             "mode": "profile", "seed": ""}
 POINT_KINDS = ("walkup", "profile")     # tables that make a point other than a probed run
 DEFAULTS = {"arch": "x86_64", "cold_probes": 0, "strategy": "auto", "native": "",
-            "children": "follow", "backpatch": "lazy", "quantum": None, "max_insns": 0,
+            "children": "follow", "backpatch": "lazy", "quantum": None, "exact_quantum": False,
+            "max_insns": 0,
             "seed": 0, "clear_env": False, "stdin": "", "cwd": "/", "detach_after": 0,
             "handler": "", "handler_fxsave": False, "detach_on": "", "enable_at": 0,
             "disable_at": 0,

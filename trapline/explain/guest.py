@@ -21,14 +21,15 @@ def spawn_fib(arch: str, n: int):
 
 def spawn_sample(arch: str, name: str, args: list[str], *, quantum: int | None = None):
     """(kernel, process, captured stdout) for samples/bin/ARCH/NAME ARGS, not started yet; a
-    small `quantum` interleaves the threads finely (the loss experiment's setting).
+    small `quantum` interleaves the threads finely, each quantum ending at its very instruction
+    (the loss experiment's setting: the explanations show switches inside a window).
 
     The program is run as ./NAME from its own folder, with no environment: execve's filename is
     copied to the top of the new stack (fs/exec.c), so an absolute path would move every stack
     address, and the instructions start-up code spends on it, with the folder trapline lies in;
     this way the same sample gives the same explanation in every clone."""
     stdout = CapturedOutput(name=b"pipe:[1]")
-    extra = {} if quantum is None else {"quantum": quantum}
+    extra = {} if quantum is None else {"quantum": quantum, "exact_quantum": True}
     folder = arch_dir(arch)
     kernel = Kernel(KernelConfig(stdin=CapturedOutput(), stdout=stdout, stderr=CapturedOutput(),
                                  report=io.StringIO(), cwd=str(folder).encode(), **extra))

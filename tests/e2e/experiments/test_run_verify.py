@@ -25,6 +25,7 @@ expect_stdout = "threads={workers} calls={expected_hits}\\n"
 [run]
 probes = ["uprobe:loss_threads:probed"]
 quantum = 7
+exact_quantum = true
 [params]
 program = "loss_threads"
 [sweep]

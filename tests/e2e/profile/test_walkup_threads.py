@@ -45,7 +45,9 @@ def test_full_instrumentation_counts_threads_and_longjmps_exactly(arch):
 @alternates("arch")
 def test_the_walk_up_in_threads_pairs_every_exit_and_keeps_the_output(arch, exclusive):
     argv = [str(SAMPLES / arch / "hotchain"), "40", "5"]
-    options = WalkUpOptions(threshold=30, window=20, min_calls=20, period=30, exclusive=exclusive)
+    # dig takes ~1/3 of hot's calls: whether the walk-up climbs into it depends on where the
+    # samples fall, which the schedule moves (at threshold 30, x86-64's block quanta do not)
+    options = WalkUpOptions(threshold=25, window=20, min_calls=20, period=30, exclusive=exclusive)
     run = run_walkup(*rooted(argv), interval=1_000, options=options)
     assert run.result.stdout == run_baseline(*rooted(argv)).stdout
     walk = run.walk

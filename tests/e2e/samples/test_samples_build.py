@@ -58,7 +58,7 @@ def test_every_source_has_a_committed_binary_per_arch():
     assert SAMPLES == ["alloc", "args_env", "callchain", "callchain_nofp", "compute", "exec_chain",
                        "fib", "fileio", "fork_pipe",
                        "fork_probe", "forkbomb", "forkscript", "hello", "hotchain", "loss_procs",
-                       "loss_threads", "manyfuncs", "relocate_signals", "sha256", "shared_mem", "sigchain", "signals",
+                       "loss_threads", "manyfuncs", "quantum", "relocate_signals", "sha256", "shared_mem", "sigchain", "signals",
                        "sockets",
                        "spawn_tree", "sysv_ipc", "tailcall",
                        "threads", "vfork_exec_chain", "vfork_nested", "vfork_probe",
