@@ -285,9 +285,8 @@ class Kernel(Spawning, SyscallEntry, LazyTables):
                 self.debug.arm_interrupt(machine)   # a Ctrl-C stops it at a block (debug/run.py)
             charged = count
             count, by_alarm = alarms.cap(count, machine)      # a tool's alarm: time/insn_alarms.py
-            # a quantum ends at a block (emu/quantum_clock.py) unless an exact budget may cut it
             at_block = not (self.scheduler.exact or self.config.max_insns or control is not None
-                            or alarms.watch(machine))
+                            or alarms.watch(machine))   # a quantum ends at a block: quantum_clock.py
             self.cpu_time.begin(machine)
             self.in_hook = True
             try:
