@@ -53,3 +53,21 @@ def build_static(tmp_path_factory, name: str, source: str, flags: tuple[str, ...
     (where / f"{name}.c").write_text(source)
     subprocess.run(["gcc", "-O1", "-static", *flags, "-o", name, f"{name}.c"], cwd=where, check=True)
     return where / name
+
+
+# A test program's C function: a process's state letter in /proc/PID/stat ('S' once it sleeps),
+# so a child signals its parent only when the parent is asleep in the call under test, whatever
+# the host's speed (fs/proc/array.c do_task_stat: the state follows the last ')' of the name).
+STATE_OF_C = r"""
+static char state_of(pid_t pid)
+{
+    char path[64], text[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    FILE *stat = fopen(path, "r");
+    size_t got = stat ? fread(text, 1, sizeof text - 1, stat) : 0;
+    if (stat) fclose(stat);
+    text[got] = 0;
+    char *end = strrchr(text, ')');
+    return end && end[1] ? end[2] : '?';
+}
+"""

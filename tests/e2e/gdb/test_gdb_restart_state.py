@@ -17,7 +17,7 @@ import re
 import pytest
 
 from tests.e2e.gdb_batch import gdb_batch, native_gdb_batch
-from tests.e2e.static_c import build_static
+from tests.e2e.static_c import STATE_OF_C, build_static
 
 pytestmark = pytest.mark.e2e
 
@@ -30,18 +30,7 @@ SOURCE = r"""
 #include <time.h>
 #include <unistd.h>
 
-static char state_of(pid_t pid)
-{
-    char path[64], text[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", pid);
-    FILE *stat = fopen(path, "r");
-    size_t got = stat ? fread(text, 1, sizeof text - 1, stat) : 0;
-    if (stat) fclose(stat);
-    text[got] = 0;
-    char *end = strrchr(text, ')');
-    return end && end[1] ? end[2] : '?';
-}
-
+""" + STATE_OF_C + r"""
 static volatile int handled;
 static void on_usr1(int sig) { handled = sig; }
 

@@ -23,7 +23,7 @@ import pytest
 
 from tests.e2e.forkserver import run_trapline
 from tests.e2e.host_tools import ensure_strace
-from tests.e2e.static_c import build_static, compare_with_native
+from tests.e2e.static_c import STATE_OF_C, build_static, compare_with_native
 from tests.e2e.strace.compare import SANDBOX_LIKE, compare
 
 pytestmark = pytest.mark.e2e
@@ -85,18 +85,7 @@ KILLED = r"""
 
 /* The parent's state in /proc/PID/stat: 'S' once it sleeps in epoll_wait (its one sleeping
    call), so the signal meets it there whatever the host's speed. */
-static char state_of(pid_t pid)
-{
-    char path[64], text[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", pid);
-    FILE *stat = fopen(path, "r");
-    size_t got = stat ? fread(text, 1, sizeof text - 1, stat) : 0;
-    if (stat) fclose(stat);
-    text[got] = 0;
-    char *end = strrchr(text, ')');
-    return end && end[1] ? end[2] : '?';
-}
-
+""" + STATE_OF_C + r"""
 int main(void)
 {
     struct epoll_event event;
